@@ -1,0 +1,263 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"kvdeck/codec"
+)
+
+// Check is a versionstamp condition of an atomic commit: it passes when the
+// live row at Key has exactly Versionstamp, or, when Versionstamp is empty
+// (the reference's null), when the key is absent or expired.
+type Check struct {
+	Key          codec.Key
+	Versionstamp string
+}
+
+// MutationType is set or delete.
+type MutationType string
+
+// The mutation types of an atomic commit.
+const (
+	MutationSet    MutationType = "set"
+	MutationDelete MutationType = "delete"
+)
+
+// Mutation is one write of an atomic commit.
+type Mutation struct {
+	Type MutationType
+	Key  codec.Key
+	// Value is JSON text (sets only); it is stored the way the reference's
+	// JSON.stringify would write it.
+	Value []byte
+	// ExpireIn, when not nil, sets expires_at = now + ExpireIn (in whole
+	// milliseconds); zero or negative means dead on arrival, as in the
+	// reference.
+	ExpireIn *time.Duration
+}
+
+// CheckFailure explains one check of a failed commit.
+type CheckFailure struct {
+	Index int
+	Key   codec.Key
+	// Expected is the stamp the check asked for ("" = absent).
+	Expected string
+	// Actual is the stamp found when the failure was re-read ("" = absent).
+	Actual string
+}
+
+// CommitResult is the outcome of an atomic commit.
+type CommitResult struct {
+	// OK is false when a check failed; then nothing was applied.
+	OK bool
+	// Versionstamp is the commit's stamp; empty when it had no set or failed.
+	Versionstamp string
+	// Failed lists the checks that do not hold, re-read after the failure.
+	// The re-read is best-effort: another writer may have changed the keys
+	// between the failed commit and the re-read.
+	Failed []CheckFailure
+}
+
+// Atomic builds an atomic commit.
+type Atomic struct {
+	s      *Store
+	checks []Check
+	muts   []Mutation
+}
+
+// Atomic starts an atomic commit.
+func (s *Store) Atomic() *Atomic { return &Atomic{s: s} }
+
+// Check adds a versionstamp check ("" = the key must be absent).
+func (a *Atomic) Check(key codec.Key, versionstamp string) *Atomic {
+	a.checks = append(a.checks, Check{Key: key, Versionstamp: versionstamp})
+	return a
+}
+
+// Set adds a set without expiry.
+func (a *Atomic) Set(key codec.Key, value []byte) *Atomic {
+	a.muts = append(a.muts, Mutation{Type: MutationSet, Key: key, Value: value})
+	return a
+}
+
+// SetExpiring adds a set that expires expireIn after the commit's now.
+func (a *Atomic) SetExpiring(key codec.Key, value []byte, expireIn time.Duration) *Atomic {
+	a.muts = append(a.muts, Mutation{Type: MutationSet, Key: key, Value: value, ExpireIn: &expireIn})
+	return a
+}
+
+// Delete adds a delete.
+func (a *Atomic) Delete(key codec.Key) *Atomic {
+	a.muts = append(a.muts, Mutation{Type: MutationDelete, Key: key})
+	return a
+}
+
+// Commit runs the commit.
+func (a *Atomic) Commit(ctx context.Context) (CommitResult, error) {
+	return a.s.Commit(ctx, a.checks, a.muts)
+}
+
+// Set is an unconditional commit with one set; expireIn nil means no expiry.
+func (s *Store) Set(ctx context.Context, key codec.Key, value []byte, expireIn *time.Duration) (string, error) {
+	res, err := s.Commit(ctx, nil, []Mutation{{Type: MutationSet, Key: key, Value: value, ExpireIn: expireIn}})
+	return res.Versionstamp, err
+}
+
+// Delete removes key with a plain DELETE: no stamp is issued.
+func (s *Store) Delete(ctx context.Context, key codec.Key) error {
+	if err := s.checkWritable("delete"); err != nil {
+		return err
+	}
+	enc, err := codec.Encode(key)
+	if err != nil {
+		return err
+	}
+	return s.execBatch(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ?", args: []any{enc}}})
+}
+
+// Commit runs checks and mutations as one write transaction with the
+// reference's statement shape: the verdict of every check (against the state
+// before any mutation) goes into kv_meta.ok, seq is bumped once when there is
+// a set and the verdict holds, every mutation is guarded by the verdict, and
+// ok and seq are read back. Over HTTP it is one request.
+func (s *Store) Commit(ctx context.Context, checks []Check, muts []Mutation) (CommitResult, error) {
+	if err := s.checkWritable("atomic commit"); err != nil {
+		return CommitResult{}, err
+	}
+	now := s.Now()
+	stmts, hasSet, err := buildCommit(checks, muts, now)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	var ok, seq int64
+	err = s.execBatchScan(ctx, stmts, 0, func(rows *sql.Rows) error {
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
+		}
+		return rows.Scan(&ok, &seq)
+	})
+	if err != nil {
+		return CommitResult{}, err
+	}
+	if ok != 1 {
+		res := CommitResult{OK: false}
+		res.Failed, err = s.explain(ctx, checks)
+		return res, err
+	}
+	res := CommitResult{OK: true}
+	if hasSet {
+		res.Versionstamp = codec.FormatStamp(seq)
+	}
+	return res, nil
+}
+
+// buildCommit produces the statements of a commit. Statement 0 evaluates
+// the checks, stores the verdict and bumps seq, returning (ok, seq).
+func buildCommit(checks []Check, muts []Mutation, now int64) ([]stmt, bool, error) {
+	verdict, vargs, err := checksSQL(checks, now)
+	if err != nil {
+		return nil, false, err
+	}
+	hasSet := false
+	body := make([]stmt, 0, len(muts))
+	for i, m := range muts {
+		enc, err := codec.Encode(m.Key)
+		if err != nil {
+			return nil, false, fmt.Errorf("mutation %d: %w", i, err)
+		}
+		switch m.Type {
+		case MutationSet:
+			hasSet = true
+			value, err := codec.NormalizeJSON(m.Value)
+			if err != nil {
+				return nil, false, fmt.Errorf("%w: mutation %d (%s): %v", ErrInvalidValue, i, m.Key, err)
+			}
+			var expires any
+			if m.ExpireIn != nil {
+				expires = now + m.ExpireIn.Milliseconds()
+			}
+			body = append(body, stmt{
+				sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT ?, ?, seq, ? FROM kv_meta WHERE id = 0 AND ok = 1 " +
+					"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
+				args: []any{enc, string(value), expires},
+			})
+		case MutationDelete:
+			body = append(body, stmt{
+				sql:  "DELETE FROM kv WHERE k = ? AND (SELECT ok FROM kv_meta WHERE id = 0) = 1",
+				args: []any{enc},
+			})
+		default:
+			return nil, false, fmt.Errorf("%w: mutation %d has type %q; want set or delete", ErrInvalidArgument, i, m.Type)
+		}
+	}
+	bump := "0"
+	var args []any
+	if hasSet {
+		bump = "CASE WHEN " + verdict + " THEN 1 ELSE 0 END"
+		args = append(args, vargs...)
+	}
+	args = append(args, vargs...)
+	head := stmt{
+		sql:  "UPDATE kv_meta SET seq = seq + " + bump + ", ok = " + verdict + " WHERE id = 0 RETURNING ok, seq",
+		args: args,
+	}
+	return append([]stmt{head}, body...), hasSet, nil
+}
+
+// checksSQL renders the verdict of the checks as one SQL boolean expression.
+func checksSQL(checks []Check, now int64) (string, []any, error) {
+	if len(checks) == 0 {
+		return "1", nil, nil
+	}
+	parts := make([]string, 0, len(checks))
+	var args []any
+	for i, c := range checks {
+		enc, err := codec.Encode(c.Key)
+		if err != nil {
+			return "", nil, fmt.Errorf("check %d: %w", i, err)
+		}
+		if c.Versionstamp == "" {
+			parts = append(parts, "NOT EXISTS (SELECT 1 FROM kv WHERE k = ? AND "+liveSQL+")")
+			args = append(args, enc, now)
+			continue
+		}
+		ver, err := codec.ParseStamp(c.Versionstamp)
+		if err != nil {
+			return "", nil, fmt.Errorf("%w: check %d (%s): %v", ErrInvalidArgument, i, c.Key, err)
+		}
+		parts = append(parts, "EXISTS (SELECT 1 FROM kv WHERE k = ? AND ver = ? AND "+liveSQL+")")
+		args = append(args, enc, ver, now)
+	}
+	return "(" + strings.Join(parts, " AND ") + ")", args, nil
+}
+
+// explain re-reads the checked keys after a failed commit and lists the
+// checks that do not hold.
+func (s *Store) explain(ctx context.Context, checks []Check) ([]CheckFailure, error) {
+	keys := make([]codec.Key, len(checks))
+	for i, c := range checks {
+		keys[i] = c.Key
+	}
+	found, err := s.GetMany(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("the commit failed a check; re-reading the checked keys failed too: %w", err)
+	}
+	var out []CheckFailure
+	for i, c := range checks {
+		actual := ""
+		if found[i] != nil {
+			actual = found[i].Versionstamp()
+		}
+		if actual != c.Versionstamp {
+			out = append(out, CheckFailure{Index: i, Key: c.Key, Expected: c.Versionstamp, Actual: actual})
+		}
+	}
+	return out, nil
+}

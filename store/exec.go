@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// stmt is one SQL statement with its positional arguments.
+type stmt struct {
+	sql  string
+	args []any
+}
+
+// query runs one read statement: one round trip on every transport.
+func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s.statements.Add(1)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.classify(err)
+	}
+	return rows, nil
+}
+
+// queryRow runs a statement that returns at most one row.
+func (s *Store) queryRow(ctx context.Context, q string, args []any, dest ...any) (bool, error) {
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return false, s.classify(rows.Err())
+	}
+	s.rowsRead.Add(1)
+	if err := rows.Scan(dest...); err != nil {
+		return false, s.classify(err)
+	}
+	return true, s.classify(rows.Close())
+}
+
+// txResult reads the rows of the statement marked by resultAt.
+type txResult func(rows *sql.Rows) error
+
+// execBatch runs stmts as one write transaction. Over HTTP the whole
+// transaction is one Hrana batch (one request): BEGIN IMMEDIATE, the
+// statements, COMMIT, each step conditioned on the previous one, with a
+// ROLLBACK when any fails. On a file or a WebSocket it is one transaction on
+// one connection. When scan is not nil, it is handed the rows of statement
+// resultAt (an index into stmts).
+func (s *Store) execBatch(ctx context.Context, stmts []stmt) error {
+	return s.execBatchScan(ctx, stmts, -1, nil)
+}
+
+func (s *Store) execBatchScan(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
+	if s.readOnly {
+		return fmt.Errorf("%w: write refused", ErrReadOnly)
+	}
+	if s.target.Transport == TransportHTTP {
+		return s.execHrana(ctx, stmts, resultAt, scan)
+	}
+	return s.execTx(ctx, stmts, resultAt, scan)
+}
+
+func (s *Store) execHrana(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
+	var b strings.Builder
+	var args []any
+	b.WriteString("BEGIN IMMEDIATE")
+	for _, st := range stmts {
+		b.WriteString("; ")
+		b.WriteString(st.sql)
+		args = append(args, st.args...)
+	}
+	b.WriteString("; COMMIT")
+	s.statements.Add(int64(len(stmts) + 2))
+	rows, err := s.db.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return s.classify(err)
+	}
+	defer rows.Close()
+	// Result set 0 is BEGIN, statement i is set i+1, and the last set is the
+	// COMMIT: moving onto it without an error proves the commit ran.
+	for set := 1; set <= len(stmts)+1; set++ {
+		if !rows.NextResultSet() {
+			if err := rows.Err(); err != nil {
+				return s.classify(err)
+			}
+			return fmt.Errorf("%w: the server did not confirm the commit on %s", ErrUnreachable, s.display)
+		}
+		if set-1 == resultAt && scan != nil {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txResult) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.classify(err)
+	}
+	s.statements.Add(1)
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	for i, st := range stmts {
+		s.statements.Add(1)
+		if i == resultAt && scan != nil {
+			rows, err := tx.QueryContext(ctx, st.sql, st.args...)
+			if err != nil {
+				return s.classify(err)
+			}
+			err = scan(rows)
+			if cerr := rows.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return s.classify(err)
+			}
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, st.sql, st.args...); err != nil {
+			return s.classify(err)
+		}
+	}
+	s.statements.Add(1)
+	return s.classify(tx.Commit())
+}

@@ -1,0 +1,260 @@
+// Package store is the engine of the coordination store: a byte-compatible Go
+// implementation of the reference LibsqlKv over any libSQL database (an
+// embedded SQLite file through modernc.org/sqlite, or sqld / Turso over HTTP
+// or WebSocket), all through github.com/tursodatabase/libsql-client-go.
+//
+// It knows nothing of terminals. Every operation takes its notion of "now"
+// from the injected Clock, holds locks as briefly as it can (reads in short
+// pages, writes in short transactions) and returns errors that wrap the
+// package's sentinels.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tursodatabase/libsql-client-go/libsql"
+	_ "modernc.org/sqlite" // registers "sqlite", the driver libsql-client-go hands file: URLs to
+)
+
+// Clock returns the current time in epoch milliseconds.
+type Clock func() int64
+
+// SystemClock is the real clock.
+func SystemClock() int64 { return time.Now().UnixMilli() }
+
+// DefaultBusyTimeout is how long an embedded database waits for another
+// writer's lock before failing with ErrLocked.
+const DefaultBusyTimeout = 5 * time.Second
+
+// Options configure Open.
+type Options struct {
+	// AuthToken is sent to remote servers; it is never printed.
+	AuthToken string
+	// ReadOnly guarantees no write of any kind reaches the database; the
+	// schema is not created either.
+	ReadOnly bool
+	// Clock supplies "now"; nil means SystemClock.
+	Clock Clock
+	// BusyTimeout for embedded databases; zero means DefaultBusyTimeout.
+	BusyTimeout time.Duration
+}
+
+// Store is an open coordination store. It is safe for concurrent use.
+type Store struct {
+	db        *sql.DB
+	target    Target
+	display   string
+	readOnly  bool
+	clock     Clock
+	busy      time.Duration
+	statements atomic.Int64
+	rowsRead  atomic.Int64
+}
+
+// Info describes an open store for status bars and stats.
+type Info struct {
+	// Display is the database URL without secrets.
+	Display string
+	// Transport is file, http or websocket.
+	Transport Transport
+	// ReadOnly is true when the store refuses writes.
+	ReadOnly bool
+}
+
+// Open connects to the database at rawURL and checks that it is a store. In
+// read-write mode a database without the schema is initialised (as the
+// reference does lazily); in read-only mode it is refused with ErrNotStore.
+func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
+	target, err := ParseTarget(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout}
+	if s.clock == nil {
+		s.clock = SystemClock
+	}
+	if s.busy <= 0 {
+		s.busy = DefaultBusyTimeout
+	}
+	var connURL string
+	var created bool
+	switch target.Transport {
+	case TransportFile:
+		wal, exists, err := inspectFile(target.Path)
+		if err != nil {
+			return nil, err
+		}
+		if !exists && opts.ReadOnly {
+			return nil, fmt.Errorf("%w: no database at %s (read-only mode does not create one; drop --read-only to initialise a new store)", ErrNotStore, target.Path)
+		}
+		created = !exists
+		connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
+	default:
+		connURL = target.URL
+	}
+	var libsqlOpts []libsql.Option
+	if opts.AuthToken != "" && target.Transport.Remote() {
+		libsqlOpts = append(libsqlOpts, libsql.WithAuthToken(opts.AuthToken))
+	}
+	connector, err := libsql.NewConnector(connURL, libsqlOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, target.Display, err)
+	}
+	s.db = sql.OpenDB(connector)
+	switch target.Transport {
+	case TransportHTTP:
+		// sqld expires idle Hrana streams; closing ours first avoids a failed
+		// request (and a retry) after a pause.
+		s.db.SetConnMaxIdleTime(5 * time.Second)
+	case TransportWS:
+		s.db.SetConnMaxIdleTime(30 * time.Second)
+	}
+	if err := s.init(ctx, created); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// inspectFile reports whether an embedded database exists and whether its
+// header says WAL mode (bytes 18 and 19 equal 2), without opening it: kvdeck
+// never changes an existing database's journal mode.
+func inspectFile(path string) (wal, exists bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("%w: %s: %v", ErrUnreachable, path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, false, fmt.Errorf("%w: %s: %v", ErrUnreachable, path, err)
+	}
+	if st.IsDir() {
+		return false, false, fmt.Errorf("%w: %s is a directory, not a database file", ErrBadURL, path)
+	}
+	if st.Size() == 0 {
+		return false, false, nil
+	}
+	var header [100]byte
+	if _, err := io.ReadFull(f, header[:]); err != nil || string(header[:16]) != "SQLite format 3\x00" {
+		return false, true, fmt.Errorf("%w: %s is not an SQLite database", ErrNotStore, path)
+	}
+	return header[18] == 2 && header[19] == 2, true, nil
+}
+
+const (
+	schemaKV   = `CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v TEXT NOT NULL, ver INTEGER NOT NULL, expires_at INTEGER)`
+	schemaMeta = `CREATE TABLE IF NOT EXISTS kv_meta (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, ok INTEGER NOT NULL)`
+	schemaSeed = `INSERT OR IGNORE INTO kv_meta (id, seq, ok) VALUES (0, 0, 0)`
+)
+
+// init checks the schema and, in read-write mode, creates what is missing.
+func (s *Store) init(ctx context.Context, created bool) error {
+	if created && s.target.Transport == TransportFile {
+		// A database kvdeck creates gets WAL; an existing one keeps its mode.
+		if _, err := s.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+			return s.classify(err)
+		}
+	}
+	tables, err := s.tables(ctx)
+	if err != nil {
+		return err
+	}
+	kvCols, hasKV := tables["kv"]
+	metaCols, hasMeta := tables["kv_meta"]
+	if hasKV {
+		if err := checkColumns("kv", kvCols, []string{"k", "v", "ver", "expires_at"}); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrNotStore, s.display, err)
+		}
+	}
+	if hasMeta {
+		if err := checkColumns("kv_meta", metaCols, []string{"id", "seq", "ok"}); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrNotStore, s.display, err)
+		}
+	}
+	if hasKV && hasMeta {
+		var n int
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM kv_meta WHERE id = 0").Scan(&n); err != nil {
+			return s.classify(err)
+		}
+		if n == 1 || s.readOnly {
+			return nil
+		}
+	}
+	if s.readOnly {
+		return fmt.Errorf("%w: %s has no kv and kv_meta tables; read-only mode does not create them (drop --read-only to initialise a store here)", ErrNotStore, s.display)
+	}
+	if err := s.execBatch(ctx, []stmt{{sql: schemaKV}, {sql: schemaMeta}, {sql: schemaSeed}}); err != nil {
+		return fmt.Errorf("initialise the schema on %s: %w", s.display, err)
+	}
+	return nil
+}
+
+// tables returns the user tables of the database with their column names.
+func (s *Store) tables(ctx context.Context) (map[string][]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT m.name, p.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name IN ('kv', 'kv_meta') ORDER BY m.name, p.cid")
+	if err != nil {
+		return nil, s.classify(err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var table, col string
+		if err := rows.Scan(&table, &col); err != nil {
+			return nil, s.classify(err)
+		}
+		out[table] = append(out[table], col)
+	}
+	return out, s.classify(rows.Err())
+}
+
+func checkColumns(table string, got, want []string) error {
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		return fmt.Errorf("table %s has columns (%s), a store's has (%s)", table, strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+	return nil
+}
+
+// Close releases the connections.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Info describes the store.
+func (s *Store) Info() Info {
+	return Info{Display: s.display, Transport: s.target.Transport, ReadOnly: s.readOnly}
+}
+
+// Now is the store's current time in epoch milliseconds.
+func (s *Store) Now() int64 { return s.clock() }
+
+// ReadOnly reports whether writes are refused.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// Counters are the numbers of statements run and rows read since Open; tests
+// and benchmarks use them to prove how much work an operation did.
+type Counters struct {
+	Statements int64
+	RowsRead   int64
+}
+
+// Counters returns the statement and row counters.
+func (s *Store) Counters() Counters {
+	return Counters{Statements: s.statements.Load(), RowsRead: s.rowsRead.Load()}
+}
+
+func (s *Store) checkWritable(what string) error {
+	if s.readOnly {
+		return fmt.Errorf("%w: %s refused; the store was opened with --read-only", ErrReadOnly, what)
+	}
+	return nil
+}
