@@ -50,7 +50,7 @@ func decodePart(b []byte, off int) (Part, int, error) {
 		payload, n, ok := unescape(body)
 		if !ok {
 			return Part{}, 0, &DecodeError{Offset: len(b), Err: ErrMissingTerminator,
-				Detail: tag.String() + " part starting at byte " + strconv.Itoa(off) + " has no 0x00 terminator"}
+				Detail: tag.String() + " part starting at byte " + strconv.Itoa(off) + " runs to the end of the input"}
 		}
 		if tag == KindString {
 			if bad := invalidUTF8At(payload); bad >= 0 {

@@ -35,7 +35,11 @@ func numberBits(key uint64) uint64 {
 // (ErrNaN), a string part that is not valid UTF-8 (ErrInvalidUTF8) and the
 // zero Part (ErrInvalidTag); the error names the part's index.
 func Encode(k Key) ([]byte, error) {
-	return AppendKey(make([]byte, 0, encodedLen(k)), k)
+	b, err := AppendKey(make([]byte, 0, encodedLen(k)), k)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // MustEncode is Encode for keys known to be valid (tests, constants); it

@@ -225,8 +225,11 @@ func taggedPart(s string, e jsonValue) (Part, error) {
 			return fail(val.off, ErrSyntax, "expected base64url (A-Z a-z 0-9 - _, padding optional) for a Uint8Array value, found %q", val.str)
 		}
 		if byteLen != nil {
-			if byteLen.kind != jsonNumber || byteLen.num != float64(len(b)) {
-				return fail(byteLen.off, ErrSyntax, "byteLength %s does not match the %d bytes of the value", s[byteLen.off:byteLen.off+len(byteLen.raw)], len(b))
+			if byteLen.kind != jsonNumber {
+				return fail(byteLen.off, ErrSyntax, "expected a number for byteLength, found %s", jsonKindNames[byteLen.kind])
+			}
+			if byteLen.num != float64(len(b)) {
+				return fail(byteLen.off, ErrSyntax, "byteLength %s does not match the value, which holds %d byte(s)", s[byteLen.off:byteLen.off+len(byteLen.raw)], len(b))
 			}
 		}
 		return Bytes(b), nil
@@ -250,7 +253,7 @@ func taggedNumber(s string, val *jsonValue, wrong func(string) (Part, error)) (P
 		case "-0":
 			return Number(math.Copysign(0, -1)), nil
 		case "NaN":
-			return Part{}, syntaxErrorAt(s, val.off, ErrNaN, "NaN cannot be a key part")
+			return Part{}, syntaxErrorAt(s, val.off, ErrNaN, nanMsg)
 		}
 		return Part{}, syntaxErrorAt(s, val.off, ErrSyntax, `expected a JSON number or one of "Infinity", "-Infinity", "-0" for a number part, found `+string(appendQuoted(nil, val.str, quoteText)))
 	}

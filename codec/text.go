@@ -143,6 +143,8 @@ func (t *textParser) key() (Key, error) {
 	return k, nil
 }
 
+const nanMsg = "NaN cannot be a key part: it has no place in the key order"
+
 const partHint = `expected a key part (a "string", a number, a bigint like 7n, true, false or b"hex")`
 
 func (t *textParser) part() (Part, error) {
@@ -169,8 +171,7 @@ func (t *textParser) part() (Part, error) {
 		case "Infinity":
 			return Number(math.Inf(1)), nil
 		case "NaN":
-			t.pos = start
-			return Part{}, t.fail(ErrNaN, "NaN cannot be a key part")
+			return Part{}, syntaxErrorAt(t.s, start, ErrNaN, nanMsg)
 		}
 		t.pos = start
 		return Part{}, syntaxErrorAt(t.s, start, ErrSyntax, partHint+", found "+strconv.Quote(word))
@@ -239,8 +240,7 @@ func (t *textParser) number() (Part, error) {
 		case "Infinity":
 			return Number(math.Inf(-1)), nil
 		case "NaN":
-			t.pos = start
-			return Part{}, t.fail(ErrNaN, "NaN cannot be a key part")
+			return Part{}, syntaxErrorAt(t.s, start, ErrNaN, nanMsg)
 		default:
 			return Part{}, syntaxErrorAt(t.s, start, ErrSyntax, partHint+", found "+strconv.Quote("-"+word))
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,31 +14,41 @@ import (
 	"testing"
 )
 
-// vectorsDir finds the reference vectors: shared/vectors next to the
+// findVectors locates the reference vectors: shared/vectors next to the
 // repository root (the directory holding go.mod), or $KVDECK_VECTORS.
-func vectorsDir(tb testing.TB) string {
-	tb.Helper()
+func findVectors() (string, error) {
 	if d := os.Getenv("KVDECK_VECTORS"); d != "" {
-		return d
+		return d, nil
 	}
 	dir, err := os.Getwd()
 	if err != nil {
-		tb.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			v := filepath.Join(dir, "..", "shared", "vectors")
 			if _, err := os.Stat(filepath.Join(v, "keys.jsonl")); err != nil {
-				tb.Skipf("reference vectors not found at %s (set KVDECK_VECTORS to their directory)", v)
+				return "", fmt.Errorf("reference vectors not found at %s (set KVDECK_VECTORS to their directory)", v)
 			}
-			return v
+			return v, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			tb.Skip("reference vectors not found: no go.mod above the working directory")
+			return "", errors.New("reference vectors not found: no go.mod above the working directory")
 		}
 		dir = parent
 	}
+}
+
+// vectorsDir is findVectors for tests, which skip when the vectors are
+// absent (e.g. a checkout without the shared directory).
+func vectorsDir(tb testing.TB) string {
+	tb.Helper()
+	d, err := findVectors()
+	if err != nil {
+		tb.Skip(err)
+	}
+	return d
 }
 
 // vectorLines returns the non-empty lines of a vector file.
