@@ -14,7 +14,7 @@ import (
 // UTF-8 in a string part and a number whose bits are NaN. Errors are
 // *DecodeError values with the byte offset; it never panics.
 func Decode(b []byte) (Key, error) {
-	k := Key{}
+	k := make(Key, 0, min(len(b)/2, 8)) // at least 2 bytes a part
 	for off := 0; off < len(b); {
 		p, n, err := decodePart(b, off)
 		if err != nil {

@@ -27,6 +27,23 @@ const (
 	jsonObject
 )
 
+// String names the kind with its article, for messages ("found a number").
+func (k jsonKind) String() string {
+	switch k {
+	case jsonNull:
+		return "null"
+	case jsonBool:
+		return "a boolean"
+	case jsonNumber:
+		return "a number"
+	case jsonString:
+		return "a string"
+	case jsonArray:
+		return "an array"
+	}
+	return "an object"
+}
+
 // jsonValue is a parsed JSON value. Strings are stored as WTF-8: valid
 // UTF-8, except that a lone surrogate from a \u escape is kept as its 3-byte
 // generalized UTF-8 form, so it can be written back as JSON.stringify does.
@@ -57,8 +74,6 @@ type jsonError struct {
 	msg string
 	utf bool // the problem is invalid UTF-8
 }
-
-func (e *jsonError) Error() string { return "at byte " + strconv.Itoa(e.off) + ": " + e.msg }
 
 type jsonReader struct {
 	s     string

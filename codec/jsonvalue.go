@@ -79,14 +79,34 @@ func appendJSValue(dst []byte, v jsonValue) []byte {
 // array-index keys first in numeric order.
 func jsPropertyOrder(members []jsonMember) []jsonMember {
 	out := make([]jsonMember, 0, len(members))
-	seen := make(map[string]int, len(members))
+	// Most objects are small: a linear scan beats building a map.
+	var seen map[string]int
+	if len(members) > 16 {
+		seen = make(map[string]int, len(members))
+	}
+	find := func(key string) int {
+		if seen != nil {
+			if i, ok := seen[key]; ok {
+				return i
+			}
+			return -1
+		}
+		for i := range out {
+			if out[i].key == key {
+				return i
+			}
+		}
+		return -1
+	}
 	hasIndex := false
 	for _, m := range members {
-		if i, ok := seen[m.key]; ok {
+		if i := find(m.key); i >= 0 {
 			out[i].val = m.val
 			continue
 		}
-		seen[m.key] = len(out)
+		if seen != nil {
+			seen[m.key] = len(out)
+		}
 		out = append(out, m)
 		if _, ok := arrayIndex(m.key); ok {
 			hasIndex = true

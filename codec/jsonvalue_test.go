@@ -23,6 +23,9 @@ func TestNormalizeJSON(t *testing.T) {
 		{`"\u00e9\/\ud83d\ude00\uD800x\udc00"`, `"é/😀\ud800x\udc00"`},
 		{`"\u0000\u001f\u007f\u0080\b\f"`, "\"\\u0000\\u001f\x7f\u0080\\b\\f\""},
 		{`true`, `true`}, {`null`, `null`}, {`"ß"`, `"ß"`},
+		// Large objects take the map path for duplicates.
+		{`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k3":"x","7":7,"3":3}`,
+			`{"3":3,"7":7,"k0":0,"k1":1,"k2":2,"k3":"x","k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16}`},
 	} {
 		got, err := NormalizeJSON([]byte(c.in))
 		if err != nil || string(got) != c.want {

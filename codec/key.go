@@ -1,9 +1,3 @@
-// Package codec converts keys of the reference coordination store between
-// their typed form (Key), their order-preserving byte encoding, the key text
-// people type and read, and the tagged JSON used for interchange; it also
-// formats versionstamps and re-emits JSON values exactly as the reference's
-// JavaScript writes them. It uses the standard library only, so every other
-// package can depend on it.
 package codec
 
 import (
@@ -43,8 +37,6 @@ func (k Kind) String() string {
 	}
 	return fmt.Sprintf("Kind(0x%02x)", uint8(k))
 }
-
-func (k Kind) valid() bool { return k >= KindBytes && k <= KindBool }
 
 // Part is one element of a key. It is an immutable value: constructors copy
 // their input and accessors return copies, so a Part can be shared freely.

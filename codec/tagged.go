@@ -141,14 +141,12 @@ func parseTagged(s string) (Key, error) {
 	return k, nil
 }
 
-var jsonKindNames = [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}
-
 func taggedPart(s string, e jsonValue) (Part, error) {
 	fail := func(off int, err error, format string, args ...any) (Part, error) {
 		return Part{}, syntaxErrorAt(s, off, err, fmt.Sprintf(format, args...))
 	}
 	if e.kind != jsonObject {
-		return fail(e.off, ErrSyntax, `expected a key part object {"type":...,"value":...}, found %s`, jsonKindNames[e.kind])
+		return fail(e.off, ErrSyntax, `expected a key part object {"type":...,"value":...}, found %s`, e.kind)
 	}
 	var typ, val, byteLen *jsonValue
 	for i := range e.obj {
@@ -179,7 +177,7 @@ func taggedPart(s string, e jsonValue) (Part, error) {
 		return fail(byteLen.off, ErrSyntax, "byteLength is only allowed for Uint8Array parts")
 	}
 	wrong := func(want string) (Part, error) {
-		return fail(val.off, ErrSyntax, "expected %s as the value of a %s part, found %s", want, typ.str, jsonKindNames[val.kind])
+		return fail(val.off, ErrSyntax, "expected %s as the value of a %s part, found %s", want, typ.str, val.kind)
 	}
 	switch typ.str {
 	case "string":
@@ -226,7 +224,7 @@ func taggedPart(s string, e jsonValue) (Part, error) {
 		}
 		if byteLen != nil {
 			if byteLen.kind != jsonNumber {
-				return fail(byteLen.off, ErrSyntax, "expected a number for byteLength, found %s", jsonKindNames[byteLen.kind])
+				return fail(byteLen.off, ErrSyntax, "expected a number for byteLength, found %s", byteLen.kind)
 			}
 			if byteLen.num != float64(len(b)) {
 				return fail(byteLen.off, ErrSyntax, "byteLength %s does not match the value, which holds %d byte(s)", s[byteLen.off:byteLen.off+len(byteLen.raw)], len(b))
