@@ -1,0 +1,58 @@
+package themes
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+)
+
+func TestByName(t *testing.T) {
+	for _, name := range append(Names(), "", "HC") {
+		th, err := ByName(name, false)
+		if err != nil {
+			t.Fatalf("ByName(%q): %v", name, err)
+		}
+		if th.Mono || th.Text == (lipgloss.AdaptiveColor{}) {
+			t.Errorf("ByName(%q) = %+v, want a coloured theme", name, th)
+		}
+	}
+	if _, err := ByName("solarized", false); err == nil {
+		t.Error("ByName(solarized) succeeded; want an error naming the choices")
+	}
+	th, err := ByName("dark", true)
+	if err != nil || !th.Mono {
+		t.Errorf("ByName(dark, noColor) = %+v, %v; want Mono", th, err)
+	}
+}
+
+// TestEveryColourSet catches a palette field added to Theme but not filled.
+func TestEveryColourSet(t *testing.T) {
+	for _, th := range []Theme{Auto(), Dark(), Light(), HighContrast()} {
+		v := reflect.ValueOf(th)
+		for i := 0; i < v.NumField(); i++ {
+			c, ok := v.Field(i).Interface().(lipgloss.AdaptiveColor)
+			if ok && (c.Light == "" || c.Dark == "") {
+				t.Errorf("theme %s: %s is not set", th.Name, v.Type().Field(i).Name)
+			}
+		}
+	}
+}
+
+// TestMonoHasNoColour checks that the NO_COLOR theme emits attributes only.
+func TestMonoHasNoColour(t *testing.T) {
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(termenv.TrueColor)
+	s := NewStyles(Mono())
+	got := s.PartString.Renderer(r).Render("x") + s.Selected.Renderer(r).Render("y")
+	for _, bad := range []string{"38;", "48;"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("mono styles emit colour sequence %q: %q", bad, got)
+		}
+	}
+	if !strings.Contains(got, "7") { // reverse video
+		t.Errorf("mono selection has no reverse video: %q", got)
+	}
+}
