@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Transport is how the store reaches its database.
@@ -140,6 +141,13 @@ func redactURL(raw string) string {
 		}
 	}
 	return raw
+}
+
+// SQLiteDSN is the modernc.org/sqlite URI the store opens an embedded
+// database with: the same driver and settings, for raw-SQL baselines in
+// benchmarks and for tests. wal selects synchronous=NORMAL.
+func (t Target) SQLiteDSN(readOnly, wal bool, busy time.Duration) string {
+	return t.dsn(readOnly, wal, busy.Milliseconds())
 }
 
 // dsn builds the modernc.org/sqlite URI for an embedded database.

@@ -5,18 +5,79 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // stmt is one SQL statement with its positional arguments.
 type stmt struct {
 	sql  string
 	args []any
+	// ddl marks schema statements: they are never prepared ahead, since a
+	// statement prepared on another connection cannot see tables created
+	// inside the open transaction.
+	ddl bool
+}
+
+// maxPrepared bounds the statement cache; statements past it (commits with
+// unusual numbers of checks) are prepared each time.
+const maxPrepared = 128
+
+// stmtCache keeps prepared statements of an embedded database: preparing
+// costs as much as running a point statement in modernc.org/sqlite. Remote
+// transports gain nothing from it (statements are parsed by the server).
+type stmtCache struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// prepared returns a cached prepared statement for q, or nil when q should
+// run unprepared.
+func (s *Store) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s.target.Transport != TransportFile {
+		return nil, nil
+	}
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	if st, ok := s.cache.m[q]; ok {
+		return st, nil
+	}
+	if len(s.cache.m) >= maxPrepared {
+		return nil, nil
+	}
+	st, err := s.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, s.classify(err)
+	}
+	if s.cache.m == nil {
+		s.cache.m = map[string]*sql.Stmt{}
+	}
+	s.cache.m[q] = st
+	return st, nil
+}
+
+// closePrepared closes the cached statements.
+func (s *Store) closePrepared() {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	for _, st := range s.cache.m {
+		st.Close()
+	}
+	s.cache.m = nil
 }
 
 // query runs one read statement: one round trip on every transport.
 func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	s.statements.Add(1)
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	st, err := s.prepared(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var rows *sql.Rows
+	if st != nil {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = s.db.QueryContext(ctx, q, args...)
+	}
 	if err != nil {
 		return nil, s.classify(err)
 	}
@@ -110,8 +171,19 @@ func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txR
 	}()
 	for i, st := range stmts {
 		s.statements.Add(1)
+		var prep *sql.Stmt
+		if !st.ddl {
+			if prep, err = s.prepared(ctx, st.sql); err != nil {
+				return err
+			}
+		}
 		if i == resultAt && scan != nil {
-			rows, err := tx.QueryContext(ctx, st.sql, st.args...)
+			var rows *sql.Rows
+			if prep != nil {
+				rows, err = tx.StmtContext(ctx, prep).QueryContext(ctx, st.args...)
+			} else {
+				rows, err = tx.QueryContext(ctx, st.sql, st.args...)
+			}
 			if err != nil {
 				return s.classify(err)
 			}
@@ -124,7 +196,12 @@ func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txR
 			}
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, st.sql, st.args...); err != nil {
+		if prep != nil {
+			_, err = tx.StmtContext(ctx, prep).ExecContext(ctx, st.args...)
+		} else {
+			_, err = tx.ExecContext(ctx, st.sql, st.args...)
+		}
+		if err != nil {
 			return s.classify(err)
 		}
 	}

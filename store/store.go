@@ -49,14 +49,15 @@ type Options struct {
 
 // Store is an open coordination store. It is safe for concurrent use.
 type Store struct {
-	db        *sql.DB
-	target    Target
-	display   string
-	readOnly  bool
-	clock     Clock
-	busy      time.Duration
+	db         *sql.DB
+	target     Target
+	display    string
+	readOnly   bool
+	clock      Clock
+	busy       time.Duration
 	statements atomic.Int64
-	rowsRead  atomic.Int64
+	rowsRead   atomic.Int64
+	cache      stmtCache
 }
 
 // Info describes an open store for status bars and stats.
@@ -195,7 +196,7 @@ func (s *Store) init(ctx context.Context, created bool) error {
 	if s.readOnly {
 		return fmt.Errorf("%w: %s has no kv and kv_meta tables; read-only mode does not create them (drop --read-only to initialise a store here)", ErrNotStore, s.display)
 	}
-	if err := s.execBatch(ctx, []stmt{{sql: schemaKV}, {sql: schemaMeta}, {sql: schemaSeed}}); err != nil {
+	if err := s.execBatch(ctx, []stmt{{sql: schemaKV, ddl: true}, {sql: schemaMeta, ddl: true}, {sql: schemaSeed, ddl: true}}); err != nil {
 		return fmt.Errorf("initialise the schema on %s: %w", s.display, err)
 	}
 	return nil
@@ -227,7 +228,10 @@ func checkColumns(table string, got, want []string) error {
 }
 
 // Close releases the connections.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closePrepared()
+	return s.db.Close()
+}
 
 // Info describes the store.
 func (s *Store) Info() Info {

@@ -1,0 +1,220 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/store"
+)
+
+func TestBadValuesAndStampsWriteNothing(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := openStore(t, b, newClock(t0))
+		mustSet(t, s, `["keep"]`, `1`, nil)
+		cases := []struct {
+			name string
+			want error
+			run  func() error
+		}{
+			{"invalid JSON value", store.ErrInvalidValue, func() error {
+				_, err := s.Atomic().Set(key(t, `["a"]`), []byte(`1`)).Set(key(t, `["b"]`), []byte(`{"x":`)).Commit(ctx(t))
+				return err
+			}},
+			{"NaN key part", codec.ErrNaN, func() error {
+				_, err := s.Set(ctx(t), codec.Key{codec.Number(math.NaN())}, []byte(`1`), nil)
+				return err
+			}},
+			{"invalid UTF-8 key part", codec.ErrInvalidUTF8, func() error {
+				_, err := s.Set(ctx(t), codec.Key{codec.String("\xff")}, []byte(`1`), nil)
+				return err
+			}},
+			{"malformed versionstamp", store.ErrInvalidArgument, func() error {
+				_, err := s.Atomic().Check(key(t, `["keep"]`), "42").Set(key(t, `["a"]`), []byte(`1`)).Commit(ctx(t))
+				return err
+			}},
+			{"unknown mutation type", store.ErrInvalidArgument, func() error {
+				_, err := s.Commit(ctx(t), nil, []store.Mutation{{Type: "upsert", Key: key(t, `["a"]`)}})
+				return err
+			}},
+		}
+		for _, c := range cases {
+			err := c.run()
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: got %v, want %v", c.name, err, c.want)
+			}
+		}
+		if st, err := s.Stats(ctx(t), t0); err != nil || st.Rows != 1 || st.Seq != 1 {
+			t.Fatalf("bad input wrote something: %+v %v", st, err)
+		}
+	})
+	for _, text := range []string{`["a", NaN]`, `["a", 9223372036854775808n]`, `["a"`, `[b"0"]`} {
+		if _, err := codec.Parse(text); err == nil {
+			t.Errorf("codec.Parse(%s) accepted bad key text", text)
+		}
+	}
+}
+
+func TestBadURLs(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want error
+	}{
+		{"", store.ErrBadURL},
+		{"postgres://localhost/x", store.ErrBadURL},
+		{"file://relative.db", store.ErrBadURL},
+		{"http://", store.ErrBadURL},
+		{"libsql://db.example.test?authToken=secret123", store.ErrTokenInURL},
+		{"https://user:secret123@db.example.test", store.ErrTokenInURL},
+		{"http://127.0.0.1:1?foo=bar", store.ErrBadURL},
+	} {
+		_, err := store.Open(context.Background(), c.url, store.Options{})
+		if !errors.Is(err, c.want) {
+			t.Errorf("Open(%q) = %v, want %v", c.url, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret123") {
+			t.Errorf("Open(%q): the error shows the secret: %v", c.url, err)
+		}
+	}
+}
+
+func TestUnreachableAndDroppedServer(t *testing.T) {
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := store.Open(c, "http://127.0.0.1:1", store.Options{})
+	if !errors.Is(err, store.ErrUnreachable) {
+		t.Fatalf("closed port: %v", err)
+	}
+	srv := sqldtest.Start(t)
+	s := openURL(t, srv.URL, store.Options{})
+	mustSet(t, s, `["a"]`, `1`, nil)
+	srv.Stop()
+	if _, err := s.Set(ctx(t), key(t, `["a"]`), []byte(`2`), nil); !errors.Is(err, store.ErrUnreachable) {
+		t.Fatalf("set after the server stopped: %v", err)
+	}
+	if _, _, err := s.Get(ctx(t), key(t, `["a"]`)); !errors.Is(err, store.ErrUnreachable) {
+		t.Fatalf("get after the server stopped: %v", err)
+	}
+}
+
+func TestAuthTokens(t *testing.T) {
+	srv := sqldtest.Start(t, sqldtest.WithJWT())
+	good := srv.Token(t)
+	s := openURL(t, srv.URL, store.Options{AuthToken: good})
+	mustSet(t, s, `["a"]`, `1`, nil)
+	other := sqldtest.Start(t, sqldtest.WithJWT())
+	for name, token := range map[string]string{"missing": "", "wrong": other.Token(t), "garbage": "not-a-jwt"} {
+		for _, u := range []string{srv.URL, srv.WSURL} {
+			_, err := store.Open(ctx(t), u, store.Options{AuthToken: token})
+			if !errors.Is(err, store.ErrUnauthorized) {
+				t.Errorf("%s token over %s: %v", name, u, err)
+			}
+			if token != "" && err != nil && strings.Contains(err.Error(), token) {
+				t.Errorf("%s token: the error shows the token", name)
+			}
+		}
+	}
+}
+
+func TestNotAStore(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.db")
+	if err := os.WriteFile(garbage, []byte(strings.Repeat("not sqlite ", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.db")
+	db, err := sql.Open("sqlite", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE users (id INTEGER PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	wrongShape := filepath.Join(dir, "wrong.db")
+	db2, _ := sql.Open("sqlite", wrongShape)
+	if _, err := db2.Exec("CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db2.Close()
+	for _, c := range []struct {
+		path     string
+		readOnly bool
+	}{
+		{garbage, false}, {garbage, true}, {other, true}, {wrongShape, false}, {filepath.Join(dir, "missing.db"), true},
+	} {
+		before, _ := os.ReadFile(c.path)
+		_, err := store.Open(ctx(t), c.path, store.Options{ReadOnly: c.readOnly})
+		if !errors.Is(err, store.ErrNotStore) {
+			t.Errorf("Open(%s, ro=%v) = %v, want ErrNotStore", filepath.Base(c.path), c.readOnly, err)
+		}
+		after, _ := os.ReadFile(c.path)
+		if string(before) != string(after) {
+			t.Errorf("Open(%s) changed the file", filepath.Base(c.path))
+		}
+	}
+	// Read-write mode initialises a database that has no store yet.
+	s := openURL(t, other, store.Options{})
+	mustSet(t, s, `["a"]`, `1`, nil)
+}
+
+func TestLockedDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kv.db")
+	s := openURL(t, path, store.Options{BusyTimeout: 200 * time.Millisecond})
+	mustSet(t, s, `["a"]`, `1`, nil)
+	holder, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	conn, err := holder.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Set(ctx(t), key(t, `["b"]`), []byte(`2`), nil)
+	if !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("set while another connection holds the write lock: %v", err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := s.Get(ctx(t), key(t, `["b"]`)); found {
+		t.Fatal("the refused set was written")
+	}
+	mustSet(t, s, `["b"]`, `2`, nil)
+}
+
+func TestReadOnlyWritesNothing(t *testing.T) {
+	path := copyReference(t)
+	before := fileHash(t, path)
+	s := openURL(t, path, store.Options{ReadOnly: true})
+	for name, op := range map[string]func() error{
+		"set":    func() error { _, err := s.Set(ctx(t), key(t, `["a"]`), []byte(`1`), nil); return err },
+		"delete": func() error { return s.Delete(ctx(t), key(t, `["accounts", "acme"]`)) },
+		"commit": func() error { _, err := s.Atomic().Delete(key(t, `["accounts", "acme"]`)).Commit(ctx(t)); return err },
+		"sweep":  func() error { _, err := s.Sweep(ctx(t), store.SweepOptions{Now: refNow + 1e9}); return err },
+	} {
+		if err := op(); !errors.Is(err, store.ErrReadOnly) {
+			t.Errorf("%s on a read-only store: %v", name, err)
+		}
+	}
+	if res, err := s.Sweep(ctx(t), store.SweepOptions{Now: refNow + 1e9, DryRun: true}); err != nil || res.Swept != 11 {
+		t.Errorf("a dry-run sweep reads only: %+v %v", res, err)
+	}
+	s.Close()
+	if after := fileHash(t, path); after != before {
+		t.Fatal("a read-only store changed the file")
+	}
+}

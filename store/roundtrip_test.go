@@ -1,0 +1,93 @@
+package store_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"kvdeck/codec"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/store"
+)
+
+// countingProxy forwards to target and counts Hrana pipeline requests
+// (stream closes excluded: the driver sends those when it drops a
+// connection, not as part of an operation).
+type countingProxy struct {
+	n   atomic.Int64
+	srv *httptest.Server
+}
+
+func newCountingProxy(t *testing.T, target string) *countingProxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &countingProxy{}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.URL.Path == "/v2/pipeline" && !bytes.Contains(body, []byte(`"type":"close"`)) {
+			p.n.Add(1)
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+// TestOneRoundTripPerOperation: over HTTP a commit, a get and each list page
+// are exactly one request.
+func TestOneRoundTripPerOperation(t *testing.T) {
+	srv := sqldtest.Start(t)
+	proxy := newCountingProxy(t, srv.URL)
+	s := openURL(t, proxy.srv.URL, store.Options{Clock: newClock(t0).Now})
+	measure := func(what string, want int64, op func() error) {
+		t.Helper()
+		before := proxy.n.Load()
+		if err := op(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := proxy.n.Load() - before; got != want {
+			t.Errorf("%s took %d requests, want %d", what, got, want)
+		}
+	}
+	k := key(t, `["rt", 1]`)
+	measure("set", 1, func() error { _, err := s.Set(ctx(t), k, []byte(`1`), nil); return err })
+	measure("get", 1, func() error { _, _, err := s.Get(ctx(t), k); return err })
+	e, _, _ := s.Get(ctx(t), k)
+	measure("check+set+delete commit", 1, func() error {
+		res, err := s.Atomic().Check(k, e.Versionstamp()).Set(k, []byte(`2`)).Delete(key(t, `["rt", 0]`)).Commit(ctx(t))
+		if err == nil && !res.OK {
+			t.Error("check on the current stamp failed")
+		}
+		return err
+	})
+	a := s.Atomic()
+	for i := 0; i < 30; i++ {
+		a.Set(codec.Key{codec.String("rt"), codec.Number(float64(100 + i))}, []byte(`0`))
+	}
+	measure("commit of 30 sets", 1, func() error { _, err := a.Commit(ctx(t)); return err })
+	measure("delete", 1, func() error { return s.Delete(ctx(t), k) })
+	measure("list page", 1, func() error {
+		p, err := s.List(ctx(t), store.ListOptions{Prefix: key(t, `["rt"]`), Limit: 10})
+		if err == nil && len(p.Entries) != 10 {
+			t.Errorf("page has %d entries", len(p.Entries))
+		}
+		return err
+	})
+	measure("scan of 30 rows in pages of 500", 1, func() error {
+		return s.Scan(ctx(t), store.ListOptions{Prefix: key(t, `["rt"]`)}, func(store.Entry) error { return nil })
+	})
+	measure("get many", 1, func() error {
+		_, err := s.GetMany(ctx(t), []codec.Key{key(t, `["rt", 100]`), key(t, `["rt", 101]`)})
+		return err
+	})
+}
