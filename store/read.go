@@ -117,12 +117,8 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 			lo = append(after, 0x00) // the smallest key greater than after
 		}
 	}
-	where := []string{"k >= ?"}
-	args := []any{lo}
-	if hi != nil {
-		where = append(where, "k < ?")
-		args = append(args, hi)
-	}
+	rng, args := rangeWhere(lo, hi)
+	where := []string{rng}
 	if !opts.IncludeExpired {
 		where = append(where, liveSQL)
 		args = append(args, s.Now())

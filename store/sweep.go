@@ -9,10 +9,13 @@ import (
 	"kvdeck/codec"
 )
 
-// DefaultSweepBatch is how many rows one sweep transaction deletes: small
-// enough that the write lock is held for a few milliseconds, so a live
-// service keeps committing during a large sweep.
+// DefaultSweepBatch is how many rows one sweep step examines and at most
+// deletes: small enough that the write lock is held for a few milliseconds,
+// so a live service keeps committing during a large sweep.
 const DefaultSweepBatch = 1000
+
+// countWindow is how many rows one counting read examines.
+const countWindow = 5000
 
 // SweepOptions configure Sweep.
 type SweepOptions struct {
@@ -21,12 +24,13 @@ type SweepOptions struct {
 	// Prefix limits the sweep to keys under it; empty sweeps everything
 	// (undecodable rows included, like the reference).
 	Prefix codec.Key
-	// Batch is the number of rows per delete transaction (DefaultSweepBatch
-	// when zero).
+	// Batch is the number of rows one step examines (DefaultSweepBatch when
+	// zero); each step deletes the expired ones among them in one short
+	// transaction.
 	Batch int
 	// DryRun counts what would be swept without deleting.
 	DryRun bool
-	// Progress, when set, is called after each batch with the running total.
+	// Progress, when set, is called after each delete transaction.
 	Progress func(SweepProgress)
 }
 
@@ -34,6 +38,8 @@ type SweepOptions struct {
 type SweepProgress struct {
 	Swept   int64
 	Batches int
+	// Position is the raw key the sweep has reached.
+	Position []byte
 }
 
 // SweepResult is a sweep's receipt.
@@ -45,7 +51,7 @@ type SweepResult struct {
 	// Elapsed is the wall time of the sweep.
 	Elapsed time.Duration
 	// Remaining counts expired rows still present in the range afterwards
-	// (non-zero after a cancel, or when writers expire rows meanwhile).
+	// (non-zero after a cancel, or for rows a writer re-set meanwhile).
 	Remaining int64
 	// NextExpiry is the earliest expiry after Now in the range, if any.
 	NextExpiry *int64
@@ -54,10 +60,12 @@ type SweepResult struct {
 }
 
 // Sweep deletes rows with expires_at <= now, like the reference's
-// sweepExpired, but in batches: it finds a batch with a read, then deletes
-// it in a short transaction that re-checks each row's expiry (so a row a
-// service re-set meanwhile survives). Cancelling ctx stops between batches;
-// the result then says how much was done, along with ctx's error.
+// sweepExpired, but in steps: a short read examines the next Batch rows in
+// key order and returns the expired ones, then a short transaction deletes
+// them, re-checking each row's expiry (so a row a service re-set meanwhile
+// survives). No read or write spans more than one step. Cancelling ctx
+// stops between steps; the result then says how much was done, with ctx's
+// error.
 func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, error) {
 	start := time.Now()
 	now := opts.Now
@@ -78,109 +86,149 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 	if err != nil {
 		return res, err
 	}
-	rangeSQL, rangeArgs := rangeWhere(lo, hi)
 	if opts.DryRun {
-		n, err := s.countExpired(ctx, rangeSQL, rangeArgs, now)
-		res.Swept = n
-		if err == nil {
-			res.Remaining = n
-			res.NextExpiry, err = s.nextExpiry(ctx, rangeSQL, rangeArgs, now)
-		}
+		res.Swept, res.NextExpiry, err = s.countExpired(ctx, lo, hi, now)
+		res.Remaining = res.Swept
 		res.Elapsed = time.Since(start)
 		return res, err
 	}
-	cursor := lo
-	for {
-		if err := ctx.Err(); err != nil {
-			return s.finishSweep(res, rangeSQL, rangeArgs, now, start, err)
-		}
-		keys, err := s.expiredKeys(ctx, cursor, hi, now, batch)
-		if err != nil {
-			return s.finishSweep(res, rangeSQL, rangeArgs, now, start, err)
-		}
-		if len(keys) == 0 {
+	var found int64
+	var next *int64
+	for cursor := lo; cursor != nil; {
+		if err = ctx.Err(); err != nil {
 			break
 		}
-		args := make([]any, 0, len(keys)+1)
-		for _, k := range keys {
-			args = append(args, k)
+		var w keysWindow
+		if w, err = s.expiredWindow(ctx, cursor, hi, batch, now); err != nil {
+			break
 		}
-		args = append(args, now)
+		found += int64(len(w.expired))
+		next = earliest(next, w.next)
+		cursor = w.after
+		if len(w.expired) == 0 {
+			continue
+		}
 		var n int64
-		err = s.execBatchScan(ctx, []stmt{{
-			sql:  "DELETE FROM kv WHERE k IN (?" + strings.Repeat(", ?", len(keys)-1) + ") AND expires_at IS NOT NULL AND expires_at <= ? RETURNING 1",
-			args: args,
-		}}, 0, func(rows *sql.Rows) error {
-			for rows.Next() {
-				n++
-			}
-			return rows.Err()
-		})
-		if err != nil {
-			return s.finishSweep(res, rangeSQL, rangeArgs, now, start, err)
+		if n, err = s.deleteExpired(ctx, w.expired, now); err != nil {
+			break
 		}
 		res.Swept += n
 		res.Batches++
 		if opts.Progress != nil {
-			opts.Progress(SweepProgress{Swept: res.Swept, Batches: res.Batches})
-		}
-		cursor = append(keys[len(keys)-1], 0x00)
-		if len(keys) < batch {
-			break
+			opts.Progress(SweepProgress{Swept: res.Swept, Batches: res.Batches, Position: w.expired[len(w.expired)-1]})
 		}
 	}
-	return s.finishSweep(res, rangeSQL, rangeArgs, now, start, nil)
-}
-
-// finishSweep fills in what is left and when the next row expires. After a
-// failure it still reports the work done; the counts use a fresh context
-// when ctx was cancelled.
-func (s *Store) finishSweep(res SweepResult, rangeSQL string, rangeArgs []any, now int64, start time.Time, cause error) (SweepResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if n, err := s.countExpired(ctx, rangeSQL, rangeArgs, now); err == nil {
-		res.Remaining = n
-	}
-	if next, err := s.nextExpiry(ctx, rangeSQL, rangeArgs, now); err == nil {
-		res.NextExpiry = next
+	if err == nil {
+		res.Remaining, res.NextExpiry = found-res.Swept, next
+	} else {
+		// Count what is left with a fresh context: ctx may be the cancelled one.
+		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res.Remaining, res.NextExpiry, _ = s.countExpired(cctx, lo, hi, now)
+		cancel()
 	}
 	res.Elapsed = time.Since(start)
-	return res, cause
+	return res, err
 }
 
-func (s *Store) expiredKeys(ctx context.Context, lo, hi []byte, now int64, limit int) ([][]byte, error) {
+// keysWindow is what one sweep step read.
+type keysWindow struct {
+	expired [][]byte
+	next    *int64
+	// after is where the next step starts; nil at the end of the range.
+	after []byte
+}
+
+// expiredWindow examines the next n rows from lo and returns the expired
+// keys among them, the earliest future expiry and the position after them.
+func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int64) (keysWindow, error) {
 	where, args := rangeWhere(lo, hi)
-	rows, err := s.query(ctx, "SELECT k FROM kv WHERE "+where+" AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY k LIMIT ?", append(args, now, limit)...)
+	q := "WITH w AS MATERIALIZED (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?) " +
+		"SELECT 0, k, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
+		"UNION ALL SELECT 1, max(k), min(CASE WHEN expires_at > ? THEN expires_at END) FROM w"
+	rows, err := s.query(ctx, q, append(args, n, now, now)...)
 	if err != nil {
-		return nil, err
+		return keysWindow{}, err
 	}
 	defer rows.Close()
-	var keys [][]byte
+	var w keysWindow
 	for rows.Next() {
+		var summary int
 		var k []byte
-		if err := rows.Scan(&k); err != nil {
-			return nil, s.classify(err)
+		var next sql.NullInt64
+		if err := rows.Scan(&summary, &k, &next); err != nil {
+			return keysWindow{}, s.classify(err)
 		}
-		keys = append(keys, k)
+		if summary == 0 {
+			w.expired = append(w.expired, k)
+			continue
+		}
+		w.next = nullable(next)
+		if k != nil {
+			w.after = append(k, 0x00)
+		}
 	}
-	s.rowsRead.Add(int64(len(keys)))
-	return keys, s.classify(rows.Err())
+	s.rowsRead.Add(int64(len(w.expired) + 1))
+	return w, s.classify(rows.Err())
 }
 
-func (s *Store) countExpired(ctx context.Context, rangeSQL string, rangeArgs []any, now int64) (int64, error) {
+// deleteExpired deletes keys in one transaction, re-checking their expiry.
+func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now int64) (int64, error) {
+	args := make([]any, 0, len(keys)+1)
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	args = append(args, now)
 	var n int64
-	_, err := s.queryRow(ctx, "SELECT count(*) FROM kv WHERE "+rangeSQL+" AND expires_at IS NOT NULL AND expires_at <= ?", append(append([]any{}, rangeArgs...), now), &n)
+	err := s.execBatchScan(ctx, []stmt{{
+		sql:  "DELETE FROM kv WHERE k IN (?" + strings.Repeat(", ?", len(keys)-1) + ") AND expires_at IS NOT NULL AND expires_at <= ? RETURNING 1",
+		args: args,
+	}}, 0, func(rows *sql.Rows) error {
+		for rows.Next() {
+			n++
+		}
+		return rows.Err()
+	})
 	return n, err
 }
 
-func (s *Store) nextExpiry(ctx context.Context, rangeSQL string, rangeArgs []any, now int64) (*int64, error) {
-	var next sql.NullInt64
-	_, err := s.queryRow(ctx, "SELECT min(expires_at) FROM kv WHERE "+rangeSQL+" AND expires_at > ?", append(append([]any{}, rangeArgs...), now), &next)
-	return nullable(next), err
+// countExpired counts the expired rows in [lo, hi) and finds the earliest
+// future expiry, in windows of countWindow rows (one short read each).
+func (s *Store) countExpired(ctx context.Context, lo, hi []byte, now int64) (int64, *int64, error) {
+	var total int64
+	var next *int64
+	for cursor := lo; cursor != nil; {
+		where, args := rangeWhere(cursor, hi)
+		q := "SELECT count(*) FILTER (WHERE expires_at IS NOT NULL AND expires_at <= ?), " +
+			"min(CASE WHEN expires_at > ? THEN expires_at END), max(k) " +
+			"FROM (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?)"
+		var n int64
+		var min sql.NullInt64
+		var last []byte
+		if _, err := s.queryRow(ctx, q, append([]any{now, now}, append(args, countWindow)...), &n, &min, &last); err != nil {
+			return total, next, err
+		}
+		total += n
+		next = earliest(next, nullable(min))
+		cursor = nil
+		if last != nil {
+			cursor = append(last, 0x00)
+		}
+	}
+	return total, next, nil
+}
+
+func earliest(a, b *int64) *int64 {
+	if a == nil || (b != nil && *b < *a) {
+		return b
+	}
+	return a
 }
 
 // rangeWhere renders [lo, hi) as SQL; hi nil means unbounded.
 func rangeWhere(lo, hi []byte) (string, []any) {
+	if lo == nil {
+		lo = []byte{} // a nil []byte would bind as NULL, and k >= NULL matches nothing
+	}
 	if hi == nil {
 		return "k >= ?", []any{lo}
 	}

@@ -1,0 +1,42 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+)
+
+// TestSweepSparesARowReSetMeanwhile: between a sweep step's read and its
+// delete a service re-sets an expired key; the delete must spare it.
+func TestSweepSparesARowReSetMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	now := int64(1767312000000)
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "kv.db"), Options{Clock: func() int64 { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k := codec.Key{codec.String("lease")}
+	zero := time.Duration(0)
+	if _, err := s.Set(ctx, k, []byte(`1`), &zero); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.expiredWindow(ctx, nil, nil, 10, now)
+	if err != nil || len(w.expired) != 1 {
+		t.Fatalf("window %+v %v", w, err)
+	}
+	ttl := time.Minute
+	if _, err := s.Set(ctx, k, []byte(`2`), &ttl); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.deleteExpired(ctx, w.expired, now)
+	if err != nil || n != 0 {
+		t.Fatalf("deleted %d rows (%v): the re-set row must survive", n, err)
+	}
+	if _, found, _ := s.Get(ctx, k); !found {
+		t.Fatal("the re-set row is gone")
+	}
+}
