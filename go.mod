@@ -7,8 +7,10 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/atotto/clipboard v0.1.4 // indirect
+
 require (
-	github.com/alecthomas/kong v1.17.0 // indirect
+	github.com/alecthomas/kong v1.17.0
 	github.com/antlr4-go/antlr/v4 v4.13.0 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/aymanbagabas/go-udiff v0.4.1 // indirect

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"kvdeck/store"
+)
+
+// TUIConfig is what the TUI needs from the command line; main.go turns it
+// into a tui.Config (this package must not import kvdeck/tui).
+type TUIConfig struct {
+	// Clock is the virtual clock the store runs on (:clock changes it).
+	Clock *store.VirtualClock
+	// Open opens another database with the same options (:open URL).
+	Open func(ctx context.Context, url string) (*store.Store, error)
+	// Theme is auto, dark, light or high-contrast.
+	Theme string
+	// Refresh is the live refresh interval.
+	Refresh time.Duration
+}
+
+// TUIRunner shows the TUI on s until the user quits.
+type TUIRunner func(ctx context.Context, s *store.Store, cfg TUIConfig) error
+
+// App is what every command's Run method receives: the parsed global
+// flags, the output, the environment and the store connection. One App
+// serves one command.
+type App struct {
+	// Globals are the parsed global flags.
+	Globals Globals
+	// Out is where results go (stdout).
+	Out *Printer
+	// Stdin is the input of FILE arguments given as "-".
+	Stdin io.Reader
+	// Stderr receives warnings; the token is redacted from it.
+	Stderr io.Writer
+	// Env is the environment the command runs in.
+	Env map[string]string
+	// Clock is the virtual clock built from --now / --clock-offset.
+	Clock *store.VirtualClock
+
+	ctx    context.Context
+	tui    TUIRunner
+	pinned atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
+
+	mu     sync.Mutex
+	stores []*store.Store
+}
+
+// Context is the command's context, cancelled on interrupt.
+func (a *App) Context() context.Context { return a.ctx }
+
+// Now is the store's current time in epoch milliseconds: the virtual
+// clock, or the pinned instant while Pinned runs.
+func (a *App) Now() int64 {
+	if ms := a.pinned.Load(); ms != 0 {
+		return ms
+	}
+	return a.Clock.Now()
+}
+
+// Pinned runs fn with the store's clock frozen at the current time, so
+// that several reads and a commit (e.g. a batch of load) agree on "now" to
+// the millisecond; fn receives that instant.
+func (a *App) Pinned(fn func(now int64) error) error {
+	now := a.Clock.Now()
+	a.pinned.Store(now)
+	defer a.pinned.Store(0)
+	return fn(now)
+}
+
+// StoreOptions are the options every store of this command is opened with.
+func (a *App) StoreOptions() store.Options {
+	return store.Options{
+		AuthToken:   a.Globals.ResolveToken(a.Env),
+		ReadOnly:    a.Globals.ReadOnly,
+		Clock:       a.Now,
+		BusyTimeout: a.Globals.BusyTimeout,
+	}
+}
+
+// Open opens the store the global flags and environment select (--db,
+// KVDECK_DB, ...). It is closed when the command returns.
+func (a *App) Open() (*store.Store, error) {
+	url, _ := a.Globals.ResolveDB(a.Env)
+	return a.OpenURL(a.ctx, url)
+}
+
+// OpenURL opens another database with the same options (token,
+// read-only, clock, busy timeout). It is closed when the command returns.
+func (a *App) OpenURL(ctx context.Context, url string) (*store.Store, error) {
+	s, err := store.Open(ctx, url, a.StoreOptions())
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.stores = append(a.stores, s)
+	a.mu.Unlock()
+	return s, nil
+}
+
+// Writable refuses a write early, before any input is read, when the
+// store is opened with --read-only; what names the write ("load").
+func (a *App) Writable(what string) error {
+	if a.Globals.ReadOnly {
+		return fmt.Errorf("%w: %s refused; the store was opened with --read-only", store.ErrReadOnly, what)
+	}
+	return nil
+}
+
+// Warnf prints a warning to stderr ("kvdeck: warning: ...").
+func (a *App) Warnf(format string, args ...any) {
+	fmt.Fprintf(a.Stderr, "kvdeck: warning: "+format+"\n", args...)
+}
+
+// RunTUI shows the TUI on s with the global theme and clock.
+func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
+	if a.tui == nil {
+		return fmt.Errorf("this build of kvdeck has no TUI; use the commands (kvdeck --help)")
+	}
+	if err := a.Out.Flush(); err != nil {
+		return err
+	}
+	return a.tui(a.ctx, s, TUIConfig{Clock: a.Clock, Open: a.OpenURL, Theme: a.Globals.Theme, Refresh: refresh})
+}
+
+// close closes every store the command opened.
+func (a *App) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.stores {
+		_ = s.Close()
+	}
+	a.stores = nil
+}

@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+)
+
+// maxLoadErrors is how many malformed lines load reports before giving up.
+const maxLoadErrors = 10
+
+// maxCommitRetries bounds the retries of an --if-absent batch that keeps
+// losing races against other writers.
+const maxCommitRetries = 8
+
+// LoadCmd writes dump lines into the store.
+type LoadCmd struct {
+	File           string `arg:"" name:"file" help:"Dump lines, or {\"key\",\"value\",\"expiresAt\"?} lines; - for stdin."`
+	IfAbsent       bool   `name:"if-absent" help:"Skip keys that already have a live row (each write is checked in its commit)."`
+	IncludeExpired bool   `name:"include-expired" help:"Also write rows whose expiresAt has passed; they arrive expired, as in the dump."`
+	Batch          int    `name:"batch" placeholder:"N" default:"500" help:"Rows per atomic commit."`
+}
+
+// loadJSON is load's summary; skipped = expired + existing + undecodable.
+type loadJSON struct {
+	Loaded      int64 `json:"loaded"`
+	Skipped     int64 `json:"skipped"`
+	Batches     int   `json:"batches"`
+	Expired     int64 `json:"expired"`
+	Existing    int64 `json:"existing"`
+	Undecodable int64 `json:"undecodable"`
+}
+
+// Run validates the whole input first (nothing is written when a line is
+// malformed), then writes it in atomic batches and prints the summary.
+func (c *LoadCmd) Run(app *App) error {
+	if c.Batch <= 0 {
+		return fmt.Errorf("--batch %d: must be positive", c.Batch)
+	}
+	if err := app.Writable("load"); err != nil {
+		return err
+	}
+	s, err := app.Open()
+	if err != nil {
+		return err
+	}
+	in, err := openTwoPass(c.File, app.Stdin)
+	if err != nil {
+		return err
+	}
+	defer in.cleanup()
+	if err := c.validate(app, in); err != nil {
+		return err
+	}
+	second, err := in.second()
+	if err != nil {
+		return fmt.Errorf("read the input again: %w", err)
+	}
+	l := &loader{app: app, s: s, cmd: c}
+	var batch []loadRecord
+	err = eachLine(second, func(line []byte, n int) error {
+		rec, ok, err := parseLoadLine(line, n)
+		if err != nil {
+			return fmt.Errorf("the input changed after it was validated: %w", err)
+		}
+		if !ok {
+			return nil
+		}
+		if rec.undecodable != "" {
+			l.res.Undecodable++
+			return nil
+		}
+		batch = append(batch, rec)
+		if len(batch) < c.Batch {
+			return nil
+		}
+		defer func() { batch = batch[:0] }()
+		return l.flush(batch)
+	})
+	if err == nil {
+		err = l.flush(batch)
+	}
+	l.res.Skipped = l.res.Expired + l.res.Existing + l.res.Undecodable
+	app.Out.Result(l.res, loadText(l.res))
+	if err != nil {
+		return fmt.Errorf("load stopped after %s (%s loaded; every batch is all or nothing): %w",
+			plural(int64(l.res.Batches), "batch"), plural(l.res.Loaded, "row"), err)
+	}
+	return nil
+}
+
+// validate reads every line once and reports the malformed ones.
+func (c *LoadCmd) validate(app *App, in *twoPass) error {
+	var errs []string
+	now := app.Now()
+	err := eachLine(in.first, func(line []byte, n int) error {
+		rec, _, err := parseLoadLine(line, n)
+		if err == nil && rec.expiresAt != nil && outOfRange(*rec.expiresAt-now) {
+			err = fmt.Errorf("line %d: expiresAt %d is too far from now", n, *rec.expiresAt)
+		}
+		if err != nil {
+			if errs = append(errs, err.Error()); len(errs) == maxLoadErrors {
+				return errors.New("too many malformed lines")
+			}
+		} else if rec.undecodable != "" {
+			app.Warnf("line %d: skipped, the row does not decode: %s", n, rec.undecodable)
+		}
+		return nil
+	})
+	if err != nil && len(errs) < maxLoadErrors {
+		return fmt.Errorf("read %s: %w", c.File, err)
+	}
+	if len(errs) > 0 {
+		more := ""
+		if err != nil {
+			more = "\n  (stopped after " + fmt.Sprint(maxLoadErrors) + ")"
+		}
+		return fmt.Errorf("%s: %s, nothing written:\n  %s%s", c.File, plural(int64(len(errs)), "malformed line"), strings.Join(errs, "\n  "), more)
+	}
+	return nil
+}
+
+// outOfRange reports whether ms milliseconds overflow a time.Duration.
+func outOfRange(ms int64) bool {
+	const limit = int64(1<<63-1) / int64(time.Millisecond)
+	return ms > limit || ms < -limit
+}
+
+// loader writes batches and counts what it did.
+type loader struct {
+	app *App
+	s   *store.Store
+	cmd *LoadCmd
+	res loadJSON
+}
+
+// flush writes one batch as one atomic commit, with the clock pinned so
+// that the expiry of every row and the --if-absent reads agree on now.
+func (l *loader) flush(batch []loadRecord) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	return l.app.Pinned(func(now int64) error {
+		rows := make([]loadRecord, 0, len(batch))
+		seen := map[string]bool{}
+		for _, r := range batch {
+			switch {
+			case r.expiresAt != nil && *r.expiresAt <= now && !l.cmd.IncludeExpired:
+				l.res.Expired++
+			case l.cmd.IfAbsent && seen[r.enc]:
+				l.res.Existing++ // the first line for a key wins
+			default:
+				seen[r.enc] = true
+				rows = append(rows, r)
+			}
+		}
+		for attempt := 1; len(rows) > 0; attempt++ {
+			todo, existing, err := l.absent(rows)
+			if err != nil {
+				return err
+			}
+			if len(todo) == 0 {
+				l.res.Existing += existing
+				return nil
+			}
+			checks, muts := l.commit(todo, now)
+			res, err := l.s.Commit(l.app.Context(), checks, muts)
+			if err != nil {
+				return fmt.Errorf("the batch starting at line %d: %w", rows[0].line, err)
+			}
+			if res.OK {
+				l.res.Loaded += int64(len(todo))
+				l.res.Existing += existing
+				l.res.Batches++
+				return nil
+			}
+			if attempt == maxCommitRetries {
+				return fmt.Errorf("the batch starting at line %d lost %d races against other writers; nothing of it was written", rows[0].line, attempt)
+			}
+		}
+		return nil
+	})
+}
+
+// absent returns the rows to write: all of them, or with --if-absent those
+// whose key has no live row, and how many were left out.
+func (l *loader) absent(rows []loadRecord) ([]loadRecord, int64, error) {
+	if !l.cmd.IfAbsent {
+		return rows, 0, nil
+	}
+	keys := make([]codec.Key, len(rows))
+	for i, r := range rows {
+		keys[i] = r.key
+	}
+	found, err := l.s.GetMany(l.app.Context(), keys)
+	if err != nil {
+		return nil, 0, err
+	}
+	todo := make([]loadRecord, 0, len(rows))
+	for i, r := range rows {
+		if found[i] == nil {
+			todo = append(todo, r)
+		}
+	}
+	return todo, int64(len(rows) - len(todo)), nil
+}
+
+// commit builds the checks (with --if-absent, each key must still be
+// absent) and sets of a batch; expireIn = expiresAt - now.
+func (l *loader) commit(rows []loadRecord, now int64) ([]store.Check, []store.Mutation) {
+	var checks []store.Check
+	muts := make([]store.Mutation, 0, len(rows))
+	for _, r := range rows {
+		if l.cmd.IfAbsent {
+			checks = append(checks, store.Check{Key: r.key})
+		}
+		m := store.Mutation{Type: store.MutationSet, Key: r.key, Value: r.value}
+		if r.expiresAt != nil {
+			d := time.Duration(*r.expiresAt-now) * time.Millisecond
+			m.ExpireIn = &d
+		}
+		muts = append(muts, m)
+	}
+	return checks, muts
+}
+
+// loadText is the summary for people.
+func loadText(r loadJSON) string {
+	text := fmt.Sprintf("loaded %s in %s", plural(r.Loaded, "row"), plural(int64(r.Batches), "batch"))
+	if r.Skipped == 0 {
+		return text
+	}
+	var why []string
+	for _, c := range []struct {
+		n    int64
+		what string
+	}{{r.Expired, "expired"}, {r.Existing, "existing"}, {r.Undecodable, "undecodable"}} {
+		if c.n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("%s; skipped %d (%s)", text, r.Skipped, strings.Join(why, ", "))
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"kvdeck/codec"
+)
+
+// maxLoadLine bounds one line of load input.
+const maxLoadLine = 64 << 20
+
+// loadRecord is one validated line of load input.
+type loadRecord struct {
+	line      int
+	key       codec.Key
+	enc       string // the encoded key, for de-duplication
+	value     []byte // as the reference stores it
+	expiresAt *int64
+	// undecodable is a dump row printed with "error": it cannot be written.
+	undecodable string
+}
+
+// parseLoadLine reads one line: a dump row
+// {"key","hex","value","versionstamp","expiresAt","expired"} or any
+// {"key","value","expiresAt"?}. It returns ok false for a blank line or a
+// {"meta":...} trailer. versionstamp and expired are ignored (the store
+// issues new stamps; expiry follows expiresAt); hex, when present, must
+// match the key.
+func parseLoadLine(line []byte, n int) (rec loadRecord, ok bool, err error) {
+	rec.line = n
+	if len(bytes.Trim(line, " \t\r")) == 0 {
+		return rec, false, nil
+	}
+	o, err := decodeObject(line, fmt.Sprintf("line %d", n), "key", "hex", "value", "versionstamp", "expiresAt", "expired", "error", "meta")
+	if err != nil {
+		return rec, false, err
+	}
+	if o.has("meta") {
+		if len(o.fields) != 1 {
+			return rec, false, fmt.Errorf("%s: a meta line carries nothing else", o.where())
+		}
+		return rec, false, nil
+	}
+	if msg, err := o.str("error"); err != nil {
+		return rec, false, err
+	} else if msg != "" {
+		rec.undecodable = msg
+		return rec, true, nil
+	}
+	if rec.key, err = o.key("key"); err != nil {
+		return rec, false, err
+	}
+	enc := codec.MustEncode(rec.key)
+	rec.enc = string(enc)
+	if h, err := o.str("hex"); err != nil {
+		return rec, false, err
+	} else if o.has("hex") && !o.isNull("hex") {
+		if raw, err := hex.DecodeString(h); err != nil || !bytes.Equal(raw, enc) {
+			return rec, false, fmt.Errorf("%s: %q does not match the key, which encodes to %x", o.field("hex"), h, enc)
+		}
+	}
+	if rec.value, err = o.value("value"); err != nil {
+		return rec, false, err
+	}
+	if rec.expiresAt, err = o.int("expiresAt"); err != nil {
+		return rec, false, err
+	}
+	return rec, true, nil
+}
+
+// readLine reads one line without its newline; io.EOF when none is left.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxLoadLine {
+			return nil, fmt.Errorf("a line is longer than %d MiB", maxLoadLine>>20)
+		}
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(line) > 0:
+			return line, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// eachLine calls fn with every line of r and its 1-based number.
+func eachLine(r io.Reader, fn func(line []byte, n int) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readLine(br)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := fn(line, n); err != nil {
+			return err
+		}
+	}
+}
+
+// twoPass is load input that can be read twice: once to validate it all,
+// once to write it. A regular file is opened again; stdin or a pipe is
+// copied to a temporary file during the first pass.
+type twoPass struct {
+	first   io.Reader
+	second  func() (io.Reader, error)
+	cleanup func()
+}
+
+// openTwoPass prepares path ("-" for stdin) for two passes.
+func openTwoPass(path string, stdin io.Reader) (*twoPass, error) {
+	if path != "-" {
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, fmt.Errorf("open input: %w", err)
+			}
+			tp := &twoPass{first: f}
+			var g *os.File
+			tp.second = func() (io.Reader, error) {
+				g, err = os.Open(path)
+				return g, err
+			}
+			tp.cleanup = func() {
+				f.Close()
+				if g != nil {
+					g.Close()
+				}
+			}
+			return tp, nil
+		}
+	}
+	src, err := OpenInput(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp("", "kvdeck-load-*.jsonl")
+	if err != nil {
+		src.Close()
+		return nil, fmt.Errorf("spool the input: %w", err)
+	}
+	return &twoPass{
+		first: io.TeeReader(src, tmp),
+		second: func() (io.Reader, error) {
+			_, err := tmp.Seek(0, io.SeekStart)
+			return tmp, err
+		},
+		cleanup: func() {
+			src.Close()
+			tmp.Close()
+			os.Remove(tmp.Name())
+		},
+	}, nil
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"kvdeck/store"
+)
+
+// DefaultDB is the database used when neither --db nor an environment
+// variable names one: kvdeck.db in the current directory.
+const DefaultDB = "file:kvdeck.db"
+
+// DBEnv returns the environment variables consulted, in order, when --db
+// is not given.
+func DBEnv() []string { return []string{"KVDECK_DB", "LIBSQL_URL", "TURSO_DATABASE_URL"} }
+
+// TokenEnv returns the environment variables consulted, in order, when
+// --auth-token is not given.
+func TokenEnv() []string {
+	return []string{"KVDECK_AUTH_TOKEN", "LIBSQL_AUTH_TOKEN", "TURSO_AUTH_TOKEN"}
+}
+
+// Root is the kong command tree. Commands added by other files go here,
+// one line each.
+type Root struct {
+	Globals
+
+	TUI     TUICmd     `cmd:"" name:"tui" default:"withargs" help:"Open the terminal explorer (the default command)."`
+	Get     GetCmd     `cmd:"" help:"Print the live entry at KEY (exit 1 when absent)."`
+	Set     SetCmd     `cmd:"" help:"Set KEY to a JSON value; print the versionstamp."`
+	Delete  DeleteCmd  `cmd:"" help:"Delete KEY."`
+	List    ListCmd    `cmd:"" help:"List live entries under a prefix, in key order."`
+	Dump    DumpCmd    `cmd:"" help:"Print every physical row (expired and undecodable ones included) as JSON lines."`
+	Load    LoadCmd    `cmd:"" help:"Write the rows of a dump (or {key,value,expiresAt} lines) in atomic batches."`
+	Atomic  AtomicCmd  `cmd:"" help:"Commit checks and mutations from a JSON document atomically."`
+	Sweep   SweepCmd   `cmd:"" help:"Delete expired rows in batches."`
+	Stats   StatsCmd   `cmd:"" help:"Summarise the store: rows, live, expired, per top-level prefix."`
+	Key     KeyCmd     `cmd:"" help:"Encode and decode keys (for debugging raw rows)."`
+	Version VersionCmd `cmd:"" help:"Print the version and build information."`
+}
+
+// Globals are the flags every command takes (product.md section 1). The
+// environment fallbacks of --db and --auth-token are resolved by ResolveDB
+// and ResolveToken from the environment Main was given, not by kong, so
+// tests control them completely.
+type Globals struct {
+	DB          string        `name:"db" placeholder:"URL" help:"Database: file:PATH, a path, libsql://, http(s)://, ws(s)://. Else $KVDECK_DB, $LIBSQL_URL, $TURSO_DATABASE_URL, else file:kvdeck.db."`
+	AuthToken   string        `name:"auth-token" placeholder:"TOKEN" help:"Auth token for remote servers. Else $KVDECK_AUTH_TOKEN, $LIBSQL_AUTH_TOKEN, $TURSO_AUTH_TOKEN. Never printed."`
+	ReadOnly    bool          `name:"read-only" help:"Refuse every write; do not create the schema."`
+	Now         string        `name:"now" placeholder:"MS" xor:"clock" help:"Fix the clock: epoch milliseconds or an RFC 3339 time."`
+	ClockOffset time.Duration `name:"clock-offset" placeholder:"DURATION" xor:"clock" help:"Shift the real clock, e.g. +5m or --clock-offset=-30s."`
+	BusyTimeout time.Duration `name:"busy-timeout" placeholder:"DURATION" default:"5s" help:"How long an embedded database waits for another writer's lock."`
+	Output      string        `name:"output" short:"o" placeholder:"text|json" help:"Output format: text or json (one JSON object per line). Default text; dump defaults to json."`
+	Theme       string        `name:"theme" enum:"auto,dark,light,high-contrast" default:"auto" help:"TUI colours: auto, dark, light, high-contrast."`
+}
+
+// ResolveDB returns the database URL and where it came from: the --db
+// flag, the first non-empty variable of DBEnv, or DefaultDB.
+func (g Globals) ResolveDB(env map[string]string) (url, source string) {
+	if g.DB != "" {
+		return g.DB, "--db"
+	}
+	for _, name := range DBEnv() {
+		if v := env[name]; v != "" {
+			return v, name
+		}
+	}
+	return DefaultDB, "default"
+}
+
+// ResolveToken returns the auth token: the --auth-token flag or the first
+// non-empty variable of TokenEnv; "" when none.
+func (g Globals) ResolveToken(env map[string]string) string {
+	if g.AuthToken != "" {
+		return g.AuthToken
+	}
+	for _, name := range TokenEnv() {
+		if v := env[name]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// JSON reports whether output is JSON; def is the command's default when
+// --output was not given.
+func (g Globals) JSON(def bool) bool {
+	if g.Output == "" {
+		return def
+	}
+	return g.Output == "json"
+}
+
+// clock validates the clock flags and builds the virtual clock.
+func (g Globals) clock() (*store.VirtualClock, error) {
+	vc := store.NewVirtualClock(nil)
+	switch {
+	case g.Now != "":
+		ms, err := ParseTime(g.Now, store.SystemClock())
+		if err != nil {
+			return nil, fmt.Errorf("--now: %w", err)
+		}
+		if ms <= 0 {
+			return nil, fmt.Errorf("--now %s: the clock must be after 1970-01-01T00:00:00Z", g.Now)
+		}
+		vc.Fix(ms)
+	case g.ClockOffset != 0:
+		vc.Shift(g.ClockOffset)
+	}
+	return vc, nil
+}
+
+// check validates what kong's tags cannot express.
+func (g Globals) check() error {
+	switch g.Output {
+	case "", "text", "json":
+	default:
+		return fmt.Errorf("--output %s: want text or json", shown(g.Output))
+	}
+	if g.BusyTimeout < 0 {
+		return fmt.Errorf("--busy-timeout %s: must not be negative", g.BusyTimeout)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// Option configures Main.
+type Option func(*options)
+
+type options struct {
+	tui TUIRunner
+}
+
+// WithTUI hands Main the function that shows the TUI (main.go passes one
+// that calls tui.Run). Without it the tui command says the build has none.
+func WithTUI(run TUIRunner) Option { return func(o *options) { o.tui = run } }
+
+// jsonDefaulter is implemented by commands whose output is JSON unless
+// --output text is given (dump: its lines are load's input).
+type jsonDefaulter interface{ DefaultJSON() bool }
+
+// kongExit carries the code kong asked to exit with (after --help) out of
+// the parser without ending the process.
+type kongExit int
+
+// Main runs kvdeck with args (without the program name), the given
+// streams and environment, and returns the exit code. It never calls
+// os.Exit, so tests run it in-process.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env map[string]string, opts ...Option) int {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	errw := &redactor{w: stderr, secrets: secrets(args, env)}
+	var root Root
+	parser, err := kong.New(&root,
+		kong.Name("kvdeck"),
+		kong.Description("A terminal explorer and scriptable CLI for a Deno-KV-like coordination store kept in libSQL."),
+		kong.Writers(stdout, errw),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(errw, "kvdeck: %v\n", err)
+		return CodeError
+	}
+	kctx, exit, err := parse(parser, args)
+	switch {
+	case exit >= 0:
+		return exit
+	case err != nil:
+		fmt.Fprintf(errw, "kvdeck: %v (see kvdeck --help)\n", err)
+		return CodeError
+	}
+	if err := root.Globals.check(); err != nil {
+		fmt.Fprintf(errw, "kvdeck: %v\n", err)
+		return CodeError
+	}
+	vc, err := root.Globals.clock()
+	if err != nil {
+		fmt.Fprintf(errw, "kvdeck: %v\n", err)
+		return CodeError
+	}
+	jsonDefault := false
+	if node := kctx.Selected(); node != nil && node.Target.CanAddr() {
+		if d, ok := node.Target.Addr().Interface().(jsonDefaulter); ok {
+			jsonDefault = d.DefaultJSON()
+		}
+	}
+	app := &App{
+		Globals: root.Globals,
+		Out:     newPrinter(stdout, root.Globals.JSON(jsonDefault)),
+		Stdin:   stdin,
+		Stderr:  errw,
+		Env:     env,
+		Clock:   vc,
+		ctx:     ctx,
+		tui:     o.tui,
+	}
+	err = kctx.Run(app)
+	app.close()
+	if ferr := app.Out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("write output: %w", ferr)
+	}
+	if err != nil {
+		if msg := err.Error(); msg != "" {
+			if errors.Is(err, context.Canceled) {
+				msg = "interrupted: " + msg
+			}
+			fmt.Fprintf(errw, "kvdeck: %s\n", msg)
+		}
+	}
+	return ExitCode(err)
+}
+
+// parse runs kong's parser; exit is the code kong asked for (help), or -1.
+func parse(parser *kong.Kong, args []string) (kctx *kong.Context, exit int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			code, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			kctx, exit, err = nil, int(code), nil
+		}
+	}()
+	kctx, err = parser.Parse(args)
+	return kctx, -1, err
+}
+
+// secrets collects the auth tokens Main can see: the values given to
+// --auth-token and the token environment variables.
+func secrets(args []string, env map[string]string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--auth-token="); ok {
+			out = append(out, v)
+		} else if a == "--auth-token" && i+1 < len(args) {
+			out = append(out, args[i+1])
+		}
+	}
+	for _, name := range TokenEnv() {
+		out = append(out, env[name])
+	}
+	return out
+}
+
+// redactor replaces every known secret in what is written to it, so that
+// no error message (kong's included) can show the token.
+type redactor struct {
+	w       io.Writer
+	secrets []string
+}
+
+// Write redacts p and writes it; it reports len(p) on success.
+func (r *redactor) Write(p []byte) (int, error) {
+	s := string(p)
+	for _, sec := range r.secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "<redacted>")
+		}
+	}
+	if _, err := io.WriteString(r.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
