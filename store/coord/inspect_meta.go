@@ -1,0 +1,124 @@
+package coord
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+)
+
+// MetaReport is the dwk_meta rows at now.
+type MetaReport struct {
+	// ModeFound is true when the mode marker exists; ModeRaw is its JSON
+	// text and Mode its string value ("" when it is not a string).
+	ModeFound bool
+	Mode      string
+	ModeRaw   string
+	// Probes are leftover startup-probe rows.
+	Probes []codec.Key
+}
+
+// metaCollector gathers the live dwk_meta rows.
+type metaCollector struct {
+	now      int64
+	rep      MetaReport
+	findings []Finding
+}
+
+func (c *metaCollector) add(e store.Entry) {
+	if !e.Live(c.now) {
+		return
+	}
+	second, _ := keyString(e.Key, 1)
+	switch {
+	case len(e.Key) == 2 && second == "mode":
+		c.rep.ModeFound, c.rep.ModeRaw = true, string(e.Value)
+		if err := json.Unmarshal(e.Value, &c.rep.Mode); err != nil || c.rep.Mode != ModeCentral {
+			c.findings = append(c.findings, Finding{Severity: SeverityWarning, Code: "meta.mode", Key: e.Key,
+				Message: fmt.Sprintf("the mode marker is %s, not %q: services expecting central mode refuse this store or run in another mode", truncate(string(e.Value), 60), ModeCentral)})
+		}
+	case len(e.Key) == 3 && second == "probe":
+		c.rep.Probes = append(c.rep.Probes, e.Key)
+		c.findings = append(c.findings, Finding{Severity: SeverityWarning, Code: "meta.probe-leftover", Key: e.Key,
+			Message: fmt.Sprintf("leftover startup probe (value %s, written at versionstamp %s): a service crashed between writing and deleting it; delete the row", truncate(string(e.Value), 30), e.Versionstamp())})
+	default:
+		c.findings = append(c.findings, Finding{Severity: SeverityInfo, Code: "meta.unknown", Key: e.Key,
+			Message: "a dwk_meta row that is neither the mode marker nor a probe"})
+	}
+}
+
+// InspectMeta reports the mode marker and leftover probes at now.
+func InspectMeta(ctx context.Context, s *store.Store, now int64) (MetaReport, []Finding, error) {
+	c := &metaCollector{now: now}
+	err := scanInto(ctx, s, prefix(PrefixMeta, ""), c.add)
+	return c.rep, c.findings, err
+}
+
+// StoreHealth is what every row of the store shows.
+type StoreHealth struct {
+	Rows int64
+	// Expired counts rows expired but not swept; OldestExpiredAt is the
+	// earliest expiry among them, OldestExpiredKey its key (nil when it
+	// does not decode).
+	Expired          int64
+	OldestExpiredAt  *int64
+	OldestExpiredKey codec.Key
+	// Undecodable counts rows whose key does not decode; UndecodableSample
+	// is the hex of the first.
+	Undecodable       int64
+	UndecodableSample string
+	// InvalidJSON counts rows whose value is not JSON; InvalidSample is the
+	// key of the first (nil when its key does not decode either).
+	InvalidJSON   int64
+	InvalidSample codec.Key
+}
+
+// storeCollector gathers every row of the store.
+type storeCollector struct {
+	now int64
+	h   StoreHealth
+}
+
+func (c *storeCollector) add(e store.Entry) {
+	c.h.Rows++
+	if !e.Live(c.now) {
+		c.h.Expired++
+		if c.h.OldestExpiredAt == nil || *e.ExpiresAt < *c.h.OldestExpiredAt {
+			c.h.OldestExpiredAt, c.h.OldestExpiredKey = e.ExpiresAt, e.Key
+		}
+	}
+	if e.KeyErr != nil {
+		if c.h.Undecodable == 0 {
+			c.h.UndecodableSample = hex.EncodeToString(e.Raw)
+		}
+		c.h.Undecodable++
+	}
+	if !e.ValueValid() {
+		if c.h.InvalidJSON == 0 {
+			c.h.InvalidSample = e.Key
+		}
+		c.h.InvalidJSON++
+	}
+}
+
+func (c *storeCollector) finish() []Finding {
+	var out []Finding
+	h := c.h
+	if h.Expired > 0 {
+		age := c.now - *h.OldestExpiredAt
+		out = append(out, Finding{Severity: lateness(age), Code: "store.expired-unswept", Key: h.OldestExpiredKey,
+			Message: fmt.Sprintf("%d expired row(s) not swept, the oldest expired %s ago (%s): invisible to reads but still stored; if this grows no sweeper is running (kvdeck sweep removes them)", h.Expired, span(age), when(*h.OldestExpiredAt))})
+	}
+	if h.Undecodable > 0 {
+		out = append(out, Finding{Severity: SeverityWarning, Code: "store.undecodable", Key: nil,
+			Message: fmt.Sprintf("%d row(s) whose key does not decode (first: %s): not written by the reference codec; kvdeck dump shows them raw", h.Undecodable, truncate(h.UndecodableSample, 80))})
+	}
+	if h.InvalidJSON > 0 {
+		out = append(out, Finding{Severity: SeverityWarning, Code: "store.invalid-json", Key: h.InvalidSample,
+			Message: fmt.Sprintf("%d row(s) whose value is not valid JSON (the key shown is the first): services reading them fail", h.InvalidJSON)})
+	}
+	return out
+}
