@@ -82,7 +82,7 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 func writeJSON(b *bytes.Buffer, s string) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
+	_ = enc.Encode(s)       // a string always encodes
 	b.Truncate(b.Len() - 1) // Encode adds a newline
 }
 
