@@ -70,19 +70,20 @@ func ReadCounter(ctx context.Context, s *store.Store, key codec.Key) (Counter, e
 // increment exactly (|n| < 2^53); 5.0 counts as 5. The error names the key
 // and what was found.
 func ParseCounter(key codec.Key, value []byte) (int64, error) {
-	var obj map[string]json.RawMessage
+	var obj map[string]any
 	dec := json.NewDecoder(bytes.NewReader(value))
 	dec.UseNumber()
-	if err := dec.Decode(&obj); err != nil || obj == nil {
+	if err := dec.Decode(&obj); err != nil || obj == nil || dec.More() {
 		return 0, notCounter(key, value, "")
 	}
-	raw, ok := obj["n"]
+	v, ok := obj["n"]
 	if !ok {
 		return 0, notCounter(key, value, `it has no field "n"`)
 	}
-	var num json.Number
-	if err := json.Unmarshal(raw, &num); err != nil {
-		return 0, notCounter(key, value, fmt.Sprintf("n is %s, not a number", clip(raw)))
+	num, ok := v.(json.Number)
+	if !ok {
+		shown, _ := json.Marshal(v)
+		return 0, notCounter(key, value, fmt.Sprintf("n is %s, not a number", clip(shown)))
 	}
 	n, err := strconv.ParseInt(num.String(), 10, 64)
 	if err != nil {

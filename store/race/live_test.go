@@ -1,0 +1,191 @@
+package race_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/store/race"
+)
+
+// checkTotals: the totals are the sums of the per-worker figures, and
+// every attempt either succeeded or conflicted.
+func checkTotals(t *testing.T, res race.Result) {
+	t.Helper()
+	var sum race.WorkerStats
+	for _, w := range res.Workers {
+		sum.Attempts += w.Attempts
+		sum.Successes += w.Successes
+		sum.Conflicts += w.Conflicts
+	}
+	if sum != res.WorkerStats {
+		t.Errorf("totals %+v, per-worker sum %+v", res.WorkerStats, sum)
+	}
+	if res.Attempts != res.Successes+res.Conflicts {
+		t.Errorf("attempts %d != successes %d + conflicts %d", res.Attempts, res.Successes, res.Conflicts)
+	}
+}
+
+// TestLiveCAS: 4 workers with read / check / set / retry end at
+// start + successes, every worker made its increments, nothing was lost.
+func TestLiveCAS(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		s := open(t, url)
+		set(t, s, `{"n":10,"owner":"someone else"}`)
+		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 4, Increments: 25})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTotals(t, res)
+		if res.Start != 10 || res.Successes != 100 || res.Expected != 110 || res.Final != 110 || res.LostUpdates != 0 || res.OtherWrites != 0 {
+			t.Fatalf("result %+v", res)
+		}
+		for i, w := range res.Workers {
+			if w.Successes != 25 {
+				t.Errorf("worker %d: %d successes, want 25", i+1, w.Successes)
+			}
+		}
+		if got := read(t, s).N; got != 110 {
+			t.Fatalf("counter %d, want 110", got)
+		}
+		t.Logf("attempts %d, conflicts %d (%.1f%%), elapsed %s", res.Attempts, res.Conflicts, 100*res.ConflictRate(), res.Elapsed)
+	})
+}
+
+// TestLiveCASLockstep: with every worker reading before any writes, each
+// round has exactly one winner, and still nothing is lost.
+func TestLiveCASLockstep(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 3, Increments: 4, Lockstep: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTotals(t, res)
+		if res.Start != 0 || res.Final != 12 || res.LostUpdates != 0 {
+			t.Fatalf("result %+v", res)
+		}
+		// Each round: one winner, every other worker still racing loses.
+		// Fewest losses: one worker wins its 4 rounds against 2 others (8),
+		// the next its 4 against 1 (4).
+		if res.Conflicts < 12 {
+			t.Fatalf("%d conflicts; lockstep guarantees at least 12", res.Conflicts)
+		}
+	})
+}
+
+// TestLiveNaiveLosesUpdates: without the check, lockstep workers all write
+// the same n+1 each round: W-1 of every W updates are lost, every time.
+func TestLiveNaiveLosesUpdates(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		const workers, increments = 4, 10
+		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: workers, Increments: increments, Naive: true, Lockstep: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTotals(t, res)
+		if res.Attempts != workers*increments || res.Successes != workers*increments || res.Conflicts != 0 {
+			t.Fatalf("naive figures %+v", res.WorkerStats)
+		}
+		if res.Final != increments || res.Final >= res.Attempts || res.LostUpdates != (workers-1)*increments {
+			t.Fatalf("final %d, lost %d; want %d and %d", res.Final, res.LostUpdates, increments, (workers-1)*increments)
+		}
+	})
+}
+
+// TestLiveNaiveFreeRunning: a naive race without lockstep never ends above
+// what it wrote, and whatever it lost is accounted for exactly.
+func TestLiveNaiveFreeRunning(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 4, Increments: 25, Naive: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTotals(t, res)
+		if res.Final > res.Successes || res.Final+res.LostUpdates != res.Expected {
+			t.Fatalf("result %+v", res)
+		}
+		t.Logf("naive, free running: final %d of %d, %d lost", res.Final, res.Attempts, res.LostUpdates)
+	})
+}
+
+// TestLiveNotACounter: a key holding "text" stops the race before any
+// write, with an error that names the key and what it holds.
+func TestLiveNotACounter(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		s := open(t, url)
+		stamp := set(t, s, `"text"`)
+		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 2, Increments: 3})
+		if !errors.Is(err, race.ErrNotCounter) {
+			t.Fatalf("err = %v, want ErrNotCounter", err)
+		}
+		for _, want := range []string{`["race", "counter"]`, `"text"`, `{"n": <integer>}`} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not mention %s", err, want)
+			}
+		}
+		if res.Attempts != 0 {
+			t.Fatalf("%d attempts on a bad counter", res.Attempts)
+		}
+		e, _, err := s.Get(ctx(t), counterKey)
+		if err != nil || string(e.Value) != `"text"` || e.Versionstamp() != stamp {
+			t.Fatalf("the key was written: %s at %s (%v)", e.Value, e.Versionstamp(), err)
+		}
+	})
+}
+
+// TestLiveCancel: cancelling stops every worker; Wait reports the figures
+// so far, the final value is re-read and nothing was lost. Snapshot is
+// polled meanwhile, as a UI would (the race detector watches).
+func TestLiveCancel(t *testing.T) {
+	url := "file:" + t.TempDir() + "/kv.db"
+	c, cancel := context.WithCancel(ctx(t))
+	defer cancel()
+	r, err := race.Start(c, race.Config{Open: opener(url), Key: counterKey, Workers: 4, Increments: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for r.Snapshot().Successes < 20 {
+		if time.Now().After(deadline) {
+			t.Fatal("no progress")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if p := r.Snapshot().Phase; p != race.PhaseRunning {
+		t.Fatalf("phase %s while running", p)
+	}
+	cancel()
+	res, err := r.Wait()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	snap := r.Snapshot()
+	if snap.Phase != race.PhaseDone || snap.Successes != res.Successes || snap.Elapsed != res.Elapsed {
+		t.Fatalf("snapshot after the end %+v, result %+v", snap, res)
+	}
+	// A commit cut off by the cancellation may have landed unreported:
+	// then the counter is one above, never below.
+	if res.LostUpdates != 0 || res.Final < res.Expected || res.Final > res.Expected+4 {
+		t.Fatalf("final %d, expected %d", res.Final, res.Expected)
+	}
+}
+
+// TestConfigRefused: a config that cannot race is refused by Start.
+func TestConfigRefused(t *testing.T) {
+	good := race.Config{Open: opener("file:x"), Key: counterKey, Workers: 1, Increments: 1}
+	for name, mut := range map[string]func(*race.Config){
+		"no open":       func(c *race.Config) { c.Open = nil },
+		"0 workers":     func(c *race.Config) { c.Workers = 0 },
+		"many workers":  func(c *race.Config) { c.Workers = race.MaxWorkers + 1 },
+		"0 increments":  func(c *race.Config) { c.Increments = 0 },
+		"negative incr": func(c *race.Config) { c.Increments = -1 },
+	} {
+		cfg := good
+		mut(&cfg)
+		if _, err := race.Start(context.Background(), cfg); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
