@@ -37,6 +37,7 @@ type Root struct {
 	Sweep   SweepCmd   `cmd:"" help:"Delete expired rows in batches."`
 	Stats   StatsCmd   `cmd:"" help:"Summarise the store: rows, live, expired, per top-level prefix."`
 	Key     KeyCmd     `cmd:"" help:"Encode and decode keys (for debugging raw rows)."`
+	Race    RaceCmd    `cmd:"" help:"Race workers incrementing a JSON counter with read / check / set / retry; --naive shows lost updates."`
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`
 }
 

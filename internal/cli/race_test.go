@@ -1,0 +1,190 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/cli"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/store"
+)
+
+// raceOut is the JSON line of kvdeck race, as a script reads it.
+type raceOut struct {
+	Mode        string  `json:"mode"`
+	Attempts    int64   `json:"attempts"`
+	Successes   int64   `json:"successes"`
+	Conflicts   int64   `json:"conflicts"`
+	Rate        float64 `json:"conflictRate"`
+	Start       int64   `json:"start"`
+	Final       int64   `json:"final"`
+	Expected    int64   `json:"expected"`
+	LostUpdates int64   `json:"lostUpdates"`
+	OtherWrites int64   `json:"otherWrites"`
+	PerWorker   []struct {
+		Successes int64 `json:"successes"`
+	} `json:"perWorker"`
+}
+
+// raceKvdeck runs kvdeck in-process with --db url.
+func raceKvdeck(t *testing.T, url string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cli.Main(context.Background(), append([]string{"--db", url}, args...), strings.NewReader(""), &out, &errb, map[string]string{})
+	return code, out.String(), errb.String()
+}
+
+func decodeRace(t *testing.T, stdout string) raceOut {
+	t.Helper()
+	var r raceOut
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || strings.Count(stdout, "\n") != 1 {
+		t.Fatalf("race output is not one JSON line: %q (%v)", stdout, err)
+	}
+	return r
+}
+
+// raceBackends runs fn on a fresh embedded file and a fresh sqld.
+func raceBackends(t *testing.T, fn func(t *testing.T, url string)) {
+	t.Run("file", func(t *testing.T) { fn(t, "file:"+filepath.Join(t.TempDir(), "kv.db")) })
+	t.Run("sqld", func(t *testing.T) { fn(t, sqldtest.Start(t).URL) })
+}
+
+func raceStore(t *testing.T, url string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), url, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var raceKey = codec.Key{codec.String("counter")}
+
+// TestRaceCommand: the check race ends with the counter at start +
+// successes (exit 0); the naive lockstep race loses updates and says so
+// (exit 0 too: that is what it is for); text and JSON agree.
+func TestRaceCommand(t *testing.T) {
+	raceBackends(t, func(t *testing.T, url string) {
+		code, out, stderr := raceKvdeck(t, url, "-o", "json", "race", `["counter"]`)
+		r := decodeRace(t, out)
+		if code != 0 || r.Mode != "check" || r.Successes != 100 || r.Final != 100 || r.Expected != 100 || r.LostUpdates != 0 || len(r.PerWorker) != 4 {
+			t.Fatalf("exit %d, %+v, %s", code, r, stderr)
+		}
+		if r.Attempts != r.Successes+r.Conflicts || r.Rate != float64(r.Conflicts)/float64(r.Attempts) {
+			t.Fatalf("figures do not add up: %+v", r)
+		}
+
+		code, out, stderr = raceKvdeck(t, url, "-o", "json", "race", `["counter"]`, "--naive", "--lockstep", "--workers", "3", "--increments", "5")
+		r = decodeRace(t, out)
+		if code != 0 || r.Mode != "naive" || r.Start != 100 || r.Attempts != 15 || r.Final != 105 || r.LostUpdates != 10 {
+			t.Fatalf("naive: exit %d, %+v, %s", code, r, stderr)
+		}
+
+		code, out, stderr = raceKvdeck(t, url, "race", `["counter"]`, "--workers", "2", "--increments", "3")
+		for _, want := range []string{"race [\"counter\"]: 2 workers x 3 increments", "successes     6\n", "final value   111\n", "expected      111 (start 105 + 6 successes)\n", "lost updates  0\n", "worker 2 "} {
+			if !strings.Contains(out, want) {
+				t.Errorf("text output lacks %q:\n%s", want, out)
+			}
+		}
+		if code != 0 || stderr != "" {
+			t.Fatalf("text: exit %d, %s", code, stderr)
+		}
+	})
+}
+
+// TestRaceBadInput: a key holding "text" is refused with exit 2 and a
+// message naming the key and the value, and nothing is written; so are
+// bad flags, bad keys and --read-only.
+func TestRaceBadInput(t *testing.T) {
+	raceBackends(t, func(t *testing.T, url string) {
+		s := raceStore(t, url)
+		stamp, err := s.Set(context.Background(), raceKey, []byte(`"text"`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := raceKvdeck(t, url, "race", `["counter"]`)
+		if code != 2 || out != "" || !strings.Contains(stderr, `["counter"] holds "text"`) || !strings.Contains(stderr, `{"n": <integer>}`) {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+		}
+		e, _, err := s.Get(context.Background(), raceKey)
+		if err != nil || string(e.Value) != `"text"` || e.Versionstamp() != stamp {
+			t.Fatalf("the key was written: %s at %s (%v)", e.Value, e.Versionstamp(), err)
+		}
+	})
+	url := "file:" + filepath.Join(t.TempDir(), "kv.db")
+	for _, args := range [][]string{
+		{"race", `["counter"]`, "--workers", "0"},
+		{"race", `["counter"]`, "--workers", "257"},
+		{"race", `["counter"]`, "--increments", "0"},
+		{"race", `["counter"`},
+		{"race"},
+		{"--read-only", "race", `["counter"]`},
+	} {
+		if code, out, stderr := raceKvdeck(t, url, args...); code != 2 || out != "" || !strings.HasPrefix(stderr, "kvdeck: ") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, stderr)
+		}
+	}
+}
+
+// TestRaceChildProcess is not a test: re-executed by TestRaceTwoProcesses
+// with KVDECK_RACE_ARGS set, the test binary becomes one `kvdeck race`
+// process.
+func TestRaceChildProcess(t *testing.T) {
+	raw := os.Getenv("KVDECK_RACE_ARGS")
+	if raw == "" {
+		t.Skip("helper process for TestRaceTwoProcesses")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(cli.Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr, map[string]string{}))
+}
+
+// TestRaceTwoProcesses: two `kvdeck race` processes on one embedded file
+// and on one sqld end with the counter equal to the sum of their successes.
+func TestRaceTwoProcesses(t *testing.T) {
+	raceBackends(t, func(t *testing.T, url string) {
+		args, _ := json.Marshal([]string{"--db", url, "-o", "json", "race", `["counter"]`, "--workers", "3", "--increments", "20"})
+		var cmds []*exec.Cmd
+		var outs []*bytes.Buffer
+		for range 2 {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestRaceChildProcess$")
+			cmd.Env = append(os.Environ(), "KVDECK_RACE_ARGS="+string(args))
+			out := &bytes.Buffer{}
+			cmd.Stdout, cmd.Stderr = out, os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, outs = append(cmds, cmd), append(outs, out)
+		}
+		var sum, others int64
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("process %d: %v\n%s", i+1, err, outs[i])
+			}
+			r := decodeRace(t, outs[i].String())
+			if r.Successes != 60 || r.LostUpdates != 0 {
+				t.Fatalf("process %d: %+v", i+1, r)
+			}
+			sum += r.Successes
+			others += r.OtherWrites
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		e, found, err := raceStore(t, url).Get(ctx, raceKey)
+		if err != nil || !found || string(e.Value) != `{"n":120}` || sum != 120 {
+			t.Fatalf("counter %s (found %v, %v); the processes' successes sum to %d", e.Value, found, err, sum)
+		}
+		t.Logf("increments each process saw from the other while it raced: %d", others)
+	})
+}
