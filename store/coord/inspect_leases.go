@@ -110,6 +110,8 @@ func (c *leaseCollector) finish(now int64) []Finding {
 		}
 		r.fill(now)
 		switch {
+		case r.Problem != "":
+			// reported as malformed; its holder and age mean nothing
 		case r.ExpiresAt == nil:
 			out = append(out, Finding{Severity: SeverityError, Code: "lease.no-expiry", Key: r.Key,
 				Message: fmt.Sprintf("lease of %s/%s has no expiry: it never lapses, so the object stays locked until someone breaks it (kvdeck lease break)", r.Name, r.ID)})
