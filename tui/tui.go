@@ -5,9 +5,16 @@ package tui
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
 	"kvdeck/store"
+	"kvdeck/themes"
 )
 
 // Config is what main hands the TUI.
@@ -22,7 +29,42 @@ type Config struct {
 	Refresh time.Duration
 }
 
-// Run shows the TUI on s until the user quits.
+// Run shows the TUI on s until the user quits. Stores opened with :open
+// are closed on the way out; s stays the caller's.
 func Run(ctx context.Context, s *store.Store, cfg Config) error {
-	return errors.New("the TUI is not built yet")
+	noColor := termenv.EnvNoColor()
+	theme, err := themes.ByName(cfg.Theme, noColor)
+	if err != nil {
+		return err
+	}
+	r := lipgloss.DefaultRenderer()
+	if noColor {
+		// NO_COLOR asks for no colour, not for no bold or reverse video:
+		// keep the terminal's attributes and draw with the mono theme.
+		r.SetColorProfile(termenv.NewOutput(os.Stdout).ColorProfile())
+	}
+	// Ask the terminal for its background now, before bubbletea reads the
+	// input: "auto" picks the light or dark palette from it.
+	r.HasDarkBackground()
+
+	m := newModel(s, cfg, themes.NewStyles(theme), osc52(os.Stdout))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(30))
+	final, err := p.Run()
+	if fm, ok := final.(model); ok && fm.owned {
+		fm.store.Close()
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // the caller cancelled: a normal way out
+	}
+	return err
+}
+
+// osc52 copies text to the terminal's clipboard with an OSC 52 escape (it
+// works over SSH too; no clipboard library or X server needed).
+func osc52(w io.Writer) func(string) error {
+	out := termenv.NewOutput(w)
+	return func(text string) error {
+		out.Copy(text)
+		return nil
+	}
 }

@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/views"
+)
+
+// openTimeout bounds :open (connecting and checking the schema).
+const openTimeout = 15 * time.Second
+
+// command is a parsed command line.
+type command struct {
+	verb     string // open, goto, refresh, clock, quit
+	url      string
+	key      codec.Key
+	interval time.Duration // refresh; 0 = off
+	clock    clockChange
+}
+
+// clockChange is what :clock does to the virtual clock.
+type clockChange struct {
+	reset   bool          // now: back to the real clock
+	advance time.Duration // +5m / -1h: move the virtual time
+	fix     int64         // an instant (epoch ms), when not zero
+}
+
+const commandUsage = "commands: :open URL · :goto KEY · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :q"
+
+// parseCommand reads a command line (without the colon).
+func parseCommand(line string) (command, error) {
+	verb, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	arg = strings.TrimSpace(arg)
+	c := command{verb: verb}
+	switch verb {
+	case "open", "o":
+		c.verb, c.url = "open", arg
+		if arg == "" {
+			return c, errors.New("usage: :open URL (a file path, file:, libsql://, http(s)://, ws(s)://)")
+		}
+	case "goto", "g":
+		c.verb = "goto"
+		k, err := codec.Parse(arg)
+		if err != nil {
+			return c, fmt.Errorf(":goto %s: %w", arg, err)
+		}
+		c.key = k
+	case "refresh":
+		if arg == "off" {
+			return c, nil
+		}
+		d, err := time.ParseDuration(arg)
+		if err != nil || d < 100*time.Millisecond {
+			return c, fmt.Errorf("usage: :refresh DURATION (at least 100ms, e.g. 500ms, 2s) or :refresh off")
+		}
+		c.interval = d
+	case "clock":
+		cc, err := parseClock(arg)
+		if err != nil {
+			return c, err
+		}
+		c.clock = cc
+	case "q", "quit":
+		c.verb = "quit"
+	default:
+		return c, fmt.Errorf("unknown command %q; %s", verb, commandUsage)
+	}
+	return c, nil
+}
+
+// parseClock reads :clock's argument: now, a signed duration, epoch
+// milliseconds, or an RFC 3339 time.
+func parseClock(arg string) (clockChange, error) {
+	switch {
+	case arg == "now":
+		return clockChange{reset: true}, nil
+	case strings.HasPrefix(arg, "+") || strings.HasPrefix(arg, "-"):
+		d, err := time.ParseDuration(arg)
+		if err != nil {
+			return clockChange{}, fmt.Errorf(":clock %s: not a duration (try +5m or -1h30m)", arg)
+		}
+		return clockChange{advance: d}, nil
+	}
+	if ms, err := strconv.ParseInt(arg, 10, 64); err == nil && ms > 0 {
+		return clockChange{fix: ms}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, arg); err == nil && t.UnixMilli() > 0 {
+		return clockChange{fix: t.UnixMilli()}, nil
+	}
+	return clockChange{}, fmt.Errorf("usage: :clock +5m|-1h|now|EPOCH_MS|RFC3339 (got %q)", arg)
+}
+
+// apply changes the virtual clock.
+func (c clockChange) apply(clock *store.VirtualClock) {
+	switch {
+	case c.reset:
+		clock.Reset()
+	case c.fix != 0:
+		clock.Fix(c.fix)
+	default:
+		clock.Advance(c.advance)
+	}
+}
+
+// handleCommandLine handles keys while the command line is open.
+func (m model) handleCommandLine(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.input.Cancel):
+		m.typing = false
+		return m, nil
+	case key.Matches(msg, m.input.Accept):
+		m.typing = false
+		c, err := parseCommand(m.cmdline.Value())
+		if err != nil {
+			return m, m.flash.show(views.FlashMsg{Level: views.FlashError, Text: err.Error()})
+		}
+		return m.run(c)
+	}
+	var cmd tea.Cmd
+	m.cmdline, cmd = m.cmdline.Update(msg)
+	return m, cmd
+}
+
+// run carries out a parsed command.
+func (m model) run(c command) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch c.verb {
+	case "quit":
+		return m, tea.Quit
+	case "open":
+		if m.cfg.Open == nil {
+			return m, views.Flash(views.FlashError, ":open is not available here")
+		}
+		return m, tea.Batch(openStore(m.cfg.Open, c.url), views.Flash(views.FlashInfo, "opening %s…", c.url))
+	case "goto":
+		cmd = m.switchTab(tabBrowse)
+		var jump tea.Cmd
+		m.tabs.browse, jump = m.tabs.browse.Goto(c.key)
+		return m, tea.Batch(cmd, jump)
+	case "refresh":
+		cmd = m.setInterval(c.interval)
+		return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "live refresh: %s", m.refreshText()))
+	case "clock":
+		c.clock.apply(m.cfg.Clock)
+		desc := m.cfg.Clock.Describe()
+		if desc == "" {
+			desc = "the real clock"
+		}
+		// Liveness depends on the clock: what is shown may have expired.
+		return m, tea.Batch(m.tabs.refresh(m.tab), views.Flash(views.FlashInfo, "clock: %s", desc))
+	}
+	return m, nil
+}
+
+// storeOpened answers openStore.
+type storeOpened struct {
+	url string
+	s   *store.Store
+	err error
+}
+
+// openStore opens another database with main's options.
+func openStore(open func(context.Context, string) (*store.Store, error), url string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		s, err := open(ctx, url)
+		return storeOpened{url: url, s: s, err: err}
+	}
+}
+
+// closeStore closes a store the root opened and no longer shows.
+func closeStore(s *store.Store) tea.Cmd {
+	return func() tea.Msg {
+		_ = s.Close()
+		return nil
+	}
+}
+
+// onOpened switches every view to the new store under a new session, so
+// that answers still in flight from the old one are dropped.
+func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
+	if msg.err != nil {
+		return m, m.flash.show(views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("cannot open %s: %v", msg.url, msg.err)})
+	}
+	var closeOld tea.Cmd
+	if m.owned {
+		closeOld = closeStore(m.store)
+	}
+	m.store, m.owned = msg.s, true
+	m.session++
+	m.tabs = newTabs(m.deps(), m.styles)
+	for t := range numTabs {
+		if t != m.tab {
+			m.tabs.view(t).Blur()
+		}
+	}
+	m.setSize(m.width, m.height)
+	m.refresh.known, m.refresh.reading = false, false
+	m.refresh.gen++
+	m.lastErr = ""
+	return m, tea.Batch(closeOld, m.tabs.init(), m.rearm(),
+		m.flash.show(views.FlashMsg{Level: views.FlashOK, Text: "opened " + msg.s.Info().Display}))
+}

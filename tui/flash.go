@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/views"
+)
+
+// flashState is the flash line: the outcome of the last action, cleared
+// by a tick tagged with the message's generation, so that a newer flash
+// is not cleared by an older one's timer.
+type flashState struct {
+	msg views.FlashMsg
+	on  bool
+	gen int
+}
+
+// flashExpired clears the flash of generation gen.
+type flashExpired struct{ gen int }
+
+// show puts msg on the line and arms its clearing tick: errors stay
+// longer, they need reading.
+func (f *flashState) show(msg views.FlashMsg) tea.Cmd {
+	f.gen++
+	f.msg, f.on = msg, true
+	d := 4 * time.Second
+	if msg.Level == views.FlashError {
+		d = 8 * time.Second
+	}
+	gen := f.gen
+	return tea.Tick(d, func(time.Time) tea.Msg { return flashExpired{gen: gen} })
+}
+
+// expire clears the line if msg is for the flash showing.
+func (f *flashState) expire(msg flashExpired) {
+	if msg.gen == f.gen {
+		f.on = false
+	}
+}

@@ -1,0 +1,34 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// GlobalKeys are the keys the root handles before the focused view.
+type GlobalKeys struct {
+	Tab       key.Binding // 1-7: switch to that tab
+	NextTab   key.Binding
+	PrevTab   key.Binding
+	Help      key.Binding
+	Command   key.Binding
+	Pause     key.Binding
+	Quit      key.Binding
+	ForceQuit key.Binding // works even while typing
+}
+
+// DefaultGlobalKeys returns the root's default keys.
+func DefaultGlobalKeys() GlobalKeys {
+	return GlobalKeys{
+		Tab:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "switch tab")),
+		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command (:open :goto :refresh :clock)")),
+		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume live refresh")),
+		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),
+	}
+}
+
+// bindings lists the global keys for help.
+func (k GlobalKeys) bindings() []key.Binding {
+	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Quit, k.ForceQuit}
+}

@@ -1,0 +1,208 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views"
+)
+
+// model is the root: tabs, global keys, help, the command line, the flash
+// line, the status bar and the live refresh. It never calls the store
+// itself; every store call runs in a command.
+type model struct {
+	cfg     Config
+	store   *store.Store
+	owned   bool // opened by :open, so the root closes it
+	session int  // raised by :open; answers of older sessions are dropped
+	styles  themes.Styles
+	keys    GlobalKeys
+	input   views.InputKeys
+	clip    func(string) error
+
+	tab     tab
+	tabs    tabs
+	seen    [numTabs]store.Version // the store version each tab last showed
+	help    help.Model
+	helping bool
+	confirm views.ConfirmDialog
+	cmdline textinput.Model
+	typing  bool // the command line has the keys
+	flash   flashState
+
+	refresh refreshState
+	lastErr string
+
+	width, height int
+}
+
+// newModel builds the root over s.
+func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) error) model {
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = time.Second
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = store.NewVirtualClock(s.Now)
+	}
+	m := model{
+		cfg: cfg, store: s, session: 1, styles: st, clip: clip,
+		keys:    DefaultGlobalKeys(),
+		input:   views.DefaultInputKeys(),
+		help:    help.New(),
+		confirm: views.NewConfirmDialog(views.DefaultConfirmKeys(), st),
+		cmdline: views.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
+		refresh: refreshState{interval: cfg.Refresh},
+	}
+	m.help.Styles = help.Styles{
+		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
+		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep, Ellipsis: st.HelpSep,
+	}
+	m.tabs = newTabs(m.deps(), st)
+	return m
+}
+
+// deps is what the views get.
+func (m model) deps() views.Deps {
+	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session}
+}
+
+// Init starts the views, reads the store version and arms the ticks.
+func (m model) Init() tea.Cmd {
+	return tea.Batch(m.tabs.init(), readVersion(m.store, m.session), tickAfter(m.refresh.interval, m.refresh.gen), secondTick())
+}
+
+// Update routes a message: keys through the modal layers, the root's own
+// messages to their handlers, everything else to every view.
+func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.setSize(msg.Width, msg.Height)
+		return m, nil
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	case tea.MouseMsg:
+		return m.handleMouse(msg)
+	case refreshTick:
+		return m.onTick(msg)
+	case versionRead:
+		return m.onVersion(msg)
+	case clockTick:
+		return m, secondTick() // re-rendering is the point: countdowns move
+	case flashExpired:
+		m.flash.expire(msg)
+		return m, nil
+	case views.FlashMsg:
+		return m, m.flash.show(msg)
+	case views.ConfirmMsg:
+		m.confirm.Ask(msg)
+		return m, nil
+	case storeOpened:
+		return m.onOpened(msg)
+	}
+	return m, m.tabs.updateAll(msg)
+}
+
+// handleKey: ctrl+c always quits; then the dialog, the help screen, the
+// command line and a view's text input each take every key while open;
+// then the global keys; then the focused view.
+func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		return m.splitRunes(msg)
+	}
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, m.keys.ForceQuit):
+		return m, tea.Quit
+	case m.confirm.Open():
+		m.confirm, cmd = m.confirm.Update(msg)
+		return m, cmd
+	case m.helping:
+		if key.Matches(msg, m.keys.Help, m.keys.Quit, m.input.Cancel) {
+			m.helping = false
+		}
+		return m, nil
+	case m.typing:
+		return m.handleCommandLine(msg)
+	case m.tabs.view(m.tab).Capturing():
+		return m, m.tabs.update(m.tab, msg)
+	}
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, m.keys.Help):
+		m.helping = true
+	case key.Matches(msg, m.keys.Command):
+		m.typing = true
+		m.cmdline.Reset()
+		cmd = m.cmdline.Focus()
+	case key.Matches(msg, m.keys.Pause):
+		cmd = m.togglePause()
+	case key.Matches(msg, m.keys.Tab):
+		cmd = m.switchTab(tab(msg.Runes[0] - '1'))
+	case key.Matches(msg, m.keys.NextTab):
+		cmd = m.switchTab((m.tab + 1) % numTabs)
+	case key.Matches(msg, m.keys.PrevTab):
+		cmd = m.switchTab((m.tab + numTabs - 1) % numTabs)
+	default:
+		cmd = m.tabs.update(m.tab, msg)
+	}
+	return m, cmd
+}
+
+// splitRunes handles keys that arrived in one read (fast typing, key
+// repeat, a script) one by one: bubbletea delivers them as one message,
+// which would match no binding.
+func (m model) splitRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	cmds := make([]tea.Cmd, 0, len(msg.Runes))
+	var next tea.Model = m
+	for _, r := range msg.Runes {
+		var cmd tea.Cmd
+		next, cmd = next.(model).handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return next, tea.Batch(cmds...)
+}
+
+// handleMouse gives wheel and clicks on the body to the focused view, in
+// the view's coordinates.
+func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
+	if m.confirm.Open() || m.helping || msg.Y < 1 || msg.Y >= m.height-2 {
+		return m, nil
+	}
+	msg.Y--
+	return m, m.tabs.update(m.tab, msg)
+}
+
+// switchTab focuses tab t, refreshing it when the store changed since it
+// last showed.
+func (m *model) switchTab(t tab) tea.Cmd {
+	if t == m.tab {
+		return nil
+	}
+	m.tabs.view(m.tab).Blur()
+	m.tab = t
+	m.tabs.view(t).Focus()
+	if m.refresh.known && m.seen[t] != m.refresh.version {
+		m.seen[t] = m.refresh.version
+		return m.tabs.refresh(t)
+	}
+	return nil
+}
+
+// setSize lays the screen out: tab bar, body, flash line, status bar.
+func (m *model) setSize(w, h int) {
+	m.width, m.height = w, h
+	body := max(h-3, 1)
+	for t := range numTabs {
+		m.tabs.view(t).SetSize(w, body)
+	}
+	m.confirm.SetSize(w, body)
+	m.help.Width = w - 4
+	m.cmdline.Width = w - 3
+}

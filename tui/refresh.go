@@ -1,0 +1,134 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store"
+)
+
+// versionTimeout bounds the change-detection read of one tick.
+const versionTimeout = 3 * time.Second
+
+// refreshState is the live refresh: a tick re-armed on receipt and tagged
+// with gen; pausing or changing the interval raises gen, which retires
+// the tick in flight.
+type refreshState struct {
+	interval time.Duration // 0 = off
+	paused   bool
+	gen      int
+	reading  bool // a version read is in flight
+	known    bool // version holds a read
+	version  store.Version
+}
+
+// refreshTick is one live-refresh tick of generation gen.
+type refreshTick struct{ gen int }
+
+// clockTick re-renders once a second so countdowns move; it reads nothing.
+type clockTick struct{}
+
+// versionRead answers readVersion.
+type versionRead struct {
+	session int
+	version store.Version
+	err     error
+}
+
+// tickAfter arms a refresh tick; an interval of 0 arms nothing.
+func tickAfter(d time.Duration, gen int) tea.Cmd {
+	if d <= 0 {
+		return nil
+	}
+	return tea.Tick(d, func(time.Time) tea.Msg { return refreshTick{gen: gen} })
+}
+
+func secondTick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return clockTick{} })
+}
+
+// readVersion reads the store's change fingerprint (seq and row count).
+func readVersion(s *store.Store, session int) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
+		defer cancel()
+		v, err := s.Version(ctx)
+		return versionRead{session: session, version: v, err: err}
+	}
+}
+
+// onTick re-arms the tick and reads the version, unless a read or a view
+// load is still in flight: then this round is skipped.
+func (m model) onTick(msg refreshTick) (tea.Model, tea.Cmd) {
+	r := &m.refresh
+	if msg.gen != r.gen || r.paused {
+		return m, nil
+	}
+	next := tickAfter(r.interval, r.gen)
+	if r.reading || m.tabs.view(m.tab).Busy() {
+		return m, next
+	}
+	r.reading = true
+	return m, tea.Batch(next, readVersion(m.store, m.session))
+}
+
+// onVersion asks the visible view to reload when seq or the row count
+// moved.
+func (m model) onVersion(msg versionRead) (tea.Model, tea.Cmd) {
+	if msg.session != m.session {
+		return m, nil
+	}
+	r := &m.refresh
+	r.reading = false
+	if msg.err != nil {
+		m.lastErr = msg.err.Error()
+		return m, nil
+	}
+	m.lastErr = ""
+	first := !r.known
+	r.known, r.version = true, msg.version
+	if first {
+		// The views loaded at start; this read only sets the baseline.
+		for t := range numTabs {
+			m.seen[t] = msg.version
+		}
+		return m, nil
+	}
+	if m.seen[m.tab] == msg.version {
+		return m, nil
+	}
+	m.seen[m.tab] = msg.version
+	return m, m.tabs.refresh(m.tab)
+}
+
+// togglePause stops or resumes the live refresh.
+func (m *model) togglePause() tea.Cmd {
+	m.refresh.paused = !m.refresh.paused
+	m.refresh.gen++
+	if m.refresh.paused {
+		return nil
+	}
+	return m.rearm()
+}
+
+// setInterval changes the refresh interval (0 turns it off).
+func (m *model) setInterval(d time.Duration) tea.Cmd {
+	m.refresh.interval, m.refresh.paused = d, false
+	m.refresh.gen++
+	return m.rearm()
+}
+
+// rearm starts a new tick chain and checks for changes at once.
+func (m *model) rearm() tea.Cmd {
+	if m.refresh.interval <= 0 {
+		return nil
+	}
+	var read tea.Cmd
+	if !m.refresh.reading {
+		m.refresh.reading = true
+		read = readVersion(m.store, m.session)
+	}
+	return tea.Batch(read, tickAfter(m.refresh.interval, m.refresh.gen))
+}

@@ -1,0 +1,161 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/themes"
+	"kvdeck/views"
+)
+
+// tab is one of the seven tabs, in tab-bar order.
+type tab int
+
+const (
+	tabBrowse tab = iota
+	tabLeases
+	tabAlarms
+	tabQueues
+	tabCompose
+	tabRace
+	tabSweep
+	numTabs
+)
+
+// String is the tab's title.
+func (t tab) String() string {
+	switch t {
+	case tabBrowse:
+		return "Browse"
+	case tabLeases:
+		return "Leases"
+	case tabAlarms:
+		return "Alarms"
+	case tabQueues:
+		return "Queues"
+	case tabCompose:
+		return "Compose"
+	case tabRace:
+		return "Race"
+	case tabSweep:
+		return "Sweep"
+	}
+	return "?"
+}
+
+// tabView is what the root asks of every tab's view besides Update (which
+// returns the concrete type, so it goes through updateTab).
+type tabView interface {
+	View() string
+	ShortHelp() []key.Binding
+	FullHelp() [][]key.Binding
+	Busy() bool
+	Capturing() bool
+	SetSize(w, h int)
+	Focus()
+	Blur()
+}
+
+// tabs holds every tab's view as a named field.
+type tabs struct {
+	browse  views.Browse
+	leases  views.Placeholder
+	alarms  views.Placeholder
+	queues  views.Placeholder
+	compose views.Placeholder
+	race    views.Placeholder
+	sweep   views.Placeholder
+}
+
+// newTabs builds the views; the tabs of later issues are placeholders that
+// say what is coming.
+func newTabs(deps views.Deps, st themes.Styles) tabs {
+	p := func(title, blurb string) views.Placeholder { return views.NewPlaceholder(title, blurb, st) }
+	return tabs{
+		browse:  views.NewBrowse(deps, st),
+		leases:  p("Leases", "Every lease and cron tick-lease: holder, fencing stamp, a live time-to-expiry bar, state; acquire, release and break (CAS-guarded)."),
+		alarms:  p("Alarms", "Per class, the due index on a time line with now marked, overdue entries, retry counts with poison alarms flagged, consistency findings; set, reschedule, delete, fire."),
+		queues:  p("Queues", "Per queue, ready and delayed depth, age of the oldest ready message, attempts histogram, the messages; send, peek, poll with ack / retry / nack, purge."),
+		compose: p("Compose", "Build an atomic commit from checks, sets and deletes, see its budget, commit it and read every failed check as expected vs actual."),
+		race:    p("Race", "The CAS race theater: clients with their own snapshots committing in the order you choose, or N live workers with attempts, successes and conflicts."),
+		sweep:   p("Sweep", "Expired-but-present rows by prefix, a preview, a dry run, a batched sweep with progress, and a receipt; with the virtual clock, what would expire by then."),
+	}
+}
+
+// view returns tab t's view for the read-only questions and sizing.
+func (ts *tabs) view(t tab) tabView {
+	switch t {
+	case tabLeases:
+		return &ts.leases
+	case tabAlarms:
+		return &ts.alarms
+	case tabQueues:
+		return &ts.queues
+	case tabCompose:
+		return &ts.compose
+	case tabRace:
+		return &ts.race
+	case tabSweep:
+		return &ts.sweep
+	}
+	return &ts.browse
+}
+
+// init starts every view.
+func (ts *tabs) init() tea.Cmd {
+	return tea.Batch(ts.browse.Init(), ts.leases.Init(), ts.alarms.Init(), ts.queues.Init(),
+		ts.compose.Init(), ts.race.Init(), ts.sweep.Init())
+}
+
+// update hands msg to tab t's view.
+func (ts *tabs) update(t tab, msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch t {
+	case tabBrowse:
+		ts.browse, cmd = ts.browse.Update(msg)
+	case tabLeases:
+		ts.leases, cmd = ts.leases.Update(msg)
+	case tabAlarms:
+		ts.alarms, cmd = ts.alarms.Update(msg)
+	case tabQueues:
+		ts.queues, cmd = ts.queues.Update(msg)
+	case tabCompose:
+		ts.compose, cmd = ts.compose.Update(msg)
+	case tabRace:
+		ts.race, cmd = ts.race.Update(msg)
+	case tabSweep:
+		ts.sweep, cmd = ts.sweep.Update(msg)
+	}
+	return cmd
+}
+
+// updateAll offers msg to every view; each ignores what it does not own.
+func (ts *tabs) updateAll(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, numTabs)
+	for t := range numTabs {
+		cmds = append(cmds, ts.update(t, msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+// refresh asks tab t's view to re-read what it shows.
+func (ts *tabs) refresh(t tab) tea.Cmd {
+	var cmd tea.Cmd
+	switch t {
+	case tabBrowse:
+		ts.browse, cmd = ts.browse.Refresh()
+	case tabLeases:
+		ts.leases, cmd = ts.leases.Refresh()
+	case tabAlarms:
+		ts.alarms, cmd = ts.alarms.Refresh()
+	case tabQueues:
+		ts.queues, cmd = ts.queues.Refresh()
+	case tabCompose:
+		ts.compose, cmd = ts.compose.Refresh()
+	case tabRace:
+		ts.race, cmd = ts.race.Refresh()
+	case tabSweep:
+		ts.sweep, cmd = ts.sweep.Refresh()
+	}
+	return cmd
+}

@@ -1,0 +1,66 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"kvdeck/codec"
+)
+
+// View renders the form: title, the guard it saves under, the fields with
+// their live validation, and any conflict.
+func (f EntryForm) View(now int64) string {
+	st := f.styles
+	var out []string
+	if f.isNew {
+		out = append(out, st.PaneTitle.Render("NEW KEY"), f.keyIn.View(), "     "+f.keyStatus())
+	} else {
+		out = append(out, st.PaneTitle.Render("EDIT ")+keySpans(st, f.key).render(false))
+		guard := "saves only if the key is still at stamp " + f.stamp
+		if f.stamp == "" {
+			guard = "saves only if the key is still absent or expired"
+		}
+		out = append(out, st.Muted.Render(guard))
+	}
+	out = append(out, f.value.View(), f.valueStatus(), f.ttl.View(), "     "+f.ttlHint(now))
+	switch {
+	case f.saving:
+		out = append(out, st.Muted.Render("saving…"))
+	case f.reloading:
+		out = append(out, st.Muted.Render("reloading…"))
+	case f.conflict != "":
+		out = append(out, st.FlashError.Render("✗ "+f.conflict))
+	case f.notice != "":
+		out = append(out, st.FlashInfo.Render(f.notice))
+	}
+	return strings.Join(out, "\n")
+}
+
+func (f EntryForm) keyStatus() string {
+	k, err := codec.Parse(f.keyIn.Value())
+	if err != nil {
+		return f.styles.Error.Render("✗ " + err.Error())
+	}
+	return f.styles.OK.Render("✓ ") + keySpans(f.styles, k).render(false)
+}
+
+func (f EntryForm) valueStatus() string {
+	v := f.value.Value()
+	if _, err := codec.NormalizeJSON([]byte(v)); err != nil {
+		return f.styles.Error.Render("✗ invalid JSON: " + err.Error())
+	}
+	return f.styles.OK.Render(fmt.Sprintf("✓ valid JSON · %d bytes", len(v)))
+}
+
+func (f EntryForm) ttlHint(now int64) string {
+	hint := "none = no expiry · or a duration: 30s, 5m"
+	if f.expiresAt != nil {
+		left := time.Duration(*f.expiresAt-now) * time.Millisecond
+		hint = fmt.Sprintf("keep = the remaining TTL (%s) · ", countdown(left)) + hint
+	}
+	if _, err := f.expireIn(now); err != nil {
+		return f.styles.Error.Render("✗ " + err.Error())
+	}
+	return f.styles.Muted.Render(hint)
+}

@@ -1,0 +1,54 @@
+// Package views holds kvdeck's tab views (one file each, with its key map)
+// and the widgets they share: the confirmation dialog, the entry form, the
+// JSON highlighter. Views talk to the store only inside tea.Cmds and tell
+// the root what they need (a flash, a confirmation) through the messages
+// below; they never import the root.
+package views
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// FlashLevel says how a flash message reads: information, success, error.
+type FlashLevel int
+
+// The flash levels.
+const (
+	FlashInfo FlashLevel = iota
+	FlashOK
+	FlashError
+)
+
+// FlashMsg asks the root to show Text on the flash line, which clears
+// itself after a few seconds. Views use it for the outcome of an action;
+// a failed load shows inline in the view instead.
+type FlashMsg struct {
+	Level FlashLevel
+	Text  string
+}
+
+// Flash returns a command that shows a flash message.
+func Flash(level FlashLevel, format string, args ...any) tea.Cmd {
+	text := fmt.Sprintf(format, args...)
+	return func() tea.Msg { return FlashMsg{Level: level, Text: text} }
+}
+
+// ConfirmMsg asks the root to show a confirmation dialog. Every destructive
+// action goes through one: Title says what will happen, Lines name exactly
+// what will change, and Do runs only when the user confirms.
+type ConfirmMsg struct {
+	Title string
+	Lines []string
+	// Yes labels the confirming key's action, e.g. "delete".
+	Yes string
+	// Do is the action; it was built in Update from values, so it does not
+	// read the model when it runs.
+	Do tea.Cmd
+}
+
+// Confirm returns a command that asks for confirmation before do runs.
+func Confirm(title, yes string, do tea.Cmd, lines ...string) tea.Cmd {
+	return func() tea.Msg { return ConfirmMsg{Title: title, Lines: lines, Yes: yes, Do: do} }
+}
