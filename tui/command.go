@@ -122,7 +122,8 @@ func (m model) handleCommandLine(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.typing = false
 		c, err := parseCommand(m.cmdline.Value())
 		if err != nil {
-			return m, m.flash.show(views.FlashMsg{Level: views.FlashError, Text: err.Error()})
+			out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: err.Error()})
+			return m, out
 		}
 		return m.run(c)
 	}
@@ -149,7 +150,8 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmd, jump)
 	case "refresh":
 		cmd = m.setInterval(c.interval)
-		return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "live refresh: %s", m.refreshText()))
+		out := tea.Batch(cmd, views.Flash(views.FlashInfo, "live refresh: %s", m.refreshText()))
+		return m, out
 	case "clock":
 		c.clock.apply(m.cfg.Clock)
 		desc := m.cfg.Clock.Describe()
@@ -157,7 +159,8 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 			desc = "the real clock"
 		}
 		// Liveness depends on the clock: what is shown may have expired.
-		return m, tea.Batch(m.tabs.refresh(m.tab), views.Flash(views.FlashInfo, "clock: %s", desc))
+		out := tea.Batch(m.tabs.refresh(m.tab), views.Flash(views.FlashInfo, "clock: %s", desc))
+		return m, out
 	}
 	return m, nil
 }
@@ -191,7 +194,8 @@ func closeStore(s *store.Store) tea.Cmd {
 // that answers still in flight from the old one are dropped.
 func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
-		return m, m.flash.show(views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("cannot open %s: %v", msg.url, msg.err)})
+		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("cannot open %s: %v", msg.url, msg.err)})
+		return m, out
 	}
 	var closeOld tea.Cmd
 	if m.owned {
@@ -209,6 +213,7 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	m.refresh.known, m.refresh.reading = false, false
 	m.refresh.gen++
 	m.lastErr = ""
-	return m, tea.Batch(closeOld, m.tabs.init(), m.rearm(),
+	cmd := tea.Batch(closeOld, m.tabs.init(), m.rearm(),
 		m.flash.show(views.FlashMsg{Level: views.FlashOK, Text: "opened " + msg.s.Info().Display}))
+	return m, cmd
 }

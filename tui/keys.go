@@ -21,7 +21,7 @@ func DefaultGlobalKeys() GlobalKeys {
 		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
 		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command (:open :goto :refresh :clock)")),
+		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume live refresh")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),

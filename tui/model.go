@@ -98,14 +98,16 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.flash.expire(msg)
 		return m, nil
 	case views.FlashMsg:
-		return m, m.flash.show(msg)
+		out := m.flash.show(msg)
+		return m, out
 	case views.ConfirmMsg:
 		m.confirm.Ask(msg)
 		return m, nil
 	case storeOpened:
 		return m.onOpened(msg)
 	}
-	return m, m.tabs.updateAll(msg)
+	out := m.tabs.updateAll(msg)
+	return m, out
 }
 
 // handleKey: ctrl+c always quits; then the dialog, the help screen, the
@@ -130,7 +132,8 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case m.typing:
 		return m.handleCommandLine(msg)
 	case m.tabs.view(m.tab).Capturing():
-		return m, m.tabs.update(m.tab, msg)
+		out := m.tabs.update(m.tab, msg)
+		return m, out
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
@@ -176,7 +179,8 @@ func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	msg.Y--
-	return m, m.tabs.update(m.tab, msg)
+	out := m.tabs.update(m.tab, msg)
+	return m, out
 }
 
 // switchTab focuses tab t, refreshing it when the store changed since it
@@ -203,6 +207,5 @@ func (m *model) setSize(w, h int) {
 		m.tabs.view(t).SetSize(w, body)
 	}
 	m.confirm.SetSize(w, body)
-	m.help.Width = w - 4
 	m.cmdline.Width = w - 3
 }

@@ -100,7 +100,8 @@ func (m model) onVersion(msg versionRead) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.seen[m.tab] = msg.version
-	return m, m.tabs.refresh(m.tab)
+	out := m.tabs.refresh(m.tab)
+	return m, out
 }
 
 // togglePause stops or resumes the live refresh.

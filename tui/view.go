@@ -38,10 +38,10 @@ func (m model) tabBar() string {
 		if t == m.tab {
 			parts = append(parts, m.styles.TabActive.Render("["+label+"]"))
 		} else {
-			parts = append(parts, m.styles.TabInactive.Render(" "+label+" "))
+			parts = append(parts, m.styles.TabInactive.Render(label))
 		}
 	}
-	return fit(strings.Join(parts, " "), m.width)
+	return fit(strings.Join(parts, "  "), m.width)
 }
 
 // messageLine is the command line while typing, else the flash, else the
@@ -62,14 +62,20 @@ func (m model) messageLine() string {
 	case m.confirm.Open():
 		return fit(m.help.ShortHelpView(m.confirm.Keys()), m.width)
 	}
-	short := append(m.tabs.view(m.tab).ShortHelp(), m.keys.Help, m.keys.Command, m.keys.Quit)
+	v := m.tabs.view(m.tab)
+	short := v.ShortHelp()
+	if !v.Capturing() {
+		short = append(short, m.keys.Help, m.keys.Command, m.keys.Quit)
+	}
 	return fit(m.help.ShortHelpView(short), m.width)
 }
 
 // statusBar: database, backend, read-only badge, seq, clock, refresh,
-// last error.
+// last error. Below 110 columns the items get shorter; the database URL
+// gets what room is left, cut from the left (its end names the file).
 func (m model) statusBar() string {
 	st := m.styles
+	narrow := m.width < 110
 	info := m.store.Info()
 	backend := "embedded"
 	if info.Transport.Remote() {
@@ -79,23 +85,30 @@ func (m model) statusBar() string {
 	if info.ReadOnly {
 		items = append(items, st.Badge.Render(" READ-ONLY "))
 	}
-	if m.refresh.known {
-		items = append(items, fmt.Sprintf("seq %d · %d rows", m.refresh.version.Seq, m.refresh.version.Rows))
+	if v := m.refresh.version; m.refresh.known && narrow {
+		items = append(items, fmt.Sprintf("seq %d", v.Seq))
+	} else if m.refresh.known {
+		items = append(items, fmt.Sprintf("seq %d · %d rows", v.Seq, v.Rows))
 	}
 	if d := m.cfg.Clock.Describe(); d != "" {
-		items = append(items, st.Warn.Render("clock "+d))
+		d = "clock " + d
+		if narrow {
+			d = strings.Replace(d, "clock fixed ", "@", 1)
+		}
+		items = append(items, st.Warn.Render(d))
 	}
 	items = append(items, m.refreshText())
 	if m.lastErr != "" {
 		items = append(items, st.Error.Render("✗ "+m.lastErr))
 	}
-	right := strings.Join(items, st.StatusSep.Render(" │ "))
-	room := m.width - ansi.StringWidth(right) - 3
+	sep := st.StatusSep.Render(" │ ")
+	right := strings.Join(items, sep)
+	room := max(m.width-ansi.StringWidth(right)-4, 10)
 	db := info.Display
-	if room < ansi.StringWidth(db) {
-		db = ansi.TruncateLeft(db, ansi.StringWidth(db)-max(room-1, 0), "…")
+	if n := ansi.StringWidth(db); n > room {
+		db = "…" + ansi.TruncateLeft(db, n-room+1, "")
 	}
-	return fit(st.StatusBar.Render(" "+db+st.StatusSep.Render(" │ ")+right), m.width)
+	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
 }
 
 // refreshText is the live refresh state for the status bar.
@@ -122,7 +135,7 @@ func (m model) helpView(h int) string {
 		"Commands: " + strings.TrimPrefix(commandUsage, "commands: "),
 		"Store: " + storeLine(m.store.Info()) + ". ? or esc closes this help.",
 	}
-	lines := []string{title, "", m.help.FullHelpView(groups), ""}
+	lines := []string{title, "", m.helpGrid(groups, m.width-4), ""}
 	for _, n := range notes {
 		lines = append(lines, m.styles.Muted.Render(ansi.Wordwrap(n, m.width-6, " ")))
 	}
@@ -139,8 +152,36 @@ func (m model) helpView(h int) string {
 	return box.Render(strings.Join(inner[:max(ih, 0)], "\n"))
 }
 
+// helpGrid lays the help columns out left to right, starting a new row
+// of columns when the next one would not fit, so that no key is cut off.
+func (m model) helpGrid(groups [][]key.Binding, w int) string {
+	var rows, row []string
+	used := 0
+	for _, g := range groups {
+		col := m.help.FullHelpView([][]key.Binding{g})
+		cw := lipgloss.Width(col)
+		if col == "" {
+			continue
+		}
+		if used > 0 && used+3+cw > w {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...), "")
+			row, used = nil, 0
+		}
+		if used > 0 {
+			row = append(row, "   ")
+			used += 3
+		}
+		row, used = append(row, col), used+cw
+	}
+	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	return strings.Join(rows, "\n")
+}
+
 func storeLine(info store.Info) string {
-	s := info.Display + " over " + info.Transport.String()
+	s := info.Display + " (embedded)"
+	if info.Transport.Remote() {
+		s = info.Display + " (remote, " + info.Transport.String() + ")"
+	}
 	if info.ReadOnly {
 		s += ", read-only"
 	}

@@ -148,7 +148,8 @@ func (m Browse) Update(msg tea.Msg) (Browse, tea.Cmd) {
 	case committed:
 		return m.onCommitted(msg)
 	case copied:
-		return m, m.onCopied(msg)
+		out := m.onCopied(msg)
+		return m, out
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:
@@ -170,13 +171,15 @@ func (m Browse) Update(msg tea.Msg) (Browse, tea.Cmd) {
 func (m Browse) Refresh() (Browse, tea.Cmd) {
 	m.root.markStale()
 	m.entry.stale = true
-	return m, tea.Batch(m.reloadVisible(), m.wantEntry())
+	out := tea.Batch(m.reloadVisible(), m.wantEntry())
+	return m, out
 }
 
 // Goto expands the path to key and selects it.
 func (m Browse) Goto(key codec.Key) (Browse, tea.Cmd) {
 	m.jump = newJump(key)
-	return m, m.advanceJump()
+	out := m.advanceJump()
+	return m, out
 }
 
 // ShortHelp returns the bindings for the one-line help.

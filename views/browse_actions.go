@@ -84,17 +84,20 @@ func (m Browse) handleFiltering(msg tea.KeyMsg) (Browse, tea.Cmd) {
 	case key.Matches(msg, m.input.Accept):
 		m.filtering = false
 		m.filterIn.Blur()
-		return m, m.relayout()
+		out := m.relayout()
+		return m, out
 	case key.Matches(msg, m.input.Cancel):
 		m.filtering = false
 		m.filterIn.Blur()
 		lvl.filter = ""
-		return m, m.relayout()
+		out := m.relayout()
+		return m, out
 	}
 	var cmd tea.Cmd
 	m.filterIn, cmd = m.filterIn.Update(msg)
 	lvl.filter = m.filterIn.Value()
-	return m, tea.Batch(cmd, m.relayout())
+	out := tea.Batch(cmd, m.relayout())
+	return m, out
 }
 
 // handleForm handles keys while the entry form is open.
@@ -110,9 +113,11 @@ func (m Browse) handleForm(msg tea.KeyMsg) (Browse, tea.Cmd) {
 		if m.entryBusy {
 			m.entry.gen = m.nextTag() // drop the answer in flight: it may predate the conflict
 		}
-		return m, m.wantEntry()
+		out := m.wantEntry()
+		return m, out
 	case key.Matches(msg, f.keys.Save):
-		return m, m.save()
+		out := m.save()
+		return m, out
 	}
 	form, cmd := f.Update(msg)
 	m.form = &form

@@ -106,7 +106,8 @@ func (m Browse) onEntry(msg entryLoaded) (Browse, tea.Cmd) {
 			m.form.reloaded(m.entry, m.deps.Now())
 		}
 	}
-	return m, m.wantEntry()
+	out := m.wantEntry()
+	return m, out
 }
 
 // wantEntry reads the selected row when it needs reading and no read is in
@@ -123,9 +124,12 @@ func (m *Browse) wantEntry() tea.Cmd {
 // relayout flattens the tree again and keeps the cursor on the same row.
 func (m *Browse) relayout() tea.Cmd {
 	m.rows = flatten(m.root)
+	// Only a node is followed to its new place; on a "more" line the
+	// cursor stays put, landing on the first child that just arrived
+	// (following the line down would load page after page).
 	i := -1
 	for j, r := range m.rows {
-		if r.ref() == m.sel {
+		if m.sel.kind == rowNode && r.ref() == m.sel {
 			i = j
 			break
 		}
@@ -150,7 +154,7 @@ func (m *Browse) selectRow(i int) tea.Cmd {
 	}
 	wanted := n != nil && (n.kind == nodeRaw || n.kind == nodePart && n.isKey)
 	if m.entry.sel != m.sel || m.entry.wanted != wanted {
-		m.entry = entryState{sel: m.sel, node: n, wanted: wanted, gen: m.entry.gen}
+		m.entry = entryState{sel: m.sel, node: n, wanted: wanted, gen: m.nextTag()} // a new tag: an answer for the old selection is dropped
 		if n != nil {
 			m.entry.raw = n.raw
 			if n.kind == nodePart {
@@ -283,7 +287,8 @@ func (m Browse) onMouse(msg tea.MouseMsg) (Browse, tea.Cmd) {
 	case tea.MouseButtonLeft:
 		if msg.Action == tea.MouseActionPress && inTree && m.form == nil {
 			if i := m.offset + msg.Y - 2; msg.Y >= 2 && i < len(m.rows) {
-				return m, m.selectRow(i)
+				out := m.selectRow(i)
+				return m, out
 			}
 		}
 		return m, nil
@@ -296,5 +301,6 @@ func (m Browse) onMouse(msg tea.MouseMsg) (Browse, tea.Cmd) {
 	}
 	// The wheel scrolls the tree without moving the selection.
 	m.offset = clampOffset(m.offset+step, m.treeRows(), len(m.rows))
-	return m, m.reloadVisible()
+	out := m.reloadVisible()
+	return m, out
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"kvdeck/codec"
 )
 
@@ -30,9 +32,9 @@ func (f EntryForm) View(now int64) string {
 	case f.reloading:
 		out = append(out, st.Muted.Render("reloading…"))
 	case f.conflict != "":
-		out = append(out, st.FlashError.Render("✗ "+f.conflict))
+		out = append(out, st.FlashError.Render(ansi.Wrap("✗ "+f.conflict, f.width, " ")))
 	case f.notice != "":
-		out = append(out, st.FlashInfo.Render(f.notice))
+		out = append(out, st.FlashInfo.Render(ansi.Wrap(f.notice, f.width, " ")))
 	}
 	return strings.Join(out, "\n")
 }
@@ -57,7 +59,7 @@ func (f EntryForm) ttlHint(now int64) string {
 	hint := "none = no expiry · or a duration: 30s, 5m"
 	if f.expiresAt != nil {
 		left := time.Duration(*f.expiresAt-now) * time.Millisecond
-		hint = fmt.Sprintf("keep = the remaining TTL (%s) · ", countdown(left)) + hint
+		hint = fmt.Sprintf("keep = the remaining %s · ", human(max(left, 0))) + hint
 	}
 	if _, err := f.expireIn(now); err != nil {
 		return f.styles.Error.Render("✗ " + err.Error())
