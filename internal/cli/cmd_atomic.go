@@ -19,7 +19,14 @@ type AtomicCmd struct {
 	File string `arg:"" name:"file" help:"The atomic JSON document, or - for stdin."`
 }
 
-// failedCheckRow is one failed check of an atomic commit.
+// failedJSON is the result line of a commit whose checks failed.
+type failedJSON struct {
+	OK           bool             `json:"ok"`
+	FailedChecks []failedCheckRow `json:"failedChecks"`
+}
+
+// failedCheckRow is one failed check of an atomic commit; expected and
+// actual are null for "absent".
 type failedCheckRow struct {
 	Index    int       `json:"index"`
 	Key      codec.Key `json:"key"`
@@ -75,7 +82,7 @@ func (c *AtomicCmd) Run(app *App) error {
 		}
 		text += fmt.Sprintf("\ncheck %d %s: expected %s, actual %s", f.Index, codec.Format(f.Key), stampText(f.Expected), stampText(f.Actual))
 	}
-	app.Out.Result(commitJSON{OK: false, FailedChecks: rows}, text)
+	app.Out.Result(failedJSON{OK: false, FailedChecks: rows}, text)
 	return NotDone("")
 }
 

@@ -43,11 +43,11 @@ type SetCmd struct {
 	ExpireIn string `name:"expire-in" placeholder:"DURATION" help:"Expire the row this long after now (Go duration, e.g. 30s)."`
 }
 
-// commitJSON is the result line of set and atomic.
+// commitJSON is the result line of a successful set or atomic commit;
+// versionstamp is null for a commit without a set.
 type commitJSON struct {
-	OK           bool             `json:"ok"`
-	Versionstamp *string          `json:"versionstamp"`
-	FailedChecks []failedCheckRow `json:"failedChecks,omitempty"`
+	OK           bool    `json:"ok"`
+	Versionstamp *string `json:"versionstamp"`
 }
 
 // Run commits the set and prints its versionstamp.

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"kvdeck/codec"
+)
+
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"1767312000000", "now", "+5m", "-30s", "2026-01-02T00:00:00Z", "-", "+", "9999-12-31T23:59:59.999999999Z", "-9223372036854775808"} {
+		f.Add(s, int64(refNow))
+	}
+	f.Fuzz(func(t *testing.T, s string, now int64) {
+		ms, err := ParseTime(s, now)
+		if err != nil {
+			return
+		}
+		if strings.TrimSpace(s) == "now" && ms != now {
+			t.Fatalf("now = %d, want %d", ms, now)
+		}
+	})
+}
+
+func FuzzParseAtomic(f *testing.F) {
+	for _, s := range []string{
+		`{"checks":[{"key":"[\"a\"]","versionstamp":null}],"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":"1s"}]}`,
+		`{"mutations":[{"type":"delete","key":[{"type":"string","value":"a"}]}]}`,
+		`{"checks":[{"key":"[\"a\"]","versionstamp":"00000000000000000001"}]}`,
+		`{"mutations":[{"type":"set","key":"[1n]","value":{"a":[1e400,-0]},"expireIn":-5}]}`,
+		`{}`, `[]`, `null`, `{"checks":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		checks, muts, err := ParseAtomic(doc)
+		if err != nil {
+			if checks != nil || muts != nil {
+				t.Fatalf("an error came with a half-parsed commit: %v", err)
+			}
+			return
+		}
+		// Everything accepted must be writable as is: keys encode, stamps
+		// parse, values are already normalised.
+		for _, c := range checks {
+			if _, err := codec.Encode(c.Key); err != nil {
+				t.Fatalf("accepted check key does not encode: %v", err)
+			}
+			if c.Versionstamp != "" {
+				if _, err := codec.ParseStamp(c.Versionstamp); err != nil {
+					t.Fatalf("accepted stamp: %v", err)
+				}
+			}
+		}
+		for _, m := range muts {
+			if _, err := codec.Encode(m.Key); err != nil {
+				t.Fatalf("accepted mutation key does not encode: %v", err)
+			}
+			if m.Type == "set" {
+				norm, err := codec.NormalizeJSON(m.Value)
+				if err != nil || !bytes.Equal(norm, m.Value) {
+					t.Fatalf("accepted value %q is not normalised: %v", m.Value, err)
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseLoadLine(f *testing.F) {
+	for _, s := range []string{
+		`{"key":"[\"a\"]","value":1}`,
+		`{"key":[{"type":"string","value":"a"}],"hex":"026100","value":{"x":[1]},"versionstamp":"00000000000000000001","expiresAt":1767312000000,"expired":false}`,
+		`{"key":null,"hex":"ff","value":"raw","error":"key does not decode"}`,
+		`{"meta":{"seq":63}}`, ``, `   `, `{"key":"[]","value":null,"expiresAt":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		rec, ok, err := parseLoadLine(line, 1)
+		if err != nil || !ok || rec.undecodable != "" {
+			return
+		}
+		if enc, err := codec.Encode(rec.key); err != nil || string(enc) != rec.enc {
+			t.Fatalf("accepted key %v does not encode to its enc: %v", rec.key, err)
+		}
+		if norm, err := codec.NormalizeJSON(rec.value); err != nil || !bytes.Equal(norm, rec.value) {
+			t.Fatalf("accepted value %q is not normalised: %v", rec.value, err)
+		}
+	})
+}
+
+func FuzzParseHex(f *testing.F) {
+	for _, s := range []string{"", "0x", "026100", "0X02FF", "zz", "0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := ParseHex(s)
+		if err != nil {
+			return
+		}
+		digits := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+		if hex.EncodeToString(b) != strings.ToLower(digits) {
+			t.Fatalf("ParseHex(%q) = %x", s, b)
+		}
+		_, _ = codec.Decode(b) // must not panic
+	})
+}
+
+func FuzzEntryValue(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, "not json", "\"\u2028\"", "\xff", `[1, 2 ]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, terminal := range []bool{false, true} {
+			v, _ := jsonValue(raw, terminal)
+			if !validJSON(v) {
+				t.Fatalf("jsonValue(%q) = %q, not JSON", raw, v)
+			}
+			if bytes.ContainsAny(v, "\n\r\u2028\u2029") {
+				t.Fatalf("jsonValue(%q) = %q spans lines", raw, v)
+			}
+		}
+	})
+}

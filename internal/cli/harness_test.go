@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kvdeck/internal/sqldtest"
+)
+
+// refNow is the clock of the reference vectors, 2026-01-02T00:00:00Z.
+const refNow = 1767312000000
+
+// result is what one in-process run of kvdeck produced.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// cli runs kvdeck in-process against one database with a fixed clock.
+type cli struct {
+	t    *testing.T
+	url  string
+	now  int64
+	env  map[string]string
+	opts []Option
+}
+
+// run runs kvdeck with --db and --now prepended and no stdin.
+func (c *cli) run(args ...string) result { return c.runIn("", args...) }
+
+// runIn runs kvdeck with the given stdin.
+func (c *cli) runIn(stdin string, args ...string) result {
+	c.t.Helper()
+	full := append([]string{"--db", c.url, "--now", strconv.FormatInt(c.now, 10)}, args...)
+	return runMain(c.t, c.env, stdin, full, c.opts...)
+}
+
+// at returns a copy of c whose clock is fixed at now.
+func (c *cli) at(now int64) *cli {
+	d := *c
+	d.now = now
+	return &d
+}
+
+// must runs args and fails the test unless the exit code is 0.
+func (c *cli) must(args ...string) string {
+	c.t.Helper()
+	r := c.run(args...)
+	if r.code != 0 {
+		c.t.Fatalf("kvdeck %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+// runMain calls Main with exactly the given arguments and environment.
+func runMain(t *testing.T, env map[string]string, stdin string, args []string, opts ...Option) result {
+	t.Helper()
+	if env == nil {
+		env = map[string]string{}
+	}
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, strings.NewReader(stdin), &out, &errb, env, opts...)
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// backend is one real database kind the command table runs against.
+type backend struct {
+	name string
+	// url returns the URL of a fresh, empty database.
+	url func(t *testing.T) string
+	// remote is true for sqld.
+	remote bool
+}
+
+// backends are an embedded file and a real sqld over HTTP.
+func backends() []backend {
+	return []backend{
+		{name: "file", url: func(t *testing.T) string { return "file:" + filepath.Join(t.TempDir(), "kv.db") }},
+		{name: "sqld", url: func(t *testing.T) string { return sqldtest.Start(t).URL }, remote: true},
+	}
+}
+
+// eachBackend runs fn on a fresh database of every backend.
+func eachBackend(t *testing.T, fn func(t *testing.T, c *cli, b backend)) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			fn(t, &cli{t: t, url: b.url(t), now: refNow}, b)
+		})
+	}
+}
+
+// writeFile writes content into a new file under the test's temp dir.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// lines splits output into its lines, without the final newline.
+func lines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// fileSum is the SHA-256 of a file's bytes, "" when it does not exist.
+func fileSum(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+)
+
+func TestParseTime(t *testing.T) {
+	const now = refNow
+	cases := []struct {
+		in   string
+		want int64
+		err  string
+	}{
+		{"1767312000000", 1767312000000, ""},
+		{"0", 0, ""},
+		{"-1000", -1000, ""},
+		{" 42 ", 42, ""},
+		{"now", now, ""},
+		{"+5m", now + 300000, ""},
+		{"+1h30m", now + 5400000, ""},
+		{"-30s", now - 30000, ""},
+		{"+250ms", now + 250, ""},
+		{"2026-01-02T00:00:00Z", 1767312000000, ""},
+		{"2026-01-02T01:00:00+01:00", 1767312000000, ""},
+		{"2026-01-02T00:00:00.123Z", 1767312000123, ""},
+		{"", 0, "empty time"},
+		{"+5", 0, "not a Go duration"},
+		{"+", 0, "not a Go duration"},
+		{"5m", 0, "want epoch milliseconds"},
+		{"2026-01-02", 0, "RFC 3339"},
+		{"99999999999999999999", 0, "out of range"},
+		{"+2562048h", 0, "not a Go duration"},
+		{"253402300800000", 0, "out of range"},
+		{"+87600000h", 0, "not a Go duration"},
+		{"tomorrow", 0, "want epoch milliseconds"},
+	}
+	for _, tc := range cases {
+		got, err := ParseTime(tc.in, now)
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("ParseTime(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("ParseTime(%q) = %d, %v; want an error with %q", tc.in, got, err, tc.err)
+		}
+	}
+}
+
+func TestParseKey(t *testing.T) {
+	if _, err := ParseKey("KEY", `["a", 1, 2n]`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ParseKey("--start", `["a" 1]`)
+	if !errors.Is(err, codec.ErrSyntax) || !strings.Contains(err.Error(), "--start") || !strings.Contains(err.Error(), "column 6") {
+		t.Errorf("got %v; want a syntax error naming --start and column 6", err)
+	}
+	_, err = ParseKey("KEY", "[\"\u202e\"")
+	if err == nil || !strings.Contains(err.Error(), `\u202e`) {
+		t.Errorf("a bidi control in an error message is shown raw: %v", err)
+	}
+	if k, err := ParseOptionalKey("PREFIX", ""); k != nil || err != nil {
+		t.Errorf("ParseOptionalKey(\"\") = %v, %v", k, err)
+	}
+}
+
+func TestParseExpireIn(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30s": 30 * time.Second, "1m30s": 90 * time.Second, "250ms": 250 * time.Millisecond, "0s": 0, "-1s": -time.Second} {
+		if got, err := ParseExpireIn("x", in); err != nil || got != want {
+			t.Errorf("ParseExpireIn(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "5", "1.5ms", "1us", "soon"} {
+		if _, err := ParseExpireIn("x", in); err == nil {
+			t.Errorf("ParseExpireIn(%q) succeeded", in)
+		}
+	}
+}
+
+func TestParseAtomic(t *testing.T) {
+	checks, muts, err := ParseAtomic([]byte(`{"checks":[{"key":"[\"a\"]","versionstamp":null},{"key":[{"type":"bigint","value":"7"}],"versionstamp":"00000000000000000003"}],
+		"mutations":[{"type":"set","key":"[\"a\"]","value":{"z":1,"a":2},"expireIn":1500},{"type":"set","key":"[\"b\"]","value":1,"expireIn":"2s"},
+		{"type":"set","key":"[\"c\"]","value":1,"expireIn":null},{"type":"delete","key":"[\"d\"]"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(checks) != 2 || checks[0].Versionstamp != "" || checks[1].Versionstamp != "00000000000000000003" || checks[1].Key[0] != codec.Bigint(7) {
+		t.Errorf("checks: %+v", checks)
+	}
+	if len(muts) != 4 || string(muts[0].Value) != `{"z":1,"a":2}` || *muts[0].ExpireIn != 1500*time.Millisecond ||
+		*muts[1].ExpireIn != 2*time.Second || muts[2].ExpireIn != nil || muts[3].Type != "delete" {
+		t.Errorf("mutations: %+v", muts)
+	}
+	for doc, want := range map[string]string{
+		``:                                   "input",
+		`[]`:                                 "want a JSON object, found an array",
+		`{"check":[]}`:                       `unknown field "check"`,
+		`{"checks":{}}`:                      "checks: want an array",
+		`{"checks":[{"key":"[\"a\"]"}]}`:     "checks[0].versionstamp: missing",
+		`{"checks":[{"versionstamp":null}]}`: "checks[0].key: missing",
+		`{"checks":[{"key":null,"versionstamp":null}]}`:                                        "found null",
+		`{"checks":[{"key":"[\"a\"]","versionstamp":3}]}`:                                      "want a 20-digit string or null, found a number",
+		`{"checks":[{"key":"[\"a\"]","versionstamp":"00000000000000000000"}]}`:                 "start at 1",
+		`{"mutations":[{"key":"[\"a\"]"}]}`:                                                    "mutations[0].type: missing",
+		`{"mutations":[{"type":"set","key":"[\"a\"]"}]}`:                                       "mutations[0].value: missing",
+		`{"mutations":[{"type":"delete","key":"[\"a\"]","value":1}]}`:                          "a delete takes no value",
+		`{"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":1.5}]}`:              "want an integer",
+		`{"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":"1d"}]}`:             "Go duration",
+		`{"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":1e300}]}`:            "want an integer",
+		`{"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":9223372036854775}]}`: "out of range",
+		`{"mutations":[{"type":"set","key":"[\"a\", 1e400]","value":1}]}`:                      "mutations[0].key",
+		`{"mutations":[{"type":"set","key":"[\"a\"]","value":"\ud800"}]}`:                      "",
+		`{"mutations":[]}x`: "unexpected text after",
+	} {
+		_, _, err := ParseAtomic([]byte(doc))
+		if want == "" {
+			continue // accepted or refused, either is fine; it must not panic
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseAtomic(%s) = %v; want an error with %q", doc, err, want)
+		}
+	}
+}
+
+func TestParseHex(t *testing.T) {
+	for in, want := range map[string]string{"": "", "0x": "", "0X0aFF": "0aff", "00": "00"} {
+		b, err := ParseHex(in)
+		if err != nil || string(b) != string(mustHex(want)) {
+			t.Errorf("ParseHex(%q) = %x, %v", in, b, err)
+		}
+	}
+	for in, want := range map[string]string{"0g": "character 2", "0x0g": "character 4", "abc": "odd", " 00": "character 1"} {
+		if _, err := ParseHex(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseHex(%q) = %v; want %q", in, err, want)
+		}
+	}
+}
+
+func mustHex(s string) []byte {
+	b, err := ParseHex(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func TestEscapeRunes(t *testing.T) {
+	in := []byte("{\"a\":\"x\u2028y\u202ez\u0085\"}")
+	if got := string(escapeRunes(in, false)); got != `{"a":"x\u2028y`+"\u202ez\u0085"+`"}` {
+		t.Errorf("JSON: %s", got)
+	}
+	if got := string(escapeRunes(in, true)); got != `{"a":"x\u2028y\u202ez\u0085"}` {
+		t.Errorf("terminal: %s", got)
+	}
+}
