@@ -38,6 +38,10 @@ type Root struct {
 	Stats   StatsCmd   `cmd:"" help:"Summarise the store: rows, live, expired, per top-level prefix."`
 	Key     KeyCmd     `cmd:"" help:"Encode and decode keys (for debugging raw rows)."`
 	Race    RaceCmd    `cmd:"" help:"Race workers incrementing a JSON counter with read / check / set / retry; --naive shows lost updates."`
+	Lease   LeaseCmd   `cmd:"" help:"Leases: list, acquire, release, break (CAS-guarded)."`
+	Alarm   AlarmCmd   `cmd:"" help:"Alarms: list, set, get, delete, fire."`
+	Queue   QueueCmd   `cmd:"" help:"Queues: list, send, poll as a consumer, purge."`
+	Doctor  DoctorCmd  `cmd:"" help:"Check the store for the weak spots of the coordination records; exit 1 when any finding is an error."`
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`
 }
 

@@ -143,9 +143,10 @@ const (
 	ExpiringShare = 0.2
 )
 
-// when formats epoch ms as an RFC 3339 UTC time with milliseconds.
+// when formats epoch ms as an RFC 3339 UTC time, with milliseconds when
+// they are not zero (the CLI's format).
 func when(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
 }
 
 // span formats a duration in ms the way Go prints durations ("1m30s").
