@@ -191,17 +191,18 @@ func (b *Broker) Poll(ctx context.Context, now int64) ([]Delivery, error) {
 // PollQueue delivers the due messages of one registered queue at now.
 func (b *Broker) PollQueue(ctx context.Context, queue string, now int64) ([]Delivery, error) {
 	b.mu.Lock()
-	var c *consumer
-	for i := range b.consumers {
-		if b.consumers[i].queue == queue {
-			c = &b.consumers[i]
+	var c consumer
+	found := false
+	for _, reg := range b.consumers {
+		if reg.queue == queue {
+			c, found = reg, true
 		}
 	}
 	b.mu.Unlock()
-	if c == nil {
+	if !found {
 		return nil, fmt.Errorf("%w: no consumer is registered for queue %q", ErrInvalidArgument, queue)
 	}
-	return b.deliver(ctx, *c, now)
+	return b.deliver(ctx, c, now)
 }
 
 // deliver lists the due range, claims each entry (check stamp + delete),
