@@ -1,0 +1,12 @@
+package demo_test
+
+import (
+	"testing"
+
+	"kvdeck/internal/deptest"
+)
+
+func TestImportDirection(t *testing.T) {
+	deptest.Forbid(t, "kvdeck/internal/demo", "kvdeck/tui", "kvdeck/views", "kvdeck/themes", "kvdeck/internal/cli",
+		"github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss", "github.com/charmbracelet/bubbles")
+}
