@@ -1,0 +1,306 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"kvdeck/codec"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views/viewtest"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+// app is the TUI running in a test program over a store.
+type app struct {
+	t     *testing.T
+	tm    *teatest.TestModel
+	s     *store.Store
+	clock *store.VirtualClock
+}
+
+// start runs the root model over s at w x h, with live refresh every
+// interval.
+// It returns once the first screen shows the tree, the store's seq and
+// every text of first.
+func start(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int, interval time.Duration, first ...string) *app {
+	t.Helper()
+	cfg := Config{Clock: clock, Refresh: interval, Open: func(ctx context.Context, url string) (*store.Store, error) {
+		return store.Open(ctx, url, store.Options{Clock: clock.Now})
+	}}
+	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
+	a.waitFor(append(first, `"accounts"`, "seq ")...)
+	return a
+}
+
+// waitFor waits until the screen shows every text (in output written
+// since the last wait).
+func (a *app) waitFor(texts ...string) {
+	a.t.Helper()
+	teatest.WaitFor(a.t, a.tm.Output(), func(b []byte) bool {
+		for _, s := range texts {
+			if !bytes.Contains(b, []byte(s)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func (a *app) keys(names ...string) {
+	for _, n := range names {
+		a.tm.Send(viewtest.Key(n))
+	}
+}
+
+func (a *app) command(line string) {
+	a.keys(":")
+	a.tm.Type(line)
+	a.keys("enter")
+}
+
+// final quits and returns the last model.
+func (a *app) final() model {
+	a.t.Helper()
+	a.keys("ctrl+c")
+	return a.tm.FinalModel(a.t, teatest.WithFinalTimeout(10*time.Second)).(model)
+}
+
+func (a *app) value(text string) string {
+	a.t.Helper()
+	k, err := codec.Parse(text)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	e, ok, err := a.s.Get(context.Background(), k)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if !ok {
+		return "<absent>"
+	}
+	return string(e.Value)
+}
+
+// reference runs the TUI over a copy of the reference store kept at a
+// fixed path (the status bar shows the path, and goldens must not change
+// with the random name of a temporary directory).
+func reference(t *testing.T, readOnly bool, w, h int, first ...string) *app {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("kvdeck-tui-%d", os.Getuid()), strings.ReplaceAll(t.Name(), "/", "_"))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "reference.db")
+	if err := os.Rename(viewtest.ReferenceCopy(t), path); err != nil {
+		t.Fatal(err)
+	}
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, path, clock, readOnly)
+	return start(t, s, clock, w, h, time.Hour, first...)
+}
+
+// TestShellGolden: the whole screen at both sizes, at the top and on an
+// entry, and the help screen.
+func TestShellGolden(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			a := reference(t, false, sz.w, sz.h)
+			a.keys("enter", "j")
+			a.waitFor("enterprise")
+			golden.RequireEqual(t, a.final().View())
+		})
+	}
+	t.Run("help", func(t *testing.T) {
+		a := reference(t, true, 120, 40)
+		a.keys("?")
+		a.waitFor("HELP")
+		golden.RequireEqual(t, a.final().View())
+	})
+}
+
+func TestFlowNavigateAndExpand(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.keys("enter")
+	a.waitFor(`"acme"`, `"globex"`)
+	a.keys("j", "l")
+	a.waitFor(`"billing"`)
+	a.keys("j")
+	a.waitFor(`["accounts", "acme", "billing"]`)
+	a.command(`goto ["ledger", -0, 5n]`)
+	a.waitFor(`["ledger", -0, 5n]`)
+	a.keys("3")
+	a.waitFor("Alarms", "coming")
+	a.keys("1")
+	a.waitFor(`"ledger"`)
+	m := a.final()
+	if m.tab != tabBrowse {
+		t.Errorf("tab = %v", m.tab)
+	}
+}
+
+// editConflict: open the editor, let another writer change the key, save:
+// the conflict names the new stamp; reload and save again.
+func editConflict(t *testing.T, a *app, key string) {
+	a.command("goto " + key)
+	a.waitFor("ENTRY", "stamp")
+	a.keys("e")
+	a.waitFor("EDIT", "saves only if")
+	k, _ := codec.Parse(key)
+	stamp, err := a.s.Set(context.Background(), k, []byte(`"theirs"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.keys("end", "ctrl+u")
+	a.tm.Type(`"mine"`)
+	a.keys("ctrl+s")
+	a.waitFor("conflict", stamp)
+	if v := a.value(key); v != `"theirs"` {
+		t.Fatalf("the conflicting save wrote %s", v)
+	}
+	a.keys("ctrl+r")
+	a.waitFor("reloaded")
+	a.keys("end", "ctrl+u")
+	a.tm.Type(`"mine"`)
+	a.keys("ctrl+s")
+	a.waitFor("saved")
+	if v := a.value(key); v != `"mine"` {
+		t.Fatalf("value after reload and save = %s", v)
+	}
+}
+
+func TestFlowEditConflict(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	editConflict(t, a, `["accounts", "hooli"]`)
+	a.final()
+}
+
+func TestFlowDeleteConfirm(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.command(`goto ["accounts", "globex"]`)
+	a.waitFor("00000000000000000004")
+	a.keys("d")
+	a.waitFor("Delete this key?", `["accounts", "globex"]`)
+	a.keys("n")
+	a.waitFor("cancelled")
+	if v := a.value(`["accounts", "globex"]`); v == "<absent>" {
+		t.Fatal("cancel deleted the key")
+	}
+	a.keys("d")
+	a.waitFor("Delete this key?")
+	a.keys("y")
+	a.waitFor(`deleted ["accounts", "globex"]`)
+	if v := a.value(`["accounts", "globex"]`); v != "<absent>" {
+		t.Fatalf("globex = %s after a confirmed delete", v)
+	}
+	a.final()
+}
+
+func TestFlowReadOnlyRefusal(t *testing.T) {
+	a := reference(t, true, 120, 40, "READ-ONLY")
+	a.command(`goto ["accounts", "acme"]`)
+	a.waitFor("enterprise")
+	a.keys("e")
+	a.waitFor("read-only: edit value")
+	a.keys("d")
+	a.waitFor("read-only: delete")
+	m := a.final()
+	if m.confirm.Open() || m.tabs.browse.Capturing() {
+		t.Fatal("a write action opened in read-only mode")
+	}
+}
+
+// TestFlowLiveRefresh: another writer's change shows within a couple of
+// ticks; paused, it does not.
+func TestFlowLiveRefresh(t *testing.T) {
+	s, clock, _ := viewtest.Reference(t, false)
+	a := start(t, s, clock, 120, 40, 100*time.Millisecond)
+	a.keys("enter")
+	a.waitFor(`"acme"`)
+	if _, err := s.Set(context.Background(), codec.Key{codec.String("accounts"), codec.String("aardvark")}, []byte(`1`), nil); err != nil {
+		t.Fatal(err)
+	}
+	a.waitFor(`"aardvark"`, "seq 64")
+	a.keys("p")
+	a.waitFor("paused")
+	a.command("clock +1h")
+	a.waitFor("clock fixed 2026-01-02T01:00:00Z")
+	a.final()
+}
+
+// TestFlowOnSqld runs the edit-conflict flow against a real sqld.
+func TestFlowOnSqld(t *testing.T) {
+	srv := sqldtest.Start(t)
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, srv.URL, clock, false)
+	for _, k := range []string{"acme", "globex", "hooli"} {
+		if _, err := s.Set(context.Background(), codec.Key{codec.String("accounts"), codec.String(k)}, []byte(`true`), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := start(t, s, clock, 120, 40, time.Hour, "remote http")
+	a.keys("enter")
+	a.waitFor(`"hooli"`)
+	editConflict(t, a, `["accounts", "hooli"]`)
+	a.final()
+}
+
+func TestParseCommand(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want string // fmt of the command, or "error"
+	}{
+		{"open /tmp/x.db", "open /tmp/x.db"},
+		{"goto [\"a\", 1n]", `goto ["a", 1n]`},
+		{"refresh 500ms", "refresh 500ms"},
+		{"refresh off", "refresh 0s"},
+		{"refresh 1ms", "error"},
+		{"clock +5m", "clock +5m0s"},
+		{"clock -1h", "clock -1h0m0s"},
+		{"clock now", "clock reset"},
+		{"clock 1767312000000", "clock @1767312000000"},
+		{"clock 2026-01-02T00:00:00Z", "clock @1767312000000"},
+		{"clock soon", "error"},
+		{"goto [", "error"},
+		{"frobnicate", "error"},
+	} {
+		c, err := parseCommand(tc.line)
+		got := "error"
+		if err == nil {
+			switch c.verb {
+			case "open":
+				got = "open " + c.url
+			case "goto":
+				got = "goto " + codec.Format(c.key)
+			case "refresh":
+				got = "refresh " + c.interval.String()
+			case "clock":
+				switch {
+				case c.clock.reset:
+					got = "clock reset"
+				case c.clock.fix != 0:
+					got = fmt.Sprintf("clock @%d", c.clock.fix)
+				default:
+					got = fmt.Sprintf("clock %+v", c.clock.advance)
+				}
+			}
+		}
+		if got != tc.want && !(tc.want == "clock +5m0s" && strings.HasSuffix(got, "5m0s")) {
+			t.Errorf("parseCommand(%q) = %s (%v), want %s", tc.line, got, err, tc.want)
+		}
+	}
+}
