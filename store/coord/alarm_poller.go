@@ -41,8 +41,9 @@ const (
 	AlarmSuperseded AlarmOutcome = "superseded"
 	// AlarmLost: another poller claimed the entry first.
 	AlarmLost AlarmOutcome = "claimed-elsewhere"
-	// AlarmReposted: the object's lease could not be taken; the alarm was
-	// re-posted at now with the same retry count.
+	// AlarmReposted: the object's lease could not be taken (or the slot
+	// could not be cleared); the alarm was re-posted at now with the same
+	// retry count.
 	AlarmReposted AlarmOutcome = "reposted"
 )
 
@@ -111,14 +112,7 @@ func (p *AlarmPoller) fire(ctx context.Context, inv AlarmInvocation, now int64) 
 	f := AlarmFiring{AlarmInvocation: inv}
 	lease, err := Acquire(ctx, p.Store, inv.Class, inv.ID, p.Lease)
 	if err != nil {
-		// The claim removed the due entry: put it back or the alarm is lost.
-		f.Outcome, f.Next, f.Err = AlarmReposted, now, err
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
-		defer cancel()
-		if rerr := ScheduleRetry(rctx, p.Store, inv.Class, inv.ID, now, inv.RetryCount); rerr != nil {
-			return f, fmt.Errorf("re-post alarm %s/%s after %v: %w", inv.Class, inv.ID, err, rerr)
-		}
-		return f, nil
+		return p.repost(ctx, f, now, err)
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
@@ -126,9 +120,12 @@ func (p *AlarmPoller) fire(ctx context.Context, inv AlarmInvocation, now int64) 
 		_, _ = Release(rctx, p.Store, lease) // the TTL frees it if this fails
 	}()
 	still, err := ClearClaimedAlarm(ctx, p.Store, inv.Class, inv.ID, inv.EpochMs, inv.RetryCount)
-	if err != nil || !still {
+	if err != nil {
+		return p.repost(ctx, f, now, err) // the handler never ran: no retry used
+	}
+	if !still {
 		f.Outcome = AlarmSuperseded
-		return f, err
+		return f, nil
 	}
 	if p.Handler != nil {
 		f.Err = p.Handler(ctx, inv)
@@ -138,6 +135,19 @@ func (p *AlarmPoller) fire(ctx context.Context, inv AlarmInvocation, now int64) 
 		return f, nil
 	}
 	return p.afterFailure(ctx, f, now)
+}
+
+// repost puts a claimed alarm back at now with its retry count, as the
+// reference does when the handler could not run (the claim removed the due
+// entry: without this the alarm is lost). The write outlives ctx.
+func (p *AlarmPoller) repost(ctx context.Context, f AlarmFiring, now int64, cause error) (AlarmFiring, error) {
+	f.Outcome, f.Next, f.Err = AlarmReposted, now, cause
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
+	defer cancel()
+	if err := ScheduleRetry(rctx, p.Store, f.Class, f.ID, now, f.RetryCount); err != nil {
+		return f, fmt.Errorf("re-post alarm %s/%s after %v: %w", f.Class, f.ID, cause, err)
+	}
+	return f, nil
 }
 
 // afterFailure schedules the retry of a failed handler, unless the retries

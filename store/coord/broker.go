@@ -115,6 +115,9 @@ type Batch struct {
 
 // ConsumerHandler processes a batch; an error is the reference's throw:
 // the decisions made before it stand, the other messages are redelivered.
+// A panic is not recovered: like a consumer that crashed, it loses the
+// claimed messages (a weak spot of the reference that inspection cannot
+// see afterwards).
 type ConsumerHandler func(ctx context.Context, b *Batch) error
 
 // DeliveryOutcome is what happened to a delivered message after the handler.
