@@ -38,13 +38,13 @@ func (m Browse) innerHeight() int {
 // and footer lines.
 func (m Browse) treeRows() int { return max(m.innerHeight()-2, 1) }
 
-// pageSize is how many children one load asks for: a screenful and some,
-// so that the first frame reads little more than it shows.
+// pageSize is how many children one load asks for: a screenful and a
+// few, so that the first frame reads little more than it shows.
 func (m Browse) pageSize() int {
 	if m.height == 0 {
 		return 50
 	}
-	return m.treeRows() + 10
+	return m.treeRows() + 5
 }
 
 // loadLevel asks for one page of n's children, to be stored at page index
@@ -193,11 +193,11 @@ func (m Browse) filterLevel() *node {
 }
 
 // reloadVisible re-reads the stale pages on screen and loads the next page
-// of a level whose end is on screen (or half a screen below), one request
-// per level at a time. Nothing off screen is read.
+// of a level whose end is on screen (or a few lines below), one request
+// per level at a time. Nothing further off screen is read.
 func (m *Browse) reloadVisible() tea.Cmd {
 	var cmds []tea.Cmd
-	end := min(len(m.rows), m.offset+m.treeRows()*3/2)
+	end := min(len(m.rows), m.offset+m.treeRows()+3)
 	for i := m.offset; i < end; i++ {
 		r := m.rows[i]
 		lvl, pi := levelOf(r)
