@@ -52,6 +52,9 @@ type commitJSON struct {
 
 // Run commits the set and prints its versionstamp.
 func (c *SetCmd) Run(app *App) error {
+	if err := app.Writable("set"); err != nil {
+		return err
+	}
 	key, err := ParseKey("KEY", c.Key)
 	if err != nil {
 		return err
@@ -76,9 +79,6 @@ func (c *SetCmd) Run(app *App) error {
 			app.Warnf("--expire-in %s writes a row that is already expired", c.ExpireIn)
 		}
 		expireIn = &d
-	}
-	if err := app.Writable("set"); err != nil {
-		return err
 	}
 	s, err := app.Open()
 	if err != nil {
@@ -106,11 +106,11 @@ type deleteJSON struct {
 // Run deletes the row (a plain DELETE, like the reference: no stamp, and
 // deleting an absent key succeeds).
 func (c *DeleteCmd) Run(app *App) error {
-	key, err := ParseKey("KEY", c.Key)
-	if err != nil {
+	if err := app.Writable("delete"); err != nil {
 		return err
 	}
-	if err := app.Writable("delete"); err != nil {
+	key, err := ParseKey("KEY", c.Key)
+	if err != nil {
 		return err
 	}
 	s, err := app.Open()

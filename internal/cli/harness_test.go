@@ -75,15 +75,15 @@ type backend struct {
 	name string
 	// url returns the URL of a fresh, empty database.
 	url func(t *testing.T) string
-	// remote is true for sqld.
-	remote bool
 }
 
-// backends are an embedded file and a real sqld over HTTP.
+// backends are an embedded file and a real sqld over HTTP and over
+// WebSocket.
 func backends() []backend {
 	return []backend{
 		{name: "file", url: func(t *testing.T) string { return "file:" + filepath.Join(t.TempDir(), "kv.db") }},
-		{name: "sqld", url: func(t *testing.T) string { return sqldtest.Start(t).URL }, remote: true},
+		{name: "sqld", url: func(t *testing.T) string { return sqldtest.Start(t).URL }},
+		{name: "sqld-ws", url: func(t *testing.T) string { return sqldtest.Start(t).WSURL }},
 	}
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"kvdeck/codec"
 )
 
 // vectorsDir finds ../shared/vectors next to the repository root (the
@@ -187,6 +190,9 @@ func TestBinary(t *testing.T) {
 	// ["users", 42, 7n, true, b"00ff"], encoded by hand from
 	// reference-store.md section 2.
 	const want = "02" + "757365727300" + "03" + "c045000000000000" + "04" + "8000000000000007" + "0501" + "01" + "00ff" + "ff00"
+	if enc := hex.EncodeToString(codec.MustEncode(codec.Key{codec.String("users"), codec.Number(42), codec.Bigint(7), codec.Bool(true), codec.Bytes([]byte{0, 0xff})})); enc != want {
+		t.Fatalf("the codec encodes the key as %s, the reference as %s", enc, want)
+	}
 	out, stderr, code := run("key", "encode", `["users", 42, 7n, true, b"00ff"]`)
 	if code != 0 || out != want+"\n" {
 		t.Fatalf("key encode: exit %d, %q %s; want %s", code, out, stderr, want)
