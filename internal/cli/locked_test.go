@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLocked: a writer that holds the database longer than --busy-timeout
+// makes a write fail with exit 2 and a message naming the fix.
+func TestLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kv.db")
+	c := &cli{t: t, url: "file:" + path, now: refNow}
+	c.must("set", `["k"]`, "1")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := c.run("--busy-timeout", "200ms", "set", `["k"]`, "2")
+	if r.code != CodeError || !strings.Contains(r.stderr, "database is locked") || !strings.Contains(r.stderr, "--busy-timeout") {
+		t.Errorf("exit %d, stderr %q; want exit 2, locked, --busy-timeout", r.code, r.stderr)
+	}
+	if d := time.Since(start); d < 200*time.Millisecond {
+		t.Errorf("gave up after %s, before the busy timeout", d)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.run("--busy-timeout=-1s", "get", `["k"]`); r.code != CodeError || !strings.Contains(r.stderr, "--busy-timeout") {
+		t.Errorf("negative busy timeout: exit %d, %q", r.code, r.stderr)
+	}
+	if out := c.must("get", `["k"]`); out != `["k"]  1  v=00000000000000000001`+"\n" {
+		t.Errorf("after the lock: %q", out)
+	}
+}
