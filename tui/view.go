@@ -139,17 +139,7 @@ func (m model) helpView(h int) string {
 	for _, n := range notes {
 		lines = append(lines, m.styles.Muted.Render(ansi.Wordwrap(n, m.width-6, " ")))
 	}
-	box := m.styles.PaneFocused
-	inner := strings.Split(strings.Join(lines, "\n"), "\n")
-	w := m.width - box.GetHorizontalFrameSize()
-	ih := h - box.GetVerticalFrameSize()
-	for i := range inner {
-		inner[i] = fit(inner[i], w)
-	}
-	for len(inner) < ih {
-		inner = append(inner, strings.Repeat(" ", w))
-	}
-	return box.Render(strings.Join(inner[:max(ih, 0)], "\n"))
+	return views.Pane(m.styles.PaneFocused, strings.Join(lines, "\n"), m.width, h)
 }
 
 // helpGrid lays the help columns out left to right, starting a new row
@@ -177,6 +167,7 @@ func (m model) helpGrid(groups [][]key.Binding, w int) string {
 	return strings.Join(rows, "\n")
 }
 
+// storeLine describes the store for the help screen.
 func storeLine(info store.Info) string {
 	s := info.Display + " (embedded)"
 	if info.Transport.Remote() {
@@ -189,10 +180,4 @@ func storeLine(info store.Info) string {
 }
 
 // fit cuts or pads s to exactly w cells.
-func fit(s string, w int) string {
-	n := ansi.StringWidth(s)
-	if n > w {
-		return ansi.Truncate(s, w, "…")
-	}
-	return s + strings.Repeat(" ", w-n)
-}
+func fit(s string, w int) string { return views.FitWidth(s, w) }

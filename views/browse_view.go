@@ -36,7 +36,7 @@ func (m Browse) treeView() string {
 	if m.focused && m.form == nil {
 		box = m.styles.PaneFocused
 	}
-	return pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
+	return Pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
 }
 
 // treeFooter shows the filter input, or the filter in force.
@@ -129,7 +129,7 @@ func (m Browse) moreText(r row) string {
 func (m Browse) rightView() string {
 	w, h := m.entryWidth(), m.height
 	if m.form != nil {
-		return pane(m.styles.PaneFocused, m.form.View(m.deps.Now()), w, h)
+		return Pane(m.styles.PaneFocused, m.form.View(m.deps.Now()), w, h)
 	}
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()
@@ -139,7 +139,7 @@ func (m Browse) rightView() string {
 		title = spread(title, m.styles.Muted.Render(pos), m.entryInner())
 	}
 	lines := append([]string{title}, body[off:min(off+rows, len(body))]...)
-	return pane(m.styles.Pane, strings.Join(lines, "\n"), w, h)
+	return Pane(m.styles.Pane, strings.Join(lines, "\n"), w, h)
 }
 
 // entryRows is how many body lines the entry pane shows.

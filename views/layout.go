@@ -7,10 +7,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// pane draws content in a bordered box whose outside is exactly w x h:
+// Pane draws content in a bordered box whose outside is exactly w x h:
 // lines are cut or padded to the inside width, and the inside is cut or
 // padded to its height, so a long value can never push the layout around.
-func pane(box lipgloss.Style, content string, w, h int) string {
+func Pane(box lipgloss.Style, content string, w, h int) string {
 	iw := w - box.GetHorizontalFrameSize()
 	ih := h - box.GetVerticalFrameSize()
 	if iw < 1 || ih < 1 {
@@ -24,7 +24,7 @@ func fitLines(lines []string, w, h int) []string {
 	out := make([]string, h)
 	for i := range out {
 		if i < len(lines) {
-			out[i] = fitWidth(lines[i], w)
+			out[i] = FitWidth(lines[i], w)
 		} else {
 			out[i] = strings.Repeat(" ", w)
 		}
@@ -32,9 +32,9 @@ func fitLines(lines []string, w, h int) []string {
 	return out
 }
 
-// fitWidth cuts s (which may hold styles) to w cells with an ellipsis, or
+// FitWidth cuts s (which may hold styles) to w cells with an ellipsis, or
 // pads it with spaces to w cells.
-func fitWidth(s string, w int) string {
+func FitWidth(s string, w int) string {
 	n := ansi.StringWidth(s)
 	if n > w {
 		return ansi.Truncate(s, w, "…")
@@ -49,7 +49,7 @@ func spread(left, right string, w int) string {
 	if rw >= w {
 		return ansi.Truncate(right, w, "…")
 	}
-	return fitWidth(left, w-rw-1) + " " + right
+	return FitWidth(left, w-rw-1) + " " + right
 }
 
 // scrollTo returns the first visible line of a window of h lines over n

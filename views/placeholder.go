@@ -64,5 +64,5 @@ func (p Placeholder) View() string {
 		"",
 		ansi.Wordwrap(p.styles.Muted.Render(p.blurb), inner, ""),
 	}
-	return pane(p.styles.Pane, strings.Join(body, "\n"), p.width, p.height)
+	return Pane(p.styles.Pane, strings.Join(body, "\n"), p.width, p.height)
 }
