@@ -201,7 +201,7 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	if m.owned {
 		closeOld = closeStore(m.store)
 	}
-	m.store, m.owned = msg.s, true
+	m.store, m.info, m.owned = msg.s, msg.s.Info(), true
 	m.session++
 	m.tabs = newTabs(m.deps(), m.styles)
 	for t := range numTabs {

@@ -147,7 +147,15 @@ func TestFlowNavigateAndExpand(t *testing.T) {
 	a.waitFor("Alarms", "coming")
 	a.keys("1")
 	a.waitFor(`"ledger"`)
+	other := viewtest.ReferenceCopy(t)
+	a.command("open " + other)
+	a.waitFor("opened file:" + other)
+	a.command("open /nonexistent/dir/x.db")
+	a.waitFor("cannot open")
 	m := a.final()
+	if !m.owned || m.session != 2 || m.store.Info().Display != "file:"+other {
+		t.Errorf(":open did not switch stores: owned %v session %d %s", m.owned, m.session, m.store.Info().Display)
+	}
 	if m.tab != tabBrowse {
 		t.Errorf("tab = %v", m.tab)
 	}

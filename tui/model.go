@@ -19,7 +19,8 @@ import (
 type model struct {
 	cfg     Config
 	store   *store.Store
-	owned   bool // opened by :open, so the root closes it
+	info    store.Info // read once at open: View never calls the store
+	owned   bool       // opened by :open, so the root closes it
 	session int  // raised by :open; answers of older sessions are dropped
 	styles  themes.Styles
 	keys    GlobalKeys
@@ -51,7 +52,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		cfg.Clock = store.NewVirtualClock(s.Now)
 	}
 	m := model{
-		cfg: cfg, store: s, session: 1, styles: st, clip: clip,
+		cfg: cfg, store: s, info: s.Info(), session: 1, styles: st, clip: clip,
 		keys:    DefaultGlobalKeys(),
 		input:   views.DefaultInputKeys(),
 		help:    help.New(),

@@ -76,7 +76,7 @@ func (m model) messageLine() string {
 func (m model) statusBar() string {
 	st := m.styles
 	narrow := m.width < 110
-	info := m.store.Info()
+	info := m.info
 	backend := "embedded"
 	if info.Transport.Remote() {
 		backend = "remote " + info.Transport.String()
@@ -133,7 +133,7 @@ func (m model) helpView(h int) string {
 	notes := []string{
 		"Writes are CAS-guarded: e and d act only if the key still has the stamp shown, so a change by another writer is never overwritten.",
 		"Commands: " + strings.TrimPrefix(commandUsage, "commands: "),
-		"Store: " + storeLine(m.store.Info()) + ". ? or esc closes this help.",
+		"Store: " + storeLine(m.info) + ". ? or esc closes this help.",
 	}
 	lines := []string{title, "", m.helpGrid(groups, m.width-4), ""}
 	for _, n := range notes {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
@@ -264,4 +266,41 @@ func TestBrowseUndecodableAndInvalid(t *testing.T) {
 	h.goTo(`["accounts"]`)
 	h.keys("enter")
 	h.requireView("(undecodable)")
+}
+
+// TestBrowseMouse: the wheel scrolls the pane under it without moving
+// the selection, and a later load does not snap the view back; a click
+// selects.
+func TestBrowseMouse(t *testing.T) {
+	h := newHarness(t, false, 80, 24)
+	h.goTo(`["accounts", "acme"]`)
+	h.goTo(`["tmp", "otp-a"]`)
+	sel := h.m.sel
+	wheel := func(x int, b tea.MouseButton) {
+		var cmd tea.Cmd
+		h.m, cmd = h.m.Update(tea.MouseMsg{X: x, Y: 5, Button: b, Action: tea.MouseActionPress})
+		h.settle(cmd)
+	}
+	wheel(5, tea.MouseButtonWheelUp)
+	wheel(5, tea.MouseButtonWheelUp)
+	if h.m.sel != sel || h.m.offset == 0 && h.m.cursor < h.m.treeRows() {
+		t.Fatalf("wheel moved the selection or did not scroll: offset %d cursor %d", h.m.offset, h.m.cursor)
+	}
+	off := h.m.offset
+	m, cmd := h.m.Refresh()
+	h.m = m
+	h.settle(cmd)
+	if h.m.offset != off {
+		t.Errorf("a refresh scrolled the tree from %d to %d", off, h.m.offset)
+	}
+	wheel(60, tea.MouseButtonWheelDown)
+	if h.m.entryOff != 0 { // the otp-a entry fits: nothing to scroll
+		t.Errorf("entry scrolled to %d", h.m.entryOff)
+	}
+	var c tea.Cmd
+	h.m, c = h.m.Update(tea.MouseMsg{X: 5, Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	h.settle(c)
+	if h.m.cursor != h.m.offset {
+		t.Errorf("click on the first tree line selected row %d, want %d", h.m.cursor, h.m.offset)
+	}
 }

@@ -59,10 +59,17 @@ func (m *Browse) advanceJump() tea.Cmd {
 		return m.selectRow(0)
 	}
 	m.sel = ref{kind: rowNode, node: nodePart, raw: string(n.raw)}
-	cmd := m.relayout()
-	// Centre the target when the jump scrolled.
-	m.offset = clampOffset(m.cursor-m.treeRows()/2, m.treeRows(), len(m.rows))
-	return tea.Batch(cmd, m.reloadVisible())
+	m.rows = flatten(m.root)
+	for i, r := range m.rows {
+		if r.ref() == m.sel {
+			m.cursor = i
+		}
+	}
+	if m.cursor < m.offset || m.cursor >= m.offset+m.treeRows() {
+		// Centre the target when it is off screen.
+		m.offset = clampOffset(m.cursor-m.treeRows()/2, m.treeRows(), len(m.rows))
+	}
+	return m.placeCursor(m.cursor, true)
 }
 
 // jumpFound reports whether a seek made for the jump landed on the target

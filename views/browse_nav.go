@@ -137,15 +137,25 @@ func (m *Browse) relayout() tea.Cmd {
 	if i < 0 {
 		i = min(m.cursor, len(m.rows)-1)
 	}
-	return m.selectRow(i)
+	// A reload keeps the cursor in view only if it was: the wheel may
+	// have scrolled away from it on purpose.
+	visible := m.cursor >= m.offset && m.cursor < m.offset+m.treeRows()
+	return m.placeCursor(i, visible)
 }
 
 // selectRow puts the cursor on row i, scrolls it into view, points the
 // entry pane at it and loads what became visible.
-func (m *Browse) selectRow(i int) tea.Cmd {
+func (m *Browse) selectRow(i int) tea.Cmd { return m.placeCursor(i, true) }
+
+// placeCursor is selectRow, scrolling to the cursor only when reveal is set.
+func (m *Browse) placeCursor(i int, reveal bool) tea.Cmd {
 	i = max(min(i, len(m.rows)-1), 0)
 	m.cursor = i
-	m.offset = scrollTo(m.offset, i, m.treeRows(), len(m.rows))
+	if reveal {
+		m.offset = scrollTo(m.offset, i, m.treeRows(), len(m.rows))
+	} else {
+		m.offset = clampOffset(m.offset, m.treeRows(), len(m.rows))
+	}
 	r := m.rows[i]
 	m.sel = r.ref()
 	var n *node
