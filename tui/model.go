@@ -21,7 +21,7 @@ type model struct {
 	store   *store.Store
 	info    store.Info // read once at open: View never calls the store
 	owned   bool       // opened by :open, so the root closes it
-	session int  // raised by :open; answers of older sessions are dropped
+	session int        // raised by :open; answers of older sessions are dropped
 	styles  themes.Styles
 	keys    GlobalKeys
 	input   views.InputKeys
