@@ -12,7 +12,7 @@ import (
 // module may import it.
 func TestImportDirection(t *testing.T) {
 	deptest.Forbid(t, "kvdeck/tui", "kvdeck/internal/cli")
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "kvdeck/...").Output()
+	out, err := exec.Command("go", "list", "-e", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "kvdeck/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
