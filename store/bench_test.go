@@ -21,11 +21,14 @@ func BenchmarkEngine(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer env.Close()
-	for _, op := range env.Ops(100_000) {
+	for _, op := range env.Ops(100_000, 100_000) {
 		for _, side := range []struct {
 			name string
 			run  func(context.Context, int) error
-		}{{"raw", op.Raw}, {"engine", op.Engine}} {
+		}{{"floor", op.Floor}, {"raw", op.Raw}, {"engine", op.Engine}} {
+			if side.run == nil {
+				continue
+			}
 			b.Run(op.Name+"/"+side.name, func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					if op.Reset != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -37,6 +38,9 @@ type Child struct {
 	Capped bool
 	// IsKey is true when a row with exactly the key prefix+part exists.
 	IsKey bool
+	// ExpiresAt is that row's expiry (nil when it has none or !IsKey), so
+	// a tree can mark expired-but-unswept leaves without another read.
+	ExpiresAt *int64
 }
 
 // HasChildren reports whether the child has rows below it.
@@ -81,7 +85,8 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 	for len(page.Children) < limit {
 		where, args := rangeWhere(pos, hi)
 		var k []byte
-		found, err := s.queryRow(ctx, "SELECT k FROM kv WHERE "+where+" ORDER BY k LIMIT 1", args, &k)
+		var exp sql.NullInt64
+		found, err := s.queryRow(ctx, "SELECT k, expires_at FROM kv WHERE "+where+" ORDER BY k LIMIT 1", args, &k, &exp)
 		if err != nil {
 			return ChildPage{}, err
 		}
@@ -91,12 +96,16 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 		}
 		part, n, perr := codec.DecodePart(k[len(p):])
 		if perr != nil {
-			page.Children = append(page.Children, Child{Raw: k, Undecodable: true, Count: 1, IsKey: true})
+			page.Children = append(page.Children, Child{Raw: k, Undecodable: true, Count: 1, IsKey: true, ExpiresAt: nullable(exp)})
 			pos = append(k, 0x00)
 			continue
 		}
 		childKey := k[:len(p)+n]
-		page.Children = append(page.Children, Child{Part: part, Raw: childKey, IsKey: len(k) == len(childKey)})
+		c := Child{Part: part, Raw: childKey, IsKey: len(k) == len(childKey)}
+		if c.IsKey {
+			c.ExpiresAt = nullable(exp)
+		}
+		page.Children = append(page.Children, c)
 		pos = codec.PrefixEnd(childKey)
 	}
 	if pos != nil && len(page.Children) == limit {

@@ -68,6 +68,7 @@ func (s *Store) closePrepared() {
 // query runs one read statement: one round trip on every transport.
 func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	s.statements.Add(1)
+	s.roundTrips.Add(1)
 	st, err := s.prepared(ctx, q)
 	if err != nil {
 		return nil, err
@@ -135,6 +136,7 @@ func (s *Store) execHrana(ctx context.Context, stmts []stmt, resultAt int, scan 
 	}
 	b.WriteString("; COMMIT")
 	s.statements.Add(int64(len(stmts) + 2))
+	s.roundTrips.Add(1)
 	rows, err := s.db.QueryContext(ctx, b.String(), args...)
 	if err != nil {
 		return s.classify(err)
@@ -164,6 +166,8 @@ func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txR
 		return s.classify(err)
 	}
 	s.statements.Add(1)
+	// BEGIN, each statement and COMMIT are a request each on a WebSocket.
+	s.roundTrips.Add(int64(len(stmts) + 2))
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback()

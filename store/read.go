@@ -31,6 +31,40 @@ func (s *Store) Get(ctx context.Context, key codec.Key) (e Entry, found bool, er
 	return newEntry(enc, v, ver, nullable(exp)), true, nil
 }
 
+// GetRaw returns the physical row at a raw encoded key, expired or not, and
+// whether its key decodes (Entry.KeyErr): the way to read a row whose key
+// is undecodable.
+func (s *Store) GetRaw(ctx context.Context, raw []byte) (e Entry, found bool, err error) {
+	var v []byte
+	var ver int64
+	var exp sql.NullInt64
+	if raw == nil {
+		raw = []byte{}
+	}
+	found, err = s.queryRow(ctx, "SELECT v, ver, expires_at FROM kv WHERE k = ?", []any{raw}, &v, &ver, &exp)
+	if err != nil || !found {
+		return Entry{}, false, err
+	}
+	return newEntry(raw, v, ver, nullable(exp)), true, nil
+}
+
+// DeleteRaw removes the physical row at a raw encoded key when its stamp is
+// still ver (so an operator can clear an undecodable row without racing a
+// writer); it reports whether a row was deleted.
+func (s *Store) DeleteRaw(ctx context.Context, raw []byte, ver int64) (bool, error) {
+	if err := s.checkWritable("delete"); err != nil {
+		return false, err
+	}
+	var n int64
+	err := s.execBatchScan(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ? AND ver = ? RETURNING 1", args: []any{raw, ver}}}, 0, func(rows *sql.Rows) error {
+		for rows.Next() {
+			n++
+		}
+		return rows.Err()
+	})
+	return n > 0, err
+}
+
 // GetMany returns the live entries at keys, in the same order, with nil for
 // absent ones, in one statement.
 func (s *Store) GetMany(ctx context.Context, keys []codec.Key) ([]*Entry, error) {

@@ -299,3 +299,29 @@ func TestChildren(t *testing.T) {
 		}
 	})
 }
+
+func TestRawRows(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		clock := newClock(t0)
+		s := openStore(t, b, clock)
+		stamp := mustSet(t, s, `["x", 1]`, `1`, dur(0))
+		raw := codec.MustEncode(key(t, `["x", 1]`))
+		e, found, err := s.GetRaw(ctx(t), raw)
+		if err != nil || !found || e.Versionstamp() != stamp || e.Live(clock.Now()) {
+			t.Fatalf("GetRaw of an expired row: %+v %v %v", e, found, err)
+		}
+		page, err := s.Children(ctx(t), key(t, `["x"]`), store.ChildrenOptions{})
+		if err != nil || len(page.Children) != 1 || page.Children[0].ExpiresAt == nil || *page.Children[0].ExpiresAt != t0 {
+			t.Fatalf("children carry the leaf's expiry: %+v %v", page.Children, err)
+		}
+		if ok, err := s.DeleteRaw(ctx(t), raw, e.Ver+1); err != nil || ok {
+			t.Fatalf("DeleteRaw with a stale stamp: %v %v", ok, err)
+		}
+		if ok, err := s.DeleteRaw(ctx(t), raw, e.Ver); err != nil || !ok {
+			t.Fatalf("DeleteRaw: %v %v", ok, err)
+		}
+		if _, found, _ := s.GetRaw(ctx(t), raw); found {
+			t.Fatal("row still there")
+		}
+	})
+}

@@ -57,6 +57,7 @@ type Store struct {
 	busy       time.Duration
 	statements atomic.Int64
 	rowsRead   atomic.Int64
+	roundTrips atomic.Int64
 	cache      stmtCache
 }
 
@@ -244,16 +245,21 @@ func (s *Store) Now() int64 { return s.clock() }
 // ReadOnly reports whether writes are refused.
 func (s *Store) ReadOnly() bool { return s.readOnly }
 
-// Counters are the numbers of statements run and rows read since Open; tests
-// and benchmarks use them to prove how much work an operation did.
+// Counters are the numbers of statements run, rows read and requests sent
+// since Open; tests and benchmarks use them to prove how much work an
+// operation did.
 type Counters struct {
 	Statements int64
 	RowsRead   int64
+	// RoundTrips counts requests to the database: one per read statement,
+	// one per commit over HTTP (a single Hrana batch), and BEGIN + each
+	// statement + COMMIT in a transaction (file, WebSocket).
+	RoundTrips int64
 }
 
 // Counters returns the statement and row counters.
 func (s *Store) Counters() Counters {
-	return Counters{Statements: s.statements.Load(), RowsRead: s.rowsRead.Load()}
+	return Counters{Statements: s.statements.Load(), RowsRead: s.rowsRead.Load(), RoundTrips: s.roundTrips.Load()}
 }
 
 func (s *Store) checkWritable(what string) error {

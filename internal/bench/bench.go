@@ -5,48 +5,56 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/tursodatabase/libsql-client-go/libsql"
+
 	"kvdeck/codec"
 	"kvdeck/store"
 )
 
-// Env is a fresh embedded store (WAL, as kvdeck creates it) plus a raw
-// database/sql handle on the same file through the same driver and DSN.
+// Namespace is the first key part of every row a benchmark writes.
+const Namespace = "kvdeck_bench"
+
+// Env is a store plus a raw database/sql handle on the same database through
+// the same driver: for an embedded file the same DSN (WAL, as kvdeck creates
+// it), for a server the same libSQL client.
 type Env struct {
 	Store *store.Store
 	Raw   *sql.DB
-	Now   int64
-	// upsert and get are the raw side's prepared statements: the floor is
-	// the best the driver can do, so the raw side prepares too.
+	// Now is the fixed clock of the run.
+	Now    int64
+	run    string
+	remote bool
+	// upsert and get are the raw side's prepared statements on a file: the
+	// floor is the best the driver can do, so the raw side prepares too.
 	upsert, get *sql.Stmt
 }
 
-// NewEnv creates the store at dir/bench.db.
+// NewEnv creates a fresh embedded store at dir/bench.db.
 func NewEnv(ctx context.Context, dir string) (*Env, error) {
 	path := filepath.Join(dir, "bench.db")
-	now := time.Now().UnixMilli()
-	s, err := store.Open(ctx, path, store.Options{Clock: func() int64 { return now }})
+	e := &Env{Now: time.Now().UnixMilli(), run: "local"}
+	s, err := store.Open(ctx, path, store.Options{Clock: e.clock})
 	if err != nil {
 		return nil, err
 	}
+	e.Store = s
 	target, err := store.ParseTarget(path)
-	if err != nil {
-		s.Close()
-		return nil, err
+	if err == nil {
+		e.Raw, err = sql.Open("sqlite", target.SQLiteDSN(false, true, store.DefaultBusyTimeout))
 	}
-	raw, err := sql.Open("sqlite", target.SQLiteDSN(false, true, store.DefaultBusyTimeout))
-	if err != nil {
-		s.Close()
-		return nil, err
+	if err == nil {
+		e.upsert, err = e.Raw.PrepareContext(ctx, upsertSQL)
 	}
-	e := &Env{Store: s, Raw: raw, Now: now}
-	if e.upsert, err = raw.PrepareContext(ctx, upsertSQL); err == nil {
-		e.get, err = raw.PrepareContext(ctx, "SELECT v, ver, expires_at FROM kv WHERE k = ?")
+	if err == nil {
+		e.get, err = e.Raw.PrepareContext(ctx, getSQL)
 	}
 	if err != nil {
 		e.Close()
@@ -55,6 +63,35 @@ func NewEnv(ctx context.Context, dir string) (*Env, error) {
 	return e, nil
 }
 
+// NewRemoteEnv measures against a server. Every row it writes lives under
+// [Namespace, <run id>]; Cleanup removes them.
+func NewRemoteEnv(ctx context.Context, url, token string) (*Env, error) {
+	id := make([]byte, 6)
+	if _, err := rand.Read(id); err != nil {
+		return nil, err
+	}
+	e := &Env{Now: time.Now().UnixMilli(), run: hex.EncodeToString(id), remote: true}
+	s, err := store.Open(ctx, url, store.Options{Clock: e.clock, AuthToken: token})
+	if err != nil {
+		return nil, err
+	}
+	e.Store = s
+	target, _ := store.ParseTarget(url)
+	var opts []libsql.Option
+	if token != "" {
+		opts = append(opts, libsql.WithAuthToken(token))
+	}
+	connector, err := libsql.NewConnector(target.URL, opts...)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	e.Raw = sql.OpenDB(connector)
+	return e, nil
+}
+
+func (e *Env) clock() int64 { return e.Now }
+
 // Close closes both handles.
 func (e *Env) Close() {
 	for _, st := range []*sql.Stmt{e.upsert, e.get} {
@@ -62,8 +99,96 @@ func (e *Env) Close() {
 			st.Close()
 		}
 	}
-	e.Store.Close()
-	e.Raw.Close()
+	if e.Raw != nil {
+		e.Raw.Close()
+	}
+	if e.Store != nil {
+		e.Store.Close()
+	}
+}
+
+// Cleanup deletes every row the run wrote.
+func (e *Env) Cleanup(ctx context.Context) error {
+	p := codec.MustEncode(codec.Key{codec.String(Namespace), codec.String(e.run)})
+	_, err := e.Raw.ExecContext(ctx, "DELETE FROM kv WHERE k >= ? AND k < ?", p, codec.PrefixEnd(p))
+	return err
+}
+
+// Key returns key number i of the group op: [Namespace, run, op, i].
+func (e *Env) Key(op string, i int) codec.Key {
+	return codec.Key{codec.String(Namespace), codec.String(e.run), codec.String(op), codec.Number(float64(i))}
+}
+
+func (e *Env) prefix(op string) codec.Key {
+	return codec.Key{codec.String(Namespace), codec.String(e.run), codec.String(op)}
+}
+
+const (
+	upsertSQL = "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at"
+	getSQL    = "SELECT v, ver, expires_at FROM kv WHERE k = ?"
+)
+
+// Seed writes n rows of group op through the engine, 500 sets per commit;
+// expired rows get expireIn 0 (dead at the run's clock).
+func (e *Env) Seed(ctx context.Context, op string, n int, expired bool) error {
+	zero := time.Duration(0)
+	for start := 0; start < n; start += 500 {
+		var muts []store.Mutation
+		for i := start; i < n && i < start+500; i++ {
+			m := store.Mutation{Type: store.MutationSet, Key: e.Key(op, i), Value: []byte(`{"n":` + strconv.Itoa(i) + `}`)}
+			if expired {
+				m.ExpireIn = &zero
+			}
+			muts = append(muts, m)
+		}
+		if _, err := e.Store.Commit(ctx, nil, muts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rawUpsertTx is one upsert in an explicit write transaction (BEGIN
+// IMMEDIATE through the DSN's _txlock; COMMIT): the shape of any commit that
+// must read and write atomically. On a server it is the single statement.
+func (e *Env) rawUpsertTx(ctx context.Context, k codec.Key, v string) error {
+	if e.upsert == nil {
+		return e.rawUpsert(ctx, k, v)
+	}
+	tx, err := e.Raw.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.StmtContext(ctx, e.upsert).ExecContext(ctx, codec.MustEncode(k), v, 1, nil); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// rawUpsert is the floor of a write: one prepared upsert in autocommit mode
+// (an implicit transaction).
+func (e *Env) rawUpsert(ctx context.Context, k codec.Key, v string) error {
+	var err error
+	if e.upsert != nil {
+		_, err = e.upsert.ExecContext(ctx, codec.MustEncode(k), v, 1, nil)
+	} else {
+		_, err = e.Raw.ExecContext(ctx, upsertSQL, codec.MustEncode(k), v, 1, nil)
+	}
+	return err
+}
+
+func (e *Env) rawGet(ctx context.Context, k codec.Key) error {
+	var v string
+	var ver int64
+	var exp sql.NullInt64
+	var row *sql.Row
+	if e.get != nil {
+		row = e.get.QueryRowContext(ctx, codec.MustEncode(k))
+	} else {
+		row = e.Raw.QueryRowContext(ctx, getSQL, codec.MustEncode(k))
+	}
+	return row.Scan(&v, &ver, &exp)
 }
 
 // Op is one measured operation with its raw-SQL baseline.
@@ -78,95 +203,45 @@ type Op struct {
 	Reset func(ctx context.Context) error
 	// Engine and Raw perform call number i.
 	Engine, Raw func(ctx context.Context, i int) error
+	// Floor, when set, is a second, cheaper raw baseline (the autocommit
+	// upsert beside the explicit transaction).
+	Floor func(ctx context.Context, i int) error
 }
 
-// Key returns the benchmark key number i under prefix.
-func Key(prefix string, i int) codec.Key {
-	return codec.Key{codec.String(prefix), codec.Number(float64(i))}
-}
-
-const upsertSQL = "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at"
-
-// Seed writes n rows under prefix through raw SQL in one transaction (fast,
-// and with store-valid rows: every row gets a fresh stamp from kv_meta).
-func (e *Env) Seed(ctx context.Context, prefix string, n int, expiresAt *int64) error {
-	tx, err := e.Raw.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var seq int64
-	if err := tx.QueryRowContext(ctx, "UPDATE kv_meta SET seq = seq + 1 WHERE id = 0 RETURNING seq").Scan(&seq); err != nil {
-		return err
-	}
-	st, err := tx.PrepareContext(ctx, upsertSQL)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	var exp any
-	if expiresAt != nil {
-		exp = *expiresAt
-	}
-	for i := 0; i < n; i++ {
-		if _, err := st.ExecContext(ctx, codec.MustEncode(Key(prefix, i)), `{"n":`+strconv.Itoa(i)+`}`, seq, exp); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
-// rawUpsertTx is the raw floor of a commit: one upsert in its own
-// transaction (BEGIN IMMEDIATE through the DSN's _txlock).
-func (e *Env) rawUpsertTx(ctx context.Context, k codec.Key, v string) error {
-	tx, err := e.Raw.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.StmtContext(ctx, e.upsert).ExecContext(ctx, codec.MustEncode(k), v, 1, nil); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
-// Ops returns the operations of product.md section 5 for keys rows (list
-// and sweep work on ranges of that size).
-func (e *Env) Ops(keys int) []Op {
+// Ops returns the operations of product.md section 5: point operations
+// cycle over keys keys, list and sweep work on ranges of rows rows.
+func (e *Env) Ops(keys, rows int) []Op {
 	value := []byte(`{"n":1,"holder":"a1b2c3d4-0001-4e5f-8a9b-0c1d2e3f4a5b"}`)
-	expired := e.Now - 1
 	return []Op{
 		{
-			Name: "set", Baseline: "one upsert per transaction", Rows: 1,
+			Name: "set", Baseline: "BEGIN IMMEDIATE; one upsert; COMMIT (floor: one autocommit upsert)", Rows: 1,
 			Engine: func(ctx context.Context, i int) error {
-				_, err := e.Store.Set(ctx, Key("set", i%keys), value, nil)
+				_, err := e.Store.Set(ctx, e.Key("set", i%keys), value, nil)
 				return err
 			},
 			Raw: func(ctx context.Context, i int) error {
-				return e.rawUpsertTx(ctx, Key("rawset", i%keys), string(value))
+				return e.rawUpsertTx(ctx, e.Key("rawset", i%keys), string(value))
 			},
+			Floor: e.floor(func(ctx context.Context, i int) error {
+				return e.rawUpsert(ctx, e.Key("floorset", i%keys), string(value))
+			}),
 		},
 		{
 			Name: "get", Baseline: "SELECT by primary key", Rows: 1,
-			Reset: once(func(ctx context.Context) error { return e.Seed(ctx, "get", keys, nil) }),
+			Reset: once(func(ctx context.Context) error { return e.Seed(ctx, "get", keys, false) }),
 			Engine: func(ctx context.Context, i int) error {
-				_, found, err := e.Store.Get(ctx, Key("get", i%keys))
+				_, found, err := e.Store.Get(ctx, e.Key("get", i%keys))
 				if err == nil && !found {
 					err = fmt.Errorf("get: key %d missing", i%keys)
 				}
 				return err
 			},
-			Raw: func(ctx context.Context, i int) error {
-				var v string
-				var ver int64
-				var exp sql.NullInt64
-				return e.get.QueryRowContext(ctx, codec.MustEncode(Key("get", i%keys))).Scan(&v, &ver, &exp)
-			},
+			Raw: func(ctx context.Context, i int) error { return e.rawGet(ctx, e.Key("get", i%keys)) },
 		},
 		{
-			Name: "check+set", Baseline: "one upsert per transaction", Rows: 1,
+			Name: "check+set", Baseline: "BEGIN IMMEDIATE; one upsert; COMMIT (floor: one autocommit upsert)", Rows: 1,
 			Engine: func(ctx context.Context, i int) error {
-				k := Key("cas", i%keys)
+				k := e.Key("cas", i%keys)
 				stamp := ""
 				if en, found, err := e.Store.Get(ctx, k); err != nil {
 					return err
@@ -180,54 +255,70 @@ func (e *Env) Ops(keys int) []Op {
 				return err
 			},
 			Raw: func(ctx context.Context, i int) error {
-				return e.rawUpsertTx(ctx, Key("rawcas", i%keys), string(value))
+				return e.rawUpsertTx(ctx, e.Key("rawcas", i%keys), string(value))
 			},
+			Floor: e.floor(func(ctx context.Context, i int) error {
+				return e.rawUpsert(ctx, e.Key("floorcas", i%keys), string(value))
+			}),
 		},
 		{
-			Name: "list", Baseline: "plain range SELECT", Rows: keys,
-			Reset: once(func(ctx context.Context) error { return e.Seed(ctx, "list", keys, nil) }),
+			Name: "list", Baseline: "plain range SELECT", Rows: rows,
+			Reset: once(func(ctx context.Context) error { return e.Seed(ctx, "list", rows, false) }),
 			Engine: func(ctx context.Context, _ int) error {
 				n := 0
-				err := e.Store.Scan(ctx, store.ListOptions{Prefix: codec.Key{codec.String("list")}}, func(store.Entry) error { n++; return nil })
-				return expectRows(err, n, keys)
+				err := e.Store.Scan(ctx, store.ListOptions{Prefix: e.prefix("list")}, func(store.Entry) error { n++; return nil })
+				return expectRows(err, n, rows)
 			},
-			Raw: func(ctx context.Context, _ int) error {
-				p := codec.MustEncode(codec.Key{codec.String("list")})
-				rows, err := e.Raw.QueryContext(ctx, "SELECT k, v, ver, expires_at FROM kv WHERE k >= ? AND k < ? ORDER BY k", p, codec.PrefixEnd(p))
-				if err != nil {
-					return err
-				}
-				defer rows.Close()
-				n := 0
-				for rows.Next() {
-					var k, v []byte
-					var ver int64
-					var exp sql.NullInt64
-					if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
-						return err
-					}
-					n++
-				}
-				return expectRows(rows.Err(), n, keys)
-			},
+			Raw: func(ctx context.Context, _ int) error { return e.rawRange(ctx, "list", rows) },
 		},
 		{
-			Name: "sweep", Baseline: "plain DELETE of expired rows", Rows: keys,
-			Reset: func(ctx context.Context) error { return e.Seed(ctx, "sweep", keys, &expired) },
+			Name: "sweep", Baseline: "plain DELETE of expired rows", Rows: rows,
+			Reset: func(ctx context.Context) error { return e.Seed(ctx, "sweep", rows, true) },
 			Engine: func(ctx context.Context, _ int) error {
-				res, err := e.Store.Sweep(ctx, store.SweepOptions{})
-				return expectRows(err, int(res.Swept), keys)
+				res, err := e.Store.Sweep(ctx, store.SweepOptions{Prefix: e.prefix("sweep")})
+				return expectRows(err, int(res.Swept), rows)
 			},
 			Raw: func(ctx context.Context, _ int) error {
-				r, err := e.Raw.ExecContext(ctx, "DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?", e.Now)
+				p := codec.MustEncode(e.prefix("sweep"))
+				r, err := e.Raw.ExecContext(ctx, "DELETE FROM kv WHERE k >= ? AND k < ? AND expires_at IS NOT NULL AND expires_at <= ?", p, codec.PrefixEnd(p), e.Now)
 				if err != nil {
 					return err
 				}
 				n, _ := r.RowsAffected()
-				return expectRows(nil, int(n), keys)
+				return expectRows(nil, int(n), rows)
 			},
 		},
 	}
+}
+
+// floor returns f on an embedded file; on a server the raw side already is
+// the single autocommit statement.
+func (e *Env) floor(f func(ctx context.Context, i int) error) func(ctx context.Context, i int) error {
+	if e.remote {
+		return nil
+	}
+	return f
+}
+
+// rawRange reads every row of group op with one plain range SELECT.
+func (e *Env) rawRange(ctx context.Context, op string, want int) error {
+	p := codec.MustEncode(e.prefix(op))
+	rows, err := e.Raw.QueryContext(ctx, "SELECT k, v, ver, expires_at FROM kv WHERE k >= ? AND k < ? ORDER BY k", p, codec.PrefixEnd(p))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var k, v []byte
+		var ver int64
+		var exp sql.NullInt64
+		if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
+			return err
+		}
+		n++
+	}
+	return expectRows(rows.Err(), n, want)
 }
 
 // once wraps a setup step so that it runs on the first call only.
@@ -249,28 +340,54 @@ func expectRows(err error, got, want int) error {
 	return err
 }
 
-// Measure runs op ops times on each side (Reset untimed before every call)
-// and returns the total time of each.
-func Measure(ctx context.Context, op Op, ops int) (engine, raw time.Duration, err error) {
-	run := func(f func(ctx context.Context, i int) error) (time.Duration, error) {
-		var total time.Duration
-		for i := 0; i < ops; i++ {
+// Figures are one side's measurement.
+type Figures struct {
+	Calls   int
+	Elapsed time.Duration
+	// RoundTrips is the engine's requests per call (store counters); zero
+	// for the raw side.
+	RoundTrips float64
+}
+
+// PerSecond is calls per second.
+func (f Figures) PerSecond() float64 {
+	if f.Elapsed <= 0 {
+		return 0
+	}
+	return float64(f.Calls) / f.Elapsed.Seconds()
+}
+
+// Measure runs op calls times on each side (Reset untimed before every
+// call): the floor (if any), raw, then the engine.
+func (e *Env) Measure(ctx context.Context, op Op, calls int) (engine, raw, floor Figures, err error) {
+	run := func(f func(ctx context.Context, i int) error) (Figures, error) {
+		fig := Figures{Calls: calls}
+		var trips int64
+		for i := 0; i < calls; i++ {
 			if op.Reset != nil {
 				if err := op.Reset(ctx); err != nil {
-					return 0, err
+					return fig, err
 				}
 			}
+			before := e.Store.Counters().RoundTrips
 			start := time.Now()
 			if err := f(ctx, i); err != nil {
-				return 0, fmt.Errorf("%s: %w", op.Name, err)
+				return fig, fmt.Errorf("%s: %w", op.Name, err)
 			}
-			total += time.Since(start)
+			fig.Elapsed += time.Since(start)
+			trips += e.Store.Counters().RoundTrips - before
 		}
-		return total, nil
+		fig.RoundTrips = float64(trips) / float64(calls)
+		return fig, nil
+	}
+	if op.Floor != nil {
+		if floor, err = run(op.Floor); err != nil {
+			return engine, raw, floor, err
+		}
 	}
 	if raw, err = run(op.Raw); err != nil {
-		return 0, 0, err
+		return engine, raw, floor, err
 	}
 	engine, err = run(op.Engine)
-	return engine, raw, err
+	return engine, raw, floor, err
 }
