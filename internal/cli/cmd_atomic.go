@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 
 	"kvdeck/codec"
-	"kvdeck/store"
+	"kvdeck/store/atomicjson"
 )
 
 // maxAtomicInput bounds the atomic document read into memory.
@@ -53,7 +50,7 @@ func (c *AtomicCmd) Run(app *App) error {
 	if len(raw) > maxAtomicInput {
 		return fmt.Errorf("%s: larger than %d MiB; an atomic commit this big would hold the write lock too long", c.File, maxAtomicInput>>20)
 	}
-	checks, muts, err := ParseAtomic(raw)
+	checks, muts, err := atomicjson.Parse(raw)
 	if err != nil {
 		return err
 	}
@@ -92,97 +89,4 @@ func stampText(s string) string {
 		return "absent"
 	}
 	return s
-}
-
-// ParseAtomic reads an atomic document:
-//
-//	{"checks":[{"key","versionstamp"}],
-//	 "mutations":[{"type":"set","key","value","expireIn"?},{"type":"delete","key"}]}
-//
-// A key is key text in a JSON string or a tagged JSON array; versionstamp
-// must be given (null: the key must be absent); expireIn is milliseconds
-// or a Go duration string. Unknown fields are refused and every error
-// names the path of the problem. It never writes anything.
-func ParseAtomic(raw []byte) ([]store.Check, []store.Mutation, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	var doc json.RawMessage
-	if err := dec.Decode(&doc); err != nil {
-		return nil, nil, fmt.Errorf("input: %w", describeJSONError(err))
-	}
-	if off := dec.InputOffset(); len(bytes.Trim(raw[off:], " \t\r\n")) > 0 {
-		return nil, nil, fmt.Errorf("input: unexpected text after the JSON document at byte %d", off)
-	}
-	root, err := decodeObject(doc, "", "checks", "mutations")
-	if err != nil {
-		return nil, nil, err
-	}
-	rawChecks, err := root.array("checks")
-	if err != nil {
-		return nil, nil, err
-	}
-	rawMuts, err := root.array("mutations")
-	if err != nil {
-		return nil, nil, err
-	}
-	checks := make([]store.Check, 0, len(rawChecks))
-	for i, rc := range rawChecks {
-		o, err := decodeObject(rc, fmt.Sprintf("checks[%d]", i), "key", "versionstamp")
-		if err != nil {
-			return nil, nil, err
-		}
-		var c store.Check
-		if c.Key, err = o.key("key"); err != nil {
-			return nil, nil, err
-		}
-		if c.Versionstamp, err = o.stamp("versionstamp"); err != nil {
-			return nil, nil, err
-		}
-		checks = append(checks, c)
-	}
-	muts := make([]store.Mutation, 0, len(rawMuts))
-	for i, rm := range rawMuts {
-		m, err := parseMutation(rm, fmt.Sprintf("mutations[%d]", i))
-		if err != nil {
-			return nil, nil, err
-		}
-		muts = append(muts, m)
-	}
-	return checks, muts, nil
-}
-
-// parseMutation reads one set or delete.
-func parseMutation(raw json.RawMessage, path string) (store.Mutation, error) {
-	o, err := decodeObject(raw, path, "type", "key", "value", "expireIn")
-	if err != nil {
-		return store.Mutation{}, err
-	}
-	if !o.has("type") {
-		return store.Mutation{}, fmt.Errorf("%s: missing (\"set\" or \"delete\")", o.field("type"))
-	}
-	typ, err := o.str("type")
-	if err != nil {
-		return store.Mutation{}, err
-	}
-	m := store.Mutation{Type: store.MutationType(typ)}
-	if m.Key, err = o.key("key"); err != nil {
-		return m, err
-	}
-	switch m.Type {
-	case store.MutationSet:
-		if m.Value, err = o.value("value"); err != nil {
-			return m, err
-		}
-		if m.ExpireIn, err = o.duration("expireIn"); err != nil {
-			return m, err
-		}
-	case store.MutationDelete:
-		for _, f := range []string{"value", "expireIn"} {
-			if o.has(f) {
-				return m, fmt.Errorf("%s: a delete takes no %s", o.field(f), f)
-			}
-		}
-	default:
-		return m, fmt.Errorf("%s: want \"set\" or \"delete\", found %s", o.field("type"), shown(strconv.Quote(typ)))
-	}
-	return m, nil
 }

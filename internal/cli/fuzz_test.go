@@ -24,50 +24,6 @@ func FuzzParseTime(f *testing.F) {
 	})
 }
 
-func FuzzParseAtomic(f *testing.F) {
-	for _, s := range []string{
-		`{"checks":[{"key":"[\"a\"]","versionstamp":null}],"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":"1s"}]}`,
-		`{"mutations":[{"type":"delete","key":[{"type":"string","value":"a"}]}]}`,
-		`{"checks":[{"key":"[\"a\"]","versionstamp":"00000000000000000001"}]}`,
-		`{"mutations":[{"type":"set","key":"[1n]","value":{"a":[1e400,-0]},"expireIn":-5}]}`,
-		`{}`, `[]`, `null`, `{"checks":null}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, doc []byte) {
-		checks, muts, err := ParseAtomic(doc)
-		if err != nil {
-			if checks != nil || muts != nil {
-				t.Fatalf("an error came with a half-parsed commit: %v", err)
-			}
-			return
-		}
-		// Everything accepted must be writable as is: keys encode, stamps
-		// parse, values are already normalised.
-		for _, c := range checks {
-			if _, err := codec.Encode(c.Key); err != nil {
-				t.Fatalf("accepted check key does not encode: %v", err)
-			}
-			if c.Versionstamp != "" {
-				if _, err := codec.ParseStamp(c.Versionstamp); err != nil {
-					t.Fatalf("accepted stamp: %v", err)
-				}
-			}
-		}
-		for _, m := range muts {
-			if _, err := codec.Encode(m.Key); err != nil {
-				t.Fatalf("accepted mutation key does not encode: %v", err)
-			}
-			if m.Type == "set" {
-				norm, err := codec.NormalizeJSON(m.Value)
-				if err != nil || !bytes.Equal(norm, m.Value) {
-					t.Fatalf("accepted value %q is not normalised: %v", m.Value, err)
-				}
-			}
-		}
-	})
-}
-
 func FuzzParseLoadLine(f *testing.F) {
 	for _, s := range []string{
 		`{"key":"[\"a\"]","value":1}`,

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"kvdeck/codec"
+	"kvdeck/store/atomicjson"
 )
 
 // ParseKey reads a key typed by a user: key text (`["users", "alice"]`) or
@@ -116,12 +117,9 @@ func isDigits(s string) bool {
 // or negative is allowed and, as in the reference, writes a row that is
 // already expired.
 func ParseExpireIn(what, s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
+	d, err := atomicjson.ParseExpireIn(s)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: want a Go duration like 30s, 1m30s or 250ms", what, shown(s))
-	}
-	if d%time.Millisecond != 0 {
-		return 0, fmt.Errorf("%s %s: the store counts whole milliseconds", what, shown(s))
+		return 0, fmt.Errorf("%s %s: %w", what, shown(s), err)
 	}
 	return d, nil
 }

@@ -80,51 +80,6 @@ func TestParseExpireIn(t *testing.T) {
 	}
 }
 
-func TestParseAtomic(t *testing.T) {
-	checks, muts, err := ParseAtomic([]byte(`{"checks":[{"key":"[\"a\"]","versionstamp":null},{"key":[{"type":"bigint","value":"7"}],"versionstamp":"00000000000000000003"}],
-		"mutations":[{"type":"set","key":"[\"a\"]","value":{"z":1,"a":2},"expireIn":1500},{"type":"set","key":"[\"b\"]","value":1,"expireIn":"2s"},
-		{"type":"set","key":"[\"c\"]","value":1,"expireIn":null},{"type":"delete","key":"[\"d\"]"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(checks) != 2 || checks[0].Versionstamp != "" || checks[1].Versionstamp != "00000000000000000003" || checks[1].Key[0] != codec.Bigint(7) {
-		t.Errorf("checks: %+v", checks)
-	}
-	if len(muts) != 4 || string(muts[0].Value) != `{"z":1,"a":2}` || *muts[0].ExpireIn != 1500*time.Millisecond ||
-		*muts[1].ExpireIn != 2*time.Second || muts[2].ExpireIn != nil || muts[3].Type != "delete" {
-		t.Errorf("mutations: %+v", muts)
-	}
-	for doc, want := range map[string]string{
-		``:                                   "input",
-		`[]`:                                 "want a JSON object, found an array",
-		`{"check":[]}`:                       `unknown field "check"`,
-		`{"checks":{}}`:                      "checks: want an array",
-		`{"checks":[{"key":"[\"a\"]"}]}`:     "checks[0].versionstamp: missing",
-		`{"checks":[{"versionstamp":null}]}`: "checks[0].key: missing",
-		`{"checks":[{"key":null,"versionstamp":null}]}`:                                        "found null",
-		`{"checks":[{"key":"[\"a\"]","versionstamp":3}]}`:                                      "want a 20-digit string or null, found a number",
-		`{"checks":[{"key":"[\"a\"]","versionstamp":"00000000000000000000"}]}`:                 "start at 1",
-		`{"mutations":[{"key":"[\"a\"]"}]}`:                                                    "mutations[0].type: missing",
-		`{"mutations":[{"type":"set","key":"[\"a\"]"}]}`:                                       "mutations[0].value: missing",
-		`{"mutations":[{"type":"delete","key":"[\"a\"]","value":1}]}`:                          "a delete takes no value",
-		`{"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":1.5}]}`:              "want an integer",
-		`{"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":"1d"}]}`:             "Go duration",
-		`{"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":1e300}]}`:            "want an integer",
-		`{"mutations":[{"type":"set","key":"[\"a\"]","value":1,"expireIn":9223372036854775}]}`: "out of range",
-		`{"mutations":[{"type":"set","key":"[\"a\", 1e400]","value":1}]}`:                      "mutations[0].key",
-		`{"mutations":[{"type":"set","key":"[\"a\"]","value":"\ud800"}]}`:                      "",
-		`{"mutations":[]}x`: "unexpected text after",
-	} {
-		_, _, err := ParseAtomic([]byte(doc))
-		if want == "" {
-			continue // accepted or refused, either is fine; it must not panic
-		}
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseAtomic(%s) = %v; want an error with %q", doc, err, want)
-		}
-	}
-}
-
 func TestParseHex(t *testing.T) {
 	for in, want := range map[string]string{"": "", "0x": "", "0X0aFF": "0aff", "00": "00"} {
 		b, err := ParseHex(in)

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"kvdeck/codec"
+	"kvdeck/store/atomicjson"
 )
 
 // maxLoadLine bounds one line of load input.
@@ -37,38 +38,38 @@ func parseLoadLine(line []byte, n int) (rec loadRecord, ok bool, err error) {
 	if len(bytes.Trim(line, " \t\r")) == 0 {
 		return rec, false, nil
 	}
-	o, err := decodeObject(line, fmt.Sprintf("line %d", n), "key", "hex", "value", "versionstamp", "expiresAt", "expired", "error", "meta")
+	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), "key", "hex", "value", "versionstamp", "expiresAt", "expired", "error", "meta")
 	if err != nil {
 		return rec, false, err
 	}
-	if o.has("meta") {
-		if len(o.fields) != 1 {
-			return rec, false, fmt.Errorf("%s: a meta line carries nothing else", o.where())
+	if o.Has("meta") {
+		if o.Len() != 1 {
+			return rec, false, fmt.Errorf("%s: a meta line carries nothing else", o.Where())
 		}
 		return rec, false, nil
 	}
-	if msg, err := o.str("error"); err != nil {
+	if msg, err := o.Str("error"); err != nil {
 		return rec, false, err
 	} else if msg != "" {
 		rec.undecodable = msg
 		return rec, true, nil
 	}
-	if rec.key, err = o.key("key"); err != nil {
+	if rec.key, err = o.Key("key"); err != nil {
 		return rec, false, err
 	}
 	enc := codec.MustEncode(rec.key)
 	rec.enc = string(enc)
-	if h, err := o.str("hex"); err != nil {
+	if h, err := o.Str("hex"); err != nil {
 		return rec, false, err
-	} else if o.has("hex") && !o.isNull("hex") {
+	} else if o.Has("hex") && !o.IsNull("hex") {
 		if raw, err := hex.DecodeString(h); err != nil || !bytes.Equal(raw, enc) {
-			return rec, false, fmt.Errorf("%s: %q does not match the key, which encodes to %x", o.field("hex"), h, enc)
+			return rec, false, fmt.Errorf("%s: %q does not match the key, which encodes to %x", o.Field("hex"), h, enc)
 		}
 	}
-	if rec.value, err = o.value("value"); err != nil {
+	if rec.value, err = o.Value("value"); err != nil {
 		return rec, false, err
 	}
-	if rec.expiresAt, err = o.int("expiresAt"); err != nil {
+	if rec.expiresAt, err = o.Int("expiresAt"); err != nil {
 		return rec, false, err
 	}
 	return rec, true, nil

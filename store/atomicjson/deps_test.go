@@ -1,0 +1,12 @@
+package atomicjson_test
+
+import (
+	"testing"
+
+	"kvdeck/internal/deptest"
+)
+
+func TestImportDirection(t *testing.T) {
+	deptest.Forbid(t, "kvdeck/store/atomicjson", "kvdeck/tui", "kvdeck/views", "kvdeck/themes", "kvdeck/internal/cli",
+		"github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss", "github.com/charmbracelet/bubbles")
+}
