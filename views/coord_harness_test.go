@@ -1,0 +1,157 @@
+package views
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views/viewtest"
+)
+
+// coordModel is what the coordination views have in common for the
+// harness: Update returning their own type, and View.
+type coordModel[V any] interface {
+	Update(tea.Msg) (V, tea.Cmd)
+	View() string
+}
+
+// coordHarness drives a coordination view like the bubbletea runtime:
+// every command runs on its own goroutine and its message comes back to
+// Update on the test's goroutine. settle waits until no command is left
+// but the ones parked() says may stay (a poll waiting for the user's
+// decisions).
+type coordHarness[V coordModel[V]] struct {
+	t        *testing.T
+	m        V
+	s        *store.Store
+	clock    *store.VirtualClock
+	flashes  []FlashMsg
+	confirms []ConfirmMsg
+	msgs     chan tea.Msg
+	pending  int
+	parked   func(V) int
+}
+
+// newCoordHarness builds a view with build over s (session 1) and loads it.
+func newCoordHarness[V coordModel[V]](t *testing.T, s *store.Store, clock *store.VirtualClock, build func(Deps, themes.Styles) V, init func(V) tea.Cmd) *coordHarness[V] {
+	t.Helper()
+	h := &coordHarness[V]{t: t, s: s, clock: clock, msgs: make(chan tea.Msg, 64), parked: func(V) int { return 0 }}
+	h.m = build(Deps{Store: s, Now: clock.Now, Session: 1}, themes.NewStyles(themes.Dark()))
+	h.settle(init(h.m))
+	return h
+}
+
+// run starts cmd on its own goroutine.
+func (h *coordHarness[V]) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	h.pending++
+	go func() { h.msgs <- cmd() }()
+}
+
+// settle runs cmd and feeds the view every answer until it is idle.
+func (h *coordHarness[V]) settle(cmd tea.Cmd) {
+	h.t.Helper()
+	h.run(cmd)
+	for h.pending > h.parked(h.m) {
+		select {
+		case msg := <-h.msgs:
+			h.pending--
+			h.handle(msg)
+		case <-time.After(20 * time.Second):
+			h.t.Fatalf("%d command(s) still running after 20s\n%s", h.pending, h.m.View())
+		}
+	}
+}
+
+// handle routes one message: batches run, the root's messages are kept,
+// the rest go to the view.
+func (h *coordHarness[V]) handle(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+	case FlashMsg:
+		h.flashes = append(h.flashes, msg)
+	case ConfirmMsg:
+		h.confirms = append(h.confirms, msg)
+	default:
+		var cmd tea.Cmd
+		h.m, cmd = h.m.Update(msg)
+		h.run(cmd)
+	}
+}
+
+// send delivers one message to the view and settles.
+func (h *coordHarness[V]) send(msg tea.Msg) {
+	h.t.Helper()
+	var cmd tea.Cmd
+	h.m, cmd = h.m.Update(msg)
+	h.settle(cmd)
+}
+
+// keys sends key presses, settling after each.
+func (h *coordHarness[V]) keys(names ...string) {
+	h.t.Helper()
+	for _, n := range names {
+		h.send(viewtest.Key(n))
+	}
+}
+
+// typeText types text into whatever has the keys.
+func (h *coordHarness[V]) typeText(text string) {
+	h.t.Helper()
+	for _, r := range text {
+		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+// clearInput empties the focused one-line input.
+func (h *coordHarness[V]) clearInput() { h.keys("end", "ctrl+u") }
+
+// confirm answers the newest confirmation dialog with yes.
+func (h *coordHarness[V]) confirm() ConfirmMsg {
+	h.t.Helper()
+	if len(h.confirms) == 0 {
+		h.t.Fatalf("no confirmation was asked; flashes %v\n%s", h.flashes, h.m.View())
+	}
+	c := h.confirms[len(h.confirms)-1]
+	h.settle(c.Do)
+	return c
+}
+
+// lastFlash is the text of the newest flash ("" when none).
+func (h *coordHarness[V]) lastFlash() string {
+	if len(h.flashes) == 0 {
+		return ""
+	}
+	return h.flashes[len(h.flashes)-1].Text
+}
+
+// requireView fails unless the view shows every text.
+func (h *coordHarness[V]) requireView(texts ...string) {
+	h.t.Helper()
+	v := h.m.View()
+	for _, s := range texts {
+		if !strings.Contains(v, s) {
+			h.t.Fatalf("view lacks %q:\n%s\nflashes: %v", s, v, h.flashes)
+		}
+	}
+}
+
+// requireFlash fails unless the newest flash holds every text.
+func (h *coordHarness[V]) requireFlash(texts ...string) {
+	h.t.Helper()
+	for _, s := range texts {
+		if !strings.Contains(h.lastFlash(), s) {
+			h.t.Fatalf("flash %q lacks %q", h.lastFlash(), s)
+		}
+	}
+}

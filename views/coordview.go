@@ -1,0 +1,273 @@
+package views
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+	"kvdeck/themes"
+)
+
+// This file holds what the coordination views (Leases, Alarms, Queues)
+// share: the engine they act on, list navigation that keeps its place by
+// key, the read-only refusal, findings by key, and time formatting.
+
+// errNotCoordStore: store/coord acts on *store.Store; the root always
+// passes one, so this only shows if a test wires another Store in.
+var errNotCoordStore = errors.New("the coordination views need a kvdeck store (*store.Store)")
+
+// coordStore returns the engine behind deps: store/coord's functions take
+// *store.Store, which is what the root puts in Deps.Store. A view built
+// over anything else shows errNotCoordStore inline instead of acting.
+func coordStore(deps Deps) (*store.Store, error) {
+	s, ok := deps.Store.(*store.Store)
+	if !ok || s == nil {
+		return nil, errNotCoordStore
+	}
+	return s, nil
+}
+
+// NavKeys move a cursor through a list.
+type NavKeys struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+}
+
+// DefaultNavKeys returns the list keys every coordination view shares.
+func DefaultNavKeys() NavKeys {
+	return NavKeys{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
+	}
+}
+
+// bindings lists the navigation keys for help.
+func (k NavKeys) bindings() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
+}
+
+// listCursor is a cursor over a list shown a window at a time. It keeps
+// the selected row's id, so that a reload (which replaces the rows) puts
+// it back on the same row, not the same index.
+type listCursor struct {
+	cur, off int
+	id       string // the id of the selected row; "" before any
+}
+
+// handle moves the cursor for a navigation key over ids, shown h rows at a
+// time; it reports whether msg was a navigation key.
+func (c *listCursor) handle(msg tea.KeyMsg, k NavKeys, ids []string, h int) bool {
+	n := len(ids)
+	switch {
+	case key.Matches(msg, k.Up):
+		c.set(c.cur-1, ids, h)
+	case key.Matches(msg, k.Down):
+		c.set(c.cur+1, ids, h)
+	case key.Matches(msg, k.PageUp):
+		c.set(c.cur-max(h, 1), ids, h)
+	case key.Matches(msg, k.PageDown):
+		c.set(c.cur+max(h, 1), ids, h)
+	case key.Matches(msg, k.Top):
+		c.set(0, ids, h)
+	case key.Matches(msg, k.Bottom):
+		c.set(n-1, ids, h)
+	default:
+		return false
+	}
+	return true
+}
+
+// set selects row i (clamped) and scrolls it into a window of h rows.
+func (c *listCursor) set(i int, ids []string, h int) {
+	n := len(ids)
+	c.cur = min(max(i, 0), max(n-1, 0))
+	c.id = ""
+	if n > 0 {
+		c.id = ids[c.cur]
+	}
+	c.off = scrollTo(c.off, c.cur, h, n)
+}
+
+// follow re-finds the selected id in a new list of ids; when it is gone,
+// the cursor stays at the same position (the row that took its place).
+func (c *listCursor) follow(ids []string, h int) {
+	i := c.cur
+	for j, id := range ids {
+		if id == c.id && c.id != "" {
+			i = j
+			break
+		}
+	}
+	c.set(i, ids, h)
+}
+
+// window returns the [from, to) range of rows a window of h shows.
+func (c listCursor) window(n, h int) (int, int) {
+	off := clampOffset(c.off, h, n)
+	return off, min(off+h, n)
+}
+
+// refuseReadOnly says why a write key does nothing in read-only mode; the
+// write bindings are disabled (so help leaves them out), so they are
+// matched here on enabled copies.
+func refuseReadOnly(readOnly bool, msg tea.KeyMsg, writes ...key.Binding) tea.Cmd {
+	if !readOnly {
+		return nil
+	}
+	for _, b := range writes {
+		b.SetEnabled(true)
+		if key.Matches(msg, b) {
+			return Flash(FlashError, "read-only: %s is disabled (the store was opened with --read-only)", b.Help().Desc)
+		}
+	}
+	return nil
+}
+
+// disableBindings turns bindings off, for read-only mode.
+func disableBindings(bs ...*key.Binding) {
+	for _, b := range bs {
+		b.SetEnabled(false)
+	}
+}
+
+// readOnlyNote is the line a coordination view shows instead of its
+// action hints in read-only mode.
+const readOnlyNote = "read-only: every action is disabled because the store was opened read-only; the view still refreshes live."
+
+// findingsByKey files findings under their key's text; store-wide ones
+// (no key) are left out.
+func findingsByKey(fs []coord.Finding) map[string][]coord.Finding {
+	out := map[string][]coord.Finding{}
+	for _, f := range fs {
+		if f.Key != nil {
+			k := codec.Format(f.Key)
+			out[k] = append(out[k], f)
+		}
+	}
+	return out
+}
+
+// severityStyle is how a finding of severity s is drawn.
+func severityStyle(st themes.Styles, s coord.Severity) lipgloss.Style {
+	switch s {
+	case coord.SeverityError:
+		return st.Error
+	case coord.SeverityWarning:
+		return st.Warn
+	}
+	return st.Muted
+}
+
+// findingLines renders findings as wrapped prose, w cells wide, each
+// naming its key when withKey is set.
+func findingLines(st themes.Styles, fs []coord.Finding, w int, withKey bool) []string {
+	var out []string
+	for _, f := range fs {
+		text := fmt.Sprintf("%s %s: %s", severityMark(f.Severity), f.Code, f.Message)
+		if withKey {
+			text = fmt.Sprintf("%s %s %s: %s", severityMark(f.Severity), f.Code, codec.Format(f.Key), f.Message)
+		}
+		out = append(out, hangingLines(sanitize(text), severityStyle(st, f.Severity), w, 2)...)
+	}
+	return out
+}
+
+// severityMark is a one-cell sign of a severity that reads without colour.
+func severityMark(s coord.Severity) string {
+	switch s {
+	case coord.SeverityError:
+		return "✗"
+	case coord.SeverityWarning:
+		return "⚠"
+	}
+	return "·"
+}
+
+// proseLines word-wraps prose in one style.
+func proseLines(text string, style lipgloss.Style, w int) []string {
+	return hangingLines(text, style, w, 0)
+}
+
+// hangingLines word-wraps prose in one style, indenting every line but
+// the first by indent cells.
+func hangingLines(text string, style lipgloss.Style, w, indent int) []string {
+	lines := strings.Split(ansi.Wrap(text, max(w-indent, 1), ""), "\n")
+	for i, l := range lines {
+		if i > 0 {
+			l = strings.Repeat(" ", indent) + l
+		}
+		lines[i] = style.Render(l)
+	}
+	return lines
+}
+
+// tableTime is an instant as the tables show it: month-day and time of
+// day in UTC, with milliseconds when there are any.
+func tableTime(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("01-02 15:04:05.999")
+}
+
+// shortTime is an instant for prose beside now: the time of day when it
+// falls on now's UTC day, else month-day and time of day.
+func shortTime(ms, now int64) string {
+	t, n := time.UnixMilli(ms).UTC(), time.UnixMilli(now).UTC()
+	if t.YearDay() == n.YearDay() && t.Year() == n.Year() {
+		return t.Format("15:04:05.999")
+	}
+	return t.Format("Jan 2 15:04:05.999")
+}
+
+// unplaced returns the findings whose key is none of keys: rows a view
+// has no line for (a key of the wrong shape), so it lists them apart.
+func unplaced(fs []coord.Finding, keys map[string]bool) []coord.Finding {
+	var out []coord.Finding
+	for _, f := range fs {
+		if f.Key != nil && !keys[codec.Format(f.Key)] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// rfcTime is an instant as the detail panes show it (RFC 3339, UTC).
+func rfcTime(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
+}
+
+// msDur is a span of epoch milliseconds as a duration.
+func msDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// gutter marks the selected row so that it shows without colour too.
+func gutter(selected bool) string {
+	if selected {
+		return "❯"
+	}
+	return " "
+}
+
+// clipText cuts an id to n cells with an ellipsis.
+func clipText(id string, n int) string {
+	return ansi.Truncate(sanitize(id), n, "…")
+}
+
+// fieldLine renders "label   value", wrapping the value under itself.
+func fieldLine(st themes.Styles, label string, val line, w int) []string {
+	l := append(line{{fmt.Sprintf("%-*s", labelWidth, label), st.Label}}, val...)
+	var out []string
+	for _, wl := range l.wrap(w, labelWidth) {
+		out = append(out, wl.render(false))
+	}
+	return out
+}

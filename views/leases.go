@@ -1,0 +1,236 @@
+package views
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+	"kvdeck/themes"
+)
+
+// LeasesKeys are the Leases view's key bindings.
+type LeasesKeys struct {
+	NavKeys
+	Sort, Filter, ClearFilter, Reload key.Binding
+	Acquire, Release, Break           key.Binding
+}
+
+// DefaultLeasesKeys returns the Leases view's default key bindings.
+func DefaultLeasesKeys() LeasesKeys {
+	return LeasesKeys{
+		NavKeys:     DefaultNavKeys(),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by key / time left")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
+		Reload:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload")),
+		Acquire:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire as kvdeck")),
+		Release:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release (kvdeck's own)")),
+		Break:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break (confirm, CAS)")),
+	}
+}
+
+// Leases lists every lease and cron tick-lease with a live time-to-expiry
+// bar, and acquires, releases and breaks leases.
+type Leases struct {
+	deps     Deps
+	store    *store.Store
+	styles   themes.Styles
+	keys     LeasesKeys
+	input    InputKeys
+	readOnly bool
+	focused  bool
+
+	tags    int  // source of generation tags
+	gen     int  // tag of the newest load; older answers are dropped
+	loading bool // a load is in flight
+	loaded  bool
+	err     error
+	rows    []coord.LeaseRow
+	cron    []coord.CronSchedule
+	finds   map[string][]coord.Finding // by key text
+	others  []coord.Finding            // findings on rows with no line (malformed keys)
+
+	byLeft    bool // sort by time left instead of key
+	filter    string
+	filtering bool
+	filterIn  textinput.Model
+	list      listCursor
+
+	// mine are the leases kvdeck acquired in this session, by key text:
+	// the proof (stamp) Release needs, and the TTL the store does not
+	// record. Replaced, never changed in place: copies of the model share
+	// the map.
+	mine   map[string]heldLease
+	form   *miniForm // the acquire form, when open
+	acting bool      // an action is in flight
+
+	width, height int
+}
+
+// NewLeases returns the Leases view over deps.Store.
+func NewLeases(deps Deps, styles themes.Styles) Leases {
+	m := Leases{
+		deps: deps, styles: styles, keys: DefaultLeasesKeys(), input: DefaultInputKeys(),
+		filterIn: NewInput("/ ", "filter: key, holder, stamp or state", styles),
+		mine:     map[string]heldLease{},
+	}
+	m.store, m.err = coordStore(deps)
+	m.readOnly = deps.Store.ReadOnly()
+	if m.readOnly {
+		disableBindings(&m.keys.Acquire, &m.keys.Release, &m.keys.Break)
+	}
+	// The first load is tagged here, not in Init (Init's receiver is a copy).
+	m.gen, m.loading = m.nextTag(), m.store != nil
+	return m
+}
+
+// Init loads the leases.
+func (m Leases) Init() tea.Cmd {
+	if m.store == nil {
+		return nil
+	}
+	return loadLeases(m.store, m.deps.Session, m.gen, m.deps.Now())
+}
+
+// SetSize sets the view's rectangle.
+func (m *Leases) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.filterIn.Width = max(w-20, 10)
+	if m.form != nil {
+		m.form.setWidth(m.detailInner())
+	}
+}
+
+// Focus gives the view the keys.
+func (m *Leases) Focus() { m.focused = true }
+
+// Blur takes the keys away.
+func (m *Leases) Blur() { m.focused = false }
+
+// Busy reports whether a load or an action is in flight.
+func (m Leases) Busy() bool { return m.loading || m.acting }
+
+// Capturing reports whether a text input has the keys.
+func (m Leases) Capturing() bool { return m.filtering || m.form != nil }
+
+// Update handles a message.
+func (m Leases) Update(msg tea.Msg) (Leases, tea.Cmd) {
+	switch msg := msg.(type) {
+	case leasesLoaded:
+		return m.onLoaded(msg), nil
+	case leaseActed:
+		return m.onActed(msg)
+	case tea.KeyMsg:
+		if !m.focused {
+			return m, nil
+		}
+		switch {
+		case m.form != nil:
+			return m.handleForm(msg)
+		case m.filtering:
+			return m.handleFiltering(msg), nil
+		}
+		return m.handleList(msg)
+	}
+	return m, nil
+}
+
+// Refresh re-reads the leases: the store changed.
+func (m Leases) Refresh() (Leases, tea.Cmd) {
+	if m.store == nil {
+		return m, nil
+	}
+	m.gen, m.loading = m.nextTag(), true
+	return m, loadLeases(m.store, m.deps.Session, m.gen, m.deps.Now())
+}
+
+// ShortHelp returns the bindings for the one-line help.
+func (m Leases) ShortHelp() []key.Binding {
+	switch {
+	case m.form != nil:
+		return m.form.help()
+	case m.filtering:
+		return []key.Binding{m.input.Accept, m.input.Cancel}
+	}
+	k := m.keys
+	return []key.Binding{k.Acquire, k.Release, k.Break, k.Sort, k.Filter}
+}
+
+// FullHelp returns every live binding, in columns.
+func (m Leases) FullHelp() [][]key.Binding {
+	if m.form != nil || m.filtering {
+		return [][]key.Binding{m.ShortHelp()}
+	}
+	k := m.keys
+	return [][]key.Binding{k.bindings(), {k.Sort, k.Filter, k.ClearFilter, k.Reload}, {k.Acquire, k.Release, k.Break}}
+}
+
+// nextTag returns a fresh generation tag.
+func (m *Leases) nextTag() int {
+	m.tags++
+	return m.tags
+}
+
+// heldLease is a lease kvdeck acquired, with the TTL it asked for.
+type heldLease struct {
+	coord.Lease
+	ttl time.Duration
+}
+
+// visible returns the rows the filter lets through, in the chosen order.
+func (m Leases) visible() []coord.LeaseRow {
+	f, now := strings.ToLower(m.filter), m.deps.Now()
+	out := make([]coord.LeaseRow, 0, len(m.rows))
+	for _, r := range m.rows {
+		if f == "" || strings.Contains(strings.ToLower(leaseSearchText(r, now)), f) {
+			out = append(out, r)
+		}
+	}
+	if m.byLeft {
+		sort.SliceStable(out, func(i, j int) bool { return expiresBefore(out[i].ExpiresAt, out[j].ExpiresAt) })
+	}
+	return out
+}
+
+// ids returns the key texts of the visible rows.
+func (m Leases) ids() []string {
+	vis := m.visible()
+	out := make([]string, len(vis))
+	for i, r := range vis {
+		out[i] = codec.Format(r.Key)
+	}
+	return out
+}
+
+// selected returns the row under the cursor.
+func (m Leases) selected() (coord.LeaseRow, bool) {
+	vis := m.visible()
+	if m.list.cur < 0 || m.list.cur >= len(vis) {
+		return coord.LeaseRow{}, false
+	}
+	return vis[m.list.cur], true
+}
+
+// leaseSearchText is what the filter matches a row against: its key,
+// holder, stamp and state at now.
+func leaseSearchText(r coord.LeaseRow, now int64) string {
+	return codec.Format(r.Key) + " " + r.Holder + " " + r.Versionstamp + " " + string(leaseStateAt(r, now))
+}
+
+// expiresBefore orders expiry times, rows without expiry last.
+func expiresBefore(a, b *int64) bool {
+	switch {
+	case a == nil:
+		return false
+	case b == nil:
+		return true
+	}
+	return *a < *b
+}
