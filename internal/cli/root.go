@@ -38,6 +38,7 @@ type Root struct {
 	Stats   StatsCmd   `cmd:"" help:"Summarise the store: rows, live, expired, per top-level prefix."`
 	Key     KeyCmd     `cmd:"" help:"Encode and decode keys (for debugging raw rows)."`
 	Race    RaceCmd    `cmd:"" help:"Race workers incrementing a JSON counter with read / check / set / retry; --naive shows lost updates."`
+	Demo    DemoCmd    `cmd:"" help:"Seed (or reuse) a demo store, simulate replicas on it and open the TUI; --headless prints a summary."`
 	Lease   LeaseCmd   `cmd:"" help:"Leases: list, acquire, release, break (CAS-guarded)."`
 	Alarm   AlarmCmd   `cmd:"" help:"Alarms: list, set, get, delete, fire."`
 	Queue   QueueCmd   `cmd:"" help:"Queues: list, send, poll as a consumer, purge."`
