@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -70,7 +71,14 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 
 // deps is what the views get.
 func (m model) deps() views.Deps {
-	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session}
+	var open func(context.Context) (*store.Store, error)
+	if m.cfg.Open != nil {
+		// Another connection to the database shown: its URL (Display holds
+		// no secret; the token comes with main's options).
+		cfgOpen, url := m.cfg.Open, m.info.Display
+		open = func(ctx context.Context) (*store.Store, error) { return cfgOpen(ctx, url) }
+	}
+	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open}
 }
 
 // Init starts the views, reads the store version and arms the ticks.
@@ -104,6 +112,12 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case views.ConfirmMsg:
 		m.confirm.Ask(msg)
 		return m, nil
+	case views.ComposeMsg:
+		// "Compose from here": show the Compose tab with the staged ops.
+		cmd := m.switchTab(tabCompose)
+		var staged tea.Cmd
+		m.tabs.compose, staged = m.tabs.compose.Update(msg)
+		return m, tea.Batch(cmd, staged)
 	case storeOpened:
 		return m.onOpened(msg)
 	}

@@ -62,9 +62,9 @@ type tabs struct {
 	leases  views.Placeholder
 	alarms  views.Placeholder
 	queues  views.Placeholder
-	compose views.Placeholder
-	race    views.Placeholder
-	sweep   views.Placeholder
+	compose views.Compose
+	race    views.Race
+	sweep   views.Sweep
 }
 
 // newTabs builds the views; the tabs of later issues are placeholders that
@@ -76,9 +76,9 @@ func newTabs(deps views.Deps, st themes.Styles) tabs {
 		leases:  p("Leases", "Every lease and cron tick-lease: holder, fencing stamp, a live time-to-expiry bar, state; acquire, release and break (CAS-guarded)."),
 		alarms:  p("Alarms", "Per class, the due index on a time line with now marked, overdue entries, retry counts with poison alarms flagged, consistency findings; set, reschedule, delete, fire."),
 		queues:  p("Queues", "Per queue, ready and delayed depth, age of the oldest ready message, attempts histogram, the messages; send, peek, poll with ack / retry / nack, purge."),
-		compose: p("Compose", "Build an atomic commit from checks, sets and deletes, see its budget, commit it and read every failed check as expected vs actual."),
-		race:    p("Race", "The CAS race theater: clients with their own snapshots committing in the order you choose, or N live workers with attempts, successes and conflicts."),
-		sweep:   p("Sweep", "Expired-but-present rows by prefix, a preview, a dry run, a batched sweep with progress, and a receipt; with the virtual clock, what would expire by then."),
+		compose: views.NewCompose(deps, st),
+		race:    views.NewRace(deps, st),
+		sweep:   views.NewSweep(deps, st),
 	}
 }
 

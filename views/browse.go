@@ -1,11 +1,14 @@
 package views
 
 import (
+	"context"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/store"
 	"kvdeck/themes"
 )
 
@@ -14,7 +17,7 @@ type BrowseKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Expand, Collapse, Toggle                key.Binding
 	ScrollUp, ScrollDown                    key.Binding // the entry pane
-	Edit, New, Delete, Copy                 key.Binding
+	Edit, New, Delete, Copy, Compose        key.Binding
 	Filter, ClearFilter, Reload             key.Binding
 }
 
@@ -36,6 +39,7 @@ func DefaultBrowseKeys() BrowseKeys {
 		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new key")),
 		Delete:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm, CAS)")),
 		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
+		Compose:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compose from here")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
 		Reload:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
@@ -53,6 +57,10 @@ type Deps struct {
 	// Session tags the view's answers: the root raises it when it opens
 	// another database, so that answers from the old store are dropped.
 	Session int
+	// Open opens another connection to the same database with the same
+	// options (the Race tab's live workers, one each); nil when the shell
+	// cannot, and the view then says so.
+	Open func(ctx context.Context) (*store.Store, error)
 }
 
 // Browse is the key-prefix tree (left) and the selected entry (right).
@@ -206,7 +214,7 @@ func (m Browse) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.Filter, k.ClearFilter, k.Reload},
+		{k.Edit, k.New, k.Delete, k.Copy, k.Compose, k.Filter, k.ClearFilter, k.Reload},
 	}
 }
 

@@ -2,6 +2,7 @@ package views
 
 import (
 	"errors"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -45,6 +46,8 @@ func (m Browse) handleBrowsing(msg tea.KeyMsg) (Browse, tea.Cmd) {
 		cmd = m.askDelete()
 	case key.Matches(msg, k.Copy):
 		cmd = m.copySelected()
+	case key.Matches(msg, k.Compose):
+		cmd = m.composeFromHere()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.filterIn.SetValue(m.filterLevel().filter)
@@ -251,6 +254,33 @@ func (m Browse) onConflict(msg committed) (Browse, tea.Cmd) {
 	}
 	m, cmd := m.Refresh()
 	return m, tea.Batch(cmd, Flash(FlashError, "not deleted: %s", text))
+}
+
+// composeFromHere stages, in the Compose tab, a check on the selected
+// entry's stamp and a set of its value (keeping its remaining TTL).
+func (m *Browse) composeFromHere() tea.Cmd {
+	n := m.selected()
+	switch {
+	case n == nil || n.kind != nodePart || !n.isKey:
+		return Flash(FlashInfo, "select a stored key to compose from it")
+	case !m.entry.loaded || !m.entry.found:
+		return Flash(FlashInfo, "the entry is not loaded yet")
+	}
+	e, now := m.entry.e, m.deps.Now()
+	value, err := codec.NormalizeJSON(e.Value)
+	if err != nil {
+		return Flash(FlashError, "the stored value is not JSON, so it cannot be staged as a set: %v", err)
+	}
+	check := store.Check{Key: e.Key}
+	set := store.Mutation{Type: store.MutationSet, Key: e.Key, Value: value}
+	if e.Live(now) {
+		check.Versionstamp = e.Versionstamp()
+		if e.ExpiresAt != nil {
+			left := time.Duration(*e.ExpiresAt-now) * time.Millisecond
+			set.ExpireIn = &left
+		}
+	}
+	return StageInCompose([]store.Check{check}, []store.Mutation{set})
 }
 
 // copySelected copies the selected key's text (a raw row's hex).

@@ -12,12 +12,15 @@ import (
 	"kvdeck/store"
 )
 
-// Store is what the Browse view needs of the engine; *store.Store has it.
+// Store is what the views need of the engine; *store.Store has it.
 type Store interface {
 	Children(ctx context.Context, prefix codec.Key, opts store.ChildrenOptions) (store.ChildPage, error)
 	List(ctx context.Context, opts store.ListOptions) (store.Page, error)
 	Commit(ctx context.Context, checks []store.Check, muts []store.Mutation) (store.CommitResult, error)
 	ReadOnly() bool
+	// Scan and Sweep serve the Sweep tab.
+	Scan(ctx context.Context, opts store.ListOptions, fn func(store.Entry) error) error
+	Sweep(ctx context.Context, opts store.SweepOptions) (store.SweepResult, error)
 }
 
 // Deadlines of the store calls made by commands: a read that takes longer

@@ -71,17 +71,24 @@ func newForm(styles themes.Styles, isNew bool) *EntryForm {
 	f := &EntryForm{isNew: isNew, keys: DefaultFormKeys(), styles: styles}
 	f.keyIn = NewInput("key  ", `["users", "alice"]`, styles)
 	f.ttl = NewInput("ttl  ", "none", styles)
-	f.value = textarea.New()
-	f.value.ShowLineNumbers = true
-	f.value.Prompt = ""
-	f.value.CharLimit, f.value.MaxHeight, f.value.MaxWidth = 0, 0, 0
+	f.value = newValueArea(styles)
+	return f
+}
+
+// newValueArea returns a themed, unlimited text area for a JSON value,
+// with line numbers and a steady cursor.
+func newValueArea(styles themes.Styles) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = true
+	ta.Prompt = ""
+	ta.CharLimit, ta.MaxHeight, ta.MaxWidth = 0, 0, 0
 	st := textarea.Style{
 		CursorLineNumber: styles.Accent, EndOfBuffer: styles.Muted, LineNumber: styles.Muted,
 		Placeholder: styles.Placeholder, Prompt: styles.Accent, Text: styles.Text,
 	}
-	f.value.FocusedStyle, f.value.BlurredStyle = st, st
-	f.value.Cursor.SetMode(cursor.CursorStatic)
-	return f
+	ta.FocusedStyle, ta.BlurredStyle = st, st
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	return ta
 }
 
 // NewEditForm opens the form on a loaded entry; the save will be checked

@@ -1,0 +1,177 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View renders the census and the sweep (left) and the preview (right).
+func (m Sweep) View() string {
+	if m.width < 40 || m.height < 8 {
+		return "window too small"
+	}
+	lw := m.width * 2 / 3
+	box := m.styles.Pane
+	if m.focused {
+		box = m.styles.PaneFocused
+	}
+	left := Pane(box, strings.Join(m.mainLines(lw-box.GetHorizontalFrameSize()), "\n"), lw, m.height)
+	right := Pane(m.styles.Pane, strings.Join(m.previewLines(m.width-lw-m.styles.Pane.GetHorizontalFrameSize()), "\n"), m.width-lw, m.height)
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+// mainLines: the per-prefix table, then the sweep in flight or the last
+// receipt.
+func (m Sweep) mainLines(w int) []string {
+	st := m.styles
+	out := []string{st.PaneTitle.Render("SWEEP") + st.Muted.Render(" · expired rows still present")}
+	switch {
+	case m.census == nil && m.scanErr != nil:
+		return append(out, proseLines("✗ census failed: "+m.scanErr.Error(), st.Error, w)...)
+	case m.census == nil:
+		return append(out, st.Muted.Render("counting expired rows…"))
+	}
+	c := m.census
+	when := "as of " + rfcTime(c.now)
+	if m.scanning {
+		when += " · rescanning…"
+	}
+	out = append(out, st.Muted.Render(when))
+	if m.scanErr != nil {
+		out = append(out, proseLines("✗ the last census failed: "+m.scanErr.Error(), st.Error, w)...)
+	}
+	out = append(out, "", st.Label.Render(fmt.Sprintf("  %-22s %8s %8s %9s %7s  %s", "prefix", "rows", "expired", "bytes", "in 10m", "next expiry")))
+	for i, sc := range c.scopes {
+		out = append(out, m.scopeLine(i, sc, c.now, w))
+	}
+	out = append(out, "")
+	out = append(out, m.clockNote(w)...)
+	out = append(out, "")
+	if m.run != nil {
+		return append(out, m.progressLines(w)...)
+	}
+	out = append(out, m.receiptLines(w)...)
+	if m.readOnly {
+		out = append(out, "", st.Warn.Render("read-only: sweeping is disabled; d still dry-runs"))
+	}
+	return out
+}
+
+// scopeLine is one row of the table.
+func (m Sweep) scopeLine(i int, sc sweepScope, now int64, w int) string {
+	st := m.styles
+	gutter := "  "
+	if i == m.cursor {
+		gutter = "❯ "
+	}
+	next := "—"
+	if sc.next != nil {
+		next = countdown(msDur(*sc.next - now))
+	}
+	text := fmt.Sprintf("%s%s %8d %8d %9s %7d  %s", gutter, FitWidth(sanitize(scopeName(sc)), 22),
+		sc.rows, sc.expired, bytesText(sc.bytes), sc.soon, next)
+	switch {
+	case i == m.cursor && m.focused:
+		return st.Selected.Render(FitWidth(text, w))
+	case sc.expired > 0:
+		return st.Warn.Render(FitWidth(text, w))
+	}
+	return st.Text.Render(FitWidth(text, w))
+}
+
+// clockNote says how the virtual clock bears on the figures.
+func (m Sweep) clockNote(w int) []string {
+	text := "Expired means expires_at <= the store's clock. \"in 10m\" counts live rows that a sweep 10 minutes from now " +
+		"would also remove; :clock +10m moves the clock there, and the census, dry run and sweep follow it."
+	return proseLines(text, m.styles.Muted, w)
+}
+
+// progressLines show a sweep in flight: a bar, the counts, how to cancel.
+func (m Sweep) progressLines(w int) []string {
+	st := m.styles
+	r := m.run
+	swept := m.progress.swept
+	pct := 100.0
+	if r.total > 0 {
+		pct = float64(min(swept, r.total)) * 100 / float64(r.total)
+	}
+	bar := shareBar(swept, r.total, max(w-12, 10), st.Accent, st.Muted).render(false)
+	return []string{
+		st.Label.Render("SWEEPING ") + st.Text.Render(r.scope),
+		bar + st.Text.Render(fmt.Sprintf(" %5.1f%%", pct)),
+		st.Text.Render(fmt.Sprintf("%d of %d row(s) removed · %d batch(es) · %s", swept, r.total, m.progress.batches, human(time.Since(r.started)))),
+		st.HelpKey.Render("x") + st.Muted.Render(" cancels after the current batch"),
+	}
+}
+
+// receiptLines show the last sweep's or dry run's receipt.
+func (m Sweep) receiptLines(w int) []string {
+	st := m.styles
+	d := m.receipt
+	if m.dryBusy {
+		return []string{st.Muted.Render("dry run: counting…")}
+	}
+	if d == nil {
+		return proseLines("d counts what a sweep of the selected prefix would remove; s sweeps it (after a confirmation).", st.Muted, w)
+	}
+	title := "RECEIPT "
+	if d.dryRun {
+		title = "DRY RUN "
+	}
+	out := []string{st.Label.Render(title) + st.Text.Render(d.scope)}
+	r := d.res
+	switch {
+	case d.dryRun:
+		out = append(out, st.Text.Render(fmt.Sprintf("would remove %d row(s); nothing was deleted (%s)", r.Swept, human(r.Elapsed))))
+	default:
+		out = append(out, st.OK.Render(fmt.Sprintf("removed %d row(s)", r.Swept))+
+			st.Text.Render(fmt.Sprintf(" in %s · %d batch(es) · %d expired left", human(r.Elapsed), r.Batches, r.Remaining)))
+	}
+	next := "none: nothing else in range expires"
+	if r.NextExpiry != nil {
+		next = rfcTime(*r.NextExpiry)
+	}
+	out = append(out, st.Text.Render("next earliest expiry: "+next))
+	if d.err != nil {
+		out = append(out, proseLines("stopped: "+d.err.Error(), st.Warn, w)...)
+	}
+	return out
+}
+
+// previewLines list the selected scope's expired rows (from the census).
+func (m Sweep) previewLines(w int) []string {
+	st := m.styles
+	sc, ok := m.scope()
+	if !ok {
+		return []string{st.PaneTitle.Render("PREVIEW")}
+	}
+	out := []string{st.PaneTitle.Render("PREVIEW ") + st.Muted.Render(scopeName(sc))}
+	rows := m.height - m.styles.Pane.GetVerticalFrameSize() - 2
+	shown := 0
+	for _, r := range m.census.preview {
+		if !sc.all && r.scope != m.cursor {
+			continue
+		}
+		if shown == rows {
+			break
+		}
+		shown++
+		key := line{{"0x" + fmt.Sprintf("%x", r.raw), st.Warn}}
+		if r.key != nil {
+			key = keySpans(st, r.key).restyle(st.Expired)
+		}
+		ago := st.Muted.Render(fmt.Sprintf("  %s · %s", countdown(msDur(r.expiresAt - m.census.now)), bytesText(int64(r.size))))
+		out = append(out, FitWidth(key.render(false), max(w-ansi.StringWidth(ago), 1))+ago)
+	}
+	switch {
+	case sc.expired == 0:
+		out = append(out, st.Muted.Render("nothing expired here"))
+	case int64(shown) < sc.expired:
+		out = append(out, st.Muted.Render(fmt.Sprintf("… %d more expired row(s)", sc.expired-int64(shown))))
+	}
+	return out
+}
