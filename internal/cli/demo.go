@@ -52,6 +52,9 @@ func (c *DemoCmd) Run(app *App) error {
 		url = DemoDB
 		fmt.Fprintf(app.Stderr, "kvdeck: demo store %s in the current directory (--db chooses another)\n", url)
 	}
+	if app.Globals.Now != "" {
+		app.Warnf("the clock is frozen by --now: leases, TTL rows, alarms and delayed messages will not come due")
+	}
 	seed := c.Seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()%999_999 + 1

@@ -63,17 +63,18 @@ func newReplica(i int, s *store.Store, cfg SimConfig, t *tally) *replica {
 	return r
 }
 
-// run probes the store like a starting service, then polls every Tick
-// (plus up to a fifth at random) until ctx ends. Replicas start staggered
-// so that their polls interleave.
+// run probes the store like a starting service, then starts a poll every
+// Tick plus up to a fifth at random (at once when a poll took longer)
+// until ctx ends. Replicas start staggered so that their polls interleave.
 func (r *replica) run(ctx context.Context) {
 	if !sleep(ctx, time.Duration(r.n-1)*r.cfg.Tick/time.Duration(r.cfg.Replicas)) {
 		return
 	}
 	r.t.fail(ctx, r.what("startup probe"), coord.Probe(ctx, r.s))
 	for ctx.Err() == nil {
+		began := time.Now()
 		r.tick(ctx)
-		if !sleep(ctx, r.cfg.Tick+between(r.r, 0, r.cfg.Tick/5)) {
+		if !sleep(ctx, r.cfg.Tick+between(r.r, 0, r.cfg.Tick/5)-time.Since(began)) {
 			return
 		}
 	}

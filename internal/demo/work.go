@@ -89,7 +89,7 @@ func (r *replica) countRequest(ctx context.Context, class string) {
 			stamp = e.Versionstamp()
 			_ = json.Unmarshal(e.Value, &c) // a foreign value restarts the count
 		}
-		if !sleep(ctx, between(r.r, 10*time.Millisecond, 50*time.Millisecond)) {
+		if !sleep(ctx, between(r.r, 20*time.Millisecond, 100*time.Millisecond)) {
 			return
 		}
 		c.N++
