@@ -13,10 +13,31 @@ import (
 )
 
 // coordModel is what the coordination views have in common for the
-// harness: Update returning their own type, and View.
+// harness: Init, Update returning their own type, and View.
 type coordModel[V any] interface {
+	Init() tea.Cmd
 	Update(tea.Msg) (V, tea.Cmd)
+	Refresh() (V, tea.Cmd)
 	View() string
+}
+
+// sizable is the pointer side of a view: SetSize and Focus.
+type sizable[V any] interface {
+	*V
+	SetSize(w, h int)
+	Focus()
+}
+
+// startCoord builds a focused view of w x h cells over s with build and
+// loads it.
+func startCoord[V coordModel[V], P sizable[V]](t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int, build func(Deps, themes.Styles) V) *coordHarness[V] {
+	t.Helper()
+	return newCoordHarness(t, s, clock, func(d Deps, st themes.Styles) V {
+		m := build(d, st)
+		P(&m).SetSize(w, h)
+		P(&m).Focus()
+		return m
+	})
 }
 
 // coordHarness drives a coordination view like the bubbletea runtime:
@@ -37,11 +58,11 @@ type coordHarness[V coordModel[V]] struct {
 }
 
 // newCoordHarness builds a view with build over s (session 1) and loads it.
-func newCoordHarness[V coordModel[V]](t *testing.T, s *store.Store, clock *store.VirtualClock, build func(Deps, themes.Styles) V, init func(V) tea.Cmd) *coordHarness[V] {
+func newCoordHarness[V coordModel[V]](t *testing.T, s *store.Store, clock *store.VirtualClock, build func(Deps, themes.Styles) V) *coordHarness[V] {
 	t.Helper()
 	h := &coordHarness[V]{t: t, s: s, clock: clock, msgs: make(chan tea.Msg, 64), parked: func(V) int { return 0 }}
 	h.m = build(Deps{Store: s, Now: clock.Now, Session: 1}, themes.NewStyles(themes.Dark()))
-	h.settle(init(h.m))
+	h.settle(h.m.Init())
 	return h
 }
 
@@ -94,6 +115,15 @@ func (h *coordHarness[V]) send(msg tea.Msg) {
 	h.t.Helper()
 	var cmd tea.Cmd
 	h.m, cmd = h.m.Update(msg)
+	h.settle(cmd)
+}
+
+// refresh does what the root does on a live-refresh tick that saw a
+// change, and settles.
+func (h *coordHarness[V]) refresh() {
+	h.t.Helper()
+	m, cmd := h.m.Refresh()
+	h.m = m
 	h.settle(cmd)
 }
 

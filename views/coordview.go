@@ -144,7 +144,7 @@ func disableBindings(bs ...*key.Binding) {
 
 // readOnlyNote is the line a coordination view shows instead of its
 // action hints in read-only mode.
-const readOnlyNote = "read-only: every action is disabled because the store was opened read-only; the view still refreshes live."
+const readOnlyNote = "read-only: actions are disabled (store opened read-only); the view still refreshes live."
 
 // findingsByKey files findings under their key's text; store-wide ones
 // (no key) are left out.
@@ -203,7 +203,7 @@ func proseLines(text string, style lipgloss.Style, w int) []string {
 // hangingLines word-wraps prose in one style, indenting every line but
 // the first by indent cells.
 func hangingLines(text string, style lipgloss.Style, w, indent int) []string {
-	lines := strings.Split(ansi.Wrap(text, max(w-indent, 1), ""), "\n")
+	lines := wordWrap(text, max(w-indent, 1))
 	for i, l := range lines {
 		if i > 0 {
 			l = strings.Repeat(" ", indent) + l
@@ -211,6 +211,32 @@ func hangingLines(text string, style lipgloss.Style, w, indent int) []string {
 		lines[i] = style.Render(l)
 	}
 	return lines
+}
+
+// wordWrap breaks text into lines of at most w cells at spaces only (a
+// time or a key is not split at its dashes, as ansi.Wrap would); a word
+// longer than w is cut.
+func wordWrap(text string, w int) []string {
+	var out []string
+	cur := ""
+	for _, word := range strings.Fields(text) {
+		for ansi.StringWidth(word) > w {
+			if cur != "" {
+				out, cur = append(out, cur), ""
+			}
+			head := ansi.Truncate(word, w, "")
+			out, word = append(out, head), word[len(head):]
+		}
+		switch {
+		case cur == "":
+			cur = word
+		case ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= w:
+			cur += " " + word
+		default:
+			out, cur = append(out, cur), word
+		}
+	}
+	return append(out, cur)
 }
 
 // tableTime is an instant as the tables show it: month-day and time of
@@ -248,6 +274,18 @@ func rfcTime(ms int64) string {
 
 // msDur is a span of epoch milliseconds as a duration.
 func msDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// relativeTo says where an instant lies from now: "in 12s", "late 3s"
+// (overdue) or "now".
+func relativeTo(at, now int64, past string) string {
+	switch d := msDur(at - now); {
+	case d > 0:
+		return "in " + human(d)
+	case d < 0:
+		return past + " " + human(-d)
+	}
+	return "now"
+}
 
 // gutter marks the selected row so that it shows without colour too.
 func gutter(selected bool) string {

@@ -72,16 +72,13 @@ func (m *Leases) setFilter(f string) {
 
 // handleForm handles keys while the acquire form is open.
 func (m Leases) handleForm(msg tea.KeyMsg) (Leases, tea.Cmd) {
-	f := m.form
-	switch {
-	case key.Matches(msg, f.keys.Cancel):
+	act, cmd := m.form.handle(msg)
+	switch act {
+	case formCancel:
 		m.form = nil
-		return m, nil
-	case key.Matches(msg, f.keys.Submit):
+	case formSubmit:
 		return m.submitAcquire()
 	}
-	form, cmd := f.Update(msg)
-	m.form = &form
 	return m, cmd
 }
 
@@ -137,9 +134,6 @@ func parseLeaseTTL(s string) (time.Duration, error) {
 // submitAcquire validates the form and acquires.
 func (m Leases) submitAcquire() (Leases, tea.Cmd) {
 	f := m.form
-	if f.busy {
-		return m, nil
-	}
 	vals, err := f.values()
 	if err != nil {
 		f.err = err.Error()

@@ -149,7 +149,7 @@ func TestLeasesReadOnly(t *testing.T) {
 		t.Fatal("a write action opened in read-only mode")
 	}
 	requireNoHelp(t, h.m.FullHelp(), "a", "r", "b")
-	h.requireView("read-only: every action is disabled")
+	h.requireView("read-only: actions are disabled")
 }
 
 // TestLeasesSelectionFollowsKey: a refresh that inserts rows above keeps
@@ -164,9 +164,7 @@ func TestLeasesSelectionFollowsKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m, cmd := h.m.Refresh()
-	h.m = m
-	h.settle(cmd)
+	h.refresh()
 	if r, _ := h.m.selected(); !r.Key.Equal(k) {
 		t.Fatalf("selection moved to %s", codec.Format(r.Key))
 	}

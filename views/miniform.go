@@ -41,7 +41,8 @@ type miniField struct {
 
 // miniForm is a few one-line fields with live validation. The owner
 // handles Submit and Cancel (they need the store); the form moves between
-// fields and takes the typing.
+// fields and takes the typing. Owners hold it by pointer and it changes in
+// place, as the model copies that share it are discarded.
 type miniForm struct {
 	title  string
 	note   string // what submitting will do
@@ -97,20 +98,40 @@ func (f *miniForm) focusOn(i int) {
 	}
 }
 
-// Update moves between fields or types into the focused one.
-func (f miniForm) Update(msg tea.KeyMsg) (miniForm, tea.Cmd) {
+// formAction is what a key did in a mini form.
+type formAction int
+
+// The form actions: the owner submits or closes the form; typing and
+// moving between fields are the form's own.
+const (
+	formTyped formAction = iota
+	formSubmit
+	formCancel
+)
+
+// handle takes a key: Submit and Cancel are reported to the owner (it
+// holds the store; a submit in flight is not reported again); other keys
+// move between fields or type into the focused one.
+func (f *miniForm) handle(msg tea.KeyMsg) (formAction, tea.Cmd) {
 	switch {
+	case key.Matches(msg, f.keys.Cancel):
+		return formCancel, nil
+	case key.Matches(msg, f.keys.Submit):
+		if f.busy {
+			return formTyped, nil
+		}
+		return formSubmit, nil
 	case key.Matches(msg, f.keys.Next):
 		f.focusOn(f.focus + 1)
-		return f, nil
+		return formTyped, nil
 	case key.Matches(msg, f.keys.Prev):
 		f.focusOn(f.focus - 1)
-		return f, nil
+		return formTyped, nil
 	}
 	f.err = ""
 	var cmd tea.Cmd
 	f.fields[f.focus].in, cmd = f.fields[f.focus].in.Update(msg)
-	return f, cmd
+	return formTyped, cmd
 }
 
 // values returns the fields' texts, or the first field's error.
