@@ -24,7 +24,7 @@ type DemoCmd struct {
 	Duration time.Duration `name:"duration" placeholder:"DURATION" help:"Stop the simulation after this long; 0 runs it until the TUI quits (or Ctrl-C when headless)."`
 	Seed     int64         `name:"seed" placeholder:"N" help:"Random seed of the seeded state and the replicas; 0 picks one and prints it."`
 	Replicas int           `name:"replicas" placeholder:"N" default:"3" help:"Simulated replicas, each with its own connection (1-16)."`
-	Tick     time.Duration `name:"tick" placeholder:"DURATION" default:"1s" help:"Pause between two polls of a replica (plus up to a fifth at random)."`
+	Tick     time.Duration `name:"tick" placeholder:"DURATION" default:"1s" help:"How often each replica starts a poll (plus up to a fifth at random)."`
 	Refresh  time.Duration `name:"refresh" placeholder:"DURATION" default:"1s" help:"Live refresh interval of the TUI."`
 }
 

@@ -6,8 +6,10 @@
 // expiry happen while someone watches. It knows nothing of terminals.
 //
 // Files: catalog.go (the classes, objects, queues and schedules both use),
-// seed.go (Seed), sim.go (Simulate and its Summary), replica.go (one
-// replica's poll loop), work.go (request handling and the producer).
+// seed.go (Seed) and seed_rows.go (the rows of each area), sim.go
+// (Simulate and its Summary), replica.go (one replica's poll loop and
+// handlers), work.go (request handling and the producer). DEMO.md tells
+// users what the demo shows.
 package demo
 
 import (

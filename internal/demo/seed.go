@@ -31,7 +31,9 @@ type SeedReport struct {
 	Alarms   int `json:"alarms"`
 	Messages int `json:"messages"`
 	CronRows int `json:"cronRows"`
-	TTLRows  int `json:"ttlRows"`
+	// TTLRows counts the rows written with an expiry: leases, cron ticks,
+	// cache and session rows.
+	TTLRows int `json:"ttlRows"`
 	// Expired counts the rows written already expired (not swept).
 	Expired int `json:"expired"`
 }

@@ -16,9 +16,8 @@ const (
 	DefaultReplicas = 3
 	// MaxReplicas bounds SimConfig.Replicas.
 	MaxReplicas = 16
-	// DefaultTick is the pause between two polls of a replica; each pause
-	// adds up to a fifth of it at random, so replicas poll every 1000–1200
-	// ms like the reference's services.
+	// DefaultTick is how often a replica starts a poll, plus up to a fifth
+	// of it at random: every 1000–1200 ms like the reference's services.
 	DefaultTick = time.Second
 	// maxErrorSample bounds Summary.ErrorSample.
 	maxErrorSample = 5
@@ -36,9 +35,10 @@ type SimConfig struct {
 	Open func(ctx context.Context) (*store.Store, error)
 	// Replicas is how many replicas run (DefaultReplicas when zero).
 	Replicas int
-	// Tick is the pause between two polls of a replica (DefaultTick when
-	// zero). Handler hangs and lease waits scale with it; the reference's
-	// timings (retry backoffs, TTLs) do not.
+	// Tick is how often a replica starts a poll (DefaultTick when zero;
+	// a poll that takes longer is followed by the next at once). Handler
+	// hangs and lease waits scale with it; the reference's timings (retry
+	// backoffs, TTLs) do not.
 	Tick time.Duration
 	// Duration stops the simulation after it; zero runs until ctx ends.
 	Duration time.Duration
