@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"kvdeck/internal/bench"
+)
+
+// BenchCmd measures the engine (product.md section 5): each operation
+// beside its raw-SQL baseline on the same driver, measured in the same run.
+type BenchCmd struct {
+	Ops    int    `name:"ops" placeholder:"N" default:"2000" help:"Calls of each point operation (set, get, check+set) on each side."`
+	Keys   int    `name:"keys" placeholder:"N" default:"100000" help:"Rows that list and sweep work on (embedded)."`
+	Rounds int    `name:"rounds" placeholder:"N" default:"3" help:"Calls of list and sweep on each side."`
+	Remote string `name:"remote" placeholder:"URL" help:"Also measure against this server (sqld, Turso); rows are written under [\"kvdeck_bench\", <run>] and removed afterwards."`
+	// RemoteKeys is smaller by default: a server is reached over the network.
+	RemoteKeys int `name:"remote-keys" placeholder:"N" default:"2000" help:"Rows that list and sweep work on (remote)."`
+}
+
+// benchJSON is one line of bench's JSON output.
+type benchJSON struct {
+	Target          string  `json:"target"`
+	Op              string  `json:"op"`
+	Baseline        string  `json:"baseline"`
+	Calls           int     `json:"calls"`
+	Rows            int     `json:"rows"`
+	EngineOpsPerSec float64 `json:"engineOpsPerSec"`
+	RawOpsPerSec    float64 `json:"rawOpsPerSec"`
+	Ratio           float64 `json:"ratio"`
+	FloorOpsPerSec  float64 `json:"floorOpsPerSec,omitempty"`
+	FloorRatio      float64 `json:"floorRatio,omitempty"`
+	Goal            float64 `json:"goal,omitempty"`
+	RoundTrips      float64 `json:"roundTrips"`
+}
+
+// goal is product.md section 5's embedded target for op (engine / raw).
+func goal(op string) float64 {
+	switch op {
+	case "set":
+		return 0.70
+	case "get":
+		return 0.50
+	}
+	return 0
+}
+
+// Run measures an embedded file in a temporary folder, then the remote
+// server when --remote is given, and prints a table (or JSON lines).
+func (c *BenchCmd) Run(app *App) error {
+	if c.Ops < 1 || c.Keys < 1 || c.Rounds < 1 || c.RemoteKeys < 1 {
+		return fmt.Errorf("--ops, --keys, --rounds and --remote-keys must be at least 1")
+	}
+	dir, err := os.MkdirTemp("", "kvdeck-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	env, err := bench.NewEnv(app.Context(), dir)
+	if err != nil {
+		return err
+	}
+	lines, err := c.measure(app, env, "embedded", c.Keys)
+	env.Close()
+	if err != nil {
+		return err
+	}
+	c.print(app, "embedded file (WAL, synchronous=NORMAL, same driver and DSN for both sides)", lines)
+	if c.Remote == "" {
+		return nil
+	}
+	if err := app.Writable("bench --remote"); err != nil {
+		return err
+	}
+	renv, err := bench.NewRemoteEnv(app.Context(), c.Remote, app.Globals.ResolveToken(app.Env))
+	if err != nil {
+		return err
+	}
+	defer renv.Close()
+	lines, err = c.measure(app, renv, "remote", c.RemoteKeys)
+	if cerr := renv.Cleanup(app.Context()); cerr != nil {
+		app.Warnf("could not remove the benchmark rows: %v", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	c.print(app, "remote "+renv.Store.Info().Display+" (round trips = requests per call)", lines)
+	return nil
+}
+
+func (c *BenchCmd) measure(app *App, env *bench.Env, target string, rows int) ([]benchJSON, error) {
+	var out []benchJSON
+	for _, op := range env.Ops(rows, rows) {
+		calls := c.Ops
+		if op.Rows > 1 {
+			calls = c.Rounds
+		}
+		engine, raw, floor, err := env.Measure(app.Context(), op, calls)
+		if err != nil {
+			return nil, err
+		}
+		line := benchJSON{
+			Target: target, Op: op.Name, Baseline: op.Baseline, Calls: calls, Rows: op.Rows,
+			EngineOpsPerSec: engine.PerSecond(), RawOpsPerSec: raw.PerSecond(), RoundTrips: engine.RoundTrips,
+		}
+		if line.RawOpsPerSec > 0 {
+			line.Ratio = line.EngineOpsPerSec / line.RawOpsPerSec
+		}
+		if line.FloorOpsPerSec = floor.PerSecond(); line.FloorOpsPerSec > 0 {
+			line.FloorRatio = line.EngineOpsPerSec / line.FloorOpsPerSec
+		}
+		if target == "embedded" {
+			line.Goal = goal(op.Name)
+		}
+		out = append(out, line)
+	}
+	return out, nil
+}
+
+func (c *BenchCmd) print(app *App, title string, lines []benchJSON) {
+	if app.Out.JSON() {
+		for _, l := range lines {
+			app.Out.Object(l)
+		}
+		return
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "op\tcalls\tengine/s\traw/s\tratio\tgoal\tfloor/s\tvs floor\ttrips/call\t\n")
+	for _, l := range lines {
+		unit := ""
+		if l.Rows > 1 {
+			unit = fmt.Sprintf(" ×%d rows", l.Rows)
+		}
+		goal := "-"
+		if l.Goal > 0 {
+			goal = fmt.Sprintf("≥%.0f%%", l.Goal*100)
+		}
+		floor, vsFloor := "-", "-"
+		if l.FloorOpsPerSec > 0 {
+			floor, vsFloor = fmt.Sprintf("%.0f", l.FloorOpsPerSec), fmt.Sprintf("%.0f%%", l.FloorRatio*100)
+		}
+		fmt.Fprintf(tw, "%s\t%d%s\t%.0f\t%.0f\t%.0f%%\t%s\t%s\t%s\t%.1f\t\n", l.Op, l.Calls, unit, l.EngineOpsPerSec, l.RawOpsPerSec, l.Ratio*100, goal, floor, vsFloor, l.RoundTrips)
+	}
+	tw.Flush()
+	app.Out.Textf("%s", title)
+	app.Out.Textf("%s", strings.TrimRight(b.String(), "\n"))
+	for _, l := range lines {
+		app.Out.Textf("  %-10s raw side: %s", l.Op, l.Baseline)
+	}
+}
