@@ -8,7 +8,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
-	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/themes"
 )
@@ -39,18 +38,9 @@ func DefaultAlarmsKeys() AlarmsKeys {
 // each alarm's lateness, retries and consistency findings; it sets,
 // reschedules, deletes and fires alarms.
 type Alarms struct {
-	deps     Deps
-	store    *store.Store
-	styles   themes.Styles
-	keys     AlarmsKeys
-	readOnly bool
-	focused  bool
+	coordBase
+	keys AlarmsKeys
 
-	tags    int
-	gen     int
-	loading bool
-	loaded  bool
-	err     error
 	classes []coord.AlarmClass
 	finds   map[string][]coord.Finding // by key text
 
@@ -58,11 +48,7 @@ type Alarms struct {
 	entryList listCursor // id: the row's key text
 	onEntries bool       // the alarm list has the keys (else the classes)
 
-	form   *miniForm
-	acting bool
-	fired  *alarmFireReport // the last fire, shown until the cursor moves
-
-	width, height int
+	fired *alarmFireReport // the last fire, shown until the cursor moves
 }
 
 // alarmItem is one line of a class's alarm list: a due entry, or a by-id
@@ -75,13 +61,10 @@ type alarmItem struct {
 
 // NewAlarms returns the Alarms view over deps.Store.
 func NewAlarms(deps Deps, styles themes.Styles) Alarms {
-	m := Alarms{deps: deps, styles: styles, keys: DefaultAlarmsKeys()}
-	m.store, m.err = coordStore(deps)
-	m.readOnly = deps.Store.ReadOnly()
+	m := Alarms{coordBase: newCoordBase(deps, styles), keys: DefaultAlarmsKeys()}
 	if m.readOnly {
 		disableBindings(&m.keys.Set, &m.keys.Reschedule, &m.keys.Delete, &m.keys.Fire)
 	}
-	m.gen, m.loading = m.nextTag(), m.store != nil
 	return m
 }
 
@@ -100,12 +83,6 @@ func (m *Alarms) SetSize(w, h int) {
 		m.form.setWidth(m.rightInner())
 	}
 }
-
-// Focus gives the view the keys.
-func (m *Alarms) Focus() { m.focused = true }
-
-// Blur takes the keys away.
-func (m *Alarms) Blur() { m.focused = false }
 
 // Busy reports whether a load or an action is in flight.
 func (m Alarms) Busy() bool { return m.loading || m.acting }
@@ -134,10 +111,9 @@ func (m Alarms) Update(msg tea.Msg) (Alarms, tea.Cmd) {
 
 // Refresh re-reads the alarms: the store changed.
 func (m Alarms) Refresh() (Alarms, tea.Cmd) {
-	if m.store == nil {
+	if !m.startLoad() {
 		return m, nil
 	}
-	m.gen, m.loading = m.nextTag(), true
 	return m, loadAlarms(m.store, m.deps.Session, m.gen, m.deps.Now())
 }
 
@@ -157,11 +133,6 @@ func (m Alarms) FullHelp() [][]key.Binding {
 	}
 	k := m.keys
 	return [][]key.Binding{k.bindings(), {k.Classes, k.Entries, k.Reload}, {k.Set, k.Reschedule, k.Delete, k.Fire}}
-}
-
-func (m *Alarms) nextTag() int {
-	m.tags++
-	return m.tags
 }
 
 // classNames lists the classes, the ids of the class list.

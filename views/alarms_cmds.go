@@ -108,11 +108,7 @@ func fireAlarms(s *store.Store, session int, class string, now int64) tea.Cmd {
 
 // onLoaded takes a load's answer, keeping both selections by key.
 func (m Alarms) onLoaded(msg alarmsLoaded) Alarms {
-	if msg.session != m.deps.Session || msg.gen != m.gen {
-		return m
-	}
-	m.loading, m.loaded, m.err = false, true, msg.err
-	if msg.err != nil {
+	if !m.loadAnswered(msg.session, msg.gen, msg.err) {
 		return m
 	}
 	m.classes, m.finds = msg.classes, findingsByKey(msg.findings)
@@ -123,12 +119,8 @@ func (m Alarms) onLoaded(msg alarmsLoaded) Alarms {
 
 // onActed reports an action's outcome and reloads.
 func (m Alarms) onActed(msg alarmActed) (Alarms, tea.Cmd) {
-	if msg.session != m.deps.Session {
+	if !m.actionAnswered(msg.session) {
 		return m, nil
-	}
-	m.acting = false
-	if m.form != nil {
-		m.form.busy = false
 	}
 	var flash tea.Cmd
 	switch {

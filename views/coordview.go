@@ -1,7 +1,6 @@
 package views
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
-	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/themes"
 )
@@ -20,21 +18,6 @@ import (
 // This file holds what the coordination views (Leases, Alarms, Queues)
 // share: the engine they act on, list navigation that keeps its place by
 // key, the read-only refusal, findings by key, and time formatting.
-
-// errNotCoordStore: store/coord acts on *store.Store; the root always
-// passes one, so this only shows if a test wires another Store in.
-var errNotCoordStore = errors.New("the coordination views need a kvdeck store (*store.Store)")
-
-// coordStore returns the engine behind deps: store/coord's functions take
-// *store.Store, which is what the root puts in Deps.Store. A view built
-// over anything else shows errNotCoordStore inline instead of acting.
-func coordStore(deps Deps) (*store.Store, error) {
-	s, ok := deps.Store.(*store.Store)
-	if !ok || s == nil {
-		return nil, errNotCoordStore
-	}
-	return s, nil
-}
 
 // NavKeys move a cursor through a list.
 type NavKeys struct {
@@ -144,7 +127,7 @@ func disableBindings(bs ...*key.Binding) {
 
 // readOnlyNote is the line a coordination view shows instead of its
 // action hints in read-only mode.
-const readOnlyNote = "read-only: actions are disabled (store opened read-only); the view still refreshes live."
+const readOnlyNote = "read-only: the store was opened read-only, so actions are disabled."
 
 // findingsByKey files findings under their key's text; store-wide ones
 // (no key) are left out.

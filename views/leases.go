@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
-	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/themes"
 )
@@ -39,23 +38,14 @@ func DefaultLeasesKeys() LeasesKeys {
 // Leases lists every lease and cron tick-lease with a live time-to-expiry
 // bar, and acquires, releases and breaks leases.
 type Leases struct {
-	deps     Deps
-	store    *store.Store
-	styles   themes.Styles
-	keys     LeasesKeys
-	input    InputKeys
-	readOnly bool
-	focused  bool
+	coordBase
+	keys  LeasesKeys
+	input InputKeys
 
-	tags    int  // source of generation tags
-	gen     int  // tag of the newest load; older answers are dropped
-	loading bool // a load is in flight
-	loaded  bool
-	err     error
-	rows    []coord.LeaseRow
-	cron    []coord.CronSchedule
-	finds   map[string][]coord.Finding // by key text
-	others  []coord.Finding            // findings on rows with no line (malformed keys)
+	rows   []coord.LeaseRow
+	cron   []coord.CronSchedule
+	finds  map[string][]coord.Finding // by key text
+	others []coord.Finding            // findings on rows with no line (malformed keys)
 
 	byLeft    bool // sort by time left instead of key
 	filter    string
@@ -67,27 +57,19 @@ type Leases struct {
 	// the proof (stamp) Release needs, and the TTL the store does not
 	// record. Replaced, never changed in place: copies of the model share
 	// the map.
-	mine   map[string]heldLease
-	form   *miniForm // the acquire form, when open
-	acting bool      // an action is in flight
-
-	width, height int
+	mine map[string]heldLease
 }
 
 // NewLeases returns the Leases view over deps.Store.
 func NewLeases(deps Deps, styles themes.Styles) Leases {
 	m := Leases{
-		deps: deps, styles: styles, keys: DefaultLeasesKeys(), input: DefaultInputKeys(),
+		coordBase: newCoordBase(deps, styles), keys: DefaultLeasesKeys(), input: DefaultInputKeys(),
 		filterIn: NewInput("/ ", "filter: key, holder, stamp or state", styles),
 		mine:     map[string]heldLease{},
 	}
-	m.store, m.err = coordStore(deps)
-	m.readOnly = deps.Store.ReadOnly()
 	if m.readOnly {
 		disableBindings(&m.keys.Acquire, &m.keys.Release, &m.keys.Break)
 	}
-	// The first load is tagged here, not in Init (Init's receiver is a copy).
-	m.gen, m.loading = m.nextTag(), m.store != nil
 	return m
 }
 
@@ -107,12 +89,6 @@ func (m *Leases) SetSize(w, h int) {
 		m.form.setWidth(m.detailInner())
 	}
 }
-
-// Focus gives the view the keys.
-func (m *Leases) Focus() { m.focused = true }
-
-// Blur takes the keys away.
-func (m *Leases) Blur() { m.focused = false }
 
 // Busy reports whether a load or an action is in flight.
 func (m Leases) Busy() bool { return m.loading || m.acting }
@@ -144,10 +120,9 @@ func (m Leases) Update(msg tea.Msg) (Leases, tea.Cmd) {
 
 // Refresh re-reads the leases: the store changed.
 func (m Leases) Refresh() (Leases, tea.Cmd) {
-	if m.store == nil {
+	if !m.startLoad() {
 		return m, nil
 	}
-	m.gen, m.loading = m.nextTag(), true
 	return m, loadLeases(m.store, m.deps.Session, m.gen, m.deps.Now())
 }
 
@@ -170,12 +145,6 @@ func (m Leases) FullHelp() [][]key.Binding {
 	}
 	k := m.keys
 	return [][]key.Binding{k.bindings(), {k.Sort, k.Filter, k.ClearFilter, k.Reload}, {k.Acquire, k.Release, k.Break}}
-}
-
-// nextTag returns a fresh generation tag.
-func (m *Leases) nextTag() int {
-	m.tags++
-	return m.tags
 }
 
 // heldLease is a lease kvdeck acquired, with the TTL it asked for.

@@ -111,11 +111,7 @@ func breakLease(s *store.Store, session int, k codec.Key, stamp string) tea.Cmd 
 
 // onLoaded takes a load's answer, keeping the selection on the same key.
 func (m Leases) onLoaded(msg leasesLoaded) Leases {
-	if msg.session != m.deps.Session || msg.gen != m.gen {
-		return m
-	}
-	m.loading, m.loaded, m.err = false, true, msg.err
-	if msg.err != nil {
+	if !m.loadAnswered(msg.session, msg.gen, msg.err) {
 		return m
 	}
 	m.rows, m.cron, m.finds = msg.rows, msg.cron, findingsByKey(msg.findings)
@@ -134,12 +130,8 @@ func (m Leases) onLoaded(msg leasesLoaded) Leases {
 
 // onActed reports an action's outcome and reloads.
 func (m Leases) onActed(msg leaseActed) (Leases, tea.Cmd) {
-	if msg.session != m.deps.Session {
+	if !m.actionAnswered(msg.session) {
 		return m, nil
-	}
-	m.acting = false
-	if m.form != nil {
-		m.form.busy = false
 	}
 	if msg.err != nil {
 		if m.form != nil && msg.op == leaseAcquire {
