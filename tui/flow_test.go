@@ -144,7 +144,7 @@ func TestFlowNavigateAndExpand(t *testing.T) {
 	a.command(`goto ["ledger", -0, 5n]`)
 	a.waitFor(`["ledger", -0, 5n]`)
 	a.keys("3")
-	a.waitFor("Alarms", "coming")
+	a.waitFor("CLASSES", "CART", "due entries")
 	a.keys("1")
 	a.waitFor(`"ledger"`)
 	other := viewtest.ReferenceCopy(t)

@@ -59,23 +59,21 @@ type tabView interface {
 // tabs holds every tab's view as a named field.
 type tabs struct {
 	browse  views.Browse
-	leases  views.Placeholder
-	alarms  views.Placeholder
-	queues  views.Placeholder
+	leases  views.Leases
+	alarms  views.Alarms
+	queues  views.Queues
 	compose views.Compose
 	race    views.Race
 	sweep   views.Sweep
 }
 
-// newTabs builds the views; the tabs of later issues are placeholders that
-// say what is coming.
+// newTabs builds the views.
 func newTabs(deps views.Deps, st themes.Styles) tabs {
-	p := func(title, blurb string) views.Placeholder { return views.NewPlaceholder(title, blurb, st) }
 	return tabs{
 		browse:  views.NewBrowse(deps, st),
-		leases:  p("Leases", "Every lease and cron tick-lease: holder, fencing stamp, a live time-to-expiry bar, state; acquire, release and break (CAS-guarded)."),
-		alarms:  p("Alarms", "Per class, the due index on a time line with now marked, overdue entries, retry counts with poison alarms flagged, consistency findings; set, reschedule, delete, fire."),
-		queues:  p("Queues", "Per queue, ready and delayed depth, age of the oldest ready message, attempts histogram, the messages; send, peek, poll with ack / retry / nack, purge."),
+		leases:  views.NewLeases(deps, st),
+		alarms:  views.NewAlarms(deps, st),
+		queues:  views.NewQueues(deps, st),
 		compose: views.NewCompose(deps, st),
 		race:    views.NewRace(deps, st),
 		sweep:   views.NewSweep(deps, st),

@@ -97,6 +97,10 @@ func (m Alarms) Update(msg tea.Msg) (Alarms, tea.Cmd) {
 		return m.onLoaded(msg), nil
 	case alarmActed:
 		return m.onActed(msg)
+	case tea.MouseMsg:
+		if k, ok := wheelKey(msg); ok {
+			return m.Update(k)
+		}
 	case tea.KeyMsg:
 		if !m.focused {
 			return m, nil

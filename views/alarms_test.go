@@ -27,6 +27,11 @@ func TestAlarmsGolden(t *testing.T) {
 	t.Run("entries", func(t *testing.T) { golden.RequireEqual(t, h.m.View()) })
 	h.keys("h", "j", "l", "j")
 	t.Run("poison", func(t *testing.T) { golden.RequireEqual(t, h.m.View()) })
+	t.Run("80x24", func(t *testing.T) {
+		h := newAlarmsHarness(t, s, clock, 80, 21)
+		h.keys("l")
+		golden.RequireEqual(t, h.m.View())
+	})
 	t.Run("reference", func(t *testing.T) {
 		s, clock, _ := viewtest.Reference(t, true)
 		h := newAlarmsHarness(t, s, clock, 120, 37)

@@ -34,10 +34,12 @@ func (m Alarms) detailRows() int {
 // header, the rule, the detail, the hint and the note.
 func (m Alarms) entryRows() int { return max(m.innerHeight()-8-m.detailRows(), 1) }
 
-// alarmColumns are the alarm list's columns; the id takes the spare room.
+// alarmColumns are the alarm list's columns; the id takes the spare room;
+// the retry count and the due time give way on narrow screens (lateness
+// stays; the detail shows both).
 var alarmColumns = []tableColumn{
-	{title: "", width: 2}, {title: "DUE AT (UTC)", width: 18}, {title: "", width: 10},
-	{title: "ID", width: 0}, {title: "RETRY", width: 5}, {title: "FLAGS", width: 18},
+	{title: "", width: 2}, {title: "DUE AT (UTC)", width: 18, drop: 2}, {title: "", width: 10},
+	{title: "ID", width: 0}, {title: "RETRY", width: 5, drop: 1}, {title: "FLAGS", width: 18},
 }
 
 // View renders the classes and the selected class.

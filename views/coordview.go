@@ -102,6 +102,21 @@ func (c listCursor) window(n, h int) (int, int) {
 	return off, min(off+h, n)
 }
 
+// wheelKey turns a turn of the mouse wheel into the up or down key, so
+// that the wheel moves the focused list of a coordination view.
+func wheelKey(msg tea.MouseMsg) (tea.KeyMsg, bool) {
+	if msg.Action != tea.MouseActionPress {
+		return tea.KeyMsg{}, false
+	}
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		return tea.KeyMsg{Type: tea.KeyUp}, true
+	case tea.MouseButtonWheelDown:
+		return tea.KeyMsg{Type: tea.KeyDown}, true
+	}
+	return tea.KeyMsg{}, false
+}
+
 // refuseReadOnly says why a write key does nothing in read-only mode; the
 // write bindings are disabled (so help leaves them out), so they are
 // matched here on enabled copies.

@@ -103,6 +103,10 @@ func (m Leases) Update(msg tea.Msg) (Leases, tea.Cmd) {
 		return m.onLoaded(msg), nil
 	case leaseActed:
 		return m.onActed(msg)
+	case tea.MouseMsg:
+		if k, ok := wheelKey(msg); ok {
+			return m.Update(k)
+		}
 	case tea.KeyMsg:
 		if !m.focused {
 			return m, nil

@@ -25,6 +25,9 @@ func TestLeasesGolden(t *testing.T) {
 	t.Run("anomalies", func(t *testing.T) { golden.RequireEqual(t, h.m.View()) })
 	h.keys("s", "j", "j")
 	t.Run("by-time-left", func(t *testing.T) { golden.RequireEqual(t, h.m.View()) })
+	t.Run("80x24", func(t *testing.T) {
+		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 80, 21).m.View())
+	})
 	t.Run("reference", func(t *testing.T) {
 		s, clock, _ := viewtest.Reference(t, true)
 		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 120, 37).m.View())

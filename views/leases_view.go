@@ -29,11 +29,13 @@ func (m Leases) tableRows() int {
 	return max(m.tableHeight()-m.styles.Pane.GetVerticalFrameSize()-4, 1)
 }
 
-// leaseColumns are the table's columns; the bar takes the spare room.
+// leaseColumns are the table's columns; the bar takes the spare room; the
+// stamp, the age, the kind and the holder give way on narrow screens (the
+// selected row's detail shows them all).
 var leaseColumns = []tableColumn{
-	{title: "", width: 3}, {title: "KIND", width: 5}, {title: "CLASS/SCHED", width: 12},
-	{title: "ID/BUCKET", width: 16}, {title: "HOLDER", width: 12}, {title: "STAMP", width: 20, optional: true},
-	{title: "TIME LEFT", width: 0}, {title: "", width: 6}, {title: "STATE", width: 15}, {title: "AGE", width: 5, optional: true},
+	{title: "", width: 3}, {title: "KIND", width: 5, drop: 3}, {title: "CLASS/SCHED", width: 12},
+	{title: "ID/BUCKET", width: 16}, {title: "HOLDER", width: 12, drop: 4}, {title: "STAMP", width: 20, drop: 1},
+	{title: "TIME LEFT", width: 0}, {title: "", width: 6}, {title: "STATE", width: 15}, {title: "AGE", width: 5, drop: 2},
 }
 
 // View renders the table, the selected row and the cron schedules.

@@ -107,6 +107,10 @@ func (m Queues) Update(msg tea.Msg) (Queues, tea.Cmd) {
 		return m.onApplying(msg), nil
 	case pollDone:
 		return m.onPollDone(msg)
+	case tea.MouseMsg:
+		if k, ok := wheelKey(msg); ok {
+			return m.Update(k)
+		}
 	case tea.KeyMsg:
 		if !m.focused {
 			return m, nil

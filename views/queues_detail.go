@@ -123,8 +123,8 @@ func (m Queues) pollLines(w int) []string {
 }
 
 var pollColumns = []tableColumn{
-	{title: "", width: 1}, {title: "DECISION", width: 16}, {title: "ID", width: 14}, {title: "ATTEMPT", width: 7},
-	{title: "OUTCOME", width: 24}, {title: "BODY", width: 0},
+	{title: "", width: 1}, {title: "DECISION", width: 15}, {title: "ID", width: 14, drop: 1}, {title: "ATTEMPT", width: 7},
+	{title: "OUTCOME", width: 18}, {title: "BODY", width: 0},
 }
 
 // pollCells are one claimed message's cells: its decision and what
@@ -132,8 +132,12 @@ var pollColumns = []tableColumn{
 func (m Queues) pollCells(it pollItem, selected bool) []line {
 	st := m.styles
 	p := m.poll
-	decision, dstyle := "nack", st.Muted
+	decision, dstyle := "undecided", st.Muted
 	switch it.decision {
+	case coord.DecisionNone:
+		if it.nacked {
+			decision, dstyle = "nack", st.Warn
+		}
 	case coord.DecisionAck:
 		decision, dstyle = "ack", st.OK
 	case coord.DecisionRetry:
@@ -142,13 +146,13 @@ func (m Queues) pollCells(it pollItem, selected bool) []line {
 	outcome, ostyle := "consumed", st.OK
 	switch p.outcome(it) {
 	case "dropped":
-		outcome, ostyle = "DROPPED: last attempt", st.Error
+		outcome, ostyle = "DROPPED (last try)", st.Error
 	case "requeued":
 		wait := coord.Backoff(coord.DefaultBaseRetryDelay, it.attempts)
 		if it.decision == coord.DecisionRetry {
 			wait = it.delay
 		}
-		outcome, ostyle = "due again "+tableTime(p.now+wait.Milliseconds()), st.Text
+		outcome, ostyle = "requeued, due +"+human(wait), st.Text
 	}
 	return []line{
 		{{gutter(selected), st.Accent}},

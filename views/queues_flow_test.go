@@ -96,7 +96,7 @@ func TestQueuesPollMixedDecisions(t *testing.T) {
 	h.keys("a", "r", "ctrl+u")
 	h.typeText("20s")
 	h.keys("enter", "n", "n")
-	h.requireView("ack", "retry after 20s", "due again 01-02 00:00:02", "DROPPED: last attempt")
+	h.requireView("ack", "retry after 20s", "requeued, due +2s", "DROPPED (last try)")
 	h.keys("enter")
 	c := h.confirm()
 	if text := strings.Join(c.Lines, " "); !strings.Contains(text, "1 consumed, 2 requeued, 1 dropped") {

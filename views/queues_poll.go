@@ -57,6 +57,7 @@ type pollItem struct {
 	attempts int // the delivery number: stored attempts + 1
 	decision coord.Decision
 	delay    time.Duration // for DecisionRetry
+	nacked   bool          // DecisionNone chosen, not left undecided
 }
 
 // pollLink connects the consumer handler, which runs inside runPoll's
@@ -278,7 +279,7 @@ func (m Queues) handleDelay(msg tea.KeyMsg) (Queues, tea.Cmd) {
 // share the old slice).
 func decide(items []pollItem, i int, d coord.Decision, delay time.Duration) []pollItem {
 	out := append([]pollItem(nil), items...)
-	out[i].decision, out[i].delay = d, delay
+	out[i].decision, out[i].delay, out[i].nacked = d, delay, d == coord.DecisionNone
 	return out
 }
 

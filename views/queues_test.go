@@ -42,6 +42,11 @@ func TestQueuesGolden(t *testing.T) {
 	h.keys("enter")
 	h.confirm()
 	t.Run("report", func(t *testing.T) { golden.RequireEqual(t, h.m.View()) })
+	t.Run("80x24", func(t *testing.T) {
+		h := newQueuesHarness(t, s, clock, 80, 21)
+		h.keys("l")
+		golden.RequireEqual(t, h.m.View())
+	})
 	t.Run("reference", func(t *testing.T) {
 		s, clock, _ := viewtest.Reference(t, true)
 		h := newQueuesHarness(t, s, clock, 120, 37)

@@ -16,7 +16,7 @@ const queuesNote = "A message dropped at its last attempt, or lost in a crash, l
 // Layout: queues on the left; on the right the queue's title and
 // attempts histogram, then its messages and the selected one (or the
 // peek, the poll panel, the send form), then the hint and the note.
-func (m Queues) leftWidth() int  { return min(max(m.width*3/10, 28), 38) }
+func (m Queues) leftWidth() int  { return min(max(m.width*3/10, 30), 38) }
 func (m Queues) rightWidth() int { return m.width - m.leftWidth() }
 func (m Queues) rightInner() int { return m.rightWidth() - m.styles.Pane.GetHorizontalFrameSize() }
 func (m Queues) innerHeight() int {
@@ -48,12 +48,12 @@ func (m Queues) msgRows() int { return max(m.bodyRows()-2-m.detailRows(), 1) }
 
 var queueColumns = []tableColumn{
 	{title: "", width: 1}, {title: "QUEUE", width: 0}, {title: "READY", width: 5},
-	{title: "DELAY", width: 5}, {title: "OLDEST", width: 6},
+	{title: "DELAY", width: 5, drop: 1}, {title: "OLDEST", width: 6},
 }
 
 var messageColumns = []tableColumn{
-	{title: "", width: 2}, {title: "ID", width: 18}, {title: "DUE", width: 11}, {title: "ATT", width: 3},
-	{title: "FLAGS", width: 7}, {title: "BODY", width: 0},
+	{title: "", width: 2}, {title: "ID", width: 18}, {title: "DUE", width: 11}, {title: "ATT", width: 3, drop: 2},
+	{title: "FLAGS", width: 7, drop: 1}, {title: "BODY", width: 0},
 }
 
 // View renders the queues and the selected queue.

@@ -6,14 +6,15 @@ import (
 	"kvdeck/themes"
 )
 
-// tableColumn is one column of a columnTable: its title, its width in cells, and
-// whether it may be left out when the table is too narrow (optional
-// columns go in order, the leftmost first). A width of 0 marks the flexible column,
-// which takes the room the others leave (at least tableFlexMin cells).
+// tableColumn is one column of a columnTable: its title, its width in
+// cells, and when it is left out of a table too narrow for it: drop 0
+// never, else in order of drop (1 first). A width of 0 marks the flexible
+// column, which takes the room the others leave (at least tableFlexMin
+// cells).
 type tableColumn struct {
-	title    string
-	width    int
-	optional bool
+	title string
+	width int
+	drop  int
 }
 
 // tableFlexMin is the narrowest a flexible column gets before optional
@@ -28,7 +29,7 @@ type columnTable struct {
 }
 
 // newColumnTable fits cols into w cells, one space between columns, dropping
-// optional columns, leftmost first, until the flexible one has tableFlexMin.
+// columns in their drop order until the flexible one has tableFlexMin.
 func newColumnTable(cols []tableColumn, w int) columnTable {
 	t := columnTable{cols: cols, show: make([]bool, len(cols))}
 	for i := range t.show {
@@ -45,17 +46,17 @@ func newColumnTable(cols []tableColumn, w int) columnTable {
 		if t.flexW >= tableFlexMin {
 			return t
 		}
-		dropped := false
-		for i := range cols {
-			if t.show[i] && cols[i].optional {
-				t.show[i], dropped = false, true
-				break
+		next := -1
+		for i, c := range cols {
+			if t.show[i] && c.drop > 0 && (next < 0 || c.drop < cols[next].drop) {
+				next = i
 			}
 		}
-		if !dropped {
+		if next < 0 {
 			t.flexW = max(t.flexW, 1)
 			return t
 		}
+		t.show[next] = false
 	}
 }
 
