@@ -149,7 +149,7 @@ func TestLeasesReadOnly(t *testing.T) {
 		t.Fatal("a write action opened in read-only mode")
 	}
 	requireNoHelp(t, h.m.FullHelp(), "a", "r", "b")
-	h.requireView("read-only: actions are disabled")
+	h.requireView("read-only: the store was opened read-only")
 }
 
 // TestLeasesSelectionFollowsKey: a refresh that inserts rows above keeps
