@@ -296,7 +296,7 @@ func (m Queues) askApply() tea.Cmd {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
 		}
 	}
-	lines := []string{"Applies the decisions on the " + fmt.Sprint(len(p.items)) + " claimed message(s) of " + sanitize(p.queue) + ": " + strings.Join(parts, ", ") + "."}
+	lines := []string{strings.Join(parts, ", ") + ": the decisions on the " + fmt.Sprint(len(p.items)) + " message(s) claimed from " + sanitize(p.queue) + "."}
 	if counts["dropped"] > 0 {
 		lines = append(lines, "A dropped message leaves no trace: nothing keeps it (no dead letter).")
 	}

@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+	"kvdeck/views/viewtest"
+)
+
+// The coordination tabs in the real runtime: commands on their own
+// goroutines, the confirm dialog and the flash line of the root.
+
+// TestFlowLeaseBreakConflict: the lease is released and re-acquired by
+// another holder between the dialog and the confirmation: nothing is
+// broken and the flash says why.
+func TestFlowLeaseBreakConflict(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	ctx := context.Background()
+	k := coord.LeaseKey("Cart", "0e580e53fa979546f8fe4c7ac68c99f9")
+	a.keys("2")
+	a.waitFor("LEASES", "0e580e53fa97954", "00000000000000000049")
+	a.keys("b")
+	a.waitFor("Break this lease?", "00000000000000000049")
+	if err := a.s.Delete(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	l, err := coord.AcquireKey(ctx, a.s, k, coord.LeaseOptions{Timeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.keys("y")
+	a.waitFor("not broken: you saw")
+	a.final()
+	e, found, err := a.s.Get(ctx, k)
+	if err != nil || !found || e.Versionstamp() != l.Versionstamp {
+		t.Fatalf("the re-acquired lease was touched: %+v %v %v", e, found, err)
+	}
+}
+
+// TestFlowQueuePollMixedDecisions: poll a batch, ack one, retry one after
+// 20s, nack one (backoff) and leave one on its final attempt undecided
+// (dropped); the store holds what a consumer would have left.
+func TestFlowQueuePollMixedDecisions(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	ctx := context.Background()
+	now := viewtest.Now
+	for i, v := range []string{`{"body":1,"attempts":0}`, `{"body":2,"attempts":0}`, `{"body":3,"attempts":1}`, `{"body":4,"attempts":4}`} {
+		id := string(rune('a' + i))
+		if _, err := a.s.Set(ctx, coord.QueueKey("jobs", now-int64(4-i)*1000, id), []byte(v), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.keys("4", "ctrl+r") // the refresh runs hourly here: reload by hand
+	a.waitFor("QUEUES", "jobs")
+	a.keys("j", "c") // invoices, jobs, thumbnails
+	a.waitFor("CLAIMED 4 MESSAGE(S) OF jobs")
+	a.keys("a", "r", "ctrl+u")
+	a.tm.Type("20s")
+	a.keys("enter", "n")
+	a.waitFor("retry after 20s")
+	a.keys("enter")
+	a.waitFor("Apply these decisions?", "1 consumed, 2 requeued, 1 dropped")
+	a.keys("y")
+	a.waitFor("polled jobs: 1 acked, 2 requeued, 1 dropped")
+	a.final()
+	p, err := a.s.List(ctx, store.ListOptions{Prefix: codec.Key{codec.String(coord.PrefixQueueDue), codec.String("jobs")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		codec.Format(coord.QueueKey("jobs", now+20000, "b")): `{"body":2,"attempts":1}`,
+		codec.Format(coord.QueueKey("jobs", now+2000, "c")):  `{"body":3,"attempts":2}`,
+	}
+	if len(p.Entries) != len(want) {
+		t.Fatalf("jobs after the poll: %d rows, want %d", len(p.Entries), len(want))
+	}
+	for _, e := range p.Entries {
+		if w, ok := want[codec.Format(e.Key)]; !ok || w != string(e.Value) {
+			t.Errorf("unexpected row %s = %s", codec.Format(e.Key), e.Value)
+		}
+	}
+}
+
+// TestFlowCoordLiveRefresh: leases taken and messages sent by another
+// writer show on the Leases and Queues tabs within the refresh interval.
+func TestFlowCoordLiveRefresh(t *testing.T) {
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, viewtest.ReferenceCopy(t), clock, false)
+	a := start(t, s, clock, 120, 40, 100*time.Millisecond)
+	ctx := context.Background()
+	a.keys("2")
+	a.waitFor("LEASES", "0e580e53fa97954")
+	if _, err := coord.Acquire(ctx, s, "Zeppelin", "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a", coord.LeaseOptions{Timeout: -1}); err != nil {
+		t.Fatal(err)
+	}
+	a.waitFor("Zeppelin")
+	a.keys("4")
+	a.waitFor("QUEUES", "invoices")
+	if _, err := coord.Send(ctx, s, "webhooks", []byte(`{"hook":1}`), 0); err != nil {
+		t.Fatal(err)
+	}
+	a.waitFor("webhooks")
+	a.final()
+}
