@@ -106,3 +106,93 @@ func TestFlowCoordLiveRefresh(t *testing.T) {
 	a.waitFor("webhooks")
 	a.final()
 }
+
+// TestFlowLeaseAcquireRelease: acquire a lease as kvdeck with a TTL, then
+// release it (kvdeck remembers the stamp it acquired at).
+func TestFlowLeaseAcquireRelease(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	ctx := context.Background()
+	k := coord.LeaseKey("Cart", "abcabcabcabcabcabcabcabcabcabc12")
+	a.keys("2")
+	a.waitFor("LEASES", "0e580e53fa97954")
+	a.keys("a", "ctrl+u")
+	a.tm.Type(codec.Format(k))
+	a.keys("tab", "ctrl+u")
+	a.tm.Type("45s")
+	a.waitFor("lapses at 2026-01-02T00:00:45Z")
+	a.keys("enter")
+	a.waitFor("acquired " + codec.Format(k))
+	e, found, err := a.s.Get(ctx, k)
+	if err != nil || !found || e.ExpiresAt == nil || *e.ExpiresAt != viewtest.Now+45000 {
+		t.Fatalf("lease %+v %v %v", e, found, err)
+	}
+	a.keys("r")
+	a.waitFor("released " + codec.Format(k))
+	a.final()
+	if _, found, _ := a.s.Get(ctx, k); found {
+		t.Fatal("still held after release")
+	}
+}
+
+// TestFlowAlarmActions: set an alarm, reschedule it, delete it, and fire
+// the class's overdue alarm, each through the real runtime.
+func TestFlowAlarmActions(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	ctx := context.Background()
+	const id = "abcabcabcabcabcabcabcabcabcabc12"
+	a.keys("3")
+	a.waitFor("CLASSES", "CART")
+	a.keys("l", "s")
+	a.waitFor("SET AN ALARM")
+	a.tm.Type(id)
+	a.keys("enter")
+	a.waitFor("set Cart/"+id, "due 2026-01-02T00:00:30Z")
+	a.keys("e", "ctrl+u")
+	a.tm.Type("+1m")
+	a.keys("enter")
+	a.waitFor("set Cart/"+id, "due 2026-01-02T00:01:00Z")
+	if rec, ok, err := coord.GetAlarm(ctx, a.s, "Cart", id); err != nil || !ok || rec.EpochMs != viewtest.Now+60000 {
+		t.Fatalf("rescheduled alarm %+v %v %v", rec, ok, err)
+	}
+	a.keys("d")
+	a.waitFor("Delete this alarm?")
+	a.keys("y")
+	a.waitFor("deleted the alarm Cart/" + id)
+	a.keys("f")
+	a.waitFor("Fire 1 due alarm(s) of Cart now?")
+	a.keys("y")
+	a.waitFor("fired Cart at 2026-01-02T00:00:00Z: 1 fired", "FIRED AT")
+	a.final()
+	for _, gone := range []string{id, "acf595e529879b45adcc5da2d4402629"} {
+		if _, ok, _ := coord.GetAlarm(ctx, a.s, "Cart", gone); ok {
+			t.Errorf("alarm Cart/%s still set", gone)
+		}
+	}
+}
+
+// TestFlowQueueSendPeekPurge: send a message with a delay, peek at its
+// body, purge the queue (the dialog counts the messages).
+func TestFlowQueueSendPeekPurge(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	ctx := context.Background()
+	a.keys("4")
+	a.waitFor("QUEUES", "INVOICES")
+	a.keys("n", "ctrl+u")
+	a.tm.Type(`{"k": 1}`)
+	a.keys("tab")
+	a.tm.Type("5s")
+	a.waitFor("✓ valid JSON · 7 bytes", "due 2026-01-02T00:00:05Z (in 5s)")
+	a.keys("enter")
+	a.waitFor("sent ", "to invoices, due 2026-01-02T00:00:05Z")
+	a.keys("enter")
+	a.waitFor("BODY OF", `"k": 1`)
+	a.keys("esc", "x")
+	a.waitFor("Purge invoices: delete its 4 message(s)?")
+	a.keys("y")
+	a.waitFor("purged invoices: 4 message(s) deleted")
+	a.final()
+	p, err := a.s.List(ctx, store.ListOptions{Prefix: codec.Key{codec.String(coord.PrefixQueueDue), codec.String("invoices")}, IncludeExpired: true})
+	if err != nil || len(p.Entries) != 0 {
+		t.Fatalf("invoices after purge: %d rows, %v", len(p.Entries), err)
+	}
+}

@@ -11,7 +11,7 @@ import (
 )
 
 // alarmsNote is said plainly under the alarms: what no look can show.
-var alarmsNote = fmt.Sprintf("An alarm dropped after its %dth failed retry leaves no trace: no view can show it.", coord.MaxAlarmRetries)
+const alarmsNote = "An alarm dropped after its last failed retry leaves no trace: no view can show it."
 
 // Layout: classes on the left; on the right the time line, the alarms,
 // and the selected alarm (or the form, or the last fire).

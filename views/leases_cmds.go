@@ -155,7 +155,11 @@ func (m Leases) onActed(msg leaseActed) (Leases, tea.Cmd) {
 		delete(m.mine, kt)
 		flash = Flash(FlashOK, "%s %s (it was at stamp %s)", msg.op.past(), kt, msg.stamp)
 	case msg.op == leaseAcquire:
-		m.form.err = "held by someone else: " + describeRow(msg.now, msg.found) + ". kvdeck tried once and wrote nothing."
+		why := "held by someone else: " + describeRow(msg.now, msg.found) + ". kvdeck tried once and wrote nothing."
+		if m.form == nil { // closed while the attempt was in flight
+			return m, Flash(FlashError, "not acquired %s: %s", kt, why)
+		}
+		m.form.err = why
 		return m, nil
 	default:
 		if msg.op == leaseRelease {

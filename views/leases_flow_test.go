@@ -80,6 +80,15 @@ func TestLeasesAcquireContended(t *testing.T) {
 	if h.m.form != nil {
 		t.Fatal("esc did not close the form")
 	}
+	// The form closed while an attempt is in flight: the answer goes to
+	// the flash line.
+	h.keys("a", "ctrl+u")
+	h.typeText(codec.Format(coord.LeaseKey("Cart", idCart1)))
+	m, cmd := h.m.Update(viewtest.Key("enter"))
+	m, _ = m.Update(viewtest.Key("esc"))
+	h.m = m
+	h.settle(cmd)
+	h.requireFlash("not acquired", "held by someone else")
 }
 
 func TestLeasesBreakAsksAndBreaks(t *testing.T) {
