@@ -213,26 +213,32 @@ func hangingLines(text string, style lipgloss.Style, w, indent int) []string {
 
 // wordWrap breaks text into lines of at most w cells at spaces only (a
 // time or a key is not split at its dashes, as ansi.Wrap would); a word
-// longer than w is cut.
+// longer than a line starts a line and is cut. Leading spaces indent the
+// first line.
 func wordWrap(text string, w int) []string {
 	var out []string
-	cur := ""
+	lead := len(text) - len(strings.TrimLeft(text, " "))
+	cur := strings.Repeat(" ", min(lead, max(w-1, 0)))
+	empty := true // cur holds no word yet
 	for _, word := range strings.Fields(text) {
-		for ansi.StringWidth(word) > w {
-			if cur != "" {
+		if ansi.StringWidth(word) > w {
+			if !empty {
 				out, cur = append(out, cur), ""
 			}
-			head := ansi.Truncate(word, w, "")
-			out, word = append(out, head), word[len(head):]
+			for ansi.StringWidth(word) > w-ansi.StringWidth(cur) {
+				head := ansi.Truncate(word, max(w-ansi.StringWidth(cur), 1), "")
+				out, cur, word = append(out, cur+head), "", word[len(head):]
+			}
 		}
 		switch {
-		case cur == "":
-			cur = word
+		case empty || cur == "":
+			cur += word
 		case ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= w:
 			cur += " " + word
 		default:
 			out, cur = append(out, cur), word
 		}
+		empty = false
 	}
 	return append(out, cur)
 }

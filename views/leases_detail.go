@@ -22,7 +22,7 @@ func (m Leases) detailView() string {
 	} else {
 		lines = append(lines, st.Muted.Render("Select a row above."))
 	}
-	hint := proseLines("a acquire as kvdeck · r release kvdeck's own · b break (asks first, CAS on the stamp)", st.Muted, iw)
+	hint := proseLines("a acquire · r release (kvdeck's) · b break (asks, CAS on stamp)", st.Muted, iw)
 	if m.readOnly {
 		hint = proseLines(readOnlyNote, st.Warn, iw)
 	}
