@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/sqldtest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views/viewtest"
@@ -46,17 +47,72 @@ func TestFlowLeaseBreakConflict(t *testing.T) {
 // (dropped); the store holds what a consumer would have left.
 func TestFlowQueuePollMixedDecisions(t *testing.T) {
 	a := reference(t, false, 120, 40)
+	seedJobs(t, a.s)
+	a.keys("4", "ctrl+r") // the refresh runs hourly here: reload by hand
+	a.waitFor("QUEUES", "jobs")
+	pollMixed(t, a, "j") // invoices, jobs, thumbnails
+}
+
+// TestFlowCoordOnSqld: the poll with mixed decisions, the consumer's
+// handler waiting for the operator, and a lease break that meets a new
+// lease, on a real sqld over HTTP.
+func TestFlowCoordOnSqld(t *testing.T) {
+	srv := sqldtest.Start(t)
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, srv.URL, clock, false)
 	ctx := context.Background()
-	now := viewtest.Now
+	if _, err := s.Set(ctx, codec.Key{codec.String("accounts"), codec.String("acme")}, []byte(`true`), nil); err != nil {
+		t.Fatal(err)
+	}
+	k := coord.LeaseKey("Cart", "0e580e53fa979546f8fe4c7ac68c99f9")
+	old, err := coord.AcquireKey(ctx, s, k, coord.LeaseOptions{Timeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedJobs(t, s)
+	a := start(t, s, clock, 120, 40, time.Hour, "remote http")
+	a.keys("4")
+	a.waitFor("QUEUES", "jobs")
+	pollMixed(t, a)
+
+	a = start(t, s, clock, 120, 40, time.Hour, "remote http")
+	a.keys("2")
+	a.waitFor("LEASES", old.Versionstamp)
+	a.keys("b")
+	a.waitFor("Break this lease?")
+	if _, err := coord.Release(ctx, s, old); err != nil {
+		t.Fatal(err)
+	}
+	l, err := coord.AcquireKey(ctx, s, k, coord.LeaseOptions{Timeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.keys("y")
+	a.waitFor("not broken: you saw")
+	a.final()
+	if e, found, _ := s.Get(ctx, k); !found || e.Versionstamp() != l.Versionstamp {
+		t.Fatalf("the new lease was touched: %+v %v", e, found)
+	}
+}
+
+// seedJobs writes four due messages on queue jobs at viewtest.Now: two
+// fresh ones, one delivered once, one delivered four times.
+func seedJobs(t *testing.T, s *store.Store) {
+	t.Helper()
 	for i, v := range []string{`{"body":1,"attempts":0}`, `{"body":2,"attempts":0}`, `{"body":3,"attempts":1}`, `{"body":4,"attempts":4}`} {
 		id := string(rune('a' + i))
-		if _, err := a.s.Set(ctx, coord.QueueKey("jobs", now-int64(4-i)*1000, id), []byte(v), nil); err != nil {
+		if _, err := s.Set(context.Background(), coord.QueueKey("jobs", viewtest.Now-int64(4-i)*1000, id), []byte(v), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a.keys("4", "ctrl+r") // the refresh runs hourly here: reload by hand
-	a.waitFor("QUEUES", "jobs")
-	a.keys("j", "c") // invoices, jobs, thumbnails
+}
+
+// pollMixed polls jobs (reached from the queue list with nav): ack a,
+// retry b after 20s, nack c, leave d undecided; then checks the store
+// and quits.
+func pollMixed(t *testing.T, a *app, nav ...string) {
+	t.Helper()
+	a.keys(append(nav, "c")...)
 	a.waitFor("CLAIMED 4 MESSAGE(S) OF jobs")
 	a.keys("a", "r", "ctrl+u")
 	a.tm.Type("20s")
@@ -67,7 +123,8 @@ func TestFlowQueuePollMixedDecisions(t *testing.T) {
 	a.keys("y")
 	a.waitFor("polled jobs: 1 acked, 2 requeued, 1 dropped")
 	a.final()
-	p, err := a.s.List(ctx, store.ListOptions{Prefix: codec.Key{codec.String(coord.PrefixQueueDue), codec.String("jobs")}})
+	now := viewtest.Now
+	p, err := a.s.List(context.Background(), store.ListOptions{Prefix: codec.Key{codec.String(coord.PrefixQueueDue), codec.String("jobs")}})
 	if err != nil {
 		t.Fatal(err)
 	}
