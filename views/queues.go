@@ -40,8 +40,9 @@ type Queues struct {
 	keys     QueuesKeys
 	pollKeys PollKeys
 
-	queues []coord.QueueReport
-	finds  map[string][]coord.Finding
+	queues   []coord.QueueReport
+	finds    map[string][]coord.Finding
+	loadedAt int64 // the now the queues were inspected at
 
 	queueList  listCursor // id: the queue name
 	msgList    listCursor // id: the message id

@@ -13,6 +13,7 @@ import (
 // queuesLoaded answers loadQueues.
 type queuesLoaded struct {
 	session, gen int
+	now          int64 // the instant the report describes
 	queues       []coord.QueueReport
 	findings     []coord.Finding
 	err          error
@@ -24,7 +25,7 @@ func loadQueues(s *store.Store, session, gen int, now int64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 		defer cancel()
-		msg := queuesLoaded{session: session, gen: gen}
+		msg := queuesLoaded{session: session, gen: gen, now: now}
 		msg.queues, msg.findings, msg.err = coord.InspectQueues(ctx, s, "", now, 0)
 		return msg
 	}
@@ -75,7 +76,7 @@ func (m Queues) onLoaded(msg queuesLoaded) Queues {
 	if !m.loadAnswered(msg.session, msg.gen, msg.err) {
 		return m
 	}
-	m.queues, m.finds = msg.queues, findingsByKey(msg.findings)
+	m.queues, m.finds, m.loadedAt = msg.queues, findingsByKey(msg.findings), msg.now
 	m.queueList.follow(m.queueNames(), m.queueRows())
 	m.msgList.follow(m.msgIDs(), m.msgRows())
 	return m

@@ -176,3 +176,12 @@ func TestQueuesReadOnly(t *testing.T) {
 	h.keys("l", "enter") // peeking reads nothing new: allowed
 	h.requireView("BODY OF", `"regenerate-all"`)
 }
+
+// TestQueuesDepthFollowsClock: with no write (so no reload), delayed
+// messages coming due move to ready and the oldest ready one ages.
+func TestQueuesDepthFollowsClock(t *testing.T) {
+	h := seededQueues(t)
+	h.requireView("INVOICES  3 ready · 2 delayed · oldest ready 2m")
+	h.clock.Fix(T + 6000)
+	h.requireView("INVOICES  4 ready · 1 delayed · oldest ready 2m6s", "thumbnails  1     0")
+}

@@ -90,21 +90,46 @@ func (m Queues) queuesView() string {
 	return Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.height)
 }
 
-// queueCells are one queue's cells.
+// queueDepth is a queue's ready and delayed counts and the age of its
+// oldest ready message, at a given now.
+type queueDepth struct {
+	ready, delayed int
+	oldestMs       int64
+}
+
+// depthAt moves the loaded counts to now: messages of the sample that
+// came due since the load count as ready (a quiet store is not re-read,
+// yet delayed messages keep coming due). The sample is the first messages
+// in due order, so the oldest ready message is its first.
+func (m Queues) depthAt(q coord.QueueReport, now int64) queueDepth {
+	d := queueDepth{ready: q.Ready, delayed: q.Delayed}
+	for _, msg := range q.Messages {
+		if msg.DueAt > m.loadedAt && msg.DueAt <= now {
+			d.ready, d.delayed = d.ready+1, d.delayed-1
+		}
+	}
+	if d.ready > 0 && len(q.Messages) > 0 {
+		d.oldestMs = now - q.Messages[0].DueAt
+	}
+	return d
+}
+
+// queueCells are one queue's cells at now.
 func (m Queues) queueCells(q coord.QueueReport, selected bool) []line {
 	st := m.styles
+	d := m.depthAt(q, m.deps.Now())
 	oldest, style := "–", st.Muted
-	if q.Ready > 0 {
-		oldest = human(msDur(q.OldestReadyAgeMs))
-		if msDur(q.OldestReadyAgeMs) > coord.PollerGrace {
+	if d.ready > 0 {
+		oldest = human(msDur(d.oldestMs))
+		if msDur(d.oldestMs) > coord.PollerGrace {
 			style = st.Warn
 		}
 	}
 	return []line{
 		{{gutter(selected), st.Accent}},
 		{{sanitize(q.Name), st.Text}},
-		{{fmt.Sprint(q.Ready), st.Text}},
-		{{fmt.Sprint(q.Delayed), st.Muted}},
+		{{fmt.Sprint(d.ready), st.Text}},
+		{{fmt.Sprint(d.delayed), st.Muted}},
 		{{oldest, style}},
 	}
 }
@@ -138,12 +163,14 @@ func (m Queues) queueView() string {
 	return Pane(box, strings.Join(lines, "\n"), m.rightWidth(), m.height)
 }
 
-// queueSummary is the depth of a queue and its oldest ready message.
+// queueSummary is the depth of a queue and its oldest ready message at
+// now.
 func (m Queues) queueSummary(q coord.QueueReport) string {
 	st := m.styles
-	out := st.Muted.Render(fmt.Sprintf("%d ready · %d delayed", q.Ready, q.Delayed))
-	if q.Ready > 0 {
-		out += st.Muted.Render(" · oldest ready ") + st.Text.Render(human(msDur(q.OldestReadyAgeMs)))
+	d := m.depthAt(q, m.deps.Now())
+	out := st.Muted.Render(fmt.Sprintf("%d ready · %d delayed", d.ready, d.delayed))
+	if d.ready > 0 {
+		out += st.Muted.Render(" · oldest ready ") + st.Text.Render(human(msDur(d.oldestMs)))
 	}
 	if q.Final > 0 {
 		out += st.Warn.Render(fmt.Sprintf(" · %d final", q.Final))
