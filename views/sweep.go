@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/store"
 	"kvdeck/themes"
 )
 
@@ -50,6 +51,10 @@ type Sweep struct {
 	progress sweepProgress
 	receipt  *sweepDone
 	dryBusy  bool
+	// batch is the rows per sweep step (0: store.DefaultSweepBatch) and
+	// pollEvery the progress poll; tests make both smaller.
+	batch     int
+	pollEvery time.Duration
 	// The newest census, dry run and confirmation; older answers are dropped.
 	scanGen, dryGen, askGen int
 
@@ -66,7 +71,7 @@ type sweepConfirmed struct {
 
 // NewSweep returns the Sweep view over deps.Store.
 func NewSweep(deps Deps, styles themes.Styles) Sweep {
-	m := Sweep{deps: deps, styles: styles, keys: DefaultSweepKeys(), readOnly: deps.Store.ReadOnly()}
+	m := Sweep{deps: deps, styles: styles, keys: DefaultSweepKeys(), readOnly: deps.Store.ReadOnly(), pollEvery: progressEvery}
 	m.keys.Sweep.SetEnabled(!m.readOnly)
 	m.scanning, m.tags, m.scanGen = true, 1, 1
 	return m
@@ -117,7 +122,7 @@ func (m Sweep) Update(msg tea.Msg) (Sweep, tea.Cmd) {
 	case sweepProgress:
 		if m.run != nil && msg.session == m.deps.Session && msg.gen == m.run.gen {
 			m.progress = msg
-			return m, pollSweep(m.deps.Session, m.run)
+			return m, pollSweep(m.deps.Session, m.run, m.pollEvery)
 		}
 	case sweepDone:
 		return m.onDone(msg)
@@ -203,7 +208,7 @@ func (m Sweep) start(msg sweepConfirmed) (Sweep, tea.Cmd) {
 	m.run = &sweepRun{gen: m.nextTag(), scope: scopeName(sc), total: sc.expired, cancel: cancel, started: time.Now()}
 	m.progress, m.receipt = sweepProgress{}, nil
 	m.keys.Cancel.SetEnabled(true)
-	return m, tea.Batch(runSweep(ctx, m.deps.Store, m.deps.Session, m.run, sc.prefix(), msg.now), pollSweep(m.deps.Session, m.run))
+	return m, tea.Batch(runSweep(ctx, m.deps.Store, m.deps.Session, m.run, store.SweepOptions{Now: msg.now, Prefix: sc.prefix(), Batch: m.batch}), pollSweep(m.deps.Session, m.run, m.pollEvery))
 }
 
 // onDone shows a sweep's or a dry run's receipt, then takes a new census.

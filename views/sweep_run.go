@@ -15,7 +15,8 @@ import (
 // million rows take a while.
 const sweepTimeout = 30 * time.Minute
 
-// progressEvery is how often a running sweep's progress is polled.
+// progressEvery is how often a running sweep's progress is polled (tests
+// poll faster through Sweep.pollEvery).
 const progressEvery = 100 * time.Millisecond
 
 // sweepRun is a sweep in flight. The sweep's goroutine (a command) writes
@@ -39,8 +40,8 @@ type sweepProgress struct {
 
 // pollSweep waits one poll interval, then reads the run's counters. The
 // model re-arms it on receipt while the run is in flight.
-func pollSweep(session int, run *sweepRun) tea.Cmd {
-	return tea.Tick(progressEvery, func(time.Time) tea.Msg {
+func pollSweep(session int, run *sweepRun, every time.Duration) tea.Cmd {
+	return tea.Tick(every, func(time.Time) tea.Msg {
 		return sweepProgress{session: session, gen: run.gen, swept: run.swept.Load(), batches: run.batches.Load()}
 	})
 }
@@ -54,15 +55,16 @@ type sweepDone struct {
 	err          error
 }
 
-// runSweep sweeps the rows under prefix that are expired at now, in
-// batches (one short transaction each), reporting progress into run.
-func runSweep(ctx context.Context, src Store, session int, run *sweepRun, prefix codec.Key, now int64) tea.Cmd {
+// runSweep sweeps the rows that are expired at opts.Now under opts.Prefix,
+// in batches (one short transaction each), reporting progress into run.
+func runSweep(ctx context.Context, src Store, session int, run *sweepRun, opts store.SweepOptions) tea.Cmd {
+	opts.Progress = func(p store.SweepProgress) {
+		run.swept.Store(p.Swept)
+		run.batches.Store(int64(p.Batches))
+	}
 	return func() tea.Msg {
 		defer run.cancel()
-		res, err := src.Sweep(ctx, store.SweepOptions{Now: now, Prefix: prefix, Progress: func(p store.SweepProgress) {
-			run.swept.Store(p.Swept)
-			run.batches.Store(int64(p.Batches))
-		}})
+		res, err := src.Sweep(ctx, opts)
 		return sweepDone{session: session, gen: run.gen, scope: run.scope, res: res, err: err}
 	}
 }

@@ -48,7 +48,6 @@ type expiredRow struct {
 	key       codec.Key
 	raw       []byte
 	expiresAt int64
-	size      int
 }
 
 // census is what one scan of the store found at now.
@@ -66,7 +65,7 @@ func (c *census) add(e store.Entry) {
 	c.scopes[0].count(e, live, c.now)
 	c.scopes[sc].count(e, live, c.now)
 	if !live && len(c.preview) < previewMax {
-		c.preview = append(c.preview, expiredRow{scope: sc, key: e.Key, raw: e.Raw, expiresAt: *e.ExpiresAt, size: len(e.Raw) + len(e.Value)})
+		c.preview = append(c.preview, expiredRow{scope: sc, key: e.Key, raw: e.Raw, expiresAt: *e.ExpiresAt})
 	}
 }
 

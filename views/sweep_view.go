@@ -164,7 +164,7 @@ func (m Sweep) previewLines(w int) []string {
 		if r.key != nil {
 			key = keySpans(st, r.key).restyle(st.Expired)
 		}
-		ago := st.Muted.Render(fmt.Sprintf("  %s · %s", countdown(msDur(r.expiresAt - m.census.now)), bytesText(int64(r.size))))
+		ago := st.Muted.Render(" " + human(msDur(m.census.now-r.expiresAt)) + " ago")
 		out = append(out, FitWidth(key.render(false), max(w-ansi.StringWidth(ago), 1))+ago)
 	}
 	switch {

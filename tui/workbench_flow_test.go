@@ -1,0 +1,31 @@
+package tui
+
+import "testing"
+
+// TestComposeFromBrowseFlow: c in Browse switches to Compose with a check
+// on the shown stamp and a set of the value; ctrl+s and y commit it; the
+// stamp shows. Then the Sweep and Race tabs come up on the same store.
+func TestComposeFromBrowseFlow(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.command(`goto ["accounts", "acme"]`)
+	a.waitFor("00000000000000000038")
+	a.keys("c")
+	a.waitFor("[5 Compose]", "COMPOSE · 2 operation(s)", "expects 00000000000000000038")
+	a.keys("ctrl+s")
+	a.waitFor("Commit this composition?", `check ["accounts", "acme"] expects 00000000000000000038`)
+	a.keys("y")
+	a.waitFor("✓ committed at stamp 00000000000000000064")
+	a.keys("7")
+	a.waitFor("[7 Sweep]", "all prefixes", "PREVIEW")
+	a.keys("6")
+	a.waitFor("[6 Race]", "client A", "client B")
+	a.keys(" ")
+	a.waitFor("A read n=0 at absent")
+	m := a.final()
+	if m.tab != tabRace {
+		t.Fatalf("ended on tab %v", m.tab)
+	}
+	if v := a.value(`["accounts", "acme"]`); v == "<absent>" {
+		t.Fatal("acme is gone after the commit")
+	}
+}

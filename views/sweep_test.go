@@ -1,0 +1,137 @@
+package views
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+func newSweepHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, path string) *wb[Sweep] {
+	t.Helper()
+	h := newWB(t, s, clock, path, NewSweep, func(v Sweep, msg tea.Msg) (Sweep, tea.Cmd) { return v.Update(msg) })
+	h.settle(h.v.Init())
+	return h
+}
+
+// TestSweepGolden: the census of the reference store (its expired rows
+// by prefix), a dry run of one prefix, the receipt of its sweep, and the
+// census with the clock moved 10 minutes on.
+func TestSweepGolden(t *testing.T) {
+	s, clock, path := viewtest.Reference(t, false)
+	h := newSweepHarness(t, s, clock, path)
+	t.Run("census", func(t *testing.T) { golden.RequireEqual(t, h.v.View()) })
+	target := -1
+	for i, sc := range h.v.census.scopes {
+		if i > 0 && sc.expired > 0 && !sc.undecodable {
+			target = i
+			break
+		}
+	}
+	if target < 0 {
+		t.Fatalf("the reference store has no prefix with expired rows: %+v", h.v.census.scopes)
+	}
+	for h.v.cursor < target {
+		h.keys("j")
+	}
+	h.keys("d")
+	h.v.receipt.res.Elapsed = 0 // wall time: not for a golden
+	t.Run("dryrun", func(t *testing.T) { golden.RequireEqual(t, h.v.View()) })
+	h.keys("s")
+	if !strings.Contains(strings.Join(h.confirms[0].Lines, " "), scopeName(h.v.census.scopes[h.v.cursor])) {
+		t.Fatalf("the confirmation does not name the prefix: %q", h.confirms[0].Lines)
+	}
+	h.v.receipt = nil
+	clock.Fix(viewtest.Now) // the dry run took wall time; the golden must not
+	h.confirm()
+	h.v.receipt.res.Elapsed = 0 // wall time: not for a golden
+	t.Run("receipt", func(t *testing.T) { golden.RequireEqual(t, h.v.View()) })
+	clock.Advance(10 * time.Minute)
+	v, cmd := h.v.Refresh()
+	h.v = v
+	h.settle(cmd)
+	t.Run("clock+10m", func(t *testing.T) { golden.RequireEqual(t, h.v.View()) })
+}
+
+// TestSweepReadOnly: dry runs work, sweeping is refused and left out of help.
+func TestSweepReadOnly(t *testing.T) {
+	s, clock, path := viewtest.Reference(t, true)
+	h := newSweepHarness(t, s, clock, path)
+	h.keys("d")
+	if h.v.receipt == nil || !h.v.receipt.dryRun || h.v.receipt.res.Swept == 0 {
+		t.Fatalf("dry run in read-only mode: %+v", h.v.receipt)
+	}
+	h.keys("s")
+	if len(h.confirms) > 0 || !strings.Contains(h.lastFlash(), "read-only") {
+		t.Fatalf("s in read-only mode: confirms %d, flash %q", len(h.confirms), h.lastFlash())
+	}
+	for _, b := range h.v.ShortHelp() {
+		if b.Enabled() && b.Help().Key == "s" {
+			t.Error("help offers s in read-only mode")
+		}
+	}
+}
+
+// TestSweepProgressAndCancel sweeps 5000 expired rows in batches of 100,
+// cancels halfway, and checks the receipt: rows left == total - swept,
+// and the store agrees.
+func TestSweepProgressAndCancel(t *testing.T) {
+	sweepCancelHalfway(t, 5000, 100)
+}
+
+// sweepCancelHalfway seeds n expired rows, sweeps them with the view in
+// batches of batch rows, presses x once half are gone, and checks the
+// progress seen and the receipt.
+func sweepCancelHalfway(t *testing.T, n, batch int) {
+	clock := viewtest.FixedClock()
+	path := filepath.Join(t.TempDir(), "sweep.db")
+	s := viewtest.Open(t, path, clock, false)
+	seedExpired(t, s, "tmp", n)
+	h := newSweepHarness(t, s, clock, path)
+	h.v.batch, h.v.pollEvery = batch, time.Millisecond
+	if got := h.v.census.scopes[0].expired; got != int64(n) {
+		t.Fatalf("census: %d expired, want %d", got, n)
+	}
+	h.keys("s")
+	do := h.confirms[len(h.confirms)-1].Do
+	v, cmd := h.v.Update(do())
+	h.v = v
+	run := h.v.run
+	if run == nil {
+		t.Fatal("the confirmed sweep did not start")
+	}
+	var progressSeen []int64
+	var bar string
+	half := func() bool { return run.swept.Load() >= int64(n/2) }
+	h.drive(cmd, half, viewtest.Key("x"), func(v Sweep, msg tea.Msg) {
+		if p, ok := msg.(sweepProgress); ok && v.run != nil && p.swept > 0 && p.swept < int64(n) {
+			progressSeen = append(progressSeen, p.swept)
+			bar = v.View()
+		}
+	}, func(v Sweep) bool { return v.run == nil && v.receipt != nil && !v.scanning })
+	r := h.v.receipt.res
+	t.Logf("swept %d of %d in %d batches, %d left; %d progress polls in between", r.Swept, n, r.Batches, r.Remaining, len(progressSeen))
+	if r.Swept < int64(n/2) || r.Swept >= int64(n) || r.Remaining != int64(n)-r.Swept {
+		t.Fatalf("receipt: swept %d, remaining %d of %d; want a stop past half with remaining = total - swept", r.Swept, r.Remaining, n)
+	}
+	if len(progressSeen) == 0 || !strings.Contains(bar, "SWEEPING") || !strings.Contains(bar, "%") {
+		t.Fatalf("no progress was shown while sweeping:\n%s", bar)
+	}
+	dry, err := s.Sweep(context.Background(), store.SweepOptions{DryRun: true})
+	if err != nil || dry.Swept != r.Remaining {
+		t.Fatalf("the store holds %d expired rows (%v); the receipt says %d", dry.Swept, err, r.Remaining)
+	}
+	if h.v.census.scopes[0].expired != r.Remaining {
+		t.Errorf("the census after the sweep counts %d expired, want %d", h.v.census.scopes[0].expired, r.Remaining)
+	}
+	if !strings.Contains(h.lastFlash(), "cancelled") {
+		t.Errorf("flash = %q", h.lastFlash())
+	}
+}

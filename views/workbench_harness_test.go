@@ -1,0 +1,203 @@
+package views
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views/viewtest"
+)
+
+// wb drives one of the workbench views (Compose, Race, Sweep) the way
+// the root would: keys in, commands run, flashes and confirmations kept.
+type wb[V any] struct {
+	t        *testing.T
+	s        *store.Store
+	clock    *store.VirtualClock
+	v        V
+	update   func(V, tea.Msg) (V, tea.Cmd)
+	flashes  []FlashMsg
+	confirms []ConfirmMsg
+}
+
+// sizedView is a view's pointer: what the root sizes and focuses.
+type sizedView[V any] interface {
+	*V
+	SetSize(w, h int)
+	Focus()
+}
+
+// newWB builds a view over s at 120x40 (the body is 37 lines), focused.
+func newWB[V any, P sizedView[V]](t *testing.T, s *store.Store, clock *store.VirtualClock, path string,
+	build func(Deps, themes.Styles) V, update func(V, tea.Msg) (V, tea.Cmd)) *wb[V] {
+	t.Helper()
+	h := &wb[V]{t: t, s: s, clock: clock, update: update}
+	h.v = build(workbenchDeps(t, s, clock, path), testStyles())
+	P(&h.v).SetSize(120, 40-3)
+	P(&h.v).Focus()
+	return h
+}
+
+// workbenchDeps are the deps the root would give, over s: Open reopens
+// the same file (the live race's workers).
+func workbenchDeps(t *testing.T, s *store.Store, clock *store.VirtualClock, path string) Deps {
+	t.Helper()
+	return Deps{Store: s, Now: clock.Now, Session: 1, Open: func(ctx context.Context) (*store.Store, error) {
+		return store.Open(ctx, path, store.Options{Clock: clock.Now})
+	}}
+}
+
+// settle runs cmd synchronously (viewtest.Settle) and feeds the view every
+// answer; flashes and confirmations are kept for the test.
+func (h *wb[V]) settle(cmd tea.Cmd) {
+	h.t.Helper()
+	rest := viewtest.Settle(cmd, func(msg tea.Msg) (tea.Cmd, bool) {
+		switch msg := msg.(type) {
+		case FlashMsg:
+			h.flashes = append(h.flashes, msg)
+			return nil, false
+		case ConfirmMsg:
+			h.confirms = append(h.confirms, msg)
+			return nil, false
+		}
+		var c tea.Cmd
+		h.v, c = h.update(h.v, msg)
+		return c, true
+	})
+	_ = rest
+}
+
+// keys presses keys one by one, settling after each.
+func (h *wb[V]) keys(names ...string) {
+	h.t.Helper()
+	for _, n := range names {
+		var c tea.Cmd
+		h.v, c = h.update(h.v, viewtest.Key(n))
+		h.settle(c)
+	}
+}
+
+// confirm answers the last confirmation dialog with yes.
+func (h *wb[V]) confirm() {
+	h.t.Helper()
+	if len(h.confirms) == 0 {
+		h.t.Fatalf("no confirmation was asked; flashes %+v", h.flashes)
+	}
+	c := h.confirms[len(h.confirms)-1]
+	h.confirms = h.confirms[:len(h.confirms)-1]
+	h.settle(c.Do)
+}
+
+// lastFlash is the text of the newest flash.
+func (h *wb[V]) lastFlash() string {
+	if len(h.flashes) == 0 {
+		return ""
+	}
+	return h.flashes[len(h.flashes)-1].Text
+}
+
+// drive runs cmd the way the bubbletea runtime does: every command in its
+// own goroutine (ticks really wait), answers fed to the view one at a
+// time, until done says so or the deadline passes. When trigger (which
+// must only read atomics) first holds, key is sent, as a user would press
+// it at that moment. seen is told every message the view took.
+func (h *wb[V]) drive(cmd tea.Cmd, trigger func() bool, key tea.Msg, seen func(V, tea.Msg), done func(V) bool) {
+	h.t.Helper()
+	msgs := make(chan tea.Msg, 64)
+	stop := make(chan struct{})
+	defer close(stop)
+	var spawn func(tea.Cmd)
+	spawn = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		go func() {
+			msg := c()
+			if batch, ok := msg.(tea.BatchMsg); ok {
+				for _, bc := range batch {
+					spawn(bc)
+				}
+				return
+			}
+			if msg != nil {
+				select {
+				case msgs <- msg:
+				case <-stop:
+				}
+			}
+		}()
+	}
+	if trigger != nil {
+		go func() {
+			for !trigger() {
+				select {
+				case <-stop:
+					return
+				case <-time.After(200 * time.Microsecond):
+				}
+			}
+			select {
+			case msgs <- key:
+			case <-stop:
+			}
+		}()
+	}
+	spawn(cmd)
+	deadline := time.After(3 * time.Minute)
+	for !done(h.v) {
+		select {
+		case msg := <-msgs:
+			switch msg := msg.(type) {
+			case FlashMsg:
+				h.flashes = append(h.flashes, msg)
+				continue
+			case ConfirmMsg:
+				h.confirms = append(h.confirms, msg)
+				continue
+			}
+			var c tea.Cmd
+			h.v, c = h.update(h.v, msg)
+			if seen != nil {
+				seen(h.v, msg)
+			}
+			spawn(c)
+		case <-deadline:
+			h.t.Fatal("the view did not finish within 3 minutes")
+		}
+	}
+}
+
+// styles are the styles the goldens are drawn with.
+func testStyles() themes.Styles { return themes.NewStyles(themes.Dark()) }
+
+// key parses key text or fails the test.
+func parseKey(t testing.TB, text string) codec.Key {
+	t.Helper()
+	k, err := codec.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// seedExpired writes n rows under prefix that are already expired at the
+// clock, in commits of 1000 sets.
+func seedExpired(t testing.TB, s *store.Store, prefix string, n int) {
+	t.Helper()
+	dead := -time.Second
+	for start := 0; start < n; start += 1000 {
+		var muts []store.Mutation
+		for i := start; i < min(start+1000, n); i++ {
+			muts = append(muts, store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String(prefix), codec.Number(float64(i))},
+				Value: []byte(`{"v":1}`), ExpireIn: &dead})
+		}
+		if _, err := s.Commit(context.Background(), nil, muts); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
