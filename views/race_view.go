@@ -72,7 +72,7 @@ func (m Race) stepLines(w int) []string {
 func (m Race) clientColumns(w int) string {
 	n := len(m.step.clients)
 	perRow := max(min(n, w/30), 1)
-	colW := min(w/perRow, 46)
+	colW := min(w/perRow, 52)
 	var rows []string
 	for start := 0; start < n; start += perRow {
 		var cols []string
