@@ -32,6 +32,11 @@ type SweepOptions struct {
 	DryRun bool
 	// Progress, when set, is called after each delete transaction.
 	Progress func(SweepProgress)
+	// Pause is how long the sweep waits after each delete transaction, so
+	// that writers queued on the lock get it: zero means as long as that
+	// transaction took (the sweep holds the write lock at most about half
+	// the time); negative means no pause.
+	Pause time.Duration
 }
 
 // SweepProgress reports a sweep in flight.
@@ -109,7 +114,11 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 			continue
 		}
 		var n int64
+		began := time.Now()
 		if n, err = s.deleteExpired(ctx, w.expired, now); err != nil {
+			break
+		}
+		if err = pause(ctx, opts.Pause, time.Since(began)); err != nil {
 			break
 		}
 		res.Swept += n
@@ -215,6 +224,24 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, now int64) (int
 		}
 	}
 	return total, next, nil
+}
+
+// pause waits d, or took when d is zero, without outliving ctx.
+func pause(ctx context.Context, d, took time.Duration) error {
+	if d == 0 {
+		d = took
+	}
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func earliest(a, b *int64) *int64 {
