@@ -142,7 +142,10 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 		if m.cfg.Open == nil {
 			return m, views.Flash(views.FlashError, ":open is not available here")
 		}
-		return m, tea.Batch(openStore(m.cfg.Open, c.url), views.Flash(views.FlashInfo, "opening %s…", c.url))
+		// The "opening" note is shown now, not by a command: a command
+		// could land after a fast failure and hide its error.
+		note := m.flash.show(views.FlashMsg{Level: views.FlashInfo, Text: fmt.Sprintf("opening %s…", c.url)})
+		return m, tea.Batch(openStore(m.cfg.Open, c.url), note)
 	case "goto":
 		cmd = m.switchTab(tabBrowse)
 		var jump tea.Cmd
