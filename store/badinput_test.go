@@ -13,12 +13,13 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
 func TestBadValuesAndStampsWriteNothing(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		s := openStore(t, b, newClock(t0))
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 		mustSet(t, s, `["keep"]`, `1`, nil)
 		cases := []struct {
 			name string
@@ -26,23 +27,23 @@ func TestBadValuesAndStampsWriteNothing(t *testing.T) {
 			run  func() error
 		}{
 			{"invalid JSON value", store.ErrInvalidValue, func() error {
-				_, err := s.Atomic().Set(key(t, `["a"]`), []byte(`1`)).Set(key(t, `["b"]`), []byte(`{"x":`)).Commit(ctx(t))
+				_, err := s.Atomic().Set(storetest.Key(t, `["a"]`), []byte(`1`)).Set(storetest.Key(t, `["b"]`), []byte(`{"x":`)).Commit(storetest.Ctx(t))
 				return err
 			}},
 			{"NaN key part", codec.ErrNaN, func() error {
-				_, err := s.Set(ctx(t), codec.Key{codec.Number(math.NaN())}, []byte(`1`), nil)
+				_, err := s.Set(storetest.Ctx(t), codec.Key{codec.Number(math.NaN())}, []byte(`1`), nil)
 				return err
 			}},
 			{"invalid UTF-8 key part", codec.ErrInvalidUTF8, func() error {
-				_, err := s.Set(ctx(t), codec.Key{codec.String("\xff")}, []byte(`1`), nil)
+				_, err := s.Set(storetest.Ctx(t), codec.Key{codec.String("\xff")}, []byte(`1`), nil)
 				return err
 			}},
 			{"malformed versionstamp", store.ErrInvalidArgument, func() error {
-				_, err := s.Atomic().Check(key(t, `["keep"]`), "42").Set(key(t, `["a"]`), []byte(`1`)).Commit(ctx(t))
+				_, err := s.Atomic().Check(storetest.Key(t, `["keep"]`), "42").Set(storetest.Key(t, `["a"]`), []byte(`1`)).Commit(storetest.Ctx(t))
 				return err
 			}},
 			{"unknown mutation type", store.ErrInvalidArgument, func() error {
-				_, err := s.Commit(ctx(t), nil, []store.Mutation{{Type: "upsert", Key: key(t, `["a"]`)}})
+				_, err := s.Commit(storetest.Ctx(t), nil, []store.Mutation{{Type: "upsert", Key: storetest.Key(t, `["a"]`)}})
 				return err
 			}},
 		}
@@ -52,7 +53,7 @@ func TestBadValuesAndStampsWriteNothing(t *testing.T) {
 				t.Errorf("%s: got %v, want %v", c.name, err, c.want)
 			}
 		}
-		if st, err := s.Stats(ctx(t), t0); err != nil || st.Rows != 1 || st.Seq != 1 {
+		if st, err := s.Stats(storetest.Ctx(t), storetest.T0); err != nil || st.Rows != 1 || st.Seq != 1 {
 			t.Fatalf("bad input wrote something: %+v %v", st, err)
 		}
 	})
@@ -94,13 +95,13 @@ func TestUnreachableAndDroppedServer(t *testing.T) {
 		t.Fatalf("closed port: %v", err)
 	}
 	srv := sqldtest.Start(t)
-	s := openURL(t, srv.URL, store.Options{})
+	s := storetest.Open(t, srv.URL, store.Options{})
 	mustSet(t, s, `["a"]`, `1`, nil)
 	srv.Stop()
-	if _, err := s.Set(ctx(t), key(t, `["a"]`), []byte(`2`), nil); !errors.Is(err, store.ErrUnreachable) {
+	if _, err := s.Set(storetest.Ctx(t), storetest.Key(t, `["a"]`), []byte(`2`), nil); !errors.Is(err, store.ErrUnreachable) {
 		t.Fatalf("set after the server stopped: %v", err)
 	}
-	if _, _, err := s.Get(ctx(t), key(t, `["a"]`)); !errors.Is(err, store.ErrUnreachable) {
+	if _, _, err := s.Get(storetest.Ctx(t), storetest.Key(t, `["a"]`)); !errors.Is(err, store.ErrUnreachable) {
 		t.Fatalf("get after the server stopped: %v", err)
 	}
 }
@@ -108,12 +109,12 @@ func TestUnreachableAndDroppedServer(t *testing.T) {
 func TestAuthTokens(t *testing.T) {
 	srv := sqldtest.Start(t, sqldtest.WithJWT())
 	good := srv.Token(t)
-	s := openURL(t, srv.URL, store.Options{AuthToken: good})
+	s := storetest.Open(t, srv.URL, store.Options{AuthToken: good})
 	mustSet(t, s, `["a"]`, `1`, nil)
 	other := sqldtest.Start(t, sqldtest.WithJWT())
 	for name, token := range map[string]string{"missing": "", "wrong": other.Token(t), "garbage": "not-a-jwt"} {
 		for _, u := range []string{srv.URL, srv.WSURL} {
-			_, err := store.Open(ctx(t), u, store.Options{AuthToken: token})
+			_, err := store.Open(storetest.Ctx(t), u, store.Options{AuthToken: token})
 			if !errors.Is(err, store.ErrUnauthorized) {
 				t.Errorf("%s token over %s: %v", name, u, err)
 			}
@@ -152,7 +153,7 @@ func TestNotAStore(t *testing.T) {
 		{garbage, false}, {garbage, true}, {other, true}, {wrongShape, false}, {filepath.Join(dir, "missing.db"), true},
 	} {
 		before, _ := os.ReadFile(c.path)
-		_, err := store.Open(ctx(t), c.path, store.Options{ReadOnly: c.readOnly})
+		_, err := store.Open(storetest.Ctx(t), c.path, store.Options{ReadOnly: c.readOnly})
 		if !errors.Is(err, store.ErrNotStore) {
 			t.Errorf("Open(%s, ro=%v) = %v, want ErrNotStore", filepath.Base(c.path), c.readOnly, err)
 		}
@@ -162,13 +163,13 @@ func TestNotAStore(t *testing.T) {
 		}
 	}
 	// Read-write mode initialises a database that has no store yet.
-	s := openURL(t, other, store.Options{})
+	s := storetest.Open(t, other, store.Options{})
 	mustSet(t, s, `["a"]`, `1`, nil)
 }
 
 func TestLockedDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kv.db")
-	s := openURL(t, path, store.Options{BusyTimeout: 200 * time.Millisecond})
+	s := storetest.Open(t, path, store.Options{BusyTimeout: 200 * time.Millisecond})
 	mustSet(t, s, `["a"]`, `1`, nil)
 	holder, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -183,34 +184,43 @@ func TestLockedDatabase(t *testing.T) {
 	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Set(ctx(t), key(t, `["b"]`), []byte(`2`), nil)
+	_, err = s.Set(storetest.Ctx(t), storetest.Key(t, `["b"]`), []byte(`2`), nil)
 	if !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("set while another connection holds the write lock: %v", err)
 	}
 	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
-	if _, found, _ := s.Get(ctx(t), key(t, `["b"]`)); found {
+	if _, found, _ := s.Get(storetest.Ctx(t), storetest.Key(t, `["b"]`)); found {
 		t.Fatal("the refused set was written")
 	}
 	mustSet(t, s, `["b"]`, `2`, nil)
 }
 
 func TestReadOnlyWritesNothing(t *testing.T) {
-	path := copyReference(t)
+	path := storetest.CopyReference(t)
 	before := fileHash(t, path)
-	s := openURL(t, path, store.Options{ReadOnly: true})
+	s := storetest.Open(t, path, store.Options{ReadOnly: true})
 	for name, op := range map[string]func() error{
-		"set":    func() error { _, err := s.Set(ctx(t), key(t, `["a"]`), []byte(`1`), nil); return err },
-		"delete": func() error { return s.Delete(ctx(t), key(t, `["accounts", "acme"]`)) },
-		"commit": func() error { _, err := s.Atomic().Delete(key(t, `["accounts", "acme"]`)).Commit(ctx(t)); return err },
-		"sweep":  func() error { _, err := s.Sweep(ctx(t), store.SweepOptions{Now: refNow + 1e9}); return err },
+		"set": func() error {
+			_, err := s.Set(storetest.Ctx(t), storetest.Key(t, `["a"]`), []byte(`1`), nil)
+			return err
+		},
+		"delete": func() error { return s.Delete(storetest.Ctx(t), storetest.Key(t, `["accounts", "acme"]`)) },
+		"commit": func() error {
+			_, err := s.Atomic().Delete(storetest.Key(t, `["accounts", "acme"]`)).Commit(storetest.Ctx(t))
+			return err
+		},
+		"sweep": func() error {
+			_, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{Now: storetest.T0 + 1e9})
+			return err
+		},
 	} {
 		if err := op(); !errors.Is(err, store.ErrReadOnly) {
 			t.Errorf("%s on a read-only store: %v", name, err)
 		}
 	}
-	if res, err := s.Sweep(ctx(t), store.SweepOptions{Now: refNow + 1e9, DryRun: true}); err != nil || res.Swept != 11 {
+	if res, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{Now: storetest.T0 + 1e9, DryRun: true}); err != nil || res.Swept != 11 {
 		t.Errorf("a dry-run sweep reads only: %+v %v", res, err)
 	}
 	s.Close()

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
@@ -52,7 +53,7 @@ func increment(ctx context.Context, s *store.Store, k codec.Key) (string, int, e
 
 func counterValue(t *testing.T, s *store.Store, k codec.Key) int {
 	t.Helper()
-	e, found, err := s.Get(ctx(t), k)
+	e, found, err := s.Get(storetest.Ctx(t), k)
 	if err != nil || !found {
 		t.Fatalf("counter: found=%v err=%v", found, err)
 	}
@@ -66,9 +67,9 @@ func counterValue(t *testing.T, s *store.Store, k codec.Key) int {
 // TestConcurrentCAS: 8 goroutines incrementing one key lose no update, and
 // every successful commit has its own, strictly increasing stamp.
 func TestConcurrentCAS(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		s := openURL(t, b.url(t), store.Options{})
-		k := key(t, `["counter"]`)
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		s := storetest.Open(t, b.URL(t), store.Options{})
+		k := storetest.Key(t, `["counter"]`)
 		const workers, each = 8, 12
 		var mu sync.Mutex
 		var stamps []string
@@ -80,7 +81,7 @@ func TestConcurrentCAS(t *testing.T) {
 				defer wg.Done()
 				last := ""
 				for i := 0; i < each; i++ {
-					stamp, _, err := increment(ctx(t), s, k)
+					stamp, _, err := increment(storetest.Ctx(t), s, k)
 					if err != nil {
 						errs <- err
 						return
@@ -183,29 +184,27 @@ func childProcess(t *testing.T, role, url string, extra ...string) *exec.Cmd {
 // TestTwoProcessesCAS: two OS processes incrementing one counter on one
 // embedded file and on one sqld lose no update.
 func TestTwoProcessesCAS(t *testing.T) {
-	for _, b := range backends()[:2] {
-		t.Run(b.name, func(t *testing.T) {
-			url := b.url(t)
-			s := openURL(t, url, store.Options{})
-			const each = 30
-			var cmds []*exec.Cmd
-			for i := 0; i < 2; i++ {
-				cmd := childProcess(t, "cas", url, "KVDECK_TEST_N="+strconv.Itoa(each))
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				cmds = append(cmds, cmd)
+	storetest.Each(t, []storetest.Backend{storetest.File(), storetest.SQLD().Named("http")}, func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{})
+		const each = 30
+		var cmds []*exec.Cmd
+		for i := 0; i < 2; i++ {
+			cmd := childProcess(t, "cas", url, "KVDECK_TEST_N="+strconv.Itoa(each))
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-			for _, cmd := range cmds {
-				if err := cmd.Wait(); err != nil {
-					t.Fatalf("child: %v", err)
-				}
+			cmds = append(cmds, cmd)
+		}
+		for _, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("child: %v", err)
 			}
-			if n := counterValue(t, s, key(t, `["counter"]`)); n != 2*each {
-				t.Fatalf("counter = %d, want %d", n, 2*each)
-			}
-		})
-	}
+		}
+		if n := counterValue(t, s, storetest.Key(t, `["counter"]`)); n != 2*each {
+			t.Fatalf("counter = %d, want %d", n, 2*each)
+		}
+	})
 }
 
 // TestKilledWriterLeavesWholeCommits kills a writer with SIGKILL while it
@@ -255,10 +254,10 @@ func TestKilledWriterLeavesWholeCommits(t *testing.T) {
 			if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 				t.Fatalf("integrity_check = %q, %v", check, err)
 			}
-			s := openURL(t, path, store.Options{})
+			s := storetest.Open(t, path, store.Options{})
 			var values []string
 			var stamps []string
-			if err := s.Scan(ctx(t), store.ListOptions{Prefix: key(t, `["torn"]`)}, func(e store.Entry) error {
+			if err := s.Scan(storetest.Ctx(t), store.ListOptions{Prefix: storetest.Key(t, `["torn"]`)}, func(e store.Entry) error {
 				values = append(values, string(e.Value))
 				stamps = append(stamps, e.Versionstamp())
 				return nil

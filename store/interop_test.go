@@ -15,33 +15,9 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
-
-const refNow = int64(1767312000000)
-
-// vectorsDir finds ../shared/vectors beside the repository root.
-func vectorsDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			v := filepath.Join(dir, "..", "shared", "vectors")
-			if _, err := os.Stat(v); err != nil {
-				t.Skipf("reference vectors not found at %s", v)
-			}
-			return v
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found")
-		}
-		dir = parent
-	}
-}
 
 type expectedRow struct {
 	Key          codec.Key       `json:"key"`
@@ -56,7 +32,7 @@ type expectedRow struct {
 
 func readExpected(t *testing.T) ([]expectedRow, int64) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(vectorsDir(t), "public-reference.expected.jsonl"))
+	f, err := os.Open(filepath.Join(storetest.VectorsDir(t), "public-reference.expected.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,12 +81,12 @@ func sameJSON(a, b []byte) bool {
 // the dump equals the expected rows, every stored value is already in the
 // form our JSON normaliser writes, and the file is byte-identical after.
 func TestPublicReferenceDump(t *testing.T) {
-	path := filepath.Join(vectorsDir(t), "public-reference.db")
+	path := filepath.Join(storetest.VectorsDir(t), "public-reference.db")
 	before := fileHash(t, path)
 	want, wantSeq := readExpected(t)
-	s := openURL(t, path, store.Options{ReadOnly: true, Clock: func() int64 { return refNow }})
+	s := storetest.Open(t, path, store.Options{ReadOnly: true, Clock: func() int64 { return storetest.T0 }})
 	var got []store.Entry
-	if err := s.Dump(ctx(t), nil, func(e store.Entry) error { got = append(got, e); return nil }); err != nil {
+	if err := s.Dump(storetest.Ctx(t), nil, func(e store.Entry) error { got = append(got, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != len(want) {
@@ -131,10 +107,10 @@ func TestPublicReferenceDump(t *testing.T) {
 			t.Errorf("row %d %s: stamp %s expires %v, want %s %v", i, w.Key, g.Versionstamp(), g.ExpiresAt, w.Versionstamp, w.ExpiresAt)
 		}
 	}
-	if seq, err := s.Seq(ctx(t)); err != nil || seq != wantSeq {
+	if seq, err := s.Seq(storetest.Ctx(t)); err != nil || seq != wantSeq {
 		t.Fatalf("seq %d (%v), want %d", seq, err, wantSeq)
 	}
-	if _, err := s.Set(ctx(t), key(t, `["x"]`), []byte(`1`), nil); err == nil {
+	if _, err := s.Set(storetest.Ctx(t), storetest.Key(t, `["x"]`), []byte(`1`), nil); err == nil {
 		t.Fatal("a read-only store accepted a set")
 	}
 	s.Close()
@@ -148,34 +124,20 @@ func TestPublicReferenceDump(t *testing.T) {
 	}
 }
 
-// copyReference copies public-reference.db into a temp dir.
-func copyReference(t *testing.T) string {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join(vectorsDir(t), "public-reference.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), "ref.db")
-	if err := os.WriteFile(dst, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 // TestPublicReferenceLiveness checks the liveness table and the sweep
 // sequence of public-reference.md on a copy.
 func TestPublicReferenceLiveness(t *testing.T) {
-	path := copyReference(t)
-	clock := newClock(refNow)
-	s := openURL(t, path, store.Options{Clock: clock.Now})
+	path := storetest.CopyReference(t)
+	clock := storetest.NewClock(storetest.T0)
+	s := storetest.Open(t, path, store.Options{Clock: clock.Now})
 	count := func(prefix string) int {
 		t.Helper()
 		n := 0
 		var p codec.Key
 		if prefix != "" {
-			p = key(t, prefix)
+			p = storetest.Key(t, prefix)
 		}
-		if err := s.Scan(ctx(t), store.ListOptions{Prefix: p}, func(store.Entry) error { n++; return nil }); err != nil {
+		if err := s.Scan(storetest.Ctx(t), store.ListOptions{Prefix: p}, func(store.Entry) error { n++; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -184,31 +146,31 @@ func TestPublicReferenceLiveness(t *testing.T) {
 		at                      int64
 		live, tmp, leases, cron int
 	}{
-		{refNow - 1, 60, 6, 2, 1},
-		{refNow, 59, 5, 2, 1},
-		{refNow + 9, 58, 4, 2, 1},
-		{refNow + 10, 57, 3, 2, 1},
-		{refNow + 29999, 56, 2, 2, 1},
-		{refNow + 30000, 54, 2, 0, 1},
-		{refNow + 45000, 52, 0, 0, 1},
-		{refNow + 60000, 51, 0, 0, 0},
-		{refNow + 120000, 49, 0, 0, 0},
+		{storetest.T0 - 1, 60, 6, 2, 1},
+		{storetest.T0, 59, 5, 2, 1},
+		{storetest.T0 + 9, 58, 4, 2, 1},
+		{storetest.T0 + 10, 57, 3, 2, 1},
+		{storetest.T0 + 29999, 56, 2, 2, 1},
+		{storetest.T0 + 30000, 54, 2, 0, 1},
+		{storetest.T0 + 45000, 52, 0, 0, 1},
+		{storetest.T0 + 60000, 51, 0, 0, 0},
+		{storetest.T0 + 120000, 49, 0, 0, 0},
 	} {
 		clock.Set(c.at)
 		got := []int{count(""), count(`["tmp"]`), count(`["dwk_lease"]`), count(`["dwk_cron"]`)}
 		if want := []int{c.live, c.tmp, c.leases, c.cron}; !reflect.DeepEqual(got, want) {
-			t.Errorf("at NOW%+d: live/tmp/leases/cron = %v, want %v", c.at-refNow, got, want)
+			t.Errorf("at NOW%+d: live/tmp/leases/cron = %v, want %v", c.at-storetest.T0, got, want)
 		}
 	}
 	for _, c := range []struct{ at, swept int64 }{
-		{refNow, 1}, {refNow + 10, 2}, {refNow + 30000, 3}, {refNow + 45000, 2}, {refNow + 60000, 1}, {refNow + 120000, 2},
+		{storetest.T0, 1}, {storetest.T0 + 10, 2}, {storetest.T0 + 30000, 3}, {storetest.T0 + 45000, 2}, {storetest.T0 + 60000, 1}, {storetest.T0 + 120000, 2},
 	} {
-		res, err := s.Sweep(ctx(t), store.SweepOptions{Now: c.at})
+		res, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{Now: c.at})
 		if err != nil || res.Swept != c.swept {
-			t.Errorf("sweep at NOW%+d: %+v %v, want %d", c.at-refNow, res, err, c.swept)
+			t.Errorf("sweep at NOW%+d: %+v %v, want %d", c.at-storetest.T0, res, err, c.swept)
 		}
 	}
-	st, err := s.Stats(ctx(t), refNow+120000)
+	st, err := s.Stats(storetest.Ctx(t), storetest.T0+120000)
 	if err != nil || st.Rows != 49 || st.Seq != 63 {
 		t.Fatalf("after the sweeps: %+v %v", st, err)
 	}
@@ -220,14 +182,14 @@ func TestPublicReferenceLiveness(t *testing.T) {
 // TestWritesReadBackWithPlainSQL writes through the engine into the
 // reference database and checks the raw columns with plain SQL.
 func TestWritesReadBackWithPlainSQL(t *testing.T) {
-	path := copyReference(t)
-	clock := newClock(refNow)
-	s := openURL(t, path, store.Options{Clock: clock.Now})
+	path := storetest.CopyReference(t)
+	clock := storetest.NewClock(storetest.T0)
+	s := storetest.Open(t, path, store.Options{Clock: clock.Now})
 	res, err := s.Atomic().
-		Check(key(t, `["accounts", "acme"]`), codec.FormatStamp(38)).
-		Set(key(t, `["accounts", "acme"]`), []byte(`{"plan": "free", "n": 1e21, "z": -0}`)).
-		SetExpiring(key(t, `["mixed", b"0100", "sé", 2.5, -3n, true]`), []byte(`"\u2028"`), 1500*time.Millisecond).
-		Commit(ctx(t))
+		Check(storetest.Key(t, `["accounts", "acme"]`), codec.FormatStamp(38)).
+		Set(storetest.Key(t, `["accounts", "acme"]`), []byte(`{"plan": "free", "n": 1e21, "z": -0}`)).
+		SetExpiring(storetest.Key(t, `["mixed", b"0100", "sé", 2.5, -3n, true]`), []byte(`"\u2028"`), 1500*time.Millisecond).
+		Commit(storetest.Ctx(t))
 	if err != nil || !res.OK || res.Versionstamp != codec.FormatStamp(64) {
 		t.Fatalf("commit: %+v %v", res, err)
 	}
@@ -258,7 +220,7 @@ func TestWritesReadBackWithPlainSQL(t *testing.T) {
 	want := []raw{
 		{hex: "026163636F756E7473000261636D6500", v: `{"plan":"free","n":1e+21,"z":0}`, ver: 64, vt: "integer", et: "null"},
 		// the hex is the reference encoding of this key in public-reference.expected.jsonl
-		{hex: "026D6978656400010100FF000273C3A90003C004000000000000047FFFFFFFFFFFFFFD0501", v: "\"\u2028\"", ver: 64, vt: "integer", et: "integer", exp: sql.NullInt64{Int64: refNow + 1500, Valid: true}},
+		{hex: "026D6978656400010100FF000273C3A90003C004000000000000047FFFFFFFFFFFFFFD0501", v: "\"\u2028\"", ver: 64, vt: "integer", et: "integer", exp: sql.NullInt64{Int64: storetest.T0 + 1500, Valid: true}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("raw rows\n got %+v\nwant %+v", got, want)

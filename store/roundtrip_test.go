@@ -12,6 +12,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
@@ -48,7 +49,7 @@ func newCountingProxy(t *testing.T, target string) *countingProxy {
 func TestOneRoundTripPerOperation(t *testing.T) {
 	srv := sqldtest.Start(t)
 	proxy := newCountingProxy(t, srv.URL)
-	s := openURL(t, proxy.srv.URL, store.Options{Clock: newClock(t0).Now})
+	s := storetest.Open(t, proxy.srv.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 	measure := func(what string, want int64, op func() error) {
 		t.Helper()
 		before := proxy.n.Load()
@@ -59,12 +60,12 @@ func TestOneRoundTripPerOperation(t *testing.T) {
 			t.Errorf("%s took %d requests, want %d", what, got, want)
 		}
 	}
-	k := key(t, `["rt", 1]`)
-	measure("set", 1, func() error { _, err := s.Set(ctx(t), k, []byte(`1`), nil); return err })
-	measure("get", 1, func() error { _, _, err := s.Get(ctx(t), k); return err })
-	e, _, _ := s.Get(ctx(t), k)
+	k := storetest.Key(t, `["rt", 1]`)
+	measure("set", 1, func() error { _, err := s.Set(storetest.Ctx(t), k, []byte(`1`), nil); return err })
+	measure("get", 1, func() error { _, _, err := s.Get(storetest.Ctx(t), k); return err })
+	e, _, _ := s.Get(storetest.Ctx(t), k)
 	measure("check+set+delete commit", 1, func() error {
-		res, err := s.Atomic().Check(k, e.Versionstamp()).Set(k, []byte(`2`)).Delete(key(t, `["rt", 0]`)).Commit(ctx(t))
+		res, err := s.Atomic().Check(k, e.Versionstamp()).Set(k, []byte(`2`)).Delete(storetest.Key(t, `["rt", 0]`)).Commit(storetest.Ctx(t))
 		if err == nil && !res.OK {
 			t.Error("check on the current stamp failed")
 		}
@@ -74,20 +75,20 @@ func TestOneRoundTripPerOperation(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		a.Set(codec.Key{codec.String("rt"), codec.Number(float64(100 + i))}, []byte(`0`))
 	}
-	measure("commit of 30 sets", 1, func() error { _, err := a.Commit(ctx(t)); return err })
-	measure("delete", 1, func() error { return s.Delete(ctx(t), k) })
+	measure("commit of 30 sets", 1, func() error { _, err := a.Commit(storetest.Ctx(t)); return err })
+	measure("delete", 1, func() error { return s.Delete(storetest.Ctx(t), k) })
 	measure("list page", 1, func() error {
-		p, err := s.List(ctx(t), store.ListOptions{Prefix: key(t, `["rt"]`), Limit: 10})
+		p, err := s.List(storetest.Ctx(t), store.ListOptions{Prefix: storetest.Key(t, `["rt"]`), Limit: 10})
 		if err == nil && len(p.Entries) != 10 {
 			t.Errorf("page has %d entries", len(p.Entries))
 		}
 		return err
 	})
 	measure("scan of 30 rows in pages of 500", 1, func() error {
-		return s.Scan(ctx(t), store.ListOptions{Prefix: key(t, `["rt"]`)}, func(store.Entry) error { return nil })
+		return s.Scan(storetest.Ctx(t), store.ListOptions{Prefix: storetest.Key(t, `["rt"]`)}, func(store.Entry) error { return nil })
 	})
 	measure("get many", 1, func() error {
-		_, err := s.GetMany(ctx(t), []codec.Key{key(t, `["rt", 100]`), key(t, `["rt", 101]`)})
+		_, err := s.GetMany(storetest.Ctx(t), []codec.Key{storetest.Key(t, `["rt", 100]`), storetest.Key(t, `["rt", 101]`)})
 		return err
 	})
 }

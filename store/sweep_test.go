@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
 // TestSweepCancelHalfway: a sweep cancelled between batches reports what it
 // did, and what it left is exactly the rest.
 func TestSweepCancelHalfway(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		clock := newClock(t0)
-		s := openStore(t, b, clock)
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		clock := storetest.NewClock(storetest.T0)
+		s := storetest.Open(t, b.URL(t), store.Options{Clock: clock.Now})
 		const total = 6000
 		for c := 0; c < total/1000; c++ {
 			a := s.Atomic()
@@ -22,12 +23,12 @@ func TestSweepCancelHalfway(t *testing.T) {
 				a.SetExpiring(codec.Key{codec.String("exp"), codec.Number(float64(c*1000 + i))}, []byte(`0`), 0)
 			}
 			a.Set(codec.Key{codec.String("live"), codec.Number(float64(c))}, []byte(`1`))
-			if _, err := a.Commit(ctx(t)); err != nil {
+			if _, err := a.Commit(storetest.Ctx(t)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		mustSet(t, s, `["later"]`, `1`, dur(90_000_000_000)) // expires in 90 s
-		sweepCtx, cancel := context.WithCancel(ctx(t))
+		sweepCtx, cancel := context.WithCancel(storetest.Ctx(t))
 		defer cancel()
 		var seen []int64
 		res, err := s.Sweep(sweepCtx, store.SweepOptions{Batch: 500, Progress: func(p store.SweepProgress) {
@@ -42,14 +43,14 @@ func TestSweepCancelHalfway(t *testing.T) {
 		if res.Swept != 2500 || res.Remaining != total-2500 || len(seen) != 5 {
 			t.Fatalf("cancelled sweep: %+v, progress %v", res, seen)
 		}
-		if res.NextExpiry == nil || *res.NextExpiry != t0+90_000 {
+		if res.NextExpiry == nil || *res.NextExpiry != storetest.T0+90_000 {
 			t.Fatalf("next expiry %v", res.NextExpiry)
 		}
-		res, err = s.Sweep(ctx(t), store.SweepOptions{Prefix: key(t, `["exp"]`)})
+		res, err = s.Sweep(storetest.Ctx(t), store.SweepOptions{Prefix: storetest.Key(t, `["exp"]`)})
 		if err != nil || res.Swept != total-2500 || res.Remaining != 0 {
 			t.Fatalf("prefix sweep of the rest: %+v %v", res, err)
 		}
-		st, _ := s.Stats(ctx(t), clock.Now())
+		st, _ := s.Stats(storetest.Ctx(t), clock.Now())
 		if st.Rows != total/1000+1 {
 			t.Fatalf("%d rows left, want the live ones", st.Rows)
 		}

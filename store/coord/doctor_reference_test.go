@@ -9,44 +9,10 @@ import (
 	"testing"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
-
-// referenceDB returns the path of shared/vectors/public-reference.db next
-// to the repository root (or under $KVDECK_VECTORS), skipping when absent.
-func referenceDB(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("KVDECK_VECTORS")
-	if dir == "" {
-		wd, err := os.Getwd()
-		must(t, err)
-		for ; ; wd = filepath.Dir(wd) {
-			if _, err := os.Stat(filepath.Join(wd, "go.mod")); err == nil {
-				dir = filepath.Join(wd, "..", "shared", "vectors")
-				break
-			}
-			if filepath.Dir(wd) == wd {
-				t.Skip("no go.mod above the working directory")
-			}
-		}
-	}
-	p := filepath.Join(dir, "public-reference.db")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("reference store not found at %s (set KVDECK_VECTORS)", p)
-	}
-	return p
-}
-
-// copyFile copies src into dir and returns the copy's path.
-func copyFile(t *testing.T, src, dir string) string {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	must(t, err)
-	dst := filepath.Join(dir, filepath.Base(src))
-	must(t, os.WriteFile(dst, b, 0o644))
-	return dst
-}
 
 // brief is a finding without its message: what the tests pin.
 func brief(fs []coord.Finding) []string {
@@ -68,15 +34,15 @@ func brief(fs []coord.Finding) []string {
 // attempt 4 of 5, not the final one), one expired row not swept; no
 // orphans, no never-firing alarm, healthy leases, one cron bucket.
 func TestDoctorOnPublicReference(t *testing.T) {
-	src := referenceDB(t)
+	src := filepath.Join(storetest.VectorsDir(t), "public-reference.db")
 	before, err := os.ReadFile(src)
 	must(t, err)
-	path := copyFile(t, src, t.TempDir())
-	s, err := store.Open(ctx(t), "file:"+path, store.Options{ReadOnly: true, Clock: func() int64 { return t0 }})
+	path := storetest.CopyReference(t)
+	s, err := store.Open(storetest.Ctx(t), "file:"+path, store.Options{ReadOnly: true, Clock: func() int64 { return storetest.T0 }})
 	must(t, err)
 	defer s.Close()
 
-	r, err := coord.Inspect(ctx(t), s, t0)
+	r, err := coord.Inspect(storetest.Ctx(t), s, storetest.T0)
 	must(t, err)
 	want := []string{
 		`warning meta.probe-leftover ["dwk_meta", "probe", "5e0c1d2b-7a64-4c1f-b8e9-31d2a4f60b17"]`,
@@ -119,7 +85,7 @@ func TestDoctorOnPublicReference(t *testing.T) {
 	}
 
 	// With a smaller maxAttempts, b005 is on its final attempt.
-	_, fs, err := coord.InspectQueues(ctx(t), s, "thumbnails", t0, 4)
+	_, fs, err := coord.InspectQueues(storetest.Ctx(t), s, "thumbnails", storetest.T0, 4)
 	must(t, err)
 	if got := brief(fs); !reflect.DeepEqual(got, []string{
 		`info queue.ready ["dwk_queue_due", "thumbnails", 1767311999500, "7d3f0a1e-0000-4b1a-9c2d-00000000b005"]`,

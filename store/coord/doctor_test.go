@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
@@ -21,7 +22,7 @@ func rawInsert(t *testing.T, url string, k []byte, v string, exp *int64) {
 	dbh, err := sql.Open("libsql", url)
 	must(t, err)
 	defer dbh.Close()
-	_, err = dbh.ExecContext(ctx(t), "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, ?, 999, ?)", k, v, exp)
+	_, err = dbh.ExecContext(storetest.Ctx(t), "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, ?, 999, ?)", k, v, exp)
 	must(t, err)
 }
 
@@ -31,33 +32,33 @@ func set(t *testing.T, s *store.Store, k, v string, ttl time.Duration) {
 	if ttl != 0 {
 		exp = &ttl
 	}
-	_, err := s.Set(ctx(t), key(t, k), []byte(v), exp)
+	_, err := s.Set(storetest.Ctx(t), storetest.Key(t, k), []byte(v), exp)
 	must(t, err)
 }
 
-// healthy writes what a running service leaves behind at t0.
-func healthy(t *testing.T, s *store.Store, c *clock) {
-	must(t, coord.SetMode(ctx(t), s, coord.ModeCentral))
-	must(t, coord.Probe(ctx(t), s))
-	_, err := coord.Acquire(ctx(t), s, "Pod", "fresh", coord.LeaseOptions{})
+// healthy writes what a running service leaves behind at storetest.T0.
+func healthy(t *testing.T, s *store.Store, c *storetest.Clock) {
+	must(t, coord.SetMode(storetest.Ctx(t), s, coord.ModeCentral))
+	must(t, coord.Probe(storetest.Ctx(t), s))
+	_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "fresh", coord.LeaseOptions{})
 	must(t, err)
-	must(t, coord.SetAlarm(ctx(t), s, "Pod", "later", t0+60000))
-	_, err = coord.Send(ctx(t), s, "jobs", []byte(`{"a":1}`), time.Minute)
+	must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "later", storetest.T0+60000))
+	_, err = coord.Send(storetest.Ctx(t), s, "jobs", []byte(`{"a":1}`), time.Minute)
 	must(t, err)
-	for _, at := range []int64{t0 - 60000, t0} { // two consecutive ticks, each won on time
+	for _, at := range []int64{storetest.T0 - 60000, storetest.T0} { // two consecutive ticks, each won on time
 		c.Set(at)
-		_, err = coord.ClaimTick(ctx(t), s, "digest", time.Minute, at)
+		_, err = coord.ClaimTick(storetest.Ctx(t), s, "digest", time.Minute, at)
 		must(t, err)
 	}
-	c.Set(t0)
-	_, err = s.Sweep(ctx(t), store.SweepOptions{}) // the tick row of t0-60000 expires at t0
+	c.Set(storetest.T0)
+	_, err = s.Sweep(storetest.Ctx(t), store.SweepOptions{}) // the tick row of storetest.T0-60000 expires at storetest.T0
 	must(t, err)
 }
 
 func TestDoctorHealthyStoreHasNoFindings(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		healthy(t, s, c)
-		fs, err := coord.Doctor(ctx(t), s, t0)
+		fs, err := coord.Doctor(storetest.Ctx(t), s, storetest.T0)
 		must(t, err)
 		if len(fs) != 0 {
 			t.Fatalf("findings on a healthy store:\n%s", join(brief(fs)))
@@ -67,13 +68,14 @@ func TestDoctorHealthyStoreHasNoFindings(t *testing.T) {
 
 // A store seeded with each anomaly yields exactly the expected findings.
 func TestDoctorSeededAnomalies(t *testing.T) {
-	eachDB(t, func(t *testing.T, d db) {
-		c := newClock(t0)
-		s := d.open(t, c)
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		c := storetest.NewClock(storetest.T0)
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Clock: c.Now})
 		healthy(t, s, c)
-		seedAnomalies(t, s, c, d.url)
-		c.Set(t0)
-		fs, err := coord.Doctor(ctx(t), s, t0)
+		seedAnomalies(t, s, c, url)
+		c.Set(storetest.T0)
+		fs, err := coord.Doctor(storetest.Ctx(t), s, storetest.T0)
 		must(t, err)
 		want := []string{
 			`error alarm.never-fires ["dwk_alarm_by_id", "Cart", "claimed"]`,
@@ -118,22 +120,22 @@ func TestDoctorSeededAnomalies(t *testing.T) {
 
 // seedAnomalies writes one instance of every weak spot next to the
 // healthy rows.
-func seedAnomalies(t *testing.T, s *store.Store, c *clock, url string) {
-	cx := ctx(t)
+func seedAnomalies(t *testing.T, s *store.Store, c *storetest.Clock, url string) {
+	cx := storetest.Ctx(t)
 	// Alarms. A claimer crashed after its claim: by-id without due entry.
-	must(t, coord.SetAlarm(cx, s, "Cart", "claimed", t0-1000))
-	due, err := coord.DueAlarms(cx, s, "Cart", t0, 0)
+	must(t, coord.SetAlarm(cx, s, "Cart", "claimed", storetest.T0-1000))
+	due, err := coord.DueAlarms(cx, s, "Cart", storetest.T0, 0)
 	must(t, err)
 	if ok, err := coord.ClaimAlarm(cx, s, due[0]); !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	// A due entry without by-id; a second, stale due entry of one alarm.
 	set(t, s, `["dwk_alarm_due", "Cart", 1767312005000, "lonely"]`, `{"epochMs":1767312005000,"retryCount":0}`, 0)
-	must(t, coord.SetAlarm(cx, s, "Cart", "dup", t0+3000))
+	must(t, coord.SetAlarm(cx, s, "Cart", "dup", storetest.T0+3000))
 	set(t, s, `["dwk_alarm_due", "Cart", 1767312004000, "dup"]`, `{"epochMs":1767312004000,"retryCount":0}`, 0)
-	must(t, coord.SetAlarm(cx, s, "Cart", "late", t0-60000))
-	must(t, coord.ScheduleRetry(cx, s, "Cart", "poison", t0+9000, 5))
-	must(t, coord.ScheduleRetry(cx, s, "Cart", "retry", t0+2000, 1))
+	must(t, coord.SetAlarm(cx, s, "Cart", "late", storetest.T0-60000))
+	must(t, coord.ScheduleRetry(cx, s, "Cart", "poison", storetest.T0+9000, 5))
+	must(t, coord.ScheduleRetry(cx, s, "Cart", "retry", storetest.T0+2000, 1))
 	set(t, s, `["dwk_alarm_by_id", "Cart", "bad"]`, `"oops"`, 0)
 
 	// Queues: an old ready message redelivered twice, one on its final
@@ -143,15 +145,15 @@ func seedAnomalies(t *testing.T, s *store.Store, c *clock, url string) {
 	set(t, s, `["dwk_queue_due", "mail", "soon", "m9"]`, `{"body":1,"attempts":0}`, 0)
 
 	// Leases: taken 15 s ago and never released; without expiry; odd values.
-	c.Set(t0 - 15000)
+	c.Set(storetest.T0 - 15000)
 	_, err = coord.Acquire(cx, s, "Pod", "hung", coord.LeaseOptions{})
 	must(t, err)
-	c.Set(t0)
+	c.Set(storetest.T0)
 	set(t, s, `["dwk_lease", "Pod", "stuck"]`, `{"holder":"x"}`, 0)
 	set(t, s, `["dwk_lease", "Pod", "shape"]`, `{"owner":"x"}`, time.Minute)
-	jsonKey, err := codec.Encode(key(t, `["dwk_lease", "Pod", "json"]`))
+	jsonKey, err := codec.Encode(storetest.Key(t, `["dwk_lease", "Pod", "json"]`))
 	must(t, err)
-	exp := t0 + 5000
+	exp := storetest.T0 + 5000
 	rawInsert(t, url, jsonKey, `{"holder":`, &exp)
 
 	// Cron: an hourly schedule that missed a tick; a schedule run with two
@@ -162,16 +164,16 @@ func seedAnomalies(t *testing.T, s *store.Store, c *clock, url string) {
 		_, err := coord.ClaimTick(cx, s, schedule, interval, now)
 		must(t, err)
 	}
-	for _, at := range []int64{t0 - 2*3600000, t0} {
+	for _, at := range []int64{storetest.T0 - 2*3600000, storetest.T0} {
 		tick("hourly", time.Hour, at, at)
 	}
-	tick("report", time.Minute, t0, t0)
-	tick("report", 45*time.Second, t0+45000, t0+45000)
-	for _, at := range []int64{t0 - 120000, t0 - 60000} {
+	tick("report", time.Minute, storetest.T0, storetest.T0)
+	tick("report", 45*time.Second, storetest.T0+45000, storetest.T0+45000)
+	for _, at := range []int64{storetest.T0 - 120000, storetest.T0 - 60000} {
 		tick("skewed", time.Minute, at, at)
 	}
-	tick("skewed", time.Minute, t0+70000, t0)
-	c.Set(t0)
+	tick("skewed", time.Minute, storetest.T0+70000, storetest.T0)
+	c.Set(storetest.T0)
 	set(t, s, `["dwk_cron", "forever", 1767312000000]`, `{"holder":"x"}`, 0)
 
 	// Meta and store.
@@ -181,19 +183,19 @@ func seedAnomalies(t *testing.T, s *store.Store, c *clock, url string) {
 }
 
 func TestInspectLeaseStates(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		for _, tc := range []struct {
 			id string
 			at int64
-		}{{"new", t0}, {"old", t0 - 25000}, {"gone", t0 - 31000}} {
+		}{{"new", storetest.T0}, {"old", storetest.T0 - 25000}, {"gone", storetest.T0 - 31000}} {
 			c.Set(tc.at)
-			_, err := coord.Acquire(ctx(t), s, "Pod", tc.id, coord.LeaseOptions{})
+			_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", tc.id, coord.LeaseOptions{})
 			must(t, err)
 		}
-		c.Set(t0 - 1000)
-		_, err := coord.Acquire(ctx(t), s, "Pod", "long", coord.LeaseOptions{TTL: time.Hour})
+		c.Set(storetest.T0 - 1000)
+		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "long", coord.LeaseOptions{TTL: time.Hour})
 		must(t, err)
-		rows, fs, err := coord.InspectLeases(ctx(t), s, t0)
+		rows, fs, err := coord.InspectLeases(storetest.Ctx(t), s, storetest.T0)
 		must(t, err)
 		got := map[string]string{}
 		for _, r := range rows {
@@ -224,11 +226,11 @@ func TestInferInterval(t *testing.T) {
 		exps    []*int64
 		want    int64
 	}{
-		{"claimed at the bucket start", []int64{t0}, []*int64{p(t0 + 60000)}, 60000},
-		{"claimed 700 ms late", []int64{t0}, []*int64{p(t0 + 60700)}, 60000},
-		{"majority wins", []int64{t0, t0 + 45000, t0 + 60000}, []*int64{p(t0 + 60000), p(t0 + 90000), p(t0 + 120000)}, 60000},
+		{"claimed at the bucket start", []int64{storetest.T0}, []*int64{p(storetest.T0 + 60000)}, 60000},
+		{"claimed 700 ms late", []int64{storetest.T0}, []*int64{p(storetest.T0 + 60700)}, 60000},
+		{"majority wins", []int64{storetest.T0, storetest.T0 + 45000, storetest.T0 + 60000}, []*int64{p(storetest.T0 + 60000), p(storetest.T0 + 90000), p(storetest.T0 + 120000)}, 60000},
 		{"no expiry: spacing", []int64{0, 300000, 900000}, []*int64{nil, nil, nil}, 300000},
-		{"one row without expiry", []int64{t0}, []*int64{nil}, 0},
+		{"one row without expiry", []int64{storetest.T0}, []*int64{nil}, 0},
 		{"nothing", nil, nil, 0},
 	} {
 		if got := coord.InferInterval(tc.buckets, tc.exps); got != tc.want {
@@ -238,7 +240,7 @@ func TestInferInterval(t *testing.T) {
 }
 
 func TestFindingFormats(t *testing.T) {
-	f := coord.Finding{Severity: coord.SeverityError, Code: "alarm.never-fires", Key: key(t, `["dwk_alarm_by_id", "Cart", "x"]`), Message: `a <b> "c"`}
+	f := coord.Finding{Severity: coord.SeverityError, Code: "alarm.never-fires", Key: storetest.Key(t, `["dwk_alarm_by_id", "Cart", "x"]`), Message: `a <b> "c"`}
 	if got := f.String(); got != `error  alarm.never-fires  ["dwk_alarm_by_id", "Cart", "x"]  a <b> "c"` {
 		t.Fatalf("text %s", got)
 	}

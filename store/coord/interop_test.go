@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
@@ -36,12 +37,12 @@ func TestKeysMatchTheReference(t *testing.T) {
 // clock it fires the overdue alarm and delivers the ready messages with the
 // reference's attempt counts.
 func TestReplicaOnPublicReference(t *testing.T) {
-	path := copyFile(t, referenceDB(t), t.TempDir())
-	s, err := store.Open(ctx(t), "file:"+path, store.Options{Clock: func() int64 { return t0 }})
+	path := storetest.CopyReference(t)
+	s, err := store.Open(storetest.Ctx(t), "file:"+path, store.Options{Clock: func() int64 { return storetest.T0 }})
 	must(t, err)
 	defer s.Close()
 
-	fired, err := (&coord.AlarmPoller{Store: s, Class: "Cart", Lease: coord.LeaseOptions{Timeout: -1}}).Poll(ctx(t), t0)
+	fired, err := (&coord.AlarmPoller{Store: s, Class: "Cart", Lease: coord.LeaseOptions{Timeout: -1}}).Poll(storetest.Ctx(t), storetest.T0)
 	must(t, err)
 	if len(fired) != 1 || fired[0].ID != "acf595e529879b45adcc5da2d4402629" || fired[0].Outcome != coord.AlarmFired {
 		t.Fatalf("fired %+v", fired)
@@ -63,7 +64,7 @@ func TestReplicaOnPublicReference(t *testing.T) {
 	}
 	b.Consume("invoices", ack, coord.ConsumerOptions{})
 	b.Consume("thumbnails", ack, coord.ConsumerOptions{})
-	_, err = b.Poll(ctx(t), t0)
+	_, err = b.Poll(storetest.Ctx(t), storetest.T0)
 	must(t, err)
 	if !reflect.DeepEqual(got, map[string]int{"a003": 1, "a001": 1, "b005": 4}) {
 		t.Fatalf("delivered %v", got)
@@ -71,7 +72,7 @@ func TestReplicaOnPublicReference(t *testing.T) {
 	if left := rows(t, s, `["dwk_queue_due"]`); len(left) != 2 { // a002 and b004, not due yet
 		t.Fatalf("left %q", left)
 	}
-	fs, err := coord.Doctor(ctx(t), s, t0)
+	fs, err := coord.Doctor(storetest.Ctx(t), s, storetest.T0)
 	must(t, err)
 	if want := []string{
 		`warning meta.probe-leftover ["dwk_meta", "probe", "5e0c1d2b-7a64-4c1f-b8e9-31d2a4f60b17"]`,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
@@ -15,35 +16,35 @@ import (
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func TestLeaseAcquireRelease(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		l, err := coord.Acquire(ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		l, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)
-		if !uuidV4.MatchString(l.Holder) || l.Versionstamp == "" || l.ExpiresAt != t0+30000 {
+		if !uuidV4.MatchString(l.Holder) || l.Versionstamp == "" || l.ExpiresAt != storetest.T0+30000 {
 			t.Fatalf("lease %+v", l)
 		}
-		e := get(t, s, key(t, `["dwk_lease", "Pod", "abc"]`))
-		if string(e.Value) != `{"holder":"`+l.Holder+`"}` || e.Versionstamp() != l.Versionstamp || *e.ExpiresAt != t0+30000 {
+		e := get(t, s, storetest.Key(t, `["dwk_lease", "Pod", "abc"]`))
+		if string(e.Value) != `{"holder":"`+l.Holder+`"}` || e.Versionstamp() != l.Versionstamp || *e.ExpiresAt != storetest.T0+30000 {
 			t.Fatalf("row %s %s %v", e.Value, e.Versionstamp(), *e.ExpiresAt)
 		}
-		released, err := coord.Release(ctx(t), s, l)
+		released, err := coord.Release(storetest.Ctx(t), s, l)
 		if err != nil || !released {
 			t.Fatalf("release: %v %v", released, err)
 		}
-		if _, found, _ := s.Get(ctx(t), l.Key); found {
+		if _, found, _ := s.Get(storetest.Ctx(t), l.Key); found {
 			t.Fatal("released lease still present")
 		}
-		if again, _ := coord.Release(ctx(t), s, l); again {
+		if again, _ := coord.Release(storetest.Ctx(t), s, l); again {
 			t.Fatal("second release reported a release")
 		}
 	})
 }
 
 func TestLeaseContendedFailsAfterTimeout(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		_, err := coord.Acquire(ctx(t), s, "Pod", "abc", coord.LeaseOptions{TTL: 10 * time.Second})
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{TTL: 10 * time.Second})
 		must(t, err)
 		start := time.Now()
-		_, err = coord.Acquire(ctx(t), s, "Pod", "abc", coord.LeaseOptions{Timeout: 300 * time.Millisecond})
+		_, err = coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{Timeout: 300 * time.Millisecond})
 		elapsed := time.Since(start)
 		if !errors.Is(err, coord.ErrLeaseContended) || !strings.Contains(err.Error(), `["dwk_lease", "Pod", "abc"]`) {
 			t.Fatalf("err = %v, want ErrLeaseContended naming the key", err)
@@ -57,15 +58,15 @@ func TestLeaseContendedFailsAfterTimeout(t *testing.T) {
 // The retry schedule is min(50·2^attempt, 1000) ms until the timeout; a
 // Sleep that only records makes it exact.
 func TestLeaseRetrySchedule(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		_, err := coord.Acquire(ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)
 		var slept []time.Duration
 		opts := coord.LeaseOptions{Sleep: func(_ context.Context, d time.Duration) error {
 			slept = append(slept, d)
 			return nil
 		}}
-		_, err = coord.Acquire(ctx(t), s, "Pod", "abc", opts)
+		_, err = coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", opts)
 		if !errors.Is(err, coord.ErrLeaseContended) {
 			t.Fatal(err)
 		}
@@ -82,8 +83,8 @@ func TestLeaseRetrySchedule(t *testing.T) {
 }
 
 func TestLeaseWaiterSucceedsAfterRelease(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		first, err := coord.Acquire(ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		first, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)
 		type result struct {
 			l   coord.Lease
@@ -95,7 +96,7 @@ func TestLeaseWaiterSucceedsAfterRelease(t *testing.T) {
 			done <- result{l, err}
 		}()
 		time.Sleep(120 * time.Millisecond)
-		if ok, err := coord.Release(ctx(t), s, first); !ok || err != nil {
+		if ok, err := coord.Release(storetest.Ctx(t), s, first); !ok || err != nil {
 			t.Fatalf("release: %v %v", ok, err)
 		}
 		r := <-done
@@ -106,13 +107,13 @@ func TestLeaseWaiterSucceedsAfterRelease(t *testing.T) {
 }
 
 func TestLeaseExpiryThenStaleReleaseIsNoOp(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		first, err := coord.Acquire(ctx(t), s, "Pod", "abc", coord.LeaseOptions{TTL: 20 * time.Millisecond})
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		first, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{TTL: 20 * time.Millisecond})
 		must(t, err)
 		c.Add(40 * time.Millisecond)
-		second, err := coord.Acquire(ctx(t), s, "Pod", "abc", coord.LeaseOptions{Timeout: -1})
+		second, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{Timeout: -1})
 		must(t, err)
-		if released, err := coord.Release(ctx(t), s, first); released || err != nil {
+		if released, err := coord.Release(storetest.Ctx(t), s, first); released || err != nil {
 			t.Fatalf("stale release: %v %v", released, err)
 		}
 		if e := get(t, s, second.Key); e.Versionstamp() != second.Versionstamp {
@@ -122,31 +123,31 @@ func TestLeaseExpiryThenStaleReleaseIsNoOp(t *testing.T) {
 }
 
 func TestLeaseBreakIsCASGuarded(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		k := key(t, `["dwk_lease", "Pod", "abc"]`)
-		first, err := coord.AcquireKey(ctx(t), s, k, coord.LeaseOptions{TTL: time.Second})
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		k := storetest.Key(t, `["dwk_lease", "Pod", "abc"]`)
+		first, err := coord.AcquireKey(storetest.Ctx(t), s, k, coord.LeaseOptions{TTL: time.Second})
 		must(t, err)
 		c.Add(2 * time.Second)
-		second, err := coord.AcquireKey(ctx(t), s, k, coord.LeaseOptions{})
+		second, err := coord.AcquireKey(storetest.Ctx(t), s, k, coord.LeaseOptions{})
 		must(t, err)
-		if broken, err := coord.Break(ctx(t), s, k, first.Versionstamp); broken || err != nil {
+		if broken, err := coord.Break(storetest.Ctx(t), s, k, first.Versionstamp); broken || err != nil {
 			t.Fatalf("break on a stale stamp: %v %v", broken, err)
 		}
-		if broken, err := coord.Break(ctx(t), s, k, ""); broken || !errors.Is(err, coord.ErrInvalidArgument) {
+		if broken, err := coord.Break(storetest.Ctx(t), s, k, ""); broken || !errors.Is(err, coord.ErrInvalidArgument) {
 			t.Fatalf("break without a stamp: %v %v", broken, err)
 		}
-		if broken, err := coord.Break(ctx(t), s, k, second.Versionstamp); !broken || err != nil {
+		if broken, err := coord.Break(storetest.Ctx(t), s, k, second.Versionstamp); !broken || err != nil {
 			t.Fatalf("break: %v %v", broken, err)
 		}
-		if _, found, _ := s.Get(ctx(t), k); found {
+		if _, found, _ := s.Get(storetest.Ctx(t), k); found {
 			t.Fatal("broken lease still present")
 		}
 	})
 }
 
 func TestLeaseAcquireHonoursContext(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		_, err := coord.Acquire(ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)
 		cx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()

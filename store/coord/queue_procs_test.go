@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
@@ -30,7 +31,7 @@ func TestQueueTwoBrokerProcesses(t *testing.T) {
 		t.Skip("this process is a child")
 	}
 	srv := sqldtest.Start(t)
-	s, err := store.Open(ctx(t), srv.URL, store.Options{})
+	s, err := store.Open(storetest.Ctx(t), srv.URL, store.Options{})
 	must(t, err)
 	defer s.Close()
 	const n = 150
@@ -38,7 +39,7 @@ func TestQueueTwoBrokerProcesses(t *testing.T) {
 	for i := range reqs {
 		reqs[i] = coord.SendRequest{Body: []byte(fmt.Sprint(i))}
 	}
-	sent, err := coord.SendBatch(ctx(t), s, "jobs", reqs, 0)
+	sent, err := coord.SendBatch(storetest.Ctx(t), s, "jobs", reqs, 0)
 	must(t, err)
 
 	dir := t.TempDir()
@@ -95,7 +96,7 @@ func TestQueueBrokerChild(t *testing.T) {
 	if url == "" {
 		t.Skip("runs only as a child of TestQueueTwoBrokerProcesses")
 	}
-	s, err := store.Open(ctx(t), url, store.Options{})
+	s, err := store.Open(storetest.Ctx(t), url, store.Options{})
 	must(t, err)
 	defer s.Close()
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -115,7 +116,7 @@ func TestQueueBrokerChild(t *testing.T) {
 		return nil
 	}, coord.ConsumerOptions{MaxBatchSize: 7})
 	for empty := 0; empty < 5; {
-		d, err := b.Poll(ctx(t), s.Now())
+		d, err := b.Poll(storetest.Ctx(t), s.Now())
 		must(t, err)
 		if len(d) == 0 {
 			empty++

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
@@ -50,14 +51,14 @@ func newBroker(s *store.Store, queue string, c *consumer, opts coord.ConsumerOpt
 
 func poll(t *testing.T, b *coord.Broker, now int64) []coord.Delivery {
 	t.Helper()
-	d, err := b.Poll(ctx(t), now)
+	d, err := b.Poll(storetest.Ctx(t), now)
 	must(t, err)
 	return d
 }
 
 func TestQueueFirstDeliveryAndAck(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		id, err := coord.Send(ctx(t), s, "jobs", []byte(` {"n": 1.50} `), 0)
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		id, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(` {"n": 1.50} `), 0)
 		must(t, err)
 		if !uuidV4.MatchString(id) {
 			t.Fatalf("id %q", id)
@@ -67,22 +68,22 @@ func TestQueueFirstDeliveryAndAck(t *testing.T) {
 		}
 		con := &consumer{decide: func(m *coord.Message) error { m.Ack(); return nil }}
 		b := newBroker(s, "jobs", con, coord.ConsumerOptions{})
-		d := poll(t, b, t0)
+		d := poll(t, b, storetest.T0)
 		if len(d) != 1 || d[0].ID != id || d[0].Attempts != 1 || d[0].Decision != coord.DecisionAck || d[0].Outcome != coord.OutcomeAcked {
 			t.Fatalf("delivery %+v", d)
 		}
-		if m := con.got[0]; m.Attempts != 1 || m.Timestamp != t0 || m.Queue != "jobs" {
+		if m := con.got[0]; m.Attempts != 1 || m.Timestamp != storetest.T0 || m.Queue != "jobs" {
 			t.Fatalf("message %+v", m)
 		}
-		if d := poll(t, b, t0+time.Hour.Milliseconds()); len(d) != 0 {
+		if d := poll(t, b, storetest.T0+time.Hour.Milliseconds()); len(d) != 0 {
 			t.Fatalf("acked message redelivered: %+v", d)
 		}
 	})
 }
 
 func TestQueueUndecidedAndThrownAreRedelivered(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		_, err := coord.SendBatch(ctx(t), s, "jobs", []coord.SendRequest{{Body: []byte(`"a"`)}, {Body: []byte(`"b"`)}, {Body: []byte(`"c"`)}}, 0)
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		_, err := coord.SendBatch(storetest.Ctx(t), s, "jobs", []coord.SendRequest{{Body: []byte(`"a"`)}, {Body: []byte(`"b"`)}, {Body: []byte(`"c"`)}}, 0)
 		must(t, err)
 		// The handler acks "a", then throws: "b" and "c" are never decided.
 		con := &consumer{}
@@ -96,7 +97,7 @@ func TestQueueUndecidedAndThrownAreRedelivered(t *testing.T) {
 			con.got = append(con.got, batch.Messages...)
 			return errors.New("boom")
 		}, coord.ConsumerOptions{})
-		d := poll(t, b, t0)
+		d := poll(t, b, storetest.T0)
 		outcomes := map[string]coord.DeliveryOutcome{}
 		for _, x := range d {
 			outcomes[string(x.Body)] = x.Outcome
@@ -106,11 +107,11 @@ func TestQueueUndecidedAndThrownAreRedelivered(t *testing.T) {
 		}
 		con.take()
 		b.Consume("jobs", con.handle, coord.ConsumerOptions{}) // undecided from now on
-		poll(t, b, t0+1000)
+		poll(t, b, storetest.T0+1000)
 		if got := con.take(); !reflect.DeepEqual(got, []string{`"b"#2`, `"c"#2`}) {
 			t.Fatalf("redelivered %v, want b and c on attempt 2 (a's ack kept)", got)
 		}
-		poll(t, b, t0+1000+2000)
+		poll(t, b, storetest.T0+1000+2000)
 		if got := con.take(); !reflect.DeepEqual(got, []string{`"b"#3`, `"c"#3`}) {
 			t.Fatalf("undecided messages were not redelivered: %v", got)
 		}
@@ -118,41 +119,41 @@ func TestQueueUndecidedAndThrownAreRedelivered(t *testing.T) {
 }
 
 func TestQueueRetryDelayAndBackoff(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		_, err := coord.Send(ctx(t), s, "explicit", []byte(`1`), 0)
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		_, err := coord.Send(storetest.Ctx(t), s, "explicit", []byte(`1`), 0)
 		must(t, err)
-		_, err = coord.Send(ctx(t), s, "backoff", []byte(`2`), 0)
+		_, err = coord.Send(storetest.Ctx(t), s, "backoff", []byte(`2`), 0)
 		must(t, err)
 		ex := &consumer{decide: func(m *coord.Message) error { m.RetryAfter(5 * time.Second); return nil }}
 		bo := &consumer{decide: func(m *coord.Message) error { m.Retry(); return nil }}
 		b := coord.NewBroker(s)
 		b.Consume("explicit", ex.handle, coord.ConsumerOptions{})
 		b.Consume("backoff", bo.handle, coord.ConsumerOptions{})
-		poll(t, b, t0)
+		poll(t, b, storetest.T0)
 		ex.take()
 		bo.take()
 		// explicit: due exactly 5 s later; backoff: 1 s, then 2 s.
-		poll(t, b, t0+999)
+		poll(t, b, storetest.T0+999)
 		if len(ex.got)+len(bo.got) != 0 {
 			t.Fatal("redelivered before its delay")
 		}
-		poll(t, b, t0+1000)
+		poll(t, b, storetest.T0+1000)
 		if len(bo.take()) != 1 || len(ex.take()) != 0 {
 			t.Fatal("default backoff is not 1 s")
 		}
-		poll(t, b, t0+1000+1999)
+		poll(t, b, storetest.T0+1000+1999)
 		if len(bo.take()) != 0 {
 			t.Fatal("second backoff shorter than 2 s")
 		}
-		poll(t, b, t0+1000+2000)
+		poll(t, b, storetest.T0+1000+2000)
 		if len(bo.take()) != 1 {
 			t.Fatal("second backoff is not 2 s")
 		}
-		poll(t, b, t0+4999)
+		poll(t, b, storetest.T0+4999)
 		if len(ex.take()) != 0 {
 			t.Fatal("retry(5s) redelivered early")
 		}
-		poll(t, b, t0+5000)
+		poll(t, b, storetest.T0+5000)
 		if got := ex.take(); !reflect.DeepEqual(got, []string{"1#2"}) {
 			t.Fatalf("retry(5s) at exactly 5 s: %v", got)
 		}
@@ -160,13 +161,13 @@ func TestQueueRetryDelayAndBackoff(t *testing.T) {
 }
 
 func TestQueueMaxAttempts(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		_, err := coord.Send(ctx(t), s, "jobs", []byte(`"x"`), 0)
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		_, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(`"x"`), 0)
 		must(t, err)
 		con := &consumer{}
 		b := newBroker(s, "jobs", con, coord.ConsumerOptions{MaxAttempts: 3, BaseRetryDelay: time.Millisecond})
 		var seen []string
-		for now := t0; now < t0+100; now += 10 {
+		for now := storetest.T0; now < storetest.T0+100; now += 10 {
 			poll(t, b, now)
 			seen = append(seen, con.take()...)
 		}
@@ -180,11 +181,11 @@ func TestQueueMaxAttempts(t *testing.T) {
 }
 
 func TestQueueDeadLetterIsOptIn(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
-		id, err := coord.Send(ctx(t), s, "jobs", []byte(`{"k":[1]}`), 0)
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		id, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(`{"k":[1]}`), 0)
 		must(t, err)
 		b := newBroker(s, "jobs", &consumer{}, coord.ConsumerOptions{MaxAttempts: 1, DeadLetter: true})
-		d := poll(t, b, t0)
+		d := poll(t, b, storetest.T0)
 		if len(d) != 1 || d[0].Outcome != coord.OutcomeDropped {
 			t.Fatalf("delivery %+v", d)
 		}
@@ -196,26 +197,26 @@ func TestQueueDeadLetterIsOptIn(t *testing.T) {
 }
 
 func TestQueueBatchSizeDelaysAndIsolation(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		var reqs []coord.SendRequest
 		for i := range 7 {
 			reqs = append(reqs, coord.SendRequest{Body: []byte{'0' + byte(i)}})
 		}
 		now := time.Duration(0)
 		reqs[6].Delay = &now // its own delay (none) overrides the batch's 10 s
-		_, err := coord.SendBatch(ctx(t), s, "jobs", reqs, 10*time.Second)
+		_, err := coord.SendBatch(storetest.Ctx(t), s, "jobs", reqs, 10*time.Second)
 		must(t, err)
-		_, err = coord.Send(ctx(t), s, "other", []byte(`"o"`), 0)
+		_, err = coord.Send(storetest.Ctx(t), s, "other", []byte(`"o"`), 0)
 		must(t, err)
 		con := &consumer{decide: func(m *coord.Message) error { m.Ack(); return nil }}
 		b := newBroker(s, "jobs", con, coord.ConsumerOptions{MaxBatchSize: 4})
-		poll(t, b, t0)
+		poll(t, b, storetest.T0)
 		if got := con.take(); !reflect.DeepEqual(got, []string{"6#1"}) {
-			t.Fatalf("at t0: %v, want only the message without delay", got)
+			t.Fatalf("at storetest.T0: %v, want only the message without delay", got)
 		}
 		var sizes []int
 		for range 3 {
-			sizes = append(sizes, len(poll(t, b, t0+10000)))
+			sizes = append(sizes, len(poll(t, b, storetest.T0+10000)))
 		}
 		if !reflect.DeepEqual(sizes, []int{4, 2, 0}) {
 			t.Fatalf("batch sizes %v, want 4, 2, 0", sizes)
@@ -223,16 +224,16 @@ func TestQueueBatchSizeDelaysAndIsolation(t *testing.T) {
 		if got := rows(t, s, `["dwk_queue_due"]`); len(got) != 1 || !strings.Contains(got[0], `"other"`) {
 			t.Fatalf("other queue touched: %q", got)
 		}
-		if _, err := b.PollQueue(ctx(t), "other", t0); !errors.Is(err, coord.ErrInvalidArgument) {
+		if _, err := b.PollQueue(storetest.Ctx(t), "other", storetest.T0); !errors.Is(err, coord.ErrInvalidArgument) {
 			t.Fatalf("poll of an unregistered queue: %v", err)
 		}
 	})
 }
 
 func TestQueueSendRefusesBadBodies(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		for _, body := range []string{``, `1,"attempts":9`, `{`, `nope`} {
-			if _, err := coord.Send(ctx(t), s, "jobs", []byte(body), 0); !errors.Is(err, coord.ErrInvalidArgument) {
+			if _, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(body), 0); !errors.Is(err, coord.ErrInvalidArgument) {
 				t.Errorf("body %q: %v", body, err)
 			}
 		}
@@ -243,14 +244,14 @@ func TestQueueSendRefusesBadBodies(t *testing.T) {
 }
 
 func TestQueuePurge(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *clock) {
+	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		for i := range 5 {
-			_, err := coord.Send(ctx(t), s, "jobs", []byte(`1`), time.Duration(i)*time.Hour)
+			_, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(`1`), time.Duration(i)*time.Hour)
 			must(t, err)
 		}
-		_, err := coord.Send(ctx(t), s, "keep", []byte(`1`), 0)
+		_, err := coord.Send(storetest.Ctx(t), s, "keep", []byte(`1`), 0)
 		must(t, err)
-		n, err := coord.Purge(ctx(t), s, "jobs")
+		n, err := coord.Purge(storetest.Ctx(t), s, "jobs")
 		if n != 5 || err != nil {
 			t.Fatalf("purge: %d %v", n, err)
 		}

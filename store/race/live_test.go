@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
 	"kvdeck/store/race"
 )
 
@@ -31,8 +33,9 @@ func checkTotals(t *testing.T, res race.Result) {
 // TestLiveCAS: 4 workers with read / check / set / retry end at
 // start + successes, every worker made its increments, nothing was lost.
 func TestLiveCAS(t *testing.T) {
-	eachBackend(t, func(t *testing.T, url string) {
-		s := open(t, url)
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
+		url := db.URL(t)
+		s := storetest.Open(t, url, store.Options{})
 		set(t, s, `{"n":10,"owner":"someone else"}`)
 		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 4, Increments: 25})
 		if err != nil {
@@ -57,8 +60,8 @@ func TestLiveCAS(t *testing.T) {
 // TestLiveCASLockstep: with every worker reading before any writes, each
 // round has exactly one winner, and still nothing is lost.
 func TestLiveCASLockstep(t *testing.T) {
-	eachBackend(t, func(t *testing.T, url string) {
-		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 3, Increments: 4, Lockstep: true})
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
+		res, err := race.Run(ctx(t), race.Config{Open: opener(db.URL(t)), Key: counterKey, Workers: 3, Increments: 4, Lockstep: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,9 +81,9 @@ func TestLiveCASLockstep(t *testing.T) {
 // TestLiveNaiveLosesUpdates: without the check, lockstep workers all write
 // the same n+1 each round: W-1 of every W updates are lost, every time.
 func TestLiveNaiveLosesUpdates(t *testing.T) {
-	eachBackend(t, func(t *testing.T, url string) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
 		const workers, increments = 4, 10
-		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: workers, Increments: increments, Naive: true, Lockstep: true})
+		res, err := race.Run(ctx(t), race.Config{Open: opener(db.URL(t)), Key: counterKey, Workers: workers, Increments: increments, Naive: true, Lockstep: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,8 +100,8 @@ func TestLiveNaiveLosesUpdates(t *testing.T) {
 // TestLiveNaiveFreeRunning: a naive race without lockstep never ends above
 // what it wrote, and whatever it lost is accounted for exactly.
 func TestLiveNaiveFreeRunning(t *testing.T) {
-	eachBackend(t, func(t *testing.T, url string) {
-		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 4, Increments: 25, Naive: true})
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
+		res, err := race.Run(ctx(t), race.Config{Open: opener(db.URL(t)), Key: counterKey, Workers: 4, Increments: 25, Naive: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,8 +116,9 @@ func TestLiveNaiveFreeRunning(t *testing.T) {
 // TestLiveNotACounter: a key holding "text" stops the race before any
 // write, with an error that names the key and what it holds.
 func TestLiveNotACounter(t *testing.T) {
-	eachBackend(t, func(t *testing.T, url string) {
-		s := open(t, url)
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
+		url := db.URL(t)
+		s := storetest.Open(t, url, store.Options{})
 		stamp := set(t, s, `"text"`)
 		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 2, Increments: 3})
 		if !errors.Is(err, race.ErrNotCounter) {

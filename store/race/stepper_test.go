@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
 	"kvdeck/store/race"
 )
 
@@ -64,8 +66,8 @@ func pattern(events []race.Event) []string {
 // commits, B's commit fails naming A's stamp and A as the writer in
 // between; B recovers and commits; a replay reproduces all of it.
 func TestStepperLoserExplainedAndRecovers(t *testing.T) {
-	eachBackend(t, func(t *testing.T, url string) {
-		s := open(t, url)
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
+		s := storetest.Open(t, db.URL(t), store.Options{})
 		set(t, s, `{"n":5}`)
 		st := race.NewStepper(s, counterKey)
 		evs := steps(t, st, step(a, race.StepRead), step(b, race.StepRead), step(a, race.StepStage), step(b, race.StepStage), step(a, race.StepCommit), step(b, race.StepCommit))
@@ -133,8 +135,8 @@ func stamps(events []race.Event) []string {
 // TestStepperForeignWriter: a write from outside the theater is blamed on
 // "another client"; a deleted key is explained as absent.
 func TestStepperForeignWriter(t *testing.T) {
-	eachBackend(t, func(t *testing.T, url string) {
-		s := open(t, url)
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
+		s := storetest.Open(t, db.URL(t), store.Options{})
 		st := race.NewStepper(s, counterKey)
 		evs := steps(t, st, step(a, race.StepRead), step(a, race.StepStage))
 		if evs[0].Read.Found || evs[1].Staged.Expected != "" {
@@ -168,7 +170,7 @@ func TestStepperForeignWriter(t *testing.T) {
 // overwrites the first: one update lost, and the outcome says whose.
 func TestStepperNaive(t *testing.T) {
 	url := "file:" + t.TempDir() + "/kv.db"
-	s := open(t, url)
+	s := storetest.Open(t, url, store.Options{})
 	set(t, s, `{"n":1}`)
 	st := race.NewStepper(s, counterKey)
 	st.SetNaive(true)
@@ -198,7 +200,7 @@ func TestStepperNaive(t *testing.T) {
 // nothing and are not recorded.
 func TestStepperInvalidSteps(t *testing.T) {
 	url := "file:" + t.TempDir() + "/kv.db"
-	s := open(t, url)
+	s := storetest.Open(t, url, store.Options{})
 	st := race.NewStepper(s, counterKey)
 	for name, try := range map[string]func() error{
 		"stage before read": func() error { _, err := st.Stage(ctx(t), a); return err },
