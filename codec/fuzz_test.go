@@ -1,4 +1,4 @@
-package codec
+package codec_test
 
 import (
 	"bufio"
@@ -13,11 +13,14 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 )
 
 // keyFromBytes builds a valid key from fuzz input, so the fuzzer explores
 // keys rather than rejected inputs. Every byte string maps to some key.
-func keyFromBytes(data []byte) Key {
+func keyFromBytes(data []byte) codec.Key {
 	next := func() byte {
 		if len(data) == 0 {
 			return 0
@@ -32,7 +35,7 @@ func keyFromBytes(data []byte) Key {
 		data = data[n:]
 		return binary.BigEndian.Uint64(buf[:])
 	}
-	var k Key
+	var k codec.Key
 	for len(data) > 0 && len(k) < 8 {
 		tag := next()
 		switch tag % 5 {
@@ -42,7 +45,7 @@ func keyFromBytes(data []byte) Key {
 			for i := 0; i < n; i++ {
 				b = append(b, next())
 			}
-			k = append(k, Bytes(b))
+			k = append(k, codec.Bytes(b))
 		case 1:
 			n := int(next() % 12)
 			var sb strings.Builder
@@ -59,7 +62,7 @@ func keyFromBytes(data []byte) Key {
 				}
 				sb.WriteRune(r)
 			}
-			k = append(k, String(sb.String()))
+			k = append(k, codec.String(sb.String()))
 		case 2:
 			var f float64
 			if tag&0x80 != 0 {
@@ -70,11 +73,11 @@ func keyFromBytes(data []byte) Key {
 			if math.IsNaN(f) {
 				f = math.Copysign(0, -1)
 			}
-			k = append(k, Number(f))
+			k = append(k, codec.Number(f))
 		case 3:
-			k = append(k, Bigint(int64(word())))
+			k = append(k, codec.Bigint(int64(word())))
 		default:
-			k = append(k, Bool(next()&1 == 1))
+			k = append(k, codec.Bool(next()&1 == 1))
 		}
 	}
 	return k
@@ -82,9 +85,12 @@ func keyFromBytes(data []byte) Key {
 
 // seedFromVectors feeds the fuzzer the reference vectors, if present.
 func seedFromVectors(f *testing.F, add func(hexBytes []byte, tagged string)) {
-	dir, err := findVectors()
-	if err != nil {
+	dir, err := storetest.FindVectors()
+	if errors.Is(err, storetest.ErrNoVectors) {
 		return
+	}
+	if err != nil {
+		f.Fatal(err)
 	}
 	for _, name := range []string{"keys.jsonl", "invalid.jsonl", "order.jsonl", "public-reference.expected.jsonl"} {
 		file, err := os.Open(filepath.Join(dir, name))
@@ -115,15 +121,15 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0x03, 0xff, 0xf8, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		k, err := Decode(b)
+		k, err := codec.Decode(b)
 		if err != nil {
-			var de *DecodeError
+			var de *codec.DecodeError
 			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > len(b) {
 				t.Fatalf("Decode(%x): bad error %v", b, err)
 			}
 			return
 		}
-		enc, err := Encode(k)
+		enc, err := codec.Encode(k)
 		if err != nil || !bytes.Equal(enc, b) {
 			t.Fatalf("Decode(%x) = %v re-encodes to %x, %v", b, k, enc, err)
 		}
@@ -137,11 +143,11 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte{1, 5, 0x85, 0xa8, 0xfe, 0xd8, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		k := keyFromBytes(data)
-		enc, err := Encode(k)
+		enc, err := codec.Encode(k)
 		if err != nil {
 			t.Fatalf("Encode(%v): %v", k, err)
 		}
-		dec, err := Decode(enc)
+		dec, err := codec.Decode(enc)
 		if err != nil || !dec.Equal(k) {
 			t.Fatalf("Decode(Encode(%v)) = %v, %v", k, dec, err)
 		}
@@ -150,22 +156,22 @@ func FuzzRoundTrip(f *testing.F) {
 }
 
 // checkKeyRoundTrips checks the text and tagged forms of a valid key.
-func checkKeyRoundTrips(t *testing.T, k Key) {
+func checkKeyRoundTrips(t *testing.T, k codec.Key) {
 	t.Helper()
-	text := Format(k)
-	back, err := Parse(text)
+	text := codec.Format(k)
+	back, err := codec.Parse(text)
 	if err != nil || !back.Equal(k) {
 		t.Fatalf("Parse(Format(%#v) = %s) = %v, %v", k, text, back, err)
 	}
-	tagged, err := MarshalTagged(k)
+	tagged, err := codec.MarshalTagged(k)
 	if err != nil || !json.Valid(tagged) {
 		t.Fatalf("MarshalTagged(%v) = %s, %v", k, tagged, err)
 	}
-	back, err = UnmarshalTagged(tagged)
+	back, err = codec.UnmarshalTagged(tagged)
 	if err != nil || !back.Equal(k) {
 		t.Fatalf("UnmarshalTagged(%s) = %v, %v", tagged, back, err)
 	}
-	if Compare(k, back) != 0 {
+	if codec.Compare(k, back) != 0 {
 		t.Fatalf("Compare(k, k) != 0 for %v", k)
 	}
 }
@@ -176,11 +182,11 @@ func FuzzOrder(f *testing.F) {
 	f.Add([]byte{0, 1, 0}, []byte{0, 0})
 	f.Fuzz(func(t *testing.T, x, y []byte) {
 		a, b := keyFromBytes(x), keyFromBytes(y)
-		want := bytes.Compare(MustEncode(a), MustEncode(b))
-		if got := Compare(a, b); got != want {
+		want := bytes.Compare(codec.MustEncode(a), codec.MustEncode(b))
+		if got := codec.Compare(a, b); got != want {
 			t.Fatalf("Compare(%v, %v) = %d, bytes.Compare of encodings = %d", a, b, got, want)
 		}
-		if got := Compare(b, a); got != -want {
+		if got := codec.Compare(b, a); got != -want {
 			t.Fatalf("Compare is not antisymmetric for %v, %v", a, b)
 		}
 		if (want == 0) != a.Equal(b) {
@@ -191,8 +197,8 @@ func FuzzOrder(f *testing.F) {
 
 func FuzzParse(f *testing.F) {
 	seedFromVectors(f, func(_ []byte, tagged string) {
-		if k, err := UnmarshalTagged([]byte(tagged)); err == nil {
-			f.Add(Format(k))
+		if k, err := codec.UnmarshalTagged([]byte(tagged)); err == nil {
+			f.Add(codec.Format(k))
 		}
 		f.Add(tagged)
 	})
@@ -200,15 +206,15 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		k, err := Parse(s)
+		k, err := codec.Parse(s)
 		if err != nil {
-			var se *SyntaxError
-			if !errors.As(err, &se) || !errors.Is(err, ErrSyntax) || se.Column < 1 || se.Line < 1 {
+			var se *codec.SyntaxError
+			if !errors.As(err, &se) || !errors.Is(err, codec.ErrSyntax) || se.Column < 1 || se.Line < 1 {
 				t.Fatalf("Parse(%q): bad error %v", s, err)
 			}
 			return
 		}
-		if _, err := Encode(k); err != nil {
+		if _, err := codec.Encode(k); err != nil {
 			t.Fatalf("Parse(%q) = %v, which does not encode: %v", s, k, err)
 		}
 		checkKeyRoundTrips(t, k)
@@ -226,9 +232,9 @@ func FuzzNormalizeJSON(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		out, err := NormalizeJSON(in)
+		out, err := codec.NormalizeJSON(in)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidJSON) {
+			if !errors.Is(err, codec.ErrInvalidJSON) {
 				t.Fatalf("NormalizeJSON(%q): bad error %v", in, err)
 			}
 			// encoding/json does not check UTF-8 and JavaScript sees
@@ -244,7 +250,7 @@ func FuzzNormalizeJSON(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("NormalizeJSON(%q) = %q, not valid JSON", in, out)
 		}
-		again, err := NormalizeJSON(out)
+		again, err := codec.NormalizeJSON(out)
 		if err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("NormalizeJSON is not idempotent: %q -> %q -> %q, %v", in, out, again, err)
 		}

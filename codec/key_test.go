@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"errors"
 	"math"
@@ -237,7 +238,7 @@ func TestCompareTable(t *testing.T) {
 	}
 	for i := range ordered {
 		for j := range ordered {
-			want := sign(i - j)
+			want := cmp.Compare(i, j)
 			if got := Compare(ordered[i], ordered[j]); got != want {
 				t.Errorf("Compare(%v, %v) = %d, want %d", ordered[i], ordered[j], got, want)
 			}

@@ -1,60 +1,26 @@
-package codec
+package codec_test
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 )
-
-// findVectors locates the reference vectors: shared/vectors next to the
-// repository root (the directory holding go.mod), or $KVDECK_VECTORS.
-func findVectors() (string, error) {
-	if d := os.Getenv("KVDECK_VECTORS"); d != "" {
-		return d, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			v := filepath.Join(dir, "..", "shared", "vectors")
-			if _, err := os.Stat(filepath.Join(v, "keys.jsonl")); err != nil {
-				return "", fmt.Errorf("reference vectors not found at %s (set KVDECK_VECTORS to their directory)", v)
-			}
-			return v, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("reference vectors not found: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// vectorsDir is findVectors for tests, which skip when the vectors are
-// absent (e.g. a checkout without the shared directory).
-func vectorsDir(tb testing.TB) string {
-	tb.Helper()
-	d, err := findVectors()
-	if err != nil {
-		tb.Skip(err)
-	}
-	return d
-}
 
 // vectorLines returns the non-empty lines of a vector file.
 func vectorLines(tb testing.TB, name string) []string {
 	tb.Helper()
-	f, err := os.Open(filepath.Join(vectorsDir(tb), name))
+	f, err := os.Open(filepath.Join(storetest.VectorsDir(tb), name))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -93,12 +59,12 @@ func TestVectorsKeys(t *testing.T) {
 func checkKeyVector(t *testing.T, file string, line int, v keyVector) {
 	t.Helper()
 	where := file + ":" + strconv.Itoa(line)
-	k, err := UnmarshalTagged(v.Key)
+	k, err := codec.UnmarshalTagged(v.Key)
 	if err != nil {
 		t.Errorf("%s: UnmarshalTagged(%s): %v", where, v.Key, err)
 		return
 	}
-	enc, err := Encode(k)
+	enc, err := codec.Encode(k)
 	if err != nil {
 		t.Errorf("%s: Encode(%v): %v", where, k, err)
 		return
@@ -107,7 +73,7 @@ func checkKeyVector(t *testing.T, file string, line int, v keyVector) {
 		t.Errorf("%s: Encode(%v) = %s, want %s", where, k, got, v.Hex)
 	}
 	raw, _ := hex.DecodeString(v.Hex)
-	dec, err := Decode(raw)
+	dec, err := codec.Decode(raw)
 	if err != nil {
 		t.Errorf("%s: Decode(%s): %v", where, v.Hex, err)
 		return
@@ -118,39 +84,39 @@ func checkKeyVector(t *testing.T, file string, line int, v keyVector) {
 	// The reference wrote the vectors with JSON.stringify; our tagged
 	// output must be the same bytes (no vector key holds U+2028/U+2029,
 	// the one place where we deliberately escape more).
-	tagged, err := MarshalTagged(dec)
+	tagged, err := codec.MarshalTagged(dec)
 	if err != nil {
 		t.Errorf("%s: MarshalTagged: %v", where, err)
 	} else if !bytes.Equal(tagged, v.Key) {
 		t.Errorf("%s: MarshalTagged = %s, want %s", where, tagged, v.Key)
 	}
-	text := Format(dec)
-	back, err := Parse(text)
+	text := codec.Format(dec)
+	back, err := codec.Parse(text)
 	if err != nil || !back.Equal(dec) {
 		t.Errorf("%s: Parse(Format(k) = %s) = %v, %v; want %v", where, text, back, err, dec)
 	}
-	if Compare(dec, k) != 0 {
+	if codec.Compare(dec, k) != 0 {
 		t.Errorf("%s: Compare(k, k) != 0", where)
 	}
 }
 
 func TestVectorsOrder(t *testing.T) {
 	lines := vectorLines(t, "order.jsonl")
-	keys := make([]Key, len(lines))
+	keys := make([]codec.Key, len(lines))
 	encs := make([][]byte, len(lines))
 	for i, line := range lines {
-		k, err := UnmarshalTagged([]byte(line))
+		k, err := codec.UnmarshalTagged([]byte(line))
 		if err != nil {
 			t.Fatalf("order.jsonl:%d: %v", i+1, err)
 		}
-		if keys[i], encs[i] = k, MustEncode(k); !bytes.Equal(mustMarshalTagged(t, k), []byte(line)) {
+		if keys[i], encs[i] = k, codec.MustEncode(k); !bytes.Equal(mustMarshalTagged(t, k), []byte(line)) {
 			t.Errorf("order.jsonl:%d: MarshalTagged = %s, want %s", i+1, mustMarshalTagged(t, k), line)
 		}
 	}
 	for i := range keys {
 		for j := range keys {
-			want := sign(i - j)
-			if got := Compare(keys[i], keys[j]); got != want {
+			want := cmp.Compare(i, j)
+			if got := codec.Compare(keys[i], keys[j]); got != want {
 				t.Errorf("Compare(line %d %v, line %d %v) = %d, want %d", i+1, keys[i], j+1, keys[j], got, want)
 			}
 			if got := bytes.Compare(encs[i], encs[j]); got != want {
@@ -169,18 +135,18 @@ func TestVectorsInvalid(t *testing.T) {
 		var want error
 		switch {
 		case strings.Contains(v.Error, "truncated"):
-			want = ErrTruncated
+			want = codec.ErrTruncated
 		case strings.Contains(v.Error, "invalid KV key encoding tag"):
-			want = ErrInvalidTag
+			want = codec.ErrInvalidTag
 		default:
 			t.Fatalf("invalid.jsonl:%d: unknown reference error %q", i+1, v.Error)
 		}
 		raw, _ := hex.DecodeString(v.Hex)
-		k, err := Decode(raw)
+		k, err := codec.Decode(raw)
 		if !errors.Is(err, want) {
 			t.Errorf("invalid.jsonl:%d (%s): Decode(%s) = %v, %v; want an error matching %v", i+1, v.Why, v.Hex, k, err, want)
 		}
-		var de *DecodeError
+		var de *codec.DecodeError
 		if !errors.As(err, &de) || !strings.Contains(err.Error(), "at byte ") {
 			t.Errorf("invalid.jsonl:%d: error %v does not name the byte offset", i+1, err)
 		}
@@ -215,14 +181,14 @@ func TestVectorsPublicReference(t *testing.T) {
 			t.Errorf("line %d: rows not in ascending key order", i+1)
 		}
 		prev = enc
-		seq, err := ParseStamp(row.Versionstamp)
-		if err != nil || FormatStamp(seq) != row.Versionstamp {
+		seq, err := codec.ParseStamp(row.Versionstamp)
+		if err != nil || codec.FormatStamp(seq) != row.Versionstamp {
 			t.Errorf("line %d: ParseStamp(%q) = %d, %v", i+1, row.Versionstamp, seq, err)
 		}
 		// The file escapes U+2028 for line splitters; the stored value and
 		// JSON.stringify hold it raw.
 		want := strings.ReplaceAll(string(row.Value), `\u2028`, "\u2028")
-		got, err := NormalizeJSON([]byte(want))
+		got, err := codec.NormalizeJSON([]byte(want))
 		if err != nil || string(got) != want {
 			t.Errorf("line %d: NormalizeJSON(%s) = %s, %v; want it unchanged", i+1, want, got, err)
 		}
@@ -232,21 +198,11 @@ func TestVectorsPublicReference(t *testing.T) {
 	}
 }
 
-func mustMarshalTagged(tb testing.TB, k Key) []byte {
+func mustMarshalTagged(tb testing.TB, k codec.Key) []byte {
 	tb.Helper()
-	b, err := MarshalTagged(k)
+	b, err := codec.MarshalTagged(k)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return b
-}
-
-func sign(i int) int {
-	switch {
-	case i < 0:
-		return -1
-	case i > 0:
-		return 1
-	}
-	return 0
 }
