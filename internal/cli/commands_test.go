@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"kvdeck/internal/storetest"
 )
 
 // Tagged JSON of keys the table uses, spelled out so that the expected
@@ -23,7 +25,7 @@ const (
 type step struct {
 	args   []string
 	stdin  string
-	at     int64 // the clock (--now); 0 means refNow
+	at     int64 // the clock (--now); 0 means storetest.T0
 	code   int
 	out    string   // exact stdout, unless outHas is set
 	outHas []string // substrings stdout must hold
@@ -53,8 +55,8 @@ func (st step) stderr(sub string) step { st.errHas = sub; return st }
 // input gives the step a stdin.
 func (st step) input(in string) step { st.stdin = in; return st }
 
-// clock runs the step offset milliseconds after refNow.
-func (st step) clock(offset int64) step { st.at = refNow + offset; return st }
+// clock runs the step offset milliseconds after storetest.T0.
+func (st step) clock(offset int64) step { st.at = storetest.T0 + offset; return st }
 
 // commandCases is the table every backend runs: text and JSON output of
 // every command, exit codes, bad input, read-only refusals.
@@ -260,10 +262,10 @@ var commandCases = []struct {
 }
 
 func TestCommands(t *testing.T) {
-	eachBackend(t, func(t *testing.T, c *cli, b backend) {
+	eachBackend(t, func(t *testing.T, c *cli, b storetest.Backend) {
 		for _, tc := range commandCases {
 			t.Run(tc.name, func(t *testing.T) {
-				c := &cli{t: t, url: b.url(t), now: refNow}
+				c := &cli{t: t, url: b.URL(t), now: storetest.T0}
 				for i, st := range tc.steps {
 					runStep(t, c, i, st)
 				}
@@ -277,7 +279,7 @@ func runStep(t *testing.T, c *cli, i int, st step) {
 	t.Helper()
 	now := st.at
 	if now == 0 {
-		now = refNow
+		now = storetest.T0
 	}
 	r := c.at(now).runIn(st.stdin, st.args...)
 	desc := strings.Join(st.args, " ")

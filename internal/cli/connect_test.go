@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite" // a plain SQLite file that is not a store
 
 	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
@@ -213,7 +214,7 @@ func TestTUI(t *testing.T) {
 	runner := func(ctx context.Context, s *store.Store, cfg TUIConfig) error {
 		calls++
 		got = cfg
-		if s == nil || s.Now() != refNow {
+		if s == nil || s.Now() != storetest.T0 {
 			t.Errorf("the TUI got store %v with clock %d", s, s.Now())
 		}
 		other, err := cfg.Open(ctx, url)
@@ -237,7 +238,7 @@ func TestTUI(t *testing.T) {
 		if r.code != 0 || calls != 1 {
 			t.Fatalf("%v: exit %d, %d calls: %s", args, r.code, calls, r.stderr)
 		}
-		if got.Clock == nil || got.Clock.Now() != refNow || got.Clock.Describe() == "" {
+		if got.Clock == nil || got.Clock.Now() != storetest.T0 || got.Clock.Describe() == "" {
 			t.Errorf("%v: clock %v", args, got.Clock)
 		}
 	}

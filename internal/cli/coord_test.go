@@ -2,10 +2,10 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"kvdeck/internal/storetest"
 )
 
 // coordLines parses JSON lines.
@@ -22,28 +22,10 @@ func coordLines(t *testing.T, out string) []map[string]any {
 	return objs
 }
 
-// referenceCopy copies shared/vectors/public-reference.db into a temp dir.
-func referenceCopy(t *testing.T) string {
-	t.Helper()
-	src := filepath.Join("..", "..", "..", "shared", "vectors", "public-reference.db")
-	if d := os.Getenv("KVDECK_VECTORS"); d != "" {
-		src = filepath.Join(d, "public-reference.db")
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Skipf("reference store not found: %v", err)
-	}
-	dst := filepath.Join(t.TempDir(), "public-reference.db")
-	if err := os.WriteFile(dst, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 func TestDoctorCommandOnPublicReference(t *testing.T) {
-	path := referenceCopy(t)
+	path := storetest.CopyReference(t)
 	before := fileSum(t, path)
-	c := &cli{t: t, url: path, now: refNow}
+	c := &cli{t: t, url: path, now: storetest.T0}
 	r := c.run("--read-only", "doctor")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
@@ -76,7 +58,7 @@ func TestDoctorCommandOnPublicReference(t *testing.T) {
 }
 
 func TestCoordCommands(t *testing.T) {
-	eachBackend(t, func(t *testing.T, c *cli, b backend) {
+	eachBackend(t, func(t *testing.T, c *cli, b storetest.Backend) {
 		// doctor: a healthy empty store, then one alarm that will never fire.
 		if out := c.must("doctor"); out != "no findings\n" {
 			t.Fatalf("doctor on an empty store: %q", out)
@@ -85,7 +67,7 @@ func TestCoordCommands(t *testing.T) {
 		// lease
 		acq := coordLines(t, c.must("lease", "acquire", `["dwk_lease", "Cart", "c1"]`, "--ttl", "10s", "-o", "json"))[0]
 		stamp, _ := acq["versionstamp"].(string)
-		if len(stamp) != 20 || acq["expiresAt"] != float64(refNow+10000) {
+		if len(stamp) != 20 || acq["expiresAt"] != float64(storetest.T0+10000) {
 			t.Fatalf("acquire %v", acq)
 		}
 		if r := c.run("lease", "acquire", `["dwk_lease", "Cart", "c1"]`, "--timeout", "0s"); r.code != 1 || !strings.Contains(r.stderr, "lease contended") || !strings.Contains(r.stderr, `["dwk_lease", "Cart", "c1"]`) {
@@ -119,7 +101,7 @@ func TestCoordCommands(t *testing.T) {
 		if out := c.must("alarm", "get", "Cart", "a1", "-o", "json"); out != `{"class":"Cart","id":"a1","epochMs":1767312060000,"retryCount":0}`+"\n" {
 			t.Fatalf("alarm get: %s", out)
 		}
-		later := c.at(refNow + 45000)
+		later := c.at(storetest.T0 + 45000)
 		if out := later.must("alarm", "list"); out != "Cart  a2  overdue  due=2026-01-02T00:00:30Z  retry=0  late=15s\nCart  a1  scheduled  due=2026-01-02T00:01:00Z  retry=0\n" {
 			t.Fatalf("alarm list: %q", out)
 		}
@@ -150,7 +132,7 @@ func TestCoordCommands(t *testing.T) {
 		if out := c.must("queue", "poll", "jobs", "--nack", "-o", "json"); out != `{"queue":"jobs","id":"`+id+`","body":{"n":1},"attempts":1,"decision":"none"}`+"\n" {
 			t.Fatalf("poll --nack: %s", out)
 		}
-		if out := c.at(refNow+1000).must("queue", "poll", "jobs", "--ack"); !strings.HasPrefix(out, "jobs  "+id+"  attempts=2  ack") {
+		if out := c.at(storetest.T0+1000).must("queue", "poll", "jobs", "--ack"); !strings.HasPrefix(out, "jobs  "+id+"  attempts=2  ack") {
 			t.Fatalf("poll --ack: %s", out)
 		}
 		if out := c.must("queue", "purge", "jobs"); out != "purged jobs: 1 message(s)\n" {

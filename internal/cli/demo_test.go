@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kvdeck/internal/cli"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
@@ -48,7 +49,8 @@ func noDemoGoroutines(t *testing.T) {
 // delivered and redelivered, and no store error. A second run reuses the
 // store.
 func TestDemoHeadless(t *testing.T) {
-	raceBackends(t, func(t *testing.T, url string) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
 		code, stdout, stderr := demoRun(context.Background(), nil, []string{"--db", url, "-o", "json", "demo", "--headless", "--duration", "5s", "--seed", "1"})
 		if code != 0 {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 )
 
 func FuzzParseTime(f *testing.F) {
 	for _, s := range []string{"1767312000000", "now", "+5m", "-30s", "2026-01-02T00:00:00Z", "-", "+", "9999-12-31T23:59:59.999999999Z", "-9223372036854775808"} {
-		f.Add(s, int64(refNow))
+		f.Add(s, storetest.T0)
 	}
 	f.Fuzz(func(t *testing.T, s string, now int64) {
 		ms, err := ParseTime(s, now)

@@ -11,11 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 )
-
-// refNow is the clock of the reference vectors, 2026-01-02T00:00:00Z.
-const refNow = 1767312000000
 
 // result is what one in-process run of kvdeck produced.
 type result struct {
@@ -70,30 +67,14 @@ func runMain(t *testing.T, env map[string]string, stdin string, args []string, o
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
-// backend is one real database kind the command table runs against.
-type backend struct {
-	name string
-	// url returns the URL of a fresh, empty database.
-	url func(t *testing.T) string
-}
-
-// backends are an embedded file and a real sqld over HTTP and over
-// WebSocket.
-func backends() []backend {
-	return []backend{
-		{name: "file", url: func(t *testing.T) string { return "file:" + filepath.Join(t.TempDir(), "kv.db") }},
-		{name: "sqld", url: func(t *testing.T) string { return sqldtest.Start(t).URL }},
-		{name: "sqld-ws", url: func(t *testing.T) string { return sqldtest.Start(t).WSURL }},
-	}
-}
-
-// eachBackend runs fn on a fresh database of every backend.
-func eachBackend(t *testing.T, fn func(t *testing.T, c *cli, b backend)) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			fn(t, &cli{t: t, url: b.url(t), now: refNow}, b)
-		})
-	}
+// eachBackend runs fn on a fresh database of every backend (an embedded
+// file, a real sqld over HTTP and over WebSocket), with a cli on it at
+// storetest.T0; b gives fn more fresh databases of the same kind.
+func eachBackend(t *testing.T, fn func(t *testing.T, c *cli, b storetest.Backend)) {
+	backends := []storetest.Backend{storetest.File(), storetest.SQLD(), storetest.SQLDWS().Named("sqld-ws")}
+	storetest.Each(t, backends, func(t *testing.T, b storetest.Backend) {
+		fn(t, &cli{t: t, url: b.URL(t), now: storetest.T0}, b)
+	})
 }
 
 // writeFile writes content into a new file under the test's temp dir.

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 )
 
 func TestParseTime(t *testing.T) {
-	const now = refNow
+	const now = storetest.T0
 	cases := []struct {
 		in   string
 		want int64

@@ -10,36 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 )
-
-// vectorsDir finds ../shared/vectors next to the repository root (the
-// directory holding go.mod), skipping the test when it is absent.
-func vectorsDir(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("reference vectors: repository root (go.mod) not found above " + filepath.Dir(file))
-		}
-		dir = parent
-	}
-	v := filepath.Join(dir, "..", "shared", "vectors")
-	if _, err := os.Stat(filepath.Join(v, "public-reference.db")); err != nil {
-		t.Skipf("reference vectors not found at %s: %v", v, err)
-	}
-	return v
-}
 
 // decodeLines parses JSON lines (numbers kept as written) into maps.
 func decodeLines(t *testing.T, text string) []map[string]any {
@@ -66,7 +43,7 @@ func decodeLines(t *testing.T, text string) []map[string]any {
 // compares every row with the expected file: same keys, hex, values,
 // stamps and expiry, and the file is not touched.
 func TestReferenceDump(t *testing.T) {
-	dir := vectorsDir(t)
+	dir := storetest.VectorsDir(t)
 	db := filepath.Join(dir, "public-reference.db")
 	expected, err := os.ReadFile(filepath.Join(dir, "public-reference.expected.jsonl"))
 	if err != nil {
@@ -123,7 +100,7 @@ func TestReferenceDump(t *testing.T) {
 // expired row, loads the dump into a fresh store, and compares the dumps:
 // same rows, hex, values and expiry (stamps are new).
 func TestDumpLoadRoundTrip(t *testing.T) {
-	eachBackend(t, func(t *testing.T, src *cli, b backend) {
+	eachBackend(t, func(t *testing.T, src *cli, b storetest.Backend) {
 		seed := strings.Join([]string{
 			`{"key":"[\"users\", \"alice\"]","value":{"plan":"pro","n":[1,2.5,"<&>\u2028"]}}`,
 			`{"key":"[\"orders\", 42, 7n, true, b\"00ff\"]","value":"x"}`,
@@ -140,7 +117,7 @@ func TestDumpLoadRoundTrip(t *testing.T) {
 		if n := len(lines(dump)); n != 7 {
 			t.Fatalf("the source dump has %d rows, want 7:\n%s", n, dump)
 		}
-		dst := &cli{t: t, url: b.url(t), now: refNow}
+		dst := &cli{t: t, url: b.URL(t), now: storetest.T0}
 		r := dst.runIn(dump, "-o", "json", "load", "--include-expired", "-")
 		if r.code != 0 || r.stdout != `{"loaded":7,"skipped":0,"batches":1,"expired":0,"existing":0,"undecodable":0}`+"\n" {
 			t.Fatalf("load: exit %d, %s %s", r.code, r.stdout, r.stderr)
@@ -154,7 +131,7 @@ func TestDumpLoadRoundTrip(t *testing.T) {
 			}
 		}
 		// Without --include-expired the expired row stays out.
-		fresh := &cli{t: t, url: b.url(t), now: refNow}
+		fresh := &cli{t: t, url: b.URL(t), now: storetest.T0}
 		if out := fresh.runIn(dump, "load", "-"); out.stdout != "loaded 6 rows in 1 batch; skipped 1 (1 expired)\n" {
 			t.Errorf("load without --include-expired: %q %s", out.stdout, out.stderr)
 		}
@@ -214,7 +191,7 @@ func TestBinary(t *testing.T) {
 // them (the per-key checks hold under the race), and their counts add up.
 func TestLoadIfAbsentConcurrent(t *testing.T) {
 	const n = 1500
-	eachBackend(t, func(t *testing.T, c *cli, b backend) {
+	eachBackend(t, func(t *testing.T, c *cli, b storetest.Backend) {
 		input := func(who string) string {
 			var sb strings.Builder
 			for i := range n {
@@ -256,7 +233,7 @@ func TestLoadIfAbsentConcurrent(t *testing.T) {
 // TestFileInputs reads atomic and load input from files (load reads a
 // regular file twice: validate, then write) as well as stdin.
 func TestFileInputs(t *testing.T) {
-	eachBackend(t, func(t *testing.T, c *cli, b backend) {
+	eachBackend(t, func(t *testing.T, c *cli, b storetest.Backend) {
 		doc := writeFile(t, "commit.json", `{"mutations":[{"type":"set","key":"[\"f\", 1]","value":1}]}`)
 		if out := c.must("atomic", doc); out != "ok 00000000000000000001\n" {
 			t.Fatalf("atomic FILE: %q", out)

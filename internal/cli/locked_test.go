@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kvdeck/internal/storetest"
 )
 
 // TestLocked: a writer that holds the database longer than --busy-timeout
 // makes a write fail with exit 2 and a message naming the fix.
 func TestLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kv.db")
-	c := &cli{t: t, url: "file:" + path, now: refNow}
+	c := &cli{t: t, url: "file:" + path, now: storetest.T0}
 	c.must("set", `["k"]`, "1")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {

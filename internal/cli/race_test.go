@@ -13,7 +13,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/cli"
-	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
@@ -51,29 +51,14 @@ func decodeRace(t *testing.T, stdout string) raceOut {
 	return r
 }
 
-// raceBackends runs fn on a fresh embedded file and a fresh sqld.
-func raceBackends(t *testing.T, fn func(t *testing.T, url string)) {
-	t.Run("file", func(t *testing.T) { fn(t, "file:"+filepath.Join(t.TempDir(), "kv.db")) })
-	t.Run("sqld", func(t *testing.T) { fn(t, sqldtest.Start(t).URL) })
-}
-
-func raceStore(t *testing.T, url string) *store.Store {
-	t.Helper()
-	s, err := store.Open(context.Background(), url, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 var raceKey = codec.Key{codec.String("counter")}
 
 // TestRaceCommand: the check race ends with the counter at start +
 // successes (exit 0); the naive lockstep race loses updates and says so
 // (exit 0 too: that is what it is for); text and JSON agree.
 func TestRaceCommand(t *testing.T) {
-	raceBackends(t, func(t *testing.T, url string) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
 		code, out, stderr := raceKvdeck(t, url, "-o", "json", "race", `["counter"]`)
 		r := decodeRace(t, out)
 		if code != 0 || r.Mode != "check" || r.Successes != 100 || r.Final != 100 || r.Expected != 100 || r.LostUpdates != 0 || len(r.PerWorker) != 4 {
@@ -105,8 +90,9 @@ func TestRaceCommand(t *testing.T) {
 // message naming the key and the value, and nothing is written; so are
 // bad flags, bad keys and --read-only.
 func TestRaceBadInput(t *testing.T) {
-	raceBackends(t, func(t *testing.T, url string) {
-		s := raceStore(t, url)
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{})
 		stamp, err := s.Set(context.Background(), raceKey, []byte(`"text"`), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +139,8 @@ func TestRaceChildProcess(t *testing.T) {
 // TestRaceTwoProcesses: two `kvdeck race` processes on one embedded file
 // and on one sqld end with the counter equal to the sum of their successes.
 func TestRaceTwoProcesses(t *testing.T) {
-	raceBackends(t, func(t *testing.T, url string) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
 		args, _ := json.Marshal([]string{"--db", url, "-o", "json", "race", `["counter"]`, "--workers", "3", "--increments", "20"})
 		var cmds []*exec.Cmd
 		var outs []*bytes.Buffer
@@ -181,7 +168,7 @@ func TestRaceTwoProcesses(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		e, found, err := raceStore(t, url).Get(ctx, raceKey)
+		e, found, err := storetest.Open(t, url, store.Options{}).Get(ctx, raceKey)
 		if err != nil || !found || string(e.Value) != `{"n":120}` || sum != 120 {
 			t.Fatalf("counter %s (found %v, %v); the processes' successes sum to %d", e.Value, found, err, sum)
 		}

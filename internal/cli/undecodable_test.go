@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"kvdeck/internal/storetest"
 )
 
 // TestUndecodableRows puts rows no codec wrote into a store (a key with an
@@ -14,7 +16,7 @@ import (
 // skips what it cannot write.
 func TestUndecodableRows(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kv.db")
-	c := &cli{t: t, url: "file:" + path, now: refNow}
+	c := &cli{t: t, url: "file:" + path, now: storetest.T0}
 	c.must("set", `["ok"]`, "1")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -77,7 +79,7 @@ func TestUndecodableRows(t *testing.T) {
 	if !strings.Contains(c.must("stats"), "(undecodable)") {
 		t.Errorf("text stats does not name the undecodable rows")
 	}
-	fresh := &cli{t: t, url: "file:" + filepath.Join(t.TempDir(), "fresh.db"), now: refNow}
+	fresh := &cli{t: t, url: "file:" + filepath.Join(t.TempDir(), "fresh.db"), now: storetest.T0}
 	r := fresh.runIn(dump, "load", "-")
 	if r.code != 0 || r.stdout != "loaded 2 rows in 1 batch; skipped 3 (3 undecodable)\n" || strings.Count(r.stderr, "skipped, the row does not decode") != 3 {
 		t.Errorf("load: exit %d, %q, %q", r.code, r.stdout, r.stderr)

@@ -9,20 +9,22 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/demo"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
 	"kvdeck/store/coord"
 )
 
 // Right after seeding, the doctor finds every weak spot the seed plants,
 // and nothing that would mean the seed wrote a malformed row.
 func TestSeedPlantsTheAnomalies(t *testing.T) {
-	eachDB(t, func(t *testing.T, url string) {
-		s := open(t, url, newFixedClock(t0).Now)
-		rep, err := demo.Seed(ctx(t), s, 1, t0)
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		rep, err := demo.Seed(storetest.Ctx(t), s, 1, storetest.T0)
 		must(t, err)
 		if rep.Reused || rep.Rows < 100 || rep.Leases == 0 || rep.Alarms == 0 || rep.Messages == 0 || rep.CronRows == 0 || rep.Expired == 0 {
 			t.Fatalf("seed report %+v", rep)
 		}
-		fs, err := coord.Doctor(ctx(t), s, t0)
+		fs, err := coord.Doctor(storetest.Ctx(t), s, storetest.T0)
 		must(t, err)
 		got := map[string]bool{}
 		for _, f := range fs {
@@ -34,9 +36,9 @@ func TestSeedPlantsTheAnomalies(t *testing.T) {
 		for _, want := range []string{
 			"warning meta.probe-leftover",
 			"error alarm.never-fires " + codec.Format(coord.AlarmByIDKey(cart, demo.ID("cart:heidi"))),
-			"warning alarm.poison " + codec.Format(coord.AlarmDueKey(checkout, t0+3000, demo.ID("order-1004"))),
-			"warning alarm.poison " + codec.Format(coord.AlarmDueKey(inv, t0+2000, demo.ID("sku-lamp"))),
-			"warning alarm.orphan " + codec.Format(coord.AlarmDueKey(ticker, t0-2000, demo.ID("ticker:GBPJPY"))),
+			"warning alarm.poison " + codec.Format(coord.AlarmDueKey(checkout, storetest.T0+3000, demo.ID("order-1004"))),
+			"warning alarm.poison " + codec.Format(coord.AlarmDueKey(inv, storetest.T0+2000, demo.ID("sku-lamp"))),
+			"warning alarm.orphan " + codec.Format(coord.AlarmDueKey(ticker, storetest.T0-2000, demo.ID("ticker:GBPJPY"))),
 			"store.expired-unswept", "alarm.overdue", "alarm.retried", "queue.ready", "queue.final-attempt",
 			"queue.redelivered", "lease.long-held",
 		} {
@@ -51,7 +53,7 @@ func TestSeedPlantsTheAnomalies(t *testing.T) {
 				t.Errorf("unexpected finding %s", code)
 			}
 		}
-		mode, _, found, err := coord.Mode(ctx(t), s)
+		mode, _, found, err := coord.Mode(storetest.Ctx(t), s)
 		if err != nil || !found || mode != coord.ModeCentral {
 			t.Errorf("mode %q found=%v err=%v", mode, found, err)
 		}
@@ -69,14 +71,14 @@ func hasPrefix(set map[string]bool, prefix string) bool {
 
 // A second Seed finds the marker and writes nothing, whatever its seed.
 func TestSeedReusesADemoStore(t *testing.T) {
-	eachDB(t, func(t *testing.T, url string) {
-		s := open(t, url, newFixedClock(t0).Now)
-		first, err := demo.Seed(ctx(t), s, 7, t0)
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		first, err := demo.Seed(storetest.Ctx(t), s, 7, storetest.T0)
 		must(t, err)
 		before := dump(t, s)
-		again, err := demo.Seed(ctx(t), s, 8, t0+5000)
+		again, err := demo.Seed(storetest.Ctx(t), s, 8, storetest.T0+5000)
 		must(t, err)
-		want := demo.SeedReport{Reused: true, Seed: 7, SeededAt: t0}
+		want := demo.SeedReport{Reused: true, Seed: 7, SeededAt: storetest.T0}
 		if again != want {
 			t.Fatalf("second seed %+v, want %+v (first %+v)", again, want, first)
 		}
@@ -93,8 +95,8 @@ func TestSeedReusesADemoStore(t *testing.T) {
 // writes other ones.
 func TestSeedIsReproducible(t *testing.T) {
 	seeded := func(seed int64) []string {
-		s := open(t, "file:"+filepath.Join(t.TempDir(), "demo.db"), newFixedClock(t0).Now)
-		_, err := demo.Seed(ctx(t), s, seed, t0)
+		s := storetest.Open(t, "file:"+filepath.Join(t.TempDir(), "demo.db"), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		_, err := demo.Seed(storetest.Ctx(t), s, seed, storetest.T0)
 		must(t, err)
 		return dump(t, s)
 	}
@@ -110,10 +112,10 @@ func TestSeedIsReproducible(t *testing.T) {
 // A store with rows but no marker is somebody's real state: refused,
 // untouched.
 func TestSeedRefusesAForeignStore(t *testing.T) {
-	s := open(t, "file:"+filepath.Join(t.TempDir(), "real.db"), newFixedClock(t0).Now)
-	_, err := s.Set(ctx(t), codec.Key{codec.String("users"), codec.String("zoe")}, []byte(`{}`), nil)
+	s := storetest.Open(t, "file:"+filepath.Join(t.TempDir(), "real.db"), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	_, err := s.Set(storetest.Ctx(t), codec.Key{codec.String("users"), codec.String("zoe")}, []byte(`{}`), nil)
 	must(t, err)
-	_, err = demo.Seed(ctx(t), s, 1, t0)
+	_, err = demo.Seed(storetest.Ctx(t), s, 1, storetest.T0)
 	if !errors.Is(err, demo.ErrNotDemoStore) {
 		t.Fatalf("seed on a foreign store: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kvdeck/internal/demo"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
@@ -21,11 +22,12 @@ func opener(url string) func(ctx context.Context) (*store.Store, error) {
 // swept; and no store error. The seed's poison alarm on its last retry is
 // due 2 s after seeding, the one with a retry left 3 s after.
 func TestSimulateMovesTheStore(t *testing.T) {
-	eachDB(t, func(t *testing.T, url string) {
-		s := open(t, url, nil)
-		_, err := demo.Seed(ctx(t), s, 1, s.Now())
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{})
+		_, err := demo.Seed(storetest.Ctx(t), s, 1, s.Now())
 		must(t, err)
-		sum, err := demo.Simulate(ctx(t), demo.SimConfig{Open: opener(url), Tick: 150 * time.Millisecond, Duration: 4 * time.Second, Seed: 1})
+		sum, err := demo.Simulate(storetest.Ctx(t), demo.SimConfig{Open: opener(url), Tick: 150 * time.Millisecond, Duration: 4 * time.Second, Seed: 1})
 		must(t, err)
 		t.Logf("%+v", sum)
 		for name, n := range map[string]int64{
@@ -57,10 +59,10 @@ func TestSimulateMovesTheStore(t *testing.T) {
 // mid-lease-wait, and Simulate returns only when all have stopped.
 func TestSimulateStopsOnCancel(t *testing.T) {
 	url := "file:" + t.TempDir() + "/demo.db"
-	s := open(t, url, nil)
-	_, err := demo.Seed(ctx(t), s, 2, s.Now())
+	s := storetest.Open(t, url, store.Options{})
+	_, err := demo.Seed(storetest.Ctx(t), s, 2, s.Now())
 	must(t, err)
-	c, cancel := context.WithCancel(ctx(t))
+	c, cancel := context.WithCancel(storetest.Ctx(t))
 	time.AfterFunc(700*time.Millisecond, cancel)
 	start := time.Now()
 	sum, err := demo.Simulate(c, demo.SimConfig{Open: opener(url), Tick: 100 * time.Millisecond, Seed: 2, Replicas: 5})
@@ -85,7 +87,7 @@ func TestSimulateRefusesABadConfig(t *testing.T) {
 		{Open: opener(url), Tick: time.Microsecond},
 		{Open: opener(url), Duration: -time.Second},
 	} {
-		if _, err := demo.Simulate(ctx(t), cfg); !errors.Is(err, demo.ErrBadConfig) {
+		if _, err := demo.Simulate(storetest.Ctx(t), cfg); !errors.Is(err, demo.ErrBadConfig) {
 			t.Errorf("%+v: %v", cfg, err)
 		}
 	}
@@ -98,7 +100,7 @@ func TestSimulateRefusesABadConfig(t *testing.T) {
 		}
 		return opener(url)(c)
 	}
-	if _, err := demo.Simulate(ctx(t), demo.SimConfig{Open: failing}); err == nil {
+	if _, err := demo.Simulate(storetest.Ctx(t), demo.SimConfig{Open: failing}); err == nil {
 		t.Fatal("Simulate with a failing Open returned no error")
 	}
 }
