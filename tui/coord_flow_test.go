@@ -7,6 +7,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views/viewtest"
@@ -95,13 +96,13 @@ func TestFlowCoordOnSqld(t *testing.T) {
 	}
 }
 
-// seedJobs writes four due messages on queue jobs at viewtest.Now: two
+// seedJobs writes four due messages on queue jobs at storetest.T0: two
 // fresh ones, one delivered once, one delivered four times.
 func seedJobs(t *testing.T, s *store.Store) {
 	t.Helper()
 	for i, v := range []string{`{"body":1,"attempts":0}`, `{"body":2,"attempts":0}`, `{"body":3,"attempts":1}`, `{"body":4,"attempts":4}`} {
 		id := string(rune('a' + i))
-		if _, err := s.Set(context.Background(), coord.QueueKey("jobs", viewtest.Now-int64(4-i)*1000, id), []byte(v), nil); err != nil {
+		if _, err := s.Set(context.Background(), coord.QueueKey("jobs", storetest.T0-int64(4-i)*1000, id), []byte(v), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -123,7 +124,7 @@ func pollMixed(t *testing.T, a *app, nav ...string) {
 	a.keys("y")
 	a.waitFor("polled jobs: 1 acked, 2 requeued, 1 dropped")
 	a.final()
-	now := viewtest.Now
+	now := storetest.T0
 	p, err := a.s.List(context.Background(), store.ListOptions{Prefix: codec.Key{codec.String(coord.PrefixQueueDue), codec.String("jobs")}})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func pollMixed(t *testing.T, a *app, nav ...string) {
 // writer show on the Leases and Queues tabs within the refresh interval.
 func TestFlowCoordLiveRefresh(t *testing.T) {
 	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, viewtest.ReferenceCopy(t), clock, false)
+	s := viewtest.Open(t, storetest.CopyReference(t), clock, false)
 	a := start(t, s, clock, 120, 40, 100*time.Millisecond)
 	ctx := context.Background()
 	a.keys("2")
@@ -180,7 +181,7 @@ func TestFlowLeaseAcquireRelease(t *testing.T) {
 	a.keys("enter")
 	a.waitFor("acquired " + codec.Format(k))
 	e, found, err := a.s.Get(ctx, k)
-	if err != nil || !found || e.ExpiresAt == nil || *e.ExpiresAt != viewtest.Now+45000 {
+	if err != nil || !found || e.ExpiresAt == nil || *e.ExpiresAt != storetest.T0+45000 {
 		t.Fatalf("lease %+v %v %v", e, found, err)
 	}
 	a.keys("r")
@@ -208,7 +209,7 @@ func TestFlowAlarmActions(t *testing.T) {
 	a.tm.Type("+1m")
 	a.keys("enter")
 	a.waitFor("set Cart/"+id, "due 2026-01-02T00:01:00Z")
-	if rec, ok, err := coord.GetAlarm(ctx, a.s, "Cart", id); err != nil || !ok || rec.EpochMs != viewtest.Now+60000 {
+	if rec, ok, err := coord.GetAlarm(ctx, a.s, "Cart", id); err != nil || !ok || rec.EpochMs != storetest.T0+60000 {
 		t.Fatalf("rescheduled alarm %+v %v %v", rec, ok, err)
 	}
 	a.keys("d")

@@ -17,6 +17,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views/viewtest"
@@ -82,11 +83,7 @@ func (a *app) final() model {
 
 func (a *app) value(text string) string {
 	a.t.Helper()
-	k, err := codec.Parse(text)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	e, ok, err := a.s.Get(context.Background(), k)
+	e, ok, err := a.s.Get(context.Background(), storetest.Key(a.t, text))
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -106,7 +103,7 @@ func reference(t *testing.T, readOnly bool, w, h int, first ...string) *app {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	path := filepath.Join(dir, "reference.db")
-	if err := os.Rename(viewtest.ReferenceCopy(t), path); err != nil {
+	if err := os.Rename(storetest.CopyReference(t), path); err != nil {
 		t.Fatal(err)
 	}
 	clock := viewtest.FixedClock()
@@ -147,7 +144,7 @@ func TestFlowNavigateAndExpand(t *testing.T) {
 	a.waitFor("CLASSES", "CART", "due entries")
 	a.keys("1")
 	a.waitFor(`"ledger"`)
-	other := viewtest.ReferenceCopy(t)
+	other := storetest.CopyReference(t)
 	a.command("open " + other)
 	a.waitFor("opened file:" + other)
 	a.command("open /nonexistent/dir/x.db")

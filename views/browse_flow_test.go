@@ -9,25 +9,17 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
 
 var ctx = context.Background()
 
-func mustKey(t *testing.T, text string) codec.Key {
-	t.Helper()
-	k, err := codec.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
 // getRaw reads the physical row at key (expired rows too).
 func getRaw(t *testing.T, s *store.Store, text string) (store.Entry, bool) {
 	t.Helper()
-	k := mustKey(t, text)
+	k := storetest.Key(t, text)
 	p, err := s.List(ctx, store.ListOptions{Prefix: k, IncludeExpired: true, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +38,7 @@ func TestBrowseEditConflictThenReload(t *testing.T) {
 		t.Fatalf("e opened no form; flashes %v", h.flashes)
 	}
 	// Another writer changes the key between showing and committing.
-	stamp, err := h.s.Set(ctx, mustKey(t, `["accounts", "hooli"]`), []byte(`"theirs"`), nil)
+	stamp, err := h.s.Set(ctx, storetest.Key(t, `["accounts", "hooli"]`), []byte(`"theirs"`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,13 +68,13 @@ func TestBrowseEditConflictThenReload(t *testing.T) {
 func TestBrowseEditKeepsRemainingTTL(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	h.goTo(`["tmp", "session", "s-77"]`) // expires at NOW+45000
-	h.clock.Fix(viewtest.Now + 5000)
+	h.clock.Fix(storetest.T0 + 5000)
 	h.keys("e")
 	h.requireView("keep = the remaining 40s")
 	h.keys("ctrl+s")
 	e, ok := getRaw(t, h.s, `["tmp", "session", "s-77"]`)
-	if !ok || e.ExpiresAt == nil || *e.ExpiresAt != viewtest.Now+45000 {
-		t.Fatalf("after keep: expiresAt = %v, want %d", e.ExpiresAt, viewtest.Now+45000)
+	if !ok || e.ExpiresAt == nil || *e.ExpiresAt != storetest.T0+45000 {
+		t.Fatalf("after keep: expiresAt = %v, want %d", e.ExpiresAt, storetest.T0+45000)
 	}
 	h.keys("e", "tab")
 	h.keys("ctrl+u")
@@ -119,7 +111,7 @@ func TestBrowseDeleteAsksAndIsGuarded(t *testing.T) {
 	if len(h.confirms) != 2 {
 		t.Fatalf("d on hooli asked nothing; flashes %+v\n%s", h.flashes, h.m.View())
 	}
-	if _, err := h.s.Set(ctx, mustKey(t, `["accounts", "hooli"]`), []byte(`1`), nil); err != nil {
+	if _, err := h.s.Set(ctx, storetest.Key(t, `["accounts", "hooli"]`), []byte(`1`), nil); err != nil {
 		t.Fatal(err)
 	}
 	h.settle(h.confirms[1].Do)
@@ -187,10 +179,10 @@ func TestBrowseFilter(t *testing.T) {
 func TestBrowseRefreshShowsChanges(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	h.goTo(`["accounts", "acme"]`)
-	if _, err := h.s.Set(ctx, mustKey(t, `["accounts", "aaa"]`), []byte(`1`), nil); err != nil {
+	if _, err := h.s.Set(ctx, storetest.Key(t, `["accounts", "aaa"]`), []byte(`1`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.s.Set(ctx, mustKey(t, `["accounts", "acme"]`), []byte(`{"plan":"free"}`), nil); err != nil {
+	if _, err := h.s.Set(ctx, storetest.Key(t, `["accounts", "acme"]`), []byte(`{"plan":"free"}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	m, cmd := h.m.Refresh()
@@ -235,7 +227,7 @@ func TestBrowsePagingAndSeek(t *testing.T) {
 // reaches the terminal as a control sequence.
 func TestBrowseUndecodableAndInvalid(t *testing.T) {
 	clock := viewtest.FixedClock()
-	path := viewtest.ReferenceCopy(t)
+	path := storetest.CopyReference(t)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)

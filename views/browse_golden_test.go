@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 )
 
 // sizes are the terminal sizes the goldens are drawn at.
@@ -35,11 +35,7 @@ func TestBrowseGolden(t *testing.T) {
 // goTo runs :goto text.
 func (h *harness) goTo(text string) {
 	h.t.Helper()
-	k, err := codec.Parse(text)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	m, c := h.m.Goto(k)
+	m, c := h.m.Goto(storetest.Key(h.t, text))
 	h.m = m
 	h.settle(c)
 }

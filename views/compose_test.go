@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
@@ -56,7 +57,7 @@ func TestComposeCommitFlow(t *testing.T) {
 	if o := h.v.outcome; o == nil || !o.res.OK {
 		t.Fatalf("commit outcome %+v; flashes %+v", o, h.flashes)
 	}
-	e, _, _ := h.s.Get(ctx, parseKey(t, `["accounts", "acme"]`))
+	e, _, _ := h.s.Get(ctx, storetest.Key(t, `["accounts", "acme"]`))
 	if string(e.Value) != `{"plan":"pro"}` || e.Versionstamp() != h.v.outcome.res.Versionstamp {
 		t.Fatalf("stored %s at %s; the view says %s", e.Value, e.Versionstamp(), h.v.outcome.res.Versionstamp)
 	}
@@ -73,7 +74,7 @@ func TestComposeFailedCommitNamesTheCheck(t *testing.T) {
 	h.keys("c", "ctrl+u") // a second check, on hooli's stored stamp: it holds
 	h.typeText(`["accounts", "hooli"]`)
 	h.keys("tab", "ctrl+r", "ctrl+s")
-	theirs, err := h.s.Set(ctx, parseKey(t, `["accounts", "acme"]`), []byte(`"theirs"`), nil)
+	theirs, err := h.s.Set(ctx, storetest.Key(t, `["accounts", "acme"]`), []byte(`"theirs"`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

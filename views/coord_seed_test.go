@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views/viewtest"
 )
 
 // T is the fixed instant of the coordination goldens (the reference's).
-const T = viewtest.Now
+const T = storetest.T0
 
 // Fixed ids, so that goldens do not change from run to run (coord's own
 // writers pick random holders and message ids).

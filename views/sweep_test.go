@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
@@ -49,7 +50,7 @@ func TestSweepGolden(t *testing.T) {
 		t.Fatalf("the confirmation does not name the prefix: %q", h.confirms[0].Lines)
 	}
 	h.v.receipt = nil
-	clock.Fix(viewtest.Now) // the dry run took wall time; the golden must not
+	clock.Fix(storetest.T0) // the dry run took wall time; the golden must not
 	h.confirm()
 	h.v.receipt.res.Elapsed = 0 // wall time: not for a golden
 	t.Run("receipt", func(t *testing.T) { golden.RequireEqual(t, h.v.View()) })

@@ -175,16 +175,6 @@ func (h *wb[V]) drive(cmd tea.Cmd, trigger func() bool, key tea.Msg, seen func(V
 // styles are the styles the goldens are drawn with.
 func testStyles() themes.Styles { return themes.NewStyles(themes.Dark()) }
 
-// key parses key text or fails the test.
-func parseKey(t testing.TB, text string) codec.Key {
-	t.Helper()
-	k, err := codec.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
 // seedExpired writes n rows under prefix that are already expired at the
 // clock, in commits of 1000 sets.
 func seedExpired(t testing.TB, s *store.Store, prefix string, n int) {

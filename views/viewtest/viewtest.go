@@ -1,95 +1,40 @@
-// Package viewtest helps the views and tui tests: it opens a copy of the
-// public reference store under a fixed clock and runs commands the way the
-// bubbletea runtime would, synchronously.
+// Package viewtest helps the views and tui tests: it opens stores (a copy
+// of the public reference store among them, through internal/storetest)
+// on the app's virtual clock fixed at the reference instant, and runs
+// commands the way the bubbletea runtime would, synchronously.
 package viewtest
 
 import (
-	"context"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
-// Now is the instant the reference store was written at (2026-01-02T00:00:00Z).
-const Now int64 = 1767312000000
-
-// VectorsDir finds ../shared/vectors beside the repository root, skipping
-// the test (with the reason) when it is absent.
-func VectorsDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory; cannot find ../shared/vectors")
-		}
-		dir = parent
-	}
-	vec := filepath.Join(filepath.Dir(dir), "shared", "vectors")
-	if _, err := os.Stat(filepath.Join(vec, "public-reference.db")); err != nil {
-		t.Skipf("reference vectors not found at %s (they live in ../shared/vectors beside the repository)", vec)
-	}
-	return vec
-}
-
-// ReferenceCopy copies public-reference.db into a temporary directory and
-// returns the copy's path; the original stays byte-identical.
-func ReferenceCopy(t testing.TB) string {
-	t.Helper()
-	src, err := os.Open(filepath.Join(VectorsDir(t), "public-reference.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	path := filepath.Join(t.TempDir(), "reference.db")
-	dst, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// Open opens the store at url on clock, closing it when the test ends.
+// Open opens the store at url on clock (storetest.Open: closed when the
+// test ends).
 func Open(t testing.TB, url string, clock *store.VirtualClock, readOnly bool) *store.Store {
 	t.Helper()
-	s, err := store.Open(context.Background(), url, store.Options{Clock: clock.Now, ReadOnly: readOnly})
-	if err != nil {
-		t.Fatalf("open %s: %v", url, err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return storetest.Open(t, url, store.Options{Clock: clock.Now, ReadOnly: readOnly})
 }
 
-// FixedClock returns a virtual clock frozen at Now.
+// FixedClock returns a virtual clock (the app's own kind, which the views
+// can move) frozen at storetest.T0, the instant the reference store was
+// written at.
 func FixedClock() *store.VirtualClock {
 	c := store.NewVirtualClock(nil)
-	c.Fix(Now)
+	c.Fix(storetest.T0)
 	return c
 }
 
-// Reference opens a fresh copy of the reference store on a clock fixed at
-// Now.
+// Reference opens a fresh copy of the reference store
+// (storetest.CopyReference) on a clock fixed at storetest.T0.
 func Reference(t testing.TB, readOnly bool) (*store.Store, *store.VirtualClock, string) {
 	t.Helper()
 	clock := FixedClock()
-	path := ReferenceCopy(t)
+	path := storetest.CopyReference(t)
 	return Open(t, path, clock, readOnly), clock, path
 }
 
