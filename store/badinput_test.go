@@ -18,8 +18,7 @@ import (
 )
 
 func TestBadValuesAndStampsWriteNothing(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		mustSet(t, s, `["keep"]`, `1`, nil)
 		cases := []struct {
 			name string

@@ -13,8 +13,7 @@ import (
 )
 
 func TestGetSetDelete(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		if _, found, err := s.Get(storetest.Ctx(t), storetest.Key(t, `["a"]`)); err != nil || found {
 			t.Fatalf("get absent: found=%v err=%v", found, err)
 		}
@@ -45,8 +44,7 @@ func TestGetSetDelete(t *testing.T) {
 }
 
 func TestListRules(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		for _, k := range []string{`["a"]`, `["a", 1]`, `["a", 2]`, `["a", 3]`, `["a", "x"]`, `["ab"]`, `["b"]`, `[]`} {
 			mustSet(t, s, k, `1`, nil)
 		}
@@ -75,8 +73,7 @@ func TestListRules(t *testing.T) {
 }
 
 func TestPagingForwardAndReverse(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		a := s.Atomic()
 		var want []string
 		for i := 0; i < 23; i++ {
@@ -127,9 +124,7 @@ func TestPagingForwardAndReverse(t *testing.T) {
 }
 
 func TestTTLBoundaryAndSweep(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		clock := storetest.NewClock(storetest.T0)
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: clock.Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, clock *storetest.Clock) {
 		mustSet(t, s, `["tmp", "doa"]`, `1`, dur(0))
 		mustSet(t, s, `["tmp", "ten"]`, `1`, dur(10*time.Millisecond))
 		mustSet(t, s, `["keep"]`, `1`, nil)
@@ -168,9 +163,7 @@ func TestTTLBoundaryAndSweep(t *testing.T) {
 }
 
 func TestAtomicRules(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		clock := storetest.NewClock(storetest.T0)
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: clock.Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, clock *storetest.Clock) {
 		// null check passes on an expired row
 		mustSet(t, s, `["lock"]`, `"old"`, dur(0))
 		res, err := s.Atomic().Check(storetest.Key(t, `["lock"]`), "").SetExpiring(storetest.Key(t, `["lock"]`), []byte(`"new"`), 45*time.Second).Commit(storetest.Ctx(t))
@@ -224,9 +217,7 @@ func TestAtomicRules(t *testing.T) {
 }
 
 func TestStampNeverReissued(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		clock := storetest.NewClock(storetest.T0)
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: clock.Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, clock *storetest.Clock) {
 		first := mustSet(t, s, `["k"]`, `1`, dur(time.Second))
 		clock.Add(2 * time.Second)
 		if res, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{}); err != nil || res.Swept != 1 {
@@ -244,8 +235,7 @@ func TestStampNeverReissued(t *testing.T) {
 }
 
 func TestGetMany(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		mustSet(t, s, `["x"]`, `1`, nil)
 		mustSet(t, s, `["z"]`, `3`, nil)
 		got, err := s.GetMany(storetest.Ctx(t), []codec.Key{storetest.Key(t, `["z"]`), storetest.Key(t, `["y"]`), storetest.Key(t, `["x"]`)})
@@ -259,8 +249,7 @@ func TestGetMany(t *testing.T) {
 }
 
 func TestChildren(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		a := s.Atomic()
 		for _, k := range []string{`["u"]`, `["u", "a"]`, `["u", "a", 1]`, `["u", "a\u0000"]`, `["u", "b", 1]`, `["u", "b", 2]`, `["u", 42]`, `["u", 42n]`, `["v"]`} {
 			a.Set(storetest.Key(t, k), []byte(`0`))
@@ -300,9 +289,7 @@ func TestChildren(t *testing.T) {
 }
 
 func TestRawRows(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		clock := storetest.NewClock(storetest.T0)
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: clock.Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, clock *storetest.Clock) {
 		stamp := mustSet(t, s, `["x", 1]`, `1`, dur(0))
 		raw := codec.MustEncode(storetest.Key(t, `["x", 1]`))
 		e, found, err := s.GetRaw(storetest.Ctx(t), raw)

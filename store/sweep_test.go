@@ -13,9 +13,7 @@ import (
 // TestSweepCancelHalfway: a sweep cancelled between batches reports what it
 // did, and what it left is exactly the rest.
 func TestSweepCancelHalfway(t *testing.T) {
-	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		clock := storetest.NewClock(storetest.T0)
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: clock.Now})
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, clock *storetest.Clock) {
 		const total = 6000
 		for c := 0; c < total/1000; c++ {
 			a := s.Atomic()

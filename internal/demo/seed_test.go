@@ -17,8 +17,7 @@ import (
 // Right after seeding, the doctor finds every weak spot the seed plants,
 // and nothing that would mean the seed wrote a malformed row.
 func TestSeedPlantsTheAnomalies(t *testing.T) {
-	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		rep, err := demo.Seed(storetest.Ctx(t), s, 1, storetest.T0)
 		must(t, err)
 		if rep.Reused || rep.Rows < 100 || rep.Leases == 0 || rep.Alarms == 0 || rep.Messages == 0 || rep.CronRows == 0 || rep.Expired == 0 {
@@ -71,8 +70,7 @@ func hasPrefix(set map[string]bool, prefix string) bool {
 
 // A second Seed finds the marker and writes nothing, whatever its seed.
 func TestSeedReusesADemoStore(t *testing.T) {
-	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		first, err := demo.Seed(storetest.Ctx(t), s, 7, storetest.T0)
 		must(t, err)
 		before := dump(t, s)

@@ -59,6 +59,16 @@ func Each(t *testing.T, backends []Backend, fn func(t *testing.T, b Backend)) {
 	}
 }
 
+// EachStore is Each with a store: fn gets a store opened (Open) on a fresh
+// database of the backend, on a Clock standing at T0.
+func EachStore(t *testing.T, backends []Backend, fn func(t *testing.T, s *store.Store, c *Clock)) {
+	t.Helper()
+	Each(t, backends, func(t *testing.T, b Backend) {
+		c := NewClock(T0)
+		fn(t, Open(t, b.URL(t), store.Options{Clock: c.Now}), c)
+	})
+}
+
 // Open opens the store at url with opts, failing the test when it cannot
 // within 30 seconds, and closes it when the test ends.
 func Open(t testing.TB, url string, opts store.Options) *store.Store {

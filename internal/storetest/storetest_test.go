@@ -68,6 +68,19 @@ func TestEachOpen(t *testing.T) {
 	}
 }
 
+// TestEachStore: the store fn gets runs on the clock it gets, at T0.
+func TestEachStore(t *testing.T) {
+	storetest.EachStore(t, []storetest.Backend{storetest.File()}, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		if s.Now() != storetest.T0 {
+			t.Fatalf("store clock %d, want T0", s.Now())
+		}
+		c.Add(time.Minute)
+		if s.Now() != storetest.T0+60000 {
+			t.Fatalf("the store does not follow the clock: %d", s.Now())
+		}
+	})
+}
+
 // TestCopyReference: the copy has the reference's bytes, outside the
 // vectors folder.
 func TestCopyReference(t *testing.T) {

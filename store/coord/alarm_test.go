@@ -15,7 +15,7 @@ import (
 )
 
 func TestAlarmGetSetReplaceDelete(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		if _, found, err := coord.GetAlarm(storetest.Ctx(t), s, "Pod", "abc"); found || err != nil {
 			t.Fatalf("before set: found=%v err=%v", found, err)
 		}
@@ -50,7 +50,7 @@ func TestAlarmGetSetReplaceDelete(t *testing.T) {
 }
 
 func TestAlarmDueScan(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "b", 2000))
 		must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "a", 1000))
 		must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "c", 3000))
@@ -82,7 +82,7 @@ func TestAlarmDueScan(t *testing.T) {
 }
 
 func TestAlarmClaimOnce(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "abc", 1000))
 		due, err := coord.DueAlarms(storetest.Ctx(t), s, "Pod", 1000, 10)
 		must(t, err)
@@ -99,7 +99,7 @@ func TestAlarmClaimOnce(t *testing.T) {
 }
 
 func TestAlarmClearClaimed(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "abc", 1000))
 		if ok, err := coord.ClearClaimedAlarm(storetest.Ctx(t), s, "Pod", "abc", 1000, 0); !ok || err != nil {
 			t.Fatalf("matching: %v %v", ok, err)
@@ -135,7 +135,7 @@ func poller(s *store.Store, h coord.AlarmHandler) *coord.AlarmPoller {
 }
 
 func TestAlarmPollerFiresAndRetries(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "ok", 1000))
 		must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "bad", 1000))
 		var calls []coord.AlarmInvocation
@@ -173,7 +173,7 @@ func TestAlarmPollerFiresAndRetries(t *testing.T) {
 }
 
 func TestAlarmRetriesRunOut(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		must(t, coord.ScheduleRetry(storetest.Ctx(t), s, "Pod", "abc", 1000, coord.MaxAlarmRetries))
 		p := poller(s, func(context.Context, coord.AlarmInvocation) error { return errors.New("boom") })
 		fired, err := p.Poll(storetest.Ctx(t), 1000)
@@ -188,7 +188,7 @@ func TestAlarmRetriesRunOut(t *testing.T) {
 }
 
 func TestAlarmHandlerSettingItsOwnAlarmKeepsIt(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		must(t, coord.SetAlarm(storetest.Ctx(t), s, "Pod", "abc", 1000))
 		p := poller(s, func(cx context.Context, a coord.AlarmInvocation) error {
 			if err := coord.SetAlarm(cx, s, a.Class, a.ID, 9000); err != nil {
@@ -208,7 +208,7 @@ func TestAlarmHandlerSettingItsOwnAlarmKeepsIt(t *testing.T) {
 }
 
 func TestAlarmHeldLeaseRepostsWithoutARetry(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		must(t, coord.ScheduleRetry(storetest.Ctx(t), s, "Pod", "abc", 1000, 2))
 		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)

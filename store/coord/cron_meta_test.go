@@ -12,7 +12,7 @@ import (
 )
 
 func TestCronClaimTick(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		first, err := coord.ClaimTick(storetest.Ctx(t), s, "digest", time.Minute, storetest.T0+59999)
 		must(t, err)
 		if !first.Won || first.Bucket != storetest.T0 || !uuidV4.MatchString(first.Holder) {
@@ -49,7 +49,7 @@ func TestCronBucketFloors(t *testing.T) {
 }
 
 func TestMetaModeAndProbe(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		if _, _, found, err := coord.Mode(storetest.Ctx(t), s); found || err != nil {
 			t.Fatalf("mode before set: %v %v", found, err)
 		}

@@ -56,7 +56,7 @@ func healthy(t *testing.T, s *store.Store, c *storetest.Clock) {
 }
 
 func TestDoctorHealthyStoreHasNoFindings(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		healthy(t, s, c)
 		fs, err := coord.Doctor(storetest.Ctx(t), s, storetest.T0)
 		must(t, err)
@@ -183,7 +183,7 @@ func seedAnomalies(t *testing.T, s *store.Store, c *storetest.Clock, url string)
 }
 
 func TestInspectLeaseStates(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		for _, tc := range []struct {
 			id string
 			at int64

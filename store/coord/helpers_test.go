@@ -8,16 +8,6 @@ import (
 	"kvdeck/store"
 )
 
-// eachStore runs fn on a fresh embedded file and a fresh real sqld
-// (storetest.FileAndSQLD), with one client on a clock at storetest.T0.
-func eachStore(t *testing.T, fn func(t *testing.T, s *store.Store, c *storetest.Clock)) {
-	t.Helper()
-	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
-		c := storetest.NewClock(storetest.T0)
-		fn(t, storetest.Open(t, b.URL(t), store.Options{Clock: c.Now}), c)
-	})
-}
-
 // rows returns "key = value" for every physical row under prefix.
 func rows(t *testing.T, s *store.Store, prefix string) []string {
 	t.Helper()

@@ -16,7 +16,7 @@ import (
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func TestLeaseAcquireRelease(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		l, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)
 		if !uuidV4.MatchString(l.Holder) || l.Versionstamp == "" || l.ExpiresAt != storetest.T0+30000 {
@@ -40,7 +40,7 @@ func TestLeaseAcquireRelease(t *testing.T) {
 }
 
 func TestLeaseContendedFailsAfterTimeout(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{TTL: 10 * time.Second})
 		must(t, err)
 		start := time.Now()
@@ -58,7 +58,7 @@ func TestLeaseContendedFailsAfterTimeout(t *testing.T) {
 // The retry schedule is min(50·2^attempt, 1000) ms until the timeout; a
 // Sleep that only records makes it exact.
 func TestLeaseRetrySchedule(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)
 		var slept []time.Duration
@@ -83,7 +83,7 @@ func TestLeaseRetrySchedule(t *testing.T) {
 }
 
 func TestLeaseWaiterSucceedsAfterRelease(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		first, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)
 		type result struct {
@@ -107,7 +107,7 @@ func TestLeaseWaiterSucceedsAfterRelease(t *testing.T) {
 }
 
 func TestLeaseExpiryThenStaleReleaseIsNoOp(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		first, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{TTL: 20 * time.Millisecond})
 		must(t, err)
 		c.Add(40 * time.Millisecond)
@@ -123,7 +123,7 @@ func TestLeaseExpiryThenStaleReleaseIsNoOp(t *testing.T) {
 }
 
 func TestLeaseBreakIsCASGuarded(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		k := storetest.Key(t, `["dwk_lease", "Pod", "abc"]`)
 		first, err := coord.AcquireKey(storetest.Ctx(t), s, k, coord.LeaseOptions{TTL: time.Second})
 		must(t, err)
@@ -146,7 +146,7 @@ func TestLeaseBreakIsCASGuarded(t *testing.T) {
 }
 
 func TestLeaseAcquireHonoursContext(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
 		must(t, err)
 		cx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)

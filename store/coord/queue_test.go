@@ -57,7 +57,7 @@ func poll(t *testing.T, b *coord.Broker, now int64) []coord.Delivery {
 }
 
 func TestQueueFirstDeliveryAndAck(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		id, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(` {"n": 1.50} `), 0)
 		must(t, err)
 		if !uuidV4.MatchString(id) {
@@ -82,7 +82,7 @@ func TestQueueFirstDeliveryAndAck(t *testing.T) {
 }
 
 func TestQueueUndecidedAndThrownAreRedelivered(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		_, err := coord.SendBatch(storetest.Ctx(t), s, "jobs", []coord.SendRequest{{Body: []byte(`"a"`)}, {Body: []byte(`"b"`)}, {Body: []byte(`"c"`)}}, 0)
 		must(t, err)
 		// The handler acks "a", then throws: "b" and "c" are never decided.
@@ -119,7 +119,7 @@ func TestQueueUndecidedAndThrownAreRedelivered(t *testing.T) {
 }
 
 func TestQueueRetryDelayAndBackoff(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		_, err := coord.Send(storetest.Ctx(t), s, "explicit", []byte(`1`), 0)
 		must(t, err)
 		_, err = coord.Send(storetest.Ctx(t), s, "backoff", []byte(`2`), 0)
@@ -161,7 +161,7 @@ func TestQueueRetryDelayAndBackoff(t *testing.T) {
 }
 
 func TestQueueMaxAttempts(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		_, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(`"x"`), 0)
 		must(t, err)
 		con := &consumer{}
@@ -181,7 +181,7 @@ func TestQueueMaxAttempts(t *testing.T) {
 }
 
 func TestQueueDeadLetterIsOptIn(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		id, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(`{"k":[1]}`), 0)
 		must(t, err)
 		b := newBroker(s, "jobs", &consumer{}, coord.ConsumerOptions{MaxAttempts: 1, DeadLetter: true})
@@ -197,7 +197,7 @@ func TestQueueDeadLetterIsOptIn(t *testing.T) {
 }
 
 func TestQueueBatchSizeDelaysAndIsolation(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		var reqs []coord.SendRequest
 		for i := range 7 {
 			reqs = append(reqs, coord.SendRequest{Body: []byte{'0' + byte(i)}})
@@ -231,7 +231,7 @@ func TestQueueBatchSizeDelaysAndIsolation(t *testing.T) {
 }
 
 func TestQueueSendRefusesBadBodies(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		for _, body := range []string{``, `1,"attempts":9`, `{`, `nope`} {
 			if _, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(body), 0); !errors.Is(err, coord.ErrInvalidArgument) {
 				t.Errorf("body %q: %v", body, err)
@@ -244,7 +244,7 @@ func TestQueueSendRefusesBadBodies(t *testing.T) {
 }
 
 func TestQueuePurge(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		for i := range 5 {
 			_, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(`1`), time.Duration(i)*time.Hour)
 			must(t, err)
