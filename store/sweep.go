@@ -118,13 +118,16 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		if n, err = s.deleteExpired(ctx, w.expired, now); err != nil {
 			break
 		}
-		if err = pause(ctx, opts.Pause, time.Since(began)); err != nil {
-			break
-		}
+		took := time.Since(began)
 		res.Swept += n
 		res.Batches++
 		if opts.Progress != nil {
 			opts.Progress(SweepProgress{Swept: res.Swept, Batches: res.Batches, Position: w.expired[len(w.expired)-1]})
+		}
+		// Counted before the pause: a cancel during it must not lose the
+		// batch that was already deleted.
+		if err = pause(ctx, opts.Pause, took); err != nil {
+			break
 		}
 	}
 	if err == nil {
