@@ -125,7 +125,7 @@ type ListOptions struct {
 // Page is one page of a listing.
 type Page struct {
 	Entries []Entry
-	// Cursor is non-empty when more entries may follow.
+	// Cursor is non-empty when more entries follow.
 	Cursor string
 }
 
@@ -161,15 +161,18 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	if opts.Reverse {
 		order = "DESC"
 	}
-	args = append(args, limit)
+	// One row more than asked tells whether another page follows, so the
+	// last page never costs an extra, empty read.
+	args = append(args, limit+1)
 	q := "SELECT k, v, ver, expires_at FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY k " + order + " LIMIT ?"
 	entries, err := s.collect(ctx, q, args)
 	if err != nil {
 		return Page{}, err
 	}
 	page := Page{Entries: entries}
-	if len(entries) == limit {
-		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[len(entries)-1].Raw)
+	if len(entries) > limit {
+		page.Entries = entries[:limit]
+		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[limit-1].Raw)
 	}
 	return page, nil
 }

@@ -87,6 +87,16 @@ func TestOneRoundTripPerOperation(t *testing.T) {
 	measure("scan of 30 rows in pages of 500", 1, func() error {
 		return s.Scan(storetest.Ctx(t), store.ListOptions{Prefix: storetest.Key(t, `["rt"]`)}, func(store.Entry) error { return nil })
 	})
+	measure("30 rows in pages of 10: three requests, no empty fourth", 3, func() error {
+		opts := store.ListOptions{Prefix: storetest.Key(t, `["rt"]`), Limit: 10}
+		for {
+			p, err := s.List(storetest.Ctx(t), opts)
+			if err != nil || p.Cursor == "" {
+				return err
+			}
+			opts.Cursor = p.Cursor
+		}
+	})
 	measure("get many", 1, func() error {
 		_, err := s.GetMany(storetest.Ctx(t), []codec.Key{storetest.Key(t, `["rt", 100]`), storetest.Key(t, `["rt", 101]`)})
 		return err

@@ -212,9 +212,13 @@ type Op struct {
 // cycle over keys keys, list and sweep work on ranges of rows rows.
 func (e *Env) Ops(keys, rows int) []Op {
 	value := []byte(`{"n":1,"holder":"a1b2c3d4-0001-4e5f-8a9b-0c1d2e3f4a5b"}`)
+	write := "BEGIN IMMEDIATE; one upsert; COMMIT (floor: one autocommit upsert)"
+	if e.remote {
+		write = "one upsert statement (one request)"
+	}
 	return []Op{
 		{
-			Name: "set", Baseline: "BEGIN IMMEDIATE; one upsert; COMMIT (floor: one autocommit upsert)", Rows: 1,
+			Name: "set", Baseline: write, Rows: 1,
 			Engine: func(ctx context.Context, i int) error {
 				_, err := e.Store.Set(ctx, e.Key("set", i%keys), value, nil)
 				return err
@@ -239,7 +243,7 @@ func (e *Env) Ops(keys, rows int) []Op {
 			Raw: func(ctx context.Context, i int) error { return e.rawGet(ctx, e.Key("get", i%keys)) },
 		},
 		{
-			Name: "check+set", Baseline: "BEGIN IMMEDIATE; one upsert; COMMIT (floor: one autocommit upsert)", Rows: 1,
+			Name: "check+set", Baseline: write, Rows: 1,
 			Engine: func(ctx context.Context, i int) error {
 				k := e.Key("cas", i%keys)
 				stamp := ""
