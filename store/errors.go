@@ -90,7 +90,9 @@ func (s *Store) classify(err error) error {
 // that driver errors never print a secret.
 func redact(msg string) string {
 	if i := strings.Index(msg, "Bearer "); i >= 0 {
-		return msg[:i] + "Bearer <redacted>"
+		msg = msg[:i] + "Bearer <redacted>"
 	}
-	return msg
+	// The driver wraps its errors over several lines; one line reads better
+	// on a status bar and in a terminal.
+	return strings.Join(strings.Fields(msg), " ")
 }
