@@ -124,6 +124,8 @@ func TestMain(m *testing.M) {
 		os.Exit(casProcess())
 	case "writer":
 		os.Exit(writerProcess())
+	case "opener":
+		os.Exit(openerProcess())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown KVDECK_TEST_ROLE")
 		os.Exit(2)
@@ -147,6 +149,48 @@ func casProcess() int {
 		}
 	}
 	return 0
+}
+
+// openerProcess opens (creating it if need be) the store and sets one key.
+func openerProcess() int {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := store.Open(c, os.Getenv("KVDECK_TEST_URL"), store.Options{})
+	if err == nil {
+		_, err = s.Set(c, codec.Key{codec.String("opener"), codec.Number(float64(os.Getpid()))}, []byte(`1`), nil)
+		s.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestProcessesCreateOneFile: processes that create the same new file at
+// the same moment all succeed (the losers of the race to switch it to WAL
+// and create the schema wait instead of failing with "database is locked").
+func TestProcessesCreateOneFile(t *testing.T) {
+	for round := 0; round < 4; round++ {
+		path := filepath.Join(t.TempDir(), "kv.db")
+		var cmds []*exec.Cmd
+		for i := 0; i < 4; i++ {
+			cmd := childProcess(t, "opener", path)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, cmd)
+		}
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("round %d, process %d: %v", round, i, err)
+			}
+		}
+		s := storetest.Open(t, path, store.Options{})
+		if st, err := s.Stats(storetest.Ctx(t), 0); err != nil || st.Rows != 4 || st.JournalMode != "wal" {
+			t.Fatalf("round %d: %+v %v", round, st, err)
+		}
+	}
 }
 
 // writerProcess commits forever: each commit sets five keys to the same

@@ -119,11 +119,32 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	case TransportWS:
 		s.db.SetConnMaxIdleTime(30 * time.Second)
 	}
-	if err := s.init(ctx, created); err != nil {
+	if err := s.initPatiently(ctx, created); err != nil {
 		s.db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// initPatiently runs init, retrying while the database is locked, for up
+// to the busy timeout. Processes that open a new file at the same moment
+// race to switch it to WAL and create the schema: SQLite answers the loser
+// with SQLITE_BUSY at once (its busy handler does not wait when waiting
+// could deadlock), although the winner is done a moment later. Every step of
+// init is idempotent, so trying again is safe.
+func (s *Store) initPatiently(ctx context.Context, created bool) error {
+	deadline := time.Now().Add(s.busy)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := s.init(ctx, created)
+		if err == nil || !errors.Is(err, ErrLocked) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // inspectFile reports whether an embedded database exists and whether its
