@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -310,4 +311,46 @@ func TestRawRows(t *testing.T) {
 			t.Fatal("row still there")
 		}
 	})
+}
+
+// TestVersionSkipsTheCountWhileNothingChanged: on a file, Version answers
+// from one pragma while no commit happened, and sees every kind of change:
+// another process's store, this store's own pool, a delete without a stamp.
+func TestVersionSkipsTheCountWhileNothingChanged(t *testing.T) {
+	path := "file:" + filepath.Join(t.TempDir(), "kv.db")
+	s := storetest.Open(t, path, store.Options{})
+	other := storetest.Open(t, path, store.Options{})
+	version := func() (store.Version, int64) {
+		t.Helper()
+		before := s.Counters().Statements
+		v, err := s.Version(storetest.Ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, s.Counters().Statements - before
+	}
+	if v, n := version(); v != (store.Version{}) || n != 2 {
+		t.Fatalf("first: %+v in %d statements, want zeroes in 2", v, n)
+	}
+	if v, n := version(); v != (store.Version{}) || n != 1 {
+		t.Fatalf("unchanged: %+v in %d statements, want 1 (the pragma)", v, n)
+	}
+	if _, err := other.Set(storetest.Ctx(t), storetest.Key(t, `["a"]`), []byte(`1`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := version(); v != (store.Version{Seq: 1, Rows: 1}) {
+		t.Fatalf("after another store's set: %+v", v)
+	}
+	if _, err := s.Set(storetest.Ctx(t), storetest.Key(t, `["b"]`), []byte(`1`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := version(); v != (store.Version{Seq: 2, Rows: 2}) {
+		t.Fatalf("after its own set: %+v", v)
+	}
+	if err := other.Delete(storetest.Ctx(t), storetest.Key(t, `["a"]`)); err != nil {
+		t.Fatal(err)
+	}
+	if v, n := version(); v != (store.Version{Seq: 2, Rows: 1}) || n != 2 {
+		t.Fatalf("after a delete: %+v in %d statements", v, n)
+	}
 }

@@ -26,16 +26,6 @@ func (s *Store) Seq(ctx context.Context) (int64, error) {
 	return seq, err
 }
 
-// Version reads seq and the row count in one statement.
-func (s *Store) Version(ctx context.Context) (Version, error) {
-	var v Version
-	found, err := s.queryRow(ctx, "SELECT seq, (SELECT count(*) FROM kv) FROM kv_meta WHERE id = 0", nil, &v.Seq, &v.Rows)
-	if err == nil && !found {
-		err = fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
-	}
-	return v, err
-}
-
 // PrefixStats counts the rows under one top-level key part.
 type PrefixStats struct {
 	// Part is the first key part; zero when Undecodable.

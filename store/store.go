@@ -58,6 +58,7 @@ type Store struct {
 	statements atomic.Int64
 	rowsRead   atomic.Int64
 	roundTrips atomic.Int64
+	watch      versionWatch
 	cache      stmtCache
 }
 
@@ -251,6 +252,7 @@ func checkColumns(table string, got, want []string) error {
 
 // Close releases the connections.
 func (s *Store) Close() error {
+	s.closeWatch()
 	s.closePrepared()
 	return s.db.Close()
 }
