@@ -1,13 +1,6 @@
 package store_test
 
 import (
-	"bytes"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"sync/atomic"
 	"testing"
 
 	"kvdeck/codec"
@@ -16,47 +9,18 @@ import (
 	"kvdeck/store"
 )
 
-// countingProxy forwards to target and counts Hrana pipeline requests
-// (stream closes excluded: the driver sends those when it drops a
-// connection, not as part of an operation).
-type countingProxy struct {
-	n   atomic.Int64
-	srv *httptest.Server
-}
-
-func newCountingProxy(t *testing.T, target string) *countingProxy {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &countingProxy{}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if r.URL.Path == "/v2/pipeline" && !bytes.Contains(body, []byte(`"type":"close"`)) {
-			p.n.Add(1)
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(p.srv.Close)
-	return p
-}
-
 // TestOneRoundTripPerOperation: over HTTP a commit, a get and each list page
 // are exactly one request.
 func TestOneRoundTripPerOperation(t *testing.T) {
 	srv := sqldtest.Start(t)
-	proxy := newCountingProxy(t, srv.URL)
-	s := storetest.Open(t, proxy.srv.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	proxy := sqldtest.StartProxy(t, srv.URL, 0)
+	s := storetest.Open(t, proxy.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 	measure := func(what string, want int64, op func() error) {
 		t.Helper()
-		before := proxy.n.Load()
-		if err := op(); err != nil {
+		var err error
+		if got := proxy.Count(func() { err = op() }); err != nil {
 			t.Fatalf("%s: %v", what, err)
-		}
-		if got := proxy.n.Load() - before; got != want {
+		} else if got != want {
 			t.Errorf("%s took %d requests, want %d", what, got, want)
 		}
 	}

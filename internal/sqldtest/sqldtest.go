@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kvdeck/internal/latency"
 )
 
 // EnvBinary names the environment variable that points at the sqld binary.
@@ -240,4 +242,17 @@ func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// StartProxy puts a latency proxy (package latency) in front of the server
+// at target: every request waits delay and is counted. It is closed when
+// the test ends.
+func StartProxy(t testing.TB, target string, delay time.Duration) *latency.Proxy {
+	t.Helper()
+	p, err := latency.New(target, delay)
+	if err != nil {
+		t.Fatalf("latency proxy: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }
