@@ -1,0 +1,116 @@
+// Package usertext is the home of text users type and read: the one rule
+// that makes text from a database (or any other untrusted source) safe to
+// show on a terminal, used by every CLI and TUI output. Standard library
+// only.
+package usertext
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Unsafe reports whether r must not reach a terminal as itself: C0 controls
+// but tab (line feed included: one field stays one line), DEL, the C1
+// controls (U+0080-U+009F, which some terminals obey like ESC sequences),
+// the line and paragraph separators U+2028/U+2029, the bidirectional
+// marks, embeddings, overrides and isolates, the byte order mark, and
+// every other rune that is not printable (format characters, private use,
+// unassigned code points). Such a rune could move the cursor, start an
+// escape sequence (OSC 52 writes the clipboard, OSC 0 the window title),
+// hide text or reorder what is shown around it.
+func Unsafe(r rune) bool {
+	switch {
+	case r == '\t':
+		return false
+	case r < 0x20, r >= 0x7f && r < 0xa0:
+		return true
+	case r == 0x2028, r == 0x2029, r == 0xfeff:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return !unicode.IsPrint(r) && !unicode.IsSpace(r)
+}
+
+// Sanitize returns s safe to print on one terminal line: every Unsafe rune
+// becomes a visible \uXXXX escape (\UXXXXXXXX beyond the BMP) and every byte that is not UTF-8 a \xNN
+// escape, so nothing stored can act on the terminal or break the line.
+// Text without such runes is returned unchanged (no allocation).
+func Sanitize(s string) string { return sanitize(s, false) }
+
+// SanitizeLines is Sanitize for text of several lines: line feeds are kept,
+// everything else follows the same rule (a carriage return is escaped: it
+// could overwrite the start of a line).
+func SanitizeLines(s string) string { return sanitize(s, true) }
+
+func unsafeIn(r rune, lines bool) bool { return Unsafe(r) && !(lines && r == '\n') }
+
+func sanitize(s string, lines bool) string {
+	clean := true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || unsafeIn(r, lines) {
+			clean = false
+			break
+		}
+		i += size
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeIn(r, lines) && r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		case unsafeIn(r, lines):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// EscapeJSON returns the JSON text b with every Unsafe rune written as a
+// \uXXXX escape (a surrogate pair beyond the BMP) and every byte that is not UTF-8 as \ufffd. In valid JSON
+// such runes occur only inside strings, where the escape means the same,
+// so the result decodes to the same value. The JSON white space (line
+// feed, carriage return, tab) is kept: valid JSON has it only between
+// tokens. b is returned as is when nothing needs escaping.
+func EscapeJSON(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		bad := r == utf8.RuneError && n == 1
+		if bad || r != '\n' && r != '\r' && Unsafe(r) {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			switch {
+			case bad:
+				out = append(out, `\ufffd`...)
+			case r > 0xffff:
+				r1, r2 := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			default:
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		} else if out != nil {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return out
+}
