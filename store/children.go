@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -85,7 +84,7 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 	for len(page.Children) < limit {
 		where, args := rangeWhere(pos, hi)
 		var k []byte
-		var exp sql.NullInt64
+		var exp expiryCol
 		found, err := s.queryRow(ctx, "SELECT k, expires_at FROM kv WHERE "+where+" ORDER BY k LIMIT 1", args, &k, &exp)
 		if err != nil {
 			return ChildPage{}, err
@@ -96,14 +95,14 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 		}
 		part, n, perr := codec.DecodePart(k[len(p):])
 		if perr != nil {
-			page.Children = append(page.Children, Child{Raw: k, Undecodable: true, Count: 1, IsKey: true, ExpiresAt: nullable(exp)})
+			page.Children = append(page.Children, Child{Raw: k, Undecodable: true, Count: 1, IsKey: true, ExpiresAt: exp.at})
 			pos = append(k, 0x00)
 			continue
 		}
 		childKey := k[:len(p)+n]
 		c := Child{Part: part, Raw: childKey, IsKey: len(k) == len(childKey)}
 		if c.IsKey {
-			c.ExpiresAt = nullable(exp)
+			c.ExpiresAt = exp.at
 		}
 		page.Children = append(page.Children, c)
 		pos = codec.PrefixEnd(childKey)

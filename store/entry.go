@@ -1,7 +1,12 @@
 package store
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"kvdeck/codec"
 )
@@ -20,6 +25,13 @@ type Entry struct {
 	Ver int64
 	// ExpiresAt is the expiry in epoch milliseconds, nil for none.
 	ExpiresAt *int64
+	// Malformed, when not empty, says which of ver and expires_at holds
+	// something the reference never writes (a fractional REAL, TEXT, a
+	// BLOB), e.g. `expires_at is REAL 1767312001000.5`. Ver and ExpiresAt
+	// then hold what SQL's comparisons make of it (see verCol, expiryCol),
+	// so that Live agrees with the reads. A whole REAL is read as the
+	// integer it is and is not malformed.
+	Malformed string
 }
 
 // Versionstamp is Ver formatted as the reference's 20-digit stamp.
@@ -37,13 +49,128 @@ func (e Entry) Live(now int64) bool { return e.ExpiresAt == nil || *e.ExpiresAt 
 func (e Entry) Decodable() bool { return e.KeyErr == nil && e.ValueValid() }
 
 // newEntry decodes a scanned row.
-func newEntry(raw, value []byte, ver int64, expires *int64) Entry {
-	e := Entry{Raw: raw, Value: value, Ver: ver, ExpiresAt: expires}
+func newEntry(raw, value []byte, ver verCol, expires expiryCol) Entry {
+	e := Entry{Raw: raw, Value: value, Ver: ver.n, ExpiresAt: expires.at}
 	e.Key, e.KeyErr = codec.Decode(raw)
 	if e.KeyErr != nil {
 		e.Key = nil
 	}
+	switch {
+	case ver.odd != "" && expires.odd != "":
+		e.Malformed = "ver " + ver.odd + "; expires_at " + expires.odd
+	case ver.odd != "":
+		e.Malformed = "ver " + ver.odd
+	case expires.odd != "":
+		e.Malformed = "expires_at " + expires.odd
+	}
 	return e
+}
+
+// The integer columns ver and expires_at are read through sql.Scanner
+// types rather than int64: a foreign writer can leave a REAL, TEXT or BLOB
+// there (SQLite's INTEGER affinity keeps whatever does not convert
+// losslessly, and a table without column types keeps everything), and one
+// such row must not fail a whole listing with a scan error.
+
+// verCol is a scanned ver. A whole REAL is read as its integer; anything
+// else that is not an integer reads as 0 (no check can name it: SQL's
+// "ver = ?" never matches it) and odd says what it was.
+type verCol struct {
+	n   int64
+	odd string
+}
+
+// Scan implements sql.Scanner.
+func (c *verCol) Scan(src any) error {
+	*c = verCol{}
+	if f, ok := src.(float64); ok {
+		if n, whole := wholeInt(f); whole {
+			c.n = n
+			return nil
+		}
+	}
+	if n, ok := src.(int64); ok {
+		c.n = n
+		return nil
+	}
+	c.odd = describeOdd(src)
+	return nil
+}
+
+// expiryCol is a scanned expires_at: at is nil for no expiry. Values the
+// reference never writes are read as SQL compares them with an integer now
+// (so Entry.Live agrees with the live-row rule "expires_at IS NULL OR
+// expires_at > now" of every read and with sweeping "expires_at <= now"):
+// a whole REAL is its integer; a fractional REAL x is ceil(x), since x >
+// now exactly when ceil(x) > now for an integer now; TEXT and BLOB sort
+// after every number in SQLite, so such a row never expires (nil); a REAL
+// past the int64 range never expires when positive, and is long expired
+// when negative.
+type expiryCol struct {
+	at  *int64
+	odd string
+}
+
+// Scan implements sql.Scanner.
+func (c *expiryCol) Scan(src any) error {
+	*c = expiryCol{}
+	switch x := src.(type) {
+	case nil:
+	case int64:
+		c.at = &x
+	case float64:
+		if n, whole := wholeInt(x); whole {
+			c.at = &n
+			return nil
+		}
+		c.odd = describeOdd(src)
+		switch up := math.Ceil(x); {
+		case up >= math.MaxInt64: // 2^63: past every int64 now
+			c.odd += " (never expires)"
+		case up < math.MinInt64:
+			n := int64(math.MinInt64)
+			c.at = &n
+		default:
+			n := int64(up)
+			c.at = &n
+		}
+	default:
+		c.odd = describeOdd(src) + " (never expires: SQLite orders it after every number)"
+	}
+	return nil
+}
+
+// wholeInt returns f as an int64 when it is a whole number in range.
+func wholeInt(f float64) (int64, bool) {
+	if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// describeOdd names a column value the reference never writes, shortened
+// and quoted so that it prints safely on one line.
+func describeOdd(src any) string {
+	const max = 40
+	switch x := src.(type) {
+	case nil:
+		return "is NULL"
+	case float64:
+		return "is REAL " + strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		if len(x) > max {
+			return "is TEXT " + strconv.QuoteToASCII(strings.ToValidUTF8(x[:max], "")) + "…"
+		}
+		return "is TEXT " + strconv.QuoteToASCII(x)
+	case []byte:
+		h := hex.EncodeToString(x)
+		if len(h) > max {
+			h = h[:max] + "…"
+		}
+		return "is BLOB x'" + h + "'"
+	default:
+		return fmt.Sprintf("has a value of type %T", src)
+	}
 }
 
 // liveSQL is the reference's liveness rule; its one argument is now.

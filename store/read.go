@@ -22,13 +22,13 @@ func (s *Store) Get(ctx context.Context, key codec.Key) (e Entry, found bool, er
 		return Entry{}, false, err
 	}
 	var v []byte
-	var ver int64
-	var exp sql.NullInt64
+	var ver verCol
+	var exp expiryCol
 	found, err = s.queryRow(ctx, "SELECT v, ver, expires_at FROM kv WHERE k = ? AND "+liveSQL, []any{enc, s.Now()}, &v, &ver, &exp)
 	if err != nil || !found {
 		return Entry{}, false, err
 	}
-	return newEntry(enc, v, ver, nullable(exp)), true, nil
+	return newEntry(enc, v, ver, exp), true, nil
 }
 
 // GetRaw returns the physical row at a raw encoded key, expired or not, and
@@ -36,8 +36,8 @@ func (s *Store) Get(ctx context.Context, key codec.Key) (e Entry, found bool, er
 // is undecodable.
 func (s *Store) GetRaw(ctx context.Context, raw []byte) (e Entry, found bool, err error) {
 	var v []byte
-	var ver int64
-	var exp sql.NullInt64
+	var ver verCol
+	var exp expiryCol
 	if raw == nil {
 		raw = []byte{}
 	}
@@ -45,7 +45,7 @@ func (s *Store) GetRaw(ctx context.Context, raw []byte) (e Entry, found bool, er
 	if err != nil || !found {
 		return Entry{}, false, err
 	}
-	return newEntry(raw, v, ver, nullable(exp)), true, nil
+	return newEntry(raw, v, ver, exp), true, nil
 }
 
 // DeleteRaw removes the physical row at a raw encoded key when its stamp is
@@ -252,21 +252,13 @@ func (s *Store) collect(ctx context.Context, q string, args []any) ([]Entry, err
 	var out []Entry
 	for rows.Next() {
 		var k, v []byte
-		var ver int64
-		var exp sql.NullInt64
+		var ver verCol
+		var exp expiryCol
 		if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
 			return nil, s.classify(err)
 		}
-		out = append(out, newEntry(k, v, ver, nullable(exp)))
+		out = append(out, newEntry(k, v, ver, exp))
 	}
 	s.rowsRead.Add(int64(len(out)))
 	return out, s.classify(rows.Err())
-}
-
-func nullable(n sql.NullInt64) *int64 {
-	if !n.Valid {
-		return nil
-	}
-	v := n.Int64
-	return &v
 }

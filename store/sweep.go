@@ -166,7 +166,7 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int
 	for rows.Next() {
 		var summary int
 		var k []byte
-		var next sql.NullInt64
+		var next expiryCol
 		if err := rows.Scan(&summary, &k, &next); err != nil {
 			return keysWindow{}, s.classify(err)
 		}
@@ -174,7 +174,7 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int
 			w.expired = append(w.expired, k)
 			continue
 		}
-		w.next = nullable(next)
+		w.next = next.at
 		if k != nil {
 			w.after = append(k, 0x00)
 		}
@@ -214,13 +214,13 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, now int64) (int
 			"min(CASE WHEN expires_at > ? THEN expires_at END), max(k) " +
 			"FROM (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?)"
 		var n int64
-		var min sql.NullInt64
+		var min expiryCol
 		var last []byte
 		if _, err := s.queryRow(ctx, q, append([]any{now, now}, append(args, countWindow)...), &n, &min, &last); err != nil {
 			return total, next, err
 		}
 		total += n
-		next = earliest(next, nullable(min))
+		next = earliest(next, min.at)
 		cursor = nil
 		if last != nil {
 			cursor = append(last, 0x00)

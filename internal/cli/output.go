@@ -154,6 +154,9 @@ func entryError(e store.Entry) string {
 	if !validJSON(e.Value) {
 		msgs = append(msgs, "value is not valid JSON")
 	}
+	if e.Malformed != "" {
+		msgs = append(msgs, e.Malformed)
+	}
 	return strings.Join(msgs, "; ")
 }
 

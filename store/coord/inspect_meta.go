@@ -74,6 +74,13 @@ type StoreHealth struct {
 	// key of the first (nil when its key does not decode either).
 	InvalidJSON   int64
 	InvalidSample codec.Key
+	// Malformed counts rows whose ver or expires_at is not an integer as
+	// the reference writes it (store.Entry.Malformed); MalformedSample is
+	// the first one's key (nil when it does not decode) and MalformedNote
+	// what is wrong with it.
+	Malformed       int64
+	MalformedSample codec.Key
+	MalformedNote   string
 }
 
 // storeCollector gathers every row of the store.
@@ -102,6 +109,12 @@ func (c *storeCollector) add(e store.Entry) {
 		}
 		c.h.InvalidJSON++
 	}
+	if e.Malformed != "" {
+		if c.h.Malformed == 0 {
+			c.h.MalformedSample, c.h.MalformedNote = e.Key, e.Malformed
+		}
+		c.h.Malformed++
+	}
 }
 
 func (c *storeCollector) finish() []Finding {
@@ -119,6 +132,10 @@ func (c *storeCollector) finish() []Finding {
 	if h.InvalidJSON > 0 {
 		out = append(out, Finding{Severity: SeverityWarning, Code: "store.invalid-json", Key: h.InvalidSample,
 			Message: fmt.Sprintf("%d row(s) whose value is not valid JSON (the key shown is the first): services reading them fail", h.InvalidJSON)})
+	}
+	if h.Malformed > 0 {
+		out = append(out, Finding{Severity: SeverityWarning, Code: "store.malformed-row", Key: h.MalformedSample,
+			Message: fmt.Sprintf("%d row(s) whose ver or expires_at is not an integer as the reference writes it (the key shown is the first: %s): written by another writer; kvdeck reads them as SQL compares them, services may not", h.Malformed, h.MalformedNote)})
 	}
 	return out
 }
