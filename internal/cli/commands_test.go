@@ -211,6 +211,15 @@ var commandCases = []struct {
 		s("load", "-").input(`{"key":"[\"m\", 1]","value":1}` + "\n" + `{"key":"[\"m\", 2]","value":{}}x` + "\n" + `{"key":"[\"m\", 3]","vaule":1}` + "\n").
 			refused("-: 2 malformed lines, nothing written:\n  line 2: invalid JSON"),
 		s("load", "-").input(`{"key":"[\"m\", 3]","vaule":1}`).refused(`line 1: unknown field "vaule"`),
+		// Lines that are not JSON are named as such, whatever letter they
+		// start with (a line starting with n was called null, with t or f
+		// a boolean).
+		s("load", "-").input("nope\nnull\ntruex\n-x\n").
+			refused("-: 4 malformed lines, nothing written:\n" +
+				"  line 1: want a JSON object, found text that is not JSON: \"nope\"\n" +
+				"  line 2: want a JSON object, found null\n" +
+				"  line 3: want a JSON object, found text that is not JSON: \"truex\"\n" +
+				"  line 4: want a JSON object, found text that is not JSON: \"-x\""),
 		s("load", "-").input(`{"key":"[\"m\", 3]","hex":"00","value":1}`).refused(`line 1.hex: "00" does not match the key`),
 		s("load", "-").input(`{"key":"[\"m\", 3]"}`).refused(`line 1.value: missing`),
 		s("load", "-").input(`{"key":null,"hex":"ff","value":1,"versionstamp":"00000000000000000001","expiresAt":null,"expired":false,"error":"key does not decode"}` + "\n").

@@ -219,11 +219,20 @@ func (o Object) Array(name string) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// jsonKind names the kind of a JSON text for messages.
+// jsonKind names the kind of a JSON text for messages; text that is not
+// JSON is named as such, with its start quoted (its first letter alone says
+// nothing: "nope" is not null, "truex" not a boolean).
 func jsonKind(raw []byte) string {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
 		return "nothing"
+	}
+	if !json.Valid(t) {
+		const show = 24
+		if r := []rune(string(t)); len(r) > show {
+			return fmt.Sprintf("text that is not JSON: %q…", string(r[:show]))
+		}
+		return fmt.Sprintf("text that is not JSON: %q", t)
 	}
 	switch t[0] {
 	case '{':
