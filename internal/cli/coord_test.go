@@ -70,7 +70,10 @@ func TestCoordCommands(t *testing.T) {
 		if len(stamp) != 20 || acq["expiresAt"] != float64(storetest.T0+10000) {
 			t.Fatalf("acquire %v", acq)
 		}
-		if r := c.run("lease", "acquire", `["dwk_lease", "Cart", "c1"]`, "--timeout", "0s"); r.code != 1 || !strings.Contains(r.stderr, "lease contended") || !strings.Contains(r.stderr, `["dwk_lease", "Cart", "c1"]`) {
+		// --timeout 0 is one attempt, and says so (it said "gave up after 1
+		// attempts in -1ns").
+		if r := c.run("lease", "acquire", `["dwk_lease", "Cart", "c1"]`, "--timeout", "0s"); r.code != 1 ||
+			r.stderr != "kvdeck: lease contended: [\"dwk_lease\", \"Cart\", \"c1\"] is held by someone else; one attempt made, no retry asked\n" {
 			t.Fatalf("contended acquire: %+v", r)
 		}
 		if out := c.must("lease", "list"); !strings.HasPrefix(out, `["dwk_lease", "Cart", "c1"]  held  holder=`) || !strings.Contains(out, "left=10s") {

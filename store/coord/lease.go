@@ -117,8 +117,11 @@ func AcquireKey(ctx context.Context, s *store.Store, key codec.Key, opts LeaseOp
 			return Lease{Key: key, Holder: holder, Versionstamp: res.Versionstamp, ExpiresAt: now + ttl.Milliseconds()}, nil
 		}
 		elapsed := max(time.Since(start), waited)
+		if timeout < 0 {
+			return Lease{}, fmt.Errorf("%w: %s is held by someone else; one attempt made, no retry asked", ErrLeaseContended, key)
+		}
 		if elapsed >= timeout {
-			return Lease{}, fmt.Errorf("%w: %s is held by someone else; gave up after %d attempts in %s", ErrLeaseContended, key, attempt+1, timeout)
+			return Lease{}, fmt.Errorf("%w: %s is held by someone else; gave up after %s in %s", ErrLeaseContended, key, attempts(attempt+1), timeout)
 		}
 		d := min(RetryDelay(attempt), timeout-elapsed)
 		waited += d
@@ -153,4 +156,12 @@ func casDelete(ctx context.Context, s *store.Store, key codec.Key, stamp string)
 		return false, fmt.Errorf("delete %s at %s: %w", key, stamp, err)
 	}
 	return res.OK, nil
+}
+
+// attempts counts attempts in words that agree in number.
+func attempts(n int) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts", n)
 }

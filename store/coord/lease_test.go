@@ -55,6 +55,26 @@ func TestLeaseContendedFailsAfterTimeout(t *testing.T) {
 	})
 }
 
+// A single attempt (negative Timeout) says so; a retried one counts its
+// attempts in words that agree in number and names the time it tried for.
+func TestLeaseContendedMessage(t *testing.T) {
+	storetest.EachStore(t, []storetest.Backend{storetest.File()}, func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{TTL: 10 * time.Second})
+		must(t, err)
+		_, err = coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{Timeout: -1})
+		if want := `lease contended: ["dwk_lease", "Pod", "abc"] is held by someone else; one attempt made, no retry asked`; err == nil || err.Error() != want {
+			t.Errorf("single attempt: %v\nwant %s", err, want)
+		}
+		noSleep := func(context.Context, time.Duration) error { return nil }
+		_, err = coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{Timeout: 120 * time.Millisecond, Sleep: noSleep})
+		// 3 attempts by the recorded sleeps; fewer if the machine is slow
+		// enough for real time to pass the budget first.
+		if re := regexp.MustCompile(`^lease contended: \["dwk_lease", "Pod", "abc"\] is held by someone else; gave up after [23] attempts in 120ms$`); err == nil || !re.MatchString(err.Error()) {
+			t.Errorf("retried: %v\nwant %s", err, re)
+		}
+	})
+}
+
 // The retry schedule is min(50·2^attempt, 1000) ms until the timeout; a
 // Sleep that only records makes it exact.
 func TestLeaseRetrySchedule(t *testing.T) {
