@@ -89,7 +89,7 @@ func (r *replica) tick(ctx context.Context) {
 		}
 		step(ctx)
 	}
-	r.t.add(func(s *Summary) { s.Polls++ })
+	r.t.polled(r.cfg.Progress)
 }
 
 // what names an operation of this replica for the error sample.

@@ -46,6 +46,12 @@ type SimConfig struct {
 	// stream (Seed, i)), so that a run's choices repeat as far as
 	// goroutine timing allows.
 	Seed int64
+	// Progress, when set, is called after every completed poll cycle with
+	// the summary so far, from the replica that completed it (calls are
+	// serialised; it must return quickly). A caller that waits for some
+	// activity cancels ctx from it instead of guessing how long that
+	// activity takes on this machine.
+	Progress func(Summary)
 }
 
 func (c SimConfig) withDefaults() (SimConfig, error) {
@@ -159,10 +165,26 @@ func (t *tally) fail(ctx context.Context, what string, err error) {
 	})
 }
 
+// polled counts a completed poll cycle and reports the summary to
+// progress, under the lock so that reports arrive in order.
+func (t *tally) polled(progress func(Summary)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sum.Polls++
+	if progress != nil {
+		progress(t.copyLocked())
+	}
+}
+
 // snapshot returns a copy of the summary.
 func (t *tally) snapshot() Summary {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.copyLocked()
+}
+
+// copyLocked copies the summary; t.mu is held.
+func (t *tally) copyLocked() Summary {
 	s := t.sum
 	s.ErrorSample = append([]string{}, t.sum.ErrorSample...)
 	return s
