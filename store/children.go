@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -54,11 +56,12 @@ type ChildPage struct {
 	Next []byte
 }
 
-// Children lists the distinct next key parts under prefix by skip-scanning:
-// one indexed single-row seek per child (past each child's whole range), and
-// one statement that counts every child's rows up to the bound. It never
-// reads a whole range. Expired-but-unswept rows count (they are physically
-// there).
+// Children lists the distinct next key parts under prefix in one statement:
+// a recursive skip-scan that seeks, in SQL, from each child to the first
+// key past its range (one indexed single-row seek per child), and counts
+// every child's rows up to the bound. It reads one child more than asked to
+// know whether another page follows, and never reads a whole range.
+// Expired-but-unswept rows count (they are physically there).
 func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOptions) (ChildPage, error) {
 	p, err := codec.Encode(prefix)
 	if err != nil {
@@ -80,38 +83,51 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 	if pos == nil {
 		pos = append(append([]byte{}, p...), 0x00) // the first key after the prefix itself
 	}
+	q, args := childrenSQL(len(p), pos, hi, limit, bound)
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return ChildPage{}, err
+	}
+	defer rows.Close()
 	var page ChildPage
-	for len(page.Children) < limit {
-		where, args := rangeWhere(pos, hi)
-		var k []byte
+	var read int64
+	mismatch := -1
+	for rows.Next() {
+		var k, next []byte
 		var exp expiryCol
-		found, err := s.queryRow(ctx, "SELECT k, expires_at FROM kv WHERE "+where+" ORDER BY k LIMIT 1", args, &k, &exp)
-		if err != nil {
-			return ChildPage{}, err
+		var count sql.NullInt64
+		if err := rows.Scan(&k, &exp, &next, &count); err != nil {
+			return ChildPage{}, s.classify(err)
 		}
-		if !found {
-			pos = nil
-			break
+		read++
+		if page.Next != nil {
+			continue // a later row of a page cut short (see below)
 		}
-		part, n, perr := codec.DecodePart(k[len(p):])
-		if perr != nil {
-			page.Children = append(page.Children, Child{Raw: k, Undecodable: true, Count: 1, IsKey: true, ExpiresAt: exp.at})
-			pos = append(k, 0x00)
+		if len(page.Children) == limit {
+			page.Next = k // the look-ahead child's first row: the next page starts there
 			continue
 		}
-		childKey := k[:len(p)+n]
-		c := Child{Part: part, Raw: childKey, IsKey: len(k) == len(childKey)}
-		if c.IsKey {
-			c.ExpiresAt = exp.at
+		page.Children = append(page.Children, childOf(p, k, exp.at, count.Int64, bound))
+		// The SQL finds a part's extent but does not check its content: a
+		// string of invalid UTF-8 or a NaN number is one undecodable row to
+		// Go, a whole child to the SQL, which jumped past its range; and a
+		// terminator followed by garbage escapes the SQL. Where they
+		// disagree the page ends; the next one starts where Go goes on.
+		if goNext := nextChildPos(p, k); !bytes.Equal(goNext, next) {
+			page.Next = goNext
+			mismatch = len(page.Children) - 1
 		}
-		page.Children = append(page.Children, c)
-		pos = codec.PrefixEnd(childKey)
 	}
-	if pos != nil && len(page.Children) == limit {
-		page.Next = pos
+	s.rowsRead.Add(read)
+	if err := rows.Err(); err != nil {
+		return ChildPage{}, s.classify(err)
 	}
-	if err := s.countChildren(ctx, page.Children, bound); err != nil {
-		return ChildPage{}, err
+	if mismatch >= 0 && !page.Children[mismatch].Undecodable {
+		// The SQL counted another range than the child's: count again
+		// (a second request, for malformed keys only).
+		if err := s.countChildren(ctx, page.Children[mismatch:mismatch+1], bound); err != nil {
+			return ChildPage{}, err
+		}
 	}
 	return page, nil
 }
@@ -145,11 +161,93 @@ func (s *Store) countChildren(ctx context.Context, children []Child, bound int) 
 		return fmt.Errorf("count children: no result row")
 	}
 	for j, i := range idx {
-		children[i].Count = counts[j]
+		children[i].Count, children[i].Capped = counts[j], false
 		if counts[j] > int64(bound) {
-			children[i].Count = int64(bound)
-			children[i].Capped = true
+			children[i].Count, children[i].Capped = int64(bound), true
 		}
 	}
 	return nil
+}
+
+// childOf builds the child whose first row is k.
+func childOf(p, k []byte, exp *int64, count int64, bound int) Child {
+	part, n, err := codec.DecodePart(k[len(p):])
+	if err != nil {
+		return Child{Raw: k, Undecodable: true, Count: 1, IsKey: true, ExpiresAt: exp}
+	}
+	childKey := k[:len(p)+n]
+	c := Child{Part: part, Raw: childKey, IsKey: len(k) == len(childKey), Count: count}
+	if c.IsKey {
+		c.ExpiresAt = exp
+	}
+	if count > int64(bound) {
+		c.Count, c.Capped = int64(bound), true
+	}
+	return c
+}
+
+// nextChildPos is where the child whose first row is k ends: past the
+// child's whole range, or just past k for an undecodable row.
+func nextChildPos(p, k []byte) []byte {
+	_, n, err := codec.DecodePart(k[len(p):])
+	if err != nil {
+		return append(append([]byte{}, k...), 0x00)
+	}
+	return codec.PrefixEnd(k[:len(p)+n])
+}
+
+// childNextSQL is the SQL twin of nextChildPos for the key column col
+// under a prefix of plen bytes: the part starts at byte plen+1 (substr
+// counts from 1). A bytes or string payload ends at its first 0x00 that is
+// not an escape (0x00 0xFF): in a well-formed key that 0x00 is followed by
+// the next part's tag (0x01..0x05) or ends the key (a 0x00 after it is
+// looked for too), and instr finds it
+// (replace cannot: it ignores a pattern that starts with 0x00). Anything
+// that does not parse as a part moves on by one row (k || 0x00), as Go does;
+// where Go and this disagree (a malformed key), Children ends its page.
+// The result is cast to a BLOB: || yields TEXT, SQLite orders every TEXT
+// before every BLOB, and sqld refuses to send TEXT that is not UTF-8.
+func childNextSQL(col string, plen int) string {
+	t := plen + 1
+	const none = 1 << 40
+	r := fmt.Sprintf("substr(%s, %d)", col, t+1)
+	var term strings.Builder
+	term.WriteString("min(")
+	for tag := 0; tag <= 5; tag++ {
+		fmt.Fprintf(&term, "coalesce(nullif(instr(%s, x'000%d'), 0), %d), ", r, tag, none)
+	}
+	fmt.Fprintf(&term, "CASE WHEN substr(%[1]s, -1) = x'00' THEN length(%[1]s) ELSE %[2]d END)", r, none)
+	return fmt.Sprintf("CAST(CASE"+
+		" WHEN substr(%[5]s, %[1]d, 1) IN (x'03', x'04') AND length(%[5]s) >= %[2]d THEN substr(%[5]s, 1, %[2]d) || x'FF'"+
+		" WHEN substr(%[5]s, %[1]d, 1) = x'05' AND length(%[5]s) >= %[3]d AND substr(%[5]s, %[3]d, 1) IN (x'00', x'01') THEN substr(%[5]s, 1, %[3]d) || x'FF'"+
+		" WHEN substr(%[5]s, %[1]d, 1) IN (x'01', x'02') AND %[4]s < %[6]d THEN substr(%[5]s, 1, %[1]d + %[4]s) || x'FF'"+
+		" ELSE %[5]s || x'00' END AS BLOB)", t, t+8, t+1, term.String(), col, none)
+}
+
+// childrenSQL is the skip-scan: walk holds each child's first row and the
+// position past the child; the recursion seeks from there to the next
+// child, limit+1 times at most; each of the first limit children gets its
+// bounded count.
+func childrenSQL(plen int, pos, hi []byte, limit, bound int) (string, []any) {
+	rng := "k >= %s"
+	if hi != nil {
+		rng += " AND k < ?"
+	}
+	first, args := fmt.Sprintf(rng, "?"), []any{pos}
+	step := fmt.Sprintf(rng, "w.nx")
+	if hi != nil {
+		args = append(args, hi)
+	}
+
+	q := "WITH RECURSIVE w(n, k, e, nx) AS (" +
+		"SELECT 1, k, expires_at, " + childNextSQL("k", plen) + " FROM (SELECT k, expires_at FROM kv WHERE " + first + " ORDER BY k LIMIT 1)" +
+		" UNION ALL " +
+		"SELECT w.n + 1, kv.k, kv.expires_at, " + childNextSQL("kv.k", plen) +
+		" FROM w JOIN kv ON kv.k = (SELECT k FROM kv WHERE " + step + " ORDER BY k LIMIT 1) WHERE w.n <= ?)" +
+		" SELECT k, e, nx, CASE WHEN n <= ? THEN (SELECT count(*) FROM (SELECT 1 FROM kv WHERE k >= w.k AND k < w.nx LIMIT ?)) END FROM w ORDER BY n"
+	if hi != nil {
+		args = append(args, hi)
+	}
+	args = append(args, limit, limit, bound+1)
+	return q, args
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 )
 
@@ -23,7 +22,7 @@ func (c *DoctorCmd) Run(app *App) error {
 		return err
 	}
 	for _, f := range fs {
-		app.Out.Result(f, usertext.Sanitize(f.String()))
+		app.Out.Result(f, f.String())
 	}
 	if len(fs) == 0 && !app.Out.JSON() {
 		app.Out.Textf("no findings")

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
-
-	"kvdeck/internal/usertext"
 )
 
 // Option configures Main.
@@ -137,9 +135,7 @@ func secrets(args []string, env map[string]string) []string {
 }
 
 // redactor replaces every known secret in what is written to it, so that
-// no error message (kong's included) can show the token, and then applies
-// the terminal-safety rule (usertext.SanitizeLines): an error that quotes
-// a stored name or a typed argument cannot act on the terminal.
+// no error message (kong's included) can show the token.
 type redactor struct {
 	w       io.Writer
 	secrets []string
@@ -153,7 +149,7 @@ func (r *redactor) Write(p []byte) (int, error) {
 			s = strings.ReplaceAll(s, sec, "<redacted>")
 		}
 	}
-	if _, err := io.WriteString(r.w, usertext.SanitizeLines(s)); err != nil {
+	if _, err := io.WriteString(r.w, s); err != nil {
 		return 0, err
 	}
 	return len(p), nil
