@@ -8,8 +8,8 @@
 // Files: catalog.go (the classes, objects, queues and schedules both use),
 // seed.go (Seed) and seed_rows.go (the rows of each area), sim.go
 // (Simulate and its Summary), replica.go (one replica's poll loop and
-// handlers), work.go (request handling and the producer). The README's
-// "demo" section tells users what the demo shows.
+// handlers), work.go (request handling and the producer). docs/demo.md
+// tells users what the demo shows.
 package demo
 
 import (
