@@ -103,6 +103,9 @@ func NewStyles(t Theme) Styles {
 	if t.Mono {
 		// Without colours, a selection needs reverse video to be seen.
 		s.Selected = lipgloss.NewStyle().Reverse(true).Bold(true)
+		// Nor is the focused pane told by its border colour: it gets a
+		// thick border.
+		s.PaneFocused = s.PaneFocused.Border(lipgloss.ThickBorder())
 	}
 	return s
 }

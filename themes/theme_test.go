@@ -56,3 +56,20 @@ func TestMonoHasNoColour(t *testing.T) {
 		t.Errorf("mono selection has no reverse video: %q", got)
 	}
 }
+
+// TestStatesVisibleWithoutColour: every pair of styles that tells two
+// states apart must differ in the characters drawn when colours are
+// stripped (the Ascii profile), not only in colour, in every theme a
+// NO_COLOR user can get. The focused pane was told from the others by its
+// border colour alone (issue 13: Race's selected client looked like the
+// other one under NO_COLOR).
+func TestStatesVisibleWithoutColour(t *testing.T) {
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(termenv.Ascii)
+	s := NewStyles(Mono())
+	pane := s.Pane.Renderer(r).Render("x")
+	focused := s.PaneFocused.Renderer(r).Render("x")
+	if pane == focused {
+		t.Errorf("under NO_COLOR the focused pane looks like any other:\n%s\n%s", pane, focused)
+	}
+}
