@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"kvdeck/internal/demo"
 	"kvdeck/store"
 )
 
@@ -44,9 +45,11 @@ type App struct {
 	// Clock is the virtual clock built from --now / --clock-offset.
 	Clock *store.VirtualClock
 
-	ctx    context.Context
-	tui    TUIRunner
-	pinned atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
+	ctx context.Context
+	tui TUIRunner
+	// demoProgress is passed to the demo's simulation (WithDemoProgress).
+	demoProgress func(demo.Summary)
+	pinned       atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
 
 	mu     sync.Mutex
 	stores []*store.Store

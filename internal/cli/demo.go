@@ -79,6 +79,7 @@ func (c *DemoCmd) Run(app *App) error {
 		// Each replica its own store, closed by Simulate: separate clients.
 		Open:     func(ctx context.Context) (*store.Store, error) { return store.Open(ctx, url, opts) },
 		Replicas: c.Replicas, Tick: c.Tick, Duration: c.Duration, Seed: seed,
+		Progress: app.demoProgress,
 	}
 	var sum demo.Summary
 	if c.Headless {

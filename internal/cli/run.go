@@ -8,18 +8,29 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"kvdeck/internal/demo"
 )
 
 // Option configures Main.
 type Option func(*options)
 
 type options struct {
-	tui TUIRunner
+	tui          TUIRunner
+	demoProgress func(demo.Summary)
 }
 
 // WithTUI hands Main the function that shows the TUI (main.go passes one
 // that calls tui.Run). Without it the tui command says the build has none.
 func WithTUI(run TUIRunner) Option { return func(o *options) { o.tui = run } }
+
+// WithDemoProgress hands `kvdeck demo` a function called after every poll
+// cycle of its simulation (demo.SimConfig.Progress), so that a test can
+// stop the demo once the activity it waits for happened, however slow the
+// machine.
+func WithDemoProgress(fn func(demo.Summary)) Option {
+	return func(o *options) { o.demoProgress = fn }
+}
 
 // jsonDefaulter is implemented by commands whose output is JSON unless
 // --output text is given (dump: its lines are load's input).
@@ -74,14 +85,15 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 	}
 	app := &App{
-		Globals: root.Globals,
-		Out:     newPrinter(stdout, root.Globals.JSON(jsonDefault)),
-		Stdin:   stdin,
-		Stderr:  errw,
-		Env:     env,
-		Clock:   vc,
-		ctx:     ctx,
-		tui:     o.tui,
+		Globals:      root.Globals,
+		Out:          newPrinter(stdout, root.Globals.JSON(jsonDefault)),
+		Stdin:        stdin,
+		Stderr:       errw,
+		Env:          env,
+		Clock:        vc,
+		ctx:          ctx,
+		tui:          o.tui,
+		demoProgress: o.demoProgress,
 	}
 	err = kctx.Run(app)
 	app.close()
