@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -62,25 +63,67 @@ func ParseTarget(raw string) (Target, error) {
 	switch strings.ToLower(scheme) {
 	case "file":
 		path := rest
+		if err := refuseSecrets(raw); err != nil {
+			return Target{}, err
+		}
 		if strings.HasPrefix(path, "//") {
 			if !strings.HasPrefix(path, "///") {
-				return Target{}, fmt.Errorf("%w: %q: a file URL takes one slash (file:rel/path.db) or three (file:///abs/path.db), not two", ErrBadURL, raw)
+				return Target{}, fmt.Errorf("%w: %q: a file URL takes one slash (file:rel/path.db) or three (file:///abs/path.db), not two", ErrBadURL, redactURL(raw))
 			}
 			path = path[2:]
 		}
 		if i := strings.IndexAny(path, "?#"); i >= 0 {
-			return Target{}, fmt.Errorf("%w: %q: file URLs take no query or fragment; kvdeck sets the connection options itself", ErrBadURL, raw)
+			return Target{}, fmt.Errorf("%w: %q: file URLs take no query or fragment; kvdeck sets the connection options itself", ErrBadURL, redactURL(raw))
 		}
 		unescaped, err := url.PathUnescape(path)
 		if err != nil {
-			return Target{}, fmt.Errorf("%w: %q: %v", ErrBadURL, raw, err)
+			return Target{}, fmt.Errorf("%w: %q: a %%-escape in the path is malformed", ErrBadURL, raw)
 		}
 		return fileTarget(unescaped)
 	case "libsql", "http", "https", "ws", "wss":
 		return remoteTarget(raw)
 	default:
-		return Target{}, fmt.Errorf("%w: %q: unsupported scheme %q; use file:, libsql://, http(s):// or ws(s)://", ErrBadURL, raw, scheme)
+		return Target{}, fmt.Errorf("%w: %q: unsupported scheme %q; use file:, libsql://, http(s):// or ws(s)://", ErrBadURL, redactURL(raw), scheme)
 	}
+}
+
+// refuseSecrets refuses a URL whose query, fragment or user info might
+// carry a token: ErrTokenInURL when it looks like one (user info, or a
+// parameter named like a token), ErrBadURL otherwise. Its message never
+// repeats what it refused.
+func refuseSecrets(raw string) error {
+	const useFlag = "pass the token with --auth-token or KVDECK_AUTH_TOKEN"
+	if hasUserinfo(raw) {
+		return fmt.Errorf("%w: credentials in the URL are not accepted; %s", ErrTokenInURL, useFlag)
+	}
+	i := strings.IndexAny(raw, "?#")
+	if i < 0 {
+		return nil
+	}
+	lower := strings.ToLower(raw[i:])
+	for _, name := range []string{"token", "jwt", "auth", "key", "secret", "password"} {
+		if strings.Contains(lower, name) {
+			return fmt.Errorf("%w: the URL carries what looks like a token after %q; remove it and %s", ErrTokenInURL, raw[i:i+1], useFlag)
+		}
+	}
+	what := "query parameters"
+	if raw[i] == '#' {
+		what = "fragment"
+	}
+	return fmt.Errorf("%w: %q: a database URL takes no %s; kvdeck sets the connection options itself", ErrBadURL, redactURL(raw), what)
+}
+
+// hasUserinfo reports whether the authority of a scheme://authority URL
+// holds an '@' (user info).
+func hasUserinfo(raw string) bool {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return false
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.Contains(rest, "@")
 }
 
 func fileTarget(path string) (Target, error) {
@@ -91,33 +134,36 @@ func fileTarget(path string) (Target, error) {
 		return Target{}, fmt.Errorf("%w: in-memory databases are not supported: a store must live in a file or on a server", ErrBadURL)
 	}
 	if strings.ContainsAny(path, "?#") {
-		return Target{}, fmt.Errorf("%w: %q: a database path may not contain '?' or '#'", ErrBadURL, path)
+		if err := refuseSecrets(path); err != nil {
+			return Target{}, err
+		}
+	}
+	if strings.Contains(path, "://") {
+		if err := refuseSecrets(path); err != nil {
+			return Target{}, err
+		}
+		return Target{}, fmt.Errorf("%w: %q looks like a URL without its scheme; use file:PATH, libsql://, http(s):// or ws(s)://", ErrBadURL, path)
 	}
 	return Target{Transport: TransportFile, Path: path, Display: "file:" + path}, nil
 }
 
 func remoteTarget(raw string) (Target, error) {
+	// Secrets are refused before parsing: a parse error would quote the
+	// whole URL, and url.Query drops malformed pairs silently (a token
+	// with a bad %-escape would pass).
+	if err := refuseSecrets(raw); err != nil {
+		return Target{}, err
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which it quotes whole
+		}
 		return Target{}, fmt.Errorf("%w: %q: %v", ErrBadURL, redactURL(raw), err)
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return Target{}, fmt.Errorf("%w: %q has no host; expected e.g. libsql://my-db.turso.io or http://127.0.0.1:8080", ErrBadURL, redactURL(raw))
-	}
-	if u.User != nil {
-		return Target{}, fmt.Errorf("%w: credentials in the URL are not accepted; pass the token with --auth-token or KVDECK_AUTH_TOKEN", ErrTokenInURL)
-	}
-	q := u.Query()
-	for _, name := range []string{"authToken", "auth_token", "jwt", "token"} {
-		if q.Has(name) {
-			return Target{}, fmt.Errorf("%w: the URL carries %q; remove it and pass the token with --auth-token or KVDECK_AUTH_TOKEN", ErrTokenInURL, name)
-		}
-	}
-	for name := range q {
-		return Target{}, fmt.Errorf("%w: %q: unknown query parameter %q", ErrBadURL, redactURL(raw), name)
-	}
-	if u.Fragment != "" {
-		return Target{}, fmt.Errorf("%w: %q: a database URL takes no fragment", ErrBadURL, raw)
 	}
 	t := Target{URL: u.String(), Display: u.String()}
 	switch strings.ToLower(u.Scheme) {
@@ -129,13 +175,13 @@ func remoteTarget(raw string) (Target, error) {
 	return t, nil
 }
 
-// redactURL keeps a URL's scheme and host for a message, dropping its query
-// and user info, which might hold secrets.
+// redactURL keeps a URL's scheme, host and path for a message, dropping
+// its query, fragment and user info, which might hold secrets.
 func redactURL(raw string) string {
 	if i := strings.IndexAny(raw, "?#"); i >= 0 {
 		raw = raw[:i] + "?…"
 	}
-	if at := strings.Index(raw, "@"); at >= 0 {
+	if at := strings.LastIndex(raw, "@"); at >= 0 {
 		if s := strings.Index(raw, "://"); s >= 0 && s < at {
 			raw = raw[:s+3] + "…@" + raw[at+1:]
 		}

@@ -41,10 +41,11 @@ var (
 // classify wraps a driver or transport error in the sentinel that describes
 // it, adding the fix to the message. Errors it does not recognise pass
 // through unchanged.
-func (s *Store) classify(err error) error {
+func (s *Store) classify(err error) (out error) {
 	if err == nil {
 		return nil
 	}
+	defer func() { out = s.scrub(out) }()
 	for _, sentinel := range []error{ErrBadURL, ErrTokenInURL, ErrUnreachable, ErrUnauthorized, ErrNotStore, ErrLocked, ErrReadOnly, ErrInvalidValue, ErrInvalidArgument} {
 		if errors.Is(err, sentinel) {
 			return err
@@ -96,3 +97,23 @@ func redact(msg string) string {
 	// on a status bar and in a terminal.
 	return strings.Join(strings.Fields(msg), " ")
 }
+
+// scrub removes the store's own auth token from err's message, whatever
+// the message is: a server may echo the Authorization header in an error
+// body (seen with a 400 and a 500 answer), which no pattern would catch.
+// errors.Is and errors.As still see the wrapped error.
+func (s *Store) scrub(err error) error {
+	if err == nil || s.token == "" || !strings.Contains(err.Error(), s.token) {
+		return err
+	}
+	return &scrubbed{msg: strings.ReplaceAll(err.Error(), s.token, "<redacted>"), err: err}
+}
+
+// scrubbed is an error whose message had the auth token removed.
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }

@@ -60,6 +60,7 @@ type Store struct {
 	roundTrips atomic.Int64
 	watch      versionWatch
 	cache      stmtCache
+	token      string // the auth token sent, to scrub it from errors
 }
 
 // Info describes an open store for status bars and stats.
@@ -86,6 +87,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	if s.busy <= 0 {
 		s.busy = DefaultBusyTimeout
+	}
+	if target.Transport.Remote() {
+		s.token = opts.AuthToken // only for scrub: never printed
 	}
 	var connURL string
 	var created bool
