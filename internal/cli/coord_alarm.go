@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 )
 
@@ -89,9 +90,9 @@ func printAlarmRow(app *App, class, index string, a coord.AlarmEntry) {
 		j.EpochMs, j.RetryCount = &a.EpochMs, &a.RetryCount
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s  %s", class, a.ID, state)
+	fmt.Fprintf(&b, "%s  %s  %s", usertext.Sanitize(class), usertext.Sanitize(a.ID), state)
 	if a.Problem != "" {
-		fmt.Fprintf(&b, "  %s  problem: %s", codec.Format(a.Key), a.Problem)
+		fmt.Fprintf(&b, "  %s  problem: %s", codec.Format(a.Key), usertext.Sanitize(a.Problem))
 		app.Out.Result(j, b.String())
 		return
 	}
@@ -136,7 +137,7 @@ func (c *AlarmSetCmd) Run(app *App) error {
 // printAlarm prints an alarm record as {"class","id","epochMs","retryCount"}.
 func printAlarm(app *App, verb, class, id string, rec coord.AlarmRecord) {
 	app.Out.Result(alarmJSON{Class: class, ID: id, EpochMs: &rec.EpochMs, RetryCount: &rec.RetryCount},
-		fmt.Sprintf("%s%s  %s  due=%s  retry=%d", verb, class, id, FormatMillis(rec.EpochMs), rec.RetryCount))
+		fmt.Sprintf("%s%s  %s  due=%s  retry=%d", verb, usertext.Sanitize(class), usertext.Sanitize(id), FormatMillis(rec.EpochMs), rec.RetryCount))
 }
 
 // AlarmGetCmd reads an alarm.
@@ -156,7 +157,7 @@ func (c *AlarmGetCmd) Run(app *App) error {
 		return err
 	}
 	if !found {
-		app.Out.Result(alarmJSON{Class: c.Class, ID: c.ID}, c.Class+"  "+c.ID+"  (no alarm)")
+		app.Out.Result(alarmJSON{Class: c.Class, ID: c.ID}, usertext.Sanitize(c.Class)+"  "+usertext.Sanitize(c.ID)+"  (no alarm)")
 		return NotDone("")
 	}
 	printAlarm(app, "", c.Class, c.ID, rec)
@@ -189,9 +190,9 @@ func (c *AlarmDeleteCmd) Run(app *App) error {
 	if err != nil && !errors.Is(err, coord.ErrMalformed) {
 		return err
 	}
-	text := "deleted " + c.Class + "  " + c.ID
+	text := "deleted " + usertext.Sanitize(c.Class) + "  " + usertext.Sanitize(c.ID)
 	if !deleted {
-		text = c.Class + "  " + c.ID + "  (no alarm)"
+		text = usertext.Sanitize(c.Class) + "  " + usertext.Sanitize(c.ID) + "  (no alarm)"
 	}
 	app.Out.Result(alarmDeleteJSON{Class: c.Class, ID: c.ID, Deleted: deleted}, text)
 	if !deleted {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 )
 
@@ -22,7 +23,7 @@ func (c *DoctorCmd) Run(app *App) error {
 		return err
 	}
 	for _, f := range fs {
-		app.Out.Result(f, f.String())
+		app.Out.Result(f, usertext.Sanitize(f.String()))
 	}
 	if len(fs) == 0 && !app.Out.JSON() {
 		app.Out.Textf("no findings")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 )
 
@@ -77,7 +78,7 @@ func leaseRow(r coord.LeaseRow) leaseRowJSON {
 // leaseText is `KEY  STATE  holder=H  v=STAMP  left=30s  age=0s  expires=TIME`.
 func leaseText(r coord.LeaseRow) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s  holder=%s  v=%s", codec.Format(r.Key), r.State, r.Holder, r.Versionstamp)
+	fmt.Fprintf(&b, "%s  %s  holder=%s  v=%s", codec.Format(r.Key), r.State, usertext.Sanitize(r.Holder), r.Versionstamp)
 	if r.ExpiresAt == nil {
 		b.WriteString("  no expiry")
 	} else {
@@ -88,7 +89,7 @@ func leaseText(r coord.LeaseRow) string {
 		b.WriteString("  expires=" + FormatMillis(*r.ExpiresAt))
 	}
 	if r.Problem != "" {
-		b.WriteString("  problem: " + r.Problem)
+		b.WriteString("  problem: " + usertext.Sanitize(r.Problem))
 	}
 	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 )
 
@@ -79,7 +80,7 @@ func (c *QueueListCmd) Run(app *App) error {
 			printMessage(app, q.Name, m, now)
 		}
 		if total := q.Ready + q.Delayed; total > len(q.Messages) {
-			app.Warnf("%s holds %d messages; showing the first %d in due order", q.Name, total, len(q.Messages))
+			app.Warnf("%s holds %d messages; showing the first %d in due order", usertext.Sanitize(q.Name), total, len(q.Messages))
 		}
 	}
 	return nil
@@ -91,7 +92,7 @@ func printQueue(app *App, q coord.QueueReport) {
 	for _, a := range q.Attempts {
 		hist = append(hist, fmt.Sprintf("%d:%d", a.Attempts, a.Count))
 	}
-	text := fmt.Sprintf("%s  ready=%d  delayed=%d", q.Name, q.Ready, q.Delayed)
+	text := fmt.Sprintf("%s  ready=%d  delayed=%d", usertext.Sanitize(q.Name), q.Ready, q.Delayed)
 	if q.Ready > 0 {
 		j.OldestReadyAgeMs = &q.OldestReadyAgeMs
 		text += "  oldest-ready=" + millis(q.OldestReadyAgeMs)
@@ -111,11 +112,11 @@ func printMessage(app *App, queue string, m coord.QueueMessage, now int64) {
 	if !m.Ready {
 		when = "in " + millis(m.DueAt-now)
 	}
-	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", queue, m.ID, FormatMillis(m.DueAt), when, m.Attempts)
+	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), FormatMillis(m.DueAt), when, m.Attempts)
 	if m.Final {
 		text += "  final-attempt"
 	}
-	body, _ := jsonValue(m.Body, true)
+	body, _ := jsonValue(m.Body)
 	app.Out.Result(j, text+"  body="+truncateText(string(body), 80))
 }
 
@@ -165,7 +166,7 @@ func (c *QueueSendCmd) Run(app *App) error {
 			return err
 		}
 		due := now + delay.Milliseconds()
-		app.Out.Result(messageJSON{Queue: c.Name, ID: id, DueAt: &due}, fmt.Sprintf("sent %s  %s  due=%s", c.Name, id, FormatMillis(due)))
+		app.Out.Result(messageJSON{Queue: c.Name, ID: id, DueAt: &due}, fmt.Sprintf("sent %s  %s  due=%s", usertext.Sanitize(c.Name), id, FormatMillis(due)))
 		return nil
 	})
 }
@@ -219,14 +220,14 @@ func (c *QueuePollCmd) Run(app *App) error {
 	delivered, err := b.PollQueue(app.Context(), c.Name, app.Now())
 	for _, d := range delivered {
 		attempts := d.Attempts
-		text := fmt.Sprintf("%s  %s  attempts=%d  %s", d.Queue, d.ID, d.Attempts, d.Decision)
+		text := fmt.Sprintf("%s  %s  attempts=%d  %s", usertext.Sanitize(d.Queue), usertext.Sanitize(d.ID), d.Attempts, d.Decision)
 		switch d.Outcome {
 		case coord.OutcomeRequeued:
 			text += "  requeued due=" + FormatMillis(d.NextDueAt)
 		case coord.OutcomeDropped:
 			text += "  dropped (max attempts)"
 		}
-		body, _ := jsonValue(d.Body, true)
+		body, _ := jsonValue(d.Body)
 		app.Out.Result(messageJSON{Queue: d.Queue, ID: d.ID, Body: d.Body, Attempts: &attempts, Decision: string(d.Decision)},
 			text+"  body="+truncateText(string(body), 80))
 	}
@@ -254,6 +255,6 @@ func (c *QueuePurgeCmd) Run(app *App) error {
 		return err
 	}
 	n, err := coord.Purge(app.Context(), s, c.Name)
-	app.Out.Result(queuePurgeJSON{Queue: c.Name, Purged: n}, fmt.Sprintf("purged %s: %d message(s)", c.Name, n))
+	app.Out.Result(queuePurgeJSON{Queue: c.Name, Purged: n}, fmt.Sprintf("purged %s: %d message(s)", usertext.Sanitize(c.Name), n))
 	return err
 }

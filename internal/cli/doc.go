@@ -35,7 +35,11 @@
 //     Now (the virtual clock), Pinned (run with the clock frozen), Writable
 //     (refuse a write early under --read-only), Warnf, RunTUI.
 //   - Printer (App.Out): Result, Object, Textf, Entry, Absent: every output
-//     goes through it, so text and JSON stay consistent.
+//     goes through it, so text and JSON stay consistent, and every byte it
+//     writes passes the terminal-safety rule of internal/usertext (text:
+//     SanitizeLines; JSON: EscapeJSON); stderr passes it too. Stored
+//     strings placed in a text line go through usertext.Sanitize first,
+//     so a line feed in a name cannot forge another line.
 //   - ParseKey, ParseTime (epoch ms | RFC 3339 | +DURATION | now),
 //     ParseValue (JSON as the reference stores it), ParseExpireIn, OpenInput.
 //   - NotDone (exit 1) and ExitCode (error to exit code).

@@ -103,12 +103,9 @@ func mustHex(s string) []byte {
 	return b
 }
 
-func TestEscapeRunes(t *testing.T) {
-	in := []byte("{\"a\":\"x\u2028y\u202ez\u0085\"}")
-	if got := string(escapeRunes(in, false)); got != `{"a":"x\u2028y`+"\u202ez\u0085"+`"}` {
-		t.Errorf("JSON: %s", got)
-	}
-	if got := string(escapeRunes(in, true)); got != `{"a":"x\u2028y\u202ez\u0085"}` {
-		t.Errorf("terminal: %s", got)
+func TestJSONValueEscapesTerminalRunes(t *testing.T) {
+	in := []byte("{\"a\": \"x\u2028y\u202ez\u0085\"}")
+	if got, ok := jsonValue(in); !ok || string(got) != `{"a":"x\u2028y\u202ez\u0085"}` {
+		t.Errorf("jsonValue = %s, %v", got, ok)
 	}
 }

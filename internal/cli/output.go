@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -20,18 +21,25 @@ import (
 // with --output json, one JSON object per line (keys in tagged JSON form,
 // versionstamps as 20-digit strings, times as epoch milliseconds or null).
 // The first write error is kept and returned by Flush.
+//
+// Everything a Printer writes passes the terminal-safety rule of
+// usertext: text through usertext.SanitizeLines, JSON through
+// usertext.EscapeJSON, so no stored byte sequence (OSC 52, title, CSI,
+// C1, bidi override) reaches the terminal raw, whichever command prints
+// it and whatever it forgot.
 type Printer struct {
 	w    *bufio.Writer
+	buf  bytes.Buffer // one JSON line before it is escaped
 	enc  *json.Encoder
 	json bool
 	err  error
 }
 
 func newPrinter(w io.Writer, jsonMode bool) *Printer {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	return &Printer{w: bw, enc: enc, json: jsonMode}
+	p := &Printer{w: bufio.NewWriter(w), json: jsonMode}
+	p.enc = json.NewEncoder(&p.buf)
+	p.enc.SetEscapeHTML(false)
+	return p
 }
 
 // JSON reports whether the output is JSON lines.
@@ -39,15 +47,20 @@ func (p *Printer) JSON() bool { return p.json }
 
 // Object writes v as one JSON line, whatever the mode.
 func (p *Printer) Object(v any) {
-	if p.err == nil {
-		p.err = p.enc.Encode(v)
+	if p.err != nil {
+		return
+	}
+	p.buf.Reset()
+	if p.err = p.enc.Encode(v); p.err == nil {
+		_, p.err = p.w.Write(usertext.EscapeJSON(p.buf.Bytes()))
 	}
 }
 
-// Textf writes one text line, whatever the mode; a trailing newline is added.
+// Textf writes one text line (or several, separated by line feeds),
+// whatever the mode; a trailing newline is added.
 func (p *Printer) Textf(format string, args ...any) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+		_, p.err = io.WriteString(p.w, usertext.SanitizeLines(fmt.Sprintf(format, args...))+"\n")
 	}
 }
 
@@ -89,7 +102,7 @@ func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 		p.Textf("%s", entryText(e, now, physical))
 		return
 	}
-	value, _ := jsonValue(e.Value, false)
+	value, _ := jsonValue(e.Value)
 	out := entryJSON{Value: value, Versionstamp: stampOrNull(e.Versionstamp()), ExpiresAt: e.ExpiresAt, Error: entryError(e)}
 	if e.KeyErr == nil {
 		k := e.Key
@@ -127,7 +140,7 @@ func entryText(e store.Entry, now int64, physical bool) string {
 		b.WriteString(codec.Format(e.Key))
 	}
 	b.WriteString("  ")
-	if v, ok := jsonValue(e.Value, true); ok {
+	if v, ok := jsonValue(e.Value); ok {
 		b.Write(v)
 	} else {
 		b.WriteString("raw:" + strconv.Quote(string(e.Value)))
@@ -162,12 +175,11 @@ func entryError(e store.Entry) string {
 
 func validJSON(b []byte) bool { return utf8.Valid(b) && json.Valid(b) }
 
-// jsonValue renders a stored value for output: compact JSON with U+2028
-// and U+2029 escaped (so one entry stays one line for every line
-// splitter), and for a terminal also the invisible and reordering
-// characters. A value that is not JSON becomes a JSON string of its raw
-// text and ok is false.
-func jsonValue(raw []byte, terminal bool) (v json.RawMessage, ok bool) {
+// jsonValue renders a stored value for output: compact JSON with every
+// rune a line splitter or a terminal must not meet raw (U+2028, U+2029,
+// C1, bidi controls, ...) escaped, so one entry stays one line. A value
+// that is not JSON becomes a JSON string of its raw text and ok is false.
+func jsonValue(raw []byte) (v json.RawMessage, ok bool) {
 	if !validJSON(raw) {
 		return marshalString(string(raw)), false
 	}
@@ -175,7 +187,7 @@ func jsonValue(raw []byte, terminal bool) (v json.RawMessage, ok bool) {
 	if err := json.Compact(&buf, raw); err != nil {
 		return marshalString(string(raw)), false
 	}
-	return escapeRunes(buf.Bytes(), terminal), true
+	return usertext.EscapeJSON(buf.Bytes()), true
 }
 
 // marshalString is a JSON string literal of s without HTML escaping.
@@ -184,41 +196,7 @@ func marshalString(s string) json.RawMessage {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-// escapeRunes replaces, inside valid compact JSON, the runes that must not
-// reach a line-oriented reader or a terminal raw with \uXXXX escapes. Such
-// runes can only occur inside JSON strings, where the escape means the same.
-func escapeRunes(b []byte, terminal bool) []byte {
-	var out []byte
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == '\u2028' || r == '\u2029' || terminal && hiddenRune(r) {
-			if out == nil {
-				out = append(make([]byte, 0, len(b)+12), b[:i]...)
-			}
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else if out != nil {
-			out = append(out, b[i:i+n]...)
-		}
-		i += n
-	}
-	if out == nil {
-		return b
-	}
-	return out
-}
-
-// hiddenRune reports runes a terminal would hide or that reorder text: DEL,
-// the C1 controls, bidirectional controls and the byte order mark.
-func hiddenRune(r rune) bool {
-	switch {
-	case r == 0x7f, r >= 0x80 && r <= 0x9f, r == 0x061c, r == 0x200e, r == 0x200f,
-		r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
-		return true
-	}
-	return false
+	return usertext.EscapeJSON(bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
 // FormatMillis formats epoch milliseconds as an RFC 3339 UTC time, with

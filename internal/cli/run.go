@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"kvdeck/internal/demo"
+	"kvdeck/internal/usertext"
 )
 
 // Option configures Main.
@@ -147,7 +148,9 @@ func secrets(args []string, env map[string]string) []string {
 }
 
 // redactor replaces every known secret in what is written to it, so that
-// no error message (kong's included) can show the token.
+// no error message (kong's included) can show the token, and then applies
+// the terminal-safety rule (usertext.SanitizeLines): an error that quotes
+// a stored name or a typed argument cannot act on the terminal.
 type redactor struct {
 	w       io.Writer
 	secrets []string
@@ -161,7 +164,7 @@ func (r *redactor) Write(p []byte) (int, error) {
 			s = strings.ReplaceAll(s, sec, "<redacted>")
 		}
 	}
-	if _, err := io.WriteString(r.w, s); err != nil {
+	if _, err := io.WriteString(r.w, usertext.SanitizeLines(s)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
