@@ -123,16 +123,6 @@ func (m *Alarms) openForm(reschedule bool) {
 	m.form.setWidth(m.rightInner())
 }
 
-// nonEmpty checks that a field holds something.
-func nonEmpty(what string) fieldCheck {
-	return func(s string) (string, error) {
-		if strings.TrimSpace(s) == "" {
-			return "", fmt.Errorf("type %s", what)
-		}
-		return strings.TrimSpace(s), nil
-	}
-}
-
 // checkAlarmID accepts any id, noting one that is not the 32 hex digits
 // services use.
 func checkAlarmID(s string) (string, error) {

@@ -35,17 +35,6 @@ func (m Alarms) lowerLines(c coord.AlarmClass, w int) []string {
 	return append(body, st.Muted.Render(FitWidth(alarmsNote, w)))
 }
 
-// fitTo cuts or pads lines to exactly n.
-func fitTo(lines []string, n int) []string {
-	if len(lines) > n {
-		return lines[:n]
-	}
-	for len(lines) < n {
-		lines = append(lines, "")
-	}
-	return lines
-}
-
 // alarmDetail describes the selected alarm: its row, what by-id says and
 // its findings.
 func (m Alarms) alarmDetail(c coord.AlarmClass, it alarmItem, w int) []string {

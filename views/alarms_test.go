@@ -39,3 +39,22 @@ func TestAlarmsGolden(t *testing.T) {
 		golden.RequireEqual(t, h.m.View())
 	})
 }
+
+func TestParseAlarmTime(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"+30s", T + 30000}, {"-1m", T - 60000}, {"now", T}, {" 1767312090000 ", T + 90000},
+		{"2026-01-02T00:00:05Z", T + 5000}, {"2026-01-02T00:00:00.25Z", T + 250},
+	} {
+		if got, err := parseAlarmTime(c.in, T); err != nil || got != c.want {
+			t.Errorf("parseAlarmTime(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "tomorrow", "+5 minutes", "2026-01-02"} {
+		if _, err := parseAlarmTime(bad, T); err == nil {
+			t.Errorf("parseAlarmTime(%q) accepted", bad)
+		}
+	}
+}

@@ -1,14 +1,11 @@
 package views
 
 import (
-	"context"
-
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
-	"kvdeck/store"
 	"kvdeck/themes"
 )
 
@@ -44,23 +41,6 @@ func DefaultBrowseKeys() BrowseKeys {
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
 		Reload:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 	}
-}
-
-// Deps is what the Browse view works with.
-type Deps struct {
-	// Store is the engine; every call runs inside a command.
-	Store Store
-	// Now is the virtual clock (epoch ms), read when rendering countdowns.
-	Now func() int64
-	// Clipboard copies text (OSC 52).
-	Clipboard func(string) error
-	// Session tags the view's answers: the root raises it when it opens
-	// another database, so that answers from the old store are dropped.
-	Session int
-	// Open opens another connection to the same database with the same
-	// options (the Race tab's live workers, one each); nil when the shell
-	// cannot, and the view then says so.
-	Open func(ctx context.Context) (*store.Store, error)
 }
 
 // Browse is the key-prefix tree (left) and the selected entry (right).

@@ -4,30 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
 	"kvdeck/store"
-)
-
-// Store is what the views need of the engine; *store.Store has it.
-type Store interface {
-	Children(ctx context.Context, prefix codec.Key, opts store.ChildrenOptions) (store.ChildPage, error)
-	List(ctx context.Context, opts store.ListOptions) (store.Page, error)
-	Commit(ctx context.Context, checks []store.Check, muts []store.Mutation) (store.CommitResult, error)
-	ReadOnly() bool
-	// Scan and Sweep serve the Sweep tab.
-	Scan(ctx context.Context, opts store.ListOptions, fn func(store.Entry) error) error
-	Sweep(ctx context.Context, opts store.SweepOptions) (store.SweepResult, error)
-}
-
-// Deadlines of the store calls made by commands: a read that takes longer
-// shows an error instead of a frozen "loading…".
-const (
-	readTimeout  = 10 * time.Second
-	writeTimeout = 15 * time.Second
 )
 
 // childrenLoaded answers loadChildren.

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"context"
 	"database/sql"
 	"strings"
 	"testing"
@@ -13,8 +12,6 @@ import (
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
-
-var ctx = context.Background()
 
 // getRaw reads the physical row at key (expired rows too).
 func getRaw(t *testing.T, s *store.Store, text string) (store.Entry, bool) {

@@ -38,18 +38,6 @@ func DefaultComposeKeys() ComposeKeys {
 	}
 }
 
-// ComposeMsg asks the root to switch to the Compose tab and stage Checks
-// and Mutations there ("Compose from here" in Browse).
-type ComposeMsg struct {
-	Checks    []store.Check
-	Mutations []store.Mutation
-}
-
-// StageInCompose returns a command that sends a ComposeMsg.
-func StageInCompose(checks []store.Check, muts []store.Mutation) tea.Cmd {
-	return func() tea.Msg { return ComposeMsg{Checks: checks, Mutations: muts} }
-}
-
 // composeOutcome is the last commit's result, shown under the list.
 type composeOutcome struct {
 	res     store.CommitResult

@@ -43,14 +43,6 @@ type stagedOp struct {
 	refreshed bool
 }
 
-// stampText shows a check's expectation: the stamp, or "absent".
-func stampText(s string) string {
-	if s == "" {
-		return "absent"
-	}
-	return s
-}
-
 // commitOf turns the list into the commit's checks and mutations, and
 // remembers which op each check came from (to refresh stale ones).
 func commitOf(ops []stagedOp) (checks []store.Check, muts []store.Mutation, checkOp []int) {
@@ -131,17 +123,4 @@ func (b budget) over() []string {
 		out = append(out, fmt.Sprintf("%d mutations are over %d", b.mutations, limitMutations))
 	}
 	return out
-}
-
-// bytesText is a byte count the way people read one: 812 B, 4.2 KiB, 3.1 MiB.
-func bytesText(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }

@@ -1,10 +1,12 @@
 package views
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/store"
@@ -182,6 +184,22 @@ func (h *coordHarness[V]) requireFlash(texts ...string) {
 	for _, s := range texts {
 		if !strings.Contains(h.lastFlash(), s) {
 			h.t.Fatalf("flash %q lacks %q", h.lastFlash(), s)
+		}
+	}
+}
+
+var ctx = context.Background()
+
+// requireNoHelp fails when help offers one of the keys.
+func requireNoHelp(t *testing.T, groups [][]key.Binding, keys ...string) {
+	t.Helper()
+	for _, g := range groups {
+		for _, b := range g {
+			for _, k := range keys {
+				if b.Enabled() && b.Help().Key == k {
+					t.Errorf("help offers %s in read-only mode", k)
+				}
+			}
 		}
 	}
 }

@@ -1,15 +1,9 @@
 package views
 
 import (
-	"errors"
-
 	"kvdeck/store"
 	"kvdeck/themes"
 )
-
-// errNotCoordStore: store/coord acts on *store.Store; the root always
-// passes one, so this only shows if a test wires another Store in.
-var errNotCoordStore = errors.New("the coordination views need a kvdeck store (*store.Store)")
 
 // coordBase is the state the coordination views (Leases, Alarms, Queues)
 // share: the engine, the generation of the newest load, focus, size, the
@@ -40,16 +34,6 @@ func newCoordBase(deps Deps, styles themes.Styles) coordBase {
 	b.store, b.err = coordStore(deps)
 	b.gen, b.loading = b.nextTag(), b.store != nil
 	return b
-}
-
-// coordStore returns the engine behind deps: store/coord's functions take
-// *store.Store, which is what the root puts in Deps.Store.
-func coordStore(deps Deps) (*store.Store, error) {
-	s, ok := deps.Store.(*store.Store)
-	if !ok || s == nil {
-		return nil, errNotCoordStore
-	}
-	return s, nil
 }
 
 // Focus gives the view the keys.

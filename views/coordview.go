@@ -10,8 +10,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"kvdeck/codec"
-	"kvdeck/store/coord"
 	"kvdeck/themes"
 )
 
@@ -144,55 +142,6 @@ func disableBindings(bs ...*key.Binding) {
 // action hints in read-only mode.
 const readOnlyNote = "read-only: the store was opened read-only, so actions are disabled."
 
-// findingsByKey files findings under their key's text; store-wide ones
-// (no key) are left out.
-func findingsByKey(fs []coord.Finding) map[string][]coord.Finding {
-	out := map[string][]coord.Finding{}
-	for _, f := range fs {
-		if f.Key != nil {
-			k := codec.Format(f.Key)
-			out[k] = append(out[k], f)
-		}
-	}
-	return out
-}
-
-// severityStyle is how a finding of severity s is drawn.
-func severityStyle(st themes.Styles, s coord.Severity) lipgloss.Style {
-	switch s {
-	case coord.SeverityError:
-		return st.Error
-	case coord.SeverityWarning:
-		return st.Warn
-	}
-	return st.Muted
-}
-
-// findingLines renders findings as wrapped prose, w cells wide, each
-// naming its key when withKey is set.
-func findingLines(st themes.Styles, fs []coord.Finding, w int, withKey bool) []string {
-	var out []string
-	for _, f := range fs {
-		text := fmt.Sprintf("%s %s: %s", severityMark(f.Severity), f.Code, f.Message)
-		if withKey {
-			text = fmt.Sprintf("%s %s %s: %s", severityMark(f.Severity), f.Code, codec.Format(f.Key), f.Message)
-		}
-		out = append(out, hangingLines(sanitize(text), severityStyle(st, f.Severity), w, 2)...)
-	}
-	return out
-}
-
-// severityMark is a one-cell sign of a severity that reads without colour.
-func severityMark(s coord.Severity) string {
-	switch s {
-	case coord.SeverityError:
-		return "✗"
-	case coord.SeverityWarning:
-		return "⚠"
-	}
-	return "·"
-}
-
 // proseLines word-wraps prose in one style.
 func proseLines(text string, style lipgloss.Style, w int) []string {
 	return hangingLines(text, style, w, 0)
@@ -259,18 +208,6 @@ func shortTime(ms, now int64) string {
 	return t.Format("Jan 2 15:04:05.999")
 }
 
-// unplaced returns the findings whose key is none of keys: rows a view
-// has no line for (a key of the wrong shape), so it lists them apart.
-func unplaced(fs []coord.Finding, keys map[string]bool) []coord.Finding {
-	var out []coord.Finding
-	for _, f := range fs {
-		if f.Key != nil && !keys[codec.Format(f.Key)] {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // rfcTime is an instant as the detail panes show it (RFC 3339, UTC).
 func rfcTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
@@ -313,3 +250,6 @@ func fieldLine(st themes.Styles, label string, val line, w int) []string {
 	}
 	return out
 }
+
+// labelWidth is the width of the field names in the entry pane.
+const labelWidth = 8

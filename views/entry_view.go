@@ -12,9 +12,6 @@ import (
 	"kvdeck/store"
 )
 
-// labelWidth is the width of the field names in the entry pane.
-const labelWidth = 8
-
 // entryLines renders the entry pane for the selection: its title and the
 // body lines, w cells wide. It reads nothing but the loaded state and the
 // clock (for the countdown).
@@ -150,30 +147,4 @@ func countText(n int64, capped bool) string {
 		return fmt.Sprintf("%d+", n)
 	}
 	return fmt.Sprint(n)
-}
-
-// countdown says how far away an instant is: "in 29s" or "expired 12s ago".
-func countdown(d time.Duration) string {
-	if d > 0 {
-		return "in " + human(d)
-	}
-	return "expired " + human(-d) + " ago"
-}
-
-// human formats a duration the way people read one: 850ms, 12s, 5m12s,
-// 2h3m, 3d4h.
-func human(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour && int(d.Seconds())%60 == 0:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }

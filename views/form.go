@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -73,22 +72,6 @@ func newForm(styles themes.Styles, isNew bool) *EntryForm {
 	f.ttl = NewInput("ttl  ", "none", styles)
 	f.value = newValueArea(styles)
 	return f
-}
-
-// newValueArea returns a themed, unlimited text area for a JSON value,
-// with line numbers and a steady cursor.
-func newValueArea(styles themes.Styles) textarea.Model {
-	ta := textarea.New()
-	ta.ShowLineNumbers = true
-	ta.Prompt = ""
-	ta.CharLimit, ta.MaxHeight, ta.MaxWidth = 0, 0, 0
-	st := textarea.Style{
-		CursorLineNumber: styles.Accent, EndOfBuffer: styles.Muted, LineNumber: styles.Muted,
-		Placeholder: styles.Placeholder, Prompt: styles.Accent, Text: styles.Text,
-	}
-	ta.FocusedStyle, ta.BlurredStyle = st, st
-	ta.Cursor.SetMode(cursor.CursorStatic)
-	return ta
 }
 
 // NewEditForm opens the form on a loaded entry; the save will be checked

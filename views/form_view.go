@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"kvdeck/codec"
-	"kvdeck/themes"
 )
 
 // View renders the form: title, the guard it saves under, the fields with
@@ -43,24 +40,6 @@ func (f EntryForm) View(now int64) string {
 func (f EntryForm) keyStatus() string { return keyFeedback(f.styles, f.keyIn.Value()) }
 
 func (f EntryForm) valueStatus() string { return jsonFeedback(f.styles, f.value.Value()) }
-
-// keyFeedback is the live parse result of typed key text: the key drawn
-// part by part, or the parser's error.
-func keyFeedback(st themes.Styles, text string) string {
-	k, err := codec.Parse(text)
-	if err != nil {
-		return st.Error.Render("✗ " + err.Error())
-	}
-	return st.OK.Render("✓ ") + keySpans(st, k).render(false)
-}
-
-// jsonFeedback is the live validation of a typed JSON value.
-func jsonFeedback(st themes.Styles, v string) string {
-	if _, err := codec.NormalizeJSON([]byte(v)); err != nil {
-		return st.Error.Render("✗ invalid JSON: " + err.Error())
-	}
-	return st.OK.Render(fmt.Sprintf("✓ valid JSON · %d bytes", len(v)))
-}
 
 func (f EntryForm) ttlHint(now int64) string {
 	hint := "none = no expiry · or a duration: 30s, 5m"

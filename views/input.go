@@ -3,6 +3,7 @@ package views
 import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
 
 	"kvdeck/themes"
@@ -33,4 +34,20 @@ func NewInput(prompt, placeholder string, styles themes.Styles) textinput.Model 
 	in.PlaceholderStyle = styles.Placeholder
 	in.Cursor.SetMode(cursor.CursorStatic)
 	return in
+}
+
+// newValueArea returns a themed, unlimited text area for a JSON value,
+// with line numbers and a steady cursor.
+func newValueArea(styles themes.Styles) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = true
+	ta.Prompt = ""
+	ta.CharLimit, ta.MaxHeight, ta.MaxWidth = 0, 0, 0
+	st := textarea.Style{
+		CursorLineNumber: styles.Accent, EndOfBuffer: styles.Muted, LineNumber: styles.Muted,
+		Placeholder: styles.Placeholder, Prompt: styles.Accent, Text: styles.Text,
+	}
+	ta.FocusedStyle, ta.BlurredStyle = st, st
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	return ta
 }

@@ -77,3 +77,14 @@ func clampOffset(off, h, n int) int {
 	}
 	return off
 }
+
+// fitTo cuts or pads lines to exactly n.
+func fitTo(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[:n]
+	}
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	return lines
+}

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/bubbles/key"
-
 	"kvdeck/codec"
 	"kvdeck/store/coord"
 	"kvdeck/views/viewtest"
@@ -185,18 +183,4 @@ func TestLeasesSelectionFollowsKey(t *testing.T) {
 	h.requireView("Nothing matches /expiring")
 	h.keys("esc")
 	h.requireView("-1s", "expired-unswept")
-}
-
-// requireNoHelp fails when help offers one of the keys.
-func requireNoHelp(t *testing.T, groups [][]key.Binding, keys ...string) {
-	t.Helper()
-	for _, g := range groups {
-		for _, b := range g {
-			for _, k := range keys {
-				if b.Enabled() && b.Help().Key == k {
-					t.Errorf("help offers %s in read-only mode", k)
-				}
-			}
-		}
-	}
 }

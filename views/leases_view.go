@@ -246,17 +246,3 @@ func findingMark(fs []coord.Finding) string {
 func findingStyle(st themes.Styles, fs []coord.Finding) lipgloss.Style {
 	return severityStyle(st, worstSeverity(fs))
 }
-
-// worstSeverity is the most severe severity among fs (info when empty).
-func worstSeverity(fs []coord.Finding) coord.Severity {
-	w := coord.SeverityInfo
-	for _, f := range fs {
-		switch {
-		case f.Severity == coord.SeverityError:
-			return f.Severity
-		case f.Severity == coord.SeverityWarning:
-			w = f.Severity
-		}
-	}
-	return w
-}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store"
 )
 
 // FlashLevel says how a flash message reads: information, success, error.
@@ -51,4 +53,16 @@ type ConfirmMsg struct {
 // Confirm returns a command that asks for confirmation before do runs.
 func Confirm(title, yes string, do tea.Cmd, lines ...string) tea.Cmd {
 	return func() tea.Msg { return ConfirmMsg{Title: title, Lines: lines, Yes: yes, Do: do} }
+}
+
+// ComposeMsg asks the root to switch to the Compose tab and stage Checks
+// and Mutations there ("Compose from here" in Browse).
+type ComposeMsg struct {
+	Checks    []store.Check
+	Mutations []store.Mutation
+}
+
+// StageInCompose returns a command that sends a ComposeMsg.
+func StageInCompose(checks []store.Check, muts []store.Mutation) tea.Cmd {
+	return func() tea.Msg { return ComposeMsg{Checks: checks, Mutations: muts} }
 }

@@ -190,3 +190,13 @@ func (f miniForm) view(w int) []string {
 func (f miniForm) help() []key.Binding {
 	return []key.Binding{f.keys.Submit, f.keys.Next, f.keys.Prev, f.keys.Cancel}
 }
+
+// nonEmpty checks that a field holds something.
+func nonEmpty(what string) fieldCheck {
+	return func(s string) (string, error) {
+		if strings.TrimSpace(s) == "" {
+			return "", fmt.Errorf("type %s", what)
+		}
+		return strings.TrimSpace(s), nil
+	}
+}
