@@ -20,14 +20,6 @@ func newComposeHarness(t *testing.T, readOnly bool) *wb[Compose] {
 	return newWB(t, s, clock, path, NewCompose, func(v Compose, msg tea.Msg) (Compose, tea.Cmd) { return v.Update(msg) })
 }
 
-// typeText types text into whatever has the keys.
-func (h *wb[V]) typeText(text string) {
-	h.t.Helper()
-	for _, r := range text {
-		h.keys(string(r))
-	}
-}
-
 // stageCheckAndSet stages, by keys, a check on acme's stored stamp (ctrl+r
 // fills it) and a set of a new value.
 func stageCheckAndSet(h *wb[Compose]) {
@@ -135,8 +127,11 @@ func TestComposeSaveLoadAndEdit(t *testing.T) {
 // TestComposeFromBrowse: c in Browse stages a check on the shown stamp
 // and a set of the value, keeping the remaining TTL.
 func TestComposeFromBrowse(t *testing.T) {
-	b := newHarness(t, false, 120, 40)
-	b.goTo(`["tmp", "session", "s-77"]`)
+	s, clock, _ := viewtest.Reference(t, false)
+	b := startCoord[Browse](t, s, clock, 120, 40, NewBrowse)
+	m, c := b.m.Goto(storetest.Key(t, `["tmp", "session", "s-77"]`))
+	b.m = m
+	b.settle(c)
 	m, cmd := b.m.Update(viewtest.Key("c"))
 	b.m = m
 	if cmd == nil {

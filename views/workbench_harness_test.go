@@ -82,6 +82,14 @@ func (h *wb[V]) keys(names ...string) {
 	}
 }
 
+// typeText types text into whatever has the keys.
+func (h *wb[V]) typeText(text string) {
+	h.t.Helper()
+	for _, r := range text {
+		h.keys(string(r))
+	}
+}
+
 // confirm answers the last confirmation dialog with yes.
 func (h *wb[V]) confirm() {
 	h.t.Helper()
