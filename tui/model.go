@@ -12,6 +12,7 @@ import (
 	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // model is the root: tabs, global keys, help, the command line, the flash
@@ -25,7 +26,7 @@ type model struct {
 	session int        // raised by :open; answers of older sessions are dropped
 	styles  themes.Styles
 	keys    GlobalKeys
-	input   views.InputKeys
+	input   widgets.InputKeys
 	clip    func(string) error
 
 	tab     tab
@@ -33,7 +34,7 @@ type model struct {
 	seen    [numTabs]store.Version // the store version each tab last showed
 	help    help.Model
 	helping bool
-	confirm views.ConfirmDialog
+	confirm widgets.ConfirmDialog
 	cmdline textinput.Model
 	typing  bool // the command line has the keys
 	flash   flashState
@@ -55,10 +56,10 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 	m := model{
 		cfg: cfg, store: s, info: s.Info(), session: 1, styles: st, clip: clip,
 		keys:    DefaultGlobalKeys(),
-		input:   views.DefaultInputKeys(),
+		input:   widgets.DefaultInputKeys(),
 		help:    help.New(),
-		confirm: views.NewConfirmDialog(views.DefaultConfirmKeys(), st),
-		cmdline: views.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
+		confirm: widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
+		cmdline: widgets.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
 		refresh: refreshState{interval: cfg.Refresh},
 	}
 	m.help.Styles = help.Styles{

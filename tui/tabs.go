@@ -6,6 +6,13 @@ import (
 
 	"kvdeck/themes"
 	"kvdeck/views"
+	"kvdeck/views/alarms"
+	"kvdeck/views/browse"
+	"kvdeck/views/compose"
+	"kvdeck/views/leases"
+	"kvdeck/views/queues"
+	"kvdeck/views/race"
+	"kvdeck/views/sweep"
 )
 
 // tab is one of the seven tabs, in tab-bar order.
@@ -58,25 +65,25 @@ type tabView interface {
 
 // tabs holds every tab's view as a named field.
 type tabs struct {
-	browse  views.Browse
-	leases  views.Leases
-	alarms  views.Alarms
-	queues  views.Queues
-	compose views.Compose
-	race    views.Race
-	sweep   views.Sweep
+	browse  browse.Model
+	leases  leases.Model
+	alarms  alarms.Model
+	queues  queues.Model
+	compose compose.Model
+	race    race.Model
+	sweep   sweep.Model
 }
 
 // newTabs builds the views.
 func newTabs(deps views.Deps, st themes.Styles) tabs {
 	return tabs{
-		browse:  views.NewBrowse(deps, st),
-		leases:  views.NewLeases(deps, st),
-		alarms:  views.NewAlarms(deps, st),
-		queues:  views.NewQueues(deps, st),
-		compose: views.NewCompose(deps, st),
-		race:    views.NewRace(deps, st),
-		sweep:   views.NewSweep(deps, st),
+		browse:  browse.New(deps, st),
+		leases:  leases.New(deps, st),
+		alarms:  alarms.New(deps, st),
+		queues:  queues.New(deps, st),
+		compose: compose.New(deps, st),
+		race:    race.New(deps, st),
+		sweep:   sweep.New(deps, st),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // View draws the tab bar, the body (the view, or help, or a dialog), the
@@ -139,7 +140,7 @@ func (m model) helpView(h int) string {
 	for _, n := range notes {
 		lines = append(lines, m.styles.Muted.Render(ansi.Wordwrap(n, m.width-6, " ")))
 	}
-	return views.Pane(m.styles.PaneFocused, strings.Join(lines, "\n"), m.width, h)
+	return widgets.Pane(m.styles.PaneFocused, strings.Join(lines, "\n"), m.width, h)
 }
 
 // helpGrid lays the help columns out left to right, starting a new row
@@ -180,4 +181,4 @@ func storeLine(info store.Info) string {
 }
 
 // fit cuts or pads s to exactly w cells.
-func fit(s string, w int) string { return views.FitWidth(s, w) }
+func fit(s string, w int) string { return widgets.FitWidth(s, w) }

@@ -40,20 +40,20 @@ type Store interface {
 // Deadlines of the store calls made by commands: a read that takes longer
 // shows an error instead of a frozen "loading…".
 const (
-	readTimeout  = 10 * time.Second
-	writeTimeout = 15 * time.Second
+	ReadTimeout  = 10 * time.Second
+	WriteTimeout = 15 * time.Second
 )
 
 // errNotCoordStore: store/coord acts on *store.Store; the root always
 // passes one, so this only shows if a test wires another Store in.
-var errNotCoordStore = errors.New("the coordination views need a kvdeck store (*store.Store)")
+var ErrNotEngine = errors.New("the coordination views need a kvdeck store (*store.Store)")
 
 // coordStore returns the engine behind deps: store/coord's functions take
 // *store.Store, which is what the root puts in Deps.Store.
-func coordStore(deps Deps) (*store.Store, error) {
+func Engine(deps Deps) (*store.Store, error) {
 	s, ok := deps.Store.(*store.Store)
 	if !ok || s == nil {
-		return nil, errNotCoordStore
+		return nil, ErrNotEngine
 	}
 	return s, nil
 }

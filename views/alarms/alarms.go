@@ -1,0 +1,220 @@
+package alarms
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/themes"
+	"kvdeck/views"
+	"kvdeck/views/coordkit"
+	"kvdeck/views/widgets"
+)
+
+// AlarmsKeys are the Alarms view's key bindings.
+type Keys struct {
+	widgets.NavKeys
+	Classes, Entries              key.Binding // which list has the keys
+	Reload                        key.Binding
+	Set, Reschedule, Delete, Fire key.Binding
+}
+
+// DefaultAlarmsKeys returns the Alarms view's default key bindings.
+func DefaultKeys() Keys {
+	return Keys{
+		NavKeys:    widgets.DefaultNavKeys(),
+		Classes:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "classes")),
+		Entries:    key.NewBinding(key.WithKeys("right", "l", "enter"), key.WithHelp("→/l", "the class's alarms")),
+		Reload:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload")),
+		Set:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "set an alarm")),
+		Reschedule: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "reschedule / re-post")),
+		Delete:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm)")),
+		Fire:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fire due now (confirm)")),
+	}
+}
+
+// Alarms shows, per class, the due index on a time line with now marked,
+// each alarm's lateness, retries and consistency findings; it sets,
+// reschedules, deletes and fires alarms.
+type Model struct {
+	coordkit.Base
+	keys Keys
+
+	classes []coord.AlarmClass
+	finds   map[string][]coord.Finding // by key text
+
+	classList widgets.ListCursor // id: the class name
+	entryList widgets.ListCursor // id: the row's key text
+	onEntries bool               // the alarm list has the keys (else the classes)
+
+	fired *alarmFireReport // the last fire, shown until the cursor moves
+}
+
+// alarmItem is one line of a class's alarm list: a due entry, or a by-id
+// record that no due entry matches (it never fires) or that is malformed.
+type alarmItem struct {
+	coord.AlarmEntry
+	byID  bool
+	dupes int // due entries of this id in the class
+}
+
+// NewAlarms returns the Alarms view over deps.Store.
+func New(deps views.Deps, styles themes.Styles) Model {
+	m := Model{Base: coordkit.NewBase(deps, styles), keys: DefaultKeys()}
+	if m.ReadOnly {
+		widgets.DisableBindings(&m.keys.Set, &m.keys.Reschedule, &m.keys.Delete, &m.keys.Fire)
+	}
+	return m
+}
+
+// Init loads the alarms.
+func (m Model) Init() tea.Cmd {
+	if m.Store == nil {
+		return nil
+	}
+	return loadAlarms(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+}
+
+// SetSize sets the view's rectangle.
+func (m *Model) SetSize(w, h int) {
+	m.Width, m.Height = w, h
+	if m.Form != nil {
+		m.Form.SetWidth(m.rightInner())
+	}
+}
+
+// Busy reports whether a load or an action is in flight.
+func (m Model) Busy() bool { return m.Loading || m.Acting }
+
+// Capturing reports whether the form has the keys.
+func (m Model) Capturing() bool { return m.Form != nil }
+
+// Update handles a message.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case alarmsLoaded:
+		return m.onLoaded(msg), nil
+	case alarmActed:
+		return m.onActed(msg)
+	case tea.MouseMsg:
+		if k, ok := widgets.WheelKey(msg); ok {
+			return m.Update(k)
+		}
+	case tea.KeyMsg:
+		if !m.Focused {
+			return m, nil
+		}
+		if m.Form != nil {
+			return m.handleForm(msg)
+		}
+		return m.handleLists(msg)
+	}
+	return m, nil
+}
+
+// Refresh re-reads the alarms: the store changed.
+func (m Model) Refresh() (Model, tea.Cmd) {
+	if !m.StartLoad() {
+		return m, nil
+	}
+	return m, loadAlarms(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+}
+
+// ShortHelp returns the bindings for the one-line help.
+func (m Model) ShortHelp() []key.Binding {
+	if m.Form != nil {
+		return m.Form.Help()
+	}
+	k := m.keys
+	return []key.Binding{k.Set, k.Reschedule, k.Delete, k.Fire, k.Entries}
+}
+
+// FullHelp returns every live binding, in columns.
+func (m Model) FullHelp() [][]key.Binding {
+	if m.Form != nil {
+		return [][]key.Binding{m.Form.Help()}
+	}
+	k := m.keys
+	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Reload}, {k.Set, k.Reschedule, k.Delete, k.Fire}}
+}
+
+// classNames lists the classes, the ids of the class list.
+func (m Model) classNames() []string {
+	out := make([]string, len(m.classes))
+	for i, c := range m.classes {
+		out[i] = c.Class
+	}
+	return out
+}
+
+// class returns the selected class.
+func (m Model) class() (coord.AlarmClass, bool) {
+	if m.classList.Cur < 0 || m.classList.Cur >= len(m.classes) {
+		return coord.AlarmClass{}, false
+	}
+	return m.classes[m.classList.Cur], true
+}
+
+// classItems lists a class's due entries and its by-id records that no due
+// entry matches, in time order.
+func classItems(c coord.AlarmClass) []alarmItem {
+	per := map[string]int{}
+	for _, d := range c.Due {
+		if d.Problem == "" {
+			per[d.ID]++
+		}
+	}
+	out := make([]alarmItem, 0, len(c.Due))
+	for _, d := range c.Due {
+		out = append(out, alarmItem{AlarmEntry: d, dupes: per[d.ID]})
+	}
+	for _, b := range c.ByID {
+		if !b.Matched {
+			out = append(out, alarmItem{AlarmEntry: b, byID: true})
+		}
+	}
+	// Time order; rows whose time cannot be read go last.
+	slices.SortStableFunc(out, func(a, b alarmItem) int {
+		return cmp.Or(cmp.Compare(boolInt(a.Problem != ""), boolInt(b.Problem != "")), cmp.Compare(a.EpochMs, b.EpochMs))
+	})
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// items lists the selected class's alarms.
+func (m Model) items() []alarmItem {
+	c, ok := m.class()
+	if !ok {
+		return nil
+	}
+	return classItems(c)
+}
+
+// itemIDs are the key texts of the selected class's alarms.
+func (m Model) itemIDs() []string {
+	items := m.items()
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = codec.Format(it.Key)
+	}
+	return out
+}
+
+// item returns the selected alarm.
+func (m Model) item() (alarmItem, bool) {
+	items := m.items()
+	if m.entryList.Cur < 0 || m.entryList.Cur >= len(items) {
+		return alarmItem{}, false
+	}
+	return items[m.entryList.Cur], true
+}

@@ -1,0 +1,206 @@
+package alarms
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// handleLists handles keys while the class list or the alarm list has
+// them.
+func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	if m.onEntries {
+		if m.entryList.Handle(msg, k.NavKeys, m.itemIDs(), m.entryRows()) {
+			m.fired = nil
+			return m, nil
+		}
+	} else if m.classList.Handle(msg, k.NavKeys, m.classNames(), m.classRows()) {
+		m.fired = nil
+		m.entryList = widgets.ListCursor{}
+		m.entryList.Follow(m.itemIDs(), m.entryRows())
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Classes):
+		m.onEntries = false
+	case key.Matches(msg, k.Entries):
+		m.onEntries = len(m.items()) > 0
+	case key.Matches(msg, k.Reload):
+		return m.Refresh()
+	case key.Matches(msg, k.Set):
+		m.openForm(false)
+	case key.Matches(msg, k.Reschedule):
+		return m, m.startReschedule()
+	case key.Matches(msg, k.Delete):
+		return m, m.askDelete()
+	case key.Matches(msg, k.Fire):
+		return m, m.askFire()
+	default:
+		d := DefaultKeys()
+		return m, widgets.RefuseReadOnly(m.ReadOnly, msg, d.Set, d.Reschedule, d.Delete, d.Fire)
+	}
+	return m, nil
+}
+
+// handleForm handles keys while the set / reschedule form is open.
+func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
+	act, cmd := m.Form.Handle(msg)
+	switch act {
+	case widgets.FormCancel:
+		m.Form = nil
+	case widgets.FormSubmit:
+		return m.submitForm()
+	}
+	return m, cmd
+}
+
+// submitForm validates the form and sets the alarm.
+func (m Model) submitForm() (Model, tea.Cmd) {
+	f := m.Form
+	vals, err := f.Values()
+	if err != nil {
+		f.Err = err.Error()
+		return m, nil
+	}
+	at, _ := parseAlarmTime(vals[2], m.Deps.Now())
+	f.Busy, f.Err = true, ""
+	m.Acting = true
+	return m, setAlarm(m.Store, m.Deps.Session, strings.TrimSpace(vals[0]), strings.TrimSpace(vals[1]), at)
+}
+
+// startReschedule opens the form on the selected alarm.
+func (m *Model) startReschedule() tea.Cmd {
+	it, ok := m.item()
+	switch {
+	case !ok || !m.onEntries:
+		return views.Flash(views.FlashInfo, "select an alarm (→ moves to the class's alarms) to reschedule it; s sets a new one")
+	case it.Problem != "":
+		return views.Flash(views.FlashError, "this row has an unexpected shape; d deletes it, s sets the alarm afresh")
+	}
+	m.openForm(true)
+	return nil
+}
+
+// openForm opens the set form, prefilled from the selected alarm when
+// rescheduling.
+func (m *Model) openForm(reschedule bool) {
+	c, _ := m.class()
+	title, note := "SET AN ALARM", "Replaces the one alarm of class/id (retry count 0) like a service's setAlarm: one commit deletes the old due entry and writes the new one and by-id."
+	id, at := "", "+30s"
+	if reschedule {
+		it, _ := m.item()
+		id, at = it.ID, widgets.RfcTime(it.EpochMs)
+		title = "RESCHEDULE " + widgets.Sanitize(c.Class) + "/" + widgets.ClipText(it.ID, 12)
+		if it.byID {
+			title = "RE-POST " + widgets.Sanitize(c.Class) + "/" + widgets.ClipText(it.ID, 12)
+			note = "This by-id record has no due entry, so it never fires; setting it again writes one. " + note
+		}
+	}
+	now := m.Deps.Now
+	m.Form = widgets.NewForm(title, note, m.Styles).
+		Add("class", c.Class, "Cart", widgets.NonEmpty("a class name")).
+		Add("id", id, "0e580e53fa979546f8fe4c7ac68c99f9", checkAlarmID).
+		Add("when", at, "+30s, 2026-01-02T00:00:00Z or epoch ms", func(s string) (string, error) {
+			t, err := parseAlarmTime(s, now())
+			if err != nil {
+				return "", err
+			}
+			return "due " + widgets.RfcTime(t) + " (" + widgets.RelativeTo(t, now(), "overdue by") + ")", nil
+		})
+	if reschedule {
+		m.Form.FocusOn(2)
+	} else if c.Class != "" {
+		m.Form.FocusOn(1)
+	}
+	m.Form.SetWidth(m.rightInner())
+}
+
+// checkAlarmID accepts any id, noting one that is not the 32 hex digits
+// services use.
+func checkAlarmID(s string) (string, error) {
+	id := strings.TrimSpace(s)
+	if id == "" {
+		return "", errors.New("type the object's id")
+	}
+	if _, err := strconv.ParseUint(id[:min(len(id), 16)], 16, 64); err != nil || len(id) != 32 {
+		return id + " (not 32 hex digits like the ids services use)", nil
+	}
+	return id, nil
+}
+
+// parseAlarmTime reads a due time: epoch milliseconds, an RFC 3339 time,
+// "now", or a Go duration from now ("+30s", "-5m").
+func parseAlarmTime(s string, now int64) (int64, error) {
+	t := strings.TrimSpace(s)
+	switch {
+	case t == "":
+		return 0, errors.New("type a time: +30s, 2026-01-02T00:00:00Z or epoch ms")
+	case t == "now":
+		return now, nil
+	case t[0] == '+' || t[0] == '-':
+		d, err := time.ParseDuration(t)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration like +30s or -5m", t)
+		}
+		return now + d.Milliseconds(), nil
+	}
+	if ms, err := strconv.ParseInt(t, 10, 64); err == nil {
+		return ms, nil
+	}
+	tm, err := time.Parse(time.RFC3339Nano, t)
+	if err != nil {
+		return 0, errors.New("want +30s, an RFC 3339 time like 2026-01-02T15:04:05Z, or epoch ms")
+	}
+	return tm.UnixMilli(), nil
+}
+
+// askDelete asks to delete the selected alarm: both of its rows, or only
+// the selected row when it is a stale or malformed due entry.
+func (m Model) askDelete() tea.Cmd {
+	it, ok := m.item()
+	if !ok || !m.onEntries {
+		return views.Flash(views.FlashInfo, "select an alarm (→ moves to the class's alarms) to delete it")
+	}
+	c, _ := m.class()
+	name := widgets.Sanitize(c.Class) + "/" + widgets.Sanitize(it.ID)
+	if !it.byID && (!it.Matched || it.Problem != "") {
+		kt := codec.Format(it.Key)
+		return views.Confirm("Delete this due entry?", "delete", deleteAlarmRow(m.Store, m.Deps.Session, c.Class, it.ID, it.Key, it.Versionstamp),
+			"Deletes only the row "+kt+" (a stale or malformed due entry of "+name+"),",
+			"only if it is still at stamp "+it.Versionstamp+". The alarm's by-id record, if any, stays.")
+	}
+	return views.Confirm("Delete this alarm?", "delete", deleteAlarm(m.Store, m.Deps.Session, c.Class, it.ID),
+		"Deletes the alarm "+name+" (due "+widgets.RfcTime(it.EpochMs)+"):",
+		"its due entry and its by-id record, in one commit. It will not fire.")
+}
+
+// askFire asks to fire the selected class's due alarms now.
+func (m Model) askFire() tea.Cmd {
+	c, ok := m.class()
+	if !ok {
+		return views.Flash(views.FlashInfo, "select a class to fire its due alarms")
+	}
+	now := m.Deps.Now()
+	due := 0
+	for _, d := range c.Due {
+		if d.Problem == "" && d.EpochMs <= now {
+			due++
+		}
+	}
+	if due == 0 {
+		return views.Flash(views.FlashInfo, "nothing of %s is due at %s", c.Class, widgets.RfcTime(now))
+	}
+	return views.Confirm(fmt.Sprintf("Fire %d due alarm(s) of %s now?", due, c.Class), "fire", fireAlarms(m.Store, m.Deps.Session, c.Class, now),
+		"Polls "+widgets.Sanitize(c.Class)+" once as a replica would: claims each due entry (check its stamp + delete), takes the object's lease, and clears the alarm when by-id still matches.",
+		"No service handler runs: each fired alarm is consumed. Stale entries are claimed and dropped; an alarm whose lease is held elsewhere is re-posted at now.")
+}

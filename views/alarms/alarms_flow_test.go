@@ -1,0 +1,193 @@
+package alarms
+
+import (
+	"strings"
+	"testing"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/views/viewtest"
+)
+
+func seededAlarms(t *testing.T) *viewtest.CoordHarness[Model] {
+	t.Helper()
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	viewtest.SeedCoordAnomalies(t, s, clock)
+	return newAlarmsHarness(t, s, clock, 120, 37)
+}
+
+// selectAlarm selects class and, in it, the row with key k.
+func selectAlarm(t *testing.T, h *viewtest.CoordHarness[Model], class string, k codec.Key) {
+	t.Helper()
+	h.Keys("h", "g")
+	for c, ok := h.M.class(); !ok || c.Class != class; c, ok = h.M.class() {
+		if h.M.classList.Cur == len(h.M.classes)-1 {
+			t.Fatalf("no class %s", class)
+		}
+		h.Keys("j")
+	}
+	h.Keys("l", "g")
+	for range len(h.M.items()) {
+		if it, ok := h.M.item(); ok && it.Key.Equal(k) {
+			return
+		}
+		h.Keys("j")
+	}
+	t.Fatalf("no alarm row %s:\n%s", codec.Format(k), h.M.View())
+}
+
+func getAlarm(t *testing.T, h *viewtest.CoordHarness[Model], class, id string) (coord.AlarmRecord, bool) {
+	t.Helper()
+	rec, found, err := coord.GetAlarm(viewtest.Ctx, h.S, class, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, found
+}
+
+func TestAlarmsSetAndReschedule(t *testing.T) {
+	h := seededAlarms(t)
+	const id = "abcdefabcdefabcdefabcdefabcdef01"
+	h.Keys("s")
+	h.RequireView("SET AN ALARM", "class Cart", "due 2026-01-02T00:00:30Z (in 30s)")
+	h.TypeText(id)
+	h.Keys("enter")
+	h.RequireFlash("set Cart/"+id, "due 2026-01-02T00:00:30Z")
+	if rec, ok := getAlarm(t, h, "Cart", id); !ok || rec.EpochMs != viewtest.T+30000 || rec.RetryCount != 0 {
+		t.Fatalf("alarm = %+v %v", rec, ok)
+	}
+	if it, _ := h.M.item(); it.ID != id || !h.M.onEntries {
+		t.Fatalf("the new alarm is not selected:\n%s", h.M.View())
+	}
+
+	h.Keys("e")
+	h.RequireView("RESCHEDULE Cart/", "when  2026-01-02T00:00:30Z")
+	h.ClearInput()
+	h.TypeText("+1m")
+	h.RequireView("due 2026-01-02T00:01:00Z (in 1m)")
+	h.Keys("enter")
+	if rec, _ := getAlarm(t, h, "Cart", id); rec.EpochMs != viewtest.T+60000 {
+		t.Fatalf("rescheduled to %d, want %d", rec.EpochMs, viewtest.T+60000)
+	}
+	if _, found, _ := h.S.Get(viewtest.Ctx, coord.AlarmDueKey("Cart", viewtest.T+30000, id)); found {
+		t.Fatal("the old due entry is still there")
+	}
+
+	// Absolute times: RFC 3339 and epoch milliseconds; bad ones are refused live.
+	h.Keys("e")
+	h.ClearInput()
+	h.TypeText("tomorrow")
+	h.RequireView("✗ want +30s")
+	h.Keys("enter")
+	h.RequireView("✗ when: want +30s")
+	h.ClearInput()
+	h.TypeText("1767312090000")
+	h.Keys("enter")
+	if rec, _ := getAlarm(t, h, "Cart", id); rec.EpochMs != viewtest.T+90000 {
+		t.Fatalf("epoch ms: due %d, want %d", rec.EpochMs, viewtest.T+90000)
+	}
+}
+
+func TestAlarmsRepostNeverFires(t *testing.T) {
+	h := seededAlarms(t)
+	selectAlarm(t, h, "Cart", coord.AlarmByIDKey("Cart", viewtest.IDCart4))
+	h.RequireView("never-fires")
+	h.Keys("e")
+	h.RequireView("RE-POST Cart/", "never fires")
+	h.Keys("enter")
+	if _, found, _ := h.S.Get(viewtest.Ctx, coord.AlarmDueKey("Cart", viewtest.T+60000, viewtest.IDCart4)); !found {
+		t.Fatal("re-posting wrote no due entry")
+	}
+	if strings.Contains(h.M.View(), "never-fires") {
+		t.Fatalf("still flagged after the re-post:\n%s", h.M.View())
+	}
+}
+
+func TestAlarmsDelete(t *testing.T) {
+	h := seededAlarms(t)
+	selectAlarm(t, h, "Cart", coord.AlarmDueKey("Cart", viewtest.T+15000, viewtest.IDCart1))
+	h.Keys("d")
+	c := h.Confirm()
+	if text := strings.Join(c.Lines, " "); !strings.Contains(text, "Cart/"+viewtest.IDCart1) || !strings.Contains(text, "by-id") {
+		t.Errorf("the dialog does not name the alarm and both rows: %s", text)
+	}
+	if _, ok := getAlarm(t, h, "Cart", viewtest.IDCart1); ok {
+		t.Fatal("the alarm is still there")
+	}
+	if _, found, _ := h.S.Get(viewtest.Ctx, coord.AlarmDueKey("Cart", viewtest.T+15000, viewtest.IDCart1)); found {
+		t.Fatal("its due entry is still there")
+	}
+
+	// An orphan due entry: only that row goes, guarded by its stamp.
+	orphan := coord.AlarmDueKey("Cart", viewtest.T+30000, viewtest.IDCart5)
+	selectAlarm(t, h, "Cart", orphan)
+	h.Keys("d")
+	c = h.Confirm()
+	if !strings.Contains(strings.Join(c.Lines, " "), "Deletes only the row "+codec.Format(orphan)) {
+		t.Errorf("dialog: %q", c.Lines)
+	}
+	if _, found, _ := h.S.Get(viewtest.Ctx, orphan); found {
+		t.Fatal("the orphan is still there")
+	}
+	h.RequireFlash("deleted the row")
+}
+
+// TestAlarmsFire: f claims the class's due alarms like a poller without a
+// handler: one fires, one whose object lease is held is re-posted at now.
+func TestAlarmsFire(t *testing.T) {
+	h := seededAlarms(t)
+	selectAlarm(t, h, "Cart", coord.AlarmDueKey("Cart", viewtest.T-120000, viewtest.IDCart3))
+	h.Keys("f")
+	c := h.Confirm()
+	if c.Title != "Fire 2 due alarm(s) of Cart now?" || !strings.Contains(strings.Join(c.Lines, " "), "No service handler runs") {
+		t.Errorf("dialog %q %q", c.Title, c.Lines)
+	}
+	h.RequireFlash("fired Cart", "1 fired", "1 reposted")
+	h.RequireView("FIRED AT 2026-01-02T00:00:00Z", "fired             "+viewtest.IDCart3, "reposted          "+viewtest.IDCart2, "re-posted at")
+	if _, ok := getAlarm(t, h, "Cart", viewtest.IDCart3); ok {
+		t.Fatal("the fired alarm is still there")
+	}
+	if rec, ok := getAlarm(t, h, "Cart", viewtest.IDCart2); !ok || rec.EpochMs != viewtest.T {
+		t.Fatalf("the alarm whose lease is held: %+v %v, want re-posted at now", rec, ok)
+	}
+	h.Keys("j")
+	if strings.Contains(h.M.View(), "FIRED AT") {
+		t.Fatal("the fire report stays after the cursor moved")
+	}
+	// Nothing due under a clock set back: no dialog, a plain answer.
+	h.Clock.Fix(viewtest.T - 10*60000)
+	h.Keys("f")
+	h.RequireFlash("nothing of Cart is due")
+}
+
+// TestAlarmsClockAndSelection: the time line and lateness follow the
+// (virtual) clock without a load; a refresh keeps the selected alarm.
+func TestAlarmsClockAndSelection(t *testing.T) {
+	h := seededAlarms(t)
+	k := coord.AlarmDueKey("Cart", viewtest.T+15000, viewtest.IDCart1)
+	selectAlarm(t, h, "Cart", k)
+	h.RequireView("in 15s")
+	h.Clock.Fix(viewtest.T + 20000)
+	h.RequireView("late 5s")
+	if err := coord.SetAlarm(viewtest.Ctx, h.S, "Cart", "00000000000000000000000000000001", viewtest.T-5*60000); err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh()
+	if it, _ := h.M.item(); !it.Key.Equal(k) {
+		t.Fatalf("selection moved to %s", codec.Format(it.Key))
+	}
+}
+
+func TestAlarmsReadOnly(t *testing.T) {
+	s, clock, _ := viewtest.Reference(t, true)
+	h := newAlarmsHarness(t, s, clock, 120, 37)
+	h.Keys("l")
+	for _, k := range []string{"s", "e", "d", "f"} {
+		h.Keys(k)
+		h.RequireFlash("read-only")
+	}
+	if h.M.Form != nil || len(h.Confirms) > 0 {
+		t.Fatal("a write action opened in read-only mode")
+	}
+	viewtest.RequireNoHelp(t, h.M.FullHelp(), "s", "e", "d", "f")
+}

@@ -1,0 +1,259 @@
+package alarms
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/views/coordkit"
+	"kvdeck/views/widgets"
+)
+
+// alarmsNote is said plainly under the alarms: what no look can show.
+const alarmsNote = "An alarm dropped after its last failed retry leaves no trace: no view can show it."
+
+// Layout: classes on the left; on the right the time line, the alarms,
+// and the selected alarm (or the form, or the last fire).
+func (m Model) leftWidth() int  { return min(max(m.Width*2/9, 22), 30) }
+func (m Model) rightWidth() int { return m.Width - m.leftWidth() }
+func (m Model) rightInner() int { return m.rightWidth() - m.Styles.Pane.GetHorizontalFrameSize() }
+func (m Model) innerHeight() int {
+	return m.Height - m.Styles.Pane.GetVerticalFrameSize()
+}
+func (m Model) classRows() int { return max(m.innerHeight()-2, 1) }
+func (m Model) detailRows() int {
+	n := min(10, max(m.innerHeight()/3, 4))
+	if m.Form != nil {
+		n = max(n, len(m.Form.View(m.rightInner())))
+	}
+	return n
+}
+
+// entryRows: the right pane less the title, the time line (3), the
+// header, the rule, the detail, the hint and the note.
+func (m Model) entryRows() int { return max(m.innerHeight()-8-m.detailRows(), 1) }
+
+// alarmColumns are the alarm list's columns; the id takes the spare room;
+// the retry count and the due time give way on narrow screens (lateness
+// stays; the detail shows both).
+var alarmColumns = []widgets.Column{
+	{Title: "", Width: 2}, {Title: "DUE AT (UTC)", Width: 18, Drop: 2}, {Title: "", Width: 10},
+	{Title: "ID", Width: 0}, {Title: "RETRY", Width: 5, Drop: 1}, {Title: "FLAGS", Width: 18},
+}
+
+// View renders the classes and the selected class.
+func (m Model) View() string {
+	if m.Width < 50 || m.Height < 14 {
+		return "window too small"
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, m.classesView(), m.classView())
+}
+
+// classesView renders the left pane.
+func (m Model) classesView() string {
+	st := m.Styles
+	w := m.leftWidth() - st.Pane.GetHorizontalFrameSize()
+	lines := []string{widgets.Spread(st.PaneTitle.Render("CLASSES"), st.Muted.Render(fmt.Sprint(len(m.classes))), w)}
+	switch {
+	case m.Err != nil:
+		lines = append(lines, widgets.ProseLines("✗ "+m.Err.Error(), st.Error, w)...)
+	case !m.Loaded:
+		lines = append(lines, st.Muted.Render("loading…"))
+	case len(m.classes) == 0:
+		lines = append(lines, widgets.ProseLines("No alarms: no due entry and no by-id record.", st.Muted, w)...)
+	}
+	from, to := m.classList.Window(len(m.classes), m.classRows())
+	active := m.Focused && !m.onEntries && m.Form == nil
+	for i := from; i < to; i++ {
+		lines = append(lines, m.classLine(m.classes[i], i == m.classList.Cur, active, w))
+	}
+	box := st.Pane
+	if active {
+		box = st.PaneFocused
+	}
+	return widgets.Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.Height)
+}
+
+// classLine is one class: its name, due entries and findings.
+func (m Model) classLine(c coord.AlarmClass, selected, active bool, w int) string {
+	st := m.Styles
+	errs, warns := 0, 0
+	for _, it := range classItems(c) {
+		switch coordkit.WorstSeverity(m.finds[codec.Format(it.Key)]) {
+		case coord.SeverityError:
+			errs++
+		case coord.SeverityWarning:
+			warns++
+		}
+	}
+	right := widgets.Line{{Text: fmt.Sprintf("%d due", len(c.Due)), Style: st.Count}}
+	if errs > 0 {
+		right = append(right, widgets.Span{Text: fmt.Sprintf(" ✗%d", errs), Style: st.Error})
+	}
+	if warns > 0 {
+		right = append(right, widgets.Span{Text: fmt.Sprintf(" ⚠%d", warns), Style: st.Warn})
+	}
+	name := widgets.Gutter(selected) + " " + widgets.Sanitize(c.Class)
+	switch {
+	case selected && active:
+		return st.Selected.Render(widgets.Spread(name, right.Render(true), w))
+	case selected:
+		return st.Bold.Render(widgets.Spread(name, right.Render(true), w))
+	}
+	return widgets.Spread(name, right.Render(false), w)
+}
+
+// classView renders the right pane.
+func (m Model) classView() string {
+	st := m.Styles
+	w := m.rightInner()
+	c, ok := m.class()
+	if !ok {
+		return widgets.Pane(st.Pane, st.Muted.Render("Select a class on the left."), m.rightWidth(), m.Height)
+	}
+	now := m.Deps.Now()
+	items := classItems(c)
+	lines := []string{widgets.Spread(st.PaneTitle.Render(strings.ToUpper(widgets.Sanitize(c.Class)))+"  "+m.classSummary(c, now), m.position(len(items)), w)}
+	lines = append(lines, m.timelineLines(items, now, w)...)
+	t := widgets.NewTable(alarmColumns, w)
+	lines = append(lines, t.Header(st))
+	from, to := m.entryList.Window(len(items), m.entryRows())
+	active := m.Focused && m.onEntries && m.Form == nil
+	for i := from; i < to; i++ {
+		lines = append(lines, t.Row(st, m.alarmCells(items[i], now, i == m.entryList.Cur), i == m.entryList.Cur, active))
+	}
+	for len(lines) < 5+m.entryRows() {
+		lines = append(lines, "")
+	}
+	lines = append(lines, st.Muted.Render(strings.Repeat("─", w)))
+	lines = append(lines, m.lowerLines(c, w)...)
+	box := st.Pane
+	if active || m.Form != nil {
+		box = st.PaneFocused
+	}
+	return widgets.Pane(box, strings.Join(lines, "\n"), m.rightWidth(), m.Height)
+}
+
+// classSummary counts due entries, late ones and by-id records at now.
+func (m Model) classSummary(c coord.AlarmClass, now int64) string {
+	late := 0
+	for _, d := range c.Due {
+		if d.EpochMs <= now {
+			late++
+		}
+	}
+	st := m.Styles
+	text := st.Muted.Render(fmt.Sprintf("%d due entr%s · ", len(c.Due), plural(len(c.Due), "y", "ies")))
+	lateStyle := st.Muted
+	if late > 0 {
+		lateStyle = st.Warn
+	}
+	return text + lateStyle.Render(fmt.Sprintf("%d overdue", late)) + st.Muted.Render(fmt.Sprintf(" · %d by-id record(s)", len(c.ByID)))
+}
+
+// position is "3/7" for the alarm list.
+func (m Model) position(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.entryList.Cur+1, n))
+}
+
+// timelineLines draws the class's alarms on a time line with now.
+func (m Model) timelineLines(items []alarmItem, now int64, w int) []string {
+	marks := make([]widgets.TimelineMark, 0, len(items))
+	for i, it := range items {
+		if it.Problem != "" {
+			continue // its time cannot be read
+		}
+		glyph, style, rank := m.alarmGlyph(it, now)
+		marks = append(marks, widgets.TimelineMark{At: it.EpochMs, Glyph: glyph, Style: style, Rank: rank, Selected: m.onEntries && i == m.entryList.Cur})
+	}
+	return widgets.Timeline(m.Styles, now, marks, w)
+}
+
+// alarmGlyph is how an alarm shows on the time line: ✗ never fires,
+// ◆ poison, ○ stale or malformed, ● due (late ones in warning colour).
+func (m Model) alarmGlyph(it alarmItem, now int64) (string, lipgloss.Style, int) {
+	st := m.Styles
+	switch {
+	case it.byID && it.Problem == "":
+		return "✗", st.Error, 4
+	case it.Poison:
+		return "◆", st.Error, 3
+	case it.Problem != "" || !it.Matched || it.dupes > 1:
+		return "○", st.Warn, 2
+	case it.EpochMs <= now:
+		return "●", st.Warn, 1
+	}
+	return "●", st.Accent, 0
+}
+
+// alarmCells are one alarm's cells at now.
+func (m Model) alarmCells(it alarmItem, now int64, selected bool) []widgets.Line {
+	st := m.Styles
+	glyph, gstyle, _ := m.alarmGlyph(it, now)
+	retry := fmt.Sprint(it.RetryCount)
+	if it.Poison {
+		retry = fmt.Sprintf("%d/%d", it.RetryCount, coord.MaxAlarmRetries)
+	}
+	at, rel := widgets.TableTime(it.EpochMs), widgets.RelativeTo(it.EpochMs, now, "late")
+	relStyle := st.Muted
+	switch {
+	case it.Problem != "":
+		at, rel = "?", ""
+	case it.byID:
+		rel = ""
+	case it.EpochMs <= now && widgets.MsDur(now-it.EpochMs) > coord.PollerGrace:
+		relStyle = st.Warn
+	}
+	return []widgets.Line{
+		{{Text: widgets.Gutter(selected) + glyph, Style: gstyle}},
+		{{Text: at, Style: st.Text}},
+		{{Text: rel, Style: relStyle}},
+		{{Text: widgets.Sanitize(it.ID), Style: st.Text}},
+		{{Text: retry, Style: st.Text}},
+		m.alarmFlags(it, now),
+	}
+}
+
+// alarmFlags names what is wrong with an alarm, worst first.
+func (m Model) alarmFlags(it alarmItem, now int64) widgets.Line {
+	st := m.Styles
+	var out widgets.Line
+	add := func(text string, style lipgloss.Style) {
+		if len(out) > 0 {
+			out = append(out, widgets.Span{Text: " ", Style: st.Text})
+		}
+		out = append(out, widgets.Span{Text: text, Style: style})
+	}
+	switch {
+	case it.Problem != "":
+		add("malformed", st.Warn)
+	case it.byID:
+		add("never-fires", st.Error)
+	case !it.Matched:
+		add("orphan", st.Warn)
+	}
+	if it.dupes > 1 {
+		add(fmt.Sprintf("duplicate×%d", it.dupes), st.Warn)
+	}
+	if it.Poison {
+		add("poison", st.Error)
+	}
+	if !it.byID && it.Problem == "" && it.EpochMs <= now {
+		add("overdue", st.Warn)
+	}
+	return out
+}
+
+// plural picks the singular or plural ending for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

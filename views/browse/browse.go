@@ -1,0 +1,222 @@
+package browse
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/themes"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// BrowseKeys are the Browse view's key bindings.
+type Keys struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	Expand, Collapse, Toggle                key.Binding
+	ScrollUp, ScrollDown                    key.Binding // the entry pane
+	Edit, New, Delete, Copy, Compose        key.Binding
+	Filter, ClearFilter, Reload             key.Binding
+}
+
+// DefaultBrowseKeys returns the Browse view's default key bindings.
+func DefaultKeys() Keys {
+	return Keys{
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:      key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown:    key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last loaded")),
+		Expand:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
+		Collapse:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
+		Toggle:      key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open/close")),
+		ScrollUp:    key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "scroll value up")),
+		ScrollDown:  key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "scroll value down")),
+		Edit:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit value (CAS)")),
+		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new key")),
+		Delete:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm, CAS)")),
+		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
+		Compose:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compose from here")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
+		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
+		Reload:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
+	}
+}
+
+// Browse is the key-prefix tree (left) and the selected entry (right).
+type Model struct {
+	deps     views.Deps
+	styles   themes.Styles
+	keys     Keys
+	input    widgets.InputKeys
+	readOnly bool
+	focused  bool
+
+	root   *node
+	rows   []row
+	cursor int
+	sel    ref // what the cursor is on, kept across reloads
+	offset int // first visible tree row
+	tags   int // source of generation tags
+
+	entry      entryState
+	entryBusy  bool // an entry read is in flight
+	entryOff   int  // first visible line of the entry pane
+	committing bool // a commit is in flight
+
+	filtering bool // the filter input has the keys
+	filterIn  textinput.Model
+	form      *EntryForm // the edit / new-key form, when open
+	jump      *jumpState // a :goto in progress
+
+	width, height int
+}
+
+// NewBrowse returns the Browse view over deps.Store.
+func New(deps views.Deps, styles themes.Styles) Model {
+	m := Model{
+		deps:     deps,
+		styles:   styles,
+		keys:     DefaultKeys(),
+		input:    widgets.DefaultInputKeys(),
+		readOnly: deps.Store.ReadOnly(),
+		root:     &node{depth: -1, expanded: true},
+		filterIn: widgets.NewInput("/ ", "filter this level", styles),
+		focused:  true,
+	}
+	if m.readOnly {
+		for _, b := range []*key.Binding{&m.keys.Edit, &m.keys.New, &m.keys.Delete} {
+			b.SetEnabled(false)
+		}
+	}
+	// The first load is tagged here, not in Init: Init's receiver is a
+	// copy, and the tag counter must not go back.
+	m.root.loading, m.root.gen = true, m.nextTag()
+	m.rows = flatten(m.root)
+	return m
+}
+
+// Init loads the first page of the top level.
+func (m Model) Init() tea.Cmd {
+	return loadChildren(m.deps.Store, m.deps.Session, m.root.gen, nil, 0, nil, m.pageSize(), false)
+}
+
+// SetSize sets the view's rectangle.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.filterIn.Width = m.treeInner() - 4
+	if m.form != nil {
+		m.form.SetSize(m.entryInner(), m.innerHeight())
+	}
+}
+
+// Focus gives the view the keys.
+func (m *Model) Focus() { m.focused = true }
+
+// Blur takes the keys away; a blurred view ignores keys.
+func (m *Model) Blur() { m.focused = false }
+
+// Busy reports whether a store call of the view is in flight; the root's
+// live refresh skips a round while it is.
+func (m Model) Busy() bool {
+	return m.entryBusy || m.committing || anyLoading(m.root)
+}
+
+// Capturing reports whether a text input has the keys, so that the root
+// passes it every key (q and the digits included).
+func (m Model) Capturing() bool { return m.filtering || m.form != nil }
+
+// Update handles a message.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case childrenLoaded:
+		return m.onChildren(msg)
+	case entryLoaded:
+		return m.onEntry(msg)
+	case committed:
+		return m.onCommitted(msg)
+	case copied:
+		out := m.onCopied(msg)
+		return m, out
+	case tea.MouseMsg:
+		return m.onMouse(msg)
+	case tea.KeyMsg:
+		if !m.focused {
+			return m, nil
+		}
+		switch {
+		case m.form != nil:
+			return m.handleForm(msg)
+		case m.filtering:
+			return m.handleFiltering(msg)
+		}
+		return m.handleBrowsing(msg)
+	}
+	return m, nil
+}
+
+// Refresh re-reads what is on screen: the store changed.
+func (m Model) Refresh() (Model, tea.Cmd) {
+	m.root.markStale()
+	m.entry.stale = true
+	out := tea.Batch(m.reloadVisible(), m.wantEntry())
+	return m, out
+}
+
+// Goto expands the path to key and selects it.
+func (m Model) Goto(key codec.Key) (Model, tea.Cmd) {
+	m.jump = newJump(key)
+	out := m.advanceJump()
+	return m, out
+}
+
+// ShortHelp returns the bindings for the one-line help.
+func (m Model) ShortHelp() []key.Binding {
+	switch {
+	case m.form != nil:
+		return m.form.ShortHelp()
+	case m.filtering:
+		return []key.Binding{m.input.Accept, m.input.Cancel}
+	}
+	k := m.keys
+	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}
+}
+
+// FullHelp returns every live binding, in columns.
+func (m Model) FullHelp() [][]key.Binding {
+	switch {
+	case m.form != nil:
+		return m.form.FullHelp()
+	case m.filtering:
+		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
+	}
+	k := m.keys
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
+		{k.Edit, k.New, k.Delete, k.Copy, k.Compose, k.Filter, k.ClearFilter, k.Reload},
+	}
+}
+
+// anyLoading reports whether a children request is in flight in the tree.
+func anyLoading(n *node) bool {
+	if n.loading {
+		return true
+	}
+	for _, p := range n.pages {
+		for _, k := range p.kids {
+			if k.loaded && anyLoading(k) || k.loading {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nextTag returns a fresh generation tag.
+func (m *Model) nextTag() int {
+	m.tags++
+	return m.tags
+}

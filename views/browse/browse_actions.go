@@ -1,0 +1,305 @@
+package browse
+
+import (
+	"errors"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/views"
+)
+
+// handleBrowsing handles keys while the tree has them.
+func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, k.Up):
+		cmd = m.move(-1)
+	case key.Matches(msg, k.Down):
+		cmd = m.move(1)
+	case key.Matches(msg, k.PageUp):
+		cmd = m.move(-m.treeRows())
+	case key.Matches(msg, k.PageDown):
+		cmd = m.move(m.treeRows())
+	case key.Matches(msg, k.Top):
+		cmd = m.selectRow(0)
+	case key.Matches(msg, k.Bottom):
+		cmd = m.selectRow(len(m.rows) - 1)
+	case key.Matches(msg, k.Expand):
+		cmd = m.expand()
+	case key.Matches(msg, k.Collapse):
+		cmd = m.collapse()
+	case key.Matches(msg, k.Toggle):
+		cmd = m.activate()
+	case key.Matches(msg, k.ScrollUp):
+		m.scrollEntry(-3)
+	case key.Matches(msg, k.ScrollDown):
+		m.scrollEntry(3)
+	case key.Matches(msg, k.Edit):
+		cmd = m.startEdit()
+	case key.Matches(msg, k.New):
+		cmd = m.startNew()
+	case key.Matches(msg, k.Delete):
+		cmd = m.askDelete()
+	case key.Matches(msg, k.Copy):
+		cmd = m.copySelected()
+	case key.Matches(msg, k.Compose):
+		cmd = m.composeFromHere()
+	case key.Matches(msg, k.Filter):
+		m.filtering = true
+		m.filterIn.SetValue(m.filterLevel().filter)
+		m.filterIn.CursorEnd()
+		cmd = m.filterIn.Focus()
+	case key.Matches(msg, k.ClearFilter):
+		m.filterLevel().filter = ""
+		cmd = m.relayout()
+	case key.Matches(msg, k.Reload):
+		return m.Refresh()
+	default:
+		cmd = m.refuseReadOnly(msg)
+	}
+	return m, cmd
+}
+
+// refuseReadOnly says why a write key does nothing in read-only mode (the
+// bindings are disabled, so help leaves them out).
+func (m Model) refuseReadOnly(msg tea.KeyMsg) tea.Cmd {
+	if !m.readOnly {
+		return nil
+	}
+	for _, b := range []key.Binding{m.keys.Edit, m.keys.New, m.keys.Delete} {
+		b.SetEnabled(true)
+		if key.Matches(msg, b) {
+			return views.Flash(views.FlashError, "read-only: %s is disabled (the store was opened with --read-only)", b.Help().Desc)
+		}
+	}
+	return nil
+}
+
+// handleFiltering handles keys while the filter input has them: the
+// filter applies as it is typed; enter keeps it, esc drops it.
+func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
+	lvl := m.filterLevel()
+	switch {
+	case key.Matches(msg, m.input.Accept):
+		m.filtering = false
+		m.filterIn.Blur()
+		out := m.relayout()
+		return m, out
+	case key.Matches(msg, m.input.Cancel):
+		m.filtering = false
+		m.filterIn.Blur()
+		lvl.filter = ""
+		out := m.relayout()
+		return m, out
+	}
+	var cmd tea.Cmd
+	m.filterIn, cmd = m.filterIn.Update(msg)
+	lvl.filter = m.filterIn.Value()
+	out := tea.Batch(cmd, m.relayout())
+	return m, out
+}
+
+// handleForm handles keys while the entry form is open.
+func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
+	f := m.form
+	switch {
+	case key.Matches(msg, f.keys.Cancel):
+		m.form = nil
+		return m, nil
+	case key.Matches(msg, f.keys.Reload):
+		f.reloading, f.notice = true, ""
+		m.entry.stale = true
+		if m.entryBusy {
+			m.entry.gen = m.nextTag() // drop the answer in flight: it may predate the conflict
+		}
+		out := m.wantEntry()
+		return m, out
+	case key.Matches(msg, f.keys.Save):
+		out := m.save()
+		return m, out
+	}
+	form, cmd := f.Update(msg)
+	m.form = &form
+	return m, cmd
+}
+
+// save validates the form and commits it.
+func (m *Model) save() tea.Cmd {
+	f := m.form
+	if f.saving || f.reloading {
+		return nil
+	}
+	req, err := f.Request(m.deps.Now())
+	if err != nil {
+		f.conflict = err.Error()
+		return nil
+	}
+	f.saving, f.conflict, f.notice = true, "", ""
+	m.committing = true
+	return commit(m.deps.Store, m.deps.Session, m.nextTag(), req.op, req.check, req.mut)
+}
+
+// startEdit opens the form on the selected entry.
+func (m *Model) startEdit() tea.Cmd {
+	n := m.selected()
+	switch {
+	case n == nil || n.kind == nodeUndecodable || (n.kind == nodePart && !n.isKey):
+		return views.Flash(views.FlashInfo, "select a stored key to edit its value")
+	case n.kind == nodeRaw:
+		return views.Flash(views.FlashError, "an undecodable row cannot be addressed by key, so it cannot be edited here")
+	case !m.entry.loaded || !m.entry.found:
+		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
+	}
+	m.form = NewEditForm(m.styles, m.entry.e, m.deps.Now())
+	m.form.SetSize(m.entryInner(), m.innerHeight())
+	return nil
+}
+
+// startNew opens the form for a new key under the selected prefix.
+func (m *Model) startNew() tea.Cmd {
+	var prefix codec.Key
+	if n := m.selected(); n != nil && n.kind == nodePart {
+		prefix = n.key
+		if !n.hasChildren() {
+			prefix = n.key[:len(n.key)-1]
+		}
+	}
+	m.form = NewKeyForm(m.styles, prefix)
+	m.form.SetSize(m.entryInner(), m.innerHeight())
+	return nil
+}
+
+// askDelete asks to delete the selected key, guarded by the shown stamp.
+func (m *Model) askDelete() tea.Cmd {
+	n := m.selected()
+	switch {
+	case n == nil || n.kind != nodePart || !n.isKey:
+		if n != nil && n.kind == nodeRaw {
+			return views.Flash(views.FlashError, "an undecodable row cannot be addressed by key; remove it with SQL or a sweep if it expires")
+		}
+		return views.Flash(views.FlashInfo, "select a stored key to delete it")
+	case !m.entry.loaded || !m.entry.found:
+		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
+	}
+	e := m.entry.e
+	stamp, guard := "", "only if it is still expired or absent (it expired without being swept)"
+	if e.Live(m.deps.Now()) {
+		stamp, guard = e.Versionstamp(), "only if it is still at stamp "+e.Versionstamp()
+	}
+	do := commit(m.deps.Store, m.deps.Session, m.nextTag(), opDelete,
+		store.Check{Key: e.Key, Versionstamp: stamp}, store.Mutation{Type: store.MutationDelete, Key: e.Key})
+	return views.Confirm("Delete this key?", "delete", do,
+		"Deletes the row "+codec.Format(e.Key)+",",
+		guard+"; if another writer changed it meanwhile, nothing is deleted.")
+}
+
+// onCommitted reports a commit's outcome.
+func (m Model) onCommitted(msg committed) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session {
+		return m, nil
+	}
+	m.committing = false
+	if m.form != nil {
+		m.form.saving = false
+	}
+	switch {
+	case msg.err != nil && errors.Is(msg.err, store.ErrReadOnly):
+		return m, views.Flash(views.FlashError, "read-only: %v", msg.err)
+	case msg.err != nil:
+		if m.form != nil {
+			m.form.conflict = msg.err.Error()
+			return m, nil
+		}
+		return m, views.Flash(views.FlashError, "%v", msg.err)
+	case !msg.res.OK:
+		return m.onConflict(msg)
+	}
+	text := "deleted " + codec.Format(msg.key)
+	if msg.op != opDelete {
+		text = "saved " + codec.Format(msg.key) + " at stamp " + msg.res.Versionstamp
+	}
+	m.form = nil
+	m, cmd := m.Refresh()
+	if msg.op == opNew {
+		m.jump = newJump(msg.key)
+		cmd = tea.Batch(cmd, m.advanceJump())
+	}
+	return m, tea.Batch(cmd, views.Flash(views.FlashOK, "%s", text))
+}
+
+// onConflict explains a failed check: what the user saw and what is there
+// now, and offers the reload.
+func (m Model) onConflict(msg committed) (Model, tea.Cmd) {
+	actual := "absent or expired"
+	if len(msg.res.Failed) > 0 && msg.res.Failed[0].Actual != "" {
+		actual = "at stamp " + msg.res.Failed[0].Actual
+	}
+	saw := "absent"
+	if msg.expected != "" {
+		saw = "at stamp " + msg.expected
+	}
+	text := "conflict: you saw the key " + saw + "; it is now " + actual + ". Nothing was written."
+	if m.form != nil {
+		if msg.op == opNew {
+			m.form.conflict = "the key exists now (" + actual + "); choose another key or edit that one"
+			return m, nil
+		}
+		m.form.conflict = text + " ctrl+r reloads it."
+		m.form.keys.Reload.SetEnabled(true)
+		return m, nil
+	}
+	m, cmd := m.Refresh()
+	return m, tea.Batch(cmd, views.Flash(views.FlashError, "not deleted: %s", text))
+}
+
+// composeFromHere stages, in the Compose tab, a check on the selected
+// entry's stamp and a set of its value (keeping its remaining TTL).
+func (m *Model) composeFromHere() tea.Cmd {
+	n := m.selected()
+	switch {
+	case n == nil || n.kind != nodePart || !n.isKey:
+		return views.Flash(views.FlashInfo, "select a stored key to compose from it")
+	case !m.entry.loaded || !m.entry.found:
+		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
+	}
+	e, now := m.entry.e, m.deps.Now()
+	value, err := codec.NormalizeJSON(e.Value)
+	if err != nil {
+		return views.Flash(views.FlashError, "the stored value is not JSON, so it cannot be staged as a set: %v", err)
+	}
+	check := store.Check{Key: e.Key}
+	set := store.Mutation{Type: store.MutationSet, Key: e.Key, Value: value}
+	if e.Live(now) {
+		check.Versionstamp = e.Versionstamp()
+		if e.ExpiresAt != nil {
+			left := time.Duration(*e.ExpiresAt-now) * time.Millisecond
+			set.ExpireIn = &left
+		}
+	}
+	return views.StageInCompose([]store.Check{check}, []store.Mutation{set})
+}
+
+// copySelected copies the selected key's text (a raw row's hex).
+func (m *Model) copySelected() tea.Cmd {
+	n := m.selected()
+	if n == nil || n.kind == nodeUndecodable || m.deps.Clipboard == nil {
+		return nil
+	}
+	text := n.label()
+	if n.kind == nodePart {
+		text = codec.Format(n.key)
+	}
+	return copyText(m.deps.Clipboard, text)
+}
+
+func (m Model) onCopied(msg copied) tea.Cmd {
+	if msg.err != nil {
+		return views.Flash(views.FlashError, "copy failed: %v", msg.err)
+	}
+	return views.Flash(views.FlashOK, "copied %s (OSC 52: your terminal must allow clipboard writes)", msg.text)
+}

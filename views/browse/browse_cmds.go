@@ -1,0 +1,125 @@
+package browse
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/views"
+)
+
+// childrenLoaded answers loadChildren.
+type childrenLoaded struct {
+	session, gen int
+	prefix       codec.Key
+	at           int // page index to store the page at
+	replace      bool
+	after        []byte
+	limit        int
+	page         store.ChildPage
+	err          error
+}
+
+// loadChildren reads one page of the children of prefix.
+func loadChildren(src views.Store, session, gen int, prefix codec.Key, at int, after []byte, limit int, replace bool) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
+		defer cancel()
+		cp, err := src.Children(ctx, prefix, store.ChildrenOptions{After: after, Limit: limit})
+		return childrenLoaded{session: session, gen: gen, prefix: prefix, at: at, replace: replace, after: after, limit: limit, page: cp, err: err}
+	}
+}
+
+// entryLoaded answers loadEntry.
+type entryLoaded struct {
+	session, gen int
+	found        bool
+	entry        store.Entry
+	err          error
+}
+
+// loadEntry reads one physical row, expired or not (Browse shows expired,
+// unswept rows struck through): the row at key, or, for an undecodable
+// row, the row whose raw key is raw. One statement, one row, in both cases.
+func loadEntry(src views.Store, session, gen int, key codec.Key, raw []byte) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
+		defer cancel()
+		opts := store.ListOptions{Prefix: key, IncludeExpired: true, Limit: 1}
+		if key == nil {
+			// The store has no raw get; a cursor just below raw lists it
+			// first (see rawCursor).
+			opts = store.ListOptions{Unbounded: true, IncludeExpired: true, Limit: 4, Cursor: rawCursor(raw)}
+		}
+		p, err := src.List(ctx, opts)
+		msg := entryLoaded{session: session, gen: gen, err: err}
+		for _, e := range p.Entries {
+			if bytes.Equal(e.Raw, raw) {
+				msg.found, msg.entry = true, e
+				break
+			}
+		}
+		return msg
+	}
+}
+
+// rawCursor returns a List cursor whose page starts at raw or just before
+// it: List continues at cursor||0x00, which is raw itself when raw ends in
+// 0x00, and otherwise a key below raw with (in practice) no row between.
+func rawCursor(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	c := append([]byte{}, raw...)
+	if last := len(c) - 1; c[last] == 0 {
+		c = c[:last]
+	} else {
+		c[last]--
+	}
+	return base64.RawURLEncoding.EncodeToString(c)
+}
+
+// commitOp names what a commit was for, to word its outcome.
+type commitOp int
+
+const (
+	opEdit commitOp = iota
+	opNew
+	opDelete
+)
+
+// committed answers commit.
+type committed struct {
+	session, gen int
+	op           commitOp
+	key          codec.Key
+	expected     string // the stamp the check asked for ("" = absent or expired)
+	res          store.CommitResult
+	err          error
+}
+
+// commit runs one atomic commit: the CAS check on the stamp the user saw
+// and the mutation.
+func commit(src views.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
+		defer cancel()
+		res, err := src.Commit(ctx, []store.Check{check}, []store.Mutation{mut})
+		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, res: res, err: err}
+	}
+}
+
+// copied answers copyText.
+type copied struct {
+	text string
+	err  error
+}
+
+// copyText puts text on the clipboard (OSC 52, through the root's writer).
+func copyText(clip func(string) error, text string) tea.Cmd {
+	return func() tea.Msg { return copied{text: text, err: clip(text)} }
+}

@@ -1,0 +1,92 @@
+package browse
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// jumpState is a :goto in progress: the levels on the way to target are
+// expanded one by one as their children arrive.
+type jumpState struct {
+	target codec.Key
+	// seekDepth is the depth at which a seek past the loaded children was
+	// asked for (-1 when none), so that a missing child fails instead of
+	// seeking again.
+	seekDepth int
+}
+
+// newJump starts a jump to target.
+func newJump(target codec.Key) *jumpState { return &jumpState{target: target, seekDepth: -1} }
+
+// advanceJump walks from the root towards the target as far as the loaded
+// tree allows and asks for the next page it needs. A child beyond the
+// loaded pages is found with one seek straight to it (the level is then
+// shown from there, with an "earlier" line above) instead of paging
+// through everything before it.
+func (m *Model) advanceJump() tea.Cmd {
+	j := m.jump
+	n := m.root
+	for d, part := range j.target {
+		n.expanded = true
+		if !n.loaded {
+			if n.loading {
+				return nil
+			}
+			return tea.Batch(m.loadLevel(n, 0, nil, false), m.relayout())
+		}
+		child := n.find(part)
+		if child != nil {
+			n = child
+			continue
+		}
+		partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil)
+		if !partial || j.seekDepth == d {
+			return m.failJump("no key %s", codec.Format(j.target))
+		}
+		if n.loading {
+			return nil
+		}
+		j.seekDepth = d
+		seek, err := codec.Encode(j.target[:d+1])
+		if err != nil {
+			return m.failJump("cannot go to %s: %v", codec.Format(j.target), err)
+		}
+		return m.loadLevel(n, 0, seek, true)
+	}
+	m.jump = nil
+	if n == m.root {
+		return m.selectRow(0)
+	}
+	m.sel = ref{kind: rowNode, node: nodePart, raw: string(n.raw)}
+	m.rows = flatten(m.root)
+	for i, r := range m.rows {
+		if r.ref() == m.sel {
+			m.cursor = i
+		}
+	}
+	if m.cursor < m.offset || m.cursor >= m.offset+m.treeRows() {
+		// Centre the target when it is off screen.
+		m.offset = widgets.ClampOffset(m.cursor-m.treeRows()/2, m.treeRows(), len(m.rows))
+	}
+	return m.placeCursor(m.cursor, true)
+}
+
+// jumpFound reports whether a seek made for the jump landed on the target
+// child (the first child of the page is the one sought).
+func (m *Model) jumpFound(msg childrenLoaded) bool {
+	if m.jump == nil || len(msg.prefix) >= len(m.jump.target) {
+		return false
+	}
+	want := m.jump.target[len(msg.prefix)]
+	cs := msg.page.Children
+	return len(cs) > 0 && !cs[0].Undecodable && cs[0].Part == want
+}
+
+// failJump ends the jump and says why; the levels it opened stay open.
+func (m *Model) failJump(format string, args ...any) tea.Cmd {
+	m.jump = nil
+	return tea.Batch(m.relayout(), views.Flash(views.FlashError, format, args...))
+}

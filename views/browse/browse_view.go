@@ -1,0 +1,154 @@
+package browse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"kvdeck/views/widgets"
+)
+
+// View renders the tree and the entry side by side.
+func (m Model) View() string {
+	if m.width < 20 || m.height < 6 {
+		return "window too small"
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, m.treeView(), m.rightView())
+}
+
+// treeView renders the left pane: title, the visible rows, a footer.
+func (m Model) treeView() string {
+	w := m.treeInner()
+	title := m.styles.PaneTitle.Render("KEYS")
+	pos := ""
+	if len(m.rows) > 0 {
+		pos = m.styles.Muted.Render(fmt.Sprintf("%d/%d", m.cursor+1, len(m.rows)))
+	}
+	lines := []string{widgets.Spread(title, pos, w)}
+	end := min(m.offset+m.treeRows(), len(m.rows))
+	for i := m.offset; i < end; i++ {
+		lines = append(lines, m.rowView(m.rows[i], i == m.cursor, w))
+	}
+	for len(lines) < m.treeRows()+1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, m.treeFooter())
+	box := m.styles.Pane
+	if m.focused && m.form == nil {
+		box = m.styles.PaneFocused
+	}
+	return widgets.Pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
+}
+
+// treeFooter shows the filter input, or the filter in force.
+func (m Model) treeFooter() string {
+	if m.filtering {
+		return m.filterIn.View()
+	}
+	if f := m.filterLevel().filter; f != "" {
+		return m.styles.Accent.Render("/"+f) + m.styles.Muted.Render(" (this level; esc clears)")
+	}
+	return ""
+}
+
+// rowView renders one tree line, w cells wide.
+func (m Model) rowView(r row, selected bool, w int) string {
+	st := m.styles
+	gutter := "  "
+	if selected {
+		gutter = "❯ "
+	}
+	l := widgets.Line{{Text: gutter + strings.Repeat("  ", r.depth), Style: st.Text}}
+	count := ""
+	switch r.kind {
+	case rowNode:
+		l = append(l, m.nodeSpans(r.n)...)
+		if r.n.hasChildren() {
+			count = fmt.Sprint(r.n.count)
+			if r.n.capped || (r.n.kind == nodeUndecodable && r.n.parent.more != nil) {
+				count += "+"
+			}
+		}
+	case rowLoading:
+		l = append(l, widgets.Span{Text: "loading…", Style: st.Muted})
+	case rowError:
+		l = append(l, widgets.Span{Text: "✗ " + r.n.err.Error(), Style: st.Error})
+	case rowEmpty:
+		text := "(no keys)"
+		if r.n.filter != "" {
+			text = fmt.Sprintf("(nothing loaded matches /%s)", r.n.filter)
+		}
+		l = append(l, widgets.Span{Text: text, Style: st.Muted})
+	case rowMore:
+		l = append(l, widgets.Span{Text: m.moreText(r), Style: st.Muted})
+	case rowEarlier:
+		l = append(l, widgets.Span{Text: "↑ earlier keys (enter loads from the first)", Style: st.Muted})
+	}
+	if selected && m.focused {
+		return st.Selected.Render(widgets.Spread(l.Render(true), count, w))
+	}
+	return widgets.Spread(l.Render(false), st.Count.Render(count), w)
+}
+
+// nodeSpans draws a node: the expand arrow, the part in its type's style,
+// and a marker when the node is itself a stored key.
+func (m Model) nodeSpans(n *node) widgets.Line {
+	st := m.styles
+	arrow := "  "
+	if n.hasChildren() {
+		arrow = "▸ "
+		if n.expanded {
+			arrow = "▾ "
+		}
+	}
+	l := widgets.Line{{Text: arrow, Style: st.Muted}}
+	switch n.kind {
+	case nodeUndecodable:
+		return append(l, widgets.Span{Text: n.label(), Style: st.Error})
+	case nodeRaw:
+		return append(l, widgets.Span{Text: n.label(), Style: st.Warn})
+	}
+	l = append(l, widgets.Span{Text: n.part().String(), Style: widgets.PartStyle(st, n.part().Kind())})
+	if n.isKey {
+		l = append(l, widgets.Span{Text: " ●", Style: st.KeyMark})
+	}
+	return l
+}
+
+func (m Model) moreText(r row) string {
+	switch {
+	case r.n.loading:
+		return "… loading more"
+	case r.n.filter != "":
+		return fmt.Sprintf("… more not loaded (filter hides %d; enter loads the next page)", r.hidden)
+	}
+	return "… more"
+}
+
+// rightView renders the right pane: the form when open, else the entry
+// with its body scrolled by K/J or the wheel.
+func (m Model) rightView() string {
+	w, h := m.entryWidth(), m.height
+	if m.form != nil {
+		return widgets.Pane(m.styles.PaneFocused, m.form.View(m.deps.Now()), w, h)
+	}
+	title, body := m.entryLines(m.entryInner())
+	rows := m.entryRows()
+	off := widgets.ClampOffset(m.entryOff, rows, len(body))
+	if len(body) > rows {
+		pos := fmt.Sprintf("%d-%d of %d lines · K/J scroll", off+1, min(off+rows, len(body)), len(body))
+		title = widgets.Spread(title, m.styles.Muted.Render(pos), m.entryInner())
+	}
+	lines := append([]string{title}, body[off:min(off+rows, len(body))]...)
+	return widgets.Pane(m.styles.Pane, strings.Join(lines, "\n"), w, h)
+}
+
+// entryRows is how many body lines the entry pane shows.
+func (m Model) entryRows() int { return max(m.innerHeight()-1, 1) }
+
+// scrollEntry scrolls the entry pane by delta lines, within its body.
+func (m *Model) scrollEntry(delta int) {
+	_, body := m.entryLines(m.entryInner())
+	m.entryOff = widgets.ClampOffset(m.entryOff+delta, m.entryRows(), len(body))
+}

@@ -1,0 +1,151 @@
+package browse
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"kvdeck/store"
+	"kvdeck/views/widgets"
+)
+
+// entryLines renders the entry pane for the selection: its title and the
+// body lines, w cells wide. It reads nothing but the loaded state and the
+// clock (for the countdown).
+func (m Model) entryLines(w int) (string, []string) {
+	st := m.styles
+	n := m.entry.node
+	switch {
+	case n == nil:
+		return st.PaneTitle.Render("ENTRY"), []string{st.Muted.Render("Select a key on the left.")}
+	case n.kind == nodeUndecodable:
+		return st.PaneTitle.Render("UNDECODABLE ROWS"), m.undecodableLines(n, w)
+	case !m.entry.wanted:
+		return st.PaneTitle.Render("PREFIX"), m.prefixLines(n, w)
+	}
+	title := st.PaneTitle.Render("ENTRY")
+	switch {
+	case m.entry.err != nil:
+		return title, m.wrapText("✗ "+m.entry.err.Error(), st.Error, w)
+	case !m.entry.loaded:
+		return title, []string{st.Muted.Render("loading…")}
+	case !m.entry.found:
+		out := m.field("key", widgets.KeySpans(st, n.key), w)
+		return title, append(out, m.wrapText("No row here any more: it was deleted or swept after the tree was read. r reloads.", st.Warn, w)...)
+	}
+	return title, m.rowLines(m.entry.e, n, w)
+}
+
+// rowLines renders a stored row: key, hex, stamp, size, expiry, value.
+func (m Model) rowLines(e store.Entry, n *node, w int) []string {
+	st := m.styles
+	now := m.deps.Now()
+	live := e.Live(now)
+	var out []string
+	if !live {
+		ago := time.Duration(now-*e.ExpiresAt) * time.Millisecond
+		out = append(out, m.wrapText(fmt.Sprintf("✗ expired %s ago, not swept: invisible to every read until a sweep removes it", widgets.Human(ago)), st.Warn, w)...)
+	}
+	keyLine := widgets.Line{{Text: "✗ does not decode: " + fmt.Sprint(e.KeyErr), Style: st.Error}}
+	if e.KeyErr == nil {
+		keyLine = widgets.KeySpans(st, e.Key)
+	}
+	if !live {
+		keyLine = keyLine.Restyle(st.Expired)
+	}
+	out = append(out, m.field("key", keyLine, w)...)
+	out = append(out, m.field("hex", widgets.Line{{Text: hex.EncodeToString(e.Raw), Style: st.Muted}}, w)...)
+	out = append(out, m.field("stamp", widgets.Line{{Text: e.Versionstamp(), Style: st.Text}}, w)...)
+	out = append(out, m.field("size", widgets.Line{{Text: fmt.Sprintf("key %d B · value %d B", len(e.Raw), len(e.Value)), Style: st.Text}}, w)...)
+	out = append(out, m.field("expires", m.expiryLine(e, now), w)...)
+	if n.kind == nodePart && n.hasChildren() {
+		out = append(out, m.field("prefix", widgets.Line{{Text: fmt.Sprintf("also the prefix of %s more row(s)", countText(n.count-1, n.capped)), Style: st.Muted}}, w)...)
+	}
+	values, valid := widgets.JsonLines(st, e.Value)
+	head := widgets.Line{{Text: "JSON", Style: st.OK}}
+	if !valid {
+		head = widgets.Line{{Text: "✗ not valid JSON: shown raw", Style: st.Error}}
+	}
+	out = append(append(out, ""), m.field("value", head, w)...)
+	for _, l := range values {
+		if !live {
+			l = l.Restyle(st.Expired)
+		}
+		for _, wl := range l.Wrap(w, 0) {
+			out = append(out, wl.Render(false))
+		}
+	}
+	return append(append(out, ""), m.actionHint(w)...)
+}
+
+// expiryLine is the absolute expiry time and the live countdown.
+func (m Model) expiryLine(e store.Entry, now int64) widgets.Line {
+	st := m.styles
+	if e.ExpiresAt == nil {
+		return widgets.Line{{Text: "never", Style: st.Text}}
+	}
+	at := time.UnixMilli(*e.ExpiresAt).UTC().Format(time.RFC3339Nano)
+	left := time.Duration(*e.ExpiresAt-now) * time.Millisecond
+	if left <= 0 {
+		return widgets.Line{{Text: at, Style: st.Expired}, {Text: " · " + widgets.Countdown(left) + ", not swept", Style: st.Warn}}
+	}
+	return widgets.Line{{Text: at, Style: st.Text}, {Text: " · " + widgets.Countdown(left), Style: st.Accent}}
+}
+
+// prefixLines describes a node that is a prefix only.
+func (m Model) prefixLines(n *node, w int) []string {
+	st := m.styles
+	out := m.field("prefix", widgets.KeySpans(st, n.key), w)
+	out = append(out, m.field("hex", widgets.Line{{Text: hex.EncodeToString(n.raw), Style: st.Muted}}, w)...)
+	out = append(out, m.field("rows", widgets.Line{{Text: countText(n.count, n.capped) + " under this prefix", Style: st.Text}}, w)...)
+	out = append(out, "")
+	out = append(out, m.wrapText("Not a stored key itself. → or enter expands it; n adds a key under it.", st.Muted, w)...)
+	return out
+}
+
+// undecodableLines explains the (undecodable) group.
+func (m Model) undecodableLines(n *node, w int) []string {
+	text := fmt.Sprintf("%d row(s) under this prefix have a key whose next part does not decode "+
+		"(a foreign writer, or corruption). They are listed as raw hex; select one to see its row. "+
+		"kvdeck cannot address them by key, so it cannot edit or delete them.", n.count)
+	return m.wrapText(text, m.styles.Warn, w)
+}
+
+// actionHint tells what can be done with the entry, or why not.
+func (m Model) actionHint(w int) []string {
+	if m.readOnly {
+		return m.wrapText("read-only: editing, new keys and deleting are disabled (opened with --read-only). y copies the key.", m.styles.Warn, w)
+	}
+	return m.wrapText("e edit · d delete · y copy key · n new key", m.styles.Muted, w)
+}
+
+// field renders "label   value", wrapping the value under itself.
+func (m Model) field(label string, val widgets.Line, w int) []string {
+	l := append(widgets.Line{{Text: fmt.Sprintf("%-*s", widgets.LabelWidth, label), Style: m.styles.Label}}, val...)
+	var out []string
+	for _, wl := range l.Wrap(w, widgets.LabelWidth) {
+		out = append(out, wl.Render(false))
+	}
+	return out
+}
+
+// wrapText word-wraps prose in one style.
+func (m Model) wrapText(text string, style lipgloss.Style, w int) []string {
+	lines := strings.Split(ansi.Wrap(text, w, ""), "\n")
+	for i, l := range lines {
+		lines[i] = style.Render(l)
+	}
+	return lines
+}
+
+// countText is a row count, with "+" when it stopped at the bound.
+func countText(n int64, capped bool) string {
+	if capped {
+		return fmt.Sprintf("%d+", n)
+	}
+	return fmt.Sprint(n)
+}

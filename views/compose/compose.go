@@ -1,0 +1,175 @@
+package compose
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// ComposeKeys are the Compose tab's key bindings.
+type Keys struct {
+	Up, Down, MoveUp, MoveDown        key.Binding
+	AddCheck, AddSet, AddDelete, Edit key.Binding
+	Fill, Remove, Clear               key.Binding
+	Commit, Retry, Save, Load         key.Binding
+}
+
+// DefaultComposeKeys returns the Compose tab's default key bindings.
+func DefaultKeys() Keys {
+	return Keys{
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		MoveUp:    key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "move op up")),
+		MoveDown:  key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "move op down")),
+		AddCheck:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "add check")),
+		AddSet:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "add set")),
+		AddDelete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "add delete")),
+		Edit:      key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter", "edit op")),
+		Fill:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "check: expect the stored stamp")),
+		Remove:    key.NewBinding(key.WithKeys("x", "delete", "backspace"), key.WithHelp("x", "remove op")),
+		Clear:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "clear all")),
+		Commit:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "commit (confirm)")),
+		Retry:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh stale checks & retry"), key.WithDisabled()),
+		Save:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save as atomic JSON")),
+		Load:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "load atomic JSON")),
+	}
+}
+
+// composeOutcome is the last commit's result, shown under the list.
+type composeOutcome struct {
+	res     store.CommitResult
+	err     error
+	checks  []store.Check // what was committed
+	checkOp []int         // the op each check came from
+}
+
+// Compose builds an atomic commit by hand: staged checks, sets and
+// deletes, their budget, the commit and, when it fails, every check as
+// expected vs actual with the stale ones refreshed on request.
+type Model struct {
+	deps     views.Deps
+	styles   themes.Styles
+	keys     Keys
+	input    widgets.InputKeys
+	readOnly bool
+	focused  bool
+
+	ops     []stagedOp
+	cursor  int
+	editor  *opEditor
+	outcome *composeOutcome
+	busy    bool // a commit, read or file operation is in flight
+	tags    int
+
+	prompt    textinput.Model
+	prompting string // "save" or "load" while the path prompt is open
+	path      string // the last file saved or loaded
+
+	width, height int
+}
+
+// NewCompose returns an empty composition over deps.Store.
+func New(deps views.Deps, styles themes.Styles) Model {
+	m := Model{
+		deps: deps, styles: styles, keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
+		readOnly: deps.Store.ReadOnly(), path: "compose.json",
+		prompt: widgets.NewInput("", "", styles),
+	}
+	m.keys.Commit.SetEnabled(!m.readOnly)
+	return m
+}
+
+// Init does nothing: a composition starts empty.
+func (m Model) Init() tea.Cmd { return nil }
+
+// SetSize sets the view's rectangle.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.prompt.Width = m.listInner() - 14
+	if m.editor != nil {
+		m.editor.SetSize(m.sideInner(), m.height-2)
+	}
+}
+
+// Focus gives the view the keys.
+func (m *Model) Focus() { m.focused = true }
+
+// Blur takes the keys away.
+func (m *Model) Blur() { m.focused = false }
+
+// Busy reports whether a store call of the view is in flight.
+func (m Model) Busy() bool { return m.busy }
+
+// Capturing reports whether the editor or the path prompt has the keys.
+func (m Model) Capturing() bool { return m.editor != nil || m.prompting != "" }
+
+// Refresh has nothing to re-read: the composition is the user's, and the
+// last outcome stays as it was when committed.
+func (m Model) Refresh() (Model, tea.Cmd) { return m, nil }
+
+// Update handles a message.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case views.ComposeMsg:
+		return m.stageFrom(msg)
+	case composeCommitted:
+		return m.onCommitted(msg)
+	case stampsRead:
+		return m.onStamps(msg)
+	case compositionFile:
+		return m.onFile(msg)
+	case tea.KeyMsg:
+		if !m.focused {
+			return m, nil
+		}
+		switch {
+		case m.editor != nil:
+			return m.handleEditor(msg)
+		case m.prompting != "":
+			return m.handlePrompt(msg)
+		}
+		return m.handleList(msg)
+	}
+	return m, nil
+}
+
+// ShortHelp returns the bindings for the one-line help.
+func (m Model) ShortHelp() []key.Binding {
+	switch {
+	case m.editor != nil:
+		k := m.editor.keys
+		return []key.Binding{k.Keep, k.Fill, k.Next, k.Cancel}
+	case m.prompting != "":
+		return []key.Binding{m.input.Accept, m.input.Cancel}
+	}
+	k := m.keys
+	return []key.Binding{k.AddCheck, k.AddSet, k.AddDelete, k.Edit, k.Commit, k.Retry, k.Save, k.Load}
+}
+
+// FullHelp returns every live binding, in columns.
+func (m Model) FullHelp() [][]key.Binding {
+	switch {
+	case m.editor != nil:
+		k := m.editor.keys
+		return [][]key.Binding{{k.Keep, k.Fill, k.Next, k.Prev, k.Cancel}}
+	case m.prompting != "":
+		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
+	}
+	k := m.keys
+	return [][]key.Binding{
+		{k.Up, k.Down, k.MoveUp, k.MoveDown, k.Remove, k.Clear},
+		{k.AddCheck, k.AddSet, k.AddDelete, k.Edit, k.Fill},
+		{k.Commit, k.Retry, k.Save, k.Load},
+	}
+}
+
+// nextTag returns a fresh generation tag.
+func (m *Model) nextTag() int {
+	m.tags++
+	return m.tags
+}

@@ -1,0 +1,292 @@
+package compose
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// handleList handles keys while the operations list has them.
+func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, k.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(msg, k.Down):
+		m.cursor = max(min(m.cursor+1, len(m.ops)-1), 0)
+	case key.Matches(msg, k.MoveUp):
+		m.move(-1)
+	case key.Matches(msg, k.MoveDown):
+		m.move(1)
+	case key.Matches(msg, k.AddCheck):
+		m.openEditor(stagedOp{kind: opCheck}, -1)
+	case key.Matches(msg, k.AddSet):
+		m.openEditor(stagedOp{kind: opSet}, -1)
+	case key.Matches(msg, k.AddDelete):
+		m.openEditor(stagedOp{kind: opDel}, -1)
+	case key.Matches(msg, k.Edit):
+		if m.cursor < len(m.ops) {
+			m.openEditor(m.ops[m.cursor], m.cursor)
+		}
+	case key.Matches(msg, k.Fill):
+		cmd = m.fillSelected()
+	case key.Matches(msg, k.Remove):
+		m.remove()
+	case key.Matches(msg, k.Clear):
+		m.ops, m.cursor, m.outcome = nil, 0, nil
+		m.keys.Retry.SetEnabled(false)
+	case key.Matches(msg, k.Commit):
+		cmd = m.askCommit()
+	case key.Matches(msg, k.Retry):
+		cmd = m.retry()
+	case key.Matches(msg, k.Save), key.Matches(msg, k.Load):
+		m.prompting, m.prompt.Prompt = "save", "save to  "
+		if key.Matches(msg, k.Load) {
+			m.prompting, m.prompt.Prompt = "load", "load from  "
+		}
+		m.prompt.SetValue(m.path)
+		m.prompt.CursorEnd()
+		cmd = m.prompt.Focus()
+	default:
+		cmd = widgets.RefuseReadOnly(m.readOnly, msg, k.Commit)
+	}
+	return m, cmd
+}
+
+// move swaps the selected op with its neighbour.
+func (m *Model) move(delta int) {
+	to := m.cursor + delta
+	if to < 0 || to >= len(m.ops) {
+		return
+	}
+	m.ops[m.cursor], m.ops[to] = m.ops[to], m.ops[m.cursor]
+	m.cursor = to
+}
+
+// remove drops the selected op.
+func (m *Model) remove() {
+	if m.cursor >= len(m.ops) {
+		return
+	}
+	m.ops = append(m.ops[:m.cursor:m.cursor], m.ops[m.cursor+1:]...)
+	m.cursor = max(min(m.cursor, len(m.ops)-1), 0)
+}
+
+func (m *Model) openEditor(op stagedOp, index int) {
+	m.editor = newOpEditor(m.styles, op, index)
+	m.editor.SetSize(m.sideInner(), m.height-2)
+}
+
+// handleEditor handles keys while the operation editor is open.
+func (m Model) handleEditor(msg tea.KeyMsg) (Model, tea.Cmd) {
+	e := m.editor
+	switch {
+	case key.Matches(msg, e.keys.Cancel):
+		m.editor = nil
+		return m, nil
+	case key.Matches(msg, e.keys.Fill):
+		k, err := e.parsedKey()
+		if err != nil {
+			e.notice = errNoKeyToFill.Error()
+			return m, nil
+		}
+		e.filling, m.busy = true, true
+		cmd := readStamps(m.deps.Store, m.deps.Session, m.nextTag(), stampsForEditor, []int{-1}, []codec.Key{k})
+		return m, cmd
+	case key.Matches(msg, e.keys.Keep):
+		op, err := e.op()
+		if err != nil {
+			e.notice = "✗ " + err.Error()
+			return m, nil
+		}
+		m.place(op, e.index)
+		m.editor = nil
+		return m, nil
+	}
+	ed, cmd := e.Update(msg)
+	m.editor = &ed
+	return m, cmd
+}
+
+// place puts op at index, or appends it after the selection.
+func (m *Model) place(op stagedOp, index int) {
+	if index >= 0 && index < len(m.ops) {
+		m.ops[index] = op
+		return
+	}
+	at := min(m.cursor+1, len(m.ops))
+	m.ops = append(m.ops[:at:at], append([]stagedOp{op}, m.ops[at:]...)...)
+	m.cursor = at
+}
+
+// handlePrompt handles keys while the file path prompt is open.
+func (m Model) handlePrompt(msg tea.KeyMsg) (Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.input.Cancel):
+		m.prompting = ""
+		m.prompt.Blur()
+		return m, nil
+	case key.Matches(msg, m.input.Accept):
+		path := strings.TrimSpace(m.prompt.Value())
+		what := m.prompting
+		m.prompting = ""
+		m.prompt.Blur()
+		if path == "" {
+			return m, nil
+		}
+		m.path, m.busy = path, true
+		if what == "save" {
+			return m, saveComposition(m.deps.Session, path, m.ops)
+		}
+		return m, loadComposition(m.deps.Session, path)
+	}
+	var cmd tea.Cmd
+	m.prompt, cmd = m.prompt.Update(msg)
+	return m, cmd
+}
+
+// stageFrom appends what Browse sent ("Compose from here").
+func (m Model) stageFrom(msg views.ComposeMsg) (Model, tea.Cmd) {
+	for _, op := range opsOf(msg.Checks, msg.Mutations) {
+		m.place(op, -1)
+	}
+	return m, views.Flash(views.FlashInfo, "staged %d operation(s) from Browse: enter edits the selected one, ctrl+s commits", len(msg.Checks)+len(msg.Mutations))
+}
+
+// fillSelected makes the selected check expect the stamp stored now.
+func (m *Model) fillSelected() tea.Cmd {
+	if m.cursor >= len(m.ops) || m.ops[m.cursor].kind != opCheck {
+		return views.Flash(views.FlashInfo, "select a check: f makes it expect the stamp stored now")
+	}
+	m.busy = true
+	return readStamps(m.deps.Store, m.deps.Session, m.nextTag(), stampsForOps, []int{m.cursor}, []codec.Key{m.ops[m.cursor].key})
+}
+
+// askCommit asks for confirmation, naming every write.
+func (m *Model) askCommit() tea.Cmd {
+	if len(m.ops) == 0 {
+		return views.Flash(views.FlashInfo, "nothing staged: c adds a check, s a set, d a delete")
+	}
+	if m.busy {
+		return nil
+	}
+	checks, muts, checkOp := commitOf(m.ops)
+	lines := []string{fmt.Sprintf("%d check(s), %d mutation(s) in one atomic commit; nothing is written unless every check holds.", len(checks), len(muts))}
+	var named []string
+	for _, c := range checks {
+		named = append(named, fmt.Sprintf("check %s expects %s", codec.Format(c.Key), widgets.StampText(c.Versionstamp)))
+	}
+	for _, mu := range muts {
+		named = append(named, fmt.Sprintf("%s %s", mu.Type, codec.Format(mu.Key)))
+	}
+	if len(named) > 8 {
+		named = append(named[:7], fmt.Sprintf("… and %d more", len(named)-7))
+	}
+	lines = append(lines, named...)
+	do := composeCommit(m.deps.Store, m.deps.Session, m.nextTag(), checks, muts, checkOp)
+	return views.Confirm("Commit this composition?", "commit", do, lines...)
+}
+
+// retry re-reads the keys of the failed checks; onStamps then refreshes
+// them and asks to commit again.
+func (m *Model) retry() tea.Cmd {
+	o := m.outcome
+	if o == nil || o.res.OK || o.err != nil || m.busy {
+		return nil
+	}
+	var ops []int
+	var keys []codec.Key
+	for _, f := range o.res.Failed {
+		if f.Index < len(o.checkOp) && o.checkOp[f.Index] < len(m.ops) {
+			ops = append(ops, o.checkOp[f.Index])
+			keys = append(keys, f.Key)
+		}
+	}
+	m.busy = true
+	return readStamps(m.deps.Store, m.deps.Session, m.nextTag(), stampsForRetry, ops, keys)
+}
+
+// onCommitted shows a commit's outcome.
+func (m Model) onCommitted(msg composeCommitted) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session || msg.gen != m.tags {
+		return m, nil
+	}
+	m.busy = false
+	o := msg.outcome
+	m.outcome = &o
+	m.keys.Retry.SetEnabled(o.err == nil && !o.res.OK)
+	for i := range m.ops {
+		m.ops[i].refreshed = false
+	}
+	switch {
+	case o.err != nil && errors.Is(o.err, store.ErrReadOnly):
+		return m, views.Flash(views.FlashError, "read-only: %v", o.err)
+	case o.err != nil:
+		return m, views.Flash(views.FlashError, "commit failed: %v", o.err)
+	case !o.res.OK:
+		return m, views.Flash(views.FlashError, "commit failed: %d check(s) did not hold; nothing was written", len(o.res.Failed))
+	case o.res.Versionstamp == "":
+		return m, views.Flash(views.FlashOK, "committed (deletes only: no versionstamp)")
+	}
+	return m, views.Flash(views.FlashOK, "committed at stamp %s", o.res.Versionstamp)
+}
+
+// onStamps takes stored stamps read for the editor, a check, or a retry.
+func (m Model) onStamps(msg stampsRead) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session || msg.gen != m.tags {
+		return m, nil
+	}
+	m.busy = false
+	if msg.purpose == stampsForEditor {
+		if m.editor != nil {
+			m.editor.filled(msg.found[0], msg.stamps[0], msg.err)
+		}
+		return m, nil
+	}
+	if msg.err != nil {
+		return m, views.Flash(views.FlashError, "reading the stored stamps failed: %v", msg.err)
+	}
+	changed := 0
+	for i, at := range msg.ops {
+		if at < len(m.ops) && m.ops[at].kind == opCheck {
+			changed++
+			m.ops[at].stamp, m.ops[at].refreshed = msg.stamps[i], true
+		}
+	}
+	if msg.purpose == stampsForOps {
+		return m, views.Flash(views.FlashInfo, "the check now expects %s", widgets.StampText(msg.stamps[0]))
+	}
+	m.keys.Retry.SetEnabled(false)
+	ask := m.askCommit()
+	return m, tea.Batch(views.Flash(views.FlashInfo, "refreshed %d stale check(s) to the stored stamps", changed), ask)
+}
+
+// onFile reports a save or load.
+func (m Model) onFile(msg compositionFile) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session {
+		return m, nil
+	}
+	m.busy = false
+	verb := "load"
+	if msg.save {
+		verb = "save"
+	}
+	if msg.err != nil {
+		return m, views.Flash(views.FlashError, "%s %s: %v", verb, msg.path, msg.err)
+	}
+	if msg.save {
+		return m, views.Flash(views.FlashOK, "saved %d operation(s) to %s (kvdeck atomic %s commits it)", len(msg.ops), msg.path, msg.path)
+	}
+	m.ops, m.cursor, m.outcome = msg.ops, 0, nil
+	m.keys.Retry.SetEnabled(false)
+	return m, views.Flash(views.FlashOK, "loaded %d operation(s) from %s", len(msg.ops), msg.path)
+}

@@ -1,0 +1,155 @@
+package compose
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views"
+	"kvdeck/views/browse"
+	"kvdeck/views/viewtest"
+)
+
+func newComposeHarness(t *testing.T, readOnly bool) *viewtest.Workbench[Model] {
+	t.Helper()
+	s, clock, path := viewtest.Reference(t, readOnly)
+	return viewtest.NewWorkbench(t, s, clock, path, New, func(v Model, msg tea.Msg) (Model, tea.Cmd) { return v.Update(msg) })
+}
+
+// stageCheckAndSet stages, by keys, a check on acme's stored stamp (ctrl+r
+// fills it) and a set of a new value.
+func stageCheckAndSet(h *viewtest.Workbench[Model]) {
+	h.T.Helper()
+	h.Keys("c", "ctrl+u")
+	h.TypeText(`["accounts", "acme"]`)
+	h.Keys("tab", "ctrl+r", "ctrl+s")
+	h.Keys("s", "ctrl+u")
+	h.TypeText(`["accounts", "acme"]`)
+	h.Keys("tab", "ctrl+u", "up", "ctrl+u")
+	h.TypeText(`{"plan": "pro"}`)
+	h.Keys("ctrl+s")
+	if len(h.V.ops) != 2 || h.V.editor != nil {
+		h.T.Fatalf("staged %d ops, editor open %v:\n%s", len(h.V.ops), h.V.editor != nil, h.V.View())
+	}
+}
+
+// TestComposeCommitFlow stages a check (stamp filled from the store) and
+// a set by keys, commits after the confirmation, and shows the stamp.
+func TestComposeCommitFlow(t *testing.T) {
+	h := newComposeHarness(t, false)
+	t.Run("empty", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	stageCheckAndSet(h)
+	t.Run("staged", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	h.Keys("ctrl+s")
+	h.Confirm()
+	if o := h.V.outcome; o == nil || !o.res.OK {
+		t.Fatalf("commit outcome %+v; flashes %+v", o, h.Flashes)
+	}
+	e, _, _ := h.S.Get(viewtest.Ctx, storetest.Key(t, `["accounts", "acme"]`))
+	if string(e.Value) != `{"plan":"pro"}` || e.Versionstamp() != h.V.outcome.res.Versionstamp {
+		t.Fatalf("stored %s at %s; the view says %s", e.Value, e.Versionstamp(), h.V.outcome.res.Versionstamp)
+	}
+	t.Run("committed", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+}
+
+// TestComposeFailedCommitNamesTheCheck: another writer changes the
+// checked key; the failure shows that check expected vs actual, marked
+// first failing; r refreshes it and the retry commits.
+func TestComposeFailedCommitNamesTheCheck(t *testing.T) {
+	h := newComposeHarness(t, false)
+	stageCheckAndSet(h)
+	h.Keys("up")
+	h.Keys("c", "ctrl+u") // a second check, on hooli's stored stamp: it holds
+	h.TypeText(`["accounts", "hooli"]`)
+	h.Keys("tab", "ctrl+r", "ctrl+s")
+	theirs, err := h.S.Set(viewtest.Ctx, storetest.Key(t, `["accounts", "acme"]`), []byte(`"theirs"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Keys("ctrl+s")
+	h.Confirm()
+	view := h.V.View()
+	for _, want := range []string{"check 1", `["accounts", "acme"]`, "← first failing check", "actual " + theirs, "held", "r refresh"} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("the failure view lacks %q:\n%s", want, view)
+		}
+	}
+	t.Run("failed", func(t *testing.T) { golden.RequireEqual(t, view) })
+	h.Keys("r")
+	if h.V.ops[0].stamp != theirs || !h.V.ops[0].refreshed {
+		t.Fatalf("r did not refresh the stale check: %+v", h.V.ops[0])
+	}
+	h.Confirm()
+	if o := h.V.outcome; o == nil || !o.res.OK {
+		t.Fatalf("retry outcome %+v", o)
+	}
+}
+
+// TestComposeSaveLoadAndEdit: reorder, remove, save as atomic JSON, clear,
+// load it back; the budget line counts it.
+func TestComposeSaveLoadAndEdit(t *testing.T) {
+	h := newComposeHarness(t, false)
+	stageCheckAndSet(h)
+	h.Keys("d", "ctrl+u")
+	h.TypeText(`["tmp", "gone"]`)
+	h.Keys("ctrl+s", "K") // the delete moves above the set
+	if h.V.ops[1].kind != opDel || h.V.ops[2].kind != opSet {
+		t.Fatalf("K did not move the delete up: %+v", h.V.ops)
+	}
+	path := filepath.Join(t.TempDir(), "c.json")
+	h.Keys("w", "ctrl+u")
+	h.TypeText(path)
+	h.Keys("enter")
+	doc, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(doc), `"type": "delete"`) {
+		t.Fatalf("saved %s (%v)", doc, err)
+	}
+	h.Keys("X")
+	h.Keys("o", "ctrl+u")
+	h.TypeText(path)
+	h.Keys("enter")
+	if len(h.V.ops) != 3 || h.V.ops[1].kind != opDel {
+		t.Fatalf("loaded %+v; flashes %+v", h.V.ops, h.Flashes)
+	}
+	h.Keys("x")
+	if len(h.V.ops) != 2 {
+		t.Fatalf("x left %d ops", len(h.V.ops))
+	}
+	if !strings.Contains(h.V.View(), "checks 0 · mutations 2/1000") {
+		t.Errorf("budget line:\n%s", h.V.View())
+	}
+}
+
+// TestComposeFromBrowse: c in Browse stages a check on the shown stamp
+// and a set of the value, keeping the remaining TTL.
+func TestComposeFromBrowse(t *testing.T) {
+	s, clock, _ := viewtest.Reference(t, false)
+	b := viewtest.StartCoord[browse.Model](t, s, clock, 120, 40, browse.New)
+	m, c := b.M.Goto(storetest.Key(t, `["tmp", "session", "s-77"]`))
+	b.M = m
+	b.Settle(c)
+	m, cmd := b.M.Update(viewtest.Key("c"))
+	b.M = m
+	if cmd == nil {
+		t.Fatal("c returned nothing")
+	}
+	msg, ok := cmd().(views.ComposeMsg)
+	if !ok || len(msg.Checks) != 1 || len(msg.Mutations) != 1 {
+		t.Fatalf("c sent %+v", msg)
+	}
+	set := msg.Mutations[0]
+	if msg.Checks[0].Versionstamp == "" || set.Type != store.MutationSet || set.ExpireIn == nil || set.ExpireIn.Milliseconds() != 45000 {
+		t.Fatalf("staged %+v and %+v", msg.Checks[0], set)
+	}
+	h := newComposeHarness(t, false)
+	h.V, _ = h.V.Update(msg)
+	if len(h.V.ops) != 2 || h.V.ops[0].kind != opCheck || h.V.ops[1].kind != opSet {
+		t.Fatalf("Compose staged %+v", h.V.ops)
+	}
+}

@@ -1,0 +1,197 @@
+package compose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"kvdeck/codec"
+	"kvdeck/views/widgets"
+)
+
+// View renders the operations list (left) and the editor or the selected
+// operation (right).
+func (m Model) View() string {
+	if m.width < 40 || m.height < 8 {
+		return "window too small"
+	}
+	box := m.styles.Pane
+	if m.focused && m.editor == nil {
+		box = m.styles.PaneFocused
+	}
+	left := widgets.Pane(box, strings.Join(m.listLines(), "\n"), m.listWidth(), m.height)
+	right := widgets.Pane(m.styles.Pane, m.sideView(), m.width-m.listWidth(), m.height)
+	if m.editor != nil {
+		right = widgets.Pane(m.styles.PaneFocused, m.editor.view(), m.width-m.listWidth(), m.height)
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+func (m Model) listWidth() int { return m.width * 3 / 5 }
+func (m Model) listInner() int { return m.listWidth() - m.styles.Pane.GetHorizontalFrameSize() }
+func (m Model) sideInner() int {
+	return m.width - m.listWidth() - m.styles.Pane.GetHorizontalFrameSize()
+}
+
+// listLines is the left pane: the operations, the budget, the outcome.
+func (m Model) listLines() []string {
+	st, w := m.styles, m.listInner()
+	pos := ""
+	if len(m.ops) > 0 {
+		pos = st.Muted.Render(fmt.Sprintf("%d/%d", m.cursor+1, len(m.ops)))
+	}
+	out := []string{widgets.Spread(st.PaneTitle.Render(fmt.Sprintf("COMPOSE · %d operation(s)", len(m.ops))), pos, w)}
+	if len(m.ops) == 0 {
+		out = append(out, "")
+		out = append(out, widgets.ProseLines("Nothing staged yet. c adds a check, s a set, d a delete; o loads a saved composition. "+
+			"In Browse, c composes from the selected key (a check on its stamp and a set of its value).", st.Muted, w)...)
+	}
+	keyW := max(w/2-12, 12)
+	for i, op := range m.ops {
+		out = append(out, m.opLine(i, op, keyW, w))
+	}
+	out = append(out, "")
+	out = append(out, m.budgetLines(w)...)
+	out = append(out, "")
+	out = append(out, m.outcomeLines(w)...)
+	if m.prompting != "" {
+		rows := m.height - m.styles.Pane.GetVerticalFrameSize()
+		for len(out) < rows-1 {
+			out = append(out, "")
+		}
+		out = append(out[:rows-1], m.prompt.View())
+	}
+	return out
+}
+
+// opLine is one operation of the list.
+func (m Model) opLine(i int, op stagedOp, keyW, w int) string {
+	st := m.styles
+	gutter := "  "
+	if i == m.cursor {
+		gutter = "❯ "
+	}
+	l := widgets.Line{{Text: fmt.Sprintf("%s%2d  %-7s ", gutter, i+1, op.kind), Style: st.Text}}
+	l = append(l, widgets.Span{Text: widgets.FitWidth(widgets.KeySpans(st, op.key).Render(false), keyW) + "  ", Style: st.Text})
+	switch op.kind {
+	case opCheck:
+		style := st.Text
+		if op.refreshed {
+			style = st.Accent
+		}
+		l = append(l, widgets.Span{Text: "expects " + widgets.StampText(op.stamp), Style: style})
+		if op.refreshed {
+			l = append(l, widgets.Span{Text: " (refreshed)", Style: st.Accent})
+		}
+	case opSet:
+		l = append(l, widgets.Span{Text: widgets.Sanitize(string(op.value)), Style: st.JSONString})
+		if op.expireIn != nil {
+			l = append(l, widgets.Span{Text: " · expires " + widgets.Human(max(*op.expireIn, 0)), Style: st.Muted})
+		}
+	}
+	if i == m.cursor && m.focused && m.editor == nil {
+		return st.Selected.Render(widgets.FitWidth(l.Render(true), w))
+	}
+	return widgets.FitWidth(l.Render(false), w)
+}
+
+// budgetLines weighs the composition against the usual limits.
+func (m Model) budgetLines(w int) []string {
+	st := m.styles
+	b := measure(m.ops)
+	out := []string{st.Label.Render("BUDGET") + st.Muted.Render("  usual Deno KV style limits, as guidance (not enforced here)")}
+	out = append(out, widgets.ProseLines(fmt.Sprintf("checks %d · mutations %d/%d", b.checks, b.mutations, limitMutations), st.Text, w)...)
+	out = append(out, widgets.ProseLines(fmt.Sprintf("keys %s, largest %d/%d B · values %s, largest %s/64 KiB",
+		widgets.BytesText(int64(b.keyBytes)), b.maxKey, limitKey, widgets.BytesText(int64(b.valBytes)), widgets.BytesText(int64(b.maxVal))), st.Text, w)...)
+	if over := b.over(); len(over) > 0 {
+		return append(out, widgets.ProseLines("⚠ "+strings.Join(over, "; "), st.Warn, w)...)
+	}
+	return out
+}
+
+// outcomeLines show the last commit: the stamp, or every check as
+// expected vs actual with the first failing one marked.
+func (m Model) outcomeLines(w int) []string {
+	st := m.styles
+	o := m.outcome
+	switch {
+	case m.busy:
+		return []string{st.Muted.Render("working…")}
+	case o == nil:
+		return nil
+	case o.err != nil:
+		return widgets.ProseLines("✗ commit failed: "+o.err.Error(), st.Error, w)
+	case o.res.OK && o.res.Versionstamp == "":
+		return []string{st.OK.Render("✓ committed") + st.Muted.Render(" (deletes only: no versionstamp is issued)")}
+	case o.res.OK:
+		return []string{st.OK.Render("✓ committed at stamp ") + st.Bold.Render(o.res.Versionstamp)}
+	}
+	failed := map[int]int{} // check index -> position in Failed
+	first := -1
+	for i, f := range o.res.Failed {
+		failed[f.Index] = i
+		if first < 0 || f.Index < first {
+			first = f.Index
+		}
+	}
+	out := widgets.ProseLines(fmt.Sprintf("✗ commit failed: %d of %d check(s) did not hold; nothing was written", len(o.res.Failed), len(o.checks)), st.Error, w)
+	for i, c := range o.checks {
+		mark, note := "  ", ""
+		if i == first {
+			mark, note = "❯ ", "  ← first failing check"
+		}
+		head := widgets.Line{{Text: fmt.Sprintf("%scheck %d  ", mark, i+1), Style: st.Text}}
+		head = append(head, widgets.KeySpans(st, c.Key)...)
+		head = append(head, widgets.Span{Text: note, Style: st.Error})
+		out = append(out, widgets.FitWidth(head.Render(false), w))
+		detail := st.Muted.Render("    expected "+widgets.StampText(c.Versionstamp)+" · ") + st.OK.Render("held")
+		if at, bad := failed[i]; bad {
+			detail = st.Muted.Render("    expected ") + st.Text.Render(widgets.StampText(c.Versionstamp)) +
+				st.Muted.Render(" · actual ") + st.Error.Render(widgets.StampText(o.res.Failed[at].Actual))
+		}
+		out = append(out, detail)
+	}
+	if len(o.res.Failed) == 0 {
+		out = append(out, widgets.ProseLines("the failed checks hold again on re-read: a concurrent writer changed the keys meanwhile", st.Muted, w)...)
+	}
+	if m.keys.Retry.Enabled() {
+		out = append(out, "", st.HelpKey.Render("r")+st.Text.Render(fmt.Sprintf(" refresh the %d stale check(s) to the stored stamps and commit again", len(o.res.Failed))))
+	}
+	return out
+}
+
+// sideView is the right pane: the selected operation in full.
+func (m Model) sideView() string {
+	st, w := m.styles, m.sideInner()
+	if m.cursor >= len(m.ops) {
+		out := []string{st.PaneTitle.Render("ATOMIC COMMIT"), ""}
+		out = append(out, widgets.ProseLines("One transaction: every check is evaluated against the state before any mutation; "+
+			"if all hold, the mutations apply in order and every set gets the same new versionstamp. "+
+			"A check on a stamp holds while a live row has exactly that stamp; a check on absent, while the key is absent or expired.", st.Muted, w)...)
+		return strings.Join(out, "\n")
+	}
+	op := m.ops[m.cursor]
+	out := []string{st.PaneTitle.Render(fmt.Sprintf("OP %d: %s", m.cursor+1, strings.ToUpper(op.kind.String())))}
+	out = append(out, widgets.FieldLine(st, "key", widgets.KeySpans(st, op.key), w)...)
+	out = append(out, widgets.FieldLine(st, "encoded", widgets.Line{{Text: fmt.Sprintf("%d B", len(codec.MustEncode(op.key))), Style: st.Muted}}, w)...)
+	switch op.kind {
+	case opCheck:
+		out = append(out, widgets.FieldLine(st, "expects", widgets.Line{{Text: widgets.StampText(op.stamp), Style: st.Text}}, w)...)
+	case opSet:
+		ttl := "never"
+		if op.expireIn != nil {
+			ttl = op.expireIn.String() + " after the commit"
+		}
+		out = append(out, widgets.FieldLine(st, "expires", widgets.Line{{Text: ttl, Style: st.Text}}, w)...)
+		out = append(out, widgets.FieldLine(st, "size", widgets.Line{{Text: widgets.BytesText(int64(len(op.value))), Style: st.Muted}}, w)...)
+		out = append(out, "")
+		jl, _ := widgets.JsonLines(st, op.value)
+		for _, l := range jl {
+			for _, wl := range l.Wrap(w, 2) {
+				out = append(out, wl.Render(false))
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,84 @@
+package coordkit
+
+import (
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// coordBase is the state the coordination views (Leases, Alarms, Queues)
+// share: the engine, the generation of the newest load, focus, size, the
+// form and an action in flight. Each view embeds it.
+type Base struct {
+	Deps     views.Deps
+	Store    *store.Store // nil when Deps.Store is not one (err says so)
+	Styles   themes.Styles
+	ReadOnly bool
+	Focused  bool
+
+	tags    int  // source of generation tags
+	Gen     int  // tag of the newest load; older answers are dropped
+	Loading bool // a load is in flight
+	Loaded  bool
+	Err     error // the last load failed (shown inline)
+
+	Form   *widgets.Form // the view's form, when open
+	Acting bool          // an action is in flight
+
+	Width, Height int
+}
+
+// newCoordBase resolves the engine behind deps (coordStore) and tags the
+// first load here, not in Init (Init's receiver is a copy).
+func NewBase(deps views.Deps, styles themes.Styles) Base {
+	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly()}
+	b.Store, b.Err = views.Engine(deps)
+	b.Gen, b.Loading = b.NextTag(), b.Store != nil
+	return b
+}
+
+// Focus gives the view the keys.
+func (b *Base) Focus() { b.Focused = true }
+
+// Blur takes the keys away; a blurred view ignores keys.
+func (b *Base) Blur() { b.Focused = false }
+
+// nextTag returns a fresh generation tag.
+func (b *Base) NextTag() int {
+	b.tags++
+	return b.tags
+}
+
+// startLoad tags a new load; false when there is no store to load from.
+func (b *Base) StartLoad() bool {
+	if b.Store == nil {
+		return false
+	}
+	b.Gen, b.Loading = b.NextTag(), true
+	return true
+}
+
+// loadAnswered takes a load's answer of session and gen: false when it is
+// stale (another session, or superseded by a newer load) or failed, so
+// its rows must not be used.
+func (b *Base) LoadAnswered(session, gen int, err error) bool {
+	if session != b.Deps.Session || gen != b.Gen {
+		return false
+	}
+	b.Loading, b.Loaded, b.Err = false, true, err
+	return err == nil
+}
+
+// actionAnswered ends an action of session: false when the answer belongs
+// to an older session.
+func (b *Base) ActionAnswered(session int) bool {
+	if session != b.Deps.Session {
+		return false
+	}
+	b.Acting = false
+	if b.Form != nil {
+		b.Form.Busy = false
+	}
+	return true
+}

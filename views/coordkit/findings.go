@@ -1,0 +1,87 @@
+package coordkit
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/themes"
+	"kvdeck/views/widgets"
+)
+
+// findingsByKey files findings under their key's text; store-wide ones
+// (no key) are left out.
+func FindingsByKey(fs []coord.Finding) map[string][]coord.Finding {
+	out := map[string][]coord.Finding{}
+	for _, f := range fs {
+		if f.Key != nil {
+			k := codec.Format(f.Key)
+			out[k] = append(out[k], f)
+		}
+	}
+	return out
+}
+
+// severityStyle is how a finding of severity s is drawn.
+func SeverityStyle(st themes.Styles, s coord.Severity) lipgloss.Style {
+	switch s {
+	case coord.SeverityError:
+		return st.Error
+	case coord.SeverityWarning:
+		return st.Warn
+	}
+	return st.Muted
+}
+
+// findingLines renders findings as wrapped prose, w cells wide, each
+// naming its key when withKey is set.
+func FindingLines(st themes.Styles, fs []coord.Finding, w int, withKey bool) []string {
+	var out []string
+	for _, f := range fs {
+		text := fmt.Sprintf("%s %s: %s", SeverityMark(f.Severity), f.Code, f.Message)
+		if withKey {
+			text = fmt.Sprintf("%s %s %s: %s", SeverityMark(f.Severity), f.Code, codec.Format(f.Key), f.Message)
+		}
+		out = append(out, widgets.HangingLines(widgets.Sanitize(text), SeverityStyle(st, f.Severity), w, 2)...)
+	}
+	return out
+}
+
+// severityMark is a one-cell sign of a severity that reads without colour.
+func SeverityMark(s coord.Severity) string {
+	switch s {
+	case coord.SeverityError:
+		return "✗"
+	case coord.SeverityWarning:
+		return "⚠"
+	}
+	return "·"
+}
+
+// unplaced returns the findings whose key is none of keys: rows a view
+// has no line for (a key of the wrong shape), so it lists them apart.
+func Unplaced(fs []coord.Finding, keys map[string]bool) []coord.Finding {
+	var out []coord.Finding
+	for _, f := range fs {
+		if f.Key != nil && !keys[codec.Format(f.Key)] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// worstSeverity is the most severe severity among fs (info when empty).
+func WorstSeverity(fs []coord.Finding) coord.Severity {
+	w := coord.SeverityInfo
+	for _, f := range fs {
+		switch {
+		case f.Severity == coord.SeverityError:
+			return f.Severity
+		case f.Severity == coord.SeverityWarning:
+			w = f.Severity
+		}
+	}
+	return w
+}

@@ -1,0 +1,212 @@
+package leases
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/themes"
+	"kvdeck/views"
+	"kvdeck/views/coordkit"
+	"kvdeck/views/widgets"
+)
+
+// LeasesKeys are the Leases view's key bindings.
+type Keys struct {
+	widgets.NavKeys
+	Sort, Filter, ClearFilter, Reload key.Binding
+	Acquire, Release, Break           key.Binding
+}
+
+// DefaultLeasesKeys returns the Leases view's default key bindings.
+func DefaultKeys() Keys {
+	return Keys{
+		NavKeys:     widgets.DefaultNavKeys(),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by key / time left")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
+		Reload:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload")),
+		Acquire:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire as kvdeck")),
+		Release:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release (kvdeck's own)")),
+		Break:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break (confirm, CAS)")),
+	}
+}
+
+// Leases lists every lease and cron tick-lease with a live time-to-expiry
+// bar, and acquires, releases and breaks leases.
+type Model struct {
+	coordkit.Base
+	keys  Keys
+	input widgets.InputKeys
+
+	rows   []coord.LeaseRow
+	cron   []coord.CronSchedule
+	finds  map[string][]coord.Finding // by key text
+	others []coord.Finding            // findings on rows with no line (malformed keys)
+
+	byLeft    bool // sort by time left instead of key
+	filter    string
+	filtering bool
+	filterIn  textinput.Model
+	list      widgets.ListCursor
+
+	// mine are the leases kvdeck acquired in this session, by key text:
+	// the proof (stamp) Release needs, and the TTL the store does not
+	// record. Replaced, never changed in place: copies of the model share
+	// the map.
+	mine map[string]heldLease
+}
+
+// NewLeases returns the Leases view over deps.Store.
+func New(deps views.Deps, styles themes.Styles) Model {
+	m := Model{
+		Base: coordkit.NewBase(deps, styles), keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
+		filterIn: widgets.NewInput("/ ", "filter: key, holder, stamp or state", styles),
+		mine:     map[string]heldLease{},
+	}
+	if m.ReadOnly {
+		widgets.DisableBindings(&m.keys.Acquire, &m.keys.Release, &m.keys.Break)
+	}
+	return m
+}
+
+// Init loads the leases.
+func (m Model) Init() tea.Cmd {
+	if m.Store == nil {
+		return nil
+	}
+	return loadLeases(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+}
+
+// SetSize sets the view's rectangle.
+func (m *Model) SetSize(w, h int) {
+	m.Width, m.Height = w, h
+	m.filterIn.Width = max(w-20, 10)
+	if m.Form != nil {
+		m.Form.SetWidth(m.detailInner())
+	}
+}
+
+// Busy reports whether a load or an action is in flight.
+func (m Model) Busy() bool { return m.Loading || m.Acting }
+
+// Capturing reports whether a text input has the keys.
+func (m Model) Capturing() bool { return m.filtering || m.Form != nil }
+
+// Update handles a message.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case leasesLoaded:
+		return m.onLoaded(msg), nil
+	case leaseActed:
+		return m.onActed(msg)
+	case tea.MouseMsg:
+		if k, ok := widgets.WheelKey(msg); ok {
+			return m.Update(k)
+		}
+	case tea.KeyMsg:
+		if !m.Focused {
+			return m, nil
+		}
+		switch {
+		case m.Form != nil:
+			return m.handleForm(msg)
+		case m.filtering:
+			return m.handleFiltering(msg), nil
+		}
+		return m.handleList(msg)
+	}
+	return m, nil
+}
+
+// Refresh re-reads the leases: the store changed.
+func (m Model) Refresh() (Model, tea.Cmd) {
+	if !m.StartLoad() {
+		return m, nil
+	}
+	return m, loadLeases(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+}
+
+// ShortHelp returns the bindings for the one-line help.
+func (m Model) ShortHelp() []key.Binding {
+	switch {
+	case m.Form != nil:
+		return m.Form.Help()
+	case m.filtering:
+		return []key.Binding{m.input.Accept, m.input.Cancel}
+	}
+	k := m.keys
+	return []key.Binding{k.Acquire, k.Release, k.Break, k.Sort, k.Filter}
+}
+
+// FullHelp returns every live binding, in columns.
+func (m Model) FullHelp() [][]key.Binding {
+	if m.Form != nil || m.filtering {
+		return [][]key.Binding{m.ShortHelp()}
+	}
+	k := m.keys
+	return [][]key.Binding{k.Bindings(), {k.Sort, k.Filter, k.ClearFilter, k.Reload}, {k.Acquire, k.Release, k.Break}}
+}
+
+// heldLease is a lease kvdeck acquired, with the TTL it asked for.
+type heldLease struct {
+	coord.Lease
+	ttl time.Duration
+}
+
+// visible returns the rows the filter lets through, in the chosen order.
+func (m Model) visible() []coord.LeaseRow {
+	f, now := strings.ToLower(m.filter), m.Deps.Now()
+	out := make([]coord.LeaseRow, 0, len(m.rows))
+	for _, r := range m.rows {
+		if f == "" || strings.Contains(strings.ToLower(leaseSearchText(r, now)), f) {
+			out = append(out, r)
+		}
+	}
+	if m.byLeft {
+		sort.SliceStable(out, func(i, j int) bool { return expiresBefore(out[i].ExpiresAt, out[j].ExpiresAt) })
+	}
+	return out
+}
+
+// ids returns the key texts of the visible rows.
+func (m Model) ids() []string {
+	vis := m.visible()
+	out := make([]string, len(vis))
+	for i, r := range vis {
+		out[i] = codec.Format(r.Key)
+	}
+	return out
+}
+
+// selected returns the row under the cursor.
+func (m Model) selected() (coord.LeaseRow, bool) {
+	vis := m.visible()
+	if m.list.Cur < 0 || m.list.Cur >= len(vis) {
+		return coord.LeaseRow{}, false
+	}
+	return vis[m.list.Cur], true
+}
+
+// leaseSearchText is what the filter matches a row against: its key,
+// holder, stamp and state at now.
+func leaseSearchText(r coord.LeaseRow, now int64) string {
+	return codec.Format(r.Key) + " " + r.Holder + " " + r.Versionstamp + " " + string(leaseStateAt(r, now))
+}
+
+// expiresBefore orders expiry times, rows without expiry last.
+func expiresBefore(a, b *int64) bool {
+	switch {
+	case a == nil:
+		return false
+	case b == nil:
+		return true
+	}
+	return *a < *b
+}

@@ -1,0 +1,185 @@
+package leases
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// handleList handles keys while the table has them.
+func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	if m.list.Handle(msg, k.NavKeys, m.ids(), m.tableRows()) {
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Sort):
+		m.byLeft = !m.byLeft
+		m.list.Follow(m.ids(), m.tableRows())
+	case key.Matches(msg, k.Filter):
+		m.filtering = true
+		m.filterIn.SetValue(m.filter)
+		m.filterIn.CursorEnd()
+		return m, m.filterIn.Focus()
+	case key.Matches(msg, k.ClearFilter):
+		m.setFilter("")
+	case key.Matches(msg, k.Reload):
+		return m.Refresh()
+	case key.Matches(msg, k.Acquire):
+		m.startAcquire()
+	case key.Matches(msg, k.Release):
+		return m.release()
+	case key.Matches(msg, k.Break):
+		return m, m.askBreak()
+	default:
+		return m, widgets.RefuseReadOnly(m.ReadOnly, msg, DefaultKeys().Acquire, DefaultKeys().Release, DefaultKeys().Break)
+	}
+	return m, nil
+}
+
+// handleFiltering: the filter applies as it is typed; enter keeps it,
+// esc drops it.
+func (m Model) handleFiltering(msg tea.KeyMsg) Model {
+	switch {
+	case key.Matches(msg, m.input.Accept):
+		m.filtering = false
+		m.filterIn.Blur()
+		return m
+	case key.Matches(msg, m.input.Cancel):
+		m.filtering = false
+		m.filterIn.Blur()
+		m.setFilter("")
+		return m
+	}
+	m.filterIn, _ = m.filterIn.Update(msg)
+	m.setFilter(m.filterIn.Value())
+	return m
+}
+
+// setFilter applies filter text and keeps the selection when it passes.
+func (m *Model) setFilter(f string) {
+	m.filter = f
+	m.keys.ClearFilter.SetEnabled(f != "")
+	m.list.Follow(m.ids(), m.tableRows())
+}
+
+// handleForm handles keys while the acquire form is open.
+func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
+	act, cmd := m.Form.Handle(msg)
+	switch act {
+	case widgets.FormCancel:
+		m.Form = nil
+	case widgets.FormSubmit:
+		return m.submitAcquire()
+	}
+	return m, cmd
+}
+
+// startAcquire opens the acquire form, its key prefilled with the
+// selected lease's class.
+func (m *Model) startAcquire() {
+	prefill := `["dwk_lease", "`
+	if r, ok := m.selected(); ok && r.Kind == coord.KindLease && r.Problem == "" {
+		prefill = fmt.Sprintf(`["dwk_lease", %s, "`, codec.String(r.Name).String())
+	}
+	now := m.Deps.Now
+	m.Form = widgets.NewForm("ACQUIRE A LEASE AS KVDECK",
+		"One attempt: check the key is absent (or expired) + set {holder: new uuid} with the TTL. "+
+			"kvdeck remembers the stamp for this session, so r can release it.", m.Styles).
+		Add("key", prefill, `["dwk_lease", "Cart", "0e58…"]`, checkLeaseKey).
+		Add("ttl", "30s", "30s", func(s string) (string, error) {
+			d, err := parseLeaseTTL(s)
+			if err != nil {
+				return "", err
+			}
+			return "lapses at " + widgets.RfcTime(now()+d.Milliseconds()) + " unless released", nil
+		})
+	m.Form.SetWidth(m.detailInner())
+}
+
+// checkLeaseKey validates the key field.
+func checkLeaseKey(s string) (string, error) {
+	k, err := codec.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	if len(k) == 0 {
+		return "", errors.New("the key is empty")
+	}
+	if !k[0].Equal(codec.String(coord.PrefixLease)) || len(k) != 3 {
+		return codec.Format(k) + " (not [\"dwk_lease\", class, id]: no service sees it as a lease)", nil
+	}
+	return codec.Format(k), nil
+}
+
+// parseLeaseTTL reads a lease TTL: a Go duration of whole milliseconds, > 0.
+func parseLeaseTTL(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration like 30s or 2m", s)
+	case d <= 0 || d%time.Millisecond != 0:
+		return 0, errors.New("want a positive whole number of milliseconds, like 30s")
+	}
+	return d, nil
+}
+
+// submitAcquire validates the form and acquires.
+func (m Model) submitAcquire() (Model, tea.Cmd) {
+	f := m.Form
+	vals, err := f.Values()
+	if err != nil {
+		f.Err = err.Error()
+		return m, nil
+	}
+	k, _ := codec.Parse(vals[0])
+	ttl, _ := parseLeaseTTL(vals[1])
+	f.Busy, f.Err = true, ""
+	m.Acting = true
+	return m, acquireLease(m.Store, m.Deps.Session, k, ttl)
+}
+
+// release gives back the selected lease if kvdeck acquired it.
+func (m Model) release() (Model, tea.Cmd) {
+	r, ok := m.selected()
+	if !ok {
+		return m, views.Flash(views.FlashInfo, "select a lease to release it")
+	}
+	l, mine := m.mine[codec.Format(r.Key)]
+	if !mine {
+		return m, views.Flash(views.FlashInfo, "kvdeck did not acquire %s in this session, so it cannot release it; b breaks it (CAS on the shown stamp)", codec.Format(r.Key))
+	}
+	m.Acting = true
+	return m, releaseLease(m.Store, m.Deps.Session, l.Lease)
+}
+
+// askBreak asks to break the selected lease, guarded by the shown stamp.
+func (m Model) askBreak() tea.Cmd {
+	r, ok := m.selected()
+	switch {
+	case !ok:
+		return views.Flash(views.FlashInfo, "select a lease to break it")
+	case leaseStateAt(r, m.Deps.Now()) == coord.LeaseExpired:
+		return views.Flash(views.FlashInfo, "%s already expired: it holds nothing and no check can match it; a sweep removes the row (Sweep tab or kvdeck sweep)", codec.Format(r.Key))
+	}
+	kt := codec.Format(r.Key)
+	lines := []string{
+		"Deletes " + kt + ",",
+		"held by " + widgets.Sanitize(r.Holder) + ", only if it is still at stamp " + r.Versionstamp + ".",
+		"If the lease changed since it was shown (released, re-acquired), nothing is deleted.",
+		"A live holder loses its exclusive access at once: another replica can take the lease.",
+	}
+	if r.Kind == coord.KindCron {
+		lines[3] = "Another replica can then win this tick bucket again: the tick may run twice."
+	}
+	return views.Confirm("Break this lease?", "break", breakLease(m.Store, m.Deps.Session, r.Key, r.Versionstamp), lines...)
+}

@@ -1,0 +1,219 @@
+package leases
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+	"kvdeck/views"
+	"kvdeck/views/coordkit"
+	"kvdeck/views/widgets"
+)
+
+// leasesLoaded answers loadLeases.
+type leasesLoaded struct {
+	session, gen int
+	rows         []coord.LeaseRow
+	cron         []coord.CronSchedule
+	findings     []coord.Finding
+	err          error
+}
+
+// loadLeases inspects every lease and cron tick row at now, and the cron
+// schedules (for missing buckets and double wins per schedule).
+func loadLeases(s *store.Store, session, gen int, now int64) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
+		defer cancel()
+		msg := leasesLoaded{session: session, gen: gen}
+		msg.rows, msg.findings, msg.err = coord.InspectLeases(ctx, s, now)
+		if msg.err == nil {
+			msg.cron, _, msg.err = coord.InspectCron(ctx, s, "", now)
+		}
+		return msg
+	}
+}
+
+// leaseOp names the action a leaseActed answers.
+type leaseOp int
+
+const (
+	leaseAcquire leaseOp = iota
+	leaseRelease
+	leaseBreak
+)
+
+// leaseActed answers acquireLease, releaseLease and breakLease.
+type leaseActed struct {
+	session int
+	op      leaseOp
+	key     codec.Key
+	stamp   string        // the stamp the action was guarded by (release, break)
+	lease   coord.Lease   // what acquire took
+	ttl     time.Duration // the TTL acquire asked for
+	done    bool          // acquired / released / broken
+	// now is the row at key after an action that did not happen, read to
+	// explain why; found is false when there is none.
+	now   store.Entry
+	found bool
+	err   error
+}
+
+// acquireLease takes the lease at key as kvdeck, in one attempt: a lease
+// held by someone else is reported, not waited for.
+func acquireLease(s *store.Store, session int, k codec.Key, ttl time.Duration) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
+		defer cancel()
+		l, err := coord.AcquireKey(ctx, s, k, coord.LeaseOptions{TTL: ttl, Timeout: -1})
+		msg := leaseActed{session: session, op: leaseAcquire, key: k, lease: l, ttl: ttl, done: err == nil, err: err}
+		if errors.Is(err, coord.ErrLeaseContended) {
+			msg.err = nil
+			msg.now, msg.found, msg.err = s.Get(ctx, k)
+		}
+		return msg
+	}
+}
+
+// releaseLease gives back a lease kvdeck acquired, guarded by its stamp.
+func releaseLease(s *store.Store, session int, l coord.Lease) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
+		defer cancel()
+		ok, err := coord.Release(ctx, s, l)
+		msg := leaseActed{session: session, op: leaseRelease, key: l.Key, stamp: l.Versionstamp, done: ok, err: err}
+		if err == nil && !ok {
+			msg.now, msg.found, msg.err = s.Get(ctx, l.Key)
+		}
+		return msg
+	}
+}
+
+// breakLease deletes the lease at key only if it still has the stamp the
+// operator was shown.
+func breakLease(s *store.Store, session int, k codec.Key, stamp string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
+		defer cancel()
+		ok, err := coord.Break(ctx, s, k, stamp)
+		msg := leaseActed{session: session, op: leaseBreak, key: k, stamp: stamp, done: ok, err: err}
+		if err == nil && !ok {
+			msg.now, msg.found, msg.err = s.Get(ctx, k)
+		}
+		return msg
+	}
+}
+
+// onLoaded takes a load's answer, keeping the selection on the same key.
+func (m Model) onLoaded(msg leasesLoaded) Model {
+	if !m.LoadAnswered(msg.session, msg.gen, msg.err) {
+		return m
+	}
+	m.rows, m.cron, m.finds = msg.rows, msg.cron, coordkit.FindingsByKey(msg.findings)
+	keys := map[string]bool{}
+	for i, r := range m.rows {
+		kt := codec.Format(r.Key)
+		keys[kt] = true
+		if l, ok := m.mine[kt]; ok && l.Versionstamp == r.Versionstamp {
+			m.rows[i].TTLMs = l.ttl.Milliseconds() // kvdeck knows the TTL it asked for
+		}
+	}
+	m.others = coordkit.Unplaced(msg.findings, keys)
+	m.list.Follow(m.ids(), m.tableRows())
+	return m
+}
+
+// onActed reports an action's outcome and reloads.
+func (m Model) onActed(msg leaseActed) (Model, tea.Cmd) {
+	if !m.ActionAnswered(msg.session) {
+		return m, nil
+	}
+	if msg.err != nil {
+		if m.Form != nil && msg.op == leaseAcquire {
+			m.Form.Err = msg.err.Error()
+			return m, nil
+		}
+		return m, views.Flash(views.FlashError, "%s %s: %v", msg.op, codec.Format(msg.key), msg.err)
+	}
+	kt := codec.Format(msg.key)
+	var flash tea.Cmd
+	switch {
+	case msg.done && msg.op == leaseAcquire:
+		m.Form = nil
+		m.mine = maps.Clone(m.mine)
+		m.mine[kt] = heldLease{Lease: msg.lease, ttl: msg.ttl}
+		m.list.Id = kt
+		flash = views.Flash(views.FlashOK, "acquired %s as holder %s at stamp %s, until %s; r releases it",
+			kt, msg.lease.Holder, msg.lease.Versionstamp, widgets.RfcTime(msg.lease.ExpiresAt))
+	case msg.done:
+		m.mine = maps.Clone(m.mine)
+		delete(m.mine, kt)
+		flash = views.Flash(views.FlashOK, "%s %s (it was at stamp %s)", msg.op.past(), kt, msg.stamp)
+	case msg.op == leaseAcquire:
+		why := "held by someone else: " + describeRow(msg.now, msg.found) + ". kvdeck tried once and wrote nothing."
+		if m.Form == nil { // closed while the attempt was in flight
+			return m, views.Flash(views.FlashError, "not acquired %s: %s", kt, why)
+		}
+		m.Form.Err = why
+		return m, nil
+	default:
+		if msg.op == leaseRelease {
+			m.mine = maps.Clone(m.mine)
+			delete(m.mine, kt) // it lapsed: kvdeck holds nothing there any more
+		}
+		flash = views.Flash(views.FlashError, "not %s: you saw %s at stamp %s; it is %s now. Nothing was deleted.",
+			msg.op.past(), kt, msg.stamp, describeRow(msg.now, msg.found))
+	}
+	m, cmd := m.Refresh()
+	return m, tea.Batch(cmd, flash)
+}
+
+// describeRow says what a lease row holds now, for a conflict message.
+func describeRow(e store.Entry, found bool) string {
+	if !found {
+		return "gone (released, broken, or expired)"
+	}
+	return fmt.Sprintf("at stamp %s held by %s", e.Versionstamp(), holderOf(e.Value))
+}
+
+// holderOf reads {"holder": ...} from a lease value, or shows the raw
+// value when it has another shape.
+func holderOf(v []byte) string {
+	var rec struct {
+		Holder *string `json:"holder"`
+	}
+	if json.Unmarshal(v, &rec) != nil || rec.Holder == nil {
+		return "an unexpected value " + widgets.Sanitize(string(v))
+	}
+	return widgets.Sanitize(*rec.Holder)
+}
+
+// String names the action.
+func (o leaseOp) String() string {
+	switch o {
+	case leaseAcquire:
+		return "acquire"
+	case leaseRelease:
+		return "release"
+	}
+	return "break"
+}
+
+// past is the action's past participle.
+func (o leaseOp) past() string {
+	switch o {
+	case leaseAcquire:
+		return "acquired"
+	case leaseRelease:
+		return "released"
+	}
+	return "broken"
+}

@@ -1,0 +1,137 @@
+package leases
+
+import (
+	"fmt"
+	"strings"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/views/coordkit"
+	"kvdeck/views/widgets"
+)
+
+// detailView renders the selected row, or the acquire form.
+func (m Model) detailView() string {
+	st := m.Styles
+	w, h := m.detailWidth(), m.bottomHeight()
+	iw := m.detailInner()
+	if m.Form != nil {
+		return widgets.Pane(st.PaneFocused, strings.Join(m.Form.View(iw), "\n"), w, h)
+	}
+	lines := []string{st.PaneTitle.Render("SELECTED")}
+	if r, ok := m.selected(); ok {
+		lines = append(lines, m.rowDetail(r, iw)...)
+	} else {
+		lines = append(lines, st.Muted.Render("Select a row above."))
+	}
+	hint := widgets.ProseLines("a acquire · r release (kvdeck's) · b break (asks, CAS on stamp)", st.Muted, iw)
+	if m.ReadOnly {
+		hint = widgets.ProseLines(widgets.ReadOnlyNote, st.Warn, iw)
+	}
+	room := m.bottomHeight() - st.Pane.GetVerticalFrameSize() - len(hint)
+	if len(lines) > room {
+		lines = lines[:max(room, 1)]
+	}
+	for len(lines) < room {
+		lines = append(lines, "")
+	}
+	return widgets.Pane(st.Pane, strings.Join(append(lines, hint...), "\n"), w, h)
+}
+
+// rowDetail describes one row: key, holder, stamp, expiry, TTL, age and
+// its findings.
+func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
+	st := m.Styles
+	now := m.Deps.Now()
+	state := leaseStateAt(r, now)
+	keyLine := widgets.KeySpans(st, r.Key)
+	if state == coord.LeaseExpired {
+		keyLine = keyLine.Restyle(st.Expired)
+	}
+	out := widgets.FieldLine(st, "key", keyLine, w)
+	holder := widgets.Line{{Text: widgets.Sanitize(r.Holder), Style: st.Text}}
+	if r.Holder == "" {
+		holder = widgets.Line{{Text: "none readable", Style: st.Warn}}
+	}
+	l, mine := m.mine[codec.Format(r.Key)]
+	mine = mine && l.Versionstamp == r.Versionstamp
+	if mine {
+		holder = append(holder, widgets.Span{Text: "  ★ kvdeck's", Style: st.Accent})
+	}
+	out = append(out, widgets.FieldLine(st, "holder", holder, w)...)
+	out = append(out, widgets.FieldLine(st, "stamp", widgets.Line{{Text: r.Versionstamp, Style: st.Text}, {Text: " (fencing token; break checks it)", Style: st.Muted}}, w)...)
+	expires := widgets.Line{{Text: "never: no TTL, the lease never lapses", Style: st.Error}}
+	if r.ExpiresAt != nil {
+		expires = widgets.Line{{Text: widgets.RfcTime(*r.ExpiresAt), Style: st.Text}, {Text: " · " + widgets.Countdown(widgets.MsDur(*r.ExpiresAt-now)), Style: leaseStateStyle(m, state)}}
+	}
+	out = append(out, widgets.FieldLine(st, "expires", expires, w)...)
+	out = append(out, widgets.FieldLine(st, "ttl", widgets.Line{{Text: ttlText(r, mine), Style: st.Text}}, w)...)
+	if r.Problem != "" {
+		out = append(out, widgets.FieldLine(st, "problem", widgets.Line{{Text: widgets.Sanitize(r.Problem), Style: st.Warn}}, w)...)
+	}
+	return append(out, coordkit.FindingLines(st, m.finds[codec.Format(r.Key)], w, false)...)
+}
+
+// ttlText explains the TTL and age of a row: the store records neither.
+func ttlText(r coord.LeaseRow, mine bool) string {
+	switch {
+	case r.ExpiresAt == nil:
+		return "none"
+	case mine:
+		return widgets.Human(widgets.MsDur(r.TTLMs)) + " (kvdeck acquired it with this TTL)"
+	case r.TTLMs <= 0 && r.Kind == coord.KindCron:
+		return "unknown (the schedule's interval could not be inferred); age unknown"
+	case r.TTLMs <= 0:
+		return fmt.Sprintf("unknown: more than the default %s was left when loaded; age unknown", widgets.Human(coord.DefaultLeaseTTL))
+	case r.Kind == coord.KindCron:
+		return widgets.Human(widgets.MsDur(r.TTLMs)) + " (the schedule's inferred interval)"
+	}
+	return widgets.Human(widgets.MsDur(r.TTLMs)) + " (the default; the store does not record a TTL)"
+}
+
+// cronView renders every schedule: interval, rows, missing buckets and
+// double wins.
+func (m Model) cronView() string {
+	st := m.Styles
+	w := m.Width - m.detailWidth()
+	iw := w - st.Pane.GetHorizontalFrameSize()
+	now := m.Deps.Now()
+	lines := []string{st.PaneTitle.Render("CRON SCHEDULES")}
+	if len(m.cron) == 0 && m.Loaded {
+		lines = append(lines, st.Muted.Render("No cron tick rows."))
+	}
+	for _, s := range m.cron {
+		every := "interval unknown"
+		if s.IntervalMs > 0 {
+			every = "every " + widgets.Human(widgets.MsDur(s.IntervalMs))
+		}
+		lines = append(lines, st.Bold.Render(widgets.Sanitize(s.Name))+st.Muted.Render(fmt.Sprintf("  %s · %d row(s)", every, len(s.Buckets))))
+		if s.Missing > 0 {
+			lines = append(lines, widgets.HangingLines(fmt.Sprintf("  ⚠ %d missing bucket(s): %s", s.Missing, bucketList(s.MissingSample, s.Missing, now)), st.Warn, iw, 4)...)
+		}
+		for _, dw := range s.DoubleWins {
+			lines = append(lines, widgets.HangingLines(fmt.Sprintf("  ⚠ double win: %s and %s", widgets.ShortTime(dw[0], now), widgets.ShortTime(dw[1], now)), st.Warn, iw, 4)...)
+		}
+		if s.Missing == 0 && len(s.DoubleWins) == 0 {
+			lines = append(lines, st.OK.Render("  ✓ no missing bucket, no double win"))
+		}
+	}
+	if len(m.others) > 0 {
+		lines = append(lines, st.Label.Render("rows with no line above:"))
+		lines = append(lines, coordkit.FindingLines(st, m.others, iw, true)...)
+	}
+	return widgets.Pane(st.Pane, strings.Join(lines, "\n"), w, m.bottomHeight())
+}
+
+// bucketList lists the first missing buckets and says how many more.
+func bucketList(sample []int64, total, now int64) string {
+	parts := make([]string, len(sample))
+	for i, b := range sample {
+		parts[i] = widgets.ShortTime(b, now)
+	}
+	text := strings.Join(parts, ", ")
+	if rest := total - int64(len(sample)); rest > 0 {
+		text += fmt.Sprintf(" and %d more", rest)
+	}
+	return text
+}

@@ -1,0 +1,250 @@
+package leases
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/themes"
+	"kvdeck/views/coordkit"
+	"kvdeck/views/widgets"
+)
+
+// leasesNote is said plainly under the table: what one look cannot show.
+const leasesNote = "A released or expired lease leaves no trace: one re-acquired over and over shows only as a new stamp at each look."
+
+// Layout: the table on top; under it the selected row (or the acquire
+// form) on the left and the cron schedules on the right.
+func (m Model) bottomHeight() int { return min(max(m.Height*2/5, 8), 14) }
+func (m Model) tableHeight() int  { return max(m.Height-m.bottomHeight(), 5) }
+func (m Model) detailWidth() int  { return m.Width * 3 / 5 }
+func (m Model) detailInner() int {
+	return m.detailWidth() - m.Styles.Pane.GetHorizontalFrameSize()
+}
+
+// tableRows is how many rows the table shows: the pane less its frame,
+// the title, the header, the footer and the note.
+func (m Model) tableRows() int {
+	return max(m.tableHeight()-m.Styles.Pane.GetVerticalFrameSize()-4, 1)
+}
+
+// leaseColumns are the table's columns; the bar takes the spare room; the
+// stamp, the age, the kind and the holder give way on narrow screens (the
+// selected row's detail shows them all).
+var leaseColumns = []widgets.Column{
+	{Title: "", Width: 3}, {Title: "KIND", Width: 5, Drop: 3}, {Title: "CLASS/SCHED", Width: 12},
+	{Title: "ID/BUCKET", Width: 16}, {Title: "HOLDER", Width: 12, Drop: 4}, {Title: "STAMP", Width: 20, Drop: 1},
+	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 6}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 2},
+}
+
+// View renders the table, the selected row and the cron schedules.
+func (m Model) View() string {
+	if m.Width < 40 || m.Height < 12 {
+		return "window too small"
+	}
+	bottom := lipgloss.JoinHorizontal(lipgloss.Top, m.detailView(), m.cronView())
+	return lipgloss.JoinVertical(lipgloss.Left, m.tableView(), bottom)
+}
+
+// tableView renders the top pane.
+func (m Model) tableView() string {
+	st := m.Styles
+	w := m.Width - st.Pane.GetHorizontalFrameSize()
+	box := st.Pane
+	if m.Focused && m.Form == nil {
+		box = st.PaneFocused
+	}
+	lines := []string{widgets.Spread(st.PaneTitle.Render("LEASES")+"  "+m.summary(), m.position(), w)}
+	switch {
+	case m.Err != nil:
+		lines = append(lines, widgets.ProseLines("✗ "+m.Err.Error(), st.Error, w)...)
+	case !m.Loaded:
+		lines = append(lines, st.Muted.Render("loading…"))
+	default:
+		lines = append(lines, m.rowLines(w)...)
+	}
+	for len(lines) < m.tableRows()+2 {
+		lines = append(lines, "")
+	}
+	lines = append(lines[:m.tableRows()+2], m.footer(), st.Muted.Render(leasesNote))
+	return widgets.Pane(box, strings.Join(lines, "\n"), m.Width, m.tableHeight())
+}
+
+// summary counts the rows by kind and state at now.
+func (m Model) summary() string {
+	now := m.Deps.Now()
+	var leases, cron int
+	states := map[coord.LeaseState]int{}
+	for _, r := range m.rows {
+		if r.Kind == coord.KindCron {
+			cron++
+		} else {
+			leases++
+		}
+		states[leaseStateAt(r, now)]++
+	}
+	st := m.Styles
+	return st.Muted.Render(fmt.Sprintf("%d lease(s) · %d cron row(s) · ", leases, cron)) +
+		st.OK.Render(fmt.Sprintf("%d held", states[coord.LeaseHeld])) + st.Muted.Render(" · ") +
+		st.Warn.Render(fmt.Sprintf("%d expiring", states[coord.LeaseExpiring])) + st.Muted.Render(" · ") +
+		st.Error.Render(fmt.Sprintf("%d expired-unswept", states[coord.LeaseExpired]))
+}
+
+// position is "3/12" and the sort order.
+func (m Model) position() string {
+	order := "by key"
+	if m.byLeft {
+		order = "by time left"
+	}
+	n := len(m.visible())
+	pos := "0/0"
+	if n > 0 {
+		pos = fmt.Sprintf("%d/%d", m.list.Cur+1, n)
+	}
+	return m.Styles.Muted.Render(pos + " · sorted " + order)
+}
+
+// footer shows the filter input or the filter in force.
+func (m Model) footer() string {
+	switch {
+	case m.filtering:
+		return m.filterIn.View()
+	case m.filter != "":
+		return m.Styles.Accent.Render("/"+m.filter) + m.Styles.Muted.Render(" (esc clears)")
+	}
+	return ""
+}
+
+// rowLines renders the header and the visible rows.
+func (m Model) rowLines(w int) []string {
+	vis := m.visible()
+	t := widgets.NewTable(leaseColumns, w)
+	out := []string{t.Header(m.Styles)}
+	if len(vis) == 0 {
+		text := "No leases and no cron tick rows: nothing is held right now."
+		if m.filter != "" {
+			text = "Nothing matches /" + m.filter + "."
+		}
+		return append(out, m.Styles.Muted.Render(text))
+	}
+	from, to := m.list.Window(len(vis), m.tableRows())
+	for i := from; i < to; i++ {
+		out = append(out, t.Row(m.Styles, m.leaseCells(vis[i], i == m.list.Cur, t.FlexW), i == m.list.Cur, m.Focused && m.Form == nil))
+	}
+	return out
+}
+
+// leaseCells are one row's cells at now.
+func (m Model) leaseCells(r coord.LeaseRow, selected bool, barW int) []widgets.Line {
+	st := m.Styles
+	now := m.Deps.Now()
+	state := leaseStateAt(r, now)
+	id := widgets.ClipText(r.ID, 16)
+	if r.Kind == coord.KindCron {
+		id = widgets.TableTime(r.Bucket)
+	}
+	mark := widgets.Gutter(selected)
+	if l, ok := m.mine[codec.Format(r.Key)]; ok && l.Versionstamp == r.Versionstamp {
+		mark += "★"
+	} else {
+		mark += " "
+	}
+	stateText, stateStyle := string(state), leaseStateStyle(m, state)
+	switch {
+	case r.Problem != "":
+		stateText, stateStyle = "malformed", st.Warn
+	case r.ExpiresAt == nil:
+		stateText, stateStyle = "no expiry", st.Error
+	}
+	nameStyle := st.Text
+	if state == coord.LeaseExpired {
+		nameStyle = st.Expired
+	}
+	return []widgets.Line{
+		{{Text: mark, Style: st.Accent}, {Text: findingMark(m.finds[codec.Format(r.Key)]), Style: findingStyle(st, m.finds[codec.Format(r.Key)])}},
+		{{Text: r.Kind, Style: st.Muted}},
+		{{Text: widgets.ClipText(r.Name, 12), Style: nameStyle}},
+		{{Text: id, Style: nameStyle}},
+		{{Text: widgets.ClipText(r.Holder, 12), Style: st.Text}},
+		{{Text: r.Versionstamp, Style: st.Muted}},
+		m.leaseBar(r, state, now, barW),
+		{{Text: leftText(r, now), Style: stateStyle}},
+		{{Text: stateText, Style: stateStyle}},
+		{{Text: ageText(r, now), Style: st.Muted}},
+	}
+}
+
+// leaseBar is the time-to-expiry bar of a row.
+func (m Model) leaseBar(r coord.LeaseRow, state coord.LeaseState, now int64, w int) widgets.Line {
+	st := m.Styles
+	switch {
+	case r.ExpiresAt == nil:
+		return widgets.Line{{Text: "never lapses", Style: st.Error}}
+	case r.TTLMs <= 0 && state != coord.LeaseExpired:
+		return widgets.Line{{Text: "more than the default TTL left", Style: st.Muted}}
+	}
+	return widgets.ShareBar(*r.ExpiresAt-now, r.TTLMs, w, leaseStateStyle(m, state), st.Muted)
+}
+
+// leaseStateStyle is the colour of a state.
+func leaseStateStyle(m Model, s coord.LeaseState) lipgloss.Style {
+	switch s {
+	case coord.LeaseExpiring:
+		return m.Styles.Warn
+	case coord.LeaseExpired:
+		return m.Styles.Error
+	}
+	return m.Styles.OK
+}
+
+// leaseStateAt is a row's state at now (the loaded state ages between
+// loads; the table must not).
+func leaseStateAt(r coord.LeaseRow, now int64) coord.LeaseState {
+	if r.ExpiresAt == nil {
+		return coord.LeaseHeld
+	}
+	left := *r.ExpiresAt - now
+	switch {
+	case left <= 0:
+		return coord.LeaseExpired
+	case r.TTLMs > 0 && float64(left) <= coord.ExpiringShare*float64(r.TTLMs):
+		return coord.LeaseExpiring
+	}
+	return coord.LeaseHeld
+}
+
+// leftText is the time left, or how long ago the row expired.
+func leftText(r coord.LeaseRow, now int64) string {
+	if r.ExpiresAt == nil {
+		return "∞"
+	}
+	left := *r.ExpiresAt - now
+	if left <= 0 {
+		return "-" + widgets.Human(widgets.MsDur(-left))
+	}
+	return widgets.Human(widgets.MsDur(left))
+}
+
+// ageText is how long ago the row was written, when its TTL is known.
+func ageText(r coord.LeaseRow, now int64) string {
+	if r.ExpiresAt == nil || r.TTLMs <= 0 {
+		return "–"
+	}
+	return widgets.Human(widgets.MsDur(max(now-(*r.ExpiresAt-r.TTLMs), 0)))
+}
+
+// findingMark is a one-cell sign of the worst finding of a row.
+func findingMark(fs []coord.Finding) string {
+	if len(fs) == 0 {
+		return " "
+	}
+	return coordkit.SeverityMark(coordkit.WorstSeverity(fs))
+}
+
+// findingStyle is the style of the worst finding of a row.
+func findingStyle(st themes.Styles, fs []coord.Finding) lipgloss.Style {
+	return coordkit.SeverityStyle(st, coordkit.WorstSeverity(fs))
+}

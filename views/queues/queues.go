@@ -1,0 +1,200 @@
+package queues
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store/coord"
+	"kvdeck/themes"
+	"kvdeck/views"
+	"kvdeck/views/coordkit"
+	"kvdeck/views/widgets"
+)
+
+// QueuesKeys are the Queues view's key bindings.
+type Keys struct {
+	widgets.NavKeys
+	Queues, Messages        key.Binding // which list has the keys
+	Reload                  key.Binding
+	Send, Peek, Poll, Purge key.Binding
+	Close                   key.Binding // closes the peek or the poll report
+}
+
+// DefaultQueuesKeys returns the Queues view's default key bindings.
+func DefaultKeys() Keys {
+	return Keys{
+		NavKeys:  widgets.DefaultNavKeys(),
+		Queues:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "queues")),
+		Messages: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
+		Reload:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload")),
+		Send:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
+		Peek:     key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter", "peek: full body")),
+		Poll:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "poll a batch as a consumer")),
+		Purge:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "purge (confirm)")),
+		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
+	}
+}
+
+// Queues shows each queue's depth, the age of its oldest ready message,
+// its attempts histogram and its messages; it sends, peeks, polls a batch
+// as a consumer with a decision per message, and purges.
+type Model struct {
+	coordkit.Base
+	keys     Keys
+	pollKeys PollKeys
+
+	queues   []coord.QueueReport
+	finds    map[string][]coord.Finding
+	loadedAt int64 // the now the queues were inspected at
+
+	queueList  widgets.ListCursor // id: the queue name
+	msgList    widgets.ListCursor // id: the message id
+	onMessages bool               // the message list has the keys (else the queues)
+
+	peek   *peekState  // the full body of a message
+	poll   *pollState  // a batch claimed as a consumer, being decided
+	report *pollReport // the outcome of the last poll
+}
+
+// peekState is the full body of one message, scrolled.
+type peekState struct {
+	msg coord.QueueMessage
+	off int
+}
+
+// NewQueues returns the Queues view over deps.Store.
+func New(deps views.Deps, styles themes.Styles) Model {
+	m := Model{Base: coordkit.NewBase(deps, styles), keys: DefaultKeys(), pollKeys: DefaultPollKeys()}
+	if m.ReadOnly {
+		widgets.DisableBindings(&m.keys.Send, &m.keys.Poll, &m.keys.Purge)
+	}
+	return m
+}
+
+// Init loads the queues.
+func (m Model) Init() tea.Cmd {
+	if m.Store == nil {
+		return nil
+	}
+	return loadQueues(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+}
+
+// SetSize sets the view's rectangle.
+func (m *Model) SetSize(w, h int) {
+	m.Width, m.Height = w, h
+	if m.Form != nil {
+		m.Form.SetWidth(m.rightInner())
+	}
+}
+
+// Busy reports whether a load or an action is in flight. A batch waiting
+// for the operator's decisions is not: the queues keep refreshing.
+func (m Model) Busy() bool {
+	return m.Loading || m.Acting || m.poll != nil && m.poll.phase != pollDeciding
+}
+
+// Capturing reports whether the view takes every key: a form, or a batch
+// out of the store (q must not quit and lose it, as a crashed consumer
+// would).
+func (m Model) Capturing() bool { return m.Form != nil || m.poll != nil }
+
+// Update handles a message.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case queuesLoaded:
+		return m.onLoaded(msg), nil
+	case queueActed:
+		return m.onActed(msg)
+	case pollClaimed:
+		return m.onClaimed(msg), nil
+	case pollApplying:
+		return m.onApplying(msg), nil
+	case pollDone:
+		return m.onPollDone(msg)
+	case tea.MouseMsg:
+		if k, ok := widgets.WheelKey(msg); ok {
+			return m.Update(k)
+		}
+	case tea.KeyMsg:
+		if !m.Focused {
+			return m, nil
+		}
+		switch {
+		case m.Form != nil:
+			return m.handleForm(msg)
+		case m.poll != nil:
+			return m.handlePoll(msg)
+		case m.peek != nil:
+			return m.handlePeek(msg), nil
+		}
+		return m.handleLists(msg)
+	}
+	return m, nil
+}
+
+// Refresh re-reads the queues: the store changed.
+func (m Model) Refresh() (Model, tea.Cmd) {
+	if !m.StartLoad() {
+		return m, nil
+	}
+	return m, loadQueues(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+}
+
+// ShortHelp returns the bindings for the one-line help.
+func (m Model) ShortHelp() []key.Binding {
+	switch {
+	case m.Form != nil:
+		return m.Form.Help()
+	case m.poll != nil:
+		return m.poll.help(m.pollKeys)
+	case m.peek != nil:
+		return []key.Binding{m.keys.Up, m.keys.Down, m.keys.Close}
+	}
+	k := m.keys
+	return []key.Binding{k.Send, k.Peek, k.Poll, k.Purge, k.Messages}
+}
+
+// FullHelp returns every live binding, in columns.
+func (m Model) FullHelp() [][]key.Binding {
+	if m.Form != nil || m.poll != nil || m.peek != nil {
+		return [][]key.Binding{m.ShortHelp()}
+	}
+	k := m.keys
+	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Reload, k.Close}, {k.Send, k.Peek, k.Poll, k.Purge}}
+}
+
+// queueNames are the ids of the queue list.
+func (m Model) queueNames() []string {
+	out := make([]string, len(m.queues))
+	for i, q := range m.queues {
+		out[i] = q.Name
+	}
+	return out
+}
+
+// queue returns the selected queue.
+func (m Model) queue() (coord.QueueReport, bool) {
+	if m.queueList.Cur < 0 || m.queueList.Cur >= len(m.queues) {
+		return coord.QueueReport{}, false
+	}
+	return m.queues[m.queueList.Cur], true
+}
+
+// msgIDs are the ids of the selected queue's messages.
+func (m Model) msgIDs() []string {
+	q, _ := m.queue()
+	out := make([]string, len(q.Messages))
+	for i, msg := range q.Messages {
+		out[i] = msg.ID
+	}
+	return out
+}
+
+// message returns the selected message.
+func (m Model) message() (coord.QueueMessage, bool) {
+	q, ok := m.queue()
+	if !ok || m.msgList.Cur < 0 || m.msgList.Cur >= len(q.Messages) {
+		return coord.QueueMessage{}, false
+	}
+	return q.Messages[m.msgList.Cur], true
+}

@@ -1,0 +1,153 @@
+package queues
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// handleLists handles keys while the queue list or the message list has
+// them.
+func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	if m.onMessages {
+		if m.msgList.Handle(msg, k.NavKeys, m.msgIDs(), m.msgRows()) {
+			m.closeReport()
+			return m, nil
+		}
+	} else if m.queueList.Handle(msg, k.NavKeys, m.queueNames(), m.queueRows()) {
+		m.closeReport()
+		m.msgList = widgets.ListCursor{}
+		m.msgList.Follow(m.msgIDs(), m.msgRows())
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Close):
+		m.closeReport()
+	case key.Matches(msg, k.Queues):
+		m.onMessages = false
+	case key.Matches(msg, k.Messages), key.Matches(msg, k.Peek) && !m.onMessages:
+		m.onMessages = len(m.msgIDs()) > 0
+	case key.Matches(msg, k.Reload):
+		return m.Refresh()
+	case key.Matches(msg, k.Peek):
+		if it, ok := m.message(); ok {
+			m.peek = &peekState{msg: it}
+			m.keys.Close.SetEnabled(true)
+		}
+	case key.Matches(msg, k.Send):
+		m.startSend()
+	case key.Matches(msg, k.Poll):
+		return m.startPoll()
+	case key.Matches(msg, k.Purge):
+		return m, m.askPurge()
+	default:
+		d := DefaultKeys()
+		return m, widgets.RefuseReadOnly(m.ReadOnly, msg, d.Send, d.Poll, d.Purge)
+	}
+	return m, nil
+}
+
+// closeReport drops the last poll's report.
+func (m *Model) closeReport() {
+	m.report = nil
+	m.keys.Close.SetEnabled(m.peek != nil)
+}
+
+// handlePeek scrolls the full body; esc (or enter) closes it.
+func (m Model) handlePeek(msg tea.KeyMsg) Model {
+	p := *m.peek
+	switch {
+	case key.Matches(msg, m.keys.Close), key.Matches(msg, m.keys.Peek):
+		m.peek = nil
+		m.keys.Close.SetEnabled(m.report != nil)
+		return m
+	case key.Matches(msg, m.keys.Up):
+		p.off = max(p.off-1, 0)
+	case key.Matches(msg, m.keys.Down):
+		p.off++
+	case key.Matches(msg, m.keys.PageUp):
+		p.off = max(p.off-m.bodyRows(), 0)
+	case key.Matches(msg, m.keys.PageDown):
+		p.off += m.bodyRows()
+	}
+	m.peek = &p
+	return m
+}
+
+// handleForm handles keys while the send form is open.
+func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
+	act, cmd := m.Form.Handle(msg)
+	switch act {
+	case widgets.FormCancel:
+		m.Form = nil
+	case widgets.FormSubmit:
+		return m.submitSend()
+	}
+	return m, cmd
+}
+
+// startSend opens the send form on the selected queue.
+func (m *Model) startSend() {
+	q, _ := m.queue()
+	now := m.Deps.Now
+	m.Form = widgets.NewForm("SEND A MESSAGE",
+		`Writes {"body": BODY, "attempts": 0} at ["dwk_queue_due", queue, now + delay, new uuid], as a producer's send.`, m.Styles).
+		Add("queue", q.Name, "invoices", widgets.NonEmpty("a queue name")).
+		Add("body", "{}", `{"invoice": 1001}`, checkBody).
+		Add("delay", "", "none, or 30s, 5m", func(s string) (string, error) {
+			d, err := parseDelay(s)
+			if err != nil {
+				return "", err
+			}
+			if d == 0 {
+				return "due at once", nil
+			}
+			return "due " + widgets.RfcTime(now()+d.Milliseconds()) + " (in " + widgets.Human(d) + ")", nil
+		})
+	m.Form.FocusOn(1)
+	m.Form.SetWidth(m.rightInner())
+}
+
+// checkBody validates a message body as JSON, live.
+func checkBody(s string) (string, error) {
+	v, err := codec.NormalizeJSON([]byte(s))
+	if err != nil {
+		return "", fmt.Errorf("not JSON: %w", err)
+	}
+	return fmt.Sprintf("valid JSON · %d bytes", len(v)), nil
+}
+
+// submitSend validates the form and sends.
+func (m Model) submitSend() (Model, tea.Cmd) {
+	f := m.Form
+	vals, err := f.Values()
+	if err != nil {
+		f.Err = err.Error()
+		return m, nil
+	}
+	body, _ := codec.NormalizeJSON([]byte(vals[1]))
+	d, _ := parseDelay(vals[2])
+	f.Busy, f.Err = true, ""
+	m.Acting = true
+	return m, sendMessage(m.Store, m.Deps.Session, strings.TrimSpace(vals[0]), body, d)
+}
+
+// askPurge asks to delete every message of the selected queue.
+func (m Model) askPurge() tea.Cmd {
+	q, ok := m.queue()
+	if !ok {
+		return views.Flash(views.FlashInfo, "select a queue to purge it")
+	}
+	n := q.Ready + q.Delayed + q.Malformed
+	return views.Confirm(fmt.Sprintf("Purge %s: delete its %d message(s)?", q.Name, n), "purge", purgeQueue(m.Store, m.Deps.Session, q.Name),
+		fmt.Sprintf("Deletes every message of %s, due or not: %d ready, %d delayed, %d malformed (and any sent before the purge runs), in short commits.",
+			widgets.Sanitize(q.Name), q.Ready, q.Delayed, q.Malformed),
+		"Nothing is kept: purged messages leave no trace. Messages a consumer holds right now are not in the store and are not touched.")
+}

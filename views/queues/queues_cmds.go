@@ -1,0 +1,117 @@
+package queues
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store"
+	"kvdeck/store/coord"
+	"kvdeck/views"
+	"kvdeck/views/coordkit"
+	"kvdeck/views/widgets"
+)
+
+// queuesLoaded answers loadQueues.
+type queuesLoaded struct {
+	session, gen int
+	now          int64 // the instant the report describes
+	queues       []coord.QueueReport
+	findings     []coord.Finding
+	err          error
+}
+
+// loadQueues inspects every queue at now (final attempts judged with the
+// reference's default of 5 attempts).
+func loadQueues(s *store.Store, session, gen int, now int64) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
+		defer cancel()
+		msg := queuesLoaded{session: session, gen: gen, now: now}
+		msg.queues, msg.findings, msg.err = coord.InspectQueues(ctx, s, "", now, 0)
+		return msg
+	}
+}
+
+// queueOp names the action a queueActed answers.
+type queueOp int
+
+const (
+	queueSend queueOp = iota
+	queuePurge
+)
+
+// queueActed answers sendMessage and purgeQueue.
+type queueActed struct {
+	session int
+	op      queueOp
+	queue   string
+	id      string // the sent message's id
+	dueAt   int64
+	purged  int
+	err     error
+}
+
+// sendMessage enqueues body on queue after delay, as a producer's send.
+func sendMessage(s *store.Store, session int, queue string, body []byte, delay time.Duration) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
+		defer cancel()
+		due := s.Now() + delay.Milliseconds()
+		id, err := coord.Send(ctx, s, queue, body, delay)
+		return queueActed{session: session, op: queueSend, queue: queue, id: id, dueAt: due, err: err}
+	}
+}
+
+// purgeQueue deletes every message of queue.
+func purgeQueue(s *store.Store, session int, queue string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
+		defer cancel()
+		n, err := coord.Purge(ctx, s, queue)
+		return queueActed{session: session, op: queuePurge, queue: queue, purged: n, err: err}
+	}
+}
+
+// onLoaded takes a load's answer, keeping both selections by name and id.
+func (m Model) onLoaded(msg queuesLoaded) Model {
+	if !m.LoadAnswered(msg.session, msg.gen, msg.err) {
+		return m
+	}
+	m.queues, m.finds, m.loadedAt = msg.queues, coordkit.FindingsByKey(msg.findings), msg.now
+	m.queueList.Follow(m.queueNames(), m.queueRows())
+	m.msgList.Follow(m.msgIDs(), m.msgRows())
+	return m
+}
+
+// onActed reports a send or a purge and reloads.
+func (m Model) onActed(msg queueActed) (Model, tea.Cmd) {
+	if !m.ActionAnswered(msg.session) {
+		return m, nil
+	}
+	var flash tea.Cmd
+	switch {
+	case msg.err != nil && m.Form != nil:
+		m.Form.Err = msg.err.Error()
+		return m, nil
+	case msg.err != nil:
+		flash = views.Flash(views.FlashError, "%s %s: %v", msg.op, msg.queue, msg.err)
+	case msg.op == queueSend:
+		m.Form = nil
+		m.queueList.Id, m.msgList.Id, m.onMessages = msg.queue, msg.id, true
+		flash = views.Flash(views.FlashOK, "sent %s to %s, due %s", msg.id, msg.queue, widgets.RfcTime(msg.dueAt))
+	default:
+		flash = views.Flash(views.FlashOK, "purged %s: %d message(s) deleted", msg.queue, msg.purged)
+	}
+	m, cmd := m.Refresh()
+	return m, tea.Batch(cmd, flash)
+}
+
+// String names the action.
+func (o queueOp) String() string {
+	if o == queueSend {
+		return "send to"
+	}
+	return "purge"
+}

@@ -1,0 +1,187 @@
+package queues
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+	"kvdeck/views/viewtest"
+)
+
+func seededQueues(t *testing.T) *viewtest.CoordHarness[Model] {
+	t.Helper()
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	viewtest.SeedCoordAnomalies(t, s, clock)
+	return newQueuesHarness(t, s, clock, 120, 37)
+}
+
+// queueRows lists the stored messages of queue: id → {dueAt, attempts, body}.
+type storedMsg struct {
+	dueAt    int64
+	attempts int
+	body     string
+}
+
+func queueRows(t *testing.T, s *store.Store, queue string) map[string]storedMsg {
+	t.Helper()
+	p, err := s.List(viewtest.Ctx, store.ListOptions{Prefix: codec.Key{codec.String(coord.PrefixQueueDue), codec.String(queue)}, IncludeExpired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]storedMsg{}
+	for _, e := range p.Entries {
+		var v struct {
+			Body     json.RawMessage `json:"body"`
+			Attempts int             `json:"attempts"`
+		}
+		if json.Unmarshal(e.Value, &v) != nil || len(e.Key) != 4 {
+			continue
+		}
+		out[e.Key[3].StringValue()] = storedMsg{int64(e.Key[2].NumberValue()), v.Attempts, string(v.Body)}
+	}
+	return out
+}
+
+func TestQueuesSend(t *testing.T) {
+	h := seededQueues(t)
+	h.Keys("n")
+	h.RequireView("SEND A MESSAGE", "queue invoices", "✓ valid JSON · 2 bytes", "✓ due at once")
+	h.ClearInput()
+	h.TypeText(`{"order": 7`)
+	h.RequireView("✗ not JSON")
+	h.Keys("enter")
+	h.RequireView("✗ body: not JSON")
+	h.TypeText(`}`)
+	h.Keys("tab")
+	h.TypeText("-1s")
+	h.RequireView("✗ \"-1s\": want a whole number of milliseconds")
+	h.Keys("ctrl+u")
+	h.TypeText("5s")
+	h.RequireView("due 2026-01-02T00:00:05Z (in 5s)")
+	h.Keys("enter")
+	h.RequireFlash("sent ", "to invoices, due 2026-01-02T00:00:05Z")
+	msg, ok := h.M.message()
+	if !ok || string(msg.Body) != `{"order":7}` || !h.M.onMessages {
+		t.Fatalf("the sent message is not selected: %+v\n%s", msg, h.M.View())
+	}
+	if got := queueRows(t, h.S, "invoices")[msg.ID]; got.dueAt != viewtest.T+5000 || got.attempts != 0 || got.body != `{"order":7}` {
+		t.Fatalf("stored %+v", got)
+	}
+}
+
+// TestQueuesPollMixedDecisions: a batch of four claimed messages, one
+// acked, one retried after 20s, one nacked (redelivered after the
+// backoff) and one nacked on its final attempt (dropped); the store holds
+// exactly what a consumer would have left.
+func TestQueuesPollMixedDecisions(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	w := viewtest.Seeder{T: t, S: s, Clock: clock}
+	for i, v := range []string{`{"body":1,"attempts":0}`, `{"body":2,"attempts":0}`, `{"body":3,"attempts":1}`, `{"body":4,"attempts":4}`} {
+		w.Set(coord.QueueKey("jobs", viewtest.T-int64(4-i)*1000, "j"+string(rune('1'+i))), v, 0)
+	}
+	w.Set(coord.QueueKey("jobs", viewtest.T+60000, "later"), `{"body":5,"attempts":0}`, 0)
+	clock.Fix(viewtest.T)
+	h := newQueuesHarness(t, s, clock, 120, 37)
+	h.Keys("c")
+	if !h.M.Capturing() || h.M.poll == nil || h.M.poll.phase != pollDeciding {
+		t.Fatalf("no batch to decide:\n%s", h.M.View())
+	}
+	h.RequireView("CLAIMED 4 MESSAGE(S) OF jobs", "out of the store")
+	if got := queueRows(t, s, "jobs"); len(got) != 1 {
+		t.Fatalf("while deciding the store holds %v, want only the delayed message", got)
+	}
+	h.Keys("a", "r", "ctrl+u")
+	h.TypeText("20s")
+	h.Keys("enter", "n", "n")
+	h.RequireView("ack", "retry after 20s", "requeued, due +2s", "DROPPED (last try)")
+	h.Keys("enter")
+	c := h.Confirm()
+	if text := strings.Join(c.Lines, " "); !strings.Contains(text, "1 consumed, 2 requeued, 1 dropped") {
+		t.Errorf("dialog: %s", text)
+	}
+	h.RequireFlash("polled jobs: 1 acked, 2 requeued, 1 dropped")
+	got := queueRows(t, s, "jobs")
+	want := map[string]storedMsg{
+		"j2":    {viewtest.T + 20000, 1, "2"},
+		"j3":    {viewtest.T + 2000, 2, "3"}, // backoff 1s·2^(2-1)
+		"later": {viewtest.T + 60000, 0, "5"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("store after the poll: %+v, want %+v", got, want)
+	}
+	for id, m := range want {
+		if got[id] != m {
+			t.Errorf("%s = %+v, want %+v", id, got[id], m)
+		}
+	}
+	h.RequireView("POLLED AT", "dropped  j4", "requeued j3")
+	if h.M.Capturing() {
+		t.Error("still capturing keys after the poll")
+	}
+}
+
+func TestQueuesPollNothingDue(t *testing.T) {
+	h := seededQueues(t)
+	h.Keys("j", "c")
+	h.RequireFlash("polled thumbnails: nothing was due")
+	if h.M.poll != nil {
+		t.Fatal("the poll did not end")
+	}
+}
+
+func TestQueuesPurge(t *testing.T) {
+	h := seededQueues(t)
+	h.Keys("x")
+	c := h.Confirm()
+	if c.Title != "Purge invoices: delete its 6 message(s)?" || !strings.Contains(strings.Join(c.Lines, " "), "3 ready, 2 delayed, 1 malformed") {
+		t.Errorf("dialog %q %q", c.Title, c.Lines)
+	}
+	h.RequireFlash("purged invoices: 6 message(s) deleted")
+	if got := queueRows(t, h.S, "invoices"); len(got) != 0 {
+		t.Fatalf("left after purge: %v", got)
+	}
+	h.RequireView("thumbnails")
+}
+
+func TestQueuesSelectionFollowsID(t *testing.T) {
+	h := seededQueues(t)
+	h.Keys("l", "j", "j", "j")
+	if msg, _ := h.M.message(); msg.ID != "m-0004" {
+		t.Fatalf("selected %s", msg.ID)
+	}
+	if _, err := h.S.Set(viewtest.Ctx, coord.QueueKey("invoices", viewtest.T-600000, "m-0000"), []byte(`{"body":0,"attempts":0}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh()
+	if msg, _ := h.M.message(); msg.ID != "m-0004" {
+		t.Fatalf("selection moved to %s", msg.ID)
+	}
+	h.RequireView("oldest ready 10m")
+}
+
+func TestQueuesReadOnly(t *testing.T) {
+	s, clock, _ := viewtest.Reference(t, true)
+	h := newQueuesHarness(t, s, clock, 120, 37)
+	for _, k := range []string{"n", "c", "x"} {
+		h.Keys(k)
+		h.RequireFlash("read-only")
+	}
+	if h.M.Form != nil || h.M.poll != nil || len(h.Confirms) > 0 {
+		t.Fatal("a write action opened in read-only mode")
+	}
+	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "c", "x")
+	h.Keys("l", "enter") // peeking reads nothing new: allowed
+	h.RequireView("BODY OF", `"regenerate-all"`)
+}
+
+// TestQueuesDepthFollowsClock: with no write (so no reload), delayed
+// messages coming due move to ready and the oldest ready one ages.
+func TestQueuesDepthFollowsClock(t *testing.T) {
+	h := seededQueues(t)
+	h.RequireView("INVOICES  3 ready · 2 delayed · oldest ready 2m")
+	h.Clock.Fix(viewtest.T + 6000)
+	h.RequireView("INVOICES  4 ready · 1 delayed · oldest ready 2m6s", "thumbnails  1     0")
+}

@@ -1,0 +1,56 @@
+package queues
+
+import (
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+// newQueuesHarness runs a focused Queues view over s at w x h. A poll
+// waiting for the operator's decisions is parked: settle does not wait
+// for it.
+func newQueuesHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.CoordHarness[Model] {
+	t.Helper()
+	hs := viewtest.StartCoord[Model, *Model](t, s, clock, w, h, New)
+	hs.Parked = func(m Model) int {
+		if m.poll != nil && m.poll.phase == pollDeciding {
+			return 1
+		}
+		return 0
+	}
+	return hs
+}
+
+// TestQueuesGolden: every queue anomaly at 120x40 on a fixed clock (old
+// ready messages, a redelivered one, one on its final attempt, a
+// malformed row), the message list, a peek and a claimed batch with one
+// decision of each kind; and the reference store.
+func TestQueuesGolden(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	viewtest.SeedCoordAnomalies(t, s, clock)
+	h := newQueuesHarness(t, s, clock, 120, 37)
+	t.Run("queues", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+	h.Keys("l", "j", "j")
+	t.Run("messages", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+	h.Keys("enter")
+	t.Run("peek", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+	h.Keys("esc", "c", "a", "r", "enter")
+	t.Run("poll", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+	h.Keys("enter")
+	h.Confirm()
+	t.Run("report", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+	t.Run("80x24", func(t *testing.T) {
+		h := newQueuesHarness(t, s, clock, 80, 21)
+		h.Keys("l")
+		golden.RequireEqual(t, h.M.View())
+	})
+	t.Run("reference", func(t *testing.T) {
+		s, clock, _ := viewtest.Reference(t, true)
+		h := newQueuesHarness(t, s, clock, 120, 37)
+		h.Keys("l")
+		golden.RequireEqual(t, h.M.View())
+	})
+}

@@ -1,0 +1,274 @@
+package queues
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"kvdeck/codec"
+	"kvdeck/store/coord"
+	"kvdeck/views/widgets"
+)
+
+// queuesNote is said plainly under the messages: what no look can show.
+const queuesNote = "A message dropped at its last attempt, or lost in a crash, leaves no trace."
+
+// Layout: queues on the left; on the right the queue's title and
+// attempts histogram, then its messages and the selected one (or the
+// peek, the poll panel, the send form), then the hint and the note.
+func (m Model) leftWidth() int  { return min(max(m.Width*3/10, 30), 38) }
+func (m Model) rightWidth() int { return m.Width - m.leftWidth() }
+func (m Model) rightInner() int { return m.rightWidth() - m.Styles.Pane.GetHorizontalFrameSize() }
+func (m Model) innerHeight() int {
+	return m.Height - m.Styles.Pane.GetVerticalFrameSize()
+}
+func (m Model) queueRows() int { return max(m.innerHeight()-2, 1) }
+
+// histRows is how many histogram bars the selected queue shows (1-4).
+func (m Model) histRows() int {
+	q, _ := m.queue()
+	return min(max(len(q.Attempts), 1), 4)
+}
+
+// bodyRows is the room between the histogram and the hint and note.
+func (m Model) bodyRows() int { return max(m.innerHeight()-1-m.histRows()-2, 3) }
+
+// detailRows is the room of the selected message (or the form).
+func (m Model) detailRows() int {
+	n := min(9, max(m.bodyRows()/3, 3))
+	if m.Form != nil {
+		n = max(n, len(m.Form.View(m.rightInner())))
+	}
+	return n
+}
+
+// msgRows is how many messages the list shows: the body less the table
+// header, the rule and the detail.
+func (m Model) msgRows() int { return max(m.bodyRows()-2-m.detailRows(), 1) }
+
+var queueColumns = []widgets.Column{
+	{Title: "", Width: 1}, {Title: "QUEUE", Width: 0}, {Title: "READY", Width: 5},
+	{Title: "DELAY", Width: 5, Drop: 1}, {Title: "OLDEST", Width: 6},
+}
+
+var messageColumns = []widgets.Column{
+	{Title: "", Width: 2}, {Title: "ID", Width: 18}, {Title: "DUE", Width: 11}, {Title: "ATT", Width: 3, Drop: 2},
+	{Title: "FLAGS", Width: 7, Drop: 1}, {Title: "BODY", Width: 0},
+}
+
+// View renders the queues and the selected queue.
+func (m Model) View() string {
+	if m.Width < 50 || m.Height < 14 {
+		return "window too small"
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, m.queuesView(), m.queueView())
+}
+
+// queuesView renders the left pane.
+func (m Model) queuesView() string {
+	st := m.Styles
+	w := m.leftWidth() - st.Pane.GetHorizontalFrameSize()
+	t := widgets.NewTable(queueColumns, w)
+	lines := []string{widgets.Spread(st.PaneTitle.Render("QUEUES"), st.Muted.Render(fmt.Sprint(len(m.queues))), w), t.Header(st)}
+	switch {
+	case m.Err != nil:
+		lines = append(lines, widgets.ProseLines("✗ "+m.Err.Error(), st.Error, w)...)
+	case !m.Loaded:
+		lines = append(lines, st.Muted.Render("loading…"))
+	case len(m.queues) == 0:
+		lines = append(lines, widgets.ProseLines("No messages in any queue. n sends one.", st.Muted, w)...)
+	}
+	active := m.Focused && !m.onMessages && m.Form == nil && m.poll == nil
+	from, to := m.queueList.Window(len(m.queues), m.queueRows())
+	for i := from; i < to; i++ {
+		lines = append(lines, t.Row(st, m.queueCells(m.queues[i], i == m.queueList.Cur), i == m.queueList.Cur, active))
+	}
+	box := st.Pane
+	if active {
+		box = st.PaneFocused
+	}
+	return widgets.Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.Height)
+}
+
+// queueDepth is a queue's ready and delayed counts and the age of its
+// oldest ready message, at a given now.
+type queueDepth struct {
+	ready, delayed int
+	oldestMs       int64
+}
+
+// depthAt moves the loaded counts to now: messages of the sample that
+// came due since the load count as ready (a quiet store is not re-read,
+// yet delayed messages keep coming due). The sample is the first messages
+// in due order, so the oldest ready message is its first.
+func (m Model) depthAt(q coord.QueueReport, now int64) queueDepth {
+	d := queueDepth{ready: q.Ready, delayed: q.Delayed}
+	for _, msg := range q.Messages {
+		if msg.DueAt > m.loadedAt && msg.DueAt <= now {
+			d.ready, d.delayed = d.ready+1, d.delayed-1
+		}
+	}
+	if d.ready > 0 && len(q.Messages) > 0 {
+		d.oldestMs = now - q.Messages[0].DueAt
+	}
+	return d
+}
+
+// queueCells are one queue's cells at now.
+func (m Model) queueCells(q coord.QueueReport, selected bool) []widgets.Line {
+	st := m.Styles
+	d := m.depthAt(q, m.Deps.Now())
+	oldest, style := "–", st.Muted
+	if d.ready > 0 {
+		oldest = widgets.Human(widgets.MsDur(d.oldestMs))
+		if widgets.MsDur(d.oldestMs) > coord.PollerGrace {
+			style = st.Warn
+		}
+	}
+	return []widgets.Line{
+		{{Text: widgets.Gutter(selected), Style: st.Accent}},
+		{{Text: widgets.Sanitize(q.Name), Style: st.Text}},
+		{{Text: fmt.Sprint(d.ready), Style: st.Text}},
+		{{Text: fmt.Sprint(d.delayed), Style: st.Muted}},
+		{{Text: oldest, Style: style}},
+	}
+}
+
+// queueView renders the right pane.
+func (m Model) queueView() string {
+	st := m.Styles
+	w := m.rightInner()
+	q, ok := m.queue()
+	if !ok && m.Form == nil {
+		return widgets.Pane(st.Pane, st.Muted.Render("Select a queue on the left; n sends a message to a new one."), m.rightWidth(), m.Height)
+	}
+	lines := []string{widgets.Spread(st.PaneTitle.Render(strings.ToUpper(widgets.Sanitize(q.Name)))+"  "+m.queueSummary(q), m.position(len(q.Messages)), w)}
+	lines = append(lines, widgets.FitTo(m.histogram(q, w), m.histRows())...)
+	var body []string
+	switch {
+	case m.poll != nil:
+		body = m.pollLines(w)
+	case m.peek != nil:
+		body = m.peekLines(w)
+	default:
+		body = append(m.messageLines(q, w), st.Muted.Render(strings.Repeat("─", w)))
+		body = append(body, widgets.FitTo(m.lowerLines(q, w), m.detailRows())...)
+	}
+	lines = append(lines, widgets.FitTo(body, m.bodyRows())...)
+	lines = append(lines, m.hint(w), st.Muted.Render(widgets.FitWidth(queuesNote, w)))
+	box := st.Pane
+	if m.Focused && (m.onMessages || m.Form != nil || m.poll != nil || m.peek != nil) {
+		box = st.PaneFocused
+	}
+	return widgets.Pane(box, strings.Join(lines, "\n"), m.rightWidth(), m.Height)
+}
+
+// queueSummary is the depth of a queue and its oldest ready message at
+// now.
+func (m Model) queueSummary(q coord.QueueReport) string {
+	st := m.Styles
+	d := m.depthAt(q, m.Deps.Now())
+	out := st.Muted.Render(fmt.Sprintf("%d ready · %d delayed", d.ready, d.delayed))
+	if d.ready > 0 {
+		out += st.Muted.Render(" · oldest ready ") + st.Text.Render(widgets.Human(widgets.MsDur(d.oldestMs)))
+	}
+	if q.Final > 0 {
+		out += st.Warn.Render(fmt.Sprintf(" · %d final", q.Final))
+	}
+	if q.Malformed > 0 {
+		out += st.Warn.Render(fmt.Sprintf(" · %d malformed", q.Malformed))
+	}
+	return out
+}
+
+// position is "3/7" for the message list.
+func (m Model) position(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.msgList.Cur+1, n))
+}
+
+// histogram draws one bar per stored attempts count; counts whose next
+// delivery is the last are drawn as warnings.
+func (m Model) histogram(q coord.QueueReport, w int) []string {
+	st := m.Styles
+	if len(q.Attempts) == 0 {
+		return []string{st.Muted.Render("attempts: no messages")}
+	}
+	most := 0
+	for _, a := range q.Attempts {
+		most = max(most, a.Count)
+	}
+	var out []string
+	for i, a := range q.Attempts {
+		if i == m.histRows()-1 && len(q.Attempts) > m.histRows() {
+			out = append(out, st.Muted.Render(fmt.Sprintf("… %d more attempt counts", len(q.Attempts)-i)))
+			break
+		}
+		label := "        "
+		if i == 0 {
+			label = "attempts"
+		}
+		style, note := st.OK, ""
+		if a.Attempts+1 >= coord.DefaultMaxAttempts {
+			style, note = st.Warn, "  next delivery is the last"
+		}
+		bar := widgets.ShareBar(int64(a.Count), int64(most), min(30, w/3), style, st.Muted)
+		out = append(out, st.Label.Render(label)+st.Text.Render(fmt.Sprintf(" %2d ", a.Attempts))+bar.Render(false)+st.Text.Render(fmt.Sprintf(" %d", a.Count))+st.Warn.Render(note))
+	}
+	return out
+}
+
+// messageLines renders the header and the visible messages.
+func (m Model) messageLines(q coord.QueueReport, w int) []string {
+	st := m.Styles
+	t := widgets.NewTable(messageColumns, w)
+	out := []string{t.Header(st)}
+	now := m.Deps.Now()
+	from, to := m.msgList.Window(len(q.Messages), m.msgRows())
+	active := m.Focused && m.onMessages && m.Form == nil
+	for i := from; i < to; i++ {
+		out = append(out, t.Row(st, m.messageCells(q.Messages[i], now, i == m.msgList.Cur), i == m.msgList.Cur, active))
+	}
+	if more := q.Ready + q.Delayed - len(q.Messages); to == len(q.Messages) && more > 0 {
+		out = append(out, st.Muted.Render(fmt.Sprintf("… and %d more (the first %d are listed)", more, coord.MaxQueueSample)))
+	}
+	return widgets.FitTo(out, m.msgRows()+1)
+}
+
+// messageCells are one message's cells at now.
+func (m Model) messageCells(msg coord.QueueMessage, now int64, selected bool) []widgets.Line {
+	st := m.Styles
+	mark, flags, fstyle := " ", "", st.Muted
+	switch {
+	case msg.Attempts+1 >= coord.DefaultMaxAttempts:
+		mark, flags, fstyle = "⚠", "FINAL", st.Warn
+	case msg.Attempts > 0:
+		flags = "redeliv"
+	}
+	due, dstyle := widgets.RelativeTo(msg.DueAt, now, "ready"), st.Muted
+	switch {
+	case msg.DueAt == now:
+		due, dstyle = "ready", st.Text
+	case msg.DueAt < now:
+		dstyle = st.Text
+	}
+	return []widgets.Line{
+		{{Text: widgets.Gutter(selected) + mark, Style: fstyle}},
+		{{Text: widgets.Sanitize(msg.ID), Style: st.Text}},
+		{{Text: due, Style: dstyle}},
+		{{Text: fmt.Sprint(msg.Attempts), Style: st.Text}},
+		{{Text: flags, Style: fstyle}},
+		{{Text: bodyPreview(msg.Body), Style: st.Muted}},
+	}
+}
+
+// bodyPreview is a body on one line, compact and safe to print.
+func bodyPreview(body []byte) string {
+	if v, err := codec.NormalizeJSON(body); err == nil {
+		body = v
+	}
+	return widgets.Sanitize(string(body))
+}

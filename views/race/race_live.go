@@ -1,0 +1,169 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store/race"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// liveTimeout bounds a live race.
+const liveTimeout = 10 * time.Minute
+
+// livePoll is how often the live figures are polled.
+const livePoll = 100 * time.Millisecond
+
+// liveState is live mode: its settings and the race in flight or done.
+type liveState struct {
+	workers, increments int
+	lockstep            bool
+	starting            bool       // a start is in flight
+	race                *race.Race // in flight; nil when none
+	cancel              context.CancelFunc
+	gen                 int
+	snap                race.Snapshot
+	result              *race.Result
+	err                 error
+}
+
+func newLiveState() liveState { return liveState{workers: 4, increments: 25} }
+
+// liveStarted answers startLive.
+type liveStarted struct {
+	session, gen int
+	race         *race.Race
+	cancel       context.CancelFunc
+	err          error
+}
+
+// startLive starts the workers; Start returns at once (they open their
+// stores and race in the background).
+func startLive(session, gen int, cfg race.Config) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
+		r, err := race.Start(ctx, cfg)
+		return liveStarted{session: session, gen: gen, race: r, cancel: cancel, err: err}
+	}
+}
+
+// liveTick answers pollLive: the figures at the tick.
+type liveTick struct {
+	session, gen int
+	snap         race.Snapshot
+}
+
+// pollLive waits one poll interval and reads the race's figures.
+func pollLive(session, gen int, r *race.Race) tea.Cmd {
+	return tea.Tick(livePoll, func(time.Time) tea.Msg {
+		return liveTick{session: session, gen: gen, snap: r.Snapshot()}
+	})
+}
+
+// liveDone answers waitLive.
+type liveDone struct {
+	session, gen int
+	res          race.Result
+	err          error
+}
+
+// waitLive waits for the race to end (in a command's goroutine).
+func waitLive(session, gen int, r *race.Race) tea.Cmd {
+	return func() tea.Msg {
+		res, err := r.Wait()
+		return liveDone{session: session, gen: gen, res: res, err: err}
+	}
+}
+
+// handleLive handles keys in live mode.
+func (m Model) handleLive(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k, lv := m.keys, &m.run
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, k.Start):
+		cmd = m.startLive()
+	case key.Matches(msg, k.Stop):
+		lv.cancel()
+		cmd = views.Flash(views.FlashInfo, "stopping: each worker stops after its current step")
+	case key.Matches(msg, k.More):
+		lv.workers = min(lv.workers*2, 64)
+	case key.Matches(msg, k.Fewer):
+		lv.workers = max(lv.workers/2, 1)
+	case key.Matches(msg, k.Lockstep):
+		lv.lockstep = !lv.lockstep
+	case key.Matches(msg, k.Naive):
+		m.naive = !m.naive
+		cmd = views.Flash(views.FlashInfo, "%s", naiveText(m.naive))
+	default:
+		cmd = widgets.RefuseReadOnly(m.readOnly, msg, k.Start)
+	}
+	return m, cmd
+}
+
+// startLive starts N workers, each on its own connection.
+func (m *Model) startLive() tea.Cmd {
+	lv := &m.run
+	switch {
+	case m.deps.Open == nil:
+		return views.Flash(views.FlashError, "live mode opens a connection per worker, and this shell cannot open more connections")
+	case lv.starting:
+		return nil
+	}
+	lv.starting, lv.gen, lv.result, lv.err = true, m.nextTag(), nil, nil
+	lv.snap = race.Snapshot{}
+	cfg := race.Config{Open: m.deps.Open, Key: raceCounterKey(), Workers: lv.workers, Increments: lv.increments,
+		Naive: m.naive, Lockstep: lv.lockstep}
+	return startLive(m.deps.Session, lv.gen, cfg)
+}
+
+// onLiveStarted begins polling the race and waiting for its end.
+func (m Model) onLiveStarted(msg liveStarted) (Model, tea.Cmd) {
+	lv := &m.run
+	if msg.session != m.deps.Session || msg.gen != lv.gen {
+		msg.cancel() // an old session's race: stop it unseen
+		return m, nil
+	}
+	lv.starting, lv.cancel = false, msg.cancel
+	if msg.err != nil {
+		lv.cancel()
+		lv.err = msg.err
+		return m, views.Flash(views.FlashError, "race: %v", msg.err)
+	}
+	lv.race = msg.race
+	m.updateKeys()
+	return m, tea.Batch(pollLive(m.deps.Session, lv.gen, lv.race), waitLive(m.deps.Session, lv.gen, lv.race))
+}
+
+// onLiveTick shows the figures and re-arms the poll while the race runs.
+func (m Model) onLiveTick(msg liveTick) (Model, tea.Cmd) {
+	lv := &m.run
+	if msg.session != m.deps.Session || msg.gen != lv.gen || lv.race == nil {
+		return m, nil
+	}
+	lv.snap = msg.snap
+	return m, pollLive(m.deps.Session, lv.gen, lv.race)
+}
+
+// onLiveDone shows the result.
+func (m Model) onLiveDone(msg liveDone) (Model, tea.Cmd) {
+	lv := &m.run
+	if msg.session != m.deps.Session || msg.gen != lv.gen {
+		return m, nil
+	}
+	lv.cancel()
+	lv.race, lv.result, lv.err = nil, &msg.res, msg.err
+	lv.snap.WorkerStats, lv.snap.Workers, lv.snap.Phase, lv.snap.Elapsed = msg.res.WorkerStats, msg.res.Workers, race.PhaseDone, msg.res.Elapsed
+	m.updateKeys()
+	switch {
+	case msg.err != nil && errors.Is(msg.err, context.Canceled):
+		return m, views.Flash(views.FlashInfo, "race stopped: %d successes, counter at %d", msg.res.Successes, msg.res.Final)
+	case msg.err != nil:
+		return m, views.Flash(views.FlashError, "race: %v", msg.err)
+	}
+	return m, views.Flash(views.FlashOK, "race done: %d successes, %d conflicts, counter %d → %d", msg.res.Successes, msg.res.Conflicts, msg.res.Start, msg.res.Final)
+}

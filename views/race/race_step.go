@@ -1,0 +1,213 @@
+package race
+
+import (
+	"context"
+	"errors"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/store/race"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// stepState is the theater as the view last saw it. The Stepper is shared
+// with the commands that run its steps; Clients and Events are collected
+// inside those commands, never in View.
+type stepState struct {
+	stepper  *race.Stepper // nil when the store is not a kvdeck store
+	err      error         // why there is no stepper, or the last step's error
+	clients  []race.ClientState
+	events   []race.Event
+	selected int
+	busy     bool
+	gen      int
+	// replay compares a replay's commit outcomes with the first run's.
+	replay *replayVerdict
+}
+
+// replayVerdict is the result of a replay: the first run's and the
+// replay's commit outcomes, in order.
+type replayVerdict struct {
+	before, after []race.Outcome
+}
+
+// same reports whether every commit succeeded or failed as before.
+func (r replayVerdict) same() bool {
+	if len(r.before) != len(r.after) {
+		return false
+	}
+	for i := range r.before {
+		if r.before[i].Client != r.after[i].Client || r.before[i].OK != r.after[i].OK {
+			return false
+		}
+	}
+	return true
+}
+
+func newStepState(deps views.Deps) stepState {
+	st := stepState{clients: []race.ClientState{{Name: "A"}, {Name: "B"}}}
+	if s, err := views.Engine(deps); err != nil {
+		st.err = err
+	} else {
+		st.stepper = race.NewStepper(s, raceCounterKey())
+	}
+	return st
+}
+
+// raceStepped answers runStep.
+type raceStepped struct {
+	session, gen int
+	clients      []race.ClientState
+	events       []race.Event
+	replay       *replayVerdict
+	err          error
+}
+
+// stepAction is one thing the theater is asked to do.
+type stepAction struct {
+	kind   race.StepKind // read, stage, commit, recover
+	client int
+	add    bool // add a client
+	replay bool // replay the recording
+	reset  bool
+	naive  bool
+}
+
+// runStep runs one action on the theater and collects its state.
+func runStep(t *race.Stepper, session, gen int, a stepAction) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
+		defer cancel()
+		msg := raceStepped{session: session, gen: gen}
+		t.SetNaive(a.naive)
+		switch {
+		case a.add:
+			_, msg.err = t.AddClient()
+		case a.reset:
+			t.Reset()
+		case a.replay:
+			before := outcomes(t.Events())
+			var after []race.Event
+			after, msg.err = t.Replay(ctx, t.Recording())
+			msg.replay = &replayVerdict{before: before, after: outcomes(after)}
+		case a.kind == race.StepRead:
+			_, msg.err = t.Read(ctx, a.client)
+		case a.kind == race.StepStage:
+			_, msg.err = t.Stage(ctx, a.client)
+		case a.kind == race.StepCommit:
+			_, msg.err = t.Commit(ctx, a.client)
+		default:
+			_, msg.err = t.Recover(ctx, a.client)
+		}
+		msg.clients, msg.events = t.Clients(), t.Events()
+		return msg
+	}
+}
+
+// outcomes picks the commit outcomes out of a log.
+func outcomes(events []race.Event) []race.Outcome {
+	var out []race.Outcome
+	for _, e := range events {
+		if e.Outcome != nil {
+			out = append(out, *e.Outcome)
+		}
+	}
+	return out
+}
+
+// handleStep handles keys in step mode.
+func (m Model) handleStep(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	st := &m.step
+	a := stepAction{client: st.selected, naive: m.naive}
+	switch {
+	case key.Matches(msg, k.Left):
+		st.selected = max(st.selected-1, 0)
+		return m, nil
+	case key.Matches(msg, k.Right):
+		st.selected = min(st.selected+1, len(st.clients)-1)
+		return m, nil
+	case key.Matches(msg, k.Naive):
+		m.naive = !m.naive
+		return m, views.Flash(views.FlashInfo, "%s", naiveText(m.naive))
+	case key.Matches(msg, k.Next):
+		a.kind = nextStep(st.events, st.selected)
+	case key.Matches(msg, k.Read):
+		a.kind = race.StepRead
+	case key.Matches(msg, k.Stage):
+		a.kind = race.StepStage
+	case key.Matches(msg, k.Commit):
+		a.kind = race.StepCommit
+	case key.Matches(msg, k.Recover):
+		a.kind = race.StepRecover
+	case key.Matches(msg, k.AddClient):
+		a.add = true
+	case key.Matches(msg, k.Replay):
+		a.replay = true
+	case key.Matches(msg, k.Reset):
+		a.reset = true
+	default:
+		return m, widgets.RefuseReadOnly(m.readOnly, msg, k.Next, k.Stage, k.Commit, k.Recover, k.Replay)
+	}
+	if st.stepper == nil || st.busy {
+		return m, nil
+	}
+	st.busy, st.gen = true, m.nextTag()
+	cmd := runStep(st.stepper, m.deps.Session, st.gen, a)
+	return m, cmd
+}
+
+// nextStep is what space does for client c, from its last step in the
+// log: read, stage, commit; after a failed commit, recover.
+func nextStep(events []race.Event, c int) race.StepKind {
+	for i := len(events) - 1; i >= 0; i-- {
+		e := events[i]
+		if e.Step.Client != c {
+			continue
+		}
+		switch e.Step.Kind {
+		case race.StepRead:
+			return race.StepStage
+		case race.StepStage, race.StepRecover:
+			return race.StepCommit
+		}
+		if e.Outcome != nil && !e.Outcome.OK {
+			return race.StepRecover
+		}
+		return race.StepRead
+	}
+	return race.StepRead
+}
+
+// onStepped takes the theater's state after a step.
+func (m Model) onStepped(msg raceStepped) (Model, tea.Cmd) {
+	st := &m.step
+	if msg.session != m.deps.Session || msg.gen != st.gen {
+		return m, nil
+	}
+	st.busy = false
+	st.clients, st.events, st.err = msg.clients, msg.events, msg.err
+	st.selected = min(st.selected, len(st.clients)-1)
+	if msg.replay != nil {
+		st.replay = msg.replay
+	} else if len(msg.events) == 0 {
+		st.replay = nil
+	}
+	switch {
+	case msg.err != nil && errors.Is(msg.err, race.ErrInvalidStep):
+		return m, views.Flash(views.FlashInfo, "%v", msg.err)
+	case msg.err != nil:
+		return m, views.Flash(views.FlashError, "race: %v", msg.err)
+	}
+	return m, nil
+}
+
+// naiveText says what the naive switch does.
+func naiveText(naive bool) string {
+	if naive {
+		return "naive: stages and increments write without a check, so updates can be lost"
+	}
+	return "check+set: every increment checks the stamp it read (CAS)"
+}

@@ -1,0 +1,113 @@
+package race
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"kvdeck/store/race"
+	"kvdeck/views/viewtest"
+)
+
+func newRaceHarness(t *testing.T, readOnly bool) *viewtest.Workbench[Model] {
+	t.Helper()
+	s, clock, path := viewtest.Reference(t, readOnly)
+	return viewtest.NewWorkbench(t, s, clock, path, New, func(v Model, msg tea.Msg) (Model, tea.Cmd) { return v.Update(msg) })
+}
+
+// commitOutcomes lists who committed with which result, in order.
+func commitOutcomes(events []race.Event) string {
+	var b strings.Builder
+	for _, o := range outcomes(events) {
+		b.WriteString(o.Client)
+		if o.OK {
+			b.WriteString("+ ")
+		} else {
+			b.WriteString("- ")
+		}
+	}
+	return b.String()
+}
+
+// TestRaceStepSecondCommitFailsAndReplays: A and B read, stage; A commits,
+// B's commit fails and is explained (expected vs actual, written by A);
+// B recovers and commits; the replay reproduces every outcome.
+func TestRaceStepSecondCommitFailsAndReplays(t *testing.T) {
+	h := newRaceHarness(t, false)
+	t.Run("start", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	h.Keys(" ", "l", " ", "h", " ", "l", " ", "h", " ", "l", " ") // A read, B read, A stage, B stage, A commit, B commit
+	view := h.V.View()
+	for _, want := range []string{"WHY B'S COMMIT FAILED", "expected absent (what B read)", "written by A in between"} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("the view lacks %q:\n%s", want, view)
+		}
+	}
+	t.Run("conflict", func(t *testing.T) { golden.RequireEqual(t, view) })
+	h.Keys(" ", " ") // B recovers, then commits
+	first := commitOutcomes(h.V.step.events)
+	if first != "A+ B- B+ " {
+		t.Fatalf("outcomes %q, want A+ B- B+", first)
+	}
+	h.Keys("R")
+	if got := commitOutcomes(h.V.step.events); got != first || h.V.step.replay == nil || !h.V.step.replay.same() {
+		t.Fatalf("replay outcomes %q, want %q", got, first)
+	}
+	if !strings.Contains(h.V.View(), "as in the first run") {
+		t.Errorf("the replay verdict is not shown:\n%s", h.V.View())
+	}
+	n, err := race.ReadCounter(viewtest.Ctx, h.S, raceCounterKey())
+	if err != nil || n.N != 2 {
+		t.Fatalf("counter after the replay = %+v (%v), want n=2", n, err)
+	}
+}
+
+// TestRaceLive: 4 workers on their own connections in lockstep: with the
+// check the final value equals the successes; naive, it ends below the
+// attempts (lost updates).
+func TestRaceLive(t *testing.T) {
+	h := newRaceHarness(t, false)
+	h.Keys("m", "L")
+	h.V.run.increments = 10
+	live := func(wantLost bool) race.Result {
+		t.Helper()
+		v, cmd := h.V.Update(viewtest.Key("enter"))
+		h.V = v
+		h.Drive(cmd, nil, nil, nil, func(v Model) bool { return v.run.result != nil && !v.run.starting && v.run.race == nil })
+		r := *h.V.run.result
+		t.Logf("naive=%v: attempts %d, successes %d, conflicts %d, counter %d -> %d", wantLost, r.Attempts, r.Successes, r.Conflicts, r.Start, r.Final)
+		if h.V.run.err != nil {
+			t.Fatal(h.V.run.err)
+		}
+		return r
+	}
+	r := live(false)
+	if r.Final-r.Start != r.Successes || r.Successes != 40 || r.Conflicts == 0 {
+		t.Fatalf("check+set: final %d - start %d != successes %d (conflicts %d)", r.Final, r.Start, r.Successes, r.Conflicts)
+	}
+	if !strings.Contains(h.V.View(), "no update lost") {
+		t.Errorf("view:\n%s", h.V.View())
+	}
+	h.Keys("n")
+	r = live(true)
+	if r.Final-r.Start >= r.Attempts || r.LostUpdates == 0 {
+		t.Fatalf("naive: the counter moved %d for %d attempts; want lost updates", r.Final-r.Start, r.Attempts)
+	}
+	if !strings.Contains(h.V.View(), "lost update(s)") {
+		t.Errorf("view:\n%s", h.V.View())
+	}
+}
+
+// TestRaceReadOnly: reads work, writes are refused.
+func TestRaceReadOnly(t *testing.T) {
+	h := newRaceHarness(t, true)
+	h.Keys("r")
+	if c := h.V.step.clients[0]; c.Snapshot == nil {
+		t.Fatalf("read in read-only mode: %+v (%v)", c, h.V.step.err)
+	}
+	h.Keys("s")
+	if !strings.Contains(h.LastFlash(), "read-only") {
+		t.Fatalf("flash = %q", h.LastFlash())
+	}
+}

@@ -1,0 +1,219 @@
+package race
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"kvdeck/views/widgets"
+)
+
+// View renders the mode shown.
+func (m Model) View() string {
+	if m.width < 40 || m.height < 8 {
+		return "window too small"
+	}
+	box := m.styles.Pane
+	if m.focused {
+		box = m.styles.PaneFocused
+	}
+	w := m.width - box.GetHorizontalFrameSize()
+	lines := m.stepLines(w)
+	if m.live {
+		lines = m.liveLines(w)
+	}
+	return widgets.Pane(box, strings.Join(lines, "\n"), m.width, m.height)
+}
+
+// header is the first lines of both modes: what races on which key.
+func (m Model) header(title string, w int) []string {
+	st := m.styles
+	mode := "check+set (CAS)"
+	if m.naive {
+		mode = "naive: set without a check"
+	}
+	out := []string{st.PaneTitle.Render(title) + st.Muted.Render(" · counter ") + widgets.KeySpans(st, raceCounterKey()).Render(false) +
+		st.Muted.Render(` = {"n": <integer>} · `) + st.Accent.Render(mode)}
+	if m.readOnly {
+		out = append(out, st.Warn.Render("read-only: reads work; staging, commits and live workers are disabled"))
+	}
+	return out
+}
+
+// stepLines: one column per client, then the log and the explanation.
+func (m Model) stepLines(w int) []string {
+	st := m.styles
+	s := m.step
+	out := m.header("RACE · step mode", w)
+	if s.stepper == nil {
+		return append(out, widgets.ProseLines("✗ "+s.err.Error(), st.Error, w)...)
+	}
+	out = append(out, widgets.ProseLines("Each client reads the counter, stages an increment of what it read (a check on the stamp it saw + a set of n+1), "+
+		"and commits when you say. Commit B after A has committed, and B's check fails: that is optimistic concurrency.", st.Muted, w)...)
+	out = append(out, "", m.clientColumns(w), "")
+	out = append(out, st.Label.Render("LOG")+st.Muted.Render(fmt.Sprintf(" · %d step(s)", len(s.events))))
+	rows := max(m.height-len(out)-8, 3)
+	from := max(len(s.events)-rows, 0)
+	for i, e := range s.events[from:] {
+		style := st.Text
+		if e.Outcome != nil && !e.Outcome.OK {
+			style = st.Error
+		} else if e.Outcome != nil {
+			style = st.OK
+		}
+		out = append(out, widgets.FitWidth(style.Render(fmt.Sprintf("%3d  %s", from+i+1, widgets.Sanitize(e.String()))), w))
+	}
+	out = append(out, "")
+	out = append(out, m.verdictLines(w)...)
+	return out
+}
+
+// clientColumns draws the clients side by side, the selected one framed.
+func (m Model) clientColumns(w int) string {
+	n := len(m.step.clients)
+	perRow := max(min(n, w/30), 1)
+	colW := min(w/perRow, 52)
+	var rows []string
+	for start := 0; start < n; start += perRow {
+		var cols []string
+		for i := start; i < min(start+perRow, n); i++ {
+			cols = append(cols, m.clientBox(i, colW))
+		}
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cols...))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// clientBox is one client: its snapshot, what it staged, its last commit.
+func (m Model) clientBox(i, w int) string {
+	st := m.styles
+	c := m.step.clients[i]
+	inner := w - m.styles.Pane.GetHorizontalFrameSize()
+	box := st.Pane
+	if i == m.step.selected && m.focused {
+		box = st.PaneFocused
+	}
+	snap, staged, last := st.Muted.Render("not read yet"), st.Muted.Render("nothing staged"), st.Muted.Render("no commit yet")
+	if c.Snapshot != nil {
+		snap = st.Text.Render(fmt.Sprintf("n=%d", c.Snapshot.N)) + st.Muted.Render(" @ "+widgets.StampText(c.Snapshot.Stamp))
+	}
+	if c.Staged != nil {
+		staged = st.Accent.Render(c.Staged.String(raceCounterKey()))
+	}
+	if c.Last != nil && c.Last.OK {
+		last = st.OK.Render(fmt.Sprintf("✓ wrote n=%d @ %s", c.Last.Staged.N, c.Last.Stamp))
+	} else if c.Last != nil {
+		last = st.Error.Render("✗ check failed: nothing written")
+	}
+	next := st.Muted.Render("space: " + string(nextStep(m.step.events, i)))
+	lines := []string{st.Bold.Render("client " + c.Name), "read   " + snap}
+	lines = append(lines, wrapIndented("staged ", staged, inner)...)
+	lines = append(lines, "last   "+last, next)
+	return widgets.Pane(box, strings.Join(lines, "\n"), w, len(lines)+2)
+}
+
+// wrapIndented wraps a styled value after a label, under itself.
+func wrapIndented(label, value string, w int) []string {
+	parts := strings.Split(ansi.Wrap(value, max(w-len(label), 10), ""), "\n")
+	for i := range parts {
+		if i == 0 {
+			parts[i] = label + parts[i]
+		} else {
+			parts[i] = strings.Repeat(" ", len(label)) + parts[i]
+		}
+	}
+	return parts
+}
+
+// verdictLines explain the last failure, or the replay.
+func (m Model) verdictLines(w int) []string {
+	st := m.styles
+	s := m.step
+	var out []string
+	for i := len(s.events) - 1; i >= 0; i-- {
+		o := s.events[i].Outcome
+		if o != nil && !o.OK && o.Explanation != nil {
+			ex := o.Explanation
+			out = append(out, st.Label.Render("WHY "+ex.Client+"'S COMMIT FAILED"))
+			out = append(out, widgets.ProseLines(fmt.Sprintf("expected %s (what %s read) · actual %s", widgets.StampText(ex.Expected), ex.Client, widgets.StampText(ex.Actual)), st.Text, w)...)
+			out = append(out, widgets.ProseLines(ex.String()+". Nothing was written; v recovers (re-read, re-stage), then c commits.", st.Error, w)...)
+			break
+		}
+		if o != nil && o.OK && len(o.Overwrote) > 0 {
+			out = append(out, widgets.ProseLines("LOST UPDATE: "+o.String(), st.Warn, w)...)
+			break
+		}
+	}
+	if s.replay != nil {
+		text, style := fmt.Sprintf("replayed %d commit(s): every one succeeded or failed as in the first run", len(s.replay.after)), st.OK
+		if !s.replay.same() {
+			text, style = "replayed: the outcomes differ from the first run (another client wrote the key meanwhile)", st.Warn
+		}
+		out = append(out, style.Render(text))
+	}
+	return out
+}
+
+// liveLines: the settings, the live counters, per worker.
+func (m Model) liveLines(w int) []string {
+	st := m.styles
+	lv := m.run
+	out := m.header("RACE · live mode", w)
+	lock := ""
+	if lv.lockstep {
+		lock = " · lockstep (every round: all read, then all write)"
+	}
+	out = append(out, st.Text.Render(fmt.Sprintf("%d workers × %d increments, each worker on its own connection%s", lv.workers, lv.increments, lock)))
+	s := lv.snap
+	phase := "ready: enter starts"
+	switch {
+	case lv.starting:
+		phase = "opening the workers' connections…"
+	case lv.race != nil || lv.result != nil:
+		phase = fmt.Sprintf("%s · %s", s.Phase, widgets.Human(s.Elapsed))
+	}
+	out = append(out, st.Muted.Render(phase), "")
+	rate := s.WorkerStats.ConflictRate()
+	out = append(out,
+		fmt.Sprintf("%-14s %8d", "attempts", s.Attempts),
+		st.OK.Render(fmt.Sprintf("%-14s %8d", "successes", s.Successes)),
+		st.Warn.Render(fmt.Sprintf("%-14s %8d", "conflicts", s.Conflicts)),
+		fmt.Sprintf("%-14s %7.1f%% ", "conflict rate", rate*100)+widgets.ShareBar(s.Conflicts, max(s.Attempts, 1), 30, st.Warn, st.Muted).Render(false),
+		"")
+	out = append(out, m.finalLines(w)...)
+	out = append(out, "", st.Label.Render("PER WORKER"))
+	for i, ws := range s.Workers {
+		if len(out) >= m.height-3 {
+			out = append(out, st.Muted.Render(fmt.Sprintf("… %d more", len(s.Workers)-i)))
+			break
+		}
+		out = append(out, fmt.Sprintf("W%-3d attempts %6d  successes %6d  conflicts %6d  ", i+1, ws.Attempts, ws.Successes, ws.Conflicts)+
+			widgets.ShareBar(ws.Successes, int64(lv.increments), 20, st.OK, st.Muted).Render(false))
+	}
+	if lv.err != nil {
+		out = append(out, widgets.ProseLines("✗ "+lv.err.Error(), st.Error, w)...)
+	}
+	return out
+}
+
+// finalLines compare the final counter with the successes.
+func (m Model) finalLines(w int) []string {
+	st := m.styles
+	r := m.run.result
+	if r == nil {
+		return widgets.ProseLines("When the workers finish, the counter is re-read: with the check it moved by exactly the successes; "+
+			"naive (n), it moved by less: updates were lost.", st.Muted, w)
+	}
+	out := []string{fmt.Sprintf("counter %d → %d (moved %d) · successes %d", r.Start, r.Final, r.Final-r.Start, r.Successes)}
+	switch {
+	case r.LostUpdates > 0:
+		out = append(out, st.Error.Render(fmt.Sprintf("✗ %d lost update(s): naive writes overwrote increments they never saw (final %d < start + successes %d)", r.LostUpdates, r.Final, r.Expected)))
+	case r.OtherWrites > 0:
+		out = append(out, st.Warn.Render(fmt.Sprintf("%d increment(s) by other clients during the race", r.OtherWrites)))
+	default:
+		out = append(out, st.OK.Render("✓ final value = start + successes: no update lost"))
+	}
+	return out
+}

@@ -1,0 +1,274 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// SweepKeys are the Sweep tab's key bindings.
+type Keys struct {
+	Up, Down, DryRun, Sweep, Cancel, Rescan key.Binding
+}
+
+// DefaultSweepKeys returns the Sweep tab's default key bindings.
+func DefaultKeys() Keys {
+	return Keys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous prefix")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next prefix")),
+		DryRun: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "dry run")),
+		Sweep:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sweep now (confirm)")),
+		Cancel: key.NewBinding(key.WithKeys("x", "esc"), key.WithHelp("x", "cancel the sweep"), key.WithDisabled()),
+		Rescan: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rescan")),
+	}
+}
+
+// Sweep shows the expired-but-present rows per top-level prefix with a
+// preview, and sweeps them on request in batches with a progress bar, a
+// cancel and a receipt.
+type Model struct {
+	deps     views.Deps
+	styles   themes.Styles
+	keys     Keys
+	readOnly bool
+	focused  bool
+
+	census   *census
+	scanning bool
+	scanErr  error
+	cursor   int // index into census.scopes
+	tags     int
+
+	run      *sweepRun
+	progress sweepProgress
+	receipt  *sweepDone
+	dryBusy  bool
+	// batch is the rows per sweep step (0: store.DefaultSweepBatch) and
+	// pollEvery the progress poll; tests make both smaller.
+	batch     int
+	pollEvery time.Duration
+	// The newest census, dry run and confirmation; older answers are dropped.
+	scanGen, dryGen, askGen int
+
+	width, height int
+}
+
+// sweepConfirmed is what the confirmation dialog's action sends back: the
+// view starts the sweep itself, so that it owns the run and its cancel.
+type sweepConfirmed struct {
+	session, gen int
+	scope        sweepScope
+	now          int64
+}
+
+// NewSweep returns the Sweep view over deps.Store.
+func New(deps views.Deps, styles themes.Styles) Model {
+	m := Model{deps: deps, styles: styles, keys: DefaultKeys(), readOnly: deps.Store.ReadOnly(), pollEvery: progressEvery}
+	m.keys.Sweep.SetEnabled(!m.readOnly)
+	m.scanning, m.tags, m.scanGen = true, 1, 1
+	return m
+}
+
+// Init takes the first census.
+func (m Model) Init() tea.Cmd {
+	return takeCensus(m.deps.Store, m.deps.Session, m.scanGen, m.deps.Now())
+}
+
+// SetSize sets the view's rectangle.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Focus gives the view the keys.
+func (m *Model) Focus() { m.focused = true }
+
+// Blur takes the keys away.
+func (m *Model) Blur() { m.focused = false }
+
+// Busy reports whether a census, a dry run or a sweep is in flight.
+func (m Model) Busy() bool { return m.scanning || m.run != nil || m.dryBusy }
+
+// Capturing is always false: the view has no text input.
+func (m Model) Capturing() bool { return false }
+
+// Refresh takes a new census (the store or the clock changed), unless one
+// or a sweep is in flight.
+func (m Model) Refresh() (Model, tea.Cmd) {
+	if m.scanning || m.run != nil {
+		return m, nil
+	}
+	m.scanning, m.scanGen = true, m.nextTag()
+	cmd := takeCensus(m.deps.Store, m.deps.Session, m.scanGen, m.deps.Now())
+	return m, cmd
+}
+
+// Update handles a message.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case censusDone:
+		if msg.session == m.deps.Session && msg.gen == m.scanGen {
+			m.scanning, m.scanErr = false, msg.err
+			m.census = &msg.census
+			m.cursor = min(m.cursor, len(msg.census.scopes)-1)
+		}
+	case sweepConfirmed:
+		return m.start(msg)
+	case sweepProgress:
+		if m.run != nil && msg.session == m.deps.Session && msg.gen == m.run.gen {
+			m.progress = msg
+			return m, pollSweep(m.deps.Session, m.run, m.pollEvery)
+		}
+	case sweepDone:
+		return m.onDone(msg)
+	case tea.KeyMsg:
+		if m.focused {
+			return m.handleKey(msg)
+		}
+	}
+	return m, nil
+}
+
+// handleKey handles the view's keys.
+func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, k.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(msg, k.Down) && m.census != nil:
+		m.cursor = min(m.cursor+1, len(m.census.scopes)-1)
+	case key.Matches(msg, k.DryRun):
+		cmd = m.dryRun()
+	case key.Matches(msg, k.Sweep):
+		cmd = m.askSweep()
+	case key.Matches(msg, k.Cancel):
+		m.run.cancel()
+		cmd = views.Flash(views.FlashInfo, "cancelling: the sweep stops after its current batch")
+	case key.Matches(msg, k.Rescan):
+		return m.Refresh()
+	default:
+		cmd = widgets.RefuseReadOnly(m.readOnly, msg, k.Sweep)
+	}
+	return m, cmd
+}
+
+// scope is the selected scope, if the census is in.
+func (m Model) scope() (sweepScope, bool) {
+	if m.census == nil || m.cursor >= len(m.census.scopes) {
+		return sweepScope{}, false
+	}
+	return m.census.scopes[m.cursor], true
+}
+
+// dryRun counts what sweeping the selected scope would remove now.
+func (m *Model) dryRun() tea.Cmd {
+	sc, ok := m.scope()
+	if !ok || m.dryBusy || m.run != nil {
+		return nil
+	}
+	if sc.undecodable {
+		return views.Flash(views.FlashInfo, "undecodable rows cannot be addressed by prefix; select all prefixes")
+	}
+	m.dryBusy, m.dryGen = true, m.nextTag()
+	return dryRun(m.deps.Store, m.deps.Session, m.dryGen, scopeName(sc), sc.prefix(), m.deps.Now())
+}
+
+// askSweep asks for confirmation, naming the count and the prefix.
+func (m *Model) askSweep() tea.Cmd {
+	sc, ok := m.scope()
+	switch {
+	case !ok || m.run != nil:
+		return nil
+	case sc.undecodable:
+		return views.Flash(views.FlashInfo, "undecodable rows cannot be addressed by prefix; select all prefixes to sweep them too")
+	case sc.expired == 0:
+		return views.Flash(views.FlashInfo, "nothing under %s is expired at the census time; r rescans", scopeName(sc))
+	}
+	m.askGen = m.nextTag()
+	confirmed := sweepConfirmed{session: m.deps.Session, gen: m.askGen, scope: sc, now: m.deps.Now()}
+	do := func() tea.Msg { return confirmed }
+	return views.Confirm("Sweep expired rows?", "sweep", do,
+		fmt.Sprintf("Deletes the %d row(s) under %s that are expired at %s,", sc.expired, scopeName(sc), widgets.RfcTime(confirmed.now)),
+		"in batches of one short transaction each; a row another writer re-set meanwhile survives. x cancels between batches.")
+}
+
+// start begins a confirmed sweep.
+func (m Model) start(msg sweepConfirmed) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session || msg.gen != m.askGen || m.run != nil {
+		return m, nil
+	}
+	sc := msg.scope
+	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
+	m.run = &sweepRun{gen: m.nextTag(), scope: scopeName(sc), total: sc.expired, cancel: cancel, started: time.Now()}
+	m.progress, m.receipt = sweepProgress{}, nil
+	m.keys.Cancel.SetEnabled(true)
+	return m, tea.Batch(runSweep(ctx, m.deps.Store, m.deps.Session, m.run, store.SweepOptions{Now: msg.now, Prefix: sc.prefix(), Batch: m.batch}), pollSweep(m.deps.Session, m.run, m.pollEvery))
+}
+
+// onDone shows a sweep's or a dry run's receipt, then takes a new census.
+func (m Model) onDone(msg sweepDone) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session {
+		return m, nil
+	}
+	switch {
+	case msg.dryRun && msg.gen == m.dryGen:
+		m.dryBusy = false
+	case !msg.dryRun && m.run != nil && msg.gen == m.run.gen:
+		m.run = nil
+		m.keys.Cancel.SetEnabled(false)
+	default:
+		return m, nil
+	}
+	m.receipt = &msg
+	var flash tea.Cmd
+	switch {
+	case msg.err != nil && errors.Is(msg.err, context.Canceled):
+		flash = views.Flash(views.FlashInfo, "sweep cancelled: %d row(s) removed, %d expired left", msg.res.Swept, msg.res.Remaining)
+	case msg.err != nil:
+		flash = views.Flash(views.FlashError, "sweep: %v", msg.err)
+	case !msg.dryRun:
+		flash = views.Flash(views.FlashOK, "swept %d row(s) under %s in %s", msg.res.Swept, msg.scope, widgets.Human(msg.res.Elapsed))
+	}
+	if msg.dryRun {
+		return m, flash
+	}
+	m, scan := m.Refresh()
+	return m, tea.Batch(flash, scan)
+}
+
+// ShortHelp returns the bindings for the one-line help.
+func (m Model) ShortHelp() []key.Binding {
+	k := m.keys
+	return []key.Binding{k.Up, k.Down, k.DryRun, k.Sweep, k.Cancel, k.Rescan}
+}
+
+// FullHelp returns every live binding, in columns.
+func (m Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{{k.Up, k.Down}, {k.DryRun, k.Sweep, k.Cancel, k.Rescan}}
+}
+
+// nextTag returns a fresh generation tag.
+func (m *Model) nextTag() int {
+	m.tags++
+	return m.tags
+}
+
+// scopeName names a scope in messages: "all prefixes" or the prefix.
+func scopeName(s sweepScope) string {
+	switch {
+	case s.all:
+		return "all prefixes"
+	case s.undecodable:
+		return "(undecodable keys)"
+	}
+	return codec.Format(codec.Key{s.part})
+}

@@ -1,0 +1,138 @@
+package sweep
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+func newSweepHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, path string) *viewtest.Workbench[Model] {
+	t.Helper()
+	h := viewtest.NewWorkbench(t, s, clock, path, New, func(v Model, msg tea.Msg) (Model, tea.Cmd) { return v.Update(msg) })
+	h.Settle(h.V.Init())
+	return h
+}
+
+// TestSweepGolden: the census of the reference store (its expired rows
+// by prefix), a dry run of one prefix, the receipt of its sweep, and the
+// census with the clock moved 10 minutes on.
+func TestSweepGolden(t *testing.T) {
+	s, clock, path := viewtest.Reference(t, false)
+	h := newSweepHarness(t, s, clock, path)
+	t.Run("census", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	target := -1
+	for i, sc := range h.V.census.scopes {
+		if i > 0 && sc.expired > 0 && !sc.undecodable {
+			target = i
+			break
+		}
+	}
+	if target < 0 {
+		t.Fatalf("the reference store has no prefix with expired rows: %+v", h.V.census.scopes)
+	}
+	for h.V.cursor < target {
+		h.Keys("j")
+	}
+	h.Keys("d")
+	h.V.receipt.res.Elapsed = 0 // wall time: not for a golden
+	t.Run("dryrun", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	h.Keys("s")
+	if !strings.Contains(strings.Join(h.Confirms[0].Lines, " "), scopeName(h.V.census.scopes[h.V.cursor])) {
+		t.Fatalf("the confirmation does not name the prefix: %q", h.Confirms[0].Lines)
+	}
+	h.V.receipt = nil
+	clock.Fix(storetest.T0) // the dry run took wall time; the golden must not
+	h.Confirm()
+	h.V.receipt.res.Elapsed = 0 // wall time: not for a golden
+	t.Run("receipt", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	clock.Advance(10 * time.Minute)
+	v, cmd := h.V.Refresh()
+	h.V = v
+	h.Settle(cmd)
+	t.Run("clock+10m", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+}
+
+// TestSweepReadOnly: dry runs work, sweeping is refused and left out of help.
+func TestSweepReadOnly(t *testing.T) {
+	s, clock, path := viewtest.Reference(t, true)
+	h := newSweepHarness(t, s, clock, path)
+	h.Keys("d")
+	if h.V.receipt == nil || !h.V.receipt.dryRun || h.V.receipt.res.Swept == 0 {
+		t.Fatalf("dry run in read-only mode: %+v", h.V.receipt)
+	}
+	h.Keys("s")
+	if len(h.Confirms) > 0 || !strings.Contains(h.LastFlash(), "read-only") {
+		t.Fatalf("s in read-only mode: confirms %d, flash %q", len(h.Confirms), h.LastFlash())
+	}
+	for _, b := range h.V.ShortHelp() {
+		if b.Enabled() && b.Help().Key == "s" {
+			t.Error("help offers s in read-only mode")
+		}
+	}
+}
+
+// TestSweepProgressAndCancel sweeps 5000 expired rows in batches of 100,
+// cancels halfway, and checks the receipt: rows left == total - swept,
+// and the store agrees.
+func TestSweepProgressAndCancel(t *testing.T) {
+	sweepCancelHalfway(t, 5000, 100)
+}
+
+// sweepCancelHalfway seeds n expired rows, sweeps them with the view in
+// batches of batch rows, presses x once half are gone, and checks the
+// progress seen and the receipt.
+func sweepCancelHalfway(t *testing.T, n, batch int) {
+	clock := viewtest.FixedClock()
+	path := filepath.Join(t.TempDir(), "sweep.db")
+	s := viewtest.Open(t, path, clock, false)
+	viewtest.SeedExpired(t, s, "tmp", n)
+	h := newSweepHarness(t, s, clock, path)
+	h.V.batch, h.V.pollEvery = batch, time.Millisecond
+	if got := h.V.census.scopes[0].expired; got != int64(n) {
+		t.Fatalf("census: %d expired, want %d", got, n)
+	}
+	h.Keys("s")
+	do := h.Confirms[len(h.Confirms)-1].Do
+	v, cmd := h.V.Update(do())
+	h.V = v
+	run := h.V.run
+	if run == nil {
+		t.Fatal("the confirmed sweep did not start")
+	}
+	var progressSeen []int64
+	var bar string
+	half := func() bool { return run.swept.Load() >= int64(n/2) }
+	h.Drive(cmd, half, viewtest.Key("x"), func(v Model, msg tea.Msg) {
+		if p, ok := msg.(sweepProgress); ok && v.run != nil && p.swept > 0 && p.swept < int64(n) {
+			progressSeen = append(progressSeen, p.swept)
+			bar = v.View()
+		}
+	}, func(v Model) bool { return v.run == nil && v.receipt != nil && !v.scanning })
+	r := h.V.receipt.res
+	t.Logf("swept %d of %d in %d batches, %d left; %d progress polls in between", r.Swept, n, r.Batches, r.Remaining, len(progressSeen))
+	if r.Swept < int64(n/2) || r.Swept >= int64(n) || r.Remaining != int64(n)-r.Swept {
+		t.Fatalf("receipt: swept %d, remaining %d of %d; want a stop past half with remaining = total - swept", r.Swept, r.Remaining, n)
+	}
+	if len(progressSeen) == 0 || !strings.Contains(bar, "SWEEPING") || !strings.Contains(bar, "%") {
+		t.Fatalf("no progress was shown while sweeping:\n%s", bar)
+	}
+	dry, err := s.Sweep(context.Background(), store.SweepOptions{DryRun: true})
+	if err != nil || dry.Swept != r.Remaining {
+		t.Fatalf("the store holds %d expired rows (%v); the receipt says %d", dry.Swept, err, r.Remaining)
+	}
+	if h.V.census.scopes[0].expired != r.Remaining {
+		t.Errorf("the census after the sweep counts %d expired, want %d", h.V.census.scopes[0].expired, r.Remaining)
+	}
+	if !strings.Contains(h.LastFlash(), "cancelled") {
+		t.Errorf("flash = %q", h.LastFlash())
+	}
+}

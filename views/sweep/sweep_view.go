@@ -1,0 +1,179 @@
+package sweep
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"kvdeck/views/widgets"
+)
+
+// View renders the census and the sweep (left) and the preview (right).
+func (m Model) View() string {
+	if m.width < 40 || m.height < 8 {
+		return "window too small"
+	}
+	lw := m.width * 2 / 3
+	box := m.styles.Pane
+	if m.focused {
+		box = m.styles.PaneFocused
+	}
+	left := widgets.Pane(box, strings.Join(m.mainLines(lw-box.GetHorizontalFrameSize()), "\n"), lw, m.height)
+	right := widgets.Pane(m.styles.Pane, strings.Join(m.previewLines(m.width-lw-m.styles.Pane.GetHorizontalFrameSize()), "\n"), m.width-lw, m.height)
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+// mainLines: the per-prefix table, then the sweep in flight or the last
+// receipt.
+func (m Model) mainLines(w int) []string {
+	st := m.styles
+	out := []string{st.PaneTitle.Render("SWEEP") + st.Muted.Render(" · expired rows still present")}
+	switch {
+	case m.census == nil && m.scanErr != nil:
+		return append(out, widgets.ProseLines("✗ census failed: "+m.scanErr.Error(), st.Error, w)...)
+	case m.census == nil:
+		return append(out, st.Muted.Render("counting expired rows…"))
+	}
+	c := m.census
+	when := "as of " + widgets.RfcTime(c.now)
+	if m.scanning {
+		when += " · rescanning…"
+	}
+	out = append(out, st.Muted.Render(when))
+	if m.scanErr != nil {
+		out = append(out, widgets.ProseLines("✗ the last census failed: "+m.scanErr.Error(), st.Error, w)...)
+	}
+	out = append(out, "", st.Label.Render(fmt.Sprintf("  %-22s %8s %8s %9s %7s  %s", "prefix", "rows", "expired", "bytes", "in 10m", "next expiry")))
+	for i, sc := range c.scopes {
+		out = append(out, m.scopeLine(i, sc, c.now, w))
+	}
+	out = append(out, "")
+	out = append(out, m.clockNote(w)...)
+	out = append(out, "")
+	if m.run != nil {
+		return append(out, m.progressLines(w)...)
+	}
+	out = append(out, m.receiptLines(w)...)
+	if m.readOnly {
+		out = append(out, "", st.Warn.Render("read-only: sweeping is disabled; d still dry-runs"))
+	}
+	return out
+}
+
+// scopeLine is one row of the table.
+func (m Model) scopeLine(i int, sc sweepScope, now int64, w int) string {
+	st := m.styles
+	gutter := "  "
+	if i == m.cursor {
+		gutter = "❯ "
+	}
+	next := "—"
+	if sc.next != nil {
+		next = widgets.Countdown(widgets.MsDur(*sc.next - now))
+	}
+	text := fmt.Sprintf("%s%s %8d %8d %9s %7d  %s", gutter, widgets.FitWidth(widgets.Sanitize(scopeName(sc)), 22),
+		sc.rows, sc.expired, widgets.BytesText(sc.bytes), sc.soon, next)
+	switch {
+	case i == m.cursor && m.focused:
+		return st.Selected.Render(widgets.FitWidth(text, w))
+	case sc.expired > 0:
+		return st.Warn.Render(widgets.FitWidth(text, w))
+	}
+	return st.Text.Render(widgets.FitWidth(text, w))
+}
+
+// clockNote says how the virtual clock bears on the figures.
+func (m Model) clockNote(w int) []string {
+	text := "Expired means expires_at <= the store's clock. \"in 10m\" counts live rows that a sweep 10 minutes from now " +
+		"would also remove; :clock +10m moves the clock there, and the census, dry run and sweep follow it."
+	return widgets.ProseLines(text, m.styles.Muted, w)
+}
+
+// progressLines show a sweep in flight: a bar, the counts, how to cancel.
+func (m Model) progressLines(w int) []string {
+	st := m.styles
+	r := m.run
+	swept := m.progress.swept
+	pct := 100.0
+	if r.total > 0 {
+		pct = float64(min(swept, r.total)) * 100 / float64(r.total)
+	}
+	bar := widgets.ShareBar(swept, r.total, max(w-12, 10), st.Accent, st.Muted).Render(false)
+	return []string{
+		st.Label.Render("SWEEPING ") + st.Text.Render(r.scope),
+		bar + st.Text.Render(fmt.Sprintf(" %5.1f%%", pct)),
+		st.Text.Render(fmt.Sprintf("%d of %d row(s) removed · %d batch(es) · %s", swept, r.total, m.progress.batches, widgets.Human(time.Since(r.started)))),
+		st.HelpKey.Render("x") + st.Muted.Render(" cancels after the current batch"),
+	}
+}
+
+// receiptLines show the last sweep's or dry run's receipt.
+func (m Model) receiptLines(w int) []string {
+	st := m.styles
+	d := m.receipt
+	if m.dryBusy {
+		return []string{st.Muted.Render("dry run: counting…")}
+	}
+	if d == nil {
+		return widgets.ProseLines("d counts what a sweep of the selected prefix would remove; s sweeps it (after a confirmation).", st.Muted, w)
+	}
+	title := "RECEIPT "
+	if d.dryRun {
+		title = "DRY RUN "
+	}
+	out := []string{st.Label.Render(title) + st.Text.Render(d.scope)}
+	r := d.res
+	switch {
+	case d.dryRun:
+		out = append(out, st.Text.Render(fmt.Sprintf("would remove %d row(s); nothing was deleted (%s)", r.Swept, widgets.Human(r.Elapsed))))
+	default:
+		out = append(out, st.OK.Render(fmt.Sprintf("removed %d row(s)", r.Swept))+
+			st.Text.Render(fmt.Sprintf(" in %s · %d batch(es) · %d expired left", widgets.Human(r.Elapsed), r.Batches, r.Remaining)))
+	}
+	next := "none: nothing else in range expires"
+	if r.NextExpiry != nil {
+		next = widgets.RfcTime(*r.NextExpiry)
+	}
+	out = append(out, st.Text.Render("next earliest expiry: "+next))
+	if d.err != nil {
+		out = append(out, widgets.ProseLines("stopped: "+d.err.Error(), st.Warn, w)...)
+	}
+	return out
+}
+
+// previewLines list the selected scope's expired rows (from the census).
+func (m Model) previewLines(w int) []string {
+	st := m.styles
+	sc, ok := m.scope()
+	if !ok {
+		return []string{st.PaneTitle.Render("PREVIEW")}
+	}
+	out := []string{st.PaneTitle.Render("PREVIEW ") + st.Muted.Render(scopeName(sc))}
+	rows := m.height - m.styles.Pane.GetVerticalFrameSize() - 2
+	shown := 0
+	for _, r := range m.census.preview {
+		if !sc.all && r.scope != m.cursor {
+			continue
+		}
+		if shown == rows {
+			break
+		}
+		shown++
+		key := widgets.Line{{Text: "0x" + fmt.Sprintf("%x", r.raw), Style: st.Warn}}
+		if r.key != nil {
+			key = widgets.KeySpans(st, r.key).Restyle(st.Expired)
+		}
+		ago := st.Muted.Render(" " + widgets.Human(widgets.MsDur(m.census.now-r.expiresAt)) + " ago")
+		out = append(out, widgets.FitWidth(key.Render(false), max(w-ansi.StringWidth(ago), 1))+ago)
+	}
+	switch {
+	case sc.expired == 0:
+		out = append(out, st.Muted.Render("nothing expired here"))
+	case int64(shown) < sc.expired:
+		out = append(out, st.Muted.Render(fmt.Sprintf("… %d more expired row(s)", sc.expired-int64(shown))))
+	}
+	return out
+}
