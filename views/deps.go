@@ -9,7 +9,7 @@ import (
 	"kvdeck/store"
 )
 
-// Deps is what the Browse view works with.
+// Deps is what every tab is built with.
 type Deps struct {
 	// Store is the engine; every call runs inside a command.
 	Store Store
@@ -44,11 +44,11 @@ const (
 	WriteTimeout = 15 * time.Second
 )
 
-// errNotCoordStore: store/coord acts on *store.Store; the root always
+// ErrNotEngine: store/coord acts on *store.Store; the root always
 // passes one, so this only shows if a test wires another Store in.
 var ErrNotEngine = errors.New("the coordination views need a kvdeck store (*store.Store)")
 
-// coordStore returns the engine behind deps: store/coord's functions take
+// Engine returns the engine behind deps: store/coord's functions take
 // *store.Store, which is what the root puts in Deps.Store.
 func Engine(deps Deps) (*store.Store, error) {
 	s, ok := deps.Store.(*store.Store)

@@ -1,8 +1,10 @@
-// Package views holds kvdeck's tab views (one file each, with its key map)
-// and the widgets they share: the confirmation dialog, the entry form, the
-// JSON highlighter. Views talk to the store only inside tea.Cmds and tell
-// the root what they need (a flash, a confirmation) through the messages
-// below; they never import the root.
+// Package views is what kvdeck's tabs and the root share: the Deps a tab is
+// built with (the engine behind the Store interface, the clock, the session
+// tag), the deadlines of store calls, and the messages a tab sends the root
+// (FlashMsg, ConfirmMsg, ComposeMsg). The tabs are its subpackages, one each
+// (browse, leases, alarms, queues, compose, race, sweep), drawn with
+// views/widgets; a tab talks to the store only inside tea.Cmds and never
+// imports another tab nor the root.
 package views
 
 import (

@@ -1,3 +1,5 @@
+// Package alarms is the Alarms tab: per class, the due index on a time line
+// with now marked, the alarms, and set, reschedule, delete and fire.
 package alarms
 
 import (
@@ -15,7 +17,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// AlarmsKeys are the Alarms view's key bindings.
+// Keys are the Alarms view's key bindings.
 type Keys struct {
 	widgets.NavKeys
 	Classes, Entries              key.Binding // which list has the keys
@@ -23,7 +25,7 @@ type Keys struct {
 	Set, Reschedule, Delete, Fire key.Binding
 }
 
-// DefaultAlarmsKeys returns the Alarms view's default key bindings.
+// DefaultKeys returns the Alarms view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
 		NavKeys:    widgets.DefaultNavKeys(),
@@ -37,7 +39,7 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Alarms shows, per class, the due index on a time line with now marked,
+// Model shows, per class, the due index on a time line with now marked,
 // each alarm's lateness, retries and consistency findings; it sets,
 // reschedules, deletes and fires alarms.
 type Model struct {
@@ -62,7 +64,7 @@ type alarmItem struct {
 	dupes int // due entries of this id in the class
 }
 
-// NewAlarms returns the Alarms view over deps.Store.
+// New returns the Alarms view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{Base: coordkit.NewBase(deps, styles), keys: DefaultKeys()}
 	if m.ReadOnly {

@@ -1,3 +1,6 @@
+// Package browse is the Browse tab: the key-prefix tree on the left, the
+// selected entry on the right, with the edit and new-key form and compare-
+// and-set writes.
 package browse
 
 import (
@@ -11,7 +14,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// BrowseKeys are the Browse view's key bindings.
+// Keys are the Browse view's key bindings.
 type Keys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Expand, Collapse, Toggle                key.Binding
@@ -20,7 +23,7 @@ type Keys struct {
 	Filter, ClearFilter, Reload             key.Binding
 }
 
-// DefaultBrowseKeys returns the Browse view's default key bindings.
+// DefaultKeys returns the Browse view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
 		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
@@ -45,7 +48,7 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Browse is the key-prefix tree (left) and the selected entry (right).
+// Model is the key-prefix tree (left) and the selected entry (right).
 type Model struct {
 	deps     views.Deps
 	styles   themes.Styles
@@ -74,7 +77,7 @@ type Model struct {
 	width, height int
 }
 
-// NewBrowse returns the Browse view over deps.Store.
+// New returns the Browse view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{
 		deps:     deps,

@@ -41,7 +41,7 @@ func (f EntryForm) View(now int64) string {
 
 func (f EntryForm) keyStatus() string { return widgets.KeyFeedback(f.styles, f.keyIn.Value()) }
 
-func (f EntryForm) valueStatus() string { return widgets.JsonFeedback(f.styles, f.value.Value()) }
+func (f EntryForm) valueStatus() string { return widgets.JSONFeedback(f.styles, f.value.Value()) }
 
 func (f EntryForm) ttlHint(now int64) string {
 	hint := "none = no expiry · or a duration: 30s, 5m"

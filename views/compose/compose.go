@@ -1,3 +1,6 @@
+// Package compose is the Compose tab: an atomic commit built by hand from
+// staged checks, sets and deletes, committed at once, saved to and loaded
+// from a file.
 package compose
 
 import (
@@ -11,7 +14,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// ComposeKeys are the Compose tab's key bindings.
+// Keys are the Compose tab's key bindings.
 type Keys struct {
 	Up, Down, MoveUp, MoveDown        key.Binding
 	AddCheck, AddSet, AddDelete, Edit key.Binding
@@ -19,7 +22,7 @@ type Keys struct {
 	Commit, Retry, Save, Load         key.Binding
 }
 
-// DefaultComposeKeys returns the Compose tab's default key bindings.
+// DefaultKeys returns the Compose tab's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
@@ -48,7 +51,7 @@ type composeOutcome struct {
 	checkOp []int         // the op each check came from
 }
 
-// Compose builds an atomic commit by hand: staged checks, sets and
+// Model builds an atomic commit by hand: staged checks, sets and
 // deletes, their budget, the commit and, when it fails, every check as
 // expected vs actual with the stale ones refreshed on request.
 type Model struct {
@@ -73,7 +76,7 @@ type Model struct {
 	width, height int
 }
 
-// NewCompose returns an empty composition over deps.Store.
+// New returns an empty composition over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{
 		deps: deps, styles: styles, keys: DefaultKeys(), input: widgets.DefaultInputKeys(),

@@ -11,7 +11,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// findingsByKey files findings under their key's text; store-wide ones
+// FindingsByKey files findings under their key's text; store-wide ones
 // (no key) are left out.
 func FindingsByKey(fs []coord.Finding) map[string][]coord.Finding {
 	out := map[string][]coord.Finding{}
@@ -24,7 +24,7 @@ func FindingsByKey(fs []coord.Finding) map[string][]coord.Finding {
 	return out
 }
 
-// severityStyle is how a finding of severity s is drawn.
+// SeverityStyle is how a finding of severity s is drawn.
 func SeverityStyle(st themes.Styles, s coord.Severity) lipgloss.Style {
 	switch s {
 	case coord.SeverityError:
@@ -35,7 +35,7 @@ func SeverityStyle(st themes.Styles, s coord.Severity) lipgloss.Style {
 	return st.Muted
 }
 
-// findingLines renders findings as wrapped prose, w cells wide, each
+// FindingLines renders findings as wrapped prose, w cells wide, each
 // naming its key when withKey is set.
 func FindingLines(st themes.Styles, fs []coord.Finding, w int, withKey bool) []string {
 	var out []string
@@ -49,7 +49,7 @@ func FindingLines(st themes.Styles, fs []coord.Finding, w int, withKey bool) []s
 	return out
 }
 
-// severityMark is a one-cell sign of a severity that reads without colour.
+// SeverityMark is a one-cell sign of a severity that reads without colour.
 func SeverityMark(s coord.Severity) string {
 	switch s {
 	case coord.SeverityError:
@@ -60,7 +60,7 @@ func SeverityMark(s coord.Severity) string {
 	return "·"
 }
 
-// unplaced returns the findings whose key is none of keys: rows a view
+// Unplaced returns the findings whose key is none of keys: rows a view
 // has no line for (a key of the wrong shape), so it lists them apart.
 func Unplaced(fs []coord.Finding, keys map[string]bool) []coord.Finding {
 	var out []coord.Finding
@@ -72,7 +72,7 @@ func Unplaced(fs []coord.Finding, keys map[string]bool) []coord.Finding {
 	return out
 }
 
-// worstSeverity is the most severe severity among fs (info when empty).
+// WorstSeverity is the most severe severity among fs (info when empty).
 func WorstSeverity(fs []coord.Finding) coord.Severity {
 	w := coord.SeverityInfo
 	for _, f := range fs {

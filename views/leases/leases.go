@@ -1,3 +1,6 @@
+// Package leases is the Leases tab: every lease row with its holder, expiry
+// and findings, acquire, release and break (with confirmation), and the cron
+// jobs built on leases.
 package leases
 
 import (
@@ -17,14 +20,14 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// LeasesKeys are the Leases view's key bindings.
+// Keys are the Leases view's key bindings.
 type Keys struct {
 	widgets.NavKeys
 	Sort, Filter, ClearFilter, Reload key.Binding
 	Acquire, Release, Break           key.Binding
 }
 
-// DefaultLeasesKeys returns the Leases view's default key bindings.
+// DefaultKeys returns the Leases view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
 		NavKeys:     widgets.DefaultNavKeys(),
@@ -38,7 +41,7 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Leases lists every lease and cron tick-lease with a live time-to-expiry
+// Model lists every lease and cron tick-lease with a live time-to-expiry
 // bar, and acquires, releases and breaks leases.
 type Model struct {
 	coordkit.Base
@@ -63,7 +66,7 @@ type Model struct {
 	mine map[string]heldLease
 }
 
-// NewLeases returns the Leases view over deps.Store.
+// New returns the Leases view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{
 		Base: coordkit.NewBase(deps, styles), keys: DefaultKeys(), input: widgets.DefaultInputKeys(),

@@ -1,3 +1,6 @@
+// Package queues is the Queues tab: the queues with their depth and
+// histogram, the messages, send and purge, and a poll that decides each
+// claimed message the way a consumer's handler would.
 package queues
 
 import (
@@ -11,7 +14,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// QueuesKeys are the Queues view's key bindings.
+// Keys are the Queues view's key bindings.
 type Keys struct {
 	widgets.NavKeys
 	Queues, Messages        key.Binding // which list has the keys
@@ -20,7 +23,7 @@ type Keys struct {
 	Close                   key.Binding // closes the peek or the poll report
 }
 
-// DefaultQueuesKeys returns the Queues view's default key bindings.
+// DefaultKeys returns the Queues view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
 		NavKeys:  widgets.DefaultNavKeys(),
@@ -35,7 +38,7 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Queues shows each queue's depth, the age of its oldest ready message,
+// Model shows each queue's depth, the age of its oldest ready message,
 // its attempts histogram and its messages; it sends, peeks, polls a batch
 // as a consumer with a decision per message, and purges.
 type Model struct {
@@ -62,7 +65,7 @@ type peekState struct {
 	off int
 }
 
-// NewQueues returns the Queues view over deps.Store.
+// New returns the Queues view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{Base: coordkit.NewBase(deps, styles), keys: DefaultKeys(), pollKeys: DefaultPollKeys()}
 	if m.ReadOnly {

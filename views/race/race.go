@@ -1,3 +1,5 @@
+// Package race is the Race tab: the compare-and-set race, step by step with
+// explanations and replay, or live with workers of their own.
 package race
 
 import (
@@ -9,7 +11,7 @@ import (
 	"kvdeck/views"
 )
 
-// RaceKeys are the Race tab's key bindings.
+// Keys are the Race tab's key bindings.
 type Keys struct {
 	Mode, Naive                        key.Binding
 	Left, Right, Next                  key.Binding // step mode
@@ -18,7 +20,7 @@ type Keys struct {
 	Start, Stop, More, Fewer, Lockstep key.Binding // live mode
 }
 
-// DefaultRaceKeys returns the Race tab's default key bindings.
+// DefaultKeys returns the Race tab's default key bindings.
 func DefaultKeys() Keys {
 	b := func(k, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(k), key.WithHelp(help, desc))
@@ -48,7 +50,7 @@ func DefaultKeys() Keys {
 // format `kvdeck race` uses, so a headless race can join in.
 func raceCounterKey() codec.Key { return codec.Key{codec.String("kvdeck"), codec.String("race")} }
 
-// Race is the CAS race theater: step mode (clients A, B, ... reading,
+// Model is the CAS race theater: step mode (clients A, B, ... reading,
 // staging and committing one key press at a time, with the loser's
 // failure explained and the interleaving replayable) and live mode (N
 // workers on their own connections, with live counters).
@@ -68,7 +70,7 @@ type Model struct {
 	width, height int
 }
 
-// NewRace returns the Race view in step mode over deps.Store.
+// New returns the Race view in step mode over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{deps: deps, styles: styles, keys: DefaultKeys(), readOnly: deps.Store.ReadOnly()}
 	m.step = newStepState(deps)

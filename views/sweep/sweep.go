@@ -1,3 +1,5 @@
+// Package sweep is the Sweep tab: a census of expired rows by scope, a dry
+// run, and a sweep with progress and cancel.
 package sweep
 
 import (
@@ -16,12 +18,12 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// SweepKeys are the Sweep tab's key bindings.
+// Keys are the Sweep tab's key bindings.
 type Keys struct {
 	Up, Down, DryRun, Sweep, Cancel, Rescan key.Binding
 }
 
-// DefaultSweepKeys returns the Sweep tab's default key bindings.
+// DefaultKeys returns the Sweep tab's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous prefix")),
@@ -33,7 +35,7 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Sweep shows the expired-but-present rows per top-level prefix with a
+// Model shows the expired-but-present rows per top-level prefix with a
 // preview, and sweeps them on request in batches with a progress bar, a
 // cancel and a receipt.
 type Model struct {
@@ -71,7 +73,7 @@ type sweepConfirmed struct {
 	now          int64
 }
 
-// NewSweep returns the Sweep view over deps.Store.
+// New returns the Sweep view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{deps: deps, styles: styles, keys: DefaultKeys(), readOnly: deps.Store.ReadOnly(), pollEvery: progressEvery}
 	m.keys.Sweep.SetEnabled(!m.readOnly)
@@ -196,7 +198,7 @@ func (m *Model) askSweep() tea.Cmd {
 	confirmed := sweepConfirmed{session: m.deps.Session, gen: m.askGen, scope: sc, now: m.deps.Now()}
 	do := func() tea.Msg { return confirmed }
 	return views.Confirm("Sweep expired rows?", "sweep", do,
-		fmt.Sprintf("Deletes the %d row(s) under %s that are expired at %s,", sc.expired, scopeName(sc), widgets.RfcTime(confirmed.now)),
+		fmt.Sprintf("Deletes the %d row(s) under %s that are expired at %s,", sc.expired, scopeName(sc), widgets.RFCTime(confirmed.now)),
 		"in batches of one short transaction each; a row another writer re-set meanwhile survives. x cancels between batches.")
 }
 

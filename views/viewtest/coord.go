@@ -30,7 +30,7 @@ type sizable[V any] interface {
 	Focus()
 }
 
-// startCoord builds a focused view of w x h cells over s with build and
+// StartCoord builds a focused view of w x h cells over s with build and
 // loads it.
 func StartCoord[V coordModel[V], P sizable[V]](t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int, build func(views.Deps, themes.Styles) V) *CoordHarness[V] {
 	t.Helper()
@@ -42,7 +42,7 @@ func StartCoord[V coordModel[V], P sizable[V]](t *testing.T, s *store.Store, clo
 	})
 }
 
-// coordHarness drives a coordination view like the bubbletea runtime:
+// CoordHarness drives a coordination view like the bubbletea runtime:
 // every command runs on its own goroutine and its message comes back to
 // Update on the test's goroutine. settle waits until no command is left
 // but the ones parked() says may stay (a poll waiting for the user's
@@ -77,7 +77,7 @@ func (h *CoordHarness[V]) run(cmd tea.Cmd) {
 	go func() { h.msgs <- cmd() }()
 }
 
-// settle runs cmd and feeds the view every answer until it is idle.
+// Settle runs cmd and feeds the view every answer until it is idle.
 func (h *CoordHarness[V]) Settle(cmd tea.Cmd) {
 	h.t.Helper()
 	h.run(cmd)
@@ -120,7 +120,7 @@ func (h *CoordHarness[V]) send(msg tea.Msg) {
 	h.Settle(cmd)
 }
 
-// refresh does what the root does on a live-refresh tick that saw a
+// Refresh does what the root does on a live-refresh tick that saw a
 // change, and settles.
 func (h *CoordHarness[V]) Refresh() {
 	h.t.Helper()
@@ -129,7 +129,7 @@ func (h *CoordHarness[V]) Refresh() {
 	h.Settle(cmd)
 }
 
-// keys sends key presses, settling after each.
+// Keys sends key presses, settling after each.
 func (h *CoordHarness[V]) Keys(names ...string) {
 	h.t.Helper()
 	for _, n := range names {
@@ -137,7 +137,7 @@ func (h *CoordHarness[V]) Keys(names ...string) {
 	}
 }
 
-// typeText types text into whatever has the keys.
+// TypeText types text into whatever has the keys.
 func (h *CoordHarness[V]) TypeText(text string) {
 	h.t.Helper()
 	for _, r := range text {
@@ -145,10 +145,10 @@ func (h *CoordHarness[V]) TypeText(text string) {
 	}
 }
 
-// clearInput empties the focused one-line input.
+// ClearInput empties the focused one-line input.
 func (h *CoordHarness[V]) ClearInput() { h.Keys("end", "ctrl+u") }
 
-// confirm answers the newest confirmation dialog with yes.
+// Confirm answers the newest confirmation dialog with yes.
 func (h *CoordHarness[V]) Confirm() views.ConfirmMsg {
 	h.t.Helper()
 	if len(h.Confirms) == 0 {
@@ -167,7 +167,7 @@ func (h *CoordHarness[V]) lastFlash() string {
 	return h.Flashes[len(h.Flashes)-1].Text
 }
 
-// requireView fails unless the view shows every text.
+// RequireView fails unless the view shows every text.
 func (h *CoordHarness[V]) RequireView(texts ...string) {
 	h.t.Helper()
 	v := h.M.View()
@@ -178,7 +178,7 @@ func (h *CoordHarness[V]) RequireView(texts ...string) {
 	}
 }
 
-// requireFlash fails unless the newest flash holds every text.
+// RequireFlash fails unless the newest flash holds every text.
 func (h *CoordHarness[V]) RequireFlash(texts ...string) {
 	h.t.Helper()
 	for _, s := range texts {
@@ -190,7 +190,7 @@ func (h *CoordHarness[V]) RequireFlash(texts ...string) {
 
 var Ctx = context.Background()
 
-// requireNoHelp fails when help offers one of the keys.
+// RequireNoHelp fails when help offers one of the keys.
 func RequireNoHelp(t *testing.T, groups [][]key.Binding, keys ...string) {
 	t.Helper()
 	for _, g := range groups {

@@ -27,7 +27,7 @@ const (
 	IDTicker2 = "feedfacefeedfacefeedfacefeedface"
 )
 
-// coordStoreAt opens an empty file store on a clock fixed at T; url
+// CoordStoreAt opens an empty file store on a clock fixed at T; url
 // opens it again.
 func CoordStoreAt(t *testing.T) (s *store.Store, clock *store.VirtualClock, url string) {
 	t.Helper()
@@ -36,7 +36,7 @@ func CoordStoreAt(t *testing.T) (s *store.Store, clock *store.VirtualClock, url 
 	return Open(t, url, clock, false), clock, url
 }
 
-// seeder writes rows at chosen instants of a fixed clock.
+// Seeder writes rows at chosen instants of a fixed clock.
 type Seeder struct {
 	T     *testing.T
 	S     *store.Store
@@ -49,7 +49,7 @@ func (w Seeder) at(offset time.Duration) Seeder {
 	return w
 }
 
-// set writes one row, with a TTL when ttl > 0.
+// Set writes one row, with a TTL when ttl > 0.
 func (w Seeder) Set(k codec.Key, value string, ttl time.Duration) {
 	w.T.Helper()
 	var exp *time.Duration
@@ -68,12 +68,12 @@ func (w Seeder) must(err error) {
 	}
 }
 
-// holder is a lease or tick value with a fixed holder.
+// Holder is a lease or tick value with a fixed holder.
 func Holder(n int) string {
 	return fmt.Sprintf(`{"holder":"a1b2c3d4-%04d-4e5f-8a9b-0c1d2e3f4a5b"}`, n)
 }
 
-// seedCoordAnomalies fills s with every kind of row the inspection layer
+// SeedCoordAnomalies fills s with every kind of row the inspection layer
 // reports on, as seen at T, and leaves the clock at T.
 func SeedCoordAnomalies(t *testing.T, s *store.Store, clock *store.VirtualClock) {
 	t.Helper()

@@ -13,7 +13,7 @@ import (
 	"kvdeck/views"
 )
 
-// wb drives one of the workbench views (Compose, Race, Sweep) the way
+// Workbench drives one of the workbench views (Compose, Race, Sweep) the way
 // the root would: keys in, commands run, flashes and confirmations kept.
 type Workbench[V any] struct {
 	T        *testing.T
@@ -32,7 +32,7 @@ type sizedView[V any] interface {
 	Focus()
 }
 
-// newWB builds a view over s at 120x40 (the body is 37 lines), focused.
+// NewWorkbench builds a view over s at 120x40 (the body is 37 lines), focused.
 func NewWorkbench[V any, P sizedView[V]](t *testing.T, s *store.Store, clock *store.VirtualClock, path string,
 	build func(views.Deps, themes.Styles) V, update func(V, tea.Msg) (V, tea.Cmd)) *Workbench[V] {
 	t.Helper()
@@ -52,7 +52,7 @@ func workbenchDeps(t *testing.T, s *store.Store, clock *store.VirtualClock, path
 	}}
 }
 
-// settle runs cmd synchronously (Settle) and feeds the view every
+// Settle runs cmd synchronously (Settle) and feeds the view every
 // answer; flashes and confirmations are kept for the test.
 func (h *Workbench[V]) Settle(cmd tea.Cmd) {
 	h.T.Helper()
@@ -72,7 +72,7 @@ func (h *Workbench[V]) Settle(cmd tea.Cmd) {
 	_ = rest
 }
 
-// keys presses keys one by one, settling after each.
+// Keys presses keys one by one, settling after each.
 func (h *Workbench[V]) Keys(names ...string) {
 	h.T.Helper()
 	for _, n := range names {
@@ -82,7 +82,7 @@ func (h *Workbench[V]) Keys(names ...string) {
 	}
 }
 
-// typeText types text into whatever has the keys.
+// TypeText types text into whatever has the keys.
 func (h *Workbench[V]) TypeText(text string) {
 	h.T.Helper()
 	for _, r := range text {
@@ -90,7 +90,7 @@ func (h *Workbench[V]) TypeText(text string) {
 	}
 }
 
-// confirm answers the last confirmation dialog with yes.
+// Confirm answers the last confirmation dialog with yes.
 func (h *Workbench[V]) Confirm() {
 	h.T.Helper()
 	if len(h.Confirms) == 0 {
@@ -101,7 +101,7 @@ func (h *Workbench[V]) Confirm() {
 	h.Settle(c.Do)
 }
 
-// lastFlash is the text of the newest flash.
+// LastFlash is the text of the newest flash.
 func (h *Workbench[V]) LastFlash() string {
 	if len(h.Flashes) == 0 {
 		return ""
@@ -109,7 +109,7 @@ func (h *Workbench[V]) LastFlash() string {
 	return h.Flashes[len(h.Flashes)-1].Text
 }
 
-// drive runs cmd the way the bubbletea runtime does: every command in its
+// Drive runs cmd the way the bubbletea runtime does: every command in its
 // own goroutine (ticks really wait), answers fed to the view one at a
 // time, until done says so or the deadline passes. When trigger (which
 // must only read atomics) first holds, key is sent, as a user would press
@@ -183,7 +183,7 @@ func (h *Workbench[V]) Drive(cmd tea.Cmd, trigger func() bool, key tea.Msg, seen
 // styles are the styles the goldens are drawn with.
 func testStyles() themes.Styles { return themes.NewStyles(themes.Dark()) }
 
-// seedExpired writes n rows under prefix that are already expired at the
+// SeedExpired writes n rows under prefix that are already expired at the
 // clock, in commits of 1000 sets.
 func SeedExpired(t testing.TB, s *store.Store, prefix string, n int) {
 	t.Helper()

@@ -9,7 +9,7 @@ import (
 // barEighths are the partial blocks a bar ends with, 1/8 to 7/8 of a cell.
 var barEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
 
-// shareBar draws part/whole as a bar of w cells: full blocks, a partial
+// ShareBar draws part/whole as a bar of w cells: full blocks, a partial
 // block for the remainder (to an eighth of a cell), then a light track.
 // The filled part is drawn in fill, the track in track. A part beyond the
 // whole fills the bar; a negative part draws the bare track.

@@ -7,7 +7,7 @@ import (
 	"kvdeck/themes"
 )
 
-// keyFeedback is the live parse result of typed key text: the key drawn
+// KeyFeedback is the live parse result of typed key text: the key drawn
 // part by part, or the parser's error.
 func KeyFeedback(st themes.Styles, text string) string {
 	k, err := codec.Parse(text)
@@ -17,8 +17,8 @@ func KeyFeedback(st themes.Styles, text string) string {
 	return st.OK.Render("✓ ") + KeySpans(st, k).Render(false)
 }
 
-// jsonFeedback is the live validation of a typed JSON value.
-func JsonFeedback(st themes.Styles, v string) string {
+// JSONFeedback is the live validation of a typed JSON value.
+func JSONFeedback(st themes.Styles, v string) string {
 	if _, err := codec.NormalizeJSON([]byte(v)); err != nil {
 		return st.Error.Render("✗ invalid JSON: " + err.Error())
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// stampText shows a check's expectation: the stamp, or "absent".
+// StampText shows a check's expectation: the stamp, or "absent".
 func StampText(s string) string {
 	if s == "" {
 		return "absent"
@@ -13,7 +13,7 @@ func StampText(s string) string {
 	return s
 }
 
-// bytesText is a byte count the way people read one: 812 B, 4.2 KiB, 3.1 MiB.
+// BytesText is a byte count the way people read one: 812 B, 4.2 KiB, 3.1 MiB.
 func BytesText(n int64) string {
 	switch {
 	case n < 1<<10:
@@ -26,7 +26,7 @@ func BytesText(n int64) string {
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
 
-// countdown says how far away an instant is: "in 29s" or "expired 12s ago".
+// Countdown says how far away an instant is: "in 29s" or "expired 12s ago".
 func Countdown(d time.Duration) string {
 	if d > 0 {
 		return "in " + Human(d)
@@ -34,7 +34,7 @@ func Countdown(d time.Duration) string {
 	return "expired " + Human(-d) + " ago"
 }
 
-// human formats a duration the way people read one: 850ms, 12s, 5m12s,
+// Human formats a duration the way people read one: 850ms, 12s, 5m12s,
 // 2h3m, 3d4h.
 func Human(d time.Duration) string {
 	switch {
@@ -50,4 +50,40 @@ func Human(d time.Duration) string {
 		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// TableTime is an instant as the tables show it: month-day and time of
+// day in UTC, with milliseconds when there are any.
+func TableTime(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("01-02 15:04:05.999")
+}
+
+// ShortTime is an instant for prose beside now: the time of day when it
+// falls on now's UTC day, else month-day and time of day.
+func ShortTime(ms, now int64) string {
+	t, n := time.UnixMilli(ms).UTC(), time.UnixMilli(now).UTC()
+	if t.YearDay() == n.YearDay() && t.Year() == n.Year() {
+		return t.Format("15:04:05.999")
+	}
+	return t.Format("Jan 2 15:04:05.999")
+}
+
+// RFCTime is an instant as the detail panes show it (RFC 3339, UTC).
+func RFCTime(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
+}
+
+// MsDur is a span of epoch milliseconds as a duration.
+func MsDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// RelativeTo says where an instant lies from now: "in 12s", "late 3s"
+// (overdue) or "now".
+func RelativeTo(at, now int64, past string) string {
+	switch d := MsDur(at - now); {
+	case d > 0:
+		return "in " + Human(d)
+	case d < 0:
+		return past + " " + Human(-d)
+	}
+	return "now"
 }

@@ -36,7 +36,7 @@ func NewInput(prompt, placeholder string, styles themes.Styles) textinput.Model 
 	return in
 }
 
-// newValueArea returns a themed, unlimited text area for a JSON value,
+// NewValueArea returns a themed, unlimited text area for a JSON value,
 // with line numbers and a steady cursor.
 func NewValueArea(styles themes.Styles) textarea.Model {
 	ta := textarea.New()

@@ -42,7 +42,7 @@ func FitWidth(s string, w int) string {
 	return s + strings.Repeat(" ", w-n)
 }
 
-// spread puts left and right on one line of w cells, right-aligned; when
+// Spread puts left and right on one line of w cells, right-aligned; when
 // they do not fit, left is cut first.
 func Spread(left, right string, w int) string {
 	rw := ansi.StringWidth(right)
@@ -52,7 +52,7 @@ func Spread(left, right string, w int) string {
 	return FitWidth(left, w-rw-1) + " " + right
 }
 
-// scrollTo returns the first visible line of a window of h lines over n
+// ScrollTo returns the first visible line of a window of h lines over n
 // lines so that line cur is visible, moving off as little as possible.
 func ScrollTo(off, cur, h, n int) int {
 	if h <= 0 {
@@ -67,7 +67,7 @@ func ScrollTo(off, cur, h, n int) int {
 	return ClampOffset(off, h, n)
 }
 
-// clampOffset keeps a window of h lines over n lines inside them.
+// ClampOffset keeps a window of h lines over n lines inside them.
 func ClampOffset(off, h, n int) int {
 	if off > n-h {
 		off = n - h
@@ -78,7 +78,7 @@ func ClampOffset(off, h, n int) int {
 	return off
 }
 
-// fitTo cuts or pads lines to exactly n.
+// FitTo cuts or pads lines to exactly n.
 func FitTo(lines []string, n int) []string {
 	if len(lines) > n {
 		return lines[:n]

@@ -13,7 +13,7 @@ import (
 	"kvdeck/themes"
 )
 
-// span is a piece of text with the style it is drawn in. Lines are built
+// Span is a piece of text with the style it is drawn in. Lines are built
 // from spans so that they can be wrapped, truncated or drawn plain (on a
 // selected row) without cutting through escape sequences.
 type Span struct {
@@ -21,10 +21,10 @@ type Span struct {
 	Style lipgloss.Style
 }
 
-// line is one screen line of spans.
+// Line is one screen line of spans.
 type Line []Span
 
-// render draws the line with its styles, or plain when plain is set.
+// Render draws the line with its styles, or plain when plain is set.
 func (l Line) Render(plain bool) string {
 	var b strings.Builder
 	for _, s := range l {
@@ -37,7 +37,7 @@ func (l Line) Render(plain bool) string {
 	return b.String()
 }
 
-// restyle returns the line with every span drawn in st.
+// Restyle returns the line with every span drawn in st.
 func (l Line) Restyle(st lipgloss.Style) Line {
 	out := make(Line, len(l))
 	for i, s := range l {
@@ -46,7 +46,7 @@ func (l Line) Restyle(st lipgloss.Style) Line {
 	return out
 }
 
-// wrap cuts the line into lines of at most w cells, splitting spans where
+// Wrap cuts the line into lines of at most w cells, splitting spans where
 // needed; continuation lines start with indent spaces.
 func (l Line) Wrap(w, indent int) []Line {
 	if w <= indent {
@@ -80,7 +80,7 @@ func (l Line) Wrap(w, indent int) []Line {
 	return append(out, cur)
 }
 
-// partStyle is the style of a key part's type.
+// PartStyle is the style of a key part's type.
 func PartStyle(st themes.Styles, k codec.Kind) lipgloss.Style {
 	switch k {
 	case codec.KindString:
@@ -97,7 +97,7 @@ func PartStyle(st themes.Styles, k codec.Kind) lipgloss.Style {
 	return st.Text
 }
 
-// keySpans draws a key as canonical key text with every part in its type's
+// KeySpans draws a key as canonical key text with every part in its type's
 // style.
 func KeySpans(st themes.Styles, k codec.Key) Line {
 	out := Line{{"[", st.JSONPunct}}
@@ -110,7 +110,7 @@ func KeySpans(st themes.Styles, k codec.Key) Line {
 	return append(out, Span{"]", st.JSONPunct})
 }
 
-// sanitize makes text from the database safe to print on a terminal:
+// Sanitize makes text from the database safe to print on a terminal:
 // control characters (C0 but tab, DEL, C1), line and paragraph separators,
 // bidirectional controls and the byte order mark become visible \uXXXX
 // escapes, so a stored value can neither move the cursor nor reorder what

@@ -6,7 +6,7 @@ import (
 	"kvdeck/themes"
 )
 
-// tableColumn is one column of a columnTable: its title, its width in
+// Column is one column of a columnTable: its title, its width in
 // cells, and when it is left out of a table too narrow for it: drop 0
 // never, else in order of drop (1 first). A width of 0 marks the flexible
 // column, which takes the room the others leave (at least tableFlexMin
@@ -21,14 +21,14 @@ type Column struct {
 // columns are dropped.
 const tableFlexMin = 8
 
-// columnTable lays columns out in a given width.
+// Table lays columns out in a given width.
 type Table struct {
 	cols  []Column
 	show  []bool
 	FlexW int
 }
 
-// newColumnTable fits cols into w cells, one space between columns, dropping
+// NewTable fits cols into w cells, one space between columns, dropping
 // columns in their drop order until the flexible one has tableFlexMin.
 func NewTable(cols []Column, w int) Table {
 	t := Table{cols: cols, show: make([]bool, len(cols))}
@@ -68,7 +68,7 @@ func (t Table) widthOf(i int) int {
 	return t.cols[i].Width
 }
 
-// header renders the column titles.
+// Header renders the column titles.
 func (t Table) Header(st themes.Styles) string {
 	cells := make([]Line, len(t.cols))
 	for i, c := range t.cols {
@@ -77,7 +77,7 @@ func (t Table) Header(st themes.Styles) string {
 	return t.Row(st, cells, false, false)
 }
 
-// row renders one row from its cells (one line per column). A selected row
+// Row renders one row from its cells (one line per column). A selected row
 // is drawn plain in the Selected style, so it reads without colour too;
 // active says whether the list has the keys (else the row is only bold).
 func (t Table) Row(st themes.Styles, cells []Line, selected, active bool) string {

@@ -9,17 +9,17 @@ import (
 	"kvdeck/themes"
 )
 
-// timelineMark is one instant on a time line.
+// TimelineMark is one instant on a time line.
 type TimelineMark struct {
 	At    int64
 	Glyph string
 	Style lipgloss.Style
-	// rank orders marks that fall on one cell: the highest is drawn.
+	// Rank orders marks that fall on one cell: the highest is drawn.
 	Rank     int
 	Selected bool
 }
 
-// timeline draws marks on a linear time axis w cells wide that spans the
+// Timeline draws marks on a linear time axis w cells wide that spans the
 // marks and now: a label line (first instant, "now", last instant), the
 // axis with the marks and now drawn as ┃, and a line with ▲ under the
 // selected mark and ╹ under now. It reads no clock: now is given.

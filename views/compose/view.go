@@ -186,7 +186,7 @@ func (m Model) sideView() string {
 		out = append(out, widgets.FieldLine(st, "expires", widgets.Line{{Text: ttl, Style: st.Text}}, w)...)
 		out = append(out, widgets.FieldLine(st, "size", widgets.Line{{Text: widgets.BytesText(int64(len(op.value))), Style: st.Muted}}, w)...)
 		out = append(out, "")
-		jl, _ := widgets.JsonLines(st, op.value)
+		jl, _ := widgets.JSONLines(st, op.value)
 		for _, l := range jl {
 			for _, wl := range l.Wrap(w, 2) {
 				out = append(out, wl.Render(false))

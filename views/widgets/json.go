@@ -8,10 +8,10 @@ import (
 	"kvdeck/themes"
 )
 
-// jsonLines pretty-prints a stored value (indent 2) and highlights it by
+// JSONLines pretty-prints a stored value (indent 2) and highlights it by
 // token type. A value that is not JSON comes back as its raw text (made
 // safe to print) with valid false, for the caller to flag.
-func JsonLines(st themes.Styles, raw []byte) (lines []Line, valid bool) {
+func JSONLines(st themes.Styles, raw []byte) (lines []Line, valid bool) {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
 		for _, l := range strings.Split(string(raw), "\n") {

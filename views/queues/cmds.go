@@ -99,8 +99,8 @@ func (m Model) onActed(msg queueActed) (Model, tea.Cmd) {
 		flash = views.Flash(views.FlashError, "%s %s: %v", msg.op, msg.queue, msg.err)
 	case msg.op == queueSend:
 		m.Form = nil
-		m.queueList.Id, m.msgList.Id, m.onMessages = msg.queue, msg.id, true
-		flash = views.Flash(views.FlashOK, "sent %s to %s, due %s", msg.id, msg.queue, widgets.RfcTime(msg.dueAt))
+		m.queueList.ID, m.msgList.ID, m.onMessages = msg.queue, msg.id, true
+		flash = views.Flash(views.FlashOK, "sent %s to %s, due %s", msg.id, msg.queue, widgets.RFCTime(msg.dueAt))
 	default:
 		flash = views.Flash(views.FlashOK, "purged %s: %d message(s) deleted", msg.queue, msg.purged)
 	}

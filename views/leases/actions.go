@@ -101,7 +101,7 @@ func (m *Model) startAcquire() {
 			if err != nil {
 				return "", err
 			}
-			return "lapses at " + widgets.RfcTime(now()+d.Milliseconds()) + " unless released", nil
+			return "lapses at " + widgets.RFCTime(now()+d.Milliseconds()) + " unless released", nil
 		})
 	m.Form.SetWidth(m.detailInner())
 }

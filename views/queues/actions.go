@@ -109,7 +109,7 @@ func (m *Model) startSend() {
 			if d == 0 {
 				return "due at once", nil
 			}
-			return "due " + widgets.RfcTime(now()+d.Milliseconds()) + " (in " + widgets.Human(d) + ")", nil
+			return "due " + widgets.RFCTime(now()+d.Milliseconds()) + " (in " + widgets.Human(d) + ")", nil
 		})
 	m.Form.FocusOn(1)
 	m.Form.SetWidth(m.rightInner())

@@ -11,13 +11,13 @@ import (
 	"kvdeck/themes"
 )
 
-// MiniFormKeys are the keys of a small form of one-line fields (acquire a
+// FormKeys are the keys of a small form of one-line fields (acquire a
 // lease, set an alarm, send a message).
 type FormKeys struct {
 	Submit, Next, Prev, Cancel key.Binding
 }
 
-// DefaultMiniFormKeys returns enter to submit, tab / shift+tab (or the
+// DefaultFormKeys returns enter to submit, tab / shift+tab (or the
 // arrows) between fields and esc to cancel.
 func DefaultFormKeys() FormKeys {
 	return FormKeys{
@@ -39,7 +39,7 @@ type miniField struct {
 	check fieldCheck
 }
 
-// miniForm is a few one-line fields with live validation. The owner
+// Form is a few one-line fields with live validation. The owner
 // handles Submit and Cancel (they need the store); the form moves between
 // fields and takes the typing. Owners hold it by pointer and it changes in
 // place, as the model copies that share it are discarded.
@@ -54,12 +54,12 @@ type Form struct {
 	Busy   bool   // the submit is in flight
 }
 
-// newMiniForm returns an empty form; add its fields with add.
+// NewForm returns an empty form; add its fields with add.
 func NewForm(title, note string, st themes.Styles) *Form {
 	return &Form{title: title, note: note, keys: DefaultFormKeys(), styles: st}
 }
 
-// add appends a field holding value; the first field added has the focus.
+// Add appends a field holding value; the first field added has the focus.
 func (f *Form) Add(label, value, placeholder string, check fieldCheck) *Form {
 	in := NewInput("", placeholder, f.styles)
 	in.SetValue(value)
@@ -71,7 +71,7 @@ func (f *Form) Add(label, value, placeholder string, check fieldCheck) *Form {
 	return f
 }
 
-// setWidth sizes the inputs for a pane w cells wide.
+// SetWidth sizes the inputs for a pane w cells wide.
 func (f *Form) SetWidth(w int) {
 	for i := range f.fields {
 		f.fields[i].in.Width = max(w-f.labelWidth()-3, 4)
@@ -86,7 +86,7 @@ func (f *Form) labelWidth() int {
 	return n
 }
 
-// focusOn moves the focus to field i.
+// FocusOn moves the focus to field i.
 func (f *Form) FocusOn(i int) {
 	f.focus = (i + len(f.fields)) % len(f.fields)
 	for j := range f.fields {
@@ -98,21 +98,21 @@ func (f *Form) FocusOn(i int) {
 	}
 }
 
-// formAction is what a key did in a mini form.
-type formAction int
+// FormAction is what a key did in a mini form.
+type FormAction int
 
 // The form actions: the owner submits or closes the form; typing and
 // moving between fields are the form's own.
 const (
-	formTyped formAction = iota
+	formTyped FormAction = iota
 	FormSubmit
 	FormCancel
 )
 
-// handle takes a key: Submit and Cancel are reported to the owner (it
+// Handle takes a key: Submit and Cancel are reported to the owner (it
 // holds the store; a submit in flight is not reported again); other keys
 // move between fields or type into the focused one.
-func (f *Form) Handle(msg tea.KeyMsg) (formAction, tea.Cmd) {
+func (f *Form) Handle(msg tea.KeyMsg) (FormAction, tea.Cmd) {
 	switch {
 	case key.Matches(msg, f.keys.Cancel):
 		return FormCancel, nil
@@ -134,7 +134,7 @@ func (f *Form) Handle(msg tea.KeyMsg) (formAction, tea.Cmd) {
 	return formTyped, cmd
 }
 
-// values returns the fields' texts, or the first field's error.
+// Values returns the fields' texts, or the first field's error.
 func (f Form) Values() ([]string, error) {
 	out := make([]string, len(f.fields))
 	for i, fl := range f.fields {
@@ -149,7 +149,7 @@ func (f Form) Values() ([]string, error) {
 	return out, nil
 }
 
-// view renders the form w cells wide: the title, each field with its
+// View renders the form w cells wide: the title, each field with its
 // live check under it, the note, and the outcome of the last submit.
 func (f Form) View(w int) []string {
 	st := f.styles
@@ -186,12 +186,12 @@ func (f Form) View(w int) []string {
 	return out
 }
 
-// help lists the form's keys.
+// Help lists the form's keys.
 func (f Form) Help() []key.Binding {
 	return []key.Binding{f.keys.Submit, f.keys.Next, f.keys.Prev, f.keys.Cancel}
 }
 
-// nonEmpty checks that a field holds something.
+// NonEmpty checks that a field holds something.
 func NonEmpty(what string) fieldCheck {
 	return func(s string) (string, error) {
 		if strings.TrimSpace(s) == "" {

@@ -1,3 +1,7 @@
+// Package coordkit is the small kit the three coordination tabs (Leases,
+// Alarms, Queues) share: Base, the state each embeds (engine, load
+// generation, focus, size, form, an action in flight), and the findings of
+// store/coord drawn by key.
 package coordkit
 
 import (
@@ -7,7 +11,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// coordBase is the state the coordination views (Leases, Alarms, Queues)
+// Base is the state the coordination views (Leases, Alarms, Queues)
 // share: the engine, the generation of the newest load, focus, size, the
 // form and an action in flight. Each view embeds it.
 type Base struct {
@@ -29,7 +33,7 @@ type Base struct {
 	Width, Height int
 }
 
-// newCoordBase resolves the engine behind deps (coordStore) and tags the
+// NewBase resolves the engine behind deps (coordStore) and tags the
 // first load here, not in Init (Init's receiver is a copy).
 func NewBase(deps views.Deps, styles themes.Styles) Base {
 	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly()}
@@ -44,13 +48,13 @@ func (b *Base) Focus() { b.Focused = true }
 // Blur takes the keys away; a blurred view ignores keys.
 func (b *Base) Blur() { b.Focused = false }
 
-// nextTag returns a fresh generation tag.
+// NextTag returns a fresh generation tag.
 func (b *Base) NextTag() int {
 	b.tags++
 	return b.tags
 }
 
-// startLoad tags a new load; false when there is no store to load from.
+// StartLoad tags a new load; false when there is no store to load from.
 func (b *Base) StartLoad() bool {
 	if b.Store == nil {
 		return false
@@ -59,7 +63,7 @@ func (b *Base) StartLoad() bool {
 	return true
 }
 
-// loadAnswered takes a load's answer of session and gen: false when it is
+// LoadAnswered takes a load's answer of session and gen: false when it is
 // stale (another session, or superseded by a newer load) or failed, so
 // its rows must not be used.
 func (b *Base) LoadAnswered(session, gen int, err error) bool {
@@ -70,7 +74,7 @@ func (b *Base) LoadAnswered(session, gen int, err error) bool {
 	return err == nil
 }
 
-// actionAnswered ends an action of session: false when the answer belongs
+// ActionAnswered ends an action of session: false when the answer belongs
 // to an older session.
 func (b *Base) ActionAnswered(session int) bool {
 	if session != b.Deps.Session {

@@ -38,7 +38,7 @@ func (m Model) mainLines(w int) []string {
 		return append(out, st.Muted.Render("counting expired rows…"))
 	}
 	c := m.census
-	when := "as of " + widgets.RfcTime(c.now)
+	when := "as of " + widgets.RFCTime(c.now)
 	if m.scanning {
 		when += " · rescanning…"
 	}
@@ -135,7 +135,7 @@ func (m Model) receiptLines(w int) []string {
 	}
 	next := "none: nothing else in range expires"
 	if r.NextExpiry != nil {
-		next = widgets.RfcTime(*r.NextExpiry)
+		next = widgets.RFCTime(*r.NextExpiry)
 	}
 	out = append(out, st.Text.Render("next earliest expiry: "+next))
 	if d.err != nil {

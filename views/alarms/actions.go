@@ -99,7 +99,7 @@ func (m *Model) openForm(reschedule bool) {
 	id, at := "", "+30s"
 	if reschedule {
 		it, _ := m.item()
-		id, at = it.ID, widgets.RfcTime(it.EpochMs)
+		id, at = it.ID, widgets.RFCTime(it.EpochMs)
 		title = "RESCHEDULE " + widgets.Sanitize(c.Class) + "/" + widgets.ClipText(it.ID, 12)
 		if it.byID {
 			title = "RE-POST " + widgets.Sanitize(c.Class) + "/" + widgets.ClipText(it.ID, 12)
@@ -115,7 +115,7 @@ func (m *Model) openForm(reschedule bool) {
 			if err != nil {
 				return "", err
 			}
-			return "due " + widgets.RfcTime(t) + " (" + widgets.RelativeTo(t, now(), "overdue by") + ")", nil
+			return "due " + widgets.RFCTime(t) + " (" + widgets.RelativeTo(t, now(), "overdue by") + ")", nil
 		})
 	if reschedule {
 		m.Form.FocusOn(2)
@@ -180,7 +180,7 @@ func (m Model) askDelete() tea.Cmd {
 			"only if it is still at stamp "+it.Versionstamp+". The alarm's by-id record, if any, stays.")
 	}
 	return views.Confirm("Delete this alarm?", "delete", deleteAlarm(m.Store, m.Deps.Session, c.Class, it.ID),
-		"Deletes the alarm "+name+" (due "+widgets.RfcTime(it.EpochMs)+"):",
+		"Deletes the alarm "+name+" (due "+widgets.RFCTime(it.EpochMs)+"):",
 		"its due entry and its by-id record, in one commit. It will not fire.")
 }
 
@@ -198,7 +198,7 @@ func (m Model) askFire() tea.Cmd {
 		}
 	}
 	if due == 0 {
-		return views.Flash(views.FlashInfo, "nothing of %s is due at %s", c.Class, widgets.RfcTime(now))
+		return views.Flash(views.FlashInfo, "nothing of %s is due at %s", c.Class, widgets.RFCTime(now))
 	}
 	return views.Confirm(fmt.Sprintf("Fire %d due alarm(s) of %s now?", due, c.Class), "fire", fireAlarms(m.Store, m.Deps.Session, c.Class, now),
 		"Polls "+widgets.Sanitize(c.Class)+" once as a replica would: claims each due entry (check its stamp + delete), takes the object's lease, and clears the alarm when by-id still matches.",

@@ -150,9 +150,9 @@ func (m Model) onActed(msg leaseActed) (Model, tea.Cmd) {
 		m.Form = nil
 		m.mine = maps.Clone(m.mine)
 		m.mine[kt] = heldLease{Lease: msg.lease, ttl: msg.ttl}
-		m.list.Id = kt
+		m.list.ID = kt
 		flash = views.Flash(views.FlashOK, "acquired %s as holder %s at stamp %s, until %s; r releases it",
-			kt, msg.lease.Holder, msg.lease.Versionstamp, widgets.RfcTime(msg.lease.ExpiresAt))
+			kt, msg.lease.Holder, msg.lease.Versionstamp, widgets.RFCTime(msg.lease.ExpiresAt))
 	case msg.done:
 		m.mine = maps.Clone(m.mine)
 		delete(m.mine, kt)

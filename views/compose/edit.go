@@ -237,7 +237,7 @@ func (e opEditor) view() string {
 	case opCheck:
 		out = append(out, e.stampIn.View(), "       "+e.stampFeedback())
 	case opSet:
-		out = append(out, e.value.View(), widgets.JsonFeedback(st, e.value.Value()), e.ttlIn.View(), "       "+e.ttlFeedback())
+		out = append(out, e.value.View(), widgets.JSONFeedback(st, e.value.Value()), e.ttlIn.View(), "       "+e.ttlFeedback())
 	case opDel:
 		out = append(out, st.Muted.Render("deletes the row if the commit's checks hold (no stamp is issued)"))
 	}

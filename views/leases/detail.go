@@ -62,7 +62,7 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	out = append(out, widgets.FieldLine(st, "stamp", widgets.Line{{Text: r.Versionstamp, Style: st.Text}, {Text: " (fencing token; break checks it)", Style: st.Muted}}, w)...)
 	expires := widgets.Line{{Text: "never: no TTL, the lease never lapses", Style: st.Error}}
 	if r.ExpiresAt != nil {
-		expires = widgets.Line{{Text: widgets.RfcTime(*r.ExpiresAt), Style: st.Text}, {Text: " · " + widgets.Countdown(widgets.MsDur(*r.ExpiresAt-now)), Style: leaseStateStyle(m, state)}}
+		expires = widgets.Line{{Text: widgets.RFCTime(*r.ExpiresAt), Style: st.Text}, {Text: " · " + widgets.Countdown(widgets.MsDur(*r.ExpiresAt-now)), Style: leaseStateStyle(m, state)}}
 	}
 	out = append(out, widgets.FieldLine(st, "expires", expires, w)...)
 	out = append(out, widgets.FieldLine(st, "ttl", widgets.Line{{Text: ttlText(r, mine), Style: st.Text}}, w)...)

@@ -132,7 +132,7 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 		return m, nil
 	case msg.op == alarmFire:
 		m.fired = &alarmFireReport{class: msg.class, at: msg.at, firings: msg.firings, err: msg.err}
-		flash = views.Flash(views.FlashOK, "fired %s at %s: %s", msg.class, widgets.RfcTime(msg.at), fireSummary(msg.firings))
+		flash = views.Flash(views.FlashOK, "fired %s at %s: %s", msg.class, widgets.RFCTime(msg.at), fireSummary(msg.firings))
 		if msg.err != nil {
 			flash = views.Flash(views.FlashError, "fire %s stopped: %v (%s)", msg.class, msg.err, fireSummary(msg.firings))
 		}
@@ -140,9 +140,9 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 		flash = views.Flash(views.FlashError, "%s/%s: %v", msg.class, msg.id, msg.err)
 	case msg.op == alarmSet:
 		m.Form = nil
-		m.entryList.Id = codec.Format(coord.AlarmDueKey(msg.class, msg.at, msg.id))
-		m.classList.Id, m.onEntries = msg.class, true
-		flash = views.Flash(views.FlashOK, "set %s/%s due %s (retry count 0)", msg.class, msg.id, widgets.RfcTime(msg.at))
+		m.entryList.ID = codec.Format(coord.AlarmDueKey(msg.class, msg.at, msg.id))
+		m.classList.ID, m.onEntries = msg.class, true
+		flash = views.Flash(views.FlashOK, "set %s/%s due %s (retry count 0)", msg.class, msg.id, widgets.RFCTime(msg.at))
 	case msg.op == alarmDelete && !msg.done:
 		flash = views.Flash(views.FlashError, "%s/%s: no alarm to delete any more (fired, deleted or rescheduled meanwhile)", msg.class, msg.id)
 	case msg.op == alarmDeleteRow && !msg.done:

@@ -1,0 +1,24 @@
+package compose_test
+
+import (
+	"testing"
+
+	"kvdeck/internal/deptest"
+)
+
+// TestImportDirection: a tab uses views, the widgets and (the three
+// coordination tabs) coordkit; never another tab (tabs hand over through
+// a message to the root), the test harness, the root nor the command line.
+func TestImportDirection(t *testing.T) {
+	deptest.Forbid(t, "kvdeck/views/compose",
+		"kvdeck/tui",
+		"kvdeck/internal/cli",
+		"kvdeck/views/browse",
+		"kvdeck/views/leases",
+		"kvdeck/views/alarms",
+		"kvdeck/views/queues",
+		"kvdeck/views/race",
+		"kvdeck/views/sweep",
+		"kvdeck/views/viewtest",
+	)
+}
