@@ -38,6 +38,10 @@ type Mutation struct {
 	// milliseconds); zero or negative means dead on arrival, as in the
 	// reference.
 	ExpireIn *time.Duration
+	// ExpiresAt, when not nil, sets expires_at to this epoch millisecond
+	// itself, any int64 (restoring a dump: a span from now would overflow
+	// a Duration past ~292 years). At most one of ExpireIn and ExpiresAt.
+	ExpiresAt *int64
 }
 
 // CheckFailure explains one check of a failed commit.
@@ -180,8 +184,13 @@ func buildCommit(checks []Check, muts []Mutation, now int64) ([]stmt, bool, erro
 				return nil, false, fmt.Errorf("%w: mutation %d (%s): %v", ErrInvalidValue, i, m.Key, err)
 			}
 			var expires any
-			if m.ExpireIn != nil {
+			switch {
+			case m.ExpireIn != nil && m.ExpiresAt != nil:
+				return nil, false, fmt.Errorf("%w: mutation %d (%s) has both ExpireIn and ExpiresAt", ErrInvalidArgument, i, m.Key)
+			case m.ExpireIn != nil:
 				expires = now + m.ExpireIn.Milliseconds()
+			case m.ExpiresAt != nil:
+				expires = *m.ExpiresAt
 			}
 			body = append(body, stmt{
 				sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT ?, ?, seq, ? FROM kv_meta WHERE id = 0 AND ok = 1 " +

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"kvdeck/codec"
 	"kvdeck/store"
@@ -96,12 +95,8 @@ func (c *LoadCmd) Run(app *App) error {
 // validate reads every line once and reports the malformed ones.
 func (c *LoadCmd) validate(app *App, in *twoPass) error {
 	var errs []string
-	now := app.Now()
 	err := eachLine(in.first, func(line []byte, n int) error {
 		rec, _, err := parseLoadLine(line, n)
-		if err == nil && rec.expiresAt != nil && outOfRange(*rec.expiresAt-now) {
-			err = fmt.Errorf("line %d: expiresAt %d is too far from now", n, *rec.expiresAt)
-		}
 		if err != nil {
 			if errs = append(errs, err.Error()); len(errs) == maxLoadErrors {
 				return errors.New("too many malformed lines")
@@ -122,12 +117,6 @@ func (c *LoadCmd) validate(app *App, in *twoPass) error {
 		return fmt.Errorf("%s: %s, nothing written:\n  %s%s", c.File, plural(int64(len(errs)), "malformed line"), strings.Join(errs, "\n  "), more)
 	}
 	return nil
-}
-
-// outOfRange reports whether ms milliseconds overflow a time.Duration.
-func outOfRange(ms int64) bool {
-	const limit = int64(1<<63-1) / int64(time.Millisecond)
-	return ms > limit || ms < -limit
 }
 
 // loader writes batches and counts what it did.
@@ -167,7 +156,7 @@ func (l *loader) flush(batch []loadRecord) error {
 				l.res.Existing += existing
 				return nil
 			}
-			checks, muts := l.commit(todo, now)
+			checks, muts := l.commit(todo)
 			res, err := l.s.Commit(l.app.Context(), checks, muts)
 			if err != nil {
 				return fmt.Errorf("the batch starting at line %d: %w", rows[0].line, err)
@@ -210,8 +199,9 @@ func (l *loader) absent(rows []loadRecord) ([]loadRecord, int64, error) {
 }
 
 // commit builds the checks (with --if-absent, each key must still be
-// absent) and sets of a batch; expireIn = expiresAt - now.
-func (l *loader) commit(rows []loadRecord, now int64) ([]store.Check, []store.Mutation) {
+// absent) and sets of a batch, each with its expiresAt as it is: an
+// instant, not a span from now, so no expiry is out of range.
+func (l *loader) commit(rows []loadRecord) ([]store.Check, []store.Mutation) {
 	var checks []store.Check
 	muts := make([]store.Mutation, 0, len(rows))
 	for _, r := range rows {
@@ -219,10 +209,7 @@ func (l *loader) commit(rows []loadRecord, now int64) ([]store.Check, []store.Mu
 			checks = append(checks, store.Check{Key: r.key})
 		}
 		m := store.Mutation{Type: store.MutationSet, Key: r.key, Value: r.value}
-		if r.expiresAt != nil {
-			d := time.Duration(*r.expiresAt-now) * time.Millisecond
-			m.ExpireIn = &d
-		}
+		m.ExpiresAt = r.expiresAt
 		muts = append(muts, m)
 	}
 	return checks, muts

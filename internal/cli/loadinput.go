@@ -28,17 +28,18 @@ type loadRecord struct {
 }
 
 // parseLoadLine reads one line: a dump row
-// {"key","hex","value","versionstamp","expiresAt","expired"} or any
-// {"key","value","expiresAt"?}. It returns ok false for a blank line or a
-// {"meta":...} trailer. versionstamp and expired are ignored (the store
-// issues new stamps; expiry follows expiresAt); hex, when present, must
-// match the key.
+// {"key","hex","value","versionstamp","expiresAt","expired","malformed"?}
+// or any {"key","value","expiresAt"?}. It returns ok false for a blank line
+// or a {"meta":...} trailer. versionstamp, expired and malformed are
+// ignored (the store issues new stamps; expiry follows expiresAt, written
+// as that exact epoch millisecond, whatever its distance from now); hex,
+// when present, must match the key.
 func parseLoadLine(line []byte, n int) (rec loadRecord, ok bool, err error) {
 	rec.line = n
 	if len(bytes.Trim(line, " \t\r")) == 0 {
 		return rec, false, nil
 	}
-	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), "key", "hex", "value", "versionstamp", "expiresAt", "expired", "error", "meta")
+	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), "key", "hex", "value", "versionstamp", "expiresAt", "expired", "error", "malformed", "meta")
 	if err != nil {
 		return rec, false, err
 	}

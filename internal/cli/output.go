@@ -93,6 +93,7 @@ type entryJSON struct {
 	ExpiresAt    *int64          `json:"expiresAt"`
 	Expired      *bool           `json:"expired,omitempty"`
 	Error        string          `json:"error,omitempty"`
+	Malformed    string          `json:"malformed,omitempty"`
 }
 
 // Entry writes one row. physical adds the raw hex and the expired flag
@@ -103,7 +104,7 @@ func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 		return
 	}
 	value, _ := jsonValue(e.Value)
-	out := entryJSON{Value: value, Versionstamp: stampOrNull(e.Versionstamp()), ExpiresAt: e.ExpiresAt, Error: entryError(e)}
+	out := entryJSON{Value: value, Versionstamp: stampOrNull(e.Versionstamp()), ExpiresAt: e.ExpiresAt, Error: decodeError(e), Malformed: e.Malformed}
 	if e.KeyErr == nil {
 		k := e.Key
 		out.Key = &k
@@ -158,17 +159,32 @@ func entryText(e store.Entry, now int64, physical bool) string {
 	return b.String()
 }
 
-// entryError says why a row does not decode, "" when it does.
+// entryError says what is wrong with a row, "" when nothing is: why it
+// does not decode, and which of its columns holds what the reference never
+// writes.
 func entryError(e store.Entry) string {
+	msgs := []string{decodeError(e)}
+	if msgs[0] == "" {
+		msgs = nil
+	}
+	if e.Malformed != "" {
+		msgs = append(msgs, e.Malformed)
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// decodeError says why a row's key or value does not decode, "" when they
+// do. In JSON output it is the "error" field, which makes load skip the
+// row; a malformed ver or expires_at is the separate "malformed" field:
+// such a row loads (expiresAt already holds the instant SQL compares it
+// as, which load writes as an integer, the way the reference would).
+func decodeError(e store.Entry) string {
 	var msgs []string
 	if e.KeyErr != nil {
 		msgs = append(msgs, "key does not decode: "+e.KeyErr.Error())
 	}
 	if !validJSON(e.Value) {
 		msgs = append(msgs, "value is not valid JSON")
-	}
-	if e.Malformed != "" {
-		msgs = append(msgs, e.Malformed)
 	}
 	return strings.Join(msgs, "; ")
 }
