@@ -10,9 +10,9 @@ import (
 )
 
 // newAlarmsHarness runs a focused Alarms view over s at w x h.
-func newAlarmsHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.CoordHarness[Model] {
+func newAlarmsHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.Harness[Model] {
 	t.Helper()
-	return viewtest.StartCoord[Model, *Model](t, s, clock, w, h, New)
+	return viewtest.Start[Model, *Model](t, s, clock, w, h, New)
 }
 
 // TestAlarmsGolden: every alarm anomaly at 120x40 on a fixed clock (the

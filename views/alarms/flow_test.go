@@ -9,7 +9,7 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-func seededAlarms(t *testing.T) *viewtest.CoordHarness[Model] {
+func seededAlarms(t *testing.T) *viewtest.Harness[Model] {
 	t.Helper()
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	viewtest.SeedCoordAnomalies(t, s, clock)
@@ -17,7 +17,7 @@ func seededAlarms(t *testing.T) *viewtest.CoordHarness[Model] {
 }
 
 // selectAlarm selects class and, in it, the row with key k.
-func selectAlarm(t *testing.T, h *viewtest.CoordHarness[Model], class string, k codec.Key) {
+func selectAlarm(t *testing.T, h *viewtest.Harness[Model], class string, k codec.Key) {
 	t.Helper()
 	h.Keys("h", "g")
 	for c, ok := h.M.class(); !ok || c.Class != class; c, ok = h.M.class() {
@@ -36,7 +36,7 @@ func selectAlarm(t *testing.T, h *viewtest.CoordHarness[Model], class string, k 
 	t.Fatalf("no alarm row %s:\n%s", codec.Format(k), h.M.View())
 }
 
-func getAlarm(t *testing.T, h *viewtest.CoordHarness[Model], class, id string) (coord.AlarmRecord, bool) {
+func getAlarm(t *testing.T, h *viewtest.Harness[Model], class, id string) (coord.AlarmRecord, bool) {
 	t.Helper()
 	rec, found, err := coord.GetAlarm(viewtest.Ctx, h.S, class, id)
 	if err != nil {

@@ -11,8 +11,6 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/store"
-	"kvdeck/themes"
-	"kvdeck/views"
 	"kvdeck/views/viewtest"
 )
 
@@ -30,20 +28,16 @@ func TestLargeBrowseReadsWhatItShows(t *testing.T) {
 	seed(t, path)
 
 	s := viewtest.Open(t, path, clock, true)
-	h := &harness{t: t, s: s, clock: clock}
-	h.m = New(views.Deps{Store: s, Now: clock.Now, Session: 1}, themes.NewStyles(themes.Dark()))
-	h.m.SetSize(120, 37) // the body of a 120x40 terminal
-
 	before := s.Counters()
 	began := time.Now()
-	h.settle(h.m.Init())
+	h := startHarness(t, s, clock, 120, 37) // the body of a 120x40 terminal; Init settled
 	first := time.Since(began)
-	loaded := h.m.root.loadedKids()
-	shown := int64(min(loaded, h.m.treeRows()))
+	loaded := h.M.root.loadedKids()
+	shown := int64(min(loaded, h.M.treeRows()))
 	stmts, rows := delta(s.Counters(), before)
 	t.Logf("first frame: %d children shown, %d loaded, %d statements, %d rows read, %v", shown, loaded, stmts, rows, first)
-	if loaded != h.m.pageSize() {
-		t.Fatalf("first frame loaded %d children; want one page (%d)", loaded, h.m.pageSize())
+	if loaded != h.M.pageSize() {
+		t.Fatalf("first frame loaded %d children; want one page (%d)", loaded, h.M.pageSize())
 	}
 	if stmts > shown+slack || rows > shown+slack {
 		t.Errorf("first frame ran %d statements and read %d rows for %d children shown; want at most %d more", stmts, rows, shown, slack)
@@ -51,23 +45,23 @@ func TestLargeBrowseReadsWhatItShows(t *testing.T) {
 
 	before = s.Counters()
 	began = time.Now()
-	h.keys("enter") // ["big"] is the first child
+	h.Keys("enter") // ["big"] is the first child
 	open := time.Since(began)
-	big := h.m.root.find(codec.String("big"))
+	big := h.M.root.find(codec.String("big"))
 	if big == nil || !big.capped {
 		t.Fatalf(`["big"] missing or its count not capped: %+v`, big)
 	}
 	kids := big.loadedKids()
-	shown = int64(h.m.treeRows() - 1) // the ["big"] line itself is on screen too
+	shown = int64(h.M.treeRows() - 1) // the ["big"] line itself is on screen too
 	stmts, rows = delta(s.Counters(), before)
 	t.Logf(`opening ["big"] (200000 children): %d children shown, %d loaded, %d statements, %d rows read, %v`, shown, kids, stmts, rows, open)
-	if kids != h.m.pageSize() || stmts > shown+slack || rows > shown+slack {
+	if kids != h.M.pageSize() || stmts > shown+slack || rows > shown+slack {
 		t.Errorf(`opening ["big"] loaded %d children with %d statements and %d rows; want one page (%d) and at most %d + %d of each`,
-			kids, stmts, rows, h.m.pageSize(), shown, slack)
+			kids, stmts, rows, h.M.pageSize(), shown, slack)
 	}
 
 	before = s.Counters()
-	h.keys("j") // ["big", 0]: its entry
+	h.Keys("j") // ["big", 0]: its entry
 	stmts, rows = delta(s.Counters(), before)
 	t.Logf("selecting a key: %d statements, %d rows read", stmts, rows)
 	if stmts != 1 || rows != 1 {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/internal/storetest"
@@ -16,15 +15,15 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-func newComposeHarness(t *testing.T, readOnly bool) *viewtest.Workbench[Model] {
+func newComposeHarness(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 	t.Helper()
 	s, clock, path := viewtest.Reference(t, readOnly)
-	return viewtest.NewWorkbench(t, s, clock, path, New, func(v Model, msg tea.Msg) (Model, tea.Cmd) { return v.Update(msg) })
+	return viewtest.Start[Model, *Model](t, s, clock, 120, 40-3, New, viewtest.Reopen(path, clock))
 }
 
 // stageCheckAndSet stages, by keys, a check on acme's stored stamp (ctrl+r
 // fills it) and a set of a new value.
-func stageCheckAndSet(h *viewtest.Workbench[Model]) {
+func stageCheckAndSet(h *viewtest.Harness[Model]) {
 	h.T.Helper()
 	h.Keys("c", "ctrl+u")
 	h.TypeText(`["accounts", "acme"]`)
@@ -34,8 +33,8 @@ func stageCheckAndSet(h *viewtest.Workbench[Model]) {
 	h.Keys("tab", "ctrl+u", "up", "ctrl+u")
 	h.TypeText(`{"plan": "pro"}`)
 	h.Keys("ctrl+s")
-	if len(h.V.ops) != 2 || h.V.editor != nil {
-		h.T.Fatalf("staged %d ops, editor open %v:\n%s", len(h.V.ops), h.V.editor != nil, h.V.View())
+	if len(h.M.ops) != 2 || h.M.editor != nil {
+		h.T.Fatalf("staged %d ops, editor open %v:\n%s", len(h.M.ops), h.M.editor != nil, h.M.View())
 	}
 }
 
@@ -43,19 +42,19 @@ func stageCheckAndSet(h *viewtest.Workbench[Model]) {
 // a set by keys, commits after the confirmation, and shows the stamp.
 func TestComposeCommitFlow(t *testing.T) {
 	h := newComposeHarness(t, false)
-	t.Run("empty", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	t.Run("empty", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	stageCheckAndSet(h)
-	t.Run("staged", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	t.Run("staged", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("ctrl+s")
 	h.Confirm()
-	if o := h.V.outcome; o == nil || !o.res.OK {
+	if o := h.M.outcome; o == nil || !o.res.OK {
 		t.Fatalf("commit outcome %+v; flashes %+v", o, h.Flashes)
 	}
 	e, _, _ := h.S.Get(viewtest.Ctx, storetest.Key(t, `["accounts", "acme"]`))
-	if string(e.Value) != `{"plan":"pro"}` || e.Versionstamp() != h.V.outcome.res.Versionstamp {
-		t.Fatalf("stored %s at %s; the view says %s", e.Value, e.Versionstamp(), h.V.outcome.res.Versionstamp)
+	if string(e.Value) != `{"plan":"pro"}` || e.Versionstamp() != h.M.outcome.res.Versionstamp {
+		t.Fatalf("stored %s at %s; the view says %s", e.Value, e.Versionstamp(), h.M.outcome.res.Versionstamp)
 	}
-	t.Run("committed", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	t.Run("committed", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 }
 
 // TestComposeFailedCommitNamesTheCheck: another writer changes the
@@ -74,7 +73,7 @@ func TestComposeFailedCommitNamesTheCheck(t *testing.T) {
 	}
 	h.Keys("ctrl+s")
 	h.Confirm()
-	view := h.V.View()
+	view := h.M.View()
 	for _, want := range []string{"check 1", `["accounts", "acme"]`, "← first failing check", "actual " + theirs, "held", "r refresh"} {
 		if !strings.Contains(view, want) {
 			t.Fatalf("the failure view lacks %q:\n%s", want, view)
@@ -82,11 +81,11 @@ func TestComposeFailedCommitNamesTheCheck(t *testing.T) {
 	}
 	t.Run("failed", func(t *testing.T) { golden.RequireEqual(t, view) })
 	h.Keys("r")
-	if h.V.ops[0].stamp != theirs || !h.V.ops[0].refreshed {
-		t.Fatalf("r did not refresh the stale check: %+v", h.V.ops[0])
+	if h.M.ops[0].stamp != theirs || !h.M.ops[0].refreshed {
+		t.Fatalf("r did not refresh the stale check: %+v", h.M.ops[0])
 	}
 	h.Confirm()
-	if o := h.V.outcome; o == nil || !o.res.OK {
+	if o := h.M.outcome; o == nil || !o.res.OK {
 		t.Fatalf("retry outcome %+v", o)
 	}
 }
@@ -99,8 +98,8 @@ func TestComposeSaveLoadAndEdit(t *testing.T) {
 	h.Keys("d", "ctrl+u")
 	h.TypeText(`["tmp", "gone"]`)
 	h.Keys("ctrl+s", "K") // the delete moves above the set
-	if h.V.ops[1].kind != opDel || h.V.ops[2].kind != opSet {
-		t.Fatalf("K did not move the delete up: %+v", h.V.ops)
+	if h.M.ops[1].kind != opDel || h.M.ops[2].kind != opSet {
+		t.Fatalf("K did not move the delete up: %+v", h.M.ops)
 	}
 	path := filepath.Join(t.TempDir(), "c.json")
 	h.Keys("w", "ctrl+u")
@@ -114,15 +113,15 @@ func TestComposeSaveLoadAndEdit(t *testing.T) {
 	h.Keys("o", "ctrl+u")
 	h.TypeText(path)
 	h.Keys("enter")
-	if len(h.V.ops) != 3 || h.V.ops[1].kind != opDel {
-		t.Fatalf("loaded %+v; flashes %+v", h.V.ops, h.Flashes)
+	if len(h.M.ops) != 3 || h.M.ops[1].kind != opDel {
+		t.Fatalf("loaded %+v; flashes %+v", h.M.ops, h.Flashes)
 	}
 	h.Keys("x")
-	if len(h.V.ops) != 2 {
-		t.Fatalf("x left %d ops", len(h.V.ops))
+	if len(h.M.ops) != 2 {
+		t.Fatalf("x left %d ops", len(h.M.ops))
 	}
-	if !strings.Contains(h.V.View(), "checks 0 · mutations 2/1000") {
-		t.Errorf("budget line:\n%s", h.V.View())
+	if !strings.Contains(h.M.View(), "checks 0 · mutations 2/1000") {
+		t.Errorf("budget line:\n%s", h.M.View())
 	}
 }
 
@@ -130,7 +129,7 @@ func TestComposeSaveLoadAndEdit(t *testing.T) {
 // and a set of the value, keeping the remaining TTL.
 func TestComposeFromBrowse(t *testing.T) {
 	s, clock, _ := viewtest.Reference(t, false)
-	b := viewtest.StartCoord[browse.Model](t, s, clock, 120, 40, browse.New)
+	b := viewtest.Start[browse.Model](t, s, clock, 120, 40, browse.New)
 	m, c := b.M.Goto(storetest.Key(t, `["tmp", "session", "s-77"]`))
 	b.M = m
 	b.Settle(c)
@@ -148,8 +147,8 @@ func TestComposeFromBrowse(t *testing.T) {
 		t.Fatalf("staged %+v and %+v", msg.Checks[0], set)
 	}
 	h := newComposeHarness(t, false)
-	h.V, _ = h.V.Update(msg)
-	if len(h.V.ops) != 2 || h.V.ops[0].kind != opCheck || h.V.ops[1].kind != opSet {
-		t.Fatalf("Compose staged %+v", h.V.ops)
+	h.M, _ = h.M.Update(msg)
+	if len(h.M.ops) != 2 || h.M.ops[0].kind != opCheck || h.M.ops[1].kind != opSet {
+		t.Fatalf("Compose staged %+v", h.M.ops)
 	}
 }

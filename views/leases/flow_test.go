@@ -10,7 +10,7 @@ import (
 )
 
 // selectLease moves the cursor down until the selected row is k.
-func selectLease(t *testing.T, h *viewtest.CoordHarness[Model], k codec.Key) {
+func selectLease(t *testing.T, h *viewtest.Harness[Model], k codec.Key) {
 	t.Helper()
 	h.Keys("g")
 	for range len(h.M.rows) {
@@ -22,7 +22,7 @@ func selectLease(t *testing.T, h *viewtest.CoordHarness[Model], k codec.Key) {
 	t.Fatalf("no row %s:\n%s", codec.Format(k), h.M.View())
 }
 
-func seededLeases(t *testing.T) *viewtest.CoordHarness[Model] {
+func seededLeases(t *testing.T) *viewtest.Harness[Model] {
 	t.Helper()
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	viewtest.SeedCoordAnomalies(t, s, clock)

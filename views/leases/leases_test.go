@@ -10,9 +10,9 @@ import (
 )
 
 // newLeasesHarness runs a focused Leases view over s at w x h.
-func newLeasesHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.CoordHarness[Model] {
+func newLeasesHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.Harness[Model] {
 	t.Helper()
-	return viewtest.StartCoord[Model, *Model](t, s, clock, w, h, New)
+	return viewtest.Start[Model, *Model](t, s, clock, w, h, New)
 }
 
 // TestLeasesGolden: every lease and cron anomaly at 120x40 (the view gets

@@ -11,7 +11,7 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-func seededQueues(t *testing.T) *viewtest.CoordHarness[Model] {
+func seededQueues(t *testing.T) *viewtest.Harness[Model] {
 	t.Helper()
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	viewtest.SeedCoordAnomalies(t, s, clock)

@@ -12,9 +12,9 @@ import (
 // newQueuesHarness runs a focused Queues view over s at w x h. A poll
 // waiting for the operator's decisions is parked: settle does not wait
 // for it.
-func newQueuesHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.CoordHarness[Model] {
+func newQueuesHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.Harness[Model] {
 	t.Helper()
-	hs := viewtest.StartCoord[Model, *Model](t, s, clock, w, h, New)
+	hs := viewtest.Start[Model, *Model](t, s, clock, w, h, New)
 	hs.Parked = func(m Model) int {
 		if m.poll != nil && m.poll.phase == pollDeciding {
 			return 1

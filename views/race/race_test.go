@@ -4,17 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/store/race"
 	"kvdeck/views/viewtest"
 )
 
-func newRaceHarness(t *testing.T, readOnly bool) *viewtest.Workbench[Model] {
+func newRaceHarness(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 	t.Helper()
 	s, clock, path := viewtest.Reference(t, readOnly)
-	return viewtest.NewWorkbench(t, s, clock, path, New, func(v Model, msg tea.Msg) (Model, tea.Cmd) { return v.Update(msg) })
+	return viewtest.Start[Model, *Model](t, s, clock, 120, 40-3, New, viewtest.Reopen(path, clock))
 }
 
 // commitOutcomes lists who committed with which result, in order.
@@ -36,9 +35,9 @@ func commitOutcomes(events []race.Event) string {
 // B recovers and commits; the replay reproduces every outcome.
 func TestRaceStepSecondCommitFailsAndReplays(t *testing.T) {
 	h := newRaceHarness(t, false)
-	t.Run("start", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	t.Run("start", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys(" ", "l", " ", "h", " ", "l", " ", "h", " ", "l", " ") // A read, B read, A stage, B stage, A commit, B commit
-	view := h.V.View()
+	view := h.M.View()
 	for _, want := range []string{"WHY B'S COMMIT FAILED", "expected absent (what B read)", "written by A in between"} {
 		if !strings.Contains(view, want) {
 			t.Fatalf("the view lacks %q:\n%s", want, view)
@@ -46,16 +45,16 @@ func TestRaceStepSecondCommitFailsAndReplays(t *testing.T) {
 	}
 	t.Run("conflict", func(t *testing.T) { golden.RequireEqual(t, view) })
 	h.Keys(" ", " ") // B recovers, then commits
-	first := commitOutcomes(h.V.step.events)
+	first := commitOutcomes(h.M.step.events)
 	if first != "A+ B- B+ " {
 		t.Fatalf("outcomes %q, want A+ B- B+", first)
 	}
 	h.Keys("R")
-	if got := commitOutcomes(h.V.step.events); got != first || h.V.step.replay == nil || !h.V.step.replay.same() {
+	if got := commitOutcomes(h.M.step.events); got != first || h.M.step.replay == nil || !h.M.step.replay.same() {
 		t.Fatalf("replay outcomes %q, want %q", got, first)
 	}
-	if !strings.Contains(h.V.View(), "as in the first run") {
-		t.Errorf("the replay verdict is not shown:\n%s", h.V.View())
+	if !strings.Contains(h.M.View(), "as in the first run") {
+		t.Errorf("the replay verdict is not shown:\n%s", h.M.View())
 	}
 	n, err := race.ReadCounter(viewtest.Ctx, h.S, raceCounterKey())
 	if err != nil || n.N != 2 {
@@ -69,16 +68,16 @@ func TestRaceStepSecondCommitFailsAndReplays(t *testing.T) {
 func TestRaceLive(t *testing.T) {
 	h := newRaceHarness(t, false)
 	h.Keys("m", "L")
-	h.V.run.increments = 10
+	h.M.run.increments = 10
 	live := func(wantLost bool) race.Result {
 		t.Helper()
-		v, cmd := h.V.Update(viewtest.Key("enter"))
-		h.V = v
+		v, cmd := h.M.Update(viewtest.Key("enter"))
+		h.M = v
 		h.Drive(cmd, nil, nil, nil, func(v Model) bool { return v.run.result != nil && !v.run.starting && v.run.race == nil })
-		r := *h.V.run.result
+		r := *h.M.run.result
 		t.Logf("naive=%v: attempts %d, successes %d, conflicts %d, counter %d -> %d", wantLost, r.Attempts, r.Successes, r.Conflicts, r.Start, r.Final)
-		if h.V.run.err != nil {
-			t.Fatal(h.V.run.err)
+		if h.M.run.err != nil {
+			t.Fatal(h.M.run.err)
 		}
 		return r
 	}
@@ -86,16 +85,16 @@ func TestRaceLive(t *testing.T) {
 	if r.Final-r.Start != r.Successes || r.Successes != 40 || r.Conflicts == 0 {
 		t.Fatalf("check+set: final %d - start %d != successes %d (conflicts %d)", r.Final, r.Start, r.Successes, r.Conflicts)
 	}
-	if !strings.Contains(h.V.View(), "no update lost") {
-		t.Errorf("view:\n%s", h.V.View())
+	if !strings.Contains(h.M.View(), "no update lost") {
+		t.Errorf("view:\n%s", h.M.View())
 	}
 	h.Keys("n")
 	r = live(true)
 	if r.Final-r.Start >= r.Attempts || r.LostUpdates == 0 {
 		t.Fatalf("naive: the counter moved %d for %d attempts; want lost updates", r.Final-r.Start, r.Attempts)
 	}
-	if !strings.Contains(h.V.View(), "lost update(s)") {
-		t.Errorf("view:\n%s", h.V.View())
+	if !strings.Contains(h.M.View(), "lost update(s)") {
+		t.Errorf("view:\n%s", h.M.View())
 	}
 }
 
@@ -103,8 +102,8 @@ func TestRaceLive(t *testing.T) {
 func TestRaceReadOnly(t *testing.T) {
 	h := newRaceHarness(t, true)
 	h.Keys("r")
-	if c := h.V.step.clients[0]; c.Snapshot == nil {
-		t.Fatalf("read in read-only mode: %+v (%v)", c, h.V.step.err)
+	if c := h.M.step.clients[0]; c.Snapshot == nil {
+		t.Fatalf("read in read-only mode: %+v (%v)", c, h.M.step.err)
 	}
 	h.Keys("s")
 	if !strings.Contains(h.LastFlash(), "read-only") {

@@ -15,10 +15,9 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-func newSweepHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, path string) *viewtest.Workbench[Model] {
+func newSweepHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, path string) *viewtest.Harness[Model] {
 	t.Helper()
-	h := viewtest.NewWorkbench(t, s, clock, path, New, func(v Model, msg tea.Msg) (Model, tea.Cmd) { return v.Update(msg) })
-	h.Settle(h.V.Init())
+	h := viewtest.Start[Model, *Model](t, s, clock, 120, 40-3, New, viewtest.Reopen(path, clock))
 	return h
 }
 
@@ -28,37 +27,37 @@ func newSweepHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, pa
 func TestSweepGolden(t *testing.T) {
 	s, clock, path := viewtest.Reference(t, false)
 	h := newSweepHarness(t, s, clock, path)
-	t.Run("census", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	t.Run("census", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	target := -1
-	for i, sc := range h.V.census.scopes {
+	for i, sc := range h.M.census.scopes {
 		if i > 0 && sc.expired > 0 && !sc.undecodable {
 			target = i
 			break
 		}
 	}
 	if target < 0 {
-		t.Fatalf("the reference store has no prefix with expired rows: %+v", h.V.census.scopes)
+		t.Fatalf("the reference store has no prefix with expired rows: %+v", h.M.census.scopes)
 	}
-	for h.V.cursor < target {
+	for h.M.cursor < target {
 		h.Keys("j")
 	}
 	h.Keys("d")
-	h.V.receipt.res.Elapsed = 0 // wall time: not for a golden
-	t.Run("dryrun", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	h.M.receipt.res.Elapsed = 0 // wall time: not for a golden
+	t.Run("dryrun", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("s")
-	if !strings.Contains(strings.Join(h.Confirms[0].Lines, " "), scopeName(h.V.census.scopes[h.V.cursor])) {
+	if !strings.Contains(strings.Join(h.Confirms[0].Lines, " "), scopeName(h.M.census.scopes[h.M.cursor])) {
 		t.Fatalf("the confirmation does not name the prefix: %q", h.Confirms[0].Lines)
 	}
-	h.V.receipt = nil
+	h.M.receipt = nil
 	clock.Fix(storetest.T0) // the dry run took wall time; the golden must not
 	h.Confirm()
-	h.V.receipt.res.Elapsed = 0 // wall time: not for a golden
-	t.Run("receipt", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	h.M.receipt.res.Elapsed = 0 // wall time: not for a golden
+	t.Run("receipt", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	clock.Advance(10 * time.Minute)
-	v, cmd := h.V.Refresh()
-	h.V = v
+	v, cmd := h.M.Refresh()
+	h.M = v
 	h.Settle(cmd)
-	t.Run("clock+10m", func(t *testing.T) { golden.RequireEqual(t, h.V.View()) })
+	t.Run("clock+10m", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 }
 
 // TestSweepReadOnly: dry runs work, sweeping is refused and left out of help.
@@ -66,14 +65,14 @@ func TestSweepReadOnly(t *testing.T) {
 	s, clock, path := viewtest.Reference(t, true)
 	h := newSweepHarness(t, s, clock, path)
 	h.Keys("d")
-	if h.V.receipt == nil || !h.V.receipt.dryRun || h.V.receipt.res.Swept == 0 {
-		t.Fatalf("dry run in read-only mode: %+v", h.V.receipt)
+	if h.M.receipt == nil || !h.M.receipt.dryRun || h.M.receipt.res.Swept == 0 {
+		t.Fatalf("dry run in read-only mode: %+v", h.M.receipt)
 	}
 	h.Keys("s")
 	if len(h.Confirms) > 0 || !strings.Contains(h.LastFlash(), "read-only") {
 		t.Fatalf("s in read-only mode: confirms %d, flash %q", len(h.Confirms), h.LastFlash())
 	}
-	for _, b := range h.V.ShortHelp() {
+	for _, b := range h.M.ShortHelp() {
 		if b.Enabled() && b.Help().Key == "s" {
 			t.Error("help offers s in read-only mode")
 		}
@@ -96,15 +95,15 @@ func sweepCancelHalfway(t *testing.T, n, batch int) {
 	s := viewtest.Open(t, path, clock, false)
 	viewtest.SeedExpired(t, s, "tmp", n)
 	h := newSweepHarness(t, s, clock, path)
-	h.V.batch, h.V.pollEvery = batch, time.Millisecond
-	if got := h.V.census.scopes[0].expired; got != int64(n) {
+	h.M.batch, h.M.pollEvery = batch, time.Millisecond
+	if got := h.M.census.scopes[0].expired; got != int64(n) {
 		t.Fatalf("census: %d expired, want %d", got, n)
 	}
 	h.Keys("s")
 	do := h.Confirms[len(h.Confirms)-1].Do
-	v, cmd := h.V.Update(do())
-	h.V = v
-	run := h.V.run
+	v, cmd := h.M.Update(do())
+	h.M = v
+	run := h.M.run
 	if run == nil {
 		t.Fatal("the confirmed sweep did not start")
 	}
@@ -117,7 +116,7 @@ func sweepCancelHalfway(t *testing.T, n, batch int) {
 			bar = v.View()
 		}
 	}, func(v Model) bool { return v.run == nil && v.receipt != nil && !v.scanning })
-	r := h.V.receipt.res
+	r := h.M.receipt.res
 	t.Logf("swept %d of %d in %d batches, %d left; %d progress polls in between", r.Swept, n, r.Batches, r.Remaining, len(progressSeen))
 	if r.Swept < int64(n/2) || r.Swept >= int64(n) || r.Remaining != int64(n)-r.Swept {
 		t.Fatalf("receipt: swept %d, remaining %d of %d; want a stop past half with remaining = total - swept", r.Swept, r.Remaining, n)
@@ -129,8 +128,8 @@ func sweepCancelHalfway(t *testing.T, n, batch int) {
 	if err != nil || dry.Swept != r.Remaining {
 		t.Fatalf("the store holds %d expired rows (%v); the receipt says %d", dry.Swept, err, r.Remaining)
 	}
-	if h.V.census.scopes[0].expired != r.Remaining {
-		t.Errorf("the census after the sweep counts %d expired, want %d", h.V.census.scopes[0].expired, r.Remaining)
+	if h.M.census.scopes[0].expired != r.Remaining {
+		t.Errorf("the census after the sweep counts %d expired, want %d", h.M.census.scopes[0].expired, r.Remaining)
 	}
 	if !strings.Contains(h.LastFlash(), "cancelled") {
 		t.Errorf("flash = %q", h.LastFlash())

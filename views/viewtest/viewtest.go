@@ -1,7 +1,9 @@
 // Package viewtest helps the views and tui tests: it opens stores (a copy
 // of the public reference store among them, through internal/storetest)
-// on the app's virtual clock fixed at the reference instant, and runs
-// commands the way the bubbletea runtime would, synchronously.
+// on the app's virtual clock fixed at the reference instant, and drives
+// one tab the way the root and the bubbletea runtime would (Harness: keys
+// in, every command's answer back to Update, what the tab asks of the root
+// kept), with the seeds the tabs' tests share.
 package viewtest
 
 import (
@@ -36,47 +38,6 @@ func Reference(t testing.TB, readOnly bool) (*store.Store, *store.VirtualClock, 
 	clock := FixedClock()
 	path := storetest.CopyReference(t)
 	return Open(t, path, clock, readOnly), clock, path
-}
-
-// Run executes cmd and every command it batches, synchronously, and
-// returns the messages they produced, in order. Commands must not sleep
-// (views return no ticks).
-func Run(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if batch, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range batch {
-			out = append(out, Run(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
-}
-
-// Settle feeds the messages of cmd to update, and the messages of the
-// commands it returns, until nothing is left; it returns the messages
-// update did not want back (the ones for the root: flashes, confirmations).
-// update reports whether a message was its own.
-func Settle(cmd tea.Cmd, update func(tea.Msg) (tea.Cmd, bool)) []tea.Msg {
-	var rest []tea.Msg
-	queue := Run(cmd)
-	for len(queue) > 0 {
-		msg := queue[0]
-		queue = queue[1:]
-		next, mine := update(msg)
-		if !mine {
-			rest = append(rest, msg)
-			continue
-		}
-		queue = append(queue, Run(next)...)
-	}
-	return rest
 }
 
 // specialKeys maps key names to bubbletea key types.
