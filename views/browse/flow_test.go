@@ -161,6 +161,28 @@ func TestBrowseNewKey(t *testing.T) {
 	}
 }
 
+// A new key under a level that is already open and loaded is selected
+// once written: the jump to it waits for the level's reload instead of
+// looking in the children read before the write ("no key …" and the
+// cursor left on the parent, issue 13 bug 1).
+func TestBrowseNewKeyInAnOpenLevel(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	h.goTo(`["accounts", "acme"]`)
+	h.keys("n", "ctrl+u")
+	h.typeText(`["accounts", "newco"]`)
+	h.keys("tab", "ctrl+u")
+	h.typeText(`1`)
+	h.keys("ctrl+s")
+	if n := h.m.selected(); n == nil || codec.Format(n.key) != `["accounts", "newco"]` {
+		t.Fatalf("the new key is not selected (flash %q):\n%s", h.lastFlash(), h.m.View())
+	}
+	for _, f := range h.flashes {
+		if strings.Contains(f.Text, "no key") {
+			t.Errorf("flash %q after writing the key", f.Text)
+		}
+	}
+}
+
 func TestBrowseFilter(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	h.Keys("enter", "j", "/")

@@ -42,12 +42,14 @@ func (m *Model) advanceJump() tea.Cmd {
 			n = child
 			continue
 		}
-		partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil)
+		if n.loading {
+			// A reload in flight (after a write, the new key's level)
+			// may bring the child: its answer advances the jump again.
+			return nil
+		}
+		partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil) || n.anyStale()
 		if !partial || j.seekDepth == d {
 			return m.failJump("no key %s", codec.Format(j.target))
-		}
-		if n.loading {
-			return nil
 		}
 		j.seekDepth = d
 		seek, err := codec.Encode(j.target[:d+1])

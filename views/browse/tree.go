@@ -132,6 +132,17 @@ func (n *node) markStale() {
 	}
 }
 
+// anyStale reports whether a loaded page of n waits for a re-read: a child
+// missing from what was read may exist now.
+func (n *node) anyStale() bool {
+	for _, p := range n.pages {
+		if p.stale {
+			return true
+		}
+	}
+	return false
+}
+
 // lookup finds the node of key under root by walking the loaded levels.
 func lookup(root *node, key codec.Key) *node {
 	n := root
