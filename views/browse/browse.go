@@ -108,7 +108,15 @@ func (m Model) Init() tea.Cmd {
 
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
+	// A cursor on screen stays on screen when the terminal shrinks (it
+	// was left below the last row until the next key, issue 13 bug 2).
+	visible := m.cursor >= m.offset && m.cursor < m.offset+m.treeRows()
 	m.width, m.height = w, h
+	if visible {
+		m.offset = widgets.ScrollTo(m.offset, m.cursor, m.treeRows(), len(m.rows))
+	} else {
+		m.offset = widgets.ClampOffset(m.offset, m.treeRows(), len(m.rows))
+	}
 	m.filterIn.Width = m.treeInner() - 4
 	if m.form != nil {
 		m.form.SetSize(m.entryInner(), m.innerHeight())

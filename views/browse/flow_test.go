@@ -183,6 +183,21 @@ func TestBrowseNewKeyInAnOpenLevel(t *testing.T) {
 	}
 }
 
+// After the terminal shrinks, the selected row is still on screen (it was
+// off screen, "KEYS 26/26" with no ❯, until the next key: issue 13 bug 2).
+func TestBrowseCursorStaysVisibleOnShrink(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	h.keys("G") // the last root row, near the bottom of a 40-row screen
+	before := h.m.View()
+	if !strings.Contains(before, "❯") {
+		t.Fatalf("no cursor before the resize:\n%s", before)
+	}
+	h.m.SetSize(60, 12)
+	if v := h.m.View(); !strings.Contains(v, "❯") {
+		t.Fatalf("the cursor is off screen after shrinking to 60x12:\n%s", v)
+	}
+}
+
 func TestBrowseFilter(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	h.Keys("enter", "j", "/")
