@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/store/race"
+	"kvdeck/themes"
+	"kvdeck/views"
 	"kvdeck/views/viewtest"
 )
 
@@ -108,5 +110,20 @@ func TestRaceReadOnly(t *testing.T) {
 	h.Keys("s")
 	if !strings.Contains(h.LastFlash(), "read-only") {
 		t.Fatalf("flash = %q", h.LastFlash())
+	}
+}
+
+// TestRaceSelectedClientWithoutColour: under NO_COLOR (the mono theme,
+// colours stripped) selecting client B instead of A changes what is drawn;
+// only the border colour told them apart (issue 13 bug 3).
+func TestRaceSelectedClientWithoutColour(t *testing.T) {
+	s, clock, _ := viewtest.Reference(t, false)
+	m := New(views.Deps{Store: s, Now: clock.Now, Session: 1}, themes.NewStyles(themes.Mono()))
+	m.SetSize(100, 30)
+	m.Focus()
+	a := m.View()
+	m, _ = m.Update(viewtest.Key("l"))
+	if b := m.View(); a == b {
+		t.Fatalf("client A and client B selected look the same without colour:\n%s", a)
 	}
 }
