@@ -59,7 +59,7 @@ func (a *app) waitFor(texts ...string) {
 			}
 		}
 		return true
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}, teatest.WithDuration(2*time.Minute), teatest.WithCheckInterval(20*time.Millisecond))
 }
 
 func (a *app) keys(names ...string) {
@@ -306,6 +306,32 @@ func TestParseCommand(t *testing.T) {
 		}
 		if got != tc.want && !(tc.want == "clock +5m0s" && strings.HasSuffix(got, "5m0s")) {
 			t.Errorf("parseCommand(%q) = %s (%v), want %s", tc.line, got, err, tc.want)
+		}
+	}
+}
+
+// TestHelpScrollsAt80x24: the help is taller than an 80x24 screen; it says
+// which lines it shows and scrolls to its end (it was cut, with no way to
+// see the rest: issue 13 bug 7).
+func TestHelpScrollsAt80x24(t *testing.T) {
+	a := reference(t, false, 80, 24)
+	a.keys("?")
+	a.waitFor("HELP · Browse", "lines 1-18 of")
+	a.keys("G")
+	a.waitFor("closes this help")
+	golden.RequireEqual(t, a.final().View())
+}
+
+// TestHelpNotesBelongToTheirTab: only Browse's help speaks of e and d as
+// CAS-guarded edit and delete; every tab has a note of its own.
+func TestHelpNotesBelongToTheirTab(t *testing.T) {
+	for tb := range numTabs {
+		notes := strings.Join(tabNotes(tb), " ")
+		if notes == "" {
+			t.Errorf("%s has no help note", tb)
+		}
+		if tb != tabBrowse && strings.Contains(notes, "e and d") {
+			t.Errorf("%s's help claims what e and d do on Browse: %s", tb, notes)
 		}
 	}
 }

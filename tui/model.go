@@ -34,6 +34,7 @@ type model struct {
 	seen    [numTabs]store.Version // the store version each tab last showed
 	help    help.Model
 	helping bool
+	helpOff int // the first help line shown: help scrolls
 	confirm widgets.ConfirmDialog
 	cmdline textinput.Model
 	typing  bool // the command line has the keys
@@ -144,6 +145,7 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, m.keys.Help, m.keys.Quit, m.input.Cancel) {
 			m.helping = false
 		}
+		m.helpOff = clampHelp(scrollHelp(msg, m.helpOff, m.helpPage()), len(m.helpLines()), m.helpPage())
 		return m, nil
 	case m.typing:
 		return m.handleCommandLine(msg)
@@ -155,7 +157,7 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Quit):
 		return m, tea.Quit
 	case key.Matches(msg, m.keys.Help):
-		m.helping = true
+		m.helping, m.helpOff = true, 0
 	case key.Matches(msg, m.keys.Command):
 		m.typing = true
 		m.cmdline.Reset()
@@ -191,7 +193,11 @@ func (m model) splitRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // handleMouse gives wheel and clicks on the body to the focused view, in
 // the view's coordinates.
 func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if m.confirm.Open() || m.helping || msg.Y < 1 || msg.Y >= m.height-2 {
+	if m.helping {
+		m.helpOff = clampHelp(scrollHelpWheel(msg, m.helpOff), len(m.helpLines()), m.helpPage())
+		return m, nil
+	}
+	if m.confirm.Open() || msg.Y < 1 || msg.Y >= m.height-2 {
 		return m, nil
 	}
 	msg.Y--

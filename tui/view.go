@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -127,20 +128,91 @@ func (m model) refreshText() string {
 }
 
 // helpView is the full help: the global keys and every live key of the
-// focused view.
+// focused view, then notes true of this tab. It scrolls (↑↓, pgup/pgdn,
+// g/G, the wheel) when it is taller than the screen.
 func (m model) helpView(h int) string {
+	lines := m.helpLines()
+	page := max(h-3, 1) // the frame and the title line
+	off := clampHelp(m.helpOff, len(lines), page)
+	title := "HELP · " + m.tab.String()
+	if len(lines) > page {
+		title += fmt.Sprintf("  lines %d-%d of %d · ↑↓ pgup pgdn scroll", off+1, min(off+page, len(lines)), len(lines))
+	}
+	shown := append([]string{m.styles.PaneTitle.Render(title)}, lines[off:min(off+page, len(lines))]...)
+	return widgets.Pane(m.styles.PaneFocused, strings.Join(shown, "\n"), m.width, h)
+}
+
+// helpLines is the whole help below its title, one screen line each.
+func (m model) helpLines() []string {
 	groups := append([][]key.Binding{m.keys.bindings()}, m.tabs.view(m.tab).FullHelp()...)
-	title := m.styles.PaneTitle.Render("HELP · " + m.tab.String())
-	notes := []string{
-		"Writes are CAS-guarded: e and d act only if the key still has the stamp shown, so a change by another writer is never overwritten.",
-		"Commands: " + strings.TrimPrefix(commandUsage, "commands: "),
-		"Store: " + storeLine(m.info) + ". ? or esc closes this help.",
-	}
-	lines := []string{title, "", m.helpGrid(groups, m.width-4), ""}
+	notes := append(tabNotes(m.tab),
+		"Commands: "+strings.TrimPrefix(commandUsage, "commands: "),
+		"Store: "+storeLine(m.info)+". ? or esc closes this help.")
+	text := []string{"", m.helpGrid(groups, m.width-4), ""}
 	for _, n := range notes {
-		lines = append(lines, m.styles.Muted.Render(ansi.Wordwrap(n, m.width-6, " ")))
+		text = append(text, m.styles.Muted.Render(ansi.Wordwrap(n, m.width-6, " ")))
 	}
-	return widgets.Pane(m.styles.PaneFocused, strings.Join(lines, "\n"), m.width, h)
+	return strings.Split(strings.Join(text, "\n"), "\n")
+}
+
+// helpPage is how many help lines one screen shows.
+func (m model) helpPage() int { return max(m.height-3-3, 1) }
+
+// clampHelp keeps a help offset within the lines.
+func clampHelp(off, n, page int) int { return max(min(off, n-page), 0) }
+
+// scrollHelp moves the help offset for a key; the caller clamps it.
+func scrollHelp(msg tea.KeyMsg, off, page int) int {
+	switch msg.String() {
+	case "up", "k":
+		return max(off-1, 0)
+	case "down", "j":
+		return off + 1
+	case "pgup", "ctrl+b":
+		return max(off-page, 0)
+	case "pgdown", "ctrl+f", " ":
+		return off + page
+	case "home", "g":
+		return 0
+	case "end", "G":
+		return 1 << 20
+	}
+	return off
+}
+
+// scrollHelpWheel moves the help offset for the mouse wheel.
+func scrollHelpWheel(msg tea.MouseMsg, off int) int {
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		return max(off-3, 0)
+	case tea.MouseButtonWheelDown:
+		return off + 3
+	}
+	return off
+}
+
+// tabNotes are what a tab's writes guard against and what they leave, in
+// words true of that tab (every tab used to claim "e and d act only if
+// the key still has the stamp shown", even where e and d mean something
+// else).
+func tabNotes(t tab) []string {
+	switch t {
+	case tabBrowse:
+		return []string{"e and d are CAS-guarded: they act only if the key still has the stamp shown, so a change by another writer is never overwritten; a conflict shows the new stamp."}
+	case tabLeases:
+		return []string{"b breaks a lease only if it still has the stamp shown (a lease taken again meanwhile is left alone); r releases only a lease kvdeck acquired."}
+	case tabAlarms:
+		return []string{"f fires the due alarms as a poller would, without a handler: they are consumed. e (reschedule) and d (delete) change the by-id record and the due entry together."}
+	case tabQueues:
+		return []string{"c claims a batch as a consumer: its messages are out of the store until you decide each one. x purges every message of the queue."}
+	case tabCompose:
+		return []string{"ctrl+s commits every staged operation in one transaction: all checks hold and every mutation applies, or nothing does."}
+	case tabRace:
+		return []string{"The race writes the counter " + `["kvdeck", "race"]` + " of this store; live mode runs workers on connections of their own."}
+	case tabSweep:
+		return []string{"s deletes rows still expired when their batch runs (a row set again meanwhile survives); d only counts."}
+	}
+	return nil
 }
 
 // helpGrid lays the help columns out left to right, starting a new row
