@@ -35,7 +35,7 @@ type clockChange struct {
 	fix     int64         // an instant (epoch ms), when not zero
 }
 
-const commandUsage = "commands: :open URL · :goto KEY · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :q"
+const commandUsage = "commands: :open URL · :goto KEY · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
 
 // parseCommand reads a command line (without the colon).
 func parseCommand(line string) (command, error) {
@@ -72,6 +72,8 @@ func parseCommand(line string) (command, error) {
 		c.clock = cc
 	case "q", "quit":
 		c.verb = "quit"
+	case "log", "messages":
+		c.verb = "log"
 	default:
 		return c, fmt.Errorf("unknown command %q; %s", verb, commandUsage)
 	}
@@ -138,6 +140,10 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 	switch c.verb {
 	case "quit":
 		return m, tea.Quit
+	case "log":
+		m.logging = true
+		m.helpOff = clampHelp(1<<20, len(m.logLines()), m.helpPage()) // the newest at the bottom
+		return m, nil
 	case "open":
 		if m.cfg.Open == nil {
 			return m, views.Flash(views.FlashError, ":open is not available here")

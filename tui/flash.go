@@ -15,6 +15,27 @@ type flashState struct {
 	msg views.FlashMsg
 	on  bool
 	gen int
+	// log keeps the last maxLog messages in full, oldest first, with the
+	// wall time they came (:log shows them: the flash line and the status
+	// bar cut long text and forget it).
+	log []logEntry
+}
+
+// logEntry is one message of the log.
+type logEntry struct {
+	at  time.Time
+	msg views.FlashMsg
+}
+
+// maxLog bounds the message log.
+const maxLog = 200
+
+// record adds msg to the log.
+func (f *flashState) record(msg views.FlashMsg) {
+	if len(f.log) == maxLog {
+		f.log = append(f.log[:0], f.log[1:]...)
+	}
+	f.log = append(f.log, logEntry{at: time.Now(), msg: msg})
 }
 
 // flashExpired clears the flash of generation gen.
@@ -25,6 +46,7 @@ type flashExpired struct{ gen int }
 func (f *flashState) show(msg views.FlashMsg) tea.Cmd {
 	f.gen++
 	f.msg, f.on = msg, true
+	f.record(msg)
 	d := 4 * time.Second
 	if msg.Level == views.FlashError {
 		d = 8 * time.Second

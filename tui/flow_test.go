@@ -335,3 +335,20 @@ func TestHelpNotesBelongToTheirTab(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageLog: a message too long for the flash line is cut there,
+// with a pointer to :log, and :log shows it in full, wrapped (issue 13:
+// the status line can be cut, the log cannot).
+func TestMessageLog(t *testing.T) {
+	a := reference(t, false, 80, 24)
+	a.command("open /nonexistent/folder/with/a/rather/long/name/that/does/not/fit/x.db")
+	a.waitFor("(all in :log)")
+	a.command("log")
+	a.waitFor("MESSAGE LOG", "unable to open database file (14)", "✗ cannot open")
+	a.keys("esc")
+	a.waitFor("KEYS")
+	m := a.final()
+	if len(m.flash.log) < 2 || !strings.Contains(m.flash.log[len(m.flash.log)-1].msg.Text, "cannot open") {
+		t.Fatalf("log = %+v", m.flash.log)
+	}
+}

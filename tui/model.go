@@ -34,7 +34,8 @@ type model struct {
 	seen    [numTabs]store.Version // the store version each tab last showed
 	help    help.Model
 	helping bool
-	helpOff int // the first help line shown: help scrolls
+	logging bool // the message log (:log) is shown
+	helpOff int  // the first line shown of the help or the log: both scroll
 	confirm widgets.ConfirmDialog
 	cmdline textinput.Model
 	typing  bool // the command line has the keys
@@ -147,6 +148,12 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		m.helpOff = clampHelp(scrollHelp(msg, m.helpOff, m.helpPage()), len(m.helpLines()), m.helpPage())
 		return m, nil
+	case m.logging:
+		if key.Matches(msg, m.keys.Help, m.keys.Quit, m.input.Cancel) {
+			m.logging = false
+		}
+		m.helpOff = clampHelp(scrollHelp(msg, m.helpOff, m.helpPage()), len(m.logLines()), m.helpPage())
+		return m, nil
 	case m.typing:
 		return m.handleCommandLine(msg)
 	case m.tabs.view(m.tab).Capturing():
@@ -195,6 +202,10 @@ func (m model) splitRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	if m.helping {
 		m.helpOff = clampHelp(scrollHelpWheel(msg, m.helpOff), len(m.helpLines()), m.helpPage())
+		return m, nil
+	}
+	if m.logging {
+		m.helpOff = clampHelp(scrollHelpWheel(msg, m.helpOff), len(m.logLines()), m.helpPage())
 		return m, nil
 	}
 	if m.confirm.Open() || msg.Y < 1 || msg.Y >= m.height-2 {

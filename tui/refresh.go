@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/store"
+	"kvdeck/views"
 )
 
 // versionTimeout bounds the change-detection read of one tick.
@@ -83,6 +84,9 @@ func (m model) onVersion(msg versionRead) (tea.Model, tea.Cmd) {
 	r := &m.refresh
 	r.reading = false
 	if msg.err != nil {
+		if text := msg.err.Error(); text != m.lastErr {
+			m.flash.record(views.FlashMsg{Level: views.FlashError, Text: "refresh: " + text})
+		}
 		m.lastErr = msg.err.Error()
 		return m, nil
 	}

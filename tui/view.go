@@ -27,6 +27,8 @@ func (m model) View() string {
 		body = lipgloss.Place(m.width, bodyH, lipgloss.Center, lipgloss.Center, m.confirm.View())
 	case m.helping:
 		body = m.helpView(bodyH)
+	case m.logging:
+		body = m.logView(bodyH)
 	}
 	return strings.Join([]string{m.tabBar(), body, m.messageLine(), m.statusBar()}, "\n")
 }
@@ -60,7 +62,12 @@ func (m model) messageLine() string {
 		case views.FlashError:
 			st = m.styles.FlashError
 		}
-		return fit(st.Render(m.flash.msg.Text), m.width)
+		text := m.flash.msg.Text
+		if ansi.StringWidth(text) > m.width {
+			// Cut, but say where the whole text is.
+			text = ansi.Truncate(text, max(m.width-15, 10), "…") + " (all in :log)"
+		}
+		return fit(st.Render(text), m.width)
 	case m.confirm.Open():
 		return fit(m.help.ShortHelpView(m.confirm.Keys()), m.width)
 	}
@@ -131,10 +138,46 @@ func (m model) refreshText() string {
 // focused view, then notes true of this tab. It scrolls (↑↓, pgup/pgdn,
 // g/G, the wheel) when it is taller than the screen.
 func (m model) helpView(h int) string {
-	lines := m.helpLines()
+	return m.scrolled("HELP · "+m.tab.String(), m.helpLines(), h)
+}
+
+// logView is the message log: every flash and refresh error of the
+// session, in full, oldest first.
+func (m model) logView(h int) string {
+	return m.scrolled("MESSAGE LOG", m.logLines(), h)
+}
+
+// logLines is the log below its title, one screen line each.
+func (m model) logLines() []string {
+	text := []string{""}
+	if len(m.flash.log) == 0 {
+		text = append(text, m.styles.Muted.Render("No messages yet: errors and notices of this session land here, in full."))
+	}
+	for _, e := range m.flash.log {
+		mark, st := "·", m.styles.FlashInfo
+		switch e.msg.Level {
+		case views.FlashOK:
+			mark, st = "✓", m.styles.FlashOK
+		case views.FlashError:
+			mark, st = "✗", m.styles.FlashError
+		}
+		head := e.at.Format("15:04:05") + " " + mark + " "
+		body := ansi.Wrap(e.msg.Text, max(m.width-6-len(head), 10), " ")
+		for i, l := range strings.Split(body, "\n") {
+			if i > 0 {
+				head = strings.Repeat(" ", ansi.StringWidth(head))
+			}
+			text = append(text, m.styles.Muted.Render(head)+st.Render(l))
+		}
+	}
+	return append(text, "", m.styles.Muted.Render(fmt.Sprintf("The last %d messages are kept. esc closes the log.", maxLog)))
+}
+
+// scrolled draws lines in a framed page under title, from m.helpOff, with
+// the position in the title when they do not all fit.
+func (m model) scrolled(title string, lines []string, h int) string {
 	page := max(h-3, 1) // the frame and the title line
 	off := clampHelp(m.helpOff, len(lines), page)
-	title := "HELP · " + m.tab.String()
 	if len(lines) > page {
 		title += fmt.Sprintf("  lines %d-%d of %d · ↑↓ pgup pgdn scroll", off+1, min(off+page, len(lines)), len(lines))
 	}
