@@ -28,7 +28,7 @@ func main() {
 
 // runTUI adapts tui.Run to the command line's TUIRunner.
 func runTUI(ctx context.Context, s *store.Store, c cli.TUIConfig) error {
-	return tui.Run(ctx, s, tui.Config{Clock: c.Clock, Open: c.Open, Theme: c.Theme, Refresh: c.Refresh})
+	return tui.Run(ctx, s, tui.Config{Clock: c.Clock, Open: c.Open, OpenWithToken: c.OpenWithToken, Theme: c.Theme, Refresh: c.Refresh})
 }
 
 // environ returns the process environment as a map.

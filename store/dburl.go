@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -174,6 +175,34 @@ func remoteTarget(raw string) (Target, error) {
 	}
 	return t, nil
 }
+
+// Server is the host:port a remote target reaches, with the host in
+// lower case and the port filled in from the scheme when the URL has none
+// (http, ws: 80; https, wss, libsql: 443); "" for a file. Two URLs with
+// the same Server reach the same server whatever their scheme: an auth
+// token given for one may go to the other, and to nothing else.
+func (t Target) Server() string {
+	if !t.Transport.Remote() {
+		return ""
+	}
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if s := strings.ToLower(u.Scheme); s == "http" || s == "ws" {
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// RedactURL is raw as it may be shown: scheme, host and path, without a
+// query, fragment or user info, which might hold a token. It never fails;
+// raw need not be a valid URL.
+func RedactURL(raw string) string { return redactURL(raw) }
 
 // redactURL keeps a URL's scheme, host and path for a message, dropping
 // its query, fragment and user info, which might hold secrets.

@@ -125,3 +125,50 @@ func TestServerEchoOfTheTokenIsScrubbed(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRedactURL: RedactURL never shows a token placed in a URL's query,
+// fragment or user info, whatever surrounds it.
+func FuzzRedactURL(f *testing.F) {
+	f.Add("http://h:1/p", "tok3n.Secret-value_1", "q")
+	f.Add("x", "eyJhbGciOiJFZERTQSJ9", "@")
+	f.Fuzz(func(t *testing.T, prefix, tok, suffix string) {
+		if len(tok) < 8 || strings.Trim(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+			return
+		}
+		if strings.Contains(prefix, tok) {
+			return
+		}
+		for _, u := range []string{prefix + "?" + tok + suffix, prefix + "#" + tok + suffix, prefix + "?a=" + tok + suffix} {
+			if got := store.RedactURL(u); strings.Contains(got, tok) {
+				t.Fatalf("RedactURL(%q) = %q shows the token", u, got)
+			}
+		}
+		if scheme, rest, ok := strings.Cut(prefix, "://"); ok && !strings.ContainsAny(rest, "/?#") && !strings.Contains(rest+suffix, tok) {
+			u := scheme + "://" + tok + "@" + rest + suffix
+			if got := store.RedactURL(u); strings.Contains(got, tok) {
+				t.Fatalf("RedactURL(%q) = %q shows the token", u, got)
+			}
+		}
+	})
+}
+
+func TestTargetServer(t *testing.T) {
+	for _, c := range []struct{ url, want string }{
+		{"http://DB.example.test:8080", "db.example.test:8080"},
+		{"ws://db.example.test:8080/x", "db.example.test:8080"},
+		{"libsql://db.example.test", "db.example.test:443"},
+		{"wss://db.example.test", "db.example.test:443"},
+		{"https://db.example.test:443", "db.example.test:443"},
+		{"http://db.example.test", "db.example.test:80"},
+		{"http://[::1]:9", "[::1]:9"},
+		{"file:x.db", ""},
+	} {
+		tg, err := store.ParseTarget(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tg.Server(); got != c.want {
+			t.Errorf("Server(%s) = %q, want %q", c.url, got, c.want)
+		}
+	}
+}

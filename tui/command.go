@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -23,6 +24,7 @@ const openTimeout = 15 * time.Second
 type command struct {
 	verb     string // open, goto, refresh, clock, quit
 	url      string
+	askToken bool // open: ask for an auth token (never typed on the line)
 	key      codec.Key
 	interval time.Duration // refresh; 0 = off
 	clock    clockChange
@@ -35,7 +37,9 @@ type clockChange struct {
 	fix     int64         // an instant (epoch ms), when not zero
 }
 
-const commandUsage = "commands: :open URL · :goto KEY · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
+const commandUsage = "commands: :open URL [--auth-token] · :goto KEY · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
+
+const openUsage = "usage: :open URL [--auth-token] (a file path, file:, libsql://, http(s)://, ws(s)://; --auth-token asks for a token at a prompt that does not echo it)"
 
 // parseCommand reads a command line (without the colon).
 func parseCommand(line string) (command, error) {
@@ -44,9 +48,24 @@ func parseCommand(line string) (command, error) {
 	c := command{verb: verb}
 	switch verb {
 	case "open", "o":
-		c.verb, c.url = "open", arg
-		if arg == "" {
-			return c, errors.New("usage: :open URL (a file path, file:, libsql://, http(s)://, ws(s)://)")
+		c.verb = "open"
+		for _, f := range strings.Fields(arg) {
+			switch {
+			case f == "--auth-token":
+				c.askToken = true
+			case strings.HasPrefix(f, "--auth-token="):
+				// Never echo it: it is on the screen already, once.
+				return c, errors.New("a token typed on the command line shows on the screen; type :open URL --auth-token and give it at the prompt")
+			case strings.HasPrefix(f, "--"):
+				return c, errors.New(openUsage)
+			case c.url != "":
+				return c, errors.New(openUsage)
+			default:
+				c.url = f
+			}
+		}
+		if c.url == "" {
+			return c, errors.New(openUsage)
 		}
 	case "goto", "g":
 		c.verb = "goto"
@@ -119,7 +138,13 @@ func (m model) handleCommandLine(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, m.input.Cancel):
 		m.typing = false
+		m.endTokenPrompt()
 		return m, nil
+	case key.Matches(msg, m.input.Accept) && m.askingFor != "":
+		url, token := m.askingFor, m.cmdline.Value()
+		m.typing = false
+		m.endTokenPrompt()
+		return m.open(url, token, true)
 	case key.Matches(msg, m.input.Accept):
 		m.typing = false
 		c, err := parseCommand(m.cmdline.Value())
@@ -145,13 +170,14 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 		m.helpOff = clampHelp(1<<20, len(m.logLines()), m.helpPage()) // the newest at the bottom
 		return m, nil
 	case "open":
-		if m.cfg.Open == nil {
-			return m, views.Flash(views.FlashError, ":open is not available here")
+		if c.askToken {
+			if m.cfg.OpenWithToken == nil {
+				return m, views.Flash(views.FlashError, ":open --auth-token is not available here")
+			}
+			m.askToken(c.url)
+			return m, m.cmdline.Focus()
 		}
-		// The "opening" note is shown now, not by a command: a command
-		// could land after a fast failure and hide its error.
-		note := m.flash.show(views.FlashMsg{Level: views.FlashInfo, Text: fmt.Sprintf("opening %s…", c.url)})
-		return m, tea.Batch(openStore(m.cfg.Open, c.url), note)
+		return m.open(c.url, "", false)
 	case "goto":
 		cmd = m.switchTab(tabBrowse)
 		var jump tea.Cmd
@@ -174,6 +200,46 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// askToken turns the command line into a prompt for the auth token of
+// url: what is typed shows as asterisks and never enters the command
+// history, a flash or the model beyond the prompt itself.
+func (m *model) askToken(url string) {
+	m.askingFor = url
+	m.typing = true
+	m.cmdline.Reset()
+	m.cmdline.EchoMode = textinput.EchoPassword
+	m.cmdline.Prompt = "auth token for " + store.RedactURL(url) + ": "
+}
+
+// endTokenPrompt gives the command line back its usual form and forgets
+// what was typed.
+func (m *model) endTokenPrompt() {
+	if m.askingFor == "" {
+		return
+	}
+	m.askingFor = ""
+	m.cmdline.Reset()
+	m.cmdline.EchoMode = textinput.EchoNormal
+	m.cmdline.Prompt = ":"
+}
+
+// open starts opening url: with the token given (withToken, :open URL
+// --auth-token), or with the one bound to url's server, if any.
+func (m model) open(url, token string, withToken bool) (tea.Model, tea.Cmd) {
+	if m.cfg.Open == nil {
+		return m, views.Flash(views.FlashError, ":open is not available here")
+	}
+	open := func(ctx context.Context) (*store.Store, error) { return m.cfg.Open(ctx, url) }
+	if withToken {
+		openWith := m.cfg.OpenWithToken
+		open = func(ctx context.Context) (*store.Store, error) { return openWith(ctx, url, token) }
+	}
+	// The "opening" note is shown now, not by a command: a command
+	// could land after a fast failure and hide its error.
+	note := m.flash.show(views.FlashMsg{Level: views.FlashInfo, Text: fmt.Sprintf("opening %s…", store.RedactURL(url))})
+	return m, tea.Batch(openStore(open, url), note)
+}
+
 // storeOpened answers openStore.
 type storeOpened struct {
 	url string
@@ -181,12 +247,12 @@ type storeOpened struct {
 	err error
 }
 
-// openStore opens another database with main's options.
-func openStore(open func(context.Context, string) (*store.Store, error), url string) tea.Cmd {
+// openStore opens another database (open carries the URL and options).
+func openStore(open func(context.Context) (*store.Store, error), url string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 		defer cancel()
-		s, err := open(ctx, url)
+		s, err := open(ctx)
 		return storeOpened{url: url, s: s, err: err}
 	}
 }
@@ -203,7 +269,7 @@ func closeStore(s *store.Store) tea.Cmd {
 // that answers still in flight from the old one are dropped.
 func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
-		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("cannot open %s: %v", msg.url, msg.err)})
+		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("cannot open %s: %v", store.RedactURL(msg.url), msg.err)})
 		return m, out
 	}
 	var closeOld tea.Cmd

@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/views"
 )
 
@@ -30,8 +31,10 @@ type logEntry struct {
 // maxLog bounds the message log.
 const maxLog = 200
 
-// record adds msg to the log.
+// record adds msg to the log, its text made safe for the terminal (the
+// usertext rule; line feeds kept: the log shows messages in full).
 func (f *flashState) record(msg views.FlashMsg) {
+	msg.Text = usertext.SanitizeLines(msg.Text)
 	if len(f.log) == maxLog {
 		f.log = append(f.log[:0], f.log[1:]...)
 	}

@@ -270,6 +270,11 @@ func TestParseCommand(t *testing.T) {
 		want string // fmt of the command, or "error"
 	}{
 		{"open /tmp/x.db", "open /tmp/x.db"},
+		{"open /tmp/x.db --auth-token", "open /tmp/x.db"},
+		{"open --auth-token=s3cret /tmp/x.db", "error"},
+		{"open /tmp/x.db /tmp/y.db", "error"},
+		{"open --auth-token", "error"},
+		{"open x --bogus", "error"},
 		{"goto [\"a\", 1n]", `goto ["a", 1n]`},
 		{"refresh 500ms", "refresh 500ms"},
 		{"refresh off", "refresh 0s"},

@@ -39,7 +39,10 @@ type model struct {
 	confirm widgets.ConfirmDialog
 	cmdline textinput.Model
 	typing  bool // the command line has the keys
-	flash   flashState
+	// askingFor is the URL of :open URL --auth-token while the command
+	// line asks for its token ("" otherwise).
+	askingFor string
+	flash     flashState
 
 	refresh refreshState
 	lastErr string

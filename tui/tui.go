@@ -21,8 +21,12 @@ import (
 type Config struct {
 	// Clock is the virtual clock the store was opened with (:clock changes it).
 	Clock *store.VirtualClock
-	// Open opens another database for :open URL with the same options.
+	// Open opens another database for :open URL with the same options,
+	// sending the auth token only to the server it was given for.
 	Open func(ctx context.Context, url string) (*store.Store, error)
+	// OpenWithToken opens another database with a token typed at the
+	// prompt of :open URL --auth-token (nil: the option is refused).
+	OpenWithToken func(ctx context.Context, url, token string) (*store.Store, error)
 	// Theme is "auto", "dark", "light" or "high-contrast".
 	Theme string
 	// Refresh is the live refresh interval (default 1s).

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
@@ -62,7 +63,7 @@ func (m model) messageLine() string {
 		case views.FlashError:
 			st = m.styles.FlashError
 		}
-		text := m.flash.msg.Text
+		text := usertext.Sanitize(m.flash.msg.Text)
 		if ansi.StringWidth(text) > m.width {
 			// Cut, but say where the whole text is.
 			text = ansi.Truncate(text, max(m.width-15, 10), "…") + " (all in :log)"
@@ -108,7 +109,7 @@ func (m model) statusBar() string {
 	}
 	items = append(items, m.refreshText())
 	if m.lastErr != "" {
-		items = append(items, st.Error.Render("✗ "+m.lastErr))
+		items = append(items, st.Error.Render("✗ "+usertext.Sanitize(m.lastErr)))
 	}
 	sep := st.StatusSep.Render(" │ ")
 	right := strings.Join(items, sep)

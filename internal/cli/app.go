@@ -17,8 +17,13 @@ import (
 type TUIConfig struct {
 	// Clock is the virtual clock the store runs on (:clock changes it).
 	Clock *store.VirtualClock
-	// Open opens another database with the same options (:open URL).
+	// Open opens another database with the same options (:open URL); it
+	// sends the auth token only to the server the token was given for.
 	Open func(ctx context.Context, url string) (*store.Store, error)
+	// OpenWithToken opens another database with token (:open URL
+	// --auth-token); on success the token is bound to that server for
+	// the Opens that follow.
+	OpenWithToken func(ctx context.Context, url, token string) (*store.Store, error)
 	// Theme is auto, dark, light or high-contrast.
 	Theme string
 	// Refresh is the live refresh interval.
@@ -53,6 +58,7 @@ type App struct {
 
 	mu     sync.Mutex
 	stores []*store.Store
+	tokens tokenScope // the TUI's tokens, each bound to its server
 }
 
 // Context is the command's context, cancelled on interrupt.
@@ -97,7 +103,14 @@ func (a *App) Open() (*store.Store, error) {
 // OpenURL opens another database with the same options (token,
 // read-only, clock, busy timeout). It is closed when the command returns.
 func (a *App) OpenURL(ctx context.Context, url string) (*store.Store, error) {
-	s, err := store.Open(ctx, url, a.StoreOptions())
+	return a.openWith(ctx, url, a.Globals.ResolveToken(a.Env))
+}
+
+// openWith is OpenURL with the given auth token.
+func (a *App) openWith(ctx context.Context, url, token string) (*store.Store, error) {
+	opts := a.StoreOptions()
+	opts.AuthToken = token
+	s, err := store.Open(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +134,8 @@ func (a *App) Warnf(format string, args ...any) {
 	fmt.Fprintf(a.Stderr, "kvdeck: warning: "+format+"\n", args...)
 }
 
-// RunTUI shows the TUI on s with the global theme and clock.
+// RunTUI shows the TUI on s with the global theme and clock. The auth
+// token is bound to s's server: the TUI sends it there and nowhere else.
 func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 	if a.tui == nil {
 		return fmt.Errorf("this build of kvdeck has no TUI; use the commands (kvdeck --help)")
@@ -129,7 +143,8 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 	if err := a.Out.Flush(); err != nil {
 		return err
 	}
-	return a.tui(a.ctx, s, TUIConfig{Clock: a.Clock, Open: a.OpenURL, Theme: a.Globals.Theme, Refresh: refresh})
+	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
+	return a.tui(a.ctx, s, TUIConfig{Clock: a.Clock, Open: a.openScoped, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh})
 }
 
 // close closes every store the command opened.

@@ -1,15 +1,14 @@
 package widgets
 
 import (
-	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/themes"
 )
 
@@ -110,48 +109,8 @@ func KeySpans(st themes.Styles, k codec.Key) Line {
 	return append(out, Span{"]", st.JSONPunct})
 }
 
-// Sanitize makes text from the database safe to print on a terminal:
-// control characters (C0 but tab, DEL, C1), line and paragraph separators,
-// bidirectional controls and the byte order mark become visible \uXXXX
-// escapes, so a stored value can neither move the cursor nor reorder what
-// is shown around it. Invalid UTF-8 bytes become \xNN.
-func Sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune) bool {
-	switch {
-	case r == '\t':
-		return false
-	case r < 0x20, r >= 0x7f && r < 0xa0:
-		return true
-	case r == 0x2028, r == 0x2029, r == 0xfeff:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return !unicode.IsPrint(r) && !unicode.IsSpace(r) && !unicode.Is(unicode.Mn, r)
-}
+// Sanitize makes text from the database safe to print on a terminal: the
+// one rule of usertext.Sanitize (controls, C1, bidi controls, U+2028/2029
+// and unprintables shown as \uXXXX, bad UTF-8 as \xNN), which the CLI
+// applies too.
+func Sanitize(s string) string { return usertext.Sanitize(s) }
