@@ -167,16 +167,16 @@ func TestBrowseNewKey(t *testing.T) {
 // cursor left on the parent, issue 13 bug 1).
 func TestBrowseNewKeyInAnOpenLevel(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
-	h.goTo(`["accounts", "acme"]`)
-	h.keys("n", "ctrl+u")
-	h.typeText(`["accounts", "newco"]`)
-	h.keys("tab", "ctrl+u")
-	h.typeText(`1`)
-	h.keys("ctrl+s")
-	if n := h.m.selected(); n == nil || codec.Format(n.key) != `["accounts", "newco"]` {
-		t.Fatalf("the new key is not selected (flash %q):\n%s", h.lastFlash(), h.m.View())
+	goTo(h, `["accounts", "acme"]`)
+	h.Keys("n", "ctrl+u")
+	h.TypeText(`["accounts", "newco"]`)
+	h.Keys("tab", "ctrl+u")
+	h.TypeText(`1`)
+	h.Keys("ctrl+s")
+	if n := h.M.selected(); n == nil || codec.Format(n.key) != `["accounts", "newco"]` {
+		t.Fatalf("the new key is not selected (flash %q):\n%s", h.LastFlash(), h.M.View())
 	}
-	for _, f := range h.flashes {
+	for _, f := range h.Flashes {
 		if strings.Contains(f.Text, "no key") {
 			t.Errorf("flash %q after writing the key", f.Text)
 		}
@@ -187,13 +187,13 @@ func TestBrowseNewKeyInAnOpenLevel(t *testing.T) {
 // off screen, "KEYS 26/26" with no ❯, until the next key: issue 13 bug 2).
 func TestBrowseCursorStaysVisibleOnShrink(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
-	h.keys("G") // the last root row, near the bottom of a 40-row screen
-	before := h.m.View()
+	h.Keys("G") // the last root row, near the bottom of a 40-row screen
+	before := h.M.View()
 	if !strings.Contains(before, "❯") {
 		t.Fatalf("no cursor before the resize:\n%s", before)
 	}
-	h.m.SetSize(60, 12)
-	if v := h.m.View(); !strings.Contains(v, "❯") {
+	h.M.SetSize(60, 12)
+	if v := h.M.View(); !strings.Contains(v, "❯") {
 		t.Fatalf("the cursor is off screen after shrinking to 60x12:\n%s", v)
 	}
 }
