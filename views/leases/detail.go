@@ -38,8 +38,11 @@ func (m Model) detailView() string {
 	return widgets.Pane(st.Pane, strings.Join(append(lines, hint...), "\n"), w, h)
 }
 
-// rowDetail describes one row: key, holder, stamp, expiry, TTL, age and
-// its findings.
+// rowDetail describes one row, the fields a decision needs first (the
+// box is cut at its bottom on a small screen: at 80x24 the stamp, the
+// fencing token that b checks, was cut off below the key): stamp, expiry,
+// holder, then the key (its row above names it too), the TTL and age, and
+// the findings.
 func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	st := m.Styles
 	now := m.Deps.Now()
@@ -48,7 +51,16 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	if state == coord.LeaseExpired {
 		keyLine = keyLine.Restyle(st.Expired)
 	}
-	out := widgets.FieldLine(st, "key", keyLine, w)
+	stamp := widgets.Line{{Text: r.Versionstamp, Style: st.Text}}
+	if note := " (fencing token; b checks it)"; widgets.LabelWidth+len(r.Versionstamp)+len(note) <= w {
+		stamp = append(stamp, widgets.Span{Text: note, Style: st.Muted})
+	}
+	out := widgets.FieldLine(st, "stamp", stamp, w)
+	expires := widgets.Line{{Text: "never: no TTL, the lease never lapses", Style: st.Error}}
+	if r.ExpiresAt != nil {
+		expires = widgets.Line{{Text: widgets.RFCTime(*r.ExpiresAt), Style: st.Text}, {Text: " · " + widgets.Countdown(widgets.MsDur(*r.ExpiresAt-now)), Style: leaseStateStyle(m, state)}}
+	}
+	out = append(out, widgets.FieldLine(st, "expires", expires, w)...)
 	holder := widgets.Line{{Text: widgets.Sanitize(r.Holder), Style: st.Text}}
 	if r.Holder == "" {
 		holder = widgets.Line{{Text: "none readable", Style: st.Warn}}
@@ -59,12 +71,7 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 		holder = append(holder, widgets.Span{Text: "  ★ kvdeck's", Style: st.Accent})
 	}
 	out = append(out, widgets.FieldLine(st, "holder", holder, w)...)
-	out = append(out, widgets.FieldLine(st, "stamp", widgets.Line{{Text: r.Versionstamp, Style: st.Text}, {Text: " (fencing token; break checks it)", Style: st.Muted}}, w)...)
-	expires := widgets.Line{{Text: "never: no TTL, the lease never lapses", Style: st.Error}}
-	if r.ExpiresAt != nil {
-		expires = widgets.Line{{Text: widgets.RFCTime(*r.ExpiresAt), Style: st.Text}, {Text: " · " + widgets.Countdown(widgets.MsDur(*r.ExpiresAt-now)), Style: leaseStateStyle(m, state)}}
-	}
-	out = append(out, widgets.FieldLine(st, "expires", expires, w)...)
+	out = append(out, widgets.FieldLine(st, "key", keyLine, w)...)
 	out = append(out, widgets.FieldLine(st, "ttl", widgets.Line{{Text: ttlText(r, mine), Style: st.Text}}, w)...)
 	if r.Problem != "" {
 		out = append(out, widgets.FieldLine(st, "problem", widgets.Line{{Text: widgets.Sanitize(r.Problem), Style: st.Warn}}, w)...)

@@ -182,5 +182,27 @@ func TestLeasesSelectionFollowsKey(t *testing.T) {
 	h.Clock.Fix(viewtest.T + 4000) // the expiring lease lapses: no load needed
 	h.RequireView("Nothing matches /expiring")
 	h.Keys("esc")
-	h.RequireView("-1s", "expired-unswept")
+	// An expired lease says how long ago, never a negative time left
+	// (issue 13 bug 8).
+	h.RequireView("1s ago", "expired-unswept")
+	if strings.Contains(h.M.View(), "-1s") {
+		t.Error("an expired lease shows a negative time left")
+	}
+}
+
+// TestLeasesNarrowKeepsWhatTellsRowsApart: at 80x24 (the body is 80x21)
+// the SELECTED box shows the stamp, the fencing token b checks (it was
+// cut off), and ids shown in the table keep both ends, not one shared
+// prefix cut short while STATE had room (issue 13 bug 6).
+func TestLeasesNarrowKeepsWhatTellsRowsApart(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	viewtest.SeedCoordAnomalies(t, s, clock)
+	h := newLeasesHarness(t, s, clock, 80, 21)
+	r, ok := h.M.selected()
+	if !ok {
+		t.Fatal("nothing selected")
+	}
+	// The second row's id ends in c68c99f9; cut at its end, it showed
+	// only a prefix.
+	h.RequireView("stamp   "+r.Versionstamp, "c68c99f9")
 }

@@ -34,10 +34,16 @@ func (m Model) tableRows() int {
 // leaseColumns are the table's columns; the bar takes the spare room; the
 // stamp, the age, the kind and the holder give way on narrow screens (the
 // selected row's detail shows them all).
+//
+// Columns are fitted to the rows shown (widgets.FitTable): STATE and the
+// times shrink to their text, and the id, the holder and the class widen
+// into the room that frees, as far as the bar keeps its minimum: they are
+// what tells rows apart.
 var leaseColumns = []widgets.Column{
-	{Title: "", Width: 3}, {Title: "KIND", Width: 5, Drop: 3}, {Title: "CLASS/SCHED", Width: 12},
-	{Title: "ID/BUCKET", Width: 16}, {Title: "HOLDER", Width: 12, Drop: 4}, {Title: "STAMP", Width: 20, Drop: 1},
-	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 6}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 2},
+	{Title: "", Width: 3}, {Title: "KIND", Width: 5, Drop: 3}, {Title: "CLASS/SCHED", Width: 12, Grow: true, Max: 20},
+	{Title: "ID/BUCKET", Width: 16, Grow: true, Max: 32, Middle: true}, {Title: "HOLDER", Width: 12, Drop: 4, Grow: true, Max: 36, Middle: true},
+	{Title: "STAMP", Width: 20, Drop: 1},
+	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 9}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 2},
 }
 
 // View renders the table, the selected row and the cron schedules.
@@ -121,7 +127,12 @@ func (m Model) footer() string {
 // rowLines renders the header and the visible rows.
 func (m Model) rowLines(w int) []string {
 	vis := m.visible()
-	t := widgets.NewTable(leaseColumns, w)
+	from, to := m.list.Window(len(vis), m.tableRows())
+	cells := make([][]widgets.Line, 0, to-from)
+	for i := from; i < to; i++ {
+		cells = append(cells, m.leaseCells(vis[i], i == m.list.Cur, 0))
+	}
+	t := widgets.FitTable(leaseColumns, w, cells)
 	out := []string{t.Header(m.Styles)}
 	if len(vis) == 0 {
 		text := "No leases and no cron tick rows: nothing is held right now."
@@ -130,7 +141,6 @@ func (m Model) rowLines(w int) []string {
 		}
 		return append(out, m.Styles.Muted.Render(text))
 	}
-	from, to := m.list.Window(len(vis), m.tableRows())
 	for i := from; i < to; i++ {
 		out = append(out, t.Row(m.Styles, m.leaseCells(vis[i], i == m.list.Cur, t.FlexW), i == m.list.Cur, m.Focused && m.Form == nil))
 	}
@@ -142,7 +152,7 @@ func (m Model) leaseCells(r coord.LeaseRow, selected bool, barW int) []widgets.L
 	st := m.Styles
 	now := m.Deps.Now()
 	state := leaseStateAt(r, now)
-	id := widgets.ClipText(r.ID, 16)
+	id := widgets.Sanitize(r.ID)
 	if r.Kind == coord.KindCron {
 		id = widgets.TableTime(r.Bucket)
 	}
@@ -166,9 +176,9 @@ func (m Model) leaseCells(r coord.LeaseRow, selected bool, barW int) []widgets.L
 	return []widgets.Line{
 		{{Text: mark, Style: st.Accent}, {Text: findingMark(m.finds[codec.Format(r.Key)]), Style: findingStyle(st, m.finds[codec.Format(r.Key)])}},
 		{{Text: r.Kind, Style: st.Muted}},
-		{{Text: widgets.ClipText(r.Name, 12), Style: nameStyle}},
+		{{Text: widgets.Sanitize(r.Name), Style: nameStyle}},
 		{{Text: id, Style: nameStyle}},
-		{{Text: widgets.ClipText(r.Holder, 12), Style: st.Text}},
+		{{Text: widgets.Sanitize(r.Holder), Style: st.Text}},
 		{{Text: r.Versionstamp, Style: st.Muted}},
 		m.leaseBar(r, state, now, barW),
 		{{Text: leftText(r, now), Style: stateStyle}},
@@ -223,7 +233,9 @@ func leftText(r coord.LeaseRow, now int64) string {
 	}
 	left := *r.ExpiresAt - now
 	if left <= 0 {
-		return "-" + widgets.Human(widgets.MsDur(-left))
+		// Expired: no time is left; say how long ago instead of a
+		// negative time left.
+		return widgets.Human(widgets.MsDur(-left)) + " ago"
 	}
 	return widgets.Human(widgets.MsDur(left))
 }

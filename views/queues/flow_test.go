@@ -183,5 +183,5 @@ func TestQueuesDepthFollowsClock(t *testing.T) {
 	h := seededQueues(t)
 	h.RequireView("INVOICES  3 ready · 2 delayed · oldest ready 2m")
 	h.Clock.Fix(viewtest.T + 6000)
-	h.RequireView("INVOICES  4 ready · 1 delayed · oldest ready 2m6s", "thumbnails  1     0")
+	h.RequireView("INVOICES  4 ready · 1 delayed · oldest ready 2m6s", "thumbnails 1     0")
 }

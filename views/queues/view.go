@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
 	"kvdeck/store/coord"
@@ -17,7 +18,19 @@ const queuesNote = "A message dropped at its last attempt, or lost in a crash, l
 // Layout: queues on the left; on the right the queue's title and
 // attempts histogram, then its messages and the selected one (or the
 // peek, the poll panel, the send form), then the hint and the note.
-func (m Model) leftWidth() int  { return min(max(m.Width*3/10, 30), 38) }
+// leftWidth fits the queue list to its longest name (the message list on
+// the right needs the room more: its ids tell messages apart), between 24
+// and 38 cells.
+func (m Model) leftWidth() int {
+	name := len("QUEUE")
+	for _, q := range m.queues {
+		name = max(name, ansi.StringWidth(widgets.Sanitize(q.Name)))
+	}
+	// gutter, name, READY, OLDEST, the spaces between, the frame; DELAY
+	// when 3/10 of the screen has room for it.
+	need := 1 + name + 5 + 6 + 3 + m.Styles.Pane.GetHorizontalFrameSize()
+	return max(min(need+6, m.Width*3/10, 38), min(need, 38), 24)
+}
 func (m Model) rightWidth() int { return m.Width - m.leftWidth() }
 func (m Model) rightInner() int { return m.rightWidth() - m.Styles.Pane.GetHorizontalFrameSize() }
 func (m Model) innerHeight() int {
@@ -53,7 +66,7 @@ var queueColumns = []widgets.Column{
 }
 
 var messageColumns = []widgets.Column{
-	{Title: "", Width: 2}, {Title: "ID", Width: 18}, {Title: "DUE", Width: 11}, {Title: "ATT", Width: 3, Drop: 2},
+	{Title: "", Width: 2}, {Title: "ID", Width: 18, Grow: true, Max: 36, Middle: true}, {Title: "DUE", Width: 11}, {Title: "ATT", Width: 3, Drop: 2},
 	{Title: "FLAGS", Width: 7, Drop: 1}, {Title: "BODY", Width: 0},
 }
 
@@ -224,13 +237,17 @@ func (m Model) histogram(q coord.QueueReport, w int) []string {
 // messageLines renders the header and the visible messages.
 func (m Model) messageLines(q coord.QueueReport, w int) []string {
 	st := m.Styles
-	t := widgets.NewTable(messageColumns, w)
-	out := []string{t.Header(st)}
 	now := m.Deps.Now()
 	from, to := m.msgList.Window(len(q.Messages), m.msgRows())
+	cells := make([][]widgets.Line, 0, to-from)
+	for i := from; i < to; i++ {
+		cells = append(cells, m.messageCells(q.Messages[i], now, i == m.msgList.Cur))
+	}
+	t := widgets.FitTable(messageColumns, w, cells)
+	out := []string{t.Header(st)}
 	active := m.Focused && m.onMessages && m.Form == nil
 	for i := from; i < to; i++ {
-		out = append(out, t.Row(st, m.messageCells(q.Messages[i], now, i == m.msgList.Cur), i == m.msgList.Cur, active))
+		out = append(out, t.Row(st, cells[i-from], i == m.msgList.Cur, active))
 	}
 	if more := q.Ready + q.Delayed - len(q.Messages); to == len(q.Messages) && more > 0 {
 		out = append(out, st.Muted.Render(fmt.Sprintf("… and %d more (the first %d are listed)", more, coord.MaxQueueSample)))

@@ -114,3 +114,20 @@ func KeySpans(st themes.Styles, k codec.Key) Line {
 // and unprintables shown as \uXXXX, bad UTF-8 as \xNN), which the CLI
 // applies too.
 func Sanitize(s string) string { return usertext.Sanitize(s) }
+
+// CutMiddle shortens the line to w cells by replacing its middle with "…",
+// keeping both ends in the first span's style (ids that share a prefix
+// differ at their end).
+func (l Line) CutMiddle(w int) Line {
+	text := l.Render(true)
+	if ansi.StringWidth(text) <= w || len(l) == 0 {
+		return l
+	}
+	if w <= 1 {
+		return Line{{ansi.Truncate(text, w, ""), l[0].Style}}
+	}
+	head := (w - 1) / 2
+	tail := w - 1 - head
+	n := ansi.StringWidth(text)
+	return Line{{ansi.Truncate(text, head, "") + "…" + ansi.TruncateLeft(text, n-tail, ""), l[0].Style}}
+}

@@ -3,6 +3,8 @@ package widgets
 import (
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"kvdeck/themes"
 )
 
@@ -15,6 +17,21 @@ type Column struct {
 	Title string
 	Width int
 	Drop  int
+	// Grow (with FitTable) lets the column widen to its content, up to
+	// Max cells, before the flexible column gets spare room: for what
+	// tells rows apart (ids, holders).
+	Grow bool
+	Max  int
+	// Middle cuts a value too long for the column in its middle, keeping
+	// both ends: ids that share a prefix differ at their end.
+	Middle bool
+	// Right aligns the column's values (and title) to its right edge:
+	// figures.
+	Right bool
+	// Min is the flexible column's minimum before optional columns are
+	// dropped (tableFlexMin when smaller); FitTable lowers it to the
+	// column's content.
+	Min int
 }
 
 // tableFlexMin is the narrowest a flexible column gets before optional
@@ -35,6 +52,12 @@ func NewTable(cols []Column, w int) Table {
 	for i := range t.show {
 		t.show[i] = true
 	}
+	flexMin := tableFlexMin
+	for _, c := range cols {
+		if c.Width == 0 {
+			flexMin = max(flexMin, c.Min)
+		}
+	}
 	for {
 		used := 0
 		for i, c := range cols {
@@ -43,7 +66,7 @@ func NewTable(cols []Column, w int) Table {
 			}
 		}
 		t.FlexW = w - used + 1
-		if t.FlexW >= tableFlexMin {
+		if t.FlexW >= flexMin {
 			return t
 		}
 		next := -1
@@ -58,6 +81,54 @@ func NewTable(cols []Column, w int) Table {
 		}
 		t.show[next] = false
 	}
+}
+
+// FitTable is NewTable with widths fitted to the rows that will be drawn:
+// a fixed column wider than anything in it (its title included) shrinks
+// to that, and a Grow column widens to its content (up to Max) while the
+// flexible column keeps at least tableFlexMin, so width goes to what
+// tells rows apart, not to a STATE column holding "held".
+func FitTable(cols []Column, w int, rows [][]Line) Table {
+	natural := make([]int, len(cols))
+	for i, c := range cols {
+		natural[i] = ansi.StringWidth(c.Title)
+	}
+	for _, r := range rows {
+		for i, cell := range r {
+			if i < len(cols) {
+				natural[i] = max(natural[i], ansi.StringWidth(cell.Render(true)))
+			}
+		}
+	}
+	fitted := make([]Column, len(cols))
+	for i, c := range cols {
+		fitted[i] = c
+		if c.Width > 0 && natural[i] < c.Width {
+			fitted[i].Width = max(natural[i], 1)
+		}
+		if c.Width == 0 && c.Min > natural[i] {
+			fitted[i].Min = natural[i]
+		}
+	}
+	t := NewTable(fitted, w)
+	flexMin := tableFlexMin
+	for _, c := range fitted {
+		if c.Width == 0 {
+			flexMin = max(flexMin, ansi.StringWidth(c.Title), c.Min)
+		}
+	}
+	for i, c := range fitted {
+		if !c.Grow || !t.show[i] || natural[i] <= c.Width {
+			continue
+		}
+		more := min(min(natural[i], max(c.Max, c.Width))-c.Width, t.FlexW-flexMin)
+		if more > 0 {
+			fitted[i].Width += more
+			t.FlexW -= more
+		}
+	}
+	t.cols = fitted
+	return t
 }
 
 // widthOf is the width column i is drawn at.
@@ -91,7 +162,15 @@ func (t Table) Row(st themes.Styles, cells []Line, selected, active bool) string
 			b.WriteString(" ")
 		}
 		first = false
-		b.WriteString(FitWidth(c.Render(selected), t.widthOf(i)))
+		w := t.widthOf(i)
+		if t.cols[i].Middle && ansi.StringWidth(c.Render(true)) > w {
+			c = c.CutMiddle(w)
+		}
+		cell := FitWidth(c.Render(selected), w)
+		if t.cols[i].Right {
+			cell = PadLeft(c.Render(selected), w)
+		}
+		b.WriteString(cell)
 	}
 	switch {
 	case selected && active:
@@ -100,4 +179,14 @@ func (t Table) Row(st themes.Styles, cells []Line, selected, active bool) string
 		return st.Bold.Render(b.String())
 	}
 	return b.String()
+}
+
+// PadLeft right-aligns s in w cells (cutting it like FitWidth when it is
+// wider).
+func PadLeft(s string, w int) string {
+	n := ansi.StringWidth(s)
+	if n >= w {
+		return FitWidth(s, w)
+	}
+	return strings.Repeat(" ", w-n) + s
 }

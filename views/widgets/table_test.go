@@ -2,7 +2,10 @@ package widgets
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+
+	"kvdeck/themes"
 )
 
 // TestColumnTable: columns give way in their drop order, and the
@@ -24,5 +27,32 @@ func TestColumnTable(t *testing.T) {
 		if !reflect.DeepEqual(tb.show, c.show) || tb.FlexW != c.flexW {
 			t.Errorf("width %d: show %v flex %d, want %v %d", c.w, tb.show, tb.FlexW, c.show, c.flexW)
 		}
+	}
+}
+
+// TestFitTable: a fixed column shrinks to its content, a Grow column takes
+// the room it frees (up to Max) while the flexible one keeps its minimum,
+// and a Middle column keeps both ends of a long id (issue 13 bug 6: ids
+// cut to identical prefixes while STATE had spare room).
+func TestFitTable(t *testing.T) {
+	cols := []Column{{Title: "ID", Width: 8, Grow: true, Max: 20, Middle: true}, {Title: "BAR", Width: 0}, {Title: "STATE", Width: 15}}
+	rows := [][]Line{
+		{{{Text: "7d3f0a1e-0000-4b1c-0001"}}, {{Text: "##"}}, {{Text: "held"}}},
+		{{{Text: "7d3f0a1e-0000-4b1c-0002"}}, {{Text: "##"}}, {{Text: "held"}}},
+	}
+	tb := FitTable(cols, 40, rows)
+	if got := []int{tb.widthOf(0), tb.FlexW, tb.widthOf(2)}; !reflect.DeepEqual(got, []int{20, 13, 5}) {
+		t.Fatalf("widths %v, want ID 20 (its max), bar 13, STATE 5 (its title)", got)
+	}
+	st := themes.NewStyles(themes.Mono())
+	a, b := tb.Row(st, rows[0], false, false), tb.Row(st, rows[1], false, false)
+	if a == b || !strings.HasPrefix(a, "7d3f0a1e-…-4b1c-0001") {
+		t.Fatalf("rows do not keep the ids' ends:\n%q\n%q", a, b)
+	}
+	// Narrow: the flexible column keeps tableFlexMin; ID grows only into
+	// what is left.
+	tb = FitTable(cols, 24, rows)
+	if tb.FlexW < tableFlexMin || tb.widthOf(0)+tb.FlexW+tb.widthOf(2)+2 != 24 {
+		t.Fatalf("narrow widths: ID %d, bar %d, STATE %d", tb.widthOf(0), tb.FlexW, tb.widthOf(2))
 	}
 }
