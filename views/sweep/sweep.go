@@ -51,7 +51,10 @@ type Model struct {
 	cursor   int // index into census.scopes
 	tags     int
 
-	run      *sweepRun
+	run *sweepRun
+	// swept says the census predates a sweep (from its start until the
+	// next census): its preview would list rows already deleted.
+	swept    bool
 	progress sweepProgress
 	receipt  *sweepDone
 	dryBusy  bool
@@ -120,6 +123,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.scanning, m.scanErr = false, msg.err
 			m.census = &msg.census
 			m.cursor = min(m.cursor, len(msg.census.scopes)-1)
+			m.swept = m.swept && msg.err != nil
 		}
 	case sweepConfirmed:
 		return m.start(msg)
@@ -210,7 +214,7 @@ func (m Model) start(msg sweepConfirmed) (Model, tea.Cmd) {
 	sc := msg.scope
 	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
 	m.run = &sweepRun{gen: m.nextTag(), scope: scopeName(sc), total: sc.expired, cancel: cancel, started: time.Now()}
-	m.progress, m.receipt = sweepProgress{}, nil
+	m.progress, m.receipt, m.swept = sweepProgress{}, nil, true
 	m.keys.Cancel.SetEnabled(true)
 	return m, tea.Batch(runSweep(ctx, m.deps.Store, m.deps.Session, m.run, store.SweepOptions{Now: msg.now, Prefix: sc.prefix(), Batch: m.batch}), pollSweep(m.deps.Session, m.run, m.pollEvery))
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,4 +135,31 @@ func sweepCancelHalfway(t *testing.T, n, batch int) {
 	if !strings.Contains(h.LastFlash(), "cancelled") {
 		t.Errorf("flash = %q", h.LastFlash())
 	}
+	// While sweeping, the preview does not list rows the sweep already
+	// deleted (it kept listing the census's rows); the receipt of a
+	// cancel says so in words, not "stopped: context canceled" (issue 13
+	// bug 8).
+	if strings.Contains(bar, `["tmp", 0]`) || !strings.Contains(bar, "A sweep ran since") {
+		t.Errorf("the preview lists the census's rows during the sweep:\n%s", bar)
+	}
+	if v := h.M.View(); strings.Contains(v, "context canceled") || !strings.Contains(v, "cancelled by you") {
+		t.Errorf("the receipt of a cancel:\n%s", v)
+	}
+}
+
+// TestSweepNarrowShowsFigures: at 80 columns the census shows its
+// figures, not "…" (issue 13 bug 6); the next-expiry column gives way.
+func TestSweepNarrowShowsFigures(t *testing.T) {
+	s, clock, path := viewtest.Reference(t, false)
+	h := viewtest.Start[Model, *Model](t, s, clock, 80, 24-3, New, viewtest.Reopen(path, clock))
+	all := h.M.census.scopes[0]
+	for _, line := range strings.Split(h.M.View(), "\n") {
+		if strings.Contains(line, "❯ all prefixes") {
+			if strings.Contains(line, "…") || !strings.Contains(line, fmt.Sprint(all.rows)) || !strings.Contains(line, " "+fmt.Sprint(all.expired)+" ") {
+				t.Fatalf("the census row is cut at 80 columns: %q", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no census row:\n%s", h.M.View())
 }

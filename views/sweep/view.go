@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -46,9 +48,14 @@ func (m Model) mainLines(w int) []string {
 	if m.scanErr != nil {
 		out = append(out, widgets.ProseLines("✗ the last census failed: "+m.scanErr.Error(), st.Error, w)...)
 	}
-	out = append(out, "", st.Label.Render(fmt.Sprintf("  %-22s %8s %8s %9s %7s  %s", "prefix", "rows", "expired", "bytes", "in 10m", "next expiry")))
+	cells := make([][]widgets.Line, len(c.scopes))
 	for i, sc := range c.scopes {
-		out = append(out, m.scopeLine(i, sc, c.now, w))
+		cells[i] = m.scopeCells(i, sc, c.now)
+	}
+	t := widgets.FitTable(scopeColumns, w, cells)
+	out = append(out, "", t.Header(st))
+	for i, sc := range c.scopes {
+		out = append(out, m.scopeLine(t, i, sc, cells[i]))
 	}
 	out = append(out, "")
 	out = append(out, m.clockNote(w)...)
@@ -63,26 +70,44 @@ func (m Model) mainLines(w int) []string {
 	return out
 }
 
-// scopeLine is one row of the table.
-func (m Model) scopeLine(i int, sc sweepScope, now int64, w int) string {
+// scopeColumns are the census table's: the prefix takes the room the
+// figures leave; the figures are never cut (the next expiry, then the
+// "in 10m" count, give way first on a narrow screen).
+var scopeColumns = []widgets.Column{
+	{Title: "", Width: 1}, {Title: "prefix", Width: 0, Min: 22}, {Title: "rows", Width: 8, Right: true},
+	{Title: "expired", Width: 8, Right: true}, {Title: "bytes", Width: 9, Right: true},
+	{Title: "in 10m", Width: 7, Right: true, Drop: 2}, {Title: "next expiry", Width: 12, Drop: 1},
+}
+
+// scopeCells are one row's cells.
+func (m Model) scopeCells(i int, sc sweepScope, now int64) []widgets.Line {
 	st := m.styles
-	gutter := "  "
-	if i == m.cursor {
-		gutter = "❯ "
-	}
 	next := "—"
 	if sc.next != nil {
 		next = widgets.Countdown(widgets.MsDur(*sc.next - now))
 	}
-	text := fmt.Sprintf("%s%s %8d %8d %9s %7d  %s", gutter, widgets.FitWidth(widgets.Sanitize(scopeName(sc)), 22),
-		sc.rows, sc.expired, widgets.BytesText(sc.bytes), sc.soon, next)
+	return []widgets.Line{
+		{{Text: widgets.Gutter(i == m.cursor), Style: st.Text}},
+		{{Text: widgets.Sanitize(scopeName(sc)), Style: st.Text}},
+		{{Text: fmt.Sprint(sc.rows), Style: st.Text}},
+		{{Text: fmt.Sprint(sc.expired), Style: st.Text}},
+		{{Text: widgets.BytesText(sc.bytes), Style: st.Text}},
+		{{Text: fmt.Sprint(sc.soon), Style: st.Text}},
+		{{Text: next, Style: st.Text}},
+	}
+}
+
+// scopeLine is one row of the table.
+func (m Model) scopeLine(t widgets.Table, i int, sc sweepScope, cells []widgets.Line) string {
+	st := m.styles
+	text := t.Row(st, cells, false, false)
 	switch {
 	case i == m.cursor && m.focused:
-		return st.Selected.Render(widgets.FitWidth(text, w))
+		return st.Selected.Render(text)
 	case sc.expired > 0:
-		return st.Warn.Render(widgets.FitWidth(text, w))
+		return st.Warn.Render(text)
 	}
-	return st.Text.Render(widgets.FitWidth(text, w))
+	return st.Text.Render(text)
 }
 
 // clockNote says how the virtual clock bears on the figures.
@@ -138,7 +163,12 @@ func (m Model) receiptLines(w int) []string {
 		next = widgets.RFCTime(*r.NextExpiry)
 	}
 	out = append(out, st.Text.Render("next earliest expiry: "+next))
-	if d.err != nil {
+	switch {
+	case errors.Is(d.err, context.Canceled):
+		out = append(out, widgets.ProseLines("cancelled by you between batches: the rows removed so far stay removed", st.Warn, w)...)
+	case errors.Is(d.err, context.DeadlineExceeded):
+		out = append(out, widgets.ProseLines("stopped: the sweep ran out of time; the rows removed so far stay removed", st.Warn, w)...)
+	case d.err != nil:
 		out = append(out, widgets.ProseLines("stopped: "+d.err.Error(), st.Warn, w)...)
 	}
 	return out
@@ -151,7 +181,11 @@ func (m Model) previewLines(w int) []string {
 	if !ok {
 		return []string{st.PaneTitle.Render("PREVIEW")}
 	}
-	out := []string{st.PaneTitle.Render("PREVIEW ") + st.Muted.Render(scopeName(sc))}
+	out := []string{st.PaneTitle.Render("PREVIEW ") + st.Muted.Render(widgets.Sanitize(scopeName(sc)))}
+	if m.swept {
+		// The census was taken before the sweep: its rows may be gone.
+		return append(out, widgets.ProseLines("A sweep ran since this list was read; it comes back with the next count.", st.Muted, w)...)
+	}
 	rows := m.height - m.styles.Pane.GetVerticalFrameSize() - 2
 	shown := 0
 	for _, r := range m.census.preview {
