@@ -200,7 +200,7 @@ func (m Model) alarmCells(it alarmItem, now int64, selected bool) []widgets.Line
 	if it.Poison {
 		retry = fmt.Sprintf("%d/%d", it.RetryCount, coord.MaxAlarmRetries)
 	}
-	at, rel := widgets.TableTime(it.EpochMs), widgets.RelativeTo(it.EpochMs, now, "late")
+	at, rel := widgets.TableTimeCell(it.EpochMs), widgets.RelativeTo(it.EpochMs, now, "late")
 	relStyle := st.Muted
 	switch {
 	case it.Problem != "":

@@ -103,7 +103,11 @@ func (m Model) prefixLines(n *node, w int) []string {
 	out = append(out, m.field("hex", widgets.Line{{Text: hex.EncodeToString(n.raw), Style: st.Muted}}, w)...)
 	out = append(out, m.field("rows", widgets.Line{{Text: countText(n.count, n.capped) + " under this prefix", Style: st.Text}}, w)...)
 	out = append(out, "")
-	out = append(out, m.wrapText("Not a stored key itself. → or enter expands it; n adds a key under it.", st.Muted, w)...)
+	text := "Not a stored key itself. → or enter expands it; n adds a key under it."
+	if m.readOnly {
+		text = "Not a stored key itself. → or enter expands it."
+	}
+	out = append(out, m.wrapText(text, st.Muted, w)...)
 	return out
 }
 

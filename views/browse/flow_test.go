@@ -140,6 +140,13 @@ func TestBrowseReadOnlyRefuses(t *testing.T) {
 		}
 	}
 	h.RequireView("read-only: editing")
+	// A prefix does not offer n either (it said "n adds a key under it":
+	// issue 13 bug 8).
+	goTo(h, `["accounts"]`)
+	h.RequireView("Not a stored key itself")
+	if v := h.M.View(); strings.Contains(v, "n adds") {
+		t.Errorf("read-only Browse offers n:\n%s", v)
+	}
 }
 
 func TestBrowseNewKey(t *testing.T) {

@@ -43,7 +43,7 @@ var leaseColumns = []widgets.Column{
 	{Title: "", Width: 3}, {Title: "KIND", Width: 5, Drop: 3}, {Title: "CLASS/SCHED", Width: 12, Grow: true, Max: 20},
 	{Title: "ID/BUCKET", Width: 16, Grow: true, Max: 32, Middle: true}, {Title: "HOLDER", Width: 12, Drop: 4, Grow: true, Max: 36, Middle: true},
 	{Title: "STAMP", Width: 20, Drop: 1},
-	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 9}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 2},
+	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 9, Keep: true}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 2, Keep: true},
 }
 
 // View renders the table, the selected row and the cron schedules.
@@ -154,7 +154,7 @@ func (m Model) leaseCells(r coord.LeaseRow, selected bool, barW int) []widgets.L
 	state := leaseStateAt(r, now)
 	id := widgets.Sanitize(r.ID)
 	if r.Kind == coord.KindCron {
-		id = widgets.TableTime(r.Bucket)
+		id = widgets.TableTimeCell(r.Bucket)
 	}
 	mark := widgets.Gutter(selected)
 	if l, ok := m.mine[codec.Format(r.Key)]; ok && l.Versionstamp == r.Versionstamp {

@@ -30,6 +30,7 @@ type liveState struct {
 	snap                race.Snapshot
 	result              *race.Result
 	err                 error
+	stopped             bool // the result is of a race the user stopped
 }
 
 func newLiveState() liveState { return liveState{workers: 4, increments: 25} }
@@ -114,7 +115,7 @@ func (m *Model) startLive() tea.Cmd {
 	case lv.starting:
 		return nil
 	}
-	lv.starting, lv.gen, lv.result, lv.err = true, m.nextTag(), nil, nil
+	lv.starting, lv.gen, lv.result, lv.err, lv.stopped = true, m.nextTag(), nil, nil, false
 	lv.snap = race.Snapshot{}
 	cfg := race.Config{Open: m.deps.Open, Key: raceCounterKey(), Workers: lv.workers, Increments: lv.increments,
 		Naive: m.naive, Lockstep: lv.lockstep}
@@ -158,9 +159,13 @@ func (m Model) onLiveDone(msg liveDone) (Model, tea.Cmd) {
 	lv.cancel()
 	lv.race, lv.result, lv.err = nil, &msg.res, msg.err
 	lv.snap.WorkerStats, lv.snap.Workers, lv.snap.Phase, lv.snap.Elapsed = msg.res.WorkerStats, msg.res.Workers, race.PhaseDone, msg.res.Elapsed
+	lv.stopped = errors.Is(msg.err, context.Canceled)
+	if lv.stopped {
+		lv.err = nil // the user's stop, not a failure: the phase line says it
+	}
 	m.updateKeys()
 	switch {
-	case msg.err != nil && errors.Is(msg.err, context.Canceled):
+	case lv.stopped:
 		return m, views.Flash(views.FlashInfo, "race stopped: %d successes, counter at %d", msg.res.Successes, msg.res.Final)
 	case msg.err != nil:
 		return m, views.Flash(views.FlashError, "race: %v", msg.err)

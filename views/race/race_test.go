@@ -1,9 +1,11 @@
 package race
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/store/race"
@@ -125,5 +127,33 @@ func TestRaceSelectedClientWithoutColour(t *testing.T) {
 	m, _ = m.Update(viewtest.Key("l"))
 	if b := m.View(); a == b {
 		t.Fatalf("client A and client B selected look the same without colour:\n%s", a)
+	}
+}
+
+// TestRaceLiveStop: x stops a live race; the screen says "stopped by you"
+// (it said "done"), shows no Go error text, and accounts for attempts cut
+// short by the stop, so the counts add up (issue 13 bug 8). Step mode's
+// intro does not describe a check in naive mode.
+func TestRaceLiveStop(t *testing.T) {
+	h := newRaceHarness(t, false)
+	h.Keys("m")
+	h.M.run.increments = 100000
+	v, cmd := h.M.Update(viewtest.Key("enter"))
+	h.M = v
+	var r *race.Race
+	h.Drive(cmd, func() bool { return r != nil && r.Snapshot().Successes >= 20 }, viewtest.Key("x"),
+		func(v Model, _ tea.Msg) { r = v.run.race },
+		func(v Model) bool { return v.run.result != nil && v.run.race == nil })
+	view := h.M.View()
+	if !strings.Contains(view, "stopped by you") || strings.Contains(view, "done ·") || strings.Contains(view, "context canceled") {
+		t.Fatalf("the stopped race:\n%s", view)
+	}
+	res := h.M.run.result
+	if cut := res.Attempts - res.Successes - res.Conflicts; cut > 0 && !strings.Contains(view, fmt.Sprintf("%-14s %8d", "cut short", cut)) {
+		t.Fatalf("%d attempts cut short are not shown:\n%s", cut, view)
+	}
+	h.Keys("m", "n")
+	if v := h.M.View(); strings.Contains(v, "a check on the stamp it saw") || !strings.Contains(v, "no check") {
+		t.Fatalf("naive step mode describes a check:\n%s", v)
 	}
 }

@@ -50,8 +50,14 @@ func (m Model) stepLines(w int) []string {
 	if s.stepper == nil {
 		return append(out, widgets.ProseLines("✗ "+s.err.Error(), st.Error, w)...)
 	}
-	out = append(out, widgets.ProseLines("Each client reads the counter, stages an increment of what it read (a check on the stamp it saw + a set of n+1), "+
-		"and commits when you say. Commit B after A has committed, and B's check fails: that is optimistic concurrency.", st.Muted, w)...)
+	intro := "Each client reads the counter, stages an increment of what it read (a check on the stamp it saw + a set of n+1), " +
+		"and commits when you say. Commit B after A has committed, and B's check fails: that is optimistic concurrency."
+	if m.naive {
+		// Naive mode stages no check: the text must not describe one.
+		intro = "Naive mode: each client reads the counter and stages a plain set of n+1, with no check. " +
+			"Commit B after A has committed, and B's write still succeeds: it overwrites A's increment, which is lost."
+	}
+	out = append(out, widgets.ProseLines(intro, st.Muted, w)...)
 	out = append(out, "", m.clientColumns(w), "")
 	out = append(out, st.Label.Render("LOG")+st.Muted.Render(fmt.Sprintf(" · %d step(s)", len(s.events))))
 	rows := max(m.height-len(out)-8, 3)
@@ -171,6 +177,8 @@ func (m Model) liveLines(w int) []string {
 	switch {
 	case lv.starting:
 		phase = "opening the workers' connections…"
+	case lv.stopped:
+		phase = fmt.Sprintf("stopped by you · %s", widgets.Human(s.Elapsed))
 	case lv.race != nil || lv.result != nil:
 		phase = fmt.Sprintf("%s · %s", s.Phase, widgets.Human(s.Elapsed))
 	}
@@ -180,8 +188,13 @@ func (m Model) liveLines(w int) []string {
 		fmt.Sprintf("%-14s %8d", "attempts", s.Attempts),
 		st.OK.Render(fmt.Sprintf("%-14s %8d", "successes", s.Successes)),
 		st.Warn.Render(fmt.Sprintf("%-14s %8d", "conflicts", s.Conflicts)),
-		fmt.Sprintf("%-14s %7.1f%% ", "conflict rate", rate*100)+widgets.ShareBar(s.Conflicts, max(s.Attempts, 1), 30, st.Warn, st.Muted).Render(false),
-		"")
+		fmt.Sprintf("%-14s %7.1f%% ", "conflict rate", rate*100)+widgets.ShareBar(s.Conflicts, max(s.Attempts, 1), 30, st.Warn, st.Muted).Render(false))
+	if cut := s.Attempts - s.Successes - s.Conflicts; cut > 0 && lv.result != nil {
+		// Attempts in flight when the race stopped: neither written nor
+		// refused, so the counts above do not add up without them.
+		out = append(out, st.Muted.Render(fmt.Sprintf("%-14s %8d  in flight at the stop: neither written nor refused", "cut short", cut)))
+	}
+	out = append(out, "")
 	out = append(out, m.finalLines(w)...)
 	out = append(out, "", st.Label.Render("PER WORKER"))
 	for i, ws := range s.Workers {

@@ -58,6 +58,11 @@ func TableTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("01-02 15:04:05.999")
 }
 
+// TableTimeCell is TableTime for a table cell: always 18 cells wide
+// (padded after when the milliseconds drop), so a column of times does not
+// jump when trailing zeros drop.
+func TableTimeCell(ms int64) string { return fmt.Sprintf("%-18s", TableTime(ms)) }
+
 // ShortTime is an instant for prose beside now: the time of day when it
 // falls on now's UTC day, else month-day and time of day.
 func ShortTime(ms, now int64) string {

@@ -28,6 +28,10 @@ type Column struct {
 	// Right aligns the column's values (and title) to its right edge:
 	// figures.
 	Right bool
+	// Keep keeps a fixed column at its width in FitTable even when its
+	// content is narrower: for values that change every second (time
+	// left, age), so that the columns do not jump.
+	Keep bool
 	// Min is the flexible column's minimum before optional columns are
 	// dropped (tableFlexMin when smaller); FitTable lowers it to the
 	// column's content.
@@ -103,7 +107,7 @@ func FitTable(cols []Column, w int, rows [][]Line) Table {
 	fitted := make([]Column, len(cols))
 	for i, c := range cols {
 		fitted[i] = c
-		if c.Width > 0 && natural[i] < c.Width {
+		if c.Width > 0 && natural[i] < c.Width && !c.Keep {
 			fitted[i].Width = max(natural[i], 1)
 		}
 		if c.Width == 0 && c.Min > natural[i] {

@@ -56,3 +56,13 @@ func TestFitTable(t *testing.T) {
 		t.Fatalf("narrow widths: ID %d, bar %d, STATE %d", tb.widthOf(0), tb.FlexW, tb.widthOf(2))
 	}
 }
+
+// TestTableTimeKeepsItsWidth: in a cell, a time with milliseconds and one without
+// are as wide (a column of times jumped when trailing zeros dropped:
+// issue 13 bug 8).
+func TestTableTimeKeepsItsWidth(t *testing.T) {
+	a, b := TableTimeCell(1767311999500), TableTimeCell(1767312015000)
+	if len(a) != len(b) || strings.TrimSpace(b) != "01-02 00:00:15" {
+		t.Fatalf("%q and %q", a, b)
+	}
+}
