@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -139,4 +140,23 @@ func TestFlashAndLogAreTerminalSafe(t *testing.T) {
 			t.Errorf("the screen got %q raw", raw)
 		}
 	}
+}
+
+// TestQuitOnALargeValue: with a 20 MB value selected the screen draws (the
+// value shown truncated) and q quits (issue 12 point 5: before the fix the
+// frame never drew and q was ignored).
+func TestQuitOnALargeValue(t *testing.T) {
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, "file:"+filepath.Join(t.TempDir(), "big.db"), clock, false)
+	big := `{"blob":"` + strings.Repeat("x", 20<<20) + `"}`
+	if _, err := s.Set(context.Background(), storetest.Key(t, `["big", "v"]`), []byte(big), nil); err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(s, Config{Clock: clock, Refresh: time.Hour}, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	r := &recorder{app: &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30))}}
+	r.waitFor(`"big"`)
+	r.keys("enter", "j")
+	r.waitFor("value truncated at")
+	r.keys("q")
+	r.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }

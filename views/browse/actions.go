@@ -154,6 +154,8 @@ func (m *Model) startEdit() tea.Cmd {
 		return views.Flash(views.FlashError, "an undecodable row cannot be addressed by key, so it cannot be edited here")
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
+	case len(m.entry.e.Value) > ValueCap:
+		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", len(m.entry.e.Value), ValueCap)
 	}
 	m.form = NewEditForm(m.styles, m.entry.e, m.deps.Now())
 	m.form.SetSize(m.entryInner(), m.innerHeight())
@@ -266,6 +268,8 @@ func (m *Model) composeFromHere() tea.Cmd {
 		return views.Flash(views.FlashInfo, "select a stored key to compose from it")
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
+	case len(m.entry.e.Value) > ValueCap:
+		return views.Flash(views.FlashError, "the value is %d bytes; Compose takes values up to %d bytes (kvdeck atomic handles it whole)", len(m.entry.e.Value), ValueCap)
 	}
 	e, now := m.entry.e, m.deps.Now()
 	value, err := codec.NormalizeJSON(e.Value)

@@ -65,19 +65,18 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	if n.kind == nodePart && n.hasChildren() {
 		out = append(out, m.field("prefix", widgets.Line{{Text: fmt.Sprintf("also the prefix of %s more row(s)", countText(n.count-1, n.capped)), Style: st.Muted}}, w)...)
 	}
-	values, valid := widgets.JSONLines(st, e.Value)
+	values, note, valid := m.valueLines(m.entry.answers, e.Value, w, live)
 	head := widgets.Line{{Text: "JSON", Style: st.OK}}
 	if !valid {
 		head = widgets.Line{{Text: "✗ not valid JSON: shown raw", Style: st.Error}}
 	}
 	out = append(append(out, ""), m.field("value", head, w)...)
-	for _, l := range values {
-		if !live {
-			l = l.Restyle(st.Expired)
-		}
-		for _, wl := range l.Wrap(w, 0) {
-			out = append(out, wl.Render(false))
-		}
+	if note != "" {
+		out = append(out, m.wrapText("✂ "+note, st.Warn, w)...)
+	}
+	out = append(out, values...)
+	if note != "" {
+		out = append(out, m.wrapText("✂ …", st.Warn, w)...)
 	}
 	return append(append(out, ""), m.actionHint(w)...)
 }

@@ -22,6 +22,8 @@ type entryState struct {
 	found  bool
 	e      store.Entry
 	err    error
+	// answers counts the reads applied; it tells valueCache that e changed.
+	answers int
 }
 
 // Layout: the tree takes two fifths of the width, the entry the rest.
@@ -103,6 +105,7 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 	if msg.gen == m.entry.gen {
 		m.entry.loaded, m.entry.stale = true, false
 		m.entry.found, m.entry.e, m.entry.err = msg.found, msg.entry, msg.err
+		m.entry.answers++
 		if m.form != nil && m.form.reloading {
 			m.form.reloaded(m.entry, m.deps.Now())
 		}

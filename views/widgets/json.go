@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"kvdeck/themes"
 )
@@ -23,6 +24,89 @@ func JSONLines(st themes.Styles, raw []byte) (lines []Line, valid bool) {
 		lines = append(lines, jsonTokens(st, l))
 	}
 	return lines, true
+}
+
+// JSONPrefixLines pretty-prints the first bytes of a JSON value (cut
+// anywhere, so possibly not valid JSON) the way JSONLines prints a whole
+// one, and highlights it; it stops after maxLines lines. It never fails: what
+// is not JSON is indented as well as it goes and shown safe to print.
+func JSONPrefixLines(st themes.Styles, prefix []byte, maxLines int) []Line {
+	var out []Line
+	var cur strings.Builder
+	depth := 0
+	newline := func() bool {
+		out = append(out, jsonTokens(st, cur.String()))
+		cur.Reset()
+		cur.WriteString(strings.Repeat("  ", depth))
+		return len(out) < maxLines
+	}
+	inString, escaped := false, false
+	for i := 0; i < len(prefix); i++ {
+		c := prefix[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			if c == '\n' {
+				cur.WriteString("\\n") // not JSON, but one line stays one line
+				continue
+			}
+			cur.WriteByte(c)
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			cur.WriteByte(c)
+		case ' ', '\t', '\n', '\r':
+		case '{', '[':
+			cur.WriteByte(c)
+			if j := skipSpace(prefix, i+1); j < len(prefix) && (prefix[j] == '}' || prefix[j] == ']') {
+				cur.WriteByte(prefix[j])
+				i = j
+				continue
+			}
+			depth++
+			if !newline() {
+				return out
+			}
+		case '}', ']':
+			depth = max(depth-1, 0)
+			if strings.TrimSpace(cur.String()) != "" && !newline() {
+				return out
+			}
+			cur.Reset()
+			cur.WriteString(strings.Repeat("  ", depth))
+			cur.WriteByte(c)
+		case ',':
+			cur.WriteByte(c)
+			if !newline() {
+				return out
+			}
+		case ':':
+			cur.WriteString(": ")
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if strings.TrimSpace(cur.String()) != "" {
+		out = append(out, jsonTokens(st, cur.String()))
+	}
+	return out
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // jsonTokens highlights one line of indented, valid JSON.
@@ -65,8 +149,9 @@ func jsonTokens(st themes.Styles, l string) Line {
 			out = append(out, Span{l[i:j], st.JSONNumber})
 			i = j
 		default:
-			out = append(out, Span{l[i : i+1], st.JSONPunct})
-			i++
+			_, n := utf8.DecodeRuneInString(l[i:])
+			out = append(out, Span{Sanitize(l[i : i+n]), st.JSONPunct})
+			i += n
 		}
 	}
 	return out
