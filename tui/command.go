@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
 )
@@ -78,8 +78,8 @@ func parseCommand(line string) (command, error) {
 		if arg == "off" {
 			return c, nil
 		}
-		d, err := time.ParseDuration(arg)
-		if err != nil || d < 100*time.Millisecond {
+		d, err := usertext.ParseDurationAtLeast(arg, 100*time.Millisecond)
+		if err != nil {
 			return c, fmt.Errorf("usage: :refresh DURATION (at least 100ms, e.g. 500ms, 2s) or :refresh off")
 		}
 		c.interval = d
@@ -99,26 +99,22 @@ func parseCommand(line string) (command, error) {
 	return c, nil
 }
 
-// parseClock reads :clock's argument: now, a signed duration, epoch
-// milliseconds, or an RFC 3339 time.
+// parseClock reads :clock's argument (usertext.ParseTimeSpec): now, a
+// signed duration to move by, or an instant after the epoch (epoch
+// milliseconds or an RFC 3339 time) to stop at.
 func parseClock(arg string) (clockChange, error) {
+	spec, err := usertext.ParseTimeSpec(arg)
 	switch {
-	case arg == "now":
+	case err != nil && (strings.HasPrefix(arg, "+") || strings.HasPrefix(arg, "-")):
+		return clockChange{}, fmt.Errorf(":clock %s: not a duration (try +5m or -1h30m)", arg)
+	case err != nil || !spec.Now && !spec.Relative && spec.At <= 0:
+		return clockChange{}, fmt.Errorf("usage: :clock +5m|-1h|now|EPOCH_MS|RFC3339 (got %q)", arg)
+	case spec.Now:
 		return clockChange{reset: true}, nil
-	case strings.HasPrefix(arg, "+") || strings.HasPrefix(arg, "-"):
-		d, err := time.ParseDuration(arg)
-		if err != nil {
-			return clockChange{}, fmt.Errorf(":clock %s: not a duration (try +5m or -1h30m)", arg)
-		}
-		return clockChange{advance: d}, nil
+	case spec.Relative:
+		return clockChange{advance: spec.Offset}, nil
 	}
-	if ms, err := strconv.ParseInt(arg, 10, 64); err == nil && ms > 0 {
-		return clockChange{fix: ms}, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, arg); err == nil && t.UnixMilli() > 0 {
-		return clockChange{fix: t.UnixMilli()}, nil
-	}
-	return clockChange{}, fmt.Errorf("usage: :clock +5m|-1h|now|EPOCH_MS|RFC3339 (got %q)", arg)
+	return clockChange{fix: spec.At}, nil
 }
 
 // apply changes the virtual clock.

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store/atomicjson"
 )
 
@@ -77,16 +78,8 @@ func (c *AtomicCmd) Run(app *App) error {
 		if i == 0 {
 			text = "failed"
 		}
-		text += fmt.Sprintf("\ncheck %d %s: expected %s, actual %s", f.Index, codec.Format(f.Key), stampText(f.Expected), stampText(f.Actual))
+		text += fmt.Sprintf("\ncheck %d %s: expected %s, actual %s", f.Index, codec.Format(f.Key), usertext.StampText(f.Expected), usertext.StampText(f.Actual))
 	}
 	app.Out.Result(failedJSON{OK: false, FailedChecks: rows}, text)
 	return NotDone("")
-}
-
-// stampText shows a check's stamp in text output: "absent" for none.
-func stampText(s string) string {
-	if s == "" {
-		return "absent"
-	}
-	return s
 }

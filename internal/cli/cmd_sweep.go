@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -71,7 +72,7 @@ func sweepText(r sweepJSON) string {
 		fmt.Fprintf(&b, "swept %s in %s (%dms); %s remain", plural(r.Swept, "row"), plural(int64(r.Batches), "batch"), r.ElapsedMs, plural(r.Remaining, "expired row"))
 	}
 	if r.NextExpiry != nil {
-		b.WriteString("; next expiry " + FormatMillis(*r.NextExpiry))
+		b.WriteString("; next expiry " + usertext.FormatTime(*r.NextExpiry))
 	} else {
 		b.WriteString("; no row expires later")
 	}

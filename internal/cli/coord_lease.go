@@ -86,7 +86,7 @@ func leaseText(r coord.LeaseRow) string {
 		if r.TTLMs > 0 {
 			fmt.Fprintf(&b, "  age=%s", millis(r.AgeMs))
 		}
-		b.WriteString("  expires=" + FormatMillis(*r.ExpiresAt))
+		b.WriteString("  expires=" + usertext.FormatTime(*r.ExpiresAt))
 	}
 	if r.Problem != "" {
 		b.WriteString("  problem: " + usertext.Sanitize(r.Problem))
@@ -146,7 +146,7 @@ func (c *LeaseAcquireCmd) Run(app *App) error {
 		return err
 	}
 	app.Out.Result(leaseJSON{Key: l.Key, Holder: l.Holder, Versionstamp: l.Versionstamp, ExpiresAt: &l.ExpiresAt},
-		fmt.Sprintf("acquired %s  holder=%s  v=%s  expires=%s", codec.Format(l.Key), l.Holder, l.Versionstamp, FormatMillis(l.ExpiresAt)))
+		fmt.Sprintf("acquired %s  holder=%s  v=%s  expires=%s", codec.Format(l.Key), l.Holder, l.Versionstamp, usertext.FormatTime(l.ExpiresAt)))
 	return nil
 }
 
@@ -241,22 +241,23 @@ func verdict(ok bool, yes, no string, key codec.Key, stamp string) string {
 // parseStamp validates a versionstamp typed by a user and returns it in
 // its 20-digit form.
 func parseStamp(what, s string) (string, error) {
-	n, err := codec.ParseStamp(strings.TrimSpace(s))
+	stamp, err := usertext.ParseStamp(s)
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w", what, shown(s), err)
 	}
-	return codec.FormatStamp(n), nil
+	return stamp, nil
 }
 
 // positiveDuration reads a whole-millisecond Go duration that must be
 // positive (or zero when zeroOK).
 func positiveDuration(what, s string, zeroOK bool) (time.Duration, error) {
-	d, err := ParseExpireIn(what, s)
-	if err != nil {
-		return 0, err
+	least := time.Millisecond
+	if zeroOK {
+		least = 0
 	}
-	if d < 0 || d == 0 && !zeroOK {
-		return 0, fmt.Errorf("%s %s: must be positive", what, shown(s))
+	d, err := usertext.ParseDurationAtLeast(s, least)
+	if err != nil {
+		return 0, fmt.Errorf("%s %s: %w", what, shown(s), err)
 	}
 	return d, nil
 }

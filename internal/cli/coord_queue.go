@@ -112,7 +112,7 @@ func printMessage(app *App, queue string, m coord.QueueMessage, now int64) {
 	if !m.Ready {
 		when = "in " + millis(m.DueAt-now)
 	}
-	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), FormatMillis(m.DueAt), when, m.Attempts)
+	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), usertext.FormatTime(m.DueAt), when, m.Attempts)
 	if m.Final {
 		text += "  final-attempt"
 	}
@@ -166,7 +166,7 @@ func (c *QueueSendCmd) Run(app *App) error {
 			return err
 		}
 		due := now + delay.Milliseconds()
-		app.Out.Result(messageJSON{Queue: c.Name, ID: id, DueAt: &due}, fmt.Sprintf("sent %s  %s  due=%s", usertext.Sanitize(c.Name), id, FormatMillis(due)))
+		app.Out.Result(messageJSON{Queue: c.Name, ID: id, DueAt: &due}, fmt.Sprintf("sent %s  %s  due=%s", usertext.Sanitize(c.Name), id, usertext.FormatTime(due)))
 		return nil
 	})
 }
@@ -223,7 +223,7 @@ func (c *QueuePollCmd) Run(app *App) error {
 		text := fmt.Sprintf("%s  %s  attempts=%d  %s", usertext.Sanitize(d.Queue), usertext.Sanitize(d.ID), d.Attempts, d.Decision)
 		switch d.Outcome {
 		case coord.OutcomeRequeued:
-			text += "  requeued due=" + FormatMillis(d.NextDueAt)
+			text += "  requeued due=" + usertext.FormatTime(d.NextDueAt)
 		case coord.OutcomeDropped:
 			text += "  dropped (max attempts)"
 		}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"kvdeck/codec"
-	"kvdeck/store/atomicjson"
+	"kvdeck/internal/usertext"
 )
 
 // ParseKey reads a key typed by a user: key text (`["users", "alice"]`) or
@@ -49,67 +48,17 @@ func ParseValue(what string, s []byte) ([]byte, error) {
 	return v, nil
 }
 
-// Times outside years 0001-9999 are refused: RFC 3339 cannot show them.
-const (
-	minTime = -62135596800000 // 0001-01-01T00:00:00Z
-	maxTime = 253402300799999 // 9999-12-31T23:59:59.999Z
-)
-
-// ParseTime reads a TIME argument: epoch milliseconds ("1767312000000"), an
-// RFC 3339 time ("2026-01-02T00:00:00Z", fractions allowed), "now", or a
-// Go duration relative to now ("+5m", "-30s"). It returns epoch
-// milliseconds; now is the (virtual) current time in epoch milliseconds.
+// ParseTime reads a TIME argument (usertext.ParseTime): epoch milliseconds
+// ("1767312000000"), an RFC 3339 time ("2026-01-02T00:00:00Z", fractions
+// allowed), "now", or a Go duration relative to now ("+5m", "-30s"). It
+// returns epoch milliseconds; now is the (virtual) current time in epoch
+// milliseconds.
 func ParseTime(s string, now int64) (int64, error) {
-	if strings.TrimSpace(s) == "" {
-		return 0, errors.New("empty time: want epoch milliseconds, an RFC 3339 time, now or +DURATION")
-	}
-	ms, err := parseTime(strings.TrimSpace(s), now)
-	if err != nil {
+	ms, err := usertext.ParseTime(s, now)
+	if err != nil && strings.TrimSpace(s) != "" {
 		return 0, fmt.Errorf("time %s: %w", shown(s), err)
 	}
-	if ms < minTime || ms > maxTime {
-		return 0, fmt.Errorf("time %s: out of range (years 0001 to 9999)", shown(s))
-	}
-	return ms, nil
-}
-
-func parseTime(t string, now int64) (int64, error) {
-	switch {
-	case t == "now":
-		return now, nil
-	case t[0] == '+' || t[0] == '-' && len(t) > 1 && !isDigits(t[1:]):
-		d, err := time.ParseDuration(t)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a Go duration like +5m or -30s", t)
-		}
-		if now < minTime || now > maxTime {
-			return 0, errors.New("the clock is out of range")
-		}
-		return now + d.Milliseconds(), nil // |d| < 2^63 ns = 2^63/1e6 ms: no overflow
-	case isDigits(t) || t[0] == '-' && isDigits(t[1:]):
-		ms, err := strconv.ParseInt(t, 10, 64)
-		if err != nil {
-			return 0, errors.New("epoch milliseconds out of range")
-		}
-		return ms, nil
-	}
-	tm, err := time.Parse(time.RFC3339Nano, t)
-	if err != nil {
-		return 0, errors.New("want epoch milliseconds, an RFC 3339 time (2026-01-02T15:04:05Z), now or +DURATION")
-	}
-	return tm.UnixMilli(), nil
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return ms, err
 }
 
 // ParseExpireIn reads a Go duration for a TTL ("30s", "1m30s", "250ms").
@@ -117,7 +66,7 @@ func isDigits(s string) bool {
 // or negative is allowed and, as in the reference, writes a row that is
 // already expired.
 func ParseExpireIn(what, s string) (time.Duration, error) {
-	d, err := atomicjson.ParseExpireIn(s)
+	d, err := usertext.ParseDuration(s)
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %w", what, shown(s), err)
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"kvdeck/codec"
@@ -148,7 +147,7 @@ func entryText(e store.Entry, now int64, physical bool) string {
 	}
 	b.WriteString("  v=" + e.Versionstamp())
 	if e.ExpiresAt != nil {
-		b.WriteString("  expires=" + FormatMillis(*e.ExpiresAt))
+		b.WriteString("  expires=" + usertext.FormatTime(*e.ExpiresAt))
 	}
 	if physical && !e.Live(now) {
 		b.WriteString("  expired")
@@ -213,12 +212,6 @@ func marshalString(s string) json.RawMessage {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return usertext.EscapeJSON(bytes.TrimRight(buf.Bytes(), "\n"))
-}
-
-// FormatMillis formats epoch milliseconds as an RFC 3339 UTC time, with
-// milliseconds only when they are not zero: 2026-01-02T00:00:45Z.
-func FormatMillis(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
 }
 
 // stampOrNull is a versionstamp for JSON output: nil (null) when empty.

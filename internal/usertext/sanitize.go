@@ -1,7 +1,3 @@
-// Package usertext is the home of text users type and read: the one rule
-// that makes text from a database (or any other untrusted source) safe to
-// show on a terminal, used by every CLI and TUI output. Standard library
-// only.
 package usertext
 
 import (

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 )
 
 // Object is a JSON object of user input (an atomic document, a load
@@ -158,7 +159,7 @@ func (o Object) Duration(name string) (*time.Duration, error) {
 		if err != nil {
 			return nil, err
 		}
-		d, err := ParseExpireIn(s)
+		d, err := usertext.ParseDuration(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", o.Field(name), s, err)
 		}
@@ -173,21 +174,6 @@ func (o Object) Duration(name string) (*time.Duration, error) {
 	}
 	d := time.Duration(ms) * time.Millisecond
 	return &d, nil
-}
-
-// ParseExpireIn reads a Go duration for a TTL ("30s", "1m30s", "250ms").
-// It must be a whole number of milliseconds, the store's resolution. Zero
-// or negative is allowed and, as in the reference, writes a row that is
-// already expired. The error does not repeat s; callers name it.
-func ParseExpireIn(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return 0, errors.New("want a Go duration like 30s, 1m30s or 250ms")
-	}
-	if d%time.Millisecond != 0 {
-		return 0, errors.New("the store counts whole milliseconds")
-	}
-	return d, nil
 }
 
 // parseInteger reads a JSON number that must be an integer in int64 range

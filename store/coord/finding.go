@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 )
 
 // Severity ranks a finding.
@@ -143,11 +144,8 @@ const (
 	ExpiringShare = 0.2
 )
 
-// when formats epoch ms as an RFC 3339 UTC time, with milliseconds when
-// they are not zero (the CLI's format).
-func when(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
-}
+// when formats epoch ms as the CLI and the TUI write an instant.
+func when(ms int64) string { return usertext.FormatTime(ms) }
 
 // span formats a duration in ms the way Go prints durations ("1m30s").
 func span(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }

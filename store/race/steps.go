@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 )
 
 // ErrInvalidStep: a step that cannot apply to the client's state (staging
@@ -88,7 +89,7 @@ func (s Staged) String(key codec.Key) string {
 	if !s.Check {
 		return set
 	}
-	return fmt.Sprintf("check(%s, %s) + %s", k, stampText(s.Expected), set)
+	return fmt.Sprintf("check(%s, %s) + %s", k, usertext.StampText(s.Expected), set)
 }
 
 // Write is one commit the theater made.
@@ -162,9 +163,9 @@ func (e Explanation) String() string {
 		who = e.Writer
 	}
 	if e.Actual == "" {
-		return fmt.Sprintf("%s expected %s (its read) but the key is now absent, deleted by %s in between", e.Client, stampText(e.Expected), who)
+		return fmt.Sprintf("%s expected %s (its read) but the key is now absent, deleted by %s in between", e.Client, usertext.StampText(e.Expected), who)
 	}
-	return fmt.Sprintf("%s expected %s (its read) but the key is at %s, written by %s in between", e.Client, stampText(e.Expected), e.Actual, who)
+	return fmt.Sprintf("%s expected %s (its read) but the key is at %s, written by %s in between", e.Client, usertext.StampText(e.Expected), e.Actual, who)
 }
 
 // Event is one recorded step with what it did, for the theater's log.
@@ -185,13 +186,13 @@ func (e Event) String() string {
 	case e.Outcome != nil:
 		return e.Outcome.String()
 	case e.Read != nil && e.Staged != nil:
-		return fmt.Sprintf("%s recovered: read n=%d at %s, staged n=%d", name, e.Read.N, stampText(e.Read.Stamp), e.Staged.N)
+		return fmt.Sprintf("%s recovered: read n=%d at %s, staged n=%d", name, e.Read.N, usertext.StampText(e.Read.Stamp), e.Staged.N)
 	case e.Read != nil:
-		return fmt.Sprintf("%s read n=%d at %s", name, e.Read.N, stampText(e.Read.Stamp))
+		return fmt.Sprintf("%s read n=%d at %s", name, e.Read.N, usertext.StampText(e.Read.Stamp))
 	case e.Staged != nil && !e.Staged.Check:
 		return fmt.Sprintf("%s staged n=%d without a check", name, e.Staged.N)
 	case e.Staged != nil:
-		return fmt.Sprintf("%s staged n=%d if the stamp is still %s", name, e.Staged.N, stampText(e.Staged.Expected))
+		return fmt.Sprintf("%s staged n=%d if the stamp is still %s", name, e.Staged.N, usertext.StampText(e.Staged.Expected))
 	}
 	return e.Step.String()
 }
@@ -206,12 +207,4 @@ type ClientState struct {
 	Staged *Staged
 	// Last is the outcome of the client's last commit; nil before its first.
 	Last *Outcome
-}
-
-// stampText shows an empty stamp as "absent".
-func stampText(stamp string) string {
-	if stamp == "" {
-		return "absent"
-	}
-	return stamp
 }

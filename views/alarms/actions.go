@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
@@ -99,7 +99,7 @@ func (m *Model) openForm(reschedule bool) {
 	id, at := "", "+30s"
 	if reschedule {
 		it, _ := m.item()
-		id, at = it.ID, widgets.RFCTime(it.EpochMs)
+		id, at = it.ID, usertext.FormatTime(it.EpochMs)
 		title = "RESCHEDULE " + widgets.Sanitize(c.Class) + "/" + widgets.ClipText(it.ID, 12)
 		if it.byID {
 			title = "RE-POST " + widgets.Sanitize(c.Class) + "/" + widgets.ClipText(it.ID, 12)
@@ -115,7 +115,7 @@ func (m *Model) openForm(reschedule bool) {
 			if err != nil {
 				return "", err
 			}
-			return "due " + widgets.RFCTime(t) + " (" + widgets.RelativeTo(t, now(), "overdue by") + ")", nil
+			return "due " + usertext.FormatTime(t) + " (" + widgets.RelativeTo(t, now(), "overdue by") + ")", nil
 		})
 	if reschedule {
 		m.Form.FocusOn(2)
@@ -138,30 +138,18 @@ func checkAlarmID(s string) (string, error) {
 	return id, nil
 }
 
-// parseAlarmTime reads a due time: epoch milliseconds, an RFC 3339 time,
-// "now", or a Go duration from now ("+30s", "-5m").
+// parseAlarmTime reads a due time (usertext.ParseTime): epoch
+// milliseconds, an RFC 3339 time, "now", or a Go duration from now ("+30s",
+// "-5m"), said in the form's words when it is none of them.
 func parseAlarmTime(s string, now int64) (int64, error) {
-	t := strings.TrimSpace(s)
-	switch {
-	case t == "":
+	if strings.TrimSpace(s) == "" {
 		return 0, errors.New("type a time: +30s, 2026-01-02T00:00:00Z or epoch ms")
-	case t == "now":
-		return now, nil
-	case t[0] == '+' || t[0] == '-':
-		d, err := time.ParseDuration(t)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration like +30s or -5m", t)
-		}
-		return now + d.Milliseconds(), nil
 	}
-	if ms, err := strconv.ParseInt(t, 10, 64); err == nil {
-		return ms, nil
-	}
-	tm, err := time.Parse(time.RFC3339Nano, t)
-	if err != nil {
+	ms, err := usertext.ParseTime(s, now)
+	if errors.Is(err, usertext.ErrNotTime) {
 		return 0, errors.New("want +30s, an RFC 3339 time like 2026-01-02T15:04:05Z, or epoch ms")
 	}
-	return tm.UnixMilli(), nil
+	return ms, err
 }
 
 // askDelete asks to delete the selected alarm: both of its rows, or only
@@ -180,7 +168,7 @@ func (m Model) askDelete() tea.Cmd {
 			"only if it is still at stamp "+it.Versionstamp+". The alarm's by-id record, if any, stays.")
 	}
 	return views.Confirm("Delete this alarm?", "delete", deleteAlarm(m.Store, m.Deps.Session, c.Class, it.ID),
-		"Deletes the alarm "+name+" (due "+widgets.RFCTime(it.EpochMs)+"):",
+		"Deletes the alarm "+name+" (due "+usertext.FormatTime(it.EpochMs)+"):",
 		"its due entry and its by-id record, in one commit. It will not fire.")
 }
 
@@ -198,7 +186,7 @@ func (m Model) askFire() tea.Cmd {
 		}
 	}
 	if due == 0 {
-		return views.Flash(views.FlashInfo, "nothing of %s is due at %s", c.Class, widgets.RFCTime(now))
+		return views.Flash(views.FlashInfo, "nothing of %s is due at %s", c.Class, usertext.FormatTime(now))
 	}
 	return views.Confirm(fmt.Sprintf("Fire %d due alarm(s) of %s now?", due, c.Class), "fire", fireAlarms(m.Store, m.Deps.Session, c.Class, now),
 		"Polls "+widgets.Sanitize(c.Class)+" once as a replica would: claims each due entry (check its stamp + delete), takes the object's lease, and clears the alarm when by-id still matches.",

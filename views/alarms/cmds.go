@@ -8,11 +8,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views"
 	"kvdeck/views/coordkit"
-	"kvdeck/views/widgets"
 )
 
 // alarmsLoaded answers loadAlarms.
@@ -132,7 +132,7 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 		return m, nil
 	case msg.op == alarmFire:
 		m.fired = &alarmFireReport{class: msg.class, at: msg.at, firings: msg.firings, err: msg.err}
-		flash = views.Flash(views.FlashOK, "fired %s at %s: %s", msg.class, widgets.RFCTime(msg.at), fireSummary(msg.firings))
+		flash = views.Flash(views.FlashOK, "fired %s at %s: %s", msg.class, usertext.FormatTime(msg.at), fireSummary(msg.firings))
 		if msg.err != nil {
 			flash = views.Flash(views.FlashError, "fire %s stopped: %v (%s)", msg.class, msg.err, fireSummary(msg.firings))
 		}
@@ -142,7 +142,7 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 		m.Form = nil
 		m.entryList.ID = codec.Format(coord.AlarmDueKey(msg.class, msg.at, msg.id))
 		m.classList.ID, m.onEntries = msg.class, true
-		flash = views.Flash(views.FlashOK, "set %s/%s due %s (retry count 0)", msg.class, msg.id, widgets.RFCTime(msg.at))
+		flash = views.Flash(views.FlashOK, "set %s/%s due %s (retry count 0)", msg.class, msg.id, usertext.FormatTime(msg.at))
 	case msg.op == alarmDelete && !msg.done:
 		flash = views.Flash(views.FlashError, "%s/%s: no alarm to delete any more (fired, deleted or rescheduled meanwhile)", msg.class, msg.id)
 	case msg.op == alarmDeleteRow && !msg.done:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
@@ -43,7 +44,7 @@ func (m Model) alarmDetail(c coord.AlarmClass, it alarmItem, w int) []string {
 	st := m.Styles
 	out := widgets.FieldLine(st, "key", widgets.KeySpans(st, it.Key), w)
 	out = append(out, widgets.FieldLine(st, "stamp", widgets.Line{{Text: it.Versionstamp, Style: st.Text}}, w)...)
-	rec := fmt.Sprintf("due %s · retry %d of %d", widgets.RFCTime(it.EpochMs), it.RetryCount, coord.MaxAlarmRetries)
+	rec := fmt.Sprintf("due %s · retry %d of %d", usertext.FormatTime(it.EpochMs), it.RetryCount, coord.MaxAlarmRetries)
 	out = append(out, widgets.FieldLine(st, "record", widgets.Line{{Text: rec, Style: st.Text}}, w)...)
 	if !it.byID && it.Problem == "" {
 		out = append(out, widgets.FieldLine(st, "by-id", m.byIDLine(c, it), w)...)
@@ -64,7 +65,7 @@ func (m Model) byIDLine(c coord.AlarmClass, it alarmItem) widgets.Line {
 		if it.Matched {
 			return widgets.Line{{Text: "✓ matches: this entry is the alarm's one slot", Style: st.OK}}
 		}
-		return widgets.Line{{Text: fmt.Sprintf("says due %s, retry %d: this entry is stale", widgets.RFCTime(b.EpochMs), b.RetryCount), Style: st.Warn}}
+		return widgets.Line{{Text: fmt.Sprintf("says due %s, retry %d: this entry is stale", usertext.FormatTime(b.EpochMs), b.RetryCount), Style: st.Warn}}
 	}
 	return widgets.Line{{Text: "none: this entry is an orphan (a poller claims it and drops it)", Style: st.Warn}}
 }
@@ -73,7 +74,7 @@ func (m Model) byIDLine(c coord.AlarmClass, it alarmItem) widgets.Line {
 func (m Model) fireLines(w int) []string {
 	st := m.Styles
 	r := m.fired
-	out := []string{st.PaneTitle.Render("FIRED AT "+widgets.RFCTime(r.at)) + st.Muted.Render(" · "+fireSummary(r.firings)+" · no handler ran")}
+	out := []string{st.PaneTitle.Render("FIRED AT "+usertext.FormatTime(r.at)) + st.Muted.Render(" · "+fireSummary(r.firings)+" · no handler ran")}
 	for _, f := range r.firings {
 		style := st.OK
 		switch f.Outcome {

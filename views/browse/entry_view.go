@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views/widgets"
 )
@@ -87,7 +88,7 @@ func (m Model) expiryLine(e store.Entry, now int64) widgets.Line {
 	if e.ExpiresAt == nil {
 		return widgets.Line{{Text: "never", Style: st.Text}}
 	}
-	at := time.UnixMilli(*e.ExpiresAt).UTC().Format(time.RFC3339Nano)
+	at := usertext.FormatTime(*e.ExpiresAt)
 	left := time.Duration(*e.ExpiresAt-now) * time.Millisecond
 	if left <= 0 {
 		return widgets.Line{{Text: at, Style: st.Expired}, {Text: " · " + widgets.Countdown(left) + ", not swept", Style: st.Warn}}

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
@@ -183,7 +184,7 @@ func (m *Model) askCommit() tea.Cmd {
 	lines := []string{fmt.Sprintf("%d check(s), %d mutation(s) in one atomic commit; nothing is written unless every check holds.", len(checks), len(muts))}
 	var named []string
 	for _, c := range checks {
-		named = append(named, fmt.Sprintf("check %s expects %s", codec.Format(c.Key), widgets.StampText(c.Versionstamp)))
+		named = append(named, fmt.Sprintf("check %s expects %s", codec.Format(c.Key), usertext.StampText(c.Versionstamp)))
 	}
 	for _, mu := range muts {
 		named = append(named, fmt.Sprintf("%s %s", mu.Type, codec.Format(mu.Key)))
@@ -263,7 +264,7 @@ func (m Model) onStamps(msg stampsRead) (Model, tea.Cmd) {
 		}
 	}
 	if msg.purpose == stampsForOps {
-		return m, views.Flash(views.FlashInfo, "the check now expects %s", widgets.StampText(msg.stamps[0]))
+		return m, views.Flash(views.FlashInfo, "the check now expects %s", usertext.StampText(msg.stamps[0]))
 	}
 	m.keys.Retry.SetEnabled(false)
 	ask := m.askCommit()

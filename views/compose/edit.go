@@ -15,7 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
-	"kvdeck/store/atomicjson"
+	"kvdeck/internal/usertext"
 	"kvdeck/themes"
 	"kvdeck/views/widgets"
 )
@@ -160,27 +160,22 @@ func (e opEditor) parsedKey() (codec.Key, error) {
 }
 
 // parseStamp reads the stamp field: empty or "absent" is "" (the key must
-// be absent or expired), else a 20-digit versionstamp.
+// be absent or expired), else a versionstamp (usertext.ParseStamp).
 func parseStamp(text string) (string, error) {
-	text = strings.TrimSpace(text)
-	if text == "" || text == "absent" {
+	if text = strings.TrimSpace(text); text == "" || text == "absent" {
 		return "", nil
 	}
-	if _, err := codec.ParseStamp(text); err != nil {
-		return "", err
-	}
-	return text, nil
+	return usertext.ParseStamp(text)
 }
 
 // parseTTL reads the expiry field: empty or "none" is no expiry, else a Go
 // duration in whole milliseconds (zero or less writes a dead row, as in
 // the reference).
 func parseTTL(text string) (*time.Duration, error) {
-	text = strings.TrimSpace(text)
-	if text == "" || text == "none" {
+	if text = strings.TrimSpace(text); text == "" || text == "none" {
 		return nil, nil
 	}
-	d, err := atomicjson.ParseExpireIn(text)
+	d, err := usertext.ParseDuration(text)
 	if err != nil {
 		return nil, err
 	}

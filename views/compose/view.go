@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/views/widgets"
 )
 
@@ -80,7 +81,7 @@ func (m Model) opLine(i int, op stagedOp, keyW, w int) string {
 		if op.refreshed {
 			style = st.Accent
 		}
-		l = append(l, widgets.Span{Text: "expects " + widgets.StampText(op.stamp), Style: style})
+		l = append(l, widgets.Span{Text: "expects " + usertext.StampText(op.stamp), Style: style})
 		if op.refreshed {
 			l = append(l, widgets.Span{Text: " (refreshed)", Style: st.Accent})
 		}
@@ -145,10 +146,10 @@ func (m Model) outcomeLines(w int) []string {
 		head = append(head, widgets.KeySpans(st, c.Key)...)
 		head = append(head, widgets.Span{Text: note, Style: st.Error})
 		out = append(out, widgets.FitWidth(head.Render(false), w))
-		detail := st.Muted.Render("    expected "+widgets.StampText(c.Versionstamp)+" · ") + st.OK.Render("held")
+		detail := st.Muted.Render("    expected "+usertext.StampText(c.Versionstamp)+" · ") + st.OK.Render("held")
 		if at, bad := failed[i]; bad {
-			detail = st.Muted.Render("    expected ") + st.Text.Render(widgets.StampText(c.Versionstamp)) +
-				st.Muted.Render(" · actual ") + st.Error.Render(widgets.StampText(o.res.Failed[at].Actual))
+			detail = st.Muted.Render("    expected ") + st.Text.Render(usertext.StampText(c.Versionstamp)) +
+				st.Muted.Render(" · actual ") + st.Error.Render(usertext.StampText(o.res.Failed[at].Actual))
 		}
 		out = append(out, detail)
 	}
@@ -177,7 +178,7 @@ func (m Model) sideView() string {
 	out = append(out, widgets.FieldLine(st, "encoded", widgets.Line{{Text: fmt.Sprintf("%d B", len(codec.MustEncode(op.key))), Style: st.Muted}}, w)...)
 	switch op.kind {
 	case opCheck:
-		out = append(out, widgets.FieldLine(st, "expects", widgets.Line{{Text: widgets.StampText(op.stamp), Style: st.Text}}, w)...)
+		out = append(out, widgets.FieldLine(st, "expects", widgets.Line{{Text: usertext.StampText(op.stamp), Style: st.Text}}, w)...)
 	case opSet:
 		ttl := "never"
 		if op.expireIn != nil {

@@ -3,13 +3,13 @@ package leases
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
@@ -101,7 +101,7 @@ func (m *Model) startAcquire() {
 			if err != nil {
 				return "", err
 			}
-			return "lapses at " + widgets.RFCTime(now()+d.Milliseconds()) + " unless released", nil
+			return "lapses at " + usertext.FormatTime(now()+d.Milliseconds()) + " unless released", nil
 		})
 	m.Form.SetWidth(m.detailInner())
 }
@@ -123,14 +123,7 @@ func checkLeaseKey(s string) (string, error) {
 
 // parseLeaseTTL reads a lease TTL: a Go duration of whole milliseconds, > 0.
 func parseLeaseTTL(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	switch {
-	case err != nil:
-		return 0, fmt.Errorf("%q is not a duration like 30s or 2m", s)
-	case d <= 0 || d%time.Millisecond != 0:
-		return 0, errors.New("want a positive whole number of milliseconds, like 30s")
-	}
-	return d, nil
+	return usertext.ParseDurationAtLeast(s, time.Millisecond)
 }
 
 // submitAcquire validates the form and acquires.

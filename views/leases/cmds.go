@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views"
@@ -152,7 +153,7 @@ func (m Model) onActed(msg leaseActed) (Model, tea.Cmd) {
 		m.mine[kt] = heldLease{Lease: msg.lease, ttl: msg.ttl}
 		m.list.ID = kt
 		flash = views.Flash(views.FlashOK, "acquired %s as holder %s at stamp %s, until %s; r releases it",
-			kt, msg.lease.Holder, msg.lease.Versionstamp, widgets.RFCTime(msg.lease.ExpiresAt))
+			kt, msg.lease.Holder, msg.lease.Versionstamp, usertext.FormatTime(msg.lease.ExpiresAt))
 	case msg.done:
 		m.mine = maps.Clone(m.mine)
 		delete(m.mine, kt)

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
@@ -109,7 +110,7 @@ func (m *Model) startSend() {
 			if d == 0 {
 				return "due at once", nil
 			}
-			return "due " + widgets.RFCTime(now()+d.Milliseconds()) + " (in " + widgets.Human(d) + ")", nil
+			return "due " + usertext.FormatTime(now()+d.Milliseconds()) + " (in " + widgets.Human(d) + ")", nil
 		})
 	m.Form.FocusOn(1)
 	m.Form.SetWidth(m.rightInner())

@@ -6,11 +6,11 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views"
 	"kvdeck/views/coordkit"
-	"kvdeck/views/widgets"
 )
 
 // queuesLoaded answers loadQueues.
@@ -100,7 +100,7 @@ func (m Model) onActed(msg queueActed) (Model, tea.Cmd) {
 	case msg.op == queueSend:
 		m.Form = nil
 		m.queueList.ID, m.msgList.ID, m.onMessages = msg.queue, msg.id, true
-		flash = views.Flash(views.FlashOK, "sent %s to %s, due %s", msg.id, msg.queue, widgets.RFCTime(msg.dueAt))
+		flash = views.Flash(views.FlashOK, "sent %s to %s, due %s", msg.id, msg.queue, usertext.FormatTime(msg.dueAt))
 	default:
 		flash = views.Flash(views.FlashOK, "purged %s: %d message(s) deleted", msg.queue, msg.purged)
 	}

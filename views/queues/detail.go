@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
@@ -26,7 +27,7 @@ func (m Model) lowerLines(q coord.QueueReport, w int) []string {
 	now := m.Deps.Now()
 	out := widgets.FieldLine(st, "key", widgets.KeySpans(st, msg.Key), w)
 	out = append(out, widgets.FieldLine(st, "stamp", widgets.Line{{Text: msg.Versionstamp, Style: st.Text}}, w)...)
-	out = append(out, widgets.FieldLine(st, "due", widgets.Line{{Text: widgets.RFCTime(msg.DueAt), Style: st.Text}, {Text: " · " + widgets.RelativeTo(msg.DueAt, now, "ready for"), Style: st.Muted}}, w)...)
+	out = append(out, widgets.FieldLine(st, "due", widgets.Line{{Text: usertext.FormatTime(msg.DueAt), Style: st.Text}, {Text: " · " + widgets.RelativeTo(msg.DueAt, now, "ready for"), Style: st.Muted}}, w)...)
 	next := fmt.Sprintf("%d stored: its next delivery is attempt %d of %d", msg.Attempts, msg.Attempts+1, coord.DefaultMaxAttempts)
 	nstyle := st.Text
 	if msg.Attempts+1 >= coord.DefaultMaxAttempts {
@@ -41,7 +42,7 @@ func (m Model) lowerLines(q coord.QueueReport, w int) []string {
 func (m Model) reportLines(w int) []string {
 	st := m.Styles
 	r := m.report
-	out := []string{st.PaneTitle.Render("POLLED AT "+widgets.RFCTime(r.at)) + st.Muted.Render(" · "+deliverySummary(r.deliveries))}
+	out := []string{st.PaneTitle.Render("POLLED AT "+usertext.FormatTime(r.at)) + st.Muted.Render(" · "+deliverySummary(r.deliveries))}
 	room := m.detailRows() - 2
 	for i, d := range r.deliveries {
 		if i == room-1 && len(r.deliveries) > room {
@@ -51,7 +52,7 @@ func (m Model) reportLines(w int) []string {
 		style, text := st.OK, fmt.Sprintf("%-8s %-14s attempt %d", d.Outcome, widgets.ClipText(d.ID, 14), d.Attempts)
 		switch d.Outcome {
 		case coord.OutcomeRequeued:
-			style, text = st.Text, text+" → due again "+widgets.RFCTime(d.NextDueAt)
+			style, text = st.Text, text+" → due again "+usertext.FormatTime(d.NextDueAt)
 		case coord.OutcomeDropped:
 			style, text = st.Warn, text+": its last attempt, dropped without trace"
 		}
@@ -119,7 +120,7 @@ func (m Model) pollLines(w int) []string {
 	}
 	out = append(out, "")
 	out = append(out, widgets.ProseLines("a ack (consumed) · r retry after a delay · n nack (redelivered after the backoff) · enter applies; undecided messages count as nack. "+
-		"Retry delays count from the poll's now ("+widgets.RFCTime(p.now)+"). A message on its last attempt that is not acked is dropped without trace. "+
+		"Retry delays count from the poll's now ("+usertext.FormatTime(p.now)+"). A message on its last attempt that is not acked is dropped without trace. "+
 		"Quitting kvdeck before applying loses the batch, like a consumer that crashed.", st.Muted, w)...)
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views"
@@ -341,16 +342,12 @@ func (p pollState) help(k PollKeys) []key.Binding {
 // parseDelay reads a retry or send delay: empty for none, else a Go
 // duration of whole milliseconds, >= 0.
 func parseDelay(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	if strings.TrimSpace(s) == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(s)
-	switch {
-	case err != nil:
-		return 0, fmt.Errorf("%q is not a duration like 10s or 2m", s)
-	case d < 0 || d%time.Millisecond != 0:
-		return 0, fmt.Errorf("%q: want a whole number of milliseconds, 0 or more", s)
+	d, err := usertext.ParseDurationAtLeast(s, 0)
+	if err != nil {
+		return 0, fmt.Errorf("%q: %w", strings.TrimSpace(s), err)
 	}
 	return d, nil
 }

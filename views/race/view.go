@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/views/widgets"
 )
 
@@ -103,7 +104,7 @@ func (m Model) clientBox(i, w int) string {
 	}
 	snap, staged, last := st.Muted.Render("not read yet"), st.Muted.Render("nothing staged"), st.Muted.Render("no commit yet")
 	if c.Snapshot != nil {
-		snap = st.Text.Render(fmt.Sprintf("n=%d", c.Snapshot.N)) + st.Muted.Render(" @ "+widgets.StampText(c.Snapshot.Stamp))
+		snap = st.Text.Render(fmt.Sprintf("n=%d", c.Snapshot.N)) + st.Muted.Render(" @ "+usertext.StampText(c.Snapshot.Stamp))
 	}
 	if c.Staged != nil {
 		staged = st.Accent.Render(c.Staged.String(raceCounterKey()))
@@ -143,7 +144,7 @@ func (m Model) verdictLines(w int) []string {
 		if o != nil && !o.OK && o.Explanation != nil {
 			ex := o.Explanation
 			out = append(out, st.Label.Render("WHY "+ex.Client+"'S COMMIT FAILED"))
-			out = append(out, widgets.ProseLines(fmt.Sprintf("expected %s (what %s read) · actual %s", widgets.StampText(ex.Expected), ex.Client, widgets.StampText(ex.Actual)), st.Text, w)...)
+			out = append(out, widgets.ProseLines(fmt.Sprintf("expected %s (what %s read) · actual %s", usertext.StampText(ex.Expected), ex.Client, usertext.StampText(ex.Actual)), st.Text, w)...)
 			out = append(out, widgets.ProseLines(ex.String()+". Nothing was written; v recovers (re-read, re-stage), then c commits.", st.Error, w)...)
 			break
 		}

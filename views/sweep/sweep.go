@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views"
@@ -202,7 +203,7 @@ func (m *Model) askSweep() tea.Cmd {
 	confirmed := sweepConfirmed{session: m.deps.Session, gen: m.askGen, scope: sc, now: m.deps.Now()}
 	do := func() tea.Msg { return confirmed }
 	return views.Confirm("Sweep expired rows?", "sweep", do,
-		fmt.Sprintf("Deletes the %d row(s) under %s that are expired at %s,", sc.expired, scopeName(sc), widgets.RFCTime(confirmed.now)),
+		fmt.Sprintf("Deletes the %d row(s) under %s that are expired at %s,", sc.expired, scopeName(sc), usertext.FormatTime(confirmed.now)),
 		"in batches of one short transaction each; a row another writer re-set meanwhile survives. x cancels between batches.")
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/views/widgets"
 )
 
@@ -40,7 +41,7 @@ func (m Model) mainLines(w int) []string {
 		return append(out, st.Muted.Render("counting expired rows…"))
 	}
 	c := m.census
-	when := "as of " + widgets.RFCTime(c.now)
+	when := "as of " + usertext.FormatTime(c.now)
 	if m.scanning {
 		when += " · rescanning…"
 	}
@@ -160,7 +161,7 @@ func (m Model) receiptLines(w int) []string {
 	}
 	next := "none: nothing else in range expires"
 	if r.NextExpiry != nil {
-		next = widgets.RFCTime(*r.NextExpiry)
+		next = usertext.FormatTime(*r.NextExpiry)
 	}
 	out = append(out, st.Text.Render("next earliest expiry: "+next))
 	switch {

@@ -5,14 +5,6 @@ import (
 	"time"
 )
 
-// StampText shows a check's expectation: the stamp, or "absent".
-func StampText(s string) string {
-	if s == "" {
-		return "absent"
-	}
-	return s
-}
-
 // BytesText is a byte count the way people read one: 812 B, 4.2 KiB, 3.1 MiB.
 func BytesText(n int64) string {
 	switch {
@@ -71,11 +63,6 @@ func ShortTime(ms, now int64) string {
 		return t.Format("15:04:05.999")
 	}
 	return t.Format("Jan 2 15:04:05.999")
-}
-
-// RFCTime is an instant as the detail panes show it (RFC 3339, UTC).
-func RFCTime(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
 }
 
 // MsDur is a span of epoch milliseconds as a duration.

@@ -1,0 +1,62 @@
+package usertext
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30s": 30 * time.Second, " 1m30s ": 90 * time.Second, "250ms": 250 * time.Millisecond, "0s": 0, "-1s": -time.Second} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v", in, got, err)
+		}
+	}
+	for in, msg := range map[string]string{"": "Go duration", "5": "Go duration", "soon": "Go duration", "1.5ms": "whole milliseconds", "1us": "whole milliseconds"} {
+		if _, err := ParseDuration(in); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("ParseDuration(%q): %v, want an error with %q", in, err, msg)
+		}
+	}
+}
+
+func TestParseDurationAtLeast(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		least time.Duration
+		err   string
+	}{
+		{"0s", 0, ""},
+		{"-1s", 0, "0 or more"},
+		{"1ms", time.Millisecond, ""},
+		{"0s", time.Millisecond, "positive"},
+		{"500ms", 100 * time.Millisecond, ""},
+		{"50ms", 100 * time.Millisecond, "at least 100ms"},
+		{"x", 0, "Go duration"},
+	} {
+		_, err := ParseDurationAtLeast(tc.in, tc.least)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("ParseDurationAtLeast(%q, %v): %v, want %q", tc.in, tc.least, err, tc.err)
+		}
+	}
+}
+
+// FuzzParseDuration: what is accepted is whole milliseconds and not under
+// the bound, and prints back as itself.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"30s", "1m30s", "250ms", "-1s", "1.5ms", "1us", "", "9223372036854ms"} {
+		f.Add(s, int64(0))
+	}
+	f.Fuzz(func(t *testing.T, s string, least int64) {
+		least = least % int64(time.Hour)
+		d, err := ParseDurationAtLeast(s, time.Duration(least))
+		if err != nil {
+			return
+		}
+		if d%time.Millisecond != 0 || d < time.Duration(least) {
+			t.Fatalf("ParseDurationAtLeast(%q, %d) = %v", s, least, d)
+		}
+		if back, err := ParseDuration(d.String()); err != nil || back != d {
+			t.Fatalf("%v reads back as %v, %v", d, back, err)
+		}
+	})
+}
