@@ -120,6 +120,13 @@ type ListOptions struct {
 	// Unbounded drops the Prefix||0xFF upper bound, so that rows whose raw
 	// key starts with 0xFF (undecodable) are included; used by Dump.
 	Unbounded bool
+
+	// expiredAt, when not zero, keeps only the rows expired at it
+	// (ScanExpired).
+	expiredAt int64
+	// budget, when positive, ends the page where its rows' estimated size
+	// in a server's answer passes it (Scan over a remote transport).
+	budget int64
 }
 
 // Page is one page of a listing.
@@ -157,6 +164,10 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 		where = append(where, liveSQL)
 		args = append(args, s.Now())
 	}
+	if opts.expiredAt != 0 {
+		where = append(where, "expires_at IS NOT NULL AND expires_at <= ?")
+		args = append(args, opts.expiredAt)
+	}
 	order := "ASC"
 	if opts.Reverse {
 		order = "DESC"
@@ -165,44 +176,115 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	// last page never costs an extra, empty read.
 	args = append(args, limit+1)
 	q := "SELECT k, v, ver, expires_at FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY k " + order + " LIMIT ?"
-	entries, err := s.collect(ctx, q, args)
+	var cut bool
+	if opts.budget > 0 {
+		// The running size of the rows before each one, in the same
+		// statement: the page stops at the first row that starts past the
+		// budget. rowCostSQL over-estimates a row in a Hrana answer (JSON,
+		// base64 keys), so a page stays under the server's response limit.
+		q = "SELECT k, v, ver, expires_at, run + c FROM (SELECT k, v, ver, expires_at, c, " +
+			"sum(c) OVER (ORDER BY k " + order + " ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
+			"SELECT k, v, ver, expires_at, " + rowCostSQL + " AS c FROM kv WHERE " + strings.Join(where, " AND ") +
+			" ORDER BY k " + order + " LIMIT ?)) WHERE run < ? ORDER BY k " + order
+		args = append(args, opts.budget)
+	}
+	entries, end, err := s.collectSized(ctx, q, args, opts.budget > 0)
 	if err != nil {
 		return Page{}, err
 	}
+	cut = opts.budget > 0 && end >= opts.budget && len(entries) <= limit
 	page := Page{Entries: entries}
-	if len(entries) > limit {
+	switch {
+	case len(entries) > limit:
 		page.Entries = entries[:limit]
 		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[limit-1].Raw)
+	case cut && len(entries) > 0:
+		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[len(entries)-1].Raw)
 	}
 	return page, nil
 }
+
+// rowCostSQL estimates the bytes a row takes in a Hrana answer: each cell's
+// JSON wrapper, a base64 key, a value that JSON escaping may double (length
+// counts characters; the factor covers multi-byte ones too).
+const rowCostSQL = "(160 + 2 * length(k) + 3 * length(v))"
+
+// Remote scans read pages sized in bytes: sqld refuses an answer past its
+// response limit (RESPONSE_TOO_LARGE, 10 MB by default), and each request
+// costs a round trip, so a page is as large as stays well under the limit.
+var (
+	remotePageRows        = 100000
+	remotePageBytes int64 = 4 << 20
+)
 
 // Scan streams every entry of a listing to fn, page by page (no
 // transaction stays open between pages). opts.Limit caps the total; zero
 // means no cap. fn may stop the scan by returning an error.
 func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
 	total := opts.Limit
-	seen := 0
-	for {
+	remote := s.target.Transport.Remote()
+	pageOf := func(seen int, cursor string) ListOptions {
 		page := opts
+		page.Cursor = cursor
 		page.Limit = DefaultPageSize
+		if remote {
+			page.Limit, page.budget = remotePageRows, remotePageBytes
+		}
 		if total > 0 && total-seen < page.Limit {
 			page.Limit = total - seen
 		}
-		p, err := s.List(ctx, page)
+		return page
+	}
+	// Over a remote transport the next page is read while fn handles this
+	// one, so that the round trip and the server's work overlap the
+	// caller's (a dump formatting JSON). A file reads one page at a time.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		p   Page
+		err error
+	}
+	var ahead chan answer
+	defer func() {
+		if ahead != nil {
+			cancel()
+			<-ahead // no read outlives Scan
+		}
+	}()
+	seen := 0
+	page := pageOf(0, opts.Cursor)
+	for {
+		var p Page
+		var err error
+		if ahead != nil {
+			a := <-ahead
+			ahead, p, err = nil, a.p, a.err
+		} else {
+			p, err = s.List(ctx, page)
+		}
 		if err != nil {
 			return err
+		}
+		seen += len(p.Entries)
+		more := p.Cursor != "" && (total <= 0 || seen < total)
+		if more {
+			page = pageOf(seen, p.Cursor)
+			if remote {
+				ahead = make(chan answer, 1)
+				go func(page ListOptions, ch chan<- answer) {
+					p, err := s.List(ctx, page)
+					ch <- answer{p, err}
+				}(page, ahead)
+			}
 		}
 		for _, e := range p.Entries {
 			if err := fn(e); err != nil {
 				return err
 			}
 		}
-		seen += len(p.Entries)
-		if p.Cursor == "" || (total > 0 && seen >= total) {
+		if !more {
 			return nil
 		}
-		opts.Cursor = p.Cursor
 	}
 }
 
@@ -244,21 +326,104 @@ func bounds(opts ListOptions) (lo, hi []byte, err error) {
 
 // collect runs a SELECT of (k, v, ver, expires_at) and decodes the rows.
 func (s *Store) collect(ctx context.Context, q string, args []any) ([]Entry, error) {
+	out, _, err := s.collectSized(ctx, q, args, false)
+	return out, err
+}
+
+// collectSized is collect for a statement with a fifth column when sized
+// is true: the running size, of which it returns the last row's.
+func (s *Store) collectSized(ctx context.Context, q string, args []any, sized bool) ([]Entry, int64, error) {
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	var out []Entry
+	var end int64
 	for rows.Next() {
 		var k, v []byte
 		var ver verCol
 		var exp expiryCol
-		if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
-			return nil, s.classify(err)
+		dest := []any{&k, &v, &ver, &exp}
+		if sized {
+			dest = append(dest, &end)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, 0, s.classify(err)
 		}
 		out = append(out, newEntry(k, v, ver, exp))
 	}
 	s.rowsRead.Add(int64(len(out)))
-	return out, s.classify(rows.Err())
+	return out, end, s.classify(rows.Err())
+}
+
+// DumpPrefixes streams every physical row under any of prefixes (expired
+// and undecodable ones included) in key order, in pages that read all the
+// prefixes at once: one request per page however many prefixes there are
+// (a doctor reads the few coordination prefixes of a large store so).
+func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(Entry) error) error {
+	if len(prefixes) == 0 {
+		return nil
+	}
+	type rng struct{ lo, hi []byte }
+	var rs []rng
+	for _, p := range prefixes {
+		lo, hi, err := bounds(ListOptions{Prefix: p, Unbounded: len(p) == 0})
+		if err != nil {
+			return err
+		}
+		rs = append(rs, rng{lo, hi})
+	}
+	limit, budget := DefaultPageSize, int64(0)
+	if s.target.Transport.Remote() {
+		limit, budget = remotePageRows, remotePageBytes
+	}
+	var after []byte
+	for {
+		// Each range is its own bounded index scan; the union is merged
+		// in key order and cut like a List page.
+		var parts []string
+		var args []any
+		for _, r := range rs {
+			lo := r.lo
+			if after != nil && bytes.Compare(after, lo) >= 0 {
+				lo = append(append([]byte{}, after...), 0x00)
+			}
+			if r.hi != nil && bytes.Compare(lo, r.hi) >= 0 {
+				continue
+			}
+			w, a := rangeWhere(lo, r.hi)
+			parts = append(parts, "SELECT * FROM (SELECT k, v, ver, expires_at FROM kv WHERE "+w+" ORDER BY k LIMIT ?)")
+			args = append(append(args, a...), limit+1)
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		union := strings.Join(parts, " UNION ALL ")
+		q := "SELECT k, v, ver, expires_at FROM (" + union + ") ORDER BY k LIMIT ?"
+		args = append(args, limit+1)
+		if budget > 0 {
+			q = "SELECT k, v, ver, expires_at, run + c FROM (SELECT k, v, ver, expires_at, c, " +
+				"sum(c) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
+				"SELECT k, v, ver, expires_at, " + rowCostSQL + " AS c FROM (" + union + ") ORDER BY k LIMIT ?)) WHERE run < ? ORDER BY k"
+			args = append(args, budget)
+		}
+		entries, end, err := s.collectSized(ctx, q, args, budget > 0)
+		if err != nil {
+			return err
+		}
+		more := len(entries) > limit || (budget > 0 && end >= budget)
+		if len(entries) > limit {
+			entries = entries[:limit]
+		}
+		for _, e := range entries {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if !more || len(entries) == 0 {
+			return nil
+		}
+		after = entries[len(entries)-1].Raw
+	}
 }

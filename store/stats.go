@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 
 	"kvdeck/codec"
 )
@@ -28,18 +30,30 @@ func (s *Store) Seq(ctx context.Context) (int64, error) {
 
 // PrefixStats counts the rows under one top-level key part.
 type PrefixStats struct {
-	// Part is the first key part; zero when Undecodable.
+	// Part is the first key part; zero when Undecodable or for the empty
+	// key (Raw is then empty).
 	Part codec.Part
+	// Raw is the encoded first part (empty for the empty key; nil when
+	// Undecodable).
+	Raw []byte
 	// Undecodable groups the rows whose key does not decode.
 	Undecodable bool
 	Rows        int64
 	Live        int64
 	Expired     int64
-	// Bytes is the encoded key plus value size of the rows.
-	Bytes int64
+	// Bytes is the encoded key plus value size of the rows; ExpiredBytes
+	// that of the expired ones.
+	Bytes        int64
+	ExpiredBytes int64
+	// Soon counts live rows that expire at or before CensusOptions.Soon.
+	Soon int64
+	// NextExpiry is the earliest expiry after now; OldestExpired the
+	// earliest expiry among the expired rows.
+	NextExpiry    *int64
+	OldestExpired *int64
 }
 
-// Stats summarises the whole store.
+// Stats summarises the whole store (or, from Census, a key range).
 type Stats struct {
 	Seq         int64
 	Rows        int64
@@ -48,60 +62,291 @@ type Stats struct {
 	Undecodable int64
 	// InvalidValues counts rows whose value is not valid JSON.
 	InvalidValues int64
+	// Malformed counts rows whose ver or expires_at holds something the
+	// reference never writes (a fractional REAL, TEXT, a BLOB).
+	Malformed int64
 	// JournalMode is the embedded database's journal mode ("" remote).
 	JournalMode string
-	ByPrefix    []PrefixStats
+	// ByPrefix is in key order, the undecodable rows last.
+	ByPrefix []PrefixStats
+	// FirstUndecodable, FirstInvalid and FirstMalformed are the raw keys
+	// of the first such rows (nil when there is none), for a report to
+	// name one.
+	FirstUndecodable, FirstInvalid, FirstMalformed []byte
+	// OldestExpired is the earliest expiry among expired rows;
+	// OldestExpiredKey the raw key of a row that has it (Census with
+	// CensusOptions.OldestKey only).
+	OldestExpired    *int64
+	OldestExpiredKey []byte
 }
 
-// Stats scans every row (page by page) at now.
-func (s *Store) Stats(ctx context.Context, now int64) (Stats, error) {
-	var st Stats
-	var err error
-	if st.Seq, err = s.Seq(ctx); err != nil {
-		return st, err
+// CensusOptions select what Census counts.
+type CensusOptions struct {
+	// Now decides which rows are expired; zero means the store's clock.
+	Now int64
+	// Prefix limits the census to keys under it; empty counts every row.
+	Prefix codec.Key
+	// Soon, when after Now, is the horizon PrefixStats.Soon counts to.
+	Soon int64
+	// OldestKey also finds Stats.OldestExpiredKey (one more request when
+	// some row is expired).
+	OldestKey bool
+}
+
+// The rows one census statement aggregates: short reads on a file (a long
+// read on a rollback-journal file blocks a service's commit), few requests
+// to a server (each statement's answer is a handful of aggregate rows).
+const (
+	censusWindowFile   = 5000
+	censusWindowRemote = 100000
+)
+
+// censusWindowTest, when positive, replaces the windows (tests of window
+// boundaries).
+var censusWindowTest int
+
+// censusWindow is how many rows one aggregate statement examines.
+func (s *Store) censusWindow() int {
+	if censusWindowTest > 0 {
+		return censusWindowTest
 	}
+	if s.target.Transport.Remote() {
+		return censusWindowRemote
+	}
+	return censusWindowFile
+}
+
+// Stats counts every row at now: seq, the journal mode on a file, and a
+// Census of the whole store.
+func (s *Store) Stats(ctx context.Context, now int64) (Stats, error) {
+	seq, err := s.Seq(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	var journal string
 	if s.target.Transport == TransportFile {
-		if _, err := s.queryRow(ctx, "PRAGMA journal_mode", nil, &st.JournalMode); err != nil {
+		if _, err := s.queryRow(ctx, "PRAGMA journal_mode", nil, &journal); err != nil {
+			return Stats{}, err
+		}
+	}
+	st, err := s.Census(ctx, CensusOptions{Now: now})
+	st.Seq, st.JournalMode = seq, journal
+	return st, err
+}
+
+// Census aggregates the rows of a range in SQL, on the server: counts,
+// bytes and expiries per top-level key part, undecodable keys, invalid
+// values and malformed columns. It reads windows of rows in key order
+// (censusWindow rows per statement, no transaction across them), and only
+// aggregates travel: memory stays flat whatever the store's size.
+//
+// A key is undecodable to the census when its structure is (an unknown
+// tag, a truncated part, a missing terminator, a boolean byte other than 0
+// or 1, a NaN number); a string part of invalid UTF-8 is not seen here
+// (the row is still flagged where it is shown).
+func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
+	now := opts.Now
+	if now == 0 {
+		now = s.Now()
+	}
+	soon := opts.Soon
+	if soon < now {
+		soon = now
+	}
+	lo, hi, err := bounds(ListOptions{Prefix: opts.Prefix, Unbounded: len(opts.Prefix) == 0})
+	if err != nil {
+		return Stats{}, err
+	}
+	var st Stats
+	groups := map[string]*PrefixStats{}
+	var undecodable *PrefixStats
+	window := s.censusWindow()
+	for cursor := lo; cursor != nil; {
+		q, args := censusSQL(cursor, hi, window, now, soon)
+		rows, err := s.query(ctx, q, args...)
+		if err != nil {
 			return st, err
 		}
-	}
-	var cur *PrefixStats
-	var curRaw []byte
-	err = s.Dump(ctx, nil, func(e Entry) error {
-		st.Rows++
-		live := e.Live(now)
-		if live {
-			st.Live++
-		} else {
-			st.Expired++
-		}
-		if !e.ValueValid() {
-			st.InvalidValues++
-		}
-		var first codec.Part
-		var raw []byte
-		if e.KeyErr != nil || len(e.Key) == 0 {
-			if e.KeyErr != nil {
-				st.Undecodable++
+		var last []byte
+		n, examined := 0, int64(0)
+		for rows.Next() {
+			var g, maxK, firstBad, firstOdd, firstUndecodable []byte
+			var c PrefixStats
+			var next, oldest expiryCol
+			var bad, odd int64
+			if err := rows.Scan(&g, &c.Rows, &c.Live, &c.Bytes, &c.ExpiredBytes, &c.Soon, &next, &oldest,
+				&maxK, &firstBad, &firstOdd, &firstUndecodable, &bad, &odd); err != nil {
+				rows.Close()
+				return st, s.classify(err)
 			}
-		} else {
-			first = e.Key[0]
-			raw = codec.MustEncode(codec.Key{first})
+			if n == 0 { // window-wide, repeated on every row
+				st.InvalidValues += bad
+				st.Malformed += odd
+			}
+			n++
+			examined += c.Rows
+			c.Expired = c.Rows - c.Live
+			c.NextExpiry, c.OldestExpired = next.at, oldest.at
+			if n == 1 || bytes.Compare(maxK, last) > 0 {
+				last = maxK
+			}
+			st.FirstInvalid = firstKey(st.FirstInvalid, firstBad)
+			st.FirstMalformed = firstKey(st.FirstMalformed, firstOdd)
+			var into *PrefixStats
+			if firstUndecodable != nil {
+				st.FirstUndecodable = firstKey(st.FirstUndecodable, firstUndecodable)
+				if undecodable == nil {
+					undecodable = &PrefixStats{Undecodable: true}
+				}
+				into = undecodable
+			} else {
+				if g == nil {
+					g = []byte{}
+				}
+				if into = groups[string(g)]; into == nil {
+					into = &PrefixStats{Raw: g}
+					var perr error
+					if len(g) > 0 {
+						into.Part, _, perr = codec.DecodePart(g)
+					}
+					if perr != nil {
+						// The SQL checks a part's structure, Go its
+						// content too (a string of invalid UTF-8).
+						st.FirstUndecodable = firstKey(st.FirstUndecodable, g)
+						if undecodable == nil {
+							undecodable = &PrefixStats{Undecodable: true}
+						}
+						into = undecodable
+					} else {
+						groups[string(g)] = into
+					}
+				}
+			}
+			into.add(c)
 		}
-		undecodable := e.KeyErr != nil
-		if cur == nil || cur.Undecodable != undecodable || !bytes.Equal(curRaw, raw) {
-			st.ByPrefix = append(st.ByPrefix, PrefixStats{Part: first, Undecodable: undecodable})
-			cur = &st.ByPrefix[len(st.ByPrefix)-1]
-			curRaw = raw
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return st, s.classify(err)
 		}
-		cur.Rows++
-		cur.Bytes += int64(len(e.Raw) + len(e.Value))
-		if live {
-			cur.Live++
-		} else {
-			cur.Expired++
+		rows.Close()
+		s.rowsRead.Add(int64(n))
+		cursor = nil
+		if examined >= int64(window) { // a full window: more rows may follow
+			cursor = append(last, 0x00)
 		}
-		return nil
-	})
-	return st, err
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		st.ByPrefix = append(st.ByPrefix, *groups[k])
+	}
+	if undecodable != nil {
+		st.ByPrefix = append(st.ByPrefix, *undecodable)
+		st.Undecodable = undecodable.Rows
+	}
+	var oldest *PrefixStats
+	for i, p := range st.ByPrefix {
+		st.Rows += p.Rows
+		st.Live += p.Live
+		st.Expired += p.Expired
+		if p.OldestExpired != nil && (oldest == nil || *p.OldestExpired < *oldest.OldestExpired) {
+			oldest = &st.ByPrefix[i]
+		}
+	}
+	if oldest != nil {
+		st.OldestExpired = oldest.OldestExpired
+		if opts.OldestKey {
+			glo, ghi := lo, hi
+			if !oldest.Undecodable && len(oldest.Raw) > 0 {
+				glo, ghi = oldest.Raw, codec.PrefixEnd(oldest.Raw)
+			}
+			w, args := rangeWhere(glo, ghi)
+			var k []byte
+			if _, err := s.queryRow(ctx, "SELECT k FROM kv WHERE "+w+" AND expires_at = ? ORDER BY k LIMIT 1", append(args, *oldest.OldestExpired), &k); err != nil {
+				return st, err
+			}
+			st.OldestExpiredKey = k
+		}
+	}
+	return st, nil
+}
+
+// add merges the figures of another window into p.
+func (p *PrefixStats) add(c PrefixStats) {
+	p.Rows += c.Rows
+	p.Live += c.Live
+	p.Expired += c.Expired
+	p.Bytes += c.Bytes
+	p.ExpiredBytes += c.ExpiredBytes
+	p.Soon += c.Soon
+	p.NextExpiry = earliest(p.NextExpiry, c.NextExpiry)
+	p.OldestExpired = earliest(p.OldestExpired, c.OldestExpired)
+}
+
+func firstKey(a, b []byte) []byte {
+	if a == nil || (b != nil && bytes.Compare(b, a) < 0) {
+		return b
+	}
+	return a
+}
+
+// partLenSQL is the length in bytes of the key part that starts at byte
+// off (an SQL expression, counting from 1) of the key column col, or 0
+// when no well-formed part starts there: an unknown tag, a truncated
+// number, bigint or boolean, a boolean byte other than 0 or 1, a NaN
+// number, a bytes or string payload without terminator. A payload ends at
+// its first 0x00 that is not an escape (0x00 0xFF): in a well-formed key
+// that 0x00 is followed by the next part's tag (0x01..0x05) or ends the
+// key (a 0x00 after it is looked for too), and instr finds it (replace()
+// cannot: it ignores a pattern that starts with 0x00).
+func partLenSQL(col, off string) string {
+	const none = 1 << 40
+	tag := fmt.Sprintf("substr(%s, %s, 1)", col, off)
+	r := fmt.Sprintf("substr(%s, %s + 1)", col, off)
+	var term strings.Builder
+	term.WriteString("min(")
+	for t := 0; t <= 5; t++ {
+		fmt.Fprintf(&term, "coalesce(nullif(instr(%s, x'000%d'), 0), %d), ", r, t, none)
+	}
+	fmt.Fprintf(&term, "CASE WHEN substr(%[1]s, -1) = x'00' THEN length(%[1]s) ELSE %[2]d END)", r, none)
+	num := fmt.Sprintf("substr(%s, %s + 1, 8)", col, off)
+	return "(CASE" +
+		fmt.Sprintf(" WHEN %s = x'03' AND length(%s) >= %s + 8 AND %s <= x'FFF0000000000000' AND %s >= x'000FFFFFFFFFFFFF' THEN 9", tag, col, off, num, num) +
+		fmt.Sprintf(" WHEN %s = x'04' AND length(%s) >= %s + 8 THEN 9", tag, col, off) +
+		fmt.Sprintf(" WHEN %s = x'05' AND substr(%s, %s + 1, 1) IN (x'00', x'01') THEN 2", tag, col, off) +
+		fmt.Sprintf(" WHEN %s IN (x'01', x'02') AND %s < %d THEN 1 + %s", tag, term.String(), none, term.String()) +
+		" ELSE 0 END)"
+}
+
+// censusSQL aggregates the next window of rows from lo. The recursive
+// part walks each key part by part: a key decodes when its walk ends
+// exactly at its end; its group is its first part. Liveness is the
+// reference's SQL rule, so a row whose expires_at is TEXT is live, as every
+// read sees it. Every aggregate row repeats the window-wide counts of
+// invalid values and malformed columns (one statement, no second pass).
+func censusSQL(lo, hi []byte, window int, now, soon int64) (string, []any) {
+	rng, args := rangeWhere(lo, hi)
+	first := partLenSQL("k", "1")
+	step := partLenSQL("k", "(off + n)")
+	whole := func(col string) string {
+		return fmt.Sprintf("(typeof(%[1]s) = 'integer' OR (typeof(%[1]s) = 'real' AND %[1]s = CAST(%[1]s AS INTEGER)))", col)
+	}
+	q := "WITH RECURSIVE w AS (SELECT k, v, ver, expires_at FROM kv WHERE " + rng + " ORDER BY k LIMIT ?), " +
+		"r AS MATERIALIZED (SELECT k, expires_at AS e, (expires_at IS NULL OR expires_at > ?) AS live, " +
+		"length(k) + length(CAST(v AS BLOB)) AS b, coalesce(NOT json_valid(CAST(v AS TEXT)), 1) AS bad, " +
+		"NOT (" + whole("ver") + " AND (expires_at IS NULL OR " + whole("expires_at") + ")) AS odd, " +
+		first + " AS n FROM w), " +
+		"p(k, off, n, g) AS (SELECT k, 1, n, substr(k, 1, n) FROM r " +
+		"UNION ALL SELECT k, off + n, " + step + ", g FROM p WHERE n > 0 AND off + n <= length(k)), " +
+		"d AS (SELECT k, CASE WHEN length(k) = 0 THEN x'' WHEN n > 0 AND off + n = length(k) + 1 THEN g END AS g FROM p WHERE NOT (n > 0 AND off + n <= length(k))) " +
+		"SELECT d.g, count(*), sum(r.live), sum(r.b), sum(CASE WHEN r.live THEN 0 ELSE r.b END), " +
+		"sum(r.live AND r.e IS NOT NULL AND r.e <= ?), min(CASE WHEN r.live THEN r.e END), min(CASE WHEN NOT r.live THEN r.e END), " +
+		"max(r.k), min(CASE WHEN r.bad THEN r.k END), min(CASE WHEN r.odd THEN r.k END), min(CASE WHEN d.g IS NULL THEN r.k END), " +
+		"(SELECT sum(bad) FROM r), (SELECT sum(odd) FROM r) " +
+		"FROM r JOIN d ON d.k = r.k GROUP BY d.g"
+	args = append(args, window, now, soon)
+	return q, args
 }

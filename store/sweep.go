@@ -14,8 +14,19 @@ import (
 // so a live service keeps committing during a large sweep.
 const DefaultSweepBatch = 1000
 
-// countWindow is how many rows one counting read examines.
+// countWindow is how many rows one counting read examines on a file.
 const countWindow = 5000
+
+// Over a remote transport every request costs a round trip and the
+// server's own journal (WAL) lets readers and writers pass: one sweep read
+// examines remoteSweepWindow rows, its expired keys are deleted in
+// transactions of remoteSweepChunk rows (short for the server: primary-key
+// deletes), and one counting read examines remoteCountWindow rows.
+const (
+	remoteSweepWindow = 50000
+	remoteSweepChunk  = 5000
+	remoteCountWindow = 200000
+)
 
 // SweepOptions configure Sweep.
 type SweepOptions struct {
@@ -77,9 +88,13 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 	if now == 0 {
 		now = s.Now()
 	}
-	batch := opts.Batch
-	if batch <= 0 {
-		batch = DefaultSweepBatch
+	batch, chunk := opts.Batch, opts.Batch
+	switch {
+	case batch > 0:
+	case s.target.Transport.Remote():
+		batch, chunk = remoteSweepWindow, remoteSweepChunk
+	default:
+		batch, chunk = DefaultSweepBatch, DefaultSweepBatch
 	}
 	res := SweepResult{DryRun: opts.DryRun}
 	if !opts.DryRun {
@@ -113,20 +128,25 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		if len(w.expired) == 0 {
 			continue
 		}
-		var n int64
-		began := time.Now()
-		if n, err = s.deleteExpired(ctx, w.expired, now); err != nil {
-			break
+		for len(w.expired) > 0 && err == nil {
+			keys := w.expired[:min(chunk, len(w.expired))]
+			w.expired = w.expired[len(keys):]
+			var n int64
+			began := time.Now()
+			if n, err = s.deleteExpired(ctx, keys, now); err != nil {
+				break
+			}
+			took := time.Since(began)
+			res.Swept += n
+			res.Batches++
+			if opts.Progress != nil {
+				opts.Progress(SweepProgress{Swept: res.Swept, Batches: res.Batches, Position: keys[len(keys)-1]})
+			}
+			// Counted before the pause: a cancel during it must not lose the
+			// batch that was already deleted.
+			err = pause(ctx, opts.Pause, took)
 		}
-		took := time.Since(began)
-		res.Swept += n
-		res.Batches++
-		if opts.Progress != nil {
-			opts.Progress(SweepProgress{Swept: res.Swept, Batches: res.Batches, Position: w.expired[len(w.expired)-1]})
-		}
-		// Counted before the pause: a cancel during it must not lose the
-		// batch that was already deleted.
-		if err = pause(ctx, opts.Pause, took); err != nil {
+		if err != nil {
 			break
 		}
 	}
@@ -155,8 +175,8 @@ type keysWindow struct {
 func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int64) (keysWindow, error) {
 	where, args := rangeWhere(lo, hi)
 	q := "WITH w AS MATERIALIZED (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?) " +
-		"SELECT 0, k, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
-		"UNION ALL SELECT 1, max(k), min(CASE WHEN expires_at > ? THEN expires_at END) FROM w"
+		"SELECT 0, k, NULL, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
+		"UNION ALL SELECT 1, max(k), min(CASE WHEN expires_at > ? THEN expires_at END), count(*) FROM w"
 	rows, err := s.query(ctx, q, append(args, n, now, now)...)
 	if err != nil {
 		return keysWindow{}, err
@@ -167,7 +187,8 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int
 		var summary int
 		var k []byte
 		var next expiryCol
-		if err := rows.Scan(&summary, &k, &next); err != nil {
+		var examined sql.NullInt64
+		if err := rows.Scan(&summary, &k, &next, &examined); err != nil {
 			return keysWindow{}, s.classify(err)
 		}
 		if summary == 0 {
@@ -175,7 +196,7 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int
 			continue
 		}
 		w.next = next.at
-		if k != nil {
+		if k != nil && examined.Int64 >= int64(n) { // a full window: more rows may follow
 			w.after = append(k, 0x00)
 		}
 	}
@@ -210,19 +231,23 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, now int64) (int
 	var next *int64
 	for cursor := lo; cursor != nil; {
 		where, args := rangeWhere(cursor, hi)
+		window := countWindow
+		if s.target.Transport.Remote() {
+			window = remoteCountWindow
+		}
 		q := "SELECT count(*) FILTER (WHERE expires_at IS NOT NULL AND expires_at <= ?), " +
-			"min(CASE WHEN expires_at > ? THEN expires_at END), max(k) " +
+			"min(CASE WHEN expires_at > ? THEN expires_at END), max(k), count(*) " +
 			"FROM (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?)"
-		var n int64
+		var n, examined int64
 		var min expiryCol
 		var last []byte
-		if _, err := s.queryRow(ctx, q, append([]any{now, now}, append(args, countWindow)...), &n, &min, &last); err != nil {
+		if _, err := s.queryRow(ctx, q, append([]any{now, now}, append(args, window)...), &n, &min, &last, &examined); err != nil {
 			return total, next, err
 		}
 		total += n
 		next = earliest(next, min.at)
 		cursor = nil
-		if last != nil {
+		if last != nil && examined >= int64(window) { // a full window: more rows may follow
 			cursor = append(last, 0x00)
 		}
 	}
@@ -263,4 +288,27 @@ func rangeWhere(lo, hi []byte) (string, []any) {
 		return "k >= ?", []any{lo}
 	}
 	return "k >= ? AND k < ?", []any{lo, hi}
+}
+
+// ScanExpired streams the expired rows under prefix (all rows, undecodable
+// ones included, for an empty prefix) at now, in key order: what a sweep
+// at now would delete. Over a remote transport the filter runs on the
+// server (pages of expired rows only, sized in bytes); on a file it reads
+// every row in short pages and filters them here, so that no read runs
+// long over a sparse range.
+func (s *Store) ScanExpired(ctx context.Context, prefix codec.Key, now int64, fn func(Entry) error) error {
+	if !s.target.Transport.Remote() {
+		return s.Dump(ctx, prefix, func(e Entry) error {
+			if e.Live(now) {
+				return nil
+			}
+			return fn(e)
+		})
+	}
+	return s.Scan(ctx, ListOptions{Prefix: prefix, IncludeExpired: true, Unbounded: len(prefix) == 0, expiredAt: now}, func(e Entry) error {
+		if e.Live(now) { // cannot happen: the server filtered on the same rule
+			return nil
+		}
+		return fn(e)
+	})
 }

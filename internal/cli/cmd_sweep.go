@@ -46,10 +46,8 @@ func (c *SweepCmd) Run(app *App) error {
 	}
 	now := app.Now()
 	if c.DryRun {
-		err := s.Dump(app.Context(), prefix, func(e store.Entry) error {
-			if !e.Live(now) {
-				app.Out.Entry(e, now, true)
-			}
+		err := s.ScanExpired(app.Context(), prefix, now, func(e store.Entry) error {
+			app.Out.Entry(e, now, true)
 			return nil
 		})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"kvdeck/codec"
 	"kvdeck/store"
 )
 
@@ -21,13 +22,16 @@ type Report struct {
 	Findings []Finding
 }
 
-// Inspect reads every row of the store once, in key order and in short
-// pages (store.Dump), and reports every area at now. Queue messages are
-// judged with DefaultMaxAttempts.
+// Inspect reports every area at now. The store-wide health (counts of
+// rows, expired, undecodable, invalid and malformed rows) is aggregated by
+// SQL on the server (store.Census: windows of rows, only aggregates travel);
+// only the coordination prefixes are read row by row, in one listing of
+// them all (store.DumpPrefixes). Queue messages are judged with
+// DefaultMaxAttempts.
 func Inspect(ctx context.Context, s *store.Store, now int64) (Report, error) {
 	lc, cc := &leaseCollector{}, &cronCollector{}
 	ac, qc := newAlarmCollector(now), newQueueCollector(now, DefaultMaxAttempts)
-	mc, sc := &metaCollector{now: now}, &storeCollector{now: now}
+	mc := &metaCollector{now: now}
 	route := map[string]func(store.Entry){
 		PrefixLease:     lc.add,
 		PrefixCron:      cc.add,
@@ -36,8 +40,11 @@ func Inspect(ctx context.Context, s *store.Store, now int64) (Report, error) {
 		PrefixQueueDue:  qc.add,
 		PrefixMeta:      mc.add,
 	}
-	err := s.Dump(ctx, nil, func(e store.Entry) error {
-		sc.add(e)
+	var prefixes []codec.Key
+	for _, p := range []string{PrefixAlarmByID, PrefixAlarmDue, PrefixCron, PrefixLease, PrefixMeta, PrefixQueueDue} {
+		prefixes = append(prefixes, codec.Key{codec.String(p)})
+	}
+	err := s.DumpPrefixes(ctx, prefixes, func(e store.Entry) error {
 		if e.KeyErr != nil {
 			return nil
 		}
@@ -49,7 +56,12 @@ func Inspect(ctx context.Context, s *store.Store, now int64) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("inspect: %w", err)
 	}
-	r := Report{Now: now, Meta: mc.rep, Store: sc.h}
+	health, err := storeHealth(ctx, s, now)
+	if err != nil {
+		return Report{}, fmt.Errorf("inspect: %w", err)
+	}
+	sc := &storeCollector{now: now, h: health}
+	r := Report{Now: now, Meta: mc.rep, Store: health}
 	fs := lc.finish(now)
 	fs = append(fs, cc.finish(now)...)
 	r.Leases = append(lc.rows, cronRows(cc.schedules, now)...)

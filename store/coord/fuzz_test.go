@@ -49,8 +49,7 @@ func FuzzInspect(f *testing.F) {
 			e.ExpiresAt = &expires
 		}
 		lc, cc, ac, qc := &leaseCollector{}, &cronCollector{}, newAlarmCollector(5), newQueueCollector(5, 0)
-		mc, sc := &metaCollector{now: 5}, &storeCollector{now: 5}
-		sc.add(e)
+		mc := &metaCollector{now: 5}
 		if e.KeyErr == nil {
 			for _, add := range []func(store.Entry){lc.add, cc.add, ac.add, qc.add, mc.add} {
 				add(e)
@@ -61,6 +60,5 @@ func FuzzInspect(f *testing.F) {
 		cc.finish(5)
 		ac.finish(5)
 		qc.finish()
-		sc.finish()
 	})
 }

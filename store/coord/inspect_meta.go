@@ -83,38 +83,49 @@ type StoreHealth struct {
 	MalformedNote   string
 }
 
-// storeCollector gathers every row of the store.
+// storeCollector turns the store's health into findings.
 type storeCollector struct {
 	now int64
 	h   StoreHealth
 }
 
-func (c *storeCollector) add(e store.Entry) {
-	c.h.Rows++
-	if !e.Live(c.now) {
-		c.h.Expired++
-		if c.h.OldestExpiredAt == nil || *e.ExpiresAt < *c.h.OldestExpiredAt {
-			c.h.OldestExpiredAt, c.h.OldestExpiredKey = e.ExpiresAt, e.Key
+// storeHealth aggregates every row in SQL (store.Census) and reads the
+// one row each finding names: a few requests whatever the store's size.
+func storeHealth(ctx context.Context, s *store.Store, now int64) (StoreHealth, error) {
+	st, err := s.Census(ctx, store.CensusOptions{Now: now, OldestKey: true})
+	if err != nil {
+		return StoreHealth{}, err
+	}
+	h := StoreHealth{Rows: st.Rows, Expired: st.Expired, OldestExpiredAt: st.OldestExpired,
+		Undecodable: st.Undecodable, InvalidJSON: st.InvalidValues, Malformed: st.Malformed}
+	h.OldestExpiredKey = decodeOrNil(st.OldestExpiredKey)
+	if st.FirstUndecodable != nil {
+		h.UndecodableSample = hex.EncodeToString(st.FirstUndecodable)
+	}
+	h.InvalidSample = decodeOrNil(st.FirstInvalid)
+	if st.FirstMalformed != nil {
+		h.MalformedSample = decodeOrNil(st.FirstMalformed)
+		e, found, err := s.GetRaw(ctx, st.FirstMalformed)
+		if err != nil {
+			return h, err
+		}
+		if found {
+			h.MalformedNote = e.Malformed
 		}
 	}
-	if e.KeyErr != nil {
-		if c.h.Undecodable == 0 {
-			c.h.UndecodableSample = hex.EncodeToString(e.Raw)
-		}
-		c.h.Undecodable++
+	return h, nil
+}
+
+// decodeOrNil is the decoded key, nil when raw is nil or does not decode.
+func decodeOrNil(raw []byte) codec.Key {
+	if raw == nil {
+		return nil
 	}
-	if !e.ValueValid() {
-		if c.h.InvalidJSON == 0 {
-			c.h.InvalidSample = e.Key
-		}
-		c.h.InvalidJSON++
+	k, err := codec.Decode(raw)
+	if err != nil {
+		return nil
 	}
-	if e.Malformed != "" {
-		if c.h.Malformed == 0 {
-			c.h.MalformedSample, c.h.MalformedNote = e.Key, e.Malformed
-		}
-		c.h.Malformed++
-	}
+	return k
 }
 
 func (c *storeCollector) finish() []Finding {

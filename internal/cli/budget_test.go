@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/internal/latency"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+)
+
+// shape is a store like the one issue 11 measured, at any scale: rows
+// under ["bench"] (bigint ids), tenants × users under ["tenant-NNN"],
+// expired rows under ["session"], and the reference's coordination rows.
+type shape struct{ bench, tenants, users, expired int }
+
+// seedShape writes the shape into the (empty) store at url with a few
+// statements that generate the rows on the server, and copies the rows of
+// public-reference.db as the reference wrote them.
+func seedShape(t testing.TB, url string, sh shape, now int64) {
+	t.Helper()
+	db := storetest.RawDB(t, url)
+	ctx := storetest.CtxTimeout(t, 10*time.Minute)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v TEXT NOT NULL, ver INTEGER NOT NULL, expires_at INTEGER)`)
+	exec(`CREATE TABLE IF NOT EXISTS kv_meta (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, ok INTEGER NOT NULL)`)
+	exec(`INSERT OR IGNORE INTO kv_meta (id, seq, ok) VALUES (0, 1000, 0)`)
+	// ["bench", <i>n]: 0x02 "bench" 0x00, 0x04 and i + 2^63 big-endian.
+	exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+		INSERT INTO kv SELECT unhex('0262656E63680004' || printf('80%014X', i)), '{"n":' || i || ',"name":"item-' || i || '","tags":["a","b"]}', 1, NULL FROM n`, sh.bench)
+	exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+		INSERT INTO kv SELECT unhex('02' || hex(printf('tenant-%03d', i % ?)) || '0002' || hex(printf('user-%06d', i)) || '00'), '{"id":' || i || ',"plan":"pro"}', 2, NULL FROM n`,
+		sh.tenants*sh.users, sh.tenants)
+	exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+		INSERT INTO kv SELECT unhex('0273657373696F6E0002' || hex(printf('s-%06d', i)) || '00'), '{"user":1}', 3, ? - 1000 - i FROM n`, sh.expired, now)
+	ref, err := sql.Open("sqlite", "file:"+storetest.CopyReference(t)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	rows, err := ref.QueryContext(ctx, "SELECT k, v, ver, expires_at FROM kv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k []byte
+		var v string
+		var ver int64
+		var exp sql.NullInt64
+		if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
+			t.Fatal(err)
+		}
+		exec("INSERT INTO kv (k, v, ver, expires_at) VALUES (?, ?, ?, ?)", k, v, ver, exp)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// budget runs kvdeck through the proxy and returns the requests it sent,
+// failing the test when the command fails.
+func budget(t *testing.T, p *latency.Proxy, c *cli, stdin string, args ...string) (int64, string) {
+	t.Helper()
+	var r result
+	n := p.Count(func() { r = c.runIn(stdin, args...) })
+	if r.code != 0 {
+		t.Fatalf("kvdeck %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	return n, r.stdout
+}
+
+// TestRemoteBudgets: over HTTP, behind the latency proxy, each command
+// sends a few requests whatever the store's size (counts are asserted,
+// never times). Opening is included.
+func TestRemoteBudgets(t *testing.T) {
+	srv := sqldtest.Start(t)
+	p := sqldtest.StartProxy(t, srv.URL, 2*time.Millisecond)
+	sh := shape{bench: 3000, tenants: 50, users: 40, expired: 1500}
+	seedShape(t, srv.URL, sh, storetest.T0)
+	rows := sh.bench + sh.tenants*sh.users + sh.expired
+	c := &cli{t: t, url: p.URL, now: storetest.T0}
+	for _, b := range []struct {
+		args []string
+		max  int64
+	}{
+		{[]string{"stats"}, 5},
+		{[]string{"doctor"}, 6},
+		{[]string{"sweep", "--dry-run"}, 5},
+		{[]string{"dump"}, 4},
+		{[]string{"list", `["bench"]`}, 4},
+		{[]string{"get", `["bench", 7n]`}, 3},
+	} {
+		n, out := budget(t, p, c, "", b.args...)
+		t.Logf("%s: %d requests", strings.Join(b.args, " "), n)
+		if n > b.max {
+			t.Errorf("%s took %d requests, want at most %d", strings.Join(b.args, " "), n, b.max)
+		}
+		if b.args[0] == "dump" && len(lines(out)) < rows {
+			t.Errorf("dump printed %d lines for %d rows", len(lines(out)), rows)
+		}
+	}
+	_, dump := budget(t, p, c, "", "dump")
+	n, out := budget(t, p, c, "", "sweep")
+	if !strings.Contains(out, "in 1 batch") || !strings.Contains(out, "0 expired rows remain") || n > 5 {
+		t.Errorf("sweep of %d expired rows: %d requests (want at most 5, one delete): %s", sh.expired, n, out)
+	}
+	fresh := sqldtest.Start(t)
+	fp := sqldtest.StartProxy(t, fresh.URL, 2*time.Millisecond)
+	n, out = budget(t, fp, &cli{t: t, url: fp.URL, now: storetest.T0}, dump, "load", "--include-expired", "-")
+	if !strings.Contains(out, "in 2 batches") || n > 6 {
+		t.Errorf("load of %d rows: %d requests (want 2 commits, at most 6 in all): %s", rows, n, out)
+	}
+}
