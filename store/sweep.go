@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"time"
 
@@ -254,6 +255,9 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, now int64) (int
 	return total, next, nil
 }
 
+// errEnough stops a scan that has what it needs.
+var errEnough = errors.New("enough")
+
 // pause waits d, or took when d is zero, without outliving ctx.
 func pause(ctx context.Context, d, took time.Duration) error {
 	if d == 0 {
@@ -292,20 +296,28 @@ func rangeWhere(lo, hi []byte) (string, []any) {
 
 // ScanExpired streams the expired rows under prefix (all rows, undecodable
 // ones included, for an empty prefix) at now, in key order: what a sweep
-// at now would delete. Over a remote transport the filter runs on the
+// at now would delete; limit caps them (zero: no cap). Over a remote transport the filter runs on the
 // server (pages of expired rows only, sized in bytes); on a file it reads
 // every row in short pages and filters them here, so that no read runs
 // long over a sparse range.
-func (s *Store) ScanExpired(ctx context.Context, prefix codec.Key, now int64, fn func(Entry) error) error {
+func (s *Store) ScanExpired(ctx context.Context, prefix codec.Key, now int64, limit int, fn func(Entry) error) error {
 	if !s.target.Transport.Remote() {
-		return s.Dump(ctx, prefix, func(e Entry) error {
+		n := 0
+		err := s.Dump(ctx, prefix, func(e Entry) error {
 			if e.Live(now) {
 				return nil
 			}
+			if n++; limit > 0 && n > limit {
+				return errEnough
+			}
 			return fn(e)
 		})
+		if err == errEnough {
+			return nil
+		}
+		return err
 	}
-	return s.Scan(ctx, ListOptions{Prefix: prefix, IncludeExpired: true, Unbounded: len(prefix) == 0, expiredAt: now}, func(e Entry) error {
+	return s.Scan(ctx, ListOptions{Prefix: prefix, IncludeExpired: true, Unbounded: len(prefix) == 0, expiredAt: now, Limit: limit}, func(e Entry) error {
 		if e.Live(now) { // cannot happen: the server filtered on the same rule
 			return nil
 		}

@@ -284,7 +284,7 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	m.refresh.known, m.refresh.reading = false, false
 	m.refresh.gen++
 	m.lastErr = ""
-	cmd := tea.Batch(closeOld, m.tabs.init(), m.rearm(),
+	cmd := tea.Batch(closeOld, m.tabs.init(m.tab), m.rearm(),
 		m.flash.show(views.FlashMsg{Level: views.FlashOK, Text: "opened " + msg.s.Info().Display}))
 	return m, cmd
 }

@@ -89,7 +89,7 @@ func (m model) deps() views.Deps {
 
 // Init starts the views, reads the store version and arms the ticks.
 func (m model) Init() tea.Cmd {
-	return tea.Batch(m.tabs.init(), readVersion(m.store, m.session), tickAfter(m.refresh.interval, m.refresh.gen), secondTick())
+	return tea.Batch(m.tabs.init(m.tab), readVersion(m.store, m.session), tickAfter(m.refresh.interval, m.refresh.gen), secondTick())
 }
 
 // Update routes a message: keys through the modal layers, the root's own
@@ -228,6 +228,10 @@ func (m *model) switchTab(t tab) tea.Cmd {
 	m.tabs.view(m.tab).Blur()
 	m.tab = t
 	m.tabs.view(t).Focus()
+	if start := m.tabs.show(t); start != nil {
+		m.seen[t] = m.refresh.version // its first load reads what is there now
+		return start
+	}
 	if m.refresh.known && m.seen[t] != m.refresh.version {
 		m.seen[t] = m.refresh.version
 		return m.tabs.refresh(t)

@@ -65,6 +65,10 @@ type tabView interface {
 
 // tabs holds every tab's view as a named field.
 type tabs struct {
+	// started marks the views whose Init ran: a tab loads when it is
+	// first shown, so the first frame costs only the visible tab's reads
+	// (each tab's load is a request or more to a remote server).
+	started [numTabs]bool
 	browse  browse.Model
 	leases  leases.Model
 	alarms  alarms.Model
@@ -106,10 +110,34 @@ func (ts *tabs) view(t tab) tabView {
 	return &ts.browse
 }
 
-// init starts every view.
-func (ts *tabs) init() tea.Cmd {
-	return tea.Batch(ts.browse.Init(), ts.leases.Init(), ts.alarms.Init(), ts.queues.Init(),
-		ts.compose.Init(), ts.race.Init(), ts.sweep.Init())
+// init starts the visible tab's view; the others start when first shown
+// (show).
+func (ts *tabs) init(visible tab) tea.Cmd {
+	return ts.show(visible)
+}
+
+// show starts tab t's view the first time it is shown and reports whether
+// it did; a started view keeps what it loaded.
+func (ts *tabs) show(t tab) tea.Cmd {
+	if ts.started[t] {
+		return nil
+	}
+	ts.started[t] = true
+	switch t {
+	case tabLeases:
+		return ts.leases.Init()
+	case tabAlarms:
+		return ts.alarms.Init()
+	case tabQueues:
+		return ts.queues.Init()
+	case tabCompose:
+		return ts.compose.Init()
+	case tabRace:
+		return ts.race.Init()
+	case tabSweep:
+		return ts.sweep.Init()
+	}
+	return ts.browse.Init()
 }
 
 // update hands msg to tab t's view.

@@ -32,8 +32,10 @@ type Store interface {
 	List(ctx context.Context, opts store.ListOptions) (store.Page, error)
 	Commit(ctx context.Context, checks []store.Check, muts []store.Mutation) (store.CommitResult, error)
 	ReadOnly() bool
-	// Scan and Sweep serve the Sweep tab.
+	// Scan, Census, ScanExpired and Sweep serve the Sweep tab.
 	Scan(ctx context.Context, opts store.ListOptions, fn func(store.Entry) error) error
+	Census(ctx context.Context, opts store.CensusOptions) (store.Stats, error)
+	ScanExpired(ctx context.Context, prefix codec.Key, now int64, limit int, fn func(store.Entry) error) error
 	Sweep(ctx context.Context, opts store.SweepOptions) (store.SweepResult, error)
 }
 

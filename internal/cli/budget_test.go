@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -40,29 +39,7 @@ func seedShape(t testing.TB, url string, sh shape, now int64) {
 		sh.tenants*sh.users, sh.tenants)
 	exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
 		INSERT INTO kv SELECT unhex('0273657373696F6E0002' || hex(printf('s-%06d', i)) || '00'), '{"user":1}', 3, ? - 1000 - i FROM n`, sh.expired, now)
-	ref, err := sql.Open("sqlite", "file:"+storetest.CopyReference(t)+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
-	rows, err := ref.QueryContext(ctx, "SELECT k, v, ver, expires_at FROM kv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k []byte
-		var v string
-		var ver int64
-		var exp sql.NullInt64
-		if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
-			t.Fatal(err)
-		}
-		exec("INSERT INTO kv (k, v, ver, expires_at) VALUES (?, ?, ?, ?)", k, v, ver, exp)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	storetest.CopyReferenceRows(t, url)
 }
 
 // budget runs kvdeck through the proxy and returns the requests it sent,

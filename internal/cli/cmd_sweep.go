@@ -46,7 +46,7 @@ func (c *SweepCmd) Run(app *App) error {
 	}
 	now := app.Now()
 	if c.DryRun {
-		err := s.ScanExpired(app.Context(), prefix, now, func(e store.Entry) error {
+		err := s.ScanExpired(app.Context(), prefix, now, 0, func(e store.Entry) error {
 			app.Out.Entry(e, now, true)
 			return nil
 		})

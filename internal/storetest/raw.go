@@ -45,3 +45,45 @@ func Exec(t testing.TB, url string, stmts ...string) {
 	}
 	db.Close()
 }
+
+// CopyReferenceRows writes the rows of public-reference.db into the store
+// at url (schema created when missing) exactly as the reference wrote
+// them: a reference-written coordination store on any backend.
+func CopyReferenceRows(t testing.TB, url string) {
+	t.Helper()
+	ref, err := sql.Open("sqlite", "file:"+CopyReference(t)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	rows, err := ref.QueryContext(Ctx(t), "SELECT k, v, ver, expires_at FROM kv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	db := RawDB(t, url)
+	for _, q := range []string{
+		`CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v TEXT NOT NULL, ver INTEGER NOT NULL, expires_at INTEGER)`,
+		`CREATE TABLE IF NOT EXISTS kv_meta (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, ok INTEGER NOT NULL)`,
+		`INSERT OR IGNORE INTO kv_meta (id, seq, ok) VALUES (0, 1000, 0)`,
+	} {
+		if _, err := db.ExecContext(Ctx(t), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rows.Next() {
+		var k []byte
+		var v string
+		var ver int64
+		var exp sql.NullInt64
+		if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(Ctx(t), "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, ?, ?, ?)", k, v, ver, exp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}

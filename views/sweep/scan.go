@@ -26,8 +26,9 @@ const soonWindow = 10 * time.Minute
 // sweepScope is one top-level prefix of the census, or every row.
 type sweepScope struct {
 	part        codec.Part
-	all         bool // every row, undecodable ones included
-	undecodable bool // rows whose key does not decode: not addressable by prefix
+	raw         []byte // part's encoding
+	all         bool   // every row, undecodable ones included
+	undecodable bool   // rows whose key does not decode: not addressable by prefix
 	rows        int64
 	expired     int64
 	bytes       int64 // encoded key + value of the expired rows
@@ -56,56 +57,58 @@ type census struct {
 	now     int64
 	scopes  []sweepScope // [0] is every row
 	preview []expiredRow
-	cur     []byte // the encoded part of the last scope added
 }
 
-// add counts one row.
-func (c *census) add(e store.Entry) {
-	sc := c.scopeOf(e)
-	live := e.Live(c.now)
-	c.scopes[0].count(e, live, c.now)
-	c.scopes[sc].count(e, live, c.now)
-	if !live && len(c.preview) < previewMax {
-		c.preview = append(c.preview, expiredRow{scope: sc, key: e.Key, raw: e.Raw, expiresAt: *e.ExpiresAt})
-	}
-}
-
-// count adds one row to the scope's figures.
-func (s *sweepScope) count(e store.Entry, live bool, now int64) {
-	s.rows++
-	switch {
-	case !live:
-		s.expired++
-		s.bytes += int64(len(e.Raw) + len(e.Value))
-		return
-	case e.ExpiresAt == nil:
-		return
-	}
-	if *e.ExpiresAt <= now+soonWindow.Milliseconds() {
-		s.soon++
-	}
-	if s.next == nil || *e.ExpiresAt < *s.next {
-		at := *e.ExpiresAt
-		s.next = &at
-	}
-}
-
-// scopeOf returns the index of e's top-level scope, adding it when it is
-// new (rows come in key order, so a scope's rows are contiguous).
-func (c *census) scopeOf(e store.Entry) int {
-	if e.KeyErr != nil || len(e.Key) == 0 {
-		if !c.scopes[len(c.scopes)-1].undecodable {
-			c.scopes = append(c.scopes, sweepScope{undecodable: true})
-			c.cur = nil
+// fromStats builds the census from the store's aggregates: one scope per
+// top-level part, the empty key and the undecodable rows together (no
+// prefix addresses them).
+func fromStats(now int64, st store.Stats) census {
+	c := census{now: now, scopes: []sweepScope{{all: true}}}
+	other := -1
+	for _, p := range st.ByPrefix {
+		figures := sweepScope{rows: p.Rows, expired: p.Expired, bytes: p.ExpiredBytes, soon: p.Soon, next: p.NextExpiry}
+		c.scopes[0].merge(figures)
+		if p.Undecodable || len(p.Raw) == 0 {
+			if other < 0 {
+				c.scopes = append(c.scopes, sweepScope{undecodable: true})
+				other = len(c.scopes) - 1
+			}
+			c.scopes[other].merge(figures)
+			continue
 		}
-		return len(c.scopes) - 1
+		figures.part, figures.raw = p.Part, p.Raw
+		c.scopes = append(c.scopes, figures)
 	}
-	enc := codec.MustEncode(codec.Key{e.Key[0]})
-	if c.cur == nil || !bytes.Equal(c.cur, enc) {
-		c.scopes = append(c.scopes, sweepScope{part: e.Key[0]})
-		c.cur = enc
+	return c
+}
+
+// merge adds another scope's figures to s.
+func (s *sweepScope) merge(o sweepScope) {
+	s.rows += o.rows
+	s.expired += o.expired
+	s.bytes += o.bytes
+	s.soon += o.soon
+	if o.next != nil && (s.next == nil || *o.next < *s.next) {
+		s.next = o.next
 	}
-	return len(c.scopes) - 1
+}
+
+// scopeOf returns the index of the scope a row belongs to.
+func (c *census) scopeOf(e store.Entry) int {
+	if e.KeyErr == nil && len(e.Key) > 0 {
+		enc := codec.MustEncode(codec.Key{e.Key[0]})
+		for i, sc := range c.scopes {
+			if !sc.all && !sc.undecodable && bytes.Equal(sc.raw, enc) {
+				return i
+			}
+		}
+	}
+	for i, sc := range c.scopes {
+		if sc.undecodable {
+			return i
+		}
+	}
+	return 0
 }
 
 // censusDone answers takeCensus.
@@ -115,17 +118,25 @@ type censusDone struct {
 	err          error
 }
 
-// takeCensus reads every row, expired ones included, page by page (no
-// transaction spans pages) and counts what a sweep at now would remove.
+// takeCensus counts what a sweep at now would remove, per top-level
+// prefix, with aggregates computed by SQL (store.Census: only figures
+// travel, a few requests to a server), then reads the first previewMax
+// expired rows for the preview.
 func takeCensus(src views.Store, session, gen int, now int64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 		defer cancel()
-		c := census{now: now, scopes: []sweepScope{{all: true}}}
-		err := src.Scan(ctx, store.ListOptions{Unbounded: true, IncludeExpired: true}, func(e store.Entry) error {
-			c.add(e)
-			return nil
-		})
+		st, err := src.Census(ctx, store.CensusOptions{Now: now, Soon: now + soonWindow.Milliseconds()})
+		if err != nil {
+			return censusDone{session: session, gen: gen, err: err}
+		}
+		c := fromStats(now, st)
+		if c.scopes[0].expired > 0 {
+			err = src.ScanExpired(ctx, nil, now, previewMax, func(e store.Entry) error {
+				c.preview = append(c.preview, expiredRow{scope: c.scopeOf(e), key: e.Key, raw: e.Raw, expiresAt: *e.ExpiresAt})
+				return nil
+			})
+		}
 		return censusDone{session: session, gen: gen, census: c, err: err}
 	}
 }

@@ -1,0 +1,86 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/latency"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+	"kvdeck/views/viewtest"
+)
+
+// quiet waits until the proxy has seen no request for a while (the
+// answers of what the program asked have all arrived) and returns the
+// count. It only waits: a slow machine makes it wait longer, never count
+// less.
+func quiet(p *latency.Proxy) int64 {
+	n := p.Requests()
+	for still := 0; still < 5; {
+		time.Sleep(100 * time.Millisecond)
+		if m := p.Requests(); m != n {
+			n, still = m, 0
+			continue
+		}
+		still++
+	}
+	return n
+}
+
+// TestRemoteScreenBudgets: over HTTP behind the latency proxy, the first
+// frame costs at most 3 requests after open (the visible tab only: the
+// other tabs load when first shown), expanding a prefix of thousands of
+// children 1, a tab switch at most 3, and an idle refresh tick 1.
+func TestRemoteScreenBudgets(t *testing.T) {
+	srv := sqldtest.Start(t)
+	storetest.CopyReferenceRows(t, srv.URL)
+	p := sqldtest.StartProxy(t, srv.URL, 2*time.Millisecond)
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, p.URL, clock, false)
+	a := s.Atomic()
+	for i := 0; i < 3000; i++ {
+		a.Set(codec.Key{codec.String("accounts"), codec.String("bench"), codec.Number(float64(i))}, []byte(`1`))
+	}
+	if _, err := a.Commit(storetest.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	opened := quiet(p)
+
+	app := start(t, s, clock, 120, 40, time.Hour)
+	first := quiet(p) - opened
+	t.Logf("first frame: %d requests", first)
+	if first > 3 {
+		t.Errorf("the first frame took %d requests after open, want at most 3 (tabs not shown must not load)", first)
+	}
+
+	before := p.Requests()
+	app.keys("2")
+	app.waitFor("LEASES", "0e580e53fa97954")
+	if n := quiet(p) - before; n > 3 {
+		t.Errorf("switching to Leases took %d requests, want at most 3", n)
+	} else {
+		t.Logf("tab switch to Leases: %d requests", n)
+	}
+	before = p.Requests()
+	app.keys("1")
+	app.waitFor(`"accounts"`)
+	if n := quiet(p) - before; n > 3 {
+		t.Errorf("switching back to Browse took %d requests, want at most 3", n)
+	}
+	app.final()
+
+	// The idle tick: every interval one request (a version read; nothing
+	// changed, so no view reloads), so a window of w holds at most
+	// w/interval of them, plus one in flight at each end.
+	const interval = 150 * time.Millisecond
+	app = start(t, s, clock, 120, 40, interval)
+	c0, t0 := p.Requests(), time.Now()
+	time.Sleep(10 * interval)
+	idle, window := p.Requests()-c0, time.Since(t0)
+	t.Logf("idle: %d requests in %v (refresh every %v)", idle, window.Round(time.Millisecond), interval)
+	if max := int64(window/interval) + 2; idle > max {
+		t.Errorf("idle for %v with a %v refresh: %d requests, want at most %d (one a tick)", window, interval, idle, max)
+	}
+	app.final()
+}
