@@ -3,6 +3,7 @@ package race
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -140,9 +141,9 @@ func TestRaceLiveStop(t *testing.T) {
 	h.M.run.increments = 100000
 	v, cmd := h.M.Update(viewtest.Key("enter"))
 	h.M = v
-	var r *race.Race
-	h.Drive(cmd, func() bool { return r != nil && r.Snapshot().Successes >= 20 }, viewtest.Key("x"),
-		func(v Model, _ tea.Msg) { r = v.run.race },
+	var r atomic.Pointer[race.Race] // trigger reads it on another goroutine
+	h.Drive(cmd, func() bool { l := r.Load(); return l != nil && l.Snapshot().Successes >= 20 }, viewtest.Key("x"),
+		func(v Model, _ tea.Msg) { r.Store(v.run.race) },
 		func(v Model) bool { return v.run.result != nil && v.run.race == nil })
 	view := h.M.View()
 	if !strings.Contains(view, "stopped by you") || strings.Contains(view, "done ·") || strings.Contains(view, "context canceled") {
