@@ -184,7 +184,9 @@ func TestFlowLeaseAcquireRelease(t *testing.T) {
 	if err != nil || !found || e.ExpiresAt == nil || *e.ExpiresAt != storetest.T0+45000 {
 		t.Fatalf("lease %+v %v %v", e, found, err)
 	}
-	a.keys("r")
+	a.keys("d")
+	a.waitFor("Release this lease?")
+	a.keys("y")
 	a.waitFor("released " + codec.Format(k))
 	a.final()
 	if _, found, _ := a.s.Get(ctx, k); found {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
@@ -355,5 +356,21 @@ func TestMessageLog(t *testing.T) {
 	m := a.final()
 	if len(m.flash.log) < 2 || !strings.Contains(m.flash.log[len(m.flash.log)-1].msg.Text, "cannot open") {
 		t.Fatalf("log = %+v", m.flash.log)
+	}
+}
+
+// TestConfirmOverTheScreen: a dialog is drawn over the dimmed screen it
+// is about, not on a blank one (issue 13).
+func TestConfirmOverTheScreen(t *testing.T) {
+	a := reference(t, false, 80, 24)
+	a.keys("enter", "j")
+	a.waitFor("enterprise")
+	a.keys("d")
+	a.waitFor("Delete this key?")
+	v := a.final().View()
+	for _, want := range []string{"Delete this key?", "KEYS", `"accounts"`, "ENTRY"} {
+		if !strings.Contains(ansi.Strip(v), want) {
+			t.Fatalf("the dialog screen lacks %q:\n%s", want, v)
+		}
 	}
 }

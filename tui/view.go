@@ -25,7 +25,7 @@ func (m model) View() string {
 	bodyH := max(m.height-3, 1)
 	switch {
 	case m.confirm.Open():
-		body = lipgloss.Place(m.width, bodyH, lipgloss.Center, lipgloss.Center, m.confirm.View())
+		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
 	case m.helping:
 		body = m.helpView(bodyH)
 	case m.logging:
@@ -244,7 +244,7 @@ func tabNotes(t tab) []string {
 	case tabBrowse:
 		return []string{"e and d are CAS-guarded: they act only if the key still has the stamp shown, so a change by another writer is never overwritten; a conflict shows the new stamp."}
 	case tabLeases:
-		return []string{"b breaks a lease only if it still has the stamp shown (a lease taken again meanwhile is left alone); r releases only a lease kvdeck acquired."}
+		return []string{"b breaks a lease only if it still has the stamp shown (a lease taken again meanwhile is left alone); d releases only a lease kvdeck acquired; r reloads."}
 	case tabAlarms:
 		return []string{"f fires the due alarms as a poller would, without a handler: they are consumed. e (reschedule) and d (delete) change the by-id record and the due entry together."}
 	case tabQueues:
@@ -294,6 +294,32 @@ func storeLine(info store.Info) string {
 		s += ", read-only"
 	}
 	return s
+}
+
+// overlay draws front centred over back, which is shown dimmed (its own
+// colours dropped, faint, so that it reads as the background without
+// colour too): a dialog over the screen it is about, not on a blank one.
+func overlay(back, front string, w, h int, dim lipgloss.Style) string {
+	bl := strings.Split(back, "\n")
+	fl := strings.Split(front, "\n")
+	fw := lipgloss.Width(front)
+	x, y := max((w-fw)/2, 0), max((h-len(fl))/2, 0)
+	out := make([]string, h)
+	for i := range out {
+		plain := ""
+		if i < len(bl) {
+			plain = ansi.Strip(bl[i])
+		}
+		plain = fit(plain, w)
+		if i < y || i >= y+len(fl) {
+			out[i] = dim.Render(plain)
+			continue
+		}
+		left := ansi.Truncate(plain, x, "")
+		right := ansi.TruncateLeft(plain, x+fw, "")
+		out[i] = fit(dim.Render(left)+fit(fl[i-y], fw)+dim.Render(right), w)
+	}
+	return strings.Join(out, "\n")
 }
 
 // fit cuts or pads s to exactly w cells.

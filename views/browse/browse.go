@@ -44,7 +44,7 @@ func DefaultKeys() Keys {
 		Compose:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compose from here")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
-		Reload:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
+		Reload:      key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 	}
 }
 

@@ -42,9 +42,11 @@ func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.fillSelected()
 	case key.Matches(msg, k.Remove):
 		m.remove()
-	case key.Matches(msg, k.Clear):
-		m.ops, m.cursor, m.outcome = nil, 0, nil
-		m.keys.Retry.SetEnabled(false)
+	case key.Matches(msg, k.Clear) && len(m.ops) > 0:
+		// Staged work is lost without a trace: ask first.
+		n, session := len(m.ops), m.deps.Session
+		cmd = views.Confirm("Clear the composition?", "clear", func() tea.Msg { return composeCleared{session: session} },
+			fmt.Sprintf("Drops the %d staged operation(s); nothing is written to the store. w saves them first.", n))
 	case key.Matches(msg, k.Commit):
 		cmd = m.askCommit()
 	case key.Matches(msg, k.Retry):
@@ -291,3 +293,6 @@ func (m Model) onFile(msg compositionFile) (Model, tea.Cmd) {
 	m.keys.Retry.SetEnabled(false)
 	return m, views.Flash(views.FlashOK, "loaded %d operation(s) from %s", len(msg.ops), msg.path)
 }
+
+// composeCleared answers the clear dialog.
+type composeCleared struct{ session int }

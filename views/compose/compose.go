@@ -118,6 +118,12 @@ func (m Model) Refresh() (Model, tea.Cmd) { return m, nil }
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case composeCleared:
+		if msg.session == m.deps.Session {
+			m.ops, m.cursor, m.outcome = nil, 0, nil
+			m.keys.Retry.SetEnabled(false)
+		}
+		return m, nil
 	case views.ComposeMsg:
 		return m.stageFrom(msg)
 	case composeCommitted:

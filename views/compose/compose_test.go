@@ -110,6 +110,13 @@ func TestComposeSaveLoadAndEdit(t *testing.T) {
 		t.Fatalf("saved %s (%v)", doc, err)
 	}
 	h.Keys("X")
+	if len(h.M.ops) != 3 {
+		t.Fatal("X cleared the composition without asking")
+	}
+	h.Confirm()
+	if len(h.M.ops) != 0 {
+		t.Fatalf("a confirmed X left %d ops", len(h.M.ops))
+	}
 	h.Keys("o", "ctrl+u")
 	h.TypeText(path)
 	h.Keys("enter")

@@ -151,8 +151,10 @@ func (m Model) release() (Model, tea.Cmd) {
 	if !mine {
 		return m, views.Flash(views.FlashInfo, "kvdeck did not acquire %s in this session, so it cannot release it; b breaks it (CAS on the shown stamp)", codec.Format(r.Key))
 	}
-	m.Acting = true
-	return m, releaseLease(m.Store, m.Deps.Session, l.Lease)
+	// A key that writes asks first, like every other.
+	return m, views.Confirm("Release this lease?", "release", releaseLease(m.Store, m.Deps.Session, l.Lease),
+		"Deletes "+codec.Format(r.Key)+", which kvdeck acquired at stamp "+l.Versionstamp+",",
+		"only if it still has that stamp: a lease that lapsed and was taken by someone else is left alone.")
 }
 
 // askBreak asks to break the selected lease, guarded by the shown stamp.

@@ -152,7 +152,7 @@ func (m Model) onActed(msg leaseActed) (Model, tea.Cmd) {
 		m.mine = maps.Clone(m.mine)
 		m.mine[kt] = heldLease{Lease: msg.lease, ttl: msg.ttl}
 		m.list.ID = kt
-		flash = views.Flash(views.FlashOK, "acquired %s as holder %s at stamp %s, until %s; r releases it",
+		flash = views.Flash(views.FlashOK, "acquired %s as holder %s at stamp %s, until %s; d releases it",
 			kt, msg.lease.Holder, msg.lease.Versionstamp, usertext.FormatTime(msg.lease.ExpiresAt))
 	case msg.done:
 		m.mine = maps.Clone(m.mine)

@@ -25,7 +25,7 @@ func (m Model) detailView() string {
 	} else {
 		lines = append(lines, st.Muted.Render("Select a row above."))
 	}
-	hint := widgets.ProseLines("a acquire · r release (kvdeck's) · b break (asks, CAS on stamp)", st.Muted, iw)
+	hint := widgets.ProseLines("a acquire · d release (kvdeck's) · b break (asks, CAS on stamp)", st.Muted, iw)
 	if m.ReadOnly {
 		hint = widgets.ProseLines(widgets.ReadOnlyNote, st.Warn, iw)
 	}

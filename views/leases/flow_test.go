@@ -43,7 +43,7 @@ func TestLeasesAcquireThenRelease(t *testing.T) {
 	h.TypeText("45s")
 	h.RequireView("lapses at 2026-01-02T00:00:45Z")
 	h.Keys("enter")
-	h.RequireFlash("acquired "+codec.Format(k), "r releases it")
+	h.RequireFlash("acquired "+codec.Format(k), "d releases it")
 	e, found, err := h.S.Get(viewtest.Ctx, k)
 	if err != nil || !found || e.ExpiresAt == nil || *e.ExpiresAt != viewtest.T+45000 {
 		t.Fatalf("lease not written with a 45s TTL: %+v %v %v", e, found, err)
@@ -53,17 +53,20 @@ func TestLeasesAcquireThenRelease(t *testing.T) {
 	}
 	h.RequireView("★ kvdeck's", "45s (kvdeck acquired it with this TTL)")
 
-	h.Keys("r")
+	h.Keys("d")
+	if c := h.Confirm(); !strings.Contains(strings.Join(c.Lines, " "), codec.Format(k)) {
+		t.Fatalf("the release dialog does not name the lease: %q", c.Lines)
+	}
 	h.RequireFlash("released " + codec.Format(k))
 	if _, found, _ := h.S.Get(viewtest.Ctx, k); found {
 		t.Fatal("the lease is still there after release")
 	}
 	// Release refuses what kvdeck did not acquire.
 	selectLease(t, h, coord.LeaseKey("Cart", viewtest.IDCart1))
-	h.Keys("r")
+	h.Keys("d")
 	h.RequireFlash("did not acquire")
 	if _, found, _ := h.S.Get(viewtest.Ctx, coord.LeaseKey("Cart", viewtest.IDCart1)); !found {
-		t.Fatal("r released a lease kvdeck does not hold")
+		t.Fatal("d released a lease kvdeck does not hold")
 	}
 }
 
@@ -148,14 +151,14 @@ func TestLeasesReadOnly(t *testing.T) {
 	s, clock, url := viewtest.CoordStoreAt(t)
 	viewtest.SeedCoordAnomalies(t, s, clock)
 	h := newLeasesHarness(t, viewtest.Open(t, url, clock, true), clock, 120, 37)
-	for _, k := range []string{"a", "r", "b"} {
+	for _, k := range []string{"a", "d", "b"} {
 		h.Keys(k)
 		h.RequireFlash("read-only")
 	}
 	if h.M.Form != nil || len(h.Confirms) > 0 {
 		t.Fatal("a write action opened in read-only mode")
 	}
-	viewtest.RequireNoHelp(t, h.M.FullHelp(), "a", "r", "b")
+	viewtest.RequireNoHelp(t, h.M.FullHelp(), "a", "d", "b")
 	h.RequireView("read-only: the store was opened read-only")
 }
 

@@ -34,9 +34,9 @@ func DefaultKeys() Keys {
 		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by key / time left")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
-		Reload:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload")),
+		Reload:      key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Acquire:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire as kvdeck")),
-		Release:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release (kvdeck's own)")),
+		Release:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
 		Break:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break (confirm, CAS)")),
 	}
 }

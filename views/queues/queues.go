@@ -29,7 +29,7 @@ func DefaultKeys() Keys {
 		NavKeys:  widgets.DefaultNavKeys(),
 		Queues:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "queues")),
 		Messages: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
-		Reload:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload")),
+		Reload:   key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Send:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
 		Peek:     key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter", "peek: full body")),
 		Poll:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "poll a batch as a consumer")),

@@ -3,6 +3,8 @@ package race
 import (
 	"context"
 	"errors"
+	"fmt"
+	"kvdeck/codec"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -87,7 +89,7 @@ func (m Model) handleLive(msg tea.KeyMsg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Start):
-		cmd = m.startLive()
+		cmd = m.askStart()
 	case key.Matches(msg, k.Stop):
 		lv.cancel()
 		cmd = views.Flash(views.FlashInfo, "stopping: each worker stops after its current step")
@@ -104,6 +106,25 @@ func (m Model) handleLive(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = widgets.RefuseReadOnly(m.readOnly, msg, k.Start)
 	}
 	return m, cmd
+}
+
+// liveConfirmed answers the start dialog.
+type liveConfirmed struct{ session int }
+
+// askStart asks before the workers write the counter: a key that writes
+// always asks first.
+func (m Model) askStart() tea.Cmd {
+	if m.readOnly || m.run.starting || m.run.race != nil {
+		return nil
+	}
+	lv, session := m.run, m.deps.Session
+	mode := "read / check / set / retry"
+	if m.naive {
+		mode = "read, then a blind set (naive: updates will be lost)"
+	}
+	return views.Confirm("Start the race?", "start", func() tea.Msg { return liveConfirmed{session: session} },
+		fmt.Sprintf("%d workers, each on its own connection, increment %s %d times each (%s).", lv.workers, codec.Format(raceCounterKey()), lv.increments, mode),
+		"The counter is written in this store; x stops the workers.")
 }
 
 // startLive starts N workers, each on its own connection.

@@ -106,6 +106,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case raceStepped:
 		return m.onStepped(msg)
+	case liveConfirmed:
+		if msg.session != m.deps.Session {
+			return m, nil
+		}
+		cmd := m.startLive()
+		return m, cmd
 	case liveStarted:
 		return m.onLiveStarted(msg)
 	case liveTick:

@@ -76,8 +76,7 @@ func TestRaceLive(t *testing.T) {
 	h.M.run.increments = 10
 	live := func(wantLost bool) race.Result {
 		t.Helper()
-		v, cmd := h.M.Update(viewtest.Key("enter"))
-		h.M = v
+		cmd := startConfirmed(t, h)
 		h.Drive(cmd, nil, nil, nil, func(v Model) bool { return v.run.result != nil && !v.run.starting && v.run.race == nil })
 		r := *h.M.run.result
 		t.Logf("naive=%v: attempts %d, successes %d, conflicts %d, counter %d -> %d", wantLost, r.Attempts, r.Successes, r.Conflicts, r.Start, r.Final)
@@ -139,8 +138,7 @@ func TestRaceLiveStop(t *testing.T) {
 	h := newRaceHarness(t, false)
 	h.Keys("m")
 	h.M.run.increments = 100000
-	v, cmd := h.M.Update(viewtest.Key("enter"))
-	h.M = v
+	cmd := startConfirmed(t, h)
 	var r atomic.Pointer[race.Race] // trigger reads it on another goroutine
 	h.Drive(cmd, func() bool { l := r.Load(); return l != nil && l.Snapshot().Successes >= 20 }, viewtest.Key("x"),
 		func(v Model, _ tea.Msg) { r.Store(v.run.race) },
@@ -157,4 +155,23 @@ func TestRaceLiveStop(t *testing.T) {
 	if v := h.M.View(); strings.Contains(v, "a check on the stamp it saw") || !strings.Contains(v, "no check") {
 		t.Fatalf("naive step mode describes a check:\n%s", v)
 	}
+}
+
+// startConfirmed presses enter in live mode, checks that it asks first (a
+// key that writes always asks: it started the workers at once) and
+// answers yes, returning the start command for Drive.
+func startConfirmed(t *testing.T, h *viewtest.Harness[Model]) tea.Cmd {
+	t.Helper()
+	h.Keys("enter")
+	if len(h.Confirms) != 1 || h.M.run.starting {
+		t.Fatalf("enter started the race without asking (%d dialogs)", len(h.Confirms))
+	}
+	c := h.Confirms[0]
+	h.Confirms = nil
+	if !strings.Contains(strings.Join(c.Lines, " "), "workers") {
+		t.Fatalf("the dialog does not say what starts: %q", c.Lines)
+	}
+	v, cmd := h.M.Update(c.Do())
+	h.M = v
+	return cmd
 }

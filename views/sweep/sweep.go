@@ -32,7 +32,7 @@ func DefaultKeys() Keys {
 		DryRun: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "dry run")),
 		Sweep:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sweep now (confirm)")),
 		Cancel: key.NewBinding(key.WithKeys("x", "esc"), key.WithHelp("x", "cancel the sweep"), key.WithDisabled()),
-		Rescan: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rescan")),
+		Rescan: key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload (rescan)")),
 	}
 }
 
