@@ -246,7 +246,7 @@ func TestFlowQueueSendPeekPurge(t *testing.T) {
 	a.waitFor("sent ", "to invoices, due 2026-01-02T00:00:05Z")
 	a.keys("enter")
 	a.waitFor("BODY OF", `"k": 1`)
-	a.keys("esc", "x")
+	a.keys("esc", "d")
 	a.waitFor("Purge invoices: delete its 4 message(s)?")
 	a.keys("y")
 	a.waitFor("purged invoices: 4 message(s) deleted")

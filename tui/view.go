@@ -248,13 +248,13 @@ func tabNotes(t tab) []string {
 	case tabAlarms:
 		return []string{"f fires the due alarms as a poller would, without a handler: they are consumed. e (reschedule) and d (delete) change the by-id record and the due entry together."}
 	case tabQueues:
-		return []string{"c claims a batch as a consumer: its messages are out of the store until you decide each one. x purges every message of the queue."}
+		return []string{"c claims a batch as a consumer: its messages are out of the store until you decide each one. d purges every message of the queue (it asks first)."}
 	case tabCompose:
 		return []string{"ctrl+s commits every staged operation in one transaction: all checks hold and every mutation applies, or nothing does."}
 	case tabRace:
 		return []string{"The race writes the counter " + `["kvdeck", "race"]` + " of this store; live mode runs workers on connections of their own."}
 	case tabSweep:
-		return []string{"s deletes rows still expired when their batch runs (a row set again meanwhile survives); d only counts."}
+		return []string{"s deletes rows still expired when their batch runs (a row set again meanwhile survives); enter only counts (a dry run)."}
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ func (m Model) hint(w int) string {
 	case m.ReadOnly:
 		return st.Warn.Render(widgets.FitWidth(widgets.ReadOnlyNote, w))
 	}
-	return st.Muted.Render(widgets.FitWidth("n send · enter peek · c poll as a consumer · x purge · ←/→ queues / messages", w))
+	return st.Muted.Render(widgets.FitWidth("n send · enter peek · c poll as a consumer · d purge · ←/→ queues / messages", w))
 }
 
 // pollLines is the decision panel of a claimed batch.

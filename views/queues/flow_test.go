@@ -134,7 +134,7 @@ func TestQueuesPollNothingDue(t *testing.T) {
 
 func TestQueuesPurge(t *testing.T) {
 	h := seededQueues(t)
-	h.Keys("x")
+	h.Keys("d")
 	c := h.Confirm()
 	if c.Title != "Purge invoices: delete its 6 message(s)?" || !strings.Contains(strings.Join(c.Lines, " "), "3 ready, 2 delayed, 1 malformed") {
 		t.Errorf("dialog %q %q", c.Title, c.Lines)
@@ -165,14 +165,14 @@ func TestQueuesSelectionFollowsID(t *testing.T) {
 func TestQueuesReadOnly(t *testing.T) {
 	s, clock, _ := viewtest.Reference(t, true)
 	h := newQueuesHarness(t, s, clock, 120, 37)
-	for _, k := range []string{"n", "c", "x"} {
+	for _, k := range []string{"n", "c", "d"} {
 		h.Keys(k)
 		h.RequireFlash("read-only")
 	}
 	if h.M.Form != nil || h.M.poll != nil || len(h.Confirms) > 0 {
 		t.Fatal("a write action opened in read-only mode")
 	}
-	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "c", "x")
+	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "c", "d")
 	h.Keys("l", "enter") // peeking reads nothing new: allowed
 	h.RequireView("BODY OF", `"regenerate-all"`)
 }

@@ -33,7 +33,7 @@ func DefaultKeys() Keys {
 		Send:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
 		Peek:     key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter", "peek: full body")),
 		Poll:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "poll a batch as a consumer")),
-		Purge:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "purge (confirm)")),
+		Purge:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
 		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
 	}
 }

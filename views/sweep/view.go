@@ -66,7 +66,7 @@ func (m Model) mainLines(w int) []string {
 	}
 	out = append(out, m.receiptLines(w)...)
 	if m.readOnly {
-		out = append(out, "", st.Warn.Render("read-only: sweeping is disabled; d still dry-runs"))
+		out = append(out, "", st.Warn.Render("read-only: sweeping is disabled; enter still dry-runs"))
 	}
 	return out
 }
@@ -144,7 +144,7 @@ func (m Model) receiptLines(w int) []string {
 		return []string{st.Muted.Render("dry run: counting…")}
 	}
 	if d == nil {
-		return widgets.ProseLines("d counts what a sweep of the selected prefix would remove; s sweeps it (after a confirmation).", st.Muted, w)
+		return widgets.ProseLines("enter counts what a sweep of the selected prefix would remove (a dry run); s sweeps it (after a confirmation).", st.Muted, w)
 	}
 	title := "RECEIPT "
 	if d.dryRun {
