@@ -25,6 +25,9 @@ func Deps(t testing.TB, pkg string) []string {
 func Forbid(t testing.TB, pkg string, forbidden ...string) {
 	t.Helper()
 	for _, dep := range Deps(t, pkg) {
+		if dep == pkg {
+			continue // go list -deps names the package itself; a list may too
+		}
 		for _, f := range forbidden {
 			if dep == f || strings.HasPrefix(dep, f+"/") {
 				t.Errorf("%s imports %s (directly or not); imports must point main -> tui -> views -> store -> codec", pkg, dep)
@@ -43,4 +46,30 @@ func StdlibOnly(t testing.TB, pkg string) {
 			t.Errorf("%s depends on %s; it may use the standard library only", pkg, dep)
 		}
 	}
+}
+
+// Tabs are the packages of the TUI's tabs: none may import another (tabs
+// hand over through a message to the root), and nothing below them may
+// import one.
+var Tabs = []string{
+	"kvdeck/views/browse",
+	"kvdeck/views/leases",
+	"kvdeck/views/alarms",
+	"kvdeck/views/queues",
+	"kvdeck/views/compose",
+	"kvdeck/views/race",
+	"kvdeck/views/sweep",
+}
+
+// Root is what no package but main may import: the root model and the
+// command line.
+var Root = []string{"kvdeck/tui", "kvdeck/internal/cli"}
+
+// Plus returns the packages of lists followed by more, in a new slice.
+func Plus(more []string, lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return append(out, more...)
 }

@@ -10,15 +10,5 @@ import (
 // coordination tabs) coordkit; never another tab (tabs hand over through
 // a message to the root), the test harness, the root nor the command line.
 func TestImportDirection(t *testing.T) {
-	deptest.Forbid(t, "kvdeck/views/alarms",
-		"kvdeck/tui",
-		"kvdeck/internal/cli",
-		"kvdeck/views/browse",
-		"kvdeck/views/leases",
-		"kvdeck/views/queues",
-		"kvdeck/views/compose",
-		"kvdeck/views/race",
-		"kvdeck/views/sweep",
-		"kvdeck/views/viewtest",
-	)
+	deptest.Forbid(t, "kvdeck/views/alarms", deptest.Plus([]string{"kvdeck/views/viewtest"}, deptest.Root, deptest.Tabs)...)
 }
