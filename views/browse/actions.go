@@ -157,7 +157,7 @@ func (m *Model) startEdit() tea.Cmd {
 	case len(m.entry.e.Value) > ValueCap:
 		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", len(m.entry.e.Value), ValueCap)
 	}
-	m.form = NewEditForm(m.styles, m.entry.e, m.deps.Now())
+	m.form = newEditForm(m.styles, m.entry.e, m.deps.Now())
 	m.form.SetSize(m.entryInner(), m.innerHeight())
 	return nil
 }
@@ -171,7 +171,7 @@ func (m *Model) startNew() tea.Cmd {
 			prefix = n.key[:len(n.key)-1]
 		}
 	}
-	m.form = NewKeyForm(m.styles, prefix)
+	m.form = newKeyForm(m.styles, prefix)
 	m.form.SetSize(m.entryInner(), m.innerHeight())
 	return nil
 }

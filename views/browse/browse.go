@@ -72,7 +72,7 @@ type Model struct {
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model
-	form      *EntryForm // the edit / new-key form, when open
+	form      *entryForm // the edit / new-key form, when open
 	jump      *jumpState // a :goto in progress
 
 	width, height int

@@ -45,9 +45,9 @@ const (
 	fieldTTL
 )
 
-// EntryForm edits one value, or a new key and its value, with live
+// entryForm edits one value, or a new key and its value, with live
 // validation, and builds the CAS-guarded commit that saves it.
-type EntryForm struct {
+type entryForm struct {
 	isNew     bool
 	keys      FormKeys
 	styles    themes.Styles
@@ -67,17 +67,17 @@ type EntryForm struct {
 }
 
 // newForm builds the parts every form has.
-func newForm(styles themes.Styles, isNew bool) *EntryForm {
-	f := &EntryForm{isNew: isNew, keys: DefaultFormKeys(), styles: styles}
+func newForm(styles themes.Styles, isNew bool) *entryForm {
+	f := &entryForm{isNew: isNew, keys: DefaultFormKeys(), styles: styles}
 	f.keyIn = widgets.NewInput("key  ", `["users", "alice"]`, styles)
 	f.ttl = widgets.NewInput("ttl  ", "none", styles)
 	f.value = widgets.NewValueArea(styles)
 	return f
 }
 
-// NewEditForm opens the form on a loaded entry; the save will be checked
+// newEditForm opens the form on a loaded entry; the save will be checked
 // against the stamp shown now.
-func NewEditForm(styles themes.Styles, e store.Entry, now int64) *EntryForm {
+func newEditForm(styles themes.Styles, e store.Entry, now int64) *entryForm {
 	f := newForm(styles, false)
 	f.key = e.Key
 	f.load(e, now)
@@ -85,8 +85,8 @@ func NewEditForm(styles themes.Styles, e store.Entry, now int64) *EntryForm {
 	return f
 }
 
-// NewKeyForm opens the form for a new key, starting from prefix.
-func NewKeyForm(styles themes.Styles, prefix codec.Key) *EntryForm {
+// newKeyForm opens the form for a new key, starting from prefix.
+func newKeyForm(styles themes.Styles, prefix codec.Key) *entryForm {
 	f := newForm(styles, true)
 	text := "["
 	if len(prefix) > 0 {
@@ -99,7 +99,7 @@ func NewKeyForm(styles themes.Styles, prefix codec.Key) *EntryForm {
 }
 
 // load fills the form from a stored row.
-func (f *EntryForm) load(e store.Entry, now int64) {
+func (f *entryForm) load(e store.Entry, now int64) {
 	f.stamp, f.expiresAt = "", e.ExpiresAt
 	if e.Live(now) {
 		f.stamp = e.Versionstamp()
@@ -121,7 +121,7 @@ func (f *EntryForm) load(e store.Entry, now int64) {
 }
 
 // reloaded takes the fresh read of the row after a conflict.
-func (f *EntryForm) reloaded(st entryState, now int64) {
+func (f *entryForm) reloaded(st entryState, now int64) {
 	f.reloading, f.conflict = false, ""
 	f.keys.Reload.SetEnabled(false)
 	switch {
@@ -137,14 +137,14 @@ func (f *EntryForm) reloaded(st entryState, now int64) {
 }
 
 // SetSize sets the form's inside size.
-func (f *EntryForm) SetSize(w, h int) {
+func (f *entryForm) SetSize(w, h int) {
 	f.width, f.height = w, h
 	f.keyIn.Width, f.ttl.Width = w-6, w-6
 	f.value.SetWidth(w)
 	f.value.SetHeight(max(h-9, 3))
 }
 
-func (f *EntryForm) setFocus(i int) {
+func (f *entryForm) setFocus(i int) {
 	f.focus = i
 	f.keyIn.Blur()
 	f.value.Blur()
@@ -161,7 +161,7 @@ func (f *EntryForm) setFocus(i int) {
 
 // Update moves between fields and types into the focused one. Save,
 // reload and cancel are the owner's to handle (they need the store).
-func (f EntryForm) Update(msg tea.Msg) (EntryForm, tea.Cmd) {
+func (f entryForm) Update(msg tea.Msg) (entryForm, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return f, nil
@@ -200,7 +200,7 @@ type formRequest struct {
 // Request validates the form at now and builds its commit: a check that
 // the key is still at the shown stamp (or still absent, for a new key or
 // an expired row) and the set.
-func (f EntryForm) Request(now int64) (formRequest, error) {
+func (f entryForm) Request(now int64) (formRequest, error) {
 	k, err := f.parsedKey()
 	if err != nil {
 		return formRequest{}, fmt.Errorf("key: %w", err)
@@ -223,7 +223,7 @@ func (f EntryForm) Request(now int64) (formRequest, error) {
 	}, nil
 }
 
-func (f EntryForm) parsedKey() (codec.Key, error) {
+func (f entryForm) parsedKey() (codec.Key, error) {
 	if !f.isNew {
 		return f.key, nil
 	}
@@ -232,7 +232,7 @@ func (f EntryForm) parsedKey() (codec.Key, error) {
 
 // expireIn reads the TTL field: keep (the remaining time of the shown
 // row, computed now), empty or none (no expiry), or a Go duration.
-func (f EntryForm) expireIn(now int64) (*time.Duration, error) {
+func (f entryForm) expireIn(now int64) (*time.Duration, error) {
 	text := strings.TrimSpace(f.ttl.Value())
 	switch text {
 	case "", "none":
@@ -255,11 +255,11 @@ func (f EntryForm) expireIn(now int64) (*time.Duration, error) {
 }
 
 // ShortHelp returns the form's main keys.
-func (f EntryForm) ShortHelp() []key.Binding {
+func (f entryForm) ShortHelp() []key.Binding {
 	return []key.Binding{f.keys.Save, f.keys.Reload, f.keys.Next, f.keys.Cancel}
 }
 
 // FullHelp returns every form key.
-func (f EntryForm) FullHelp() [][]key.Binding {
+func (f entryForm) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{f.keys.Save, f.keys.Reload, f.keys.Next, f.keys.Prev, f.keys.Cancel}}
 }

@@ -12,7 +12,7 @@ import (
 
 // View renders the form: title, the guard it saves under, the fields with
 // their live validation, and any conflict.
-func (f EntryForm) View(now int64) string {
+func (f entryForm) View(now int64) string {
 	st := f.styles
 	var out []string
 	if f.isNew {
@@ -39,11 +39,11 @@ func (f EntryForm) View(now int64) string {
 	return strings.Join(out, "\n")
 }
 
-func (f EntryForm) keyStatus() string { return widgets.KeyFeedback(f.styles, f.keyIn.Value()) }
+func (f entryForm) keyStatus() string { return widgets.KeyFeedback(f.styles, f.keyIn.Value()) }
 
-func (f EntryForm) valueStatus() string { return widgets.JSONFeedback(f.styles, f.value.Value()) }
+func (f entryForm) valueStatus() string { return widgets.JSONFeedback(f.styles, f.value.Value()) }
 
-func (f EntryForm) ttlHint(now int64) string {
+func (f entryForm) ttlHint(now int64) string {
 	hint := "none = no expiry · or a duration: 30s, 5m"
 	if f.expiresAt != nil {
 		left := time.Duration(*f.expiresAt-now) * time.Millisecond
