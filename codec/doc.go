@@ -5,7 +5,7 @@
 // JavaScript writes them. It uses the standard library only, so every other
 // package can depend on it.
 //
-// The encoding (reference-store.md §2) is the store's contract with the
+// The encoding is the store's contract with the
 // services that share a database, so it must match the reference byte for
 // byte: Compare(a, b) equals bytes.Compare of the encodings, and Decode
 // accepts exactly what Encode produces. Decoders never panic; malformed

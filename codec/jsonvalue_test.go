@@ -8,7 +8,7 @@ import (
 
 func TestNormalizeJSON(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		// The values of public-reference.md "Details".
+		// Values as the reference store holds them.
 		{`{"zeta":1,"alpha":2,"mid":{"z":null,"a":[]}}`, `{"zeta":1,"alpha":2,"mid":{"z":null,"a":[]}}`},
 		{`{"nums":[1e+21,1e-7,-0,5e-324,1.7976931348623157e+308,-123.456,9007199254740991,12e3]}`,
 			`{"nums":[1e+21,1e-7,0,5e-324,1.7976931348623157e+308,-123.456,9007199254740991,12000]}`},

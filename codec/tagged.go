@@ -10,7 +10,7 @@ import (
 )
 
 // Tagged JSON is the interchange form of a key (the @deno/kv-utils
-// convention): an array of {"type","value"} objects, see product.md §2.
+// convention): an array of {"type","value"} objects, one per key part.
 
 // MarshalTagged returns the tagged JSON array of k, compact, e.g.
 // [{"type":"string","value":"a"},{"type":"number","value":"-0"}]. Numbers

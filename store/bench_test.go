@@ -7,9 +7,9 @@ import (
 	"kvdeck/internal/bench"
 )
 
-// BenchmarkEngine runs every operation of product.md section 5 beside its
-// raw-SQL baseline on the same driver, settings and file, so the ratio is
-// read off one run:
+// BenchmarkEngine runs every measured operation (set, get, check+set,
+// list, sweep) beside its raw-SQL baseline on the same driver, settings
+// and file, so the ratio is read off one run:
 //
 //	go test -run '^$' -bench Engine -benchtime 2000x ./store/
 //

@@ -48,7 +48,7 @@ type Target struct {
 	Display string
 }
 
-// ParseTarget reads a database URL in any form product.md accepts:
+// ParseTarget reads a database URL in any of the accepted forms:
 // file:PATH, file:///abs/path, a bare filesystem path, libsql://, http(s)://,
 // ws(s)://. A token inside the URL is refused (use the auth-token flag).
 func ParseTarget(raw string) (Target, error) {

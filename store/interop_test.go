@@ -124,8 +124,8 @@ func TestPublicReferenceDump(t *testing.T) {
 	}
 }
 
-// TestPublicReferenceLiveness checks the liveness table and the sweep
-// sequence of public-reference.md on a copy.
+// TestPublicReferenceLiveness checks, on a copy of the reference store,
+// which rows are live at its clock and what a sweep then removes.
 func TestPublicReferenceLiveness(t *testing.T) {
 	path := storetest.CopyReference(t)
 	clock := storetest.NewClock(storetest.T0)

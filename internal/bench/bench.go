@@ -208,7 +208,8 @@ type Op struct {
 	Floor func(ctx context.Context, i int) error
 }
 
-// Ops returns the operations of product.md section 5: point operations
+// Ops returns the measured operations (set, get, check+set, list,
+// sweep): point operations
 // cycle over keys keys, list and sweep work on ranges of rows rows.
 func (e *Env) Ops(keys, rows int) []Op {
 	value := []byte(`{"n":1,"holder":"a1b2c3d4-0001-4e5f-8a9b-0c1d2e3f4a5b"}`)

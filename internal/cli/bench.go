@@ -9,7 +9,7 @@ import (
 	"kvdeck/internal/bench"
 )
 
-// BenchCmd measures the engine (product.md section 5): each operation
+// BenchCmd measures the engine: each operation
 // beside its raw-SQL baseline on the same driver, measured in the same run.
 type BenchCmd struct {
 	Ops    int    `name:"ops" placeholder:"N" default:"2000" help:"Calls of each point operation (set, get, check+set) on each side."`
@@ -36,7 +36,8 @@ type benchJSON struct {
 	RoundTrips      float64 `json:"roundTrips"`
 }
 
-// goal is product.md section 5's embedded target for op (engine / raw).
+// goal is the time the engine may take for op on an embedded file, as a
+// share of its raw-SQL baseline's (engine / raw); 0 when none is set.
 func goal(op string) float64 {
 	switch op {
 	case "set":

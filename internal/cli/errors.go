@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Exit codes of every command (product.md section 3).
+// Exit codes, the same for every command.
 const (
 	// CodeOK: the command did what it was asked.
 	CodeOK = 0

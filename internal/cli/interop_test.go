@@ -164,8 +164,10 @@ func TestBinary(t *testing.T) {
 		}
 		return out.String(), errb.String(), code
 	}
-	// ["users", 42, 7n, true, b"00ff"], encoded by hand from
-	// reference-store.md section 2.
+	// ["users", 42, 7n, true, b"00ff"], encoded by hand part by part: a
+	// type byte, then the part: a string 02 UTF-8 00, a number 03 and its
+	// float64 with the sign bit flipped, 7n 04 and eight bytes, true 05 01,
+	// bytes 01 with each 00 written 00ff, then 00.
 	const want = "02" + "757365727300" + "03" + "c045000000000000" + "04" + "8000000000000007" + "0501" + "01" + "00ff" + "ff00"
 	if enc := hex.EncodeToString(codec.MustEncode(codec.Key{codec.String("users"), codec.Number(42), codec.Bigint(7), codec.Bool(true), codec.Bytes([]byte{0, 0xff})})); enc != want {
 		t.Fatalf("the codec encodes the key as %s, the reference as %s", enc, want)

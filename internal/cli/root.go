@@ -47,7 +47,7 @@ type Root struct {
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`
 }
 
-// Globals are the flags every command takes (product.md section 1). The
+// Globals are the flags every command takes. The
 // environment fallbacks of --db and --auth-token are resolved by ResolveDB
 // and ResolveToken from the environment Main was given, not by kong, so
 // tests control them completely.

@@ -1,5 +1,5 @@
-// Package atomicjson reads and writes the `atomic` JSON document of
-// product.md (`kvdeck atomic`, the Compose tab's save and load):
+// Package atomicjson reads and writes the `atomic` JSON document
+// (`kvdeck atomic`, the Compose tab's save and load):
 //
 //	{"checks":[{"key","versionstamp"}],
 //	 "mutations":[{"type":"set","key","value","expireIn"?},{"type":"delete","key"}]}

@@ -1,8 +1,8 @@
 // Package coord implements the coordination records services keep in the
 // store (leases, alarms, queue messages, cron tick-leases, the mode marker
 // and startup probes) with the reference's key layouts, value shapes and
-// rules (reference-store.md section 5), and the inspection that tells an
-// operator what is wrong with them (section 7): per-area reports computed
+// rules, and the inspection that tells an operator what is wrong with
+// them: per-area reports computed
 // with range scans at a given now, and Doctor, which turns every weak spot
 // into a Finding.
 //

@@ -81,7 +81,7 @@ func Inspect(ctx context.Context, s *store.Store, now int64) (Report, error) {
 }
 
 // Doctor inspects the store at now and returns its findings: the weak
-// spots of reference-store.md section 7 (alarms that will never fire,
+// spots of the coordination records (alarms that will never fire,
 // orphaned and duplicate due entries, overdue and poison alarms, ready
 // queue backlogs, messages on their final attempt, long-held leases and
 // leases without expiry, missing cron buckets, double wins and skewed

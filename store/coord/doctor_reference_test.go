@@ -27,8 +27,8 @@ func brief(fs []coord.Finding) []string {
 	return out
 }
 
-// Doctor on the reference store at its clock reports what its .md
-// describes: the leftover probe, one overdue alarm (Cart/acf5…, 500 ms
+// Doctor on the reference store at its clock reports the anomalies the
+// reference was written with: the leftover probe, one overdue alarm (Cart/acf5…, 500 ms
 // late), Ticker on its first retry, the ready messages of both queues,
 // b005 redelivered three times (attempts 3 stored: its next delivery is
 // attempt 4 of 5, not the final one), one expired row not swept; no
