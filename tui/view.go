@@ -190,6 +190,7 @@ func (m model) scrolled(title string, lines []string, h int) string {
 func (m model) helpLines() []string {
 	groups := append([][]key.Binding{m.keys.bindings()}, m.tabs.view(m.tab).FullHelp()...)
 	notes := append(tabNotes(m.tab),
+		"Every tab's keys side by side, one meaning per key: the key table in the README.",
 		"Commands: "+strings.TrimPrefix(commandUsage, "commands: "),
 		"Store: "+storeLine(m.info)+". ? or esc closes this help.")
 	text := []string{"", m.helpGrid(groups, m.width-4), ""}

@@ -1,0 +1,82 @@
+package tui
+
+import "strings"
+
+// keyRow is one action of the key table and, per tab, what does it there:
+// the keys in backticks (as the tab's help names them), then words. The
+// README shows this table (keyTableMarkdown); a test keeps the README,
+// the table and every tab's key map in agreement.
+type keyRow struct {
+	action string
+	cells  [numTabs]string
+}
+
+// keyTable has one meaning per key across tabs: enter opens, esc or ←
+// backs out, / filters, r reloads, d deletes (asking first), n or a
+// adds.
+var keyTable = []keyRow{
+	{"move", [numTabs]string{
+		tabBrowse: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`", tabLeases: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`",
+		tabAlarms: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`", tabQueues: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`",
+		tabCompose: "`↑/k` `↓/j`", tabRace: "`←/h` `→/l` clients", tabSweep: "`↑/k` `↓/j`"}},
+	{"open, go in", [numTabs]string{
+		tabBrowse: "`enter` open/close; `→/l` expand", tabAlarms: "`→/l` the class's alarms",
+		tabQueues: "`→/l` messages; `enter` peek", tabCompose: "`enter` edit op", tabRace: "`space` next step",
+		tabSweep: "`enter` dry run"}},
+	{"back out", [numTabs]string{
+		tabBrowse: "`←/h` parent; `esc` clears the filter", tabLeases: "`esc` clears the filter",
+		tabAlarms: "`←/h` classes", tabQueues: "`←/h` queues; `esc` closes the peek"}},
+	{"filter", [numTabs]string{tabBrowse: "`/`", tabLeases: "`/`"}},
+	{"reload", [numTabs]string{
+		tabBrowse: "`r`", tabLeases: "`r`", tabAlarms: "`r`", tabQueues: "`r`",
+		tabCompose: "`r` refresh stale checks, retry", tabRace: "`r` read the counter", tabSweep: "`r`"}},
+	{"add", [numTabs]string{
+		tabBrowse: "`n` key", tabLeases: "`a` acquire", tabAlarms: "`s` set", tabQueues: "`n` send",
+		tabCompose: "`c` `s` `d` check / set / delete", tabRace: "`a` client"}},
+	{"edit", [numTabs]string{tabBrowse: "`e` value", tabAlarms: "`e` reschedule", tabCompose: "`enter` op"}},
+	{"delete", [numTabs]string{
+		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
+		tabCompose: "`x` op; `X` all", tabSweep: "`s` sweep"}},
+	{"copy", [numTabs]string{tabBrowse: "`y` key"}},
+	{"the tab's own", [numTabs]string{
+		tabBrowse: "`c` compose from key; `K` `J` scroll value", tabLeases: "`s` sort", tabAlarms: "`f` fire due (asks)",
+		tabQueues:  "`c` poll as a consumer",
+		tabCompose: "`ctrl+s` commit (asks); `f` fill stamp; `K` `J` move op; `w` `o` save / load",
+		tabRace: "`m` mode; `n` naive; `s` stage; `c` commit; `v` recover; `R` replay; `X` reset; " +
+			"`enter` start workers (asks); `x` stop; `+` `-` workers; `L` lockstep",
+		tabSweep: "`x` cancel a sweep"}},
+}
+
+// keyTableMarkdown renders the table as the README shows it.
+func keyTableMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| action |")
+	for t := range numTabs {
+		b.WriteString(" " + t.String() + " |")
+	}
+	b.WriteString("\n|---|")
+	for range numTabs {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, r := range keyTable {
+		b.WriteString("| " + r.action + " |")
+		for _, c := range r.cells {
+			b.WriteString(" " + c + " |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// tableKeys are the keys (in backticks) of tab t's column.
+func tableKeys(t tab) []string {
+	var out []string
+	for _, r := range keyTable {
+		parts := strings.Split(r.cells[t], "`")
+		for i := 1; i < len(parts); i += 2 {
+			out = append(out, parts[i])
+		}
+	}
+	return out
+}

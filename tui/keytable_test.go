@@ -1,0 +1,99 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"kvdeck/views/alarms"
+	"kvdeck/views/browse"
+	"kvdeck/views/compose"
+	"kvdeck/views/leases"
+	"kvdeck/views/queues"
+	"kvdeck/views/race"
+	"kvdeck/views/sweep"
+	"kvdeck/views/widgets"
+)
+
+// TestKeyTableInREADME: the README's key table is keyTableMarkdown, word
+// for word (regenerate it from the test's output when the table changes).
+func TestKeyTableInREADME(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "<!-- keys -->\n")
+	got, _, ok2 := strings.Cut(rest, "<!-- /keys -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no <!-- keys --> ... <!-- /keys --> section")
+	}
+	if want := keyTableMarkdown(); got != want {
+		t.Fatalf("README.md's key table differs from tui/keytable.go; put this between the markers:\n%s", want)
+	}
+}
+
+// bindingKeys lists the help keys of every key.Binding in a key map struct
+// (nested structs included).
+func bindingKeys(v any) []string {
+	var out []string
+	var walk func(r reflect.Value)
+	walk = func(r reflect.Value) {
+		if b, ok := r.Interface().(key.Binding); ok {
+			out = append(out, b.Help().Key)
+			return
+		}
+		if r.Kind() == reflect.Struct {
+			for i := range r.NumField() {
+				if r.Type().Field(i).IsExported() {
+					walk(r.Field(i))
+				}
+			}
+		}
+	}
+	walk(reflect.ValueOf(v))
+	return out
+}
+
+// TestKeyTableMatchesHelp: every key the help of a tab lists (on a
+// writable store, nothing open) is in that tab's column of the key table,
+// and every key of the column is one of the tab's key maps: the table,
+// the README and the help say the same.
+func TestKeyTableMatchesHelp(t *testing.T) {
+	maps := map[tab][]any{
+		tabBrowse:  {browse.DefaultKeys(), widgets.DefaultInputKeys()},
+		tabLeases:  {leases.DefaultKeys()},
+		tabAlarms:  {alarms.DefaultKeys()},
+		tabQueues:  {queues.DefaultKeys()},
+		tabCompose: {compose.DefaultKeys()},
+		tabRace:    {race.DefaultKeys()},
+		tabSweep:   {sweep.DefaultKeys()},
+	}
+	a := reference(t, false, 120, 40)
+	a.keys("enter")
+	a.waitFor(`"acme"`)
+	m := a.final()
+	for tb := range numTabs {
+		column := tableKeys(tb)
+		var known []string
+		for _, km := range maps[tb] {
+			known = append(known, bindingKeys(km)...)
+		}
+		for _, k := range column {
+			if !slices.Contains(known, k) {
+				t.Errorf("%s: the key table lists %q, which no key map of the tab has", tb, k)
+			}
+		}
+		for _, col := range m.tabs.view(tb).FullHelp() {
+			for _, b := range col {
+				if b.Enabled() && !slices.Contains(column, b.Help().Key) {
+					t.Errorf("%s: the help lists %q (%s), the key table does not", tb, b.Help().Key, b.Help().Desc)
+				}
+			}
+		}
+	}
+}
