@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -171,6 +172,13 @@ func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txR
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback()
+		}
+		// database/sql rolls the transaction back when ctx ends; what
+		// comes next then fails with ErrTxDone. The cause is the cancel
+		// (a swept batch cancelled mid-way said "transaction has already
+		// been committed or rolled back").
+		if errors.Is(err, sql.ErrTxDone) && ctx.Err() != nil {
+			err = fmt.Errorf("%w: the transaction was rolled back", ctx.Err())
 		}
 	}()
 	for i, st := range stmts {
