@@ -92,6 +92,9 @@ func NewRemoteEnv(ctx context.Context, url, token string) (*Env, error) {
 
 func (e *Env) clock() int64 { return e.Now }
 
+// Run names this run: its rows live under [Namespace, Run()].
+func (e *Env) Run() string { return e.run }
+
 // Close closes both handles.
 func (e *Env) Close() {
 	for _, st := range []*sql.Stmt{e.upsert, e.get} {

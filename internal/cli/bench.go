@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"kvdeck/internal/bench"
 )
@@ -18,6 +20,10 @@ type BenchCmd struct {
 	Remote string `name:"remote" placeholder:"URL" help:"Also measure against this server (sqld, Turso); rows are written under [\"kvdeck_bench\", <run>] and removed afterwards."`
 	// RemoteKeys is smaller by default: a server is reached over the network.
 	RemoteKeys int `name:"remote-keys" placeholder:"N" default:"2000" help:"Rows that list and sweep work on (remote)."`
+	// The network section: what each command and screen costs over a link.
+	Latency     time.Duration `name:"latency" placeholder:"DURATION" help:"With --remote: add this delay to every request of the network section (a proxy in front of the server), e.g. 50ms."`
+	LoadRows    int           `name:"load-rows" placeholder:"N" default:"20000" help:"Rows the network section's load writes (removed afterwards)."`
+	NetworkOnly bool          `name:"network-only" help:"With --remote: measure only the network section (requests and time of each command and TUI screen)."`
 }
 
 // benchJSON is one line of bench's JSON output.
@@ -51,8 +57,17 @@ func goal(op string) float64 {
 // Run measures an embedded file in a temporary folder, then the remote
 // server when --remote is given, and prints a table (or JSON lines).
 func (c *BenchCmd) Run(app *App) error {
-	if c.Ops < 1 || c.Keys < 1 || c.Rounds < 1 || c.RemoteKeys < 1 {
-		return fmt.Errorf("--ops, --keys, --rounds and --remote-keys must be at least 1")
+	if c.Ops < 1 || c.Keys < 1 || c.Rounds < 1 || c.RemoteKeys < 1 || c.LoadRows < 1 {
+		return fmt.Errorf("--ops, --keys, --rounds, --remote-keys and --load-rows must be at least 1")
+	}
+	if c.Latency < 0 {
+		return fmt.Errorf("--latency %v: must not be negative", c.Latency)
+	}
+	if c.NetworkOnly && c.Remote == "" {
+		return fmt.Errorf("--network-only needs --remote URL")
+	}
+	if c.NetworkOnly {
+		return c.runRemote(app)
 	}
 	dir, err := os.MkdirTemp("", "kvdeck-bench-")
 	if err != nil {
@@ -72,6 +87,12 @@ func (c *BenchCmd) Run(app *App) error {
 	if c.Remote == "" {
 		return nil
 	}
+	return c.runRemote(app)
+}
+
+// runRemote measures the server: the engine beside raw SQL (unless
+// --network-only), then the network section behind the latency proxy.
+func (c *BenchCmd) runRemote(app *App) error {
 	if err := app.Writable("bench --remote"); err != nil {
 		return err
 	}
@@ -80,14 +101,23 @@ func (c *BenchCmd) Run(app *App) error {
 		return err
 	}
 	defer renv.Close()
-	lines, err = c.measure(app, renv, "remote", c.RemoteKeys)
-	if cerr := renv.Cleanup(app.Context()); cerr != nil {
-		app.Warnf("could not remove the benchmark rows: %v", cerr)
+	defer func() {
+		if cerr := renv.Cleanup(context.WithoutCancel(app.Context())); cerr != nil {
+			app.Warnf("could not remove the benchmark rows: %v", cerr)
+		}
+	}()
+	if !c.NetworkOnly {
+		lines, err := c.measure(app, renv, "remote", c.RemoteKeys)
+		if err != nil {
+			return err
+		}
+		c.print(app, "remote "+renv.Store.Info().Display+" (round trips = requests per call)", lines)
 	}
+	net, err := c.network(app, renv)
 	if err != nil {
 		return err
 	}
-	c.print(app, "remote "+renv.Store.Info().Display+" (round trips = requests per call)", lines)
+	c.printNetwork(app, fmt.Sprintf("over the network: %s behind a proxy adding %v per request (commands include opening; tui lines are the store reads of that screen, after open)", renv.Store.Info().Display, c.Latency), net)
 	return nil
 }
 

@@ -14,7 +14,7 @@ import (
 // one per get and per commit, with the benchmark's rows removed after.
 func TestBench(t *testing.T) {
 	srv := sqldtest.Start(t)
-	r := runMain(t, nil, "", []string{"bench", "--ops", "20", "--keys", "300", "--rounds", "1", "--remote", srv.URL, "--remote-keys", "50", "-o", "json"})
+	r := runMain(t, nil, "", []string{"bench", "--ops", "20", "--keys", "300", "--rounds", "1", "--remote", srv.URL, "--remote-keys", "50", "--load-rows", "120", "-o", "json"})
 	if r.code != 0 {
 		t.Fatalf("bench: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -25,12 +25,18 @@ func TestBench(t *testing.T) {
 		RawOps            float64 `json:"rawOpsPerSec"`
 		Ratio, RoundTrips float64
 		FloorOpsPerSec    float64
+		Requests          int64
 	}
 	got := map[string]line{}
+	network := map[string]line{}
 	for _, text := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var l line
 		if err := json.Unmarshal([]byte(text), &l); err != nil {
 			t.Fatalf("bad line %q: %v", text, err)
+		}
+		if l.Target == "network" {
+			network[l.Op] = l
+			continue
 		}
 		if l.EngineOpsPerSec <= 0 || l.RawOps <= 0 || l.Ratio <= 0 {
 			t.Errorf("%s %s: empty figures %+v", l.Target, l.Op, l)
@@ -50,6 +56,17 @@ func TestBench(t *testing.T) {
 	}
 	if got["embedded list"].Rows != 300 || got["remote list"].Rows != 50 {
 		t.Errorf("range sizes: %+v %+v", got["embedded list"], got["remote list"])
+	}
+	// The network section counts requests at a proxy: each command with
+	// its open, each TUI screen's reads.
+	for op, max := range map[string]int64{"get (open + get)": 3, "stats": 10, "doctor": 10, "sweep --dry-run": 10, "dump": 4, "load": 4,
+		"tui: first frame (top level)": 2, "tui: expand the largest prefix": 1, "tui: Leases tab": 3, "tui: idle refresh tick": 1} {
+		if l, ok := network[op]; !ok || l.Requests < 1 || l.Requests > max {
+			t.Errorf("network %s: %+v, want 1..%d requests", op, l, max)
+		}
+	}
+	if l := network["load"]; l.Rows != 120 {
+		t.Errorf("network load wrote %d rows, want 120", l.Rows)
 	}
 	s, err := store.Open(t.Context(), srv.URL, store.Options{})
 	if err != nil {

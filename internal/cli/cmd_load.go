@@ -172,7 +172,12 @@ func (l *loader) flush(batch []loadRecord) error {
 				return nil
 			}
 			checks, muts := l.commit(todo)
-			res, err := l.s.Commit(l.app.Context(), checks, muts)
+			var res store.CommitResult
+			if len(checks) == 0 {
+				res, err = l.s.SetMany(l.app.Context(), muts) // one statement for the rows
+			} else {
+				res, err = l.s.Commit(l.app.Context(), checks, muts)
+			}
 			if err != nil {
 				return fmt.Errorf("the batch starting at line %d: %w", rows[0].line, err)
 			}

@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/bench"
+	"kvdeck/internal/latency"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+)
+
+// netJSON is one line of bench's network section: what one command or
+// screen load costs over the link, counted by a proxy in front of the
+// server.
+type netJSON struct {
+	Target     string  `json:"target"`
+	Op         string  `json:"op"`
+	Requests   int64   `json:"requests"`
+	Ms         float64 `json:"ms"`
+	Rows       int64   `json:"rows,omitempty"`
+	RowsPerSec float64 `json:"rowsPerSec,omitempty"`
+	LatencyMs  int64   `json:"latencyMs"`
+}
+
+// network measures, through a latency proxy in front of the server, the
+// requests and time of each CLI command (opening included, as a command
+// runs) and of the reads each TUI screen makes (after open). It reads the
+// store's own rows and writes only under [Namespace, run].
+func (c *BenchCmd) network(app *App, renv *bench.Env) ([]netJSON, error) {
+	p, err := latency.New(c.Remote, c.Latency)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	url := p.URL
+	if t, err := store.ParseTarget(c.Remote); err == nil && t.Transport == store.TransportWS {
+		url = p.WSURL
+	}
+	ctx := app.Context()
+	token := app.Globals.ResolveToken(app.Env)
+	open := func() (*store.Store, error) {
+		return store.Open(ctx, url, store.Options{AuthToken: token})
+	}
+	var out []netJSON
+	measure := func(op string, withOpen bool, fn func(s *store.Store) (int64, error)) error {
+		var s *store.Store
+		var err error
+		if !withOpen {
+			if s, err = open(); err != nil {
+				return err
+			}
+			defer s.Close()
+		}
+		var rows int64
+		began := time.Now()
+		n := p.Count(func() {
+			if withOpen {
+				if s, err = open(); err != nil {
+					return
+				}
+				defer s.Close()
+			}
+			rows, err = fn(s)
+		})
+		took := time.Since(began)
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		line := netJSON{Target: "network", Op: op, Requests: n, Ms: float64(took.Microseconds()) / 1000, Rows: rows, LatencyMs: c.Latency.Milliseconds()}
+		if rows > 0 && took > 0 {
+			line.RowsPerSec = float64(rows) / took.Seconds()
+		}
+		out = append(out, line)
+		return nil
+	}
+	probe := codec.Key{codec.String(bench.Namespace), codec.String(renv.Run()), codec.String("net"), codec.Number(0)}
+	now := time.Now().UnixMilli()
+	var biggest codec.Key
+	steps := []struct {
+		op       string
+		withOpen bool
+		fn       func(s *store.Store) (int64, error)
+	}{
+		{"open", true, func(*store.Store) (int64, error) { return 0, nil }},
+		{"get (open + get)", true, func(s *store.Store) (int64, error) { _, _, err := s.Get(ctx, probe); return 0, err }},
+		{"set (open + set)", true, func(s *store.Store) (int64, error) { _, err := s.Set(ctx, probe, []byte(`1`), nil); return 0, err }},
+		{"stats", true, func(s *store.Store) (int64, error) { st, err := s.Stats(ctx, now); return st.Rows, err }},
+		{"doctor", true, func(s *store.Store) (int64, error) { _, err := coord.Doctor(ctx, s, now); return 0, err }},
+		{"sweep --dry-run", true, func(s *store.Store) (int64, error) {
+			var n int64
+			if err := s.ScanExpired(ctx, nil, now, 0, func(store.Entry) error { n++; return nil }); err != nil {
+				return 0, err
+			}
+			_, err := s.Sweep(ctx, store.SweepOptions{Now: now, DryRun: true})
+			return n, err
+		}},
+		{"dump", true, func(s *store.Store) (int64, error) {
+			var n int64
+			err := s.Dump(ctx, nil, func(e store.Entry) error { n++; _ = codec.FormatStamp(e.Ver); return nil })
+			return n, err
+		}},
+		{"load", true, func(s *store.Store) (int64, error) {
+			var n int64
+			for n < int64(c.LoadRows) {
+				var sets []store.Mutation
+				for i := 0; i < loadBatchRemote && n < int64(c.LoadRows); i++ {
+					sets = append(sets, store.Mutation{Type: store.MutationSet, Value: []byte(`{"n":1,"name":"loaded row"}`),
+						Key: codec.Key{codec.String(bench.Namespace), codec.String(renv.Run()), codec.String("load"), codec.Number(float64(n))}})
+					n++
+				}
+				if _, err := s.SetMany(ctx, sets); err != nil { // as kvdeck load commits
+					return n, err
+				}
+			}
+			return n, nil
+		}},
+		{"tui: first frame (top level)", false, func(s *store.Store) (int64, error) {
+			page, err := s.Children(ctx, nil, store.ChildrenOptions{Limit: 40})
+			if err != nil {
+				return 0, err
+			}
+			var most int64
+			for _, ch := range page.Children {
+				if !ch.Undecodable && ch.Count > most {
+					most, biggest = ch.Count, codec.Key{ch.Part}
+				}
+			}
+			_, err = s.Version(ctx)
+			return int64(len(page.Children)), err
+		}},
+		{"tui: expand the largest prefix", false, func(s *store.Store) (int64, error) {
+			page, err := s.Children(ctx, biggest, store.ChildrenOptions{Limit: 40})
+			return int64(len(page.Children)), err
+		}},
+		{"tui: Leases tab", false, func(s *store.Store) (int64, error) {
+			if _, _, err := coord.InspectLeases(ctx, s, now); err != nil {
+				return 0, err
+			}
+			_, _, err := coord.InspectCron(ctx, s, "", now)
+			return 0, err
+		}},
+		{"tui: Alarms tab", false, func(s *store.Store) (int64, error) { _, _, err := coord.InspectAlarms(ctx, s, "", now); return 0, err }},
+		{"tui: Queues tab", false, func(s *store.Store) (int64, error) {
+			_, _, err := coord.InspectQueues(ctx, s, "", now, 0)
+			return 0, err
+		}},
+		{"tui: Sweep tab (census)", false, func(s *store.Store) (int64, error) {
+			st, err := s.Census(ctx, store.CensusOptions{Now: now, Soon: now + 10*time.Minute.Milliseconds()})
+			if err == nil && st.Expired > 0 {
+				err = s.ScanExpired(ctx, nil, now, 200, func(store.Entry) error { return nil })
+			}
+			return st.Rows, err
+		}},
+		{"tui: idle refresh tick", false, func(s *store.Store) (int64, error) { _, err := s.Version(ctx); return 0, err }},
+	}
+	for _, st := range steps {
+		if err := measure(st.op, st.withOpen, st.fn); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func (c *BenchCmd) printNetwork(app *App, title string, lines []netJSON) {
+	if app.Out.JSON() {
+		for _, l := range lines {
+			app.Out.Object(l)
+		}
+		return
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "what\trequests\ttime\trows\trows/s\t\n")
+	for _, l := range lines {
+		rows, rate := "-", "-"
+		if l.Rows > 0 {
+			rows = fmt.Sprint(l.Rows)
+		}
+		if l.RowsPerSec > 0 && !strings.HasPrefix(l.Op, "tui:") {
+			rate = fmt.Sprintf("%.0f", l.RowsPerSec)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", l.Op, l.Requests, time.Duration(l.Ms*float64(time.Millisecond)).Round(time.Millisecond), rows, rate)
+	}
+	tw.Flush()
+	app.Out.Textf("%s", title)
+	app.Out.Textf("%s", strings.TrimRight(b.String(), "\n"))
+}
