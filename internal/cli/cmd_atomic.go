@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"kvdeck/codec"
+	"kvdeck/internal/atomicjson"
 	"kvdeck/internal/usertext"
-	"kvdeck/store/atomicjson"
 )
 
 // maxAtomicInput bounds the atomic document read into memory.

@@ -10,7 +10,7 @@ import (
 	"os"
 
 	"kvdeck/codec"
-	"kvdeck/store/atomicjson"
+	"kvdeck/internal/atomicjson"
 )
 
 // maxLoadLine bounds one line of load input.

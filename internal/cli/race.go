@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/race"
 	"kvdeck/store"
-	"kvdeck/store/race"
 )
 
 // RaceCmd runs the CAS race headless: the live mode of the TUI's Race tab.

@@ -9,8 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/atomicjson"
 	"kvdeck/store"
-	"kvdeck/store/atomicjson"
 	"kvdeck/views"
 )
 

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"kvdeck/codec"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"kvdeck/store/race"
+	"kvdeck/codec"
+	"kvdeck/internal/race"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
 )

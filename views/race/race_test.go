@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"kvdeck/store/race"
+	"kvdeck/internal/race"
 	"kvdeck/themes"
 	"kvdeck/views"
 	"kvdeck/views/viewtest"

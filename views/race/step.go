@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"kvdeck/store/race"
+	"kvdeck/internal/race"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kvdeck/store/race"
+	"kvdeck/internal/race"
 )
 
 func TestParseCounter(t *testing.T) {

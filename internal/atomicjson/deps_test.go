@@ -1,4 +1,4 @@
-package race_test
+package atomicjson_test
 
 import (
 	"testing"
@@ -6,8 +6,7 @@ import (
 	"kvdeck/internal/deptest"
 )
 
-// The race engine drives a TUI tab but must not know terminals.
 func TestImportDirection(t *testing.T) {
-	deptest.Forbid(t, "kvdeck/store/race", "kvdeck/tui", "kvdeck/views", "kvdeck/themes", "kvdeck/internal/cli",
+	deptest.Forbid(t, "kvdeck/internal/atomicjson", "kvdeck/tui", "kvdeck/views", "kvdeck/themes", "kvdeck/internal/cli",
 		"github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss", "github.com/charmbracelet/bubbles")
 }

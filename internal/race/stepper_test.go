@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"kvdeck/internal/race"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
-	"kvdeck/store/race"
 )
 
 const a, b = 0, 1

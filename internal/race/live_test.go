@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"kvdeck/internal/race"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
-	"kvdeck/store/race"
 )
 
 // checkTotals: the totals are the sums of the per-worker figures, and

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/race"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
-	"kvdeck/store/race"
 )
 
 // ctx is storetest.Ctx with a longer deadline: a race opens a store per
