@@ -34,7 +34,8 @@ var (
 	ErrReadOnly = errors.New("store is read-only")
 	// ErrInvalidValue: a value is not valid JSON.
 	ErrInvalidValue = errors.New("invalid value")
-	// ErrInvalidArgument: a malformed versionstamp, a bad limit, and similar.
+	// ErrInvalidArgument: a malformed versionstamp, a bad limit, and similar
+	// (store/coord's ErrInvalidArgument is this sentinel too).
 	ErrInvalidArgument = errors.New("invalid argument")
 )
 

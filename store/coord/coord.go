@@ -19,6 +19,7 @@ import (
 	"fmt"
 
 	"kvdeck/codec"
+	"kvdeck/store"
 )
 
 // The first key parts of the reference's records, and kvdeck's own
@@ -43,8 +44,10 @@ var (
 	// libraries refuse to act on them.
 	ErrMalformed = errors.New("malformed coordination record")
 	// ErrInvalidArgument: a caller passed an unusable argument (a
-	// non-positive interval, an unsafe integer time, a bad JSON body).
-	ErrInvalidArgument = errors.New("invalid argument")
+	// non-positive interval, an unsafe integer time, a bad JSON body). It
+	// is store.ErrInvalidArgument: one sentinel for an unusable argument,
+	// whichever layer refused it.
+	ErrInvalidArgument = store.ErrInvalidArgument
 )
 
 // LeaseKey is ["dwk_lease", className, idHex].
