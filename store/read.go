@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -46,23 +45,6 @@ func (s *Store) GetRaw(ctx context.Context, raw []byte) (e Entry, found bool, er
 		return Entry{}, false, err
 	}
 	return newEntry(raw, v, ver, exp), true, nil
-}
-
-// DeleteRaw removes the physical row at a raw encoded key when its stamp is
-// still ver (so an operator can clear an undecodable row without racing a
-// writer); it reports whether a row was deleted.
-func (s *Store) DeleteRaw(ctx context.Context, raw []byte, ver int64) (bool, error) {
-	if err := s.checkWritable("delete"); err != nil {
-		return false, err
-	}
-	var n int64
-	err := s.execBatchScan(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ? AND ver = ? RETURNING 1", args: []any{raw, ver}}}, 0, func(rows *sql.Rows) error {
-		for rows.Next() {
-			n++
-		}
-		return rows.Err()
-	})
-	return n > 0, err
 }
 
 // GetMany returns the live entries at keys, in the same order, with nil for

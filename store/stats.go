@@ -10,24 +10,6 @@ import (
 	"kvdeck/codec"
 )
 
-// Version is a cheap fingerprint of the store's content for change
-// detection: seq moves on every commit with a set, the row count on inserts,
-// deletes and sweeps.
-type Version struct {
-	Seq  int64
-	Rows int64
-}
-
-// Seq returns the newest versionstamp number issued (kv_meta.seq).
-func (s *Store) Seq(ctx context.Context) (int64, error) {
-	var seq int64
-	found, err := s.queryRow(ctx, "SELECT seq FROM kv_meta WHERE id = 0", nil, &seq)
-	if err == nil && !found {
-		err = fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
-	}
-	return seq, err
-}
-
 // PrefixStats counts the rows under one top-level key part.
 type PrefixStats struct {
 	// Part is the first key part; zero when Undecodable or for the empty

@@ -1,12 +1,3 @@
-// Package store is the engine of the coordination store: a byte-compatible Go
-// implementation of the reference LibsqlKv over any libSQL database (an
-// embedded SQLite file through modernc.org/sqlite, or sqld / Turso over HTTP
-// or WebSocket), all through github.com/tursodatabase/libsql-client-go.
-//
-// It knows nothing of terminals. Every operation takes its notion of "now"
-// from the injected Clock, holds locks as briefly as it can (reads in short
-// pages, writes in short transactions) and returns errors that wrap the
-// package's sentinels.
 package store
 
 import (

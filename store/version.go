@@ -7,6 +7,24 @@ import (
 	"sync"
 )
 
+// Version is a cheap fingerprint of the store's content for change
+// detection: seq moves on every commit with a set, the row count on inserts,
+// deletes and sweeps.
+type Version struct {
+	Seq  int64
+	Rows int64
+}
+
+// Seq returns the newest versionstamp number issued (kv_meta.seq).
+func (s *Store) Seq(ctx context.Context) (int64, error) {
+	var seq int64
+	found, err := s.queryRow(ctx, "SELECT seq FROM kv_meta WHERE id = 0", nil, &seq)
+	if err == nil && !found {
+		err = fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
+	}
+	return seq, err
+}
+
 // versionWatch lets Version skip its row count on an embedded file while
 // nothing was committed: PRAGMA data_version on a connection of its own
 // moves whenever any other connection (another process, or this store's

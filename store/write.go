@@ -270,3 +270,20 @@ func (s *Store) explain(ctx context.Context, checks []Check) ([]CheckFailure, er
 	}
 	return out, nil
 }
+
+// DeleteRaw removes the physical row at a raw encoded key when its stamp is
+// still ver (so an operator can clear an undecodable row without racing a
+// writer); it reports whether a row was deleted.
+func (s *Store) DeleteRaw(ctx context.Context, raw []byte, ver int64) (bool, error) {
+	if err := s.checkWritable("delete"); err != nil {
+		return false, err
+	}
+	var n int64
+	err := s.execBatchScan(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ? AND ver = ? RETURNING 1", args: []any{raw, ver}}}, 0, func(rows *sql.Rows) error {
+		for rows.Next() {
+			n++
+		}
+		return rows.Err()
+	})
+	return n > 0, err
+}

@@ -1,0 +1,49 @@
+// Package store is the engine of the coordination store: a byte-compatible Go
+// implementation of the reference LibsqlKv over any libSQL database (an
+// embedded SQLite file through modernc.org/sqlite, or sqld / Turso over HTTP
+// or WebSocket), all through github.com/tursodatabase/libsql-client-go.
+//
+// It knows nothing of terminals. Every operation takes its notion of "now"
+// from the injected Clock, holds locks as briefly as it can (reads in short
+// pages, writes in short transactions) and returns errors that wrap the
+// package's sentinels.
+//
+// # A tour
+//
+// Read the files in this order; each holds one concern.
+//
+//   - store.go: Open (one connection layer for every URL; a file kvdeck
+//     creates gets WAL; the schema is checked), Options (Clock, read-only,
+//     auth, busy timeout), Store, Info, Counters (statements and rows
+//     read, for tests that prove how much work an operation did), Close.
+//   - dburl.go: Target and ParseTarget, the accepted URL forms and the
+//     SQLite URI they become; RedactURL (a token never shows).
+//   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),
+//     and the scanning of rows written by anyone, odd ones included.
+//   - read.go: Get, GetRaw, GetMany, List (ListOptions, Page: bounded
+//     pages, one row more to know whether another follows), Scan, Dump.
+//   - children.go: Children (ChildrenOptions, ChildPage, Child), the
+//     distinct next key parts under a prefix, found by a skip-scan.
+//   - write.go: every write. Commit (Check, Mutation, CommitResult,
+//     CheckFailure) evaluates every check before any mutation in one
+//     statement shape on every transport; Atomic builds one; Set and
+//     Delete are commits of one mutation; DeleteRaw removes a row by its
+//     raw key while its stamp still matches.
+//   - exec.go: how a statement runs on each transport (a Hrana batch over
+//     HTTP, one transaction on a file or WebSocket) and the prepared
+//     statement cache of embedded files.
+//   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
+//     expired rows in short batches that re-check their expiry.
+//   - stats.go: Stats and Census (CensusOptions, PrefixStats).
+//   - version.go: Version and Seq, the cheap fingerprint a UI polls for
+//     change detection.
+//   - clock.go: VirtualClock, a clock a UI can fix, shift and reset.
+//   - errors.go: the sentinels (ErrUnreachable, ErrUnauthorized,
+//     ErrNotStore, ErrLocked, ErrReadOnly, ErrBadURL, ErrTokenInURL,
+//     ErrInvalidValue, ErrInvalidArgument) and the mapping of driver
+//     errors onto them.
+//
+// Tests mirror the files (read_test.go, write rules in rules_test.go,
+// ...); every store test runs against an embedded file, sqld over HTTP
+// and sqld over WebSocket (backend_test.go).
+package store
