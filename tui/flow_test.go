@@ -374,3 +374,14 @@ func TestConfirmOverTheScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestTabBarNarrow: at 60 columns the active tab is named in the tab bar
+// (Race and Sweep were cut off the end).
+func TestTabBarNarrow(t *testing.T) {
+	a := reference(t, false, 60, 18)
+	a.keys("7")
+	a.waitFor("[7 Sweep]")
+	if bar := strings.Split(a.final().View(), "\n")[0]; !strings.Contains(bar, "[7 Sweep]") {
+		t.Fatalf("tab bar %q", bar)
+	}
+}

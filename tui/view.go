@@ -46,7 +46,21 @@ func (m model) tabBar() string {
 			parts = append(parts, m.styles.TabInactive.Render(label))
 		}
 	}
-	return fit(strings.Join(parts, "  "), m.width)
+	bar := strings.Join(parts, "  ")
+	if ansi.StringWidth(bar) > m.width {
+		// Too narrow for every name: the other tabs show their number only,
+		// so the active one is never cut off the end.
+		parts = parts[:1]
+		for t := range numTabs {
+			if t == m.tab {
+				parts = append(parts, m.styles.TabActive.Render(fmt.Sprintf("[%d %s]", t+1, t)))
+			} else {
+				parts = append(parts, m.styles.TabInactive.Render(fmt.Sprint(t+1)))
+			}
+		}
+		bar = strings.Join(parts, " ")
+	}
+	return fit(bar, m.width)
 }
 
 // messageLine is the command line while typing, else the flash, else the

@@ -40,10 +40,10 @@ func (m Model) tableRows() int {
 // into the room that frees, as far as the bar keeps its minimum: they are
 // what tells rows apart.
 var leaseColumns = []widgets.Column{
-	{Title: "", Width: 3}, {Title: "KIND", Width: 5, Drop: 3}, {Title: "CLASS/SCHED", Width: 12, Grow: true, Max: 20},
-	{Title: "ID/BUCKET", Width: 16, Grow: true, Max: 32, Middle: true}, {Title: "HOLDER", Width: 12, Drop: 4, Grow: true, Max: 36, Middle: true},
+	{Title: "", Width: 3}, {Title: "KIND", Width: 5, Drop: 4}, {Title: "CLASS/SCHED", Width: 12, Grow: true, Max: 20},
+	{Title: "ID/BUCKET", Width: 18, Grow: true, Max: 32, Middle: true}, {Title: "HOLDER", Width: 12, Drop: 2, Grow: true, Max: 36, Middle: true},
 	{Title: "STAMP", Width: 20, Drop: 1},
-	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 9, Keep: true}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 2, Keep: true},
+	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 9, Keep: true}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 3, Keep: true},
 }
 
 // View renders the table, the selected row and the cron schedules.

@@ -59,7 +59,7 @@ func NewTable(cols []Column, w int) Table {
 	flexMin := tableFlexMin
 	for _, c := range cols {
 		if c.Width == 0 {
-			flexMin = max(flexMin, c.Min)
+			flexMin = max(flexMin, c.Min, ansi.StringWidth(c.Title))
 		}
 	}
 	for {
