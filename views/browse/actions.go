@@ -10,6 +10,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // handleBrowsing handles keys while the tree has them.
@@ -154,8 +155,8 @@ func (m *Model) startEdit() tea.Cmd {
 		return views.Flash(views.FlashError, "an undecodable row cannot be addressed by key, so it cannot be edited here")
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
-	case len(m.entry.e.Value) > ValueCap:
-		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", len(m.entry.e.Value), ValueCap)
+	case len(m.entry.e.Value) > widgets.ValueCap:
+		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", len(m.entry.e.Value), widgets.ValueCap)
 	}
 	m.form = newEditForm(m.styles, m.entry.e, m.deps.Now())
 	m.form.SetSize(m.entryInner(), m.innerHeight())
@@ -268,8 +269,8 @@ func (m *Model) composeFromHere() tea.Cmd {
 		return views.Flash(views.FlashInfo, "select a stored key to compose from it")
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
-	case len(m.entry.e.Value) > ValueCap:
-		return views.Flash(views.FlashError, "the value is %d bytes; Compose takes values up to %d bytes (kvdeck atomic handles it whole)", len(m.entry.e.Value), ValueCap)
+	case len(m.entry.e.Value) > widgets.ValueCap:
+		return views.Flash(views.FlashError, "the value is %d bytes; Compose takes values up to %d bytes (kvdeck atomic handles it whole)", len(m.entry.e.Value), widgets.ValueCap)
 	}
 	e, now := m.entry.e, m.deps.Now()
 	value, err := codec.NormalizeJSON(e.Value)

@@ -65,10 +65,10 @@ type Model struct {
 	tags   int // source of generation tags
 
 	entry      entryState
-	entryBusy  bool        // an entry read is in flight
-	entryOff   int         // first visible line of the entry pane
-	vcache     *valueCache // the entry's value lines, prepared once
-	committing bool        // a commit is in flight
+	entryBusy  bool                // an entry read is in flight
+	entryOff   int                 // first visible line of the entry pane
+	vcache     *widgets.ValueCache // the entry's value lines, prepared once
+	committing bool                // a commit is in flight
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model
@@ -89,7 +89,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		root:     &node{depth: -1, expanded: true},
 		filterIn: widgets.NewInput("/ ", "filter this level", styles),
 		focused:  true,
-		vcache:   &valueCache{},
+		vcache:   &widgets.ValueCache{},
 	}
 	if m.readOnly {
 		for _, b := range []*key.Binding{&m.keys.Edit, &m.keys.New, &m.keys.Delete} {

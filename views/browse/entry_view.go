@@ -66,7 +66,7 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	if n.kind == nodePart && n.hasChildren() {
 		out = append(out, m.field("prefix", widgets.Line{{Text: fmt.Sprintf("also the prefix of %s more row(s)", countText(n.count-1, n.capped)), Style: st.Muted}}, w)...)
 	}
-	values, note, valid := m.valueLines(m.entry.answers, e.Value, w, live)
+	values, note, valid := m.vcache.Lines(st, m.entry.answers, e.Value, w, live)
 	head := widgets.Line{{Text: "JSON", Style: st.OK}}
 	if !valid {
 		head = widgets.Line{{Text: "✗ not valid JSON: shown raw", Style: st.Error}}

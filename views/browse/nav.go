@@ -22,7 +22,7 @@ type entryState struct {
 	found  bool
 	e      store.Entry
 	err    error
-	// answers counts the reads applied; it tells valueCache that e changed.
+	// answers counts the reads applied; it tells the value cache that e changed.
 	answers int
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/views/viewtest"
+	"kvdeck/views/widgets"
 )
 
 // bigJSON is a JSON object of at least n bytes: {"items":[{"id":0,"name":
@@ -72,14 +73,14 @@ func TestLargeValueFrames(t *testing.T) {
 			h.Keys("j")
 		}
 		view := h.M.View()
-		want := fmt.Sprintf("value truncated at %d of %d bytes", ValueCap, size)
+		want := fmt.Sprintf("value truncated at %d of %d bytes", widgets.ValueCap, size)
 		if !strings.Contains(strings.Join(strings.Fields(view), " "), want) {
 			t.Fatalf("%d-byte value: the frame does not say %q:\n%s", size, want, view)
 		}
 		if strings.Contains(view, "\x1b]52") {
 			t.Errorf("%d-byte value: the frame holds a raw OSC 52", size)
 		}
-		h.M.vcache.lines = nil // prepare again: the cost of the first frame after a load
+		h.M.vcache.Forget() // prepare again: the cost of the first frame after a load
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		_ = h.M.View()
@@ -88,7 +89,7 @@ func TestLargeValueFrames(t *testing.T) {
 		t.Logf("%d-byte value: first frame %d allocations, %d bytes; then %.0f allocations, %d bytes per frame",
 			size, after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc, allocs, bytes)
 		if first := after.TotalAlloc - before.TotalAlloc; first > 64<<20 {
-			t.Errorf("%d-byte value: the first frame allocates %d bytes; want it bounded by ValueCap", size, first)
+			t.Errorf("%d-byte value: the first frame allocates %d bytes; want it bounded by widgets.ValueCap", size, first)
 		}
 		if bytes > 4<<20 {
 			t.Errorf("%d-byte value: a frame allocates %d bytes; want it bounded by the screen, not the value", size, bytes)
@@ -118,10 +119,10 @@ func TestLargeValueFrames(t *testing.T) {
 func TestJSONPrefixLinesOfAValueCutAnywhere(t *testing.T) {
 	v := []byte(`{"a":[1,{"b":"x\u001b]0;t\u0007 é \"q\""},[],{}],"c":null}`)
 	for cut := 0; cut <= len(v); cut++ {
-		_, _, _ = prepareValue(viewtest.Styles(), v[:cut], 40, true)
+		_, _, _ = widgets.PrepareValue(viewtest.Styles(), v[:cut], 40, true)
 	}
 	raw := []byte("{\"a\":\"\x1b]52;c;eA==\x07\",\"b\":[1,2]}")
-	lines, _, _ := prepareValue(viewtest.Styles(), append(raw, bytes.Repeat([]byte(" "), ValueCap)...), 40, true)
+	lines, _, _ := widgets.PrepareValue(viewtest.Styles(), append(raw, bytes.Repeat([]byte(" "), widgets.ValueCap)...), 40, true)
 	got := strings.Join(lines, "\n")
 	if strings.Contains(got, "\x1b]52") || !strings.Contains(got, `\u001b]52`) {
 		t.Errorf("a truncated value shows %q", got)

@@ -39,7 +39,7 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m.Refresh()
 	case key.Matches(msg, k.Peek):
 		if it, ok := m.message(); ok {
-			m.peek = &peekState{msg: it}
+			m.peek = &peekState{msg: it, cache: &widgets.ValueCache{}}
 			m.keys.Close.SetEnabled(true)
 		}
 	case key.Matches(msg, k.Send):

@@ -68,12 +68,9 @@ func (m Model) reportLines(w int) []string {
 func (m Model) peekLines(w int) []string {
 	st := m.Styles
 	p := m.peek
-	values, valid := widgets.JSONLines(st, p.msg.Body)
-	var body []string
-	for _, l := range values {
-		for _, wl := range l.Wrap(w, 0) {
-			body = append(body, wl.Render(false))
-		}
+	body, note, valid := p.cache.Lines(st, 0, p.msg.Body, w, true)
+	if note != "" {
+		body = append(widgets.ProseLines("✂ "+note, st.Warn, w), body...)
 	}
 	rows := m.bodyRows() - 2
 	off := widgets.ClampOffset(p.off, rows, len(body))

@@ -61,8 +61,9 @@ type Model struct {
 
 // peekState is the full body of one message, scrolled.
 type peekState struct {
-	msg coord.QueueMessage
-	off int
+	msg   coord.QueueMessage
+	off   int
+	cache *widgets.ValueCache // the body's lines, prepared once
 }
 
 // New returns the Queues view over deps.Store.

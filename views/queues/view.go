@@ -3,6 +3,7 @@ package queues
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -282,8 +283,19 @@ func (m Model) messageCells(msg coord.QueueMessage, now int64, selected bool) []
 	}
 }
 
+// previewCap bounds the bytes of a body a preview reads.
+const previewCap = 4 << 10
+
 // bodyPreview is a body on one line, compact and safe to print.
 func bodyPreview(body []byte) string {
+	if len(body) > previewCap {
+		// One line shows: do not normalise or escape megabytes per frame.
+		cut := previewCap
+		for cut > 0 && !utf8.RuneStart(body[cut]) {
+			cut--
+		}
+		return widgets.Sanitize(string(body[:cut])) + "…"
+	}
 	if v, err := codec.NormalizeJSON(body); err == nil {
 		body = v
 	}

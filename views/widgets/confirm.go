@@ -83,9 +83,12 @@ func (d ConfirmDialog) View() string {
 	if inner < 20 {
 		inner = 20
 	}
-	lines := []string{d.styles.DialogTitle.Render(d.req.Title), ""}
+	// Title and lines are plain text that may quote stored names (a queue,
+	// an alarm class): they pass the one terminal rule here, whatever the
+	// caller did.
+	lines := []string{d.styles.DialogTitle.Render(Sanitize(d.req.Title)), ""}
 	for _, l := range d.req.Lines {
-		lines = append(lines, lipgloss.NewStyle().Width(inner).Render(l))
+		lines = append(lines, lipgloss.NewStyle().Width(inner).Render(Sanitize(l)))
 	}
 	yes := d.req.Yes
 	if yes == "" {
