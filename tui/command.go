@@ -160,7 +160,7 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch c.verb {
 	case "quit":
-		return m, tea.Quit
+		return m, m.quit()
 	case "log":
 		m.logging = true
 		m.helpOff = clampHelp(1<<20, len(m.logLines()), m.helpPage()) // the newest at the bottom

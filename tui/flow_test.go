@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -383,5 +384,31 @@ func TestTabBarNarrow(t *testing.T) {
 	a.waitFor("[7 Sweep]")
 	if bar := strings.Split(a.final().View(), "\n")[0]; !strings.Contains(bar, "[7 Sweep]") {
 		t.Fatalf("tab bar %q", bar)
+	}
+}
+
+// TestClickTab: a click on a tab's label in the tab bar shows the tab, at
+// full and at narrow width.
+func TestClickTab(t *testing.T) {
+	for _, w := range []int{120, 60} {
+		a := reference(t, false, w, 24)
+		m := a.final()
+		m.width = w
+		for want := range numTabs {
+			x := -1
+			for c := range w {
+				if got, ok := m.tabAt(c); ok && got == want {
+					x = c
+					break
+				}
+			}
+			if x < 0 {
+				t.Fatalf("width %d: no column shows tab %v", w, want)
+			}
+			next, _ := m.handleMouse(tea.MouseMsg{X: x, Y: 0, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+			if got := next.(model).tab; got != want {
+				t.Errorf("width %d: a click at column %d shows %v, want %v", w, x, got, want)
+			}
+		}
 	}
 }

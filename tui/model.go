@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -165,7 +166,7 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
-		return m, tea.Quit
+		return m, m.quit()
 	case key.Matches(msg, m.keys.Help):
 		m.helping, m.helpOff = true, 0
 	case key.Matches(msg, m.keys.Command):
@@ -184,6 +185,17 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		cmd = m.tabs.update(m.tab, msg)
 	}
 	return m, cmd
+}
+
+// quit quits, asking first when Compose holds staged operations: they
+// would be lost without a trace (ctrl+c still quits at once).
+func (m model) quit() tea.Cmd {
+	if n := m.tabs.compose.Staged(); n > 0 {
+		return views.Confirm("Quit with a composition staged?", "quit", tea.Quit,
+			fmt.Sprintf("Compose holds %d staged operation(s) that were not committed; quitting drops them.", n),
+			"n stays; in Compose, w saves them as atomic JSON.")
+	}
+	return tea.Quit
 }
 
 // splitRunes handles keys that arrived in one read (fast typing, key
@@ -209,6 +221,13 @@ func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.logging {
 		m.helpOff = clampHelp(scrollHelpWheel(msg, m.helpOff), len(m.logLines()), m.helpPage())
+		return m, nil
+	}
+	if msg.Y == 0 && !m.confirm.Open() && msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress {
+		// A click on a tab's label shows that tab.
+		if t, ok := m.tabAt(msg.X); ok {
+			return m, m.switchTab(t)
+		}
 		return m, nil
 	}
 	if m.confirm.Open() || msg.Y < 1 || msg.Y >= m.height-2 {

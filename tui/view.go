@@ -37,6 +37,14 @@ func (m model) View() string {
 // tabBar shows the tabs; the active one is bracketed as well as styled,
 // so it shows without colour too.
 func (m model) tabBar() string {
+	parts, sep := m.tabBarParts()
+	return fit(strings.Join(parts, sep), m.width)
+}
+
+// tabBarParts are the tab bar's pieces (the name, then one per tab) and
+// what separates them. When the names do not fit, the other tabs show
+// their number only, so the active one is never cut off the end.
+func (m model) tabBarParts() ([]string, string) {
 	parts := []string{m.styles.AppName.Render("kvdeck")}
 	for t := range numTabs {
 		label := fmt.Sprintf("%d %s", t+1, t)
@@ -46,21 +54,32 @@ func (m model) tabBar() string {
 			parts = append(parts, m.styles.TabInactive.Render(label))
 		}
 	}
-	bar := strings.Join(parts, "  ")
-	if ansi.StringWidth(bar) > m.width {
-		// Too narrow for every name: the other tabs show their number only,
-		// so the active one is never cut off the end.
-		parts = parts[:1]
-		for t := range numTabs {
-			if t == m.tab {
-				parts = append(parts, m.styles.TabActive.Render(fmt.Sprintf("[%d %s]", t+1, t)))
-			} else {
-				parts = append(parts, m.styles.TabInactive.Render(fmt.Sprint(t+1)))
-			}
-		}
-		bar = strings.Join(parts, " ")
+	if ansi.StringWidth(strings.Join(parts, "  ")) <= m.width {
+		return parts, "  "
 	}
-	return fit(bar, m.width)
+	parts = parts[:1]
+	for t := range numTabs {
+		if t == m.tab {
+			parts = append(parts, m.styles.TabActive.Render(fmt.Sprintf("[%d %s]", t+1, t)))
+		} else {
+			parts = append(parts, m.styles.TabInactive.Render(fmt.Sprint(t+1)))
+		}
+	}
+	return parts, " "
+}
+
+// tabAt is the tab whose label is at column x of the tab bar.
+func (m model) tabAt(x int) (tab, bool) {
+	parts, sep := m.tabBarParts()
+	at := ansi.StringWidth(parts[0]) + len(sep)
+	for t := range numTabs {
+		w := ansi.StringWidth(parts[t+1])
+		if x >= at && x < at+w {
+			return t, true
+		}
+		at += w + len(sep)
+	}
+	return 0, false
 }
 
 // messageLine is the command line while typing, else the flash, else the

@@ -29,3 +29,21 @@ func TestComposeFromBrowseFlow(t *testing.T) {
 		t.Fatal("acme is gone after the commit")
 	}
 }
+
+// TestQuitWithStagedOpsAsks: q with operations staged in Compose asks
+// first (they were dropped without a word); n stays.
+func TestQuitWithStagedOpsAsks(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.command(`goto ["accounts", "acme"]`)
+	a.waitFor("00000000000000000038")
+	a.keys("c")
+	a.waitFor("COMPOSE · 2 operation(s)")
+	a.keys("q")
+	a.waitFor("Quit with a composition staged?", "2 staged operation(s)")
+	a.keys("n")
+	a.keys("2")
+	a.waitFor("[2 Leases]")
+	if m := a.final(); m.tab != tabLeases {
+		t.Fatalf("q quit without asking (tab %v)", m.tab)
+	}
+}

@@ -111,6 +111,15 @@ func (m Model) Busy() bool { return m.busy }
 // Capturing reports whether the editor or the path prompt has the keys.
 func (m Model) Capturing() bool { return m.editor != nil || m.prompting != "" }
 
+// Staged is how many operations are staged and not committed: quitting
+// would lose them (none once the composition committed).
+func (m Model) Staged() int {
+	if o := m.outcome; o != nil && o.err == nil && o.res.OK {
+		return 0
+	}
+	return len(m.ops)
+}
+
 // Refresh has nothing to re-read: the composition is the user's, and the
 // last outcome stays as it was when committed.
 func (m Model) Refresh() (Model, tea.Cmd) { return m, nil }
