@@ -71,8 +71,30 @@ func (m *Model) move(delta int) {
 	if to < 0 || to >= len(m.ops) {
 		return
 	}
+	if (m.ops[m.cursor].kind == opCheck) != (m.ops[to].kind == opCheck) {
+		return // checks stay above mutations
+	}
 	m.ops[m.cursor], m.ops[to] = m.ops[to], m.ops[m.cursor]
 	m.cursor = to
+}
+
+// checksFirst lists the checks before the mutations, each in its order,
+// and keeps the cursor on its op: a commit evaluates every check before
+// any mutation, and the list reads the way it runs.
+func (m *Model) checksFirst() {
+	out := make([]stagedOp, 0, len(m.ops))
+	cursor := m.cursor
+	for pass := range 2 {
+		for i, op := range m.ops {
+			if (op.kind == opCheck) == (pass == 0) {
+				if i == m.cursor {
+					cursor = len(out)
+				}
+				out = append(out, op)
+			}
+		}
+	}
+	m.ops, m.cursor = out, cursor
 }
 
 // remove drops the selected op.
@@ -129,6 +151,7 @@ func (m *Model) place(op stagedOp, index int) {
 	at := min(m.cursor+1, len(m.ops))
 	m.ops = append(m.ops[:at:at], append([]stagedOp{op}, m.ops[at:]...)...)
 	m.cursor = at
+	m.checksFirst()
 }
 
 // handlePrompt handles keys while the file path prompt is open.
@@ -174,8 +197,9 @@ func (m *Model) fillSelected() tea.Cmd {
 	return readStamps(m.deps.Store, m.deps.Session, m.nextTag(), stampsForOps, []int{m.cursor}, []codec.Key{m.ops[m.cursor].key})
 }
 
-// askCommit asks for confirmation, naming every write.
-func (m *Model) askCommit() tea.Cmd {
+// askCommit asks for confirmation, naming every write; notes (what a
+// retry changed) come first.
+func (m *Model) askCommit(notes ...string) tea.Cmd {
 	if len(m.ops) == 0 {
 		return views.Flash(views.FlashInfo, "nothing staged: c adds a check, s a set, d a delete")
 	}
@@ -183,7 +207,7 @@ func (m *Model) askCommit() tea.Cmd {
 		return nil
 	}
 	checks, muts, checkOp := commitOf(m.ops)
-	lines := []string{fmt.Sprintf("%d check(s), %d mutation(s) in one atomic commit; nothing is written unless every check holds.", len(checks), len(muts))}
+	lines := append(notes, fmt.Sprintf("%d check(s), %d mutation(s) in one atomic commit; nothing is written unless every check holds.", len(checks), len(muts)))
 	var named []string
 	for _, c := range checks {
 		named = append(named, fmt.Sprintf("check %s expects %s", codec.Format(c.Key), usertext.StampText(c.Versionstamp)))
@@ -259,9 +283,11 @@ func (m Model) onStamps(msg stampsRead) (Model, tea.Cmd) {
 		return m, views.Flash(views.FlashError, "reading the stored stamps failed: %v", msg.err)
 	}
 	changed := 0
+	var notes []string
 	for i, at := range msg.ops {
 		if at < len(m.ops) && m.ops[at].kind == opCheck {
 			changed++
+			notes = append(notes, changeNote(m.ops[at].key, m.ops[at].stamp, msg.stamps[i]))
 			m.ops[at].stamp, m.ops[at].refreshed = msg.stamps[i], true
 		}
 	}
@@ -269,8 +295,8 @@ func (m Model) onStamps(msg stampsRead) (Model, tea.Cmd) {
 		return m, views.Flash(views.FlashInfo, "the check now expects %s", usertext.StampText(msg.stamps[0]))
 	}
 	m.keys.Retry.SetEnabled(false)
-	ask := m.askCommit()
-	return m, tea.Batch(views.Flash(views.FlashInfo, "refreshed %d stale check(s) to the stored stamps", changed), ask)
+	ask := m.askCommit(notes...)
+	return m, tea.Batch(views.Flash(views.FlashInfo, "refreshed %d stale check(s) to the stored stamps: read the dialog before y", changed), ask)
 }
 
 // onFile reports a save or load.
@@ -290,9 +316,25 @@ func (m Model) onFile(msg compositionFile) (Model, tea.Cmd) {
 		return m, views.Flash(views.FlashOK, "saved %d operation(s) to %s (kvdeck atomic %s commits it)", len(msg.ops), msg.path, msg.path)
 	}
 	m.ops, m.cursor, m.outcome = msg.ops, 0, nil
+	m.checksFirst()
 	m.keys.Retry.SetEnabled(false)
 	return m, views.Flash(views.FlashOK, "loaded %d operation(s) from %s", len(msg.ops), msg.path)
 }
 
 // composeCleared answers the clear dialog.
 type composeCleared struct{ session int }
+
+// changeNote says in words what refreshing a check changed, above all
+// when it turns "expects absent" into "expects a stamp": the commit no
+// longer guards against the write that created the key.
+func changeNote(k codec.Key, was, now string) string {
+	kt := codec.Format(k)
+	switch {
+	case was == "" && now != "":
+		return fmt.Sprintf("Changed: the check on %s expected the key absent; it was written since (stamp %s), and the check now expects that stamp. "+
+			"Committing now accepts that write instead of refusing it.", kt, now)
+	case was != "" && now == "":
+		return fmt.Sprintf("Changed: the check on %s expected stamp %s; the key is absent now, and the check now expects it absent.", kt, was)
+	}
+	return fmt.Sprintf("Changed: the check on %s expected stamp %s; it now expects %s, the stored one.", kt, was, now)
+}

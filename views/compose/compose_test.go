@@ -159,3 +159,55 @@ func TestComposeFromBrowse(t *testing.T) {
 		t.Fatalf("Compose staged %+v", h.M.ops)
 	}
 }
+
+// TestComposeRetrySaysAbsentBecameAStamp: a check that expected a key
+// absent fails because someone wrote it; r refreshes the check to the
+// new stamp, and the dialog says so in words before y (it silently turned
+// "expects absent" into "expects <stamp>": issue 13).
+func TestComposeRetrySaysAbsentBecameAStamp(t *testing.T) {
+	h := newComposeHarness(t, false)
+	h.Keys("c", "ctrl+u")
+	h.TypeText(`["accounts", "newco"]`)
+	h.Keys("ctrl+s")
+	if len(h.M.ops) != 1 || h.M.ops[0].stamp != "" {
+		t.Fatalf("staged %+v, want one check on absent", h.M.ops)
+	}
+	theirs, err := h.S.Set(viewtest.Ctx, storetest.Key(t, `["accounts", "newco"]`), []byte(`1`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Keys("ctrl+s")
+	h.Confirm()
+	h.Keys("r")
+	if len(h.Confirms) == 0 {
+		t.Fatal("r did not ask to commit again")
+	}
+	text := strings.Join(h.Confirms[len(h.Confirms)-1].Lines, " ")
+	for _, want := range []string{"expected the key absent", "stamp " + theirs, "accepts that write"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the retry dialog lacks %q: %s", want, text)
+		}
+	}
+}
+
+// TestComposeChecksFirst: a check added below a set is listed above it:
+// the list reads the way the commit runs (every check before any
+// mutation), and a check cannot be moved below a mutation.
+func TestComposeChecksFirst(t *testing.T) {
+	h := newComposeHarness(t, false)
+	h.Keys("s", "ctrl+u")
+	h.TypeText(`["a"]`)
+	h.Keys("tab", "ctrl+u")
+	h.TypeText(`1`)
+	h.Keys("ctrl+s")
+	h.Keys("c", "ctrl+u")
+	h.TypeText(`["b"]`)
+	h.Keys("ctrl+s")
+	if len(h.M.ops) != 2 || h.M.ops[0].kind != opCheck || h.M.cursor != 0 {
+		t.Fatalf("ops %+v cursor %d, want the check first and selected", h.M.ops, h.M.cursor)
+	}
+	h.Keys("J")
+	if h.M.ops[0].kind != opCheck {
+		t.Fatal("J moved the check below the set")
+	}
+}
