@@ -2,11 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
-
-	"kvdeck/codec"
 )
 
 // SetMany commits sets without checks, like Commit(ctx, nil, sets) (one
@@ -42,21 +39,9 @@ func (s *Store) SetMany(ctx context.Context, sets []Mutation) (CommitResult, err
 			"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
 		args: args,
 	}
-	var ok, seq int64
-	err = s.execBatchScan(ctx, []stmt{stmts[0], insert}, 0, func(rows *sql.Rows) error {
-		if !rows.Next() {
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			return fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
-		}
-		return rows.Scan(&ok, &seq)
-	})
-	if err != nil {
-		return CommitResult{}, err
+	res, err := s.runCommit(ctx, []stmt{stmts[0], insert}, true)
+	if err == nil && !res.OK {
+		err = fmt.Errorf("%w: a commit without checks failed", ErrNotStore)
 	}
-	if ok != 1 {
-		return CommitResult{}, fmt.Errorf("%w: a commit without checks failed", ErrNotStore)
-	}
-	return CommitResult{OK: true, Versionstamp: codec.FormatStamp(seq)}, nil
+	return res, err
 }

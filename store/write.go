@@ -129,16 +129,31 @@ func (s *Store) Delete(ctx context.Context, key codec.Key) error {
 // a set and the verdict holds, every mutation is guarded by the verdict, and
 // ok and seq are read back. Over HTTP it is one request.
 func (s *Store) Commit(ctx context.Context, checks []Check, muts []Mutation) (CommitResult, error) {
+	res, err := s.TryCommit(ctx, checks, muts)
+	if err == nil && !res.OK {
+		res.Failed, err = s.explain(ctx, checks)
+	}
+	return res, err
+}
+
+// TryCommit is Commit without the explanation of a failed check (no
+// re-read of the checked keys): one request per attempt over HTTP, for
+// callers that retry on failure anyway (the CAS race).
+func (s *Store) TryCommit(ctx context.Context, checks []Check, muts []Mutation) (CommitResult, error) {
 	if err := s.checkWritable("atomic commit"); err != nil {
 		return CommitResult{}, err
 	}
-	now := s.Now()
-	stmts, hasSet, err := buildCommit(checks, muts, now)
+	stmts, hasSet, err := buildCommit(checks, muts, s.Now())
 	if err != nil {
 		return CommitResult{}, err
 	}
+	return s.runCommit(ctx, stmts, hasSet)
+}
+
+// runCommit runs a commit's statements (statement 0 returns ok, seq).
+func (s *Store) runCommit(ctx context.Context, stmts []stmt, hasSet bool) (CommitResult, error) {
 	var ok, seq int64
-	err = s.execBatchScan(ctx, stmts, 0, func(rows *sql.Rows) error {
+	err := s.execBatchScan(ctx, stmts, 0, func(rows *sql.Rows) error {
 		if !rows.Next() {
 			if err := rows.Err(); err != nil {
 				return err
@@ -147,13 +162,8 @@ func (s *Store) Commit(ctx context.Context, checks []Check, muts []Mutation) (Co
 		}
 		return rows.Scan(&ok, &seq)
 	})
-	if err != nil {
+	if err != nil || ok != 1 {
 		return CommitResult{}, err
-	}
-	if ok != 1 {
-		res := CommitResult{OK: false}
-		res.Failed, err = s.explain(ctx, checks)
-		return res, err
 	}
 	res := CommitResult{OK: true}
 	if hasSet {

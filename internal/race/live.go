@@ -316,7 +316,8 @@ func increment(ctx context.Context, s *store.Store, key codec.Key, c Counter, na
 		_, err := s.Set(ctx, key, value, nil)
 		return err == nil, err
 	}
-	res, err := s.Atomic().Check(key, c.Stamp).Set(key, value).Commit(ctx)
+	// TryCommit: a lost race is retried, not explained (one request).
+	res, err := s.TryCommit(ctx, []store.Check{{Key: key, Versionstamp: c.Stamp}}, []store.Mutation{{Type: store.MutationSet, Key: key, Value: value}})
 	return res.OK, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kvdeck/internal/race"
+	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
@@ -191,5 +192,33 @@ func TestConfigRefused(t *testing.T) {
 		if _, err := race.Start(context.Background(), cfg); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestLiveOneReadOneCommitPerAttempt: over HTTP behind the latency proxy,
+// an attempt is one read and one commit request, a lost one included (it
+// is retried, not explained); the race adds a read before and after.
+func TestLiveOneReadOneCommitPerAttempt(t *testing.T) {
+	srv := sqldtest.Start(t)
+	p := sqldtest.StartProxy(t, srv.URL, 2*time.Millisecond)
+	var opened []*store.Store
+	for range 3 {
+		opened = append(opened, storetest.Open(t, p.URL, store.Options{}))
+	}
+	next := 0
+	open := func(context.Context) (*store.Store, error) { next++; return opened[next-1], nil }
+	var res race.Result
+	var err error
+	n := p.Count(func() {
+		res, err = race.Run(ctx(t), race.Config{Open: open, Key: counterKey, Workers: 3, Increments: 3, Lockstep: true})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Conflicts == 0 {
+		t.Fatalf("lockstep without a conflict: %+v", res)
+	}
+	if want := 2 + 2*res.Attempts; n != want {
+		t.Errorf("%d attempts (%d lost) took %d requests, want %d (one read and one commit each, plus the first and last read)", res.Attempts, res.Conflicts, n, want)
 	}
 }
