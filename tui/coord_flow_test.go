@@ -256,3 +256,31 @@ func TestFlowQueueSendPeekPurge(t *testing.T) {
 		t.Fatalf("invoices after purge: %d rows, %v", len(p.Entries), err)
 	}
 }
+
+// TestJumpBetweenRowsAndBrowse: o on a lease shows its raw row in Browse;
+// o there goes back to Leases with that lease selected; o on an alarm and
+// on a queue message shows their rows too (issue 13).
+func TestJumpBetweenRowsAndBrowse(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.keys("2")
+	a.waitFor("LEASES", "Ticker")
+	a.keys("j", "o")
+	a.waitFor("[1 Browse]", `key     ["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]`)
+	a.keys("o")
+	a.waitFor("[2 Leases]")
+	a.keys("3")
+	a.waitFor("CLASSES")
+	a.keys("l", "o")
+	a.waitFor(`key     ["dwk_alarm_due", "Cart"`)
+	a.keys("4")
+	a.waitFor("QUEUES")
+	a.keys("l", "o")
+	a.waitFor(`key     ["dwk_queue_due", "invoices"`)
+	m := a.final()
+	if m.tab != tabBrowse {
+		t.Fatalf("ended on %v", m.tab)
+	}
+	if r, ok := m.tabs.leases.Selected(); !ok || codec.Format(r) != `["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]` {
+		t.Fatalf("Leases selects %v after the jump back", r)
+	}
+}

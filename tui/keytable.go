@@ -38,6 +38,9 @@ var keyTable = []keyRow{
 		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
 		tabCompose: "`x` op; `X` all", tabSweep: "`s` sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key"}},
+	{"jump", [numTabs]string{
+		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
+		tabQueues: "`o` raw key in Browse"}},
 	{"the tab's own", [numTabs]string{
 		tabBrowse: "`c` compose from key; `K` `J` scroll value", tabLeases: "`s` sort", tabAlarms: "`f` fire due (asks)",
 		tabQueues:  "`c` poll as a consumer",

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views"
@@ -125,6 +126,14 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var staged tea.Cmd
 		m.tabs.compose, staged = m.tabs.compose.Update(msg)
 		return m, tea.Batch(cmd, staged)
+	case views.GotoMsg:
+		// A lease, alarm or queue row's raw key, in Browse.
+		cmd := m.switchTab(tabBrowse)
+		var jump tea.Cmd
+		m.tabs.browse, jump = m.tabs.browse.Goto(msg.Key)
+		return m, tea.Batch(cmd, jump)
+	case views.ShowRecordMsg:
+		return m.showRecord(msg.Key)
 	case storeOpened:
 		return m.onOpened(msg)
 	}
@@ -267,4 +276,20 @@ func (m *model) setSize(w, h int) {
 	}
 	m.confirm.SetSize(w, body)
 	m.cmdline.Width = w - 3
+}
+
+// showRecord shows the coordination tab of a dwk_* key: Leases (with the
+// row selected), Alarms or Queues.
+func (m model) showRecord(k codec.Key) (tea.Model, tea.Cmd) {
+	switch k[0].StringValue() {
+	case "dwk_lease", "dwk_cron":
+		cmd := m.switchTab(tabLeases)
+		m.tabs.leases.Select(k)
+		return m, cmd
+	case "dwk_alarm_due", "dwk_alarm_by_id":
+		return m, m.switchTab(tabAlarms)
+	case "dwk_queue_due":
+		return m, m.switchTab(tabQueues)
+	}
+	return m, views.Flash(views.FlashInfo, "%s is not a lease, cron, alarm or queue row", codec.Format(k))
 }

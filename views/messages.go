@@ -12,6 +12,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/codec"
 	"kvdeck/store"
 )
 
@@ -68,3 +69,17 @@ type ComposeMsg struct {
 func StageInCompose(checks []store.Check, muts []store.Mutation) tea.Cmd {
 	return func() tea.Msg { return ComposeMsg{Checks: checks, Mutations: muts} }
 }
+
+// GotoMsg asks the root to show Key in the Browse tab: the raw row behind
+// a lease, alarm or queue message.
+type GotoMsg struct{ Key codec.Key }
+
+// Goto returns a command that sends a GotoMsg.
+func Goto(k codec.Key) tea.Cmd { return func() tea.Msg { return GotoMsg{Key: k} } }
+
+// ShowRecordMsg asks the root to show the coordination tab of a dwk_* key
+// (Leases, Alarms or Queues), with that record selected when the tab can.
+type ShowRecordMsg struct{ Key codec.Key }
+
+// ShowRecord returns a command that sends a ShowRecordMsg.
+func ShowRecord(k codec.Key) tea.Cmd { return func() tea.Msg { return ShowRecordMsg{Key: k} } }

@@ -37,6 +37,11 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.onEntries = len(m.items()) > 0
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
+	case key.Matches(msg, k.Browse):
+		if it, ok := m.item(); ok && m.onEntries {
+			return m, views.Goto(it.Key)
+		}
+		return m, views.Flash(views.FlashInfo, "select an alarm (→): o shows its row in Browse")
 	case key.Matches(msg, k.Set):
 		m.openForm(false)
 	case key.Matches(msg, k.Reschedule):

@@ -23,6 +23,7 @@ type Keys struct {
 	Classes, Entries              key.Binding // which list has the keys
 	Reload                        key.Binding
 	Set, Reschedule, Delete, Fire key.Binding
+	Browse                        key.Binding // the entry's raw key in Browse
 }
 
 // DefaultKeys returns the Alarms view's default key bindings.
@@ -36,6 +37,7 @@ func DefaultKeys() Keys {
 		Reschedule: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "reschedule / re-post")),
 		Delete:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm)")),
 		Fire:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fire due now (confirm)")),
+		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }
 
@@ -141,7 +143,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return [][]key.Binding{m.Form.Help()}
 	}
 	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Reload}, {k.Set, k.Reschedule, k.Delete, k.Fire}}
+	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Reload, k.Browse}, {k.Set, k.Reschedule, k.Delete, k.Fire}}
 }
 
 // classNames lists the classes, the ids of the class list.

@@ -2,6 +2,7 @@ package browse
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -50,6 +51,8 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.copySelected()
 	case key.Matches(msg, k.Compose):
 		cmd = m.composeFromHere()
+	case key.Matches(msg, k.Record):
+		cmd = m.showRecord()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.filterIn.SetValue(m.filterLevel().filter)
@@ -307,4 +310,16 @@ func (m Model) onCopied(msg copied) tea.Cmd {
 		return views.Flash(views.FlashError, "copy failed: %v", msg.err)
 	}
 	return views.Flash(views.FlashOK, "copied %s (OSC 52: your terminal must allow clipboard writes)", msg.text)
+}
+
+// showRecord asks the root for the coordination tab of the selected key
+// when it is a lease, cron, alarm or queue row (its first part names it).
+func (m Model) showRecord() tea.Cmd {
+	n := m.selected()
+	if n != nil && n.kind == nodePart && len(n.key) > 0 {
+		if p := n.key[0]; p.Kind() == codec.KindString && strings.HasPrefix(p.StringValue(), "dwk_") {
+			return views.ShowRecord(n.key)
+		}
+	}
+	return views.Flash(views.FlashInfo, "o opens the tab of a coordination row: select a key under dwk_lease, dwk_cron, dwk_alarm_* or dwk_queue_due")
 }

@@ -34,6 +34,11 @@ func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.setFilter("")
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
+	case key.Matches(msg, k.Browse):
+		if r, ok := m.selected(); ok {
+			return m, views.Goto(r.Key)
+		}
+		return m, nil
 	case key.Matches(msg, k.Acquire):
 		m.startAcquire()
 	case key.Matches(msg, k.Release):

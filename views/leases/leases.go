@@ -25,6 +25,7 @@ type Keys struct {
 	widgets.NavKeys
 	Sort, Filter, ClearFilter, Reload key.Binding
 	Acquire, Release, Break           key.Binding
+	Browse                            key.Binding // the row's raw key in Browse
 }
 
 // DefaultKeys returns the Leases view's default key bindings.
@@ -38,6 +39,7 @@ func DefaultKeys() Keys {
 		Acquire:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire as kvdeck")),
 		Release:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
 		Break:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break (confirm, CAS)")),
+		Browse:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }
 
@@ -154,7 +156,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return [][]key.Binding{m.ShortHelp()}
 	}
 	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Sort, k.Filter, k.ClearFilter, k.Reload}, {k.Acquire, k.Release, k.Break}}
+	return [][]key.Binding{k.Bindings(), {k.Sort, k.Filter, k.ClearFilter, k.Reload, k.Browse}, {k.Acquire, k.Release, k.Break}}
 }
 
 // heldLease is a lease kvdeck acquired, with the TTL it asked for.
@@ -179,6 +181,20 @@ func (m Model) visible() []coord.LeaseRow {
 }
 
 // ids returns the key texts of the visible rows.
+// Select puts the cursor on the row of key k (now, or when the rows come),
+// for a jump from Browse.
+func (m *Model) Select(k codec.Key) {
+	m.setFilter("")
+	m.list.ID = codec.Format(k)
+	m.list.Follow(m.ids(), m.tableRows())
+}
+
+// Selected is the key of the selected row.
+func (m Model) Selected() (codec.Key, bool) {
+	r, ok := m.selected()
+	return r.Key, ok
+}
+
 func (m Model) ids() []string {
 	vis := m.visible()
 	out := make([]string, len(vis))

@@ -37,6 +37,11 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.onMessages = len(m.msgIDs()) > 0
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
+	case key.Matches(msg, k.Browse):
+		if msg, ok := m.message(); ok && m.onMessages {
+			return m, views.Goto(msg.Key)
+		}
+		return m, views.Flash(views.FlashInfo, "select a message (→): o shows its row in Browse")
 	case key.Matches(msg, k.Peek):
 		if it, ok := m.message(); ok {
 			m.peek = &peekState{msg: it, cache: &widgets.ValueCache{}}

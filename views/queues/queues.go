@@ -21,6 +21,7 @@ type Keys struct {
 	Reload                  key.Binding
 	Send, Peek, Poll, Purge key.Binding
 	Close                   key.Binding // closes the peek or the poll report
+	Browse                  key.Binding // the message's raw key in Browse
 }
 
 // DefaultKeys returns the Queues view's default key bindings.
@@ -35,6 +36,7 @@ func DefaultKeys() Keys {
 		Poll:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "poll a batch as a consumer")),
 		Purge:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
 		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
+		Browse:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }
 
@@ -164,7 +166,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return [][]key.Binding{m.ShortHelp()}
 	}
 	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Reload, k.Close}, {k.Send, k.Peek, k.Poll, k.Purge}}
+	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Reload, k.Close, k.Browse}, {k.Send, k.Peek, k.Poll, k.Purge}}
 }
 
 // queueNames are the ids of the queue list.
