@@ -114,9 +114,9 @@ func breakLease(s *store.Store, session int, k codec.Key, stamp string) tea.Cmd 
 }
 
 // onLoaded takes a load's answer, keeping the selection on the same key.
-func (m Model) onLoaded(msg leasesLoaded) Model {
+func (m Model) onLoaded(msg leasesLoaded) (Model, tea.Cmd) {
 	if !m.LoadAnswered(msg.session, msg.gen, msg.err) {
-		return m
+		return m, nil
 	}
 	m.rows, m.cron, m.finds = msg.rows, msg.cron, coordkit.FindingsByKey(msg.findings)
 	keys := map[string]bool{}
@@ -128,8 +128,10 @@ func (m Model) onLoaded(msg leasesLoaded) Model {
 		}
 	}
 	m.others = coordkit.Unplaced(msg.findings, keys)
-	m.list.Follow(m.ids(), m.tableRows())
-	return m
+	if gone := m.list.Follow(m.ids(), m.tableRows()); gone != "" && gone != m.removed && m.filter == "" {
+		return m, views.Flash(views.FlashInfo, "%s is gone (released, broken or swept); the cursor moved to the row in its place", gone)
+	}
+	return m, nil
 }
 
 // onActed reports an action's outcome and reloads.
@@ -157,6 +159,7 @@ func (m Model) onActed(msg leaseActed) (Model, tea.Cmd) {
 	case msg.done:
 		m.mine = maps.Clone(m.mine)
 		delete(m.mine, kt)
+		m.removed = kt
 		flash = views.Flash(views.FlashOK, "%s %s (it was at stamp %s)", msg.op.past(), kt, msg.stamp)
 	case msg.op == leaseAcquire:
 		why := "held by someone else: " + describeRow(msg.now, msg.found) + ". kvdeck tried once and wrote nothing."

@@ -209,3 +209,17 @@ func TestLeasesNarrowKeepsWhatTellsRowsApart(t *testing.T) {
 	// only a prefix.
 	h.RequireView("stamp   "+r.Versionstamp, "c68c99f9")
 }
+
+// TestLeasesSaysWhenTheSelectedRowGoes: another writer deletes the
+// selected lease; the reload says so instead of moving the cursor to a
+// neighbour without a word (issue 13). kvdeck's own release needs no note.
+func TestLeasesSaysWhenTheSelectedRowGoes(t *testing.T) {
+	h := seededLeases(t)
+	k := coord.LeaseKey("Ticker", viewtest.IDTicker1)
+	selectLease(t, h, k)
+	if err := h.S.Delete(viewtest.Ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh()
+	h.RequireFlash(codec.Format(k) + " is gone")
+}

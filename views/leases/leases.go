@@ -54,6 +54,9 @@ type Model struct {
 	cron   []coord.CronSchedule
 	finds  map[string][]coord.Finding // by key text
 	others []coord.Finding            // findings on rows with no line (malformed keys)
+	// removed is the row kvdeck itself just released or broke: its going
+	// needs no "is gone" note.
+	removed string
 
 	byLeft    bool // sort by time left instead of key
 	filter    string
@@ -108,7 +111,7 @@ func (m Model) Capturing() bool { return m.filtering || m.Form != nil }
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case leasesLoaded:
-		return m.onLoaded(msg), nil
+		return m.onLoaded(msg)
 	case leaseActed:
 		return m.onActed(msg)
 	case tea.MouseMsg:

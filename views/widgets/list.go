@@ -74,16 +74,22 @@ func (c *ListCursor) Set(i int, ids []string, h int) {
 }
 
 // Follow re-finds the selected id in a new list of ids; when it is gone,
-// the cursor stays at the same position (the row that took its place).
-func (c *ListCursor) Follow(ids []string, h int) {
-	i := c.Cur
+// the cursor stays at the same position (the row that took its place) and
+// gone is the id that disappeared, so that the view can say so instead of
+// moving to a neighbour without a word.
+func (c *ListCursor) Follow(ids []string, h int) (gone string) {
+	i, found := c.Cur, c.ID == ""
 	for j, id := range ids {
 		if id == c.ID && c.ID != "" {
-			i = j
+			i, found = j, true
 			break
 		}
 	}
+	if !found {
+		gone = c.ID
+	}
 	c.Set(i, ids, h)
+	return gone
 }
 
 // Window returns the [from, to) range of rows a window of h shows.
