@@ -185,3 +185,26 @@ func TestQueuesDepthFollowsClock(t *testing.T) {
 	h.Clock.Fix(viewtest.T + 6000)
 	h.RequireView("INVOICES  4 ready · 1 delayed · oldest ready 2m6s", "thumbnails 1     0")
 }
+
+// TestQueuesPollExplainsAndGivesBack: while a claimed batch waits, a key
+// the panel does not take says why (it was ignored), and u gives every
+// message back at once (retry now) after a confirmation (issue 13).
+func TestQueuesPollExplainsAndGivesBack(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	w := viewtest.Seeder{T: t, S: s, Clock: clock}
+	for i := range 3 {
+		w.Set(coord.QueueKey("jobs", viewtest.T-int64(3-i)*1000, "j"+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
+	}
+	clock.Fix(viewtest.T)
+	h := newQueuesHarness(t, s, clock, 120, 37)
+	h.Keys("c")
+	h.Keys("3")
+	h.RequireFlash("3 claimed message(s) are out of the store until you decide", "u gives them all back")
+	h.Keys("u")
+	if text := strings.Join(h.Confirm().Lines, " "); !strings.Contains(text, "3 requeued") {
+		t.Errorf("dialog: %s", text)
+	}
+	if got := queueRows(t, s, "jobs"); len(got) != 3 {
+		t.Fatalf("after giving back, the queue holds %v", got)
+	}
+}

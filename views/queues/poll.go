@@ -28,19 +28,21 @@ const pollDecideTimeout = 10 * time.Minute
 type PollKeys struct {
 	widgets.NavKeys
 	Ack, Retry, Nack, Apply key.Binding
+	GiveBack                key.Binding // every message back to the queue at once
 	Accept, Cancel          key.Binding // the retry delay input
 }
 
 // DefaultPollKeys returns the decision panel's default keys.
 func DefaultPollKeys() PollKeys {
 	return PollKeys{
-		NavKeys: widgets.DefaultNavKeys(),
-		Ack:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "ack")),
-		Retry:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry after a delay")),
-		Nack:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "nack (backoff)")),
-		Apply:   key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter", "apply the decisions")),
-		Accept:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "set the delay")),
-		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "keep the old decision")),
+		NavKeys:  widgets.DefaultNavKeys(),
+		Ack:      key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "ack")),
+		Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry after a delay")),
+		Nack:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "nack (backoff)")),
+		Apply:    key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter", "apply the decisions")),
+		GiveBack: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "give back all (retry now), then apply")),
+		Accept:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "set the delay")),
+		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "keep the old decision")),
 	}
 }
 
@@ -250,6 +252,15 @@ func (m Model) handlePoll(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, p.delayIn.Focus()
 	case key.Matches(msg, k.Apply):
 		return m, m.askApply()
+	case key.Matches(msg, k.GiveBack):
+		for i := range p.items {
+			p.items = decide(p.items, i, coord.DecisionRetry, 0)
+		}
+		return m, m.askApply()
+	default:
+		// Every other key (tabs, q, the list's own keys) waits: say why
+		// instead of ignoring it.
+		return m, views.Flash(views.FlashInfo, "%d claimed message(s) are out of the store until you decide: a ack · r retry · n nack, then enter applies; u gives them all back", len(p.items))
 	}
 	return m, nil
 }
@@ -336,7 +347,7 @@ func (p pollState) help(k PollKeys) []key.Binding {
 	case p.editing:
 		return []key.Binding{k.Accept, k.Cancel}
 	}
-	return []key.Binding{k.Up, k.Down, k.Ack, k.Retry, k.Nack, k.Apply}
+	return []key.Binding{k.Up, k.Down, k.Ack, k.Retry, k.Nack, k.Apply, k.GiveBack}
 }
 
 // parseDelay reads a retry or send delay: empty for none, else a Go
