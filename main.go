@@ -15,20 +15,14 @@ import (
 	"syscall"
 
 	"kvdeck/internal/cli"
-	"kvdeck/store"
 	"kvdeck/tui"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, environ(), cli.WithTUI(runTUI))
+	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, environ(), cli.WithTUI(tui.Run))
 	stop()
 	os.Exit(code)
-}
-
-// runTUI adapts tui.Run to the command line's TUIRunner.
-func runTUI(ctx context.Context, s *store.Store, c cli.TUIConfig) error {
-	return tui.Run(ctx, s, tui.Config{Clock: c.Clock, Open: c.Open, OpenWithToken: c.OpenWithToken, Theme: c.Theme, Refresh: c.Refresh})
 }
 
 // environ returns the process environment as a map.

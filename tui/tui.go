@@ -7,31 +7,19 @@ import (
 	"errors"
 	"io"
 	"os"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 	"kvdeck/themes"
 )
 
-// Config is what main hands the TUI.
-type Config struct {
-	// Clock is the virtual clock the store was opened with (:clock changes it).
-	Clock *store.VirtualClock
-	// Open opens another database for :open URL with the same options,
-	// sending the auth token only to the server it was given for.
-	Open func(ctx context.Context, url string) (*store.Store, error)
-	// OpenWithToken opens another database with a token typed at the
-	// prompt of :open URL --auth-token (nil: the option is refused).
-	OpenWithToken func(ctx context.Context, url, token string) (*store.Store, error)
-	// Theme is "auto", "dark", "light" or "high-contrast".
-	Theme string
-	// Refresh is the live refresh interval (default 1s).
-	Refresh time.Duration
-}
+// Config is what main hands the TUI; its one definition lives in
+// internal/tuiconfig, which the command line imports too.
+type Config = tuiconfig.Config
 
 // Run shows the TUI on s until the user quits. Stores opened with :open
 // are closed on the way out; s stays the caller's.

@@ -9,29 +9,12 @@ import (
 	"time"
 
 	"kvdeck/internal/demo"
+	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 )
 
-// TUIConfig is what the TUI needs from the command line; main.go turns it
-// into a tui.Config (this package must not import kvdeck/tui).
-type TUIConfig struct {
-	// Clock is the virtual clock the store runs on (:clock changes it).
-	Clock *store.VirtualClock
-	// Open opens another database with the same options (:open URL); it
-	// sends the auth token only to the server the token was given for.
-	Open func(ctx context.Context, url string) (*store.Store, error)
-	// OpenWithToken opens another database with token (:open URL
-	// --auth-token); on success the token is bound to that server for
-	// the Opens that follow.
-	OpenWithToken func(ctx context.Context, url, token string) (*store.Store, error)
-	// Theme is auto, dark, light or high-contrast.
-	Theme string
-	// Refresh is the live refresh interval.
-	Refresh time.Duration
-}
-
 // TUIRunner shows the TUI on s until the user quits.
-type TUIRunner func(ctx context.Context, s *store.Store, cfg TUIConfig) error
+type TUIRunner func(ctx context.Context, s *store.Store, cfg tuiconfig.Config) error
 
 // App is what every command's Run method receives: the parsed global
 // flags, the output, the environment and the store connection. One App
@@ -144,7 +127,7 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 		return err
 	}
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
-	return a.tui(a.ctx, s, TUIConfig{Clock: a.Clock, Open: a.openScoped, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh})
+	return a.tui(a.ctx, s, tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh})
 }
 
 // close closes every store the command opened.

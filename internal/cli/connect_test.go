@@ -15,6 +15,7 @@ import (
 
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
+	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 )
 
@@ -209,9 +210,9 @@ func TestClockFlags(t *testing.T) {
 
 func TestTUI(t *testing.T) {
 	url := "file:" + filepath.Join(t.TempDir(), "kv.db")
-	var got TUIConfig
+	var got tuiconfig.Config
 	var calls int
-	runner := func(ctx context.Context, s *store.Store, cfg TUIConfig) error {
+	runner := func(ctx context.Context, s *store.Store, cfg tuiconfig.Config) error {
 		calls++
 		got = cfg
 		if s == nil || s.Now() != storetest.T0 {

@@ -14,6 +14,7 @@ import (
 	"kvdeck/internal/cli"
 	"kvdeck/internal/demo"
 	"kvdeck/internal/storetest"
+	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 )
 
@@ -153,7 +154,7 @@ func TestDemoDefaultDBAndInterrupt(t *testing.T) {
 func TestDemoTUI(t *testing.T) {
 	url := "file:" + filepath.Join(t.TempDir(), "demo.db")
 	moved := false
-	fake := func(ctx context.Context, s *store.Store, cfg cli.TUIConfig) error {
+	fake := func(ctx context.Context, s *store.Store, cfg tuiconfig.Config) error {
 		v0, err := s.Version(ctx)
 		if err != nil {
 			return err

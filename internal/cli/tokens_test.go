@@ -11,6 +11,7 @@ import (
 
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
+	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 )
 
@@ -61,7 +62,7 @@ func TestTUIOpenSendsTheTokenOnlyToItsServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	runner := func(_ context.Context, s *store.Store, cfg TUIConfig) error {
+	runner := func(_ context.Context, s *store.Store, cfg tuiconfig.Config) error {
 		// :open of a stranger: no token
 		if _, err := cfg.Open(ctx, evil.srv.URL); err == nil {
 			t.Error(":open of the listener succeeded")
