@@ -80,7 +80,7 @@ type CensusOptions struct {
 // to a server (each statement's answer is a handful of aggregate rows).
 const (
 	censusWindowFile   = 5000
-	censusWindowRemote = 100000
+	censusWindowRemote = 200000
 )
 
 // censusWindowTest, when positive, replaces the windows (tests of window
