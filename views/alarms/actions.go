@@ -123,7 +123,8 @@ func (m *Model) openForm(reschedule bool) {
 			return "due " + usertext.FormatTime(t) + " (" + widgets.RelativeTo(t, now(), "overdue by") + ")", nil
 		})
 	if reschedule {
-		m.Form.FocusOn(2)
+		// The class and id name the alarm being moved: they stay.
+		m.Form.Fix(0).Fix(1).FocusOn(2)
 	} else if c.Class != "" {
 		m.Form.FocusOn(1)
 	}

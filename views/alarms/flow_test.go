@@ -61,7 +61,10 @@ func TestAlarmsSetAndReschedule(t *testing.T) {
 	}
 
 	h.Keys("e")
-	h.RequireView("RESCHEDULE Cart/", "when  2026-01-02T00:00:30Z")
+	h.RequireView("RESCHEDULE Cart/", "❯ when  2026-01-02T00:00:30Z", "class Cart  (fixed)")
+	// Reschedule keeps the class and id: tab never lands on them (issue 13).
+	h.Keys("tab", "tab")
+	h.RequireView("❯ when  2026-01-02T00:00:30Z")
 	h.ClearInput()
 	h.TypeText("+1m")
 	h.RequireView("due 2026-01-02T00:01:00Z (in 1m)")

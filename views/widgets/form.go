@@ -37,6 +37,7 @@ type miniField struct {
 	label string
 	in    textinput.Model
 	check fieldCheck
+	fixed bool // shown, not editable, skipped by the focus
 }
 
 // Form is a few one-line fields with live validation. The owner
@@ -74,7 +75,7 @@ func (f *Form) Add(label, value, placeholder string, check fieldCheck) *Form {
 // SetWidth sizes the inputs for a pane w cells wide.
 func (f *Form) SetWidth(w int) {
 	for i := range f.fields {
-		f.fields[i].in.Width = max(w-f.labelWidth()-3, 4)
+		f.fields[i].in.Width = max(w-f.labelWidth()-5, 4)
 	}
 }
 
@@ -84,6 +85,30 @@ func (f *Form) labelWidth() int {
 		n = max(n, len(fl.label))
 	}
 	return n
+}
+
+// Fix makes field i fixed: shown with its value, never focused nor typed
+// into (a reschedule keeps the alarm's class and id).
+func (f *Form) Fix(i int) *Form {
+	f.fields[i].fixed = true
+	f.fields[i].in.Blur()
+	if f.focus == i {
+		f.step(1)
+	}
+	return f
+}
+
+// step moves the focus by dir (1 or -1) to the next field that is not
+// fixed.
+func (f *Form) step(dir int) {
+	i := f.focus
+	for range f.fields {
+		i = (i + dir + len(f.fields)) % len(f.fields)
+		if !f.fields[i].fixed {
+			f.FocusOn(i)
+			return
+		}
+	}
 }
 
 // FocusOn moves the focus to field i.
@@ -122,10 +147,13 @@ func (f *Form) Handle(msg tea.KeyMsg) (FormAction, tea.Cmd) {
 		}
 		return FormSubmit, nil
 	case key.Matches(msg, f.keys.Next):
-		f.FocusOn(f.focus + 1)
+		f.step(1)
 		return formTyped, nil
 	case key.Matches(msg, f.keys.Prev):
-		f.FocusOn(f.focus - 1)
+		f.step(-1)
+		return formTyped, nil
+	}
+	if f.fields[f.focus].fixed {
 		return formTyped, nil
 	}
 	f.Err = ""
@@ -156,9 +184,15 @@ func (f Form) View(w int) []string {
 	lw := f.labelWidth()
 	out := []string{st.PaneTitle.Render(f.title)}
 	for i, fl := range f.fields {
-		label := st.Label.Render(fmt.Sprintf("%-*s ", lw, fl.label))
+		// The focused field is marked, not only coloured: it shows without
+		// colour too.
+		label := st.Label.Render(fmt.Sprintf("  %-*s ", lw, fl.label))
 		if i == f.focus {
-			label = st.Prompt.Render(fmt.Sprintf("%-*s ", lw, fl.label))
+			label = st.Prompt.Render(fmt.Sprintf("❯ %-*s ", lw, fl.label))
+		}
+		if fl.fixed {
+			out = append(out, label+st.Text.Render(Sanitize(fl.in.Value()))+st.Muted.Render("  (fixed)"))
+			continue
 		}
 		out = append(out, label+fl.in.View())
 		if fl.check != nil {
@@ -167,7 +201,7 @@ func (f Form) View(w int) []string {
 			if err != nil {
 				note = st.Error.Render("✗ " + err.Error())
 			}
-			out = append(out, strings.Repeat(" ", lw+1)+FitWidth(note, max(w-lw-1, 1)))
+			out = append(out, strings.Repeat(" ", lw+3)+FitWidth(note, max(w-lw-3, 1)))
 		}
 	}
 	if f.note != "" {
