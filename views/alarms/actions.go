@@ -59,14 +59,10 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 
 // handleForm handles keys while the set / reschedule form is open.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
-	act, cmd := m.Form.Handle(msg)
-	switch act {
-	case widgets.FormCancel:
-		m.Form = nil
-	case widgets.FormSubmit:
-		return m.submitForm()
+	if submit, cmd := m.FormKey(msg); !submit {
+		return m, cmd
 	}
-	return m, cmd
+	return m.submitForm()
 }
 
 // submitForm validates the form and sets the alarm.

@@ -68,7 +68,7 @@ type alarmItem struct {
 
 // New returns the Alarms view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles), keys: DefaultKeys()}
+	m := Model{Base: coordkit.NewBase(deps, styles, loadAlarms), keys: DefaultKeys()}
 	if m.ReadOnly {
 		widgets.DisableBindings(&m.keys.Set, &m.keys.Reschedule, &m.keys.Delete, &m.keys.Fire)
 	}
@@ -76,12 +76,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 }
 
 // Init loads the alarms.
-func (m Model) Init() tea.Cmd {
-	if m.Store == nil {
-		return nil
-	}
-	return loadAlarms(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
-}
+func (m Model) Init() tea.Cmd { return m.LoadCmd() }
 
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
@@ -90,9 +85,6 @@ func (m *Model) SetSize(w, h int) {
 		m.Form.SetWidth(m.rightInner())
 	}
 }
-
-// Busy reports whether a load or an action is in flight.
-func (m Model) Busy() bool { return m.Loading || m.Acting }
 
 // Capturing reports whether the form has the keys.
 func (m Model) Capturing() bool { return m.Form != nil }
@@ -122,10 +114,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 
 // Refresh re-reads the alarms: the store changed.
 func (m Model) Refresh() (Model, tea.Cmd) {
-	if !m.StartLoad() {
-		return m, nil
-	}
-	return m, loadAlarms(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+	cmd := m.Reload()
+	return m, cmd
 }
 
 // ShortHelp returns the bindings for the one-line help.

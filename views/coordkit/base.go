@@ -5,6 +5,8 @@
 package coordkit
 
 import (
+	tea "github.com/charmbracelet/bubbletea"
+
 	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views"
@@ -31,12 +33,19 @@ type Base struct {
 	Acting bool          // an action is in flight
 
 	Width, Height int
+
+	load LoadFunc // reads the view's rows (NewBase)
 }
 
+// LoadFunc reads a view's rows from s at now (epoch ms), its answer
+// tagged with session and gen.
+type LoadFunc func(s *store.Store, session, gen int, now int64) tea.Cmd
+
 // NewBase resolves the engine behind deps (coordStore) and tags the
-// first load here, not in Init (Init's receiver is a copy).
-func NewBase(deps views.Deps, styles themes.Styles) Base {
-	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly()}
+// first load here, not in Init (Init's receiver is a copy); load reads
+// the view's rows.
+func NewBase(deps views.Deps, styles themes.Styles, load LoadFunc) Base {
+	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly(), load: load}
 	b.Store, b.Err = views.Engine(deps)
 	b.Gen, b.Loading = b.NextTag(), b.Store != nil
 	return b
@@ -52,6 +61,41 @@ func (b *Base) Blur() { b.Focused = false }
 func (b *Base) NextTag() int {
 	b.tags++
 	return b.tags
+}
+
+// Busy reports whether a load or an action is in flight.
+func (b Base) Busy() bool { return b.Loading || b.Acting }
+
+// LoadCmd returns the load of the newest generation (Init's first load);
+// nil when there is no store to load from.
+func (b Base) LoadCmd() tea.Cmd {
+	if b.Store == nil {
+		return nil
+	}
+	return b.load(b.Store, b.Deps.Session, b.Gen, b.Deps.Now())
+}
+
+// Reload tags a new load and returns it (Refresh); nil when there is no
+// store to load from.
+func (b *Base) Reload() tea.Cmd {
+	if !b.StartLoad() {
+		return nil
+	}
+	return b.LoadCmd()
+}
+
+// FormKey hands msg to the open form: esc closes it; submit is true when
+// the view should submit the form (the form's own command is then
+// dropped, as the submission answers).
+func (b *Base) FormKey(msg tea.KeyMsg) (submit bool, cmd tea.Cmd) {
+	act, cmd := b.Form.Handle(msg)
+	switch act {
+	case widgets.FormCancel:
+		b.Form = nil
+	case widgets.FormSubmit:
+		return true, nil
+	}
+	return false, cmd
 }
 
 // StartLoad tags a new load; false when there is no store to load from.

@@ -79,14 +79,10 @@ func (m *Model) setFilter(f string) {
 
 // handleForm handles keys while the acquire form is open.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
-	act, cmd := m.Form.Handle(msg)
-	switch act {
-	case widgets.FormCancel:
-		m.Form = nil
-	case widgets.FormSubmit:
-		return m.submitAcquire()
+	if submit, cmd := m.FormKey(msg); !submit {
+		return m, cmd
 	}
-	return m, cmd
+	return m.submitAcquire()
 }
 
 // startAcquire opens the acquire form, its key prefilled with the

@@ -74,7 +74,7 @@ type Model struct {
 // New returns the Leases view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{
-		Base: coordkit.NewBase(deps, styles), keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
+		Base: coordkit.NewBase(deps, styles, loadLeases), keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
 		filterIn: widgets.NewInput("/ ", "filter: key, holder, stamp or state", styles),
 		mine:     map[string]heldLease{},
 	}
@@ -85,12 +85,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 }
 
 // Init loads the leases.
-func (m Model) Init() tea.Cmd {
-	if m.Store == nil {
-		return nil
-	}
-	return loadLeases(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
-}
+func (m Model) Init() tea.Cmd { return m.LoadCmd() }
 
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
@@ -100,9 +95,6 @@ func (m *Model) SetSize(w, h int) {
 		m.Form.SetWidth(m.detailInner())
 	}
 }
-
-// Busy reports whether a load or an action is in flight.
-func (m Model) Busy() bool { return m.Loading || m.Acting }
 
 // Capturing reports whether a text input has the keys.
 func (m Model) Capturing() bool { return m.filtering || m.Form != nil }
@@ -135,10 +127,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 
 // Refresh re-reads the leases: the store changed.
 func (m Model) Refresh() (Model, tea.Cmd) {
-	if !m.StartLoad() {
-		return m, nil
-	}
-	return m, loadLeases(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+	cmd := m.Reload()
+	return m, cmd
 }
 
 // ShortHelp returns the bindings for the one-line help.

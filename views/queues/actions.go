@@ -89,14 +89,10 @@ func (m Model) handlePeek(msg tea.KeyMsg) Model {
 
 // handleForm handles keys while the send form is open.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
-	act, cmd := m.Form.Handle(msg)
-	switch act {
-	case widgets.FormCancel:
-		m.Form = nil
-	case widgets.FormSubmit:
-		return m.submitSend()
+	if submit, cmd := m.FormKey(msg); !submit {
+		return m, cmd
 	}
-	return m, cmd
+	return m.submitSend()
 }
 
 // startSend opens the send form on the selected queue.

@@ -70,7 +70,7 @@ type peekState struct {
 
 // New returns the Queues view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles), keys: DefaultKeys(), pollKeys: DefaultPollKeys()}
+	m := Model{Base: coordkit.NewBase(deps, styles, loadQueues), keys: DefaultKeys(), pollKeys: DefaultPollKeys()}
 	if m.ReadOnly {
 		widgets.DisableBindings(&m.keys.Send, &m.keys.Poll, &m.keys.Purge)
 	}
@@ -78,12 +78,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 }
 
 // Init loads the queues.
-func (m Model) Init() tea.Cmd {
-	if m.Store == nil {
-		return nil
-	}
-	return loadQueues(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
-}
+func (m Model) Init() tea.Cmd { return m.LoadCmd() }
 
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
@@ -140,10 +135,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 
 // Refresh re-reads the queues: the store changed.
 func (m Model) Refresh() (Model, tea.Cmd) {
-	if !m.StartLoad() {
-		return m, nil
-	}
-	return m, loadQueues(m.Store, m.Deps.Session, m.Gen, m.Deps.Now())
+	cmd := m.Reload()
+	return m, cmd
 }
 
 // ShortHelp returns the bindings for the one-line help.
