@@ -138,19 +138,12 @@ func (m Model) FullHelp() [][]key.Binding {
 
 // classNames lists the classes, the ids of the class list.
 func (m Model) classNames() []string {
-	out := make([]string, len(m.classes))
-	for i, c := range m.classes {
-		out[i] = c.Class
-	}
-	return out
+	return widgets.IDs(m.classes, func(c coord.AlarmClass) string { return c.Class })
 }
 
 // class returns the selected class.
 func (m Model) class() (coord.AlarmClass, bool) {
-	if m.classList.Cur < 0 || m.classList.Cur >= len(m.classes) {
-		return coord.AlarmClass{}, false
-	}
-	return m.classes[m.classList.Cur], true
+	return widgets.Selected(m.classList, m.classes)
 }
 
 // classItems lists a class's due entries and its by-id records that no due
@@ -196,19 +189,10 @@ func (m Model) items() []alarmItem {
 
 // itemIDs are the key texts of the selected class's alarms.
 func (m Model) itemIDs() []string {
-	items := m.items()
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = codec.Format(it.Key)
-	}
-	return out
+	return widgets.IDs(m.items(), func(it alarmItem) string { return codec.Format(it.Key) })
 }
 
 // item returns the selected alarm.
 func (m Model) item() (alarmItem, bool) {
-	items := m.items()
-	if m.entryList.Cur < 0 || m.entryList.Cur >= len(items) {
-		return alarmItem{}, false
-	}
-	return items[m.entryList.Cur], true
+	return widgets.Selected(m.entryList, m.items())
 }

@@ -189,21 +189,12 @@ func (m Model) Selected() (codec.Key, bool) {
 }
 
 func (m Model) ids() []string {
-	vis := m.visible()
-	out := make([]string, len(vis))
-	for i, r := range vis {
-		out[i] = codec.Format(r.Key)
-	}
-	return out
+	return widgets.IDs(m.visible(), func(r coord.LeaseRow) string { return codec.Format(r.Key) })
 }
 
 // selected returns the row under the cursor.
 func (m Model) selected() (coord.LeaseRow, bool) {
-	vis := m.visible()
-	if m.list.Cur < 0 || m.list.Cur >= len(vis) {
-		return coord.LeaseRow{}, false
-	}
-	return vis[m.list.Cur], true
+	return widgets.Selected(m.list, m.visible())
 }
 
 // leaseSearchText is what the filter matches a row against: its key,

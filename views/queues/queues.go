@@ -164,36 +164,22 @@ func (m Model) FullHelp() [][]key.Binding {
 
 // queueNames are the ids of the queue list.
 func (m Model) queueNames() []string {
-	out := make([]string, len(m.queues))
-	for i, q := range m.queues {
-		out[i] = q.Name
-	}
-	return out
+	return widgets.IDs(m.queues, func(q coord.QueueReport) string { return q.Name })
 }
 
 // queue returns the selected queue.
 func (m Model) queue() (coord.QueueReport, bool) {
-	if m.queueList.Cur < 0 || m.queueList.Cur >= len(m.queues) {
-		return coord.QueueReport{}, false
-	}
-	return m.queues[m.queueList.Cur], true
+	return widgets.Selected(m.queueList, m.queues)
 }
 
 // msgIDs are the ids of the selected queue's messages.
 func (m Model) msgIDs() []string {
 	q, _ := m.queue()
-	out := make([]string, len(q.Messages))
-	for i, msg := range q.Messages {
-		out[i] = msg.ID
-	}
-	return out
+	return widgets.IDs(q.Messages, func(msg coord.QueueMessage) string { return msg.ID })
 }
 
 // message returns the selected message.
 func (m Model) message() (coord.QueueMessage, bool) {
-	q, ok := m.queue()
-	if !ok || m.msgList.Cur < 0 || m.msgList.Cur >= len(q.Messages) {
-		return coord.QueueMessage{}, false
-	}
-	return q.Messages[m.msgList.Cur], true
+	q, _ := m.queue() // no queue: no messages
+	return widgets.Selected(m.msgList, q.Messages)
 }

@@ -39,6 +39,26 @@ type ListCursor struct {
 	ID       string // the id of the selected row; "" before any
 }
 
+// Selected returns the row of rows under c; false when c is off them
+// (no rows, or fewer than before).
+func Selected[T any](c ListCursor, rows []T) (T, bool) {
+	if c.Cur < 0 || c.Cur >= len(rows) {
+		var zero T
+		return zero, false
+	}
+	return rows[c.Cur], true
+}
+
+// IDs returns the id of each row, in order: the ids a ListCursor moves
+// over and follows.
+func IDs[T any](rows []T, id func(T) string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = id(r)
+	}
+	return out
+}
+
 // Handle moves the cursor for a navigation key over ids, shown h rows at a
 // time; it reports whether msg was a navigation key.
 func (c *ListCursor) Handle(msg tea.KeyMsg, k NavKeys, ids []string, h int) bool {

@@ -22,3 +22,20 @@ func TestListCursorFollow(t *testing.T) {
 		t.Fatalf("empty: %+v", c)
 	}
 }
+
+// TestSelected: the row under the cursor, and none when the cursor is off
+// the rows (before any, or after the rows shrank).
+func TestSelected(t *testing.T) {
+	rows := []string{"a", "b"}
+	if r, ok := Selected(ListCursor{Cur: 1}, rows); !ok || r != "b" {
+		t.Errorf("Selected(1) = %q, %v; want b, true", r, ok)
+	}
+	for _, cur := range []int{-1, 2} {
+		if r, ok := Selected(ListCursor{Cur: cur}, rows); ok || r != "" {
+			t.Errorf("Selected(%d) = %q, %v; want none", cur, r, ok)
+		}
+	}
+	if got := IDs([]int{3, 1}, func(i int) string { return string(rune('a' + i)) }); len(got) != 2 || got[0] != "d" || got[1] != "b" {
+		t.Errorf("IDs = %q; want [d b]", got)
+	}
+}
