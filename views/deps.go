@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"kvdeck/codec"
 	"kvdeck/store"
 )
@@ -45,6 +47,16 @@ const (
 	ReadTimeout  = 10 * time.Second
 	WriteTimeout = 15 * time.Second
 )
+
+// StoreCmd runs call off the UI goroutine with a deadline of timeout
+// (ReadTimeout or WriteTimeout); the message call returns answers it.
+func StoreCmd(timeout time.Duration, call func(ctx context.Context) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		return call(ctx)
+	}
+}
 
 // ErrNotEngine: store/coord acts on *store.Store; the root always
 // passes one, so this only shows if a test wires another Store in.

@@ -25,13 +25,11 @@ type alarmsLoaded struct {
 
 // loadAlarms inspects the alarms of every class at now.
 func loadAlarms(s *store.Store, session, gen int, now int64) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
-		defer cancel()
+	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := alarmsLoaded{session: session, gen: gen}
 		msg.classes, msg.findings, msg.err = coord.InspectAlarms(ctx, s, "", now)
 		return msg
-	}
+	})
 }
 
 // alarmOp names the action an alarmActed answers.
@@ -67,46 +65,38 @@ type alarmFireReport struct {
 
 // setAlarm schedules (or replaces) class/id at at, as a service's setAlarm.
 func setAlarm(s *store.Store, session int, class, id string, at int64) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		err := coord.SetAlarm(ctx, s, class, id, at)
 		return alarmActed{session: session, op: alarmSet, class: class, id: id, at: at, done: err == nil, err: err}
-	}
+	})
 }
 
 // deleteAlarm removes the alarm of class/id: its due entry and by-id row.
 func deleteAlarm(s *store.Store, session int, class, id string) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		ok, err := coord.DeleteAlarm(ctx, s, class, id)
 		return alarmActed{session: session, op: alarmDelete, class: class, id: id, done: ok, err: err}
-	}
+	})
 }
 
 // deleteAlarmRow removes one row (a stale or malformed due entry) only if
 // it still has the stamp shown.
 func deleteAlarmRow(s *store.Store, session int, class, id string, k codec.Key, stamp string) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		res, err := s.Atomic().Check(k, stamp).Delete(k).Commit(ctx)
 		return alarmActed{session: session, op: alarmDeleteRow, class: class, id: id, key: k, done: err == nil && res.OK, err: err}
-	}
+	})
 }
 
 // fireAlarms polls class once at now like a replica whose handler succeeds
 // at once. The object's lease is tried once: one held elsewhere re-posts
 // the alarm at now instead of making the operator wait.
 func fireAlarms(s *store.Store, session int, class string, now int64) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		p := &coord.AlarmPoller{Store: s, Class: class, Lease: coord.LeaseOptions{Timeout: -1}}
 		fs, err := p.Poll(ctx, now)
 		return alarmActed{session: session, op: alarmFire, class: class, at: now, done: err == nil, firings: fs, err: err}
-	}
+	})
 }
 
 // onLoaded takes a load's answer, keeping both selections by key.

@@ -26,12 +26,10 @@ type childrenLoaded struct {
 
 // loadChildren reads one page of the children of prefix.
 func loadChildren(src views.Store, session, gen int, prefix codec.Key, at int, after []byte, limit int, replace bool) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
-		defer cancel()
+	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		cp, err := src.Children(ctx, prefix, store.ChildrenOptions{After: after, Limit: limit})
 		return childrenLoaded{session: session, gen: gen, prefix: prefix, at: at, replace: replace, after: after, limit: limit, page: cp, err: err}
-	}
+	})
 }
 
 // entryLoaded answers loadEntry.
@@ -46,9 +44,7 @@ type entryLoaded struct {
 // unswept rows struck through): the row at key, or, for an undecodable
 // row, the row whose raw key is raw. One statement, one row, in both cases.
 func loadEntry(src views.Store, session, gen int, key codec.Key, raw []byte) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
-		defer cancel()
+	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		opts := store.ListOptions{Prefix: key, IncludeExpired: true, Limit: 1}
 		if key == nil {
 			// The store has no raw get; a cursor just below raw lists it
@@ -64,7 +60,7 @@ func loadEntry(src views.Store, session, gen int, key codec.Key, raw []byte) tea
 			}
 		}
 		return msg
-	}
+	})
 }
 
 // rawCursor returns a List cursor whose page starts at raw or just before
@@ -105,12 +101,10 @@ type committed struct {
 // commit runs one atomic commit: the CAS check on the stamp the user saw
 // and the mutation.
 func commit(src views.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		res, err := src.Commit(ctx, []store.Check{check}, []store.Mutation{mut})
 		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, res: res, err: err}
-	}
+	})
 }
 
 // copied answers copyText.

@@ -22,12 +22,10 @@ type composeCommitted struct {
 
 // composeCommit commits the composition in one atomic commit.
 func composeCommit(src views.Store, session, gen int, checks []store.Check, muts []store.Mutation, checkOp []int) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		res, err := src.Commit(ctx, checks, muts)
 		return composeCommitted{session: session, gen: gen, outcome: composeOutcome{res: res, err: err, checks: checks, checkOp: checkOp}}
-	}
+	})
 }
 
 // stampsFor says what a stamps read is for.
@@ -53,9 +51,7 @@ type stampsRead struct {
 // readStamps reads the stored stamp of each key (live rows only: an
 // expired row reads as absent, as a check sees it), one short read each.
 func readStamps(src views.Store, session, gen int, purpose stampsFor, ops []int, keys []codec.Key) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
-		defer cancel()
+	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := stampsRead{session: session, gen: gen, purpose: purpose, ops: ops,
 			found: make([]bool, len(keys)), stamps: make([]string, len(keys))}
 		for i, k := range keys {
@@ -69,7 +65,7 @@ func readStamps(src views.Store, session, gen int, purpose stampsFor, ops []int,
 			}
 		}
 		return msg
-	}
+	})
 }
 
 // compositionFile answers saveComposition and loadComposition.

@@ -31,16 +31,14 @@ type leasesLoaded struct {
 // loadLeases inspects every lease and cron tick row at now, and the cron
 // schedules (for missing buckets and double wins per schedule).
 func loadLeases(s *store.Store, session, gen int, now int64) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
-		defer cancel()
+	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := leasesLoaded{session: session, gen: gen}
 		msg.rows, msg.findings, msg.err = coord.InspectLeases(ctx, s, now)
 		if msg.err == nil {
 			msg.cron, _, msg.err = coord.InspectCron(ctx, s, "", now)
 		}
 		return msg
-	}
+	})
 }
 
 // leaseOp names the action a leaseActed answers.
@@ -71,9 +69,7 @@ type leaseActed struct {
 // acquireLease takes the lease at key as kvdeck, in one attempt: a lease
 // held by someone else is reported, not waited for.
 func acquireLease(s *store.Store, session int, k codec.Key, ttl time.Duration) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		l, err := coord.AcquireKey(ctx, s, k, coord.LeaseOptions{TTL: ttl, Timeout: -1})
 		msg := leaseActed{session: session, op: leaseAcquire, key: k, lease: l, ttl: ttl, done: err == nil, err: err}
 		if errors.Is(err, coord.ErrLeaseContended) {
@@ -81,36 +77,32 @@ func acquireLease(s *store.Store, session int, k codec.Key, ttl time.Duration) t
 			msg.now, msg.found, msg.err = s.Get(ctx, k)
 		}
 		return msg
-	}
+	})
 }
 
 // releaseLease gives back a lease kvdeck acquired, guarded by its stamp.
 func releaseLease(s *store.Store, session int, l coord.Lease) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		ok, err := coord.Release(ctx, s, l)
 		msg := leaseActed{session: session, op: leaseRelease, key: l.Key, stamp: l.Versionstamp, done: ok, err: err}
 		if err == nil && !ok {
 			msg.now, msg.found, msg.err = s.Get(ctx, l.Key)
 		}
 		return msg
-	}
+	})
 }
 
 // breakLease deletes the lease at key only if it still has the stamp the
 // operator was shown.
 func breakLease(s *store.Store, session int, k codec.Key, stamp string) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		ok, err := coord.Break(ctx, s, k, stamp)
 		msg := leaseActed{session: session, op: leaseBreak, key: k, stamp: stamp, done: ok, err: err}
 		if err == nil && !ok {
 			msg.now, msg.found, msg.err = s.Get(ctx, k)
 		}
 		return msg
-	}
+	})
 }
 
 // onLoaded takes a load's answer, keeping the selection on the same key.

@@ -25,13 +25,11 @@ type queuesLoaded struct {
 // loadQueues inspects every queue at now (final attempts judged with the
 // reference's default of 5 attempts).
 func loadQueues(s *store.Store, session, gen int, now int64) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
-		defer cancel()
+	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := queuesLoaded{session: session, gen: gen, now: now}
 		msg.queues, msg.findings, msg.err = coord.InspectQueues(ctx, s, "", now, 0)
 		return msg
-	}
+	})
 }
 
 // queueOp names the action a queueActed answers.
@@ -55,23 +53,19 @@ type queueActed struct {
 
 // sendMessage enqueues body on queue after delay, as a producer's send.
 func sendMessage(s *store.Store, session int, queue string, body []byte, delay time.Duration) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		due := s.Now() + delay.Milliseconds()
 		id, err := coord.Send(ctx, s, queue, body, delay)
 		return queueActed{session: session, op: queueSend, queue: queue, id: id, dueAt: due, err: err}
-	}
+	})
 }
 
 // purgeQueue deletes every message of queue.
 func purgeQueue(s *store.Store, session int, queue string) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		n, err := coord.Purge(ctx, s, queue)
 		return queueActed{session: session, op: queuePurge, queue: queue, purged: n, err: err}
-	}
+	})
 }
 
 // onLoaded takes a load's answer, keeping both selections by name and id.

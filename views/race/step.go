@@ -77,9 +77,7 @@ type stepAction struct {
 
 // runStep runs one action on the theater and collects its state.
 func runStep(t *race.Stepper, session, gen int, a stepAction) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
-		defer cancel()
+	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		msg := raceStepped{session: session, gen: gen}
 		t.SetNaive(a.naive)
 		switch {
@@ -103,7 +101,7 @@ func runStep(t *race.Stepper, session, gen int, a stepAction) tea.Cmd {
 		}
 		msg.clients, msg.events = t.Clients(), t.Events()
 		return msg
-	}
+	})
 }
 
 // outcomes picks the commit outcomes out of a log.
