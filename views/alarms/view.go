@@ -47,7 +47,7 @@ var alarmColumns = []widgets.Column{
 // View renders the classes and the selected class.
 func (m Model) View() string {
 	if m.Width < 50 || m.Height < 14 {
-		return "window too small"
+		return widgets.TooSmall
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, m.classesView(), m.classView())
 }
@@ -70,10 +70,7 @@ func (m Model) classesView() string {
 	for i := from; i < to; i++ {
 		lines = append(lines, m.classLine(m.classes[i], i == m.classList.Cur, active, w))
 	}
-	box := st.Pane
-	if active {
-		box = st.PaneFocused
-	}
+	box := widgets.PaneBox(st, active)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.Height)
 }
 
@@ -130,10 +127,7 @@ func (m Model) classView() string {
 	}
 	lines = append(lines, st.Muted.Render(strings.Repeat("─", w)))
 	lines = append(lines, m.lowerLines(c, w)...)
-	box := st.Pane
-	if active || m.Form != nil {
-		box = st.PaneFocused
-	}
+	box := widgets.PaneBox(st, active || m.Form != nil)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.rightWidth(), m.Height)
 }
 

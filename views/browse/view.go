@@ -12,7 +12,7 @@ import (
 // View renders the tree and the entry side by side.
 func (m Model) View() string {
 	if m.width < 20 || m.height < 6 {
-		return "window too small"
+		return widgets.TooSmall
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, m.treeView(), m.rightView())
 }
@@ -34,10 +34,7 @@ func (m Model) treeView() string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, m.treeFooter())
-	box := m.styles.Pane
-	if m.focused && m.form == nil {
-		box = m.styles.PaneFocused
-	}
+	box := widgets.PaneBox(m.styles, m.focused && m.form == nil)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
 }
 

@@ -15,12 +15,9 @@ import (
 // operation (right).
 func (m Model) View() string {
 	if m.width < 40 || m.height < 8 {
-		return "window too small"
+		return widgets.TooSmall
 	}
-	box := m.styles.Pane
-	if m.focused && m.editor == nil {
-		box = m.styles.PaneFocused
-	}
+	box := widgets.PaneBox(m.styles, m.focused && m.editor == nil)
 	left := widgets.Pane(box, strings.Join(m.listLines(), "\n"), m.listWidth(), m.height)
 	right := widgets.Pane(m.styles.Pane, m.sideView(), m.width-m.listWidth(), m.height)
 	if m.editor != nil {

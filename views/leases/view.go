@@ -49,7 +49,7 @@ var leaseColumns = []widgets.Column{
 // View renders the table, the selected row and the cron schedules.
 func (m Model) View() string {
 	if m.Width < 40 || m.Height < 12 {
-		return "window too small"
+		return widgets.TooSmall
 	}
 	bottom := lipgloss.JoinHorizontal(lipgloss.Top, m.detailView(), m.cronView())
 	return lipgloss.JoinVertical(lipgloss.Left, m.tableView(), bottom)
@@ -59,10 +59,7 @@ func (m Model) View() string {
 func (m Model) tableView() string {
 	st := m.Styles
 	w := m.Width - st.Pane.GetHorizontalFrameSize()
-	box := st.Pane
-	if m.Focused && m.Form == nil {
-		box = st.PaneFocused
-	}
+	box := widgets.PaneBox(st, m.Focused && m.Form == nil)
 	lines := []string{widgets.Spread(st.PaneTitle.Render("LEASES")+"  "+m.summary(), m.position(), w)}
 	switch {
 	case m.Err != nil:

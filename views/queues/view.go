@@ -74,7 +74,7 @@ var messageColumns = []widgets.Column{
 // View renders the queues and the selected queue.
 func (m Model) View() string {
 	if m.Width < 50 || m.Height < 14 {
-		return "window too small"
+		return widgets.TooSmall
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, m.queuesView(), m.queueView())
 }
@@ -98,10 +98,7 @@ func (m Model) queuesView() string {
 	for i := from; i < to; i++ {
 		lines = append(lines, t.Row(st, m.queueCells(m.queues[i], i == m.queueList.Cur), i == m.queueList.Cur, active))
 	}
-	box := st.Pane
-	if active {
-		box = st.PaneFocused
-	}
+	box := widgets.PaneBox(st, active)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.Height)
 }
 
@@ -171,10 +168,7 @@ func (m Model) queueView() string {
 	}
 	lines = append(lines, widgets.FitTo(body, m.bodyRows())...)
 	lines = append(lines, m.hint(w), st.Muted.Render(widgets.FitWidth(queuesNote, w)))
-	box := st.Pane
-	if m.Focused && (m.onMessages || m.Form != nil || m.poll != nil || m.peek != nil) {
-		box = st.PaneFocused
-	}
+	box := widgets.PaneBox(st, m.Focused && (m.onMessages || m.Form != nil || m.poll != nil || m.peek != nil))
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.rightWidth(), m.Height)
 }
 

@@ -14,12 +14,9 @@ import (
 // View renders the mode shown.
 func (m Model) View() string {
 	if m.width < 40 || m.height < 8 {
-		return "window too small"
+		return widgets.TooSmall
 	}
-	box := m.styles.Pane
-	if m.focused {
-		box = m.styles.PaneFocused
-	}
+	box := widgets.PaneBox(m.styles, m.focused)
 	w := m.width - box.GetHorizontalFrameSize()
 	lines := m.stepLines(w)
 	if m.live {
@@ -98,10 +95,7 @@ func (m Model) clientBox(i, w int) string {
 	st := m.styles
 	c := m.step.clients[i]
 	inner := w - m.styles.Pane.GetHorizontalFrameSize()
-	box := st.Pane
-	if i == m.step.selected && m.focused {
-		box = st.PaneFocused
-	}
+	box := widgets.PaneBox(st, i == m.step.selected && m.focused)
 	snap, staged, last := st.Muted.Render("not read yet"), st.Muted.Render("nothing staged"), st.Muted.Render("no commit yet")
 	if c.Snapshot != nil {
 		snap = st.Text.Render(fmt.Sprintf("n=%d", c.Snapshot.N)) + st.Muted.Render(" @ "+usertext.StampText(c.Snapshot.Stamp))

@@ -17,13 +17,10 @@ import (
 // View renders the census and the sweep (left) and the preview (right).
 func (m Model) View() string {
 	if m.width < 40 || m.height < 8 {
-		return "window too small"
+		return widgets.TooSmall
 	}
 	lw := m.width * 2 / 3
-	box := m.styles.Pane
-	if m.focused {
-		box = m.styles.PaneFocused
-	}
+	box := widgets.PaneBox(m.styles, m.focused)
 	left := widgets.Pane(box, strings.Join(m.mainLines(lw-box.GetHorizontalFrameSize()), "\n"), lw, m.height)
 	right := widgets.Pane(m.styles.Pane, strings.Join(m.previewLines(m.width-lw-m.styles.Pane.GetHorizontalFrameSize()), "\n"), m.width-lw, m.height)
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)

@@ -5,7 +5,22 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"kvdeck/themes"
 )
+
+// TooSmall is what a tab shows instead of its panes when the window is
+// below the size it can draw in.
+const TooSmall = "window too small"
+
+// PaneBox is the box of a pane: the focused border when the pane has
+// the keys, the plain one otherwise.
+func PaneBox(st themes.Styles, focused bool) lipgloss.Style {
+	if focused {
+		return st.PaneFocused
+	}
+	return st.Pane
+}
 
 // Pane draws content in a bordered box whose outside is exactly w x h:
 // lines are cut or padded to the inside width, and the inside is cut or
