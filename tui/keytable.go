@@ -37,7 +37,7 @@ var keyTable = []keyRow{
 	{"delete", [numTabs]string{
 		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
 		tabCompose: "`x` op; `X` all", tabSweep: "`s` sweep"}},
-	{"copy", [numTabs]string{tabBrowse: "`y` key"}},
+	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
 	{"jump", [numTabs]string{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse"}},

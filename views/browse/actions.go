@@ -2,6 +2,7 @@ package browse
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -53,6 +54,8 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.composeFromHere()
 	case key.Matches(msg, k.Record):
 		cmd = m.showRecord()
+	case key.Matches(msg, k.CopyValue):
+		cmd = m.copyValue()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.filterIn.SetValue(m.filterLevel().filter)
@@ -305,11 +308,23 @@ func (m *Model) copySelected() tea.Cmd {
 	return copyText(m.deps.Clipboard, text)
 }
 
+// copyValue copies the selected entry's value (its JSON text, whole).
+func (m *Model) copyValue() tea.Cmd {
+	if !m.entry.loaded || !m.entry.found || m.deps.Clipboard == nil {
+		return views.Flash(views.FlashInfo, "select a stored key: Y copies its value")
+	}
+	return copyText(m.deps.Clipboard, string(m.entry.e.Value))
+}
+
 func (m Model) onCopied(msg copied) tea.Cmd {
 	if msg.err != nil {
 		return views.Flash(views.FlashError, "copy failed: %v", msg.err)
 	}
-	return views.Flash(views.FlashOK, "copied %s (OSC 52: your terminal must allow clipboard writes)", msg.text)
+	what := msg.text
+	if len(what) > 60 || strings.ContainsAny(what, "\n\r") {
+		what = fmt.Sprintf("%d bytes", len(msg.text))
+	}
+	return views.Flash(views.FlashOK, "copied %s (OSC 52: your terminal must allow clipboard writes)", widgets.Sanitize(what))
 }
 
 // showRecord asks the root for the coordination tab of the selected key

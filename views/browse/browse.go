@@ -22,6 +22,7 @@ type Keys struct {
 	Edit, New, Delete, Copy, Compose        key.Binding
 	Filter, ClearFilter, Reload             key.Binding
 	Record                                  key.Binding // a dwk_* key's coordination tab
+	CopyValue                               key.Binding
 }
 
 // DefaultKeys returns the Browse view's default key bindings.
@@ -43,6 +44,7 @@ func DefaultKeys() Keys {
 		Delete:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm, CAS)")),
 		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
 		Compose:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compose from here")),
+		CopyValue:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy value")),
 		Record:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "a dwk_* key's tab (Leases, Alarms, Queues)")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
@@ -211,7 +213,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload},
+		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload},
 	}
 }
 

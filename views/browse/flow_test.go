@@ -2,6 +2,7 @@ package browse
 
 import (
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -336,4 +337,17 @@ func TestBrowseMouse(t *testing.T) {
 	if h.M.cursor != h.M.offset {
 		t.Errorf("click on the first tree line selected row %d, want %d", h.M.cursor, h.M.offset)
 	}
+}
+
+// TestBrowseCopyValue: Y copies the selected entry's value whole (only
+// the key could be copied); the flash gives its size, not the text.
+func TestBrowseCopyValue(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	h.Keys("Y")
+	e, ok := getRaw(t, h.S, `["accounts", "acme"]`)
+	if !ok || len(h.Copied) == 0 || h.Copied[len(h.Copied)-1] != string(e.Value) {
+		t.Fatalf("copied %q, want the value %s", h.Copied, e.Value)
+	}
+	h.RequireFlash(fmt.Sprintf("copied %d bytes", len(e.Value)))
 }
