@@ -269,11 +269,11 @@ func TestJumpBetweenRowsAndBrowse(t *testing.T) {
 	a.keys("o")
 	a.waitFor("[2 Leases]")
 	a.keys("3")
-	a.waitFor("CLASSES")
+	a.waitFor("CLASSES", "due entries") // loaded: l has alarms to go to
 	a.keys("l", "o")
 	a.waitFor(`key     ["dwk_alarm_due", "Cart"`)
 	a.keys("4")
-	a.waitFor("QUEUES")
+	a.waitFor("QUEUES", "ready ·") // loaded: l has messages to go to
 	a.keys("l", "o")
 	a.waitFor(`key     ["dwk_queue_due", "invoices"`)
 	m := a.final()
