@@ -21,17 +21,16 @@ import (
 
 // FormKeys are the keys of the entry form (edit a value, new key).
 type FormKeys struct {
-	Save, Reload, Next, Prev, Cancel key.Binding
+	Save, Reload key.Binding
+	widgets.FieldKeys
 }
 
 // DefaultFormKeys returns the entry form's default keys.
 func DefaultFormKeys() FormKeys {
 	return FormKeys{
-		Save:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save (only if unchanged)")),
-		Reload: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload stored value and stamp"), key.WithDisabled()),
-		Next:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
-		Prev:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
-		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Save:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save (only if unchanged)")),
+		Reload:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload stored value and stamp"), key.WithDisabled()),
+		FieldKeys: widgets.DefaultFieldKeys(),
 	}
 }
 

@@ -22,17 +22,16 @@ import (
 
 // OpEditorKeys are the keys of the Compose tab's operation editor.
 type OpEditorKeys struct {
-	Keep, Fill, Next, Prev, Cancel key.Binding
+	Keep, Fill key.Binding
+	widgets.FieldKeys
 }
 
 // DefaultOpEditorKeys returns the operation editor's default keys.
 func DefaultOpEditorKeys() OpEditorKeys {
 	return OpEditorKeys{
-		Keep:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "stage it")),
-		Fill:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "expect the stored stamp")),
-		Next:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
-		Prev:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
-		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Keep:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "stage it")),
+		Fill:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "expect the stored stamp")),
+		FieldKeys: widgets.DefaultFieldKeys(),
 	}
 }
 

@@ -11,6 +11,23 @@ import (
 	"kvdeck/themes"
 )
 
+// FieldKeys move between the fields of an editor whose fields may span
+// lines (up and down stay with a text area) and leave it: Browse's entry
+// form and Compose's operation editor.
+type FieldKeys struct {
+	Next, Prev, Cancel key.Binding
+}
+
+// DefaultFieldKeys returns tab / shift+tab between fields and esc to
+// cancel.
+func DefaultFieldKeys() FieldKeys {
+	return FieldKeys{
+		Next:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
+		Prev:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}
+}
+
 // FormKeys are the keys of a small form of one-line fields (acquire a
 // lease, set an alarm, send a message).
 type FormKeys struct {
