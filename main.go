@@ -9,10 +9,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"kvdeck/internal/cli"
 	"kvdeck/tui"
@@ -20,10 +22,27 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go exitWhenStuck(ctx, stop)
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, environ(), cli.WithTUI(tui.Run))
 	stop()
 	os.Exit(code)
 }
+
+// exitWhenStuck makes Ctrl-C and SIGTERM always end the process: once ctx
+// is cancelled, a second signal kills it at once (the default action is
+// restored), and if the command has not returned within stuckGrace of the
+// first (a library call that ignores its context), it exits with 130.
+func exitWhenStuck(ctx context.Context, stop func()) {
+	<-ctx.Done()
+	stop()
+	time.Sleep(stuckGrace)
+	fmt.Fprintln(os.Stderr, "kvdeck: interrupted: the command did not stop within", stuckGrace, "of the signal; exiting")
+	os.Exit(cli.CodeInterrupted)
+}
+
+// stuckGrace is how long a cancelled command may take to stop by itself
+// (a commit's outcome is settled by a re-read of up to 5 s).
+const stuckGrace = 8 * time.Second
 
 // environ returns the process environment as a map.
 func environ() map[string]string {

@@ -37,6 +37,10 @@ var (
 	// ErrInvalidArgument: a malformed versionstamp, a bad limit, and similar
 	// (store/coord's ErrInvalidArgument is this sentinel too).
 	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrOutcomeUnknown: a write reached (or may have reached) the server,
+	// but its answer did not come back (a timeout, an interrupt, a dropped
+	// connection), and re-reading could not settle whether it was applied.
+	ErrOutcomeUnknown = errors.New("outcome unknown")
 )
 
 // classify wraps a driver or transport error in the sentinel that describes
@@ -47,7 +51,7 @@ func (s *Store) classify(err error) (out error) {
 		return nil
 	}
 	defer func() { out = s.scrub(out) }()
-	for _, sentinel := range []error{ErrBadURL, ErrTokenInURL, ErrUnreachable, ErrUnauthorized, ErrNotStore, ErrLocked, ErrReadOnly, ErrInvalidValue, ErrInvalidArgument} {
+	for _, sentinel := range []error{ErrBadURL, ErrTokenInURL, ErrUnreachable, ErrUnauthorized, ErrNotStore, ErrLocked, ErrReadOnly, ErrInvalidValue, ErrInvalidArgument, ErrOutcomeUnknown} {
 		if errors.Is(err, sentinel) {
 			return err
 		}

@@ -5,8 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/url"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // stmt is one SQL statement with its positional arguments.
@@ -66,12 +72,51 @@ func (s *Store) closePrepared() {
 	s.cache.m = nil
 }
 
-// query runs one read statement: one round trip on every transport.
-func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+// requestCtx bounds one request to a server with the store's request
+// timeout (or ctx's own earlier deadline): a server that accepts and never
+// answers fails the request instead of hanging it. Embedded files are
+// bounded by the busy timeout instead, so ctx is returned as it is.
+func (s *Store) requestCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return s.writeCtx(ctx, 0)
+}
+
+// writeCtx is requestCtx for a write of n statements: each adds
+// perStatement to the deadline, so that a commit of thousands of
+// mutations (one request) is not cut short on a busy server.
+func (s *Store) writeCtx(ctx context.Context, n int) (context.Context, context.CancelFunc) {
+	if !s.target.Transport.Remote() {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, s.reqTimeout+time.Duration(n)*perStatement)
+}
+
+// perStatement is the deadline a write request gains per statement.
+const perStatement = 10 * time.Millisecond
+
+// reqRows are the rows of one read; closing them ends the request's
+// deadline too (database/sql closes rows whose context ends, so the
+// deadline must outlive the reading).
+type reqRows struct {
+	*sql.Rows
+	cancel context.CancelFunc
+}
+
+// Close closes the rows and releases the request's deadline.
+func (r *reqRows) Close() error {
+	err := r.Rows.Close()
+	r.cancel()
+	return err
+}
+
+// query runs one read statement: one round trip on every transport, within
+// the request deadline.
+func (s *Store) query(ctx context.Context, q string, args ...any) (*reqRows, error) {
 	s.statements.Add(1)
 	s.roundTrips.Add(1)
+	ctx, cancel := s.requestCtx(ctx)
 	st, err := s.prepared(ctx, q)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	var rows *sql.Rows
@@ -81,9 +126,19 @@ func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, er
 		rows, err = s.db.QueryContext(ctx, q, args...)
 	}
 	if err != nil {
-		return nil, s.classify(err)
+		cancel()
+		return nil, s.classify(s.timedOut(ctx, err))
 	}
-	return rows, nil
+	return &reqRows{Rows: rows, cancel: cancel}, nil
+}
+
+// timedOut names a request that outlived the request timeout (ctx is the
+// request's own context).
+func (s *Store) timedOut(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, ErrUnreachable) {
+		return fmt.Errorf("%w: %s did not answer within %s (is the server overloaded or the link down?): %s", ErrUnreachable, s.display, s.reqTimeout, redact(err.Error()))
+	}
+	return err
 }
 
 // queryRow runs a statement that returns at most one row.
@@ -104,14 +159,17 @@ func (s *Store) queryRow(ctx context.Context, q string, args []any, dest ...any)
 }
 
 // txResult reads the rows of the statement marked by resultAt.
-type txResult func(rows *sql.Rows) error
+type txResult func(rows resultRows) error
 
 // execBatch runs stmts as one write transaction. Over HTTP the whole
 // transaction is one Hrana batch (one request): BEGIN IMMEDIATE, the
 // statements, COMMIT, each step conditioned on the previous one, with a
-// ROLLBACK when any fails. On a file or a WebSocket it is one transaction on
-// one connection. When scan is not nil, it is handed the rows of statement
-// resultAt (an index into stmts).
+// ROLLBACK when any fails; over WebSocket the same batch is one request
+// (wsBatcher). On a file it is one transaction on one connection. When scan
+// is not nil, it is handed the rows of statement resultAt (an index into
+// stmts). A remote write whose request was sent but not answered (a
+// timeout, a cancel, a dropped connection) returns an error wrapping
+// ErrOutcomeUnknown: it may or may not have been applied.
 func (s *Store) execBatch(ctx context.Context, stmts []stmt) error {
 	return s.execBatchScan(ctx, stmts, -1, nil)
 }
@@ -120,10 +178,77 @@ func (s *Store) execBatchScan(ctx context.Context, stmts []stmt, resultAt int, s
 	if s.readOnly {
 		return fmt.Errorf("%w: write refused", ErrReadOnly)
 	}
-	if s.target.Transport == TransportHTTP {
-		return s.execHrana(ctx, stmts, resultAt, scan)
+	if !s.target.Transport.Remote() {
+		return s.execTx(ctx, stmts, resultAt, scan)
 	}
-	return s.execTx(ctx, stmts, resultAt, scan)
+	// A server answers "database is locked" when its own wait for the
+	// write lock ran out; the batch was rolled back, so it is tried again,
+	// for up to the busy timeout in all, as SQLite's busy handler would.
+	deadline := time.Now().Add(s.busy)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		var err error
+		if s.target.Transport == TransportWS {
+			err = s.execWS(ctx, stmts, resultAt, scan)
+		} else {
+			err = s.execHrana(ctx, stmts, resultAt, scan)
+		}
+		if err == nil || !errors.Is(err, ErrLocked) || errors.Is(err, ErrOutcomeUnknown) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		// Jitter keeps the writers that met the lock together from
+		// meeting it together again.
+		t := time.NewTimer(wait/2 + rand.N(wait))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Store) execWS(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
+	rctx, cancel := s.writeCtx(ctx, len(stmts))
+	defer cancel()
+	s.statements.Add(int64(len(stmts) + 2))
+	s.roundTrips.Add(1)
+	rows, err := s.ws.batch(rctx, stmts, resultAt)
+	if errors.Is(err, errNotSent) {
+		return s.classify(s.timedOut(rctx, err))
+	}
+	if err != nil {
+		if serverAnswered(err) {
+			return s.classify(err)
+		}
+		return s.unknownOutcome(rctx, err)
+	}
+	if scan == nil {
+		return nil
+	}
+	if rows == nil {
+		rows = &batchRows{at: -1}
+	}
+	return scan(rows)
+}
+
+// serverAnswered tells a batch error the server sent (the transaction was
+// rolled back) from a transport failure.
+func serverAnswered(err error) bool {
+	var se *serverError
+	return errors.As(err, &se)
+}
+
+// unknownOutcome is the error of a write whose request left but whose
+// answer did not come: it may have been applied.
+func (s *Store) unknownOutcome(ctx context.Context, err error) error {
+	why := "the connection failed before the answer came"
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		why = fmt.Sprintf("no answer came in time (the request timeout is %s)", s.reqTimeout)
+	case errors.Is(ctx.Err(), context.Canceled):
+		why = "it was interrupted before the answer came"
+	}
+	return fmt.Errorf("%w: the write was sent to %s but %s, so it may or may not have been applied; read the keys back to see: %s", ErrOutcomeUnknown, s.display, why, redact(err.Error()))
 }
 
 func (s *Store) execHrana(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
@@ -138,9 +263,17 @@ func (s *Store) execHrana(ctx context.Context, stmts []stmt, resultAt int, scan 
 	b.WriteString("; COMMIT")
 	s.statements.Add(int64(len(stmts) + 2))
 	s.roundTrips.Add(1)
-	rows, err := s.db.QueryContext(ctx, b.String(), args...)
+	if err := ctx.Err(); err != nil {
+		return err // nothing sent
+	}
+	rctx, cancel := s.writeCtx(ctx, len(stmts))
+	defer cancel()
+	rows, err := s.db.QueryContext(rctx, b.String(), args...)
 	if err != nil {
-		return s.classify(err)
+		if sentHTTP(rctx, err) {
+			return s.unknownOutcome(rctx, err)
+		}
+		return s.classify(s.timedOut(rctx, err))
 	}
 	defer rows.Close()
 	// Result set 0 is BEGIN, statement i is set i+1, and the last set is the
@@ -161,13 +294,30 @@ func (s *Store) execHrana(ctx context.Context, stmts []stmt, resultAt int, scan 
 	return nil
 }
 
+// sentHTTP reports whether a failed Hrana pipeline request may have
+// reached the server: everything but a failed dial or an answer from the
+// server (an HTTP status, a statement error) counts as possibly sent.
+func sentHTTP(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	var ue *url.Error
+	var ne net.Error
+	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET)
+}
+
+// execTx runs stmts as one transaction of an embedded file.
 func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txResult) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.classify(err)
 	}
 	s.statements.Add(1)
-	// BEGIN, each statement and COMMIT are a request each on a WebSocket.
 	s.roundTrips.Add(int64(len(stmts) + 2))
 	defer func() {
 		if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -36,7 +37,15 @@ type Options struct {
 	Clock Clock
 	// BusyTimeout for embedded databases; zero means DefaultBusyTimeout.
 	BusyTimeout time.Duration
+	// RequestTimeout bounds every request to a server (remote databases);
+	// zero means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is how long one request to a server may take
+// before it fails: a server that accepts and never answers must not hang a
+// command or the terminal UI.
+const DefaultRequestTimeout = 20 * time.Second
 
 // Store is an open coordination store. It is safe for concurrent use.
 type Store struct {
@@ -46,6 +55,9 @@ type Store struct {
 	readOnly   bool
 	clock      Clock
 	busy       time.Duration
+	reqTimeout time.Duration
+	// ws sends write transactions over WebSocket (nil on other transports).
+	ws         *wsBatcher
 	statements atomic.Int64
 	rowsRead   atomic.Int64
 	roundTrips atomic.Int64
@@ -79,6 +91,13 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if s.busy <= 0 {
 		s.busy = DefaultBusyTimeout
 	}
+	s.reqTimeout = opts.RequestTimeout
+	if s.reqTimeout <= 0 {
+		s.reqTimeout = DefaultRequestTimeout
+	}
+	if target.Transport == TransportWS {
+		s.ws = &wsBatcher{url: target.URL, token: opts.AuthToken}
+	}
 	if target.Transport.Remote() {
 		s.token = opts.AuthToken // only for scrub: never printed
 	}
@@ -106,7 +125,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, target.Display, err)
 	}
-	s.db = sql.OpenDB(connector)
+	s.db = sql.OpenDB(boundedConnector{connector})
 	switch target.Transport {
 	case TransportHTTP:
 		// sqld expires idle Hrana streams; closing ours first avoids a failed
@@ -115,11 +134,44 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	case TransportWS:
 		s.db.SetConnMaxIdleTime(30 * time.Second)
 	}
-	if err := s.initPatiently(ctx, created); err != nil {
+	ictx, cancel := s.requestCtx(ctx)
+	defer cancel()
+	if err := s.initPatiently(ictx, created); err != nil {
 		s.db.Close()
-		return nil, err
+		return nil, s.classify(s.timedOut(ictx, err))
 	}
 	return s, nil
+}
+
+// boundedConnector makes a connection attempt end with its context:
+// libsql-client-go's WebSocket connector dials with a fixed two-minute
+// timeout of its own, so a server that accepts and never answers the
+// upgrade would hold database/sql (which calls Connect synchronously) that
+// long. A connection that arrives after its caller gave up is closed.
+type boundedConnector struct{ driver.Connector }
+
+// Connect implements driver.Connector.
+func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	type result struct {
+		conn driver.Conn
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		conn, err := c.Connector.Connect(ctx)
+		ch <- result{conn, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.conn, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.err == nil {
+				r.conn.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // initPatiently runs init, retrying while the database is locked, for up
@@ -249,6 +301,9 @@ func checkColumns(table string, got, want []string) error {
 func (s *Store) Close() error {
 	s.closeWatch()
 	s.closePrepared()
+	if s.ws != nil {
+		s.ws.close()
+	}
 	return s.db.Close()
 }
 

@@ -216,7 +216,7 @@ func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now int64) (in
 	err := s.execBatchScan(ctx, []stmt{{
 		sql:  "DELETE FROM kv WHERE k IN (?" + strings.Repeat(", ?", len(keys)-1) + ") AND expires_at IS NOT NULL AND expires_at <= ? RETURNING 1",
 		args: args,
-	}}, 0, func(rows *sql.Rows) error {
+	}}, 0, func(rows resultRows) error {
 		for rows.Next() {
 			n++
 		}

@@ -1,8 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
-	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -64,6 +65,11 @@ type CommitResult struct {
 	// The re-read is best-effort: another writer may have changed the keys
 	// between the failed commit and the re-read.
 	Failed []CheckFailure
+	// Settled is true when the server's answer was lost (a timeout, an
+	// interrupt, a dropped connection) and re-reading the set keys found
+	// the commit applied: each holds exactly the value it set, all under
+	// one new stamp (Versionstamp).
+	Settled bool
 }
 
 // Atomic builds an atomic commit.
@@ -147,13 +153,19 @@ func (s *Store) TryCommit(ctx context.Context, checks []Check, muts []Mutation) 
 	if err != nil {
 		return CommitResult{}, err
 	}
-	return s.runCommit(ctx, stmts, hasSet)
+	res, err := s.runCommit(ctx, stmts, hasSet)
+	if errors.Is(err, ErrOutcomeUnknown) {
+		if settled, applied := s.settle(ctx, checks, muts); applied {
+			return settled, nil
+		}
+	}
+	return res, err
 }
 
 // runCommit runs a commit's statements (statement 0 returns ok, seq).
 func (s *Store) runCommit(ctx context.Context, stmts []stmt, hasSet bool) (CommitResult, error) {
 	var ok, seq int64
-	err := s.execBatchScan(ctx, stmts, 0, func(rows *sql.Rows) error {
+	err := s.execBatchScan(ctx, stmts, 0, func(rows resultRows) error {
 		if !rows.Next() {
 			if err := rows.Err(); err != nil {
 				return err
@@ -170,6 +182,61 @@ func (s *Store) runCommit(ctx context.Context, stmts []stmt, hasSet bool) (Commi
 		res.Versionstamp = codec.FormatStamp(seq)
 	}
 	return res, nil
+}
+
+// settle re-reads the keys a commit without checks whose answer was lost
+// sets, and reports it applied when every one holds exactly the value the
+// commit set, all under one stamp. It never reports a commit not applied:
+// a request still queued at the server may apply after the re-read, so
+// "not seen yet" stays unknown. A commit with checks is never settled: a
+// rival that passed the same check and set the same value (two workers
+// incrementing one counter from the same read) leaves exactly the state
+// this commit would have, so reading cannot tell whose commit landed; the
+// WebSocket race test counted such a commit twice before this rule. A
+// commit without sets cannot be settled either.
+func (s *Store) settle(ctx context.Context, checks []Check, muts []Mutation) (CommitResult, bool) {
+	if len(checks) > 0 {
+		return CommitResult{}, false
+	}
+	want := map[string][]byte{}
+	for _, m := range muts {
+		enc, err := codec.Encode(m.Key)
+		if err != nil {
+			return CommitResult{}, false
+		}
+		switch m.Type {
+		case MutationSet:
+			v, err := codec.NormalizeJSON(m.Value)
+			if err != nil {
+				return CommitResult{}, false
+			}
+			want[string(enc)] = v
+		default:
+			delete(want, string(enc))
+		}
+	}
+	if len(want) == 0 {
+		return CommitResult{}, false
+	}
+	// The caller's context may be the cancelled one: the re-read gets its
+	// own short deadline.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(5*time.Second, s.reqTimeout))
+	defer cancel()
+	args := make([]any, 0, len(want))
+	for k := range want {
+		args = append(args, []byte(k))
+	}
+	rows, err := s.collect(rctx, "SELECT k, v, ver, expires_at FROM kv WHERE k IN (?"+strings.Repeat(", ?", len(args)-1)+")", args)
+	if err != nil || len(rows) != len(want) {
+		return CommitResult{}, false
+	}
+	stamp := rows[0].Ver
+	for _, e := range rows {
+		if e.Ver != stamp || e.Malformed != "" || !bytes.Equal(e.Value, want[string(e.Raw)]) {
+			return CommitResult{}, false
+		}
+	}
+	return CommitResult{OK: true, Versionstamp: codec.FormatStamp(stamp), Settled: true}, true
 }
 
 // buildCommit produces the statements of a commit. Statement 0 evaluates
@@ -289,7 +356,7 @@ func (s *Store) DeleteRaw(ctx context.Context, raw []byte, ver int64) (bool, err
 		return false, err
 	}
 	var n int64
-	err := s.execBatchScan(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ? AND ver = ? RETURNING 1", args: []any{raw, ver}}}, 0, func(rows *sql.Rows) error {
+	err := s.execBatchScan(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ? AND ver = ? RETURNING 1", args: []any{raw, ver}}}, 0, func(rows resultRows) error {
 		for rows.Next() {
 			n++
 		}

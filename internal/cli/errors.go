@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"kvdeck/store"
 )
 
 // Exit codes, the same for every command.
@@ -15,7 +17,12 @@ const (
 	CodeNotDone = 1
 	// CodeError: bad input, or a connection or database error.
 	CodeError = 2
-	// CodeInterrupted: the command was cancelled (Ctrl-C, SIGTERM).
+	// CodeUnknown: a write was sent but its answer was lost (a timeout, an
+	// interrupt, a dropped connection) and re-reading could not tell
+	// whether it was applied (store.ErrOutcomeUnknown).
+	CodeUnknown = 3
+	// CodeInterrupted: the command was cancelled (Ctrl-C, SIGTERM) before
+	// anything was written, or while reading.
 	CodeInterrupted = 130
 )
 
@@ -48,8 +55,9 @@ func NotDone(format string, args ...any) error {
 }
 
 // ExitCode maps the error a command returned to the process exit code:
-// nil is CodeOK, an *ExitError its own code, a cancelled context
-// CodeInterrupted, anything else CodeError.
+// nil is CodeOK, an *ExitError its own code, a write of unknown outcome
+// CodeUnknown, a cancelled context CodeInterrupted, anything else
+// CodeError.
 func ExitCode(err error) int {
 	if err == nil {
 		return CodeOK
@@ -57,6 +65,9 @@ func ExitCode(err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
+	}
+	if errors.Is(err, store.ErrOutcomeUnknown) {
+		return CodeUnknown
 	}
 	if errors.Is(err, context.Canceled) {
 		return CodeInterrupted

@@ -23,22 +23,24 @@ type RaceCmd struct {
 
 // raceJSON is the result line of race.
 type raceJSON struct {
-	Key          codec.Key          `json:"key"`
-	Mode         string             `json:"mode"`
-	Lockstep     bool               `json:"lockstep"`
-	Workers      int                `json:"workers"`
-	Increments   int                `json:"increments"`
-	Attempts     int64              `json:"attempts"`
-	Successes    int64              `json:"successes"`
-	Conflicts    int64              `json:"conflicts"`
-	ConflictRate float64            `json:"conflictRate"`
-	Start        int64              `json:"start"`
-	Final        int64              `json:"final"`
-	Expected     int64              `json:"expected"`
-	LostUpdates  int64              `json:"lostUpdates"`
-	OtherWrites  int64              `json:"otherWrites"`
-	ElapsedMs    int64              `json:"elapsedMs"`
-	PerWorker    []race.WorkerStats `json:"perWorker"`
+	Key           codec.Key          `json:"key"`
+	Mode          string             `json:"mode"`
+	Lockstep      bool               `json:"lockstep"`
+	Workers       int                `json:"workers"`
+	Increments    int                `json:"increments"`
+	Attempts      int64              `json:"attempts"`
+	Successes     int64              `json:"successes"`
+	Conflicts     int64              `json:"conflicts"`
+	ConflictRate  float64            `json:"conflictRate"`
+	Start         int64              `json:"start"`
+	Final         int64              `json:"final"`
+	Expected      int64              `json:"expected"`
+	LostUpdates   int64              `json:"lostUpdates"`
+	OtherWrites   int64              `json:"otherWrites"`
+	Unknown       int64              `json:"unknown"`
+	UnknownLanded int64              `json:"unknownApplied"`
+	ElapsedMs     int64              `json:"elapsedMs"`
+	PerWorker     []race.WorkerStats `json:"perWorker"`
 }
 
 // Run races the workers and prints the figures. Exit 0 when the counter
@@ -93,6 +95,7 @@ func newRaceJSON(r race.Result) raceJSON {
 		Key: r.Config.Key, Mode: mode, Lockstep: r.Config.Lockstep, Workers: r.Config.Workers, Increments: r.Config.Increments,
 		Attempts: r.Attempts, Successes: r.Successes, Conflicts: r.Conflicts, ConflictRate: r.ConflictRate(),
 		Start: r.Start, Final: r.Final, Expected: r.Expected, LostUpdates: r.LostUpdates, OtherWrites: r.OtherWrites,
+		Unknown: r.Unknown, UnknownLanded: r.UnknownApplied,
 		ElapsedMs: r.Elapsed.Milliseconds(), PerWorker: r.Workers,
 	}
 }
@@ -127,6 +130,9 @@ func raceText(r raceJSON) string {
 		lost = " (sets computed from stale reads overwrote other increments)"
 	}
 	fmt.Fprintf(tw, "lost updates\t%d%s\n", r.LostUpdates, lost)
+	if r.Unknown > 0 {
+		fmt.Fprintf(tw, "unknown\t%d (commits whose answer was lost; the final value shows %d of them applied)\n", r.Unknown, r.UnknownLanded)
+	}
 	if r.OtherWrites > 0 {
 		fmt.Fprintf(tw, "other writes\t%d (increments by other clients during the race)\n", r.OtherWrites)
 	}

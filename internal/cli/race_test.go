@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +176,63 @@ func TestRaceTwoProcesses(t *testing.T) {
 		}
 		t.Logf("increments each process saw from the other while it raced: %d", others)
 	})
+}
+
+// TestRaceOverWebSocketNeverWedges: three `kvdeck race --workers 12`
+// processes at once over ws:// to one sqld, three rounds. Every process
+// ends within its deadline, with exit 0, or with exit 3 when a commit's
+// answer did not come (counted as unknown, never as another client's
+// write), and the counter ends at the sum of the successes plus at most
+// the commits of unknown outcome. Before a WebSocket commit was one batch
+// request, a commit was an interactive transaction over several requests:
+// processes hung (a COMMIT never answered, SIGTERM ignored) or failed
+// with "database is locked".
+func TestRaceOverWebSocketNeverWedges(t *testing.T) {
+	url := storetest.SQLDWS().URL(t)
+	const procs, workers, increments = 3, 12, 8
+	for round := 1; round <= 3; round++ {
+		key := fmt.Sprintf(`["counter", %d]`, round)
+		args, _ := json.Marshal([]string{"--db", url, "-o", "json", "race", key, "--workers", strconv.Itoa(workers), "--increments", strconv.Itoa(increments)})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		var cmds []*exec.Cmd
+		var outs, errs []*bytes.Buffer
+		for range procs {
+			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRaceChildProcess$")
+			cmd.Env = append(os.Environ(), "KVDECK_RACE_ARGS="+string(args))
+			out, errb := &bytes.Buffer{}, &bytes.Buffer{}
+			cmd.Stdout, cmd.Stderr = out, errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, outs, errs = append(cmds, cmd), append(outs, out), append(errs, errb)
+		}
+		var successes, unknown int64
+		for i, cmd := range cmds {
+			err := cmd.Wait()
+			if ctx.Err() != nil {
+				t.Fatalf("round %d: process %d still running after 2 minutes (killed): the race wedged\n%s%s", round, i+1, outs[i], errs[i])
+			}
+			var u struct{ Successes, Unknown, LostUpdates int64 }
+			if jerr := json.Unmarshal(outs[i].Bytes(), &u); jerr != nil {
+				t.Fatalf("round %d: process %d: %v: %q\n%s", round, i+1, jerr, outs[i], errs[i])
+			}
+			code := cmd.ProcessState.ExitCode()
+			if code != 0 && (code != cli.CodeUnknown || u.Unknown == 0) || u.LostUpdates != 0 {
+				t.Fatalf("round %d: process %d: exit %v\n%s%s", round, i+1, err, outs[i], errs[i])
+			}
+			if code == cli.CodeUnknown {
+				t.Logf("round %d: process %d stopped on a commit of unknown outcome: %s", round, i+1, strings.TrimSpace(errs[i].String()))
+			}
+			successes += u.Successes
+			unknown += u.Unknown
+		}
+		cancel()
+		rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		e, found, err := storetest.Open(t, url, store.Options{}).Get(rctx, storetest.Key(t, key))
+		rcancel()
+		var c struct{ N int64 } // absent: 0
+		if err != nil || found && json.Unmarshal(e.Value, &c) != nil || c.N < successes || c.N > successes+unknown {
+			t.Fatalf("round %d: counter %s (found %v, %v), want %d successes + at most %d of unknown outcome", round, e.Value, found, err, successes, unknown)
+		}
+	}
 }

@@ -83,22 +83,28 @@ type WorkerStats struct {
 	Successes int64 `json:"successes"`
 	// Conflicts counts commits whose check failed (never in naive mode).
 	Conflicts int64 `json:"conflicts"`
+	// Unknown counts commits whose answer was lost (a timeout, an
+	// interrupt, a dropped connection) and that a re-read could not show
+	// applied (store.ErrOutcomeUnknown): each may or may not have landed.
+	// A commit the re-read found applied counts as a success.
+	Unknown int64 `json:"unknown"`
 }
 
 func (w *WorkerStats) add(o WorkerStats) {
 	w.Attempts += o.Attempts
 	w.Successes += o.Successes
 	w.Conflicts += o.Conflicts
+	w.Unknown += o.Unknown
 }
 
 // workerCounters are a worker's live figures, written by the worker and
 // read by Snapshot from any goroutine.
 type workerCounters struct {
-	attempts, successes, conflicts atomic.Int64
+	attempts, successes, conflicts, unknown atomic.Int64
 }
 
 func (w *workerCounters) load() WorkerStats {
-	return WorkerStats{Attempts: w.attempts.Load(), Successes: w.successes.Load(), Conflicts: w.conflicts.Load()}
+	return WorkerStats{Attempts: w.attempts.Load(), Successes: w.successes.Load(), Conflicts: w.conflicts.Load(), Unknown: w.unknown.Load()}
 }
 
 // Snapshot is a consistent-enough view of a running race for a UI: every
@@ -135,9 +141,14 @@ type Result struct {
 	// LostUpdates is Expected - Final when positive: increments that were
 	// overwritten. Always 0 with the check; that is the point of it.
 	LostUpdates int64
-	// OtherWrites is Final - Expected when positive: increments by other
-	// clients (another `kvdeck race`, a service) during the race.
+	// OtherWrites is Final - Expected when positive, less the commits of
+	// unknown outcome (Unknown) that may account for it: increments by
+	// other clients (another `kvdeck race`, a service) during the race.
 	OtherWrites int64
+	// UnknownApplied is how many of the Unknown commits the final value
+	// shows applied, as far as it can tell (the surplus over Expected, up
+	// to Unknown; another client's increments are indistinguishable).
+	UnknownApplied int64
 	// Totals over every worker.
 	WorkerStats
 	// Workers holds each worker's figures.
@@ -295,6 +306,13 @@ func (r *Race) work(ctx context.Context, w *workerCounters, s *store.Store, bar 
 			}
 			w.attempts.Add(1)
 			ok, err := increment(ctx, s, r.cfg.Key, c, r.cfg.Naive)
+			if errors.Is(err, store.ErrOutcomeUnknown) {
+				// Counted apart, never as someone else's write; the final
+				// value says whether it landed. The worker stops: a server
+				// that stopped answering is not retried forever.
+				w.unknown.Add(1)
+				return err
+			}
 			if err != nil {
 				return err
 			}
@@ -326,6 +344,8 @@ func (r *Race) result(start, final int64) Result {
 	res := Result{Config: r.cfg, Start: start, Final: final, WorkerStats: snap.WorkerStats, Workers: snap.Workers, Elapsed: snap.Elapsed}
 	res.Expected = start + res.Successes
 	res.LostUpdates = max(0, res.Expected-final)
-	res.OtherWrites = max(0, final-res.Expected)
+	surplus := max(0, final-res.Expected)
+	res.UnknownApplied = min(surplus, res.Unknown)
+	res.OtherWrites = surplus - res.UnknownApplied
 	return res
 }

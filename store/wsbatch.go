@@ -1,0 +1,409 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+)
+
+// wsBatcher sends write transactions over WebSocket as one Hrana "batch"
+// request each: BEGIN IMMEDIATE, the statements, COMMIT, each step
+// conditioned on the one before, and a ROLLBACK when the COMMIT did not
+// run. The server runs the whole batch before it answers, so no
+// transaction is ever left open between round trips: a client that is
+// interrupted, or whose answer is lost, cannot leave the server's write
+// lock held (libsql-client-go's WebSocket driver can only send one
+// statement per request, so a transaction through it spans several, and a
+// lost COMMIT left sqld refusing writes from every client).
+//
+// Connections are pooled: a batch takes an idle one or dials, and gives it
+// back when the answer came; one that failed, timed out or was cancelled
+// is closed (an unanswered request is never waited for past ctx).
+type wsBatcher struct {
+	url   string
+	token string
+
+	mu     sync.Mutex
+	idle   []*wsConn
+	closed bool
+}
+
+// wsConn is one pooled WebSocket connection.
+type wsConn struct {
+	conn     *websocket.Conn
+	lastUsed time.Time
+	nextID   int
+}
+
+// wsIdleRedial is how long an idle connection is trusted: past it a write
+// dials afresh, so that a connection the server or a middlebox dropped
+// meanwhile does not turn a commit into an unknown outcome.
+const wsIdleRedial = 10 * time.Second
+
+// wsMaxIdle bounds the idle connections kept.
+const wsMaxIdle = 4
+
+// take returns an idle connection that is fresh enough, or nil.
+func (w *wsBatcher) take() *wsConn {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.idle) > 0 {
+		c := w.idle[len(w.idle)-1]
+		w.idle = w.idle[:len(w.idle)-1]
+		if time.Since(c.lastUsed) <= wsIdleRedial {
+			return c
+		}
+		_ = c.conn.CloseNow()
+	}
+	return nil
+}
+
+// give puts a healthy connection back.
+func (w *wsBatcher) give(c *wsConn) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || len(w.idle) >= wsMaxIdle {
+		_ = c.conn.CloseNow()
+		return
+	}
+	w.idle = append(w.idle, c)
+}
+
+// hranaValue is a Hrana value on the wire.
+type hranaValue struct {
+	Type   string  `json:"type"`
+	Value  any     `json:"value,omitempty"`
+	Base64 *string `json:"base64,omitempty"`
+}
+
+type hranaStmt struct {
+	SQL      string       `json:"sql"`
+	Args     []hranaValue `json:"args,omitempty"`
+	WantRows bool         `json:"want_rows"`
+}
+
+type hranaCond struct {
+	Type string     `json:"type"`
+	Step *int       `json:"step,omitempty"`
+	Cond *hranaCond `json:"cond,omitempty"`
+}
+
+type hranaStep struct {
+	Condition *hranaCond `json:"condition,omitempty"`
+	Stmt      hranaStmt  `json:"stmt"`
+}
+
+type hranaError struct {
+	Message string `json:"message"`
+	Code    string `json:"code"`
+}
+
+type hranaStmtResult struct {
+	Rows [][]hranaValue `json:"rows"`
+}
+
+type hranaMsg struct {
+	Type      string      `json:"type"`
+	RequestID int         `json:"request_id"`
+	Error     *hranaError `json:"error"`
+	Response  *struct {
+		Type   string `json:"type"`
+		Result *struct {
+			StepResults []*hranaStmtResult `json:"step_results"`
+			StepErrors  []*hranaError      `json:"step_errors"`
+		} `json:"result"`
+	} `json:"response"`
+}
+
+// serverError is an error the server answered with: the batch was rolled
+// back (or never began), so its outcome is known.
+type serverError struct{ msg string }
+
+func (e *serverError) Error() string { return e.msg }
+
+// errNotSent marks a failure before the request left this process: the
+// transaction certainly did not run.
+var errNotSent = errors.New("request not sent")
+
+// batch runs stmts in one transaction in one request. It returns the rows
+// of statement resultAt (nil when resultAt is out of range). An error
+// wrapping errNotSent means nothing reached the server; any other
+// transport error means the outcome is unknown.
+func (w *wsBatcher) batch(ctx context.Context, stmts []stmt, resultAt int) (*batchRows, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", errNotSent, err)
+	}
+	steps := make([]hranaStep, 0, len(stmts)+3)
+	steps = append(steps, hranaStep{Stmt: hranaStmt{SQL: "BEGIN IMMEDIATE"}})
+	for _, st := range stmts {
+		args := make([]hranaValue, len(st.args))
+		for i, a := range st.args {
+			v, err := toHrana(a)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", errNotSent, err)
+			}
+			args[i] = v
+		}
+		steps = append(steps, hranaStep{Condition: okStep(len(steps) - 1), Stmt: hranaStmt{SQL: st.sql, Args: args, WantRows: true}})
+	}
+	commit := len(steps)
+	steps = append(steps, hranaStep{Condition: okStep(commit - 1), Stmt: hranaStmt{SQL: "COMMIT"}})
+	steps = append(steps, hranaStep{Condition: &hranaCond{Type: "not", Cond: okStep(commit)}, Stmt: hranaStmt{SQL: "ROLLBACK"}})
+	c := w.take()
+	if c == nil {
+		var err error
+		if c, err = w.dial(ctx); err != nil {
+			return nil, fmt.Errorf("%w: %w", errNotSent, err)
+		}
+	}
+	// Each batch runs on a stream of its own, opened and closed around it
+	// in the same burst of messages (no extra round trip): closing the
+	// stream discards its server-side connection, so nothing a batch did
+	// (not even a transaction the server failed to end) outlives it.
+	c.nextID += 3
+	stream, id := c.nextID, c.nextID+1
+	reqs := []map[string]any{
+		{"type": "request", "request_id": stream, "request": map[string]any{"type": "open_stream", "stream_id": stream}},
+		{"type": "request", "request_id": id, "request": map[string]any{"type": "batch", "stream_id": stream, "batch": map[string]any{"steps": steps}}},
+		{"type": "request", "request_id": id + 1, "request": map[string]any{"type": "close_stream", "stream_id": stream}},
+	}
+	for _, req := range reqs {
+		if err := wsjson.Write(ctx, c.conn, req); err != nil {
+			// A failed write may still have put bytes on the wire: only a
+			// context done before the first write proves nothing was sent.
+			_ = c.conn.CloseNow()
+			return nil, err
+		}
+	}
+	msg, err := c.read(ctx, id)
+	if err == nil {
+		_, err = c.read(ctx, id+1)
+	}
+	if err != nil {
+		_ = c.conn.CloseNow()
+		return nil, err
+	}
+	c.lastUsed = time.Now()
+	w.give(c)
+	if msg.Type == "response_error" || msg.Response == nil || msg.Response.Result == nil {
+		return nil, &serverError{"the server refused the batch: " + msg.errText()}
+	}
+	res := msg.Response.Result
+	committed := commit < len(res.StepResults) && res.StepResults[commit] != nil
+	if !committed {
+		for _, e := range res.StepErrors {
+			if e != nil {
+				return nil, &serverError{e.Message}
+			}
+		}
+		return nil, &serverError{"the server did not run the COMMIT"}
+	}
+	var rows *batchRows
+	if resultAt >= 0 && resultAt+1 < len(res.StepResults) && res.StepResults[resultAt+1] != nil {
+		rows = &batchRows{rows: res.StepResults[resultAt+1].Rows, at: -1}
+	}
+	return rows, nil
+}
+
+func okStep(i int) *hranaCond { return &hranaCond{Type: "ok", Step: &i} }
+
+func (m hranaMsg) errText() string {
+	if m.Error != nil {
+		return m.Error.Message
+	}
+	return "an unexpected " + strconv.Quote(m.Type) + " message"
+}
+
+// dial opens a connection and says hello (one round trip after the
+// upgrade).
+func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
+	conn, _, err := websocket.Dial(ctx, w.url, &websocket.DialOptions{Subprotocols: []string{"hrana2", "hrana1"}})
+	if err != nil {
+		return nil, fmt.Errorf("failed to WebSocket dial: %w", err)
+	}
+	conn.SetReadLimit(16 << 20)
+	if err := wsjson.Write(ctx, conn, map[string]any{"type": "hello", "jwt": w.token}); err != nil {
+		_ = conn.CloseNow()
+		return nil, err
+	}
+	var hello hranaMsg
+	if err := wsjson.Read(ctx, conn, &hello); err != nil {
+		_ = conn.CloseNow()
+		return nil, err
+	}
+	if hello.Type != "hello_ok" {
+		_ = conn.CloseNow()
+		return nil, fmt.Errorf("handshake refused (AuthError?): %s", hello.errText())
+	}
+	return &wsConn{conn: conn, lastUsed: time.Now()}, nil
+}
+
+// read returns the answer to request id.
+func (c *wsConn) read(ctx context.Context, id int) (hranaMsg, error) {
+	for {
+		var m hranaMsg
+		if err := wsjson.Read(ctx, c.conn, &m); err != nil {
+			return m, err
+		}
+		if (m.Type == "response_ok" || m.Type == "response_error") && m.RequestID == id {
+			return m, nil
+		}
+	}
+}
+
+// close closes the idle connections; later batches close theirs on return.
+func (w *wsBatcher) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	for _, c := range w.idle {
+		_ = c.conn.CloseNow()
+	}
+	w.idle = nil
+}
+
+// toHrana encodes a statement argument.
+func toHrana(a any) (hranaValue, error) {
+	switch x := a.(type) {
+	case nil:
+		return hranaValue{Type: "null"}, nil
+	case int64:
+		return hranaValue{Type: "integer", Value: strconv.FormatInt(x, 10)}, nil
+	case int:
+		return hranaValue{Type: "integer", Value: strconv.Itoa(x)}, nil
+	case float64:
+		return hranaValue{Type: "float", Value: x}, nil
+	case string:
+		return hranaValue{Type: "text", Value: x}, nil
+	case []byte:
+		b := base64.RawStdEncoding.EncodeToString(x)
+		return hranaValue{Type: "blob", Base64: &b}, nil
+	default:
+		return hranaValue{}, fmt.Errorf("%w: cannot send a %T to the server", ErrInvalidArgument, a)
+	}
+}
+
+// fromHrana decodes a result value as the drivers do.
+func fromHrana(v hranaValue) (any, error) {
+	switch v.Type {
+	case "null":
+		return nil, nil
+	case "integer":
+		s, _ := v.Value.(string)
+		return strconv.ParseInt(s, 10, 64)
+	case "float":
+		f, ok := v.Value.(float64)
+		if !ok {
+			return nil, fmt.Errorf("float value %v", v.Value)
+		}
+		return f, nil
+	case "text":
+		s, _ := v.Value.(string)
+		return s, nil
+	case "blob":
+		if v.Base64 == nil {
+			return []byte{}, nil
+		}
+		return base64.RawStdEncoding.DecodeString(trimPad(*v.Base64))
+	default:
+		return nil, fmt.Errorf("unknown value type %q", v.Type)
+	}
+}
+
+func trimPad(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '=' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// resultRows is what a write transaction hands its result reader: the
+// rows of one statement, from database/sql (file) or from a batch answer.
+type resultRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// batchRows are the rows of one statement of a batch answer.
+type batchRows struct {
+	rows [][]hranaValue
+	at   int
+	err  error
+}
+
+// Next moves to the next row.
+func (r *batchRows) Next() bool {
+	if r == nil || r.err != nil || r.at+1 >= len(r.rows) {
+		return false
+	}
+	r.at++
+	return true
+}
+
+// Err returns the first decoding error.
+func (r *batchRows) Err() error {
+	if r == nil {
+		return nil
+	}
+	return r.err
+}
+
+// Scan copies the current row into dest: *int64, *[]byte, *string, *any
+// or an sql.Scanner.
+func (r *batchRows) Scan(dest ...any) error {
+	row := r.rows[r.at]
+	if len(dest) != len(row) {
+		return fmt.Errorf("scan: %d destinations for %d columns", len(dest), len(row))
+	}
+	for i, d := range dest {
+		v, err := fromHrana(row[i])
+		if err != nil {
+			return fmt.Errorf("scan column %d: %w", i, err)
+		}
+		switch d := d.(type) {
+		case *any:
+			*d = v
+		case interface{ Scan(any) error }:
+			if err := d.Scan(v); err != nil {
+				return err
+			}
+		case *int64:
+			switch x := v.(type) {
+			case int64:
+				*d = x
+			case float64:
+				if x != math.Trunc(x) {
+					return fmt.Errorf("scan column %d: %v is not an integer", i, x)
+				}
+				*d = int64(x)
+			default:
+				return fmt.Errorf("scan column %d: %T is not an integer", i, v)
+			}
+		case *[]byte:
+			switch x := v.(type) {
+			case []byte:
+				*d = x
+			case string:
+				*d = []byte(x)
+			case nil:
+				*d = nil
+			default:
+				*d = []byte(fmt.Sprint(x))
+			}
+		case *string:
+			*d = fmt.Sprint(v)
+		default:
+			return fmt.Errorf("scan column %d: unsupported destination %T", i, d)
+		}
+	}
+	return nil
+}
