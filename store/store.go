@@ -64,6 +64,10 @@ type Store struct {
 	watch      versionWatch
 	cache      stmtCache
 	token      string // the auth token sent, to scrub it from errors
+
+	// sidecars: a read-only open of a WAL file found no -wal and -shm;
+	// Close removes the ones SQLite created if unused (walclean.go).
+	sidecars bool
 }
 
 // Info describes an open store for status bars and stats.
@@ -113,6 +117,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("%w: no database at %s (read-only mode does not create one; drop --read-only to initialise a new store)", ErrNotStore, target.Path)
 		}
 		created = !exists
+		s.sidecars = opts.ReadOnly && wal && absentSidecars(target.Path)
 		connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
 	default:
 		connURL = target.URL
@@ -301,7 +306,11 @@ func (s *Store) Close() error {
 	if s.ws != nil {
 		s.ws.close()
 	}
-	return s.db.Close()
+	err := s.db.Close()
+	if s.sidecars {
+		removeUnusedSidecars(s.target.Path)
+	}
+	return err
 }
 
 // Info describes the store.
