@@ -136,7 +136,7 @@ func casProcess() int {
 	n, _ := strconv.Atoi(os.Getenv("KVDECK_TEST_N"))
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := store.Open(c, os.Getenv("KVDECK_TEST_URL"), store.Options{})
+	s, err := store.Open(c, os.Getenv("KVDECK_TEST_URL"), store.Options{Create: true, Force: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -155,7 +155,7 @@ func casProcess() int {
 func openerProcess() int {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := store.Open(c, os.Getenv("KVDECK_TEST_URL"), store.Options{})
+	s, err := store.Open(c, os.Getenv("KVDECK_TEST_URL"), store.Options{Create: true, Force: true})
 	if err == nil {
 		_, err = s.Set(c, codec.Key{codec.String("opener"), codec.Number(float64(os.Getpid()))}, []byte(`1`), nil)
 		s.Close()
@@ -197,7 +197,7 @@ func TestProcessesCreateOneFile(t *testing.T) {
 // sequence number, so a torn commit would show as keys that disagree.
 func writerProcess() int {
 	c := context.Background()
-	s, err := store.Open(c, os.Getenv("KVDECK_TEST_URL"), store.Options{})
+	s, err := store.Open(c, os.Getenv("KVDECK_TEST_URL"), store.Options{Create: true, Force: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

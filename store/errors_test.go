@@ -150,6 +150,9 @@ func TestNotAStore(t *testing.T) {
 		readOnly bool
 	}{
 		{garbage, false}, {garbage, true}, {other, true}, {wrongShape, false}, {filepath.Join(dir, "missing.db"), true},
+		// Without Options.Create nothing is created: not a store beside
+		// another application's tables, not a file at a missing path.
+		{other, false}, {filepath.Join(dir, "missing.db"), false},
 	} {
 		before, _ := os.ReadFile(c.path)
 		_, err := store.Open(storetest.Ctx(t), c.path, store.Options{ReadOnly: c.readOnly})
@@ -161,9 +164,73 @@ func TestNotAStore(t *testing.T) {
 			t.Errorf("Open(%s) changed the file", filepath.Base(c.path))
 		}
 	}
-	// Read-write mode initialises a database that has no store yet.
-	s := storetest.Open(t, other, store.Options{})
+	if _, err := os.Stat(filepath.Join(dir, "missing.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open(missing.db) left a file behind: %v", err)
+	}
+	// Create alone does not add a store to another application's tables.
+	before, _ := os.ReadFile(other)
+	if _, err := store.Open(storetest.Ctx(t), other, store.Options{Create: true}); !errors.Is(err, store.ErrNotStore) || !strings.Contains(err.Error(), "has tables users") {
+		t.Errorf("Open(other.db, Create) = %v, want ErrNotStore naming the table users", err)
+	}
+	if after, _ := os.ReadFile(other); string(before) != string(after) {
+		t.Errorf("Open(other.db, Create) changed the file")
+	}
+	// Create and Force do.
+	s, err := store.Open(storetest.Ctx(t), other, store.Options{Create: true, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Created() {
+		t.Errorf("Created() = false after adding the store to other.db")
+	}
 	mustSet(t, s, `["a"]`, `1`, nil)
+}
+
+// TestCreateOnlyWhenAsked: a missing or empty file, or a database without
+// tables, becomes a store only with Options.Create; opening a store again
+// creates nothing.
+func TestCreateOnlyWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noTables := filepath.Join(dir, "notables.db")
+	db, err := sql.Open("sqlite", noTables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE x (a); DROP TABLE x"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, path := range []string{filepath.Join(dir, "missing.db"), empty, noTables} {
+		before, statErr := os.ReadFile(path)
+		if _, err := store.Open(storetest.Ctx(t), path, store.Options{}); !errors.Is(err, store.ErrNotStore) || !strings.Contains(err.Error(), "kvdeck init") {
+			t.Errorf("Open(%s) = %v, want ErrNotStore suggesting kvdeck init", filepath.Base(path), err)
+		}
+		after, afterErr := os.ReadFile(path)
+		if string(before) != string(after) || (statErr == nil) != (afterErr == nil) {
+			t.Errorf("Open(%s) changed the file system", filepath.Base(path))
+		}
+		s, err := store.Open(storetest.Ctx(t), path, store.Options{Create: true})
+		if err != nil {
+			t.Fatalf("Open(%s, Create): %v", filepath.Base(path), err)
+		}
+		if !s.Created() {
+			t.Errorf("Open(%s, Create).Created() = false", filepath.Base(path))
+		}
+		s.Close()
+		s, err = store.Open(storetest.Ctx(t), path, store.Options{})
+		if err != nil {
+			t.Fatalf("reopen %s: %v", filepath.Base(path), err)
+		}
+		if s.Created() {
+			t.Errorf("reopen %s: Created() = true", filepath.Base(path))
+		}
+		s.Close()
+	}
 }
 
 func TestLockedDatabase(t *testing.T) {

@@ -40,6 +40,15 @@ type Options struct {
 	// RequestTimeout bounds every request to a server (remote databases);
 	// zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// Create lets Open create a store where there is none yet: a missing
+	// or empty file, or a database without tables. Without it such a
+	// database is refused with ErrNotStore and nothing is written (a
+	// missing file is not created). Remote databases without tables are
+	// initialised either way, as the reference does lazily.
+	Create bool
+	// Force, with Create, also adds the store's tables to a database that
+	// has other tables; without it such a database is refused.
+	Force bool
 }
 
 // DefaultRequestTimeout is how long one request to a server may take
@@ -64,6 +73,7 @@ type Store struct {
 	watch      versionWatch
 	cache      stmtCache
 	token      string // the auth token sent, to scrub it from errors
+	created    bool   // Open created the schema
 
 	// sidecars: a read-only open of a WAL file found no -wal and -shm;
 	// Close removes the ones SQLite created if unused (walclean.go).
@@ -80,9 +90,10 @@ type Info struct {
 	ReadOnly bool
 }
 
-// Open connects to the database at rawURL and checks that it is a store. In
-// read-write mode a database without the schema is initialised (as the
-// reference does lazily); in read-only mode it is refused with ErrNotStore.
+// Open connects to the database at rawURL and checks that it is a store.
+// It creates the schema only when asked (Options.Create; see there), and
+// never adds tables to a database that has other tables unless forced
+// (Options.Force). Created reports whether it did.
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	target, err := ParseTarget(rawURL)
 	if err != nil {
@@ -116,6 +127,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		if !exists && opts.ReadOnly {
 			return nil, fmt.Errorf("%w: no database at %s (read-only mode does not create one; drop --read-only to initialise a new store)", ErrNotStore, target.Path)
 		}
+		if !exists && !opts.Create {
+			return nil, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
+		}
 		created = !exists
 		s.sidecars = opts.ReadOnly && wal && absentSidecars(target.Path)
 		connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
@@ -141,7 +155,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	ictx, cancel := s.requestCtx(ctx)
 	defer cancel()
-	if err := s.initPatiently(ictx, created); err != nil {
+	if err := s.initPatiently(ictx, created, opts); err != nil {
 		s.db.Close()
 		return nil, s.classify(s.timedOut(ictx, err))
 	}
@@ -185,10 +199,10 @@ func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // with SQLITE_BUSY at once (its busy handler does not wait when waiting
 // could deadlock), although the winner is done a moment later. Every step of
 // init is idempotent, so trying again is safe.
-func (s *Store) initPatiently(ctx context.Context, created bool) error {
+func (s *Store) initPatiently(ctx context.Context, created bool, opts Options) error {
 	deadline := time.Now().Add(s.busy)
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		err := s.init(ctx, created)
+		err := s.init(ctx, created, opts)
 		if err == nil || !errors.Is(err, ErrLocked) || time.Now().Add(wait).After(deadline) {
 			return err
 		}
@@ -235,15 +249,15 @@ const (
 	schemaSeed = `INSERT OR IGNORE INTO kv_meta (id, seq, ok) VALUES (0, 0, 0)`
 )
 
-// init checks the schema and, in read-write mode, creates what is missing.
-func (s *Store) init(ctx context.Context, created bool) error {
+// init checks the schema and creates what is missing when opts allow it.
+func (s *Store) init(ctx context.Context, created bool, opts Options) error {
 	if created && s.target.Transport == TransportFile {
 		// A database kvdeck creates gets WAL; an existing one keeps its mode.
 		if _, err := s.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 			return s.classify(err)
 		}
 	}
-	tables, err := s.tables(ctx)
+	tables, others, err := s.tables(ctx)
 	if err != nil {
 		return err
 	}
@@ -268,28 +282,47 @@ func (s *Store) init(ctx context.Context, created bool) error {
 	if s.readOnly {
 		return fmt.Errorf("%w: %s has no kv and kv_meta tables; read-only mode does not create them (drop --read-only to initialise a store here)", ErrNotStore, s.display)
 	}
+	if len(others) > 0 && !(opts.Create && opts.Force) {
+		return fmt.Errorf("%w: %s has tables %s but no kvdeck store; `kvdeck init --db %s --force` adds one", ErrNotStore, s.display, strings.Join(others, ", "), s.display)
+	}
+	if len(others) == 0 && !hasKV && !hasMeta && !opts.Create && !s.target.Transport.Remote() {
+		return fmt.Errorf("%w: %s has no tables; `kvdeck init --db %s` creates a store there (a first set/load/atomic does too)", ErrNotStore, s.display, s.display)
+	}
+	if !opts.Create && !s.target.Transport.Remote() {
+		return fmt.Errorf("%w: %s has only one of the kv and kv_meta tables; `kvdeck init --db %s` completes the store", ErrNotStore, s.display, s.display)
+	}
 	if err := s.execBatch(ctx, []stmt{{sql: schemaKV, ddl: true}, {sql: schemaMeta, ddl: true}, {sql: schemaSeed, ddl: true}}); err != nil {
 		return fmt.Errorf("initialise the schema on %s: %w", s.display, err)
 	}
+	s.created = !hasKV && !hasMeta
 	return nil
 }
 
-// tables returns the user tables of the database with their column names.
-func (s *Store) tables(ctx context.Context) (map[string][]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT m.name, p.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name IN ('kv', 'kv_meta') ORDER BY m.name, p.cid")
+// Created reports whether Open created the store's tables.
+func (s *Store) Created() bool { return s.created }
+
+// tables returns the store's tables (kv, kv_meta) with their column names,
+// and the names of the database's other tables, in one query.
+func (s *Store) tables(ctx context.Context) (store map[string][]string, others []string, err error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT m.name, p.name FROM sqlite_master AS m LEFT JOIN pragma_table_info(m.name) AS p ON m.name IN ('kv', 'kv_meta') WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE 'libsql\\_%' ESCAPE '\\' ORDER BY m.name, p.cid")
 	if err != nil {
-		return nil, s.classify(err)
+		return nil, nil, s.classify(err)
 	}
 	defer rows.Close()
-	out := map[string][]string{}
+	store = map[string][]string{}
 	for rows.Next() {
-		var table, col string
+		var table string
+		var col sql.NullString
 		if err := rows.Scan(&table, &col); err != nil {
-			return nil, s.classify(err)
+			return nil, nil, s.classify(err)
 		}
-		out[table] = append(out[table], col)
+		if table == "kv" || table == "kv_meta" {
+			store[table] = append(store[table], col.String)
+		} else {
+			others = append(others, table)
+		}
 	}
-	return out, s.classify(rows.Err())
+	return store, others, s.classify(rows.Err())
 }
 
 func checkColumns(table string, got, want []string) error {

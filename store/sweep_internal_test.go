@@ -14,7 +14,7 @@ import (
 func TestSweepSparesARowReSetMeanwhile(t *testing.T) {
 	ctx := context.Background()
 	now := int64(1767312000000)
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "kv.db"), Options{Clock: func() int64 { return now }})
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "kv.db"), Options{Clock: func() int64 { return now }, Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ type Env struct {
 func NewEnv(ctx context.Context, dir string) (*Env, error) {
 	path := filepath.Join(dir, "bench.db")
 	e := &Env{Now: time.Now().UnixMilli(), run: "local"}
-	s, err := store.Open(ctx, path, store.Options{Clock: e.clock})
+	s, err := store.Open(ctx, path, store.Options{Clock: e.clock, Create: true})
 	if err != nil {
 		return nil, err
 	}

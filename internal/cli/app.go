@@ -83,6 +83,23 @@ func (a *App) Open() (*store.Store, error) {
 	return a.OpenURL(a.ctx, url)
 }
 
+// OpenToWrite is Open for a command that writes (set, delete, load,
+// atomic, ...): where there is no store yet (a missing or empty file, a
+// database without tables) it creates one and says so on stderr. A
+// database with other tables is still refused: only `init --force` adds a
+// store to it.
+func (a *App) OpenToWrite() (*store.Store, error) {
+	url, _ := a.Globals.ResolveDB(a.Env)
+	return a.OpenURLToWrite(a.ctx, url)
+}
+
+// OpenURLToWrite is OpenToWrite on another database.
+func (a *App) OpenURLToWrite(ctx context.Context, url string) (*store.Store, error) {
+	opts := a.StoreOptions()
+	opts.Create = true
+	return a.open(ctx, url, opts)
+}
+
 // OpenURL opens another database with the same options (token,
 // read-only, clock, busy timeout). It is closed when the command returns.
 func (a *App) OpenURL(ctx context.Context, url string) (*store.Store, error) {
@@ -93,9 +110,20 @@ func (a *App) OpenURL(ctx context.Context, url string) (*store.Store, error) {
 func (a *App) openWith(ctx context.Context, url, token string) (*store.Store, error) {
 	opts := a.StoreOptions()
 	opts.AuthToken = token
+	return a.open(ctx, url, opts)
+}
+
+// open opens url with opts, announces a store it created, and closes the
+// store when the command returns.
+func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.Store, error) {
 	s, err := store.Open(ctx, url, opts)
 	if err != nil {
 		return nil, err
+	}
+	if s.Created() && s.Info().Transport == store.TransportFile {
+		// A remote database without tables is initialised silently on any
+		// open, as the reference does: no typo creates a server database.
+		fmt.Fprintf(a.Stderr, "kvdeck: created a new store at %s\n", s.Info().Display)
 	}
 	a.mu.Lock()
 	a.stores = append(a.stores, s)

@@ -55,7 +55,7 @@ func (c *AtomicCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite()
 	if err != nil {
 		return err
 	}

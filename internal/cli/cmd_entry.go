@@ -80,7 +80,7 @@ func (c *SetCmd) Run(app *App) error {
 		}
 		expireIn = &d
 	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite()
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (c *DeleteCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite()
 	if err != nil {
 		return err
 	}

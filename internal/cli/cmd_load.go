@@ -49,7 +49,7 @@ func (c *LoadCmd) Run(app *App) error {
 	if err := app.Writable("load"); err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite()
 	if err != nil {
 		return err
 	}

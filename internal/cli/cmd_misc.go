@@ -70,3 +70,36 @@ func (c *TUICmd) Run(app *App) error {
 	}
 	return app.RunTUI(s, c.Refresh)
 }
+
+// InitCmd creates a store: the only command that adds kvdeck's tables to a
+// database that has other tables (with --force).
+type InitCmd struct {
+	Force bool `name:"force" help:"Add the store's tables even when the database has other tables."`
+}
+
+// initJSON is the result line of init.
+type initJSON struct {
+	DB      string `json:"db"`
+	Created bool   `json:"created"`
+}
+
+// Run creates the store, or confirms that there is one already.
+func (c *InitCmd) Run(app *App) error {
+	if err := app.Writable("init"); err != nil {
+		return err
+	}
+	url, _ := app.Globals.ResolveDB(app.Env)
+	opts := app.StoreOptions()
+	opts.Create, opts.Force = true, c.Force
+	s, err := app.open(app.Context(), url, opts)
+	if err != nil {
+		return err
+	}
+	r := initJSON{DB: s.Info().Display, Created: s.Created()}
+	text := r.DB + " is already a kvdeck store"
+	if r.Created {
+		text = "initialised a kvdeck store at " + r.DB
+	}
+	app.Out.Result(r, text)
+	return nil
+}

@@ -275,6 +275,7 @@ func TestCommands(t *testing.T) {
 		for _, tc := range commandCases {
 			t.Run(tc.name, func(t *testing.T) {
 				c := &cli{t: t, url: b.URL(t), now: storetest.T0}
+				c.must("init")
 				for i, st := range tc.steps {
 					runStep(t, c, i, st)
 				}

@@ -123,7 +123,7 @@ func (c *AlarmSetCmd) Run(app *App) error {
 	if err := app.Writable("alarm set"); err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite()
 	if err != nil {
 		return err
 	}

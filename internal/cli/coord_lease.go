@@ -134,7 +134,7 @@ func (c *LeaseAcquireCmd) Run(app *App) error {
 	if err := app.Writable("lease acquire"); err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite()
 	if err != nil {
 		return err
 	}

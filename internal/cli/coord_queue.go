@@ -156,7 +156,7 @@ func (c *QueueSendCmd) Run(app *App) error {
 	if err := app.Writable("queue send"); err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite()
 	if err != nil {
 		return err
 	}

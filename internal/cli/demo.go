@@ -61,7 +61,7 @@ func (c *DemoCmd) Run(app *App) error {
 		seed = time.Now().UnixNano()%999_999 + 1
 		fmt.Fprintf(app.Stderr, "kvdeck: demo seed %d (--seed %d repeats this run)\n", seed, seed)
 	}
-	s, err := app.OpenURL(app.Context(), url)
+	s, err := app.OpenURLToWrite(app.Context(), url)
 	if err != nil {
 		return err
 	}

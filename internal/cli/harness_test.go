@@ -73,7 +73,9 @@ func runMain(t *testing.T, env map[string]string, stdin string, args []string, o
 func eachBackend(t *testing.T, fn func(t *testing.T, c *cli, b storetest.Backend)) {
 	backends := []storetest.Backend{storetest.File(), storetest.SQLD(), storetest.SQLDWS().Named("sqld-ws")}
 	storetest.Each(t, backends, func(t *testing.T, b storetest.Backend) {
-		fn(t, &cli{t: t, url: b.URL(t), now: storetest.T0}, b)
+		c := &cli{t: t, url: b.URL(t), now: storetest.T0}
+		c.must("init")
+		fn(t, c, b)
 	})
 }
 

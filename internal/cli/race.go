@@ -61,6 +61,10 @@ func (c *RaceCmd) Run(app *App) error {
 	if err := app.Writable("race"); err != nil {
 		return err
 	}
+	// Create the store (and say so) once, before the workers open it.
+	if _, err := app.OpenToWrite(); err != nil {
+		return err
+	}
 	url, _ := app.Globals.ResolveDB(app.Env)
 	opts := app.StoreOptions()
 	res, err := race.Run(app.Context(), race.Config{

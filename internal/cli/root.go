@@ -27,6 +27,7 @@ type Root struct {
 	Globals
 
 	TUI     TUICmd     `cmd:"" name:"tui" default:"withargs" help:"Open the terminal explorer (the default command)."`
+	Init    InitCmd    `cmd:"" help:"Create a store at --db (--force: also in a database that has other tables)."`
 	Get     GetCmd     `cmd:"" help:"Print the live entry at KEY (exit 1 when absent)."`
 	Set     SetCmd     `cmd:"" help:"Set KEY to a JSON value; print the versionstamp."`
 	Delete  DeleteCmd  `cmd:"" help:"Delete KEY."`

@@ -88,10 +88,12 @@ func TestUndecodableRows(t *testing.T) {
 
 // TestInterrupted: a cancelled context ends the command with exit 130.
 func TestInterrupted(t *testing.T) {
+	db := "file:" + filepath.Join(t.TempDir(), "kv.db")
+	(&cli{t: t, url: db, now: storetest.T0}).must("init")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb strings.Builder
-	code := Main(ctx, []string{"--db", "file:" + filepath.Join(t.TempDir(), "kv.db"), "stats"}, strings.NewReader(""), &out, &errb, nil)
+	code := Main(ctx, []string{"--db", db, "stats"}, strings.NewReader(""), &out, &errb, nil)
 	if code != CodeInterrupted || !strings.HasPrefix(errb.String(), "kvdeck: interrupted") {
 		t.Errorf("exit %d, stderr %q; want 130, interrupted", code, errb.String())
 	}

@@ -17,7 +17,9 @@ func ctx(t *testing.T) context.Context { return storetest.CtxTimeout(t, 2*time.M
 
 // opener returns a Config.Open for url.
 func opener(url string) func(context.Context) (*store.Store, error) {
-	return func(ctx context.Context) (*store.Store, error) { return store.Open(ctx, url, store.Options{}) }
+	return func(ctx context.Context) (*store.Store, error) {
+		return store.Open(ctx, url, store.Options{Create: true})
+	}
 }
 
 var counterKey = codec.Key{codec.String("race"), codec.String("counter")}

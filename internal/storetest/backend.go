@@ -70,9 +70,11 @@ func EachStore(t *testing.T, backends []Backend, fn func(t *testing.T, s *store.
 }
 
 // Open opens the store at url with opts, failing the test when it cannot
-// within 30 seconds, and closes it when the test ends.
+// within 30 seconds, and closes it when the test ends. It creates the store
+// where there is none (Options.Create): tests open fresh databases.
 func Open(t testing.TB, url string, opts store.Options) *store.Store {
 	t.Helper()
+	opts.Create = true
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
 	s, err := store.Open(ctx, url, opts)

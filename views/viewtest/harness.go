@@ -70,7 +70,7 @@ type Option func(*views.Deps)
 func Reopen(url string, clock *store.VirtualClock) Option {
 	return func(d *views.Deps) {
 		d.Open = func(ctx context.Context) (*store.Store, error) {
-			return store.Open(ctx, url, store.Options{Clock: clock.Now})
+			return store.Open(ctx, url, store.Options{Clock: clock.Now, Create: true})
 		}
 	}
 }
