@@ -26,7 +26,7 @@ func exists(t *testing.T, path string) bool {
 func TestReadOnlyCloseKeepsSidecarsInUse(t *testing.T) {
 	ctx := storetest.Ctx(t)
 	path := filepath.Join(t.TempDir(), "ro.db")
-	w, err := store.Open(ctx, "file:"+path, store.Options{})
+	w, err := store.Open(ctx, "file:"+path, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func TestReadOnlyWALSeesLiveWriter(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "live.db")
 	ctx := context.Background()
-	w, err := store.Open(ctx, "file:"+path, store.Options{Clock: func() int64 { return storetest.T0 }})
+	w, err := store.Open(ctx, "file:"+path, store.Options{Clock: func() int64 { return storetest.T0 }, Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

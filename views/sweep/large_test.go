@@ -36,7 +36,7 @@ func TestLargeSweepNeighbourLatency(t *testing.T) {
 	}
 	const rows = 1_000_000
 	path := filepath.Join(t.TempDir(), "sweep.db")
-	s, err := store.Open(context.Background(), path, store.Options{})
+	s, err := store.Open(context.Background(), path, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
