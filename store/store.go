@@ -74,10 +74,6 @@ type Store struct {
 	cache      stmtCache
 	token      string // the auth token sent, to scrub it from errors
 	created    bool   // Open created the schema
-
-	// sidecars: a read-only open of a WAL file found no -wal and -shm;
-	// Close removes the ones SQLite created if unused (walclean.go).
-	sidecars bool
 }
 
 // Info describes an open store for status bars and stats.
@@ -131,7 +127,6 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
 		}
 		created = !exists
-		s.sidecars = opts.ReadOnly && wal && absentSidecars(target.Path)
 		connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
 	default:
 		connURL = target.URL
@@ -339,11 +334,7 @@ func (s *Store) Close() error {
 	if s.ws != nil {
 		s.ws.close()
 	}
-	err := s.db.Close()
-	if s.sidecars {
-		removeUnusedSidecars(s.target.Path)
-	}
-	return err
+	return s.db.Close()
 }
 
 // Info describes the store.
