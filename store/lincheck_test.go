@@ -168,11 +168,13 @@ func linOperations(ops []linOp) []porcupine.Operation {
 }
 
 // linConfig is one run: procs processes of clients goroutines each, doing
-// ops for dur, the check given up to checkTimeout.
+// ops ops each or ops for dur, whichever ends first (the checker's time
+// grows faster than the history's length, so the length is bounded), the
+// check given up to checkTimeout.
 type linConfig struct {
-	procs, clients int
-	dur            time.Duration
-	checkTimeout   time.Duration
+	procs, clients, ops int
+	dur                 time.Duration
+	checkTimeout        time.Duration
 }
 
 // runLinearizability runs cfg against a fresh store of each of the file,
@@ -200,6 +202,7 @@ func runLinearizability(t *testing.T, cfg linConfig) {
 				"KVDECK_LIN_OUT="+filepath.Join(dir, fmt.Sprintf("h%d.jsonl", p)),
 				"KVDECK_LIN_WORKER="+strconv.Itoa(p),
 				"KVDECK_LIN_CLIENTS="+strconv.Itoa(cfg.clients),
+				"KVDECK_LIN_OPS="+strconv.Itoa(cfg.ops),
 				"KVDECK_LIN_SEED="+strconv.FormatInt(seed, 10),
 				"KVDECK_LIN_DURATION="+cfg.dur.String())
 			cmd.Stderr = os.Stderr
@@ -274,10 +277,10 @@ func readHistory(path string) ([]linOp, error) {
 	return ops, sc.Err()
 }
 
-// TestLinearizability is the short run of the suite: a few seconds per
-// transport.
+// TestLinearizability is the short run of the suite: at most 2 s and 2400
+// ops per transport.
 func TestLinearizability(t *testing.T) {
-	runLinearizability(t, linConfig{procs: 3, clients: 2, dur: 2 * time.Second, checkTimeout: time.Minute})
+	runLinearizability(t, linConfig{procs: 3, clients: 2, ops: 400, dur: 2 * time.Second, checkTimeout: time.Minute})
 }
 
 // TestLinWorker is one worker process of the check; it does nothing unless
@@ -289,6 +292,7 @@ func TestLinWorker(t *testing.T) {
 	}
 	worker, _ := strconv.Atoi(os.Getenv("KVDECK_LIN_WORKER"))
 	clients, _ := strconv.Atoi(os.Getenv("KVDECK_LIN_CLIENTS"))
+	maxOps, _ := strconv.Atoi(os.Getenv("KVDECK_LIN_OPS"))
 	seed, _ := strconv.ParseInt(os.Getenv("KVDECK_LIN_SEED"), 10, 64)
 	dur, err := time.ParseDuration(os.Getenv("KVDECK_LIN_DURATION"))
 	if err != nil {
@@ -317,7 +321,7 @@ func TestLinWorker(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(seed + int64(id)))
 			l := linClient{s: s, id: id, rng: rng}
-			for i := 0; time.Now().Before(end); i++ {
+			for i := 0; i < maxOps && time.Now().Before(end); i++ {
 				op := l.do(i)
 				mu.Lock()
 				err := enc.Encode(op)
