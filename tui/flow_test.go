@@ -351,7 +351,7 @@ func TestMessageLog(t *testing.T) {
 	a.command("open /nonexistent/folder/with/a/rather/long/name/that/does/not/fit/x.db")
 	a.waitFor("(all in :log)")
 	a.command("log")
-	a.waitFor("MESSAGE LOG", "unable to open database file (14)", "✗ cannot open")
+	a.waitFor("MESSAGE LOG", "no database at", "✗ cannot open")
 	a.keys("esc")
 	a.waitFor("KEYS")
 	m := a.final()
