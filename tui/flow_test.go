@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -97,9 +98,11 @@ func (a *app) value(text string) string {
 
 // reference runs the TUI over a copy of the reference store kept at a
 // fixed path (the status bar shows the path, and goldens must not change
-// with the random name of a temporary directory).
+// with the random name of a temporary directory). Two checkouts testing at
+// once would share that path, so the test holds a lock on it while it runs.
 func reference(t *testing.T, readOnly bool, w, h int, first ...string) *app {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("kvdeck-tui-%d", os.Getuid()), strings.ReplaceAll(t.Name(), "/", "_"))
+	lockFixedPath(t, dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -411,4 +414,23 @@ func TestClickTab(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lockFixedPath holds an exclusive lock on dir+".lock" until the test ends
+// (cleanups run last-in first-out, so after dir is removed), waiting while
+// another process's test holds it.
+func lockFixedPath(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }
