@@ -133,7 +133,7 @@ func Start(t testing.TB, opts ...Option) *Server {
 		}
 		cmd := exec.Command(bin, append(args, "--http-listen-addr", addr)...)
 		cmd.Stdout, cmd.Stderr = s.log, s.log
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = procAttr()
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start sqld: %v", err)
 		}
