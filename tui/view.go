@@ -196,8 +196,7 @@ func (m model) logLines() []string {
 			mark, st = "✗", m.styles.FlashError
 		}
 		head := e.at.Format("15:04:05") + " " + mark + " "
-		body := ansi.Wrap(e.msg.Text, max(m.width-6-len(head), 10), " ")
-		for i, l := range strings.Split(body, "\n") {
+		for i, l := range widgets.Wrap(e.msg.Text, max(m.width-6-ansi.StringWidth(head), 10)) {
 			if i > 0 {
 				head = strings.Repeat(" ", ansi.StringWidth(head))
 			}
@@ -228,7 +227,7 @@ func (m model) helpLines() []string {
 		"Store: "+storeLine(m.info)+". ? or esc closes this help.")
 	text := []string{"", m.helpGrid(groups, m.width-4), ""}
 	for _, n := range notes {
-		text = append(text, m.styles.Muted.Render(ansi.Wordwrap(n, m.width-6, " ")))
+		text = append(text, widgets.ProseLines(n, m.styles.Muted, m.width-6)...)
 	}
 	return strings.Split(strings.Join(text, "\n"), "\n")
 }

@@ -3,11 +3,9 @@ package browse
 import (
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
@@ -139,11 +137,7 @@ func (m Model) field(label string, val widgets.Line, w int) []string {
 
 // wrapText word-wraps prose in one style.
 func (m Model) wrapText(text string, style lipgloss.Style, w int) []string {
-	lines := strings.Split(ansi.Wrap(text, w, ""), "\n")
-	for i, l := range lines {
-		lines[i] = style.Render(l)
-	}
-	return lines
+	return widgets.ProseLines(text, style, w)
 }
 
 // countText is a row count, with "+" when it stopped at the bound.

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"kvdeck/views/widgets"
 )
 
@@ -32,9 +30,9 @@ func (f entryForm) View(now int64) string {
 	case f.reloading:
 		out = append(out, st.Muted.Render("reloading…"))
 	case f.conflict != "":
-		out = append(out, st.FlashError.Render(ansi.Wrap("✗ "+f.conflict, f.width, " ")))
+		out = append(out, widgets.ProseLines("✗ "+f.conflict, st.FlashError, f.width)...)
 	case f.notice != "":
-		out = append(out, st.FlashInfo.Render(ansi.Wrap(f.notice, f.width, " ")))
+		out = append(out, widgets.ProseLines(f.notice, st.FlashInfo, f.width)...)
 	}
 	return strings.Join(out, "\n")
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
@@ -239,7 +238,7 @@ func (e opEditor) view() string {
 	case e.filling:
 		out = append(out, st.Muted.Render("reading the stored stamp…"))
 	case e.notice != "":
-		out = append(out, st.FlashInfo.Render(ansi.Wrap(e.notice, e.width, " ")))
+		out = append(out, widgets.ProseLines(e.notice, st.FlashInfo, e.width)...)
 	}
 	return strings.Join(out, "\n")
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/internal/usertext"
 	"kvdeck/views/widgets"
@@ -96,12 +95,13 @@ func (m Model) clientBox(i, w int) string {
 	c := m.step.clients[i]
 	inner := w - m.styles.Pane.GetHorizontalFrameSize()
 	box := widgets.PaneBox(st, i == m.step.selected && m.focused)
-	snap, staged, last := st.Muted.Render("not read yet"), st.Muted.Render("nothing staged"), st.Muted.Render("no commit yet")
+	snap, staged, last := st.Muted.Render("not read yet"), "nothing staged", st.Muted.Render("no commit yet")
 	if c.Snapshot != nil {
 		snap = st.Text.Render(fmt.Sprintf("n=%d", c.Snapshot.N)) + st.Muted.Render(" @ "+usertext.StampText(c.Snapshot.Stamp))
 	}
+	stagedStyle := st.Muted
 	if c.Staged != nil {
-		staged = st.Accent.Render(c.Staged.String(raceCounterKey()))
+		staged, stagedStyle = c.Staged.String(raceCounterKey()), st.Accent
 	}
 	if c.Last != nil && c.Last.OK {
 		last = st.OK.Render(fmt.Sprintf("✓ wrote n=%d @ %s", c.Last.Staged.N, c.Last.Stamp))
@@ -110,19 +110,19 @@ func (m Model) clientBox(i, w int) string {
 	}
 	next := st.Muted.Render("space: " + string(nextStep(m.step.events, i)))
 	lines := []string{st.Bold.Render("client " + c.Name), "read   " + snap}
-	lines = append(lines, wrapIndented("staged ", staged, inner)...)
+	lines = append(lines, wrapIndented("staged ", staged, stagedStyle, inner)...)
 	lines = append(lines, "last   "+last, next)
 	return widgets.Pane(box, strings.Join(lines, "\n"), w, len(lines)+2)
 }
 
-// wrapIndented wraps a styled value after a label, under itself.
-func wrapIndented(label, value string, w int) []string {
-	parts := strings.Split(ansi.Wrap(value, max(w-len(label), 10), ""), "\n")
+// wrapIndented wraps a value after a label, under itself, in style.
+func wrapIndented(label, value string, style lipgloss.Style, w int) []string {
+	parts := widgets.Wrap(value, max(w-len(label), 10))
 	for i := range parts {
 		if i == 0 {
-			parts[i] = label + parts[i]
+			parts[i] = label + style.Render(parts[i])
 		} else {
-			parts[i] = strings.Repeat(" ", len(label)) + parts[i]
+			parts[i] = strings.Repeat(" ", len(label)) + style.Render(parts[i])
 		}
 	}
 	return parts

@@ -88,7 +88,9 @@ func (d ConfirmDialog) View() string {
 	// caller did.
 	lines := []string{d.styles.DialogTitle.Render(Sanitize(d.req.Title)), ""}
 	for _, l := range d.req.Lines {
-		lines = append(lines, lipgloss.NewStyle().Width(inner).Render(Sanitize(l)))
+		for _, wl := range Wrap(Sanitize(l), inner) {
+			lines = append(lines, lipgloss.NewStyle().Width(inner).Render(wl))
+		}
 	}
 	yes := d.req.Yes
 	if yes == "" {

@@ -2,6 +2,7 @@ package widgets
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -15,7 +16,7 @@ func ProseLines(text string, style lipgloss.Style, w int) []string {
 // HangingLines word-wraps prose in one style, indenting every line but
 // the first by indent cells.
 func HangingLines(text string, style lipgloss.Style, w, indent int) []string {
-	lines := wordWrap(text, max(w-indent, 1))
+	lines := Wrap(text, max(w-indent, 1))
 	for i, l := range lines {
 		if i > 0 {
 			l = strings.Repeat(" ", indent) + l
@@ -25,34 +26,64 @@ func HangingLines(text string, style lipgloss.Style, w, indent int) []string {
 	return lines
 }
 
-// wordWrap breaks text into lines of at most w cells at spaces only (a
-// time or a key is not split at its dashes, as ansi.Wrap would); a word
-// longer than a line starts a line and is cut. Leading spaces indent the
-// first line.
-func wordWrap(text string, w int) []string {
+// Wrap is the one word wrapper of the TUI: it breaks plain text into lines
+// of at most w cells at spaces only, so a time (2026-01-02T00:00:30Z), a
+// key or an id is never split at its dashes (ansi.Wrap splits at hyphens).
+// A newline starts a new line; spaces between words on one line are kept;
+// a word longer than a line starts a line and is cut; leading spaces
+// indent the first line. Style the lines after wrapping: the text must not
+// hold escape sequences.
+func Wrap(text string, w int) []string {
+	w = max(w, 1)
 	var out []string
-	lead := len(text) - len(strings.TrimLeft(text, " "))
-	cur := strings.Repeat(" ", min(lead, max(w-1, 0)))
+	for _, para := range strings.Split(text, "\n") {
+		out = append(out, wrapLine(para, w)...)
+	}
+	return out
+}
+
+// wrapLine wraps one line of text (no newline) to w cells.
+func wrapLine(text string, w int) []string {
+	var out []string
+	rest := strings.TrimLeft(text, " ")
+	cur := strings.Repeat(" ", min(len(text)-len(rest), w-1))
 	empty := true // cur holds no word yet
-	for _, word := range strings.Fields(text) {
+	gap := ""
+	for rest != "" {
+		i := strings.IndexByte(rest, ' ')
+		if i < 0 {
+			i = len(rest)
+		}
+		word := rest[:i]
+		rest = rest[i:]
+		next := strings.TrimLeft(rest, " ")
+		space := gap
+		gap, rest = rest[:len(rest)-len(next)], next
 		if ansi.StringWidth(word) > w {
 			if !empty {
 				out, cur = append(out, cur), ""
 			}
 			for ansi.StringWidth(word) > w-ansi.StringWidth(cur) {
 				head := ansi.Truncate(word, max(w-ansi.StringWidth(cur), 1), "")
+				if head == "" { // a character wider than the line
+					_, size := utf8.DecodeRuneInString(word)
+					head = word[:size]
+				}
 				out, cur, word = append(out, cur+head), "", word[len(head):]
 			}
 		}
 		switch {
 		case empty || cur == "":
 			cur += word
-		case ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= w:
-			cur += " " + word
+		case ansi.StringWidth(cur)+len(space)+ansi.StringWidth(word) <= w:
+			cur += space + word
 		default:
 			out, cur = append(out, cur), word
 		}
 		empty = false
+	}
+	if cur == "" && !empty && len(out) > 0 {
+		return out // the last word was cut to the end
 	}
 	return append(out, cur)
 }
