@@ -393,24 +393,28 @@ func TestTabBarNarrow(t *testing.T) {
 // full and at narrow width.
 func TestClickTab(t *testing.T) {
 	for _, w := range []int{120, 60} {
-		a := reference(t, false, w, 24)
-		m := a.final()
-		m.width = w
-		for want := range numTabs {
-			x := -1
-			for c := range w {
-				if got, ok := m.tabAt(c); ok && got == want {
-					x = c
-					break
+		// A subtest per width: each has its own fixed path and lock (a
+		// second reference in one test waited on its own lock forever).
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			a := reference(t, false, w, 24)
+			m := a.final()
+			m.width = w
+			for want := range numTabs {
+				x := -1
+				for c := range w {
+					if got, ok := m.tabAt(c); ok && got == want {
+						x = c
+						break
+					}
+				}
+				if x < 0 {
+					t.Fatalf("width %d: no column shows tab %v", w, want)
+				}
+				next, _ := m.handleMouse(tea.MouseMsg{X: x, Y: 0, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+				if got := next.(model).tab; got != want {
+					t.Errorf("width %d: a click at column %d shows %v, want %v", w, x, got, want)
 				}
 			}
-			if x < 0 {
-				t.Fatalf("width %d: no column shows tab %v", w, want)
-			}
-			next, _ := m.handleMouse(tea.MouseMsg{X: x, Y: 0, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
-			if got := next.(model).tab; got != want {
-				t.Errorf("width %d: a click at column %d shows %v, want %v", w, x, got, want)
-			}
-		}
+		})
 	}
 }
