@@ -37,6 +37,23 @@
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
 //   - version.go: Version and Seq, the cheap fingerprint a UI polls for
 //     change detection.
+//   - changes.go: the change feed. Changes (ChangesOptions, ChangesPage)
+//     returns the rows stamped after a point (ver > After), ascending by
+//     stamp and then key, in pages that chain (Next, NextKey, More) even
+//     inside one commit; each row once, as it is now. It reads nothing
+//     while seq has not moved (on a file PRAGMA data_version tells; over
+//     a server the check and the read are one statement, so a refresh is
+//     one request whether anything moved or not). Without an index on
+//     ver it examines the table in windows of rowids (5000 per statement
+//     on a file, a million per request to a server) and only matching
+//     rows travel; with one (index.go) it is one indexed range read.
+//     Plain deletes and expiries issue no stamp: a reader re-reads the
+//     keys it saw (ChangesOptions.Recheck in the same request, or
+//     GetRawMany) and calls a vanished row deleted, or expired when its
+//     expiry has passed.
+//   - index.go: the opt-in index on kv(ver) (VerIndex; AddVerIndex,
+//     DropVerIndex, VerIndexes), what `kvdeck index` manages; the
+//     reference creates none and runs unchanged beside it.
 //   - clock.go: VirtualClock, a clock a UI can fix, shift and reset.
 //   - errors.go: the sentinels (ErrUnreachable, ErrUnauthorized,
 //     ErrNotStore, ErrLocked, ErrReadOnly, ErrBadURL, ErrTokenInURL,

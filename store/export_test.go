@@ -11,3 +11,7 @@ func SetRemotePage(rows int, bytes int64) (restore func()) {
 	remotePageRows, remotePageBytes = rows, bytes
 	return func() { remotePageRows, remotePageBytes = r, b }
 }
+
+// SetChangesWindow makes every change scan examine windows of n rowids (0:
+// the default), so that tests cross window boundaries on small stores.
+func SetChangesWindow(n int) { changesWindowTest = n }

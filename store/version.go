@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Version is a cheap fingerprint of the store's content for change
@@ -36,6 +37,10 @@ type versionWatch struct {
 	data  int64     // data_version when last was read
 	last  Version
 	valid bool
+	// verIndexed is what Changes last saw of an index on kv(ver)
+	// (indexUnknown, indexNo, indexYes): it shapes the first statement
+	// of the next page.
+	verIndexed atomic.Int32
 }
 
 // Version reads seq and the row count in one statement. On an embedded
