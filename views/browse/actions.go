@@ -114,24 +114,25 @@ func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 // handleForm handles keys while the entry form is open.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
 	f := m.form
-	switch {
-	case key.Matches(msg, f.keys.Cancel):
-		m.form = nil
-		return m, nil
-	case key.Matches(msg, f.keys.Reload):
-		f.reloading, f.notice = true, ""
+	if key.Matches(msg, f.reload) {
+		f.setState(false, true)
+		f.Notice = ""
 		m.entry.stale = true
 		if m.entryBusy {
 			m.entry.gen = m.nextTag() // drop the answer in flight: it may predate the conflict
 		}
 		out := m.wantEntry()
 		return m, out
-	case key.Matches(msg, f.keys.Save):
+	}
+	act, cmd := f.Handle(msg)
+	switch act {
+	case widgets.FormCancel:
+		m.form = nil
+		return m, nil
+	case widgets.FormSubmit:
 		out := m.save()
 		return m, out
 	}
-	form, cmd := f.Update(msg)
-	m.form = &form
 	return m, cmd
 }
 
@@ -143,10 +144,11 @@ func (m *Model) save() tea.Cmd {
 	}
 	req, err := f.Request(m.deps.Now())
 	if err != nil {
-		f.conflict = err.Error()
+		f.Err = err.Error()
 		return nil
 	}
-	f.saving, f.conflict, f.notice = true, "", ""
+	f.setState(true, false)
+	f.Err, f.Notice = "", ""
 	m.committing = true
 	return commit(m.deps.Store, m.deps.Session, m.nextTag(), req.op, req.check, req.mut)
 }
@@ -164,7 +166,7 @@ func (m *Model) startEdit() tea.Cmd {
 	case len(m.entry.e.Value) > widgets.ValueCap:
 		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", len(m.entry.e.Value), widgets.ValueCap)
 	}
-	m.form = newEditForm(m.styles, m.entry.e, m.deps.Now())
+	m.form = newEditForm(m.styles, m.entry.e, m.deps.Now)
 	m.form.SetSize(m.entryInner(), m.innerHeight())
 	return nil
 }
@@ -178,7 +180,7 @@ func (m *Model) startNew() tea.Cmd {
 			prefix = n.key[:len(n.key)-1]
 		}
 	}
-	m.form = newKeyForm(m.styles, prefix)
+	m.form = newKeyForm(m.styles, m.deps.Now, prefix)
 	m.form.SetSize(m.entryInner(), m.innerHeight())
 	return nil
 }
@@ -214,14 +216,14 @@ func (m Model) onCommitted(msg committed) (Model, tea.Cmd) {
 	}
 	m.committing = false
 	if m.form != nil {
-		m.form.saving = false
+		m.form.setState(false, m.form.reloading)
 	}
 	switch {
 	case msg.err != nil && errors.Is(msg.err, store.ErrReadOnly):
 		return m, views.Flash(views.FlashError, "read-only: %v", msg.err)
 	case msg.err != nil:
 		if m.form != nil {
-			m.form.conflict = msg.err.Error()
+			m.form.Err = msg.err.Error()
 			return m, nil
 		}
 		return m, views.Flash(views.FlashError, "%v", msg.err)
@@ -255,11 +257,11 @@ func (m Model) onConflict(msg committed) (Model, tea.Cmd) {
 	text := "conflict: you saw the key " + saw + "; it is now " + actual + ". Nothing was written."
 	if m.form != nil {
 		if msg.op == opNew {
-			m.form.conflict = "the key exists now (" + actual + "); choose another key or edit that one"
+			m.form.Err = "the key exists now (" + actual + "); choose another key or edit that one"
 			return m, nil
 		}
-		m.form.conflict = text + " ctrl+r reloads it."
-		m.form.keys.Reload.SetEnabled(true)
+		m.form.Err = text + " ctrl+r reloads it."
+		m.form.reload.SetEnabled(true)
 		return m, nil
 	}
 	m, cmd := m.Refresh()

@@ -9,9 +9,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
-	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
 	"kvdeck/store"
@@ -19,81 +16,67 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// FormKeys are the keys of the entry form (edit a value, new key).
-type FormKeys struct {
-	Save, Reload key.Binding
-	widgets.FieldKeys
-}
-
-// DefaultFormKeys returns the entry form's default keys.
-func DefaultFormKeys() FormKeys {
-	return FormKeys{
-		Save:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save (only if unchanged)")),
-		Reload:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload stored value and stamp"), key.WithDisabled()),
-		FieldKeys: widgets.DefaultFieldKeys(),
-	}
-}
-
 // ttlKeep in the TTL field keeps the row's remaining time to live.
 const ttlKeep = "keep"
 
-// Form fields, in tab order.
-const (
-	fieldKey = iota
-	fieldValue
-	fieldTTL
-)
-
 // entryForm edits one value, or a new key and its value, with live
-// validation, and builds the CAS-guarded commit that saves it.
+// validation, and builds the CAS-guarded commit that saves it. Its fields
+// are the TUI's one form (widgets.Form): submit (ctrl+s) saves, esc
+// cancels; ctrl+r (reload) is its own.
 type entryForm struct {
+	*widgets.Form
 	isNew     bool
-	keys      FormKeys
+	reload    key.Binding
 	styles    themes.Styles
-	keyIn     textinput.Model
-	value     textarea.Model
-	ttl       textinput.Model
-	focus     int
+	now       func() int64
 	key       codec.Key // the edited key (edit mode)
 	stamp     string    // the stamp the user saw ("" = absent or expired)
 	expiresAt *int64
-	conflict  string // why the last save did not happen
-	notice    string
 	reloading bool // a reload of the stored row is in flight
 	saving    bool
+	keyField  int // the index of each field; -1 when absent
+	valField  int
+	ttlField  int
 	width     int
-	height    int
 }
 
-// newForm builds the parts every form has.
-func newForm(styles themes.Styles, isNew bool) *entryForm {
-	f := &entryForm{isNew: isNew, keys: DefaultFormKeys(), styles: styles}
-	f.keyIn = widgets.NewInput("key  ", `["users", "alice"]`, styles)
-	f.ttl = widgets.NewInput("ttl  ", "none", styles)
-	f.value = widgets.NewValueArea(styles)
+// newForm builds the parts every form has: the key field for a new key,
+// the value and the TTL.
+func newForm(styles themes.Styles, now func() int64, isNew bool, title string) *entryForm {
+	f := &entryForm{isNew: isNew, styles: styles, now: now, keyField: -1,
+		reload: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload stored value and stamp"), key.WithDisabled())}
+	f.Form = widgets.NewForm(title, "", styles)
+	if isNew {
+		f.keyField, f.valField = 0, 1
+		f.Add("key", "", `["users", "alice"]`, nil).Feedback(func(text string) string { return widgets.KeyFeedback(styles, text) })
+	}
+	f.AddArea("value", "").Feedback(func(text string) string { return widgets.JSONFeedback(styles, text) })
+	f.ttlField = f.valField + 1
+	f.Add("ttl", "", "none", nil).Feedback(f.ttlHint)
+	f.SetSubmitHelp("save (only if unchanged)")
 	return f
 }
 
 // newEditForm opens the form on a loaded entry; the save will be checked
 // against the stamp shown now.
-func newEditForm(styles themes.Styles, e store.Entry, now int64) *entryForm {
-	f := newForm(styles, false)
+func newEditForm(styles themes.Styles, e store.Entry, now func() int64) *entryForm {
+	f := newForm(styles, now, false, "")
 	f.key = e.Key
-	f.load(e, now)
-	f.setFocus(fieldValue)
+	f.load(e, now())
+	f.FocusOn(f.valField)
 	return f
 }
 
 // newKeyForm opens the form for a new key, starting from prefix.
-func newKeyForm(styles themes.Styles, prefix codec.Key) *entryForm {
-	f := newForm(styles, true)
+func newKeyForm(styles themes.Styles, now func() int64, prefix codec.Key) *entryForm {
+	f := newForm(styles, now, true, "NEW KEY")
 	text := "["
 	if len(prefix) > 0 {
 		text = strings.TrimSuffix(codec.Format(prefix), "]") + ", "
 	}
-	f.keyIn.SetValue(text)
-	f.value.SetValue("{}")
-	f.setFocus(fieldKey)
+	f.SetValue(f.keyField, text)
+	f.SetValue(f.valField, "{}")
+	f.FocusOn(f.keyField)
 	return f
 }
 
@@ -108,86 +91,67 @@ func (f *entryForm) load(e store.Entry, now int64) {
 		buf.Reset()
 		buf.Write(e.Value)
 	}
-	f.value.SetValue(buf.String())
-	for range f.value.LineCount() {
-		f.value.CursorUp()
-	}
-	f.value.CursorStart()
-	f.ttl.SetValue("")
+	f.SetValue(f.valField, buf.String())
+	f.ToTop(f.valField)
+	f.SetValue(f.ttlField, "")
 	if e.ExpiresAt != nil {
-		f.ttl.SetValue(ttlKeep)
+		f.SetValue(f.ttlField, ttlKeep)
+	}
+	f.setHeader()
+}
+
+// setHeader names the edited key and the guard the save runs under.
+func (f *entryForm) setHeader() {
+	if f.isNew {
+		return
+	}
+	st := f.styles
+	guard := "saves only if the key is still at stamp " + f.stamp
+	if f.stamp == "" {
+		guard = "saves only if the key is still absent or expired"
+	}
+	f.Header = []string{st.PaneTitle.Render("EDIT ") + widgets.KeySpans(st, f.key).Render(false), st.Muted.Render(guard)}
+}
+
+// setState shows what is in flight; a save is refused meanwhile.
+func (f *entryForm) setState(saving, reloading bool) {
+	f.saving, f.reloading = saving, reloading
+	f.Busy, f.Working = saving || reloading, ""
+	switch {
+	case saving:
+		f.Working = "saving…"
+	case reloading:
+		f.Working = "reloading…"
 	}
 }
 
 // reloaded takes the fresh read of the row after a conflict.
 func (f *entryForm) reloaded(st entryState, now int64) {
-	f.reloading, f.conflict = false, ""
-	f.keys.Reload.SetEnabled(false)
+	f.setState(false, false)
+	f.Err = ""
+	f.reload.SetEnabled(false)
 	switch {
 	case st.err != nil:
-		f.conflict = "reload failed: " + st.err.Error()
+		f.Err = "reload failed: " + st.err.Error()
 	case !st.found:
 		f.stamp, f.expiresAt = "", nil
-		f.notice = "the key is gone now (deleted or swept); saving creates it again if it is still absent"
+		f.setHeader()
+		f.Notice = "the key is gone now (deleted or swept); saving creates it again if it is still absent"
 	default:
 		f.load(st.e, now)
-		f.notice = "reloaded: the text holds the stored value at stamp " + st.e.Versionstamp()
+		f.Notice = "reloaded: the text holds the stored value at stamp " + st.e.Versionstamp()
 	}
 }
 
 // SetSize sets the form's inside size.
 func (f *entryForm) SetSize(w, h int) {
-	f.width, f.height = w, h
-	f.keyIn.Width, f.ttl.Width = w-6, w-6
-	f.value.SetWidth(w)
-	f.value.SetHeight(max(h-9, 3))
+	f.width = w
+	f.Form.SetSize(w, h)
 }
 
-func (f *entryForm) setFocus(i int) {
-	f.focus = i
-	f.keyIn.Blur()
-	f.value.Blur()
-	f.ttl.Blur()
-	switch i {
-	case fieldKey:
-		f.keyIn.Focus()
-	case fieldValue:
-		f.value.Focus()
-	default:
-		f.ttl.Focus()
-	}
-}
-
-// Update moves between fields and types into the focused one. Save,
-// reload and cancel are the owner's to handle (they need the store).
-func (f entryForm) Update(msg tea.Msg) (entryForm, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return f, nil
-	}
-	first := fieldValue
-	if f.isNew {
-		first = fieldKey
-	}
-	switch {
-	case key.Matches(k, f.keys.Next):
-		f.setFocus(first + (f.focus-first+1)%(fieldTTL-first+1))
-		return f, nil
-	case key.Matches(k, f.keys.Prev):
-		f.setFocus(first + (f.focus-first+fieldTTL-first)%(fieldTTL-first+1))
-		return f, nil
-	}
-	var cmd tea.Cmd
-	switch f.focus {
-	case fieldKey:
-		f.keyIn, cmd = f.keyIn.Update(msg)
-	case fieldValue:
-		f.value, cmd = f.value.Update(msg)
-	default:
-		f.ttl, cmd = f.ttl.Update(msg)
-	}
-	return f, cmd
-}
+// View renders the form: title, the guard it saves under, the fields with
+// their live validation, and any conflict.
+func (f *entryForm) View() string { return strings.Join(f.Form.View(f.width), "\n") }
 
 // formRequest is a validated save.
 type formRequest struct {
@@ -199,15 +163,16 @@ type formRequest struct {
 // Request validates the form at now and builds its commit: a check that
 // the key is still at the shown stamp (or still absent, for a new key or
 // an expired row) and the set.
-func (f entryForm) Request(now int64) (formRequest, error) {
+func (f *entryForm) Request(now int64) (formRequest, error) {
 	k, err := f.parsedKey()
 	if err != nil {
 		return formRequest{}, fmt.Errorf("key: %w", err)
 	}
-	if _, err := codec.NormalizeJSON([]byte(f.value.Value())); err != nil {
+	value := f.Value(f.valField)
+	if _, err := codec.NormalizeJSON([]byte(value)); err != nil {
 		return formRequest{}, fmt.Errorf("value is not valid JSON: %w", err)
 	}
-	ttl, err := f.expireIn(now)
+	ttl, err := f.expireIn(f.Value(f.ttlField), now)
 	if err != nil {
 		return formRequest{}, fmt.Errorf("ttl: %w", err)
 	}
@@ -218,22 +183,21 @@ func (f entryForm) Request(now int64) (formRequest, error) {
 	return formRequest{
 		op:    op,
 		check: store.Check{Key: k, Versionstamp: f.stamp},
-		mut:   store.Mutation{Type: store.MutationSet, Key: k, Value: []byte(f.value.Value()), ExpireIn: ttl},
+		mut:   store.Mutation{Type: store.MutationSet, Key: k, Value: []byte(value), ExpireIn: ttl},
 	}, nil
 }
 
-func (f entryForm) parsedKey() (codec.Key, error) {
+func (f *entryForm) parsedKey() (codec.Key, error) {
 	if !f.isNew {
 		return f.key, nil
 	}
-	return codec.Parse(f.keyIn.Value())
+	return codec.Parse(f.Value(f.keyField))
 }
 
-// expireIn reads the TTL field: keep (the remaining time of the shown
-// row, computed now), empty or none (no expiry), or a Go duration.
-func (f entryForm) expireIn(now int64) (*time.Duration, error) {
-	text := strings.TrimSpace(f.ttl.Value())
-	switch text {
+// expireIn reads the TTL text: keep (the remaining time of the shown row,
+// computed now), empty or none (no expiry), or a Go duration.
+func (f *entryForm) expireIn(text string, now int64) (*time.Duration, error) {
+	switch text = strings.TrimSpace(text); text {
 	case "", "none":
 		return nil, nil
 	case ttlKeep:
@@ -253,12 +217,28 @@ func (f entryForm) expireIn(now int64) (*time.Duration, error) {
 	return &d, nil
 }
 
+// ttlHint is the TTL field's live feedback.
+func (f *entryForm) ttlHint(text string) string {
+	now := f.now()
+	hint := "none = no expiry · or a duration: 30s, 5m"
+	if f.expiresAt != nil {
+		left := time.Duration(*f.expiresAt-now) * time.Millisecond
+		hint = fmt.Sprintf("keep = the remaining %s · ", widgets.Human(max(left, 0))) + hint
+	}
+	if _, err := f.expireIn(text, now); err != nil {
+		return f.styles.Error.Render("✗ " + err.Error())
+	}
+	return f.styles.Muted.Render(hint)
+}
+
 // ShortHelp returns the form's main keys.
-func (f entryForm) ShortHelp() []key.Binding {
-	return []key.Binding{f.keys.Save, f.keys.Reload, f.keys.Next, f.keys.Cancel}
+func (f *entryForm) ShortHelp() []key.Binding {
+	k := f.Keys()
+	return []key.Binding{k.Submit, f.reload, k.Next, k.Cancel}
 }
 
 // FullHelp returns every form key.
-func (f entryForm) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{f.keys.Save, f.keys.Reload, f.keys.Next, f.keys.Prev, f.keys.Cancel}}
+func (f *entryForm) FullHelp() [][]key.Binding {
+	k := f.Keys()
+	return [][]key.Binding{{k.Submit, f.reload, k.Next, k.Prev, k.Cancel}}
 }

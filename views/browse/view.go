@@ -128,7 +128,7 @@ func (m Model) moreText(r row) string {
 func (m Model) rightView() string {
 	w, h := m.entryWidth(), m.height
 	if m.form != nil {
-		return widgets.Pane(m.styles.PaneFocused, m.form.View(m.deps.Now()), w, h)
+		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
 	}
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()

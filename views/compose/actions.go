@@ -114,31 +114,32 @@ func (m *Model) openEditor(op stagedOp, index int) {
 // handleEditor handles keys while the operation editor is open.
 func (m Model) handleEditor(msg tea.KeyMsg) (Model, tea.Cmd) {
 	e := m.editor
-	switch {
-	case key.Matches(msg, e.keys.Cancel):
-		m.editor = nil
-		return m, nil
-	case key.Matches(msg, e.keys.Fill):
+	if key.Matches(msg, e.fill) {
 		k, err := e.parsedKey()
 		if err != nil {
-			e.notice = errNoKeyToFill.Error()
+			e.Err = errNoKeyToFill.Error()
 			return m, nil
 		}
-		e.filling, m.busy = true, true
+		e.startFill()
+		m.busy = true
 		cmd := readStamps(m.deps.Store, m.deps.Session, m.nextTag(), stampsForEditor, []int{-1}, []codec.Key{k})
 		return m, cmd
-	case key.Matches(msg, e.keys.Keep):
+	}
+	act, cmd := e.Handle(msg)
+	switch act {
+	case widgets.FormCancel:
+		m.editor = nil
+		return m, nil
+	case widgets.FormSubmit:
 		op, err := e.op()
 		if err != nil {
-			e.notice = "✗ " + err.Error()
+			e.Err = err.Error()
 			return m, nil
 		}
 		m.place(op, e.index)
 		m.editor = nil
 		return m, nil
 	}
-	ed, cmd := e.Update(msg)
-	m.editor = &ed
 	return m, cmd
 }
 

@@ -160,8 +160,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.editor != nil:
-		k := m.editor.keys
-		return []key.Binding{k.Keep, k.Fill, k.Next, k.Cancel}
+		return m.editor.ShortHelp()
 	case m.prompting != "":
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	}
@@ -173,8 +172,7 @@ func (m Model) ShortHelp() []key.Binding {
 func (m Model) FullHelp() [][]key.Binding {
 	switch {
 	case m.editor != nil:
-		k := m.editor.keys
-		return [][]key.Binding{{k.Keep, k.Fill, k.Next, k.Prev, k.Cancel}}
+		return m.editor.FullHelp()
 	case m.prompting != "":
 		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
 	}

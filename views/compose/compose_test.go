@@ -211,3 +211,22 @@ func TestComposeChecksFirst(t *testing.T) {
 		t.Fatal("J moved the check below the set")
 	}
 }
+
+// TestEditorMarksTheFocus: the operation editor is the TUI's one form
+// (widgets.Form): the focused field is marked with ❯ (issue 13: forms show
+// focus clearly), and a check's editor submits on enter like every form
+// without a value field.
+func TestEditorMarksTheFocus(t *testing.T) {
+	h := newComposeHarness(t, false)
+	h.Keys("s")
+	h.RequireView("NEW SET", "❯ key", "ctrl+s stage it")
+	h.Keys("tab")
+	h.RequireView("❯ value")
+	t.Run("set", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+	h.Keys("esc", "c", "ctrl+u")
+	h.TypeText(`["accounts", "acme"]`)
+	h.Keys("enter")
+	if len(h.M.ops) != 1 || h.M.editor != nil {
+		t.Fatalf("enter did not stage the check: %d ops\n%s", len(h.M.ops), h.M.View())
+	}
+}

@@ -9,9 +9,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
-	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
@@ -19,138 +16,79 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// OpEditorKeys are the keys of the Compose tab's operation editor.
-type OpEditorKeys struct {
-	Keep, Fill key.Binding
-	widgets.FieldKeys
-}
-
-// DefaultOpEditorKeys returns the operation editor's default keys.
-func DefaultOpEditorKeys() OpEditorKeys {
-	return OpEditorKeys{
-		Keep:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "stage it")),
-		Fill:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "expect the stored stamp")),
-		FieldKeys: widgets.DefaultFieldKeys(),
-	}
-}
-
-// The editor's fields.
-const (
-	edKey = iota
-	edStamp
-	edValue
-	edTTL
-)
-
 // opEditor stages one operation, or changes a staged one, with live
 // feedback on every field: the key as parsed, the stamp, the JSON value,
-// the expiry.
+// the expiry. Its fields are the TUI's one form (widgets.Form): submit
+// (ctrl+s, or enter without a value field) stages, esc cancels; ctrl+r
+// (fill the stored stamp, on a check) is its own.
 type opEditor struct {
+	*widgets.Form
 	kind    opKind
 	index   int // the op being changed; -1 for a new one
-	keys    OpEditorKeys
+	fill    key.Binding
 	styles  themes.Styles
-	keyIn   textinput.Model
-	stampIn textinput.Model
-	value   textarea.Model
-	ttlIn   textinput.Model
-	fields  []int
-	focus   int // index into fields
 	filling bool
-	notice  string
 	width   int
 }
 
+// The editor's fields, in order (a check has key and stamp, a set key,
+// value and expiry, a delete the key).
+const (
+	edKey   = 0
+	edStamp = 1
+	edValue = 1
+	edTTL   = 2
+)
+
 // newOpEditor opens the editor on op (index -1: a new op of op.kind).
 func newOpEditor(st themes.Styles, op stagedOp, index int) *opEditor {
-	e := &opEditor{kind: op.kind, index: index, keys: DefaultOpEditorKeys(), styles: st}
-	e.keyIn = widgets.NewInput("key    ", `["users", "alice"]`, st)
-	e.stampIn = widgets.NewInput("stamp  ", "absent", st)
-	e.ttlIn = widgets.NewInput("expire ", "none", st)
-	e.value = widgets.NewValueArea(st)
-	e.fields = []int{edKey}
+	e := &opEditor{kind: op.kind, index: index, styles: st,
+		fill: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "expect the stored stamp"))}
+	verb := "NEW "
+	if index >= 0 {
+		verb = fmt.Sprintf("OP %d: ", index+1)
+	}
+	note := ""
+	if op.kind == opDel {
+		note = "deletes the row if the commit's checks hold (no stamp is issued)"
+	}
+	e.Form = widgets.NewForm(verb+strings.ToUpper(op.kind.String()), note, st)
+	keyText := "["
+	if op.key != nil {
+		keyText = codec.Format(op.key)
+	}
+	e.Add("key", keyText, `["users", "alice"]`, nil).Feedback(func(text string) string { return widgets.KeyFeedback(st, text) })
 	switch op.kind {
 	case opCheck:
-		e.fields = append(e.fields, edStamp)
+		e.Add("stamp", op.stamp, "absent", nil).Feedback(e.stampFeedback)
 	case opSet:
-		e.fields = append(e.fields, edValue, edTTL)
+		value := "{}"
+		var pretty bytes.Buffer
+		if op.value != nil && json.Indent(&pretty, op.value, "", "  ") == nil {
+			value = pretty.String()
+		}
+		ttl := ""
+		if op.expireIn != nil {
+			ttl = op.expireIn.String()
+		}
+		e.AddArea("value", value).Feedback(func(text string) string { return widgets.JSONFeedback(st, text) })
+		e.Add("expire", ttl, "none", nil).Feedback(e.ttlFeedback)
 	}
-	e.keys.Fill.SetEnabled(op.kind == opCheck)
-	if op.key != nil {
-		e.keyIn.SetValue(codec.Format(op.key))
-	} else {
-		e.keyIn.SetValue("[")
-	}
-	e.stampIn.SetValue(op.stamp)
-	e.value.SetValue("{}")
-	var pretty bytes.Buffer
-	if op.value != nil && json.Indent(&pretty, op.value, "", "  ") == nil {
-		e.value.SetValue(pretty.String())
-	}
-	if op.expireIn != nil {
-		e.ttlIn.SetValue(op.expireIn.String())
-	}
-	e.setFocus(0)
+	e.SetSubmitHelp("stage it")
+	e.fill.SetEnabled(op.kind == opCheck)
+	e.FocusOn(0)
 	return e
 }
 
 // SetSize sets the editor's inside size.
 func (e *opEditor) SetSize(w, h int) {
 	e.width = w
-	e.keyIn.Width, e.stampIn.Width, e.ttlIn.Width = w-8, w-8, w-8
-	e.value.SetWidth(w)
-	e.value.SetHeight(max(h-10, 3))
-}
-
-func (e *opEditor) setFocus(i int) {
-	e.focus = i
-	e.keyIn.Blur()
-	e.stampIn.Blur()
-	e.value.Blur()
-	e.ttlIn.Blur()
-	switch e.fields[i] {
-	case edKey:
-		e.keyIn.Focus()
-	case edStamp:
-		e.stampIn.Focus()
-	case edValue:
-		e.value.Focus()
-	default:
-		e.ttlIn.Focus()
-	}
-}
-
-// Update moves between fields and types into the focused one; keep, fill
-// and cancel are the owner's (they change the composition or read the
-// store).
-func (e opEditor) Update(msg tea.KeyMsg) (opEditor, tea.Cmd) {
-	n := len(e.fields)
-	switch {
-	case key.Matches(msg, e.keys.Next):
-		e.setFocus((e.focus + 1) % n)
-		return e, nil
-	case key.Matches(msg, e.keys.Prev):
-		e.setFocus((e.focus + n - 1) % n)
-		return e, nil
-	}
-	var cmd tea.Cmd
-	switch e.fields[e.focus] {
-	case edKey:
-		e.keyIn, cmd = e.keyIn.Update(msg)
-	case edStamp:
-		e.stampIn, cmd = e.stampIn.Update(msg)
-	case edValue:
-		e.value, cmd = e.value.Update(msg)
-	default:
-		e.ttlIn, cmd = e.ttlIn.Update(msg)
-	}
-	e.notice = ""
-	return e, cmd
+	e.Form.SetSize(w, h)
 }
 
 // parsedKey is the key field's key, checked to encode.
-func (e opEditor) parsedKey() (codec.Key, error) {
-	k, err := codec.Parse(e.keyIn.Value())
+func (e *opEditor) parsedKey() (codec.Key, error) {
+	k, err := codec.Parse(e.Value(edKey))
 	if err == nil {
 		_, err = codec.Encode(k)
 	}
@@ -181,7 +119,7 @@ func parseTTL(text string) (*time.Duration, error) {
 }
 
 // op validates the fields and returns the operation they describe.
-func (e opEditor) op() (stagedOp, error) {
+func (e *opEditor) op() (stagedOp, error) {
 	op := stagedOp{kind: e.kind}
 	var err error
 	if op.key, err = e.parsedKey(); err != nil {
@@ -189,14 +127,14 @@ func (e opEditor) op() (stagedOp, error) {
 	}
 	switch e.kind {
 	case opCheck:
-		if op.stamp, err = parseStamp(e.stampIn.Value()); err != nil {
+		if op.stamp, err = parseStamp(e.Value(edStamp)); err != nil {
 			return op, fmt.Errorf("stamp: %w", err)
 		}
 	case opSet:
-		if op.value, err = codec.NormalizeJSON([]byte(e.value.Value())); err != nil {
+		if op.value, err = codec.NormalizeJSON([]byte(e.Value(edValue))); err != nil {
 			return op, fmt.Errorf("value: %w", err)
 		}
-		if op.expireIn, err = parseTTL(e.ttlIn.Value()); err != nil {
+		if op.expireIn, err = parseTTL(e.Value(edTTL)); err != nil {
 			return op, fmt.Errorf("expire: %w", err)
 		}
 	}
@@ -205,46 +143,41 @@ func (e opEditor) op() (stagedOp, error) {
 
 // filled takes the stored stamp read for the key field.
 func (e *opEditor) filled(found bool, stamp string, err error) {
-	e.filling = false
+	e.filling, e.Working = false, ""
 	switch {
 	case err != nil:
-		e.notice = "✗ read failed: " + err.Error()
+		e.Err = "read failed: " + err.Error()
 	case !found:
-		e.stampIn.SetValue("")
-		e.notice = "the key is absent (or expired) now: the check expects it absent"
+		e.SetValue(edStamp, "")
+		e.Notice = "the key is absent (or expired) now: the check expects it absent"
 	default:
-		e.stampIn.SetValue(stamp)
-		e.notice = "the check expects the stamp stored now"
+		e.SetValue(edStamp, stamp)
+		e.Notice = "the check expects the stamp stored now"
 	}
+}
+
+// startFill shows that the stored stamp is being read.
+func (e *opEditor) startFill() {
+	e.filling, e.Working, e.Err, e.Notice = true, "reading the stored stamp…", "", ""
 }
 
 // view renders the editor: a title, each field with its feedback.
-func (e opEditor) view() string {
-	st := e.styles
-	verb := "NEW "
-	if e.index >= 0 {
-		verb = fmt.Sprintf("OP %d: ", e.index+1)
-	}
-	out := []string{st.PaneTitle.Render(verb + strings.ToUpper(e.kind.String())), e.keyIn.View(), "       " + widgets.KeyFeedback(st, e.keyIn.Value())}
-	switch e.kind {
-	case opCheck:
-		out = append(out, e.stampIn.View(), "       "+e.stampFeedback())
-	case opSet:
-		out = append(out, e.value.View(), widgets.JSONFeedback(st, e.value.Value()), e.ttlIn.View(), "       "+e.ttlFeedback())
-	case opDel:
-		out = append(out, st.Muted.Render("deletes the row if the commit's checks hold (no stamp is issued)"))
-	}
-	switch {
-	case e.filling:
-		out = append(out, st.Muted.Render("reading the stored stamp…"))
-	case e.notice != "":
-		out = append(out, widgets.ProseLines(e.notice, st.FlashInfo, e.width)...)
-	}
-	return strings.Join(out, "\n")
+func (e *opEditor) view() string { return strings.Join(e.Form.View(e.width), "\n") }
+
+// ShortHelp returns the editor's main keys.
+func (e *opEditor) ShortHelp() []key.Binding {
+	k := e.Keys()
+	return []key.Binding{k.Submit, e.fill, k.Next, k.Cancel}
 }
 
-func (e opEditor) stampFeedback() string {
-	s, err := parseStamp(e.stampIn.Value())
+// FullHelp returns every editor key.
+func (e *opEditor) FullHelp() [][]key.Binding {
+	k := e.Keys()
+	return [][]key.Binding{{k.Submit, e.fill, k.Next, k.Prev, k.Cancel}}
+}
+
+func (e *opEditor) stampFeedback(text string) string {
+	s, err := parseStamp(text)
 	switch {
 	case err != nil:
 		return e.styles.Error.Render("✗ " + err.Error())
@@ -254,8 +187,8 @@ func (e opEditor) stampFeedback() string {
 	return e.styles.OK.Render("✓ ") + e.styles.Muted.Render("holds while a live row has exactly this stamp")
 }
 
-func (e opEditor) ttlFeedback() string {
-	d, err := parseTTL(e.ttlIn.Value())
+func (e *opEditor) ttlFeedback(text string) string {
+	d, err := parseTTL(text)
 	switch {
 	case err != nil:
 		return e.styles.Error.Render("✗ " + err.Error())

@@ -1,10 +1,12 @@
 package widgets
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -51,25 +53,44 @@ type fieldCheck func(text string) (ok string, err error)
 
 // miniField is one labelled input with its live check.
 type miniField struct {
-	label string
-	in    textinput.Model
-	check fieldCheck
-	fixed bool // shown, not editable, skipped by the focus
+	label    string
+	in       textinput.Model
+	area     textarea.Model // the text of a multi-line field (multi)
+	multi    bool
+	check    fieldCheck
+	feedback func(text string) string // draws the live feedback itself
+	fixed    bool                     // shown, not editable, skipped by the focus
 }
 
-// Form is a few one-line fields with live validation. The owner
-// handles Submit and Cancel (they need the store); the form moves between
-// fields and takes the typing. Owners hold it by pointer and it changes in
-// place, as the model copies that share it are discarded.
+// value is the field's text.
+func (fl miniField) value() string {
+	if fl.multi {
+		return fl.area.Value()
+	}
+	return fl.in.Value()
+}
+
+// Form is the one form of the TUI: labelled one-line fields and multi-line
+// ones (a JSON value), each with its live feedback, the focused one marked
+// with ❯ (it shows without colour too). The owner handles Submit and Cancel
+// (they need the store) and any key of its own (Browse's reload, Compose's
+// fill); the form moves between fields and takes the typing. Owners hold
+// it by pointer and it changes in place, as the model copies that share it
+// are discarded. Used by the coordination tabs' small forms, Browse's
+// entry form and Compose's operation editor.
 type Form struct {
-	title  string
-	note   string // what submitting will do
-	fields []miniField
-	focus  int
-	keys   FormKeys
-	styles themes.Styles
-	Err    string // why the last submit did not happen
-	Busy   bool   // the submit is in flight
+	title   string
+	note    string // what submitting will do
+	fields  []miniField
+	focus   int
+	keys    FormKeys
+	styles  themes.Styles
+	width   int
+	Header  []string // drawn lines between the title and the fields
+	Err     string   // why the last submit did not happen
+	Notice  string   // what the last action of the owner did
+	Busy    bool     // the submit is in flight
+	Working string   // what is in flight, shown instead of the keys
 }
 
 // NewForm returns an empty form; add its fields with add.
@@ -89,12 +110,95 @@ func (f *Form) Add(label, value, placeholder string, check fieldCheck) *Form {
 	return f
 }
 
+// AddArea appends a multi-line field holding value (a JSON value, with
+// line numbers), its cursor at the end (ToTop moves it). A form with such a field
+// leaves enter and the arrows to it: ctrl+s submits and tab / shift+tab
+// move between fields (FieldKeys).
+func (f *Form) AddArea(label, value string) *Form {
+	ta := NewValueArea(f.styles)
+	if len(f.fields) == 0 {
+		ta.Focus()
+	} else {
+		ta.Blur()
+	}
+	f.fields = append(f.fields, miniField{label: label, area: ta, multi: true})
+	f.SetValue(len(f.fields)-1, value)
+	fk := DefaultFieldKeys()
+	f.keys.Submit.SetKeys("ctrl+s")
+	f.keys.Submit.SetHelp("ctrl+s", f.keys.Submit.Help().Desc)
+	f.keys.Next, f.keys.Prev = fk.Next, fk.Prev
+	return f
+}
+
+// Feedback makes the last field added draw its live feedback with fn
+// (which styles it) instead of its check's ✓ / ✗ line.
+func (f *Form) Feedback(fn func(text string) string) *Form {
+	f.fields[len(f.fields)-1].feedback = fn
+	return f
+}
+
+// SetSubmitHelp names what submitting does, in help and the key line.
+func (f *Form) SetSubmitHelp(desc string) {
+	f.keys.Submit.SetHelp(f.keys.Submit.Help().Key, desc)
+}
+
 // SetWidth sizes the inputs for a pane w cells wide.
 func (f *Form) SetWidth(w int) {
+	f.width = w
 	for i := range f.fields {
 		f.fields[i].in.Width = max(w-f.labelWidth()-5, 4)
+		if f.fields[i].multi {
+			f.fields[i].area.SetWidth(max(w-2, 8))
+		}
 	}
 }
+
+// SetSize sizes the form for a pane w x h inside: the multi-line fields
+// share the height the other lines leave.
+func (f *Form) SetSize(w, h int) {
+	f.SetWidth(w)
+	areas, used := 0, 3+len(f.Header) // title, status, a spare line
+	for _, fl := range f.fields {
+		used += 2 // the field and its feedback
+		if fl.multi {
+			areas++
+		}
+	}
+	if f.note != "" {
+		used += len(Wrap(f.note, max(w, 1)))
+	}
+	for i := range f.fields {
+		if f.fields[i].multi {
+			f.fields[i].area.SetHeight(max((h-used)/areas, 3))
+		}
+	}
+}
+
+// Value returns field i's text.
+func (f *Form) Value(i int) string { return f.fields[i].value() }
+
+// SetValue replaces field i's text.
+func (f *Form) SetValue(i int, text string) {
+	if fl := &f.fields[i]; fl.multi {
+		fl.area.SetValue(text) // the cursor at its end
+		return
+	}
+	f.fields[i].in.SetValue(text)
+	f.fields[i].in.CursorEnd()
+}
+
+// ToTop puts the cursor of multi-line field i at the start of its text
+// (a stored value is read from its top).
+func (f *Form) ToTop(i int) {
+	fl := &f.fields[i]
+	for range fl.area.LineCount() {
+		fl.area.CursorUp()
+	}
+	fl.area.CursorStart()
+}
+
+// Focused returns the index of the field with the focus.
+func (f *Form) Focused() int { return f.focus }
 
 func (f *Form) labelWidth() int {
 	n := 0
@@ -109,6 +213,9 @@ func (f *Form) labelWidth() int {
 func (f *Form) Fix(i int) *Form {
 	f.fields[i].fixed = true
 	f.fields[i].in.Blur()
+	if f.fields[i].multi {
+		f.fields[i].area.Blur()
+	}
 	if f.focus == i {
 		f.step(1)
 	}
@@ -132,10 +239,16 @@ func (f *Form) step(dir int) {
 func (f *Form) FocusOn(i int) {
 	f.focus = (i + len(f.fields)) % len(f.fields)
 	for j := range f.fields {
-		if j == f.focus {
-			f.fields[j].in.Focus()
-		} else {
-			f.fields[j].in.Blur()
+		fl := &f.fields[j]
+		switch {
+		case j == f.focus && fl.multi:
+			fl.area.Focus()
+		case j == f.focus:
+			fl.in.Focus()
+		case fl.multi:
+			fl.area.Blur()
+		default:
+			fl.in.Blur()
 		}
 	}
 }
@@ -173,9 +286,13 @@ func (f *Form) Handle(msg tea.KeyMsg) (FormAction, tea.Cmd) {
 	if f.fields[f.focus].fixed {
 		return formTyped, nil
 	}
-	f.Err = ""
+	f.Err, f.Notice = "", ""
 	var cmd tea.Cmd
-	f.fields[f.focus].in, cmd = f.fields[f.focus].in.Update(msg)
+	if fl := &f.fields[f.focus]; fl.multi {
+		fl.area, cmd = fl.area.Update(msg)
+	} else {
+		fl.in, cmd = fl.in.Update(msg)
+	}
 	return formTyped, cmd
 }
 
@@ -183,7 +300,7 @@ func (f *Form) Handle(msg tea.KeyMsg) (FormAction, tea.Cmd) {
 func (f Form) Values() ([]string, error) {
 	out := make([]string, len(f.fields))
 	for i, fl := range f.fields {
-		out[i] = fl.in.Value()
+		out[i] = fl.value()
 		if fl.check == nil {
 			continue
 		}
@@ -199,7 +316,11 @@ func (f Form) Values() ([]string, error) {
 func (f Form) View(w int) []string {
 	st := f.styles
 	lw := f.labelWidth()
-	out := []string{st.PaneTitle.Render(f.title)}
+	var out []string
+	if f.title != "" {
+		out = append(out, st.PaneTitle.Render(f.title))
+	}
+	out = append(out, f.Header...)
 	for i, fl := range f.fields {
 		// The focused field is marked, not only coloured: it shows without
 		// colour too.
@@ -207,35 +328,57 @@ func (f Form) View(w int) []string {
 		if i == f.focus {
 			label = st.Prompt.Render(fmt.Sprintf("❯ %-*s ", lw, fl.label))
 		}
-		if fl.fixed {
-			out = append(out, label+st.Text.Render(Sanitize(fl.in.Value()))+st.Muted.Render("  (fixed)"))
+		indent := lw + 3
+		switch {
+		case fl.fixed:
+			out = append(out, label+st.Text.Render(Sanitize(fl.value()))+st.Muted.Render("  (fixed)"))
 			continue
+		case fl.multi:
+			out = append(out, strings.TrimRight(label, " "))
+			for _, l := range strings.Split(fl.area.View(), "\n") {
+				out = append(out, "  "+l)
+			}
+			indent = 2
+		default:
+			out = append(out, label+fl.in.View())
 		}
-		out = append(out, label+fl.in.View())
-		if fl.check != nil {
-			ok, err := fl.check(fl.in.Value())
-			note := st.OK.Render("✓ " + ok)
+		var note string
+		switch {
+		case fl.feedback != nil:
+			note = fl.feedback(fl.value())
+		case fl.check != nil:
+			ok, err := fl.check(fl.value())
+			note = st.OK.Render("✓ " + ok)
 			if err != nil {
 				note = st.Error.Render("✗ " + err.Error())
 			}
-			out = append(out, strings.Repeat(" ", lw+3)+FitWidth(note, max(w-lw-3, 1)))
+		default:
+			continue
 		}
+		out = append(out, strings.Repeat(" ", indent)+FitWidth(note, max(w-indent, 1)))
 	}
 	if f.note != "" {
 		out = append(out, ProseLines(f.note, st.Muted, w)...)
 	}
 	switch {
-	case f.Busy:
-		out = append(out, st.Muted.Render("working…"))
+	case f.Busy || f.Working != "":
+		out = append(out, st.Muted.Render(cmp.Or(f.Working, "working…")))
 	case f.Err != "":
 		out = append(out, ProseLines("✗ "+f.Err, st.FlashError, w)...)
+	case f.Notice != "":
+		out = append(out, ProseLines(f.Notice, st.FlashInfo, w)...)
 	default:
-		out = append(out, st.HelpKey.Render("enter")+st.HelpDesc.Render(" submit · ")+
-			st.HelpKey.Render("tab")+st.HelpDesc.Render(" next field · ")+
-			st.HelpKey.Render("esc")+st.HelpDesc.Render(" cancel"))
+		var parts []string
+		for _, b := range []key.Binding{f.keys.Submit, f.keys.Next, f.keys.Cancel} {
+			parts = append(parts, st.HelpKey.Render(b.Help().Key)+st.HelpDesc.Render(" "+b.Help().Desc))
+		}
+		out = append(out, FitWidth(strings.Join(parts, st.HelpDesc.Render(" · ")), max(w, 1)))
 	}
 	return out
 }
+
+// Keys returns the form's keys (an owner lists them with its own).
+func (f Form) Keys() FormKeys { return f.keys }
 
 // Help lists the form's keys.
 func (f Form) Help() []key.Binding {
