@@ -56,6 +56,9 @@ type ChangesOptions struct {
 	AfterKey []byte
 	// Prefix limits the feed to keys under it (empty: every row).
 	Prefix codec.Key
+	// Prefixes, when not empty, limit the feed to keys under any of them
+	// instead (a watch of several prefixes in one read).
+	Prefixes []codec.Key
 	// Limit caps the rows of a page; zero means DefaultPageSize.
 	Limit int
 	// MaxBytes caps the estimated size of a page's rows; zero means 4 MB.
@@ -114,9 +117,16 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 	if q.budget <= 0 {
 		q.budget = remotePageBytes
 	}
-	var err error
-	if q.lo, q.hi, err = bounds(ListOptions{Prefix: opts.Prefix, Unbounded: len(opts.Prefix) == 0}); err != nil {
-		return ChangesPage{}, err
+	prefixes := opts.Prefixes
+	if len(prefixes) == 0 {
+		prefixes = []codec.Key{opts.Prefix}
+	}
+	for _, p := range prefixes {
+		lo, hi, err := bounds(ListOptions{Prefix: p, Unbounded: len(p) == 0})
+		if err != nil {
+			return ChangesPage{}, err
+		}
+		q.ranges = append(q.ranges, [2][]byte{lo, hi})
 	}
 	page := ChangesPage{Next: opts.After, NextKey: opts.AfterKey}
 	remote := s.target.Transport.Remote()
@@ -223,7 +233,7 @@ func changeLess(a, b Entry) bool {
 type changeQuery struct {
 	after    int64
 	afterKey []byte
-	lo, hi   []byte // the key range of the prefix
+	ranges   [][2][]byte // the key ranges of the prefixes: [lo, hi)
 	limit    int
 	budget   int64
 	window   int
@@ -280,9 +290,13 @@ func (q changeQuery) sql() (string, []any) {
 		args = append(args, q.seq)
 	}
 	where = append(where, wholeVerSQL)
-	rng, rargs := rangeWhere(q.lo, q.hi)
-	where = append(where, rng)
-	args = append(args, rargs...)
+	var rngs []string
+	for _, r := range q.ranges {
+		rng, rargs := rangeWhere(r[0], r[1])
+		rngs = append(rngs, "("+rng+")")
+		args = append(args, rargs...)
+	}
+	where = append(where, "("+strings.Join(rngs, " OR ")+")")
 	if !q.indexed {
 		// b is the window [lo, hi] of rowids, starting at the first row
 		// at or after start; hi is below lo (an empty range: one seek)

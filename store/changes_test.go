@@ -125,6 +125,8 @@ func TestChanges(t *testing.T) {
 		// A prefix.
 		got, _ = feed(t, s, store.ChangesOptions{Prefix: storetest.Key(t, `["c"]`)})
 		wantFeed(t, "under [c]", got, `["c", 1]=4@3`)
+		got, _ = feed(t, s, store.ChangesOptions{Prefixes: []codec.Key{storetest.Key(t, `["c"]`), storetest.Key(t, `["a"]`), storetest.Key(t, `["zz"]`)}})
+		wantFeed(t, "under [c] or [a]", got, `["c", 1]=4@3`, `["a", 1]=11@5`)
 	})
 }
 
