@@ -1,0 +1,337 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/usertext"
+	"kvdeck/store"
+)
+
+// WatchCmd prints the changes of keys and prefixes as they happen.
+type WatchCmd struct {
+	Keys     []string      `arg:"" name:"key" help:"Keys to watch; each also watches the keys under it (a prefix) unless --exact."`
+	Exact    bool          `name:"exact" help:"Watch only the keys given, not the keys under them."`
+	Once     bool          `name:"once" help:"Wait for the next change, print it and exit."`
+	Interval time.Duration `name:"interval" placeholder:"DURATION" default:"1s" help:"How often to poll the store (at least 10ms)."`
+}
+
+// Help says what a watch sees and what it cannot.
+func (c *WatchCmd) Help() string {
+	return `Prints one line per change of the watched rows until interrupted (Ctrl-C
+exits with 130): a JSON object by default, a text line with -o text.
+
+  change  "set", "delete" or "expire"
+  key     the key (tagged JSON; null and "hex" for a key that does not decode)
+  old     the row as kvdeck last saw it (value, versionstamp, expiresAt),
+          null when it saw none
+  new     the row now (null after a delete or an expiry)
+  seen    when kvdeck noticed it (epoch ms, the store's clock)
+
+Sets come in versionstamp order. The store stamps sets only: a delete is
+noticed when a re-read of the rows kvdeck saw misses one, an expiry when
+the clock (--now, --clock-offset) passes a row's expiry. A watch polls
+(--interval): a row set and deleted between two polls is never seen, and
+a row set twice shows its last value once. Watching a prefix keeps its
+live rows in memory to show old values.`
+}
+
+// DefaultJSON makes watch print JSON lines unless -o text is given.
+func (c *WatchCmd) DefaultJSON() bool { return true }
+
+// watchRow is a row in a watch line.
+type watchRow struct {
+	Value        json.RawMessage `json:"value"`
+	Versionstamp string          `json:"versionstamp"`
+	ExpiresAt    *int64          `json:"expiresAt"`
+	Error        string          `json:"error,omitempty"`
+	Malformed    string          `json:"malformed,omitempty"`
+	raw          bool            // Value is a JSON string of text that is not JSON
+}
+
+// watchEvent is one line of watch.
+type watchEvent struct {
+	Change string     `json:"change"`
+	Key    *codec.Key `json:"key"`
+	Hex    *string    `json:"hex,omitempty"`
+	Old    *watchRow  `json:"old"`
+	New    *watchRow  `json:"new"`
+	Seen   int64      `json:"seen"`
+}
+
+// watcher is the state of one watch: the position in the change feed and
+// the live rows seen under the watched prefixes, by raw key.
+type watcher struct {
+	s        *store.Store
+	prefixes []codec.Key
+	exact    map[string]bool // raw keys, with --exact
+	after    int64
+	afterKey []byte
+	version  store.Version
+	known    map[string]store.Entry
+}
+
+// Run reads what is there, then polls until interrupted (or, with --once,
+// until a change).
+func (c *WatchCmd) Run(app *App) error {
+	if c.Interval < 10*time.Millisecond {
+		return fmt.Errorf("--interval %s: must be at least 10ms", c.Interval)
+	}
+	w := &watcher{known: map[string]store.Entry{}}
+	if c.Exact {
+		w.exact = map[string]bool{}
+	}
+	for _, text := range c.Keys {
+		k, err := ParseKey("KEY", text)
+		if err != nil {
+			return err
+		}
+		w.prefixes = append(w.prefixes, k)
+		if w.exact != nil {
+			w.exact[string(codec.MustEncode(k))] = true
+		}
+	}
+	s, err := app.Open()
+	if err != nil {
+		return err
+	}
+	w.s = s
+	ctx := app.Context()
+	if err := w.start(ctx); err != nil {
+		return interrupted(ctx, err)
+	}
+	what := "prefix"
+	if c.Exact {
+		what = "key"
+	}
+	if len(w.prefixes) > 1 {
+		what += "es"
+		if c.Exact {
+			what = "keys"
+		}
+	}
+	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%d live rows now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, len(w.known), c.Interval)
+	timer := time.NewTimer(c.Interval)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+		events, err := w.poll(ctx, app.Now())
+		if err != nil {
+			return interrupted(ctx, err)
+		}
+		for _, ev := range events {
+			app.Out.Result(ev, ev.text())
+		}
+		if err := app.Out.Flush(); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		if c.Once && len(events) > 0 {
+			return nil
+		}
+		timer.Reset(c.Interval)
+	}
+}
+
+// interrupted returns ctx's error when ctx ended (the store's error then
+// only says so in other words), else err.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// start reads the feed's position, then the live rows under the watched
+// prefixes. A row written in between is read here and again by the first
+// poll, which skips it (same stamp).
+func (w *watcher) start(ctx context.Context) error {
+	v, err := w.s.Version(ctx)
+	if err != nil {
+		return err
+	}
+	w.after, w.version = v.Seq, v
+	for _, p := range w.prefixes {
+		if w.exact != nil {
+			e, found, err := w.s.Get(ctx, p)
+			if err != nil {
+				return err
+			}
+			if found {
+				w.known[string(e.Raw)] = e
+			}
+			continue
+		}
+		err := w.s.Scan(ctx, store.ListOptions{Prefix: p, Unbounded: len(p) == 0}, func(e store.Entry) error {
+			w.known[string(e.Raw)] = e
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// poll reads the changes since the last poll: expiries first (the clock
+// passed a seen row's expiry), then deletions (a seen row is gone), then
+// sets in stamp order.
+func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
+	var expired, deleted, sets []watchEvent
+	for _, raw := range w.sortedKnown() {
+		if e := w.known[raw]; !e.Live(now) {
+			expired = append(expired, newWatchEvent("expire", &e, nil, now))
+			delete(w.known, raw)
+		}
+	}
+	fresh := map[string]bool{}
+	var moved bool
+	for {
+		page, err := w.s.Changes(ctx, store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000})
+		if err != nil {
+			return nil, err
+		}
+		if page.Version != w.version {
+			w.version, moved = page.Version, true
+		}
+		w.after, w.afterKey = page.Next, page.NextKey
+		for _, e := range page.Entries {
+			raw := string(e.Raw)
+			if w.exact != nil && !w.exact[raw] {
+				continue
+			}
+			old, had := w.known[raw]
+			if had && old.Ver == e.Ver {
+				continue // read by start already
+			}
+			fresh[raw] = true
+			var oldp *store.Entry
+			if had {
+				oldp = &old
+			}
+			if !e.Live(now) {
+				// Written already expired: nobody could read it.
+				if had {
+					expired = append(expired, newWatchEvent("expire", oldp, nil, now))
+					delete(w.known, raw)
+				}
+				continue
+			}
+			e := e
+			sets = append(sets, newWatchEvent("set", oldp, &e, now))
+			w.known[raw] = e
+		}
+		if !page.More {
+			break
+		}
+	}
+	if moved {
+		// Something was committed: re-read the rows seen before this
+		// poll to find the deleted ones (deletes issue no stamp).
+		var raws [][]byte
+		for _, raw := range w.sortedKnown() {
+			if !fresh[raw] {
+				raws = append(raws, []byte(raw))
+			}
+		}
+		if len(raws) > 0 {
+			cur, err := w.s.GetRawMany(ctx, raws)
+			if err != nil {
+				return nil, err
+			}
+			for i, e := range cur {
+				if e == nil {
+					old := w.known[string(raws[i])]
+					deleted = append(deleted, newWatchEvent("delete", &old, nil, now))
+					delete(w.known, string(raws[i]))
+				}
+			}
+		}
+	}
+	return append(append(expired, deleted...), sets...), nil
+}
+
+// sortedKnown returns the raw keys seen, in key order (stable output).
+func (w *watcher) sortedKnown() []string {
+	raws := make([]string, 0, len(w.known))
+	for raw := range w.known {
+		raws = append(raws, raw)
+	}
+	sort.Strings(raws)
+	return raws
+}
+
+func newWatchEvent(change string, old, cur *store.Entry, seen int64) watchEvent {
+	ev := watchEvent{Change: change, Old: newWatchRow(old), New: newWatchRow(cur), Seen: seen}
+	e := cur
+	if e == nil {
+		e = old
+	}
+	if e.KeyErr == nil {
+		k := e.Key
+		ev.Key = &k
+	} else {
+		h := hex.EncodeToString(e.Raw)
+		ev.Hex = &h
+	}
+	return ev
+}
+
+func newWatchRow(e *store.Entry) *watchRow {
+	if e == nil {
+		return nil
+	}
+	value, ok := jsonValue(e.Value)
+	return &watchRow{Value: value, Versionstamp: e.Versionstamp(), ExpiresAt: e.ExpiresAt, Error: decodeError(*e), Malformed: e.Malformed, raw: !ok}
+}
+
+// text is the line of -o text:
+//
+//	set     ["dwk_lease", "C", "ab"]  v=…03 -> v=…07  {"holder":"…"}
+//	delete  ["dwk_lease", "C", "ab"]  v=…07  was {"holder":"…"}
+func (ev watchEvent) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %-6s  ", usertext.FormatTime(ev.Seen), ev.Change)
+	if ev.Key != nil {
+		b.WriteString(codec.Format(*ev.Key))
+	} else {
+		b.WriteString("0x" + *ev.Hex)
+	}
+	b.WriteString("  ")
+	switch {
+	case ev.New != nil && ev.Old != nil:
+		fmt.Fprintf(&b, "v=%s -> v=%s  %s", ev.Old.Versionstamp, ev.New.Versionstamp, rowText(ev.New))
+	case ev.New != nil:
+		fmt.Fprintf(&b, "new v=%s  %s", ev.New.Versionstamp, rowText(ev.New))
+	default:
+		fmt.Fprintf(&b, "v=%s  was %s", ev.Old.Versionstamp, rowText(ev.Old))
+	}
+	return b.String()
+}
+
+// rowText is a row's value (raw:"…" when it is not JSON), its expiry and
+// what is wrong with it.
+func rowText(r *watchRow) string {
+	var b bytes.Buffer
+	if r.raw {
+		b.WriteString("raw:")
+	}
+	b.Write(r.Value)
+	if r.ExpiresAt != nil {
+		b.WriteString("  expires=" + usertext.FormatTime(*r.ExpiresAt))
+	}
+	if msg := strings.Trim(r.Error+"; "+r.Malformed, "; "); msg != "" {
+		b.WriteString("  error: " + msg)
+	}
+	return b.String()
+}
