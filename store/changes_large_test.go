@@ -24,7 +24,7 @@ func BenchmarkChangesLarge(b *testing.B) {
 			s := storetest.Open(b, url, store.Options{Clock: c.Now})
 			storetest.Exec(b, url,
 				`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000000) `+
-					`INSERT INTO kv SELECT x'0262656e63680004' || randomblob(8), '{"holder":"' || hex(randomblob(16)) || '"}', i, NULL FROM c`,
+					`INSERT INTO kv SELECT CAST(x'0262656e63680004' || randomblob(8) AS BLOB), '{"holder":"' || hex(randomblob(16)) || '"}', i, NULL FROM c`,
 				`UPDATE kv_meta SET seq = 1000000`)
 			ctx := storetest.Ctx(b)
 			db := storetest.RawDB(b, url)
