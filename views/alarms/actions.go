@@ -19,26 +19,16 @@ import (
 // them.
 func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
-	if m.onEntries {
-		if m.entryList.Handle(msg, k.NavKeys, m.itemIDs(), m.entryRows()) {
-			m.fired = nil
-			return m, nil
-		}
-	} else if m.classList.Handle(msg, k.NavKeys, m.classNames(), m.classRows()) {
-		m.fired = nil
-		m.entryList = widgets.ListCursor{}
-		m.entryList.Follow(m.itemIDs(), m.entryRows())
+	// Closures, not method values: they must read m after the move.
+	if m.lists.Nav(msg, k.NavKeys, m.classIDs(), m.alarmIDs(), func() { m.fired = nil }) ||
+		m.lists.Side(msg, k.Classes, k.Entries, len(m.items()) > 0) {
 		return m, nil
 	}
 	switch {
-	case key.Matches(msg, k.Classes):
-		m.onEntries = false
-	case key.Matches(msg, k.Entries):
-		m.onEntries = len(m.items()) > 0
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
 	case key.Matches(msg, k.Browse):
-		if it, ok := m.item(); ok && m.onEntries {
+		if it, ok := m.item(); ok && m.lists.OnItems {
 			return m, views.Goto(it.Key)
 		}
 		return m, views.Flash(views.FlashInfo, "select an alarm (→): o shows its row in Browse")
@@ -83,7 +73,7 @@ func (m Model) submitForm() (Model, tea.Cmd) {
 func (m *Model) startReschedule() tea.Cmd {
 	it, ok := m.item()
 	switch {
-	case !ok || !m.onEntries:
+	case !ok || !m.lists.OnItems:
 		return views.Flash(views.FlashInfo, "select an alarm (→ moves to the class's alarms) to reschedule it; s sets a new one")
 	case it.Problem != "":
 		return views.Flash(views.FlashError, "this row has an unexpected shape; d deletes it, s sets the alarm afresh")
@@ -158,7 +148,7 @@ func parseAlarmTime(s string, now int64) (int64, error) {
 // the selected row when it is a stale or malformed due entry.
 func (m Model) askDelete() tea.Cmd {
 	it, ok := m.item()
-	if !ok || !m.onEntries {
+	if !ok || !m.lists.OnItems {
 		return views.Flash(views.FlashInfo, "select an alarm (→ moves to the class's alarms) to delete it")
 	}
 	c, _ := m.class()

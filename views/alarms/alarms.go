@@ -51,9 +51,9 @@ type Model struct {
 	classes []coord.AlarmClass
 	finds   map[string][]coord.Finding // by key text
 
-	classList widgets.ListCursor // id: the class name
-	entryList widgets.ListCursor // id: the row's key text
-	onEntries bool               // the alarm list has the keys (else the classes)
+	// lists: the classes (id: the class name) and the selected class's
+	// alarms (id: the row's key text).
+	lists coordkit.Lists
 
 	fired *alarmFireReport // the last fire, shown until the cursor moves
 }
@@ -93,7 +93,7 @@ func (m Model) Capturing() bool { return m.Form != nil }
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case alarmsLoaded:
-		return m.onLoaded(msg), nil
+		return m.onLoaded(msg)
 	case alarmActed:
 		return m.onActed(msg)
 	case tea.MouseMsg:
@@ -136,6 +136,17 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Reload, k.Browse}, {k.Set, k.Reschedule, k.Delete, k.Fire}}
 }
 
+// classIDs and alarmIDs read the ids and rows of both lists from m as it
+// is when they are called (coordkit.Lists reads the alarms after the
+// class moved).
+func (m *Model) classIDs() coordkit.ListIDs {
+	return func() ([]string, int) { return m.classNames(), m.classRows() }
+}
+
+func (m *Model) alarmIDs() coordkit.ListIDs {
+	return func() ([]string, int) { return m.itemIDs(), m.entryRows() }
+}
+
 // classNames lists the classes, the ids of the class list.
 func (m Model) classNames() []string {
 	return widgets.IDs(m.classes, func(c coord.AlarmClass) string { return c.Class })
@@ -143,7 +154,7 @@ func (m Model) classNames() []string {
 
 // class returns the selected class.
 func (m Model) class() (coord.AlarmClass, bool) {
-	return widgets.Selected(m.classList, m.classes)
+	return widgets.Selected(m.lists.Groups, m.classes)
 }
 
 // classItems lists a class's due entries and its by-id records that no due
@@ -194,5 +205,5 @@ func (m Model) itemIDs() []string {
 
 // item returns the selected alarm.
 func (m Model) item() (alarmItem, bool) {
-	return widgets.Selected(m.entryList, m.items())
+	return widgets.Selected(m.lists.Items, m.items())
 }

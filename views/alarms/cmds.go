@@ -100,14 +100,18 @@ func fireAlarms(s *store.Store, session int, class string, now int64) tea.Cmd {
 }
 
 // onLoaded takes a load's answer, keeping both selections by key.
-func (m Model) onLoaded(msg alarmsLoaded) Model {
+func (m Model) onLoaded(msg alarmsLoaded) (Model, tea.Cmd) {
 	if !m.LoadAnswered(msg.session, msg.gen, msg.err) {
-		return m
+		return m, nil
 	}
 	m.classes, m.finds = msg.classes, coordkit.FindingsByKey(msg.findings)
-	m.classList.Follow(m.classNames(), m.classRows())
-	m.entryList.Follow(m.itemIDs(), m.entryRows())
-	return m
+	switch class, alarm := m.lists.Follow(m.classIDs(), m.alarmIDs()); {
+	case class != "":
+		return m, views.Flash(views.FlashInfo, "class %s is gone (its alarms fired or were deleted); the cursor moved to the class in its place", class)
+	case alarm != "":
+		return m, views.Flash(views.FlashInfo, "alarm %s is gone (fired, deleted or rescheduled); the cursor moved to the alarm in its place", alarm)
+	}
+	return m, nil
 }
 
 // onActed reports an action's outcome and reloads.
@@ -130,8 +134,8 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 		flash = views.Flash(views.FlashError, "%s/%s: %v", msg.class, msg.id, msg.err)
 	case msg.op == alarmSet:
 		m.Form = nil
-		m.entryList.ID = codec.Format(coord.AlarmDueKey(msg.class, msg.at, msg.id))
-		m.classList.ID, m.onEntries = msg.class, true
+		m.lists.Items.ID = codec.Format(coord.AlarmDueKey(msg.class, msg.at, msg.id))
+		m.lists.Groups.ID, m.lists.OnItems = msg.class, true
 		flash = views.Flash(views.FlashOK, "set %s/%s due %s (retry count 0)", msg.class, msg.id, usertext.FormatTime(msg.at))
 	case msg.op == alarmDelete && !msg.done:
 		flash = views.Flash(views.FlashError, "%s/%s: no alarm to delete any more (fired, deleted or rescheduled meanwhile)", msg.class, msg.id)
@@ -142,6 +146,7 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 	default:
 		flash = views.Flash(views.FlashOK, "deleted the alarm %s/%s (its due entry and by-id record)", msg.class, msg.id)
 	}
+	m.lists.Quiet()
 	m, cmd := m.Refresh()
 	return m, tea.Batch(cmd, flash)
 }

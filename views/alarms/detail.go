@@ -21,7 +21,7 @@ func (m Model) lowerLines(c coord.AlarmClass, w int) []string {
 	case m.fired != nil && m.fired.class == c.Class:
 		body = m.fireLines(w)
 	default:
-		if it, ok := m.item(); ok && m.onEntries {
+		if it, ok := m.item(); ok && m.lists.OnItems {
 			body = m.alarmDetail(c, it, w)
 		} else {
 			body = widgets.ProseLines("→ or enter moves to the class's alarms; the detail of the selected one shows here.", st.Muted, w)

@@ -21,7 +21,7 @@ func selectAlarm(t *testing.T, h *viewtest.Harness[Model], class string, k codec
 	t.Helper()
 	h.Keys("h", "g")
 	for c, ok := h.M.class(); !ok || c.Class != class; c, ok = h.M.class() {
-		if h.M.classList.Cur == len(h.M.classes)-1 {
+		if h.M.lists.Groups.Cur == len(h.M.classes)-1 {
 			t.Fatalf("no class %s", class)
 		}
 		h.Keys("j")
@@ -56,7 +56,7 @@ func TestAlarmsSetAndReschedule(t *testing.T) {
 	if rec, ok := getAlarm(t, h, "Cart", id); !ok || rec.EpochMs != viewtest.T+30000 || rec.RetryCount != 0 {
 		t.Fatalf("alarm = %+v %v", rec, ok)
 	}
-	if it, _ := h.M.item(); it.ID != id || !h.M.onEntries {
+	if it, _ := h.M.item(); it.ID != id || !h.M.lists.OnItems {
 		t.Fatalf("the new alarm is not selected:\n%s", h.M.View())
 	}
 
@@ -193,4 +193,30 @@ func TestAlarmsReadOnly(t *testing.T) {
 		t.Fatal("a write action opened in read-only mode")
 	}
 	viewtest.RequireNoHelp(t, h.M.FullHelp(), "s", "e", "d", "f")
+}
+
+// TestAlarmsSaysWhenTheSelectedAlarmIsGone: a live reload keeps the
+// selection by key; when the selected alarm disappears (a poller fired
+// it), the view says so instead of moving to a neighbour without a word
+// (issue 13); kvdeck's own delete is not reported as a surprise.
+func TestAlarmsSaysWhenTheSelectedAlarmIsGone(t *testing.T) {
+	h := seededAlarms(t)
+	h.Keys("l")
+	it, ok := h.M.item()
+	if !ok {
+		t.Fatalf("no alarm selected:\n%s", h.M.View())
+	}
+	if err := h.S.Delete(viewtest.Ctx, it.Key); err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh()
+	h.RequireFlash("alarm "+codec.Format(it.Key)+" is gone", "the cursor moved")
+	n := len(h.Flashes)
+	h.Keys("d")
+	h.Confirm()
+	for _, f := range h.Flashes[n:] {
+		if strings.Contains(f.Text, "is gone") {
+			t.Errorf("kvdeck's own delete reported as gone: %q", f.Text)
+		}
+	}
 }

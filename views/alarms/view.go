@@ -65,10 +65,10 @@ func (m Model) classesView() string {
 	case len(m.classes) == 0:
 		lines = append(lines, widgets.ProseLines("No alarms: no due entry and no by-id record.", st.Muted, w)...)
 	}
-	from, to := m.classList.Window(len(m.classes), m.classRows())
-	active := m.Focused && !m.onEntries && m.Form == nil
+	from, to := m.lists.Groups.Window(len(m.classes), m.classRows())
+	active := m.Focused && !m.lists.OnItems && m.Form == nil
 	for i := from; i < to; i++ {
-		lines = append(lines, m.classLine(m.classes[i], i == m.classList.Cur, active, w))
+		lines = append(lines, m.classLine(m.classes[i], i == m.lists.Groups.Cur, active, w))
 	}
 	box := widgets.PaneBox(st, active)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.Height)
@@ -117,10 +117,10 @@ func (m Model) classView() string {
 	lines = append(lines, m.timelineLines(items, now, w)...)
 	t := widgets.NewTable(alarmColumns, w)
 	lines = append(lines, t.Header(st))
-	from, to := m.entryList.Window(len(items), m.entryRows())
-	active := m.Focused && m.onEntries && m.Form == nil
+	from, to := m.lists.Items.Window(len(items), m.entryRows())
+	active := m.Focused && m.lists.OnItems && m.Form == nil
 	for i := from; i < to; i++ {
-		lines = append(lines, t.Row(st, m.alarmCells(items[i], now, i == m.entryList.Cur), i == m.entryList.Cur, active))
+		lines = append(lines, t.Row(st, m.alarmCells(items[i], now, i == m.lists.Items.Cur), i == m.lists.Items.Cur, active))
 	}
 	for len(lines) < 5+m.entryRows() {
 		lines = append(lines, "")
@@ -153,7 +153,7 @@ func (m Model) position(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.entryList.Cur+1, n))
+	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
 }
 
 // timelineLines draws the class's alarms on a time line with now.
@@ -164,7 +164,7 @@ func (m Model) timelineLines(items []alarmItem, now int64, w int) []string {
 			continue // its time cannot be read
 		}
 		glyph, style, rank := m.alarmGlyph(it, now)
-		marks = append(marks, widgets.TimelineMark{At: it.EpochMs, Glyph: glyph, Style: style, Rank: rank, Selected: m.onEntries && i == m.entryList.Cur})
+		marks = append(marks, widgets.TimelineMark{At: it.EpochMs, Glyph: glyph, Style: style, Rank: rank, Selected: m.lists.OnItems && i == m.lists.Items.Cur})
 	}
 	return widgets.Timeline(m.Styles, now, marks, w)
 }

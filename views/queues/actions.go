@@ -17,28 +17,19 @@ import (
 // them.
 func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
-	if m.onMessages {
-		if m.msgList.Handle(msg, k.NavKeys, m.msgIDs(), m.msgRows()) {
-			m.closeReport()
-			return m, nil
-		}
-	} else if m.queueList.Handle(msg, k.NavKeys, m.queueNames(), m.queueRows()) {
-		m.closeReport()
-		m.msgList = widgets.ListCursor{}
-		m.msgList.Follow(m.msgIDs(), m.msgRows())
+	if m.lists.Nav(msg, k.NavKeys, m.queueIDs(), m.messageIDs(), m.closeReport) {
 		return m, nil
 	}
 	switch {
 	case key.Matches(msg, k.Close):
 		m.closeReport()
-	case key.Matches(msg, k.Queues):
-		m.onMessages = false
-	case key.Matches(msg, k.Messages), key.Matches(msg, k.Peek) && !m.onMessages:
-		m.onMessages = len(m.msgIDs()) > 0
+	case m.lists.Side(msg, k.Queues, k.Messages, len(m.msgIDs()) > 0):
+	case key.Matches(msg, k.Peek) && !m.lists.OnItems:
+		m.lists.OnItems = len(m.msgIDs()) > 0
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
 	case key.Matches(msg, k.Browse):
-		if msg, ok := m.message(); ok && m.onMessages {
+		if msg, ok := m.message(); ok && m.lists.OnItems {
 			return m, views.Goto(msg.Key)
 		}
 		return m, views.Flash(views.FlashInfo, "select a message (→): o shows its row in Browse")

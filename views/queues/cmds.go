@@ -69,14 +69,20 @@ func purgeQueue(s *store.Store, session int, queue string) tea.Cmd {
 }
 
 // onLoaded takes a load's answer, keeping both selections by name and id.
-func (m Model) onLoaded(msg queuesLoaded) Model {
+func (m Model) onLoaded(msg queuesLoaded) (Model, tea.Cmd) {
 	if !m.LoadAnswered(msg.session, msg.gen, msg.err) {
-		return m
+		return m, nil
 	}
 	m.queues, m.finds, m.loadedAt = msg.queues, coordkit.FindingsByKey(msg.findings), msg.now
-	m.queueList.Follow(m.queueNames(), m.queueRows())
-	m.msgList.Follow(m.msgIDs(), m.msgRows())
-	return m
+	switch queue, message := m.lists.Follow(m.queueIDs(), m.messageIDs()); {
+	case m.poll != nil:
+		// The batch out is claimed: its messages are away until decided.
+	case queue != "":
+		return m, views.Flash(views.FlashInfo, "queue %s is gone (emptied or purged); the cursor moved to the queue in its place", queue)
+	case message != "":
+		return m, views.Flash(views.FlashInfo, "message %s is gone (delivered, dropped or purged); the cursor moved to the message in its place", message)
+	}
+	return m, nil
 }
 
 // onActed reports a send or a purge and reloads.
@@ -93,11 +99,12 @@ func (m Model) onActed(msg queueActed) (Model, tea.Cmd) {
 		flash = views.Flash(views.FlashError, "%s %s: %v", msg.op, msg.queue, msg.err)
 	case msg.op == queueSend:
 		m.Form = nil
-		m.queueList.ID, m.msgList.ID, m.onMessages = msg.queue, msg.id, true
+		m.lists.Groups.ID, m.lists.Items.ID, m.lists.OnItems = msg.queue, msg.id, true
 		flash = views.Flash(views.FlashOK, "sent %s to %s, due %s", msg.id, msg.queue, usertext.FormatTime(msg.dueAt))
 	default:
 		flash = views.Flash(views.FlashOK, "purged %s: %d message(s) deleted", msg.queue, msg.purged)
 	}
+	m.lists.Quiet()
 	m, cmd := m.Refresh()
 	return m, tea.Batch(cmd, flash)
 }

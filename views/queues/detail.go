@@ -21,7 +21,7 @@ func (m Model) lowerLines(q coord.QueueReport, w int) []string {
 		return m.reportLines(w)
 	}
 	msg, ok := m.message()
-	if !ok || !m.onMessages {
+	if !ok || !m.lists.OnItems {
 		return widgets.ProseLines("→ moves to the queue's messages; the selected one shows here, enter shows its whole body.", st.Muted, w)
 	}
 	now := m.Deps.Now()

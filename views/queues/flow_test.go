@@ -64,7 +64,7 @@ func TestQueuesSend(t *testing.T) {
 	h.Keys("enter")
 	h.RequireFlash("sent ", "to invoices, due 2026-01-02T00:00:05Z")
 	msg, ok := h.M.message()
-	if !ok || string(msg.Body) != `{"order":7}` || !h.M.onMessages {
+	if !ok || string(msg.Body) != `{"order":7}` || !h.M.lists.OnItems {
 		t.Fatalf("the sent message is not selected: %+v\n%s", msg, h.M.View())
 	}
 	if got := queueRows(t, h.S, "invoices")[msg.ID]; got.dueAt != viewtest.T+5000 || got.attempts != 0 || got.body != `{"order":7}` {
@@ -206,5 +206,29 @@ func TestQueuesPollExplainsAndGivesBack(t *testing.T) {
 	}
 	if got := queueRows(t, s, "jobs"); len(got) != 3 {
 		t.Fatalf("after giving back, the queue holds %v", got)
+	}
+}
+
+// TestQueuesSaysWhenTheSelectedMessageIsGone: a live reload keeps the
+// selection by id; when the selected message disappears (another consumer
+// took it), the view says so instead of moving to a neighbour without a
+// word (issue 13), and kvdeck's own purge is not reported as a surprise.
+func TestQueuesSaysWhenTheSelectedMessageIsGone(t *testing.T) {
+	h := seededQueues(t)
+	h.Keys("l", "j", "j", "j")
+	msg, _ := h.M.message()
+	if err := h.S.Delete(viewtest.Ctx, msg.Key); err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh()
+	h.RequireFlash("message "+msg.ID+" is gone", "the cursor moved")
+	n := len(h.Flashes)
+	h.Keys("h", "d")
+	h.Confirm()
+	h.RequireFlash("purged invoices")
+	for _, f := range h.Flashes[n:] {
+		if strings.Contains(f.Text, "is gone") {
+			t.Errorf("kvdeck's own purge reported as gone: %q", f.Text)
+		}
 	}
 }

@@ -212,6 +212,7 @@ func (m Model) onPollDone(msg pollDone) (Model, tea.Cmd) {
 	m.poll = nil
 	m.report = &pollReport{queue: msg.queue, at: at, deliveries: msg.deliveries, err: msg.err}
 	m.keys.Close.SetEnabled(true)
+	m.lists.Quiet()
 	flash := views.Flash(views.FlashOK, "polled %s: %s", msg.queue, deliverySummary(msg.deliveries))
 	if msg.err != nil {
 		flash = views.Flash(views.FlashError, "poll %s: %v (%s)", msg.queue, msg.err, deliverySummary(msg.deliveries))

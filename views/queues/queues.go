@@ -52,9 +52,9 @@ type Model struct {
 	finds    map[string][]coord.Finding
 	loadedAt int64 // the now the queues were inspected at
 
-	queueList  widgets.ListCursor // id: the queue name
-	msgList    widgets.ListCursor // id: the message id
-	onMessages bool               // the message list has the keys (else the queues)
+	// lists: the queues (id: the queue name) and the selected queue's
+	// messages (id: the message id).
+	lists coordkit.Lists
 
 	peek   *peekState  // the full body of a message
 	poll   *pollState  // a batch claimed as a consumer, being decided
@@ -103,7 +103,7 @@ func (m Model) Capturing() bool { return m.Form != nil || m.poll != nil }
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case queuesLoaded:
-		return m.onLoaded(msg), nil
+		return m.onLoaded(msg)
 	case queueActed:
 		return m.onActed(msg)
 	case pollClaimed:
@@ -162,6 +162,17 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Reload, k.Close, k.Browse}, {k.Send, k.Peek, k.Poll, k.Purge}}
 }
 
+// queueIDs and messageIDs read the ids and rows of both lists from m as it
+// is when they are called (coordkit.Lists reads the messages after the
+// queue moved).
+func (m *Model) queueIDs() coordkit.ListIDs {
+	return func() ([]string, int) { return m.queueNames(), m.queueRows() }
+}
+
+func (m *Model) messageIDs() coordkit.ListIDs {
+	return func() ([]string, int) { return m.msgIDs(), m.msgRows() }
+}
+
 // queueNames are the ids of the queue list.
 func (m Model) queueNames() []string {
 	return widgets.IDs(m.queues, func(q coord.QueueReport) string { return q.Name })
@@ -169,7 +180,7 @@ func (m Model) queueNames() []string {
 
 // queue returns the selected queue.
 func (m Model) queue() (coord.QueueReport, bool) {
-	return widgets.Selected(m.queueList, m.queues)
+	return widgets.Selected(m.lists.Groups, m.queues)
 }
 
 // msgIDs are the ids of the selected queue's messages.
@@ -181,5 +192,5 @@ func (m Model) msgIDs() []string {
 // message returns the selected message.
 func (m Model) message() (coord.QueueMessage, bool) {
 	q, _ := m.queue() // no queue: no messages
-	return widgets.Selected(m.msgList, q.Messages)
+	return widgets.Selected(m.lists.Items, q.Messages)
 }

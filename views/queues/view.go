@@ -93,10 +93,10 @@ func (m Model) queuesView() string {
 	case len(m.queues) == 0:
 		lines = append(lines, widgets.ProseLines("No messages in any queue. n sends one.", st.Muted, w)...)
 	}
-	active := m.Focused && !m.onMessages && m.Form == nil && m.poll == nil
-	from, to := m.queueList.Window(len(m.queues), m.queueRows())
+	active := m.Focused && !m.lists.OnItems && m.Form == nil && m.poll == nil
+	from, to := m.lists.Groups.Window(len(m.queues), m.queueRows())
 	for i := from; i < to; i++ {
-		lines = append(lines, t.Row(st, m.queueCells(m.queues[i], i == m.queueList.Cur), i == m.queueList.Cur, active))
+		lines = append(lines, t.Row(st, m.queueCells(m.queues[i], i == m.lists.Groups.Cur), i == m.lists.Groups.Cur, active))
 	}
 	box := widgets.PaneBox(st, active)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.Height)
@@ -168,7 +168,7 @@ func (m Model) queueView() string {
 	}
 	lines = append(lines, widgets.FitTo(body, m.bodyRows())...)
 	lines = append(lines, m.hint(w), st.Muted.Render(widgets.FitWidth(queuesNote, w)))
-	box := widgets.PaneBox(st, m.Focused && (m.onMessages || m.Form != nil || m.poll != nil || m.peek != nil))
+	box := widgets.PaneBox(st, m.Focused && (m.lists.OnItems || m.Form != nil || m.poll != nil || m.peek != nil))
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.rightWidth(), m.Height)
 }
 
@@ -195,7 +195,7 @@ func (m Model) position(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.msgList.Cur+1, n))
+	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
 }
 
 // histogram draws one bar per stored attempts count; counts whose next
@@ -233,16 +233,16 @@ func (m Model) histogram(q coord.QueueReport, w int) []string {
 func (m Model) messageLines(q coord.QueueReport, w int) []string {
 	st := m.Styles
 	now := m.Deps.Now()
-	from, to := m.msgList.Window(len(q.Messages), m.msgRows())
+	from, to := m.lists.Items.Window(len(q.Messages), m.msgRows())
 	cells := make([][]widgets.Line, 0, to-from)
 	for i := from; i < to; i++ {
-		cells = append(cells, m.messageCells(q.Messages[i], now, i == m.msgList.Cur))
+		cells = append(cells, m.messageCells(q.Messages[i], now, i == m.lists.Items.Cur))
 	}
 	t := widgets.FitTable(messageColumns, w, cells)
 	out := []string{t.Header(st)}
-	active := m.Focused && m.onMessages && m.Form == nil
+	active := m.Focused && m.lists.OnItems && m.Form == nil
 	for i := from; i < to; i++ {
-		out = append(out, t.Row(st, cells[i-from], i == m.msgList.Cur, active))
+		out = append(out, t.Row(st, cells[i-from], i == m.lists.Items.Cur, active))
 	}
 	if more := q.Ready + q.Delayed - len(q.Messages); to == len(q.Messages) && more > 0 {
 		out = append(out, st.Muted.Render(fmt.Sprintf("… and %d more (the first %d are listed)", more, coord.MaxQueueSample)))

@@ -1,0 +1,86 @@
+package coordkit
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/views/widgets"
+)
+
+// Lists are the two lists of Alarms and Queues: groups on the left (alarm
+// classes, queues) and the selected group's items on the right (alarms,
+// messages), each keeping its selection by id across reloads.
+type Lists struct {
+	Groups, Items widgets.ListCursor
+	OnItems       bool // the item list has the keys (else the groups)
+	quiet         bool // the next Follow comes after kvdeck's own action
+}
+
+// Quiet says that the next reload follows an action of kvdeck's own
+// (delete, fire, purge, a consumer's decisions): what it removed is not
+// reported as gone.
+func (l *Lists) Quiet() { l.quiet = true }
+
+// ListIDs returns a list's ids and how many rows it shows at a time. The
+// item list's ids are those of the selected group: Lists reads them after
+// the group cursor moved.
+type ListIDs func() (ids []string, rows int)
+
+// Nav moves the list that has the keys for a navigation key and reports
+// whether msg was one. A move first calls leave (the view drops what
+// belonged to the old selection, e.g. Alarms' fire report, before the
+// item ids are read again); when the group moved, the item list starts
+// over on the new group's items.
+func (l *Lists) Nav(msg tea.KeyMsg, k widgets.NavKeys, groups, items ListIDs, leave func()) bool {
+	if l.OnItems {
+		ids, rows := items()
+		if !l.Items.Handle(msg, k, ids, rows) {
+			return false
+		}
+		leave()
+		return true
+	}
+	ids, rows := groups()
+	if !l.Groups.Handle(msg, k, ids, rows) {
+		return false
+	}
+	leave()
+	l.Items = widgets.ListCursor{}
+	ids, rows = items()
+	l.Items.Follow(ids, rows)
+	return true
+}
+
+// Side gives the keys to the groups or to the items (only when the
+// selected group has some) for the keys that switch lists, and reports
+// whether msg was one.
+func (l *Lists) Side(msg tea.KeyMsg, toGroups, toItems key.Binding, hasItems bool) bool {
+	switch {
+	case key.Matches(msg, toGroups):
+		l.OnItems = false
+	case key.Matches(msg, toItems):
+		l.OnItems = hasItems
+	default:
+		return false
+	}
+	return true
+}
+
+// Follow puts both selections back on their ids in freshly loaded lists
+// and returns the ids that disappeared (a group, else an item of a group
+// still there), so the view can say so instead of moving to a neighbour
+// without a word.
+func (l *Lists) Follow(groups, items ListIDs) (goneGroup, goneItem string) {
+	ids, rows := groups()
+	goneGroup = l.Groups.Follow(ids, rows)
+	ids, rows = items()
+	goneItem = l.Items.Follow(ids, rows)
+	if goneGroup != "" {
+		goneItem = ""
+	}
+	if l.quiet {
+		l.quiet = false
+		return "", ""
+	}
+	return goneGroup, goneItem
+}

@@ -1,0 +1,48 @@
+package coordkit
+
+import (
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/views/widgets"
+)
+
+// TestListsNavOrder: moving the group list calls leave before the item ids
+// are read (Alarms drops its fire report first), reads them for the new
+// group, and starts the item list over; moving the items leaves the group.
+func TestListsNavOrder(t *testing.T) {
+	var l Lists
+	items := map[string][]string{"a": {"a1", "a2"}, "b": {"b1"}}
+	groups := func() ([]string, int) { return []string{"a", "b"}, 10 }
+	left := false
+	var readAfterLeave []bool
+	itemIDs := func() ([]string, int) {
+		readAfterLeave = append(readAfterLeave, left)
+		return items[l.Groups.ID], 10
+	}
+	l.Follow(groups, itemIDs)
+	l.Items.Set(1, items["a"], 10)
+	down := tea.KeyMsg{Type: tea.KeyDown}
+	readAfterLeave = nil
+	if !l.Nav(down, widgets.DefaultNavKeys(), groups, itemIDs, func() { left = true }) {
+		t.Fatal("down was not a navigation key")
+	}
+	if l.Groups.ID != "b" || l.Items.ID != "b1" || l.Items.Cur != 0 {
+		t.Fatalf("after down: group %q item %q at %d", l.Groups.ID, l.Items.ID, l.Items.Cur)
+	}
+	if len(readAfterLeave) != 1 || !readAfterLeave[0] {
+		t.Fatalf("item ids read %v (true: after leave)", readAfterLeave)
+	}
+	l.OnItems, left = true, false
+	if l.Nav(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}, widgets.DefaultNavKeys(), groups, itemIDs, func() { left = true }) || left {
+		t.Fatal("x moved a list")
+	}
+	if g, i := l.Follow(func() ([]string, int) { return []string{"a"}, 10 }, itemIDs); g != "b" || i != "" {
+		t.Fatalf("gone %q %q, want the group b only", g, i)
+	}
+	l.Quiet()
+	if g, i := l.Follow(groups, func() ([]string, int) { return nil, 10 }); g != "" || i != "" {
+		t.Fatalf("quiet follow reported %q %q", g, i)
+	}
+}
