@@ -33,8 +33,18 @@ import (
 
 // Rows one statement of a change scan examines when kv has no index on ver
 // (rows in a window of rowids; a window holds at most that many rows).
-// Measured on 1M rows: a window of 5000 rows costs ~1.5 ms on a file; a
-// whole scan of 1M rows ~100 ms of sqld's time.
+//
+// Measured on 1M rows (BenchmarkChangesLarge, 2 shared cores), a refresh
+// after one commit, beside Version (what every refresh already pays) and
+// one raw statement scanning for ver > After:
+//
+//	          idle     moved    raw scan  indexed  Version
+//	file      0.02 ms  331 ms   399 ms    9.5 ms   0.9 ms
+//	sqld      24 ms    114 ms   71 ms     11 ms    23 ms
+//
+// On a file the windows cost no more than the raw scan and never hold the
+// lock longer than a window (~1.5 ms); over sqld the refresh is one
+// request whose row count (24 ms) is Version's.
 const (
 	ChangesWindowFile   = 5000
 	ChangesWindowRemote = 1000000

@@ -45,6 +45,7 @@ type Root struct {
 	Queue   QueueCmd   `cmd:"" help:"Queues: list, send, poll as a consumer, purge."`
 	Doctor  DoctorCmd  `cmd:"" help:"Check the store for the weak spots of the coordination records; exit 1 when any finding is an error."`
 	Watch   WatchCmd   `cmd:"" help:"Print each change of keys or prefixes (set, delete, expire; old and new row) until interrupted."`
+	Diff    DiffCmd    `cmd:"" help:"Compare two stores, two dumps, or a store and a dump: added, removed, changed keys; exit 1 when they differ."`
 	Index   IndexCmd   `cmd:"" help:"Show, add or drop the opt-in index on kv(ver) that makes the change feed cheap on large stores."`
 	Bench   BenchCmd   `cmd:"" help:"Measure the engine beside raw SQL on the same driver (embedded, and --remote URL)."`
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`

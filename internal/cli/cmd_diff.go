@@ -1,0 +1,406 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strings"
+
+	"kvdeck/codec"
+	"kvdeck/internal/atomicjson"
+	"kvdeck/store"
+)
+
+// DiffCmd compares two stores, two dumps, or a store and a dump.
+type DiffCmd struct {
+	A      string `arg:"" name:"a" help:"A store (URL or path of a database) or a dump file (- for stdin)."`
+	B      string `arg:"" name:"b" help:"The other store or dump file."`
+	Prefix string `name:"prefix" placeholder:"KEY" help:"Compare only the rows under this key prefix."`
+	Live   bool   `name:"live" help:"Compare only rows live at now (--now); by default every physical row, expired ones too."`
+	Stamps bool   `name:"stamps" help:"A different versionstamp alone makes a row changed (by default value and expiry are compared: a load issues new stamps)."`
+}
+
+// Help states the exit codes and what is compared.
+func (c *DiffCmd) Help() string {
+	return `Compares the rows of A and B in key order and prints each difference:
+"added" (in B only), "removed" (in A only), "changed" (in both, with
+another value or expiry; with --stamps also another versionstamp), then a
+summary. Text by default (+, -, ~ lines); -o json prints one object per
+difference and a summary object.
+
+A and B are each a store (file:PATH, libsql://, http(s)://, ws(s)://, or
+the path of a SQLite database), opened read-only, or a dump file as
+"kvdeck dump" writes it (JSON lines in key order; - reads stdin). Both
+sides are read as streams in key order, so memory stays flat whatever
+their size; a dump whose lines are out of key order is refused.
+
+Exit status, as diff(1): 0 when A and B hold the same rows, 1 when they
+differ, 2 on an error.`
+}
+
+// diffRow is one row of either side, in the form a dump carries it.
+type diffRow struct {
+	raw       []byte
+	key       codec.Key // nil when the key does not decode
+	value     []byte    // JSON as stored, or the raw text when it is not JSON
+	valid     bool      // value is JSON
+	stamp     string
+	expiresAt *int64
+}
+
+// diffSide is one row in an output line.
+type diffSide struct {
+	Value        json.RawMessage `json:"value"`
+	Versionstamp *string         `json:"versionstamp"`
+	ExpiresAt    *int64          `json:"expiresAt"`
+	Error        string          `json:"error,omitempty"`
+}
+
+// diffJSON is one difference.
+type diffJSON struct {
+	Diff string     `json:"diff"`
+	Key  *codec.Key `json:"key"`
+	Hex  string     `json:"hex"`
+	A    *diffSide  `json:"a"`
+	B    *diffSide  `json:"b"`
+}
+
+// diffSummary is the last line.
+type diffSummary struct {
+	Summary struct {
+		Added   int64 `json:"added"`
+		Removed int64 `json:"removed"`
+		Changed int64 `json:"changed"`
+		Same    int64 `json:"same"`
+	} `json:"summary"`
+}
+
+// Run merges both sides in key order.
+func (c *DiffCmd) Run(app *App) error {
+	prefix, err := ParseOptionalKey("--prefix", c.Prefix)
+	if err != nil {
+		return err
+	}
+	if c.A == "-" && c.B == "-" {
+		return errors.New("both sides are - (stdin): at most one of A and B can be read from stdin")
+	}
+	ctx, cancel := context.WithCancel(app.Context())
+	defer cancel()
+	now := app.Now()
+	var sides [2]iter.Seq2[diffRow, error]
+	for i, arg := range []string{c.A, c.B} {
+		name := [2]string{"A", "B"}[i]
+		seq, err := openDiffSide(ctx, app, name, arg, prefix)
+		if err != nil {
+			return err
+		}
+		sides[i] = seq
+	}
+	nextA, stopA := iter.Pull2(sides[0])
+	defer stopA()
+	nextB, stopB := iter.Pull2(sides[1])
+	defer stopB()
+	pull := func(next func() (diffRow, error, bool)) (*diffRow, error) {
+		for {
+			r, err, ok := next()
+			if !ok || err != nil {
+				return nil, err
+			}
+			if c.Live && r.expiresAt != nil && *r.expiresAt <= now {
+				continue
+			}
+			return &r, nil
+		}
+	}
+	var sum diffSummary
+	a, err := pull(nextA)
+	if err != nil {
+		return err
+	}
+	b, err := pull(nextB)
+	if err != nil {
+		return err
+	}
+	for a != nil || b != nil {
+		var cmp int
+		switch {
+		case a == nil:
+			cmp = 1
+		case b == nil:
+			cmp = -1
+		default:
+			cmp = bytes.Compare(a.raw, b.raw)
+		}
+		switch {
+		case cmp < 0:
+			sum.Summary.Removed++
+			c.print(app, "removed", a, nil)
+		case cmp > 0:
+			sum.Summary.Added++
+			c.print(app, "added", nil, b)
+		case c.same(a, b):
+			sum.Summary.Same++
+		default:
+			sum.Summary.Changed++
+			c.print(app, "changed", a, b)
+		}
+		if cmp <= 0 {
+			if a, err = pull(nextA); err != nil {
+				return err
+			}
+		}
+		if cmp >= 0 {
+			if b, err = pull(nextB); err != nil {
+				return err
+			}
+		}
+	}
+	s := sum.Summary
+	app.Out.Result(sum, fmt.Sprintf("# %d added, %d removed, %d changed, %d the same", s.Added, s.Removed, s.Changed, s.Same))
+	if s.Added+s.Removed+s.Changed > 0 {
+		return NotDone("")
+	}
+	return nil
+}
+
+// same reports whether two rows at one key hold the same thing.
+func (c *DiffCmd) same(a, b *diffRow) bool {
+	if !bytes.Equal(a.value, b.value) || a.valid != b.valid || (a.expiresAt == nil) != (b.expiresAt == nil) ||
+		(a.expiresAt != nil && *a.expiresAt != *b.expiresAt) {
+		return false
+	}
+	return !c.Stamps || a.stamp == b.stamp
+}
+
+// print writes one difference.
+func (c *DiffCmd) print(app *App, what string, a, b *diffRow) {
+	r := a
+	if r == nil {
+		r = b
+	}
+	out := diffJSON{Diff: what, Hex: hex.EncodeToString(r.raw), A: a.side(), B: b.side()}
+	if r.key != nil {
+		k := r.key
+		out.Key = &k
+	}
+	if app.Out.JSON() {
+		app.Out.Object(out)
+		return
+	}
+	name := "0x" + out.Hex
+	if r.key != nil {
+		name = codec.Format(r.key)
+	}
+	switch what {
+	case "removed":
+		app.Out.Textf("- %s  %s", name, a.text())
+	case "added":
+		app.Out.Textf("+ %s  %s", name, b.text())
+	default:
+		app.Out.Textf("~ %s  %s  ->  %s", name, a.text(), b.text())
+	}
+}
+
+func (r *diffRow) side() *diffSide {
+	if r == nil {
+		return nil
+	}
+	s := &diffSide{ExpiresAt: r.expiresAt}
+	if r.stamp != "" {
+		stamp := r.stamp
+		s.Versionstamp = &stamp
+	}
+	if r.valid {
+		s.Value, _ = jsonValue(r.value)
+	} else {
+		s.Value, s.Error = marshalString(string(r.value)), "value is not valid JSON"
+	}
+	return s
+}
+
+// text is a row's value, stamp and expiry for a text line.
+func (r *diffRow) text() string {
+	var b strings.Builder
+	if v, ok := jsonValue(r.value); ok && r.valid {
+		b.Write(v)
+	} else {
+		b.WriteString("raw:" + string(marshalString(string(r.value))))
+	}
+	if r.stamp != "" {
+		b.WriteString("  v=" + r.stamp)
+	}
+	if r.expiresAt != nil {
+		b.WriteString(fmt.Sprintf("  expiresAt=%d", *r.expiresAt))
+	}
+	return b.String()
+}
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// openDiffSide opens one side: a dump file (or stdin), else a store, read
+// only. A path that exists is a database when it starts with SQLite's
+// header, a dump otherwise; a URL is a store.
+func openDiffSide(ctx context.Context, app *App, name, arg string, prefix codec.Key) (iter.Seq2[diffRow, error], error) {
+	isDump := arg == "-"
+	if !isDump && !hasScheme(arg) {
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", name, shown(arg), err)
+		}
+		head := make([]byte, len(sqliteHeader))
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		isDump = string(head[:n]) != sqliteHeader
+	}
+	if isDump {
+		in, err := OpenInput(arg, app.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return dumpRows(name, in, prefix), nil
+	}
+	opts := app.StoreOptions()
+	opts.ReadOnly = true
+	s, err := app.open(ctx, arg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return storeRows(ctx, s, prefix), nil
+}
+
+// hasScheme reports whether arg is a URL of one of the store's schemes
+// rather than a path.
+func hasScheme(arg string) bool {
+	for _, scheme := range []string{"file:", "libsql:", "http:", "https:", "ws:", "wss:"} {
+		if strings.HasPrefix(strings.ToLower(arg), scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+// errStop ends a store's scan when the merge stops early.
+var errStop = errors.New("stop")
+
+// storeRows streams a store's physical rows under prefix in key order.
+func storeRows(ctx context.Context, s *store.Store, prefix codec.Key) iter.Seq2[diffRow, error] {
+	return func(yield func(diffRow, error) bool) {
+		err := s.Dump(ctx, prefix, func(e store.Entry) error {
+			r := diffRow{raw: e.Raw, key: e.Key, valid: validJSON(e.Value), value: e.Value, expiresAt: e.ExpiresAt}
+			if e.KeyErr != nil {
+				r.key = nil
+			}
+			if r.valid {
+				if v, err := codec.NormalizeJSON(e.Value); err == nil {
+					r.value = v
+				}
+			}
+			if e.Malformed == "" || !strings.Contains(e.Malformed, "ver") {
+				r.stamp = e.Versionstamp()
+			}
+			if !yield(r, nil) {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			yield(diffRow{}, err)
+		}
+	}
+}
+
+// dumpRows streams the rows of a dump under prefix, checking that they
+// come in key order.
+func dumpRows(name string, in io.ReadCloser, prefix codec.Key) iter.Seq2[diffRow, error] {
+	lo := codec.MustEncode(prefix)
+	hi := codec.PrefixEnd(lo)
+	return func(yield func(diffRow, error) bool) {
+		defer in.Close()
+		var prev []byte
+		stopped := false
+		err := eachLine(in, func(line []byte, n int) error {
+			r, ok, err := parseDiffLine(line, n)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if !ok {
+				return nil
+			}
+			if prev != nil && bytes.Compare(r.raw, prev) <= 0 {
+				return fmt.Errorf("%s line %d: key %x is not after the previous line's %x: a dump is in key order (kvdeck dump writes it so)", name, n, r.raw, prev)
+			}
+			prev = r.raw
+			if len(prefix) > 0 && (bytes.Compare(r.raw, lo) < 0 || bytes.Compare(r.raw, hi) >= 0) {
+				return nil
+			}
+			if !yield(r, nil) {
+				stopped = true
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && !stopped {
+			yield(diffRow{}, err)
+		}
+	}
+}
+
+// parseDiffLine reads one dump line (as load does, also the rows load
+// skips: a key that does not decode, a value that is not JSON).
+func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
+	if len(bytes.Trim(line, " \t\r")) == 0 {
+		return r, false, nil
+	}
+	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), "key", "hex", "value", "versionstamp", "expiresAt", "expired", "error", "malformed", "meta")
+	if err != nil {
+		return r, false, err
+	}
+	if o.Has("meta") {
+		return r, false, nil
+	}
+	msg, err := o.Str("error")
+	if err != nil {
+		return r, false, err
+	}
+	h, err := o.Str("hex")
+	if err != nil {
+		return r, false, err
+	}
+	if !o.IsNull("key") {
+		if r.key, err = o.Key("key"); err != nil {
+			return r, false, err
+		}
+		r.raw = codec.MustEncode(r.key)
+		if o.Has("hex") && !o.IsNull("hex") && h != hex.EncodeToString(r.raw) {
+			return r, false, fmt.Errorf("%s: %q does not match the key, which encodes to %x", o.Field("hex"), h, r.raw)
+		}
+	} else if r.raw, err = hex.DecodeString(h); err != nil || !o.Has("hex") {
+		return r, false, fmt.Errorf("%s: a row without a key needs the hex of its raw key", o.Field("hex"))
+	}
+	if strings.Contains(msg, "value is not valid JSON") {
+		text, err := o.Str("value")
+		if err != nil {
+			return r, false, fmt.Errorf("%s: a value that is not JSON is dumped as a string of its text", o.Field("value"))
+		}
+		r.value = []byte(text)
+	} else {
+		if r.value, err = o.Value("value"); err != nil {
+			return r, false, err
+		}
+		r.valid = true
+	}
+	if r.stamp, err = o.Stamp("versionstamp"); err != nil && o.Has("versionstamp") {
+		return r, false, err
+	}
+	if r.expiresAt, err = o.Int("expiresAt"); err != nil {
+		return r, false, err
+	}
+	return r, true, nil
+}
