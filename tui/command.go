@@ -282,6 +282,7 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	}
 	m.setSize(m.width, m.height)
 	m.refresh.known, m.refresh.reading = false, false
+	m.rate.reset()
 	m.refresh.gen++
 	m.lastErr = ""
 	cmd := tea.Batch(closeOld, m.tabs.init(m.tab), m.rearm(),

@@ -48,6 +48,8 @@ type model struct {
 
 	refresh refreshState
 	lastErr string
+	rate    commitRate       // commits per second, from the refresh's reads
+	wall    func() time.Time // when a read arrived (the rate's clock)
 
 	width, height int
 }
@@ -68,6 +70,8 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		confirm: widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
 		cmdline: widgets.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
 		refresh: refreshState{interval: cfg.Refresh},
+		rate:    newCommitRate(),
+		wall:    time.Now,
 	}
 	m.help.Styles = help.Styles{
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,

@@ -91,6 +91,7 @@ func (m model) onVersion(msg versionRead) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.lastErr = ""
+	m.rate.note(msg.version, m.wall())
 	first := !r.known
 	r.known, r.version = true, msg.version
 	if first {

@@ -145,6 +145,18 @@ func (m model) statusBar() string {
 		items = append(items, st.Error.Render("✗ "+usertext.Sanitize(m.lastErr)))
 	}
 	sep := st.StatusSep.Render(" │ ")
+	if rate := m.rate.text(narrow, st.Accent); rate != "" {
+		// After seq, when the database name keeps its 10 cells.
+		at := 2 // backend, seq
+		if info.ReadOnly {
+			at++
+		}
+		at = min(at, len(items))
+		with := append(append(append([]string{}, items[:at]...), rate), items[at:]...)
+		if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
+			items = with
+		}
+	}
 	right := strings.Join(items, sep)
 	room := max(m.width-ansi.StringWidth(right)-4, 10)
 	db := info.Display
