@@ -45,11 +45,11 @@ func (c *commitRate) note(v store.Version, at time.Time) {
 // reset forgets the store's history (:open of another store).
 func (c *commitRate) reset() { *c = newCommitRate() }
 
-// text is the chart and the newest rate for the status bar, or "" until
-// two reads have been compared.
+// text is the chart and the newest rate for the status bar, or "" while
+// the reads it keeps saw no commit (a quiet store keeps its status bar).
 func (c commitRate) text(narrow bool, st lipgloss.Style) string {
 	_, last, ok := c.series.Last()
-	if !ok {
+	if !ok || c.series.Max() == 0 {
 		return ""
 	}
 	w := rateCells

@@ -33,8 +33,9 @@ func TestStatusBarCommitRate(t *testing.T) {
 		m = next.(model)
 	}
 	read(63, 0)
+	read(63, time.Second)
 	if bar := ansi.Strip(m.statusBar()); strings.Contains(bar, "commits/s") {
-		t.Fatalf("one read drew a rate: %q", bar)
+		t.Fatalf("a quiet store drew a rate: %q", bar)
 	}
 	seq := int64(63)
 	for i, d := range []int64{0, 2, 5, 1, 0, 0, 8, 3} {
