@@ -74,6 +74,7 @@ func (m Model) onLoaded(msg queuesLoaded) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.queues, m.finds, m.loadedAt = msg.queues, coordkit.FindingsByKey(msg.findings), msg.now
+	m.trends = m.trends.note(msg.queues, msg.now)
 	switch queue, message := m.lists.Follow(m.queueIDs(), m.messageIDs()); {
 	case m.poll != nil:
 		// The batch out is claimed: its messages are away until decided.

@@ -50,7 +50,8 @@ type Model struct {
 
 	queues   []coord.QueueReport
 	finds    map[string][]coord.Finding
-	loadedAt int64 // the now the queues were inspected at
+	loadedAt int64  // the now the queues were inspected at
+	trends   trends // each queue's depth and oldest ready age over the session
 
 	// lists: the queues (id: the queue name) and the selected queue's
 	// messages (id: the message id).

@@ -45,8 +45,9 @@ func (m Model) histRows() int {
 	return min(max(len(q.Attempts), 1), 4)
 }
 
-// bodyRows is the room between the histogram and the hint and note.
-func (m Model) bodyRows() int { return max(m.innerHeight()-1-m.histRows()-2, 3) }
+// bodyRows is the room between the histogram and the session chart, and
+// the hint and note.
+func (m Model) bodyRows() int { return max(m.innerHeight()-1-m.histRows()-1-2, 3) }
 
 // detailRows is the room of the selected message (or the form).
 func (m Model) detailRows() int {
@@ -156,6 +157,7 @@ func (m Model) queueView() string {
 	}
 	lines := []string{widgets.Spread(st.PaneTitle.Render(strings.ToUpper(widgets.Sanitize(q.Name)))+"  "+m.queueSummary(q), m.position(len(q.Messages)), w)}
 	lines = append(lines, widgets.FitTo(m.histogram(q, w), m.histRows())...)
+	lines = append(lines, m.trendLine(q, w))
 	var body []string
 	switch {
 	case m.poll != nil:
