@@ -208,6 +208,11 @@ func (s *Store) execBatchScan(ctx context.Context, stmts []stmt, resultAt int, s
 }
 
 func (s *Store) execWS(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
+	unlock, err := s.ws.lockWrite(ctx)
+	if err != nil {
+		return err // nothing sent
+	}
+	defer unlock()
 	rctx, cancel := s.writeCtx(ctx, len(stmts))
 	defer cancel()
 	s.statements.Add(int64(len(stmts) + 2))

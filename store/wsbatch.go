@@ -43,6 +43,46 @@ type wsConn struct {
 	nextID   int
 }
 
+// wsWriteGates holds one gate per server URL: the write batches of every
+// store of this process to one server go one at a time.
+//
+// sqld (0.24) queues writers in a lock manager of its own
+// (libsql-server's connection_manager.rs). A queued writer that is
+// answered "busy" (an automatic checkpoint holds the slot, or a
+// truncating checkpoint re-synced the queue) leaves its entry in the
+// queue. When that stale entry comes up after its connection has closed,
+// the slot goes to a connection that no longer exists, every writer waits
+// on it, spinning, and the server refuses writes from every client until
+// it is restarted; when the connection still exists the writers wait
+// until it writes again or closes. Seen with `kvdeck race --workers 12`
+// from three processes over ws:// (a gdb trace of the spinning writers
+// and the server's debug log of the stale entry), within 2 to 5 rounds.
+// No client can repair that state, but it arises only while writers wait
+// in the server's queue: with one write per process in flight, at most
+// as many wait as there are processes. Ten rounds of 36 racing writers
+// (TestRaceOverWebSocketLarge) met such a stall (a request unanswered for
+// over 20 s) in 9 rounds without the gate, and in none with it; other runs
+// with the gate met one in about ten rounds, and the server recovered
+// from each, where without it some lasted until sqld was restarted. Reads
+// stay on libsql-client-go's long-lived streams: reads each on a stream
+// of their own (tried) need a new server connection per read, and
+// stalled along with the writes.
+var wsWriteGates sync.Map // URL -> chan struct{}
+
+// lockWrite waits for this process's turn to write to the server; the
+// returned func ends the turn. It fails only when ctx ends first (nothing
+// was sent).
+func (w *wsBatcher) lockWrite(ctx context.Context) (func(), error) {
+	g, _ := wsWriteGates.LoadOrStore(w.url, make(chan struct{}, 1))
+	gate := g.(chan struct{})
+	select {
+	case gate <- struct{}{}:
+		return func() { <-gate }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // wsIdleRedial is how long an idle connection is trusted: past it a write
 // dials afresh, so that a connection the server or a middlebox dropped
 // meanwhile does not turn a commit into an unknown outcome.
