@@ -25,8 +25,9 @@ var keyTable = []keyRow{
 		tabSweep: "`enter` dry run"}},
 	{"back out", [numTabs]string{
 		tabBrowse: "`←/h` parent; `esc` clears the filter", tabLeases: "`esc` clears the filter",
-		tabAlarms: "`←/h` classes", tabQueues: "`←/h` queues; `esc` closes the peek"}},
-	{"filter", [numTabs]string{tabBrowse: "`/`", tabLeases: "`/`"}},
+		tabAlarms: "`←/h` classes; `esc` clears the filter", tabQueues: "`←/h` queues; `esc` closes the peek, clears the filter",
+		tabSweep: "`esc` clears the filter"}},
+	{"filter", [numTabs]string{tabBrowse: "`/`", tabLeases: "`/`", tabAlarms: "`/`", tabQueues: "`/`", tabSweep: "`/`"}},
 	{"reload", [numTabs]string{
 		tabBrowse: "`r`", tabLeases: "`r`", tabAlarms: "`r`", tabQueues: "`r`",
 		tabCompose: "`r` refresh stale checks, retry", tabRace: "`r` read the counter", tabSweep: "`r`"}},

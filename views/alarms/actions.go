@@ -24,6 +24,9 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.lists.Side(msg, k.Classes, k.Entries, len(m.items()) > 0) {
 		return m, nil
 	}
+	if m, cmd, ok := m.handleFilter(msg); ok {
+		return m, cmd
+	}
 	switch {
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()

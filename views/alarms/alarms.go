@@ -20,6 +20,7 @@ import (
 // Keys are the Alarms view's key bindings.
 type Keys struct {
 	widgets.NavKeys
+	widgets.FilterKeys
 	Classes, Entries              key.Binding // which list has the keys
 	Reload                        key.Binding
 	Set, Reschedule, Delete, Fire key.Binding
@@ -30,6 +31,7 @@ type Keys struct {
 func DefaultKeys() Keys {
 	return Keys{
 		NavKeys:    widgets.DefaultNavKeys(),
+		FilterKeys: widgets.DefaultFilterKeys(),
 		Classes:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "classes")),
 		Entries:    key.NewBinding(key.WithKeys("right", "l", "enter"), key.WithHelp("→/l", "the class's alarms")),
 		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
@@ -53,7 +55,8 @@ type Model struct {
 
 	// lists: the classes (id: the class name) and the selected class's
 	// alarms (id: the row's key text).
-	lists coordkit.Lists
+	lists  coordkit.Lists
+	filter widgets.Filter
 
 	fired *alarmFireReport // the last fire, shown until the cursor moves
 }
@@ -68,7 +71,8 @@ type alarmItem struct {
 
 // New returns the Alarms view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles, loadAlarms), keys: DefaultKeys()}
+	m := Model{Base: coordkit.NewBase(deps, styles, loadAlarms), keys: DefaultKeys(),
+		filter: widgets.NewFilter("filter: class, alarm id or key", styles)}
 	if m.ReadOnly {
 		widgets.DisableBindings(&m.keys.Set, &m.keys.Reschedule, &m.keys.Delete, &m.keys.Fire)
 	}
@@ -81,13 +85,14 @@ func (m Model) Init() tea.Cmd { return m.LoadCmd() }
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
 	m.Width, m.Height = w, h
+	m.filter.SetLineWidth(m.leftWidth() - m.Styles.Pane.GetHorizontalFrameSize())
 	if m.Form != nil {
 		m.Form.SetWidth(m.rightInner())
 	}
 }
 
-// Capturing reports whether the form has the keys.
-func (m Model) Capturing() bool { return m.Form != nil }
+// Capturing reports whether the form or the filter has the keys.
+func (m Model) Capturing() bool { return m.Form != nil || m.filter.Typing() }
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -104,8 +109,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if !m.Focused {
 			return m, nil
 		}
-		if m.Form != nil {
+		switch {
+		case m.Form != nil:
 			return m.handleForm(msg)
+		case m.filter.Typing():
+			m, cmd, _ := m.handleFilter(msg)
+			return m, cmd
 		}
 		return m.handleLists(msg)
 	}
@@ -120,20 +129,23 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
-	if m.Form != nil {
+	switch {
+	case m.Form != nil:
 		return m.Form.Help()
+	case m.filter.Typing():
+		return m.filter.Help()
 	}
 	k := m.keys
-	return []key.Binding{k.Set, k.Reschedule, k.Delete, k.Fire, k.Entries}
+	return []key.Binding{k.Set, k.Reschedule, k.Delete, k.Fire, k.Entries, k.Filter}
 }
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
-	if m.Form != nil {
-		return [][]key.Binding{m.Form.Help()}
+	if m.Form != nil || m.filter.Typing() {
+		return [][]key.Binding{m.ShortHelp()}
 	}
 	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Reload, k.Browse}, {k.Set, k.Reschedule, k.Delete, k.Fire}}
+	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Filter, k.ClearFilter, k.Reload, k.Browse}, {k.Set, k.Reschedule, k.Delete, k.Fire}}
 }
 
 // classIDs and alarmIDs read the ids and rows of both lists from m as it
@@ -149,12 +161,12 @@ func (m *Model) alarmIDs() coordkit.ListIDs {
 
 // classNames lists the classes, the ids of the class list.
 func (m Model) classNames() []string {
-	return widgets.IDs(m.classes, func(c coord.AlarmClass) string { return c.Class })
+	return widgets.IDs(m.shownClasses(), func(c coord.AlarmClass) string { return c.Class })
 }
 
 // class returns the selected class.
 func (m Model) class() (coord.AlarmClass, bool) {
-	return widgets.Selected(m.lists.Groups, m.classes)
+	return widgets.Selected(m.lists.Groups, m.shownClasses())
 }
 
 // classItems lists a class's due entries and its by-id records that no due
@@ -195,7 +207,7 @@ func (m Model) items() []alarmItem {
 	if !ok {
 		return nil
 	}
-	return classItems(c)
+	return m.shownItems(c)
 }
 
 // itemIDs are the key texts of the selected class's alarms.

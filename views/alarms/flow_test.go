@@ -220,3 +220,40 @@ func TestAlarmsSaysWhenTheSelectedAlarmIsGone(t *testing.T) {
 		}
 	}
 }
+
+// TestAlarmsFilter: / filters the classes and their alarms as it is typed
+// (by class, alarm id or key); enter keeps it, esc clears it (issue 13: /
+// filters on every list tab).
+func TestAlarmsFilter(t *testing.T) {
+	h := seededAlarms(t)
+	all := len(h.M.classNames())
+	h.Keys("/")
+	if !h.M.Capturing() {
+		t.Fatal("the filter input does not have the keys")
+	}
+	h.TypeText("ticker")
+	h.Keys("enter")
+	if got := h.M.classNames(); len(got) != 1 || got[0] != "Ticker" {
+		t.Fatalf("classes %v after /ticker", got)
+	}
+	h.RequireView("/ticker (esc clears)")
+	h.Keys("esc")
+	if got := len(h.M.classNames()); got != all {
+		t.Fatalf("%d classes after esc, want %d", got, all)
+	}
+	// An alarm id selects its class and, in it, only that alarm.
+	h.Keys("l")
+	it, _ := h.M.item()
+	h.Keys("/")
+	h.TypeText(it.ID)
+	h.Keys("enter")
+	if items := h.M.items(); len(items) != 1 || items[0].ID != it.ID {
+		t.Fatalf("alarms %+v after /%s", items, it.ID)
+	}
+	h.Keys("/")
+	h.TypeText("no such thing")
+	h.RequireView("Nothing matches")
+	if got := h.M.classNames(); len(got) != 0 {
+		t.Fatalf("classes %v match nothing", got)
+	}
+}

@@ -23,7 +23,12 @@ func (m Model) rightInner() int { return m.rightWidth() - m.Styles.Pane.GetHoriz
 func (m Model) innerHeight() int {
 	return m.Height - m.Styles.Pane.GetVerticalFrameSize()
 }
-func (m Model) classRows() int { return max(m.innerHeight()-2, 1) }
+func (m Model) classRows() int {
+	if m.filter.View() != "" {
+		return max(m.innerHeight()-3, 1) // the filter line
+	}
+	return max(m.innerHeight()-2, 1)
+}
 func (m Model) detailRows() int {
 	n := min(10, max(m.innerHeight()/3, 4))
 	if m.Form != nil {
@@ -56,19 +61,25 @@ func (m Model) View() string {
 func (m Model) classesView() string {
 	st := m.Styles
 	w := m.leftWidth() - st.Pane.GetHorizontalFrameSize()
-	lines := []string{widgets.Spread(st.PaneTitle.Render("CLASSES"), st.Muted.Render(fmt.Sprint(len(m.classes))), w)}
+	classes := m.shownClasses()
+	lines := []string{widgets.Spread(st.PaneTitle.Render("CLASSES"), st.Muted.Render(fmt.Sprint(len(classes))), w)}
+	if f := m.filter.View(); f != "" {
+		lines = append(lines, widgets.FitWidth(f, w))
+	}
 	switch {
 	case m.Err != nil:
 		lines = append(lines, widgets.ProseLines("✗ "+m.Err.Error(), st.Error, w)...)
 	case !m.Loaded:
 		lines = append(lines, st.Muted.Render("loading…"))
-	case len(m.classes) == 0:
+	case len(classes) == 0 && m.filter.Text() != "":
+		lines = append(lines, widgets.ProseLines(m.filter.Nothing(), st.Muted, w)...)
+	case len(classes) == 0:
 		lines = append(lines, widgets.ProseLines("No alarms: no due entry and no by-id record.", st.Muted, w)...)
 	}
-	from, to := m.lists.Groups.Window(len(m.classes), m.classRows())
+	from, to := m.lists.Groups.Window(len(classes), m.classRows())
 	active := m.Focused && !m.lists.OnItems && m.Form == nil
 	for i := from; i < to; i++ {
-		lines = append(lines, m.classLine(m.classes[i], i == m.lists.Groups.Cur, active, w))
+		lines = append(lines, m.classLine(classes[i], i == m.lists.Groups.Cur, active, w))
 	}
 	box := widgets.PaneBox(st, active)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.Height)
@@ -112,7 +123,7 @@ func (m Model) classView() string {
 		return widgets.Pane(st.Pane, st.Muted.Render("Select a class on the left."), m.rightWidth(), m.Height)
 	}
 	now := m.Deps.Now()
-	items := classItems(c)
+	items := m.shownItems(c)
 	lines := []string{widgets.Spread(st.PaneTitle.Render(strings.ToUpper(widgets.Sanitize(c.Class)))+"  "+m.classSummary(c, now), m.position(len(items)), w)}
 	lines = append(lines, m.timelineLines(items, now, w)...)
 	t := widgets.NewTable(alarmColumns, w)

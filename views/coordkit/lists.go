@@ -66,6 +66,46 @@ func (l *Lists) Side(msg tea.KeyMsg, toGroups, toItems key.Binding, hasItems boo
 	return true
 }
 
+// Keep puts both selections back on their ids after the lists changed
+// by the view's own doing (a filter), reporting nothing.
+func (l *Lists) Keep(groups, items ListIDs) {
+	ids, rows := groups()
+	l.Groups.Follow(ids, rows)
+	ids, rows = items()
+	l.Items.Follow(ids, rows)
+}
+
+// Filter hands msg to the tab's filter f (typed into while it has the
+// keys; else / starts it and esc clears it) and keeps both selections
+// when the filter changed; ok says f took the key.
+func (l *Lists) Filter(f *widgets.Filter, k *widgets.FilterKeys, msg tea.KeyMsg, groups, items ListIDs) (ok bool, cmd tea.Cmd) {
+	changed := false
+	if f.Typing() {
+		ok, changed = true, f.Type(msg, k)
+	} else {
+		ok, changed, cmd = f.Start(msg, k)
+	}
+	if changed {
+		l.Keep(groups, items)
+	}
+	return ok, cmd
+}
+
+// Shown are the groups a filter lets through: all of them without a
+// filter, else those with at least one item shown (shown counts them).
+func Shown[G any](f widgets.Filter, groups []G, shown func(G) int) []G {
+	if f.Text() == "" {
+		return groups
+	}
+	var out []G
+	for _, g := range groups {
+		if shown(g) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // Follow puts both selections back on their ids in freshly loaded lists
 // and returns the ids that disappeared (a group, else an item of a group
 // still there), so the view can say so instead of moving to a neighbour

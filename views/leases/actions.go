@@ -21,17 +21,16 @@ func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if m.list.Handle(msg, k.NavKeys, m.ids(), m.tableRows()) {
 		return m, nil
 	}
+	if ok, changed, cmd := m.filter.Start(msg, &m.keys.FilterKeys); ok {
+		if changed {
+			m.list.Follow(m.ids(), m.tableRows())
+		}
+		return m, cmd
+	}
 	switch {
 	case key.Matches(msg, k.Sort):
 		m.byLeft = !m.byLeft
 		m.list.Follow(m.ids(), m.tableRows())
-	case key.Matches(msg, k.Filter):
-		m.filtering = true
-		m.filterIn.SetValue(m.filter)
-		m.filterIn.CursorEnd()
-		return m, m.filterIn.Focus()
-	case key.Matches(msg, k.ClearFilter):
-		m.setFilter("")
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
 	case key.Matches(msg, k.Browse):
@@ -49,32 +48,6 @@ func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, widgets.RefuseReadOnly(m.ReadOnly, msg, DefaultKeys().Acquire, DefaultKeys().Release, DefaultKeys().Break)
 	}
 	return m, nil
-}
-
-// handleFiltering: the filter applies as it is typed; enter keeps it,
-// esc drops it.
-func (m Model) handleFiltering(msg tea.KeyMsg) Model {
-	switch {
-	case key.Matches(msg, m.input.Accept):
-		m.filtering = false
-		m.filterIn.Blur()
-		return m
-	case key.Matches(msg, m.input.Cancel):
-		m.filtering = false
-		m.filterIn.Blur()
-		m.setFilter("")
-		return m
-	}
-	m.filterIn, _ = m.filterIn.Update(msg)
-	m.setFilter(m.filterIn.Value())
-	return m
-}
-
-// setFilter applies filter text and keeps the selection when it passes.
-func (m *Model) setFilter(f string) {
-	m.filter = f
-	m.keys.ClearFilter.SetEnabled(f != "")
-	m.list.Follow(m.ids(), m.tableRows())
 }
 
 // handleForm handles keys while the acquire form is open.

@@ -120,7 +120,7 @@ func (m Model) onLoaded(msg leasesLoaded) (Model, tea.Cmd) {
 		}
 	}
 	m.others = coordkit.Unplaced(msg.findings, keys)
-	if gone := m.list.Follow(m.ids(), m.tableRows()); gone != "" && gone != m.removed && m.filter == "" {
+	if gone := m.list.Follow(m.ids(), m.tableRows()); gone != "" && gone != m.removed && m.filter.Text() == "" {
 		return m, views.Flash(views.FlashInfo, "%s is gone (released, broken or swept); the cursor moved to the row in its place", gone)
 	}
 	return m, nil

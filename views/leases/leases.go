@@ -5,11 +5,9 @@ package leases
 
 import (
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -23,23 +21,23 @@ import (
 // Keys are the Leases view's key bindings.
 type Keys struct {
 	widgets.NavKeys
-	Sort, Filter, ClearFilter, Reload key.Binding
-	Acquire, Release, Break           key.Binding
-	Browse                            key.Binding // the row's raw key in Browse
+	widgets.FilterKeys
+	Sort, Reload            key.Binding
+	Acquire, Release, Break key.Binding
+	Browse                  key.Binding // the row's raw key in Browse
 }
 
 // DefaultKeys returns the Leases view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
-		NavKeys:     widgets.DefaultNavKeys(),
-		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by key / time left")),
-		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
-		Reload:      key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
-		Acquire:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire as kvdeck")),
-		Release:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
-		Break:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break (confirm, CAS)")),
-		Browse:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
+		NavKeys:    widgets.DefaultNavKeys(),
+		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by key / time left")),
+		FilterKeys: widgets.DefaultFilterKeys(),
+		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
+		Acquire:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire as kvdeck")),
+		Release:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
+		Break:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break (confirm, CAS)")),
+		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }
 
@@ -47,8 +45,7 @@ func DefaultKeys() Keys {
 // bar, and acquires, releases and breaks leases.
 type Model struct {
 	coordkit.Base
-	keys  Keys
-	input widgets.InputKeys
+	keys Keys
 
 	rows   []coord.LeaseRow
 	cron   []coord.CronSchedule
@@ -58,11 +55,9 @@ type Model struct {
 	// needs no "is gone" note.
 	removed string
 
-	byLeft    bool // sort by time left instead of key
-	filter    string
-	filtering bool
-	filterIn  textinput.Model
-	list      widgets.ListCursor
+	byLeft bool // sort by time left instead of key
+	filter widgets.Filter
+	list   widgets.ListCursor
 
 	// mine are the leases kvdeck acquired in this session, by key text:
 	// the proof (stamp) Release needs, and the TTL the store does not
@@ -74,9 +69,9 @@ type Model struct {
 // New returns the Leases view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{
-		Base: coordkit.NewBase(deps, styles, loadLeases), keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
-		filterIn: widgets.NewInput("/ ", "filter: key, holder, stamp or state", styles),
-		mine:     map[string]heldLease{},
+		Base: coordkit.NewBase(deps, styles, loadLeases), keys: DefaultKeys(),
+		filter: widgets.NewFilter("filter: key, holder, stamp or state", styles),
+		mine:   map[string]heldLease{},
 	}
 	if m.ReadOnly {
 		widgets.DisableBindings(&m.keys.Acquire, &m.keys.Release, &m.keys.Break)
@@ -90,14 +85,14 @@ func (m Model) Init() tea.Cmd { return m.LoadCmd() }
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
 	m.Width, m.Height = w, h
-	m.filterIn.Width = max(w-20, 10)
+	m.filter.SetWidth(w)
 	if m.Form != nil {
 		m.Form.SetWidth(m.detailInner())
 	}
 }
 
 // Capturing reports whether a text input has the keys.
-func (m Model) Capturing() bool { return m.filtering || m.Form != nil }
+func (m Model) Capturing() bool { return m.filter.Typing() || m.Form != nil }
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -117,8 +112,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		switch {
 		case m.Form != nil:
 			return m.handleForm(msg)
-		case m.filtering:
-			return m.handleFiltering(msg), nil
+		case m.filter.Typing():
+			if m.filter.Type(msg, &m.keys.FilterKeys) {
+				m.list.Follow(m.ids(), m.tableRows())
+			}
+			return m, nil
 		}
 		return m.handleList(msg)
 	}
@@ -136,8 +134,8 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.Form != nil:
 		return m.Form.Help()
-	case m.filtering:
-		return []key.Binding{m.input.Accept, m.input.Cancel}
+	case m.filter.Typing():
+		return m.filter.Help()
 	}
 	k := m.keys
 	return []key.Binding{k.Acquire, k.Release, k.Break, k.Sort, k.Filter}
@@ -145,7 +143,7 @@ func (m Model) ShortHelp() []key.Binding {
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
-	if m.Form != nil || m.filtering {
+	if m.Form != nil || m.filter.Typing() {
 		return [][]key.Binding{m.ShortHelp()}
 	}
 	k := m.keys
@@ -160,10 +158,10 @@ type heldLease struct {
 
 // visible returns the rows the filter lets through, in the chosen order.
 func (m Model) visible() []coord.LeaseRow {
-	f, now := strings.ToLower(m.filter), m.Deps.Now()
+	now := m.Deps.Now()
 	out := make([]coord.LeaseRow, 0, len(m.rows))
 	for _, r := range m.rows {
-		if f == "" || strings.Contains(strings.ToLower(leaseSearchText(r, now)), f) {
+		if m.filter.Match(leaseSearchText(r, now)) {
 			out = append(out, r)
 		}
 	}
@@ -177,7 +175,7 @@ func (m Model) visible() []coord.LeaseRow {
 // Select puts the cursor on the row of key k (now, or when the rows come),
 // for a jump from Browse.
 func (m *Model) Select(k codec.Key) {
-	m.setFilter("")
+	m.filter.Set("", &m.keys.FilterKeys)
 	m.list.ID = codec.Format(k)
 	m.list.Follow(m.ids(), m.tableRows())
 }

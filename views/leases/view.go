@@ -112,13 +112,7 @@ func (m Model) position() string {
 
 // footer shows the filter input or the filter in force.
 func (m Model) footer() string {
-	switch {
-	case m.filtering:
-		return m.filterIn.View()
-	case m.filter != "":
-		return m.Styles.Accent.Render("/"+m.filter) + m.Styles.Muted.Render(" (esc clears)")
-	}
-	return ""
+	return m.filter.View()
 }
 
 // rowLines renders the header and the visible rows.
@@ -133,8 +127,8 @@ func (m Model) rowLines(w int) []string {
 	out := []string{t.Header(m.Styles)}
 	if len(vis) == 0 {
 		text := "No leases and no cron tick rows: nothing is held right now."
-		if m.filter != "" {
-			text = "Nothing matches /" + m.filter + "."
+		if m.filter.Text() != "" {
+			text = m.filter.Nothing()
 		}
 		return append(out, m.Styles.Muted.Render(text))
 	}

@@ -23,6 +23,9 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Close):
 		m.closeReport()
+	case key.Matches(msg, k.Filter), key.Matches(msg, k.ClearFilter):
+		m, cmd, _ := m.handleFilter(msg)
+		return m, cmd
 	case m.lists.Side(msg, k.Queues, k.Messages, len(m.msgIDs()) > 0):
 	case key.Matches(msg, k.Peek) && !m.lists.OnItems:
 		m.lists.OnItems = len(m.msgIDs()) > 0

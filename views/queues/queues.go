@@ -17,6 +17,7 @@ import (
 // Keys are the Queues view's key bindings.
 type Keys struct {
 	widgets.NavKeys
+	widgets.FilterKeys
 	Queues, Messages        key.Binding // which list has the keys
 	Reload                  key.Binding
 	Send, Peek, Poll, Purge key.Binding
@@ -27,16 +28,17 @@ type Keys struct {
 // DefaultKeys returns the Queues view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
-		NavKeys:  widgets.DefaultNavKeys(),
-		Queues:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "queues")),
-		Messages: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
-		Reload:   key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
-		Send:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
-		Peek:     key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter", "peek: full body")),
-		Poll:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "poll a batch as a consumer")),
-		Purge:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
-		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
-		Browse:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
+		NavKeys:    widgets.DefaultNavKeys(),
+		FilterKeys: widgets.DefaultFilterKeys(),
+		Queues:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "queues")),
+		Messages:   key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
+		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
+		Send:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
+		Peek:       key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter", "peek: full body")),
+		Poll:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "poll a batch as a consumer")),
+		Purge:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
+		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
+		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }
 
@@ -55,7 +57,8 @@ type Model struct {
 
 	// lists: the queues (id: the queue name) and the selected queue's
 	// messages (id: the message id).
-	lists coordkit.Lists
+	lists  coordkit.Lists
+	filter widgets.Filter
 
 	peek   *peekState  // the full body of a message
 	poll   *pollState  // a batch claimed as a consumer, being decided
@@ -71,7 +74,8 @@ type peekState struct {
 
 // New returns the Queues view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles, loadQueues), keys: DefaultKeys(), pollKeys: DefaultPollKeys()}
+	m := Model{Base: coordkit.NewBase(deps, styles, loadQueues), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
+		filter: widgets.NewFilter("filter: queue, message id or body", styles)}
 	if m.ReadOnly {
 		widgets.DisableBindings(&m.keys.Send, &m.keys.Poll, &m.keys.Purge)
 	}
@@ -84,6 +88,7 @@ func (m Model) Init() tea.Cmd { return m.LoadCmd() }
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
 	m.Width, m.Height = w, h
+	m.filter.SetLineWidth(m.leftWidth() - m.Styles.Pane.GetHorizontalFrameSize())
 	if m.Form != nil {
 		m.Form.SetWidth(m.rightInner())
 	}
@@ -98,7 +103,7 @@ func (m Model) Busy() bool {
 // Capturing reports whether the view takes every key: a form, or a batch
 // out of the store (q must not quit and lose it, as a crashed consumer
 // would).
-func (m Model) Capturing() bool { return m.Form != nil || m.poll != nil }
+func (m Model) Capturing() bool { return m.Form != nil || m.poll != nil || m.filter.Typing() }
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -128,6 +133,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.handlePoll(msg)
 		case m.peek != nil:
 			return m.handlePeek(msg), nil
+		case m.filter.Typing():
+			m, cmd, _ := m.handleFilter(msg)
+			return m, cmd
 		}
 		return m.handleLists(msg)
 	}
@@ -149,18 +157,20 @@ func (m Model) ShortHelp() []key.Binding {
 		return m.poll.help(m.pollKeys)
 	case m.peek != nil:
 		return []key.Binding{m.keys.Up, m.keys.Down, m.keys.Close}
+	case m.filter.Typing():
+		return m.filter.Help()
 	}
 	k := m.keys
-	return []key.Binding{k.Send, k.Peek, k.Poll, k.Purge, k.Messages}
+	return []key.Binding{k.Send, k.Peek, k.Poll, k.Purge, k.Messages, k.Filter}
 }
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
-	if m.Form != nil || m.poll != nil || m.peek != nil {
+	if m.Form != nil || m.poll != nil || m.peek != nil || m.filter.Typing() {
 		return [][]key.Binding{m.ShortHelp()}
 	}
 	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Reload, k.Close, k.Browse}, {k.Send, k.Peek, k.Poll, k.Purge}}
+	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Filter, k.ClearFilter, k.Reload, k.Close, k.Browse}, {k.Send, k.Peek, k.Poll, k.Purge}}
 }
 
 // queueIDs and messageIDs read the ids and rows of both lists from m as it
@@ -176,22 +186,22 @@ func (m *Model) messageIDs() coordkit.ListIDs {
 
 // queueNames are the ids of the queue list.
 func (m Model) queueNames() []string {
-	return widgets.IDs(m.queues, func(q coord.QueueReport) string { return q.Name })
+	return widgets.IDs(m.shownQueues(), func(q coord.QueueReport) string { return q.Name })
 }
 
 // queue returns the selected queue.
 func (m Model) queue() (coord.QueueReport, bool) {
-	return widgets.Selected(m.lists.Groups, m.queues)
+	return widgets.Selected(m.lists.Groups, m.shownQueues())
 }
 
 // msgIDs are the ids of the selected queue's messages.
 func (m Model) msgIDs() []string {
 	q, _ := m.queue()
-	return widgets.IDs(q.Messages, func(msg coord.QueueMessage) string { return msg.ID })
+	return widgets.IDs(m.shownMessages(q), func(msg coord.QueueMessage) string { return msg.ID })
 }
 
 // message returns the selected message.
 func (m Model) message() (coord.QueueMessage, bool) {
 	q, _ := m.queue() // no queue: no messages
-	return widgets.Selected(m.lists.Items, q.Messages)
+	return widgets.Selected(m.lists.Items, m.shownMessages(q))
 }

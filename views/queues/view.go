@@ -37,7 +37,12 @@ func (m Model) rightInner() int { return m.rightWidth() - m.Styles.Pane.GetHoriz
 func (m Model) innerHeight() int {
 	return m.Height - m.Styles.Pane.GetVerticalFrameSize()
 }
-func (m Model) queueRows() int { return max(m.innerHeight()-2, 1) }
+func (m Model) queueRows() int {
+	if m.filter.View() != "" {
+		return max(m.innerHeight()-3, 1) // the filter line
+	}
+	return max(m.innerHeight()-2, 1)
+}
 
 // histRows is how many histogram bars the selected queue shows (1-4).
 func (m Model) histRows() int {
@@ -85,19 +90,26 @@ func (m Model) queuesView() string {
 	st := m.Styles
 	w := m.leftWidth() - st.Pane.GetHorizontalFrameSize()
 	t := widgets.NewTable(queueColumns, w)
-	lines := []string{widgets.Spread(st.PaneTitle.Render("QUEUES"), st.Muted.Render(fmt.Sprint(len(m.queues))), w), t.Header(st)}
+	queues := m.shownQueues()
+	lines := []string{widgets.Spread(st.PaneTitle.Render("QUEUES"), st.Muted.Render(fmt.Sprint(len(queues))), w)}
+	if f := m.filter.View(); f != "" {
+		lines = append(lines, widgets.FitWidth(f, w))
+	}
+	lines = append(lines, t.Header(st))
 	switch {
 	case m.Err != nil:
 		lines = append(lines, widgets.ProseLines("✗ "+m.Err.Error(), st.Error, w)...)
 	case !m.Loaded:
 		lines = append(lines, st.Muted.Render("loading…"))
-	case len(m.queues) == 0:
+	case len(queues) == 0 && m.filter.Text() != "":
+		lines = append(lines, widgets.ProseLines(m.filter.Nothing(), st.Muted, w)...)
+	case len(queues) == 0:
 		lines = append(lines, widgets.ProseLines("No messages in any queue. n sends one.", st.Muted, w)...)
 	}
 	active := m.Focused && !m.lists.OnItems && m.Form == nil && m.poll == nil
-	from, to := m.lists.Groups.Window(len(m.queues), m.queueRows())
+	from, to := m.lists.Groups.Window(len(queues), m.queueRows())
 	for i := from; i < to; i++ {
-		lines = append(lines, t.Row(st, m.queueCells(m.queues[i], i == m.lists.Groups.Cur), i == m.lists.Groups.Cur, active))
+		lines = append(lines, t.Row(st, m.queueCells(queues[i], i == m.lists.Groups.Cur), i == m.lists.Groups.Cur, active))
 	}
 	box := widgets.PaneBox(st, active)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.leftWidth(), m.Height)
@@ -155,7 +167,7 @@ func (m Model) queueView() string {
 	if !ok && m.Form == nil {
 		return widgets.Pane(st.Pane, st.Muted.Render("Select a queue on the left; n sends a message to a new one."), m.rightWidth(), m.Height)
 	}
-	lines := []string{widgets.Spread(st.PaneTitle.Render(strings.ToUpper(widgets.Sanitize(q.Name)))+"  "+m.queueSummary(q), m.position(len(q.Messages)), w)}
+	lines := []string{widgets.Spread(st.PaneTitle.Render(strings.ToUpper(widgets.Sanitize(q.Name)))+"  "+m.queueSummary(q), m.position(len(m.shownMessages(q))), w)}
 	lines = append(lines, widgets.FitTo(m.histogram(q, w), m.histRows())...)
 	lines = append(lines, m.trendLine(q, w))
 	var body []string
@@ -235,10 +247,11 @@ func (m Model) histogram(q coord.QueueReport, w int) []string {
 func (m Model) messageLines(q coord.QueueReport, w int) []string {
 	st := m.Styles
 	now := m.Deps.Now()
-	from, to := m.lists.Items.Window(len(q.Messages), m.msgRows())
+	msgs := m.shownMessages(q)
+	from, to := m.lists.Items.Window(len(msgs), m.msgRows())
 	cells := make([][]widgets.Line, 0, to-from)
 	for i := from; i < to; i++ {
-		cells = append(cells, m.messageCells(q.Messages[i], now, i == m.lists.Items.Cur))
+		cells = append(cells, m.messageCells(msgs[i], now, i == m.lists.Items.Cur))
 	}
 	t := widgets.FitTable(messageColumns, w, cells)
 	out := []string{t.Header(st)}
@@ -246,7 +259,7 @@ func (m Model) messageLines(q coord.QueueReport, w int) []string {
 	for i := from; i < to; i++ {
 		out = append(out, t.Row(st, cells[i-from], i == m.lists.Items.Cur, active))
 	}
-	if more := q.Ready + q.Delayed - len(q.Messages); to == len(q.Messages) && more > 0 {
+	if more := q.Ready + q.Delayed - len(q.Messages); to == len(msgs) && more > 0 && m.filter.Text() == "" {
 		out = append(out, st.Muted.Render(fmt.Sprintf("… and %d more (the first %d are listed)", more, coord.MaxQueueSample)))
 	}
 	return widgets.FitTo(out, m.msgRows()+1)

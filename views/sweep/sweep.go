@@ -22,6 +22,7 @@ import (
 // Keys are the Sweep tab's key bindings.
 type Keys struct {
 	Up, Down, DryRun, Sweep, Cancel, Rescan key.Binding
+	widgets.FilterKeys
 }
 
 // DefaultKeys returns the Sweep tab's default key bindings.
@@ -33,6 +34,8 @@ func DefaultKeys() Keys {
 		Sweep:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sweep now (confirm)")),
 		Cancel: key.NewBinding(key.WithKeys("x", "esc"), key.WithHelp("x", "cancel the sweep"), key.WithDisabled()),
 		Rescan: key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload (rescan)")),
+
+		FilterKeys: widgets.DefaultFilterKeys(),
 	}
 }
 
@@ -49,7 +52,9 @@ type Model struct {
 	census   *census
 	scanning bool
 	scanErr  error
-	cursor   int // index into census.scopes
+	cursor   int    // index into census.scopes
+	sel      string // the selected scope's name, kept across censuses
+	filter   widgets.Filter
 	tags     int
 
 	run *sweepRun
@@ -79,7 +84,8 @@ type sweepConfirmed struct {
 
 // New returns the Sweep view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{deps: deps, styles: styles, keys: DefaultKeys(), readOnly: deps.Store.ReadOnly(), pollEvery: progressEvery}
+	m := Model{deps: deps, styles: styles, keys: DefaultKeys(), readOnly: deps.Store.ReadOnly(), pollEvery: progressEvery,
+		filter: widgets.NewFilter("filter: prefix", styles)}
 	m.keys.Sweep.SetEnabled(!m.readOnly)
 	m.scanning, m.tags, m.scanGen = true, 1, 1
 	return m
@@ -91,7 +97,10 @@ func (m Model) Init() tea.Cmd {
 }
 
 // SetSize sets the view's rectangle.
-func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.filter.SetWidth(w / 2)
+}
 
 // Focus gives the view the keys.
 func (m *Model) Focus() { m.focused = true }
@@ -102,8 +111,8 @@ func (m *Model) Blur() { m.focused = false }
 // Busy reports whether a census, a dry run or a sweep is in flight.
 func (m Model) Busy() bool { return m.scanning || m.run != nil || m.dryBusy }
 
-// Capturing is always false: the view has no text input.
-func (m Model) Capturing() bool { return false }
+// Capturing reports whether the filter input has the keys.
+func (m Model) Capturing() bool { return m.filter.Typing() }
 
 // Refresh takes a new census (the store or the clock changed), unless one
 // or a sweep is in flight.
@@ -124,6 +133,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.scanning, m.scanErr = false, msg.err
 			m.census = &msg.census
 			m.cursor = min(m.cursor, len(msg.census.scopes)-1)
+			m.follow()
 			m.swept = m.swept && msg.err != nil
 		}
 	case sweepConfirmed:
@@ -136,6 +146,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case sweepDone:
 		return m.onDone(msg)
 	case tea.KeyMsg:
+		if m.focused && m.filter.Typing() {
+			return m.typeFilter(msg), nil
+		}
 		if m.focused {
 			return m.handleKey(msg)
 		}
@@ -149,9 +162,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Up):
-		m.cursor = max(m.cursor-1, 0)
-	case key.Matches(msg, k.Down) && m.census != nil:
-		m.cursor = min(m.cursor+1, len(m.census.scopes)-1)
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
 	case key.Matches(msg, k.DryRun):
 		cmd = m.dryRun()
 	case key.Matches(msg, k.Sweep):
@@ -161,6 +174,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = views.Flash(views.FlashInfo, "cancelling: the sweep stops after its current batch")
 	case key.Matches(msg, k.Rescan):
 		return m.Refresh()
+	case key.Matches(msg, k.Filter), key.Matches(msg, k.ClearFilter):
+		m, cmd, _ := m.handleFilter(msg)
+		return m, cmd
 	default:
 		cmd = widgets.RefuseReadOnly(m.readOnly, msg, k.Sweep)
 	}
@@ -253,14 +269,20 @@ func (m Model) onDone(msg sweepDone) (Model, tea.Cmd) {
 
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
+	if m.filter.Typing() {
+		return m.filter.Help()
+	}
 	k := m.keys
-	return []key.Binding{k.Up, k.Down, k.DryRun, k.Sweep, k.Cancel, k.Rescan}
+	return []key.Binding{k.Up, k.Down, k.DryRun, k.Sweep, k.Cancel, k.Rescan, k.Filter}
 }
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
+	if m.filter.Typing() {
+		return [][]key.Binding{m.filter.Help()}
+	}
 	k := m.keys
-	return [][]key.Binding{{k.Up, k.Down}, {k.DryRun, k.Sweep, k.Cancel, k.Rescan}}
+	return [][]key.Binding{{k.Up, k.Down, k.Filter, k.ClearFilter}, {k.DryRun, k.Sweep, k.Cancel, k.Rescan}}
 }
 
 // nextTag returns a fresh generation tag.

@@ -46,14 +46,18 @@ func (m Model) mainLines(w int) []string {
 	if m.scanErr != nil {
 		out = append(out, widgets.ProseLines("✗ the last census failed: "+m.scanErr.Error(), st.Error, w)...)
 	}
-	cells := make([][]widgets.Line, len(c.scopes))
-	for i, sc := range c.scopes {
-		cells[i] = m.scopeCells(i, sc, c.now)
+	shown := m.shown()
+	cells := make([][]widgets.Line, len(shown))
+	for j, i := range shown {
+		cells[j] = m.scopeCells(i, c.scopes[i], c.now)
 	}
 	t := widgets.FitTable(scopeColumns, w, cells)
-	out = append(out, "", t.Header(st))
-	for i, sc := range c.scopes {
-		out = append(out, m.scopeLine(t, i, sc, cells[i]))
+	out = append(out, m.filter.View(), t.Header(st))
+	for j, i := range shown {
+		out = append(out, m.scopeLine(t, i, c.scopes[i], cells[j]))
+	}
+	if len(shown) == 0 {
+		out = append(out, st.Muted.Render(m.filter.Nothing()))
 	}
 	out = append(out, "")
 	out = append(out, m.clockNote(w)...)
