@@ -1,0 +1,188 @@
+package valuefilter_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
+	"kvdeck/internal/valuefilter"
+	"kvdeck/store"
+)
+
+func entry(t *testing.T, key, value string) store.Entry {
+	t.Helper()
+	k := storetest.Key(t, key)
+	return store.Entry{Raw: codec.MustEncode(k), Key: k, Value: []byte(value), Ver: 7}
+}
+
+// TestJq: select's rule (an output other than false or null), $key and
+// $versionstamp, big integers kept exact, values that are not JSON never
+// match, failures reported per value.
+func TestJq(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		expr, value string
+		match       bool
+		fails       bool
+	}{
+		{`.attempts > 1`, `{"attempts":2}`, true, false},
+		{`.attempts > 1`, `{"attempts":1}`, false, false},
+		{`.missing`, `{"a":1}`, false, false},
+		{`.a`, `{"a":false}`, false, false},
+		{`.a`, `{"a":0}`, true, false},
+		{`.[]`, `[null, false, 3]`, true, false},
+		{`.[]`, `[null, false]`, false, false},
+		{`empty`, `1`, false, false},
+		{`. == 9007199254740993`, `9007199254740993`, true, false},
+		{`$key | test("users")`, `1`, true, false},
+		{`$versionstamp == "00000000000000000007"`, `1`, true, false},
+		{`.a.b`, `{"a":"text"}`, false, true},
+		{`error("no")`, `1`, false, true},
+		{`.`, `not json`, false, false},
+		{`.body.to | endswith("@example.com")`, `{"body":{"to":"a@example.com"}}`, true, false},
+	} {
+		m, err := valuefilter.Jq(tc.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.expr, err)
+		}
+		ok, err := m.Match(ctx, entry(t, `["users", "a"]`, tc.value))
+		var evalErr *valuefilter.EvalError
+		if ok != tc.match || errors.As(err, &evalErr) != tc.fails || (err != nil && !tc.fails) {
+			t.Errorf("%s on %s: %v, %v; want %v, failure %v", tc.expr, tc.value, ok, err, tc.match, tc.fails)
+		}
+	}
+}
+
+// TestBadFilter: every bad expression is refused with a message naming
+// the problem (and the column of a syntax error), as ErrBadFilter.
+func TestBadFilter(t *testing.T) {
+	for expr, want := range map[string]string{
+		``:                   "empty",
+		`   `:                "empty",
+		`.a |`:               `jq expression ".a |": unexpected EOF at column 5`,
+		`.a ) .b`:            `unexpected token ")" at column`,
+		`foo(1)`:             "function not defined: foo/1",
+		`$nope`:              "variable not defined: $nope",
+		`input`:              "input",
+		`import "x" as x; .`: "",
+		"\x1b[2J.":           `\x1b`,
+	} {
+		_, err := valuefilter.Jq(expr)
+		if err == nil {
+			if want == "input" || want == "" {
+				continue // allowed to compile; they fail when run
+			}
+			t.Errorf("%q compiled", expr)
+			continue
+		}
+		if !errors.Is(err, valuefilter.ErrBadFilter) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "bad filter") {
+			t.Errorf("%q: %v, want ErrBadFilter naming %q", expr, err, want)
+		}
+	}
+	if _, err := valuefilter.Contains(""); !errors.Is(err, valuefilter.ErrBadFilter) {
+		t.Errorf("an empty substring: %v", err)
+	}
+}
+
+// TestEndlessExpression: ctx stops an expression that never ends.
+func TestEndlessExpression(t *testing.T) {
+	m, err := valuefilter.Jq(`repeat(false)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := m.Match(ctx, entry(t, `["k"]`, `1`)); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("got %v, want the deadline", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the expression did not stop")
+	}
+}
+
+// TestContains: a byte substring of the stored text, JSON or not.
+func TestContains(t *testing.T) {
+	m, err := valuefilter.Contains(`"holder"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for value, want := range map[string]bool{`{"holder":"x"}`: true, `{"h":"holders"}`: false, `raw "holder" text`: true} {
+		if ok, err := m.Match(context.Background(), entry(t, `["k"]`, value)); ok != want || err != nil {
+			t.Errorf("%s: %v, %v", value, ok, err)
+		}
+	}
+}
+
+// TestSearch: pages of matches on a real store (file and sqld) continue
+// with their cursor, bounded by matches and by rows examined, forward and
+// in reverse, failures counted.
+func TestSearch(t *testing.T) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
+		ctx := storetest.Ctx(t)
+		a := s.Atomic()
+		for i := 0; i < 1200; i++ {
+			v := fmt.Sprintf(`{"n":%d}`, i)
+			if i%100 == 50 {
+				v = `"a string"`
+			}
+			a.Set(codec.Key{codec.String("s"), codec.Number(float64(i))}, []byte(v))
+		}
+		if _, err := a.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m, err := valuefilter.Jq(`.n % 7 == 0`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for i := 0; i < 1200; i++ {
+			if i%7 == 0 && i%100 != 50 {
+				want = append(want, fmt.Sprint(i))
+			}
+		}
+		for _, reverse := range []bool{false, true} {
+			for _, bound := range [][2]int{{10, 0}, {1000, 0}, {5, 37}, {1000, 501}} {
+				opts := store.ListOptions{Prefix: storetest.Key(t, `["s"]`), Reverse: reverse}
+				var got []string
+				failed, scanned, pages := 0, 0, 0
+				for {
+					p, err := valuefilter.Search(ctx, s, opts, m, bound[0], bound[1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					pages++
+					if len(p.Entries) > bound[0] || (bound[1] > 0 && p.Scanned > bound[1]) {
+						t.Fatalf("page of %d matches after %d rows, bounds %v", len(p.Entries), p.Scanned, bound)
+					}
+					for _, e := range p.Entries {
+						got = append(got, fmt.Sprint(e.Key[1]))
+					}
+					failed, scanned = failed+p.Failed, scanned+p.Scanned
+					if p.Cursor == "" {
+						break
+					}
+					opts.Cursor = p.Cursor
+				}
+				w := want
+				if reverse {
+					w = make([]string, len(want))
+					for i := range want {
+						w[i] = want[len(want)-1-i]
+					}
+				}
+				if strings.Join(got, ",") != strings.Join(w, ",") || failed != 12 || scanned != 1200 {
+					t.Errorf("reverse %v bounds %v: %d matches, %d failed, %d scanned in %d pages", reverse, bound, len(got), failed, scanned, pages)
+				}
+			}
+		}
+	})
+}
