@@ -106,3 +106,22 @@ func FuzzParseDiffLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzListFilterFlags: --where and --contains either give a matcher or an
+// error naming the flag; nothing panics.
+func FuzzListFilterFlags(f *testing.F) {
+	for _, s := range []string{".", ".a > 1", "", ".a |", "\x1b[2J", "foo("} {
+		f.Add(s, "")
+		f.Add("", s)
+	}
+	f.Fuzz(func(t *testing.T, where, contains string) {
+		c := &ListCmd{Where: where, Contains: contains}
+		m, err := c.matcher()
+		switch {
+		case err != nil && where != "" && !strings.HasPrefix(err.Error(), "--where: "):
+			t.Fatalf("--where %q: %v", where, err)
+		case err == nil && m == nil && (where != "" || contains != ""):
+			t.Fatalf("no matcher for %q %q", where, contains)
+		}
+	})
+}
