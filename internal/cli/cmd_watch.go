@@ -183,26 +183,44 @@ func (w *watcher) start(ctx context.Context) error {
 	return nil
 }
 
+// watchRecheckInline is how many seen rows a poll of a server re-reads in
+// its one request to the feed (ChangesOptions.Recheck), so that a poll is
+// one request; a watch that saw more (or of a file) re-reads them in a
+// second statement, and only when something was committed.
+const watchRecheckInline = 500
+
 // poll reads the changes since the last poll: expiries first (the clock
 // passed a seen row's expiry), then deletions (a seen row is gone), then
 // sets in stamp order.
 func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
-	var expired, deleted, sets []watchEvent
+	var expired, sets []watchEvent
 	for _, raw := range w.sortedKnown() {
 		if e := w.known[raw]; !e.Live(now) {
 			expired = append(expired, newWatchEvent("expire", &e, nil, now))
 			delete(w.known, raw)
 		}
 	}
+	var inline [][]byte
+	// On a file an idle poll is one pragma (Version): re-reading rows
+	// there waits until something was committed.
+	if w.s.Info().Transport.Remote() && len(w.known) <= watchRecheckInline {
+		for _, raw := range w.sortedKnown() {
+			inline = append(inline, []byte(raw))
+		}
+	}
+	var rechecked []*store.Entry
 	fresh := map[string]bool{}
-	var moved bool
-	for {
-		page, err := w.s.Changes(ctx, store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000})
+	moved := false
+	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline}
+	for first := true; ; first = false {
+		page, err := w.s.Changes(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
-		if page.Version != w.version {
-			w.version, moved = page.Version, true
+		if first {
+			rechecked = page.Rechecked
+			moved = page.Version != w.version
+			w.version = page.Version
 		}
 		w.after, w.afterKey = page.Next, page.NextKey
 		for _, e := range page.Entries {
@@ -234,28 +252,27 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		if !page.More {
 			break
 		}
+		opts.After, opts.AfterKey, opts.Recheck = page.Next, page.NextKey, nil
 	}
-	if moved {
+	if inline == nil && moved {
 		// Something was committed: re-read the rows seen before this
 		// poll to find the deleted ones (deletes issue no stamp).
-		var raws [][]byte
 		for _, raw := range w.sortedKnown() {
 			if !fresh[raw] {
-				raws = append(raws, []byte(raw))
+				inline = append(inline, []byte(raw))
 			}
 		}
-		if len(raws) > 0 {
-			cur, err := w.s.GetRawMany(ctx, raws)
-			if err != nil {
-				return nil, err
-			}
-			for i, e := range cur {
-				if e == nil {
-					old := w.known[string(raws[i])]
-					deleted = append(deleted, newWatchEvent("delete", &old, nil, now))
-					delete(w.known, string(raws[i]))
-				}
-			}
+		var err error
+		if rechecked, err = w.s.GetRawMany(ctx, inline); err != nil {
+			return nil, err
+		}
+	}
+	var deleted []watchEvent
+	for i, e := range rechecked {
+		raw := string(inline[i])
+		if old, had := w.known[raw]; e == nil && had && !fresh[raw] {
+			deleted = append(deleted, newWatchEvent("delete", &old, nil, now))
+			delete(w.known, raw)
 		}
 	}
 	return append(append(expired, deleted...), sets...), nil
