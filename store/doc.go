@@ -16,6 +16,8 @@
 //     creates gets WAL; the schema is checked), Options (Clock, read-only,
 //     auth, busy timeout), Store, Info, Counters (statements and rows
 //     read, for tests that prove how much work an operation did), Close.
+//   - readonly.go: a read-only WAL file read as immutable (no -wal, no
+//     -shm left behind) until a writer comes; LeftFiles.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
 //     SQLite URI they become; RedactURL (a token never shows).
 //   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),

@@ -40,7 +40,9 @@ type stmtCache struct {
 // prepared returns a cached prepared statement for q, or nil when q should
 // run unprepared.
 func (s *Store) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
-	if s.target.Transport != TransportFile {
+	if s.target.Transport != TransportFile || s.imm != nil {
+		// An immutable read may move to another connection pool
+		// (readonly.go); its statements run unprepared.
 		return nil, nil
 	}
 	s.cache.mu.Lock()
@@ -99,12 +101,43 @@ const perStatement = 10 * time.Millisecond
 type reqRows struct {
 	*sql.Rows
 	cancel context.CancelFunc
+	// after, when not nil, checks the statement once its rows are read
+	// (an immutable read whose file changed meanwhile, readonly.go).
+	after func() error
+	err   error
+}
+
+// Next moves to the next row; after the last it runs the after check.
+func (r *reqRows) Next() bool {
+	if r.Rows.Next() {
+		return true
+	}
+	r.check()
+	return false
+}
+
+func (r *reqRows) check() {
+	if r.after != nil {
+		r.err, r.after = r.after(), nil
+	}
+}
+
+// Err is the error that ended the rows, or the after check's.
+func (r *reqRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
 }
 
 // Close closes the rows and releases the request's deadline.
 func (r *reqRows) Close() error {
+	r.check()
 	err := r.Rows.Close()
 	r.cancel()
+	if err == nil {
+		err = r.err
+	}
 	return err
 }
 
@@ -119,17 +152,22 @@ func (s *Store) query(ctx context.Context, q string, args ...any) (*reqRows, err
 		cancel()
 		return nil, err
 	}
+	db, after, err := s.reader()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	var rows *sql.Rows
 	if st != nil {
 		rows, err = st.QueryContext(ctx, args...)
 	} else {
-		rows, err = s.db.QueryContext(ctx, q, args...)
+		rows, err = db.QueryContext(ctx, q, args...)
 	}
 	if err != nil {
 		cancel()
 		return nil, s.classify(s.timedOut(ctx, err))
 	}
-	return &reqRows{Rows: rows, cancel: cancel}, nil
+	return &reqRows{Rows: rows, cancel: cancel, after: after}, nil
 }
 
 // timedOut names a request that outlived the request timeout (ctx is the

@@ -1,5 +1,7 @@
 package store
 
+import "context"
+
 // SetCensusWindow makes every census statement examine n rows (0: the
 // default), so that tests cross window boundaries on small stores.
 func SetCensusWindow(n int) { censusWindowTest = n }
@@ -15,3 +17,18 @@ func SetRemotePage(rows int, bytes int64) (restore func()) {
 // SetChangesWindow makes every change scan examine windows of n rowids (0:
 // the default), so that tests cross window boundaries on small stores.
 func SetChangesWindow(n int) { changesWindowTest = n }
+
+// QueryKeysAround runs "SELECT k FROM kv" on s's read path and calls
+// between after the statement started and before its rows are read to
+// the end; it returns the rows' error.
+func QueryKeysAround(ctx context.Context, s *Store, between func()) error {
+	rows, err := s.query(ctx, "SELECT k FROM kv")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	between()
+	for rows.Next() {
+	}
+	return rows.Err()
+}

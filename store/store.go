@@ -74,6 +74,11 @@ type Store struct {
 	cache      stmtCache
 	token      string // the auth token sent, to scrub it from errors
 	created    bool   // Open created the schema
+	// imm: a read-only WAL file read as immutable (readonly.go); nil
+	// otherwise. absentAtOpen: the -wal/-shm a read-only file store found
+	// missing at open (LeftFiles).
+	imm          *immutableRead
+	absentAtOpen []string
 }
 
 // Info describes an open store for status bars and stats.
@@ -128,6 +133,19 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		}
 		created = !exists
 		connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
+		if opts.ReadOnly {
+			// The file first, then its sidecars: a writer starting in
+			// between shows in one or the other at the first statement.
+			stamp, err := os.Stat(target.Path)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, target.Path, err)
+			}
+			s.absentAtOpen = absentSidecars(target.Path)
+			if wal && len(s.absentAtOpen) == 2 {
+				s.imm = &immutableRead{path: target.Path, stamp: stamp, dsn: connURL}
+				connURL += "&immutable=1"
+			}
+		}
 	default:
 		connURL = target.URL
 	}
@@ -334,7 +352,7 @@ func (s *Store) Close() error {
 	if s.ws != nil {
 		s.ws.close()
 	}
-	return s.db.Close()
+	return errors.Join(s.db.Close(), s.closeImmutable())
 }
 
 // Info describes the store.

@@ -47,7 +47,8 @@ type versionWatch struct {
 // file it first asks data_version and answers from the last reading when
 // no commit happened since (one cheap pragma instead of a count).
 func (s *Store) Version(ctx context.Context) (Version, error) {
-	if s.target.Transport != TransportFile {
+	if s.target.Transport != TransportFile || s.imm != nil {
+		// An immutable read's data_version never moves (readonly.go).
 		return s.readVersion(ctx)
 	}
 	w := &s.watch

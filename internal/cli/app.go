@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -164,6 +165,11 @@ func (a *App) close() {
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
 		_ = s.Close()
+		if left := s.LeftFiles(); len(left) > 0 {
+			// Read-only promises to leave the directory as it was; where
+			// it could not, say so (store/readonly.go tells why).
+			fmt.Fprintf(a.Stderr, "kvdeck: note: %s did not exist when kvdeck opened %s read-only and exist now: SQLite creates them to read a WAL database (a writer opened it meanwhile, or one of them was missing); kvdeck leaves them, since another process may use them, and the last writer to close removes them\n", strings.Join(left, " and "), s.Info().Display)
+		}
 	}
 	a.stores = nil
 }
