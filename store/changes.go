@@ -147,7 +147,7 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 		}
 		page.Version = v
 		page.Statements++
-		if v.Seq <= opts.After && len(opts.Recheck) == 0 {
+		if !pastPosition(v.Seq, opts) && len(opts.Recheck) == 0 {
 			return page, nil
 		}
 	}
@@ -175,7 +175,7 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 		page.Statements++
 		if first {
 			s.watch.verIndexed.Store(map[bool]int32{true: indexYes, false: indexNo}[a.indexed])
-			if a.indexed != q.indexed && a.seq > opts.After {
+			if a.indexed != q.indexed && pastPosition(a.seq, opts) {
 				// The index came or went since the last page: read again
 				// the way that suits it.
 				q.indexed = a.indexed
@@ -190,7 +190,7 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 		sizes = append(sizes, a.sizes...)
 		cut = cut || a.cut
 		first = false
-		if q.seq <= opts.After || q.indexed {
+		if !pastPosition(q.seq, opts) || q.indexed {
 			break
 		}
 		page.Windows++
@@ -230,6 +230,13 @@ const (
 	indexNo
 	indexYes
 )
+
+// pastPosition reports whether rows may be stamped past the position of
+// opts at seq: seq moved past After, or a page was cut inside commit
+// After (AfterKey set), whose later rows are still to read.
+func pastPosition(seq int64, opts ChangesOptions) bool {
+	return seq > opts.After || (seq == opts.After && opts.AfterKey != nil)
+}
 
 // changeLess orders rows by (ver, raw key): the order of the feed.
 func changeLess(a, b Entry) bool {
@@ -316,7 +323,11 @@ func (q changeQuery) sql() (string, []any) {
 			start, sargs = "(SELECT min(rowid) FROM kv WHERE rowid >= ?)", []any{*q.start}
 		}
 		with = "WITH b(lo, hi) AS (SELECT s, CASE WHEN (SELECT seq FROM kv_meta WHERE id = 0) > ? THEN s + ? - 1 ELSE s - 1 END FROM (SELECT " + start + " AS s)) "
-		args = append(append([]any{q.after, q.window}, sargs...), args...)
+		moved := q.after
+		if q.afterKey != nil {
+			moved-- // a page cut inside commit after: its other rows follow
+		}
+		args = append(append([]any{moved, q.window}, sargs...), args...)
 		where = append(where, "rowid BETWEEN (SELECT lo FROM b) AND (SELECT hi FROM b)")
 	}
 	parts := []string{"SELECT * FROM (SELECT " + fmt.Sprint(rowChange) + ", k, v, ver, expires_at, c, NULL, NULL FROM (SELECT k, v, ver, expires_at, c, " +
