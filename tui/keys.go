@@ -4,7 +4,7 @@ import "github.com/charmbracelet/bubbles/key"
 
 // GlobalKeys are the keys the root handles before the focused view.
 type GlobalKeys struct {
-	Tab       key.Binding // 1-7: switch to that tab
+	Tab       key.Binding // 1-8: switch to that tab
 	NextTab   key.Binding
 	PrevTab   key.Binding
 	Help      key.Binding
@@ -17,7 +17,7 @@ type GlobalKeys struct {
 // DefaultGlobalKeys returns the root's default keys.
 func DefaultGlobalKeys() GlobalKeys {
 	return GlobalKeys{
-		Tab:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "switch tab")),
+		Tab:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8"), key.WithHelp("1-8", "switch tab")),
 		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
 		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),

@@ -18,7 +18,8 @@ var keyTable = []keyRow{
 	{"move", [numTabs]string{
 		tabBrowse: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`", tabLeases: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`",
 		tabAlarms: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`", tabQueues: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`",
-		tabCompose: "`↑/k` `↓/j`", tabRace: "`←/h` `→/l` clients", tabSweep: "`↑/k` `↓/j`"}},
+		tabCompose: "`↑/k` `↓/j`", tabRace: "`←/h` `→/l` clients", tabSweep: "`↑/k` `↓/j`",
+		tabActivity: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`"}},
 	{"open, go in", [numTabs]string{
 		tabBrowse: "`enter` open/close; `→/l` expand", tabAlarms: "`→/l` the class's alarms",
 		tabQueues: "`→/l` messages; `enter` peek", tabCompose: "`enter` edit op", tabRace: "`space` next step",
@@ -26,11 +27,13 @@ var keyTable = []keyRow{
 	{"back out", [numTabs]string{
 		tabBrowse: "`←/h` parent; `esc` clears the filter", tabLeases: "`esc` clears the filter",
 		tabAlarms: "`←/h` classes; `esc` clears the filter", tabQueues: "`←/h` queues; `esc` closes the peek, clears the filter",
-		tabSweep: "`esc` clears the filter"}},
-	{"filter", [numTabs]string{tabBrowse: "`/`", tabLeases: "`/`", tabAlarms: "`/`", tabQueues: "`/`", tabSweep: "`/`"}},
+		tabSweep: "`esc` clears the filter", tabActivity: "`esc` clears the filter, then the mark"}},
+	{"filter", [numTabs]string{tabBrowse: "`/`", tabLeases: "`/`", tabAlarms: "`/`", tabQueues: "`/`", tabSweep: "`/`",
+		tabActivity: "`/` key prefix"}},
 	{"reload", [numTabs]string{
 		tabBrowse: "`r`", tabLeases: "`r`", tabAlarms: "`r`", tabQueues: "`r`",
-		tabCompose: "`r` refresh stale checks, retry", tabRace: "`r` read the counter", tabSweep: "`r`"}},
+		tabCompose: "`r` refresh stale checks, retry", tabRace: "`r` read the counter", tabSweep: "`r`",
+		tabActivity: "`r`"}},
 	{"add", [numTabs]string{
 		tabBrowse: "`n` key", tabLeases: "`a` acquire", tabAlarms: "`s` set", tabQueues: "`n` send",
 		tabCompose: "`c` `s` `d` check / set / delete", tabRace: "`a` client"}},
@@ -41,14 +44,14 @@ var keyTable = []keyRow{
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
 	{"jump", [numTabs]string{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
-		tabQueues: "`o` raw key in Browse"}},
+		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},
 	{"the tab's own", [numTabs]string{
 		tabBrowse: "`c` compose from key; `K` `J` scroll value", tabLeases: "`s` sort", tabAlarms: "`f` fire due (asks)",
 		tabQueues:  "`c` poll as a consumer",
 		tabCompose: "`ctrl+s` commit (asks); `f` fill stamp; `K` `J` move op; `w` `o` save / load",
 		tabRace: "`m` mode; `n` naive; `s` stage; `c` commit; `v` recover; `R` replay; `X` reset; " +
 			"`enter` start workers (asks); `x` stop; `+` `-` workers; `L` lockstep",
-		tabSweep: "`x` cancel a sweep"}},
+		tabSweep: "`x` cancel a sweep", tabActivity: "`m` mark (again clears)"}},
 }
 
 // keyTableMarkdown renders the table as the README shows it.

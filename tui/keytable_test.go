@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
+	"kvdeck/views/activity"
 	"kvdeck/views/alarms"
 	"kvdeck/views/browse"
 	"kvdeck/views/compose"
@@ -65,13 +66,14 @@ func bindingKeys(v any) []string {
 // the README and the help say the same.
 func TestKeyTableMatchesHelp(t *testing.T) {
 	maps := map[tab][]any{
-		tabBrowse:  {browse.DefaultKeys(), widgets.DefaultInputKeys()},
-		tabLeases:  {leases.DefaultKeys()},
-		tabAlarms:  {alarms.DefaultKeys()},
-		tabQueues:  {queues.DefaultKeys()},
-		tabCompose: {compose.DefaultKeys()},
-		tabRace:    {race.DefaultKeys()},
-		tabSweep:   {sweep.DefaultKeys()},
+		tabBrowse:   {browse.DefaultKeys(), widgets.DefaultInputKeys()},
+		tabLeases:   {leases.DefaultKeys()},
+		tabAlarms:   {alarms.DefaultKeys()},
+		tabQueues:   {queues.DefaultKeys()},
+		tabCompose:  {compose.DefaultKeys()},
+		tabRace:     {race.DefaultKeys()},
+		tabSweep:    {sweep.DefaultKeys()},
+		tabActivity: {activity.DefaultKeys(), widgets.DefaultInputKeys()},
 	}
 	a := reference(t, false, 120, 40)
 	a.keys("enter")

@@ -6,6 +6,7 @@ import (
 
 	"kvdeck/themes"
 	"kvdeck/views"
+	"kvdeck/views/activity"
 	"kvdeck/views/alarms"
 	"kvdeck/views/browse"
 	"kvdeck/views/compose"
@@ -15,7 +16,7 @@ import (
 	"kvdeck/views/sweep"
 )
 
-// tab is one of the seven tabs, in tab-bar order.
+// tab is one of the eight tabs, in tab-bar order.
 type tab int
 
 const (
@@ -26,6 +27,7 @@ const (
 	tabCompose
 	tabRace
 	tabSweep
+	tabActivity
 	numTabs
 )
 
@@ -46,6 +48,8 @@ func (t tab) String() string {
 		return "Race"
 	case tabSweep:
 		return "Sweep"
+	case tabActivity:
+		return "Activity"
 	}
 	return "?"
 }
@@ -76,6 +80,8 @@ type tabs struct {
 	compose compose.Model
 	race    race.Model
 	sweep   sweep.Model
+	// activity is the change feed.
+	activity activity.Model
 }
 
 // newTabs builds the views.
@@ -88,6 +94,8 @@ func newTabs(deps views.Deps, st themes.Styles) tabs {
 		compose: compose.New(deps, st),
 		race:    race.New(deps, st),
 		sweep:   sweep.New(deps, st),
+
+		activity: activity.New(deps, st),
 	}
 }
 
@@ -106,6 +114,8 @@ func (ts *tabs) view(t tab) tabView {
 		return &ts.race
 	case tabSweep:
 		return &ts.sweep
+	case tabActivity:
+		return &ts.activity
 	}
 	return &ts.browse
 }
@@ -136,6 +146,8 @@ func (ts *tabs) show(t tab) tea.Cmd {
 		return ts.race.Init()
 	case tabSweep:
 		return ts.sweep.Init()
+	case tabActivity:
+		return ts.activity.Init()
 	}
 	return ts.browse.Init()
 }
@@ -158,6 +170,8 @@ func (ts *tabs) update(t tab, msg tea.Msg) tea.Cmd {
 		ts.race, cmd = ts.race.Update(msg)
 	case tabSweep:
 		ts.sweep, cmd = ts.sweep.Update(msg)
+	case tabActivity:
+		ts.activity, cmd = ts.activity.Update(msg)
 	}
 	return cmd
 }
@@ -189,6 +203,8 @@ func (ts *tabs) refresh(t tab) tea.Cmd {
 		ts.race, cmd = ts.race.Refresh()
 	case tabSweep:
 		ts.sweep, cmd = ts.sweep.Refresh()
+	case tabActivity:
+		ts.activity, cmd = ts.activity.Refresh()
 	}
 	return cmd
 }

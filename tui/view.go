@@ -57,12 +57,17 @@ func (m model) tabBarParts() ([]string, string) {
 	if ansi.StringWidth(strings.Join(parts, "  ")) <= m.width {
 		return parts, "  "
 	}
+	// Eight tabs with their names fit 80 columns one space apart, without
+	// the program's name.
+	if named := append([]string{""}, parts[1:]...); ansi.StringWidth(strings.Join(named, " ")) <= m.width {
+		return named, " "
+	}
 	parts = parts[:1]
 	for t := range numTabs {
 		if t == m.tab {
 			parts = append(parts, m.styles.TabActive.Render(fmt.Sprintf("[%d %s]", t+1, t)))
 		} else {
-			parts = append(parts, m.styles.TabInactive.Render(fmt.Sprint(t+1)))
+			parts = append(parts, m.styles.TabInactive.Render(fmt.Sprint(int(t)+1))) // the number, not tab(t+1).String()
 		}
 	}
 	return parts, " "
@@ -298,6 +303,8 @@ func tabNotes(t tab) []string {
 		return []string{"ctrl+s commits every staged operation in one transaction: all checks hold and every mutation applies, or nothing does."}
 	case tabRace:
 		return []string{"The race writes the counter " + `["kvdeck", "race"]` + " of this store; live mode runs workers on connections of their own."}
+	case tabActivity:
+		return []string{"The feed reads the rows stamped since its last read, only when the store's seq or row count moved, at most a few pages a refresh. Deletions and expiries show for rows kvdeck had read: a delete issues no stamp."}
 	case tabSweep:
 		return []string{"s deletes rows still expired when their batch runs (a row set again meanwhile survives); enter only counts (a dry run)."}
 	}

@@ -59,6 +59,7 @@ var Tabs = []string{
 	"kvdeck/views/compose",
 	"kvdeck/views/race",
 	"kvdeck/views/sweep",
+	"kvdeck/views/activity",
 }
 
 // Root is what no package but main may import: the root model and the

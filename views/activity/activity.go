@@ -1,0 +1,258 @@
+// Package activity is the Activity tab: a live feed of the store's writes
+// in versionstamp order (read through store.Changes only when the store
+// moved, bounded), with the rows that vanished from what kvdeck had read
+// said as deletions or expiries, a mark that pins a point, a prefix
+// filter, and enter to show a key in Browse.
+package activity
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// Keys are the Activity view's key bindings.
+type Keys struct {
+	widgets.NavKeys
+	Browse key.Binding // the selected key in Browse
+	Mark   key.Binding // pin a point: show what changed since
+	Filter key.Binding // limit the feed to a key prefix
+	Clear  key.Binding // clear the filter, then the mark
+	Reload key.Binding
+}
+
+// DefaultKeys returns the Activity view's default key bindings.
+func DefaultKeys() Keys {
+	return Keys{
+		NavKeys: widgets.DefaultNavKeys(),
+		Browse:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "the key in Browse")),
+		Mark:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark: show only what changes from now on")),
+		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by key prefix")),
+		Clear:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter, then the mark")),
+		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read the feed now")),
+	}
+}
+
+// mark is a pinned point of the feed.
+type mark struct {
+	n  int   // events from n on are after it
+	at int64 // the clock when it was set
+	// seq is where the feed had read to.
+	seq int64
+}
+
+// Model is the Activity tab.
+type Model struct {
+	deps    views.Deps
+	styles  themes.Styles
+	keys    Keys
+	input   widgets.InputKeys
+	focused bool
+	width   int
+	height  int
+
+	f       feed
+	gen     int
+	loading bool
+	err     error
+	behind  bool // the last refresh stopped after pagesPerRefresh pages
+
+	mark      *mark
+	filter    codec.Key // shown: keys under it
+	filterTxt string
+	filtering bool
+	filterIn  textinput.Model
+	filterErr string
+
+	list widgets.ListCursor // over the shown events, newest first; id: event n
+}
+
+// New returns the Activity view over deps.Store.
+func New(deps views.Deps, styles themes.Styles) Model {
+	return Model{
+		deps: deps, styles: styles, keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
+		filterIn: widgets.NewInput("/", `key prefix, e.g. ["dwk_lease"]`, styles),
+	}
+}
+
+// Init reads where seq stands and the last commits before it (under
+// generation 0, which the model holds until its first Refresh).
+func (m Model) Init() tea.Cmd {
+	s, err := m.engine()
+	if err != nil {
+		return func() tea.Msg { return fed{session: m.deps.Session, err: err} }
+	}
+	return readFeed(s, m.deps.Session, 0, 0, nil, nil, m.deps.Now(), true, 1)
+}
+
+// engine is the store the feed reads (store.Changes is the engine's).
+func (m Model) engine() (*store.Store, error) { return views.Engine(m.deps) }
+
+// Refresh reads the feed after the position (the root calls it when seq
+// or the row count moved); a read in flight is not doubled.
+func (m Model) Refresh() (Model, tea.Cmd) {
+	if m.loading {
+		return m, nil
+	}
+	s, err := m.engine()
+	if err != nil {
+		m.err = err
+		return m, nil
+	}
+	m.loading = true
+	m.gen++
+	keys := m.f.recheckKeys()
+	return m, readFeed(s, m.deps.Session, m.gen, m.f.after, m.f.afterK, keys, m.deps.Now(), !m.f.started, 1)
+}
+
+// SetSize sets the view's rectangle.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Focus gives the view the keys.
+func (m *Model) Focus() { m.focused = true }
+
+// Blur takes the keys away.
+func (m *Model) Blur() { m.focused = false }
+
+// Busy reports whether a read is in flight.
+func (m Model) Busy() bool { return m.loading }
+
+// Capturing reports whether the filter input takes every key.
+func (m Model) Capturing() bool { return m.filtering }
+
+// Update handles a message.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case fed:
+		return m.onFed(msg)
+	case tea.MouseMsg:
+		if k, ok := widgets.WheelKey(msg); ok {
+			return m.Update(k)
+		}
+	case tea.KeyMsg:
+		if !m.focused {
+			return m, nil
+		}
+		if m.filtering {
+			return m.handleFilter(msg)
+		}
+		return m.handleKey(msg)
+	}
+	return m, nil
+}
+
+// onFed takes a page: events in stamp order, then the vanished rows; a
+// page cut by its bounds chains the next one, up to pagesPerRefresh.
+func (m Model) onFed(msg fed) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session || msg.gen != m.gen {
+		return m, nil
+	}
+	if msg.err != nil {
+		m.loading, m.err = false, msg.err
+		return m, nil
+	}
+	m.err = nil
+	m.f.apply(msg.page, msg.keys, msg.now, msg.start)
+	m.list.Follow(m.ids(), m.listRows())
+	if msg.page.More && msg.chained < pagesPerRefresh {
+		s, err := m.engine()
+		if err == nil {
+			return m, readFeed(s, m.deps.Session, m.gen, m.f.after, m.f.afterK, nil, m.deps.Now(), false, msg.chained+1)
+		}
+	}
+	m.loading = false
+	m.behind = msg.page.More
+	return m, nil
+}
+
+// handleKey handles the keys of the list.
+func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	if m.list.Handle(msg, k.NavKeys, m.ids(), m.listRows()) {
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Browse):
+		ev, ok := m.selected()
+		switch {
+		case !ok:
+			return m, nil
+		case ev.key == nil:
+			return m, views.Flash(views.FlashInfo, "this row's key does not decode: Browse shows it under (undecodable)")
+		}
+		return m, views.Goto(ev.key)
+	case key.Matches(msg, k.Mark):
+		if m.mark != nil {
+			m.mark = nil
+			return m, views.Flash(views.FlashInfo, "mark cleared: the whole feed shows")
+		}
+		m.mark = &mark{n: m.f.next, at: m.deps.Now(), seq: m.f.after}
+		m.list.Follow(m.ids(), m.listRows())
+		return m, views.Flash(views.FlashInfo, "marked at seq %d: only what changes from now on shows (m again clears)", m.f.after)
+	case key.Matches(msg, k.Filter):
+		m.filtering = true
+		m.filterIn.SetValue(m.filterTxt)
+		m.filterIn.CursorEnd()
+		return m, m.filterIn.Focus()
+	case key.Matches(msg, k.Clear):
+		switch {
+		case m.filter != nil:
+			m.filter, m.filterTxt = nil, ""
+		case m.mark != nil:
+			m.mark = nil
+		}
+		m.list.Follow(m.ids(), m.listRows())
+	case key.Matches(msg, k.Reload):
+		return m.Refresh()
+	}
+	return m, nil
+}
+
+// handleFilter handles the keys while the filter is typed: enter applies
+// a key prefix in kvdeck's key syntax, esc leaves it as it was.
+func (m Model) handleFilter(msg tea.KeyMsg) (Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.input.Cancel):
+		m.filtering, m.filterErr = false, ""
+		m.filterIn.Blur()
+		return m, nil
+	case key.Matches(msg, m.input.Accept):
+		text := m.filterIn.Value()
+		if text == "" {
+			m.filter, m.filterTxt, m.filtering, m.filterErr = nil, "", false, ""
+			m.list.Follow(m.ids(), m.listRows())
+			return m, nil
+		}
+		k, err := codec.Parse(text)
+		if err != nil {
+			m.filterErr = err.Error()
+			return m, nil
+		}
+		m.filter, m.filterTxt, m.filtering, m.filterErr = k, text, false, ""
+		m.filterIn.Blur()
+		m.list.Set(0, m.ids(), m.listRows())
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.filterIn, cmd = m.filterIn.Update(msg)
+	return m, cmd
+}
+
+// ShortHelp lists the keys the message line shows.
+func (m Model) ShortHelp() []key.Binding {
+	if m.filtering {
+		return []key.Binding{m.input.Accept, m.input.Cancel}
+	}
+	return []key.Binding{m.keys.Browse, m.keys.Mark, m.keys.Filter, m.keys.Clear}
+}
+
+// FullHelp lists every key of the view.
+func (m Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{m.keys.Bindings(), {m.keys.Browse, m.keys.Mark, m.keys.Filter, m.keys.Clear, m.keys.Reload}}
+}

@@ -1,0 +1,186 @@
+package activity
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views"
+	"kvdeck/views/viewtest"
+)
+
+// newActivityHarness runs a focused Activity view over s at w x h.
+func newActivityHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.Harness[Model] {
+	t.Helper()
+	return viewtest.Start[Model, *Model](t, s, clock, w, h, New)
+}
+
+func mkKey(parts ...any) codec.Key {
+	var k codec.Key
+	for _, p := range parts {
+		switch p := p.(type) {
+		case string:
+			k = append(k, codec.String(p))
+		case int:
+			k = append(k, codec.Number(float64(p)))
+		}
+	}
+	return k
+}
+
+// TestFeedSecondWriter: another connection writes (sets, an atomic
+// commit of several sets, a delete, rows that expire under the virtual
+// clock) between refreshes; on a file and on sqld the feed holds every
+// change once, in stamp order, with the old value where the tab had read
+// it, and the vanished rows said as deleted or expired, without a stamp.
+func TestFeedSecondWriter(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		clock := viewtest.FixedClock()
+		s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
+		w := storetest.Open(t, url, store.Options{Clock: clock.Now}) // the other writer
+		ctx := storetest.Ctx(t)
+		set := func(k codec.Key, v string, ttl time.Duration) {
+			t.Helper()
+			var exp *time.Duration
+			if ttl > 0 {
+				exp = &ttl
+			}
+			if _, err := w.Set(ctx, k, []byte(v), exp); err != nil {
+				t.Fatal(err)
+			}
+		}
+		set(mkKey("before"), `0`, 0) // written before the tab opened: the backlog
+		h := newActivityHarness(t, s, clock, 120, 40)
+		if len(h.M.f.events) != 1 || !h.M.f.events[0].before {
+			t.Fatalf("backlog: %+v", h.M.f.events)
+		}
+
+		set(mkKey("a"), `1`, 0)
+		set(mkKey("dwk_lease", "Cart", "0a"), `{"holder":"x"}`, 30*time.Second)
+		h.Refresh()
+		a := w.Atomic()
+		a.Set(mkKey("a"), []byte(`2`))
+		a.Set(mkKey("b"), []byte(`"b"`))
+		a.Set(mkKey("dwk_queue_due", "jobs", 5, "m1"), []byte(`{"body":1,"attempts":0}`))
+		if _, err := a.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		set(mkKey("c"), `3`, 0)
+		h.Refresh()
+		if _, err := w.Commit(ctx, nil, []store.Mutation{{Type: store.MutationDelete, Key: mkKey("b")}}); err != nil {
+			t.Fatal(err)
+		}
+		clock.Fix(clock.Now() + 31000) // the lease expires (not swept)
+		set(mkKey("a"), `4`, 0)
+		h.Refresh()
+		h.Refresh() // nothing moved: nothing new
+
+		var got []string
+		lastVer := int64(0)
+		sets := map[string]int{}
+		for _, ev := range h.M.f.events {
+			line := fmt.Sprintf("%s %s %s", ev.kind, codec.Format(ev.key), ev.record)
+			if ev.kind == evSet {
+				if ev.ver < lastVer {
+					t.Errorf("out of stamp order: %s at %d after %d", line, ev.ver, lastVer)
+				}
+				lastVer = ev.ver
+				sets[fmt.Sprintf("%s@%d", codec.Format(ev.key), ev.ver)]++
+				if ev.hadOld {
+					line += " " + string(ev.old) + "→" + string(ev.value)
+				}
+			}
+			got = append(got, line)
+		}
+		for k, n := range sets {
+			if n != 1 {
+				t.Errorf("%s shows %d times", k, n)
+			}
+		}
+		want := []string{
+			`set ["before"] plain`,
+			`set ["a"] plain`,
+			`set ["dwk_lease", "Cart", "0a"] lease`,
+			`set ["a"] plain 1→2`,
+			`set ["b"] plain`,
+			`set ["dwk_queue_due", "jobs", 5, "m1"] queue`,
+			`set ["c"] plain`,
+			`set ["a"] plain 2→4`,
+			// vanished rows, in the order the tab had read them
+			`expired ["dwk_lease", "Cart", "0a"] lease`,
+			`deleted ["b"] plain`,
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("feed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		view := ansi.Strip(h.M.View())
+		for _, text := range []string{"deleted", "expired", "1 → 2", "2 → 4"} {
+			if !strings.Contains(view, text) {
+				t.Errorf("the view lacks %q:\n%s", text, view)
+			}
+		}
+	})
+}
+
+// TestMarkFilterJump: m pins a point (only later changes show), / limits
+// the feed to a key prefix, esc clears the filter and then the mark, and
+// enter asks the root to show the key in Browse.
+func TestMarkFilterJump(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	ctx := storetest.Ctx(t)
+	put := func(k codec.Key, v string) {
+		t.Helper()
+		if _, err := s.Set(ctx, k, []byte(v), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(mkKey("x", 1), `1`)
+	h := newActivityHarness(t, s, clock, 100, 30)
+	put(mkKey("x", 2), `2`)
+	h.Refresh()
+	h.Keys("m")
+	h.RequireFlash("marked at seq 2")
+	if n := len(h.M.shown()); n != 0 {
+		t.Fatalf("right after the mark %d events show", n)
+	}
+	put(mkKey("x", 3), `3`)
+	put(mkKey("y"), `"y"`)
+	h.Refresh()
+	h.RequireView("marked at seq 2", "2 since")
+	if n := len(h.M.shown()); n != 2 {
+		t.Errorf("after the mark %d events show, want 2", n)
+	}
+	h.Keys("/")
+	h.TypeText(`["x"]`)
+	h.Keys("enter")
+	if ev := h.M.shown(); len(ev) != 1 || codec.Format(ev[0].key) != `["x", 3]` {
+		t.Errorf("under the mark and /[\"x\"]: %v", ev)
+	}
+	golden.RequireEqual(t, h.M.View())
+	var jumped views.GotoMsg
+	cmd := func() { _, c := h.M.Update(viewtest.Key("enter")); jumped = c().(views.GotoMsg) }
+	cmd()
+	if codec.Format(jumped.Key) != `["x", 3]` {
+		t.Errorf("enter jumps to %v", jumped.Key)
+	}
+	h.Keys("esc")
+	if h.M.filter != nil || h.M.mark == nil {
+		t.Errorf("the first esc clears the filter only")
+	}
+	h.Keys("esc")
+	if h.M.mark != nil || len(h.M.shown()) != 4 {
+		t.Errorf("the second esc clears the mark: %d show", len(h.M.shown()))
+	}
+	h.Keys("/")
+	h.TypeText(`["x`)
+	h.Keys("enter")
+	h.RequireView("✗")
+}

@@ -1,0 +1,56 @@
+package activity
+
+import (
+	"testing"
+	"time"
+
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+// TestActivityRequestBudget: behind the latency proxy (50 ms a request)
+// in front of a real sqld, opening the tab costs a request to learn where
+// seq stands and one per page of the backlog (here one commit of 300
+// rows: two pages of 200), and a refresh after other writers' commits 1:
+// the rows stamped since, the row count and the re-read of the rows
+// already seen travel in one request.
+func TestActivityRequestBudget(t *testing.T) {
+	srv := sqldtest.Start(t)
+	p := sqldtest.StartProxy(t, srv.URL, 50*time.Millisecond)
+	clock := viewtest.FixedClock()
+	w := storetest.Open(t, srv.URL, store.Options{Clock: clock.Now, Create: true})
+	ctx := storetest.Ctx(t)
+	a := w.Atomic()
+	for i := range 300 {
+		a.Set(mkKey("seed", i), []byte(`1`))
+	}
+	if _, err := a.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := storetest.Open(t, p.URL, store.Options{Clock: clock.Now})
+	before := p.Requests()
+	h := newActivityHarness(t, s, clock, 120, 40)
+	if n := p.Requests() - before; n != 3 {
+		t.Errorf("opening the tab took %d requests, want 3", n)
+	}
+	for round := range 3 {
+		for i := range 5 {
+			if _, err := w.Set(ctx, mkKey("live", round, i), []byte(`2`), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		before = p.Requests()
+		h.Refresh()
+		if n := p.Requests() - before; n != 1 {
+			t.Errorf("round %d: a refresh took %d requests, want 1", round, n)
+		}
+	}
+	if got := len(h.M.f.events); got != 300+15 { // the seed commit (backlog) and 15 sets
+		t.Errorf("%d events, want 315", got)
+	}
+}

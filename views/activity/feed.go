@@ -1,0 +1,210 @@
+package activity
+
+import (
+	"bytes"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+)
+
+// Bounds of what the feed keeps: it must stay small on a store of any
+// size.
+const (
+	maxEvents  = 2000 // events kept for the list (the oldest go first)
+	maxRecheck = 256  // rows re-read at each refresh to find deletions
+	backlog    = 20   // commits shown from before the tab opened
+)
+
+// eventKind says what happened to a row.
+type eventKind int
+
+const (
+	evSet     eventKind = iota // written (a stamp was issued)
+	evDeleted                  // vanished from what kvdeck had read: no stamp
+	evExpired                  // vanished past its expiry (swept or not)
+)
+
+func (k eventKind) String() string {
+	switch k {
+	case evDeleted:
+		return "deleted"
+	case evExpired:
+		return "expired"
+	}
+	return "set"
+}
+
+// event is one line of the feed.
+type event struct {
+	n      int // detection order, unique in the session
+	kind   eventKind
+	raw    []byte
+	key    codec.Key // nil when raw does not decode
+	record string    // lease, cron, alarm, queue, meta, dead letter, plain
+	ver    int64     // the stamp (evSet); the last stamp seen otherwise
+	value  []byte    // the new value (evSet) or the last value seen
+	old    []byte    // the value kvdeck saw before, when it saw one
+	hadOld bool
+	expiry *int64
+	before bool  // read at the start: written before the tab opened
+	seenAt int64 // the clock when kvdeck read it
+}
+
+// seenRow is what kvdeck last read of a row: the recheck set.
+type seenRow struct {
+	ver    int64
+	value  []byte
+	expiry *int64
+	key    codec.Key
+	record string
+}
+
+// feed is the Activity tab's state over the store: the position in the
+// change feed, the rows seen (re-read to find deletions), the events.
+type feed struct {
+	started bool
+	after   int64  // rows stamped up to after have been read
+	afterK  []byte // within a commit cut by a page
+	seen    map[string]seenRow
+	order   [][]byte // seen keys, oldest read first (the recheck window)
+	events  []event
+	next    int // the n of the next event
+	dropped int // events dropped past maxEvents
+	version store.Version
+}
+
+// recordKind names the coordination record a key belongs to (as
+// store/coord writes them), or "plain".
+func recordKind(k codec.Key) string {
+	if len(k) == 0 || k[0].Kind() != codec.KindString {
+		return "plain"
+	}
+	switch k[0].StringValue() {
+	case coord.PrefixLease:
+		return "lease"
+	case coord.PrefixCron:
+		return "cron"
+	case coord.PrefixAlarmDue, coord.PrefixAlarmByID:
+		return "alarm"
+	case coord.PrefixQueueDue:
+		return "queue"
+	case coord.PrefixMeta:
+		return "meta"
+	case coord.PrefixDeadLetter:
+		return "dead letter"
+	}
+	return "plain"
+}
+
+// recheckKeys are the rows to re-read: the most recently read ones.
+func (f *feed) recheckKeys() [][]byte {
+	if len(f.order) <= maxRecheck {
+		return f.order
+	}
+	return f.order[len(f.order)-maxRecheck:]
+}
+
+// apply takes a page of the change feed read at now, with the rows that
+// were rechecked (in the order of keys). Changes become events in stamp
+// order, then the rows that vanished: deleted, or expired when their
+// expiry has passed.
+func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool) {
+	f.version = p.Version
+	changed := map[string]bool{}
+	for _, e := range p.Entries {
+		raw := string(e.Raw)
+		changed[raw] = true
+		ev := event{kind: evSet, raw: e.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, before: before, seenAt: now}
+		if e.KeyErr == nil {
+			ev.record = recordKind(e.Key)
+		} else {
+			ev.record = "undecodable"
+		}
+		if old, ok := f.seen[raw]; ok {
+			if old.ver == e.Ver {
+				continue // read before (a page boundary re-read it)
+			}
+			ev.old, ev.hadOld = old.value, true
+		}
+		f.add(ev)
+		f.remember(e.Raw, seenRow{ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, key: e.Key, record: ev.record})
+	}
+	for i, raw := range keys {
+		if i >= len(p.Rechecked) || p.Rechecked[i] != nil || changed[string(raw)] {
+			continue
+		}
+		old, ok := f.seen[string(raw)]
+		if !ok {
+			continue
+		}
+		kind := evDeleted
+		if old.expiry != nil && *old.expiry <= now {
+			kind = evExpired
+		}
+		f.add(event{kind: kind, raw: raw, key: old.key, record: old.record, ver: old.ver, value: old.value, expiry: old.expiry, seenAt: now})
+		f.forget(raw)
+	}
+	f.after, f.afterK = p.Next, p.NextKey
+	f.started = true
+}
+
+func (f *feed) add(ev event) {
+	ev.n = f.next
+	f.next++
+	f.events = append(f.events, ev)
+	if over := len(f.events) - maxEvents; over > 0 {
+		f.events = append([]event(nil), f.events[over:]...)
+		f.dropped += over
+	}
+}
+
+// remember puts raw at the newest end of the recheck window.
+func (f *feed) remember(raw []byte, r seenRow) {
+	if f.seen == nil {
+		f.seen = map[string]seenRow{}
+	}
+	if _, ok := f.seen[string(raw)]; ok {
+		f.dropOrder(raw)
+	}
+	f.seen[string(raw)] = r
+	f.order = append(f.order, raw)
+	if over := len(f.order) - 4*maxRecheck; over > 0 {
+		// Rows past the window are no longer watched for deletion.
+		for _, k := range f.order[:over] {
+			delete(f.seen, string(k))
+		}
+		f.order = append([][]byte(nil), f.order[over:]...)
+	}
+}
+
+func (f *feed) forget(raw []byte) {
+	delete(f.seen, string(raw))
+	f.dropOrder(raw)
+}
+
+func (f *feed) dropOrder(raw []byte) {
+	for i, k := range f.order {
+		if bytes.Equal(k, raw) {
+			f.order = append(f.order[:i:i], f.order[i+1:]...)
+			return
+		}
+	}
+}
+
+// Events describes the feed, oldest first, as "what key" (tests of the
+// root read it).
+func (m Model) Events() []string {
+	out := make([]string, 0, len(m.f.events))
+	for _, ev := range m.f.events {
+		if ev.before {
+			continue
+		}
+		k := "(undecodable)"
+		if ev.key != nil {
+			k = codec.Format(ev.key)
+		}
+		out = append(out, ev.kind.String()+" "+k)
+	}
+	return out
+}
