@@ -169,6 +169,17 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 			q.recheck = opts.Recheck
 		}
 		a, err := s.changeStatement(ctx, q)
+		if err != nil && !q.indexed && strings.Contains(err.Error(), "no such column: rowid") {
+			// kv is a WITHOUT ROWID table (not the reference's): only
+			// an index on ver lets the feed read it.
+			var indexed bool
+			if _, ierr := s.queryRow(ctx, "SELECT "+verIndexedSQL, nil, &indexed); ierr == nil && indexed {
+				s.watch.verIndexed.Store(indexYes)
+				q.indexed = true
+				continue
+			}
+			return page, fmt.Errorf("the change feed walks kv by rowid, and this kv is a WITHOUT ROWID table; `kvdeck index add` gives it an index on ver to read changes through: %w", err)
+		}
 		if err != nil {
 			return page, err
 		}

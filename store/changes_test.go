@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -316,6 +317,32 @@ func TestVerIndexBesideReference(t *testing.T) {
 		defer ro.Close()
 		if _, err := ro.DropVerIndex(ctx); err == nil || !bytes.Contains([]byte(err.Error()), []byte("read-only")) {
 			t.Errorf("a read-only drop: %v", err)
+		}
+	})
+}
+
+// TestChangesWithoutRowid: a kv made WITHOUT ROWID (not the reference's
+// schema) has no rowids to walk: the feed says so and names the index,
+// and with the index it reads through it.
+func TestChangesWithoutRowid(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		storetest.Exec(t, url,
+			`CREATE TABLE kv (k BLOB PRIMARY KEY, v TEXT NOT NULL, ver INTEGER NOT NULL, expires_at INTEGER) WITHOUT ROWID`,
+			`CREATE TABLE kv_meta (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, ok INTEGER NOT NULL)`,
+			`INSERT INTO kv_meta (id, seq, ok) VALUES (0, 0, 0)`)
+		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		mustSet(t, s, `["a"]`, `1`, nil)
+		if _, err := s.Changes(storetest.Ctx(t), store.ChangesOptions{}); err == nil || !strings.Contains(err.Error(), "kvdeck index add") {
+			t.Fatalf("without an index: %v", err)
+		}
+		if _, err := s.AddVerIndex(storetest.Ctx(t)); err != nil {
+			t.Fatal(err)
+		}
+		got, last := feed(t, s, store.ChangesOptions{})
+		wantFeed(t, "through the index", got, `["a"]=1@1`)
+		if !last.Indexed {
+			t.Error("not read through the index")
 		}
 	})
 }
