@@ -33,6 +33,9 @@ type PrefixStats struct {
 	// earliest expiry among the expired rows.
 	NextExpiry    *int64
 	OldestExpired *int64
+	// Expiring counts the live rows expiring in each slice of
+	// CensusOptions.Expiring (nil unless asked for).
+	Expiring []int64
 }
 
 // Stats summarises the whole store (or, from Census, a key range).
@@ -73,7 +76,22 @@ type CensusOptions struct {
 	// OldestKey also finds Stats.OldestExpiredKey (one more request when
 	// some row is expired).
 	OldestKey bool
+	// Expiring, when Buckets > 0, also counts the live rows that expire
+	// in each of Buckets equal slices of the Span ms after now (the
+	// Sweep tab's "next hour" chart), in the same statements.
+	Expiring ExpiringOptions
 }
+
+// ExpiringOptions slice the time after now for PrefixStats.Expiring:
+// slice i holds the rows with now + i*Span/Buckets < expires_at <=
+// now + (i+1)*Span/Buckets.
+type ExpiringOptions struct {
+	Span    int64
+	Buckets int
+}
+
+// maxExpiringBuckets bounds the columns a census statement adds.
+const maxExpiringBuckets = 60
 
 // The rows one census statement aggregates: short reads on a file (a long
 // read on a rollback-journal file blocks a service's commit), few requests
@@ -139,12 +157,17 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
+	hist := opts.Expiring
+	if hist.Buckets > maxExpiringBuckets || hist.Buckets < 0 || hist.Buckets > 0 && hist.Span < int64(hist.Buckets) {
+		return Stats{}, fmt.Errorf("%w: expiring slices: %d slices of a %d ms span (1 to %d slices of at least 1 ms)",
+			ErrInvalidArgument, hist.Buckets, hist.Span, maxExpiringBuckets)
+	}
 	var st Stats
 	groups := map[string]*PrefixStats{}
 	var undecodable *PrefixStats
 	window := s.censusWindow()
 	for cursor := lo; cursor != nil; {
-		q, args := censusSQL(cursor, hi, window, now, soon)
+		q, args := censusSQL(cursor, hi, window, now, soon, hist)
 		rows, err := s.query(ctx, q, args...)
 		if err != nil {
 			return st, err
@@ -156,8 +179,15 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 			var c PrefixStats
 			var next, oldest expiryCol
 			var bad, odd int64
-			if err := rows.Scan(&g, &c.Rows, &c.Live, &c.Bytes, &c.ExpiredBytes, &c.Soon, &next, &oldest,
-				&maxK, &firstBad, &firstOdd, &firstUndecodable, &bad, &odd); err != nil {
+			dest := []any{&g, &c.Rows, &c.Live, &c.Bytes, &c.ExpiredBytes, &c.Soon, &next, &oldest,
+				&maxK, &firstBad, &firstOdd, &firstUndecodable, &bad, &odd}
+			if hist.Buckets > 0 {
+				c.Expiring = make([]int64, hist.Buckets)
+				for i := range c.Expiring {
+					dest = append(dest, &c.Expiring[i])
+				}
+			}
+			if err := rows.Scan(dest...); err != nil {
 				rows.Close()
 				return st, s.classify(err)
 			}
@@ -266,6 +296,12 @@ func (p *PrefixStats) add(c PrefixStats) {
 	p.Soon += c.Soon
 	p.NextExpiry = earliest(p.NextExpiry, c.NextExpiry)
 	p.OldestExpired = earliest(p.OldestExpired, c.OldestExpired)
+	if c.Expiring != nil && p.Expiring == nil {
+		p.Expiring = make([]int64, len(c.Expiring))
+	}
+	for i, n := range c.Expiring {
+		p.Expiring[i] += n
+	}
 }
 
 func firstKey(a, b []byte) []byte {
@@ -309,7 +345,7 @@ func partLenSQL(col, off string) string {
 // reference's SQL rule, so a row whose expires_at is TEXT is live, as every
 // read sees it. Every aggregate row repeats the window-wide counts of
 // invalid values and malformed columns (one statement, no second pass).
-func censusSQL(lo, hi []byte, window int, now, soon int64) (string, []any) {
+func censusSQL(lo, hi []byte, window int, now, soon int64, hist ExpiringOptions) (string, []any) {
 	rng, args := rangeWhere(lo, hi)
 	first := partLenSQL("k", "1")
 	step := partLenSQL("k", "(off + n)")
@@ -327,8 +363,23 @@ func censusSQL(lo, hi []byte, window int, now, soon int64) (string, []any) {
 		"SELECT d.g, count(*), sum(r.live), sum(r.b), sum(CASE WHEN r.live THEN 0 ELSE r.b END), " +
 		"sum(r.live AND r.e IS NOT NULL AND r.e <= ?), min(CASE WHEN r.live THEN r.e END), min(CASE WHEN NOT r.live THEN r.e END), " +
 		"max(r.k), min(CASE WHEN r.bad THEN r.k END), min(CASE WHEN r.odd THEN r.k END), min(CASE WHEN d.g IS NULL THEN r.k END), " +
-		"(SELECT sum(bad) FROM r), (SELECT sum(odd) FROM r) " +
-		"FROM r JOIN d ON d.k = r.k GROUP BY d.g"
+		"(SELECT sum(bad) FROM r), (SELECT sum(odd) FROM r)" + expiringSQL(hist) +
+		" FROM r JOIN d ON d.k = r.k GROUP BY d.g"
 	args = append(args, window, now, soon)
+	for i := range hist.Buckets {
+		// The slice bounds are integers computed here: the statement
+		// compares plain numbers.
+		args = append(args, now+hist.Span*int64(i)/int64(hist.Buckets), now+hist.Span*int64(i+1)/int64(hist.Buckets))
+	}
 	return q, args
+}
+
+// expiringSQL is one column per slice of hist: the live rows whose expiry
+// falls in it (two parameters each, the slice's bounds).
+func expiringSQL(hist ExpiringOptions) string {
+	var b strings.Builder
+	for range hist.Buckets {
+		b.WriteString(", sum(r.live AND r.e IS NOT NULL AND r.e > ? AND r.e <= ?)")
+	}
+	return b.String()
 }

@@ -34,6 +34,7 @@ type sweepScope struct {
 	bytes       int64 // encoded key + value of the expired rows
 	soon        int64 // live rows that expire within soonWindow
 	next        *int64
+	expiring    []int64 // live rows expiring in each slice of the next hour
 }
 
 // prefix is the scope's key prefix for store.SweepOptions.
@@ -66,7 +67,7 @@ func fromStats(now int64, st store.Stats) census {
 	c := census{now: now, scopes: []sweepScope{{all: true}}}
 	other := -1
 	for _, p := range st.ByPrefix {
-		figures := sweepScope{rows: p.Rows, expired: p.Expired, bytes: p.ExpiredBytes, soon: p.Soon, next: p.NextExpiry}
+		figures := sweepScope{rows: p.Rows, expired: p.Expired, bytes: p.ExpiredBytes, soon: p.Soon, next: p.NextExpiry, expiring: p.Expiring}
 		c.scopes[0].merge(figures)
 		if p.Undecodable || len(p.Raw) == 0 {
 			if other < 0 {
@@ -91,6 +92,7 @@ func (s *sweepScope) merge(o sweepScope) {
 	if o.next != nil && (s.next == nil || *o.next < *s.next) {
 		s.next = o.next
 	}
+	s.expiring = addSlices(s.expiring, o.expiring)
 }
 
 // scopeOf returns the index of the scope a row belongs to.
@@ -126,7 +128,7 @@ func takeCensus(src views.Store, session, gen int, now int64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 		defer cancel()
-		st, err := src.Census(ctx, store.CensusOptions{Now: now, Soon: now + soonWindow.Milliseconds()})
+		st, err := src.Census(ctx, store.CensusOptions{Now: now, Soon: now + soonWindow.Milliseconds(), Expiring: expiringSlices})
 		if err != nil {
 			return censusDone{session: session, gen: gen, err: err}
 		}

@@ -22,7 +22,8 @@ func (m Model) View() string {
 	lw := m.width * 2 / 3
 	box := widgets.PaneBox(m.styles, m.focused)
 	left := widgets.Pane(box, strings.Join(m.mainLines(lw-box.GetHorizontalFrameSize()), "\n"), lw, m.height)
-	right := widgets.Pane(m.styles.Pane, strings.Join(m.previewLines(m.width-lw-m.styles.Pane.GetHorizontalFrameSize()), "\n"), m.width-lw, m.height)
+	rw := m.width - lw - m.styles.Pane.GetHorizontalFrameSize()
+	right := widgets.Pane(m.styles.Pane, strings.Join(append(m.expiringLines(rw), m.previewLines(rw)...), "\n"), m.width-lw, m.height)
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 
