@@ -158,8 +158,13 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.err = nil
+	atHead := m.list.Cur == 0 // on the newest event: stay on the newest
 	m.f.apply(msg.page, msg.keys, msg.now, msg.start)
-	m.list.Follow(m.ids(), m.listRows())
+	if atHead {
+		m.list.Set(0, m.ids(), m.listRows())
+	} else {
+		m.list.Follow(m.ids(), m.listRows())
+	}
 	if msg.page.More && msg.chained < pagesPerRefresh {
 		s, err := m.engine()
 		if err == nil {

@@ -184,3 +184,31 @@ func TestMarkFilterJump(t *testing.T) {
 	h.Keys("enter")
 	h.RequireView("✗")
 }
+
+// TestFeedFollowsTheHead: with the cursor on the newest event the list
+// stays on the newest as changes arrive; moved down, it keeps its event.
+func TestFeedFollowsTheHead(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	ctx := storetest.Ctx(t)
+	put := func(i int) {
+		t.Helper()
+		if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(0)
+	h := newActivityHarness(t, s, clock, 100, 30)
+	for i := 1; i <= 3; i++ {
+		put(i)
+		h.Refresh()
+	}
+	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 3]` {
+		t.Errorf("at the head the newest is selected, got %v", ev.key)
+	}
+	h.Keys("j")
+	put(4)
+	h.Refresh()
+	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 2]` {
+		t.Errorf("moved off the head, the cursor keeps its event, got %v", ev.key)
+	}
+}

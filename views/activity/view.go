@@ -50,8 +50,8 @@ func (m Model) listRows() int {
 
 var eventColumns = []widgets.Column{
 	{Title: "", Width: 2}, {Title: "STAMP", Width: 8, Right: true}, {Title: "WHAT", Width: 7},
-	{Title: "KIND", Width: 6, Drop: 2}, {Title: "KEY", Width: 24, Grow: true, Max: 60},
-	{Title: "CHANGE", Width: 0}, {Title: "SEEN", Width: 8, Drop: 1},
+	{Title: "KIND", Width: 6, Drop: 2}, {Title: "KEY", Width: 24, Grow: true, Max: 40, Middle: true},
+	{Title: "CHANGE", Width: 0}, {Title: "SEEN", Width: 12, Drop: 1},
 }
 
 // View renders the feed and the selected event.
