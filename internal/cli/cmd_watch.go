@@ -161,17 +161,16 @@ func (w *watcher) start(ctx context.Context) error {
 		return err
 	}
 	w.after, w.version = v.Seq, v
-	for _, p := range w.prefixes {
-		if w.exact != nil {
-			e, found, err := w.s.Get(ctx, p)
-			if err != nil {
-				return err
+	if w.exact != nil {
+		entries, err := w.s.GetMany(ctx, w.prefixes)
+		for _, e := range entries {
+			if e != nil {
+				w.known[string(e.Raw)] = *e
 			}
-			if found {
-				w.known[string(e.Raw)] = e
-			}
-			continue
 		}
+		return err
+	}
+	for _, p := range w.prefixes {
 		err := w.s.Scan(ctx, store.ListOptions{Prefix: p, Unbounded: len(p) == 0}, func(e store.Entry) error {
 			w.known[string(e.Raw)] = e
 			return nil

@@ -236,7 +236,10 @@ func TestWatchOnceExactText(t *testing.T) {
 	url := storetest.File().URL(t)
 	s := storetest.Open(t, url, store.Options{})
 	ctx := storetest.Ctx(t)
-	w := startWatch(t, "--db", url, "-o", "text", "watch", "--once", "--exact", `["k"]`, "--interval", "20ms")
+	if _, err := s.Set(ctx, storetest.Key(t, `["k"]`), []byte(`0`), nil); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, "--db", url, "-o", "text", "watch", "--once", "--exact", `["k"]`, `["absent"]`, "--interval", "20ms")
 	if _, err := s.Set(ctx, storetest.Key(t, `["k", "under"]`), []byte(`1`), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +249,7 @@ func TestWatchOnceExactText(t *testing.T) {
 	}
 	select {
 	case line := <-w.lines:
-		if !strings.Contains(line, `set     ["k"]  new v=00000000000000000002`) || strings.ContainsAny(line, "\x1b\x07") {
+		if !strings.Contains(line, `set     ["k"]  v=00000000000000000001 -> v=00000000000000000003`) || strings.ContainsAny(line, "\x1b\x07") {
 			t.Errorf("text line %q", line)
 		}
 	case <-time.After(30 * time.Second):
