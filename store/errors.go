@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -67,6 +70,9 @@ func (s *Store) classify(err error) (out error) {
 		case sqlite3.SQLITE_NOTADB:
 			return fmt.Errorf("%w: %s is not an SQLite database: %v", ErrNotStore, s.display, err)
 		case sqlite3.SQLITE_READONLY:
+			if why := s.walFilesRefused(se.Code()); why != "" {
+				return fmt.Errorf("%w: %s, which SQLite needs to read or write a WAL database; to read it, pass --read-only (kvdeck then reads the file without them when no writer has it open), or make them writable for this user: %v", ErrReadOnly, why, err)
+			}
 			return fmt.Errorf("%w: the database file refused a write (file permissions or mode=ro): %v", ErrReadOnly, err)
 		case sqlite3.SQLITE_CANTOPEN:
 			return fmt.Errorf("%w: cannot open %s (does the file or its folder exist and is it readable?): %v", ErrUnreachable, s.display, err)
@@ -74,6 +80,8 @@ func (s *Store) classify(err error) (out error) {
 	}
 	msg := err.Error()
 	switch {
+	case strings.Contains(msg, "Write permission"), strings.Contains(msg, "error code 403") && tokenReadOnly(s.token):
+		return fmt.Errorf("%w: %s refused the write: the auth token does not grant write access (a read-only token), so nothing was written; pass a token that may write with --auth-token or KVDECK_AUTH_TOKEN, or open with --read-only: %s", ErrUnauthorized, s.display, redact(msg))
 	case strings.Contains(msg, "error code 401"), strings.Contains(msg, "error code 403"),
 		strings.Contains(msg, "Unauthorized"), strings.Contains(msg, "unauthorized"),
 		strings.Contains(msg, "AuthError"), strings.Contains(msg, "JWT"):
@@ -122,3 +130,47 @@ type scrubbed struct {
 
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.err }
+
+// walFilesRefused names why an embedded database's SQLITE_READONLY
+// (extended code code) came from its -wal and -shm rather than from the
+// database file: a WAL database needs them even to be read. It returns ""
+// for other causes.
+func (s *Store) walFilesRefused(code int) string {
+	if s.target.Transport != TransportFile {
+		return ""
+	}
+	switch code {
+	case sqlite3.SQLITE_READONLY_DIRECTORY:
+		return fmt.Sprintf("the folder %s is not writable, so SQLite cannot create %s-wal and %s-shm", filepath.Dir(s.target.Path), s.target.Path, s.target.Path)
+	case sqlite3.SQLITE_READONLY_CANTINIT, sqlite3.SQLITE_READONLY_CANTLOCK:
+		return fmt.Sprintf("SQLite cannot set up the WAL index %s-shm (it, or the folder %s, is not writable)", s.target.Path, filepath.Dir(s.target.Path))
+	}
+	return ""
+}
+
+// tokenReadOnly reports whether a JWT's claims grant read access only
+// (sqld's and Turso's claim "a": "ro"). The claims are read without
+// checking the signature, only to name the cause of a refusal: the server
+// decides.
+func tokenReadOnly(token string) bool {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return false
+	}
+	var claims struct {
+		A string `json:"a"`
+	}
+	return json.Unmarshal(payload, &claims) == nil && claims.A == "ro"
+}
+
+// readOnlyTokenRefused is the error of a write sent with a read-only token
+// over WebSocket: sqld answers it by closing the connection, which alone
+// would read as a lost answer. With such a token the server applies no
+// write, so nothing was written.
+func (s *Store) readOnlyTokenRefused(err error) error {
+	return fmt.Errorf("%w: %s refused the write and closed the connection: the auth token grants read access only (its claim \"a\" is \"ro\"), so nothing was written; pass a token that may write with --auth-token or KVDECK_AUTH_TOKEN, or open with --read-only: %s", ErrUnauthorized, s.display, redact(err.Error()))
+}

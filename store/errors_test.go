@@ -294,3 +294,28 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 		t.Fatal("a read-only store changed the file")
 	}
 }
+
+// TestReadOnlyTokenWrite: a write with a token that grants read access
+// only is refused with ErrUnauthorized saying so, over HTTP and WebSocket;
+// nothing is written and reads go on. Before the fix the WebSocket write
+// was a commit of unknown outcome (sqld closes the connection; earlier
+// still "unreachable ... is the server running"), and over HTTP the server
+// "refused the auth token", although the token was valid.
+func TestReadOnlyTokenWrite(t *testing.T) {
+	srv := sqldtest.Start(t, sqldtest.WithJWT())
+	mustSet(t, storetest.Open(t, srv.URL, store.Options{AuthToken: srv.Token(t)}), `["a"]`, `1`, nil)
+	ro := srv.ReadOnlyToken(t)
+	k := storetest.Key(t, `["a"]`)
+	for _, u := range []string{srv.URL, srv.WSURL} {
+		s := storetest.Open(t, u, store.Options{AuthToken: ro})
+		_, err := s.Set(storetest.Ctx(t), k, []byte(`2`), nil)
+		if !errors.Is(err, store.ErrUnauthorized) || errors.Is(err, store.ErrOutcomeUnknown) ||
+			!strings.Contains(err.Error(), "read-only token") && !strings.Contains(err.Error(), "read access only") ||
+			!strings.Contains(err.Error(), "nothing was written") || strings.Contains(err.Error(), ro) {
+			t.Errorf("set with a read-only token over %s: %v", u, err)
+		}
+		if e, _, err := s.Get(storetest.Ctx(t), k); err != nil || string(e.Value) != "1" {
+			t.Errorf("get over %s after the refused write: %s, %v", u, e.Value, err)
+		}
+	}
+}

@@ -263,6 +263,9 @@ func (s *Store) execWS(ctx context.Context, stmts []stmt, resultAt int, scan txR
 		if serverAnswered(err) {
 			return s.classify(err)
 		}
+		if tokenReadOnly(s.token) {
+			return s.scrub(s.readOnlyTokenRefused(err))
+		}
 		return s.unknownOutcome(rctx, err)
 	}
 	if scan == nil {

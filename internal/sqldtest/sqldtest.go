@@ -182,11 +182,28 @@ func (s *Server) Token(t testing.TB) string {
 	return MintToken(s.key, time.Now().Add(time.Hour))
 }
 
+// ReadOnlyToken mints a JWT that grants read access only (the claim
+// "a": "ro"), valid for an hour; the server refuses writes with it.
+func (s *Server) ReadOnlyToken(t testing.TB) string {
+	t.Helper()
+	if s.key == nil {
+		t.Fatal("sqldtest: ReadOnlyToken needs a server started WithJWT")
+	}
+	return mint(s.key, time.Now().Add(time.Hour), map[string]any{"a": "ro"})
+}
+
 // MintToken signs an EdDSA JWT with the given key and expiry.
-func MintToken(key ed25519.PrivateKey, exp time.Time) string {
+func MintToken(key ed25519.PrivateKey, exp time.Time) string { return mint(key, exp, nil) }
+
+// mint signs an EdDSA JWT with the given key, expiry and extra claims.
+func mint(key ed25519.PrivateKey, exp time.Time, extra map[string]any) string {
 	enc := base64.RawURLEncoding
 	header, _ := json.Marshal(map[string]string{"alg": "EdDSA", "typ": "JWT"})
-	claims, _ := json.Marshal(map[string]any{"iat": time.Now().Unix(), "exp": exp.Unix()})
+	c := map[string]any{"iat": time.Now().Unix(), "exp": exp.Unix()}
+	for k, v := range extra {
+		c[k] = v
+	}
+	claims, _ := json.Marshal(c)
 	signing := enc.EncodeToString(header) + "." + enc.EncodeToString(claims)
 	sig := ed25519.Sign(key, []byte(signing))
 	return signing + "." + enc.EncodeToString(sig)
