@@ -104,7 +104,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		if msg := err.Error(); msg != "" {
 			if errors.Is(err, context.Canceled) {
-				msg = "interrupted: " + msg
+				msg = interruptedText(msg)
 			}
 			fmt.Fprintf(errw, "kvdeck: %s\n", msg)
 		}
@@ -168,4 +168,18 @@ func (r *redactor) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// interruptedText says "interrupted" in words instead of Go's "context
+// canceled", keeping what the command was doing when the error says it:
+// "stats: context canceled" becomes "interrupted (stats)".
+func interruptedText(msg string) string {
+	rest := strings.TrimSuffix(strings.TrimSuffix(msg, context.Canceled.Error()), ": ")
+	if rest == "" || rest == msg {
+		if rest == msg && msg != context.Canceled.Error() {
+			return "interrupted: " + msg
+		}
+		return "interrupted"
+	}
+	return "interrupted (" + rest + ")"
 }

@@ -94,7 +94,17 @@ func TestInterrupted(t *testing.T) {
 	cancel()
 	var out, errb strings.Builder
 	code := Main(ctx, []string{"--db", db, "stats"}, strings.NewReader(""), &out, &errb, nil)
-	if code != CodeInterrupted || !strings.HasPrefix(errb.String(), "kvdeck: interrupted") {
-		t.Errorf("exit %d, stderr %q; want 130, interrupted", code, errb.String())
+	if code != CodeInterrupted || !strings.HasPrefix(errb.String(), "kvdeck: interrupted") || strings.Contains(errb.String(), "context canceled") {
+		t.Errorf("exit %d, stderr %q; want 130, interrupted in words", code, errb.String())
+	}
+	for msg, want := range map[string]string{
+		"context canceled":               "interrupted",
+		"stats: context canceled":        "interrupted (stats)",
+		"read page: a: context canceled": "interrupted (read page: a)",
+		"server said no":                 "interrupted: server said no",
+	} {
+		if got := interruptedText(msg); got != want {
+			t.Errorf("interruptedText(%q) = %q, want %q", msg, got, want)
+		}
 	}
 }
