@@ -28,7 +28,7 @@ var keyTable = []keyRow{
 		tabBrowse: "`←/h` parent; `esc` clears the filter", tabLeases: "`esc` clears the filter",
 		tabAlarms: "`←/h` classes; `esc` clears the filter", tabQueues: "`←/h` queues; `esc` closes the peek, clears the filter",
 		tabSweep: "`esc` clears the filter", tabActivity: "`esc` clears the filter, then the mark"}},
-	{"filter", [numTabs]string{tabBrowse: "`/`", tabLeases: "`/`", tabAlarms: "`/`", tabQueues: "`/`", tabSweep: "`/`",
+	{"filter", [numTabs]string{tabBrowse: "`/` level; `s` search values (jq or text)", tabLeases: "`/`", tabAlarms: "`/`", tabQueues: "`/`", tabSweep: "`/`",
 		tabActivity: "`/` key prefix"}},
 	{"reload", [numTabs]string{
 		tabBrowse: "`r`", tabLeases: "`r`", tabAlarms: "`r`", tabQueues: "`r`",

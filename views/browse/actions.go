@@ -66,6 +66,8 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.relayout()
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
+	case key.Matches(msg, k.Search):
+		cmd = m.startSearch()
 	default:
 		cmd = m.refuseReadOnly(msg)
 	}

@@ -23,6 +23,7 @@ type Keys struct {
 	Filter, ClearFilter, Reload             key.Binding
 	Record                                  key.Binding // a dwk_* key's coordination tab
 	CopyValue                               key.Binding
+	Search                                  key.Binding // search values under the selected prefix
 }
 
 // DefaultKeys returns the Browse view's default key bindings.
@@ -49,6 +50,7 @@ func DefaultKeys() Keys {
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
 		Reload:      key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
+		Search:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values under the selected prefix")),
 	}
 }
 
@@ -76,8 +78,9 @@ type Model struct {
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model
-	form      *entryForm // the edit / new-key form, when open
-	jump      *jumpState // a :goto in progress
+	form      *entryForm   // the edit / new-key form, when open
+	jump      *jumpState   // a :goto in progress
+	search    *searchState // the value search (search.go), when open
 
 	width, height int
 }
@@ -143,7 +146,7 @@ func (m Model) Busy() bool {
 
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
-func (m Model) Capturing() bool { return m.filtering || m.form != nil }
+func (m Model) Capturing() bool { return m.filtering || m.form != nil || m.search != nil }
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -157,6 +160,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case copied:
 		out := m.onCopied(msg)
 		return m, out
+	case searched:
+		return m.onSearched(msg)
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:
@@ -168,6 +173,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.handleForm(msg)
 		case m.filtering:
 			return m.handleFiltering(msg)
+		case m.search != nil:
+			return m.handleSearch(msg)
 		}
 		return m.handleBrowsing(msg)
 	}
@@ -194,8 +201,11 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.form != nil:
 		return m.form.ShortHelp()
-	case m.filtering:
+	case m.filtering, m.search != nil && m.search.typing:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
+	case m.search != nil:
+		k := m.search.keys
+		return []key.Binding{k.Open, k.More, k.Close}
 	}
 	k := m.keys
 	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}
@@ -206,14 +216,17 @@ func (m Model) FullHelp() [][]key.Binding {
 	switch {
 	case m.form != nil:
 		return m.form.FullHelp()
-	case m.filtering:
+	case m.filtering, m.search != nil && m.search.typing:
 		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
+	case m.search != nil:
+		k := m.search.keys
+		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Close}}
 	}
 	k := m.keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload},
+		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search},
 	}
 }
 

@@ -130,6 +130,9 @@ func (m Model) rightView() string {
 	if m.form != nil {
 		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
 	}
+	if m.search != nil {
+		return m.searchView(w, h)
+	}
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()
 	off := widgets.ClampOffset(m.entryOff, rows, len(body))

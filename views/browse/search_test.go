@@ -1,0 +1,73 @@
+package browse
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
+	"kvdeck/views/viewtest"
+)
+
+// TestSearchValues: s on a prefix searches the live values under it by
+// a jq expression or a substring, page by page (n goes on), enter shows a
+// match in the tree, esc closes; a bad expression is refused by name.
+func TestSearchValues(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	ctx := storetest.Ctx(t)
+	a := s.Atomic()
+	for i := range 900 {
+		plan := "free"
+		if i%3 == 0 {
+			plan = "gold"
+		}
+		a.Set(codec.Key{codec.String("users"), codec.Number(float64(i))}, []byte(fmt.Sprintf(`{"plan":%q,"n":%d}`, plan, i)))
+	}
+	a.Set(codec.Key{codec.String("other")}, []byte(`{"plan":"gold"}`))
+	if _, err := a.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
+	h.Keys("j") // "users" (after "other")
+	h.RequireView(`"users"`)
+	h.Keys("s")
+	h.TypeText(`.plan ==`)
+	h.Keys("enter")
+	h.RequireView("✗")
+	h.ClearInput()
+	h.TypeText(`.plan == "gold"`)
+	h.Keys("enter")
+	if got := len(h.M.search.results); got != searchPage {
+		t.Fatalf("the first page holds %d matches, want %d", got, searchPage)
+	}
+	h.RequireView(`SEARCH VALUES under ["users"]`, "200 match(es)", "n searches on")
+	h.Keys("n")
+	if got := len(h.M.search.results); got != 300 {
+		t.Errorf("all the gold users under [\"users\"]: %d, want 300 (not the one under [\"other\"])", got)
+	}
+	h.RequireView("done")
+	h.Keys("j", "enter")
+	if h.M.search != nil {
+		t.Fatal("enter left the search open")
+	}
+	h.RequireView("hex", `key     ["users", 3]`)
+
+	h.Keys("h") // the parent, ["users"]
+	h.Keys("s")
+	h.TypeText(`"n":44}`)
+	h.Keys("enter")
+	var keys []string
+	for _, e := range h.M.search.results {
+		keys = append(keys, codec.Format(e.Key))
+	}
+	if strings.Join(keys, " ") != `["users", 44]` {
+		t.Errorf("substring \"n\":44} finds %v", keys)
+	}
+	h.Keys("esc")
+	if h.M.search != nil || strings.Contains(ansi.Strip(h.M.View()), "SEARCH VALUES") {
+		t.Error("esc did not close the search")
+	}
+}
