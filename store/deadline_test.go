@@ -109,6 +109,7 @@ func TestLostAnswerIsSettledByReading(t *testing.T) {
 	rp := httputil.NewSingleHostReverseProxy(target)
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
+	applied := make(chan struct{}, 16) // one per commit the server applied
 	front := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -118,7 +119,8 @@ func TestLostAnswerIsSettledByReading(t *testing.T) {
 		}
 		rec := &heldWriter{header: http.Header{}}
 		rp.ServeHTTP(rec, r) // applied at the server
-		<-hold               // the answer never comes back in time
+		applied <- struct{}{}
+		<-hold // the answer never comes back in time
 	})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -139,9 +141,20 @@ func TestLostAnswerIsSettledByReading(t *testing.T) {
 	if _, err := s.Atomic().Check(storetest.Key(t, `["a"]`), res.Versionstamp).Set(storetest.Key(t, `["a"]`), []byte(`{"n": 2}`)).Commit(ctx); !errors.Is(err, store.ErrOutcomeUnknown) {
 		t.Fatalf("checked commit whose answer was lost: %v, want ErrOutcomeUnknown", err)
 	}
-	// Interrupted by the caller (Ctrl-C) after sending: the same.
+	// Interrupted by the caller (Ctrl-C) once the server has applied it:
+	// the same. (Cancelling after a fixed delay raced the server under load.)
+	for len(applied) > 0 {
+		<-applied
+	}
 	cctx, cancel := context.WithCancel(ctx)
-	time.AfterFunc(300*time.Millisecond, cancel)
+	defer cancel()
+	go func() {
+		select {
+		case <-applied:
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
 	res, err = s.Atomic().Set(storetest.Key(t, `["c"]`), []byte(`3`)).Commit(cctx)
 	if err != nil || !res.Settled || res.Versionstamp != "00000000000000000003" {
 		t.Fatalf("interrupted commit that was applied: %+v %v", res, err)
