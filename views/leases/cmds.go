@@ -111,6 +111,7 @@ func (m Model) onLoaded(msg leasesLoaded) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.rows, m.cron, m.finds = msg.rows, msg.cron, coordkit.FindingsByKey(msg.findings)
+	m.churn = m.churn.note(msg.rows, m.Deps.Now())
 	keys := map[string]bool{}
 	for i, r := range m.rows {
 		kt := codec.Format(r.Key)

@@ -64,6 +64,8 @@ type Model struct {
 	// record. Replaced, never changed in place: copies of the model share
 	// the map.
 	mine map[string]heldLease
+
+	churn churn // new and ended rows at each load, charted in the footer
 }
 
 // New returns the Leases view over deps.Store.

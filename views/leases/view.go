@@ -110,9 +110,13 @@ func (m Model) position() string {
 	return m.Styles.Muted.Render(pos + " · sorted " + order)
 }
 
-// footer shows the filter input or the filter in force.
+// footer shows the filter input or the filter in force, else the churn
+// chart.
 func (m Model) footer() string {
-	return m.filter.View()
+	if f := m.filter.View(); f != "" {
+		return f
+	}
+	return m.churnLine(m.Width - m.Styles.Pane.GetHorizontalFrameSize())
 }
 
 // rowLines renders the header and the visible rows.
