@@ -289,3 +289,37 @@ func TestJumpBetweenRowsAndBrowse(t *testing.T) {
 		t.Fatalf("Leases selects %v after the jump back", r)
 	}
 }
+
+// TestJumpFromBrowseSelectsTheRecord: o on a dwk_alarm_* or dwk_queue_due
+// row in Browse shows Alarms or Queues with that alarm or message
+// selected, as it does for Leases (issue 13; they only switched tabs).
+func TestJumpFromBrowseSelectsTheRecord(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.keys("3")
+	a.waitFor("CLASSES", "due entries")
+	a.keys("l", "j", "o") // the second alarm's row in Browse
+	a.waitFor("[1 Browse]", `key     ["dwk_alarm_due", "Cart", 1767312015000`)
+	a.keys("3", "g") // back on the first alarm
+	a.waitFor("[3 Alarms]", "1/2")
+	a.keys("1") // o once Browse shows the row again (it reloads on the switch)
+	a.waitFor("[1 Browse]", `key     ["dwk_alarm_due", "Cart", 1767312015000`)
+	a.keys("o")
+	a.waitFor("[3 Alarms]", "2/2")
+	a.keys("4")
+	a.waitFor("QUEUES", "ready ·")
+	a.keys("l", "j", "o")
+	a.waitFor("[1 Browse]", `key     ["dwk_queue_due", "invoices"`)
+	a.keys("4", "g")
+	a.waitFor("[4 Queues]", "1/3")
+	a.keys("1")
+	a.waitFor("[1 Browse]", `key     ["dwk_queue_due", "invoices"`)
+	a.keys("o")
+	a.waitFor("[4 Queues]", "2/3")
+	m := a.final()
+	if it, ok := m.tabs.alarms.Selected(); !ok || it[len(it)-1].StringValue() != "0e580e53fa979546f8fe4c7ac68c99f9" {
+		t.Errorf("Alarms selects %v after the jump", it)
+	}
+	if it, ok := m.tabs.queues.Selected(); !ok || it[len(it)-1].StringValue() != "7d3f0a1e-0000-4b1a-9c2d-00000000a001" {
+		t.Errorf("Queues selects %v after the jump", it)
+	}
+}

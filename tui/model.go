@@ -291,9 +291,13 @@ func (m model) showRecord(k codec.Key) (tea.Model, tea.Cmd) {
 		m.tabs.leases.Select(k)
 		return m, cmd
 	case "dwk_alarm_due", "dwk_alarm_by_id":
-		return m, m.switchTab(tabAlarms)
+		cmd := m.switchTab(tabAlarms)
+		m.tabs.alarms.Select(k)
+		return m, cmd
 	case "dwk_queue_due":
-		return m, m.switchTab(tabQueues)
+		cmd := m.switchTab(tabQueues)
+		m.tabs.queues.Select(k)
+		return m, cmd
 	}
 	return m, views.Flash(views.FlashInfo, "%s is not a lease, cron, alarm or queue row", codec.Format(k))
 }

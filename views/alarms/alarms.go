@@ -57,6 +57,7 @@ type Model struct {
 	// alarms (id: the row's key text).
 	lists  coordkit.Lists
 	filter widgets.Filter
+	want   codec.Key // the row Select asked for before the alarms came
 
 	fired *alarmFireReport // the last fire, shown until the cursor moves
 }

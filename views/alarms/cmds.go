@@ -105,6 +105,9 @@ func (m Model) onLoaded(msg alarmsLoaded) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.classes, m.finds = msg.classes, coordkit.FindingsByKey(msg.findings)
+	if m.want != nil {
+		m.selectWanted()
+	}
 	switch class, alarm := m.lists.Follow(m.classIDs(), m.alarmIDs()); {
 	case class != "":
 		return m, views.Flash(views.FlashInfo, "class %s is gone (its alarms fired or were deleted); the cursor moved to the class in its place", class)
