@@ -175,3 +175,16 @@ func startConfirmed(t *testing.T, h *viewtest.Harness[Model]) tea.Cmd {
 	h.M = v
 	return cmd
 }
+
+// TestRaceNarrowShowsTheSelectedClient: at 60x18 the clients are stacked
+// and client B was below the screen whatever was selected (issue 13);
+// selecting B now scrolls it into view.
+func TestRaceNarrowShowsTheSelectedClient(t *testing.T) {
+	s, clock, path := viewtest.Reference(t, false)
+	h := viewtest.Start[Model, *Model](t, s, clock, 60, 18-3, New, viewtest.Reopen(path, clock))
+	h.RequireView("client A")
+	h.Keys("l")
+	h.RequireView("client B", "1 client(s) above")
+	h.Keys("h")
+	h.RequireView("client A")
+}

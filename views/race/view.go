@@ -55,7 +55,7 @@ func (m Model) stepLines(w int) []string {
 			"Commit B after A has committed, and B's write still succeeds: it overwrites A's increment, which is lost."
 	}
 	out = append(out, widgets.ProseLines(intro, st.Muted, w)...)
-	out = append(out, "", m.clientColumns(w), "")
+	out = append(out, "", m.clientColumns(w, m.height-2-len(out)-3), "")
 	out = append(out, st.Label.Render("LOG")+st.Muted.Render(fmt.Sprintf(" · %d step(s)", len(s.events))))
 	rows := max(m.height-len(out)-8, 3)
 	from := max(len(s.events)-rows, 0)
@@ -73,8 +73,12 @@ func (m Model) stepLines(w int) []string {
 	return out
 }
 
-// clientColumns draws the clients side by side, the selected one framed.
-func (m Model) clientColumns(w int) string {
+// clientColumns draws the clients side by side, the selected one framed,
+// in rows of as many as fit in w. When the rows do not fit in h lines
+// (60x18 stacks the clients), only the rows from the selected client's
+// on are drawn, under a line that says which clients are above: ←/→
+// scroll to every client.
+func (m Model) clientColumns(w, h int) string {
 	n := len(m.step.clients)
 	perRow := max(min(n, w/30), 1)
 	colW := min(w/perRow, 52)
@@ -86,7 +90,12 @@ func (m Model) clientColumns(w int) string {
 		}
 		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cols...))
 	}
-	return strings.Join(rows, "\n")
+	all := strings.Join(rows, "\n")
+	if first := m.step.selected / perRow; first > 0 && lipgloss.Height(all) > h {
+		above := m.styles.Muted.Render(fmt.Sprintf("↑ %d client(s) above · ←/h shows them", first*perRow))
+		return strings.Join(append([]string{above}, rows[first:]...), "\n")
+	}
+	return all
 }
 
 // clientBox is one client: its snapshot, what it staged, its last commit.
