@@ -106,6 +106,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
 		}
+		if x, y, ok := widgets.LeftClick(msg); ok && m.Focused {
+			return m.onClick(x, y), nil
+		}
 	case tea.KeyMsg:
 		if !m.Focused {
 			return m, nil

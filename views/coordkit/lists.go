@@ -51,6 +51,34 @@ func (l *Lists) Nav(msg tea.KeyMsg, k widgets.NavKeys, groups, items ListIDs, le
 	return true
 }
 
+// Click selects, for a click on a list row, the group (row lines below
+// the first group shown) or the item, and gives that list the keys; as
+// with Nav, leave runs first and a new group starts its items over.
+func (l *Lists) Click(onItems bool, row int, groups, items ListIDs, leave func()) bool {
+	if onItems {
+		ids, rows := items()
+		if !l.Items.Click(row, ids, rows) {
+			return false
+		}
+		l.OnItems = true
+		leave()
+		return true
+	}
+	ids, rows := groups()
+	before := l.Groups.ID
+	if !l.Groups.Click(row, ids, rows) {
+		return false
+	}
+	l.OnItems = false
+	leave()
+	if l.Groups.ID != before {
+		l.Items = widgets.ListCursor{}
+		ids, rows = items()
+		l.Items.Follow(ids, rows)
+	}
+	return true
+}
+
 // Side gives the keys to the groups or to the items (only when the
 // selected group has some) for the keys that switch lists, and reports
 // whether msg was one.

@@ -107,6 +107,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
 		}
+		if _, y, ok := widgets.LeftClick(msg); ok && m.Focused {
+			return m.onClick(y), nil
+		}
 	case tea.KeyMsg:
 		if !m.Focused {
 			return m, nil

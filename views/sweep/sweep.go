@@ -145,6 +145,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 	case sweepDone:
 		return m.onDone(msg)
+	case tea.MouseMsg:
+		if x, y, ok := widgets.LeftClick(msg); ok && m.focused {
+			return m.onClick(x, y), nil
+		}
 	case tea.KeyMsg:
 		if m.focused && m.filter.Typing() {
 			return m.typeFilter(msg), nil

@@ -112,6 +112,26 @@ func (c *ListCursor) Follow(ids []string, h int) (gone string) {
 	return gone
 }
 
+// Click selects the row a click picked, row lines below the first row
+// shown (a window of h rows over ids); false when no row is there.
+func (c *ListCursor) Click(row int, ids []string, h int) bool {
+	from, to := c.Window(len(ids), h)
+	if row < 0 || from+row >= to {
+		return false
+	}
+	c.Set(from+row, ids, h)
+	return true
+}
+
+// LeftClick returns the line of a press of the left button, in the
+// view's coordinates; false for any other mouse event.
+func LeftClick(msg tea.MouseMsg) (x, y int, ok bool) {
+	if msg.Button != tea.MouseButtonLeft || msg.Action != tea.MouseActionPress {
+		return 0, 0, false
+	}
+	return msg.X, msg.Y, true
+}
+
 // Window returns the [from, to) range of rows a window of h shows.
 func (c ListCursor) Window(n, h int) (int, int) {
 	off := ClampOffset(c.off, h, n)

@@ -1,0 +1,35 @@
+package alarms
+
+import (
+	"testing"
+
+	"kvdeck/views/viewtest"
+)
+
+// TestAlarmsClickSelectsRows: a click on a class selects it, a click on an
+// alarm's row selects that alarm and gives the alarm list the keys (issue
+// 13: click rows on every tab).
+func TestAlarmsClickSelectsRows(t *testing.T) {
+	h := seededAlarms(t)
+	click, ok := viewtest.ClickOn(h.M.View(), "Ticker", 0)
+	if !ok {
+		t.Fatalf("no Ticker class:\n%s", h.M.View())
+	}
+	h.Send(click)
+	if c, _ := h.M.class(); c.Class != "Ticker" || h.M.lists.OnItems {
+		t.Fatalf("a click on Ticker selects %q (on the alarms: %v)", c.Class, h.M.lists.OnItems)
+	}
+	items := h.M.items()
+	if len(items) < 2 {
+		t.Fatalf("Ticker has %d alarms", len(items))
+	}
+	want := items[len(items)-1]
+	click, ok = viewtest.ClickOn(h.M.View(), want.ID[:12], h.M.leftWidth())
+	if !ok {
+		t.Fatalf("no row of %s:\n%s", want.ID, h.M.View())
+	}
+	h.Send(click)
+	if it, ok := h.M.item(); !ok || it.Key.String() != want.Key.String() || !h.M.lists.OnItems {
+		t.Fatalf("a click on %s selects %v (on the alarms: %v)", want.ID, it.Key, h.M.lists.OnItems)
+	}
+}
