@@ -46,7 +46,7 @@ var keyTable = []keyRow{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},
 	{"the tab's own", [numTabs]string{
-		tabBrowse: "`c` compose from key; `K` `J` scroll value", tabLeases: "`s` sort", tabAlarms: "`f` fire due (asks)",
+		tabBrowse: "`c` compose from key; `K` `J` scroll value; `v` read value (`space` page, `/` `n` `N` search)", tabLeases: "`s` sort", tabAlarms: "`f` fire due (asks)",
 		tabQueues:  "`c` poll as a consumer",
 		tabCompose: "`ctrl+s` commit (asks); `f` fill stamp; `K` `J` move op; `w` `o` save / load",
 		tabRace: "`m` mode; `n` naive; `s` stage; `c` commit; `v` recover; `R` replay; `X` reset; " +

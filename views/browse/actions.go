@@ -56,6 +56,8 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.showRecord()
 	case key.Matches(msg, k.CopyValue):
 		cmd = m.copyValue()
+	case key.Matches(msg, k.Read):
+		cmd = m.startReading()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.filterIn.SetValue(m.filterLevel().filter)

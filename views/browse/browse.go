@@ -24,6 +24,8 @@ type Keys struct {
 	Record                                  key.Binding // a dwk_* key's coordination tab
 	CopyValue                               key.Binding
 	Search                                  key.Binding // search values under the selected prefix
+	Read                                    key.Binding // the value reader: page and search the value
+	Reader                                  ReaderKeys
 }
 
 // DefaultKeys returns the Browse view's default key bindings.
@@ -51,6 +53,8 @@ func DefaultKeys() Keys {
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
 		Reload:      key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Search:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values under the selected prefix")),
+		Read:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
+		Reader:      DefaultReaderKeys(),
 	}
 }
 
@@ -81,6 +85,7 @@ type Model struct {
 	form      *entryForm   // the edit / new-key form, when open
 	jump      *jumpState   // a :goto in progress
 	search    *searchState // the value search (search.go), when open
+	reader    *readerState // the value reader (reader.go), when open
 
 	width, height int
 }
@@ -146,7 +151,9 @@ func (m Model) Busy() bool {
 
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
-func (m Model) Capturing() bool { return m.filtering || m.form != nil || m.search != nil }
+func (m Model) Capturing() bool {
+	return m.filtering || m.form != nil || m.search != nil || m.reader != nil
+}
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -175,6 +182,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.handleFiltering(msg)
 		case m.search != nil:
 			return m.handleSearch(msg)
+		case m.reader != nil:
+			return m.handleReading(msg)
 		}
 		return m.handleBrowsing(msg)
 	}
@@ -206,6 +215,11 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.search != nil:
 		k := m.search.keys
 		return []key.Binding{k.Open, k.More, k.Close}
+	case m.reader != nil && m.reader.typing:
+		return []key.Binding{m.input.Accept, m.input.Cancel}
+	case m.reader != nil:
+		k := m.keys.Reader
+		return []key.Binding{k.PageDown, k.PageUp, k.Page, k.Find, k.Next, k.Prev, k.Close}
 	}
 	k := m.keys
 	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}
@@ -221,12 +235,15 @@ func (m Model) FullHelp() [][]key.Binding {
 	case m.search != nil:
 		k := m.search.keys
 		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Close}}
+	case m.reader != nil:
+		k := m.keys.Reader
+		return [][]key.Binding{k.Bindings(), m.ShortHelp()}
 	}
 	k := m.keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search},
+		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read},
 	}
 }
 

@@ -34,7 +34,7 @@ func (m Model) treeView() string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, m.treeFooter())
-	box := widgets.PaneBox(m.styles, m.focused && m.form == nil)
+	box := widgets.PaneBox(m.styles, m.focused && m.form == nil && m.reader == nil)
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
 }
 
@@ -136,12 +136,19 @@ func (m Model) rightView() string {
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()
 	off := widgets.ClampOffset(m.entryOff, rows, len(body))
-	if len(body) > rows {
-		pos := fmt.Sprintf("%d-%d of %d lines · K/J scroll", off+1, min(off+rows, len(body)), len(body))
+	box := m.styles.Pane
+	switch {
+	case m.reader != nil:
+		title, box = widgets.FitWidth(m.readerTitle(off, rows, len(body)), m.entryInner()), m.styles.PaneFocused
+	case len(body) > rows:
+		pos := fmt.Sprintf("%d-%d of %d lines · K/J scroll · v read", off+1, min(off+rows, len(body)), len(body))
 		title = widgets.Spread(title, m.styles.Muted.Render(pos), m.entryInner())
 	}
-	lines := append([]string{title}, body[off:min(off+rows, len(body))]...)
-	return widgets.Pane(m.styles.Pane, strings.Join(lines, "\n"), w, h)
+	lines := []string{title}
+	for i := off; i < min(off+rows, len(body)); i++ {
+		lines = append(lines, m.readerLine(i, body[i]))
+	}
+	return widgets.Pane(box, strings.Join(lines, "\n"), w, h)
 }
 
 // entryRows is how many body lines the entry pane shows.
