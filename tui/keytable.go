@@ -37,7 +37,7 @@ var keyTable = []keyRow{
 	{"add", [numTabs]string{
 		tabBrowse: "`n` key", tabLeases: "`a` acquire", tabAlarms: "`s` set", tabQueues: "`n` send",
 		tabCompose: "`c` `s` `d` check / set / delete", tabRace: "`a` client"}},
-	{"edit", [numTabs]string{tabBrowse: "`e` value", tabAlarms: "`e` reschedule", tabCompose: "`enter` op"}},
+	{"edit", [numTabs]string{tabBrowse: "`e` value; `E` in $EDITOR", tabAlarms: "`e` reschedule", tabCompose: "`enter` op"}},
 	{"delete", [numTabs]string{
 		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
 		tabCompose: "`x` op; `X` all", tabSweep: "`s` sweep"}},

@@ -25,36 +25,38 @@ type Keys struct {
 	CopyValue                               key.Binding
 	Search                                  key.Binding // search values under the selected prefix
 	Read                                    key.Binding // the value reader: page and search the value
+	EditExternal                            key.Binding // edit the value in $EDITOR
 	Reader                                  ReaderKeys
 }
 
 // DefaultKeys returns the Browse view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
-		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:      key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
-		PageDown:    key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
-		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last loaded")),
-		Expand:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
-		Collapse:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
-		Toggle:      key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open/close")),
-		ScrollUp:    key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "scroll value up")),
-		ScrollDown:  key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "scroll value down")),
-		Edit:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit value (CAS)")),
-		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new key")),
-		Delete:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm, CAS)")),
-		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
-		Compose:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compose from here")),
-		CopyValue:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy value")),
-		Record:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "a dwk_* key's tab (Leases, Alarms, Queues)")),
-		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
-		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
-		Reload:      key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
-		Search:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values under the selected prefix")),
-		Read:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
-		Reader:      DefaultReaderKeys(),
+		Up:           key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:         key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:       key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown:     key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		Top:          key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last loaded")),
+		Expand:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
+		Collapse:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
+		Toggle:       key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open/close")),
+		ScrollUp:     key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "scroll value up")),
+		ScrollDown:   key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "scroll value down")),
+		Edit:         key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit value (CAS)")),
+		New:          key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new key")),
+		Delete:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm, CAS)")),
+		Copy:         key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
+		Compose:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compose from here")),
+		CopyValue:    key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy value")),
+		Record:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "a dwk_* key's tab (Leases, Alarms, Queues)")),
+		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
+		ClearFilter:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
+		Reload:       key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
+		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values under the selected prefix")),
+		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
+		Reader:       DefaultReaderKeys(),
+		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
 	}
 }
 
@@ -104,7 +106,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		vcache:   &widgets.ValueCache{},
 	}
 	if m.readOnly {
-		for _, b := range []*key.Binding{&m.keys.Edit, &m.keys.New, &m.keys.Delete} {
+		for _, b := range []*key.Binding{&m.keys.Edit, &m.keys.EditExternal, &m.keys.New, &m.keys.Delete} {
 			b.SetEnabled(false)
 		}
 	}
@@ -169,6 +171,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, out
 	case searched:
 		return m.onSearched(msg)
+	case editorFile, editorClosed, editorText:
+		return m.onEditor(msg)
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:
@@ -243,7 +247,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read},
+		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.EditExternal},
 	}
 }
 
