@@ -141,6 +141,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onStamps(msg)
 	case compositionFile:
 		return m.onFile(msg)
+	case tea.MouseMsg:
+		if x, y, ok := widgets.LeftClick(msg); ok && m.focused {
+			return m.onClick(x, y), nil
+		}
 	case tea.KeyMsg:
 		if !m.focused {
 			return m, nil

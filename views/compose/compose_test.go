@@ -230,3 +230,21 @@ func TestEditorMarksTheFocus(t *testing.T) {
 		t.Fatalf("enter did not stage the check: %d ops\n%s", len(h.M.ops), h.M.View())
 	}
 }
+
+// TestComposeClickSelectsAnOp: a click on a staged operation's row selects
+// it (issue 13: click rows on every tab).
+func TestComposeClickSelectsAnOp(t *testing.T) {
+	h := newComposeHarness(t, false)
+	stageCheckAndSet(h)
+	if h.M.cursor != 1 {
+		t.Fatalf("the set is not selected after staging: %d", h.M.cursor)
+	}
+	click, ok := viewtest.ClickOn(h.M.View(), "check", 0)
+	if !ok {
+		t.Fatalf("no check row:\n%s", h.M.View())
+	}
+	h.Send(click)
+	if h.M.cursor != 0 {
+		t.Fatalf("a click on the check selects op %d", h.M.cursor+1)
+	}
+}
