@@ -135,6 +135,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
 		}
+		if _, y, ok := widgets.LeftClick(msg); ok && m.focused {
+			return m.onClick(y), nil
+		}
 	case tea.KeyMsg:
 		if !m.focused {
 			return m, nil

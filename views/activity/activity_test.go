@@ -212,3 +212,37 @@ func TestFeedFollowsTheHead(t *testing.T) {
 		t.Errorf("moved off the head, the cursor keeps its event, got %v", ev.key)
 	}
 }
+
+// TestActivityClickSelectsARow: a click on an event's row selects it, and
+// enter then jumps to that event's key (issue 13: rows clicks on every
+// tab); a click on the header selects nothing new.
+func TestActivityClickSelectsARow(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	ctx := storetest.Ctx(t)
+	h := newActivityHarness(t, s, clock, 100, 30)
+	for i := 1; i <= 3; i++ {
+		if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Refresh()
+	click, ok := viewtest.ClickOn(h.M.View(), `["n", 1]`, 0)
+	if !ok {
+		t.Fatalf("no row for [\"n\", 1]:\n%s", h.M.View())
+	}
+	h.Send(click)
+	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 1]` {
+		t.Fatalf("a click on [\"n\", 1]'s row selects %v", ev.key)
+	}
+	_, c := h.M.Update(viewtest.Key("enter"))
+	if msg := c(); msg == nil {
+		t.Errorf("enter after the click does nothing")
+	} else if jumped, ok := msg.(views.GotoMsg); !ok || codec.Format(jumped.Key) != `["n", 1]` {
+		t.Errorf("enter after the click sends %+v", msg)
+	}
+	header, _ := viewtest.ClickOn(h.M.View(), "STAMP", 0)
+	h.Send(header)
+	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 1]` {
+		t.Errorf("a click on the header moved the selection to %v", ev.key)
+	}
+}

@@ -87,10 +87,7 @@ func (m Model) title() string {
 func (m Model) listView() string {
 	st := m.styles
 	w := m.inner()
-	lines := []string{widgets.FitWidth(m.title(), w)}
-	if m.err != nil {
-		lines = append(lines, widgets.ProseLines("✗ "+m.err.Error(), st.Error, w)...)
-	}
+	lines := append([]string{widgets.FitWidth(m.title(), w)}, m.errLines(w)...)
 	evs := m.shown()
 	from, to := m.list.Window(len(evs), m.listRows())
 	cells := make([][]widgets.Line, 0, to-from)
@@ -112,6 +109,25 @@ func (m Model) listView() string {
 	lines = widgets.FitTo(lines, m.listRows()+2)
 	lines = append(lines, m.filterLine(w), st.Muted.Render(widgets.FitWidth(activityNote, w)))
 	return widgets.Pane(widgets.PaneBox(st, m.focused), strings.Join(lines, "\n"), m.width, m.listHeight())
+}
+
+// errLines say why the last read failed, under the title.
+func (m Model) errLines(w int) []string {
+	if m.err == nil {
+		return nil
+	}
+	return widgets.ProseLines("✗ "+m.err.Error(), m.styles.Error, w)
+}
+
+// onClick selects the event a left click on its row picked: the rows
+// start under the frame, the title, any error and the table's header.
+func (m Model) onClick(y int) Model {
+	if m.filtering {
+		return m
+	}
+	top := m.styles.Pane.GetBorderTopSize() + 1 + len(m.errLines(m.inner())) + 1
+	m.list.Click(y-top, m.ids(), m.listRows())
+	return m
 }
 
 func (m Model) filterLine(w int) string {

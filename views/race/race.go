@@ -118,6 +118,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onLiveTick(msg)
 	case liveDone:
 		return m.onLiveDone(msg)
+	case tea.MouseMsg:
+		if m.focused {
+			return m.onMouse(msg), nil
+		}
 	case tea.KeyMsg:
 		if !m.focused {
 			return m, nil

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"kvdeck/internal/usertext"
+	"kvdeck/themes"
 	"kvdeck/views/widgets"
 )
 
@@ -43,19 +44,11 @@ func (m Model) header(title string, w int) []string {
 func (m Model) stepLines(w int) []string {
 	st := m.styles
 	s := m.step
-	out := m.header("RACE · step mode", w)
+	out := m.stepIntro(w)
 	if s.stepper == nil {
-		return append(out, widgets.ProseLines("✗ "+s.err.Error(), st.Error, w)...)
+		return out
 	}
-	intro := "Each client reads the counter, stages an increment of what it read (a check on the stamp it saw + a set of n+1), " +
-		"and commits when you say. Commit B after A has committed, and B's check fails: that is optimistic concurrency."
-	if m.naive {
-		// Naive mode stages no check: the text must not describe one.
-		intro = "Naive mode: each client reads the counter and stages a plain set of n+1, with no check. " +
-			"Commit B after A has committed, and B's write still succeeds: it overwrites A's increment, which is lost."
-	}
-	out = append(out, widgets.ProseLines(intro, st.Muted, w)...)
-	out = append(out, "", m.clientColumns(w, m.height-2-len(out)-3), "")
+	out = append(out, m.clientGrid(w).render(m.styles), "")
 	out = append(out, st.Label.Render("LOG")+st.Muted.Render(fmt.Sprintf(" · %d step(s)", len(s.events))))
 	rows := max(m.height-len(out)-8, 3)
 	from := max(len(s.events)-rows, 0)
@@ -73,29 +66,86 @@ func (m Model) stepLines(w int) []string {
 	return out
 }
 
-// clientColumns draws the clients side by side, the selected one framed,
-// in rows of as many as fit in w. When the rows do not fit in h lines
-// (60x18 stacks the clients), only the rows from the selected client's
-// on are drawn, under a line that says which clients are above: ←/→
-// scroll to every client.
-func (m Model) clientColumns(w, h int) string {
+// stepIntro is what step mode shows above the clients: the header and
+// what the theater does (or why there is none).
+func (m Model) stepIntro(w int) []string {
+	st := m.styles
+	out := m.header("RACE · step mode", w)
+	if m.step.stepper == nil {
+		return append(out, widgets.ProseLines("✗ "+m.step.err.Error(), st.Error, w)...)
+	}
+	intro := "Each client reads the counter, stages an increment of what it read (a check on the stamp it saw + a set of n+1), " +
+		"and commits when you say. Commit B after A has committed, and B's check fails: that is optimistic concurrency."
+	if m.naive {
+		// Naive mode stages no check: the text must not describe one.
+		intro = "Naive mode: each client reads the counter and stages a plain set of n+1, with no check. " +
+			"Commit B after A has committed, and B's write still succeeds: it overwrites A's increment, which is lost."
+	}
+	return append(append(out, widgets.ProseLines(intro, st.Muted, w)...), "")
+}
+
+// clientGrid is how the client boxes are laid out in step mode: side by
+// side, in rows of perRow boxes colW wide. When the rows do not fit in
+// the lines left for them (60x18 stacks the clients), only the rows from
+// the selected client's on are drawn (rows[first:]), under a line that
+// says which clients are above: ←/→ scroll to every client. The view
+// draws it and a click is read against it, so the two cannot disagree.
+type clientGrid struct {
+	perRow, colW int
+	rows         []string // every row of boxes, drawn
+	first        int      // the first row shown
+}
+
+// clientGrid lays the clients out for a pane w wide.
+func (m Model) clientGrid(w int) clientGrid {
 	n := len(m.step.clients)
-	perRow := max(min(n, w/30), 1)
-	colW := min(w/perRow, 52)
-	var rows []string
-	for start := 0; start < n; start += perRow {
+	g := clientGrid{perRow: max(min(n, w/30), 1)}
+	g.colW = min(w/g.perRow, 52)
+	for start := 0; start < n; start += g.perRow {
 		var cols []string
-		for i := start; i < min(start+perRow, n); i++ {
-			cols = append(cols, m.clientBox(i, colW))
+		for i := start; i < min(start+g.perRow, n); i++ {
+			cols = append(cols, m.clientBox(i, g.colW))
 		}
-		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cols...))
+		g.rows = append(g.rows, lipgloss.JoinHorizontal(lipgloss.Top, cols...))
 	}
-	all := strings.Join(rows, "\n")
-	if first := m.step.selected / perRow; first > 0 && lipgloss.Height(all) > h {
-		above := m.styles.Muted.Render(fmt.Sprintf("↑ %d client(s) above · ←/h shows them", first*perRow))
-		return strings.Join(append([]string{above}, rows[first:]...), "\n")
+	// The lines left: the pane's inside, less the intro and the log's
+	// title and first lines below.
+	h := m.height - 2 - len(m.stepIntro(w)) - 2
+	if first := m.step.selected / g.perRow; first > 0 && lipgloss.Height(strings.Join(g.rows, "\n")) > h {
+		g.first = first
 	}
-	return all
+	return g
+}
+
+// render draws the rows shown, under the line about the ones above.
+func (g clientGrid) render(st themes.Styles) string {
+	if g.first == 0 {
+		return strings.Join(g.rows, "\n")
+	}
+	above := st.Muted.Render(fmt.Sprintf("↑ %d client(s) above · ←/h shows them", g.first*g.perRow))
+	return strings.Join(append([]string{above}, g.rows[g.first:]...), "\n")
+}
+
+// at returns the client drawn at column x and line y of the grid (0, 0
+// being its top left corner), if any.
+func (g clientGrid) at(x, y, n int) (int, bool) {
+	if g.first > 0 {
+		y-- // the line about the clients above
+	}
+	if x < 0 || y < 0 {
+		return 0, false
+	}
+	for r := g.first; r < len(g.rows); r++ {
+		if h := lipgloss.Height(g.rows[r]); y >= h {
+			y -= h
+			continue
+		}
+		if i := r*g.perRow + x/g.colW; x/g.colW < g.perRow && i < n {
+			return i, true
+		}
+		return 0, false
+	}
+	return 0, false
 }
 
 // clientBox is one client: its snapshot, what it staged, its last commit.
