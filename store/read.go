@@ -102,6 +102,10 @@ type ListOptions struct {
 	// Unbounded drops the Prefix||0xFF upper bound, so that rows whose raw
 	// key starts with 0xFF (undecodable) are included; used by Dump.
 	Unbounded bool
+	// ValueContains, when not empty, keeps only the rows whose stored
+	// value contains these bytes: the server filters, so a search of a
+	// large range sends only the matches back.
+	ValueContains []byte
 
 	// expiredAt, when not zero, keeps only the rows expired at it
 	// (ScanExpired).
@@ -149,6 +153,12 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	if opts.expiredAt != 0 {
 		where = append(where, "expires_at IS NOT NULL AND expires_at <= ?")
 		args = append(args, opts.expiredAt)
+	}
+	if len(opts.ValueContains) > 0 {
+		// Both sides as blobs: instr then compares bytes, whatever the
+		// value's type and encoding (a row another program wrote).
+		where = append(where, "instr(CAST(v AS BLOB), ?) > 0")
+		args = append(args, opts.ValueContains)
 	}
 	order := "ASC"
 	if opts.Reverse {

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -64,4 +65,61 @@ func TestRemoteScanPagesInBytes(t *testing.T) {
 	if n, reqs := scan("big"); n != 12 || reqs < 6 {
 		t.Errorf("12 rows of 1 MB: %d rows in %d requests, want 12 in at least 6", n, reqs)
 	}
+}
+
+// TestListValueContains: ValueContains keeps, on the server, exactly the
+// rows whose stored value holds the bytes: JSON text, non-ASCII text and a
+// value another program stored as a blob alike; across pages every match
+// comes once, in key order, and nothing else does.
+func TestListValueContains(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		ctx := storetest.Ctx(t)
+		a := s.Atomic()
+		var want []string
+		for i := 0; i < 700; i++ {
+			v := `{"n":` + strconv.Itoa(i) + `,"to":"user-` + strconv.Itoa(i) + `@example.com"}`
+			if i%100 == 7 {
+				v = `{"n":` + strconv.Itoa(i) + `,"to":"grüße-` + strconv.Itoa(i) + `@example.com"}`
+				want = append(want, codec.Format(codec.Key{codec.String("m"), codec.Number(float64(i))}))
+			}
+			a.Set(codec.Key{codec.String("m"), codec.Number(float64(i))}, []byte(v))
+		}
+		if _, err := a.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// A row another program wrote with a blob value holding the text.
+		raw, _ := codec.Encode(codec.Key{codec.String("m"), codec.Number(1e6)})
+		if _, err := storetest.RawDB(t, url).ExecContext(ctx, "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, CAST(? AS BLOB), 1, NULL)", raw, `"grüße"`); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, `["m", 1000000]`)
+		var got []string
+		opts := store.ListOptions{Prefix: codec.Key{codec.String("m")}, ValueContains: []byte("grüße")}
+		for {
+			opts.Limit = 3
+			p, err := s.List(ctx, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range p.Entries {
+				got = append(got, codec.Format(e.Key))
+			}
+			if opts.Cursor = p.Cursor; p.Cursor == "" {
+				break
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("rows holding grüße:\n got %v\nwant %v", got, want)
+		}
+		n := 0
+		err := s.Scan(ctx, store.ListOptions{Prefix: codec.Key{codec.String("m")}, ValueContains: []byte(`"n":69`)}, func(e store.Entry) error {
+			n++
+			return nil
+		})
+		if err != nil || n != 11 { // 69 and 690-699
+			t.Errorf(`scan for "n":69: %d rows (%v), want 11`, n, err)
+		}
+	})
 }

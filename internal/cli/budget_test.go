@@ -96,3 +96,29 @@ func TestRemoteBudgets(t *testing.T) {
 		t.Errorf("load of %d rows: %d requests (want 2 commits, at most 6 in all): %s", rows, n, out)
 	}
 }
+
+// TestListContainsReadsOnlyMatches: `list --contains` is filtered by the
+// server: behind the proxy it receives a small fraction of the bytes that
+// `list --where` (every row of the range, filtered here) receives for the
+// same match, in the same number of requests or fewer.
+func TestListContainsReadsOnlyMatches(t *testing.T) {
+	srv := sqldtest.Start(t)
+	p := sqldtest.StartProxy(t, srv.URL, 2*time.Millisecond)
+	seedShape(t, srv.URL, shape{bench: 5000}, storetest.T0)
+	c := &cli{t: t, url: p.URL, now: storetest.T0}
+	read := func(args ...string) (int64, int64, string) {
+		t.Helper()
+		before := p.BytesIn()
+		n, out := budget(t, p, c, "", args...)
+		return n, p.BytesIn() - before, out
+	}
+	whereReqs, whereBytes, whereOut := read("list", `["bench"]`, "--where", `.name == "item-4999"`)
+	reqs, bytes, out := read("list", `["bench"]`, "--contains", `"item-4999"`)
+	t.Logf("--where: %d requests, %d bytes; --contains: %d requests, %d bytes", whereReqs, whereBytes, reqs, bytes)
+	if out != whereOut || len(lines(out)) != 1 || !strings.Contains(out, `"item-4999"`) {
+		t.Fatalf("--contains printed %q, --where %q: want the one row", out, whereOut)
+	}
+	if bytes*20 > whereBytes || reqs > whereReqs {
+		t.Errorf("--contains read %d bytes in %d requests, --where %d in %d: the server does not filter", bytes, reqs, whereBytes, whereReqs)
+	}
+}

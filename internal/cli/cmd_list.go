@@ -23,8 +23,9 @@ type ListCmd struct {
 }
 
 // Run streams the entries page by page (store.Scan), never loading the
-// whole range; a filter reads every row of the range and prints the
-// matches as it finds them.
+// whole range; a filter prints the matches as it finds them. --contains
+// is tested by the server (only matches are read); --where reads every
+// row of the range.
 func (c *ListCmd) Run(app *App) error {
 	prefix, err := ParseOptionalKey("PREFIX", c.Prefix)
 	if err != nil {
@@ -82,7 +83,7 @@ func (c *ListCmd) filtered(app *App, s *store.Store, opts store.ListOptions, m *
 	opts.Limit = 0
 	matched, failed := 0, 0
 	var first string
-	err := s.Scan(ctx, opts, func(e store.Entry) error {
+	err := s.Scan(ctx, m.Narrow(opts), func(e store.Entry) error {
 		ok, err := m.Match(ctx, e)
 		var evalErr *valuefilter.EvalError
 		switch {

@@ -19,7 +19,8 @@ type SearchPage struct {
 	// Cursor continues the search (ListOptions.Cursor) when not empty:
 	// the page stopped at the limit of matches or of rows examined.
 	Cursor string
-	// Scanned counts the rows examined.
+	// Scanned counts the rows examined here; a substring is tested by
+	// the server first (Matcher.Narrow), so only matching rows are.
 	Scanned int
 	// Failed counts the values the expression failed on (not matched);
 	// FirstFailure is the first of them.
@@ -44,6 +45,7 @@ func Search(ctx context.Context, l Lister, opts store.ListOptions, m *Matcher, l
 	if limit <= 0 {
 		limit = store.DefaultPageSize
 	}
+	opts = m.Narrow(opts)
 	for {
 		page := opts
 		page.Limit = store.DefaultPageSize

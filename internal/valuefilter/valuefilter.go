@@ -73,6 +73,20 @@ func Contains(sub string) (*Matcher, error) {
 	return &Matcher{sub: []byte(sub), text: sub}, nil
 }
 
+// Narrow returns opts with what the server can filter itself: for a
+// substring, only the rows whose value contains it are read (Match still
+// decides; the server's filter is the same test, so it drops no match).
+// A jq expression leaves opts as they are.
+func (m *Matcher) Narrow(opts store.ListOptions) store.ListOptions {
+	if m.code == nil {
+		opts.ValueContains = m.sub
+	}
+	return opts
+}
+
+// Narrows reports whether Narrow has the server do the whole test.
+func (m *Matcher) Narrows() bool { return m.code == nil }
+
 // String is the filter as the user gave it.
 func (m *Matcher) String() string { return m.text }
 

@@ -219,6 +219,10 @@ func (m Model) searchView(w, h int) string {
 		return widgets.Pane(st.PaneFocused, strings.Join(lines, "\n"), w, h)
 	}
 	status := fmt.Sprintf("%s · %d match(es) in %d row(s)", s.matcher, len(s.results), s.scanned)
+	if s.matcher.Narrows() {
+		// The server compared the text: only the matches were read.
+		status = fmt.Sprintf("%s · %d match(es), found by the database", s.matcher, len(s.results))
+	}
 	switch {
 	case s.running:
 		status += " · searching… (esc stops)"

@@ -66,6 +66,11 @@ func TestSearchValues(t *testing.T) {
 	if strings.Join(keys, " ") != `["users", 44]` {
 		t.Errorf("substring \"n\":44} finds %v", keys)
 	}
+	// The database compared the text: the one match is all that was read.
+	h.RequireView("1 match(es), found by the database")
+	if h.M.search.scanned != 1 {
+		t.Errorf("the substring search examined %d rows here, want only the match", h.M.search.scanned)
+	}
 	h.Keys("esc")
 	if h.M.search != nil || strings.Contains(ansi.Strip(h.M.View()), "SEARCH VALUES") {
 		t.Error("esc did not close the search")
