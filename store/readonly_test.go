@@ -12,21 +12,6 @@ import (
 	"kvdeck/store"
 )
 
-// dirNames is the sorted names in dir.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	return names
-}
-
 // walStore makes a WAL store at dir/name holding ["a"] = 1, closed, so
 // that neither -wal nor -shm exists.
 func walStore(t *testing.T, dir, name string) string {
@@ -37,7 +22,7 @@ func walStore(t *testing.T, dir, name string) string {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{name}) {
+	if got := storetest.DirNames(t, dir); !slices.Equal(got, []string{name}) {
 		t.Fatalf("after the only writer closed the directory holds %v", got)
 	}
 	return path
@@ -71,13 +56,13 @@ func TestReadOnlyWALLeavesNoFiles(t *testing.T) {
 	if _, err := s.Version(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{"ro.db"}) {
+	if got := storetest.DirNames(t, dir); !slices.Equal(got, []string{"ro.db"}) {
 		t.Fatalf("while the read-only store is open the directory holds %v", got)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{"ro.db"}) || len(s.LeftFiles()) != 0 {
+	if got := storetest.DirNames(t, dir); !slices.Equal(got, []string{"ro.db"}) || len(s.LeftFiles()) != 0 {
 		t.Fatalf("after close the directory holds %v (LeftFiles %v)", got, s.LeftFiles())
 	}
 	if after, _ := os.ReadFile(path); !slices.Equal(before, after) {
@@ -138,7 +123,7 @@ func TestReadOnlyWALBesideLiveWriter(t *testing.T) {
 	ctx := storetest.Ctx(t)
 	w := storetest.Open(t, "file:"+path, store.Options{})
 	mustSet(t, w, `["live"]`, `"yes"`, nil)
-	before := dirNames(t, dir)
+	before := storetest.DirNames(t, dir)
 	ro, err := store.Open(ctx, "file:"+path, store.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +132,7 @@ func TestReadOnlyWALBesideLiveWriter(t *testing.T) {
 		t.Fatalf("get: %s %v", e.Value, err)
 	}
 	ro.Close()
-	if got := dirNames(t, dir); !slices.Equal(got, before) || len(ro.LeftFiles()) != 0 {
+	if got := storetest.DirNames(t, dir); !slices.Equal(got, before) || len(ro.LeftFiles()) != 0 {
 		t.Fatalf("directory %v (want %v), LeftFiles %v", got, before, ro.LeftFiles())
 	}
 }

@@ -109,7 +109,7 @@ func TestWALInReadOnlyFolder(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, `["a"]  1`) || r.stderr != "" {
 		t.Fatalf("--read-only get in a read-only folder: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if got := dirListing(t, dir); !slices.Equal(got, []string{"kv.db"}) {
+	if got := storetest.DirNames(t, dir); !slices.Equal(got, []string{"kv.db"}) {
 		t.Fatalf("the folder holds %v after the reads", got)
 	}
 }

@@ -12,21 +12,6 @@ import (
 	"kvdeck/store"
 )
 
-// dirListing is the sorted names in dir.
-func dirListing(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	return names
-}
-
 // TestReadOnlyWALLeavesDirectory: read-only commands on a WAL store nobody
 // has open leave its directory as they found it: no -wal or -shm left
 // behind, the database file byte for byte the same, and nothing said on
@@ -37,7 +22,7 @@ func TestReadOnlyWALLeavesDirectory(t *testing.T) {
 	c := &cli{t: t, url: "file:" + path, now: storetest.T0}
 	c.must("set", `["a"]`, `1`)
 	c.must("set", `["b"]`, `"two"`)
-	before := dirListing(t, dir)
+	before := storetest.DirNames(t, dir)
 	if !slices.Equal(before, []string{"wal.db"}) {
 		t.Fatalf("after a clean close the directory holds %v, want just wal.db", before)
 	}
@@ -47,7 +32,7 @@ func TestReadOnlyWALLeavesDirectory(t *testing.T) {
 		if r.code != 0 || r.stderr != "" {
 			t.Fatalf("--read-only %v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
-		if got := dirListing(t, dir); !slices.Equal(got, before) {
+		if got := storetest.DirNames(t, dir); !slices.Equal(got, before) {
 			t.Fatalf("--read-only %v left the directory as %v, want %v", args, got, before)
 		}
 		if fileSum(t, path) != sum {
@@ -72,13 +57,13 @@ func TestReadOnlyWALSaysWhatItLeft(t *testing.T) {
 	if _, err := w.Set(ctx, storetest.Key(t, `["live"]`), []byte(`"yes"`), nil); err != nil {
 		t.Fatal(err)
 	}
-	before := dirListing(t, dir)
+	before := storetest.DirNames(t, dir)
 	c := &cli{t: t, url: "file:" + path, now: storetest.T0}
 	r := c.run("--read-only", "-o", "json", "get", `["live"]`)
 	if r.code != 0 || !strings.Contains(r.stdout, `"yes"`) || r.stderr != "" {
 		t.Fatalf("read-only get beside a live writer: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if got := dirListing(t, dir); !slices.Equal(got, before) {
+	if got := storetest.DirNames(t, dir); !slices.Equal(got, before) {
 		t.Fatalf("read-only get next to a live writer left %v, want %v", got, before)
 	}
 	if err := w.Close(); err != nil {

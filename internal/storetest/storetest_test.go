@@ -115,3 +115,23 @@ func TestFindVectors(t *testing.T) {
 		t.Errorf("outside the repository: %v, want ErrNoVectors", err)
 	}
 }
+
+// TestDirNames: the names in a folder, sorted, folders among them; an
+// empty folder has none.
+func TestDirNames(t *testing.T) {
+	dir := t.TempDir()
+	if got := storetest.DirNames(t, dir); len(got) != 0 {
+		t.Fatalf("an empty folder: %v", got)
+	}
+	for _, name := range []string{"kv.db-wal", "kv.db", "a.db-shm"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := storetest.DirNames(t, dir), []string{"a.db-shm", "kv.db", "kv.db-wal", "sub"}; !slices.Equal(got, want) {
+		t.Fatalf("DirNames = %v, want %v", got, want)
+	}
+}
