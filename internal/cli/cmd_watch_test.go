@@ -8,9 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,23 +17,6 @@ import (
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
-
-// TestWatchChildProcess is kvdeck in a process of its own, as main runs
-// it (interrupt cancels the context), for the watch tests.
-func TestWatchChildProcess(t *testing.T) {
-	raw := os.Getenv("KVDECK_WATCH_ARGS")
-	if raw == "" {
-		t.Skip("helper process for the watch tests")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, args, os.Stdin, os.Stdout, os.Stderr, map[string]string{})
-	stop()
-	os.Exit(code)
-}
 
 // watchProc is a running `kvdeck watch` process.
 type watchProc struct {
@@ -50,9 +31,7 @@ type watchProc struct {
 // watches.
 func startWatch(t *testing.T, args ...string) *watchProc {
 	t.Helper()
-	raw, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchChildProcess$")
-	cmd.Env = append(os.Environ(), "KVDECK_WATCH_ARGS="+string(raw))
+	cmd := kvdeckProcess(context.Background(), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

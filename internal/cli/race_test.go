@@ -123,32 +123,16 @@ func TestRaceBadInput(t *testing.T) {
 	}
 }
 
-// TestRaceChildProcess is not a test: re-executed by TestRaceTwoProcesses
-// with KVDECK_RACE_ARGS set, the test binary becomes one `kvdeck race`
-// process.
-func TestRaceChildProcess(t *testing.T) {
-	raw := os.Getenv("KVDECK_RACE_ARGS")
-	if raw == "" {
-		t.Skip("helper process for TestRaceTwoProcesses")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		t.Fatal(err)
-	}
-	os.Exit(cli.Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr, map[string]string{}))
-}
-
 // TestRaceTwoProcesses: two `kvdeck race` processes on one embedded file
 // and on one sqld end with the counter equal to the sum of their successes.
 func TestRaceTwoProcesses(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)
-		args, _ := json.Marshal([]string{"--db", url, "-o", "json", "race", `["counter"]`, "--workers", "3", "--increments", "20"})
+		args := []string{"--db", url, "-o", "json", "race", `["counter"]`, "--workers", "3", "--increments", "20"}
 		var cmds []*exec.Cmd
 		var outs []*bytes.Buffer
 		for range 2 {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestRaceChildProcess$")
-			cmd.Env = append(os.Environ(), "KVDECK_RACE_ARGS="+string(args))
+			cmd := kvdeckProcess(context.Background(), args...)
 			out := &bytes.Buffer{}
 			cmd.Stdout, cmd.Stderr = out, os.Stderr
 			if err := cmd.Start(); err != nil {
@@ -206,13 +190,12 @@ func raceOverWebSocket(t *testing.T, rounds, maxStalled int) {
 	stalledRounds := 0
 	for round := 1; round <= rounds; round++ {
 		key := fmt.Sprintf(`["counter", %d]`, round)
-		args, _ := json.Marshal([]string{"--db", url, "-o", "json", "race", key, "--workers", strconv.Itoa(workers), "--increments", strconv.Itoa(increments)})
+		args := []string{"--db", url, "-o", "json", "race", key, "--workers", strconv.Itoa(workers), "--increments", strconv.Itoa(increments)}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		var cmds []*exec.Cmd
 		var outs, errs []*bytes.Buffer
 		for range procs {
-			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRaceChildProcess$")
-			cmd.Env = append(os.Environ(), "KVDECK_RACE_ARGS="+string(args))
+			cmd := kvdeckProcess(ctx, args...)
 			out, errb := &bytes.Buffer{}, &bytes.Buffer{}
 			cmd.Stdout, cmd.Stderr = out, errb
 			if err := cmd.Start(); err != nil {
