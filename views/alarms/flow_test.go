@@ -213,12 +213,8 @@ func TestAlarmsSaysWhenTheSelectedAlarmIsGone(t *testing.T) {
 	h.RequireFlash("alarm "+codec.Format(it.Key)+" is gone", "the cursor moved")
 	n := len(h.Flashes)
 	h.Keys("d")
-	h.Confirm()
-	for _, f := range h.Flashes[n:] {
-		if strings.Contains(f.Text, "is gone") {
-			t.Errorf("kvdeck's own delete reported as gone: %q", f.Text)
-		}
-	}
+	h.Confirm() // kvdeck's own delete
+	h.RequireNoFlashSince(n, "is gone")
 }
 
 // TestAlarmsFilter: / filters the classes and their alarms as it is typed
@@ -226,34 +222,13 @@ func TestAlarmsSaysWhenTheSelectedAlarmIsGone(t *testing.T) {
 // filters on every list tab).
 func TestAlarmsFilter(t *testing.T) {
 	h := seededAlarms(t)
-	all := len(h.M.classNames())
-	h.Keys("/")
-	if !h.M.Capturing() {
-		t.Fatal("the filter input does not have the keys")
-	}
-	h.TypeText("ticker")
-	h.Keys("enter")
-	if got := h.M.classNames(); len(got) != 1 || got[0] != "Ticker" {
-		t.Fatalf("classes %v after /ticker", got)
-	}
-	h.RequireView("/ticker (esc clears)")
-	h.Keys("esc")
-	if got := len(h.M.classNames()); got != all {
-		t.Fatalf("%d classes after esc, want %d", got, all)
-	}
+	viewtest.CheckFilter(h, Model.classNames, "ticker", "Ticker")
 	// An alarm id selects its class and, in it, only that alarm.
 	h.Keys("l")
 	it, _ := h.M.item()
-	h.Keys("/")
-	h.TypeText(it.ID)
-	h.Keys("enter")
+	viewtest.Filter(h, it.ID)
 	if items := h.M.items(); len(items) != 1 || items[0].ID != it.ID {
 		t.Fatalf("alarms %+v after /%s", items, it.ID)
 	}
-	h.Keys("/")
-	h.TypeText("no such thing")
-	h.RequireView("Nothing matches")
-	if got := h.M.classNames(); len(got) != 0 {
-		t.Fatalf("classes %v match nothing", got)
-	}
+	viewtest.CheckFilterMatchesNothing(h, Model.classNames, "no such thing")
 }

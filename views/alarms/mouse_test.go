@@ -1,21 +1,13 @@
 package alarms
 
-import (
-	"testing"
-
-	"kvdeck/views/viewtest"
-)
+import "testing"
 
 // TestAlarmsClickSelectsRows: a click on a class selects it, a click on an
 // alarm's row selects that alarm and gives the alarm list the keys (issue
 // 13: click rows on every tab).
 func TestAlarmsClickSelectsRows(t *testing.T) {
 	h := seededAlarms(t)
-	click, ok := viewtest.ClickOn(h.M.View(), "Ticker", 0)
-	if !ok {
-		t.Fatalf("no Ticker class:\n%s", h.M.View())
-	}
-	h.Send(click)
+	h.ClickOn("Ticker", 0)
 	if c, _ := h.M.class(); c.Class != "Ticker" || h.M.lists.OnItems {
 		t.Fatalf("a click on Ticker selects %q (on the alarms: %v)", c.Class, h.M.lists.OnItems)
 	}
@@ -24,11 +16,7 @@ func TestAlarmsClickSelectsRows(t *testing.T) {
 		t.Fatalf("Ticker has %d alarms", len(items))
 	}
 	want := items[len(items)-1]
-	click, ok = viewtest.ClickOn(h.M.View(), want.ID[:12], h.M.leftWidth())
-	if !ok {
-		t.Fatalf("no row of %s:\n%s", want.ID, h.M.View())
-	}
-	h.Send(click)
+	h.ClickOn(want.ID[:12], h.M.leftWidth())
 	if it, ok := h.M.item(); !ok || it.Key.String() != want.Key.String() || !h.M.lists.OnItems {
 		t.Fatalf("a click on %s selects %v (on the alarms: %v)", want.ID, it.Key, h.M.lists.OnItems)
 	}

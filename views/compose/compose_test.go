@@ -239,11 +239,7 @@ func TestComposeClickSelectsAnOp(t *testing.T) {
 	if h.M.cursor != 1 {
 		t.Fatalf("the set is not selected after staging: %d", h.M.cursor)
 	}
-	click, ok := viewtest.ClickOn(h.M.View(), "check", 0)
-	if !ok {
-		t.Fatalf("no check row:\n%s", h.M.View())
-	}
-	h.Send(click)
+	h.ClickOn("check", 0)
 	if h.M.cursor != 0 {
 		t.Fatalf("a click on the check selects op %d", h.M.cursor+1)
 	}

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"kvdeck/internal/storetest"
 	"kvdeck/store/coord"
 	"kvdeck/views/viewtest"
@@ -27,22 +25,13 @@ func TestLeaseChurn(t *testing.T) {
 	}
 	a := acquire("0a")
 	h := newLeasesHarness(t, s, clock, 120, 37)
-	footer := func() string {
-		for _, l := range strings.Split(ansi.Strip(h.M.View()), "\n") {
-			if strings.Contains(l, "churn") {
-				return l
-			}
-		}
-		t.Fatalf("no churn line:\n%s", ansi.Strip(h.M.View()))
-		return ""
-	}
-	if f := footer(); !strings.Contains(f, "from the next load on") {
+	if f := h.ViewLine("churn"); !strings.Contains(f, "from the next load on") {
 		t.Errorf("the first load is a baseline: %q", f)
 	}
 	b := acquire("0b")
 	acquire("0c")
 	h.Refresh()
-	if f := footer(); !strings.Contains(f, "2 new · 0 ended at the last load · 2 this session") {
+	if f := h.ViewLine("churn"); !strings.Contains(f, "2 new · 0 ended at the last load · 2 this session") {
 		t.Errorf("two acquired: %q", f)
 	}
 	// a released; b released and re-acquired (a new stamp): 2 ended, 1 new
@@ -53,7 +42,7 @@ func TestLeaseChurn(t *testing.T) {
 	}
 	acquire("0b")
 	h.Refresh()
-	f := footer()
+	f := h.ViewLine("churn")
 	if !strings.Contains(f, "1 new · 2 ended at the last load · 5 this session") {
 		t.Errorf("released and re-acquired: %q", f)
 	}

@@ -226,11 +226,7 @@ func TestQueuesSaysWhenTheSelectedMessageIsGone(t *testing.T) {
 	h.Keys("h", "d")
 	h.Confirm()
 	h.RequireFlash("purged invoices")
-	for _, f := range h.Flashes[n:] {
-		if strings.Contains(f.Text, "is gone") {
-			t.Errorf("kvdeck's own purge reported as gone: %q", f.Text)
-		}
-	}
+	h.RequireNoFlashSince(n, "is gone") // kvdeck's own purge
 }
 
 // TestQueuesFilter: / filters the queues and their messages as it is
@@ -238,31 +234,10 @@ func TestQueuesSaysWhenTheSelectedMessageIsGone(t *testing.T) {
 // (issue 13: / filters on every list tab).
 func TestQueuesFilter(t *testing.T) {
 	h := seededQueues(t)
-	all := len(h.M.queueNames())
-	h.Keys("/")
-	if !h.M.Capturing() {
-		t.Fatal("the filter input does not have the keys")
-	}
-	h.TypeText("thumb")
-	h.Keys("enter")
-	if got := h.M.queueNames(); len(got) != 1 || got[0] != "thumbnails" {
-		t.Fatalf("queues %v after /thumb", got)
-	}
-	h.RequireView("/thumb (esc clears)")
-	h.Keys("esc")
-	if got := len(h.M.queueNames()); got != all {
-		t.Fatalf("%d queues after esc, want %d", got, all)
-	}
-	h.Keys("/")
-	h.TypeText("m-0004")
-	h.Keys("enter")
+	viewtest.CheckFilter(h, Model.queueNames, "thumb", "thumbnails")
+	viewtest.Filter(h, "m-0004")
 	if ids := h.M.msgIDs(); len(ids) != 1 || ids[0] != "m-0004" {
 		t.Fatalf("messages %v after /m-0004", ids)
 	}
-	h.Keys("/", "ctrl+u")
-	h.TypeText("no such thing")
-	h.RequireView("Nothing matches")
-	if got := h.M.queueNames(); len(got) != 0 {
-		t.Fatalf("queues %v match nothing", got)
-	}
+	viewtest.CheckFilterMatchesNothing(h, Model.queueNames, "no such thing")
 }

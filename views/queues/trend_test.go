@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/internal/storetest"
@@ -29,16 +28,7 @@ func TestQueueTrend(t *testing.T) {
 		clock.Fix(clock.Now() + 2000)
 		h.Refresh()
 	}
-	line := func() string {
-		for _, l := range strings.Split(ansi.Strip(h.M.View()), "\n") {
-			if strings.Contains(l, "session depth") {
-				return l
-			}
-		}
-		t.Fatalf("no session line:\n%s", ansi.Strip(h.M.View()))
-		return ""
-	}
-	if l := line(); !strings.Contains(l, "▂▂▅█ 10 ·") || !strings.Contains(l, "▂▄▆█ 8s") {
+	if l := h.ViewLine("session depth"); !strings.Contains(l, "▂▂▅█ 10 ·") || !strings.Contains(l, "▂▄▆█ 8s") {
 		t.Errorf("after four loads of a growing queue: %q", l)
 	}
 	// The message ids are random: the golden is the part above them.

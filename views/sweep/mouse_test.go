@@ -11,11 +11,7 @@ import (
 func TestSweepClickSelectsAPrefix(t *testing.T) {
 	s, clock, path := viewtest.Reference(t, false)
 	h := newSweepHarness(t, s, clock, path)
-	click, ok := viewtest.ClickOn(h.M.View(), `["tmp"]`, 0)
-	if !ok {
-		t.Fatalf("no tmp row:\n%s", h.M.View())
-	}
-	h.Send(click)
+	h.ClickOn(`["tmp"]`, 0)
 	if sc, ok := h.M.scope(); !ok || scopeName(sc) != `["tmp"]` {
 		t.Fatalf("a click on tmp selects %q", scopeName(sc))
 	}

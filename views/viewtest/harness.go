@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
 	"kvdeck/store"
@@ -225,6 +226,31 @@ func (h *Harness[V]) RequireFlash(texts ...string) {
 			h.T.Fatalf("flash %q lacks %q", h.LastFlash(), s)
 		}
 	}
+}
+
+// RequireNoFlashSince fails when a flash filed after the first n holds
+// text (n: len(Flashes) before the action the test checks).
+func (h *Harness[V]) RequireNoFlashSince(n int, text string) {
+	h.T.Helper()
+	for _, f := range h.Flashes[n:] {
+		if strings.Contains(f.Text, text) {
+			h.T.Errorf("flash %q holds %q", f.Text, text)
+		}
+	}
+}
+
+// ViewLine is the first line of the view, without colours, that holds
+// text; it fails the test when no line does.
+func (h *Harness[V]) ViewLine(text string) string {
+	h.T.Helper()
+	v := ansi.Strip(h.M.View())
+	for _, l := range strings.Split(v, "\n") {
+		if strings.Contains(l, text) {
+			return l
+		}
+	}
+	h.T.Fatalf("no line holds %q:\n%s", text, v)
+	return ""
 }
 
 // Drive runs cmd like Settle, but until done says so (or 3 minutes pass)

@@ -25,3 +25,15 @@ func ClickOn(view, text string, from int) (tea.MouseMsg, bool) {
 	}
 	return tea.MouseMsg{}, false
 }
+
+// ClickOn sends a left click on the first place the view shows text, at
+// or after column from (the function ClickOn), and settles; it fails the
+// test when the view does not show text there.
+func (h *Harness[V]) ClickOn(text string, from int) {
+	h.T.Helper()
+	click, ok := ClickOn(h.M.View(), text, from)
+	if !ok {
+		h.T.Fatalf("no %q from column %d to click on:\n%s", text, from, h.M.View())
+	}
+	h.Send(click)
+}
