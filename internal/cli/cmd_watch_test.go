@@ -31,7 +31,7 @@ type watchProc struct {
 // watches.
 func startWatch(t *testing.T, args ...string) *watchProc {
 	t.Helper()
-	cmd := kvdeckProcess(context.Background(), args...)
+	cmd := cli.KvdeckProcess(context.Background(), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -5,10 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"kvdeck/internal/storetest"
@@ -110,4 +114,43 @@ func fileSum(t *testing.T, path string) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// envChildArgs carries the arguments (a JSON array) of the kvdeck process
+// TestKvdeckChildProcess becomes.
+const envChildArgs = "KVDECK_CHILD_ARGS"
+
+// TestKvdeckChildProcess is not a test: re-executed by childCommand with
+// envChildArgs set, the test binary becomes one kvdeck process, run as
+// main runs it (interrupt and SIGTERM cancel its context).
+func TestKvdeckChildProcess(t *testing.T) {
+	raw := os.Getenv(envChildArgs)
+	if raw == "" {
+		t.Skip("helper process for childCommand")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Main(ctx, args, os.Stdin, os.Stdout, os.Stderr, map[string]string{})
+	stop()
+	os.Exit(code)
+}
+
+// childCommand is kvdeck with args in a process of its own, not yet
+// started: the test binary at exe re-executed as TestKvdeckChildProcess
+// in the environment env; ctx kills it (exec.CommandContext).
+func childCommand(ctx context.Context, exe string, env []string, args ...string) *exec.Cmd {
+	raw, _ := json.Marshal(args) // a []string always marshals
+	cmd := exec.CommandContext(ctx, exe, "-test.run=^TestKvdeckChildProcess$")
+	cmd.Env = append(env, envChildArgs+"="+string(raw))
+	return cmd
+}
+
+// KvdeckProcess is childCommand of this test binary in this process's
+// environment. It is exported for the tests of package cli_test (the race
+// and watch processes); it exists only in the test build.
+func KvdeckProcess(ctx context.Context, args ...string) *exec.Cmd {
+	return childCommand(ctx, os.Args[0], os.Environ(), args...)
 }

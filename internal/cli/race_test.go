@@ -132,7 +132,7 @@ func TestRaceTwoProcesses(t *testing.T) {
 		var cmds []*exec.Cmd
 		var outs []*bytes.Buffer
 		for range 2 {
-			cmd := kvdeckProcess(context.Background(), args...)
+			cmd := cli.KvdeckProcess(context.Background(), args...)
 			out := &bytes.Buffer{}
 			cmd.Stdout, cmd.Stderr = out, os.Stderr
 			if err := cmd.Start(); err != nil {
@@ -195,7 +195,7 @@ func raceOverWebSocket(t *testing.T, rounds, maxStalled int) {
 		var cmds []*exec.Cmd
 		var outs, errs []*bytes.Buffer
 		for range procs {
-			cmd := kvdeckProcess(ctx, args...)
+			cmd := cli.KvdeckProcess(ctx, args...)
 			out, errb := &bytes.Buffer{}, &bytes.Buffer{}
 			cmd.Stdout, cmd.Stderr = out, errb
 			if err := cmd.Start(); err != nil {

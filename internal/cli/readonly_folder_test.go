@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,31 +15,11 @@ import (
 	"kvdeck/internal/testskip"
 )
 
-// envAsUser carries the arguments of TestAsUserHelper.
-const envAsUser = "KVDECK_AS_USER_ARGS"
-
-// TestAsUserHelper is not a test: re-executed by runAsNobody with
-// envAsUser set, the test binary runs kvdeck with those arguments and
-// prints its result as JSON.
-func TestAsUserHelper(t *testing.T) {
-	raw := os.Getenv(envAsUser)
-	if raw == "" {
-		t.Skip("helper process for runAsNobody")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		t.Fatal(err)
-	}
-	r := runMain(t, nil, "", args)
-	out, _ := json.Marshal(map[string]any{"code": r.code, "stdout": r.stdout, "stderr": r.stderr})
-	os.Stdout.Write(append(out, '\n'))
-	os.Exit(0)
-}
-
 // runAsNobody runs kvdeck with args as a user that is not root: in this
 // process when the test is not run as root, else in a copy of the test
-// binary run as uid/gid 65534 (root may write anywhere, which hides what
-// a user meets). It skips, saying why, when the machine cannot do that.
+// binary (childCommand) run as uid/gid 65534 (root may write anywhere,
+// which hides what a user meets). It skips, saying why, when the machine
+// cannot do that.
 func runAsNobody(t *testing.T, args ...string) result {
 	t.Helper()
 	if os.Getuid() != 0 {
@@ -54,23 +34,20 @@ func runAsNobody(t *testing.T, args ...string) result {
 	if err := os.WriteFile(exe, self, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := json.Marshal(args)
-	cmd := exec.Command(exe, "-test.run=^TestAsUserHelper$")
+	cmd := childCommand(context.Background(), exe, []string{"HOME=" + bin, "PATH=/usr/bin:/bin"}, args...)
 	cmd.Dir = bin
-	cmd.Env = []string{envAsUser + "=" + string(raw), "HOME=" + bin, "PATH=/usr/bin:/bin"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.Output()
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
 	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
 		testskip.Skip(t, "cannot run a process as uid 65534 here: "+err.Error())
 	}
-	var r struct {
-		Code           int
-		Stdout, Stderr string
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("kvdeck as uid 65534: %v\n%s", err, errb.String())
 	}
-	if jerr := json.Unmarshal(out, &r); jerr != nil {
-		t.Fatalf("helper as uid 65534: %v, %v: %q", err, jerr, out)
-	}
-	return result{code: r.Code, stdout: r.Stdout, stderr: r.Stderr}
+	return result{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errb.String()}
 }
 
 // traversableDir is a fresh directory that every user may enter and read
