@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,14 +63,7 @@ func TestNotAStoreReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := filepath.Join(dir, "other.db")
-	db, err := sql.Open("sqlite", other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("CREATE TABLE people (name TEXT)"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	storetest.Exec(t, "file:"+other, "CREATE TABLE people (name TEXT)")
 	for path, want := range map[string]string{
 		text:                          "not an SQLite database",
 		other:                         "drop --read-only",

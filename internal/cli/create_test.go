@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,14 +14,7 @@ import (
 func appDB(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "app.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ann')"); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Exec(t, "file:"+path, "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)", "INSERT INTO users VALUES (1, 'ann')")
 	return path
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,21 +17,12 @@ func TestUndecodableRows(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kv.db")
 	c := &cli{t: t, url: "file:" + path, now: storetest.T0}
 	c.must("set", `["ok"]`, "1")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	storetest.Exec(t, c.url,
 		`INSERT INTO kv VALUES (x'ff01', '1', 5, NULL)`,
 		`INSERT INTO kv VALUES (x'0261', '"t"', 6, NULL)`,
 		`INSERT INTO kv VALUES (x'02626164000276616c756500', '{not json', 7, NULL)`,
 		"INSERT INTO kv VALUES (x'026c696e6500', '\"a\u2028b\u202ec\"', 8, NULL)",
-	} {
-		if _, err := db.ExecContext(context.Background(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
+	)
 
 	dump := c.must("dump")
 	want := []string{
