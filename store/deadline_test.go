@@ -83,10 +83,30 @@ func TestEveryRemoteRequestHasADeadline(t *testing.T) {
 		}
 		within(t, "get over "+u, start)
 		start = time.Now()
-		if _, err := s.Set(ctx, storetest.Key(t, `["k"]`), []byte(`1`), nil); !errors.Is(err, store.ErrOutcomeUnknown) {
-			t.Errorf("set over %s: %v, want ErrOutcomeUnknown", u, err)
+		_, err = s.Set(ctx, storetest.Key(t, `["k"]`), []byte(`1`), nil)
+		if !errors.Is(err, store.ErrOutcomeUnknown) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "the request timeout is") {
+			t.Errorf("set over %s: %v, want ErrOutcomeUnknown naming the request timeout", u, err)
 		}
 		within(t, "set over "+u, start)
+		// The caller's own deadline, shorter than the request timeout, is
+		// the caller's error (context.DeadlineExceeded), said as such, not
+		// the request timeout; over HTTP the request left on the pooled
+		// connection, so it is an unknown outcome too (over WebSocket the
+		// failed connection was dropped and the new one is still dialling:
+		// nothing was sent).
+		short, cancel := context.WithTimeout(ctx, timeout/4)
+		_, err = s.Set(short, storetest.Key(t, `["k"]`), []byte(`2`), nil)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "the deadline it was given") ||
+			errors.Is(err, store.ErrOutcomeUnknown) != (u == p.URL) {
+			t.Errorf("set over %s past the caller's deadline: %v, want context.DeadlineExceeded (and ErrOutcomeUnknown over HTTP)", u, err)
+		}
+		short, cancel = context.WithTimeout(ctx, timeout/4)
+		_, _, err = s.Get(short, storetest.Key(t, `["k"]`))
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, store.ErrUnreachable) {
+			t.Errorf("get over %s past the caller's deadline: %v, want context.DeadlineExceeded", u, err)
+		}
 		start = time.Now()
 		s.Close()
 		within(t, "close over "+u, start)

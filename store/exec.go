@@ -89,7 +89,18 @@ func (s *Store) writeCtx(ctx context.Context, n int) (context.Context, context.C
 	if !s.target.Transport.Remote() {
 		return ctx, func() {}
 	}
-	return context.WithTimeout(ctx, s.reqTimeout+time.Duration(n)*perStatement)
+	return context.WithTimeoutCause(ctx, s.reqTimeout+time.Duration(n)*perStatement, errRequestTimeout)
+}
+
+// errRequestTimeout is the cause of a request context's end when the
+// request timeout passed; any other cause is the caller's own (its
+// deadline, an interrupt).
+var errRequestTimeout = errors.New("the request timeout passed")
+
+// callerDeadline reports whether rctx, a request's context, ended at the
+// caller's own deadline rather than at the request timeout.
+func callerDeadline(rctx context.Context) bool {
+	return errors.Is(rctx.Err(), context.DeadlineExceeded) && !errors.Is(context.Cause(rctx), errRequestTimeout)
 }
 
 // perStatement is the deadline a write request gains per statement.
@@ -173,6 +184,10 @@ func (s *Store) query(ctx context.Context, q string, args ...any) (*reqRows, err
 // timedOut names a request that outlived the request timeout (ctx is the
 // request's own context).
 func (s *Store) timedOut(ctx context.Context, err error) error {
+	if callerDeadline(ctx) {
+		// The caller's deadline: its own error, as for a file.
+		return fmt.Errorf("%s did not answer before the deadline it was given: %w (%s)", s.display, context.DeadlineExceeded, redact(err.Error()))
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, ErrUnreachable) {
 		return fmt.Errorf("%w: %s did not answer within %s (is the server overloaded or the link down?): %s", ErrUnreachable, s.display, s.reqTimeout, redact(err.Error()))
 	}
@@ -285,16 +300,24 @@ func serverAnswered(err error) bool {
 }
 
 // unknownOutcome is the error of a write whose request left but whose
-// answer did not come: it may have been applied.
+// answer did not come: it may have been applied. When the caller's own
+// deadline passed (not the request timeout), the error says so and is
+// also context.DeadlineExceeded, so a caller that set it recognises it.
 func (s *Store) unknownOutcome(ctx context.Context, err error) error {
 	why := "the connection failed before the answer came"
 	switch {
+	case callerDeadline(ctx):
+		why = "the deadline it was given passed before the answer came"
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		why = fmt.Sprintf("no answer came in time (the request timeout is %s)", s.reqTimeout)
 	case errors.Is(ctx.Err(), context.Canceled):
 		why = "it was interrupted before the answer came"
 	}
-	return fmt.Errorf("%w: the write was sent to %s but %s, so it may or may not have been applied; read the keys back to see: %s", ErrOutcomeUnknown, s.display, why, redact(err.Error()))
+	err = fmt.Errorf("%w: the write was sent to %s but %s, so it may or may not have been applied; read the keys back to see: %s", ErrOutcomeUnknown, s.display, why, redact(err.Error()))
+	if callerDeadline(ctx) {
+		return fmt.Errorf("%w (%w)", err, context.DeadlineExceeded)
+	}
+	return err
 }
 
 func (s *Store) execHrana(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
