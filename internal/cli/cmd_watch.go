@@ -311,13 +311,14 @@ func newWatchRow(e *store.Entry) *watchRow {
 	return &watchRow{Value: value, Versionstamp: e.Versionstamp(), ExpiresAt: e.ExpiresAt, Error: decodeError(*e), Malformed: e.Malformed, raw: !ok}
 }
 
-// text is the line of -o text:
+// text is the line of -o text; its times have a fixed width
+// (usertext.FormatTimeFixed), so the lines' columns stay put:
 //
-//	set     ["dwk_lease", "C", "ab"]  v=…03 -> v=…07  {"holder":"…"}
-//	delete  ["dwk_lease", "C", "ab"]  v=…07  was {"holder":"…"}
+//	2026-01-02T00:00:01.000Z  set     ["dwk_lease", "C", "ab"]  v=…03 -> v=…07  {"holder":"…"}
+//	2026-01-02T00:00:02.250Z  delete  ["dwk_lease", "C", "ab"]  v=…07  was {"holder":"…"}
 func (ev watchEvent) text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %-6s  ", usertext.FormatTime(ev.Seen), ev.Change)
+	fmt.Fprintf(&b, "%s  %-6s  ", usertext.FormatTimeFixed(ev.Seen), ev.Change)
 	if ev.Key != nil {
 		b.WriteString(codec.Format(*ev.Key))
 	} else {
@@ -344,7 +345,7 @@ func rowText(r *watchRow) string {
 	}
 	b.Write(r.Value)
 	if r.ExpiresAt != nil {
-		b.WriteString("  expires=" + usertext.FormatTime(*r.ExpiresAt))
+		b.WriteString("  expires=" + usertext.FormatTimeFixed(*r.ExpiresAt))
 	}
 	if msg := strings.Trim(r.Error+"; "+r.Malformed, "; "); msg != "" {
 		b.WriteString("  error: " + msg)

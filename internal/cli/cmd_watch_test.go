@@ -239,6 +239,32 @@ func TestWatchOnceExactText(t *testing.T) {
 	}
 }
 
+// TestWatchTextTimesFixedWidth: -o text writes every time with three
+// millisecond digits (.100 not .1, .000 not none), so the column of times
+// that starts each line keeps its width whatever the milliseconds are.
+func TestWatchTextTimesFixedWidth(t *testing.T) {
+	url := storetest.File().URL(t)
+	s := storetest.Open(t, url, store.Options{Clock: func() int64 { return storetest.T0 }})
+	ctx := storetest.Ctx(t)
+	w := startWatch(t, "--db", url, "--now", "2026-01-02T00:00:00.100Z", "-o", "text", "watch", "--once", `["k"]`, "--interval", "20ms")
+	minute := time.Minute
+	if _, err := s.Set(ctx, storetest.Key(t, `["k"]`), []byte(`1`), &minute); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case line := <-w.lines:
+		want := `2026-01-02T00:00:00.100Z  set     ["k"]  new v=00000000000000000001  1  expires=2026-01-02T00:01:00.000Z`
+		if line != want {
+			t.Errorf("text line\n%s\nwant\n%s", line, want)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no line")
+	}
+	if err := w.cmd.Wait(); err != nil {
+		t.Errorf("--once: %v", err)
+	}
+}
+
 // TestWatchBadInput: bad keys and intervals are refused before anything
 // is read.
 func TestWatchBadInput(t *testing.T) {

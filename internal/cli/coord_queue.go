@@ -104,6 +104,8 @@ func printQueue(app *App, q coord.QueueReport) {
 	app.Out.Result(j, text)
 }
 
+// printMessage prints a message line of `queue list NAME`; its due time has
+// a fixed width, so the lines' columns stay put.
 func printMessage(app *App, queue string, m coord.QueueMessage, now int64) {
 	k := m.Key
 	j := messageJSON{Queue: queue, ID: m.ID, Key: &k, DueAt: &m.DueAt, Body: m.Body, Attempts: &m.Attempts,
@@ -112,7 +114,7 @@ func printMessage(app *App, queue string, m coord.QueueMessage, now int64) {
 	if !m.Ready {
 		when = "in " + millis(m.DueAt-now)
 	}
-	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), usertext.FormatTime(m.DueAt), when, m.Attempts)
+	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), usertext.FormatTimeFixed(m.DueAt), when, m.Attempts)
 	if m.Final {
 		text += "  final-attempt"
 	}

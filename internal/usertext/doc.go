@@ -3,7 +3,8 @@
 //
 //   - times (ParseTime, ParseTimeSpec): now, a signed Go duration from
 //     now, epoch milliseconds or RFC 3339, within years 0001 to 9999; and
-//     FormatTime, the one way an instant is written;
+//     FormatTime, the one way an instant is written (FormatTimeFixed, its
+//     fixed-width form, for columns of times);
 //   - durations (ParseDuration, ParseDurationAtLeast): Go durations of
 //     whole milliseconds, the store's resolution;
 //   - versionstamps (ParseStamp, StampText);

@@ -111,3 +111,11 @@ func isDigits(s string) bool {
 func FormatTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
 }
+
+// FormatTimeFixed writes epoch milliseconds as FormatTime does but always
+// with three millisecond digits: 2026-01-02T00:00:45.000Z,
+// 2026-01-02T00:00:45.250Z. Every instant of years 0001 to 9999 takes 24
+// characters, so a column of times (watch -o text) keeps its width.
+func FormatTimeFixed(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}

@@ -89,6 +89,28 @@ func TestFormatTime(t *testing.T) {
 	}
 }
 
+// TestFormatTimeFixed: every instant takes the same 24 characters, with
+// three millisecond digits whatever they are, and reads back as itself.
+func TestFormatTimeFixed(t *testing.T) {
+	for ms, want := range map[int64]string{
+		t0:       "2026-01-02T00:00:00.000Z",
+		t0 + 100: "2026-01-02T00:00:00.100Z",
+		t0 + 123: "2026-01-02T00:00:00.123Z",
+		t0 + 250: "2026-01-02T00:00:00.250Z",
+		t0 + 45:  "2026-01-02T00:00:00.045Z",
+		MinTime:  "0001-01-01T00:00:00.000Z",
+		MaxTime:  "9999-12-31T23:59:59.999Z",
+	} {
+		got := FormatTimeFixed(ms)
+		if got != want || len(got) != 24 {
+			t.Errorf("FormatTimeFixed(%d) = %s (%d characters), want %s", ms, got, len(got), want)
+		}
+		if back, err := ParseTime(got, t0); err != nil || back != ms {
+			t.Errorf("FormatTimeFixed(%d) = %s reads back as %d, %v", ms, got, back, err)
+		}
+	}
+}
+
 // FuzzParseTime: no input panics; what is accepted lies in range, and an
 // instant written by FormatTime reads back as itself.
 func FuzzParseTime(f *testing.F) {
@@ -106,6 +128,11 @@ func FuzzParseTime(f *testing.F) {
 		}
 		if back, err := ParseTime(FormatTime(ms), now); err != nil || back != ms {
 			t.Fatalf("FormatTime(%d) = %s reads back as %d, %v", ms, FormatTime(ms), back, err)
+		}
+		if fixed := FormatTimeFixed(ms); len(fixed) != 24 {
+			t.Fatalf("FormatTimeFixed(%d) = %s: %d characters, want 24", ms, fixed, len(fixed))
+		} else if back, err := ParseTime(fixed, now); err != nil || back != ms {
+			t.Fatalf("FormatTimeFixed(%d) = %s reads back as %d, %v", ms, fixed, back, err)
 		}
 	})
 }
