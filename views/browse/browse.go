@@ -86,6 +86,7 @@ type Model struct {
 	filterIn  textinput.Model
 	form      *entryForm   // the edit / new-key form, when open
 	jump      *jumpState   // a :goto in progress
+	held      []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
 	search    *searchState // the value search (search.go), when open
 	reader    *readerState // the value reader (reader.go), when open
 
@@ -157,8 +158,14 @@ func (m Model) Capturing() bool {
 	return m.filtering || m.form != nil || m.search != nil || m.reader != nil
 }
 
-// Update handles a message.
+// Update handles a message. Keys held while a jump was in flight are
+// replayed once it has landed.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	m, cmd := m.update(msg)
+	return m.replayHeld(cmd)
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case childrenLoaded:
 		return m.onChildren(msg)
@@ -188,6 +195,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.handleSearch(msg)
 		case m.reader != nil:
 			return m.handleReading(msg)
+		case m.jump != nil:
+			// The cursor is still on the row it had before the jump: a
+			// key pressed now is meant for the target.
+			m.hold(msg)
+			return m, nil
 		}
 		return m.handleBrowsing(msg)
 	}
@@ -206,7 +218,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 func (m Model) Goto(key codec.Key) (Model, tea.Cmd) {
 	m.jump = newJump(key)
 	out := m.advanceJump()
-	return m, out
+	return m.replayHeld(out)
 }
 
 // ShortHelp returns the bindings for the one-line help.

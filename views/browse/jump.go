@@ -1,6 +1,8 @@
 package browse
 
 import (
+	"fmt"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -88,7 +90,45 @@ func (m *Model) jumpFound(msg childrenLoaded) bool {
 }
 
 // failJump ends the jump and says why; the levels it opened stay open.
+// The keys held for the target are dropped: they were not meant for the
+// row the cursor stays on.
 func (m *Model) failJump(format string, args ...any) tea.Cmd {
 	m.jump = nil
-	return tea.Batch(m.relayout(), views.Flash(views.FlashError, format, args...))
+	text := fmt.Sprintf(format, args...)
+	if n := len(m.held); n > 0 {
+		text += fmt.Sprintf(" (%d key(s) pressed meanwhile ignored)", n)
+	}
+	m.held = nil
+	return tea.Batch(m.relayout(), views.Flash(views.FlashError, "%s", text))
+}
+
+// maxHeld bounds the keys held during a jump.
+const maxHeld = 32
+
+// hold keeps a key pressed while a jump is in flight: until it lands, the
+// cursor is on the row it had before (or on the first row of a tree still
+// loading), and o, e, d or j there would act on the wrong row. The key is
+// replayed when the jump lands (replayHeld).
+func (m *Model) hold(msg tea.KeyMsg) {
+	if len(m.held) < maxHeld {
+		m.held = append(m.held, msg)
+	}
+}
+
+// replayHeld hands the held keys to Update once the jump has landed, in
+// the order they were pressed, after cmd. A key that starts another jump
+// holds the keys after it again.
+func (m Model) replayHeld(cmd tea.Cmd) (Model, tea.Cmd) {
+	if m.jump != nil || len(m.held) == 0 {
+		return m, cmd
+	}
+	keys := m.held
+	m.held = nil
+	cmds := []tea.Cmd{cmd}
+	for _, k := range keys {
+		var c tea.Cmd
+		m, c = m.Update(k)
+		cmds = append(cmds, c)
+	}
+	return m, tea.Batch(cmds...)
 }

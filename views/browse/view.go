@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"kvdeck/codec"
 	"kvdeck/views/widgets"
 )
 
@@ -38,10 +39,14 @@ func (m Model) treeView() string {
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
 }
 
-// treeFooter shows the filter input, or the filter in force.
+// treeFooter shows the filter input, a jump in flight, or the filter in
+// force.
 func (m Model) treeFooter() string {
 	if m.filtering {
 		return m.filterIn.View()
+	}
+	if m.jump != nil {
+		return m.styles.Muted.Render(widgets.FitWidth("going to "+widgets.Sanitize(codec.Format(m.jump.target))+"…", m.treeInner()))
 	}
 	if f := m.filterLevel().filter; f != "" {
 		return m.styles.Accent.Render("/"+f) + m.styles.Muted.Render(" (this level; esc clears)")

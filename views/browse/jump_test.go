@@ -1,0 +1,151 @@
+package browse
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
+	"kvdeck/views"
+	"kvdeck/views/viewtest"
+)
+
+// stepper runs a view's commands but hands their answers back one at a
+// time, so that a test can press a key between two answers, as a user
+// does while a load is in flight. Messages for the root are kept.
+type stepper struct {
+	queue   []tea.Msg
+	records []views.ShowRecordMsg
+	flashes []views.FlashMsg
+	asks    []views.ConfirmMsg
+}
+
+func (s *stepper) run(c tea.Cmd) {
+	if c == nil {
+		return
+	}
+	switch msg := c().(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			s.run(c)
+		}
+	case views.ShowRecordMsg:
+		s.records = append(s.records, msg)
+	case views.FlashMsg:
+		s.flashes = append(s.flashes, msg)
+	case views.ConfirmMsg:
+		s.asks = append(s.asks, msg)
+	default:
+		s.queue = append(s.queue, msg)
+	}
+}
+
+// drain delivers every answer, and the answers those bring, in order.
+func (s *stepper) drain(m Model) Model {
+	for len(s.queue) > 0 {
+		msg := s.queue[0]
+		s.queue = s.queue[1:]
+		var c tea.Cmd
+		m, c = m.Update(msg)
+		s.run(c)
+	}
+	return m
+}
+
+func (s *stepper) press(m Model, names ...string) Model {
+	for _, n := range names {
+		var c tea.Cmd
+		m, c = m.Update(viewtest.Key(n))
+		s.run(c)
+	}
+	return m
+}
+
+// freshBrowse is Browse as the root builds it when a row of another tab
+// jumps to it before Browse has shown (its first show, or the first after
+// :open): its top level is not loaded yet.
+func freshBrowse(t *testing.T) (Model, tea.Cmd) {
+	t.Helper()
+	h := newHarness(t, false, 120, 40)
+	m := New(h.M.deps, viewtest.Styles())
+	m.SetSize(120, 40)
+	m.Focus()
+	return m, m.Init()
+}
+
+// selectedKey is the key under the cursor, or "" on a line that is not a
+// decoded key part.
+func selectedKey(m Model) string {
+	if n := m.selected(); n != nil && n.kind == nodePart {
+		return codec.Format(n.key)
+	}
+	return ""
+}
+
+// TestBrowseKeysDuringJumpActOnTarget: a key pressed while a jump to a
+// lease is in flight (Browse's levels still loading, the cursor on the
+// first prefix row) acts on the lease once it is selected: o shows it in
+// Leases instead of saying that the prefix row is no coordination row, and
+// j then moves on from the lease.
+func TestBrowseKeysDuringJumpActOnTarget(t *testing.T) {
+	const lease = `["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]`
+	m, initCmd := freshBrowse(t)
+	s := &stepper{}
+	m, gotoCmd := m.Goto(storetest.Key(t, lease))
+	s.run(tea.Batch(initCmd, gotoCmd))
+	m = s.drain(s.press(m, "o"))
+	if got := selectedKey(m); got != lease {
+		t.Fatalf("after the jump the cursor is on %q, want the lease", got)
+	}
+	if len(s.records) != 1 || codec.Format(s.records[0].Key) != lease {
+		t.Errorf("o during the jump asked for records %v; flashes %v", s.records, s.flashes)
+	}
+	for _, f := range s.flashes {
+		if strings.Contains(f.Text, "o opens the tab") {
+			t.Errorf("o acted on the row before the jump landed: %q", f.Text)
+		}
+	}
+	if strings.Contains(m.View(), "going to") {
+		t.Errorf("the jump landed but the tree still says it is going:\n%s", m.View())
+	}
+
+	// Keys held meanwhile are replayed in order: o, then j to the next row.
+	m, initCmd = freshBrowse(t)
+	s = &stepper{}
+	m, gotoCmd = m.Goto(storetest.Key(t, lease))
+	s.run(tea.Batch(initCmd, gotoCmd))
+	m = s.press(m, "j")
+	if !strings.Contains(m.View(), `going to ["dwk_lease", "Ticker", "234f`) {
+		t.Errorf("the tree does not say where it is going:\n%s", m.View())
+	}
+	m = s.drain(m)
+	if got := selectedKey(m); got != `["dwk_meta"]` {
+		t.Errorf("j held during the jump put the cursor on %q, want the row after the lease", got)
+	}
+}
+
+// TestBrowseJumpFailureDropsHeldKeys: when the target does not exist, the
+// keys pressed while looking for it are not played on the row the cursor
+// stayed on (d there would ask to delete another key), and the flash says
+// they were ignored.
+func TestBrowseJumpFailureDropsHeldKeys(t *testing.T) {
+	m, initCmd := freshBrowse(t)
+	s := &stepper{}
+	m, gotoCmd := m.Goto(storetest.Key(t, `["accounts", "nobody"]`))
+	s.run(tea.Batch(initCmd, gotoCmd))
+	m = s.drain(s.press(m, "d"))
+	if len(s.asks) != 0 {
+		t.Errorf("d held during a failed jump asked %q", s.asks[0].Title)
+	}
+	if len(s.flashes) == 0 || !strings.Contains(s.flashes[len(s.flashes)-1].Text, `no key ["accounts", "nobody"] (1 key(s) pressed meanwhile ignored)`) {
+		t.Errorf("flashes %v", s.flashes)
+	}
+	// Keys act at once again after the jump.
+	before := m.cursor
+	if m = s.press(m, "j"); m.cursor != before+1 {
+		t.Errorf("j after the failed jump moved the cursor from %d to %d", before, m.cursor)
+	}
+}
