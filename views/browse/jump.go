@@ -1,6 +1,7 @@
 package browse
 
 import (
+	"bytes"
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -18,6 +19,10 @@ type jumpState struct {
 	// asked for (-1 when none), so that a missing child fails instead of
 	// seeking again.
 	seekDepth int
+	// follow: the selected row left the tree because a reload dropped the
+	// pages it was in (followSelection); the jump loads the next pages
+	// until it is back, instead of seeking, and ends quietly if it is gone.
+	follow bool
 }
 
 // newJump starts a jump to target.
@@ -48,6 +53,12 @@ func (m *Model) advanceJump() tea.Cmd {
 			// A reload in flight (after a write, the new key's level)
 			// may bring the child: its answer advances the jump again.
 			return nil
+		}
+		if j.follow {
+			if n.more == nil {
+				return m.endFollow()
+			}
+			return m.loadLevel(n, len(n.pages), n.more, false)
 		}
 		partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil) || n.anyStale()
 		if !partial || j.seekDepth == d {
@@ -100,6 +111,53 @@ func (m *Model) failJump(format string, args ...any) tea.Cmd {
 	}
 	m.held = nil
 	return tea.Batch(m.relayout(), views.Flash(views.FlashError, "%s", text))
+}
+
+// followSelection starts a follow jump when the selected node is missing
+// from the tree only because its level's pages past some point were
+// dropped by a reload (applyPage): its level is open and continues, and
+// the node sorts after the level's last loaded child. The cursor waits on
+// the level's "more" line, where the node will reappear, and returns to it
+// when the pages have loaded again. It reports whether it started.
+func (m *Model) followSelection() bool {
+	sel := m.entry.node
+	if m.jump != nil || sel == nil || sel.kind != nodePart || m.sel.kind != rowNode {
+		return false
+	}
+	n := m.root
+	for d, part := range sel.key {
+		if !n.expanded || !n.loaded {
+			return false
+		}
+		if child := n.find(part); child != nil {
+			n = child
+			continue
+		}
+		last := n.lastKid()
+		enc, err := codec.Encode(sel.key[:d+1])
+		if n.more == nil || n.filter != "" || last == nil || err != nil || bytes.Compare(enc, last.raw) <= 0 {
+			return false
+		}
+		m.jump = &jumpState{target: sel.key, seekDepth: -1, follow: true}
+		for i, r := range m.rows {
+			if r.kind == rowMore && r.n == n {
+				m.cursor = i
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// endFollow ends a follow jump whose key is gone (deleted meanwhile): the
+// cursor stays where it waited. Only held keys are worth a word.
+func (m *Model) endFollow() tea.Cmd {
+	gone := codec.Format(m.jump.target)
+	m.jump = nil
+	if n := len(m.held); n > 0 {
+		return m.failJump("%s is gone", gone)
+	}
+	return m.relayout()
 }
 
 // maxHeld bounds the keys held during a jump.

@@ -149,3 +149,70 @@ func TestBrowseJumpFailureDropsHeldKeys(t *testing.T) {
 		t.Errorf("j after the failed jump moved the cursor from %d to %d", before, m.cursor)
 	}
 }
+
+// TestBrowseRefreshKeepsKeyPastDroppedPages: a refresh re-reads a level's
+// first page; when a key was added before the cursor, that page ends
+// elsewhere and the pages after it are dropped to load again. The cursor,
+// on an open child's key in a dropped page, used to stay at its index and
+// so select another key for good. It now waits on the level's "more" line
+// (a key pressed meanwhile waits too) and comes back to the same key once
+// the pages are back; the children that were open in them are still open.
+func TestBrowseRefreshKeepsKeyPastDroppedPages(t *testing.T) {
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, "file:"+t.TempDir()+"/big.db", clock, false)
+	a := s.Atomic()
+	for i := range 40 {
+		a.Set(codec.Key{codec.String("big"), codec.Number(float64(10 + i))}, []byte(`0`))
+	}
+	a.Set(codec.Key{codec.String("big"), codec.Number(29), codec.String("sub")}, []byte(`1`))
+	a.Set(codec.Key{codec.String("big"), codec.Number(31), codec.String("sub")}, []byte(`1`))
+	if _, err := a.Commit(viewtest.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	// 12 tree rows: pages of 17 children, the first page's end on screen.
+	h := startHarness(t, s, clock, 80, 16)
+	h.Keys("enter")
+	for range 20 {
+		h.Keys("j")
+	}
+	h.Keys("l", "j", "j", "j", "l", "k", "k") // 29 and 31 open, on 29's sub
+	const target = `["big", 29, "sub"]`
+	if got := selectedKey(h.M); got != target || len(h.M.root.pages[0].kids[0].pages) < 2 {
+		t.Fatalf("set-up: selected %s in %d page(s)", got, len(h.M.root.pages[0].kids[0].pages))
+	}
+	if _, err := s.Set(viewtest.Ctx, codec.Key{codec.String("big"), codec.Number(1)}, []byte(`1`), nil); err != nil {
+		t.Fatal(err)
+	}
+	st := &stepper{}
+	m, cmd := h.M.Refresh()
+	st.run(cmd)
+	pressed := false
+	for len(st.queue) > 0 {
+		msg := st.queue[0]
+		st.queue = st.queue[1:]
+		var c tea.Cmd
+		m, c = m.Update(msg)
+		st.run(c)
+		r := m.rows[m.cursor]
+		if got := selectedKey(m); got != target && r.kind != rowMore {
+			t.Fatalf("after %T the cursor is on %q (row kind %d), neither the key nor the level's more line", msg, got, r.kind)
+		}
+		if r.kind == rowMore && !pressed {
+			m, pressed = st.press(m, "y"), true
+		}
+	}
+	if got := selectedKey(m); got != target {
+		t.Fatalf("after the refresh the cursor is on %q, want %s", got, target)
+	}
+	if !pressed {
+		t.Error("the refresh never dropped the pages the key was in: the test tests nothing")
+	}
+	if len(h.Copied) != 1 || h.Copied[0] != target {
+		t.Errorf("y pressed while the pages loaded again copied %q, want the key", h.Copied)
+	}
+	for _, open := range []string{`["big", 29]`, `["big", 31]`} {
+		if n := lookup(m.root, storetest.Key(t, open)); n == nil || !n.expanded {
+			t.Errorf("%s, open before the refresh, is not open after it:\n%s", open, m.View())
+		}
+	}
+}

@@ -138,12 +138,17 @@ func (m *Model) relayout() tea.Cmd {
 			break
 		}
 	}
-	if i < 0 {
-		i = min(m.cursor, len(m.rows)-1)
-	}
 	// A reload keeps the cursor in view only if it was: the wheel may
 	// have scrolled away from it on purpose.
 	visible := m.cursor >= m.offset && m.cursor < m.offset+m.treeRows()
+	if i < 0 && m.followSelection() {
+		// The selected key is past pages a reload dropped: wait on the
+		// level's "more" line while they load again (keys are held).
+		return tea.Batch(m.placeCursor(m.cursor, visible), m.advanceJump())
+	}
+	if i < 0 {
+		i = min(m.cursor, len(m.rows)-1)
+	}
 	return m.placeCursor(i, visible)
 }
 

@@ -45,6 +45,9 @@ type node struct {
 	more     []byte // store cursor after the last page; nil when complete
 	filter   string // client-side filter of this level's children
 	undec    *node  // the (undecodable) group, once one was seen
+	// spare holds the children of pages dropped by a reload (applyPage),
+	// by raw key, so that a child coming back keeps its subtree.
+	spare map[string]*node
 }
 
 // page is one store.Children page of a node: the unit of loading and of
@@ -113,6 +116,16 @@ func (n *node) find(part codec.Part) *node {
 	return nil
 }
 
+// lastKid returns the last loaded decodable child, or nil.
+func (n *node) lastKid() *node {
+	for i := len(n.pages) - 1; i >= 0; i-- {
+		if kids := n.pages[i].kids; len(kids) > 0 {
+			return kids[len(kids)-1]
+		}
+	}
+	return nil
+}
+
 // matches reports whether the child passes the node's filter.
 func (n *node) matches(child *node) bool {
 	if n.filter == "" {
@@ -157,7 +170,8 @@ func lookup(root *node, key codec.Key) *node {
 // applyPage stores a loaded page into the node: at index at (replacing
 // it), or appended when at == len(pages). Children already known keep their
 // subtrees; when the page now ends elsewhere than the next one starts, the
-// pages after it are dropped (they load again on scroll).
+// pages after it are dropped (they load again on scroll) and their
+// children kept as spares, which keep their subtrees when they come back.
 func (n *node) applyPage(at int, after []byte, limit int, cp store.ChildPage) {
 	old := map[string]*node{}
 	if at < len(n.pages) {
@@ -173,6 +187,10 @@ func (n *node) applyPage(at int, after []byte, limit int, cp store.ChildPage) {
 		}
 		k := old[string(c.Raw)]
 		if k == nil {
+			k = n.spare[string(c.Raw)]
+			delete(n.spare, string(c.Raw))
+		}
+		if k == nil {
 			k = &node{kind: nodePart, key: append(append(codec.Key{}, n.key...), c.Part), raw: c.Raw, depth: n.depth + 1, parent: n}
 		}
 		k.count, k.capped, k.isKey = c.Count, c.Capped, c.IsKey
@@ -181,6 +199,14 @@ func (n *node) applyPage(at int, after []byte, limit int, cp store.ChildPage) {
 	if at < len(n.pages) {
 		n.pages[at] = pg
 		if at+1 < len(n.pages) && !bytes.Equal(n.pages[at+1].after, cp.Next) {
+			for _, p := range n.pages[at+1:] {
+				for _, k := range p.kids {
+					if n.spare == nil {
+						n.spare = map[string]*node{}
+					}
+					n.spare[string(k.raw)] = k
+				}
+			}
 			n.pages = n.pages[:at+1]
 			n.more = cp.Next
 		} else if at+1 == len(n.pages) {
@@ -207,5 +233,5 @@ func (n *node) applyPage(at int, after []byte, limit int, cp store.ChildPage) {
 // resetPages forgets the loaded children (before loading from another
 // position, e.g. a jump past the loaded range).
 func (n *node) resetPages() {
-	n.pages, n.more, n.undec, n.loaded = nil, nil, nil, false
+	n.pages, n.more, n.undec, n.loaded, n.spare = nil, nil, nil, false, nil
 }
