@@ -2,6 +2,7 @@ package browse
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -39,4 +40,22 @@ func goTo(h *viewtest.Harness[Model], text string) {
 	m, c := h.M.Goto(storetest.Key(h.T, text))
 	h.M = m
 	h.Settle(c)
+}
+
+// TestBrowseLongPartKeepsEndAndMark: a key part too long for the tree
+// loses its middle, not its end: lease ids that share a prefix differ at
+// their end, and the ● that says the row is a stored key stays (it was cut
+// off with the end).
+func TestBrowseLongPartKeepsEndAndMark(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]`)
+	var row string
+	for _, line := range strings.Split(h.M.View(), "\n") {
+		if strings.Contains(line, "❯") {
+			row = line
+		}
+	}
+	if !strings.Contains(row, `"234f594`) || !strings.Contains(row, `b295c02f3" ●`) || !strings.Contains(row, "…") {
+		t.Errorf("the selected row %q should show both ends of the id, cut in the middle, and ●", row)
+	}
 }

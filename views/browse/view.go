@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
 	"kvdeck/views/widgets"
@@ -65,13 +66,15 @@ func (m Model) rowView(r row, selected bool, w int) string {
 	count := ""
 	switch r.kind {
 	case rowNode:
-		l = append(l, m.nodeSpans(r.n)...)
 		if r.n.hasChildren() {
 			count = fmt.Sprint(r.n.count)
 			if r.n.capped || (r.n.kind == nodeUndecodable && r.n.parent.more != nil) {
 				count += "+"
 			}
 		}
+		// Spread keeps one cell before the count.
+		room := w - ansi.StringWidth(count) - 1 - ansi.StringWidth(l.Render(true))
+		l = append(l, m.nodeSpans(r.n, room)...)
 	case rowLoading:
 		l = append(l, widgets.Span{Text: "loading…", Style: st.Muted})
 	case rowError:
@@ -93,9 +96,11 @@ func (m Model) rowView(r row, selected bool, w int) string {
 	return widgets.Spread(l.Render(false), st.Count.Render(count), w)
 }
 
-// nodeSpans draws a node: the expand arrow, the part in its type's style,
-// and a marker when the node is itself a stored key.
-func (m Model) nodeSpans(n *node) widgets.Line {
+// nodeSpans draws a node in room cells: the expand arrow, the part in its
+// type's style, and a marker when the node is itself a stored key. A part
+// too long for the room loses its middle, not its end: ids that share a
+// prefix differ at their end, and the marker stays.
+func (m Model) nodeSpans(n *node, room int) widgets.Line {
 	st := m.styles
 	arrow := "  "
 	if n.hasChildren() {
@@ -105,17 +110,24 @@ func (m Model) nodeSpans(n *node) widgets.Line {
 		}
 	}
 	l := widgets.Line{{Text: arrow, Style: st.Muted}}
+	var label widgets.Line
+	var mark widgets.Line
 	switch n.kind {
 	case nodeUndecodable:
-		return append(l, widgets.Span{Text: n.label(), Style: st.Error})
+		label = widgets.Line{{Text: n.label(), Style: st.Error}}
 	case nodeRaw:
-		return append(l, widgets.Span{Text: n.label(), Style: st.Warn})
+		label = widgets.Line{{Text: n.label(), Style: st.Warn}}
+	default:
+		label = widgets.Line{{Text: n.part().String(), Style: widgets.PartStyle(st, n.part().Kind())}}
+		if n.isKey {
+			mark = widgets.Line{{Text: " ●", Style: st.KeyMark}}
+		}
 	}
-	l = append(l, widgets.Span{Text: n.part().String(), Style: widgets.PartStyle(st, n.part().Kind())})
-	if n.isKey {
-		l = append(l, widgets.Span{Text: " ●", Style: st.KeyMark})
+	// Below a few cells a middle cut says nothing: the row is cut at its end.
+	if fit := room - ansi.StringWidth(arrow) - ansi.StringWidth(mark.Render(true)); fit >= 8 {
+		label = label.CutMiddle(fit)
 	}
-	return l
+	return append(append(l, label...), mark...)
 }
 
 func (m Model) moreText(r row) string {
