@@ -71,7 +71,8 @@ func (c *AlarmListCmd) Run(app *App) error {
 	return nil
 }
 
-// printAlarmRow prints one row of alarm list.
+// printAlarmRow prints one row of alarm list; its due time has a fixed
+// width, so a class's rows line up.
 func printAlarmRow(app *App, class, index string, a coord.AlarmEntry) {
 	state := "scheduled"
 	switch {
@@ -96,7 +97,7 @@ func printAlarmRow(app *App, class, index string, a coord.AlarmEntry) {
 		app.Out.Result(j, b.String())
 		return
 	}
-	fmt.Fprintf(&b, "  due=%s  retry=%d", usertext.FormatTime(a.EpochMs), a.RetryCount)
+	fmt.Fprintf(&b, "  due=%s  retry=%d", usertext.FormatTimeFixed(a.EpochMs), a.RetryCount)
 	if a.Overdue && a.Matched {
 		j.LatenessMs = &a.LatenessMs
 		fmt.Fprintf(&b, "  late=%s", millis(a.LatenessMs))

@@ -105,7 +105,7 @@ func TestCoordCommands(t *testing.T) {
 			t.Fatalf("alarm get: %s", out)
 		}
 		later := c.at(storetest.T0 + 45000)
-		if out := later.must("alarm", "list"); out != "Cart  a2  overdue  due=2026-01-02T00:00:30Z  retry=0  late=15s\nCart  a1  scheduled  due=2026-01-02T00:01:00Z  retry=0\n" {
+		if out := later.must("alarm", "list"); out != "Cart  a2  overdue  due=2026-01-02T00:00:30.000Z  retry=0  late=15s\nCart  a1  scheduled  due=2026-01-02T00:01:00.000Z  retry=0\n" {
 			t.Fatalf("alarm list: %q", out)
 		}
 		if out := later.must("alarm", "fire", "Cart", "-o", "json"); out != `{"class":"Cart","id":"a2","epochMs":1767312030000,"retryCount":0}`+"\n" {
