@@ -216,3 +216,25 @@ func TestBrowseRefreshKeepsKeyPastDroppedPages(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowseClickDuringJumpWins: a row clicked while a jump is in flight
+// stays selected when the jump's levels arrive; the jump ends there.
+func TestBrowseClickDuringJumpWins(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	st := &stepper{}
+	m, cmd := h.M.Goto(storetest.Key(t, `["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]`))
+	st.run(cmd)
+	if m.jump == nil {
+		t.Fatal("set-up: the jump landed without loading")
+	}
+	click, ok := viewtest.ClickOn(m.View(), `"attachments"`, 0)
+	if !ok {
+		t.Fatalf("no attachments row:\n%s", m.View())
+	}
+	m, cmd = m.Update(click)
+	st.run(cmd)
+	m = st.drain(m)
+	if got := selectedKey(m); got != `["attachments"]` {
+		t.Errorf("after the jump's answers the cursor is on %q, want the row clicked", got)
+	}
+}

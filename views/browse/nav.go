@@ -306,6 +306,10 @@ func (m Model) onMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 	case tea.MouseButtonLeft:
 		if msg.Action == tea.MouseActionPress && inTree && m.form == nil {
 			if i := m.offset + msg.Y - 2; msg.Y >= 2 && i < len(m.rows) {
+				// A row clicked is chosen: a jump in flight would take
+				// the cursor away from it when it lands, so it ends here
+				// (and the keys held for its target with it).
+				m.jump, m.held = nil, nil
 				out := m.selectRow(i)
 				return m, out
 			}
