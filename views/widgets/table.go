@@ -135,6 +135,15 @@ func FitTable(cols []Column, w int, rows [][]Line) Table {
 	return t
 }
 
+// Width is the width column i is drawn at (0 when it was dropped): a
+// cell that shortens itself to fit, like KeyCell, is built with it.
+func (t Table) Width(i int) int {
+	if i < 0 || i >= len(t.cols) || !t.show[i] {
+		return 0
+	}
+	return t.widthOf(i)
+}
+
 // widthOf is the width column i is drawn at.
 func (t Table) widthOf(i int) int {
 	if t.cols[i].Width == 0 {
