@@ -48,11 +48,17 @@ func (m Model) listRows() int {
 	return max(m.listHeight()-m.styles.Pane.GetVerticalFrameSize()-4, 1)
 }
 
+// eventColumns: KEY (keyColumn) grows to 48 cells, room for
+// ["dwk_queue_due", "invoices", 17…46, "…d136"]: a long key is shortened
+// part by part (widgets.KeyCell), so the queue and the due time that tell
+// rows apart stay.
 var eventColumns = []widgets.Column{
 	{Title: "", Width: 2}, {Title: "STAMP", Width: 8, Right: true}, {Title: "WHAT", Width: 7},
-	{Title: "KIND", Width: 6, Drop: 2}, {Title: "KEY", Width: 24, Grow: true, Max: 40, Middle: true},
+	{Title: "KIND", Width: 6, Drop: 2}, {Title: "KEY", Width: 24, Grow: true, Max: 48, Middle: true},
 	{Title: "CHANGE", Width: 0}, {Title: "SEEN", Width: 12, Drop: 1},
 }
+
+const keyColumn = 4
 
 // View renders the feed and the selected event.
 func (m Model) View() string {
@@ -95,6 +101,12 @@ func (m Model) listView() string {
 		cells = append(cells, m.eventCells(evs[i], i == m.list.Cur))
 	}
 	t := widgets.FitTable(eventColumns, w, cells)
+	for i := from; i < to; i++ {
+		// Measured whole, drawn shortened by part to the column.
+		if k := evs[i].key; k != nil {
+			cells[i-from][keyColumn] = widgets.KeyCell(st, k, t.Width(keyColumn))
+		}
+	}
 	lines = append(lines, t.Header(st))
 	if len(evs) == 0 && m.f.started {
 		text := "Nothing changed yet: writes show here as they happen (the tab reads the store when its seq or row count moves)."
