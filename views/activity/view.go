@@ -11,8 +11,10 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// activityNote says plainly what the feed cannot show.
-const activityNote = "Deletes issue no stamp: a row shows as deleted or expired only if kvdeck had read it. A row rewritten twice between two reads shows its last value."
+// activityNote says plainly what the feed cannot show. It is wrapped
+// under the list onto the lines it needs (noteLines), taken from the
+// list's rows, so that it reads whole at every width.
+const activityNote = "Deletes issue no stamp: only rows kvdeck had read show as deleted or expired. A row written twice between two reads shows its last value."
 
 // shown are the events the list shows, newest first: after the mark,
 // under the filter.
@@ -43,9 +45,14 @@ func (m Model) listHeight() int   { return max(m.height-m.detailHeight(), 6) }
 func (m Model) inner() int        { return m.width - m.styles.Pane.GetHorizontalFrameSize() }
 
 // listRows: the pane less its frame, the title, the header, the filter
-// line and the note.
+// line and the note's lines.
 func (m Model) listRows() int {
-	return max(m.listHeight()-m.styles.Pane.GetVerticalFrameSize()-4, 1)
+	return max(m.listHeight()-m.styles.Pane.GetVerticalFrameSize()-3-len(m.noteLines()), 1)
+}
+
+// noteLines is the note wrapped to the pane.
+func (m Model) noteLines() []string {
+	return widgets.ProseLines(activityNote, m.styles.Muted, m.inner())
 }
 
 // eventColumns: KEY (keyColumn) grows to 48 cells, room for
@@ -119,7 +126,7 @@ func (m Model) listView() string {
 		lines = append(lines, t.Row(st, cells[i-from], i == m.list.Cur, m.focused))
 	}
 	lines = widgets.FitTo(lines, m.listRows()+2)
-	lines = append(lines, m.filterLine(w), st.Muted.Render(widgets.FitWidth(activityNote, w)))
+	lines = append(append(lines, m.filterLine(w)), m.noteLines()...)
 	return widgets.Pane(widgets.PaneBox(st, m.focused), strings.Join(lines, "\n"), m.width, m.listHeight())
 }
 
