@@ -131,6 +131,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case fed:
 		return m.onFed(msg)
+	case located:
+		return m.onLocated(msg)
 	case tea.MouseMsg:
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
@@ -193,6 +195,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			return m, nil
 		case ev.key == nil:
 			return m, views.Flash(views.FlashInfo, "this row's key does not decode: Browse shows it under (undecodable)")
+		case ev.kind == evDeleted || ev.kind == evExpired:
+			// Not in the store as a rule: say so, and show where it was.
+			return m, locate(m.deps.Store, m.deps.Session, ev, m.deps.Now())
 		}
 		return m, views.Goto(ev.key)
 	case key.Matches(msg, k.Mark):
