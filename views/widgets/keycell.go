@@ -16,7 +16,8 @@ import (
 // cutting its text at one place: the first part stays whole (what the key
 // is: a queue, an alarm, a lease), the last part keeps its end (ids that
 // share a prefix differ at their end), and the parts in between share the
-// rest in order, each shortened in its middle. So
+// rest in order, each shortened in its middle; in a narrow cell every
+// part keeps a little of itself first (allocKeyParts). So
 // ["dwk_queue_due", "invoices", 1796121459946, "52f270e7-…-926c00b0d136"]
 // in 45 cells is ["dwk_queue_due", "invoices", 17…46, "…d136"]. Below
 // the few cells each part needs, the key text is cut at its end.
@@ -79,15 +80,22 @@ func newKeyPart(p codec.Part, style lipgloss.Style) keyPart {
 // quotes around them.
 const minKeyPart = 4
 
-// lastKeyPart is what the last part gets before the parts in between do:
-// the ellipsis and the last four characters of an id, quoted ("…d136").
-const lastKeyPart = 7
+// What each part gets before any part grows further, so that a narrow
+// cell still shows a little of every part: the first part's start
+// ("dwk_q…"), the last four characters of an id (quoted, "…d136"), and
+// both ends of each part in between ("i…s", 17…46).
+const (
+	firstKeyPart  = 8
+	lastKeyPart   = 7
+	middleKeyPart = 5
+)
 
 // allocKeyParts shares room cells among the parts: each first gets its
 // minimum (the first and the last minKeyPart, the others one cell, for an
-// ellipsis), then the first part grows to whole, the last to
-// lastKeyPart, the parts in between to whole in order, and the last part
-// takes what is left. A quoted part in between gets no width at which
+// ellipsis); then every part grows to a little of itself (firstKeyPart,
+// lastKeyPart, middleKeyPart); then the first part grows to whole, the
+// parts in between to whole in order, and the last part takes what is
+// left. A quoted part in between gets no width at which
 // its quotes would hold no character ("…" instead of `"…"` or `…"`): the
 // cells go to the next parts. ok is false when the minimums do not fit.
 func allocKeyParts(parts []keyPart, room int) ([]int, bool) {
@@ -116,10 +124,14 @@ func allocKeyParts(parts []keyPart, room int) ([]int, bool) {
 			alloc[i] = 1
 		}
 	}
-	grow(0, parts[0].width)
+	grow(0, firstKeyPart)
 	if n > 1 {
 		grow(n-1, lastKeyPart)
 	}
+	for i := 1; i < n-1; i++ {
+		grow(i, middleKeyPart)
+	}
+	grow(0, parts[0].width)
 	for i := 1; i < n-1; i++ {
 		grow(i, parts[i].width)
 	}
