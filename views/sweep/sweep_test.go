@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"kvdeck/codec"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
@@ -168,4 +169,26 @@ func TestSweepNarrowShowsFigures(t *testing.T) {
 		}
 	}
 	t.Fatalf("no census row:\n%s", h.M.View())
+}
+
+// TestPreviewKeysKeepParts: an expired key too long for the preview is
+// shortened by part (widgets.KeyCell): the id keeps its end, where the
+// rows differ (the key was cut at its end, after the queue's name).
+func TestPreviewKeysKeepParts(t *testing.T) {
+	s, clock, path := viewtest.CoordStoreAt(t)
+	dead := -time.Second
+	var muts []store.Mutation
+	for i, id := range []string{"52f270e7-1f2a-4c3d-839b-926c00b0d136", "52f270e7-1f2a-4c3d-839b-0a6eb113f71a"} {
+		k := codec.Key{codec.String("dwk_queue_due"), codec.String("invoices"), codec.Number(float64(1796121459946 + i)), codec.String(id)}
+		muts = append(muts, store.Mutation{Type: store.MutationSet, Key: k, Value: []byte(`{"body":1,"attempts":0}`), ExpireIn: &dead})
+	}
+	if _, err := s.Commit(context.Background(), nil, muts); err != nil {
+		t.Fatal(err)
+	}
+	h := newSweepHarness(t, s, clock, path)
+	for _, end := range []string{`"…d136"] `, `"…f71a"] `} {
+		if line := h.ViewLine(end); !strings.Contains(line, `["dwk_q`) || !strings.Contains(line, " ago") {
+			t.Errorf("the preview row of %s lost its prefix or age:\n%s", end, line)
+		}
+	}
 }

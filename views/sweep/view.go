@@ -199,12 +199,14 @@ func (m Model) previewLines(w int) []string {
 			break
 		}
 		shown++
+		ago := st.Muted.Render(" " + widgets.Human(widgets.MsDur(m.census.now-r.expiresAt)) + " ago")
+		room := max(w-ansi.StringWidth(ago), 1)
 		key := widgets.Line{{Text: "0x" + fmt.Sprintf("%x", r.raw), Style: st.Warn}}
 		if r.key != nil {
-			key = widgets.KeySpans(st, r.key).Restyle(st.Expired)
+			// Shortened by part: the ids of a prefix differ at their end.
+			key = widgets.KeyCell(st, r.key, room).Restyle(st.Expired)
 		}
-		ago := st.Muted.Render(" " + widgets.Human(widgets.MsDur(m.census.now-r.expiresAt)) + " ago")
-		out = append(out, widgets.FitWidth(key.Render(false), max(w-ansi.StringWidth(ago), 1))+ago)
+		out = append(out, widgets.FitWidth(key.Render(false), room)+ago)
 	}
 	switch {
 	case sc.expired == 0:
