@@ -117,7 +117,7 @@ func TestLineCutEnd(t *testing.T) {
 func FuzzKeyCell(f *testing.F) {
 	st := themes.NewStyles(themes.Dark())
 	f.Add("dwk_queue_due", "invoices", 1796121459946.0, "52f270e7-1f2a-4c3d-839b-926c00b0d136", []byte{1, 2}, 45, uint8(15))
-	f.Add("\x1b]52;c;aGk=\x07", "漢字\u202e", -0.0, "\xff\xfe", []byte{}, 9, uint8(9))
+	f.Add("\x1b]52;c;aGk=\x07", "漢字\u202e", math.Copysign(0, -1), "\xff\xfe", []byte{}, 9, uint8(9))
 	f.Add("e\u0301e\u0301", "👩‍👩‍👧", math.Inf(1), "\u200d", []byte{0}, 7, uint8(3))
 	f.Fuzz(func(t *testing.T, a, b string, n float64, c string, raw []byte, w int, mask uint8) {
 		w %= 120
