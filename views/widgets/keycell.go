@@ -92,8 +92,8 @@ const (
 
 // allocKeyParts shares room cells among the parts: each first gets its
 // minimum (the first and the last minKeyPart, the others one cell, for an
-// ellipsis); then every part grows to a little of itself (firstKeyPart,
-// lastKeyPart, middleKeyPart); then the first part grows to whole, the
+// ellipsis); then every part grows to a little of itself (lastKeyPart,
+// firstKeyPart, middleKeyPart); then the first part grows to whole, the
 // parts in between to whole in order, and the last part takes what is
 // left. A quoted part in between gets no width at which
 // its quotes would hold no character ("…" instead of `"…"` or `…"`): the
@@ -124,10 +124,10 @@ func allocKeyParts(parts []keyPart, room int) ([]int, bool) {
 			alloc[i] = 1
 		}
 	}
-	grow(0, firstKeyPart)
 	if n > 1 {
-		grow(n-1, lastKeyPart)
+		grow(n-1, lastKeyPart) // what tells ids apart goes first
 	}
+	grow(0, firstKeyPart)
 	for i := 1; i < n-1; i++ {
 		grow(i, middleKeyPart)
 	}
