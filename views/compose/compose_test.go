@@ -244,3 +244,22 @@ func TestComposeClickSelectsAnOp(t *testing.T) {
 		t.Fatalf("a click on the check selects op %d", h.M.cursor+1)
 	}
 }
+
+// TestComposeLongKeysKeepParts: an operation's key too long for its
+// column is shortened by part (widgets.KeyCell): two checks on messages
+// of one queue show their ids' ends, which were cut away (the key was cut
+// at its end, after the queue's name).
+func TestComposeLongKeysKeepParts(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	h := viewtest.Start[Model, *Model](t, s, clock, 120, 40-3, New)
+	var checks []store.Check
+	for _, id := range []string{"52f270e7-1f2a-4c3d-839b-926c00b0d136", "52f270e7-1f2a-4c3d-839b-0a6eb113f71a"} {
+		checks = append(checks, store.Check{Key: storetest.Key(t, `["dwk_queue_due", "invoices", 1796121459946, "`+id+`"]`)})
+	}
+	h.M, _ = h.M.Update(views.ComposeMsg{Checks: checks})
+	for _, end := range []string{`"…d136"]`, `"…f71a"]`} {
+		if line := h.ViewLine(end); !strings.Contains(line, "check   [") {
+			t.Errorf("the op of %s is not a check's line:\n%s", end, line)
+		}
+	}
+}

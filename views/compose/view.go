@@ -71,7 +71,8 @@ func (m Model) opLine(i int, op stagedOp, keyW, w int) string {
 		gutter = "❯ "
 	}
 	l := widgets.Line{{Text: fmt.Sprintf("%s%2d  %-7s ", gutter, i+1, op.kind), Style: st.Text}}
-	l = append(l, widgets.Span{Text: widgets.FitWidth(widgets.KeySpans(st, op.key).Render(false), keyW) + "  ", Style: st.Text})
+	// A long key is shortened by part (the ids of a prefix differ at their end).
+	l = append(l, widgets.Span{Text: widgets.FitWidth(widgets.KeyCell(st, op.key, keyW).Render(false), keyW) + "  ", Style: st.Text})
 	switch op.kind {
 	case opCheck:
 		style := st.Text
