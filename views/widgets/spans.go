@@ -46,37 +46,114 @@ func (l Line) Restyle(st lipgloss.Style) Line {
 }
 
 // Wrap cuts the line into lines of at most w cells, splitting spans where
-// needed; continuation lines start with indent spaces.
+// needed; continuation lines start with indent spaces. A closing bracket
+// or a comma never starts a continuation line: it goes with the character
+// before it (and the quote it closes), so a key never ends in a lone "]".
+// A character wider than a whole line is put on a line of its own anyway.
 func (l Line) Wrap(w, indent int) []Line {
 	if w <= indent {
 		return []Line{l}
 	}
+	cs := clustersOf(l)
 	var out []Line
-	cur, used := Line{}, 0
-	for _, s := range l {
-		text := s.Text
-		for text != "" {
-			room := w - used
-			tw := ansi.StringWidth(text)
-			if tw <= room {
-				cur, used = append(cur, Span{text, s.Style}), used+tw
-				break
-			}
-			head := ansi.Truncate(text, room, "")
-			if head == "" && used == indent {
-				// A character wider than the room: take it anyway.
-				_, size := utf8.DecodeRuneInString(text)
-				head = text[:size]
-			}
-			if head != "" {
-				cur = append(cur, Span{head, s.Style})
-			}
-			text = text[len(head):]
-			out = append(out, cur)
-			cur, used = Line{Span{strings.Repeat(" ", indent), lipgloss.Style{}}}, indent
+	for i := 0; ; {
+		used := 0
+		if len(out) > 0 {
+			used = indent
+		}
+		j := i
+		for j < len(cs) && (used+cs[j].width <= w || j == i) {
+			used += cs[j].width
+			j++
+		}
+		if j < len(cs) {
+			j = keepClosers(cs, i, j)
+		}
+		out = append(out, lineOf(l, cs[i:j], len(out) > 0, indent))
+		if i = j; i >= len(cs) {
+			return out
 		}
 	}
-	return append(out, cur)
+}
+
+// cluster is one character (grapheme cluster) of a line, with its width
+// and the span it belongs to.
+type cluster struct {
+	text  string
+	width int
+	span  int
+}
+
+// clustersOf splits the line into characters. They are found in the
+// whole text, not span by span: a character may join pieces of two spans
+// (a mark, a variation selector), and its width is the joined one. It
+// takes the style of the span it starts in.
+func clustersOf(l Line) []cluster {
+	text := l.Render(true)
+	var cs []cluster
+	span, end := 0, 0 // the span at the cluster's start; where it ends
+	for pos := 0; pos < len(text); {
+		c, _ := ansi.FirstGraphemeCluster(text[pos:], ansi.GraphemeWidth)
+		if c == "" { // never: a safeguard against an endless loop
+			_, size := utf8.DecodeRuneInString(text[pos:])
+			c = text[pos : pos+size]
+		}
+		// Measured as lines are measured (a stray byte is a cell).
+		wd := ansi.StringWidth(c)
+		for span < len(l) && end+len(l[span].Text) <= pos {
+			end += len(l[span].Text)
+			span++
+		}
+		cs = append(cs, cluster{text: c, width: wd, span: span})
+		pos += len(c)
+	}
+	return cs
+}
+
+// keepClosers moves a break before cs[j] back while cs[j] would start the
+// next line with a closing bracket, a comma or a closing quote; at least
+// cs[i] stays on the line, and a line of nothing else breaks where it
+// was.
+func keepClosers(cs []cluster, i, j int) int {
+	p := j
+	for p > i+1 && closes(cs, p) {
+		p--
+	}
+	if closes(cs, p) {
+		return j
+	}
+	return p
+}
+
+// closes reports whether cs[p] closes what comes before it: a closing
+// bracket, a comma, or a quote before one of those or at the end.
+func closes(cs []cluster, p int) bool {
+	closer := func(s string) bool { return s == "]" || s == "}" || s == ")" || s == "," }
+	switch t := cs[p].text; {
+	case closer(t):
+		return true
+	case t == `"`:
+		return p+1 == len(cs) || closer(cs[p+1].text)
+	}
+	return false
+}
+
+// lineOf builds a line of cs in the styles of l's spans, after indent
+// spaces on a continuation line.
+func lineOf(l Line, cs []cluster, cont bool, indent int) Line {
+	out := Line{}
+	if cont && indent > 0 {
+		out = append(out, Span{strings.Repeat(" ", indent), lipgloss.Style{}})
+	}
+	var b strings.Builder
+	for k, c := range cs {
+		b.WriteString(c.text)
+		if k+1 == len(cs) || cs[k+1].span != c.span {
+			out = append(out, Span{b.String(), l[c.span].Style})
+			b.Reset()
+		}
+	}
+	return out
 }
 
 // PartStyle is the style of a key part's type.
