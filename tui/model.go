@@ -45,6 +45,11 @@ type model struct {
 	// line asks for its token ("" otherwise).
 	askingFor string
 	flash     flashState
+	// jump is a jump to another tab asked for and not landed yet: the
+	// keys pressed meanwhile wait for its target (jump.go).
+	jump     *jumpWait
+	jumpGen  int
+	jumpKeys [numTabs]key.Binding
 
 	refresh refreshState
 	lastErr string
@@ -64,14 +69,15 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 	}
 	m := model{
 		cfg: cfg, store: s, info: s.Info(), session: 1, styles: st, clip: clip,
-		keys:    DefaultGlobalKeys(),
-		input:   widgets.DefaultInputKeys(),
-		help:    help.New(),
-		confirm: widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
-		cmdline: widgets.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
-		refresh: refreshState{interval: cfg.Refresh},
-		rate:    newCommitRate(),
-		wall:    time.Now,
+		keys:     DefaultGlobalKeys(),
+		jumpKeys: jumpKeys(),
+		input:    widgets.DefaultInputKeys(),
+		help:     help.New(),
+		confirm:  widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
+		cmdline:  widgets.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
+		refresh:  refreshState{interval: cfg.Refresh},
+		rate:     newCommitRate(),
+		wall:     time.Now,
 	}
 	m.help.Styles = help.Styles{
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
@@ -99,9 +105,17 @@ func (m model) Init() tea.Cmd {
 }
 
 // Update routes a message: keys through the modal layers, the root's own
-// messages to their handlers, everything else to every view.
+// messages to their handlers, everything else to every view. Keys held
+// while a jump was in flight are replayed once it has landed.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	next, cmd := m.update(msg)
+	return next.(model).settleJump(cmd)
+}
+
+func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case jumpAnswer:
+		return m.onJumpAnswer(msg)
 	case tea.WindowSizeMsg:
 		m.setSize(msg.Width, msg.Height)
 		return m, nil
@@ -147,7 +161,8 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // handleKey: ctrl+c always quits; then the dialog, the help screen, the
 // command line and a view's text input each take every key while open;
-// then the global keys; then the focused view.
+// then the global keys; then the focused view. While a jump to another
+// tab is in flight, every key but q waits for its target (jump.go).
 func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 		return m.splitRunes(msg)
@@ -159,6 +174,9 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case m.confirm.Open():
 		m.confirm, cmd = m.confirm.Update(msg)
 		return m, cmd
+	case m.jump != nil && !key.Matches(msg, m.keys.Quit):
+		m.jump.hold(msg)
+		return m, nil
 	case m.helping:
 		if key.Matches(msg, m.keys.Help, m.keys.Quit, m.input.Cancel) {
 			m.helping = false
@@ -194,6 +212,8 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		cmd = m.switchTab((m.tab + 1) % numTabs)
 	case key.Matches(msg, m.keys.PrevTab):
 		cmd = m.switchTab((m.tab + numTabs - 1) % numTabs)
+	case key.Matches(msg, m.jumpKeys[m.tab]):
+		cmd = m.awaitJump(m.tabs.update(m.tab, msg))
 	default:
 		cmd = m.tabs.update(m.tab, msg)
 	}
@@ -285,19 +305,19 @@ func (m *model) setSize(w, h int) {
 // showRecord shows the coordination tab of a dwk_* key: Leases (with the
 // row selected), Alarms or Queues.
 func (m model) showRecord(k codec.Key) (tea.Model, tea.Cmd) {
-	switch k[0].StringValue() {
-	case "dwk_lease", "dwk_cron":
-		cmd := m.switchTab(tabLeases)
-		m.tabs.leases.Select(k)
-		return m, cmd
-	case "dwk_alarm_due", "dwk_alarm_by_id":
-		cmd := m.switchTab(tabAlarms)
-		m.tabs.alarms.Select(k)
-		return m, cmd
-	case "dwk_queue_due":
-		cmd := m.switchTab(tabQueues)
-		m.tabs.queues.Select(k)
-		return m, cmd
+	t, ok := recordTab(k)
+	if !ok {
+		out := m.flash.show(notRecord(k))
+		return m, out
 	}
-	return m, views.Flash(views.FlashInfo, "%s is not a lease, cron, alarm or queue row", codec.Format(k))
+	cmd := m.switchTab(t)
+	switch t {
+	case tabLeases:
+		m.tabs.leases.Select(k)
+	case tabAlarms:
+		m.tabs.alarms.Select(k)
+	case tabQueues:
+		m.tabs.queues.Select(k)
+	}
+	return m, cmd
 }

@@ -1,0 +1,217 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/views"
+	"kvdeck/views/activity"
+	"kvdeck/views/alarms"
+	"kvdeck/views/browse"
+	"kvdeck/views/leases"
+	"kvdeck/views/queues"
+)
+
+// A jump between tabs is asked for by a key (o on a lease, alarm or
+// message row, o on a dwk_* key in Browse, enter in Activity) whose view
+// answers with a command; the tab switches only when that command's
+// message (views.GotoMsg, views.ShowRecordMsg) comes back. A key pressed
+// in between, or in the same read of the terminal, would act on the tab
+// being left (d deleting there), so the root holds the keys meanwhile and
+// replays them on the tab the jump lands on. Browse holds them further
+// while its own jump walks to the key; a coordination tab gets them once
+// it has loaded the rows its record is among. A jump that does not happen
+// drops them and its flash says how many. ctrl+c and q act at once.
+
+// jumpWait is a jump asked for and not landed yet.
+type jumpWait struct {
+	gen     int          // tags the answers of the jump key's commands
+	pending int          // those commands not answered yet
+	landed  bool         // the jump's message switched the tab
+	to      tab          // the tab it switched to, once landed
+	held    []tea.KeyMsg // keys pressed meanwhile, for the target
+	flash   *views.FlashMsg
+}
+
+// maxHeld bounds the keys held during a jump (Browse's bound too).
+const maxHeld = 32
+
+// jumpKeys are, per tab, the key that asks the root for another tab:
+// the tabs' own default bindings.
+func jumpKeys() [numTabs]key.Binding {
+	var ks [numTabs]key.Binding
+	ks[tabBrowse] = browse.DefaultKeys().Record
+	ks[tabLeases] = leases.DefaultKeys().Browse
+	ks[tabAlarms] = alarms.DefaultKeys().Browse
+	ks[tabQueues] = queues.DefaultKeys().Browse
+	ks[tabActivity] = activity.DefaultKeys().Browse
+	return ks
+}
+
+// jumpAnswer is what a command of the jump key answered, tagged with the
+// jump's generation.
+type jumpAnswer struct {
+	gen int
+	msg tea.Msg
+}
+
+// track tags cmd's answer with gen.
+func track(gen int, cmd tea.Cmd) tea.Cmd {
+	return func() tea.Msg { return jumpAnswer{gen: gen, msg: cmd()} }
+}
+
+// awaitJump starts holding keys until cmd, what the focused view answered
+// a jump key with, has switched the tab (or has answered without).
+func (m *model) awaitJump(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	m.jumpGen++
+	m.jump = &jumpWait{gen: m.jumpGen, pending: 1}
+	return track(m.jumpGen, cmd)
+}
+
+// hold keeps a key pressed while the jump is in flight.
+func (j *jumpWait) hold(msg tea.KeyMsg) {
+	if len(j.held) < maxHeld {
+		j.held = append(j.held, msg)
+	}
+}
+
+// onJumpAnswer takes an answer of the jump key's commands: a batch is
+// tracked further, the jump's message switches the tab, anything else
+// goes where it would have gone untracked.
+func (m model) onJumpAnswer(a jumpAnswer) (tea.Model, tea.Cmd) {
+	j := m.jump
+	if j == nil || j.gen != a.gen || j.landed {
+		// The jump ended already: an ordinary message now.
+		return m.untracked(a.msg)
+	}
+	j.pending--
+	switch msg := a.msg.(type) {
+	case tea.BatchMsg:
+		cmds := make([]tea.Cmd, 0, len(msg))
+		for _, c := range msg {
+			if c != nil {
+				j.pending++
+				cmds = append(cmds, track(j.gen, c))
+			}
+		}
+		if j.pending == 0 {
+			out := m.failJump()
+			return m, out
+		}
+		return m, tea.Batch(cmds...)
+	case views.GotoMsg:
+		j.landed, j.to = true, tabBrowse
+		return m.update(msg)
+	case views.ShowRecordMsg:
+		t, ok := recordTab(msg.Key)
+		if !ok {
+			f := notRecord(msg.Key)
+			j.flash = &f
+			out := m.failJump()
+			return m, out
+		}
+		j.landed, j.to = true, t
+		return m.update(msg)
+	case views.FlashMsg:
+		// The view said why it does not jump (when nothing else of the
+		// key is pending): that flash says the keys are dropped too.
+		j.flash = &msg
+		if j.pending == 0 {
+			out := m.failJump()
+			return m, out
+		}
+		return m.update(msg)
+	}
+	next, cmd := m.untracked(a.msg)
+	if j.pending > 0 {
+		return next, cmd
+	}
+	nm := next.(model)
+	fail := nm.failJump()
+	return nm, tea.Batch(cmd, fail)
+}
+
+// untracked handles msg as if it had come untagged: a batch's commands
+// run; a message bubbletea itself acts on (quit, exec, ...) goes back to
+// it.
+func (m model) untracked(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case nil:
+		return m, nil
+	case tea.BatchMsg:
+		return m, tea.Batch(msg...)
+	case views.GotoMsg, views.ShowRecordMsg, views.FlashMsg, views.ConfirmMsg, views.ComposeMsg:
+		return m.update(msg)
+	}
+	return m, func() tea.Msg { return msg }
+}
+
+// failJump ends a jump that did not happen: the keys held for its target
+// are dropped, and the flash (the view's reason, if it gave one) says how
+// many.
+func (m *model) failJump() tea.Cmd {
+	j := m.jump
+	m.jump = nil
+	n := len(j.held)
+	if j.flash == nil && n == 0 {
+		return nil
+	}
+	f := views.FlashMsg{Level: views.FlashInfo, Text: "no tab was shown"}
+	if j.flash != nil {
+		f = *j.flash
+	}
+	if n > 0 {
+		f.Text += fmt.Sprintf(" (%d key(s) pressed meanwhile ignored)", n)
+	}
+	return m.flash.show(f)
+}
+
+// settleJump replays the held keys once the jump has landed: at once on
+// Browse (which holds them while its own jump walks to the key), on a
+// coordination tab once its load is in (the record selected).
+func (m model) settleJump(cmd tea.Cmd) (tea.Model, tea.Cmd) {
+	j := m.jump
+	if j == nil || !j.landed {
+		return m, cmd
+	}
+	if m.tab == j.to && j.to != tabBrowse && m.tabs.view(j.to).Busy() {
+		return m, cmd
+	}
+	m.jump = nil
+	cmds := []tea.Cmd{cmd}
+	var next tea.Model = m
+	for _, k := range j.held {
+		// A held key that asks for another jump holds the ones after it.
+		var c tea.Cmd
+		next, c = next.(model).handleKey(k)
+		cmds = append(cmds, c)
+	}
+	return next, tea.Batch(cmds...)
+}
+
+// recordTab is the tab that shows the coordination record of a dwk_* key.
+func recordTab(k codec.Key) (tab, bool) {
+	if len(k) == 0 || k[0].Kind() != codec.KindString {
+		return 0, false
+	}
+	switch k[0].StringValue() {
+	case "dwk_lease", "dwk_cron":
+		return tabLeases, true
+	case "dwk_alarm_due", "dwk_alarm_by_id":
+		return tabAlarms, true
+	case "dwk_queue_due":
+		return tabQueues, true
+	}
+	return 0, false
+}
+
+// notRecord says that k has no coordination tab.
+func notRecord(k codec.Key) views.FlashMsg {
+	return views.FlashMsg{Level: views.FlashInfo, Text: codec.Format(k) + " is not a lease, cron, alarm or queue row"}
+}
