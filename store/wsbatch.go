@@ -223,10 +223,11 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt, resultAt int) (*bat
 			return nil, err
 		}
 	}
-	msg, err := c.read(ctx, id)
-	if err == nil {
-		_, err = c.read(ctx, id+1)
-	}
+	// The answers to the batch and to the stream's close, in whatever
+	// order they come (the open's answer is skipped: a stream that did not
+	// open fails the batch).
+	answers, err := c.read(ctx, id, id+1)
+	msg := answers[0]
 	if err != nil {
 		_ = c.conn.CloseNow()
 		return nil, err
@@ -286,17 +287,32 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 	return &wsConn{conn: conn, lastUsed: time.Now()}, nil
 }
 
-// read returns the answer to request id.
-func (c *wsConn) read(ctx context.Context, id int) (hranaMsg, error) {
-	for {
+// read returns the answers to the requests ids, in the order of ids,
+// whatever the order they come in: Hrana answers the requests of a
+// connection as they complete, so a stream's close can be answered before
+// the batch sent ahead of it on that stream (waiting for the batch's
+// answer first, and skipping what came before it, lost the close's answer
+// and turned an applied commit into an unknown outcome after the request
+// timeout: TestWebSocketAnswersInAnyOrder). Other messages are skipped.
+func (c *wsConn) read(ctx context.Context, ids ...int) ([]hranaMsg, error) {
+	out := make([]hranaMsg, len(ids))
+	seen := make([]bool, len(ids))
+	for left := len(ids); left > 0; {
 		var m hranaMsg
 		if err := wsjson.Read(ctx, c.conn, &m); err != nil {
-			return m, err
+			return out, err
 		}
-		if (m.Type == "response_ok" || m.Type == "response_error") && m.RequestID == id {
-			return m, nil
+		if m.Type != "response_ok" && m.Type != "response_error" {
+			continue
+		}
+		for i, id := range ids {
+			if m.RequestID == id && !seen[i] {
+				out[i], seen[i] = m, true
+				left--
+			}
 		}
 	}
+	return out, nil
 }
 
 // close closes the idle connections; later batches close theirs on return.

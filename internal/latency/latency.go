@@ -33,6 +33,8 @@ type Proxy struct {
 
 	target   *url.URL
 	delay    atomic.Int64
+	swap     atomic.Bool
+	swapped  atomic.Int64
 	requests atomic.Int64
 	closes   atomic.Int64
 	bytesIn  atomic.Int64
@@ -96,6 +98,20 @@ func New(target string, delay time.Duration) (*Proxy, error) {
 
 // SetDelay changes the delay added to each request from now on.
 func (p *Proxy) SetDelay(d time.Duration) { p.delay.Store(int64(d)) }
+
+// SwapBatchAnswers makes the proxy deliver a WebSocket answer to a Hrana
+// batch after the server's next message (when one follows within
+// swapWait), as the server itself may: Hrana answers requests as they
+// complete, in any order. A client that expects the answers in the order
+// of its requests is caught so.
+func (p *Proxy) SwapBatchAnswers(on bool) { p.swap.Store(on) }
+
+// Swapped counts the batch answers delivered after the message that
+// followed them.
+func (p *Proxy) Swapped() int64 { return p.swapped.Load() }
+
+// swapWait is how long a held batch answer waits for the next message.
+const swapWait = 200 * time.Millisecond
 
 // Delay is the delay added to each request.
 func (p *Proxy) Delay() time.Duration { return time.Duration(p.delay.Load()) }
@@ -235,7 +251,7 @@ func (p *Proxy) serveWS(w http.ResponseWriter, r *http.Request) {
 	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
-		_, _ = io.Copy(client, backend)
+		p.pumpAnswers(bufio.NewReader(backend), client)
 		client.Close()
 	}()
 	go func() {
@@ -307,6 +323,84 @@ func (p *Proxy) pumpFrames(in *bufio.Reader, out net.Conn) {
 			p.requests.Add(1)
 		}
 		queue <- frame{data: data, at: time.Now()}
+	}
+}
+
+// pumpAnswers forwards the server's frames to the client unchanged and in
+// order, except that while SwapBatchAnswers is on, a batch answer is held
+// until the next frame has gone out (or swapWait has passed).
+func (p *Proxy) pumpAnswers(in *bufio.Reader, out net.Conn) {
+	// The server's handshake answer (HTTP headers up to an empty line)
+	// goes first, as it is; frames follow.
+	for {
+		line, err := in.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		if _, err := out.Write(line); err != nil {
+			return
+		}
+		if len(bytes.TrimRight(line, "\r\n")) == 0 {
+			break
+		}
+	}
+	frames := make(chan []byte)
+	go func() {
+		defer close(frames)
+		for {
+			data, _, err := readFrame(in)
+			if err != nil {
+				return
+			}
+			frames <- data
+		}
+	}()
+	defer func() {
+		for range frames { // let the reader end
+		}
+	}()
+	var held []byte
+	write := func(b []byte) bool {
+		_, err := out.Write(b)
+		if err != nil {
+			out.Close()
+		}
+		return err == nil
+	}
+	for {
+		var wait <-chan time.Time
+		if held != nil {
+			wait = time.After(swapWait)
+		}
+		select {
+		case data, ok := <-frames:
+			if !ok {
+				if held != nil {
+					write(held)
+				}
+				return
+			}
+			if held != nil {
+				if !write(data) || !write(held) {
+					return
+				}
+				p.swapped.Add(1)
+				held = nil
+				continue
+			}
+			if p.swap.Load() && bytes.Contains(data, []byte(`"type":"batch"`)) {
+				held = data
+				continue
+			}
+			if !write(data) {
+				return
+			}
+		case <-wait:
+			if !write(held) {
+				return
+			}
+			held = nil
+		}
 	}
 }
 
