@@ -195,7 +195,7 @@ func (m Model) eventCells(ev event, selected bool) []widgets.Line {
 		{{Text: ev.record, Style: st.Text}},
 		key,
 		change,
-		{{Text: widgets.ShortTime(ev.seenAt, m.deps.Now()), Style: st.Muted}},
+		{{Text: widgets.ShortTimeCell(ev.seenAt, m.deps.Now()), Style: st.Muted}},
 	}
 }
 

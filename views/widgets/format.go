@@ -65,6 +65,17 @@ func ShortTime(ms, now int64) string {
 	return t.Format("Jan 2 15:04:05.999")
 }
 
+// ShortTimeCell is ShortTime for a table column (the Activity tab's SEEN):
+// always three millisecond digits and a padded day, so a column of them
+// keeps its width.
+func ShortTimeCell(ms, now int64) string {
+	t, n := time.UnixMilli(ms).UTC(), time.UnixMilli(now).UTC()
+	if t.YearDay() == n.YearDay() && t.Year() == n.Year() {
+		return t.Format("15:04:05.000")
+	}
+	return t.Format("Jan _2 15:04:05.000")
+}
+
 // MsDur is a span of epoch milliseconds as a duration.
 func MsDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
 

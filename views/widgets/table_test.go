@@ -66,3 +66,24 @@ func TestTableTimeKeepsItsWidth(t *testing.T) {
 		t.Fatalf("%q and %q", a, b)
 	}
 }
+
+// TestShortTimeCellKeepsItsWidth: the Activity tab's SEEN column (then
+// ShortTime) kept dropping trailing zeros of the milliseconds ("11:05:51.77") and
+// the day's padding, so the column jumped (issue 13 bug 8).
+func TestShortTimeCellKeepsItsWidth(t *testing.T) {
+	const now = 1767312015000 // 2026-01-02T00:00:15Z
+	for _, c := range []struct {
+		ms   int64
+		want string
+	}{
+		{now, "00:00:15.000"},
+		{now - 230, "00:00:14.770"},
+		{now - 9, "00:00:14.991"},
+		{now - 86_400_000, "Jan  1 00:00:15.000"},
+		{now + 9*86_400_000 + 120, "Jan 11 00:00:15.120"},
+	} {
+		if got := ShortTimeCell(c.ms, now); got != c.want {
+			t.Errorf("ShortTimeCell(%d) = %q, want %q", c.ms, got, c.want)
+		}
+	}
+}
