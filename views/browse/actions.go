@@ -338,11 +338,14 @@ func (m Model) onCopied(msg copied) tea.Cmd {
 // showRecord asks the root for the coordination tab of the selected key
 // when it is a lease, cron, alarm or queue row (its first part names it).
 func (m Model) showRecord() tea.Cmd {
-	n := m.selected()
-	if n != nil && n.kind == nodePart && len(n.key) > 0 {
-		if p := n.key[0]; p.Kind() == codec.KindString && strings.HasPrefix(p.StringValue(), "dwk_") {
-			return views.ShowRecord(n.key)
-		}
+	if n := m.selected(); n != nil && n.kind == nodePart && isRecordKey(n.key) {
+		return views.ShowRecord(n.key)
 	}
 	return views.Flash(views.FlashInfo, "o opens the tab of a coordination row: select a key under dwk_lease, dwk_cron, dwk_alarm_* or dwk_queue_due")
+}
+
+// isRecordKey reports whether k's first part names a coordination record
+// (dwk_*): o asks the root for its tab.
+func isRecordKey(k codec.Key) bool {
+	return len(k) > 0 && k[0].Kind() == codec.KindString && strings.HasPrefix(k[0].StringValue(), "dwk_")
 }

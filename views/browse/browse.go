@@ -87,6 +87,7 @@ type Model struct {
 	form      *entryForm   // the edit / new-key form, when open
 	jump      *jumpState   // a :goto in progress
 	held      []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
+	heldOn    *ref         // the row whose entry the held keys wait for
 	search    *searchState // the value search (search.go), when open
 	reader    *readerState // the value reader (reader.go), when open
 
@@ -195,9 +196,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.handleSearch(msg)
 		case m.reader != nil:
 			return m.handleReading(msg)
-		case m.jump != nil:
-			// The cursor is still on the row it had before the jump: a
-			// key pressed now is meant for the target.
+		case m.holding():
+			// The cursor is still on the row it had before the jump, or
+			// the target's entry is not read yet: a key pressed now is
+			// meant for the target, after the keys held before it.
 			m.hold(msg)
 			return m, nil
 		}

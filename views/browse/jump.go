@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -109,7 +110,7 @@ func (m *Model) failJump(format string, args ...any) tea.Cmd {
 	if n := len(m.held); n > 0 {
 		text += fmt.Sprintf(" (%d key(s) pressed meanwhile ignored)", n)
 	}
-	m.held = nil
+	m.held, m.heldOn = nil, nil
 	return tea.Batch(m.relayout(), views.Flash(views.FlashError, "%s", text))
 }
 
@@ -173,20 +174,87 @@ func (m *Model) hold(msg tea.KeyMsg) {
 	}
 }
 
-// replayHeld hands the held keys to Update once the jump has landed, in
-// the order they were pressed, after cmd. A key that starts another jump
-// holds the keys after it again.
+// holding reports whether a key pressed now waits behind held keys: a
+// jump is in flight, or it landed and the held keys wait for the entry.
+func (m Model) holding() bool { return m.jump != nil || len(m.held) > 0 }
+
+// replayHeld hands the held keys to update once the jump has landed, in
+// the order they were pressed, after cmd. On a stored key they wait for
+// its entry: d, e, c, y, Y, v or E before it is read would only say that
+// it is not loaded yet (a failed read drops them). A replayed key that
+// moves to another stored key makes the rest wait for that one's entry;
+// one that starts another jump makes them wait for it; one that leaves
+// Browse (leaves) drops them: they were meant for Browse.
 func (m Model) replayHeld(cmd tea.Cmd) (Model, tea.Cmd) {
-	if m.jump != nil || len(m.held) == 0 {
-		return m, cmd
-	}
-	keys := m.held
-	m.held = nil
 	cmds := []tea.Cmd{cmd}
-	for _, k := range keys {
+	for m.jump == nil && len(m.held) > 0 {
+		if m.heldOn != nil && *m.heldOn != m.sel {
+			// A reload took the cursor off the row (its key deleted).
+			cmds = append(cmds, m.dropHeld("the cursor left the row they waited for"))
+			break
+		}
+		if m.entry.wanted && !m.entry.loaded {
+			sel := m.sel
+			m.heldOn = &sel
+			break // the entry's answer replays them (onEntry, via Update)
+		}
+		m.heldOn = nil
+		if m.entry.wanted && (m.entry.err != nil || !m.entry.found) {
+			cmds = append(cmds, m.dropHeld(m.entryFailure()))
+			break
+		}
+		k := m.held[0]
+		m.held = m.held[1:]
+		rest := m.held
+		m.held = nil
+		leaves := m.leaves(k)
 		var c tea.Cmd
-		m, c = m.Update(k)
+		m, c = m.update(k)
 		cmds = append(cmds, c)
+		if leaves != "" && len(rest) > 0 {
+			cmds = append(cmds, views.Flash(views.FlashInfo, "%s (%d key(s) pressed after it ignored)", leaves, len(rest)))
+			break
+		}
+		m.held = append(m.held, rest...)
 	}
 	return m, tea.Batch(cmds...)
+}
+
+// dropHeld drops the held keys, which cannot act on what they were
+// pressed for, and says why.
+func (m *Model) dropHeld(why string) tea.Cmd {
+	n := len(m.held)
+	m.held, m.heldOn = nil, nil
+	return views.Flash(views.FlashError, "%s (%d key(s) pressed meanwhile ignored)", why, n)
+}
+
+// entryFailure says why the selected entry, read, cannot be acted on.
+func (m Model) entryFailure() string {
+	what := "the row"
+	if m.entry.key != nil {
+		what = codec.Format(m.entry.key)
+	}
+	if m.entry.err != nil {
+		return "cannot read " + what + ": " + m.entry.err.Error()
+	}
+	return what + " is gone"
+}
+
+// leaves says, when key k pressed now hands the keys to the root, what it
+// does there ("" otherwise): o on a dwk_* key shows another tab, c on a
+// loaded entry the Compose tab, d on one asks in the root's dialog. The
+// keys after it are not Browse's.
+func (m Model) leaves(k tea.KeyMsg) string {
+	loaded := m.entry.loaded && m.entry.found
+	switch {
+	case key.Matches(k, m.keys.Record):
+		if n := m.selected(); n != nil && n.kind == nodePart && isRecordKey(n.key) {
+			return k.String() + " shows another tab"
+		}
+	case key.Matches(k, m.keys.Compose) && loaded:
+		return k.String() + " shows Compose"
+	case key.Matches(k, m.keys.Delete) && loaded:
+		return k.String() + " asks first"
+	}
+	return ""
 }

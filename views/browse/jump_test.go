@@ -1,6 +1,7 @@
 package browse
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -236,5 +237,138 @@ func TestBrowseClickDuringJumpWins(t *testing.T) {
 	m = st.drain(m)
 	if got := selectedKey(m); got != `["attachments"]` {
 		t.Errorf("after the jump's answers the cursor is on %q, want the row clicked", got)
+	}
+}
+
+// untilEntry delivers answers up to (not including) the first read of an
+// entry, which it returns with the index it has in the queue.
+func (s *stepper) untilEntry(t *testing.T, m Model) (Model, int) {
+	t.Helper()
+	for len(s.queue) > 0 {
+		for i, msg := range s.queue {
+			if _, ok := msg.(entryLoaded); ok {
+				return m, i
+			}
+		}
+		msg := s.queue[0]
+		s.queue = s.queue[1:]
+		var c tea.Cmd
+		m, c = m.Update(msg)
+		s.run(c)
+	}
+	t.Fatal("no entry was read")
+	return m, -1
+}
+
+// TestBrowseHeldKeysWaitForEntry: a key held during a jump to a stored key
+// acts once the key's entry is read, not when the cursor reaches the row
+// (d then only said that the entry was not loaded yet). A key pressed
+// after the landing, while the entry is read, waits behind it.
+func TestBrowseHeldKeysWaitForEntry(t *testing.T) {
+	const target = `["accounts", "acme"]`
+	m, initCmd := freshBrowse(t)
+	s := &stepper{}
+	m, gotoCmd := m.Goto(storetest.Key(t, target))
+	s.run(tea.Batch(initCmd, gotoCmd))
+	m = s.press(m, "d")
+	m, _ = s.untilEntry(t, m)
+	if got := selectedKey(m); got != target {
+		t.Fatalf("set-up: the entry read is for %q, want the target", got)
+	}
+	if m.jump != nil {
+		t.Fatal("set-up: the jump has not landed")
+	}
+	for _, f := range s.flashes {
+		t.Errorf("before the entry was read: flash %q", f.Text)
+	}
+	if len(s.asks) != 0 {
+		t.Fatalf("d asked %q before the entry was read", s.asks[0].Title)
+	}
+	m = s.drain(s.press(m, "j")) // pressed while the entry is read
+	if len(s.asks) != 1 || !strings.Contains(strings.Join(s.asks[0].Lines, " "), "Deletes the row "+target) {
+		t.Fatalf("d held during the jump asked %v; flashes %v", s.asks, s.flashes)
+	}
+	if len(s.flashes) != 1 || !strings.Contains(s.flashes[0].Text, "d asks first (1 key(s) pressed after it ignored)") {
+		t.Errorf("the key after d: flashes %v", s.flashes)
+	}
+	if got := selectedKey(m); got != target {
+		t.Errorf("j pressed after d moved the cursor to %q behind the dialog", got)
+	}
+
+	// Keys that stay in Browse act in order once the entry is in: y
+	// copies the target, j moves on, Y copies the next key's value once
+	// that one is read.
+	h := newHarness(t, false, 120, 40)
+	m = h.M
+	s = &stepper{}
+	m, gotoCmd = m.Goto(storetest.Key(t, target))
+	s.run(gotoCmd)
+	m = s.drain(s.press(m, "y", "j", "Y"))
+	next := selectedKey(m)
+	if next == target || !m.entry.found {
+		t.Fatalf("set-up: j went to %q, not to another stored key", next)
+	}
+	if len(h.Copied) != 2 || h.Copied[0] != target || h.Copied[1] != string(m.entry.e.Value) {
+		t.Errorf("y j Y held during the jump copied %q, want the target and %s's value", h.Copied, next)
+	}
+	for _, f := range s.flashes {
+		if !strings.HasPrefix(f.Text, "copied ") {
+			t.Errorf("flash %q", f.Text)
+		}
+	}
+}
+
+// TestBrowseHeldKeysDroppedWhenEntryFails: when the target's entry cannot
+// be read, the keys held for it are dropped, and the flash says so.
+func TestBrowseHeldKeysDroppedWhenEntryFails(t *testing.T) {
+	const target = `["accounts", "acme"]`
+	m, initCmd := freshBrowse(t)
+	s := &stepper{}
+	m, gotoCmd := m.Goto(storetest.Key(t, target))
+	s.run(tea.Batch(initCmd, gotoCmd))
+	m = s.press(m, "e", "d")
+	m, i := s.untilEntry(t, m)
+	// The store's answer, as a read past its deadline gives it.
+	e := s.queue[i].(entryLoaded)
+	e.found, e.err = false, context.DeadlineExceeded
+	s.queue[i] = e
+	m = s.drain(m)
+	if len(s.asks) != 0 || m.form != nil {
+		t.Errorf("keys held for an entry that failed to load acted: asks %v, form open %v", s.asks, m.form != nil)
+	}
+	want := "cannot read " + target + ": context deadline exceeded (2 key(s) pressed meanwhile ignored)"
+	if len(s.flashes) != 1 || s.flashes[0].Text != want {
+		t.Errorf("flashes %v, want %q", s.flashes, want)
+	}
+	if before := m.cursor; s.press(m, "j").cursor != before+1 {
+		t.Error("j after the dropped keys did not move the cursor")
+	}
+}
+
+// TestBrowseHeldKeysStopAtRecord: o held during a jump to a lease asks the
+// root for the Leases tab; the keys held after it were meant for what o
+// shows, not for Browse: they do not act here (d asked to delete the
+// lease's row, j moved the cursor) and the flash says they were ignored.
+func TestBrowseHeldKeysStopAtRecord(t *testing.T) {
+	const lease = `["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]`
+	m, initCmd := freshBrowse(t)
+	s := &stepper{}
+	m, gotoCmd := m.Goto(storetest.Key(t, lease))
+	s.run(tea.Batch(initCmd, gotoCmd))
+	m = s.drain(s.press(m, "o", "j", "d"))
+	if len(s.records) != 1 || codec.Format(s.records[0].Key) != lease {
+		t.Fatalf("o asked for records %v", s.records)
+	}
+	if got := selectedKey(m); got != lease {
+		t.Errorf("a key after o moved the cursor to %q", got)
+	}
+	if len(s.asks) != 0 {
+		t.Errorf("d after o asked %q in Browse", s.asks[0].Title)
+	}
+	if len(s.flashes) != 1 || s.flashes[0].Text != "o shows another tab (2 key(s) pressed after it ignored)" {
+		t.Errorf("flashes %v", s.flashes)
+	}
+	if len(m.held) != 0 || m.holding() {
+		t.Errorf("keys still held after o: %v", m.held)
 	}
 }

@@ -309,7 +309,7 @@ func (m Model) onMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 				// A row clicked is chosen: a jump in flight would take
 				// the cursor away from it when it lands, so it ends here
 				// (and the keys held for its target with it).
-				m.jump, m.held = nil, nil
+				m.jump, m.held, m.heldOn = nil, nil, nil
 				out := m.selectRow(i)
 				return m, out
 			}
