@@ -372,3 +372,39 @@ func TestBrowseHeldKeysStopAtRecord(t *testing.T) {
 		t.Errorf("keys still held after o: %v", m.held)
 	}
 }
+
+// TestBrowseHeldKeysDroppedWhenRowGoes: a reload that takes the cursor off
+// the target while its entry is read (the key deleted meanwhile) drops the
+// keys held for it: they would act on whatever row the cursor fell on.
+func TestBrowseHeldKeysDroppedWhenRowGoes(t *testing.T) {
+	const target = `["accounts", "hooli"]`
+	h := newHarness(t, false, 120, 40)
+	s := &stepper{}
+	m, gotoCmd := h.M.Goto(storetest.Key(t, target))
+	s.run(gotoCmd)
+	m = s.press(m, "d")
+	m, i := s.untilEntry(t, m)
+	entry := s.queue[i]
+	s.queue = append(s.queue[:i], s.queue[i+1:]...)
+	if err := h.S.Delete(viewtest.Ctx, storetest.Key(t, target)); err != nil {
+		t.Fatal(err)
+	}
+	m, cmd := m.Refresh()
+	s.run(cmd)
+	m = s.drain(m) // the levels come back without the key; its entry is still being read
+	if got := selectedKey(m); got == target {
+		t.Fatalf("set-up: the cursor is still on %s after it was deleted:\n%s", got, m.View())
+	}
+	s.queue = append(s.queue, entry)
+	m = s.drain(m)
+	if len(s.asks) != 0 {
+		t.Errorf("d held for the deleted key asked %q", s.asks[0].Title)
+	}
+	want := "the cursor left the row they waited for (1 key(s) pressed meanwhile ignored)"
+	if len(s.flashes) != 1 || s.flashes[0].Text != want {
+		t.Errorf("flashes %v, want %q", s.flashes, want)
+	}
+	if m.holding() {
+		t.Errorf("keys still held: %v", m.held)
+	}
+}
