@@ -11,10 +11,23 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"kvdeck/codec"
+	"kvdeck/internal/latency"
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 	"kvdeck/views/viewtest"
 )
+
+// startBehindProxy runs the TUI at 120x40 on the reference rows in a real
+// sqld reached through the latency proxy (no delay yet: a test sets one
+// when its jump starts).
+func startBehindProxy(t *testing.T) (*app, *latency.Proxy) {
+	t.Helper()
+	srv := sqldtest.Start(t)
+	storetest.CopyReferenceRows(t, srv.URL)
+	p := sqldtest.StartProxy(t, srv.URL, 0)
+	clock := viewtest.FixedClock()
+	return start(t, viewtest.Open(t, p.URL, clock, false), clock, 120, 40, time.Hour), p
+}
 
 // TestKeyDuringJumpToBrowseActsOnTarget: o on a lease shows Browse at
 // once, but Browse's cursor reaches the lease only when the levels on the
@@ -23,12 +36,7 @@ import (
 // selected), not on the row the cursor had before (the first prefix:
 // "o opens the tab of a coordination row").
 func TestKeyDuringJumpToBrowseActsOnTarget(t *testing.T) {
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 0)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
-	a := start(t, s, clock, 120, 40, time.Hour)
+	a, p := startBehindProxy(t)
 	a.keys("2")
 	a.waitFor("LEASES", "Ticker")
 	a.keys("j") // the Ticker lease
@@ -84,12 +92,7 @@ func oneRead(keys string) tea.KeyMsg {
 // is on the alarm's row: o there comes back to Alarms with it selected.
 func TestKeyAfterJumpKeyWaitsForTheJump(t *testing.T) {
 	const alarm = `["dwk_alarm_due", "Cart", 1767311999500, "acf595e529879b45adcc5da2d4402629"]`
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 0)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
-	a := start(t, s, clock, 120, 40, time.Hour)
+	a, p := startBehindProxy(t)
 	a.keys("3")
 	a.waitFor("[3 Alarms]", "late 500ms")
 	a.keys("right") // Cart's first alarm
@@ -124,12 +127,7 @@ func TestKeyAfterJumpKeyWaitsForTheJump(t *testing.T) {
 // table had under the cursor.
 func TestKeyAfterJumpKeyWaitsForTheTargetsLoad(t *testing.T) {
 	const lease = `["dwk_lease", "Cart", "0e580e53fa979546f8fe4c7ac68c99f9"]`
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 0)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
-	a := start(t, s, clock, 120, 40, time.Hour)
+	a, p := startBehindProxy(t)
 	a.command("goto " + lease)
 	a.waitFor("holder")
 
