@@ -46,7 +46,10 @@ func (l Line) Restyle(st lipgloss.Style) Line {
 }
 
 // Wrap cuts the line into lines of at most w cells, splitting spans where
-// needed; continuation lines start with indent spaces. A closing bracket
+// needed; continuation lines start with indent spaces. A break that would
+// fall inside a word moves back to just after the last space when that
+// keeps at least half the line (prose, a key's parts after ", "); a long
+// run without spaces (hex, an id, JSON) is cut where it must. A closing bracket
 // or a comma never starts a continuation line: it goes with the character
 // before it (and the quote it closes), so a key never ends in a lone "]".
 // A character wider than a whole line is put on a line of its own anyway.
@@ -68,6 +71,11 @@ func (l Line) Wrap(w, indent int) []Line {
 		}
 		if j < len(cs) {
 			j = keepClosers(cs, i, j)
+			room := w
+			if len(out) > 0 {
+				room -= indent
+			}
+			j = atSpace(cs, i, j, room)
 		}
 		out = append(out, lineOf(l, cs[i:j], len(out) > 0, indent))
 		if i = j; i >= len(cs) {
@@ -108,6 +116,30 @@ func clustersOf(l Line) []cluster {
 		pos += len(c)
 	}
 	return cs
+}
+
+// atSpace moves a break before cs[j] that falls inside a word (neither
+// cs[j] nor cs[j-1] a space) back to just after the last space of the
+// line cs[i:j], when the line keeps at least half of its room (room
+// cells); otherwise the break stays.
+func atSpace(cs []cluster, i, j, room int) int {
+	if cs[j].text == " " || cs[j-1].text == " " {
+		return j
+	}
+	kept := 0
+	for p := i; p < j; p++ {
+		kept += cs[p].width
+	}
+	for p := j - 1; p > i; p-- {
+		kept -= cs[p].width
+		if cs[p-1].text == " " {
+			if 2*kept >= room {
+				return p
+			}
+			return j
+		}
+	}
+	return j
 }
 
 // keepClosers moves a break before cs[j] back while cs[j] would start the

@@ -32,6 +32,7 @@ func keyLine(parts ...string) Line {
 
 func TestLineWrap(t *testing.T) {
 	lease := keyLine("dwk_lease", "Checkout", "0123456789abcdef0123456789abcdef")
+	idKey := keyLine("0123456789abcdef0123456789abcdef0123456")
 	for _, c := range []struct {
 		name      string
 		l         Line
@@ -42,24 +43,41 @@ func TestLineWrap(t *testing.T) {
 		{"cut", Line{{"abcdef", lipgloss.Style{}}}, 4, 2, []string{"abcd", "  ef"}},
 		{"empty", Line{}, 5, 0, []string{""}},
 		{"spans joined", Line{{"ab", lipgloss.Style{}}, {"cd", lipgloss.Style{}}}, 3, 1, []string{"abc", " d"}},
-		// The key fills the line but for its closing "]": it takes the
-		// id's last character and its quote along, not a lone "]".
-		{"closing bracket", lease, 68, 8, []string{
-			`key     ["dwk_lease", "Checkout", "0123456789abcdef0123456789abcde`,
-			`        f"]`,
+		// A key that does not fit breaks between its parts, after ", ",
+		// when that keeps at least half the line: the id stays whole.
+		{"between parts", lease, 68, 8, []string{
+			`key     ["dwk_lease", "Checkout", `,
+			`        "0123456789abcdef0123456789abcdef"]`,
 		}},
-		{"closing quote and bracket", lease, 67, 8, []string{
-			`key     ["dwk_lease", "Checkout", "0123456789abcdef0123456789abcde`,
-			`        f"]`,
+		{"between parts, narrower", lease, 66, 8, []string{
+			`key     ["dwk_lease", "Checkout", `,
+			`        "0123456789abcdef0123456789abcdef"]`,
 		}},
-		{"plain cut", lease, 66, 8, []string{
-			`key     ["dwk_lease", "Checkout", "0123456789abcdef0123456789abcde`,
-			`        f"]`,
+		// A single part too long for its line is cut where it must; its
+		// closing "]" takes the id's last character and its quote along,
+		// not a lone "]".
+		{"closing bracket", idKey, 50, 8, []string{
+			`key     ["0123456789abcdef0123456789abcdef012345`,
+			`        6"]`,
+		}},
+		{"closing quote and bracket", idKey, 49, 8, []string{
+			`key     ["0123456789abcdef0123456789abcdef012345`,
+			`        6"]`,
+		}},
+		{"plain cut", idKey, 48, 8, []string{
+			`key     ["0123456789abcdef0123456789abcdef012345`,
+			`        6"]`,
+		}},
+		// Prose breaks between words.
+		{"words", Line{{"what    deleted · lease · last seen (a delete issues no stamp)", lipgloss.Style{}}}, 40, 8, []string{
+			"what    deleted · lease · last seen (a ",
+			"        delete issues no stamp)",
 		}},
 		{"whole key fits", lease, 69, 8, []string{
 			`key     ["dwk_lease", "Checkout", "0123456789abcdef0123456789abcdef"]`,
 		}},
-		// A comma goes with the part it ends.
+		// A comma goes with the part it ends (no space to break at that
+		// keeps half the line).
 		{"comma", keyLine("dwk_lease", "Checkout"), 20, 2, []string{
 			`key     ["dwk_leas`,
 			`  e", "Checkout"]`,
