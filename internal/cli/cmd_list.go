@@ -18,8 +18,8 @@ type ListCmd struct {
 	Limit   int    `name:"limit" placeholder:"N" help:"At most N entries (0: no limit)."`
 	Reverse bool   `name:"reverse" help:"Descending key order."`
 
-	Where    string `name:"where" placeholder:"EXPR" xor:"filter" help:"Only entries whose value passes this jq expression (as jq's select: an output other than false or null); $key and $versionstamp name the entry. --limit counts matches."`
-	Contains string `name:"contains" placeholder:"TEXT" xor:"filter" help:"Only entries whose stored value text contains TEXT (byte for byte). --limit counts matches."`
+	Where    *string `name:"where" placeholder:"EXPR" xor:"filter" help:"Only entries whose value passes this jq expression (as jq's select: an output other than false or null); $key and $versionstamp name the entry. --limit counts matches."`
+	Contains *string `name:"contains" placeholder:"TEXT" xor:"filter" help:"Only entries whose stored value text contains TEXT (byte for byte). --limit counts matches."`
 }
 
 // Run streams the entries page by page (store.Scan), never loading the
@@ -63,14 +63,18 @@ func (c *ListCmd) Run(app *App) error {
 // matcher compiles --where or --contains; nil when neither is given.
 func (c *ListCmd) matcher() (*valuefilter.Matcher, error) {
 	switch {
-	case c.Where != "":
-		m, err := valuefilter.Jq(c.Where)
+	case c.Where != nil: // given, even empty: an empty one is refused
+		m, err := valuefilter.Jq(*c.Where)
 		if err != nil {
 			return nil, fmt.Errorf("--where: %w", err)
 		}
 		return m, nil
-	case c.Contains != "":
-		return valuefilter.Contains(c.Contains)
+	case c.Contains != nil:
+		m, err := valuefilter.Contains(*c.Contains)
+		if err != nil {
+			return nil, fmt.Errorf("--contains: %w", err)
+		}
+		return m, nil
 	}
 	return nil, nil
 }

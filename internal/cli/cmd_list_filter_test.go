@@ -48,6 +48,10 @@ func TestListWhere(t *testing.T) {
 			{"--where", ".attempts >", `--where: jq expression ".attempts >": unexpected EOF at column 12`},
 			{"--where", "nosuch(1)", "function not defined: nosuch/1"},
 			{"--where", " ", "the jq expression is empty"},
+			// Given empty, a filter is refused, not dropped (it listed
+			// everything before).
+			{"--where", "", "--where: the jq expression is empty"},
+			{"--contains", "", "--contains: the substring is empty"},
 			{"--where", ".", "--contains", "x", "can't be used together"},
 		} {
 			r := c.run(append([]string{"list"}, tc[:len(tc)-1]...)...)

@@ -115,12 +115,22 @@ func FuzzListFilterFlags(f *testing.F) {
 		f.Add("", s)
 	}
 	f.Fuzz(func(t *testing.T, where, contains string) {
-		c := &ListCmd{Where: where, Contains: contains}
+		// An empty argument stands for a flag not given; --where wins as
+		// kong's xor lets only one through.
+		c := &ListCmd{}
+		switch {
+		case where != "":
+			c.Where = &where
+		case contains != "":
+			c.Contains = &contains
+		}
 		m, err := c.matcher()
 		switch {
-		case err != nil && where != "" && !strings.HasPrefix(err.Error(), "--where: "):
+		case err != nil && c.Where != nil && !strings.HasPrefix(err.Error(), "--where: "):
 			t.Fatalf("--where %q: %v", where, err)
-		case err == nil && m == nil && (where != "" || contains != ""):
+		case err != nil && c.Contains != nil && !strings.HasPrefix(err.Error(), "--contains: "):
+			t.Fatalf("--contains %q: %v", contains, err)
+		case err == nil && m == nil && (c.Where != nil || c.Contains != nil):
 			t.Fatalf("no matcher for %q %q", where, contains)
 		}
 	})
