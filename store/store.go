@@ -65,6 +65,8 @@ type Store struct {
 	clock      Clock
 	busy       time.Duration
 	reqTimeout time.Duration
+	// recorder journals every write (SetRecorder); nil journals nothing.
+	recorder Recorder
 	// ws sends write transactions over WebSocket (nil on other transports).
 	ws         *wsBatcher
 	statements atomic.Int64

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// The write journal's hook. Every write the engine makes (Commit and
+// TryCommit, Delete, DeleteRaw, SetMany, the sweep's deletes, Restore)
+// tells the store's Recorder, when one is set, what it is about to do
+// before it sends anything, and how it ended afterwards, with the rows it
+// replaced or removed exactly as its own transaction found them (so an
+// undo restores what was there, not what a read before the write saw).
+// The engine knows nothing of files: internal/journal is the Recorder
+// kvdeck's front ends attach.
+
+// Outcome is how a journaled write ended.
+type Outcome string
+
+// The outcomes of a write.
+const (
+	// OutcomeApplied: the write committed.
+	OutcomeApplied Outcome = "applied"
+	// OutcomeNotApplied: nothing was written (a failed check, an error the
+	// server answered, nothing sent).
+	OutcomeNotApplied Outcome = "not-applied"
+	// OutcomeUnknown: the request left but its answer did not come
+	// (ErrOutcomeUnknown); reading the keys settles it later.
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// RawRow is one physical row as a write found it, by its encoded key: the
+// before-image an undo puts back byte for byte (Value is the v column as
+// stored, not re-normalised; ExpiresAt nil is no expiry).
+type RawRow struct {
+	Key       []byte
+	Value     []byte
+	Ver       int64
+	ExpiresAt *int64
+}
+
+// PendingWrite is what a write is about to do, told to the Recorder before
+// anything is sent.
+type PendingWrite struct {
+	// Op is the user action behind the write (WithWriteOp), e.g. "set",
+	// "sweep", "browse: edit"; empty when the caller named none.
+	Op string
+	// Kind is the engine call: "commit", "delete", "delete-raw",
+	// "set-many", "sweep", "restore".
+	Kind string
+	// Keys are the encoded keys the write may change, in the order of its
+	// mutations, each once.
+	Keys [][]byte
+	// Checks and Mutations are the commit's (Commit, TryCommit, SetMany;
+	// Delete is one delete mutation). A sweep batch and DeleteRaw have
+	// none: they delete Keys where their condition still holds.
+	Checks    []Check
+	Mutations []Mutation
+	// Restores are a Restore's operations.
+	Restores []RestoreOp
+}
+
+// WriteResult is how a write ended, told to the Recorder after it.
+type WriteResult struct {
+	Outcome Outcome
+	// Stamp is the versionstamp the write issued (a commit with a set, a
+	// SetMany, a Restore that puts a row); empty otherwise.
+	Stamp string
+	// Before holds the rows of Keys as the write's own transaction found
+	// them before changing anything; a key not in Before had no row. For
+	// a sweep batch and DeleteRaw, only the rows actually deleted. Empty
+	// unless Outcome is OutcomeApplied.
+	Before []RawRow
+	// Err is the write's error, if any.
+	Err error
+}
+
+// Recorder journals writes. Before is called before a write is sent; when
+// it returns an error the write is not made and that error (wrapping
+// ErrJournal) is returned. After is called exactly once for every Before
+// that succeeded.
+type Recorder interface {
+	Before(ctx context.Context, w PendingWrite) (id string, err error)
+	After(ctx context.Context, id string, r WriteResult)
+}
+
+// ErrJournal wraps a Recorder's refusal to record a write: the write was
+// not made.
+var ErrJournal = errors.New("the write journal could not record the write")
+
+// SetRecorder attaches r to the store (nil detaches). Call it before the
+// store is shared between goroutines.
+func (s *Store) SetRecorder(r Recorder) { s.recorder = r }
+
+type writeOpKey struct{}
+
+// WithWriteOp names the user action behind the writes made with ctx, for
+// the journal ("set", "lease break", "browse: edit").
+func WithWriteOp(ctx context.Context, op string) context.Context {
+	return context.WithValue(ctx, writeOpKey{}, op)
+}
+
+// WriteOp is the action named by WithWriteOp, or "".
+func WriteOp(ctx context.Context) string {
+	op, _ := ctx.Value(writeOpKey{}).(string)
+	return op
+}
+
+// RestoreOp is one key of a Restore: the physical row expected now, and
+// what to put in its place.
+type RestoreOp struct {
+	// Key is the encoded key.
+	Key []byte
+	// ExpectVer is the ver of the physical row that must be there now
+	// (expired or not: the check is on the row, not on its liveness); 0
+	// means no row may be there.
+	ExpectVer int64
+	// Put is the row to write back: its Key, Value (stored as is) and
+	// ExpiresAt (kept even when already past: a swept row comes back
+	// expired-but-present); its Ver is ignored, the row gets the Restore's
+	// new stamp. Nil deletes the row.
+	Put *RawRow
+}
+
+// RestoreConflict is a key whose row is not the one a Restore expected.
+type RestoreConflict struct {
+	Key       []byte
+	ExpectVer int64
+	// Found is the row there now; nil when there is none.
+	Found *RawRow
+}
+
+// RestoreResult is the outcome of a Restore.
+type RestoreResult struct {
+	// OK is false when a key was not as expected; then nothing was written.
+	OK bool
+	// Versionstamp is the stamp of the put rows; empty when nothing was put.
+	Versionstamp string
+	// Conflicts lists, when OK is false, the keys not as expected, re-read
+	// after the refusal (best effort, as Commit's Failed).
+	Conflicts []RestoreConflict
+}
