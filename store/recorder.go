@@ -71,6 +71,10 @@ type WriteResult struct {
 	// a sweep batch and DeleteRaw, only the rows actually deleted. Empty
 	// unless Outcome is OutcomeApplied.
 	Before []RawRow
+	// BeforeUnknown is set when the write applied but its before-images
+	// were lost with its answer (a commit settled by reading after a lost
+	// answer): such an entry cannot be undone.
+	BeforeUnknown bool
 	// Err is the write's error, if any.
 	Err error
 }
@@ -91,6 +95,9 @@ var ErrJournal = errors.New("the write journal could not record the write")
 // SetRecorder attaches r to the store (nil detaches). Call it before the
 // store is shared between goroutines.
 func (s *Store) SetRecorder(r Recorder) { s.recorder = r }
+
+// Recorder is the store's Recorder, nil when none is set.
+func (s *Store) Recorder() Recorder { return s.recorder }
 
 type writeOpKey struct{}
 

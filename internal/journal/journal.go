@@ -68,6 +68,14 @@ func Open(storeURL string, opts Options) (*Journal, error) {
 	return nil, errors.New("journal: not implemented yet")
 }
 
+// Of is the journal attached to s (store.SetRecorder), nil when its
+// writes are not journaled (read-only, --no-journal, the race and demo
+// workloads).
+func Of(s *store.Store) *Journal {
+	j, _ := s.Recorder().(*Journal)
+	return j
+}
+
 // Path is the journal file's path.
 func (j *Journal) Path() string { return "" }
 
