@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -212,8 +214,11 @@ func needsEscape(r rune, mode quoteMode) bool {
 	case quoteLines:
 		return r == 0x2028 || r == 0x2029
 	case quoteText:
-		return (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || r == 0xfeff ||
-			r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+		// The rule of internal/usertext.Unsafe (which codec may not
+		// import): the bidi controls, the byte order mark and the
+		// zero-width characters (U+200B-U+200D, U+2060, ...) are format
+		// characters, not printable, so they are escaped too.
+		return (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || !unicode.IsPrint(r) && !unicode.IsSpace(r)
 	}
 	return false
 }
@@ -236,6 +241,12 @@ func appendEscape(dst []byte, r rune) []byte {
 		return append(dst, '\\', 'r')
 	case '\t':
 		return append(dst, '\\', 't')
+	}
+	if r > 0xffff {
+		// Beyond the BMP (a private-use or unassigned plane): a surrogate
+		// pair, as JSON spells such a rune.
+		hi, lo := utf16.EncodeRune(r)
+		return appendEscape(appendEscape(dst, hi), lo)
 	}
 	const digits = "0123456789abcdef"
 	return append(dst, '\\', 'u', digits[r>>12&15], digits[r>>8&15], digits[r>>4&15], digits[r&15])

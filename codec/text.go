@@ -31,9 +31,11 @@ func Format(k Key) string {
 // a bigint with an n suffix (7n), true or false, or bytes as b"00ff".
 //
 // Strings are quoted as JSON.stringify does, and additionally escape DEL,
-// the C1 controls, U+2028/U+2029, the byte order mark and the bidirectional
-// controls, because key text ends up on terminals where those characters
-// could hide or reorder what is shown. Other non-ASCII characters are raw.
+// the C1 controls, U+2028/U+2029 and every other rune that is not
+// printable (the byte order mark, the bidirectional controls, the
+// zero-width characters, private use, unassigned code points), because key
+// text ends up on terminals and clipboards where those characters could
+// hide or reorder what is shown. Other non-ASCII characters are raw.
 func (p Part) String() string { return string(p.appendText(nil)) }
 
 func (p Part) appendText(dst []byte) []byte {
