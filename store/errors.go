@@ -174,3 +174,15 @@ func tokenReadOnly(token string) bool {
 func (s *Store) readOnlyTokenRefused(err error) error {
 	return fmt.Errorf("%w: %s refused the write and closed the connection: the auth token grants read access only (its claim \"a\" is \"ro\"), so nothing was written; pass a token that may write with --auth-token or KVDECK_AUTH_TOKEN, or open with --read-only: %s", ErrUnauthorized, s.display, redact(err.Error()))
 }
+
+// ErrNoStoreYet marks an ErrNotStore where a store could simply be created
+// (a missing file, a database without tables) but the open was read-only:
+// a front end can then say how to create one, in its own words.
+var ErrNoStoreYet = errors.New("no store here yet")
+
+// noStoreYet is an ErrNotStore that is also ErrNoStoreYet.
+type noStoreYet string
+
+func (e noStoreYet) Error() string { return ErrNotStore.Error() + ": " + string(e) }
+
+func (e noStoreYet) Is(target error) bool { return target == ErrNotStore || target == ErrNoStoreYet }

@@ -128,7 +128,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			return nil, err
 		}
 		if !exists && opts.ReadOnly {
-			return nil, fmt.Errorf("%w: no database at %s (read-only mode does not create one; drop --read-only to initialise a new store)", ErrNotStore, target.Path)
+			return nil, noStoreYet(fmt.Sprintf("no database at %s (a read-only open creates none)", target.Path))
 		}
 		if !exists && !opts.Create {
 			return nil, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
@@ -295,7 +295,13 @@ func (s *Store) init(ctx context.Context, created bool, opts Options) error {
 		return nil
 	}
 	if s.readOnly {
-		return fmt.Errorf("%w: %s has no kv and kv_meta tables; read-only mode does not create them (drop --read-only to initialise a store here)", ErrNotStore, s.display)
+		if hasKV || hasMeta {
+			return fmt.Errorf("%w: %s has only one of the kv and kv_meta tables", ErrNotStore, s.display)
+		}
+		if len(others) > 0 {
+			return fmt.Errorf("%w: %s has tables %s but no kvdeck store (kv and kv_meta)", ErrNotStore, s.display, strings.Join(others, ", "))
+		}
+		return noStoreYet(fmt.Sprintf("%s has no kv and kv_meta tables (a read-only open creates none)", s.display))
 	}
 	if len(others) > 0 && !(opts.Create && opts.Force) {
 		return fmt.Errorf("%w: %s has tables %s but no kvdeck store; `kvdeck init --db %s --force` adds one", ErrNotStore, s.display, strings.Join(others, ", "), s.display)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -119,6 +120,11 @@ func (a *App) openWith(ctx context.Context, url, token string) (*store.Store, er
 func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.Store, error) {
 	s, err := store.Open(ctx, url, opts)
 	if err != nil {
+		if errors.Is(err, store.ErrNoStoreYet) && a.Globals.ReadOnly {
+			// Only the user's own --read-only is named: diff opens its
+			// sides read-only without being asked (issue 25 point 14).
+			err = fmt.Errorf("%w; drop --read-only to create a store there", err)
+		}
 		return nil, err
 	}
 	if s.Created() && s.Info().Transport == store.TransportFile {

@@ -56,6 +56,25 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
+// TestDiffBlamesNoFlagTheUserNeverGave: diff opens its sides read-only
+// on its own; a side that is no store must not be told to drop a
+// --read-only nobody gave, nor an application's database to be
+// initialised (issue 25 point 14).
+func TestDiffBlamesNoFlagTheUserNeverGave(t *testing.T) {
+	dir := t.TempDir()
+	app := filepath.Join(dir, "app.db")
+	storetest.Exec(t, "file:"+app, "CREATE TABLE people (name TEXT)")
+	empty := filepath.Join(dir, "empty.db")
+	storetest.Exec(t, "file:"+empty, "PRAGMA user_version = 1")
+	for path, want := range map[string]string{app: "has tables people but no kvdeck store", empty: "has no kv and kv_meta tables"} {
+		r := runMain(t, nil, "", []string{"diff", path, "-"})
+		if r.code != CodeError || !strings.Contains(r.stderr, "A: not a kvdeck store") || !strings.Contains(r.stderr, want) ||
+			strings.Contains(r.stderr, "--read-only") || strings.Contains(r.stderr, "init") {
+			t.Errorf("diff %s: exit %d, stderr %q; want 2, A: not a kvdeck store, %q, no --read-only, no init", path, r.code, r.stderr, want)
+		}
+	}
+}
+
 func TestNotAStoreReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	text := filepath.Join(dir, "notes.txt")
@@ -66,7 +85,7 @@ func TestNotAStoreReadOnly(t *testing.T) {
 	storetest.Exec(t, "file:"+other, "CREATE TABLE people (name TEXT)")
 	for path, want := range map[string]string{
 		text:                          "not an SQLite database",
-		other:                         "drop --read-only",
+		other:                         "has tables people but no kvdeck store",
 		filepath.Join(dir, "none.db"): "drop --read-only",
 	} {
 		before := fileSum(t, path)
