@@ -37,6 +37,9 @@ type Matcher struct {
 	code *gojq.Code // nil for a substring
 	sub  []byte
 	text string // what the user gave, for messages
+	// MemoryLimit bounds the heap growth of one evaluation (0:
+	// DefaultMemoryLimit); past it Match returns ErrMemoryLimit.
+	MemoryLimit int64
 }
 
 // Jq compiles a jq expression. An entry matches when the expression,
@@ -103,7 +106,8 @@ func (e *EvalError) Unwrap() error { return e.Err }
 // Match reports whether e matches. A value that is not JSON never matches
 // a jq expression. An expression that fails on this value returns false
 // and an *EvalError; ctx ending returns its error (an endless expression
-// stops so).
+// stops so), and an evaluation that grows the heap past MemoryLimit
+// returns ErrMemoryLimit (one that recurses without end stops so).
 func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 	if m.code == nil {
 		return bytes.Contains(e.Value, m.sub), nil
@@ -121,7 +125,13 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 	if e.KeyErr == nil {
 		key = codec.Format(e.Key)
 	}
-	iter := m.code.RunWithContext(ctx, v, key, e.Versionstamp())
+	limit := m.MemoryLimit
+	if limit <= 0 {
+		limit = DefaultMemoryLimit
+	}
+	bounded, stop := memoryBound(ctx, limit)
+	defer stop()
+	iter := m.code.RunWithContext(bounded, v, key, e.Versionstamp())
 	for {
 		out, ok := iter.Next()
 		if !ok {
@@ -130,6 +140,9 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 		if err, isErr := out.(error); isErr {
 			if ctx.Err() != nil {
 				return false, ctx.Err()
+			}
+			if cause := context.Cause(bounded); errors.Is(cause, ErrMemoryLimit) {
+				return false, cause
 			}
 			var halt *gojq.HaltError
 			if errors.As(err, &halt) && halt.Value() == nil {

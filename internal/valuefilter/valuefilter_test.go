@@ -110,6 +110,39 @@ func TestEndlessExpression(t *testing.T) {
 	}
 }
 
+// TestMemoryHungryExpression: an expression whose memory grows without
+// end stops with ErrMemoryLimit long before its deadline (issue 25 point
+// 6: `def f: 1 + f; f` reached 2 GB in 5 s, and `list --where` crashed
+// with Go's fatal out-of-memory error). Ordinary expressions over a large
+// value stay under the bound.
+func TestMemoryHungryExpression(t *testing.T) {
+	const limit = 64 << 20
+	for _, expr := range []string{`def f: 1 + f; f`} {
+		m, err := valuefilter.Jq(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.MemoryLimit = limit
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		start := time.Now()
+		_, err = m.Match(ctx, entry(t, `["k"]`, `1`))
+		cancel()
+		t.Logf("%s: %v after %s", expr, err, time.Since(start).Round(time.Millisecond))
+		if !errors.Is(err, valuefilter.ErrMemoryLimit) {
+			t.Errorf("%s: got %v after %s, want ErrMemoryLimit", expr, err, time.Since(start))
+		}
+	}
+	big := `[` + strings.Repeat(`{"n":1,"s":"xxxxxxxxxxxxxxxx"},`, 20000) + `{"n":2}]`
+	m, err := valuefilter.Jq(`[.[] | select(.n == 2)] | length == 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.MemoryLimit = limit
+	if ok, err := m.Match(context.Background(), entry(t, `["big"]`, big)); !ok || err != nil {
+		t.Errorf("a filter over a %d-byte value: %v, %v; want a match", len(big), ok, err)
+	}
+}
+
 // TestContains: a byte substring of the stored text, JSON or not.
 func TestContains(t *testing.T) {
 	m, err := valuefilter.Contains(`"holder"`)
