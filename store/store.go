@@ -261,7 +261,13 @@ func inspectFile(path string) (wal, exists bool, err error) {
 const (
 	schemaKV   = `CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v TEXT NOT NULL, ver INTEGER NOT NULL, expires_at INTEGER)`
 	schemaMeta = `CREATE TABLE IF NOT EXISTS kv_meta (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, ok INTEGER NOT NULL)`
-	schemaSeed = `INSERT OR IGNORE INTO kv_meta (id, seq, ok) VALUES (0, 0, 0)`
+	// schemaSeed starts seq at the highest stamp already in kv (0 in a
+	// new store, as the reference): completing a database that has kv but
+	// lost kv_meta must not issue stamps below existing ones (issue 25
+	// point 10). A REAL stamp counts as its ceiling; TEXT and BLOB ones are
+	// not stamps.
+	schemaSeed = `INSERT OR IGNORE INTO kv_meta (id, seq, ok) SELECT 0, coalesce((SELECT CAST(m AS INTEGER) + (m > CAST(m AS INTEGER)) FROM ` +
+		`(SELECT max(ver) AS m FROM kv WHERE typeof(ver) IN ('integer', 'real'))), 0), 0`
 )
 
 // init checks the schema and creates what is missing when opts allow it.
