@@ -409,11 +409,14 @@ func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
 	if len(bytes.Trim(line, " \t\r")) == 0 {
 		return r, false, nil
 	}
-	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), "key", "hex", "value", "versionstamp", "expiresAt", "expired", "error", "malformed", "meta")
+	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), dumpFields...)
 	if err != nil {
 		return r, false, err
 	}
 	if o.Has("meta") {
+		if o.Len() != 1 {
+			return r, false, fmt.Errorf("%s: a meta line carries nothing else", o.Where())
+		}
 		return r, false, nil
 	}
 	msg, err := o.Str("error")
@@ -435,7 +438,16 @@ func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
 	} else if r.raw, err = hex.DecodeString(h); err != nil || !o.Has("hex") {
 		return r, false, fmt.Errorf("%s: a row without a key needs the hex of its raw key", o.Field("hex"))
 	}
-	if strings.Contains(msg, "value is not valid JSON") {
+	if vh, err := o.Str("valueHex"); err != nil {
+		return r, false, err
+	} else if o.Has("valueHex") {
+		// The exact bytes of a value that is not UTF-8 (its "value" shows
+		// them with U+FFFD).
+		if r.value, err = hex.DecodeString(vh); err != nil {
+			return r, false, fmt.Errorf("%s: %v", o.Field("valueHex"), err)
+		}
+		r.valid = validJSON(r.value)
+	} else if strings.Contains(msg, "value is not valid JSON") {
 		text, err := o.Str("value")
 		if err != nil {
 			return r, false, fmt.Errorf("%s: a value that is not JSON is dumped as a string of its text", o.Field("value"))
@@ -447,8 +459,13 @@ func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
 		}
 		r.valid = true
 	}
-	if r.stamp, err = o.Stamp("versionstamp"); err != nil && o.Has("versionstamp") {
-		return r, false, err
+	if r.stamp, err = o.Stamp("versionstamp"); err != nil && o.Has("versionstamp") && !o.IsNull("versionstamp") {
+		// Dumps before issue 25 printed a malformed ver as a stamp of
+		// zeros; such a row has no stamp to compare.
+		if z, _ := o.Str("versionstamp"); !o.Has("malformed") || strings.Trim(z, "0") != "" {
+			return r, false, err
+		}
+		r.stamp = ""
 	}
 	if r.expiresAt, err = o.Int("expiresAt"); err != nil {
 		return r, false, err

@@ -13,8 +13,17 @@ import (
 	"kvdeck/internal/atomicjson"
 )
 
-// maxLoadLine bounds one line of load input.
-const maxLoadLine = 64 << 20
+// dumpFields are the fields of a dump line (Printer.Entry, physical) and
+// its meta trailer: what load and diff accept.
+var dumpFields = []string{"key", "hex", "value", "valueHex", "versionstamp", "expiresAt", "expired", "error", "malformed", "meta"}
+
+// maxLoadLine bounds one line of load and diff input. It is far above any
+// value a store can return (SQLite's default string limit is 1e9 bytes;
+// a dump line escapes a value that is not JSON): whatever set wrote, dump
+// wrote and load reads back (issue 25 point 9: a 64 MiB limit refused
+// dumps of values set without complaint). Input that is not JSON lines
+// fails at its first bytes instead (firstLineByte).
+const maxLoadLine = 8 << 30
 
 // loadRecord is one validated line of load input.
 type loadRecord struct {
@@ -39,7 +48,7 @@ func parseLoadLine(line []byte, n int) (rec loadRecord, ok bool, err error) {
 	if len(bytes.Trim(line, " \t\r")) == 0 {
 		return rec, false, nil
 	}
-	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), "key", "hex", "value", "versionstamp", "expiresAt", "expired", "error", "malformed", "meta")
+	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), dumpFields...)
 	if err != nil {
 		return rec, false, err
 	}
@@ -81,6 +90,13 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
+		if len(line) == 0 && len(chunk) > 0 {
+			if b, ok := firstLineByte(chunk); ok && b != '{' {
+				// Not a JSON object: say so now rather than read a
+				// garbage file's gigabytes looking for its first newline.
+				return nil, fmt.Errorf("not a JSON object: it starts with %q", string([]byte{b}))
+			}
+		}
 		line = append(line, chunk...)
 		if len(line) > maxLoadLine {
 			return nil, fmt.Errorf("a line is longer than %d MiB", maxLoadLine>>20)
@@ -96,6 +112,19 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// firstLineByte is the first byte of chunk after JSON white space; ok is
+// false when the chunk holds only white space.
+func firstLineByte(chunk []byte) (byte, bool) {
+	for _, b := range chunk {
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return b, true
+	}
+	return 0, false
 }
 
 // eachLine calls fn with every line of r and its 1-based number.

@@ -91,8 +91,12 @@ type entryJSON struct {
 	Versionstamp *string         `json:"versionstamp"`
 	ExpiresAt    *int64          `json:"expiresAt"`
 	Expired      *bool           `json:"expired,omitempty"`
-	Error        string          `json:"error,omitempty"`
-	Malformed    string          `json:"malformed,omitempty"`
+	// ValueHex is the stored value's exact bytes when they are not UTF-8
+	// (Value then shows them with U+FFFD): a dump keeps every row as it
+	// is, so a store equals its own dump (issue 25 point 8).
+	ValueHex  string `json:"valueHex,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Malformed string `json:"malformed,omitempty"`
 }
 
 // Entry writes one row. physical adds the raw hex and the expired flag
@@ -103,7 +107,10 @@ func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 		return
 	}
 	value, _ := jsonValue(e.Value)
-	out := entryJSON{Value: value, Versionstamp: stampOrNull(e.Versionstamp()), ExpiresAt: e.ExpiresAt, Error: decodeError(e), Malformed: e.Malformed}
+	out := entryJSON{Value: value, Versionstamp: stampOrNull(entryStamp(e)), ExpiresAt: e.ExpiresAt, Error: decodeError(e), Malformed: e.Malformed}
+	if !utf8.Valid(e.Value) {
+		out.ValueHex = hex.EncodeToString(e.Value)
+	}
 	if e.KeyErr == nil {
 		k := e.Key
 		out.Key = &k
@@ -117,6 +124,16 @@ func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 		out.Expired = &expired
 	}
 	p.Object(out)
+}
+
+// entryStamp is the row's versionstamp, "" (printed null) when its ver is
+// malformed: a stamp of zeros would be refused by every command that reads
+// a stamp back (diff, lease break).
+func entryStamp(e store.Entry) string {
+	if strings.HasPrefix(e.Malformed, "ver ") { // store.Entry names ver first
+		return ""
+	}
+	return e.Versionstamp()
 }
 
 // Absent writes the entry of a key without a live row: value, versionstamp
