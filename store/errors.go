@@ -97,6 +97,11 @@ func (s *Store) classify(err error) (out error) {
 		strings.Contains(msg, "stream is closed") {
 		return fmt.Errorf("%w: cannot reach %s (is the server running and the URL right?): %s", ErrUnreachable, s.display, redact(msg))
 	}
+	if one := redact(msg); one != msg {
+		// A server's error body over several lines (issue 25 point 14):
+		// one line, the error itself still wrapped.
+		return &scrubbed{msg: one, err: err}
+	}
 	return err
 }
 
@@ -122,7 +127,8 @@ func (s *Store) scrub(err error) error {
 	return &scrubbed{msg: strings.ReplaceAll(err.Error(), s.token, "<redacted>"), err: err}
 }
 
-// scrubbed is an error whose message had the auth token removed.
+// scrubbed is an error whose message had the auth token removed, or was
+// put on one line.
 type scrubbed struct {
 	msg string
 	err error
