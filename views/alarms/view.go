@@ -124,7 +124,7 @@ func (m Model) classView() string {
 	}
 	now := m.Deps.Now()
 	items := m.shownItems(c)
-	lines := []string{widgets.Spread(st.PaneTitle.Render(strings.ToUpper(widgets.Sanitize(c.Class)))+"  "+m.classSummary(c, now), m.position(len(items)), w)}
+	lines := []string{widgets.Spread(st.PaneTitle.Render(widgets.Sanitize(strings.ToUpper(c.Class)))+"  "+m.classSummary(c, now), m.position(len(items)), w)}
 	lines = append(lines, m.timelineLines(items, now, w)...)
 	t := widgets.NewTable(alarmColumns, w)
 	lines = append(lines, t.Header(st))

@@ -167,7 +167,7 @@ func (m Model) queueView() string {
 	if !ok && m.Form == nil {
 		return widgets.Pane(st.Pane, st.Muted.Render("Select a queue on the left; n sends a message to a new one."), m.rightWidth(), m.Height)
 	}
-	lines := []string{widgets.Spread(st.PaneTitle.Render(strings.ToUpper(widgets.Sanitize(q.Name)))+"  "+m.queueSummary(q), m.position(len(m.shownMessages(q))), w)}
+	lines := []string{widgets.Spread(st.PaneTitle.Render(widgets.Sanitize(strings.ToUpper(q.Name)))+"  "+m.queueSummary(q), m.position(len(m.shownMessages(q))), w)}
 	lines = append(lines, widgets.FitTo(m.histogram(q, w), m.histRows())...)
 	lines = append(lines, m.trendLine(q, w))
 	var body []string
