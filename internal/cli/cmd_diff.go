@@ -290,7 +290,7 @@ func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return storeRows(ctx, s, prefix), nil
+	return storeRows(ctx, name, s, prefix), nil
 }
 
 // diffTokens is the token each side's server gets: its own flag's, else
@@ -341,7 +341,7 @@ func hasScheme(arg string) bool {
 var errStop = errors.New("stop")
 
 // storeRows streams a store's physical rows under prefix in key order.
-func storeRows(ctx context.Context, s *store.Store, prefix codec.Key) iter.Seq2[diffRow, error] {
+func storeRows(ctx context.Context, name string, s *store.Store, prefix codec.Key) iter.Seq2[diffRow, error] {
 	return func(yield func(diffRow, error) bool) {
 		err := s.Dump(ctx, prefix, func(e store.Entry) error {
 			r := diffRow{raw: e.Raw, key: e.Key, valid: validJSON(e.Value), value: e.Value, expiresAt: e.ExpiresAt}
@@ -362,7 +362,9 @@ func storeRows(ctx context.Context, s *store.Store, prefix codec.Key) iter.Seq2[
 			return nil
 		})
 		if err != nil && !errors.Is(err, errStop) {
-			yield(diffRow{}, err)
+			// Which side failed, as for every other diff error (issue 25
+			// point 14).
+			yield(diffRow{}, fmt.Errorf("%s: %w", name, err))
 		}
 	}
 }

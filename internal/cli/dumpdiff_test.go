@@ -86,3 +86,23 @@ func TestDumpInputRefusals(t *testing.T) {
 		t.Logf("%s refused in %s", args[0], time.Since(start))
 	}
 }
+
+// TestDiffNamesTheSideThatFailed: an error while a store side streams
+// names the side, as every other diff error does (issue 25 point 14).
+// sqld fails a read of a TEXT value that is not UTF-8.
+func TestDiffNamesTheSideThatFailed(t *testing.T) {
+	url := storetest.SQLD().URL(t)
+	c := &cli{t: t, url: url, now: storetest.T0}
+	c.must("set", `["a"]`, `1`)
+	storetest.Exec(t, url, `INSERT INTO kv VALUES (x'026400', CAST(x'22ff22' AS TEXT), 3, NULL)`)
+	for _, args := range [][]string{{"diff", url, "-"}, {"diff", "-", url}} {
+		want := map[string]string{url: "A: "}[args[1]]
+		if want == "" {
+			want = "B: "
+		}
+		r := c.runIn(`{"key":[{"type":"string","value":"a"}],"value":1}`+"\n", args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "kvdeck: "+want) {
+			t.Errorf("kvdeck %s: exit %d, stderr %q; want 2 naming %q", strings.Join(args, " "), r.code, r.stderr, want)
+		}
+	}
+}
