@@ -2,6 +2,7 @@ package widgets
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -27,7 +28,7 @@ func Countdown(d time.Duration) string {
 }
 
 // Human formats a duration the way people read one: 850ms, 12s, 5m12s,
-// 2h3m, 3d4h.
+// 2h3m, 3d4h, 5y12d (years of 365 days).
 func Human(d time.Duration) string {
 	switch {
 	case d < time.Second:
@@ -40,8 +41,13 @@ func Human(d time.Duration) string {
 		return fmt.Sprintf("%dm%ds", int(d.Minutes()), int(d.Seconds())%60)
 	case d < 24*time.Hour:
 		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
+	case d < 365*24*time.Hour:
+		return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+	case d >= math.MaxInt64:
+		return "more than 292y" // saturated (MsDur): at least this far
 	}
-	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+	days := int64(d.Hours()) / 24
+	return fmt.Sprintf("%dy%dd", days/365, days%365)
 }
 
 // TableTime is an instant as the tables show it: month-day and time of
@@ -76,13 +82,42 @@ func ShortTimeCell(ms, now int64) string {
 	return t.Format("Jan _2 15:04:05.000")
 }
 
-// MsDur is a span of epoch milliseconds as a duration.
-func MsDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+// maxMs is the longest span of milliseconds a time.Duration holds (about
+// 292 years).
+const maxMs = int64(math.MaxInt64 / int64(time.Millisecond))
+
+// MsDur is a span of epoch milliseconds as a duration, saturated at
+// ±math.MaxInt64 (Human says "more than 292y") instead of wrapping around:
+// an expiry 300 years away is far in the future, not long past (issue 25
+// point 11).
+func MsDur(ms int64) time.Duration {
+	switch {
+	case ms > maxMs:
+		return math.MaxInt64
+	case ms < -maxMs:
+		return -math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// MsUntil is the span from now to at (epoch milliseconds), saturated like
+// MsDur; at - now itself may not fit an int64 (an expiry written as
+// math.MinInt64).
+func MsUntil(at, now int64) time.Duration {
+	d := at - now
+	if (now > 0 && d > at) || (now < 0 && d < at) {
+		if now > 0 {
+			return -math.MaxInt64
+		}
+		return math.MaxInt64
+	}
+	return MsDur(d)
+}
 
 // RelativeTo says where an instant lies from now: "in 12s", "late 3s"
 // (overdue) or "now".
 func RelativeTo(at, now int64, past string) string {
-	switch d := MsDur(at - now); {
+	switch d := MsUntil(at, now); {
 	case d > 0:
 		return "in " + Human(d)
 	case d < 0:
