@@ -90,10 +90,12 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(line) == 0 && len(chunk) > 0 {
+		if len(line) == 0 && errors.Is(err, bufio.ErrBufferFull) {
 			if b, ok := firstLineByte(chunk); ok && b != '{' {
-				// Not a JSON object: say so now rather than read a
-				// garbage file's gigabytes looking for its first newline.
+				// A long line that is no JSON object: say so now rather
+				// than read a garbage file's gigabytes looking for its
+				// first newline (a short one is reported with the other
+				// malformed lines).
 				return nil, fmt.Errorf("not a JSON object: it starts with %q", string([]byte{b}))
 			}
 		}

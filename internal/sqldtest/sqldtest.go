@@ -58,9 +58,14 @@ type Option func(*options)
 func WithJWT() Option { return func(o *options) { o.jwt = true } }
 
 // Binary returns the path of the sqld binary, failing the test under CI and
-// skipping it elsewhere when the binary cannot be found.
+// skipping it elsewhere when the binary cannot be found; with -short (the
+// quick loop) it skips.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		// scripts/test quick: the fast loop runs no server.
+		testskip.Skip(t, "-short (scripts/test quick) starts no sqld")
+	}
 	path := os.Getenv(EnvBinary)
 	if path == "" {
 		path = defaultBinary()
