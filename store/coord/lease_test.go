@@ -103,6 +103,10 @@ func TestLeaseRetrySchedule(t *testing.T) {
 	})
 }
 
+// TestLeaseWaiterSucceedsAfterRelease: a waiter that finds the lease held
+// waits (its Sleep is called: the proof, where a timed sleep in the test
+// proved nothing), and takes the lease once it is released. The waiter's
+// Sleep blocks until the test has released, so the order is certain.
 func TestLeaseWaiterSucceedsAfterRelease(t *testing.T) {
 	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		first, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "abc", coord.LeaseOptions{})
@@ -111,15 +115,35 @@ func TestLeaseWaiterSucceedsAfterRelease(t *testing.T) {
 			l   coord.Lease
 			err error
 		}
+		waiting, released := make(chan struct{}, 1), make(chan struct{})
+		sleep := func(ctx context.Context, _ time.Duration) error {
+			select {
+			case waiting <- struct{}{}:
+			default:
+			}
+			select {
+			case <-released:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		done := make(chan result, 1)
 		go func() {
-			l, err := coord.Acquire(context.Background(), s, "Pod", "abc", coord.LeaseOptions{Timeout: 5 * time.Second})
+			l, err := coord.Acquire(context.Background(), s, "Pod", "abc", coord.LeaseOptions{Timeout: 5 * time.Second, Sleep: sleep})
 			done <- result{l, err}
 		}()
-		time.Sleep(120 * time.Millisecond)
+		select {
+		case <-waiting:
+		case r := <-done:
+			t.Fatalf("the waiter did not wait for the held lease: %+v %v", r.l, r.err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the waiter neither waited nor returned")
+		}
 		if ok, err := coord.Release(storetest.Ctx(t), s, first); !ok || err != nil {
 			t.Fatalf("release: %v %v", ok, err)
 		}
+		close(released)
 		r := <-done
 		if r.err != nil || r.l.Versionstamp == "" || r.l.Holder == first.Holder {
 			t.Fatalf("waiter: %+v %v", r.l, r.err)
