@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -40,51 +41,77 @@ func (c *BenchCmd) network(app *App, renv *bench.Env) ([]netJSON, error) {
 	if t, err := store.ParseTarget(c.Remote); err == nil && t.Transport == store.TransportWS {
 		url = p.WSURL
 	}
-	ctx := app.Context()
-	token := app.Globals.ResolveToken(app.Env)
-	open := func() (*store.Store, error) {
-		return store.Open(ctx, url, store.Options{AuthToken: token})
+	r := &netRun{p: p, url: url, token: app.Globals.ResolveToken(app.Env), latency: c.Latency}
+	for _, st := range c.netSteps(app.Context(), renv, time.Now().UnixMilli()) {
+		if err := r.measure(app.Context(), st); err != nil {
+			return r.out, err
+		}
 	}
-	var out []netJSON
-	measure := func(op string, withOpen bool, fn func(s *store.Store) (int64, error)) error {
-		var s *store.Store
-		var err error
-		if !withOpen {
-			if s, err = open(); err != nil {
-				return err
+	return r.out, nil
+}
+
+// netStep is one measured operation of the network bench: withOpen
+// counts opening the store in its requests (a CLI one-shot); otherwise the
+// store is opened before (a TUI session's later requests).
+type netStep struct {
+	op       string
+	withOpen bool
+	fn       func(s *store.Store) (int64, error)
+}
+
+// netRun measures steps through the latency proxy and keeps their lines.
+type netRun struct {
+	p       *latency.Proxy
+	url     string
+	token   string
+	latency time.Duration
+	out     []netJSON
+}
+
+func (r *netRun) open(ctx context.Context) (*store.Store, error) {
+	return store.Open(ctx, r.url, store.Options{AuthToken: r.token})
+}
+
+// measure runs one step, counting the proxy's requests and the time.
+func (r *netRun) measure(ctx context.Context, st netStep) error {
+	var s *store.Store
+	var err error
+	if !st.withOpen {
+		if s, err = r.open(ctx); err != nil {
+			return err
+		}
+		defer s.Close()
+	}
+	var rows int64
+	began := time.Now()
+	n := r.p.Count(func() {
+		if st.withOpen {
+			if s, err = r.open(ctx); err != nil {
+				return
 			}
 			defer s.Close()
 		}
-		var rows int64
-		began := time.Now()
-		n := p.Count(func() {
-			if withOpen {
-				if s, err = open(); err != nil {
-					return
-				}
-				defer s.Close()
-			}
-			rows, err = fn(s)
-		})
-		took := time.Since(began)
-		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
-		}
-		line := netJSON{Target: "network", Op: op, Requests: n, Ms: float64(took.Microseconds()) / 1000, Rows: rows, LatencyMs: c.Latency.Milliseconds()}
-		if rows > 0 && took > 0 {
-			line.RowsPerSec = float64(rows) / took.Seconds()
-		}
-		out = append(out, line)
-		return nil
+		rows, err = st.fn(s)
+	})
+	took := time.Since(began)
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.op, err)
 	}
+	line := netJSON{Target: "network", Op: st.op, Requests: n, Ms: float64(took.Microseconds()) / 1000, Rows: rows, LatencyMs: r.latency.Milliseconds()}
+	if rows > 0 && took > 0 {
+		line.RowsPerSec = float64(rows) / took.Seconds()
+	}
+	r.out = append(r.out, line)
+	return nil
+}
+
+// netSteps are the CLI commands and TUI screens the network bench
+// measures, in order (the TUI's expand step uses the prefix the first
+// frame found largest).
+func (c *BenchCmd) netSteps(ctx context.Context, renv *bench.Env, now int64) []netStep {
 	probe := codec.Key{codec.String(bench.Namespace), codec.String(renv.Run()), codec.String("net"), codec.Number(0)}
-	now := time.Now().UnixMilli()
 	var biggest codec.Key
-	steps := []struct {
-		op       string
-		withOpen bool
-		fn       func(s *store.Store) (int64, error)
-	}{
+	return []netStep{
 		{"open", true, func(*store.Store) (int64, error) { return 0, nil }},
 		{"get (open + get)", true, func(s *store.Store) (int64, error) { _, _, err := s.Get(ctx, probe); return 0, err }},
 		{"set (open + set)", true, func(s *store.Store) (int64, error) { _, err := s.Set(ctx, probe, []byte(`1`), nil); return 0, err }},
@@ -103,34 +130,11 @@ func (c *BenchCmd) network(app *App, renv *bench.Env) ([]netJSON, error) {
 			err := s.Dump(ctx, nil, func(e store.Entry) error { n++; _ = codec.FormatStamp(e.Ver); return nil })
 			return n, err
 		}},
-		{"load", true, func(s *store.Store) (int64, error) {
-			var n int64
-			for n < int64(c.LoadRows) {
-				var sets []store.Mutation
-				for i := 0; i < loadBatchRemote && n < int64(c.LoadRows); i++ {
-					sets = append(sets, store.Mutation{Type: store.MutationSet, Value: []byte(`{"n":1,"name":"loaded row"}`),
-						Key: codec.Key{codec.String(bench.Namespace), codec.String(renv.Run()), codec.String("load"), codec.Number(float64(n))}})
-					n++
-				}
-				if _, err := s.SetMany(ctx, sets); err != nil { // as kvdeck load commits
-					return n, err
-				}
-			}
-			return n, nil
-		}},
+		{"load", true, func(s *store.Store) (int64, error) { return c.netLoad(ctx, s, renv) }},
 		{"tui: first frame (top level)", false, func(s *store.Store) (int64, error) {
-			page, err := s.Children(ctx, nil, store.ChildrenOptions{Limit: 40})
-			if err != nil {
-				return 0, err
-			}
-			var most int64
-			for _, ch := range page.Children {
-				if !ch.Undecodable && ch.Count > most {
-					most, biggest = ch.Count, codec.Key{ch.Part}
-				}
-			}
-			_, err = s.Version(ctx)
-			return int64(len(page.Children)), err
+			n, most, err := netFirstFrame(ctx, s)
+			biggest = most
+			return n, err
 		}},
 		{"tui: expand the largest prefix", false, func(s *store.Store) (int64, error) {
 			page, err := s.Children(ctx, biggest, store.ChildrenOptions{Limit: 40})
@@ -157,12 +161,41 @@ func (c *BenchCmd) network(app *App, renv *bench.Env) ([]netJSON, error) {
 		}},
 		{"tui: idle refresh tick", false, func(s *store.Store) (int64, error) { _, err := s.Version(ctx); return 0, err }},
 	}
-	for _, st := range steps {
-		if err := measure(st.op, st.withOpen, st.fn); err != nil {
-			return out, err
+}
+
+// netLoad writes --load-rows rows in batches as kvdeck load commits them.
+func (c *BenchCmd) netLoad(ctx context.Context, s *store.Store, renv *bench.Env) (int64, error) {
+	var n int64
+	for n < int64(c.LoadRows) {
+		var sets []store.Mutation
+		for i := 0; i < loadBatchRemote && n < int64(c.LoadRows); i++ {
+			sets = append(sets, store.Mutation{Type: store.MutationSet, Value: []byte(`{"n":1,"name":"loaded row"}`),
+				Key: codec.Key{codec.String(bench.Namespace), codec.String(renv.Run()), codec.String("load"), codec.Number(float64(n))}})
+			n++
+		}
+		if _, err := s.SetMany(ctx, sets); err != nil {
+			return n, err
 		}
 	}
-	return out, nil
+	return n, nil
+}
+
+// netFirstFrame is the TUI's first frame: the top level and the version;
+// it also names the largest prefix.
+func netFirstFrame(ctx context.Context, s *store.Store) (int64, codec.Key, error) {
+	page, err := s.Children(ctx, nil, store.ChildrenOptions{Limit: 40})
+	if err != nil {
+		return 0, nil, err
+	}
+	var most int64
+	var biggest codec.Key
+	for _, ch := range page.Children {
+		if !ch.Undecodable && ch.Count > most {
+			most, biggest = ch.Count, codec.Key{ch.Part}
+		}
+	}
+	_, err = s.Version(ctx)
+	return int64(len(page.Children)), biggest, err
 }
 
 func (c *BenchCmd) printNetwork(app *App, title string, lines []netJSON) {
