@@ -100,26 +100,49 @@ func (c *DiffCmd) Run(app *App) error {
 	}
 	ctx, cancel := context.WithCancel(app.Context())
 	defer cancel()
-	now := app.Now()
-	for _, side := range []struct{ name, arg, tok string }{{"a", c.A, c.ATok}, {"b", c.B, c.BTok}} {
-		if side.tok != "" && diffServer(side.arg) == "" {
-			return fmt.Errorf("%w: --%s-auth-token is for a server, and %s is not one", store.ErrBadURL, side.name, shown(side.arg))
-		}
-	}
-	tokA, tokB := diffTokens(app, c)
-	var sides [2]iter.Seq2[diffRow, error]
-	for i, arg := range []string{c.A, c.B} {
-		name := [2]string{"A", "B"}[i]
-		seq, err := openDiffSide(ctx, app, name, arg, [2]string{tokA, tokB}[i], prefix)
-		if err != nil {
-			return err
-		}
-		sides[i] = seq
+	sides, err := c.openSides(ctx, app, prefix)
+	if err != nil {
+		return err
 	}
 	nextA, stopA := iter.Pull2(sides[0])
 	defer stopA()
 	nextB, stopB := iter.Pull2(sides[1])
 	defer stopB()
+	sum, err := c.merge(app, nextA, nextB)
+	if err != nil {
+		return err
+	}
+	s := sum.Summary
+	app.Out.Result(sum, fmt.Sprintf("# %d added, %d removed, %d changed, %d the same", s.Added, s.Removed, s.Changed, s.Same))
+	if s.Added+s.Removed+s.Changed > 0 {
+		return NotDone("")
+	}
+	return nil
+}
+
+// openSides opens A and B, each with the token meant for its server.
+func (c *DiffCmd) openSides(ctx context.Context, app *App, prefix codec.Key) ([2]iter.Seq2[diffRow, error], error) {
+	var sides [2]iter.Seq2[diffRow, error]
+	for _, side := range []struct{ name, arg, tok string }{{"a", c.A, c.ATok}, {"b", c.B, c.BTok}} {
+		if side.tok != "" && diffServer(side.arg) == "" {
+			return sides, fmt.Errorf("%w: --%s-auth-token is for a server, and %s is not one", store.ErrBadURL, side.name, shown(side.arg))
+		}
+	}
+	tokA, tokB := diffTokens(app, c)
+	for i, arg := range []string{c.A, c.B} {
+		name := [2]string{"A", "B"}[i]
+		seq, err := openDiffSide(ctx, app, name, arg, [2]string{tokA, tokB}[i], prefix)
+		if err != nil {
+			return sides, err
+		}
+		sides[i] = seq
+	}
+	return sides, nil
+}
+
+// merge walks both sides in key order, printing each difference.
+func (c *DiffCmd) merge(app *App, nextA, nextB func() (diffRow, error, bool)) (diffSummary, error) {
+	now := app.Now()
 	pull := func(next func() (diffRow, error, bool)) (*diffRow, error) {
 		for {
 			r, err, ok := next()
@@ -135,22 +158,14 @@ func (c *DiffCmd) Run(app *App) error {
 	var sum diffSummary
 	a, err := pull(nextA)
 	if err != nil {
-		return err
+		return sum, err
 	}
 	b, err := pull(nextB)
 	if err != nil {
-		return err
+		return sum, err
 	}
 	for a != nil || b != nil {
-		var cmp int
-		switch {
-		case a == nil:
-			cmp = 1
-		case b == nil:
-			cmp = -1
-		default:
-			cmp = bytes.Compare(a.raw, b.raw)
-		}
+		cmp := compareRows(a, b)
 		switch {
 		case cmp < 0:
 			sum.Summary.Removed++
@@ -166,21 +181,28 @@ func (c *DiffCmd) Run(app *App) error {
 		}
 		if cmp <= 0 {
 			if a, err = pull(nextA); err != nil {
-				return err
+				return sum, err
 			}
 		}
 		if cmp >= 0 {
 			if b, err = pull(nextB); err != nil {
-				return err
+				return sum, err
 			}
 		}
 	}
-	s := sum.Summary
-	app.Out.Result(sum, fmt.Sprintf("# %d added, %d removed, %d changed, %d the same", s.Added, s.Removed, s.Changed, s.Same))
-	if s.Added+s.Removed+s.Changed > 0 {
-		return NotDone("")
+	return sum, nil
+}
+
+// compareRows orders two rows by key; a side that has ended (nil) comes
+// after every row.
+func compareRows(a, b *diffRow) int {
+	switch {
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
 	}
-	return nil
+	return bytes.Compare(a.raw, b.raw)
 }
 
 // same reports whether two rows at one key hold the same thing.
@@ -440,26 +462,8 @@ func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
 	} else if r.raw, err = hex.DecodeString(h); err != nil || !o.Has("hex") {
 		return r, false, fmt.Errorf("%s: a row without a key needs the hex of its raw key", o.Field("hex"))
 	}
-	if vh, err := o.Str("valueHex"); err != nil {
+	if r.value, r.valid, err = diffValue(o, msg); err != nil {
 		return r, false, err
-	} else if o.Has("valueHex") {
-		// The exact bytes of a value that is not UTF-8 (its "value" shows
-		// them with U+FFFD).
-		if r.value, err = hex.DecodeString(vh); err != nil {
-			return r, false, fmt.Errorf("%s: %v", o.Field("valueHex"), err)
-		}
-		r.valid = validJSON(r.value)
-	} else if strings.Contains(msg, "value is not valid JSON") {
-		text, err := o.Str("value")
-		if err != nil {
-			return r, false, fmt.Errorf("%s: a value that is not JSON is dumped as a string of its text", o.Field("value"))
-		}
-		r.value = []byte(text)
-	} else {
-		if r.value, err = o.Value("value"); err != nil {
-			return r, false, err
-		}
-		r.valid = true
 	}
 	if r.stamp, err = o.Stamp("versionstamp"); err != nil && o.Has("versionstamp") && !o.IsNull("versionstamp") {
 		// Dumps before issue 25 printed a malformed ver as a stamp of
@@ -473,4 +477,29 @@ func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
 		return r, false, err
 	}
 	return r, true, nil
+}
+
+// diffValue is a dump line's value as its row holds it: the exact bytes of
+// valueHex (a value that is not UTF-8), the text of a value that is not
+// JSON, else the JSON value; valid tells JSON from raw text.
+func diffValue(o atomicjson.Object, msg string) (value []byte, valid bool, err error) {
+	if vh, err := o.Str("valueHex"); err != nil {
+		return nil, false, err
+	} else if o.Has("valueHex") {
+		// The exact bytes of a value that is not UTF-8 (its "value" shows
+		// them with U+FFFD).
+		if value, err = hex.DecodeString(vh); err != nil {
+			return nil, false, fmt.Errorf("%s: %v", o.Field("valueHex"), err)
+		}
+		return value, validJSON(value), nil
+	}
+	if strings.Contains(msg, "value is not valid JSON") {
+		text, err := o.Str("value")
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: a value that is not JSON is dumped as a string of its text", o.Field("value"))
+		}
+		return []byte(text), false, nil
+	}
+	value, err = o.Value("value")
+	return value, err == nil, err
 }
