@@ -148,34 +148,11 @@ func taggedPart(s string, e jsonValue) (Part, error) {
 	if e.kind != jsonObject {
 		return fail(e.off, ErrSyntax, `expected a key part object {"type":...,"value":...}, found %s`, e.kind)
 	}
-	var typ, val, byteLen *jsonValue
-	for i := range e.obj {
-		m := &e.obj[i]
-		var slot **jsonValue
-		switch m.key {
-		case "type":
-			slot = &typ
-		case "value":
-			slot = &val
-		case "byteLength":
-			slot = &byteLen
-		default:
-			return fail(m.keyOff, ErrSyntax, "unexpected member %s in a key part (want type, value, byteLength)", appendQuoted(nil, m.key, quoteText))
-		}
-		if *slot != nil {
-			return fail(m.keyOff, ErrSyntax, "duplicate member %q in a key part", m.key)
-		}
-		*slot = &m.val
+	m, err := taggedMembers(s, e)
+	if err != nil {
+		return Part{}, err
 	}
-	if typ == nil || typ.kind != jsonString {
-		return fail(e.off, ErrSyntax, `expected a "type" string in a key part`)
-	}
-	if val == nil {
-		return fail(e.off, ErrSyntax, `expected a "value" in a key part`)
-	}
-	if byteLen != nil && typ.str != "Uint8Array" {
-		return fail(byteLen.off, ErrSyntax, "byteLength is only allowed for Uint8Array parts")
-	}
+	typ, val := m.typ, m.val
 	wrong := func(want string) (Part, error) {
 		return fail(val.off, ErrSyntax, "expected %s as the value of a %s part, found %s", want, typ.str, val.kind)
 	}
@@ -191,48 +168,105 @@ func taggedPart(s string, e jsonValue) (Part, error) {
 	case "number":
 		return taggedNumber(s, val, wrong)
 	case "bigint":
-		lit := val.str
-		if val.kind == jsonNumber {
-			lit = val.raw
-		} else if val.kind != jsonString {
-			return wrong("a decimal string")
-		}
-		if !isDecimalInteger(lit) {
-			return fail(val.off, ErrSyntax, "expected a decimal integer for a bigint, found %q", lit)
-		}
-		i, err := strconv.ParseInt(lit, 10, 64)
-		if err != nil {
-			return fail(val.off, ErrBigintRange, "bigint %s is outside the signed 64-bit range the store can encode", lit)
-		}
-		return Bigint(i), nil
+		return taggedBigint(s, val, wrong)
 	case "boolean":
 		if val.kind != jsonBool {
 			return wrong("true or false")
 		}
 		return Bool(val.b), nil
 	case "Uint8Array":
-		if val.kind != jsonString {
-			return wrong("a base64url string")
-		}
-		enc := base64.RawURLEncoding
-		if strings.HasSuffix(val.str, "=") {
-			enc = base64.URLEncoding
-		}
-		b, err := enc.Strict().DecodeString(val.str)
-		if err != nil {
-			return fail(val.off, ErrSyntax, "expected base64url (A-Z a-z 0-9 - _, padding optional) for a Uint8Array value, found %q", val.str)
-		}
-		if byteLen != nil {
-			if byteLen.kind != jsonNumber {
-				return fail(byteLen.off, ErrSyntax, "expected a number for byteLength, found %s", byteLen.kind)
-			}
-			if byteLen.num != float64(len(b)) {
-				return fail(byteLen.off, ErrSyntax, "byteLength %s does not match the value, which holds %d byte(s)", s[byteLen.off:byteLen.off+len(byteLen.raw)], len(b))
-			}
-		}
-		return Bytes(b), nil
+		return taggedBytes(s, val, m.byteLen, wrong)
 	}
 	return fail(typ.off, ErrSyntax, "unknown key part type %s (want string, number, bigint, boolean or Uint8Array)", appendQuoted(nil, typ.str, quoteText))
+}
+
+// partMembers are the members of a tagged key part object.
+type partMembers struct {
+	typ, val, byteLen *jsonValue
+}
+
+// taggedMembers reads a key part object's members: type (a string) and
+// value, byteLength only for a Uint8Array; nothing else, nothing twice.
+func taggedMembers(s string, e jsonValue) (partMembers, error) {
+	fail := func(off int, format string, args ...any) (partMembers, error) {
+		return partMembers{}, syntaxErrorAt(s, off, ErrSyntax, fmt.Sprintf(format, args...))
+	}
+	var m partMembers
+	for i := range e.obj {
+		mem := &e.obj[i]
+		var slot **jsonValue
+		switch mem.key {
+		case "type":
+			slot = &m.typ
+		case "value":
+			slot = &m.val
+		case "byteLength":
+			slot = &m.byteLen
+		default:
+			return fail(mem.keyOff, "unexpected member %s in a key part (want type, value, byteLength)", appendQuoted(nil, mem.key, quoteText))
+		}
+		if *slot != nil {
+			return fail(mem.keyOff, "duplicate member %q in a key part", mem.key)
+		}
+		*slot = &mem.val
+	}
+	if m.typ == nil || m.typ.kind != jsonString {
+		return fail(e.off, `expected a "type" string in a key part`)
+	}
+	if m.val == nil {
+		return fail(e.off, `expected a "value" in a key part`)
+	}
+	if m.byteLen != nil && m.typ.str != "Uint8Array" {
+		return fail(m.byteLen.off, "byteLength is only allowed for Uint8Array parts")
+	}
+	return m, nil
+}
+
+// taggedBigint reads a bigint part's value: a decimal integer, as a
+// string or a JSON number, within int64.
+func taggedBigint(s string, val *jsonValue, wrong func(string) (Part, error)) (Part, error) {
+	lit := val.str
+	if val.kind == jsonNumber {
+		lit = val.raw
+	} else if val.kind != jsonString {
+		return wrong("a decimal string")
+	}
+	if !isDecimalInteger(lit) {
+		return Part{}, syntaxErrorAt(s, val.off, ErrSyntax, fmt.Sprintf("expected a decimal integer for a bigint, found %q", lit))
+	}
+	i, err := strconv.ParseInt(lit, 10, 64)
+	if err != nil {
+		return Part{}, syntaxErrorAt(s, val.off, ErrBigintRange, fmt.Sprintf("bigint %s is outside the signed 64-bit range the store can encode", lit))
+	}
+	return Bigint(i), nil
+}
+
+// taggedBytes reads a Uint8Array part's value: base64url, padding
+// optional, matching byteLength when one is given.
+func taggedBytes(s string, val, byteLen *jsonValue, wrong func(string) (Part, error)) (Part, error) {
+	if val.kind != jsonString {
+		return wrong("a base64url string")
+	}
+	fail := func(off int, format string, args ...any) (Part, error) {
+		return Part{}, syntaxErrorAt(s, off, ErrSyntax, fmt.Sprintf(format, args...))
+	}
+	enc := base64.RawURLEncoding
+	if strings.HasSuffix(val.str, "=") {
+		enc = base64.URLEncoding
+	}
+	b, err := enc.Strict().DecodeString(val.str)
+	if err != nil {
+		return fail(val.off, "expected base64url (A-Z a-z 0-9 - _, padding optional) for a Uint8Array value, found %q", val.str)
+	}
+	if byteLen != nil {
+		if byteLen.kind != jsonNumber {
+			return fail(byteLen.off, "expected a number for byteLength, found %s", byteLen.kind)
+		}
+		if byteLen.num != float64(len(b)) {
+			return fail(byteLen.off, "byteLength %s does not match the value, which holds %d byte(s)", s[byteLen.off:byteLen.off+len(byteLen.raw)], len(b))
+		}
+	}
+	return Bytes(b), nil
 }
 
 func taggedNumber(s string, val *jsonValue, wrong func(string) (Part, error)) (Part, error) {
