@@ -155,10 +155,15 @@ func placeholders(n int) string {
 func byteArgs(keys [][]byte) []any {
 	args := make([]any, len(keys))
 	for i, k := range keys {
-		if k == nil {
-			k = []byte{}
-		}
-		args[i] = k
+		args[i] = keyArg(k)
 	}
 	return args
+}
+
+// keyArg binds a raw key; a nil key is the empty key, not NULL.
+func keyArg(k []byte) any {
+	if k == nil {
+		return []byte{}
+	}
+	return k
 }

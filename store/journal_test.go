@@ -231,6 +231,8 @@ func TestJournalRefusalStopsTheWrite(t *testing.T) {
 		check("delete raw", err)
 		_, err = s.Sweep(ctx, store.SweepOptions{})
 		check("sweep", err)
+		_, err = s.Restore(ctx, []store.RestoreOp{{Key: enc(t, `["new"]`), Put: &store.RawRow{Value: []byte(`1`)}}})
+		check("restore", err)
 		if ws, _ := r.take(t); len(ws) != 0 {
 			t.Errorf("refused writes were recorded: %+v", ws)
 		}
