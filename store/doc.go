@@ -32,8 +32,22 @@
 //     Delete are commits of one mutation; DeleteRaw removes a row by its
 //     raw key while its stamp still matches.
 //   - exec.go: how a statement runs on each transport (a Hrana batch over
-//     HTTP, one transaction on a file or WebSocket) and the prepared
-//     statement cache of embedded files.
+//     HTTP, one transaction on a file or WebSocket), handing each
+//     statement that asks its rows (stmt.read) in the same request, and
+//     the prepared statement cache of embedded files.
+//   - recorder.go: the write journal's contract. Recorder (Before and
+//     After around every write), PendingWrite, WriteResult, RawRow,
+//     WithWriteOp; SetRecorder attaches one (internal/journal's).
+//   - journal.go: the engine side of it. Every write tells the Recorder
+//     before anything is sent (a refusal is ErrJournal, and no write)
+//     and once after (applied, not applied, unknown); its before-images
+//     come from its own transaction: a SELECT of the keys after the
+//     commit's head, or the DELETE's RETURNING. Nothing is read when no
+//     Recorder is set.
+//   - restore.go: Restore (RestoreOp, RestoreResult, RestoreConflict),
+//     the checked inverse of a journaled write: one commit that puts rows
+//     back as they were, under a new stamp, only if every key's physical
+//     row is the one expected.
 //   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
 //     expired rows in short batches that re-check their expiry.
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
