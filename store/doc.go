@@ -26,11 +26,13 @@
 //     pages, one row more to know whether another follows), Scan, Dump.
 //   - children.go: Children (ChildrenOptions, ChildPage, Child), the
 //     distinct next key parts under a prefix, found by a skip-scan.
-//   - write.go: every write. Commit (Check, Mutation, CommitResult,
+//   - write.go: the commit. Commit (Check, Mutation, CommitResult,
 //     CheckFailure) evaluates every check before any mutation in one
-//     statement shape on every transport; Atomic builds one; Set and
-//     Delete are commits of one mutation; DeleteRaw removes a row by its
-//     raw key while its stamp still matches.
+//     statement shape on every transport; Atomic builds one; Set is a
+//     commit of one set. bulk.go: SetMany, a commit of many sets in one
+//     statement.
+//   - delete.go: Delete, a plain DELETE (no stamp), and DeleteRaw, which
+//     removes a row by its raw key while its stamp still matches.
 //   - exec.go: how a statement runs on each transport (a Hrana batch over
 //     HTTP, one transaction on a file or WebSocket), handing each
 //     statement that asks its rows (stmt.read) in the same request, and
