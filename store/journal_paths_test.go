@@ -263,3 +263,38 @@ func TestJournalUnknownOutcome(t *testing.T) {
 		p.SetDelay(0)
 	}
 }
+
+// TestJournalReadsOnlyWhenRecording: without a Recorder a commit runs
+// exactly the statements it ran before the journal existed; with one, one
+// before-image statement more (per 500 keys), and a delete none more (its
+// DELETE returns the row).
+func TestJournalReadsOnlyWhenRecording(t *testing.T) {
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
+		ctx := storetest.Ctx(t)
+		statements := func(fn func() error) int64 {
+			t.Helper()
+			before := s.Counters().Statements
+			if err := fn(); err != nil {
+				t.Fatal(err)
+			}
+			return s.Counters().Statements - before
+		}
+		k := storetest.Key(t, `["k"]`)
+		set := func() error { _, err := s.Set(ctx, k, []byte(`1`), nil); return err }
+		del := func() error { return s.Delete(ctx, k) }
+		// BEGIN, the head, the set, COMMIT; BEGIN, the delete, COMMIT.
+		if n := statements(set); n != 4 {
+			t.Errorf("a set without a Recorder ran %d statements, want 4", n)
+		}
+		if n := statements(del); n != 3 {
+			t.Errorf("a delete without a Recorder ran %d statements, want 3", n)
+		}
+		record(t, s)
+		if n := statements(set); n != 5 {
+			t.Errorf("a journaled set ran %d statements, want 5", n)
+		}
+		if n := statements(del); n != 3 {
+			t.Errorf("a journaled delete ran %d statements, want 3", n)
+		}
+	})
+}
