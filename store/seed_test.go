@@ -32,3 +32,33 @@ func TestCompletingAStoreKeepsStampsAscending(t *testing.T) {
 		}
 	})
 }
+
+// TestCensusSeesStampsAboveSeq: the census reads the highest stamp and
+// seq in the same statements, so doctor can flag rows above seq (issue 25
+// point 10: a database completed with seq 0 issued stamps below existing
+// ones and doctor said nothing). A healthy store has MaxVer == seq.
+func TestCensusSeesStampsAboveSeq(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Create: true})
+		for _, k := range []string{`["a"]`, `["b"]`} {
+			if _, err := s.Set(storetest.Ctx(t), storetest.Key(t, k), []byte(`1`), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := s.Census(storetest.Ctx(t), store.CensusOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.SeqAfter == nil || st.MaxVer != 2 || *st.SeqAfter != 2 {
+			t.Fatalf("healthy store: MaxVer %d, SeqAfter %v; want 2 and 2", st.MaxVer, st.SeqAfter)
+		}
+		storetest.Exec(t, url, `UPDATE kv_meta SET seq = 1 WHERE id = 0`)
+		if st, err = s.Census(storetest.Ctx(t), store.CensusOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if st.SeqAfter == nil || st.MaxVer != 2 || *st.SeqAfter != 1 {
+			t.Errorf("seq behind the rows: MaxVer %d, SeqAfter %v; want 2 above 1", st.MaxVer, st.SeqAfter)
+		}
+	})
+}

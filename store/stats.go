@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -63,6 +64,14 @@ type Stats struct {
 	// CensusOptions.OldestKey only).
 	OldestExpired    *int64
 	OldestExpiredKey []byte
+	// MaxVer is the highest stamp among the rows (a REAL one as its
+	// ceiling; TEXT and BLOB ones are no stamps), 0 when there is none.
+	MaxVer int64
+	// SeqAfter is kv_meta's seq as the census's last statement read it
+	// (nil when it read no row, or row 0 is missing): no writer issues a
+	// stamp above seq, so MaxVer > *SeqAfter means kv_meta fell behind the
+	// rows (doctor's store.stamps-above-seq).
+	SeqAfter *int64
 }
 
 // CensusOptions select what Census counts.
@@ -179,8 +188,9 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 			var c PrefixStats
 			var next, oldest expiryCol
 			var bad, odd int64
+			var maxVer, seq sql.NullInt64
 			dest := []any{&g, &c.Rows, &c.Live, &c.Bytes, &c.ExpiredBytes, &c.Soon, &next, &oldest,
-				&maxK, &firstBad, &firstOdd, &firstUndecodable, &bad, &odd}
+				&maxK, &firstBad, &firstOdd, &firstUndecodable, &bad, &odd, &maxVer, &seq}
 			if hist.Buckets > 0 {
 				c.Expiring = make([]int64, hist.Buckets)
 				for i := range c.Expiring {
@@ -194,6 +204,11 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 			if n == 0 { // window-wide, repeated on every row
 				st.InvalidValues += bad
 				st.Malformed += odd
+				st.MaxVer = max(st.MaxVer, maxVer.Int64)
+				st.SeqAfter = nil
+				if seq.Valid {
+					st.SeqAfter = &seq.Int64
+				}
 			}
 			n++
 			examined += c.Rows
@@ -363,7 +378,9 @@ func censusSQL(lo, hi []byte, window int, now, soon int64, hist ExpiringOptions)
 		"SELECT d.g, count(*), sum(r.live), sum(r.b), sum(CASE WHEN r.live THEN 0 ELSE r.b END), " +
 		"sum(r.live AND r.e IS NOT NULL AND r.e <= ?), min(CASE WHEN r.live THEN r.e END), min(CASE WHEN NOT r.live THEN r.e END), " +
 		"max(r.k), min(CASE WHEN r.bad THEN r.k END), min(CASE WHEN r.odd THEN r.k END), min(CASE WHEN d.g IS NULL THEN r.k END), " +
-		"(SELECT sum(bad) FROM r), (SELECT sum(odd) FROM r)" + expiringSQL(hist) +
+		"(SELECT sum(bad) FROM r), (SELECT sum(odd) FROM r), " +
+		"(SELECT max(CAST(ver AS INTEGER) + (ver > CAST(ver AS INTEGER))) FROM w WHERE typeof(ver) IN ('integer', 'real')), " +
+		"(SELECT seq FROM kv_meta WHERE id = 0)" + expiringSQL(hist) +
 		" FROM r JOIN d ON d.k = r.k GROUP BY d.g"
 	args = append(args, window, now, soon)
 	for i := range hist.Buckets {

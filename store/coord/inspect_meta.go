@@ -81,6 +81,10 @@ type StoreHealth struct {
 	Malformed       int64
 	MalformedSample codec.Key
 	MalformedNote   string
+	// MaxVer is the highest stamp in kv; Seq kv_meta's seq read after
+	// every row (nil when unknown).
+	MaxVer int64
+	Seq    *int64
 }
 
 // storeCollector turns the store's health into findings.
@@ -97,7 +101,7 @@ func storeHealth(ctx context.Context, s *store.Store, now int64) (StoreHealth, e
 		return StoreHealth{}, err
 	}
 	h := StoreHealth{Rows: st.Rows, Expired: st.Expired, OldestExpiredAt: st.OldestExpired,
-		Undecodable: st.Undecodable, InvalidJSON: st.InvalidValues, Malformed: st.Malformed}
+		Undecodable: st.Undecodable, InvalidJSON: st.InvalidValues, Malformed: st.Malformed, MaxVer: st.MaxVer, Seq: st.SeqAfter}
 	h.OldestExpiredKey = decodeOrNil(st.OldestExpiredKey)
 	if st.FirstUndecodable != nil {
 		h.UndecodableSample = hex.EncodeToString(st.FirstUndecodable)
@@ -143,6 +147,10 @@ func (c *storeCollector) finish() []Finding {
 	if h.InvalidJSON > 0 {
 		out = append(out, Finding{Severity: SeverityWarning, Code: "store.invalid-json", Key: h.InvalidSample,
 			Message: fmt.Sprintf("%d row(s) whose value is not valid JSON (the key shown is the first): services reading them fail", h.InvalidJSON)})
+	}
+	if h.Seq != nil && h.MaxVer > *h.Seq {
+		out = append(out, Finding{Severity: SeverityError, Code: "store.stamps-above-seq",
+			Message: fmt.Sprintf("kv holds stamps up to %d but kv_meta.seq is %d: the next commits issue stamps that rows already have, so versionstamp checks can pass against the wrong write; raise seq to %d (UPDATE kv_meta SET seq = %d WHERE id = 0) before anything writes", h.MaxVer, *h.Seq, h.MaxVer, h.MaxVer)})
 	}
 	if h.Malformed > 0 {
 		out = append(out, Finding{Severity: SeverityWarning, Code: "store.malformed-row", Key: h.MalformedSample,
