@@ -330,19 +330,8 @@ func (p *Proxy) pumpFrames(in *bufio.Reader, out net.Conn) {
 // order, except that while SwapBatchAnswers is on, a batch answer is held
 // until the next frame has gone out (or swapWait has passed).
 func (p *Proxy) pumpAnswers(in *bufio.Reader, out net.Conn) {
-	// The server's handshake answer (HTTP headers up to an empty line)
-	// goes first, as it is; frames follow.
-	for {
-		line, err := in.ReadSlice('\n')
-		if err != nil {
-			return
-		}
-		if _, err := out.Write(line); err != nil {
-			return
-		}
-		if len(bytes.TrimRight(line, "\r\n")) == 0 {
-			break
-		}
+	if !copyHandshake(in, out) {
+		return
 	}
 	frames := make(chan []byte)
 	go func() {
@@ -359,14 +348,37 @@ func (p *Proxy) pumpAnswers(in *bufio.Reader, out net.Conn) {
 		for range frames { // let the reader end
 		}
 	}()
-	var held []byte
-	write := func(b []byte) bool {
+	p.forwardAnswers(frames, func(b []byte) bool {
 		_, err := out.Write(b)
 		if err != nil {
 			out.Close()
 		}
 		return err == nil
+	})
+}
+
+// copyHandshake copies the server's handshake answer (HTTP headers up to
+// an empty line) as it is; false when the connection ended.
+func copyHandshake(in *bufio.Reader, out net.Conn) bool {
+	for {
+		line, err := in.ReadSlice('\n')
+		if err != nil {
+			return false
+		}
+		if _, err := out.Write(line); err != nil {
+			return false
+		}
+		if len(bytes.TrimRight(line, "\r\n")) == 0 {
+			return true
+		}
 	}
+}
+
+// forwardAnswers writes the server's frames to the client; with swapping
+// on, a batch's answer is held until the next frame (or swapWait) and
+// written after it, as a server answering out of order would.
+func (p *Proxy) forwardAnswers(frames <-chan []byte, write func([]byte) bool) {
+	var held []byte
 	for {
 		var wait <-chan time.Time
 		if held != nil {
