@@ -220,81 +220,100 @@ func (e *Env) Ops(keys, rows int) []Op {
 	if e.remote {
 		write = "one upsert statement (one request)"
 	}
-	return []Op{
-		{
-			Name: "set", Baseline: write, Rows: 1,
-			Engine: func(ctx context.Context, i int) error {
-				_, err := e.Store.Set(ctx, e.Key("set", i%keys), value, nil)
+	return []Op{e.setOp(keys, value, write), e.getOp(keys), e.casOp(keys, value, write), e.listOp(rows), e.sweepOp(rows)}
+}
+
+// setOp: an unconditional set beside one upsert.
+func (e *Env) setOp(keys int, value []byte, write string) Op {
+	return Op{
+		Name: "set", Baseline: write, Rows: 1,
+		Engine: func(ctx context.Context, i int) error {
+			_, err := e.Store.Set(ctx, e.Key("set", i%keys), value, nil)
+			return err
+		},
+		Raw: func(ctx context.Context, i int) error {
+			return e.rawUpsertTx(ctx, e.Key("rawset", i%keys), string(value))
+		},
+		Floor: e.floor(func(ctx context.Context, i int) error {
+			return e.rawUpsert(ctx, e.Key("floorset", i%keys), string(value))
+		}),
+	}
+}
+
+// getOp: a point read beside a SELECT by primary key.
+func (e *Env) getOp(keys int) Op {
+	return Op{
+		Name: "get", Baseline: "SELECT by primary key", Rows: 1,
+		Reset: once(func(ctx context.Context) error { return e.Seed(ctx, "get", keys, false) }),
+		Engine: func(ctx context.Context, i int) error {
+			_, found, err := e.Store.Get(ctx, e.Key("get", i%keys))
+			if err == nil && !found {
+				err = fmt.Errorf("get: key %d missing", i%keys)
+			}
+			return err
+		},
+		Raw: func(ctx context.Context, i int) error { return e.rawGet(ctx, e.Key("get", i%keys)) },
+	}
+}
+
+// casOp: a read and a checked set beside one upsert.
+func (e *Env) casOp(keys int, value []byte, write string) Op {
+	return Op{
+		Name: "check+set", Baseline: write, Rows: 1,
+		Engine: func(ctx context.Context, i int) error {
+			k := e.Key("cas", i%keys)
+			stamp := ""
+			if en, found, err := e.Store.Get(ctx, k); err != nil {
 				return err
-			},
-			Raw: func(ctx context.Context, i int) error {
-				return e.rawUpsertTx(ctx, e.Key("rawset", i%keys), string(value))
-			},
-			Floor: e.floor(func(ctx context.Context, i int) error {
-				return e.rawUpsert(ctx, e.Key("floorset", i%keys), string(value))
-			}),
+			} else if found {
+				stamp = en.Versionstamp()
+			}
+			res, err := e.Store.Atomic().Check(k, stamp).Set(k, value).Commit(ctx)
+			if err == nil && !res.OK {
+				err = fmt.Errorf("check+set: unexpected conflict")
+			}
+			return err
 		},
-		{
-			Name: "get", Baseline: "SELECT by primary key", Rows: 1,
-			Reset: once(func(ctx context.Context) error { return e.Seed(ctx, "get", keys, false) }),
-			Engine: func(ctx context.Context, i int) error {
-				_, found, err := e.Store.Get(ctx, e.Key("get", i%keys))
-				if err == nil && !found {
-					err = fmt.Errorf("get: key %d missing", i%keys)
-				}
+		Raw: func(ctx context.Context, i int) error {
+			return e.rawUpsertTx(ctx, e.Key("rawcas", i%keys), string(value))
+		},
+		Floor: e.floor(func(ctx context.Context, i int) error {
+			return e.rawUpsert(ctx, e.Key("floorcas", i%keys), string(value))
+		}),
+	}
+}
+
+// listOp: a paged scan of a range beside one range SELECT.
+func (e *Env) listOp(rows int) Op {
+	return Op{
+		Name: "list", Baseline: "plain range SELECT", Rows: rows,
+		Reset: once(func(ctx context.Context) error { return e.Seed(ctx, "list", rows, false) }),
+		Engine: func(ctx context.Context, _ int) error {
+			n := 0
+			err := e.Store.Scan(ctx, store.ListOptions{Prefix: e.prefix("list")}, func(store.Entry) error { n++; return nil })
+			return expectRows(err, n, rows)
+		},
+		Raw: func(ctx context.Context, _ int) error { return e.rawRange(ctx, "list", rows) },
+	}
+}
+
+// sweepOp: the engine's sweep beside one DELETE of the expired rows.
+func (e *Env) sweepOp(rows int) Op {
+	return Op{
+		Name: "sweep", Baseline: "plain DELETE of expired rows", Rows: rows,
+		Reset: func(ctx context.Context) error { return e.Seed(ctx, "sweep", rows, true) },
+		Engine: func(ctx context.Context, _ int) error {
+			res, err := e.Store.Sweep(ctx, store.SweepOptions{Prefix: e.prefix("sweep")})
+			return expectRows(err, int(res.Swept), rows)
+		},
+		Raw: func(ctx context.Context, _ int) error {
+			p := codec.MustEncode(e.prefix("sweep"))
+			r, err := e.Raw.ExecContext(ctx, "DELETE FROM kv WHERE k >= ? AND k < ? AND expires_at IS NOT NULL AND expires_at <= ?", p, codec.PrefixEnd(p), e.Now)
+			if err != nil {
 				return err
-			},
-			Raw: func(ctx context.Context, i int) error { return e.rawGet(ctx, e.Key("get", i%keys)) },
-		},
-		{
-			Name: "check+set", Baseline: write, Rows: 1,
-			Engine: func(ctx context.Context, i int) error {
-				k := e.Key("cas", i%keys)
-				stamp := ""
-				if en, found, err := e.Store.Get(ctx, k); err != nil {
-					return err
-				} else if found {
-					stamp = en.Versionstamp()
-				}
-				res, err := e.Store.Atomic().Check(k, stamp).Set(k, value).Commit(ctx)
-				if err == nil && !res.OK {
-					err = fmt.Errorf("check+set: unexpected conflict")
-				}
-				return err
-			},
-			Raw: func(ctx context.Context, i int) error {
-				return e.rawUpsertTx(ctx, e.Key("rawcas", i%keys), string(value))
-			},
-			Floor: e.floor(func(ctx context.Context, i int) error {
-				return e.rawUpsert(ctx, e.Key("floorcas", i%keys), string(value))
-			}),
-		},
-		{
-			Name: "list", Baseline: "plain range SELECT", Rows: rows,
-			Reset: once(func(ctx context.Context) error { return e.Seed(ctx, "list", rows, false) }),
-			Engine: func(ctx context.Context, _ int) error {
-				n := 0
-				err := e.Store.Scan(ctx, store.ListOptions{Prefix: e.prefix("list")}, func(store.Entry) error { n++; return nil })
-				return expectRows(err, n, rows)
-			},
-			Raw: func(ctx context.Context, _ int) error { return e.rawRange(ctx, "list", rows) },
-		},
-		{
-			Name: "sweep", Baseline: "plain DELETE of expired rows", Rows: rows,
-			Reset: func(ctx context.Context) error { return e.Seed(ctx, "sweep", rows, true) },
-			Engine: func(ctx context.Context, _ int) error {
-				res, err := e.Store.Sweep(ctx, store.SweepOptions{Prefix: e.prefix("sweep")})
-				return expectRows(err, int(res.Swept), rows)
-			},
-			Raw: func(ctx context.Context, _ int) error {
-				p := codec.MustEncode(e.prefix("sweep"))
-				r, err := e.Raw.ExecContext(ctx, "DELETE FROM kv WHERE k >= ? AND k < ? AND expires_at IS NOT NULL AND expires_at <= ?", p, codec.PrefixEnd(p), e.Now)
-				if err != nil {
-					return err
-				}
-				n, _ := r.RowsAffected()
-				return expectRows(nil, int(n), rows)
-			},
+			}
+			n, _ := r.RowsAffected()
+			return expectRows(nil, int(n), rows)
 		},
 	}
 }
