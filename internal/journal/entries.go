@@ -161,9 +161,9 @@ func afterOf(e Entry) map[string]int64 {
 	return after
 }
 
-// undoable says why e cannot be undone, or nil. entries resolve the
+// Undoable says why e cannot be undone, or nil; entries (List) resolve the
 // entry that undid it.
-func undoable(e Entry, entries []Entry) error {
+func Undoable(e Entry, entries []Entry) error {
 	switch {
 	case e.Outcome == store.OutcomeNotApplied:
 		return fmt.Errorf("%w: entry %s (%s) was not applied: there is nothing to undo", ErrNotUndoable, e.ID, e.Op)

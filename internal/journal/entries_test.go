@@ -59,10 +59,10 @@ func TestAfterAndDefault(t *testing.T) {
 	if got := byID[sw].After; len(got) != 1 || got[string(enc("p"))] != 0 {
 		t.Errorf("sweep After %v; want p:0", got)
 	}
-	if err := undoable(byID[nothing], entries); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "changed no row") {
+	if err := Undoable(byID[nothing], entries); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "changed no row") {
 		t.Errorf("delete of an absent key: %v", err)
 	}
-	if err := undoable(byID[failed], entries); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "not applied") {
+	if err := Undoable(byID[failed], entries); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "not applied") {
 		t.Errorf("failed commit: %v", err)
 	}
 	// The default skips the entries that changed nothing.
@@ -83,7 +83,7 @@ func TestAfterAndDefault(t *testing.T) {
 			if e.UndoneBy != u1 {
 				t.Errorf("sweep UndoneBy %q; want %s", e.UndoneBy, u1)
 			}
-			if err := undoable(e, entries); err == nil || !strings.Contains(err.Error(), "undo "+u1+" to redo") {
+			if err := Undoable(e, entries); err == nil || !strings.Contains(err.Error(), "undo "+u1+" to redo") {
 				t.Errorf("undo of an undone entry: %v", err)
 			}
 		}

@@ -207,7 +207,7 @@ func (j *Journal) PlanUndo(ctx context.Context, s *store.Store, id string) (Plan
 		return Plan{}, err
 	}
 	p := Plan{Entry: e}
-	if err := undoable(e, entries); err != nil {
+	if err := Undoable(e, entries); err != nil {
 		return p, err
 	}
 	var keys [][]byte
