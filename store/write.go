@@ -126,7 +126,19 @@ func (s *Store) Delete(ctx context.Context, key codec.Key) error {
 	if err != nil {
 		return err
 	}
-	return s.execBatch(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ?", args: []any{enc}}})
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "delete", Keys: [][]byte{enc}, Mutations: []Mutation{{Type: MutationDelete, Key: key}}})
+	if err != nil {
+		return err
+	}
+	del := stmt{sql: "DELETE FROM kv WHERE k = ?", args: []any{enc}}
+	if j != nil {
+		// The row it removed, expired or not, is its before-image.
+		del.sql += j.returning()
+		del.read = j.reader(true)
+	}
+	err = s.execBatch(ctx, []stmt{del})
+	j.end(true, "", err)
+	return err
 }
 
 // Commit runs checks and mutations as one write transaction with the
@@ -153,19 +165,41 @@ func (s *Store) TryCommit(ctx context.Context, checks []Check, muts []Mutation) 
 	if err != nil {
 		return CommitResult{}, err
 	}
-	res, err := s.runCommit(ctx, stmts, hasSet)
+	var keys [][]byte
+	if s.recorder != nil {
+		keys = mutationKeys(muts)
+	}
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "commit", Keys: keys, Checks: checks, Mutations: muts})
+	if err != nil {
+		return CommitResult{}, err
+	}
+	res, err := s.runCommit(ctx, withCapture(stmts, j.capture(keys)), hasSet)
 	if errors.Is(err, ErrOutcomeUnknown) {
 		if settled, applied := s.settle(ctx, checks, muts); applied {
+			j.settled(settled.Versionstamp)
 			return settled, nil
 		}
 	}
+	j.end(res.OK, res.Versionstamp, err)
 	return res, err
+}
+
+// mutationKeys returns the encoded keys of muts, each once, in order. The
+// mutations were validated (buildCommit), so every key encodes.
+func mutationKeys(muts []Mutation) [][]byte {
+	keys := make([][]byte, 0, len(muts))
+	for _, m := range muts {
+		if enc, err := codec.Encode(m.Key); err == nil {
+			keys = append(keys, enc)
+		}
+	}
+	return uniqueKeys(keys)
 }
 
 // runCommit runs a commit's statements (statement 0 returns ok, seq).
 func (s *Store) runCommit(ctx context.Context, stmts []stmt, hasSet bool) (CommitResult, error) {
 	var ok, seq int64
-	err := s.execBatchScan(ctx, stmts, 0, func(rows resultRows) error {
+	stmts[0].read = func(rows resultRows) error {
 		if !rows.Next() {
 			if err := rows.Err(); err != nil {
 				return err
@@ -173,7 +207,8 @@ func (s *Store) runCommit(ctx context.Context, stmts []stmt, hasSet bool) (Commi
 			return fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
 		}
 		return rows.Scan(&ok, &seq)
-	})
+	}
+	err := s.execBatch(ctx, stmts)
 	if err != nil || ok != 1 {
 		return CommitResult{}, err
 	}
@@ -355,12 +390,34 @@ func (s *Store) DeleteRaw(ctx context.Context, raw []byte, ver int64) (bool, err
 	if err := s.checkWritable("delete"); err != nil {
 		return false, err
 	}
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "delete-raw", Keys: [][]byte{raw}})
+	if err != nil {
+		return false, err
+	}
+	n, err := s.deleteReturning(ctx, j, "DELETE FROM kv WHERE k = ? AND ver = ?", []any{raw, ver})
+	j.end(true, "", err)
+	return n > 0, err
+}
+
+// deleteReturning runs one DELETE in a write transaction and counts the
+// rows it removed; when j is journaling, the removed rows are its
+// before-images (RETURNING), read by the DELETE itself.
+func (s *Store) deleteReturning(ctx context.Context, j *journaled, q string, args []any) (int64, error) {
 	var n int64
-	err := s.execBatchScan(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ? AND ver = ? RETURNING 1", args: []any{raw, ver}}}, 0, func(rows resultRows) error {
+	read := func(rows resultRows) error {
 		for rows.Next() {
 			n++
 		}
 		return rows.Err()
-	})
-	return n > 0, err
+	}
+	if j != nil {
+		collect := j.reader(true)
+		read = func(rows resultRows) error {
+			err := collect(rows)
+			n = int64(len(j.before))
+			return err
+		}
+	}
+	err := s.execBatch(ctx, []stmt{{sql: q + j.returning(), args: args, read: read}})
+	return n, err
 }
