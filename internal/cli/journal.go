@@ -62,7 +62,7 @@ func (a *App) attachJournal(s *store.Store, url string) {
 type refusingRecorder struct{ err error }
 
 func (r refusingRecorder) Before(context.Context, store.PendingWrite) (string, error) {
-	return "", fmt.Errorf("%w: %v", store.ErrJournal, r.err)
+	return "", r.err
 }
 
 func (refusingRecorder) After(context.Context, string, store.WriteResult) {}

@@ -152,7 +152,8 @@ func (j *Journal) Err() error {
 type undoKey struct{}
 
 // Before implements store.Recorder: it appends the intent line. An error
-// (wrapping store.ErrJournal and naming the file) stops the write.
+// (naming the file; the store wraps it in store.ErrJournal) stops the
+// write.
 func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, error) {
 	id := newID()
 	op := w.Op
@@ -168,14 +169,14 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 	for _, c := range w.Checks {
 		enc, err := codec.Encode(c.Key)
 		if err != nil {
-			return "", fmt.Errorf("%w: check key: %v", store.ErrJournal, err)
+			return "", fmt.Errorf("%s: check key: %w", j.path, err)
 		}
 		rec.Checks = append(rec.Checks, checkRec{K: hex.EncodeToString(enc), Stamp: c.Versionstamp})
 	}
 	for _, m := range w.Mutations {
 		mr, err := newMutRec(m)
 		if err != nil {
-			return "", fmt.Errorf("%w: mutation key: %v", store.ErrJournal, err)
+			return "", fmt.Errorf("%s: mutation key: %w", j.path, err)
 		}
 		rec.Muts = append(rec.Muts, mr)
 	}
@@ -184,10 +185,10 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 	}
 	line, err := formatLine(rec)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", store.ErrJournal, err)
+		return "", fmt.Errorf("%s: %w", j.path, err)
 	}
 	if err := j.appendLine(line); err != nil {
-		return "", fmt.Errorf("%w: %s: %v", store.ErrJournal, j.path, err)
+		return "", fmt.Errorf("%s: %w", j.path, err)
 	}
 	j.mu.Lock()
 	j.pending[id] = true

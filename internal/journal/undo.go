@@ -230,8 +230,14 @@ func (j *Journal) PlanUndo(ctx context.Context, s *store.Store, id string) (Plan
 	for _, b := range e.Before {
 		before[string(b.Key)] = b
 	}
+	at := 0
+	for i, x := range entries {
+		if x.ID == e.ID {
+			at = i
+		}
+	}
 	for _, k := range keys {
-		op := store.RestoreOp{Key: k, ExpectVer: e.After[string(k)]}
+		op := store.RestoreOp{Key: k, ExpectVer: expectVer(entries[at+1:], e, k)}
 		if b, ok := before[string(k)]; ok {
 			row := b
 			op.Put = &row
@@ -254,6 +260,63 @@ func (j *Journal) PlanUndo(ctx context.Context, s *store.Store, id string) (Plan
 		}
 	}
 	return p, nil
+}
+
+// expectVer is the ver key k must be at for e's undo: the ver e left,
+// or, when later journaled writes changed k and an undo among them put
+// back exactly the row e left, the ver that undo left. So after z undoes
+// a later write, an earlier one that touched the same key (a lease taken,
+// then released) can still be undone: its row is back, under a new
+// stamp. The chain is followed only while each write found k at the ver
+// the one before left; anything else is left to the conflict check.
+func expectVer(later []Entry, e Entry, k []byte) int64 {
+	cur := e.After[string(k)]
+	var left *store.RawRow // the row e left, as the next write found it
+	first := true
+	for _, x := range later {
+		v, ok := x.After[string(k)]
+		if !ok || x.Outcome != store.OutcomeApplied {
+			continue
+		}
+		found := rowIn(x.Before, k)
+		if (found == nil && cur != 0) || (found != nil && found.Ver != cur) {
+			return e.After[string(k)]
+		}
+		if first {
+			left, first = found, false
+		}
+		cur = v
+		if len(x.Restores) > 0 && sameRow(restorePut(x.Restores, k), left) {
+			return cur
+		}
+	}
+	return e.After[string(k)]
+}
+
+func rowIn(rows []store.RawRow, k []byte) *store.RawRow {
+	for i := range rows {
+		if bytes.Equal(rows[i].Key, k) {
+			return &rows[i]
+		}
+	}
+	return nil
+}
+
+func restorePut(ops []store.RestoreOp, k []byte) *store.RawRow {
+	for _, o := range ops {
+		if bytes.Equal(o.Key, k) {
+			return o.Put
+		}
+	}
+	return nil
+}
+
+// sameRow: both absent, or the same value and expiry.
+func sameRow(a, b *store.RawRow) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return bytes.Equal(a.Value, b.Value) && equalExp(a.ExpiresAt, b.ExpiresAt)
 }
 
 func containsKey(keys [][]byte, k []byte) bool {
