@@ -43,7 +43,7 @@ type App struct {
 	wrapRecorder func(store.Recorder) store.Recorder
 	// terminal reports whether stdin is a terminal (undo's question).
 	terminal func(io.Reader) bool
-	pinned       atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
+	pinned   atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
 
 	mu     sync.Mutex
 	stores []*store.Store

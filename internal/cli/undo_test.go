@@ -141,7 +141,7 @@ func TestUndoEveryWriteCommand(t *testing.T) {
 		{name: "delete", setup: [][]string{{"set", `["d"]`, `"gone"`, "--expire-in", "2h"}}, cmd: args("delete", `["d"]`), op: "delete"},
 		{name: "atomic", setup: [][]string{{"set", `["a", 1]`, `1`}, {"set", `["a", 2]`, `2`}},
 			stdin: `{"checks":[{"key":"[\"a\", 3]","versionstamp":null}],"mutations":[{"type":"set","key":"[\"a\", 3]","value":{"x":[1,2]},"expireIn":"1m"},{"type":"delete","key":"[\"a\", 2]"}]}`,
-			cmd: args("atomic", "-"), op: "atomic"},
+			cmd:   args("atomic", "-"), op: "atomic"},
 		{name: "load", setup: [][]string{{"set", `["l", 1]`, `"old"`, "--expire-in", "1h"}},
 			stdin: `{"key":"[\"l\", 1]","value":"new"}` + "\n" + `{"key":"[\"l\", 2]","value":2}` + "\n",
 			cmd:   args("load", "-"), op: "load"},
