@@ -194,7 +194,12 @@ func (c *UndoCmd) preview(app *App, p journal.Plan) {
 		}
 		app.Out.Textf("%s %s  %s  →  %s", mark, usertext.Sanitize(journal.KeyText(op.Key)), undoRowText(p.Now[string(op.Key)], true), undoRowText(op.Put, false))
 	}
-	app.Out.Textf("restored rows get a new versionstamp")
+	for _, op := range p.Ops {
+		if op.Put != nil {
+			app.Out.Textf("restored rows get a new versionstamp")
+			break
+		}
+	}
 }
 
 // expectText is the stamp a key must be at for the undo ("absent": 0).

@@ -119,6 +119,8 @@ func outcomeText(e journal.Entry) string {
 	switch {
 	case e.Outcome == store.OutcomeApplied && e.BeforeUnknown:
 		parts = append(parts, "applied (rows it replaced unknown: not undoable)")
+	case e.Outcome == store.OutcomeApplied && e.After != nil && len(e.After) == 0:
+		parts = append(parts, "applied (changed no row)")
 	case e.Outcome == store.OutcomeNotApplied:
 		parts = append(parts, "not applied")
 	default:
