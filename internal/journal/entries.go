@@ -19,9 +19,10 @@ func (j *Journal) List() ([]Entry, []Note, error) {
 }
 
 // join makes entries of lines: an intent opens an entry, its outcome
-// completes it. The writing process's own outcome wins over a settlement
-// (Settle may have read the keys while the write was still on its way);
-// an outcome whose intent is gone (rotated away, torn) is dropped.
+// completes it. The writing process's own applied or not-applied wins
+// over a settlement (Settle may have read the keys while the write was
+// still on its way); a settlement wins over the writer's "unknown". An
+// outcome whose intent is gone (rotated away, torn) is dropped.
 func join(lines []line) []Entry {
 	var order []string
 	byID := map[string]*Entry{}
@@ -37,12 +38,14 @@ func join(lines []line) []Entry {
 			order = append(order, r.ID)
 		case recOutcome:
 			e := byID[r.ID]
-			if e == nil || (r.Settled && told[r.ID]) {
+			unknown := store.Outcome(r.Outcome) == store.OutcomeUnknown
+			if e == nil || (r.Settled && told[r.ID]) || (!r.Settled && unknown && e.Settled) {
 				continue
 			}
-			if !r.Settled {
+			if !r.Settled && !unknown {
 				told[r.ID] = true
 			}
+			e.ended = true
 			e.Outcome = store.Outcome(r.Outcome)
 			e.Stamp = r.Stamp
 			e.BeforeUnknown = r.BeforeUnknown

@@ -135,3 +135,22 @@ func TestOutcomeOrder(t *testing.T) {
 		t.Error("this process's own write without an outcome is not in flight")
 	}
 }
+
+// TestSettlementOverUnknown: a writer that lost its answer says
+// "unknown"; a settlement after it decides, and the entry is not in
+// flight even while its writer lives (it gave up waiting).
+func TestSettlementOverUnknown(t *testing.T) {
+	j := openIn(t, t.TempDir(), "file:u.db", 0)
+	id := write(t, j, store.PendingWrite{Kind: "commit", Keys: [][]byte{enc("x")}}, store.WriteResult{Outcome: store.OutcomeUnknown}, "")
+	entries, _, _ := j.List()
+	if entries[0].Outcome != store.OutcomeUnknown || j.inFlight(entries[0]) {
+		t.Fatalf("entry %+v; in flight %v", entries[0], j.inFlight(entries[0]))
+	}
+	if err := j.writeRecord(record{T: recOutcome, ID: id, Outcome: string(store.OutcomeNotApplied), Settled: true}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _, _ = j.List()
+	if entries[0].Outcome != store.OutcomeNotApplied || !entries[0].Settled {
+		t.Fatalf("after the settlement: %+v", entries[0])
+	}
+}

@@ -67,6 +67,10 @@ type Entry struct {
 	// PID and Host are the process that wrote.
 	PID  int
 	Host string
+
+	// ended: an outcome line was read (the writer's, even "unknown", or
+	// a settlement): the write is no longer in flight.
+	ended bool
 }
 
 // Note names something the reader skipped (a torn or corrupt line).
@@ -229,9 +233,13 @@ func (j *Journal) writeRecord(rec record) error {
 	return j.appendLine(line)
 }
 
-// inFlight reports whether an entry without an outcome may still be
-// waiting for its answer: its process (on this machine) is alive.
+// inFlight reports whether an entry without an outcome line may still be
+// waiting for its answer: its process (on this machine) is alive. An
+// entry whose writer said "unknown" is over: it gave up waiting.
 func (j *Journal) inFlight(e Entry) bool {
+	if e.ended {
+		return false
+	}
 	j.mu.Lock()
 	mine := j.pending[e.ID]
 	j.mu.Unlock()
