@@ -261,7 +261,13 @@ func newMutRec(m store.Mutation) (mutRec, error) {
 	}
 	out := mutRec{Type: string(m.Type), K: hex.EncodeToString(enc), ExpiresAt: copyInt(m.ExpiresAt)}
 	if m.Type == store.MutationSet {
-		out.V, out.VX = valueText(m.Value)
+		// The value as it will be stored (JSON.stringify's text); one the
+		// engine will refuse is kept as given.
+		v := m.Value
+		if n, err := codec.NormalizeJSON(v); err == nil {
+			v = n
+		}
+		out.V, out.VX = valueText(v)
 	}
 	if m.ExpireIn != nil {
 		ms := m.ExpireIn.Milliseconds()

@@ -75,6 +75,15 @@ func TestLineRoundTrip(t *testing.T) {
 	}
 }
 
+// TestIntentValueAsStored: a set's value is journaled as the store will
+// keep it (JSON.stringify's text), not as typed.
+func TestIntentValueAsStored(t *testing.T) {
+	m, err := newMutRec(store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String("n")}, Value: []byte(`{ "a" : 1e3, "b": -0 }`)})
+	if err != nil || m.V == nil || *m.V != `{"a":1000,"b":0}` {
+		t.Fatalf("%+v %v", m, err)
+	}
+}
+
 // TestLineChecksum: any changed byte of the body, a cut line, or a line
 // without the frame is refused.
 func TestLineChecksum(t *testing.T) {
