@@ -157,10 +157,27 @@ func equalExp(a, b *int64) bool {
 }
 
 // readRows reads the physical rows (expired ones included) at keys, nil
-// where there is none.
+// where there is none: the live ones in one statement per 500 keys
+// (store.GetRawMany), then each key not found live on its own (an
+// expired row, or none).
 func readRows(ctx context.Context, s *store.Store, keys [][]byte) ([]*store.RawRow, error) {
 	out := make([]*store.RawRow, len(keys))
+	for lo := 0; lo < len(keys); lo += 500 {
+		hi := min(lo+500, len(keys))
+		live, err := s.GetRawMany(ctx, keys[lo:hi])
+		if err != nil {
+			return nil, err
+		}
+		for i, e := range live {
+			if e != nil {
+				out[lo+i] = &store.RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
+			}
+		}
+	}
 	for i, k := range keys {
+		if out[i] != nil {
+			continue
+		}
 		e, found, err := s.GetRaw(ctx, k)
 		if err != nil {
 			return nil, err
