@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"kvdeck/codec"
 )
 
 // The engine side of the write journal (recorder.go declares the
@@ -131,6 +133,18 @@ func withCapture(stmts []stmt, capture []stmt) []stmt {
 	out = append(out, stmts[0])
 	out = append(out, capture...)
 	return append(out, stmts[1:]...)
+}
+
+// mutationKeys returns the encoded keys of muts, each once, in order. The
+// mutations were validated (buildCommit), so every key encodes.
+func mutationKeys(muts []Mutation) [][]byte {
+	keys := make([][]byte, 0, len(muts))
+	for _, m := range muts {
+		if enc, err := codec.Encode(m.Key); err == nil {
+			keys = append(keys, enc)
+		}
+	}
+	return uniqueKeys(keys)
 }
 
 // uniqueKeys returns keys without repeats, in first-seen order.

@@ -165,8 +165,12 @@ func restoreVerdict(ops []RestoreOp) (string, []any) {
 		args = append(args, byteArgs(opKeys(chunk))...)
 	}
 	for chunk := range slices.Chunk(present, restoreChunk) {
-		parts = append(parts, "(SELECT count(*) FROM kv JOIN (VALUES (?, ?)"+strings.Repeat(", (?, ?)", len(chunk)-1)+
-			") AS e ON kv.k = e.column1 AND kv.ver = e.column2) = "+strconv.Itoa(len(chunk)))
+		// CROSS JOIN keeps the pairs the outer loop (SQLite never reorders
+		// it): one primary-key lookup per pair. With a plain JOIN the
+		// planner scanned kv and searched the pairs for each row; 8,000
+		// keys took 20 s on a file.
+		parts = append(parts, "(SELECT count(*) FROM (VALUES (?, ?)"+strings.Repeat(", (?, ?)", len(chunk)-1)+
+			") AS e CROSS JOIN kv ON kv.k = e.column1 AND kv.ver = e.column2) = "+strconv.Itoa(len(chunk)))
 		for _, op := range chunk {
 			args = append(args, keyArg(op.Key), op.ExpectVer)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,19 +30,20 @@ func dumpText(t *testing.T, s *store.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := fmt.Sprintf("seq %d\n", seq)
+	var out strings.Builder
+	fmt.Fprintf(&out, "seq %d\n", seq)
 	err = s.Dump(storetest.Ctx(t), nil, func(e store.Entry) error {
 		exp := "none"
 		if e.ExpiresAt != nil {
 			exp = fmt.Sprint(*e.ExpiresAt)
 		}
-		out += fmt.Sprintf("%x %q %d %s\n", e.Raw, e.Value, e.Ver, exp)
+		fmt.Fprintf(&out, "%x %q %d %s\n", e.Raw, e.Value, e.Ver, exp)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out.String()
 }
 
 // TestRestoreApplies: a Restore checks each key's physical row (an
@@ -267,6 +269,43 @@ func TestRestoreRefusesBadInput(t *testing.T) {
 			if ws, _ := rec.take(t); len(ws) != 0 {
 				t.Errorf("refused restores were journaled: %+v", ws)
 			}
+		}
+	})
+}
+
+// TestRestoreAtItsLimit: the largest Restore accepted (8,000 keys with
+// expected stamps, all put back: its head names 32,000 variables) is a
+// statement a file and sqld both run (here refused, since none of the
+// keys is there, with every key named); one past the bound (16,001
+// absent keys put) is refused before anything is sent.
+func TestRestoreAtItsLimit(t *testing.T) {
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
+		ctx := storetest.Ctx(t)
+		key := func(i int) []byte {
+			b, err := codec.Encode(codec.Key{codec.String("lim"), codec.Number(float64(i))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		before := dumpText(t, s)
+		ops := make([]store.RestoreOp, 8000)
+		for i := range ops {
+			ops[i] = store.RestoreOp{Key: key(i), ExpectVer: 1, Put: &store.RawRow{Value: []byte(`1`)}}
+		}
+		res, err := s.Restore(ctx, ops)
+		if err != nil || res.OK || len(res.Conflicts) != len(ops) {
+			t.Fatalf("restore of 8,000 keys none of which is there: OK %v, %d conflicts, %v", res.OK, len(res.Conflicts), err)
+		}
+		over := make([]store.RestoreOp, 16001)
+		for i := range over {
+			over[i] = store.RestoreOp{Key: key(i), Put: &store.RawRow{Value: []byte(`1`)}}
+		}
+		if _, err := s.Restore(ctx, over); !errors.Is(err, store.ErrInvalidArgument) {
+			t.Errorf("restore of 16,001 keys: %v, want ErrInvalidArgument", err)
+		}
+		if dumpText(t, s) != before {
+			t.Error("a refused restore wrote something")
 		}
 	})
 }
