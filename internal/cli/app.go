@@ -164,7 +164,7 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 		return err
 	}
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
-	return a.tui(a.ctx, s, tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh})
+	return a.tui(a.ctx, s, tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh})
 }
 
 // close closes every store the command opened.

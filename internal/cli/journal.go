@@ -81,3 +81,13 @@ func commandOp(kctx *kong.Context) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// openWorkload is openScoped without the journal: the connections of a
+// workload the TUI runs (the Race tab's workers), as kvdeck race's.
+func (a *App) openWorkload(ctx context.Context, url string) (*store.Store, error) {
+	s, err := a.openScoped(ctx, url)
+	if err == nil {
+		s.SetRecorder(nil)
+	}
+	return s, err
+}

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"kvdeck/internal/journal"
 	"kvdeck/internal/storetest"
+	"kvdeck/internal/tuiconfig"
+	"kvdeck/store"
 )
 
 // TestJournalFileModes: the first journaled write makes the state
@@ -171,5 +176,84 @@ func TestUndoAsks(t *testing.T) {
 	if len(out) != 3 || !strings.Contains(out[1], "  set  ") || !strings.Contains(out[1], `["q"]`) || !strings.HasSuffix(out[1], "applied, undone by "+strings.Fields(out[2])[0]) ||
 		!strings.Contains(out[2], "undo "+strings.Fields(out[1])[0]) {
 		t.Fatalf("list:\n%s", strings.Join(out, "\n"))
+	}
+}
+
+// TestTUIStoresJournaled: the store handed to the TUI and those its :open
+// opens journal their writes; the Race tab's workload connections, a
+// read-only session and --no-journal do not.
+func TestTUIStoresJournaled(t *testing.T) {
+	url := storetest.File().URL(t)
+	c, _ := journaled(t, url)
+	type seen struct{ main, opened, workload bool }
+	run := func(args ...string) seen {
+		t.Helper()
+		var got seen
+		fake := func(ctx context.Context, s *store.Store, cfg tuiconfig.Config) error {
+			got.main = journal.Of(s) != nil
+			o, err := cfg.Open(ctx, url)
+			if err != nil {
+				return err
+			}
+			got.opened = journal.Of(o) != nil
+			w, err := cfg.OpenWorkload(ctx, url)
+			if err != nil {
+				return err
+			}
+			got.workload = journal.Of(w) != nil
+			return nil
+		}
+		tc := *c
+		tc.opts = []Option{WithTUI(fake)}
+		tc.must(append(args, "tui")...)
+		return got
+	}
+	if got := run(); got != (seen{main: true, opened: true}) {
+		t.Errorf("tui: %+v", got)
+	}
+	if got := run("--read-only"); got != (seen{}) {
+		t.Errorf("tui --read-only: %+v", got)
+	}
+	if got := run("--no-journal"); got != (seen{}) {
+		t.Errorf("tui --no-journal: %+v", got)
+	}
+}
+
+// TestDemoNotJournaled: kvdeck demo's seed and replicas write nothing to
+// the journal; the store its TUI gets is journaled.
+func TestDemoNotJournaled(t *testing.T) {
+	state := t.TempDir()
+	url := "file:" + filepath.Join(t.TempDir(), "demo.db")
+	env := map[string]string{"XDG_STATE_HOME": state}
+	if r := runMain(t, env, "", []string{"--db", url, "demo", "--headless", "--duration", "1s", "--tick", "100ms", "--seed", "5"}); r.code != 0 {
+		t.Fatalf("demo: %v", r)
+	}
+	if names, _ := os.ReadDir(state); len(names) != 0 {
+		t.Fatalf("the demo journaled: %v", names)
+	}
+	journaledTUI := false
+	fake := func(ctx context.Context, s *store.Store, cfg tuiconfig.Config) error {
+		journaledTUI = journal.Of(s) != nil
+		// Quit once the replicas wrote (quitting while they open is an
+		// interrupt).
+		v0, err := s.Version(ctx)
+		if err != nil {
+			return err
+		}
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if v, err := s.Version(ctx); err != nil || v.Seq > v0.Seq {
+				return err
+			}
+		}
+		return nil
+	}
+	if r := runMain(t, env, "", []string{"--db", url, "demo", "--duration", "1s", "--tick", "100ms", "--seed", "5"}, WithTUI(fake)); r.code != 0 {
+		t.Fatalf("demo with a TUI: %v", r)
+	}
+	if !journaledTUI {
+		t.Error("the demo's TUI store is not journaled")
+	}
+	if names, _ := os.ReadDir(state); len(names) != 0 {
+		t.Fatalf("the demo journaled: %v", names)
 	}
 }
