@@ -275,7 +275,7 @@ func TestWatchBadInput(t *testing.T) {
 		{"watch", `["k"]`, "--interval", "1ms"},
 	} {
 		var out, errb strings.Builder
-		code := cli.Main(context.Background(), append([]string{"--db", url}, args...), strings.NewReader(""), &out, &errb, map[string]string{})
+		code := cli.Main(context.Background(), append([]string{"--db", url}, args...), strings.NewReader(""), &out, &errb, map[string]string{"XDG_STATE_HOME": t.TempDir()})
 		if code != cli.CodeError || out.Len() != 0 || errb.Len() == 0 {
 			t.Errorf("%q: exit %d, %q %q", args, code, out.String(), errb.String())
 		}

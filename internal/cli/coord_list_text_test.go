@@ -12,11 +12,12 @@ import (
 // textRunner runs kvdeck -o text over url at the fixed clock T0 and
 // returns its output, failing on a non-zero exit.
 func textRunner(t *testing.T, url string) func(args ...string) string {
+	state := t.TempDir() // the journal of the writes
 	return func(args ...string) string {
 		t.Helper()
 		var out, errb strings.Builder
 		code := cli.Main(context.Background(), append([]string{"--db", url, "--now", "2026-01-02T00:00:00Z", "-o", "text"}, args...),
-			strings.NewReader(""), &out, &errb, map[string]string{})
+			strings.NewReader(""), &out, &errb, map[string]string{"XDG_STATE_HOME": state})
 		if code != 0 {
 			t.Fatalf("%q: exit %d: %s", args, code, errb.String())
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,6 +21,19 @@ import (
 
 // demoRun runs kvdeck in-process with ctx, env and options.
 func demoRun(ctx context.Context, env map[string]string, args []string, opts ...cli.Option) (code int, stdout, stderr string) {
+	env = maps.Clone(env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	if env["XDG_STATE_HOME"] == "" && env["HOME"] == "" {
+		// The journal of the writes goes to a directory of the run's own.
+		state, err := os.MkdirTemp("", "kvdeck-state-")
+		if err != nil {
+			return cli.CodeError, "", err.Error()
+		}
+		defer os.RemoveAll(state)
+		env["XDG_STATE_HOME"] = state
+	}
 	var out, errb bytes.Buffer
 	code = cli.Main(ctx, args, strings.NewReader(""), &out, &errb, env, opts...)
 	return code, out.String(), errb.String()

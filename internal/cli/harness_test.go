@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -63,8 +64,14 @@ func (c *cli) must(args ...string) string {
 // runMain calls Main with exactly the given arguments and environment.
 func runMain(t *testing.T, env map[string]string, stdin string, args []string, opts ...Option) result {
 	t.Helper()
+	env = maps.Clone(env)
 	if env == nil {
 		env = map[string]string{}
+	}
+	if env["XDG_STATE_HOME"] == "" && env["HOME"] == "" {
+		// Writes are journaled: into the test's own state directory,
+		// never the user's.
+		env["XDG_STATE_HOME"] = t.TempDir()
 	}
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), args, strings.NewReader(stdin), &out, &errb, env, opts...)
@@ -132,9 +139,23 @@ func TestKvdeckChildProcess(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		t.Fatal(err)
 	}
+	// The journal goes where the parent says (XDG_STATE_HOME), else into
+	// a directory of the child's own, never the user's.
+	env := map[string]string{"XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME"), "KVDECK_JOURNAL": os.Getenv("KVDECK_JOURNAL")}
+	own := ""
+	if env["XDG_STATE_HOME"] == "" {
+		var err error
+		if own, err = os.MkdirTemp("", "kvdeck-state-"); err != nil {
+			t.Fatal(err)
+		}
+		env["XDG_STATE_HOME"] = own
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Main(ctx, args, os.Stdin, os.Stdout, os.Stderr, map[string]string{})
+	code := Main(ctx, args, os.Stdin, os.Stdout, os.Stderr, env, childOptions()...)
 	stop()
+	if own != "" {
+		os.RemoveAll(own) // os.Exit skips deferred calls
+	}
 	os.Exit(code)
 }
 

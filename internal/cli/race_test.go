@@ -40,7 +40,7 @@ type raceOut struct {
 func raceKvdeck(t *testing.T, url string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = cli.Main(context.Background(), append([]string{"--db", url}, args...), strings.NewReader(""), &out, &errb, map[string]string{})
+	code = cli.Main(context.Background(), append([]string{"--db", url}, args...), strings.NewReader(""), &out, &errb, map[string]string{"XDG_STATE_HOME": t.TempDir()})
 	return code, out.String(), errb.String()
 }
 

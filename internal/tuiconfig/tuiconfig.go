@@ -15,8 +15,15 @@ type Config struct {
 	// Clock is the virtual clock the store was opened with (:clock changes it).
 	Clock *store.VirtualClock
 	// Open opens another database for :open URL with the same options,
-	// sending the auth token only to the server it was given for.
+	// sending the auth token only to the server it was given for. Like
+	// the store handed to the TUI, a store it opens to write journals its
+	// writes (journal.Of finds the journal) unless the journal is off.
 	Open func(ctx context.Context, url string) (*store.Store, error)
+	// OpenWorkload opens another connection for a workload the TUI runs
+	// (the Race tab's workers), with the options and token of Open but
+	// without the write journal, as `kvdeck race` does: a workload's
+	// writes are not the user's, and would bury them in the journal.
+	OpenWorkload func(ctx context.Context, url string) (*store.Store, error)
 	// OpenWithToken opens another database with a token typed at the
 	// prompt of :open URL --auth-token (nil: the option is refused); on
 	// success the token is bound to that server for the Opens that follow.
