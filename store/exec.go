@@ -23,6 +23,9 @@ type stmt struct {
 	// statement prepared on another connection cannot see tables created
 	// inside the open transaction.
 	ddl bool
+	// result marks the head of a commit: the statement whose rows are
+	// (ok, seq) (write.go, commitHead).
+	result bool
 }
 
 // maxPrepared bounds the statement cache; statements past it (commits with
