@@ -24,16 +24,16 @@ const progressEvery = 100 * time.Millisecond
 // the counters from its Progress callback; poll commands read them. The
 // model keeps the pointer only to read it in commands and to cancel.
 type sweepRun struct {
-	gen     int
-	scope   string // what is swept, for the receipt
-	total   int64  // rows the sweep is expected to remove (its confirmation's count)
+	gen   int
+	scope string // what is swept, for the receipt
+	total int64  // rows the sweep is expected to remove (its confirmation's count)
 	// includeLive: the user chose to sweep the rows the real clock sees
 	// live too.
 	includeLive bool
-	swept   atomic.Int64
-	batches atomic.Int64
-	cancel  context.CancelFunc
-	started time.Time
+	swept       atomic.Int64
+	batches     atomic.Int64
+	cancel      context.CancelFunc
+	started     time.Time
 }
 
 // sweepProgress answers pollSweep.
