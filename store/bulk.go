@@ -10,7 +10,7 @@ import (
 // bound values each, well under maxStmtArgs, and a VALUES list short
 // enough for every SQLite a server may run (libSQL 3.45 refuses some
 // shapes of a 1000-row VALUES subquery as too deep an expression).
-const insertChunk = 500
+var insertChunk = 500 // a variable for tests
 
 // SetMany commits sets without checks, like Commit(ctx, nil, sets) (one
 // transaction, seq bumped once, every row the same stamp, a later set of a
