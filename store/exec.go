@@ -29,6 +29,9 @@ type stmt struct {
 	// It runs while the transaction is open on a file, and after the
 	// answer came over a server.
 	read txResult
+	// result marks the head of a commit: the statement whose rows are
+	// (ok, seq) (write.go, commitHead); runCommit gives it its read.
+	result bool
 }
 
 // maxPrepared bounds the statement cache; statements past it (commits with

@@ -129,10 +129,11 @@ func withCapture(stmts []stmt, capture []stmt) []stmt {
 	if len(capture) == 0 {
 		return stmts
 	}
+	h := headIndex(stmts) + 1 // after the head: before every mutation
 	out := make([]stmt, 0, len(stmts)+len(capture))
-	out = append(out, stmts[0])
+	out = append(out, stmts[:h]...)
 	out = append(out, capture...)
-	return append(out, stmts[1:]...)
+	return append(out, stmts[h:]...)
 }
 
 // mutationKeys returns the encoded keys of muts, each once, in order. The

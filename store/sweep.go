@@ -49,6 +49,33 @@ type SweepOptions struct {
 	// transaction took (the sweep holds the write lock at most about half
 	// the time); negative means no pause.
 	Pause time.Duration
+	// RealNow is the real clock's now, for a sweep whose Now is a virtual
+	// clock (zero: no guard). When Now is later than RealNow, the rows
+	// expired at Now but still live at RealNow (a lease its holder still
+	// holds) are kept unless IncludeLive: the sweep then deletes only rows
+	// with expires_at <= RealNow, and its delete transactions re-check
+	// that bound themselves. SweepResult.LiveByReal counts them.
+	RealNow int64
+	// IncludeLive sweeps the rows the real clock still sees live as well:
+	// the user said so explicitly.
+	IncludeLive bool
+}
+
+// sweepClock is a sweep's instants: now (the sweep's clock), cut (the
+// expiry bound of what it deletes: now, or RealNow when the guard holds)
+// and real (the real clock; now when there is no guard).
+type sweepClock struct{ now, cut, real int64 }
+
+// clockOf applies the guard of opts to now.
+func clockOf(opts SweepOptions, now int64) sweepClock {
+	c := sweepClock{now: now, cut: now, real: now}
+	if opts.RealNow != 0 && opts.RealNow < now {
+		c.real = opts.RealNow
+		if !opts.IncludeLive {
+			c.cut = opts.RealNow
+		}
+	}
+	return c
 }
 
 // SweepProgress reports a sweep in flight.
@@ -72,9 +99,17 @@ type SweepResult struct {
 	Remaining int64
 	// NextExpiry is the earliest expiry after Now in the range, if any.
 	NextExpiry *int64
+	// LiveByReal counts the rows in the range expired at Now but live at
+	// SweepOptions.RealNow, as the sweep's reads found them: kept (not in
+	// Swept) unless IncludeLive, swept with the rest when it is.
+	LiveByReal int64
 	// DryRun echoes the option.
 	DryRun bool
 }
+
+// sweepStepHook, when set (tests), runs between a step's read and its
+// delete.
+var sweepStepHook func()
 
 // Sweep deletes rows with expires_at <= now, like the reference's
 // sweepExpired, but in steps: a short read examines the next Batch rows in
@@ -89,6 +124,7 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 	if now == 0 {
 		now = s.Now()
 	}
+	clock := clockOf(opts, now)
 	batch, chunk := opts.Batch, opts.Batch
 	switch {
 	case batch > 0:
@@ -108,7 +144,9 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		return res, err
 	}
 	if opts.DryRun {
-		res.Swept, res.NextExpiry, err = s.countExpired(ctx, lo, hi, now)
+		var n expiredCount
+		n, res.NextExpiry, err = s.countExpired(ctx, lo, hi, clock)
+		res.Swept, res.LiveByReal = n.expired, n.liveByReal
 		res.Remaining = res.Swept
 		res.Elapsed = time.Since(start)
 		return res, err
@@ -120,10 +158,14 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 			break
 		}
 		var w keysWindow
-		if w, err = s.expiredWindow(ctx, cursor, hi, batch, now); err != nil {
+		if w, err = s.expiredWindow(ctx, cursor, hi, batch, clock); err != nil {
 			break
 		}
+		if sweepStepHook != nil {
+			sweepStepHook()
+		}
 		found += int64(len(w.expired))
+		res.LiveByReal += w.liveByReal
 		next = earliest(next, w.next)
 		cursor = w.after
 		if len(w.expired) == 0 {
@@ -134,7 +176,10 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 			w.expired = w.expired[len(keys):]
 			var n int64
 			began := time.Now()
-			if n, err = s.deleteExpired(ctx, keys, now); err != nil {
+			// The guard holds in the delete's own transaction: it deletes
+			// only rows expired at clock.cut, so a row re-set meanwhile to
+			// a time the real clock has not reached survives.
+			if n, err = s.deleteExpired(ctx, keys, clock.cut); err != nil {
 				break
 			}
 			took := time.Since(began)
@@ -156,7 +201,9 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 	} else {
 		// Count what is left with a fresh context: ctx may be the cancelled one.
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		res.Remaining, res.NextExpiry, _ = s.countExpired(cctx, lo, hi, now)
+		var n expiredCount
+		n, res.NextExpiry, _ = s.countExpired(cctx, lo, hi, clock)
+		res.Remaining = n.expired
 		cancel()
 	}
 	res.Elapsed = time.Since(start)
@@ -169,16 +216,21 @@ type keysWindow struct {
 	next    *int64
 	// after is where the next step starts; nil at the end of the range.
 	after []byte
+	// liveByReal counts the window's rows expired at the sweep's now but
+	// live by the real clock.
+	liveByReal int64
 }
 
-// expiredWindow examines the next n rows from lo and returns the expired
-// keys among them, the earliest future expiry and the position after them.
-func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int64) (keysWindow, error) {
+// expiredWindow examines the next n rows from lo and returns the keys
+// among them expired at c.cut, the earliest expiry after c.now, how many
+// are live at c.real but expired at c.now, and the position after them.
+func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, c sweepClock) (keysWindow, error) {
 	where, args := rangeWhere(lo, hi)
 	q := "WITH w AS MATERIALIZED (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?) " +
-		"SELECT 0, k, NULL, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
-		"UNION ALL SELECT 1, max(k), min(CASE WHEN expires_at > ? THEN expires_at END), count(*) FROM w"
-	rows, err := s.query(ctx, q, append(args, n, now, now)...)
+		"SELECT 0, k, NULL, NULL, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
+		"UNION ALL SELECT 1, max(k), min(CASE WHEN expires_at > ? THEN expires_at END), count(*), " +
+		"count(*) FILTER (WHERE expires_at > ? AND expires_at <= ?) FROM w"
+	rows, err := s.query(ctx, q, append(args, n, c.cut, c.now, c.real, c.now)...)
 	if err != nil {
 		return keysWindow{}, err
 	}
@@ -188,15 +240,15 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int
 		var summary int
 		var k []byte
 		var next expiryCol
-		var examined sql.NullInt64
-		if err := rows.Scan(&summary, &k, &next, &examined); err != nil {
+		var examined, live sql.NullInt64
+		if err := rows.Scan(&summary, &k, &next, &examined, &live); err != nil {
 			return keysWindow{}, s.classify(err)
 		}
 		if summary == 0 {
 			w.expired = append(w.expired, k)
 			continue
 		}
-		w.next = next.at
+		w.next, w.liveByReal = next.at, live.Int64
 		if k != nil && examined.Int64 >= int64(n) { // a full window: more rows may follow
 			w.after = append(k, 0x00)
 		}
@@ -225,10 +277,19 @@ func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now int64) (in
 	return n, err
 }
 
-// countExpired counts the expired rows in [lo, hi) and finds the earliest
-// future expiry, in windows of countWindow rows (one short read each).
-func (s *Store) countExpired(ctx context.Context, lo, hi []byte, now int64) (int64, *int64, error) {
-	var total int64
+// expiredCount is what countExpired counts.
+type expiredCount struct {
+	// expired: expires_at <= the clock's cut; liveByReal: expired at its
+	// now but live at its real clock.
+	expired, liveByReal int64
+}
+
+// countExpired counts the rows in [lo, hi) expired at c.cut and those
+// expired at c.now but live at c.real, and finds the earliest expiry after
+// c.now, in windows of countWindow rows (one short aggregate read each,
+// on the server when it is remote).
+func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (expiredCount, *int64, error) {
+	var total expiredCount
 	var next *int64
 	for cursor := lo; cursor != nil; {
 		where, args := rangeWhere(cursor, hi)
@@ -237,15 +298,17 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, now int64) (int
 			window = remoteCountWindow
 		}
 		q := "SELECT count(*) FILTER (WHERE expires_at IS NOT NULL AND expires_at <= ?), " +
+			"count(*) FILTER (WHERE expires_at > ? AND expires_at <= ?), " +
 			"min(CASE WHEN expires_at > ? THEN expires_at END), max(k), count(*) " +
 			"FROM (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?)"
-		var n, examined int64
+		var n, live, examined int64
 		var min expiryCol
 		var last []byte
-		if _, err := s.queryRow(ctx, q, append([]any{now, now}, append(args, window)...), &n, &min, &last, &examined); err != nil {
+		if _, err := s.queryRow(ctx, q, append([]any{c.cut, c.real, c.now, c.now}, append(args, window)...), &n, &live, &min, &last, &examined); err != nil {
 			return total, next, err
 		}
-		total += n
+		total.expired += n
+		total.liveByReal += live
 		next = earliest(next, min.at)
 		cursor = nil
 		if last != nil && examined >= int64(window) { // a full window: more rows may follow

@@ -24,7 +24,7 @@ func TestSweepSparesARowReSetMeanwhile(t *testing.T) {
 	if _, err := s.Set(ctx, k, []byte(`1`), &zero); err != nil {
 		t.Fatal(err)
 	}
-	w, err := s.expiredWindow(ctx, nil, nil, 10, now)
+	w, err := s.expiredWindow(ctx, nil, nil, 10, sweepClock{now: now, cut: now, real: now})
 	if err != nil || len(w.expired) != 1 {
 		t.Fatalf("window %+v %v", w, err)
 	}

@@ -160,10 +160,11 @@ func (s *Store) TryCommit(ctx context.Context, checks []Check, muts []Mutation) 
 	return res, err
 }
 
-// runCommit runs a commit's statements (statement 0 returns ok, seq).
+// runCommit runs a commit's statements (the head, the statement marked
+// result, returns ok, seq).
 func (s *Store) runCommit(ctx context.Context, stmts []stmt, hasSet bool) (CommitResult, error) {
 	var ok, seq int64
-	stmts[0].read = func(rows resultRows) error {
+	stmts[headIndex(stmts)].read = func(rows resultRows) error {
 		if !rows.Next() {
 			if err := rows.Err(); err != nil {
 				return err
@@ -238,10 +239,12 @@ func (s *Store) settle(ctx context.Context, checks []Check, muts []Mutation) (Co
 	return CommitResult{OK: true, Versionstamp: codec.FormatStamp(stamp), Settled: true}, true
 }
 
-// buildCommit produces the statements of a commit. Statement 0 evaluates
-// the checks, stores the verdict and bumps seq, returning (ok, seq).
+// buildCommit produces the statements of a commit. The head evaluates
+// the checks, stores the verdict and bumps seq, returning (ok, seq); it is
+// statement 0 unless the checks bind more values than one statement may
+// (commitHead), and is marked result.
 func buildCommit(checks []Check, muts []Mutation, now int64) ([]stmt, bool, error) {
-	verdict, vargs, err := checksSQL(checks, now)
+	parts, err := checksSQL(checks, now)
 	if err != nil {
 		return nil, false, err
 	}
@@ -282,45 +285,168 @@ func buildCommit(checks []Check, muts []Mutation, now int64) ([]stmt, bool, erro
 			return nil, false, fmt.Errorf("%w: mutation %d has type %q; want set or delete", ErrInvalidArgument, i, m.Type)
 		}
 	}
-	bump := "0"
-	var args []any
-	if hasSet {
-		bump = "CASE WHEN " + verdict + " THEN 1 ELSE 0 END"
-		args = append(args, vargs...)
-	}
-	args = append(args, vargs...)
-	head := stmt{
-		sql:  "UPDATE kv_meta SET seq = seq + " + bump + ", ok = " + verdict + " WHERE id = 0 RETURNING ok, seq",
-		args: args,
-	}
-	return append([]stmt{head}, body...), hasSet, nil
+	return append(commitHead(parts, hasSet), body...), hasSet, nil
 }
 
-// checksSQL renders the verdict of the checks as one SQL boolean expression.
-func checksSQL(checks []Check, now int64) (string, []any, error) {
-	if len(checks) == 0 {
-		return "1", nil, nil
+// The limits every commit's statements stay under, whatever its number of
+// checks and rows. SQLite (modernc.org/sqlite, and sqld's libSQL 3.45)
+// refuses a statement that binds more than 32766 values
+// (SQLITE_MAX_VARIABLE_NUMBER) or nests an expression deeper than 1000
+// (SQLITE_MAX_EXPR_DEPTH; an AND of 1000 checks is that deep). A
+// statement binds at most maxStmtArgs values, with a wide margin; one
+// check expression tests at most checkChunk keys, so that a statement's
+// AND of them is at most maxStmtArgs/checkChunk deep.
+// (Variables so that tests reach every path with small commits.)
+var (
+	maxStmtArgs = 10000
+	checkChunk  = 500
+)
+
+// checkPart is one boolean SQL expression over a chunk of a commit's
+// checks, with its arguments.
+type checkPart struct {
+	sql  string
+	args []any
+}
+
+// checksSQL renders the checks as boolean expressions whose AND is the
+// verdict, each over at most checkChunk checks: the absent checks as
+// NOT EXISTS (a live row among their keys), the stamp checks as a count of
+// the live rows matching their (key, stamp) pairs. A check passes exactly
+// as the reference's does: an absent check for a key that is absent or
+// expired, a stamp check for a live row with that stamp. No checks: none.
+func checksSQL(checks []Check, now int64) ([]checkPart, error) {
+	var absent [][]byte
+	type pair struct {
+		k   string
+		ver int64
 	}
-	parts := make([]string, 0, len(checks))
-	var args []any
+	var stamped []pair
 	for i, c := range checks {
 		enc, err := codec.Encode(c.Key)
 		if err != nil {
-			return "", nil, fmt.Errorf("check %d: %w", i, err)
+			return nil, fmt.Errorf("check %d: %w", i, err)
 		}
 		if c.Versionstamp == "" {
-			parts = append(parts, "NOT EXISTS (SELECT 1 FROM kv WHERE k = ? AND "+liveSQL+")")
-			args = append(args, enc, now)
+			absent = append(absent, enc)
 			continue
 		}
 		ver, err := codec.ParseStamp(c.Versionstamp)
 		if err != nil {
-			return "", nil, fmt.Errorf("%w: check %d (%s): %v", ErrInvalidArgument, i, c.Key, err)
+			return nil, fmt.Errorf("%w: check %d (%s): %v", ErrInvalidArgument, i, c.Key, err)
 		}
-		parts = append(parts, "EXISTS (SELECT 1 FROM kv WHERE k = ? AND ver = ? AND "+liveSQL+")")
-		args = append(args, enc, ver, now)
+		stamped = append(stamped, pair{string(enc), ver})
 	}
-	return "(" + strings.Join(parts, " AND ") + ")", args, nil
+	var parts []checkPart
+	for len(absent) > 0 {
+		chunk := absent[:min(checkChunk, len(absent))]
+		absent = absent[len(chunk):]
+		args := make([]any, 0, len(chunk)+1)
+		for _, k := range chunk {
+			args = append(args, k)
+		}
+		match := "k = ?"
+		if len(chunk) > 1 {
+			match = "k IN (?" + strings.Repeat(", ?", len(chunk)-1) + ")"
+		}
+		parts = append(parts, checkPart{"NOT EXISTS (SELECT 1 FROM kv WHERE " + match + " AND " + liveSQL + ")", append(args, now)})
+	}
+	for len(stamped) > 0 {
+		chunk := stamped[:min(checkChunk, len(stamped))]
+		stamped = stamped[len(chunk):]
+		if len(chunk) == 1 {
+			parts = append(parts, checkPart{"EXISTS (SELECT 1 FROM kv WHERE k = ? AND ver = ? AND " + liveSQL + ")",
+				[]any{[]byte(chunk[0].k), chunk[0].ver, now}})
+			continue
+		}
+		// The same check twice counts once: k is the primary key, so each
+		// distinct pair matches at most one row, and two pairs of one key
+		// with different stamps can never both match.
+		seen := make(map[pair]bool, len(chunk))
+		args := make([]any, 0, 2*len(chunk)+1)
+		for _, p := range chunk {
+			if !seen[p] {
+				seen[p] = true
+				args = append(args, []byte(p.k), p.ver)
+			}
+		}
+		n := len(seen)
+		parts = append(parts, checkPart{fmt.Sprintf("(SELECT count(*) FROM kv WHERE (k, ver) IN (VALUES (?, ?)%s) AND %s) = %d",
+			strings.Repeat(", (?, ?)", n-1), liveSQL, n), append(args, now)})
+	}
+	return parts, nil
+}
+
+// commitHead returns the statements that evaluate the verdict of parts
+// into kv_meta.ok and bump seq when it holds and the commit sets
+// something; the last one, marked result, returns (ok, seq). When the
+// verdict fits in one statement (bound twice with a set) that is the
+// reference's single UPDATE; otherwise statements of at most maxStmtArgs
+// values AND their parts into ok first, all before any mutation, in the
+// same transaction.
+func commitHead(parts []checkPart, hasSet bool) []stmt {
+	const returning = " WHERE id = 0 RETURNING ok, seq"
+	n := 0
+	for _, p := range parts {
+		n += len(p.args)
+	}
+	if hasSet {
+		n *= 2
+	}
+	if n <= maxStmtArgs {
+		verdict, vargs := andParts(parts)
+		bump := "0"
+		var args []any
+		if hasSet {
+			bump = "CASE WHEN " + verdict + " THEN 1 ELSE 0 END"
+			args = append(args, vargs...)
+		}
+		args = append(args, vargs...)
+		return []stmt{{sql: "UPDATE kv_meta SET seq = seq + " + bump + ", ok = " + verdict + returning, args: args, result: true}}
+	}
+	var out []stmt
+	for len(parts) > 0 {
+		k, n := 0, 0
+		for k < len(parts) && (k == 0 || n+len(parts[k].args) <= maxStmtArgs) {
+			n += len(parts[k].args)
+			k++
+		}
+		verdict, args := andParts(parts[:k])
+		if len(out) > 0 {
+			verdict = "(ok = 1 AND " + verdict + ")"
+		}
+		out = append(out, stmt{sql: "UPDATE kv_meta SET ok = " + verdict + " WHERE id = 0", args: args})
+		parts = parts[k:]
+	}
+	bump := "0"
+	if hasSet {
+		bump = "CASE WHEN ok = 1 THEN 1 ELSE 0 END"
+	}
+	return append(out, stmt{sql: "UPDATE kv_meta SET seq = seq + " + bump + ", ok = ok" + returning, result: true})
+}
+
+// andParts renders parts as one AND ("1" for none).
+func andParts(parts []checkPart) (string, []any) {
+	if len(parts) == 0 {
+		return "1", nil
+	}
+	sqls := make([]string, len(parts))
+	var args []any
+	for i, p := range parts {
+		sqls[i] = p.sql
+		args = append(args, p.args...)
+	}
+	return "(" + strings.Join(sqls, " AND ") + ")", args
+}
+
+// headIndex is the index of a commit's head (the statement marked result).
+func headIndex(stmts []stmt) int {
+	for i, st := range stmts {
+		if st.result {
+			return i
+		}
+	}
+	return 0
 }
 
 // explain re-reads the checked keys after a failed commit and lists the

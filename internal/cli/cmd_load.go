@@ -18,6 +18,11 @@ const (
 	loadBatchRemote = 5000
 )
 
+// loadBatchBytes ends a batch early over a server once its keys and
+// values pass it: a commit is one request, and sqld closes a WebSocket
+// whose message is much over 16 MB.
+const loadBatchBytes = 8 << 20
+
 // maxCommitRetries bounds the retries of an --if-absent batch that keeps
 // losing races against other writers.
 const maxCommitRetries = 8
@@ -27,7 +32,7 @@ type LoadCmd struct {
 	File           string `arg:"" name:"file" help:"Dump lines, or {\"key\",\"value\",\"expiresAt\"?} lines; - for stdin."`
 	IfAbsent       bool   `name:"if-absent" help:"Skip keys that already have a live row (each write is checked in its commit)."`
 	IncludeExpired bool   `name:"include-expired" help:"Also write rows whose expiresAt has passed; they arrive expired, as in the dump."`
-	Batch          *int   `name:"batch" placeholder:"N" help:"Rows per atomic commit (default 500 on a file, 5000 on a server: one request each)."`
+	Batch          *int   `name:"batch" placeholder:"N" help:"Rows per atomic commit (default 500 on a file, 5000 on a server: one request each; over a server a batch also ends at 8 MB of keys and values)."`
 }
 
 // loadJSON is load's summary; skipped = expired + existing + undecodable.
@@ -49,19 +54,8 @@ func (c *LoadCmd) Run(app *App) error {
 	if err := app.Writable("load"); err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite()
-	if err != nil {
-		return err
-	}
-	size := loadBatchFile
-	switch {
-	case c.Batch != nil:
-		size = *c.Batch
-	case s.Info().Transport.Remote():
-		// A commit is one request to a server: larger batches spend fewer
-		// round trips; a file keeps its write transactions short.
-		size = loadBatchRemote
-	}
+	// The input is validated before the store is opened: a malformed
+	// input leaves no new empty store behind.
 	in, err := openTwoPass(c.File, app.Stdin)
 	if err != nil {
 		return err
@@ -70,12 +64,26 @@ func (c *LoadCmd) Run(app *App) error {
 	if err := c.validate(app, in); err != nil {
 		return err
 	}
+	s, err := app.OpenToWrite()
+	if err != nil {
+		return err
+	}
+	size, maxBytes := loadBatchFile, int64(0)
+	if s.Info().Transport.Remote() {
+		// A commit is one request to a server: larger batches spend fewer
+		// round trips; a file keeps its write transactions short.
+		size, maxBytes = loadBatchRemote, loadBatchBytes
+	}
+	if c.Batch != nil {
+		size = *c.Batch
+	}
 	second, err := in.second()
 	if err != nil {
 		return fmt.Errorf("read the input again: %w", err)
 	}
 	l := &loader{app: app, s: s, cmd: c}
 	var batch []loadRecord
+	var batchBytes int64
 	err = eachLine(second, func(line []byte, n int) error {
 		rec, ok, err := parseLoadLine(line, n)
 		if err != nil {
@@ -89,10 +97,11 @@ func (c *LoadCmd) Run(app *App) error {
 			return nil
 		}
 		batch = append(batch, rec)
-		if len(batch) < size {
+		batchBytes += int64(len(rec.enc) + len(rec.value))
+		if len(batch) < size && (maxBytes == 0 || batchBytes < maxBytes) {
 			return nil
 		}
-		defer func() { batch = batch[:0] }()
+		defer func() { batch, batchBytes = batch[:0], 0 }()
 		return l.flush(batch)
 	})
 	if err == nil {
@@ -171,13 +180,10 @@ func (l *loader) flush(batch []loadRecord) error {
 				l.res.Existing += existing
 				return nil
 			}
+			// Multi-row statements, each under SQLite's limits, in one
+			// transaction: any batch size commits (store.SetManyChecked).
 			checks, muts := l.commit(todo)
-			var res store.CommitResult
-			if len(checks) == 0 {
-				res, err = l.s.SetMany(l.app.Context(), muts) // one statement for the rows
-			} else {
-				res, err = l.s.Commit(l.app.Context(), checks, muts)
-			}
+			res, err := l.s.SetManyChecked(l.app.Context(), checks, muts)
 			if err != nil {
 				return fmt.Errorf("the batch starting at line %d: %w", rows[0].line, err)
 			}

@@ -24,13 +24,16 @@ const progressEvery = 100 * time.Millisecond
 // the counters from its Progress callback; poll commands read them. The
 // model keeps the pointer only to read it in commands and to cancel.
 type sweepRun struct {
-	gen     int
-	scope   string // what is swept, for the receipt
-	total   int64  // expired rows in scope when the sweep started (the census)
-	swept   atomic.Int64
-	batches atomic.Int64
-	cancel  context.CancelFunc
-	started time.Time
+	gen   int
+	scope string // what is swept, for the receipt
+	total int64  // rows the sweep is expected to remove (its confirmation's count)
+	// includeLive: the user chose to sweep the rows the real clock sees
+	// live too.
+	includeLive bool
+	swept       atomic.Int64
+	batches     atomic.Int64
+	cancel      context.CancelFunc
+	started     time.Time
 }
 
 // sweepProgress answers pollSweep.
@@ -52,6 +55,7 @@ type sweepDone struct {
 	session, gen int
 	dryRun       bool
 	scope        string
+	includeLive  bool
 	res          store.SweepResult
 	err          error
 }
@@ -66,16 +70,17 @@ func runSweep(ctx context.Context, src views.Store, session int, run *sweepRun, 
 	return func() tea.Msg {
 		defer run.cancel()
 		res, err := src.Sweep(ctx, opts)
-		return sweepDone{session: session, gen: run.gen, scope: run.scope, res: res, err: err}
+		return sweepDone{session: session, gen: run.gen, scope: run.scope, includeLive: run.includeLive, res: res, err: err}
 	}
 }
 
-// dryRun counts what a sweep of prefix at now would remove.
-func dryRun(src views.Store, session, gen int, scope string, prefix codec.Key, now int64) tea.Cmd {
+// dryRun counts what a sweep of prefix at now would remove, keeping what
+// the real clock sees live (and counting that too).
+func dryRun(src views.Store, session, gen int, scope string, prefix codec.Key, now, real int64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 		defer cancel()
-		res, err := src.Sweep(ctx, store.SweepOptions{Now: now, Prefix: prefix, DryRun: true})
+		res, err := src.Sweep(ctx, store.SweepOptions{Now: now, RealNow: real, Prefix: prefix, DryRun: true})
 		return sweepDone{session: session, gen: gen, dryRun: true, scope: scope, res: res, err: err}
 	}
 }

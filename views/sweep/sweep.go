@@ -58,6 +58,13 @@ type Model struct {
 	tags     int
 
 	run *sweepRun
+	// guard is the open dialog of a sweep under a clock ahead of the real
+	// one (guard.go); counting is set while s counts for it.
+	guard     *guardAsk
+	guardKeys GuardKeys
+	counting  bool
+	// realNow is the real clock (store.SystemClock; tests set another).
+	realNow func() int64
 	// swept says the census predates a sweep (from its start until the
 	// next census): its preview would list rows already deleted.
 	swept    bool
@@ -80,12 +87,17 @@ type sweepConfirmed struct {
 	session, gen int
 	scope        sweepScope
 	now          int64
+	// total is the rows the sweep is expected to remove (its progress
+	// bar); includeLive is the explicit yes to the rows the real clock
+	// still sees live.
+	total       int64
+	includeLive bool
 }
 
 // New returns the Sweep view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{deps: deps, styles: styles, keys: DefaultKeys(), readOnly: deps.Store.ReadOnly(), pollEvery: progressEvery,
-		filter: widgets.NewFilter("filter: prefix", styles)}
+		filter: widgets.NewFilter("filter: prefix", styles), guardKeys: DefaultGuardKeys(), realNow: store.SystemClock}
 	m.keys.Sweep.SetEnabled(!m.readOnly)
 	m.scanning, m.tags, m.scanGen = true, 1, 1
 	return m
@@ -109,10 +121,11 @@ func (m *Model) Focus() { m.focused = true }
 func (m *Model) Blur() { m.focused = false }
 
 // Busy reports whether a census, a dry run or a sweep is in flight.
-func (m Model) Busy() bool { return m.scanning || m.run != nil || m.dryBusy }
+func (m Model) Busy() bool { return m.scanning || m.run != nil || m.dryBusy || m.counting }
 
-// Capturing reports whether the filter input has the keys.
-func (m Model) Capturing() bool { return m.filter.Typing() }
+// Capturing reports whether the filter input or the guard's dialog has
+// the keys.
+func (m Model) Capturing() bool { return m.filter.Typing() || m.guard != nil }
 
 // Refresh takes a new census (the store or the clock changed), unless one
 // or a sweep is in flight.
@@ -138,6 +151,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 	case sweepConfirmed:
 		return m.start(msg)
+	case guardCounted:
+		return m.onGuardCounted(msg)
 	case sweepProgress:
 		if m.run != nil && msg.session == m.deps.Session && msg.gen == m.run.gen {
 			m.progress = msg
@@ -150,6 +165,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.onClick(x, y), nil
 		}
 	case tea.KeyMsg:
+		if m.focused && m.guard != nil {
+			return m.guardKey(msg)
+		}
 		if m.focused && m.filter.Typing() {
 			return m.typeFilter(msg), nil
 		}
@@ -205,14 +223,16 @@ func (m *Model) dryRun() tea.Cmd {
 		return views.Flash(views.FlashInfo, "undecodable rows cannot be addressed by prefix; select all prefixes")
 	}
 	m.dryBusy, m.dryGen = true, m.nextTag()
-	return dryRun(m.deps.Store, m.deps.Session, m.dryGen, scopeName(sc), sc.prefix(), m.deps.Now())
+	return dryRun(m.deps.Store, m.deps.Session, m.dryGen, scopeName(sc), sc.prefix(), m.deps.Now(), m.realNow())
 }
 
-// askSweep asks for confirmation, naming the count and the prefix.
+// askSweep asks for confirmation, naming the count and the prefix; under
+// a clock ahead of the real one it first counts the rows the real clock
+// still sees live (guard.go).
 func (m *Model) askSweep() tea.Cmd {
 	sc, ok := m.scope()
 	switch {
-	case !ok || m.run != nil:
+	case !ok || m.run != nil || m.counting:
 		return nil
 	case sc.undecodable:
 		return views.Flash(views.FlashInfo, "undecodable rows cannot be addressed by prefix; select all prefixes to sweep them too")
@@ -220,10 +240,21 @@ func (m *Model) askSweep() tea.Cmd {
 		return views.Flash(views.FlashInfo, "nothing under %s is expired at the census time; r rescans", scopeName(sc))
 	}
 	m.askGen = m.nextTag()
-	confirmed := sweepConfirmed{session: m.deps.Session, gen: m.askGen, scope: sc, now: m.deps.Now()}
+	now, real := m.deps.Now(), m.realNow()
+	if now > real {
+		m.counting = true
+		return countGuard(m.deps.Store, m.deps.Session, m.askGen, sc, now, real)
+	}
+	return m.confirm(sc, now, sc.expired)
+}
+
+// confirm asks the root's confirmation of a sweep of n rows under sc at
+// now.
+func (m Model) confirm(sc sweepScope, now, n int64) tea.Cmd {
+	confirmed := sweepConfirmed{session: m.deps.Session, gen: m.askGen, scope: sc, now: now, total: n}
 	do := func() tea.Msg { return confirmed }
 	return views.Confirm("Sweep expired rows?", "sweep", do,
-		fmt.Sprintf("Deletes the %d row(s) under %s that are expired at %s,", sc.expired, scopeName(sc), usertext.FormatTime(confirmed.now)),
+		fmt.Sprintf("Deletes the %d row(s) under %s that are expired at %s,", n, scopeName(sc), usertext.FormatTime(now)),
 		"in batches of one short transaction each; a row another writer re-set meanwhile survives. x cancels between batches.")
 }
 
@@ -234,10 +265,13 @@ func (m Model) start(msg sweepConfirmed) (Model, tea.Cmd) {
 	}
 	sc := msg.scope
 	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
-	m.run = &sweepRun{gen: m.nextTag(), scope: scopeName(sc), total: sc.expired, cancel: cancel, started: time.Now()}
+	m.run = &sweepRun{gen: m.nextTag(), scope: scopeName(sc), total: msg.total, includeLive: msg.includeLive, cancel: cancel, started: time.Now()}
 	m.progress, m.receipt, m.swept = sweepProgress{}, nil, true
 	m.keys.Cancel.SetEnabled(true)
-	return m, tea.Batch(runSweep(ctx, m.deps.Store, m.deps.Session, m.run, store.SweepOptions{Now: msg.now, Prefix: sc.prefix(), Batch: m.batch}), pollSweep(m.deps.Session, m.run, m.pollEvery))
+	// The guard holds in every sweep: RealNow keeps what the real clock
+	// sees live unless the user chose all in the guard's dialog.
+	opts := store.SweepOptions{Now: msg.now, RealNow: m.realNow(), IncludeLive: msg.includeLive, Prefix: sc.prefix(), Batch: m.batch}
+	return m, tea.Batch(runSweep(ctx, m.deps.Store, m.deps.Session, m.run, opts), pollSweep(m.deps.Session, m.run, m.pollEvery))
 }
 
 // onDone shows a sweep's or a dry run's receipt, then takes a new census.
@@ -261,6 +295,8 @@ func (m Model) onDone(msg sweepDone) (Model, tea.Cmd) {
 		flash = views.Flash(views.FlashInfo, "sweep cancelled: %d row(s) removed, %d expired left", msg.res.Swept, msg.res.Remaining)
 	case msg.err != nil:
 		flash = views.Flash(views.FlashError, "sweep: %v", msg.err)
+	case !msg.dryRun && msg.res.LiveByReal > 0 && !msg.includeLive:
+		flash = views.Flash(views.FlashOK, "swept %d row(s) under %s in %s; kept %d the real clock sees live", msg.res.Swept, msg.scope, widgets.Human(msg.res.Elapsed), msg.res.LiveByReal)
 	case !msg.dryRun:
 		flash = views.Flash(views.FlashOK, "swept %d row(s) under %s in %s", msg.res.Swept, msg.scope, widgets.Human(msg.res.Elapsed))
 	}
@@ -273,6 +309,9 @@ func (m Model) onDone(msg sweepDone) (Model, tea.Cmd) {
 
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
+	if m.guard != nil {
+		return []key.Binding{m.guardKeys.Expired, m.guardKeys.All, m.guardKeys.Cancel}
+	}
 	if m.filter.Typing() {
 		return m.filter.Help()
 	}
@@ -282,6 +321,9 @@ func (m Model) ShortHelp() []key.Binding {
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
+	if m.guard != nil {
+		return [][]key.Binding{m.ShortHelp()}
+	}
 	if m.filter.Typing() {
 		return [][]key.Binding{m.filter.Help()}
 	}

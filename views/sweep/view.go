@@ -19,6 +19,9 @@ func (m Model) View() string {
 	if m.width < 40 || m.height < 8 {
 		return widgets.TooSmall
 	}
+	if m.guard != nil {
+		return m.guardView()
+	}
 	lw := m.width * 2 / 3
 	box := widgets.PaneBox(m.styles, m.focused)
 	left := widgets.Pane(box, strings.Join(m.mainLines(lw-box.GetHorizontalFrameSize()), "\n"), lw, m.height)
@@ -160,6 +163,15 @@ func (m Model) receiptLines(w int) []string {
 	default:
 		out = append(out, st.OK.Render(fmt.Sprintf("removed %d row(s)", r.Swept))+
 			st.Text.Render(fmt.Sprintf(" in %s · %d batch(es) · %d expired left", widgets.Human(r.Elapsed), r.Batches, r.Remaining)))
+	}
+	switch {
+	case r.LiveByReal == 0:
+	case d.includeLive:
+		out = append(out, widgets.ProseLines(fmt.Sprintf("%d of them were live by the real clock (you chose to sweep them)", r.LiveByReal), st.Warn, w)...)
+	case d.dryRun:
+		out = append(out, widgets.ProseLines(fmt.Sprintf("%d more row(s) are expired at the clock's time but live by the real clock: s asks before sweeping them", r.LiveByReal), st.Warn, w)...)
+	default:
+		out = append(out, widgets.ProseLines(fmt.Sprintf("kept %d row(s) that the real clock still sees live", r.LiveByReal), st.Warn, w)...)
 	}
 	next := "none: nothing else in range expires"
 	if r.NextExpiry != nil {

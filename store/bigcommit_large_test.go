@@ -1,0 +1,149 @@
+//go:build largedata
+
+package store_test
+
+import (
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+)
+
+// The commits of issue 19 point 4 at SQLite's real limits (an expression
+// depth of 1000, 32766 bound values), at sizes that take minutes under
+// -race on a file: they run in scripts/test's largedata step, without
+// -race. bigcommit_test.go takes the same paths with small limits.
+//
+//	go test -tags largedata -run 'Large' ./store
+
+// TestCommitManyChecksLarge: a commit of 3000 absent checks (more than SQLite's
+// expression depth of 1000) passes when every key is absent or expired
+// and writes every row under one stamp; one live key among them fails it
+// and nothing is written; 3000 stamp checks pass when every stamp holds
+// (a check repeated included) and fail on one stale stamp.
+func TestCommitManyChecksLarge(t *testing.T) {
+	const n = 3000
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		ctx := storetest.CtxTimeout(t, 5*time.Minute)
+		past := c.Now() - 1
+		if _, err := s.Commit(ctx, nil, []store.Mutation{
+			{Type: store.MutationSet, Key: bigKey("a", 7), Value: []byte(`"expired"`), ExpiresAt: &past},
+			{Type: store.MutationSet, Key: bigKey("live", 5), Value: []byte(`"live"`)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		checks, muts := absentCommit("a", n)
+		res, err := s.Commit(ctx, checks, muts)
+		if err != nil || !res.OK {
+			t.Fatalf("%d absent checks (one key expired): %+v %v", n, res, err)
+		}
+		st, err := s.Stats(ctx, c.Now())
+		if err != nil || st.Live != n+1 {
+			t.Fatalf("after the commit: %d live rows (%v), want %d", st.Live, err, n+1)
+		}
+
+		checks, muts = absentCommit("b", n)
+		checks[n/2] = store.Check{Key: bigKey("live", 5)}
+		res, err = s.Commit(ctx, checks, muts)
+		if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != n/2 {
+			t.Fatalf("%d absent checks, one of a live key: %+v %v", n, res, err)
+		}
+		if st, _ := s.Stats(ctx, c.Now()); st.Live != n+1 {
+			t.Fatalf("a failed commit wrote rows: %d live", st.Live)
+		}
+
+		stamped := make([]store.Check, 0, n+1)
+		for i := range n {
+			stamped = append(stamped, store.Check{Key: bigKey("a", i), Versionstamp: res.Versionstamp})
+		}
+		first, _, err := s.Get(ctx, bigKey("a", 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range stamped {
+			stamped[i].Versionstamp = first.Versionstamp()
+		}
+		stamped = append(stamped, stamped[0]) // the same check twice
+		set := []store.Mutation{{Type: store.MutationSet, Key: bigKey("c", 0), Value: []byte(`2`)}}
+		res, err = s.Commit(ctx, stamped, set)
+		if err != nil || !res.OK {
+			t.Fatalf("%d stamp checks that hold: %+v %v", len(stamped), res, err)
+		}
+		stamped[n-1].Versionstamp = codec.FormatStamp(1)
+		res, err = s.Commit(ctx, stamped, []store.Mutation{{Type: store.MutationSet, Key: bigKey("c", 1), Value: []byte(`3`)}})
+		if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != n-1 {
+			t.Fatalf("%d stamp checks, one stale: %+v %v", len(stamped), res, err)
+		}
+		if _, found, _ := s.Get(ctx, bigKey("c", 1)); found {
+			t.Fatal("a commit with a stale stamp wrote its set")
+		}
+		// Absent and stamp checks of one key together never both hold.
+		both := []store.Check{{Key: bigKey("a", 1)}, {Key: bigKey("a", 1), Versionstamp: first.Versionstamp()}}
+		if res, err := s.Commit(ctx, both, set); err != nil || res.OK {
+			t.Fatalf("absent and present at once: %+v %v", res, err)
+		}
+	})
+}
+
+// TestSetManyCheckedPastTheVariableLimitLarge: 20,000 absent checks with their
+// sets (load --if-absent's default batch over a server: more bound values
+// than SQLite allows in one statement, so the verdict is evaluated over
+// several statements) commit as one transaction with one stamp on every
+// transport; 11,000 absent checks whose last key is live (its chunk in
+// the verdict's last statement) fail whole.
+func TestSetManyCheckedPastTheVariableLimitLarge(t *testing.T) {
+	const n = 20000
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		ctx := storetest.CtxTimeout(t, 5*time.Minute)
+		checks, muts := absentCommit("a", n)
+		res, err := s.SetManyChecked(ctx, checks, muts)
+		if err != nil || !res.OK {
+			t.Fatalf("%d absent checks: %+v %v", n, res, err)
+		}
+		st, err := s.Stats(ctx, c.Now())
+		if err != nil || st.Live != n {
+			t.Fatalf("%d live rows (%v), want %d", st.Live, err, n)
+		}
+		seq, _ := s.Seq(ctx)
+		if res.Versionstamp != codec.FormatStamp(seq) {
+			t.Fatalf("stamp %s, seq %d", res.Versionstamp, seq)
+		}
+		const m = 11000
+		checks, muts = absentCommit("b", m)
+		checks[m-1] = store.Check{Key: bigKey("a", 0)}
+		res, err = s.SetManyChecked(ctx, checks, muts)
+		if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != m-1 {
+			t.Fatalf("%d checks, the last of a live key: ok %v, failed %+v, %v", m, res.OK, res.Failed, err)
+		}
+		if seq2, _ := s.Seq(ctx); seq2 != seq {
+			t.Fatalf("a failed commit moved seq from %d to %d", seq, seq2)
+		}
+		if st, _ := s.Stats(ctx, c.Now()); st.Rows != n {
+			t.Fatalf("a failed commit wrote rows: %d, want %d", st.Rows, n)
+		}
+	})
+}
+
+// TestSetManyPastTheVariableLimitLarge: SetMany of 20,000 rows (60,000 values
+// to bind) is one commit with one stamp on every transport.
+func TestSetManyPastTheVariableLimitLarge(t *testing.T) {
+	const n = 20000
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		ctx := storetest.CtxTimeout(t, 5*time.Minute)
+		_, muts := absentCommit("m", n)
+		res, err := s.SetMany(ctx, muts)
+		if err != nil || !res.OK {
+			t.Fatalf("SetMany of %d rows: %+v %v", n, res, err)
+		}
+		st, err := s.Stats(ctx, c.Now())
+		if err != nil || st.Live != n {
+			t.Fatalf("%d live rows (%v), want %d", st.Live, err, n)
+		}
+		last, found, err := s.Get(ctx, bigKey("m", n-1))
+		if err != nil || !found || last.Versionstamp() != res.Versionstamp {
+			t.Fatalf("the last row: %+v %v %v, want stamp %s", last, found, err, res.Versionstamp)
+		}
+	})
+}
