@@ -68,7 +68,9 @@ func TestChanges(t *testing.T) {
 		} // 3
 		got, last := feed(t, s, store.ChangesOptions{})
 		wantFeed(t, "from 0", got, `["a", 1]=1@1`, `["b"]=2@2`, `["c", 1]=4@3`, `["c", 2]=3@3`)
-		if last.Next != 3 || last.NextKey != nil || last.Version != (store.Version{Seq: 3, Rows: 4}) {
+		// A file counts no rows (a count walks the table): Rows is -1.
+		rows := func(n int64) int64 { return map[bool]int64{true: n, false: -1}[s.Info().Transport.Remote()] }
+		if last.Next != 3 || last.NextKey != nil || last.Version != (store.Version{Seq: 3, Rows: rows(4)}) {
 			t.Errorf("next %d %x, version %+v", last.Next, last.NextKey, last.Version)
 		}
 		got, _ = feed(t, s, store.ChangesOptions{After: 2})
@@ -94,7 +96,7 @@ func TestChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantFeed(t, "after the rewrite", p.Entries, `["a", 1]=11@5`)
-		if p.Next != 5 || p.Version.Seq != 5 || p.Version.Rows != 3 {
+		if p.Next != 5 || p.Version.Seq != 5 || p.Version.Rows != rows(3) {
 			t.Errorf("next %d, version %+v", p.Next, p.Version)
 		}
 		var re []string
