@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -40,7 +41,11 @@ noticed when a re-read of the rows kvdeck saw misses one, an expiry when
 the clock (--now, --clock-offset) passes a row's expiry. A watch polls
 (--interval): a row set and deleted between two polls is never seen, and
 a row set twice shows its last value once. Watching a prefix keeps its
-live rows in memory to show old values.`
+live rows in memory to show old values; a poll re-reads a bounded batch of
+them in turn to find deletions (64 on a file, 500 over a server), so a
+delete in a large prefix is noticed within rows/batch polls. On a
+rollback-journal file without an index on ver, sets are found by a walk
+of the table paced to protect the service's commits (kvdeck index add).`
 }
 
 // DefaultJSON makes watch print JSON lines unless -o text is given.
@@ -74,7 +79,10 @@ type watcher struct {
 	exact    map[string]bool // raw keys, with --exact
 	after    int64
 	afterKey []byte
-	version  store.Version
+	mark     int64              // ChangesPage.Mark of the last page
+	walk     *store.ChangesWalk // a paced walk under way
+	paced    bool               // the feed was walked at a pace (said once)
+	recheck  string             // the last key rechecked: the next batch starts after it
 	known    map[string]store.Entry
 }
 
@@ -120,6 +128,7 @@ func (c *WatchCmd) Run(app *App) error {
 	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%d live rows now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, len(w.known), c.Interval)
 	timer := time.NewTimer(c.Interval)
 	defer timer.Stop()
+	said := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -132,6 +141,10 @@ func (c *WatchCmd) Run(app *App) error {
 		}
 		for _, ev := range events {
 			app.Out.Result(ev, ev.text())
+		}
+		if w.paced && !said {
+			said = true
+			fmt.Fprintf(app.Stderr, "kvdeck: this rollback-journal file has no index on ver: changes are found by a walk of the table paced to %d rows a poll, so that the service's commits are not blocked; `kvdeck index add` makes them immediate\n", store.ChangesWindowPaced)
 		}
 		if err := app.Out.Flush(); err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -156,11 +169,13 @@ func interrupted(ctx context.Context, err error) error {
 // prefixes. A row written in between is read here and again by the first
 // poll, which skips it (same stamp).
 func (w *watcher) start(ctx context.Context) error {
-	v, err := w.s.Version(ctx)
+	// Where seq stands, without counting rows: nothing is stamped after
+	// MaxInt64.
+	p, err := w.s.Changes(ctx, store.ChangesOptions{After: math.MaxInt64})
 	if err != nil {
 		return err
 	}
-	w.after, w.version = v.Seq, v
+	w.after, w.mark = p.Version.Seq, p.Mark
 	if w.exact != nil {
 		entries, err := w.s.GetMany(ctx, w.prefixes)
 		for _, e := range entries {
@@ -182,11 +197,16 @@ func (w *watcher) start(ctx context.Context) error {
 	return nil
 }
 
-// watchRecheckInline is how many seen rows a poll of a server re-reads in
-// its one request to the feed (ChangesOptions.Recheck), so that a poll is
-// one request; a watch that saw more (or of a file) re-reads them in a
-// second statement, and only when something was committed.
-const watchRecheckInline = 500
+// Rows seen that a poll re-reads to find deletions (deletes issue no
+// stamp), in turn, in the one statement (one request) that reads the
+// feed: a watch of any size costs a bounded read per poll, and a deleted
+// row is noticed within known/batch polls. On a file the batch is small,
+// since a rollback-journal reader blocks a writer's commit while it
+// reads, and a poll rechecks only when something was committed since.
+const (
+	watchRecheckFile   = 64
+	watchRecheckRemote = 500
+)
 
 // poll reads the changes since the last poll: expiries first (the clock
 // passed a seen row's expiry), then deletions (a seen row is gone), then
@@ -199,18 +219,14 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 			delete(w.known, raw)
 		}
 	}
-	var inline [][]byte
-	// On a file an idle poll is one pragma (Version): re-reading rows
-	// there waits until something was committed.
-	if w.s.Info().Transport.Remote() && len(w.known) <= watchRecheckInline {
-		for _, raw := range w.sortedKnown() {
-			inline = append(inline, []byte(raw))
-		}
+	batch := watchRecheckFile
+	if w.s.Info().Transport.Remote() {
+		batch = watchRecheckRemote
 	}
+	inline := w.recheckBatch(batch)
 	var rechecked []*store.Entry
 	fresh := map[string]bool{}
-	moved := false
-	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline}
+	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline, Mark: w.mark, Walk: w.walk}
 	for first := true; ; first = false {
 		page, err := w.s.Changes(ctx, opts)
 		if err != nil {
@@ -218,8 +234,11 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		}
 		if first {
 			rechecked = page.Rechecked
-			moved = page.Version != w.version
-			w.version = page.Version
+		}
+		w.mark, w.walk = page.Mark, page.Walk
+		if page.Walk != nil {
+			w.paced = true
+			break // the walk goes on at the next poll
 		}
 		w.after, w.afterKey = page.Next, page.NextKey
 		for _, e := range page.Entries {
@@ -251,20 +270,7 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		if !page.More {
 			break
 		}
-		opts.After, opts.AfterKey, opts.Recheck = page.Next, page.NextKey, nil
-	}
-	if inline == nil && moved {
-		// Something was committed: re-read the rows seen before this
-		// poll to find the deleted ones (deletes issue no stamp).
-		for _, raw := range w.sortedKnown() {
-			if !fresh[raw] {
-				inline = append(inline, []byte(raw))
-			}
-		}
-		var err error
-		if rechecked, err = w.s.GetRawMany(ctx, inline); err != nil {
-			return nil, err
-		}
+		opts.After, opts.AfterKey, opts.Recheck, opts.Walk = page.Next, page.NextKey, nil, nil
 	}
 	var deleted []watchEvent
 	for i, e := range rechecked {
@@ -275,6 +281,25 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		}
 	}
 	return append(append(expired, deleted...), sets...), nil
+}
+
+// recheckBatch returns up to n rows seen, in key order after the last
+// batch, wrapping around: every row seen is re-read in turn.
+func (w *watcher) recheckBatch(n int) [][]byte {
+	keys := w.sortedKnown()
+	if len(keys) == 0 {
+		return nil
+	}
+	i := sort.SearchStrings(keys, w.recheck)
+	if i < len(keys) && keys[i] == w.recheck {
+		i++
+	}
+	var out [][]byte
+	for j := 0; j < min(n, len(keys)); j++ {
+		out = append(out, []byte(keys[(i+j)%len(keys)]))
+	}
+	w.recheck = string(out[len(out)-1])
+	return out
 }
 
 // sortedKnown returns the raw keys seen, in key order (stable output).

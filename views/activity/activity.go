@@ -6,6 +6,8 @@
 package activity
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -88,7 +90,7 @@ func (m Model) Init() tea.Cmd {
 	if err != nil {
 		return func() tea.Msg { return fed{session: m.deps.Session, err: err} }
 	}
-	return readFeed(s, m.deps.Session, 0, 0, nil, nil, m.deps.Now(), true, 1)
+	return readFeed(s, m.deps.Session, 0, position{}, nil, m.deps.Now(), true, 1)
 }
 
 // engine is the store the feed reads (store.Changes is the engine's).
@@ -108,7 +110,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	m.loading = true
 	m.gen++
 	keys := m.f.recheckKeys()
-	return m, readFeed(s, m.deps.Session, m.gen, m.f.after, m.f.afterK, keys, m.deps.Now(), !m.f.started, 1)
+	return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), keys, m.deps.Now(), !m.f.started, 1)
 }
 
 // SetSize sets the view's rectangle.
@@ -131,6 +133,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case fed:
 		return m.onFed(msg)
+	case walkTick:
+		if msg.session != m.deps.Session || msg.gen != m.gen || m.f.walk == nil {
+			return m, nil // a refresh came first
+		}
+		return m.Refresh()
 	case located:
 		return m.onLocated(msg)
 	case tea.MouseMsg:
@@ -173,11 +180,15 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 	if msg.page.More && msg.chained < pagesPerRefresh {
 		s, err := m.engine()
 		if err == nil {
-			return m, readFeed(s, m.deps.Session, m.gen, m.f.after, m.f.afterK, nil, m.deps.Now(), false, msg.chained+1)
+			return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), nil, m.deps.Now(), false, msg.chained+1)
 		}
 	}
 	m.loading = false
 	m.behind = msg.page.More
+	if msg.page.Walk != nil {
+		session, gen := m.deps.Session, m.gen
+		return m, tea.Tick(walkPace, func(time.Time) tea.Msg { return walkTick{session: session, gen: gen} })
+	}
 	return m, nil
 }
 

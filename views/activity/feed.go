@@ -12,8 +12,12 @@ import (
 // size.
 const (
 	maxEvents  = 2000 // events kept for the list (the oldest go first)
-	maxRecheck = 256  // rows re-read at each refresh to find deletions
-	backlog    = 20   // commits shown from before the tab opened
+	maxRecheck = 256  // a quarter of the rows kept to find deletions (4*maxRecheck)
+	// recheckBatch rows are re-read at each refresh, in turn over every
+	// row kept, to find deletions: a bounded read however many were seen
+	// (on a rollback-journal file a read blocks a writer's commit).
+	recheckBatch = 32
+	backlog      = 20 // commits shown from before the tab opened
 )
 
 // eventKind says what happened to a row.
@@ -68,6 +72,9 @@ type feed struct {
 	afterK  []byte // within a commit cut by a page
 	seen    map[string]seenRow
 	order   [][]byte // seen keys, oldest read first (the recheck window)
+	turn    int      // where in order the next recheck batch starts
+	mark    int64    // store.ChangesPage.Mark of the last page
+	walk    *store.ChangesWalk
 	events  []event
 	next    int // the n of the next event
 	dropped int // events dropped past maxEvents
@@ -97,12 +104,19 @@ func recordKind(k codec.Key) string {
 	return "plain"
 }
 
-// recheckKeys are the rows to re-read: the most recently read ones.
+// recheckKeys are the rows to re-read: recheckBatch of the rows kept, in
+// turn, so that a deletion of any of them is found within
+// len(order)/recheckBatch refreshes.
 func (f *feed) recheckKeys() [][]byte {
-	if len(f.order) <= maxRecheck {
-		return f.order
+	n := min(recheckBatch, len(f.order))
+	out := make([][]byte, 0, n)
+	for i := range n {
+		out = append(out, f.order[(f.turn+i)%len(f.order)])
 	}
-	return f.order[len(f.order)-maxRecheck:]
+	if len(f.order) > 0 {
+		f.turn = (f.turn + n) % len(f.order)
+	}
+	return out
 }
 
 // apply takes a page of the change feed read at now, with the rows that
@@ -110,7 +124,7 @@ func (f *feed) recheckKeys() [][]byte {
 // order, then the rows that vanished: deleted, or expired when their
 // expiry has passed.
 func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool) {
-	f.version = p.Version
+	f.version, f.mark, f.walk = p.Version, p.Mark, p.Walk
 	changed := map[string]bool{}
 	for _, e := range p.Entries {
 		raw := string(e.Raw)
@@ -145,8 +159,29 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool)
 		f.add(event{kind: kind, raw: raw, key: old.key, record: old.record, ver: old.ver, value: old.value, expiry: old.expiry, seenAt: now})
 		f.forget(raw)
 	}
-	f.after, f.afterK = p.Next, p.NextKey
+	if p.Walk == nil && !p.More {
+		// Up to date: a row kept whose expiry the clock passed is
+		// expired, read or not (an idle page reads nothing).
+		var gone [][]byte
+		for _, raw := range f.order {
+			if r := f.seen[string(raw)]; r.expiry != nil && *r.expiry <= now {
+				f.add(event{kind: evExpired, raw: raw, key: r.key, record: r.record, ver: r.ver, value: r.value, expiry: r.expiry, seenAt: now})
+				gone = append(gone, raw)
+			}
+		}
+		for _, raw := range gone {
+			f.forget(raw)
+		}
+	}
+	if p.Walk == nil {
+		f.after, f.afterK = p.Next, p.NextKey
+	}
 	f.started = true
+}
+
+// position is where the next read starts.
+func (f *feed) position() position {
+	return position{after: f.after, afterKey: f.afterK, mark: f.mark, walk: f.walk}
 }
 
 func (f *feed) add(ev event) {
