@@ -182,7 +182,11 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 		walk = nil // another position or other prefixes: start afresh
 	}
 	paced := false
-	if !remote {
+	// onWatch: a file whose kv is known to have an index on ver reads
+	// the page in one statement on the watch connection, its header
+	// carrying the mark (one shared lock a page, not two).
+	onWatch := !remote && walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes
+	if !remote && !onWatch {
 		h, err := s.changesHead(ctx)
 		if err != nil {
 			return page, err
@@ -216,6 +220,7 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 		q.window = changesWindowTest
 	}
 	q.indexed = s.watch.verIndexed.Load() == indexYes
+	q.onWatch, q.mark = onWatch, opts.Mark
 	var found []Entry
 	var sizes []int64
 	cut := false
@@ -245,6 +250,18 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 			return page, err
 		}
 		page.Statements++
+		if first && q.onWatch {
+			page.Version, page.Mark = Version{Seq: a.seq, Rows: -1}, a.mark
+			if a.mark == opts.Mark {
+				a.recheck = nil // nothing committed since: not asked
+			}
+			if !a.indexed {
+				// The index went: the next page reads the head and walks.
+				s.watch.verIndexed.Store(indexNo)
+				page.Rechecked = a.recheck
+				return page, nil
+			}
+		}
 		if first {
 			s.watch.verIndexed.Store(map[bool]int32{true: indexYes, false: indexNo}[a.indexed])
 			if a.indexed != q.indexed && pastPosition(a.seq, opts) {
@@ -439,11 +456,17 @@ type changeQuery struct {
 	header  bool // answer the header row
 	count   bool // the header counts the rows (a file asks Version instead)
 	recheck [][]byte
+	// onWatch runs the statement on the watch connection: its header
+	// carries data_version (in expires_at), and the recheck answers only
+	// when it differs from mark (something was committed since).
+	onWatch bool
+	mark    int64
 }
 
 // changeAnswer is what one statement answered.
 type changeAnswer struct {
 	seq, rows int64
+	mark      int64
 	indexed   bool
 	nextLo    *int64
 	found     []Entry
@@ -515,10 +538,18 @@ func (q changeQuery) sql() (string, []any) {
 		if !q.indexed {
 			next = "(SELECT min(rowid) FROM kv WHERE rowid > (SELECT max(lo, hi) FROM b))"
 		}
-		parts = append(parts, "SELECT "+fmt.Sprint(rowHeader)+", NULL, NULL, seq, NULL, "+count+", "+next+", "+verIndexedSQL+" FROM kv_meta WHERE id = 0")
+		mark := "NULL"
+		if q.onWatch {
+			mark = "(SELECT data_version FROM pragma_data_version())"
+		}
+		parts = append(parts, "SELECT "+fmt.Sprint(rowHeader)+", NULL, NULL, seq, "+mark+", "+count+", "+next+", "+verIndexedSQL+" FROM kv_meta WHERE id = 0")
 	}
 	if len(q.recheck) > 0 {
 		r, rargs := recheckSQL(q.recheck, q.now)
+		if q.onWatch {
+			r += " AND (SELECT data_version FROM pragma_data_version()) != ?"
+			rargs = append(rargs, q.mark)
+		}
 		parts = append(parts, r)
 		args = append(args, rargs...)
 	}
@@ -539,7 +570,7 @@ func recheckSQL(raws [][]byte, now int64) (string, []any) {
 	}
 	b.WriteByte(']')
 	return "SELECT " + fmt.Sprint(rowRecheck) + ", kv.k, kv.v, kv.ver, kv.expires_at, j.key, NULL, NULL FROM json_each(?) AS j JOIN kv ON kv.k = unhex(j.value) " +
-		"WHERE kv.expires_at IS NULL OR kv.expires_at > ?", []any{b.String(), now}
+		"WHERE (kv.expires_at IS NULL OR kv.expires_at > ?)", []any{b.String(), now}
 }
 
 // changeStatement runs one statement of a change scan.
@@ -549,10 +580,17 @@ func (s *Store) changeStatement(ctx context.Context, q changeQuery) (changeAnswe
 		a.recheck = make([]*Entry, len(q.recheck))
 	}
 	text, args := q.sql()
-	err := s.scanKinds(ctx, text, args, func(kind int, e Entry, x, y, z sql.NullInt64) {
+	scan := s.scanKinds
+	if q.onWatch {
+		scan = s.scanKindsOnWatch
+	}
+	err := scan(ctx, text, args, func(kind int, e Entry, x, y, z sql.NullInt64) {
 		switch kind {
 		case rowHeader:
 			a.seq, a.rows, a.indexed = e.Ver, x.Int64, z.Int64 != 0
+			if e.ExpiresAt != nil {
+				a.mark = *e.ExpiresAt
+			}
 			if y.Valid {
 				next := y.Int64
 				a.nextLo = &next
@@ -587,6 +625,42 @@ func (s *Store) scanKinds(ctx context.Context, q string, args []any, fn func(kin
 		return err
 	}
 	defer rows.Close()
+	return s.readKinds(rows, fn)
+}
+
+// scanKindsOnWatch is scanKinds on the watch connection (version.go),
+// whose data_version is comparable from one page to the next.
+func (s *Store) scanKindsOnWatch(ctx context.Context, q string, args []any, fn func(kind int, e Entry, x, y, z sql.NullInt64)) error {
+	w := &s.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn == nil {
+		conn, err := s.db.Conn(ctx)
+		if err != nil {
+			return s.classify(err)
+		}
+		w.conn = conn
+	}
+	s.statements.Add(1)
+	s.roundTrips.Add(1)
+	rows, err := w.conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		w.conn.Close()
+		w.conn, w.valid = nil, false
+		return s.classify(err)
+	}
+	defer rows.Close()
+	return s.readKinds(rows, fn)
+}
+
+// readKinds hands each (kind, k, v, ver, expires_at, x, y, z) row to fn;
+// a header row carries its expires_at column (the mark on the watch
+// connection).
+func (s *Store) readKinds(rows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}, fn func(kind int, e Entry, x, y, z sql.NullInt64)) error {
 	var n int64
 	for rows.Next() {
 		var kind int
@@ -598,7 +672,7 @@ func (s *Store) scanKinds(ctx context.Context, q string, args []any, fn func(kin
 			return s.classify(err)
 		}
 		n++
-		e := Entry{Ver: ver.n}
+		e := Entry{Ver: ver.n, ExpiresAt: exp.at}
 		if kind != rowHeader {
 			e = newEntry(k, v, ver, exp)
 		}

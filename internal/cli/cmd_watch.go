@@ -82,8 +82,27 @@ type watcher struct {
 	mark     int64              // ChangesPage.Mark of the last page
 	walk     *store.ChangesWalk // a paced walk under way
 	paced    bool               // the feed was walked at a pace (said once)
-	recheck  string             // the last key rechecked: the next batch starts after it
 	known    map[string]store.Entry
+	// ring holds the raw keys seen, in the order they were first seen,
+	// and turn where the next recheck batch starts: every row seen is
+	// re-read in turn without sorting them all each poll. A key deleted
+	// from known stays until the ring turns over.
+	ring []string
+	turn int
+	// due counts the rows seen still to re-read since a commit was last
+	// noticed: until it is zero a poll rechecks even when nothing was
+	// committed since the last one (the mark says nothing of the rows
+	// the last batches did not hold).
+	due int
+}
+
+// see records e as seen.
+func (w *watcher) see(e store.Entry) {
+	raw := string(e.Raw)
+	if _, had := w.known[raw]; !had {
+		w.ring = append(w.ring, raw)
+	}
+	w.known[raw] = e
 }
 
 // Run reads what is there, then polls until interrupted (or, with --once,
@@ -180,14 +199,14 @@ func (w *watcher) start(ctx context.Context) error {
 		entries, err := w.s.GetMany(ctx, w.prefixes)
 		for _, e := range entries {
 			if e != nil {
-				w.known[string(e.Raw)] = *e
+				w.see(*e)
 			}
 		}
 		return err
 	}
 	for _, p := range w.prefixes {
 		err := w.s.Scan(ctx, store.ListOptions{Prefix: p, Unbounded: len(p) == 0}, func(e store.Entry) error {
-			w.known[string(e.Raw)] = e
+			w.see(e)
 			return nil
 		})
 		if err != nil {
@@ -213,11 +232,17 @@ const (
 // sets in stamp order.
 func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	var expired, sets []watchEvent
-	for _, raw := range w.sortedKnown() {
-		if e := w.known[raw]; !e.Live(now) {
-			expired = append(expired, newWatchEvent("expire", &e, nil, now))
-			delete(w.known, raw)
+	var gone []string
+	for raw, e := range w.known {
+		if !e.Live(now) {
+			gone = append(gone, raw)
 		}
+	}
+	sort.Strings(gone) // key order: stable output
+	for _, raw := range gone {
+		e := w.known[raw]
+		expired = append(expired, newWatchEvent("expire", &e, nil, now))
+		delete(w.known, raw)
 	}
 	batch := watchRecheckFile
 	if w.s.Info().Transport.Remote() {
@@ -226,7 +251,11 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	inline := w.recheckBatch(batch)
 	var rechecked []*store.Entry
 	fresh := map[string]bool{}
-	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline, Mark: w.mark, Walk: w.walk}
+	mark := w.mark
+	if w.due > 0 {
+		mark = 0 // recheck whatever the mark says
+	}
+	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline, Mark: mark, Walk: w.walk}
 	for first := true; ; first = false {
 		page, err := w.s.Changes(ctx, opts)
 		if err != nil {
@@ -234,6 +263,12 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		}
 		if first {
 			rechecked = page.Rechecked
+			if page.Mark != w.mark {
+				w.due = len(w.known) // a commit: every row is due again
+			}
+			if len(rechecked) > 0 {
+				w.due -= len(inline)
+			}
 		}
 		w.mark, w.walk = page.Mark, page.Walk
 		if page.Walk != nil {
@@ -265,7 +300,7 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 			}
 			e := e
 			sets = append(sets, newWatchEvent("set", oldp, &e, now))
-			w.known[raw] = e
+			w.see(e)
 		}
 		if !page.More {
 			break
@@ -283,33 +318,36 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	return append(append(expired, deleted...), sets...), nil
 }
 
-// recheckBatch returns up to n rows seen, in key order after the last
-// batch, wrapping around: every row seen is re-read in turn.
+// recheckBatch returns up to n rows seen, in turn round the ring: every
+// row seen is re-read within len(known)/n polls. When the ring turns
+// over it drops the keys no longer seen (and repeats).
 func (w *watcher) recheckBatch(n int) [][]byte {
-	keys := w.sortedKnown()
-	if len(keys) == 0 {
-		return nil
-	}
-	i := sort.SearchStrings(keys, w.recheck)
-	if i < len(keys) && keys[i] == w.recheck {
-		i++
-	}
 	var out [][]byte
-	for j := 0; j < min(n, len(keys)); j++ {
-		out = append(out, []byte(keys[(i+j)%len(keys)]))
+	for tries := 0; len(out) < min(n, len(w.known)) && tries <= len(w.ring); tries++ {
+		if w.turn >= len(w.ring) {
+			w.compactRing()
+		}
+		raw := w.ring[w.turn]
+		w.turn++
+		if _, ok := w.known[raw]; ok {
+			out = append(out, []byte(raw))
+		}
 	}
-	w.recheck = string(out[len(out)-1])
 	return out
 }
 
-// sortedKnown returns the raw keys seen, in key order (stable output).
-func (w *watcher) sortedKnown() []string {
-	raws := make([]string, 0, len(w.known))
-	for raw := range w.known {
-		raws = append(raws, raw)
+// compactRing keeps the ring's keys still seen, once each, and starts it
+// over.
+func (w *watcher) compactRing() {
+	kept := w.ring[:0]
+	in := make(map[string]bool, len(w.known))
+	for _, raw := range w.ring {
+		if _, ok := w.known[raw]; ok && !in[raw] {
+			in[raw] = true
+			kept = append(kept, raw)
+		}
 	}
-	sort.Strings(raws)
-	return raws
+	w.ring, w.turn = kept, 0
 }
 
 func newWatchEvent(change string, old, cur *store.Entry, seen int64) watchEvent {

@@ -154,12 +154,16 @@ func SeedRollbackJournal(t testing.TB, path string, rows int) {
 		`CREATE TABLE IF NOT EXISTS kv_meta (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, ok INTEGER NOT NULL)`,
 		`INSERT OR IGNORE INTO kv_meta (id, seq, ok) VALUES (0, 0, 0)`,
 		fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) `+
-			`INSERT INTO kv SELECT x'0262756c6b0004' || unhex(printf('8%%015x', i)), '{"holder":"' || hex(randomblob(16)) || '","n":' || i || '}', i, NULL FROM c`, rows),
+			`INSERT INTO kv SELECT CAST(x'0262756c6b0004' || unhex(printf('8%%015x', i)) AS BLOB), '{"holder":"' || hex(randomblob(16)) || '","n":' || i || '}', i, NULL FROM c`, rows),
 		fmt.Sprintf(`UPDATE kv_meta SET seq = %d`, rows),
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+	var blobs int
+	if err := db.QueryRow("SELECT count(*) FROM kv WHERE typeof(k) = 'blob'").Scan(&blobs); err != nil || blobs != rows {
+		t.Fatalf("%d blob keys of %d, %v", blobs, rows, err)
 	}
 	var mode string
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "delete" {

@@ -134,7 +134,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case fed:
 		return m.onFed(msg)
 	case walkTick:
-		if msg.session != m.deps.Session || msg.gen != m.gen || m.f.walk == nil {
+		if msg.session != m.deps.Session || msg.gen != m.gen || (m.f.walk == nil && m.f.due <= 0) {
 			return m, nil // a refresh came first
 		}
 		return m.Refresh()
@@ -162,6 +162,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // onFed takes a page: events in stamp order, then the vanished rows; a
 // page cut by its bounds chains the next one, up to pagesPerRefresh.
 func (m Model) onFed(msg fed) (Model, tea.Cmd) {
+
 	if msg.session != m.deps.Session || msg.gen != m.gen {
 		return m, nil
 	}
@@ -171,6 +172,9 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 	}
 	m.err = nil
 	atHead := m.list.Cur == 0 // on the newest event: stay on the newest
+	// A walk under way keeps the position it started from (the first
+	// read's is the backlog's).
+	m.f.after, m.f.afterK = msg.pos.after, msg.pos.afterKey
 	m.f.apply(msg.page, msg.keys, msg.now, msg.start)
 	if atHead {
 		m.list.Set(0, m.ids(), m.listRows())
@@ -185,7 +189,9 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 	}
 	m.loading = false
 	m.behind = msg.page.More
-	if msg.page.Walk != nil {
+	if msg.page.Walk != nil || m.f.due > 0 {
+		// A walk under way, or rows kept still to recheck since the last
+		// commit: go on at a pace even if the store stays still.
 		session, gen := m.deps.Session, m.gen
 		return m, tea.Tick(walkPace, func(time.Time) tea.Msg { return walkTick{session: session, gen: gen} })
 	}

@@ -29,17 +29,19 @@ type position struct {
 	walk     *store.ChangesWalk
 }
 
-// walkTick continues a paced walk of the table (store.ChangesPage.Walk)
-// when no refresh comes first.
+// walkTick continues a paced walk of the table (store.ChangesPage.Walk),
+// or the recheck of the rows kept, when no refresh comes first.
 type walkTick struct{ session, gen int }
 
-// walkPace is how often a paced walk goes on without a refresh.
-const walkPace = time.Second
+// walkPace is how often a paced walk or a recheck goes on without a
+// refresh (a variable for tests only).
+var walkPace = time.Second
 
 // fed answers readFeed.
 type fed struct {
 	session, gen int
 	page         store.ChangesPage
+	pos          position // where the page started
 	keys         [][]byte // the rows rechecked, in the order of page.Rechecked
 	now          int64
 	start        bool // the first read: a backlog, from before the tab opened
@@ -63,6 +65,7 @@ func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, now
 			}
 			pos = position{after: max(p.Version.Seq-backlog, 0), mark: p.Mark}
 		}
+		msg.pos = pos
 		msg.page, msg.err = s.Changes(ctx, store.ChangesOptions{After: pos.after, AfterKey: pos.afterKey, Recheck: keys, Limit: pageRows, Mark: pos.mark, Walk: pos.walk})
 		return msg
 	})

@@ -75,6 +75,9 @@ type feed struct {
 	turn    int      // where in order the next recheck batch starts
 	mark    int64    // store.ChangesPage.Mark of the last page
 	walk    *store.ChangesWalk
+	// due counts the rows kept still to re-read since a commit was last
+	// noticed: until it is zero a read rechecks whatever the mark says.
+	due     int
 	events  []event
 	next    int // the n of the next event
 	dropped int // events dropped past maxEvents
@@ -124,6 +127,12 @@ func (f *feed) recheckKeys() [][]byte {
 // order, then the rows that vanished: deleted, or expired when their
 // expiry has passed.
 func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool) {
+	if p.Mark != f.mark || p.Version != f.version {
+		f.due = len(f.order) // a commit: every row kept is due again
+	}
+	if len(p.Rechecked) > 0 {
+		f.due -= len(keys)
+	}
 	f.version, f.mark, f.walk = p.Version, p.Mark, p.Walk
 	changed := map[string]bool{}
 	for _, e := range p.Entries {
@@ -181,7 +190,11 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool)
 
 // position is where the next read starts.
 func (f *feed) position() position {
-	return position{after: f.after, afterKey: f.afterK, mark: f.mark, walk: f.walk}
+	mark := f.mark
+	if f.due > 0 {
+		mark = 0 // recheck whatever the mark says
+	}
+	return position{after: f.after, afterKey: f.afterK, mark: mark, walk: f.walk}
 }
 
 func (f *feed) add(ev event) {
@@ -210,6 +223,7 @@ func (f *feed) remember(raw []byte, r seenRow) {
 			delete(f.seen, string(k))
 		}
 		f.order = append([][]byte(nil), f.order[over:]...)
+		f.turn = max(f.turn-over, 0)
 	}
 }
 
@@ -222,6 +236,9 @@ func (f *feed) dropOrder(raw []byte) {
 	for i, k := range f.order {
 		if bytes.Equal(k, raw) {
 			f.order = append(f.order[:i:i], f.order[i+1:]...)
+			if i < f.turn {
+				f.turn-- // the rows after it moved down one: skip none
+			}
 			return
 		}
 	}
