@@ -208,6 +208,8 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 		// writer without a busy timeout that commits meanwhile (WAL
 		// readers block nobody; an immutable read takes no lock).
 		paced = !h.wal && !h.indexed && s.imm == nil
+		// Indexed: the page on the same connection (its schema read).
+		onWatch = h.indexed && walk == nil && s.imm == nil
 	}
 	q.window = ChangesWindowFile
 	if remote {

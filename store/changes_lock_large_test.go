@@ -39,11 +39,11 @@ func TestChangesBesideReferenceWriterLarge(t *testing.T) {
 			var order []string
 			var spent, longest time.Duration
 			var stmts, calls int
-			next := 0 // the recheck turns over the rows seen, 32 a tick
+			next := 0 // the recheck turns over the rows seen, 16 a tick
 			tick := func() {
 				for range 5 {
 					var recheck [][]byte
-					for range min(32, len(order)) {
+					for range min(16, len(order)) {
 						next %= len(order)
 						recheck = append(recheck, []byte(order[next]))
 						next++

@@ -42,7 +42,7 @@ the clock (--now, --clock-offset) passes a row's expiry. A watch polls
 (--interval): a row set and deleted between two polls is never seen, and
 a row set twice shows its last value once. Watching a prefix keeps its
 live rows in memory to show old values; a poll re-reads a bounded batch of
-them in turn to find deletions (64 on a file, 500 over a server), so a
+them in turn to find deletions (16 on a file, 500 over a server), so a
 delete in a large prefix is noticed within rows/batch polls. On a
 rollback-journal file without an index on ver, sets are found by a walk
 of the table paced to protect the service's commits (kvdeck index add).`
@@ -223,7 +223,7 @@ func (w *watcher) start(ctx context.Context) error {
 // since a rollback-journal reader blocks a writer's commit while it
 // reads, and a poll rechecks only when something was committed since.
 const (
-	watchRecheckFile   = 64
+	watchRecheckFile   = 16
 	watchRecheckRemote = 500
 )
 

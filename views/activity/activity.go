@@ -109,7 +109,11 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	}
 	m.loading = true
 	m.gen++
-	keys := m.f.recheckKeys()
+	batch := recheckFile
+	if s.Info().Transport.Remote() {
+		batch = recheckRemote
+	}
+	keys := m.f.recheckKeys(batch)
 	return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), keys, m.deps.Now(), !m.f.started, 1)
 }
 

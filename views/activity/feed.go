@@ -13,11 +13,14 @@ import (
 const (
 	maxEvents  = 2000 // events kept for the list (the oldest go first)
 	maxRecheck = 256  // a quarter of the rows kept to find deletions (4*maxRecheck)
-	// recheckBatch rows are re-read at each refresh, in turn over every
-	// row kept, to find deletions: a bounded read however many were seen
-	// (on a rollback-journal file a read blocks a writer's commit).
-	recheckBatch = 32
-	backlog      = 20 // commits shown from before the tab opened
+	// A read re-reads a batch of the rows kept, in turn over all of
+	// them, to find deletions: a bounded read however many were seen.
+	// On a file it is small, since on a rollback-journal file each row
+	// re-read lengthens a lock a live service's commit may meet; over a
+	// server the batch rides in the refresh's one request.
+	recheckFile   = 16
+	recheckRemote = 256
+	backlog       = 20 // commits shown from before the tab opened
 )
 
 // eventKind says what happened to a row.
@@ -107,11 +110,11 @@ func recordKind(k codec.Key) string {
 	return "plain"
 }
 
-// recheckKeys are the rows to re-read: recheckBatch of the rows kept, in
-// turn, so that a deletion of any of them is found within
-// len(order)/recheckBatch refreshes.
-func (f *feed) recheckKeys() [][]byte {
-	n := min(recheckBatch, len(f.order))
+// recheckKeys are the rows to re-read: batch of the rows kept, in turn,
+// so that a deletion of any of them is found within len(order)/batch
+// reads.
+func (f *feed) recheckKeys(batch int) [][]byte {
+	n := min(batch, len(f.order))
 	out := make([][]byte, 0, n)
 	for i := range n {
 		out = append(out, f.order[(f.turn+i)%len(f.order)])

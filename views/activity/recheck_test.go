@@ -2,7 +2,6 @@ package activity
 
 import (
 	"testing"
-	"time"
 
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
@@ -10,14 +9,12 @@ import (
 )
 
 // TestDeletionsOfEveryRowKept: rows the tab read long ago (600 in one
-// commit, far outside the newest 256) are rechecked in turn, 32 a read:
+// commit, far outside the newest 256) are rechecked in turn, 16 a read on a file (256 over a server):
 // every deletion among them shows, on a file and on sqld, without a
 // commit after the deletions to prompt it. Failed before (issue 25 point
 // 12): only the newest 256 rows were rechecked, 10 of the 20 deletions
 // were never shown.
 func TestDeletionsOfEveryRowKept(t *testing.T) {
-	defer func(d time.Duration) { walkPace = d }(walkPace)
-	walkPace = 10 * time.Millisecond
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)
 		clock := viewtest.FixedClock()
