@@ -27,6 +27,7 @@ func TestActivityBesideReferenceWriterLarge(t *testing.T) {
 	for _, indexed := range []bool{true, false} {
 		t.Run(map[bool]string{true: "indexed", false: "paced"}[indexed], func(t *testing.T) {
 			const rows = 100_000
+			walkPace = time.Second
 			path := filepath.Join(t.TempDir(), "kv.db")
 			storetest.SeedRollbackJournal(t, path, rows)
 			clock := viewtest.FixedClock()
@@ -67,6 +68,7 @@ func TestActivityBesideReferenceWriterLarge(t *testing.T) {
 			if len(lost) > 0 && (indexed || len(lost)*50 > commits) {
 				t.Errorf("%d of %d commits lost beside the Activity tab: %q", len(lost), commits, lost)
 			}
+			walkPace = 10 * time.Millisecond // the writer is done: catch up
 			final, err := s.Seq(storetest.Ctx(t))
 			if err != nil {
 				t.Fatal(err)
