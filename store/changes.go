@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -21,9 +22,10 @@ import (
 //     data_version answers that without touching the table; over a server
 //     the check is folded into the one statement a refresh sends);
 //   - examines the table in windows of rowids (ChangesWindowFile rows per
-//     statement on a file, so that no read holds the lock long;
-//     ChangesWindowRemote over a server, so that a store of up to a million
-//     rows is one request) and only rows that match travel;
+//     statement on a WAL file; ChangesWindowRemote over a server, so that
+//     a store of up to a million rows is one request) and only rows that
+//     match travel; on a rollback-journal file, where a read blocks a
+//     writer's commit, it walks at a pace instead (ChangesWindowPaced);
 //   - with an index on ver (AddVerIndex, `kvdeck index add`) reads the
 //     changed rows through it in one statement: its cost follows the
 //     number of changes, not the size of the store.
@@ -48,6 +50,19 @@ import (
 const (
 	ChangesWindowFile   = 5000
 	ChangesWindowRemote = 1000000
+)
+
+// A rollback-journal file without an index on ver is walked at a pace:
+// ChangesPacedWindows windows of ChangesWindowPaced rows per call, the
+// rest at the caller's next tick (ChangesPage.Walk). A reader there holds
+// a shared lock for each statement, and a writer without a busy timeout
+// (the reference's) fails when it commits meanwhile: the feed keeps each
+// statement short and their sum small, at the price of a delay that
+// grows with the table (a 100k-row table: 50 ticks). An index on ver
+// (`kvdeck index add`) makes a page one short indexed read instead.
+const (
+	ChangesWindowPaced  = 2000
+	ChangesPacedWindows = 1
 )
 
 // changesWindowTest, when positive, replaces the windows (tests of window
@@ -77,6 +92,13 @@ type ChangesOptions struct {
 	// rows come back in ChangesPage.Rechecked. A reader finds deletions
 	// and expiries of rows it had read so.
 	Recheck [][]byte
+	// Mark is ChangesPage.Mark of the reader's last page: on a file, a
+	// page whose seq has not moved reads nothing past its head, recheck
+	// included, while no commit happened since (zero: recheck as usual).
+	Mark int64
+	// Walk resumes a paced walk of the table (ChangesPage.Walk), with the
+	// same After, AfterKey and prefixes.
+	Walk *ChangesWalk
 }
 
 // ChangesPage is one page of the change feed.
@@ -96,8 +118,19 @@ type ChangesPage struct {
 	// More is true when the page was cut by Limit or MaxBytes.
 	More bool
 	// Rechecked holds, in the order of ChangesOptions.Recheck, the live
-	// row at each key, nil when the key is absent or expired.
+	// row at each key, nil when the key is absent or expired. It is empty
+	// when the page stopped at its head (nothing committed since Mark):
+	// no answer, not absent rows.
 	Rechecked []*Entry
+	// Mark is, on a file, the data_version of kvdeck's watch connection
+	// at the read: it moves on every commit of another connection,
+	// deletions included (0 over a server). Version.Rows is -1 on a file:
+	// counting rows walks the table.
+	Mark int64
+	// Walk is not nil while a paced walk of the table is under way (a
+	// rollback-journal file without an index on ver): the page holds no
+	// entries yet; read again with ChangesOptions.Walk at the next tick.
+	Walk *ChangesWalk
 	// Indexed is true when the read went through an index on ver.
 	Indexed bool
 	// Windows counts the windows of rowids examined (0 when Indexed or
@@ -114,11 +147,15 @@ const (
 )
 
 // Changes reads one page of the change feed (see the top of this file for
-// the cost). On a file it first asks Version (a pragma while nothing was
-// committed); over a server the first statement carries seq and the row
-// count and reads rows only when seq has moved past After. A store of up
-// to ChangesWindowRemote rows costs one request; a larger one a request
-// per window while kv has no index on ver.
+// the cost). On a file it first reads a head (seq, a commit mark, the
+// journal mode, whether ver is indexed) in one short statement on
+// kvdeck's watch connection, and stops there when nothing was committed
+// since opts.Mark or seq has not moved past After; over a server the
+// first statement carries seq and the row count and reads rows only when
+// seq has moved past After. A store of up to ChangesWindowRemote rows
+// costs one request; a larger one a request per window while kv has no
+// index on ver. A rollback-journal file without an index is walked at a
+// pace (ChangesPage.Walk).
 func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, error) {
 	q := changeQuery{after: opts.After, afterKey: opts.AfterKey, limit: opts.Limit, budget: opts.MaxBytes, now: s.Now()}
 	if q.limit <= 0 {
@@ -140,29 +177,60 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 	}
 	page := ChangesPage{Next: opts.After, NextKey: opts.AfterKey}
 	remote := s.target.Transport.Remote()
-	if !remote {
-		v, err := s.Version(ctx)
+	walk := opts.Walk
+	if walk != nil && !walk.matches(q) {
+		walk = nil // another position or other prefixes: start afresh
+	}
+	paced := false
+	// onWatch: a file whose kv is known to have an index on ver reads
+	// the page in one statement on the watch connection, its header
+	// carrying the mark (one shared lock a page, not two).
+	onWatch := !remote && walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes
+	if !remote && !onWatch {
+		h, err := s.changesHead(ctx)
 		if err != nil {
 			return page, err
 		}
-		page.Version = v
+		page.Version, page.Mark = Version{Seq: h.seq, Rows: -1}, h.mark
 		page.Statements++
-		if !pastPosition(v.Seq, opts) && len(opts.Recheck) == 0 {
+		s.watch.verIndexed.Store(map[bool]int32{true: indexYes, false: indexNo}[h.indexed])
+		if h.indexed {
+			walk = nil // the index came: read through it
+		}
+		// Nothing to read: no row stamped past the position, and no
+		// recheck asked or nothing committed since the reader's last page
+		// (a recheck would answer what it answered then).
+		idle := !pastPosition(h.seq, opts) && (len(opts.Recheck) == 0 || (opts.Mark != 0 && h.mark == opts.Mark))
+		if walk == nil && idle {
 			return page, nil
 		}
+		// On a rollback-journal file every statement's read lock fails a
+		// writer without a busy timeout that commits meanwhile (WAL
+		// readers block nobody; an immutable read takes no lock).
+		paced = !h.wal && !h.indexed && s.imm == nil
+		// Indexed: the page on the same connection (its schema read).
+		onWatch = h.indexed && walk == nil && s.imm == nil
 	}
 	q.window = ChangesWindowFile
 	if remote {
 		q.window = ChangesWindowRemote
 	}
+	if paced {
+		q.window = ChangesWindowPaced
+	}
 	if changesWindowTest > 0 {
 		q.window = changesWindowTest
 	}
 	q.indexed = s.watch.verIndexed.Load() == indexYes
+	q.onWatch, q.mark = onWatch, opts.Mark
 	var found []Entry
 	var sizes []int64
 	cut := false
 	first := true
+	if walk != nil {
+		found, sizes, cut, q.seq, q.start, page.Windows = walk.found, walk.sizes, walk.cut, walk.seq, walk.next, walk.windows
+	}
+	windows := 0 // this call's
 	for {
 		q.header, q.recheck, q.count = first, nil, first && remote
 		if first {
@@ -184,18 +252,34 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 			return page, err
 		}
 		page.Statements++
+		if first && q.onWatch {
+			page.Version, page.Mark = Version{Seq: a.seq, Rows: -1}, a.mark
+			if a.mark == opts.Mark {
+				a.recheck = nil // nothing committed since: not asked
+			}
+			if !a.indexed {
+				// The index went: the next page reads the head and walks.
+				s.watch.verIndexed.Store(indexNo)
+				page.Rechecked = a.recheck
+				return page, nil
+			}
+		}
 		if first {
 			s.watch.verIndexed.Store(map[bool]int32{true: indexYes, false: indexNo}[a.indexed])
 			if a.indexed != q.indexed && pastPosition(a.seq, opts) {
 				// The index came or went since the last page: read again
-				// the way that suits it.
+				// the way that suits it, from the position.
 				q.indexed = a.indexed
+				found, sizes, cut, q.seq, q.start, walk = nil, nil, false, 0, nil, nil
 				continue
 			}
 			if remote {
 				page.Version = Version{Seq: a.seq, Rows: a.rows}
 			}
-			page.Indexed, page.Rechecked, q.seq = a.indexed, a.recheck, a.seq
+			page.Indexed, page.Rechecked = a.indexed, a.recheck
+			if walk == nil {
+				q.seq = a.seq
+			}
 		}
 		found = append(found, a.found...)
 		sizes = append(sizes, a.sizes...)
@@ -205,10 +289,17 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 			break
 		}
 		page.Windows++
+		windows++
 		if a.nextLo == nil {
 			break
 		}
 		q.start = a.nextLo
+		if paced && windows >= ChangesPacedWindows {
+			// Come back later for the rest (the caller's next tick).
+			page.Walk = &ChangesWalk{after: q.after, afterKey: q.afterKey, ranges: q.ranges, seq: q.seq, next: q.start,
+				found: found, sizes: sizes, cut: cut, windows: page.Windows}
+			return page, nil
+		}
 	}
 	// Each window answered its lowest rows by (ver, k) up to the limits;
 	// the lowest of their union up to the same limits are the page.
@@ -233,6 +324,96 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 		page.Next, page.NextKey = q.seq, nil
 	}
 	return page, nil
+}
+
+// ChangesWalk is a paced walk of the table in progress (ChangesPage.Walk):
+// the windows read so far and what they found, kept by the reader
+// between its ticks.
+type ChangesWalk struct {
+	after    int64
+	afterKey []byte
+	ranges   [][2][]byte
+	seq      int64  // rows stamped up to seq are looked for
+	next     *int64 // the next window's first rowid
+	found    []Entry
+	sizes    []int64
+	cut      bool
+	windows  int
+}
+
+// Windows is how many windows of ChangesWindowPaced rows the walk has
+// read so far.
+func (w *ChangesWalk) Windows() int { return w.windows }
+
+// Rowid is the first rowid the walk reads next: with the table's row
+// count, how far it is.
+func (w *ChangesWalk) Rowid() int64 { return *w.next }
+
+// matches reports whether the walk looks for what q looks for.
+func (w *ChangesWalk) matches(q changeQuery) bool {
+	if w.after != q.after || !bytes.Equal(w.afterKey, q.afterKey) || (w.afterKey == nil) != (q.afterKey == nil) || len(w.ranges) != len(q.ranges) {
+		return false
+	}
+	for i, r := range w.ranges {
+		if !bytes.Equal(r[0], q.ranges[i][0]) || !bytes.Equal(r[1], q.ranges[i][1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// fileHead is what a page of the feed on a file reads first.
+type fileHead struct {
+	seq, mark    int64
+	wal, indexed bool
+}
+
+// changesHeadSQL reads, in one statement that touches two pages, seq, the
+// connection's data_version (it moves whenever another connection
+// commits, deletes included), the journal mode and whether ver is
+// indexed.
+const changesHeadSQL = "SELECT seq, (SELECT data_version FROM pragma_data_version()), (SELECT journal_mode FROM pragma_journal_mode()), " +
+	verIndexedSQL + " FROM kv_meta WHERE id = 0"
+
+// changesHead reads the head on kvdeck's watch connection (version.go),
+// whose data_version is comparable from one page to the next. An
+// immutable read takes no lock and its data_version never moves: its
+// mark is 0 (never idle by mark).
+func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
+	var h fileHead
+	var mode string
+	if s.imm != nil {
+		found, err := s.queryRow(ctx, changesHeadSQL, nil, &h.seq, new(int64), &mode, &h.indexed)
+		if err == nil && !found {
+			err = fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
+		}
+		h.wal = true
+		return h, err
+	}
+	w := &s.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn == nil {
+		conn, err := s.db.Conn(ctx)
+		if err != nil {
+			return h, s.classify(err)
+		}
+		w.conn = conn
+	}
+	s.statements.Add(1)
+	s.roundTrips.Add(1)
+	err := w.conn.QueryRowContext(ctx, changesHeadSQL).Scan(&h.seq, &h.mark, &mode, &h.indexed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return h, fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
+	}
+	if err != nil {
+		w.conn.Close()
+		w.conn, w.valid = nil, false
+		return h, s.classify(err)
+	}
+	s.rowsRead.Add(1)
+	h.wal = strings.EqualFold(mode, "wal")
+	return h, nil
 }
 
 // What Changes knows of an index on ver (versionWatch.verIndexed).
@@ -277,11 +458,17 @@ type changeQuery struct {
 	header  bool // answer the header row
 	count   bool // the header counts the rows (a file asks Version instead)
 	recheck [][]byte
+	// onWatch runs the statement on the watch connection: its header
+	// carries data_version (in expires_at), and the recheck answers only
+	// when it differs from mark (something was committed since).
+	onWatch bool
+	mark    int64
 }
 
 // changeAnswer is what one statement answered.
 type changeAnswer struct {
 	seq, rows int64
+	mark      int64
 	indexed   bool
 	nextLo    *int64
 	found     []Entry
@@ -353,10 +540,18 @@ func (q changeQuery) sql() (string, []any) {
 		if !q.indexed {
 			next = "(SELECT min(rowid) FROM kv WHERE rowid > (SELECT max(lo, hi) FROM b))"
 		}
-		parts = append(parts, "SELECT "+fmt.Sprint(rowHeader)+", NULL, NULL, seq, NULL, "+count+", "+next+", "+verIndexedSQL+" FROM kv_meta WHERE id = 0")
+		mark := "NULL"
+		if q.onWatch {
+			mark = "(SELECT data_version FROM pragma_data_version())"
+		}
+		parts = append(parts, "SELECT "+fmt.Sprint(rowHeader)+", NULL, NULL, seq, "+mark+", "+count+", "+next+", "+verIndexedSQL+" FROM kv_meta WHERE id = 0")
 	}
 	if len(q.recheck) > 0 {
 		r, rargs := recheckSQL(q.recheck, q.now)
+		if q.onWatch {
+			r += " AND (SELECT data_version FROM pragma_data_version()) != ?"
+			rargs = append(rargs, q.mark)
+		}
 		parts = append(parts, r)
 		args = append(args, rargs...)
 	}
@@ -377,7 +572,7 @@ func recheckSQL(raws [][]byte, now int64) (string, []any) {
 	}
 	b.WriteByte(']')
 	return "SELECT " + fmt.Sprint(rowRecheck) + ", kv.k, kv.v, kv.ver, kv.expires_at, j.key, NULL, NULL FROM json_each(?) AS j JOIN kv ON kv.k = unhex(j.value) " +
-		"WHERE kv.expires_at IS NULL OR kv.expires_at > ?", []any{b.String(), now}
+		"WHERE (kv.expires_at IS NULL OR kv.expires_at > ?)", []any{b.String(), now}
 }
 
 // changeStatement runs one statement of a change scan.
@@ -387,10 +582,17 @@ func (s *Store) changeStatement(ctx context.Context, q changeQuery) (changeAnswe
 		a.recheck = make([]*Entry, len(q.recheck))
 	}
 	text, args := q.sql()
-	err := s.scanKinds(ctx, text, args, func(kind int, e Entry, x, y, z sql.NullInt64) {
+	scan := s.scanKinds
+	if q.onWatch {
+		scan = s.scanKindsOnWatch
+	}
+	err := scan(ctx, text, args, func(kind int, e Entry, x, y, z sql.NullInt64) {
 		switch kind {
 		case rowHeader:
 			a.seq, a.rows, a.indexed = e.Ver, x.Int64, z.Int64 != 0
+			if e.ExpiresAt != nil {
+				a.mark = *e.ExpiresAt
+			}
 			if y.Valid {
 				next := y.Int64
 				a.nextLo = &next
@@ -425,6 +627,42 @@ func (s *Store) scanKinds(ctx context.Context, q string, args []any, fn func(kin
 		return err
 	}
 	defer rows.Close()
+	return s.readKinds(rows, fn)
+}
+
+// scanKindsOnWatch is scanKinds on the watch connection (version.go),
+// whose data_version is comparable from one page to the next.
+func (s *Store) scanKindsOnWatch(ctx context.Context, q string, args []any, fn func(kind int, e Entry, x, y, z sql.NullInt64)) error {
+	w := &s.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn == nil {
+		conn, err := s.db.Conn(ctx)
+		if err != nil {
+			return s.classify(err)
+		}
+		w.conn = conn
+	}
+	s.statements.Add(1)
+	s.roundTrips.Add(1)
+	rows, err := w.conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		w.conn.Close()
+		w.conn, w.valid = nil, false
+		return s.classify(err)
+	}
+	defer rows.Close()
+	return s.readKinds(rows, fn)
+}
+
+// readKinds hands each (kind, k, v, ver, expires_at, x, y, z) row to fn;
+// a header row carries its expires_at column (the mark on the watch
+// connection).
+func (s *Store) readKinds(rows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}, fn func(kind int, e Entry, x, y, z sql.NullInt64)) error {
 	var n int64
 	for rows.Next() {
 		var kind int
@@ -436,7 +674,7 @@ func (s *Store) scanKinds(ctx context.Context, q string, args []any, fn func(kin
 			return s.classify(err)
 		}
 		n++
-		e := Entry{Ver: ver.n}
+		e := Entry{Ver: ver.n, ExpiresAt: exp.at}
 		if kind != rowHeader {
 			e = newEntry(k, v, ver, exp)
 		}

@@ -68,7 +68,9 @@ func TestChanges(t *testing.T) {
 		} // 3
 		got, last := feed(t, s, store.ChangesOptions{})
 		wantFeed(t, "from 0", got, `["a", 1]=1@1`, `["b"]=2@2`, `["c", 1]=4@3`, `["c", 2]=3@3`)
-		if last.Next != 3 || last.NextKey != nil || last.Version != (store.Version{Seq: 3, Rows: 4}) {
+		// A file counts no rows (a count walks the table): Rows is -1.
+		rows := func(n int64) int64 { return map[bool]int64{true: n, false: -1}[s.Info().Transport.Remote()] }
+		if last.Next != 3 || last.NextKey != nil || last.Version != (store.Version{Seq: 3, Rows: rows(4)}) {
 			t.Errorf("next %d %x, version %+v", last.Next, last.NextKey, last.Version)
 		}
 		got, _ = feed(t, s, store.ChangesOptions{After: 2})
@@ -94,7 +96,7 @@ func TestChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantFeed(t, "after the rewrite", p.Entries, `["a", 1]=11@5`)
-		if p.Next != 5 || p.Version.Seq != 5 || p.Version.Rows != 3 {
+		if p.Next != 5 || p.Version.Seq != 5 || p.Version.Rows != rows(3) {
 			t.Errorf("next %d, version %+v", p.Next, p.Version)
 		}
 		var re []string
@@ -199,7 +201,7 @@ func TestChangesPaging(t *testing.T) {
 		check("indexed", store.ChangesOptions{}, true)
 		check("indexed, pages of 4", store.ChangesOptions{Limit: 4}, true)
 		p, err = s.Changes(ctx, store.ChangesOptions{After: 13})
-		if err != nil || p.Statements != map[bool]int{true: 1, false: 2}[s.Info().Transport.Remote()] || p.Windows != 0 {
+		if err != nil || p.Statements != 1 || p.Windows != 0 {
 			t.Errorf("an indexed page: %+v, %v", p, err)
 		}
 		if dropped, err := s.DropVerIndex(ctx); err != nil || !dropped {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -40,7 +41,11 @@ noticed when a re-read of the rows kvdeck saw misses one, an expiry when
 the clock (--now, --clock-offset) passes a row's expiry. A watch polls
 (--interval): a row set and deleted between two polls is never seen, and
 a row set twice shows its last value once. Watching a prefix keeps its
-live rows in memory to show old values.`
+live rows in memory to show old values; a poll re-reads a bounded batch of
+them in turn to find deletions (16 on a file, 500 over a server), so a
+delete in a large prefix is noticed within rows/batch polls. On a
+rollback-journal file without an index on ver, sets are found by a walk
+of the table paced to protect the service's commits (kvdeck index add).`
 }
 
 // DefaultJSON makes watch print JSON lines unless -o text is given.
@@ -74,8 +79,30 @@ type watcher struct {
 	exact    map[string]bool // raw keys, with --exact
 	after    int64
 	afterKey []byte
-	version  store.Version
+	mark     int64              // ChangesPage.Mark of the last page
+	walk     *store.ChangesWalk // a paced walk under way
+	paced    bool               // the feed was walked at a pace (said once)
 	known    map[string]store.Entry
+	// ring holds the raw keys seen, in the order they were first seen,
+	// and turn where the next recheck batch starts: every row seen is
+	// re-read in turn without sorting them all each poll. A key deleted
+	// from known stays until the ring turns over.
+	ring []string
+	turn int
+	// due counts the rows seen still to re-read since a commit was last
+	// noticed: until it is zero a poll rechecks even when nothing was
+	// committed since the last one (the mark says nothing of the rows
+	// the last batches did not hold).
+	due int
+}
+
+// see records e as seen.
+func (w *watcher) see(e store.Entry) {
+	raw := string(e.Raw)
+	if _, had := w.known[raw]; !had {
+		w.ring = append(w.ring, raw)
+	}
+	w.known[raw] = e
 }
 
 // Run reads what is there, then polls until interrupted (or, with --once,
@@ -120,6 +147,7 @@ func (c *WatchCmd) Run(app *App) error {
 	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%d live rows now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, len(w.known), c.Interval)
 	timer := time.NewTimer(c.Interval)
 	defer timer.Stop()
+	said := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -132,6 +160,10 @@ func (c *WatchCmd) Run(app *App) error {
 		}
 		for _, ev := range events {
 			app.Out.Result(ev, ev.text())
+		}
+		if w.paced && !said {
+			said = true
+			fmt.Fprintf(app.Stderr, "kvdeck: this rollback-journal file has no index on ver: changes are found by a walk of the table paced to %d rows a poll, so that the service's commits are not blocked; `kvdeck index add` makes them immediate\n", store.ChangesWindowPaced)
 		}
 		if err := app.Out.Flush(); err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -156,23 +188,25 @@ func interrupted(ctx context.Context, err error) error {
 // prefixes. A row written in between is read here and again by the first
 // poll, which skips it (same stamp).
 func (w *watcher) start(ctx context.Context) error {
-	v, err := w.s.Version(ctx)
+	// Where seq stands, without counting rows: nothing is stamped after
+	// MaxInt64.
+	p, err := w.s.Changes(ctx, store.ChangesOptions{After: math.MaxInt64})
 	if err != nil {
 		return err
 	}
-	w.after, w.version = v.Seq, v
+	w.after, w.mark = p.Version.Seq, p.Mark
 	if w.exact != nil {
 		entries, err := w.s.GetMany(ctx, w.prefixes)
 		for _, e := range entries {
 			if e != nil {
-				w.known[string(e.Raw)] = *e
+				w.see(*e)
 			}
 		}
 		return err
 	}
 	for _, p := range w.prefixes {
 		err := w.s.Scan(ctx, store.ListOptions{Prefix: p, Unbounded: len(p) == 0}, func(e store.Entry) error {
-			w.known[string(e.Raw)] = e
+			w.see(e)
 			return nil
 		})
 		if err != nil {
@@ -182,35 +216,46 @@ func (w *watcher) start(ctx context.Context) error {
 	return nil
 }
 
-// watchRecheckInline is how many seen rows a poll of a server re-reads in
-// its one request to the feed (ChangesOptions.Recheck), so that a poll is
-// one request; a watch that saw more (or of a file) re-reads them in a
-// second statement, and only when something was committed.
-const watchRecheckInline = 500
+// Rows seen that a poll re-reads to find deletions (deletes issue no
+// stamp), in turn, in the one statement (one request) that reads the
+// feed: a watch of any size costs a bounded read per poll, and a deleted
+// row is noticed within known/batch polls. On a file the batch is small,
+// since a rollback-journal reader blocks a writer's commit while it
+// reads, and a poll rechecks only when something was committed since.
+const (
+	watchRecheckFile   = 16
+	watchRecheckRemote = 500
+)
 
 // poll reads the changes since the last poll: expiries first (the clock
 // passed a seen row's expiry), then deletions (a seen row is gone), then
 // sets in stamp order.
 func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	var expired, sets []watchEvent
-	for _, raw := range w.sortedKnown() {
-		if e := w.known[raw]; !e.Live(now) {
-			expired = append(expired, newWatchEvent("expire", &e, nil, now))
-			delete(w.known, raw)
+	var gone []string
+	for raw, e := range w.known {
+		if !e.Live(now) {
+			gone = append(gone, raw)
 		}
 	}
-	var inline [][]byte
-	// On a file an idle poll is one pragma (Version): re-reading rows
-	// there waits until something was committed.
-	if w.s.Info().Transport.Remote() && len(w.known) <= watchRecheckInline {
-		for _, raw := range w.sortedKnown() {
-			inline = append(inline, []byte(raw))
-		}
+	sort.Strings(gone) // key order: stable output
+	for _, raw := range gone {
+		e := w.known[raw]
+		expired = append(expired, newWatchEvent("expire", &e, nil, now))
+		delete(w.known, raw)
 	}
+	batch := watchRecheckFile
+	if w.s.Info().Transport.Remote() {
+		batch = watchRecheckRemote
+	}
+	inline := w.recheckBatch(batch)
 	var rechecked []*store.Entry
 	fresh := map[string]bool{}
-	moved := false
-	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline}
+	mark := w.mark
+	if w.due > 0 {
+		mark = 0 // recheck whatever the mark says
+	}
+	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline, Mark: mark, Walk: w.walk}
 	for first := true; ; first = false {
 		page, err := w.s.Changes(ctx, opts)
 		if err != nil {
@@ -218,8 +263,17 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		}
 		if first {
 			rechecked = page.Rechecked
-			moved = page.Version != w.version
-			w.version = page.Version
+			if page.Mark != w.mark {
+				w.due = len(w.known) // a commit: every row is due again
+			}
+			if len(rechecked) > 0 {
+				w.due -= len(inline)
+			}
+		}
+		w.mark, w.walk = page.Mark, page.Walk
+		if page.Walk != nil {
+			w.paced = true
+			break // the walk goes on at the next poll
 		}
 		w.after, w.afterKey = page.Next, page.NextKey
 		for _, e := range page.Entries {
@@ -246,25 +300,12 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 			}
 			e := e
 			sets = append(sets, newWatchEvent("set", oldp, &e, now))
-			w.known[raw] = e
+			w.see(e)
 		}
 		if !page.More {
 			break
 		}
-		opts.After, opts.AfterKey, opts.Recheck = page.Next, page.NextKey, nil
-	}
-	if inline == nil && moved {
-		// Something was committed: re-read the rows seen before this
-		// poll to find the deleted ones (deletes issue no stamp).
-		for _, raw := range w.sortedKnown() {
-			if !fresh[raw] {
-				inline = append(inline, []byte(raw))
-			}
-		}
-		var err error
-		if rechecked, err = w.s.GetRawMany(ctx, inline); err != nil {
-			return nil, err
-		}
+		opts.After, opts.AfterKey, opts.Recheck, opts.Walk = page.Next, page.NextKey, nil, nil
 	}
 	var deleted []watchEvent
 	for i, e := range rechecked {
@@ -277,14 +318,36 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	return append(append(expired, deleted...), sets...), nil
 }
 
-// sortedKnown returns the raw keys seen, in key order (stable output).
-func (w *watcher) sortedKnown() []string {
-	raws := make([]string, 0, len(w.known))
-	for raw := range w.known {
-		raws = append(raws, raw)
+// recheckBatch returns up to n rows seen, in turn round the ring: every
+// row seen is re-read within len(known)/n polls. When the ring turns
+// over it drops the keys no longer seen (and repeats).
+func (w *watcher) recheckBatch(n int) [][]byte {
+	var out [][]byte
+	for tries := 0; len(out) < min(n, len(w.known)) && tries <= len(w.ring); tries++ {
+		if w.turn >= len(w.ring) {
+			w.compactRing()
+		}
+		raw := w.ring[w.turn]
+		w.turn++
+		if _, ok := w.known[raw]; ok {
+			out = append(out, []byte(raw))
+		}
 	}
-	sort.Strings(raws)
-	return raws
+	return out
+}
+
+// compactRing keeps the ring's keys still seen, once each, and starts it
+// over.
+func (w *watcher) compactRing() {
+	kept := w.ring[:0]
+	in := make(map[string]bool, len(w.known))
+	for _, raw := range w.ring {
+		if _, ok := w.known[raw]; ok && !in[raw] {
+			in[raw] = true
+			kept = append(kept, raw)
+		}
+	}
+	w.ring, w.turn = kept, 0
 }
 
 func newWatchEvent(change string, old, cur *store.Entry, seen int64) watchEvent {

@@ -6,6 +6,8 @@
 package activity
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -88,7 +90,7 @@ func (m Model) Init() tea.Cmd {
 	if err != nil {
 		return func() tea.Msg { return fed{session: m.deps.Session, err: err} }
 	}
-	return readFeed(s, m.deps.Session, 0, 0, nil, nil, m.deps.Now(), true, 1)
+	return readFeed(s, m.deps.Session, 0, position{}, nil, m.deps.Now(), true, 1)
 }
 
 // engine is the store the feed reads (store.Changes is the engine's).
@@ -107,8 +109,12 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	}
 	m.loading = true
 	m.gen++
-	keys := m.f.recheckKeys()
-	return m, readFeed(s, m.deps.Session, m.gen, m.f.after, m.f.afterK, keys, m.deps.Now(), !m.f.started, 1)
+	batch := recheckFile
+	if s.Info().Transport.Remote() {
+		batch = recheckRemote
+	}
+	keys := m.f.recheckKeys(batch)
+	return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), keys, m.deps.Now(), !m.f.started, 1)
 }
 
 // SetSize sets the view's rectangle.
@@ -131,6 +137,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case fed:
 		return m.onFed(msg)
+	case walkTick:
+		if msg.session != m.deps.Session || msg.gen != m.gen || (m.f.walk == nil && m.f.due <= 0) {
+			return m, nil // a refresh came first
+		}
+		return m.Refresh()
 	case located:
 		return m.onLocated(msg)
 	case tea.MouseMsg:
@@ -155,6 +166,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // onFed takes a page: events in stamp order, then the vanished rows; a
 // page cut by its bounds chains the next one, up to pagesPerRefresh.
 func (m Model) onFed(msg fed) (Model, tea.Cmd) {
+
 	if msg.session != m.deps.Session || msg.gen != m.gen {
 		return m, nil
 	}
@@ -164,6 +176,9 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 	}
 	m.err = nil
 	atHead := m.list.Cur == 0 // on the newest event: stay on the newest
+	// A walk under way keeps the position it started from (the first
+	// read's is the backlog's).
+	m.f.after, m.f.afterK = msg.pos.after, msg.pos.afterKey
 	m.f.apply(msg.page, msg.keys, msg.now, msg.start)
 	if atHead {
 		m.list.Set(0, m.ids(), m.listRows())
@@ -173,11 +188,17 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 	if msg.page.More && msg.chained < pagesPerRefresh {
 		s, err := m.engine()
 		if err == nil {
-			return m, readFeed(s, m.deps.Session, m.gen, m.f.after, m.f.afterK, nil, m.deps.Now(), false, msg.chained+1)
+			return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), nil, m.deps.Now(), false, msg.chained+1)
 		}
 	}
 	m.loading = false
 	m.behind = msg.page.More
+	if msg.page.Walk != nil || m.f.due > 0 {
+		// A walk under way, or rows kept still to recheck since the last
+		// commit: go on at a pace even if the store stays still.
+		session, gen := m.deps.Session, m.gen
+		return m, tea.Tick(walkPace, func(time.Time) tea.Msg { return walkTick{session: session, gen: gen} })
+	}
 	return m, nil
 }
 

@@ -3,6 +3,7 @@ package activity
 import (
 	"context"
 	"math"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -18,10 +19,29 @@ const (
 	pagesPerRefresh = 5
 )
 
+// position is where the next read of the feed starts: after a stamp (and
+// a key inside its commit), the last page's mark and a paced walk under
+// way.
+type position struct {
+	after    int64
+	afterKey []byte
+	mark     int64
+	walk     *store.ChangesWalk
+}
+
+// walkTick continues a paced walk of the table (store.ChangesPage.Walk),
+// or the recheck of the rows kept, when no refresh comes first.
+type walkTick struct{ session, gen int }
+
+// walkPace is how often a paced walk or a recheck goes on without a
+// refresh (a variable for tests only).
+var walkPace = time.Second
+
 // fed answers readFeed.
 type fed struct {
 	session, gen int
 	page         store.ChangesPage
+	pos          position // where the page started
 	keys         [][]byte // the rows rechecked, in the order of page.Rechecked
 	now          int64
 	start        bool // the first read: a backlog, from before the tab opened
@@ -33,7 +53,7 @@ type fed struct {
 // stamped since, bounded), re-reading keys in the same request to find
 // the rows that vanished. The first read asks where seq stands (a read of
 // no row) and then the last backlog commits.
-func readFeed(s *store.Store, session, gen int, after int64, afterKey []byte, keys [][]byte, now int64, start bool, chained int) tea.Cmd {
+func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, now int64, start bool, chained int) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := fed{session: session, gen: gen, keys: keys, now: now, start: start, chained: chained}
 		if start {
@@ -43,9 +63,10 @@ func readFeed(s *store.Store, session, gen int, after int64, afterKey []byte, ke
 				msg.err = err
 				return msg
 			}
-			after, afterKey = max(p.Version.Seq-backlog, 0), nil
+			pos = position{after: max(p.Version.Seq-backlog, 0), mark: p.Mark}
 		}
-		msg.page, msg.err = s.Changes(ctx, store.ChangesOptions{After: after, AfterKey: afterKey, Recheck: keys, Limit: pageRows})
+		msg.pos = pos
+		msg.page, msg.err = s.Changes(ctx, store.ChangesOptions{After: pos.after, AfterKey: pos.afterKey, Recheck: keys, Limit: pageRows, Mark: pos.mark, Walk: pos.walk})
 		return msg
 	})
 }

@@ -12,8 +12,15 @@ import (
 // size.
 const (
 	maxEvents  = 2000 // events kept for the list (the oldest go first)
-	maxRecheck = 256  // rows re-read at each refresh to find deletions
-	backlog    = 20   // commits shown from before the tab opened
+	maxRecheck = 256  // a quarter of the rows kept to find deletions (4*maxRecheck)
+	// A read re-reads a batch of the rows kept, in turn over all of
+	// them, to find deletions: a bounded read however many were seen.
+	// On a file it is small, since on a rollback-journal file each row
+	// re-read lengthens a lock a live service's commit may meet; over a
+	// server the batch rides in the refresh's one request.
+	recheckFile   = 16
+	recheckRemote = 256
+	backlog       = 20 // commits shown from before the tab opened
 )
 
 // eventKind says what happened to a row.
@@ -68,6 +75,12 @@ type feed struct {
 	afterK  []byte // within a commit cut by a page
 	seen    map[string]seenRow
 	order   [][]byte // seen keys, oldest read first (the recheck window)
+	turn    int      // where in order the next recheck batch starts
+	mark    int64    // store.ChangesPage.Mark of the last page
+	walk    *store.ChangesWalk
+	// due counts the rows kept still to re-read since a commit was last
+	// noticed: until it is zero a read rechecks whatever the mark says.
+	due     int
 	events  []event
 	next    int // the n of the next event
 	dropped int // events dropped past maxEvents
@@ -97,12 +110,19 @@ func recordKind(k codec.Key) string {
 	return "plain"
 }
 
-// recheckKeys are the rows to re-read: the most recently read ones.
-func (f *feed) recheckKeys() [][]byte {
-	if len(f.order) <= maxRecheck {
-		return f.order
+// recheckKeys are the rows to re-read: batch of the rows kept, in turn,
+// so that a deletion of any of them is found within len(order)/batch
+// reads.
+func (f *feed) recheckKeys(batch int) [][]byte {
+	n := min(batch, len(f.order))
+	out := make([][]byte, 0, n)
+	for i := range n {
+		out = append(out, f.order[(f.turn+i)%len(f.order)])
 	}
-	return f.order[len(f.order)-maxRecheck:]
+	if len(f.order) > 0 {
+		f.turn = (f.turn + n) % len(f.order)
+	}
+	return out
 }
 
 // apply takes a page of the change feed read at now, with the rows that
@@ -110,7 +130,13 @@ func (f *feed) recheckKeys() [][]byte {
 // order, then the rows that vanished: deleted, or expired when their
 // expiry has passed.
 func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool) {
-	f.version = p.Version
+	if p.Mark != f.mark || p.Version != f.version {
+		f.due = len(f.order) // a commit: every row kept is due again
+	}
+	if len(p.Rechecked) > 0 {
+		f.due -= len(keys)
+	}
+	f.version, f.mark, f.walk = p.Version, p.Mark, p.Walk
 	changed := map[string]bool{}
 	for _, e := range p.Entries {
 		raw := string(e.Raw)
@@ -145,8 +171,33 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool)
 		f.add(event{kind: kind, raw: raw, key: old.key, record: old.record, ver: old.ver, value: old.value, expiry: old.expiry, seenAt: now})
 		f.forget(raw)
 	}
-	f.after, f.afterK = p.Next, p.NextKey
+	if p.Walk == nil && !p.More {
+		// Up to date: a row kept whose expiry the clock passed is
+		// expired, read or not (an idle page reads nothing).
+		var gone [][]byte
+		for _, raw := range f.order {
+			if r := f.seen[string(raw)]; r.expiry != nil && *r.expiry <= now {
+				f.add(event{kind: evExpired, raw: raw, key: r.key, record: r.record, ver: r.ver, value: r.value, expiry: r.expiry, seenAt: now})
+				gone = append(gone, raw)
+			}
+		}
+		for _, raw := range gone {
+			f.forget(raw)
+		}
+	}
+	if p.Walk == nil {
+		f.after, f.afterK = p.Next, p.NextKey
+	}
 	f.started = true
+}
+
+// position is where the next read starts.
+func (f *feed) position() position {
+	mark := f.mark
+	if f.due > 0 {
+		mark = 0 // recheck whatever the mark says
+	}
+	return position{after: f.after, afterKey: f.afterK, mark: mark, walk: f.walk}
 }
 
 func (f *feed) add(ev event) {
@@ -175,6 +226,7 @@ func (f *feed) remember(raw []byte, r seenRow) {
 			delete(f.seen, string(k))
 		}
 		f.order = append([][]byte(nil), f.order[over:]...)
+		f.turn = max(f.turn-over, 0)
 	}
 }
 
@@ -187,6 +239,9 @@ func (f *feed) dropOrder(raw []byte) {
 	for i, k := range f.order {
 		if bytes.Equal(k, raw) {
 			f.order = append(f.order[:i:i], f.order[i+1:]...)
+			if i < f.turn {
+				f.turn-- // the rows after it moved down one: skip none
+			}
 			return
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
+	"kvdeck/store"
 	"kvdeck/views/widgets"
 )
 
@@ -84,12 +85,19 @@ func (m Model) title() string {
 	case !m.f.started:
 		return t
 	}
-	info := fmt.Sprintf("  seq %d · %d rows · %d event(s)", m.f.version.Seq, m.f.version.Rows, len(m.f.events)+m.f.dropped)
+	info := fmt.Sprintf("  seq %d", m.f.version.Seq)
+	if m.f.version.Rows >= 0 { // a file counts none (a count walks the table)
+		info += fmt.Sprintf(" · %d rows", m.f.version.Rows)
+	}
+	info += fmt.Sprintf(" · %d event(s)", len(m.f.events)+m.f.dropped)
 	if m.mark != nil {
 		info += fmt.Sprintf(" · marked at seq %d, %s: %d since", m.mark.seq, usertext.FormatTime(m.mark.at), len(m.f.events)+m.f.dropped-m.mark.n)
 	}
 	if m.behind {
 		info += " · more to read at the next refresh"
+	}
+	if w := m.f.walk; w != nil {
+		info += fmt.Sprintf(" · no index on ver: walking the table at a pace (%d rows read; kvdeck index add)", w.Windows()*store.ChangesWindowPaced)
 	}
 	if m.loading {
 		info += " · reading…"

@@ -1,0 +1,89 @@
+//go:build largedata
+
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+)
+
+// TestWatchBesideReferenceWriterLarge: a watch of a prefix of 100k rows
+// on a rollback-journal file, polling every second (the default), beside
+// a reference-shaped writer (no busy timeout) that commits every 50 ms:
+// no commit may fail, and the watch reports every set under the prefix.
+// With the index on ver a poll is a head, one indexed read and a bounded
+// recheck; without it the walk of the table is paced (a small share of
+// commits may meet a window). Before the fix (a walk of the table and a
+// re-read of every row seen after each commit): see the commit message.
+func TestWatchBesideReferenceWriterLarge(t *testing.T) {
+	for _, indexed := range []bool{true, false} {
+		t.Run(map[bool]string{true: "indexed", false: "paced"}[indexed], func(t *testing.T) {
+			const rows = 100_000
+			path := filepath.Join(t.TempDir(), "kv.db")
+			storetest.SeedRollbackJournal(t, path, rows)
+			s := storetest.Open(t, path, store.Options{})
+			ctx := context.Background()
+			if indexed {
+				if _, err := s.AddVerIndex(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w := &watcher{s: s, prefixes: []codec.Key{{codec.String("bulk")}}, known: map[string]store.Entry{}}
+			if err := w.start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			writer := storetest.StartRefWriter(t, path, 50*time.Millisecond, storetest.RefMix(rows))
+			sets, deletes := 0, 0
+			var spent time.Duration
+			poll := func() {
+				t0 := time.Now()
+				events, err := w.poll(ctx, time.Now().UnixMilli())
+				spent += time.Since(t0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ev := range events {
+					switch ev.Change {
+					case "set":
+						sets++
+					case "delete":
+						deletes++
+					}
+				}
+			}
+			for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
+				time.Sleep(time.Second)
+				poll()
+			}
+			commits, lost := writer.Stop()
+			t.Logf("writer: %d commits, %d lost; watch: %d sets, %d deletes, %s in polls", commits, len(lost), sets, deletes, spent.Round(time.Millisecond))
+			if !storetest.Busy(lost) {
+				t.Fatalf("the writer failed otherwise: %q", lost)
+			}
+			if len(lost) > 0 && (indexed || len(lost)*50 > commits) {
+				t.Errorf("%d of %d commits lost beside the watch: %q", len(lost), commits, lost)
+			}
+			// The rewrites under ["bulk"] (a third of the commits) all
+			// reach the watch once the walk is through.
+			final, err := s.Seq(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; w.walk != nil || w.after < final; i++ {
+				if i > 200 {
+					t.Fatalf("the watch did not reach seq %d (at %d)", final, w.after)
+				}
+				poll()
+			}
+			if want := (commits + 2) / 3; sets < want-1 {
+				t.Errorf("%d sets under the prefix, want about %d", sets, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,98 @@
+//go:build largedata
+
+package activity
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+// TestActivityBesideReferenceWriterLarge: the Activity tab open on a
+// rollback-journal store of 100k rows, refreshed every second as the root
+// does when the store moved, beside a reference-shaped writer (no busy
+// timeout) committing every 50 ms: no commit may fail, and the feed holds
+// every commit. With the index on ver a refresh is a head, one indexed
+// read and a recheck of 16 rows; without it the walk of the table is
+// paced (a small share of commits may meet a window). Before the fix (a
+// walk of the table after every commit, a recheck of 256 rows, a row
+// count): see the commit message.
+func TestActivityBesideReferenceWriterLarge(t *testing.T) {
+	defer func(d time.Duration) { walkPace = d }(walkPace)
+	walkPace = time.Second // as the tab runs: a read a second at most
+	for _, indexed := range []bool{true, false} {
+		t.Run(map[bool]string{true: "indexed", false: "paced"}[indexed], func(t *testing.T) {
+			const rows = 100_000
+			walkPace = time.Second
+			path := filepath.Join(t.TempDir(), "kv.db")
+			storetest.SeedRollbackJournal(t, path, rows)
+			clock := viewtest.FixedClock()
+			s := storetest.Open(t, path, store.Options{Clock: clock.Now})
+			if indexed {
+				if _, err := s.AddVerIndex(storetest.Ctx(t)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h := newActivityHarness(t, s, clock, 120, 40)
+			// A paced walk's next step, or the next batch of rechecks,
+			// waits on a tick: it does not keep the harness busy.
+			h.Parked = func(m Model) int {
+				if !m.loading && (m.f.walk != nil || m.f.due > 0) {
+					return 1
+				}
+				return 0
+			}
+			w := storetest.StartRefWriter(t, path, 50*time.Millisecond, storetest.RefMix(rows))
+			var spent time.Duration
+			refresh := func() {
+				t0 := time.Now()
+				h.Refresh()
+				spent += time.Since(t0)
+				if h.M.err != nil {
+					t.Fatal(h.M.err)
+				}
+			}
+			for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
+				time.Sleep(time.Second)
+				refresh()
+			}
+			commits, lost := w.Stop()
+			t.Logf("writer: %d commits, %d lost; activity: %d events, %s in refreshes", commits, len(lost), len(h.M.f.events), spent.Round(time.Millisecond))
+			if !storetest.Busy(lost) {
+				t.Fatalf("the writer failed otherwise: %q", lost)
+			}
+			if len(lost) > 0 && (indexed || len(lost)*50 > commits) {
+				t.Errorf("%d of %d commits lost beside the Activity tab: %q", len(lost), commits, lost)
+			}
+			walkPace = 10 * time.Millisecond // the writer is done: catch up
+			final, err := s.Seq(storetest.Ctx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; h.M.f.walk != nil || h.M.f.after < final; i++ {
+				if i > 200 {
+					t.Fatalf("the feed did not reach seq %d (at %d; loading %v, due %d, walk %v, err %v)", final, h.M.f.after, h.M.loading, h.M.f.due, h.M.f.walk != nil, h.M.err)
+				}
+				refresh()
+			}
+			// Every commit set one row: each stamp since the backlog is
+			// in the feed once (a row rewritten since shows at its last).
+			stamps := map[int64]bool{}
+			for _, ev := range h.M.f.events {
+				if ev.kind == evSet && !ev.before {
+					if stamps[ev.ver] {
+						t.Fatalf("stamp %d twice", ev.ver)
+					}
+					stamps[ev.ver] = true
+				}
+			}
+			if len(stamps) < commits*9/10 {
+				t.Errorf("%d stamps in the feed for %d commits", len(stamps), commits)
+			}
+		})
+	}
+}
