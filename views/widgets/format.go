@@ -43,7 +43,7 @@ func Human(d time.Duration) string {
 		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
 	case d < 365*24*time.Hour:
 		return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
-	case d >= math.MaxInt64:
+	case d == math.MaxInt64:
 		return "more than 292y" // saturated (MsDur): at least this far
 	}
 	days := int64(d.Hours()) / 24
