@@ -17,6 +17,10 @@ const (
 	// value, expiry, the check it runs under); its submit key is the
 	// confirmation, and a submit that would change nothing writes nothing.
 	AskForm
+	// AskNone: the key writes nothing itself; it stages a write that
+	// another key of the table commits, and that key asks (read-only
+	// refuses it all the same: the commit could not be made).
+	AskNone
 )
 
 // WriteKey declares one key of a tab that writes to the store. Each tab

@@ -58,7 +58,7 @@ type WriteWalk[V Model[V]] struct {
 // nothing, opens nothing and writes nothing; on a writable store each
 // key writes nothing when pressed and asks first, by a dialog (a
 // ConfirmMsg, whose action then does write) or by a form, as the table
-// declares.
+// declares; a key that only stages (AskNone) writes and asks nothing.
 func WalkWriteKeys[V Model[V]](t *testing.T, w WriteWalk[V]) {
 	t.Helper()
 	if len(w.Writes) == 0 {
@@ -101,6 +101,10 @@ func WalkWriteKeys[V Model[V]](t *testing.T, w WriteWalk[V]) {
 				t.Fatalf("%s wrote to the store before asking; flashes %v", name, h.Flashes)
 			}
 			switch wk.Asks {
+			case views.AskNone:
+				if len(h.Confirms) != asked {
+					t.Errorf("%s is declared to write nothing itself, yet it asked", name)
+				}
 			case views.AskForm:
 				if !w.Capturing(h.M) {
 					t.Fatalf("%s opened no form; flashes %v\n%s", name, h.Flashes, h.M.View())
