@@ -39,9 +39,18 @@ func (s *Store) SetMany(ctx context.Context, sets []Mutation) (CommitResult, err
 			"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
 		args: args,
 	}
-	res, err := s.runCommit(ctx, []stmt{stmts[0], insert}, true)
+	var keys [][]byte
+	if s.recorder != nil {
+		keys = mutationKeys(sets)
+	}
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "set-many", Keys: keys, Mutations: sets})
+	if err != nil {
+		return CommitResult{}, err
+	}
+	res, err := s.runCommit(ctx, withCapture([]stmt{stmts[0], insert}, j.capture(keys)), true)
 	if err == nil && !res.OK {
 		err = fmt.Errorf("%w: a commit without checks failed", ErrNotStore)
 	}
+	j.end(res.OK, res.Versionstamp, err)
 	return res, err
 }

@@ -26,14 +26,30 @@
 //     pages, one row more to know whether another follows), Scan, Dump.
 //   - children.go: Children (ChildrenOptions, ChildPage, Child), the
 //     distinct next key parts under a prefix, found by a skip-scan.
-//   - write.go: every write. Commit (Check, Mutation, CommitResult,
+//   - write.go: the commit. Commit (Check, Mutation, CommitResult,
 //     CheckFailure) evaluates every check before any mutation in one
-//     statement shape on every transport; Atomic builds one; Set and
-//     Delete are commits of one mutation; DeleteRaw removes a row by its
-//     raw key while its stamp still matches.
+//     statement shape on every transport; Atomic builds one; Set is a
+//     commit of one set. bulk.go: SetMany, a commit of many sets in one
+//     statement.
+//   - delete.go: Delete, a plain DELETE (no stamp), and DeleteRaw, which
+//     removes a row by its raw key while its stamp still matches.
 //   - exec.go: how a statement runs on each transport (a Hrana batch over
-//     HTTP, one transaction on a file or WebSocket) and the prepared
-//     statement cache of embedded files.
+//     HTTP, one transaction on a file or WebSocket), handing each
+//     statement that asks its rows (stmt.read) in the same request, and
+//     the prepared statement cache of embedded files.
+//   - recorder.go: the write journal's contract. Recorder (Before and
+//     After around every write), PendingWrite, WriteResult, RawRow,
+//     WithWriteOp; SetRecorder attaches one (internal/journal's).
+//   - journal.go: the engine side of it. Every write tells the Recorder
+//     before anything is sent (a refusal is ErrJournal, and no write)
+//     and once after (applied, not applied, unknown); its before-images
+//     come from its own transaction: a SELECT of the keys after the
+//     commit's head, or the DELETE's RETURNING. Nothing is read when no
+//     Recorder is set.
+//   - restore.go: Restore (RestoreOp, RestoreResult, RestoreConflict),
+//     the checked inverse of a journaled write: one commit that puts rows
+//     back as they were, under a new stamp, only if every key's physical
+//     row is the one expected.
 //   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
 //     expired rows in short batches that re-check their expiry.
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).

@@ -23,6 +23,12 @@ type stmt struct {
 	// statement prepared on another connection cannot see tables created
 	// inside the open transaction.
 	ddl bool
+	// read, when not nil, is handed the statement's rows in a write
+	// transaction (execBatch): a commit's ok and seq, the before-images a
+	// journaled write captures, the rows a DELETE ... RETURNING removed.
+	// It runs while the transaction is open on a file, and after the
+	// answer came over a server.
+	read txResult
 }
 
 // maxPrepared bounds the statement cache; statements past it (commits with
@@ -211,28 +217,25 @@ func (s *Store) queryRow(ctx context.Context, q string, args []any, dest ...any)
 	return true, s.classify(rows.Close())
 }
 
-// txResult reads the rows of the statement marked by resultAt.
+// txResult reads the rows of one statement of a write transaction.
 type txResult func(rows resultRows) error
 
 // execBatch runs stmts as one write transaction. Over HTTP the whole
 // transaction is one Hrana batch (one request): BEGIN IMMEDIATE, the
 // statements, COMMIT, each step conditioned on the previous one, with a
 // ROLLBACK when any fails; over WebSocket the same batch is one request
-// (wsBatcher). On a file it is one transaction on one connection. When scan
-// is not nil, it is handed the rows of statement resultAt (an index into
-// stmts). A remote write whose request was sent but not answered (a
-// timeout, a cancel, a dropped connection) returns an error wrapping
-// ErrOutcomeUnknown: it may or may not have been applied.
+// (wsBatcher). On a file it is one transaction on one connection. Each
+// statement with a read func is handed its rows, in statement order, on
+// every transport: however many statements return rows, the write is
+// still one request. A remote write whose request was sent but not
+// answered (a timeout, a cancel, a dropped connection) returns an error
+// wrapping ErrOutcomeUnknown: it may or may not have been applied.
 func (s *Store) execBatch(ctx context.Context, stmts []stmt) error {
-	return s.execBatchScan(ctx, stmts, -1, nil)
-}
-
-func (s *Store) execBatchScan(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
 	if s.readOnly {
 		return fmt.Errorf("%w: write refused", ErrReadOnly)
 	}
 	if !s.target.Transport.Remote() {
-		return s.execTx(ctx, stmts, resultAt, scan)
+		return s.execTx(ctx, stmts)
 	}
 	// A server answers "database is locked" when its own wait for the
 	// write lock ran out; the batch was rolled back, so it is tried again,
@@ -241,9 +244,9 @@ func (s *Store) execBatchScan(ctx context.Context, stmts []stmt, resultAt int, s
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
 		var err error
 		if s.target.Transport == TransportWS {
-			err = s.execWS(ctx, stmts, resultAt, scan)
+			err = s.execWS(ctx, stmts)
 		} else {
-			err = s.execHrana(ctx, stmts, resultAt, scan)
+			err = s.execHrana(ctx, stmts)
 		}
 		if err == nil || !errors.Is(err, ErrLocked) || errors.Is(err, ErrOutcomeUnknown) || time.Now().Add(wait).After(deadline) {
 			return err
@@ -260,7 +263,7 @@ func (s *Store) execBatchScan(ctx context.Context, stmts []stmt, resultAt int, s
 	}
 }
 
-func (s *Store) execWS(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
+func (s *Store) execWS(ctx context.Context, stmts []stmt) error {
 	unlock, err := s.ws.lockWrite(ctx)
 	if err != nil {
 		return err // nothing sent
@@ -270,7 +273,7 @@ func (s *Store) execWS(ctx context.Context, stmts []stmt, resultAt int, scan txR
 	defer cancel()
 	s.statements.Add(int64(len(stmts) + 2))
 	s.roundTrips.Add(1)
-	rows, err := s.ws.batch(rctx, stmts, resultAt)
+	results, err := s.ws.batch(rctx, stmts)
 	if errors.Is(err, errNotSent) {
 		return s.classify(s.timedOut(rctx, err))
 	}
@@ -283,13 +286,19 @@ func (s *Store) execWS(ctx context.Context, stmts []stmt, resultAt int, scan txR
 		}
 		return s.unknownOutcome(rctx, err)
 	}
-	if scan == nil {
-		return nil
+	for i, st := range stmts {
+		if st.read == nil {
+			continue
+		}
+		rows := results[i]
+		if rows == nil {
+			rows = &batchRows{at: -1}
+		}
+		if err := st.read(rows); err != nil {
+			return err
+		}
 	}
-	if rows == nil {
-		rows = &batchRows{at: -1}
-	}
-	return scan(rows)
+	return nil
 }
 
 // serverAnswered tells a batch error the server sent (the transaction was
@@ -320,7 +329,7 @@ func (s *Store) unknownOutcome(ctx context.Context, err error) error {
 	return err
 }
 
-func (s *Store) execHrana(ctx context.Context, stmts []stmt, resultAt int, scan txResult) error {
+func (s *Store) execHrana(ctx context.Context, stmts []stmt) error {
 	var b strings.Builder
 	var args []any
 	b.WriteString("BEGIN IMMEDIATE")
@@ -354,8 +363,8 @@ func (s *Store) execHrana(ctx context.Context, stmts []stmt, resultAt int, scan 
 			}
 			return fmt.Errorf("%w: the server did not confirm the commit on %s", ErrUnreachable, s.display)
 		}
-		if set-1 == resultAt && scan != nil {
-			if err := scan(rows); err != nil {
+		if set <= len(stmts) && stmts[set-1].read != nil {
+			if err := stmts[set-1].read(rows); err != nil {
 				return err
 			}
 		}
@@ -381,7 +390,7 @@ func sentHTTP(ctx context.Context, err error) bool {
 }
 
 // execTx runs stmts as one transaction of an embedded file.
-func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txResult) (err error) {
+func (s *Store) execTx(ctx context.Context, stmts []stmt) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.classify(err)
@@ -400,7 +409,7 @@ func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txR
 			err = fmt.Errorf("%w: the transaction was rolled back", ctx.Err())
 		}
 	}()
-	for i, st := range stmts {
+	for _, st := range stmts {
 		s.statements.Add(1)
 		var prep *sql.Stmt
 		if !st.ddl {
@@ -408,7 +417,7 @@ func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txR
 				return err
 			}
 		}
-		if i == resultAt && scan != nil {
+		if st.read != nil {
 			var rows *sql.Rows
 			if prep != nil {
 				rows, err = tx.StmtContext(ctx, prep).QueryContext(ctx, st.args...)
@@ -418,7 +427,7 @@ func (s *Store) execTx(ctx context.Context, stmts []stmt, resultAt int, scan txR
 			if err != nil {
 				return s.classify(err)
 			}
-			err = scan(rows)
+			err = st.read(rows)
 			if cerr := rows.Close(); err == nil {
 				err = cerr
 			}

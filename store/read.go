@@ -333,20 +333,31 @@ func (s *Store) collectSized(ctx context.Context, q string, args []any, sized bo
 	var out []Entry
 	var end int64
 	for rows.Next() {
-		var k, v []byte
-		var ver verCol
-		var exp expiryCol
-		dest := []any{&k, &v, &ver, &exp}
+		var extra []any
 		if sized {
-			dest = append(dest, &end)
+			extra = append(extra, &end)
 		}
-		if err := rows.Scan(dest...); err != nil {
+		e, err := scanEntry(rows, extra...)
+		if err != nil {
 			return nil, 0, s.classify(err)
 		}
-		out = append(out, newEntry(k, v, ver, exp))
+		out = append(out, e)
 	}
 	s.rowsRead.Add(int64(len(out)))
 	return out, end, s.classify(rows.Err())
+}
+
+// scanEntry scans the current row of a (k, v, ver, expires_at, extra...)
+// statement, a read's or a write's (resultRows), with the readers of odd
+// columns (verCol, expiryCol): v as stored, TEXT or BLOB.
+func scanEntry(rows interface{ Scan(dest ...any) error }, extra ...any) (Entry, error) {
+	var k, v []byte
+	var ver verCol
+	var exp expiryCol
+	if err := rows.Scan(append([]any{&k, &v, &ver, &exp}, extra...)...); err != nil {
+		return Entry{}, err
+	}
+	return newEntry(k, v, ver, exp), nil
 }
 
 // DumpPrefixes streams every physical row under any of prefixes (expired

@@ -1,9 +1,31 @@
 package store
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 )
+
+// restoreChunk is how many keys one term of a Restore's verdict, and one
+// of its put or delete statements, names: a verdict is an AND of one term
+// per chunk (not one per key), so thousands of keys stay far under
+// SQLite's expression depth limit (1000), and each statement far under
+// its bound-variable limit.
+const restoreChunk = 500
+
+// maxRestoreVariables bounds the variables of a Restore's head statement,
+// which names every key (twice when it puts rows: the verdict both bumps
+// seq and is stored): SQLite's default limit, in modernc.org/sqlite and
+// in sqld alike, is 32766. About 8000 keys with expected stamps, 16000
+// expected absent, fit.
+const maxRestoreVariables = 32000
+
+// restoreReadChunk is how many keys one re-read of a refused Restore
+// names: one request for any Restore that fits maxRestoreVariables.
+const restoreReadChunk = 16000
 
 // Restore writes ops as one atomic commit, but only when every key's
 // physical row is exactly the one expected (its ver, or no row): the
@@ -11,6 +33,188 @@ import (
 // since. Put rows keep their value text and expiry and get one new stamp
 // (seq is bumped once when anything is put). It is journaled like every
 // other write (Kind "restore"), so undoing an undo redoes.
+//
+// The commit has the shape of every commit: a head that evaluates the
+// verdict against the rows as they are (an expired row still counts as
+// there), stores it in kv_meta.ok and bumps seq when something is put,
+// then puts and deletes guarded by it. Keys must be distinct. A refusal
+// writes nothing and re-reads the keys (one request) to fill Conflicts.
 func (s *Store) Restore(ctx context.Context, ops []RestoreOp) (RestoreResult, error) {
-	return RestoreResult{}, errors.New("store.Restore: not implemented yet")
+	if err := s.checkWritable("restore"); err != nil {
+		return RestoreResult{}, err
+	}
+	if len(ops) == 0 {
+		return RestoreResult{OK: true}, nil
+	}
+	keys, err := restoreKeys(ops)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	stmts, hasPut, err := buildRestore(ops)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "restore", Keys: keys, Restores: ops})
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	res, err := s.runCommit(ctx, withCapture(stmts, j.capture(keys)), hasPut)
+	j.end(res.OK, res.Versionstamp, err)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	if !res.OK {
+		conflicts, err := s.restoreConflicts(ctx, ops)
+		return RestoreResult{Conflicts: conflicts}, err
+	}
+	return RestoreResult{OK: true, Versionstamp: res.Versionstamp}, nil
+}
+
+// restoreKeys validates ops (distinct keys; a Put names its op's key or
+// none) and returns their keys in order.
+func restoreKeys(ops []RestoreOp) ([][]byte, error) {
+	keys := make([][]byte, len(ops))
+	seen := make(map[string]bool, len(ops))
+	for i, op := range ops {
+		if seen[string(op.Key)] {
+			return nil, fmt.Errorf("%w: restore op %d repeats the key %x", ErrInvalidArgument, i, op.Key)
+		}
+		seen[string(op.Key)] = true
+		if op.Put != nil && op.Put.Key != nil && !bytes.Equal(op.Put.Key, op.Key) {
+			return nil, fmt.Errorf("%w: restore op %d puts the key %x in the place of %x", ErrInvalidArgument, i, op.Put.Key, op.Key)
+		}
+		keys[i] = op.Key
+	}
+	return keys, nil
+}
+
+// buildRestore produces a Restore's statements: the head (statement 0,
+// returning ok and seq), then the puts and deletes in chunks, each
+// guarded by the verdict.
+func buildRestore(ops []RestoreOp) ([]stmt, bool, error) {
+	verdict, vargs := restoreVerdict(ops)
+	var puts, dels []RestoreOp
+	for _, op := range ops {
+		if op.Put != nil {
+			puts = append(puts, op)
+		} else {
+			dels = append(dels, op)
+		}
+	}
+	bump := "0"
+	var args []any
+	if len(puts) > 0 {
+		bump = "CASE WHEN " + verdict + " THEN 1 ELSE 0 END"
+		args = append(args, vargs...)
+	}
+	args = append(args, vargs...)
+	if len(args) > maxRestoreVariables {
+		return nil, false, fmt.Errorf("%w: a restore of %d keys is too large for one statement (%d variables; at most %d)", ErrInvalidArgument, len(ops), len(args), maxRestoreVariables)
+	}
+	stmts := []stmt{{
+		sql:  "UPDATE kv_meta SET seq = seq + " + bump + ", ok = " + verdict + " WHERE id = 0 RETURNING ok, seq",
+		args: args,
+	}}
+	for chunk := range slices.Chunk(puts, restoreChunk) {
+		// The value text goes in as it was found (not re-normalised), the
+		// expiry too, even when already past: a swept row comes back
+		// expired-but-present. Every row gets the new seq.
+		args := make([]any, 0, 3*len(chunk))
+		for _, op := range chunk {
+			var expires any
+			if op.Put.ExpiresAt != nil {
+				expires = *op.Put.ExpiresAt
+			}
+			args = append(args, keyArg(op.Key), string(op.Put.Value), expires)
+		}
+		stmts = append(stmts, stmt{
+			sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT column1, column2, (SELECT seq FROM kv_meta WHERE id = 0), column3 FROM (VALUES (?, ?, ?)" +
+				strings.Repeat(", (?, ?, ?)", len(chunk)-1) + ") WHERE (SELECT ok FROM kv_meta WHERE id = 0) = 1 " +
+				"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
+			args: args,
+		})
+	}
+	for chunk := range slices.Chunk(dels, restoreChunk) {
+		stmts = append(stmts, stmt{
+			sql:  "DELETE FROM kv WHERE k IN (" + placeholders(len(chunk)) + ") AND (SELECT ok FROM kv_meta WHERE id = 0) = 1",
+			args: byteArgs(opKeys(chunk)),
+		})
+	}
+	return stmts, len(puts) > 0, nil
+}
+
+// restoreVerdict renders "every key's physical row is the expected one"
+// as one SQL boolean, one term per chunk of keys: keys that must have no
+// row, NOT EXISTS over an IN list; keys that must have a row at a ver, a
+// count of the rows that match a VALUES list of (key, ver) pairs, which
+// must be all of them (keys are distinct, so each pair matches at most
+// one row). Liveness plays no part: an expired row is there.
+func restoreVerdict(ops []RestoreOp) (string, []any) {
+	var absent, present []RestoreOp
+	for _, op := range ops {
+		if op.ExpectVer == 0 {
+			absent = append(absent, op)
+		} else {
+			present = append(present, op)
+		}
+	}
+	var parts []string
+	var args []any
+	for chunk := range slices.Chunk(absent, restoreChunk) {
+		parts = append(parts, "NOT EXISTS (SELECT 1 FROM kv WHERE k IN ("+placeholders(len(chunk))+"))")
+		args = append(args, byteArgs(opKeys(chunk))...)
+	}
+	for chunk := range slices.Chunk(present, restoreChunk) {
+		parts = append(parts, "(SELECT count(*) FROM kv JOIN (VALUES (?, ?)"+strings.Repeat(", (?, ?)", len(chunk)-1)+
+			") AS e ON kv.k = e.column1 AND kv.ver = e.column2) = "+strconv.Itoa(len(chunk)))
+		for _, op := range chunk {
+			args = append(args, keyArg(op.Key), op.ExpectVer)
+		}
+	}
+	return "(" + strings.Join(parts, " AND ") + ")", args
+}
+
+// restoreConflicts re-reads the keys of a refused Restore (their physical
+// rows, in one request up to restoreReadChunk keys) and lists those not
+// as expected. Best effort, as Commit's Failed: another writer may act in
+// between.
+func (s *Store) restoreConflicts(ctx context.Context, ops []RestoreOp) ([]RestoreConflict, error) {
+	found := make(map[string]Entry, len(ops))
+	keys := opKeys(ops)
+	for len(keys) > 0 {
+		chunk := keys[:min(restoreReadChunk, len(keys))]
+		keys = keys[len(chunk):]
+		rows, err := s.collect(ctx, "SELECT k, v, ver, expires_at FROM kv WHERE k IN ("+placeholders(len(chunk))+")", byteArgs(chunk))
+		if err != nil {
+			return nil, fmt.Errorf("the restore was refused (a key is not as expected); re-reading the keys failed too: %w", err)
+		}
+		for _, e := range rows {
+			found[string(e.Raw)] = e
+		}
+	}
+	var out []RestoreConflict
+	for _, op := range ops {
+		e, ok := found[string(op.Key)]
+		if ok && op.ExpectVer != 0 && e.Ver == op.ExpectVer {
+			continue
+		}
+		if !ok && op.ExpectVer == 0 {
+			continue
+		}
+		c := RestoreConflict{Key: op.Key, ExpectVer: op.ExpectVer}
+		if ok {
+			c.Found = &RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// opKeys returns the keys of ops.
+func opKeys(ops []RestoreOp) [][]byte {
+	keys := make([][]byte, len(ops))
+	for i, op := range ops {
+		keys[i] = op.Key
+	}
+	return keys
 }

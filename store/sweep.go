@@ -206,22 +206,22 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, now int
 }
 
 // deleteExpired deletes keys in one transaction, re-checking their expiry.
+// Each batch is one journaled write (Kind "sweep"): its before-images are
+// the rows the DELETE itself removed, so a row re-set meanwhile, which
+// survives, is not in them.
 func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now int64) (int64, error) {
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "sweep", Keys: keys})
+	if err != nil {
+		return 0, err
+	}
 	args := make([]any, 0, len(keys)+1)
 	for _, k := range keys {
 		args = append(args, k)
 	}
 	args = append(args, now)
-	var n int64
-	err := s.execBatchScan(ctx, []stmt{{
-		sql:  "DELETE FROM kv WHERE k IN (?" + strings.Repeat(", ?", len(keys)-1) + ") AND expires_at IS NOT NULL AND expires_at <= ? RETURNING 1",
-		args: args,
-	}}, 0, func(rows resultRows) error {
-		for rows.Next() {
-			n++
-		}
-		return rows.Err()
-	})
+	n, err := s.deleteReturning(ctx, j,
+		"DELETE FROM kv WHERE k IN (?"+strings.Repeat(", ?", len(keys)-1)+") AND expires_at IS NOT NULL AND expires_at <= ?", args)
+	j.end(true, "", err)
 	return n, err
 }
 

@@ -117,18 +117,6 @@ func (s *Store) Set(ctx context.Context, key codec.Key, value []byte, expireIn *
 	return res.Versionstamp, err
 }
 
-// Delete removes key with a plain DELETE: no stamp is issued.
-func (s *Store) Delete(ctx context.Context, key codec.Key) error {
-	if err := s.checkWritable("delete"); err != nil {
-		return err
-	}
-	enc, err := codec.Encode(key)
-	if err != nil {
-		return err
-	}
-	return s.execBatch(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ?", args: []any{enc}}})
-}
-
 // Commit runs checks and mutations as one write transaction with the
 // reference's statement shape: the verdict of every check (against the state
 // before any mutation) goes into kv_meta.ok, seq is bumped once when there is
@@ -153,19 +141,29 @@ func (s *Store) TryCommit(ctx context.Context, checks []Check, muts []Mutation) 
 	if err != nil {
 		return CommitResult{}, err
 	}
-	res, err := s.runCommit(ctx, stmts, hasSet)
+	var keys [][]byte
+	if s.recorder != nil {
+		keys = mutationKeys(muts)
+	}
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "commit", Keys: keys, Checks: checks, Mutations: muts})
+	if err != nil {
+		return CommitResult{}, err
+	}
+	res, err := s.runCommit(ctx, withCapture(stmts, j.capture(keys)), hasSet)
 	if errors.Is(err, ErrOutcomeUnknown) {
 		if settled, applied := s.settle(ctx, checks, muts); applied {
+			j.settled(settled.Versionstamp)
 			return settled, nil
 		}
 	}
+	j.end(res.OK, res.Versionstamp, err)
 	return res, err
 }
 
 // runCommit runs a commit's statements (statement 0 returns ok, seq).
 func (s *Store) runCommit(ctx context.Context, stmts []stmt, hasSet bool) (CommitResult, error) {
 	var ok, seq int64
-	err := s.execBatchScan(ctx, stmts, 0, func(rows resultRows) error {
+	stmts[0].read = func(rows resultRows) error {
 		if !rows.Next() {
 			if err := rows.Err(); err != nil {
 				return err
@@ -173,7 +171,8 @@ func (s *Store) runCommit(ctx context.Context, stmts []stmt, hasSet bool) (Commi
 			return fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
 		}
 		return rows.Scan(&ok, &seq)
-	})
+	}
+	err := s.execBatch(ctx, stmts)
 	if err != nil || ok != 1 {
 		return CommitResult{}, err
 	}
@@ -346,21 +345,4 @@ func (s *Store) explain(ctx context.Context, checks []Check) ([]CheckFailure, er
 		}
 	}
 	return out, nil
-}
-
-// DeleteRaw removes the physical row at a raw encoded key when its stamp is
-// still ver (so an operator can clear an undecodable row without racing a
-// writer); it reports whether a row was deleted.
-func (s *Store) DeleteRaw(ctx context.Context, raw []byte, ver int64) (bool, error) {
-	if err := s.checkWritable("delete"); err != nil {
-		return false, err
-	}
-	var n int64
-	err := s.execBatchScan(ctx, []stmt{{sql: "DELETE FROM kv WHERE k = ? AND ver = ? RETURNING 1", args: []any{raw, ver}}}, 0, func(rows resultRows) error {
-		for rows.Next() {
-			n++
-		}
-		return rows.Err()
-	})
-	return n > 0, err
 }

@@ -176,10 +176,10 @@ func (e *serverError) Error() string { return e.msg }
 var errNotSent = errors.New("request not sent")
 
 // batch runs stmts in one transaction in one request. It returns the rows
-// of statement resultAt (nil when resultAt is out of range). An error
+// of each statement, by statement index (nil for one without rows). An error
 // wrapping errNotSent means nothing reached the server; any other
 // transport error means the outcome is unknown.
-func (w *wsBatcher) batch(ctx context.Context, stmts []stmt, resultAt int) (*batchRows, error) {
+func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
@@ -249,9 +249,12 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt, resultAt int) (*bat
 		}
 		return nil, &serverError{"the server did not run the COMMIT"}
 	}
-	var rows *batchRows
-	if resultAt >= 0 && resultAt+1 < len(res.StepResults) && res.StepResults[resultAt+1] != nil {
-		rows = &batchRows{rows: res.StepResults[resultAt+1].Rows, at: -1}
+	// Step 0 is the BEGIN: statement i is step i+1.
+	rows := make([]*batchRows, len(stmts))
+	for i := range stmts {
+		if i+1 < len(res.StepResults) && res.StepResults[i+1] != nil {
+			rows[i] = &batchRows{rows: res.StepResults[i+1].Rows, at: -1}
+		}
 	}
 	return rows, nil
 }

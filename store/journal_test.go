@@ -1,0 +1,247 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+)
+
+// recording is a Recorder that keeps what it is told (not a database
+// mock: the writes go to real databases). It fails the test when After
+// comes for an id Before never gave, or twice.
+type recording struct {
+	t    *testing.T
+	mu   sync.Mutex
+	fail error // Before's answer, when set
+	// writes[i] is the i-th Before, results[i] its After (nil until then).
+	writes  []store.PendingWrite
+	results []*store.WriteResult
+}
+
+func record(t *testing.T, s *store.Store) *recording {
+	r := &recording{t: t}
+	s.SetRecorder(r)
+	return r
+}
+
+func (r *recording) Before(_ context.Context, w store.PendingWrite) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail != nil {
+		return "", r.fail
+	}
+	r.writes = append(r.writes, w)
+	r.results = append(r.results, nil)
+	return fmt.Sprint(len(r.writes) - 1), nil
+}
+
+func (r *recording) After(_ context.Context, id string, res store.WriteResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var i int
+	if _, err := fmt.Sscan(id, &i); err != nil || i < 0 || i >= len(r.results) {
+		r.t.Errorf("After(%q): no Before gave that id", id)
+		return
+	}
+	if r.results[i] != nil {
+		r.t.Errorf("After(%q) told twice", id)
+	}
+	r.results[i] = &res
+}
+
+// only returns the one write recorded since the last reset, with its
+// result, and resets; it fails the test unless exactly one was recorded
+// and told its end.
+func (r *recording) only(t *testing.T) (store.PendingWrite, store.WriteResult) {
+	t.Helper()
+	ws, rs := r.take(t)
+	if len(ws) != 1 {
+		t.Fatalf("%d writes journaled, want 1: %+v", len(ws), ws)
+	}
+	return ws[0], rs[0]
+}
+
+// take returns every write recorded since the last reset and resets; each
+// must have been told its end.
+func (r *recording) take(t *testing.T) ([]store.PendingWrite, []store.WriteResult) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ws, rs := r.writes, make([]store.WriteResult, len(r.results))
+	for i, res := range r.results {
+		if res == nil {
+			t.Fatalf("write %d (%s) was never told its end", i, ws[i].Kind)
+		}
+		rs[i] = *res
+	}
+	r.writes, r.results = nil, nil
+	return ws, rs
+}
+
+func enc(t *testing.T, text string) []byte {
+	t.Helper()
+	b, err := codec.Encode(storetest.Key(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func i64(n int64) *int64 { return &n }
+
+// sameRows compares before-images regardless of order, byte for byte.
+func sameRows(t *testing.T, what string, got, want []store.RawRow) {
+	t.Helper()
+	sortRows := func(rs []store.RawRow) []store.RawRow {
+		rs = slices.Clone(rs)
+		slices.SortFunc(rs, func(a, b store.RawRow) int { return bytes.Compare(a.Key, b.Key) })
+		return rs
+	}
+	text := func(rs []store.RawRow) string {
+		out := ""
+		for _, r := range sortRows(rs) {
+			exp := "none"
+			if r.ExpiresAt != nil {
+				exp = fmt.Sprint(*r.ExpiresAt)
+			}
+			out += fmt.Sprintf("[%x %q ver %d expires %s] ", r.Key, r.Value, r.Ver, exp)
+		}
+		return out
+	}
+	if g, w := text(got), text(want); g != w {
+		t.Errorf("%s: before-images\n got %s\nwant %s", what, g, w)
+	}
+}
+
+// rawRow reads the physical row at a key (or nil) as a RawRow.
+func rawRow(t *testing.T, s *store.Store, key []byte) *store.RawRow {
+	t.Helper()
+	e, found, err := s.GetRaw(storetest.Ctx(t), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		return nil
+	}
+	return &store.RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
+}
+
+// TestJournalCommitBeforeImages: a journaled commit tells the Recorder
+// what it will do before it is sent, then its stamp and the rows it
+// replaced as its own transaction found them: a live row, an
+// expired-but-present one, a foreign row (a BLOB value, a whole REAL ver,
+// a fractional expiry), and nothing for an absent key.
+func TestJournalCommitBeforeImages(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		c := storetest.NewClock(storetest.T0)
+		s := storetest.Open(t, url, store.Options{Clock: c.Now})
+		ctx := storetest.Ctx(t)
+		stampA := mustSet(t, s, `["a"]`, `{"old":1}`, nil)
+		stampB := mustSet(t, s, `["b"]`, `"dying"`, dur(time.Millisecond))
+		c.Add(time.Second) // b is expired, still present
+		storetest.Exec(t, url, fmt.Sprintf(`INSERT INTO kv (k, v, ver, expires_at) VALUES (x'%s', x'626c6f62', 7.0, %d.5)`,
+			hex.EncodeToString(enc(t, `["d"]`)), storetest.T0+60_000))
+		r := record(t, s)
+		res, err := s.Atomic().Check(storetest.Key(t, `["a"]`), stampA).
+			Set(storetest.Key(t, `["a"]`), []byte(`"new"`)).
+			Set(storetest.Key(t, `["b"]`), []byte(`"back"`)).
+			Set(storetest.Key(t, `["c"]`), []byte(`3`)).
+			Delete(storetest.Key(t, `["d"]`)).
+			Set(storetest.Key(t, `["a"]`), []byte(`"newer"`)).
+			Commit(store.WithWriteOp(ctx, "test: set"))
+		if err != nil || !res.OK {
+			t.Fatalf("commit: %+v %v", res, err)
+		}
+		w, out := r.only(t)
+		if w.Op != "test: set" || w.Kind != "commit" || len(w.Checks) != 1 || len(w.Mutations) != 5 {
+			t.Errorf("pending write: %+v", w)
+		}
+		if want := [][]byte{enc(t, `["a"]`), enc(t, `["b"]`), enc(t, `["c"]`), enc(t, `["d"]`)}; !slices.EqualFunc(w.Keys, want, bytes.Equal) {
+			t.Errorf("keys %x, want %x (each once, in mutation order)", w.Keys, want)
+		}
+		if out.Outcome != store.OutcomeApplied || out.Stamp != res.Versionstamp || out.Err != nil || out.BeforeUnknown {
+			t.Errorf("result: %+v, want applied at %s", out, res.Versionstamp)
+		}
+		verB, _ := codec.ParseStamp(stampB)
+		verA, _ := codec.ParseStamp(stampA)
+		sameRows(t, "commit", out.Before, []store.RawRow{
+			{Key: enc(t, `["a"]`), Value: []byte(`{"old":1}`), Ver: verA},
+			{Key: enc(t, `["b"]`), Value: []byte(`"dying"`), Ver: verB, ExpiresAt: i64(storetest.T0 + 1)},
+			{Key: enc(t, `["d"]`), Value: []byte(`blob`), Ver: 7, ExpiresAt: i64(storetest.T0 + 60_001)},
+		})
+	})
+}
+
+// TestJournalFailedCheck: a commit whose check fails is journaled as not
+// applied, without before-images, and writes nothing.
+func TestJournalFailedCheck(t *testing.T) {
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
+		mustSet(t, s, `["a"]`, `1`, nil)
+		r := record(t, s)
+		res, err := s.Atomic().Check(storetest.Key(t, `["a"]`), "").Set(storetest.Key(t, `["a"]`), []byte(`2`)).Commit(storetest.Ctx(t))
+		if err != nil || res.OK {
+			t.Fatalf("commit over a present key with an absent check: %+v %v", res, err)
+		}
+		w, out := r.only(t)
+		if w.Kind != "commit" || out.Outcome != store.OutcomeNotApplied || len(out.Before) != 0 || out.Stamp != "" || out.Err != nil {
+			t.Errorf("journaled %+v as %+v, want not-applied without before-images", w, out)
+		}
+		if e, _, _ := s.Get(storetest.Ctx(t), storetest.Key(t, `["a"]`)); string(e.Value) != `1` {
+			t.Errorf("the failed commit wrote %s", e.Value)
+		}
+	})
+}
+
+// TestJournalRefusalStopsTheWrite: when the Recorder cannot record a
+// write, the write is not made (nothing written, seq unchanged) and its
+// error is ErrJournal and the Recorder's; After is never called.
+func TestJournalRefusalStopsTheWrite(t *testing.T) {
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		ctx := storetest.Ctx(t)
+		mustSet(t, s, `["keep"]`, `1`, nil)
+		mustSet(t, s, `["old"]`, `1`, dur(time.Millisecond))
+		c.Add(time.Second)
+		seq0, _ := s.Seq(ctx)
+		r := record(t, s)
+		full := errors.New("disk full")
+		r.fail = full
+		check := func(what string, err error) {
+			t.Helper()
+			if !errors.Is(err, store.ErrJournal) || !errors.Is(err, full) {
+				t.Errorf("%s: %v, want ErrJournal and the recorder's error", what, err)
+			}
+		}
+		_, err := s.Set(ctx, storetest.Key(t, `["new"]`), []byte(`1`), nil)
+		check("set", err)
+		_, err = s.SetMany(ctx, []store.Mutation{{Type: store.MutationSet, Key: storetest.Key(t, `["new"]`), Value: []byte(`1`)}})
+		check("set many", err)
+		check("delete", s.Delete(ctx, storetest.Key(t, `["keep"]`)))
+		_, err = s.DeleteRaw(ctx, enc(t, `["keep"]`), 0)
+		check("delete raw", err)
+		_, err = s.Sweep(ctx, store.SweepOptions{})
+		check("sweep", err)
+		_, err = s.Restore(ctx, []store.RestoreOp{{Key: enc(t, `["new"]`), Put: &store.RawRow{Value: []byte(`1`)}}})
+		check("restore", err)
+		if ws, _ := r.take(t); len(ws) != 0 {
+			t.Errorf("refused writes were recorded: %+v", ws)
+		}
+		var keys []string
+		if err := s.Dump(ctx, nil, func(e store.Entry) error { keys = append(keys, codec.Format(e.Key)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if seq, _ := s.Seq(ctx); seq != seq0 || !slices.Equal(keys, []string{`["keep"]`, `["old"]`}) {
+			t.Errorf("after refused writes: seq %d (was %d), rows %v", seq, seq0, keys)
+		}
+	})
+}
