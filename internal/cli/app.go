@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kvdeck/internal/demo"
+	"kvdeck/internal/journal"
 	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 )
@@ -38,6 +39,10 @@ type App struct {
 	tui TUIRunner
 	// demoProgress is passed to the demo's simulation (WithDemoProgress).
 	demoProgress func(demo.Summary)
+	// wrapRecorder, when set (tests), wraps the journal each store gets.
+	wrapRecorder func(store.Recorder) store.Recorder
+	// terminal reports whether stdin is a terminal (undo's question).
+	terminal func(io.Reader) bool
 	pinned       atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
 
 	mu     sync.Mutex
@@ -121,6 +126,9 @@ func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.
 	if err != nil {
 		return nil, err
 	}
+	if !opts.ReadOnly {
+		a.attachJournal(s, url)
+	}
 	if s.Created() && s.Info().Transport == store.TransportFile {
 		// A remote database without tables is initialised silently on any
 		// open, as the reference does: no typo creates a server database.
@@ -164,6 +172,9 @@ func (a *App) close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
+		if j := journal.Of(s); j != nil && j.Err() != nil {
+			a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+		}
 		_ = s.Close()
 		if left := s.LeftFiles(); len(left) > 0 {
 			// Read-only promises to leave the directory as it was; where

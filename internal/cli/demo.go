@@ -65,7 +65,12 @@ func (c *DemoCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	// The seed is the demo's workload, like its replicas: not journaled.
+	// What the user does in the demo's TUI is.
+	rec := s.Recorder()
+	s.SetRecorder(nil)
 	rep, err := demo.Seed(app.Context(), s, seed, app.Now())
+	s.SetRecorder(rec)
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", url, err)
 	}

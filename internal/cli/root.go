@@ -48,6 +48,7 @@ type Root struct {
 	Diff    DiffCmd    `cmd:"" help:"Compare two stores, two dumps, or a store and a dump: added, removed, changed keys; exit 1 when they differ."`
 	Index   IndexCmd   `cmd:"" help:"Show, add or drop the opt-in index on kv(ver) that makes the change feed cheap on large stores."`
 	Bench   BenchCmd   `cmd:"" help:"Measure the engine beside raw SQL on the same driver (embedded, and --remote URL)."`
+	Undo    UndoCmd    `cmd:"" help:"Undo a write kvdeck made (default: the last one), checked against every key; --list shows the journal."`
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`
 }
 
@@ -59,6 +60,7 @@ type Globals struct {
 	DB          string        `name:"db" placeholder:"URL" help:"Database: file:PATH, a path, libsql://, http(s)://, ws(s)://. Else $KVDECK_DB, $LIBSQL_URL, $TURSO_DATABASE_URL, else file:kvdeck.db."`
 	AuthToken   string        `name:"auth-token" placeholder:"TOKEN" help:"Auth token for remote servers. Else $KVDECK_AUTH_TOKEN, $LIBSQL_AUTH_TOKEN, $TURSO_AUTH_TOKEN. Never printed."`
 	ReadOnly    bool          `name:"read-only" help:"Refuse every write; do not create the schema."`
+	NoJournal   bool          `name:"no-journal" help:"Do not record writes in the write journal (they cannot be undone). Also KVDECK_JOURNAL=off."`
 	Now         string        `name:"now" placeholder:"MS" xor:"clock" help:"Fix the clock: epoch milliseconds or an RFC 3339 time."`
 	ClockOffset time.Duration `name:"clock-offset" placeholder:"DURATION" xor:"clock" help:"Shift the real clock, e.g. +5m or --clock-offset=-30s."`
 	BusyTimeout time.Duration `name:"busy-timeout" placeholder:"DURATION" default:"5s" help:"How long an embedded database waits for another writer's lock."`

@@ -11,6 +11,7 @@ import (
 
 	"kvdeck/internal/demo"
 	"kvdeck/internal/usertext"
+	"kvdeck/store"
 )
 
 // Option configures Main.
@@ -19,6 +20,8 @@ type Option func(*options)
 type options struct {
 	tui          TUIRunner
 	demoProgress func(demo.Summary)
+	wrapRecorder func(store.Recorder) store.Recorder
+	terminal     func(io.Reader) bool
 }
 
 // WithTUI hands Main the function that shows the TUI (main.go passes one
@@ -92,9 +95,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		Stderr:       errw,
 		Env:          env,
 		Clock:        vc,
-		ctx:          ctx,
+		ctx:          store.WithWriteOp(ctx, commandOp(kctx)),
 		tui:          o.tui,
 		demoProgress: o.demoProgress,
+		wrapRecorder: o.wrapRecorder,
+		terminal:     o.terminal,
+	}
+	if app.terminal == nil {
+		app.terminal = stdinTerminal
 	}
 	err = kctx.Run(app)
 	app.close()
@@ -105,6 +113,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		if msg := err.Error(); msg != "" {
 			if errors.Is(err, context.Canceled) {
 				msg = interruptedText(msg)
+			}
+			if errors.Is(err, store.ErrJournal) {
+				msg += "; " + journalHint
 			}
 			fmt.Fprintf(errw, "kvdeck: %s\n", msg)
 		}

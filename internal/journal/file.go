@@ -1,0 +1,242 @@
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"kvdeck/store"
+)
+
+// DefaultMaxBytes is the size at which a journal file is rotated: it
+// becomes NAME.1 (replacing the one before) and a new file starts, so a
+// store's journal holds at most about twice this (a single line larger
+// than the cap is still written whole).
+const DefaultMaxBytes = 8 << 20
+
+// StateDir is the directory journals live in: $XDG_STATE_HOME/kvdeck
+// when XDG_STATE_HOME is set to an absolute path (the XDG spec ignores a
+// relative one), else $HOME/.local/state/kvdeck, on every OS (macOS
+// included: one place to look, the same as on Linux). getenv reads the
+// environment (the CLI passes its own, so tests control it).
+func StateDir(getenv func(string) string) (string, error) {
+	if x := getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "kvdeck"), nil
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "state", "kvdeck"), nil
+	}
+	return "", errors.New("neither XDG_STATE_HOME nor HOME is set: there is nowhere to keep the write journal")
+}
+
+// storeIdentity is what names a store's journal: the URL without
+// credentials (store.ParseTarget refuses a URL that carries one), with a
+// file's path made absolute and a server reduced to host:port and path,
+// so file:x.db and ./x.db, or http:// and ws:// to one sqld, share a
+// journal. slug is a readable part of it for the file name.
+func storeIdentity(storeURL string) (id, slug string, err error) {
+	t, err := store.ParseTarget(storeURL)
+	if err != nil {
+		return "", "", err
+	}
+	if !t.Transport.Remote() {
+		abs, err := filepath.Abs(t.Path)
+		if err != nil {
+			return "", "", err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		return "file:" + abs, filepath.Base(abs), nil
+	}
+	path := ""
+	if _, rest, ok := strings.Cut(t.URL, "://"); ok {
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			path = strings.TrimRight(rest[i:], "/")
+		}
+	}
+	return "libsql://" + t.Server() + path, t.Server() + path, nil
+}
+
+// fileName is the journal file's name for a store: a readable slug and a
+// stable hash of its identity.
+func fileName(id, slug string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(slug) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	sum := sha256.Sum256([]byte(id))
+	return strings.Trim(b.String(), "._") + "-" + hex.EncodeToString(sum[:6]) + ".jsonl"
+}
+
+// prepare makes the directory (0700) and, once per Journal, narrows the
+// modes of an existing directory and files that are wider than 0700 and
+// 0600: the journal holds stored values, which may be secrets, and a
+// directory made by an older kvdeck or by hand must not show them to
+// other users. A mode that cannot be narrowed refuses the write.
+func (j *Journal) prepare() error {
+	if j.prepared {
+		return nil
+	}
+	if err := os.MkdirAll(j.dir, 0o700); err != nil {
+		return err
+	}
+	if err := narrow(j.dir, 0o700); err != nil {
+		return err
+	}
+	for _, p := range []string{j.path, j.path + ".1", j.path + ".lock"} {
+		if err := narrow(p, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	j.prepared = true
+	return nil
+}
+
+// narrow chmods path to mode when its permissions grant anything to the
+// group or others.
+func narrow(path string, mode os.FileMode) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		return fmt.Errorf("%s is readable by other users (%v) and could not be narrowed to %v: %w", path, fi.Mode().Perm(), mode, err)
+	}
+	return nil
+}
+
+// appendLine appends one line with one write call on a descriptor opened
+// with O_APPEND, so lines of concurrent kvdeck processes never interleave;
+// the file is opened per line, so a rotation by another process is
+// followed at once.
+func (j *Journal) appendLine(line []byte) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.prepare(); err != nil {
+		return err
+	}
+	if err := j.rotateIfFull(); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(line)
+	cerr := f.Close()
+	if werr != nil {
+		return werr
+	}
+	return cerr
+}
+
+// rotateIfFull renames the file to NAME.1 when it has reached the cap.
+// The rename is made under an exclusive lock on NAME.lock, after looking
+// at the size again, so two processes never rotate twice in a row (the
+// second would put the new, nearly empty file over the full one).
+func (j *Journal) rotateIfFull() error {
+	fi, err := os.Stat(j.path)
+	if err != nil || fi.Size() < j.maxBytes {
+		return nil
+	}
+	unlock, err := lockFile(j.path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	fi, err = os.Stat(j.path)
+	if err != nil || fi.Size() < j.maxBytes {
+		return nil
+	}
+	return os.Rename(j.path, j.path+".1")
+}
+
+// line is one parsed line and where it stands.
+type line struct {
+	rec  record
+	file string
+	no   int
+}
+
+// readLines reads NAME.1 then NAME: every good line, and a Note for each
+// line skipped. A missing file is no error.
+func (j *Journal) readLines() ([]line, []Note, error) {
+	var out []line
+	var notes []Note
+	for _, p := range []string{j.path + ".1", j.path} {
+		f, err := os.Open(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		ls, ns, err := parseFile(f, p)
+		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		out = append(out, ls...)
+		notes = append(notes, ns...)
+	}
+	return out, notes, nil
+}
+
+// parseFile reads the lines of one journal file. A line that does not
+// parse is skipped with a note; when it holds a good line after a torn
+// one (a crash mid-line, then another write appended to it), that line
+// is kept.
+func parseFile(r io.Reader, name string) ([]line, []Note, error) {
+	br := bufio.NewReader(r)
+	var out []line
+	var notes []Note
+	for no := 1; ; no++ {
+		raw, err := br.ReadBytes('\n')
+		if len(raw) > 0 {
+			text := bytes.TrimSuffix(raw, []byte("\n"))
+			if len(bytes.TrimSpace(text)) > 0 {
+				rec, perr := parseLine(text)
+				if perr == nil {
+					out = append(out, line{rec: rec, file: name, no: no})
+				} else {
+					why := perr.Error()
+					if err == io.EOF {
+						why += "; the last line of the file, without its line feed: a write cut short (a crash or a full disk)"
+					}
+					if i := bytes.LastIndex(text, []byte(linePrefix)); i > 0 {
+						if rec, e := parseLine(text[i:]); e == nil {
+							out = append(out, line{rec: rec, file: name, no: no})
+							why = "a torn line before the good one on the same line"
+						}
+					}
+					notes = append(notes, Note{File: name, Line: no, Why: why})
+				}
+			}
+		}
+		if err == io.EOF {
+			return out, notes, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+}

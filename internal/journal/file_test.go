@@ -1,0 +1,260 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+)
+
+// openIn is a journal of storeURL in dir.
+func openIn(t *testing.T, dir, storeURL string, max int64) *Journal {
+	t.Helper()
+	j, err := Open(storeURL, Options{Dir: dir, MaxBytes: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// record1 journals one applied set of key ["k", n] (intent and outcome).
+func record1(t *testing.T, j *Journal, n int) string {
+	t.Helper()
+	k := codec.Key{codec.String("k"), codec.Number(float64(n))}
+	enc := codec.MustEncode(k)
+	id, err := j.Before(context.Background(), store.PendingWrite{Op: "set", Kind: "commit", Keys: [][]byte{enc},
+		Mutations: []store.Mutation{{Type: store.MutationSet, Key: k, Value: []byte(fmt.Sprint(n))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.After(context.Background(), id, store.WriteResult{Outcome: store.OutcomeApplied, Stamp: codec.FormatStamp(int64(n + 1))})
+	return id
+}
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+// TestStateDir: XDG_STATE_HOME when absolute, else ~/.local/state, on
+// every OS; neither is an error.
+func TestStateDir(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	cases := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_STATE_HOME": "/x/state", "HOME": "/home/u"}, "/x/state/kvdeck"},
+		{map[string]string{"XDG_STATE_HOME": "rel/state", "HOME": "/home/u"}, "/home/u/.local/state/kvdeck"},
+		{map[string]string{"HOME": "/home/u"}, "/home/u/.local/state/kvdeck"},
+	}
+	for _, c := range cases {
+		if got, err := StateDir(env(c.env)); err != nil || got != c.want {
+			t.Errorf("%v: %q %v; want %q", c.env, got, err, c.want)
+		}
+	}
+	if _, err := StateDir(env(nil)); err == nil {
+		t.Error("no HOME, no XDG_STATE_HOME: no error")
+	}
+}
+
+// TestFileNames: one file per store, whatever spelling of its URL; other
+// stores get other files; the name is readable and carries no secret.
+func TestFileNames(t *testing.T) {
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	abs := filepath.Join(wd, "x.db")
+	same := [][]string{
+		{"file:x.db", "x.db", "./x.db", "file://" + abs, abs},
+		{"http://127.0.0.1:8080", "ws://127.0.0.1:8080", "http://127.0.0.1:8080/", "HTTP://127.0.0.1:8080"},
+		{"libsql://db.example.com", "https://db.example.com", "wss://db.example.com:443"},
+	}
+	var names []string
+	for _, group := range same {
+		first := openIn(t, dir, group[0], 0).Path()
+		for _, u := range group[1:] {
+			if p := openIn(t, dir, u, 0).Path(); p != first {
+				t.Errorf("%s: %s; %s: %s", group[0], first, u, p)
+			}
+		}
+		names = append(names, first)
+	}
+	if names[0] == names[1] || names[1] == names[2] || openIn(t, dir, "file:y.db", 0).Path() == names[0] {
+		t.Errorf("different stores share a journal: %v", names)
+	}
+	if base := filepath.Base(names[0]); !strings.HasPrefix(base, "x.db-") || !strings.HasSuffix(base, ".jsonl") {
+		t.Errorf("file name %s: want x.db-HASH.jsonl", base)
+	}
+	if base := filepath.Base(names[1]); !strings.HasPrefix(base, "127.0.0.1_8080-") {
+		t.Errorf("file name %s: want 127.0.0.1_8080-HASH.jsonl", base)
+	}
+	if _, err := Open("http://user:secret@h", Options{Dir: dir}); err == nil {
+		t.Error("a URL with credentials opened a journal")
+	}
+}
+
+// TestModes: the directory is made 0700 and the file 0600 (whatever the
+// umask); a directory and files left wider are narrowed on the first
+// write; nothing is created until a write is recorded.
+func TestModes(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state", "kvdeck")
+	j := openIn(t, state, "file:m.db", 0)
+	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Open created %s: %v", state, err)
+	}
+	record1(t, j, 1)
+	if m := mode(t, state); m != 0o700 {
+		t.Errorf("dir %v; want 0700", m)
+	}
+	if m := mode(t, j.Path()); m != 0o600 {
+		t.Errorf("file %v; want 0600", m)
+	}
+	// Widened by hand or an older kvdeck: narrowed by the next process.
+	if err := os.Chmod(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(j.Path(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record1(t, openIn(t, state, "file:m.db", 0), 2)
+	if m := mode(t, state); m != 0o700 {
+		t.Errorf("dir after narrowing %v; want 0700", m)
+	}
+	if m := mode(t, j.Path()); m != 0o600 {
+		t.Errorf("file after narrowing %v; want 0600", m)
+	}
+}
+
+// TestUnwritable: a journal that cannot be written refuses the write with
+// store.ErrJournal and names the file.
+func TestUnwritable(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root writes anywhere")
+	}
+	parent := t.TempDir()
+	if err := os.Chmod(parent, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(parent, 0o700) })
+	j := openIn(t, filepath.Join(parent, "kvdeck"), "file:u.db", 0)
+	_, err := j.Before(context.Background(), store.PendingWrite{Kind: "commit"})
+	if !errors.Is(err, store.ErrJournal) || !strings.Contains(err.Error(), j.Path()) {
+		t.Fatalf("Before: %v; want ErrJournal naming %s", err, j.Path())
+	}
+}
+
+// TestTornLine: a line cut short (a crash mid-write) is skipped and named
+// (file and line); a good line appended after it on the same line is
+// kept; the other entries read on.
+func TestTornLine(t *testing.T) {
+	dir := t.TempDir()
+	j := openIn(t, dir, "file:t.db", 0)
+	a := record1(t, j, 1)
+	f, err := os.OpenFile(j.Path(), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := formatLine(record{T: recIntent, ID: "torn0000", Kind: "commit"})
+	f.Write(whole[:len(whole)/2]) // the torn line, no line feed
+	f.Close()
+	b := record1(t, j, 2) // its intent lands on the torn line
+	entries, notes, err := j.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 || entries[0].ID != a || entries[1].ID != b || entries[1].Outcome != store.OutcomeApplied {
+		t.Fatalf("entries %+v; want %s and %s applied", entries, a, b)
+	}
+	if len(notes) != 1 || notes[0].File != j.Path() || notes[0].Line != 3 {
+		t.Fatalf("notes %+v; want one at %s:3", notes, j.Path())
+	}
+	// A torn tail: the last line cut, without its line feed.
+	f, _ = os.OpenFile(j.Path(), os.O_WRONLY|os.O_APPEND, 0)
+	f.Write(whole[:10])
+	f.Close()
+	entries, notes, err = j.List()
+	if err != nil || len(entries) != 2 || len(notes) != 2 || notes[1].Line != 5 || !strings.Contains(notes[1].Why, "cut short") {
+		t.Fatalf("torn tail: %d entries, notes %+v, %v", len(entries), notes, err)
+	}
+}
+
+// TestRotation: past the cap the file becomes NAME.1 (one kept) and List
+// reads both, oldest first.
+func TestRotation(t *testing.T) {
+	dir := t.TempDir()
+	j := openIn(t, dir, "file:r.db", 2000)
+	var ids []string
+	for i := range 40 {
+		ids = append(ids, record1(t, j, i))
+	}
+	if _, err := os.Stat(j.Path() + ".1"); err != nil {
+		t.Fatalf("no rotated file: %v", err)
+	}
+	if m := mode(t, j.Path()+".1"); m != 0o600 {
+		t.Errorf("rotated file %v", m)
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(names) != 3 { // NAME, NAME.1, NAME.lock
+		t.Errorf("files %v; want the journal, one .1 and the lock", names)
+	}
+	for _, p := range []string{j.Path(), j.Path() + ".1"} {
+		if fi, _ := os.Stat(p); fi.Size() > 2000+400 {
+			t.Errorf("%s is %d bytes; cap 2000", p, fi.Size())
+		}
+	}
+	entries, notes, err := j.List()
+	if err != nil || len(notes) != 0 {
+		t.Fatal(err, notes)
+	}
+	if len(entries) == 0 || len(entries) >= 40 || entries[len(entries)-1].ID != ids[39] {
+		t.Fatalf("%d entries, last %v; want the newest ones ending with %s", len(entries), entries[len(entries)-1].ID, ids[39])
+	}
+	for i := 1; i < len(entries); i++ {
+		if !entries[i-1].Time.Before(entries[i].Time) && entries[i-1].Time != entries[i].Time {
+			t.Errorf("entries out of order at %d", i)
+		}
+	}
+}
+
+// TestConcurrentAppends: many writers (each its own Journal, as separate
+// processes would be) append to one file at once; every line reads back
+// whole and every entry has its outcome.
+func TestConcurrentAppends(t *testing.T) {
+	dir := t.TempDir()
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j := openIn(t, dir, "file:c.db", 0)
+			for i := range each {
+				record1(t, j, w*1000+i)
+			}
+		}()
+	}
+	wg.Wait()
+	entries, notes, err := openIn(t, dir, "file:c.db", 0).List()
+	if err != nil || len(notes) != 0 {
+		t.Fatal(err, notes)
+	}
+	if len(entries) != writers*each {
+		t.Fatalf("%d entries; want %d", len(entries), writers*each)
+	}
+	for _, e := range entries {
+		if e.Outcome != store.OutcomeApplied {
+			t.Fatalf("entry %s: %s", e.ID, e.Outcome)
+		}
+	}
+}

@@ -1,0 +1,329 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"time"
+	"unicode/utf8"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+)
+
+// A journal line is one JSON object that carries its own checksum:
+//
+//	{"c":"1a2b3c4d","r":{"t":"intent","id":"k3v9x2mq",...}}
+//
+// c is the CRC-32 (IEEE) of the bytes of r exactly as they stand in the
+// line, in eight lowercase hex digits. A line whose checksum does not
+// match (a torn tail after a crash, a partial write on a full disk, an
+// edit) is skipped and named in a Note. The whole line stays valid JSON,
+// so jq reads the file as it is.
+
+const (
+	linePrefix = `{"c":"`
+	lineMiddle = `","r":`
+	lineSuffix = `}`
+	// crcDigits is the length of the hex checksum.
+	crcDigits = 8
+)
+
+// The kinds of line.
+const (
+	// recIntent is written before a write is sent.
+	recIntent = "intent"
+	// recOutcome is written after it, or by Settle after reading the keys.
+	recOutcome = "outcome"
+)
+
+// record is one line's body. An intent carries what the write is about to
+// do; an outcome how it ended. Keys are hex of the encoded key; values are
+// the text stored (v), or hex (vx) when they are not UTF-8.
+type record struct {
+	T  string `json:"t"`
+	ID string `json:"id"`
+	// At is when the line was written, epoch milliseconds (wall clock).
+	At int64 `json:"at"`
+
+	// Intent.
+	Host     string       `json:"host,omitempty"`
+	PID      int          `json:"pid,omitempty"`
+	Op       string       `json:"op,omitempty"`
+	Kind     string       `json:"kind,omitempty"`
+	Keys     []string     `json:"keys,omitempty"`
+	Checks   []checkRec   `json:"checks,omitempty"`
+	Muts     []mutRec     `json:"muts,omitempty"`
+	Restores []restoreRec `json:"restores,omitempty"`
+	Undoes   string       `json:"undoes,omitempty"`
+
+	// Outcome.
+	Outcome       string   `json:"outcome,omitempty"`
+	Stamp         string   `json:"stamp,omitempty"`
+	Before        []rowRec `json:"before,omitempty"`
+	BeforeUnknown bool     `json:"beforeUnknown,omitempty"`
+	// Settled marks an outcome found by reading the keys (Settle), not
+	// told by the process that made the write.
+	Settled bool   `json:"settled,omitempty"`
+	Err     string `json:"err,omitempty"`
+}
+
+type checkRec struct {
+	K     string `json:"k"`
+	Stamp string `json:"stamp"`
+}
+
+type mutRec struct {
+	Type      string  `json:"type"`
+	K         string  `json:"k"`
+	V         *string `json:"v,omitempty"`
+	VX        string  `json:"vx,omitempty"`
+	ExpireIn  *int64  `json:"expireInMs,omitempty"`
+	ExpiresAt *int64  `json:"expiresAt,omitempty"`
+}
+
+type restoreRec struct {
+	K      string  `json:"k"`
+	Expect int64   `json:"expectVer"`
+	Put    *rowRec `json:"put,omitempty"`
+}
+
+type rowRec struct {
+	K   string  `json:"k"`
+	V   *string `json:"v,omitempty"`
+	VX  string  `json:"vx,omitempty"`
+	Ver int64   `json:"ver"`
+	Exp *int64  `json:"exp,omitempty"`
+}
+
+// formatLine renders r as one checksummed line with its line feed.
+func formatLine(r record) ([]byte, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(body)+32)
+	out = append(out, linePrefix...)
+	out = fmt.Appendf(out, "%08x", crc32.ChecksumIEEE(body))
+	out = append(out, lineMiddle...)
+	out = append(out, body...)
+	out = append(out, lineSuffix...)
+	return append(out, '\n'), nil
+}
+
+// errLine explains why a line was skipped.
+var errLine = errors.New("not a journal line")
+
+// parseLine reads one line (without its line feed). It never panics; any
+// line that is not exactly what formatLine writes, with a matching
+// checksum and a known kind, is refused.
+func parseLine(line []byte) (record, error) {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if !bytes.HasPrefix(line, []byte(linePrefix)) || !bytes.HasSuffix(line, []byte(lineSuffix)) {
+		return record{}, fmt.Errorf("%w: no checksum frame", errLine)
+	}
+	rest := line[len(linePrefix):]
+	if len(rest) < crcDigits+len(lineMiddle)+len(lineSuffix) {
+		return record{}, fmt.Errorf("%w: truncated", errLine)
+	}
+	sum := rest[:crcDigits]
+	var want [4]byte
+	if _, err := hex.Decode(want[:], sum); err != nil || !bytes.Equal(bytes.ToLower(sum), sum) {
+		return record{}, fmt.Errorf("%w: malformed checksum", errLine)
+	}
+	rest = rest[crcDigits:]
+	if !bytes.HasPrefix(rest, []byte(lineMiddle)) {
+		return record{}, fmt.Errorf("%w: no checksum frame", errLine)
+	}
+	body := rest[len(lineMiddle) : len(rest)-len(lineSuffix)]
+	got := crc32.ChecksumIEEE(body)
+	if uint32(want[0])<<24|uint32(want[1])<<16|uint32(want[2])<<8|uint32(want[3]) != got {
+		return record{}, fmt.Errorf("%w: checksum mismatch (a torn or altered line)", errLine)
+	}
+	var r record
+	if err := json.Unmarshal(body, &r); err != nil {
+		return record{}, fmt.Errorf("%w: %v", errLine, err)
+	}
+	if err := r.validate(); err != nil {
+		return record{}, fmt.Errorf("%w: %v", errLine, err)
+	}
+	return r, nil
+}
+
+// validate checks what the JSON decoder cannot: the kind, the id, and
+// that every key and value decodes.
+func (r record) validate() error {
+	switch r.T {
+	case recIntent, recOutcome:
+	default:
+		return fmt.Errorf("unknown line kind %q", r.T)
+	}
+	if r.ID == "" {
+		return errors.New("no id")
+	}
+	if r.T == recOutcome {
+		switch store.Outcome(r.Outcome) {
+		case store.OutcomeApplied, store.OutcomeNotApplied, store.OutcomeUnknown:
+		default:
+			return fmt.Errorf("unknown outcome %q", r.Outcome)
+		}
+	}
+	for _, k := range r.Keys {
+		if _, err := hex.DecodeString(k); err != nil {
+			return fmt.Errorf("key %q: %v", k, err)
+		}
+	}
+	for _, c := range r.Checks {
+		if _, err := decodeKey(c.K); err != nil {
+			return err
+		}
+	}
+	for _, m := range r.Muts {
+		if _, err := m.mutation(); err != nil {
+			return err
+		}
+	}
+	for _, o := range r.Restores {
+		if _, err := o.op(); err != nil {
+			return err
+		}
+	}
+	for _, b := range r.Before {
+		if _, err := b.row(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeKey reads a hex encoded key that must decode (a mutation's or a
+// check's, which the engine took as a codec.Key).
+func decodeKey(h string) (codec.Key, error) {
+	raw, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, fmt.Errorf("key %q: %v", h, err)
+	}
+	k, err := codec.Decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %v", h, err)
+	}
+	return k, nil
+}
+
+// valueText splits a value into the text field (UTF-8) or the hex one.
+func valueText(v []byte) (*string, string) {
+	if utf8.Valid(v) {
+		s := string(v)
+		return &s, ""
+	}
+	return nil, hex.EncodeToString(v)
+}
+
+// valueBytes is the inverse of valueText.
+func valueBytes(v *string, vx string) ([]byte, error) {
+	if v != nil {
+		if vx != "" {
+			return nil, errors.New("a value in both v and vx")
+		}
+		return []byte(*v), nil
+	}
+	b, err := hex.DecodeString(vx)
+	if err != nil {
+		return nil, fmt.Errorf("value: %v", err)
+	}
+	return b, nil
+}
+
+func newRowRec(r store.RawRow) rowRec {
+	v, vx := valueText(r.Value)
+	return rowRec{K: hex.EncodeToString(r.Key), V: v, VX: vx, Ver: r.Ver, Exp: copyInt(r.ExpiresAt)}
+}
+
+func (r rowRec) row() (store.RawRow, error) {
+	k, err := hex.DecodeString(r.K)
+	if err != nil {
+		return store.RawRow{}, fmt.Errorf("row key %q: %v", r.K, err)
+	}
+	v, err := valueBytes(r.V, r.VX)
+	if err != nil {
+		return store.RawRow{}, err
+	}
+	return store.RawRow{Key: k, Value: v, Ver: r.Ver, ExpiresAt: copyInt(r.Exp)}, nil
+}
+
+func newMutRec(m store.Mutation) (mutRec, error) {
+	enc, err := codec.Encode(m.Key)
+	if err != nil {
+		return mutRec{}, err
+	}
+	out := mutRec{Type: string(m.Type), K: hex.EncodeToString(enc), ExpiresAt: copyInt(m.ExpiresAt)}
+	if m.Type == store.MutationSet {
+		out.V, out.VX = valueText(m.Value)
+	}
+	if m.ExpireIn != nil {
+		ms := m.ExpireIn.Milliseconds()
+		out.ExpireIn = &ms
+	}
+	return out, nil
+}
+
+func (m mutRec) mutation() (store.Mutation, error) {
+	k, err := decodeKey(m.K)
+	if err != nil {
+		return store.Mutation{}, err
+	}
+	out := store.Mutation{Type: store.MutationType(m.Type), Key: k, ExpiresAt: copyInt(m.ExpiresAt)}
+	switch out.Type {
+	case store.MutationSet:
+		if out.Value, err = valueBytes(m.V, m.VX); err != nil {
+			return store.Mutation{}, err
+		}
+	case store.MutationDelete:
+		if m.V != nil || m.VX != "" {
+			return store.Mutation{}, errors.New("a delete with a value")
+		}
+	default:
+		return store.Mutation{}, fmt.Errorf("mutation type %q", m.Type)
+	}
+	if m.ExpireIn != nil {
+		d := time.Duration(*m.ExpireIn) * time.Millisecond
+		out.ExpireIn = &d
+	}
+	return out, nil
+}
+
+func newRestoreRec(o store.RestoreOp) restoreRec {
+	out := restoreRec{K: hex.EncodeToString(o.Key), Expect: o.ExpectVer}
+	if o.Put != nil {
+		put := newRowRec(*o.Put)
+		out.Put = &put
+	}
+	return out
+}
+
+func (o restoreRec) op() (store.RestoreOp, error) {
+	k, err := hex.DecodeString(o.K)
+	if err != nil {
+		return store.RestoreOp{}, fmt.Errorf("restore key %q: %v", o.K, err)
+	}
+	out := store.RestoreOp{Key: k, ExpectVer: o.Expect}
+	if o.Put != nil {
+		put, err := o.Put.row()
+		if err != nil {
+			return store.RestoreOp{}, err
+		}
+		out.Put = &put
+	}
+	return out, nil
+}
+
+func copyInt(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

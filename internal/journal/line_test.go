@@ -1,0 +1,137 @@
+package journal
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+)
+
+// richRecords are lines of every kind with every field set, values that
+// are not UTF-8 included.
+func richRecords(t testing.TB) []record {
+	t.Helper()
+	exp := int64(1767312001000)
+	in := 30 * time.Second
+	key := codec.Key{codec.String("users"), codec.Number(42), codec.Bytes([]byte{0, 0xff})}
+	m1, err := newMutRec(store.Mutation{Type: store.MutationSet, Key: key, Value: []byte(`{"a":"é\n"}`), ExpireIn: &in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := newMutRec(store.Mutation{Type: store.MutationSet, Key: key, Value: []byte(`1`), ExpiresAt: &exp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m3, err := newMutRec(store.Mutation{Type: store.MutationDelete, Key: codec.Key{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := store.RawRow{Key: []byte{0xff, 0x00}, Value: []byte{0xc3, 0x28, '"'}, Ver: 7, ExpiresAt: &exp}
+	return []record{
+		{T: recIntent, ID: "abcd1234", At: 1, Host: "h", PID: 9, Op: "set", Kind: "commit",
+			Keys: []string{m1.K, "ff00"}, Checks: []checkRec{{K: m1.K, Stamp: "00000000000000000007"}},
+			Muts: []mutRec{m1, m2, m3}, Undoes: "zzzz0000"},
+		{T: recIntent, ID: "r", At: 2, Kind: "restore",
+			Restores: []restoreRec{newRestoreRec(store.RestoreOp{Key: bad.Key, ExpectVer: 3, Put: &bad}), newRestoreRec(store.RestoreOp{Key: []byte{2}, ExpectVer: 0})}},
+		{T: recOutcome, ID: "abcd1234", At: 3, Outcome: "applied", Stamp: "00000000000000000008",
+			Before: []rowRec{newRowRec(bad), newRowRec(store.RawRow{Key: []byte{2, 'a', 0}, Value: []byte(`"\u2028"`), Ver: 1})}},
+		{T: recOutcome, ID: "x", At: 4, Outcome: "unknown", BeforeUnknown: true, Settled: true, Err: "boom \xff"},
+	}
+}
+
+// TestLineRoundTrip: every record written by formatLine reads back equal,
+// values that are not UTF-8 byte for byte.
+func TestLineRoundTrip(t *testing.T) {
+	for _, r := range richRecords(t) {
+		line, err := formatLine(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
+			t.Fatalf("not one line: %q", line)
+		}
+		got, err := parseLine(line[:len(line)-1])
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if r.Err != "" {
+			r.Err = strings.ToValidUTF8(r.Err, "\ufffd")
+		}
+		if !reflect.DeepEqual(got, r) {
+			t.Errorf("round trip:\n got %+v\nwant %+v", got, r)
+		}
+	}
+	// The before-image that is not UTF-8 comes back byte for byte.
+	r := richRecords(t)[2]
+	line, _ := formatLine(r)
+	got, _ := parseLine(line[:len(line)-1])
+	row, err := got.Before[0].row()
+	if err != nil || !bytes.Equal(row.Value, []byte{0xc3, 0x28, '"'}) || *row.ExpiresAt != 1767312001000 {
+		t.Fatalf("before-image: %+v %v", row, err)
+	}
+}
+
+// TestLineChecksum: any changed byte of the body, a cut line, or a line
+// without the frame is refused.
+func TestLineChecksum(t *testing.T) {
+	line, err := formatLine(richRecords(t)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	line = line[:len(line)-1]
+	if _, err := parseLine(line); err != nil {
+		t.Fatal(err)
+	}
+	for i := len(`{"c":"12345678","r":`); i < len(line)-1; i += 7 {
+		bad := bytes.Clone(line)
+		bad[i] ^= 0x01
+		if _, err := parseLine(bad); err == nil {
+			t.Errorf("byte %d flipped: accepted", i)
+		}
+	}
+	for n := 0; n < len(line); n += 5 {
+		if _, err := parseLine(line[:n]); err == nil {
+			t.Errorf("cut at %d: accepted", n)
+		}
+	}
+	for _, s := range []string{`{"t":"intent","id":"a"}`, `{"c":"00000000","r":{}}`, `{"c":"ABCDEF01","r":{"t":"intent","id":"a"}}`} {
+		if _, err := parseLine([]byte(s)); err == nil {
+			t.Errorf("%s: accepted", s)
+		}
+	}
+}
+
+// FuzzJournalLine: the parser never panics, and a line it accepts
+// re-formats into a line that parses to the same record.
+func FuzzJournalLine(f *testing.F) {
+	for _, r := range richRecords(f) {
+		line, err := formatLine(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(line[:len(line)-1])
+	}
+	f.Add([]byte(`{"c":"00000000","r":}`))
+	f.Add([]byte(`{"c":"","r":{"t":"intent"}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := parseLine(b)
+		if err != nil {
+			return
+		}
+		line, err := formatLine(r)
+		if err != nil {
+			t.Fatalf("an accepted record does not format: %v", err)
+		}
+		again, err := parseLine(line[:len(line)-1])
+		if err != nil {
+			t.Fatalf("re-formatted line refused: %v\n%s", err, line)
+		}
+		if !reflect.DeepEqual(again, r) {
+			t.Fatalf("round trip:\n got %+v\nwant %+v", again, r)
+		}
+	})
+}
