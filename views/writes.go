@@ -77,12 +77,3 @@ func (ws WriteKeys) Refuse(readOnly bool, msg tea.KeyMsg) tea.Cmd {
 func (w WriteKey) Refusal() string {
 	return "read-only: " + w.What + " (" + w.Binding.Help().Key + ") is off: the store was opened with --read-only, so kvdeck writes nothing"
 }
-
-// Bindings are the write keys' bindings (for help).
-func (ws WriteKeys) Bindings() []key.Binding {
-	out := make([]key.Binding, len(ws))
-	for i, w := range ws {
-		out[i] = *w.Binding
-	}
-	return out
-}

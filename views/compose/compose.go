@@ -49,6 +49,7 @@ func DefaultKeys() Keys {
 func (k *Keys) Writes() views.WriteKeys {
 	return views.WriteKeys{
 		{Binding: &k.Commit, What: "commit the composition", Asks: views.AskDialog},
+		{Binding: &k.Retry, What: "refresh stale checks and commit again", Asks: views.AskDialog},
 	}
 }
 

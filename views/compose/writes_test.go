@@ -24,8 +24,20 @@ func TestComposeWriteKeys(t *testing.T) {
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
 		Writes: keys.Writes(),
 		Start:  newComposeHarness,
-		Prepare: func(h *viewtest.Harness[Model], _ string) {
-			stage(h, nil, store.Mutation{Type: store.MutationSet, Key: storetest.Key(h.T, `["accounts", "acme"]`), Value: []byte(`{"plan":"gold"}`)})
+		Prepare: func(h *viewtest.Harness[Model], key string) {
+			acme := storetest.Key(h.T, `["accounts", "acme"]`)
+			set := store.Mutation{Type: store.MutationSet, Key: acme, Value: []byte(`{"plan":"gold"}`)}
+			if key != "r" {
+				stage(h, nil, set)
+				return
+			}
+			// r retries a commit whose check failed: make one fail.
+			stage(h, []store.Check{{Key: acme}}, set)
+			if !h.M.readOnly {
+				h.Keys("ctrl+s")
+				h.Confirm()
+				h.RequireFlash("did not hold")
+			}
 		},
 		Capturing: Model.Capturing,
 	})
