@@ -111,7 +111,7 @@ func makeUndo(j *journal.Journal, s *store.Store, session, gen int, p journal.Pl
 func (m model) undoOff() string {
 	switch {
 	case m.store.ReadOnly():
-		return "z (undo) is off: the store was opened with --read-only, so kvdeck writes nothing (and a read-only session journals nothing)"
+		return "z (undo) is off: the store was opened with --read-only (nothing is written, nothing journaled)"
 	case journal.Of(m.store) == nil:
 		return "z (undo) is off: this session's writes are not journaled (--no-journal or KVDECK_JOURNAL=off), so there is nothing to undo"
 	}

@@ -188,7 +188,7 @@ func (m Model) askPoll() tea.Cmd {
 		func() tea.Msg { return pollConfirmed{session: session, queue: name} },
 		fmt.Sprintf("Claims up to %d ready message(s) of %s as a consumer would: each is deleted from the queue (a check on its stamp) and held by kvdeck.",
 			coord.DefaultMaxBatchSize, widgets.Sanitize(name)),
-		"Other consumers do not see them until you decide each one (ack, retry with a delay, nack) and apply: a live service's workers lose them meanwhile.")
+		"They are out of the store until you decide each one (ack, retry with a delay, nack) and apply: a live service's consumers cannot take them meanwhile.")
 }
 
 // startPoll claims a batch of the queue the dialog named.
