@@ -274,6 +274,8 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	}
 	m.store, m.info, m.owned = msg.s, msg.s.Info(), true
 	m.session++
+	m.undo = nil
+	m.keys.Undo.SetEnabled(m.undoOff() == "")
 	m.tabs = newTabs(m.deps(), m.styles)
 	for t := range numTabs {
 		if t != m.tab {

@@ -114,6 +114,8 @@ func seedJobs(t *testing.T, s *store.Store) {
 func pollMixed(t *testing.T, a *app, nav ...string) {
 	t.Helper()
 	a.keys(append(nav, "c")...)
+	a.waitFor("Poll jobs: claim 4 of its 4 ready message(s)?")
+	a.keys("y")
 	a.waitFor("CLAIMED 4 MESSAGE(S) OF jobs")
 	a.keys("a", "r", "ctrl+u")
 	a.tm.Type("20s")

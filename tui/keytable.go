@@ -37,19 +37,22 @@ var keyTable = []keyRow{
 	{"add", [numTabs]string{
 		tabBrowse: "`n` key", tabLeases: "`a` acquire", tabAlarms: "`s` set", tabQueues: "`n` send",
 		tabCompose: "`c` `s` `d` check / set / delete", tabRace: "`a` client"}},
-	{"edit", [numTabs]string{tabBrowse: "`e` value; `E` in $EDITOR", tabAlarms: "`e` reschedule", tabCompose: "`enter` op"}},
+	{"edit", [numTabs]string{tabBrowse: "`e` value; `E` in $EDITOR (asks)", tabAlarms: "`e` reschedule", tabCompose: "`enter` op"}},
 	{"delete", [numTabs]string{
 		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
 		tabCompose: "`x` op; `X` all", tabSweep: "`s` sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
+	{"undo", [numTabs]string{
+		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
+		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},
 	{"jump", [numTabs]string{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},
 	{"the tab's own", [numTabs]string{
 		tabBrowse: "`c` compose from key; `K` `J` scroll value; `v` read value (`space` page, `/` `n` `N` search)", tabLeases: "`s` sort", tabAlarms: "`f` fire due (asks)",
-		tabQueues:  "`c` poll as a consumer",
+		tabQueues:  "`c` poll as a consumer (asks)",
 		tabCompose: "`ctrl+s` commit (asks); `f` fill stamp; `K` `J` move op; `w` `o` save / load",
-		tabRace: "`m` mode; `n` naive; `s` stage; `c` commit; `v` recover; `R` replay; `X` reset; " +
+		tabRace: "`m` mode; `n` naive; `s` stage; `c` commit (asks); `v` recover; `R` replay (asks); `X` reset; " +
 			"`enter` start workers (asks); `x` stop; `+` `-` workers; `L` lockstep",
 		tabSweep: "`x` cancel a sweep", tabActivity: "`m` mark (again clears)"}},
 }

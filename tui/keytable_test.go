@@ -82,7 +82,7 @@ func TestKeyTableMatchesHelp(t *testing.T) {
 	for tb := range numTabs {
 		column := tableKeys(tb)
 		var known []string
-		for _, km := range maps[tb] {
+		for _, km := range append(maps[tb], DefaultGlobalKeys()) {
 			known = append(known, bindingKeys(km)...)
 		}
 		for _, k := range column {

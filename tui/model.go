@@ -50,6 +50,10 @@ type model struct {
 	jump     *jumpWait
 	jumpGen  int
 	jumpKeys [numTabs]key.Binding
+	// undo is the z overlay (undo.go), nil when closed.
+	undo     *undoState
+	undoGen  int
+	undoKeys undoKeys
 
 	refresh refreshState
 	lastErr string
@@ -71,6 +75,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		cfg: cfg, store: s, info: s.Info(), session: 1, styles: st, clip: clip,
 		keys:     DefaultGlobalKeys(),
 		jumpKeys: jumpKeys(),
+		undoKeys: defaultUndoKeys(),
 		input:    widgets.DefaultInputKeys(),
 		help:     help.New(),
 		confirm:  widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
@@ -84,6 +89,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 	}
 	m.tabs = newTabs(m.deps(), st)
+	m.keys.Undo.SetEnabled(m.undoOff() == "")
 	return m
 }
 
@@ -154,6 +160,8 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.showRecord(msg.Key)
 	case storeOpened:
 		return m.onOpened(msg)
+	case journalListed, undoPlanned, undoDone:
+		return m.onUndoMsg(msg)
 	}
 	out := m.tabs.updateAll(msg)
 	return m, out
@@ -189,6 +197,8 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		m.helpOff = clampHelp(scrollHelp(msg, m.helpOff, m.helpPage()), len(m.logLines()), m.helpPage())
 		return m, nil
+	case m.undo != nil:
+		return m.handleUndo(msg)
 	case m.typing:
 		return m.handleCommandLine(msg)
 	case m.tabs.view(m.tab).Capturing():
@@ -206,6 +216,9 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		cmd = m.cmdline.Focus()
 	case key.Matches(msg, m.keys.Pause):
 		cmd = m.togglePause()
+	case key.Matches(msg, enabled(m.keys.Undo)):
+		// Matched whether or not it is enabled: when off, z says why.
+		return m.openUndo()
 	case key.Matches(msg, m.keys.Tab):
 		cmd = m.switchTab(tab(msg.Runes[0] - '1'))
 	case key.Matches(msg, m.keys.NextTab):
@@ -218,6 +231,12 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		cmd = m.tabs.update(m.tab, msg)
 	}
 	return m, cmd
+}
+
+// enabled is b switched on, to match a key whose refusal must be said.
+func enabled(b key.Binding) key.Binding {
+	b.SetEnabled(true)
+	return b
 }
 
 // quit quits, asking first when Compose holds staged operations: they
@@ -248,6 +267,9 @@ func (m model) splitRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // handleMouse gives wheel and clicks on the body to the focused view, in
 // the view's coordinates.
 func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
+	if m.undo != nil {
+		return m, nil
+	}
 	if m.helping {
 		m.helpOff = clampHelp(scrollHelpWheel(msg, m.helpOff), len(m.helpLines()), m.helpPage())
 		return m, nil

@@ -24,12 +24,15 @@ func (m model) View() string {
 	body := m.tabs.view(m.tab).View()
 	bodyH := max(m.height-3, 1)
 	switch {
-	case m.confirm.Open():
-		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
 	case m.helping:
 		body = m.helpView(bodyH)
 	case m.logging:
 		body = m.logView(bodyH)
+	case m.undo != nil:
+		body = m.undoView(bodyH)
+	}
+	if m.confirm.Open() {
+		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
 	}
 	return strings.Join([]string{m.tabBar(), body, m.messageLine(), m.statusBar()}, "\n")
 }
@@ -109,6 +112,8 @@ func (m model) messageLine() string {
 		return fit(st.Render(text), m.width)
 	case m.confirm.Open():
 		return fit(m.help.ShortHelpView(m.confirm.Keys()), m.width)
+	case m.undo != nil:
+		return fit(m.help.ShortHelpView(m.undoHelp()), m.width)
 	}
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()

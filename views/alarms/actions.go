@@ -44,8 +44,7 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Fire):
 		return m, m.askFire()
 	default:
-		d := DefaultKeys()
-		return m, widgets.RefuseReadOnly(m.ReadOnly, msg, d.Set, d.Reschedule, d.Delete, d.Fire)
+		return m, m.keys.Writes().Refuse(m.ReadOnly, msg)
 	}
 	return m, nil
 }

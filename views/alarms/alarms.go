@@ -43,6 +43,17 @@ func DefaultKeys() Keys {
 	}
 }
 
+// Writes are the Alarms tab's write keys, declared once: read-only mode
+// disables them and says why; s and e open the alarm form, d and f ask.
+func (k *Keys) Writes() views.WriteKeys {
+	return views.WriteKeys{
+		{Binding: &k.Set, What: "set an alarm", Asks: views.AskForm},
+		{Binding: &k.Reschedule, What: "reschedule an alarm", Asks: views.AskForm},
+		{Binding: &k.Delete, What: "delete an alarm", Asks: views.AskDialog},
+		{Binding: &k.Fire, What: "fire due alarms", Asks: views.AskDialog},
+	}
+}
+
 // Model shows, per class, the due index on a time line with now marked,
 // each alarm's lateness, retries and consistency findings; it sets,
 // reschedules, deletes and fires alarms.
@@ -75,7 +86,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{Base: coordkit.NewBase(deps, styles, loadAlarms), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: class, alarm id or key", styles)}
 	if m.ReadOnly {
-		widgets.DisableBindings(&m.keys.Set, &m.keys.Reschedule, &m.keys.Delete, &m.keys.Fire)
+		m.keys.Writes().Disable()
 	}
 	return m
 }

@@ -66,7 +66,7 @@ type alarmFireReport struct {
 // setAlarm schedules (or replaces) class/id at at, as a service's setAlarm.
 func setAlarm(s *store.Store, session int, class, id string, at int64) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		err := coord.SetAlarm(ctx, s, class, id, at)
+		err := coord.SetAlarm(store.WithWriteOp(ctx, "alarms: set"), s, class, id, at)
 		return alarmActed{session: session, op: alarmSet, class: class, id: id, at: at, done: err == nil, err: err}
 	})
 }
@@ -74,7 +74,7 @@ func setAlarm(s *store.Store, session int, class, id string, at int64) tea.Cmd {
 // deleteAlarm removes the alarm of class/id: its due entry and by-id row.
 func deleteAlarm(s *store.Store, session int, class, id string) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		ok, err := coord.DeleteAlarm(ctx, s, class, id)
+		ok, err := coord.DeleteAlarm(store.WithWriteOp(ctx, "alarms: delete"), s, class, id)
 		return alarmActed{session: session, op: alarmDelete, class: class, id: id, done: ok, err: err}
 	})
 }
@@ -83,7 +83,7 @@ func deleteAlarm(s *store.Store, session int, class, id string) tea.Cmd {
 // it still has the stamp shown.
 func deleteAlarmRow(s *store.Store, session int, class, id string, k codec.Key, stamp string) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		res, err := s.Atomic().Check(k, stamp).Delete(k).Commit(ctx)
+		res, err := s.Atomic().Check(k, stamp).Delete(k).Commit(store.WithWriteOp(ctx, "alarms: delete row"))
 		return alarmActed{session: session, op: alarmDeleteRow, class: class, id: id, key: k, done: err == nil && res.OK, err: err}
 	})
 }
@@ -94,7 +94,7 @@ func deleteAlarmRow(s *store.Store, session int, class, id string, k codec.Key, 
 func fireAlarms(s *store.Store, session int, class string, now int64) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		p := &coord.AlarmPoller{Store: s, Class: class, Lease: coord.LeaseOptions{Timeout: -1}}
-		fs, err := p.Poll(ctx, now)
+		fs, err := p.Poll(store.WithWriteOp(ctx, "alarms: fire"), now)
 		return alarmActed{session: session, op: alarmFire, class: class, at: now, done: err == nil, firings: fs, err: err}
 	})
 }

@@ -79,18 +79,10 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 // refuseReadOnly says why a write key does nothing in read-only mode (the
-// bindings are disabled, so help leaves them out).
+// bindings are disabled, so help leaves them out): every key of the one
+// table, Keys.Writes.
 func (m Model) refuseReadOnly(msg tea.KeyMsg) tea.Cmd {
-	if !m.readOnly {
-		return nil
-	}
-	for _, b := range []key.Binding{m.keys.Edit, m.keys.New, m.keys.Delete} {
-		b.SetEnabled(true)
-		if key.Matches(msg, b) {
-			return views.Flash(views.FlashError, "read-only: %s is disabled (the store was opened with --read-only)", b.Help().Desc)
-		}
-	}
-	return nil
+	return m.keys.Writes().Refuse(m.readOnly, msg)
 }
 
 // handleFiltering handles keys while the filter input has them: the
@@ -142,7 +134,8 @@ func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// save validates the form and commits it.
+// save validates the form and commits it; a save that would leave the
+// row as it is (the same normalized value and expiry) writes nothing.
 func (m *Model) save() tea.Cmd {
 	f := m.form
 	if f.saving || f.reloading {
@@ -153,10 +146,19 @@ func (m *Model) save() tea.Cmd {
 		f.Err = err.Error()
 		return nil
 	}
+	if f.unchanged(req) {
+		m.form = nil
+		return nothingChanged(req.mut.Key)
+	}
 	f.setState(true, false)
 	f.Err, f.Notice = "", ""
 	m.committing = true
 	return commit(m.deps.Store, m.deps.Session, m.nextTag(), req.op, req.check, req.mut)
+}
+
+// nothingChanged is the answer to a save that would write what is stored.
+func nothingChanged(k codec.Key) tea.Cmd {
+	return views.Flash(views.FlashInfo, "nothing changed, nothing written: %s keeps its value and expiry (and its stamp)", codec.Format(k))
 }
 
 // startEdit opens the form on the selected entry.

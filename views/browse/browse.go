@@ -60,6 +60,18 @@ func DefaultKeys() Keys {
 	}
 }
 
+// Writes are Browse's write keys, declared once: read-only mode disables
+// them and says why with What; e and n open the entry form (its ctrl+s
+// is the confirmation), E asks after the editor closes, d asks first.
+func (k *Keys) Writes() views.WriteKeys {
+	return views.WriteKeys{
+		{Binding: &k.Edit, What: "edit value", Asks: views.AskForm},
+		{Binding: &k.EditExternal, What: "edit value in $EDITOR", Asks: views.AskDialog},
+		{Binding: &k.New, What: "new key", Asks: views.AskForm},
+		{Binding: &k.Delete, What: "delete", Asks: views.AskDialog},
+	}
+}
+
 // Model is the key-prefix tree (left) and the selected entry (right).
 type Model struct {
 	deps     views.Deps
@@ -108,9 +120,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		vcache:   &widgets.ValueCache{},
 	}
 	if m.readOnly {
-		for _, b := range []*key.Binding{&m.keys.Edit, &m.keys.EditExternal, &m.keys.New, &m.keys.Delete} {
-			b.SetEnabled(false)
-		}
+		m.keys.Writes().Disable()
 	}
 	// The first load is tagged here, not in Init: Init's receiver is a
 	// copy, and the tag counter must not go back.
@@ -181,6 +191,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText:
 		return m.onEditor(msg)
+	case saveConfirmed:
+		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:

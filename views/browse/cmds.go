@@ -88,6 +88,17 @@ const (
 	opDelete
 )
 
+// writeOp names the commit in the write journal (store.WithWriteOp).
+func (op commitOp) writeOp() string {
+	switch op {
+	case opNew:
+		return "browse: new key"
+	case opDelete:
+		return "browse: delete"
+	}
+	return "browse: edit"
+}
+
 // committed answers commit.
 type committed struct {
 	session, gen int
@@ -102,7 +113,7 @@ type committed struct {
 // and the mutation.
 func commit(src views.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		res, err := src.Commit(ctx, []store.Check{check}, []store.Mutation{mut})
+		res, err := src.Commit(store.WithWriteOp(ctx, op.writeOp()), []store.Check{check}, []store.Mutation{mut})
 		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, res: res, err: err}
 	})
 }

@@ -9,16 +9,20 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // Editing a value in $EDITOR (E): the value is written to a temporary
 // file, the editor runs in the terminal (tea.ExecProcess suspends the
-// TUI), and the edited text comes back into the entry form, which saves
-// it as ctrl+s does: validated, and with a check on the stamp the value
-// was read at, never blind. A refused save (not JSON, changed meanwhile)
-// leaves the form open with the edited text and says why.
+// TUI), and the edited text comes back into the entry form; a dialog
+// shows what changes (old → new) and, on y, it is saved as ctrl+s saves:
+// validated, and with a check on the stamp the value was read at, never
+// blind. An edit that changes nothing writes nothing. A refused save (not
+// JSON, changed meanwhile) or a cancelled one leaves the form open with
+// the edited text and says why.
 
 // editorFile: the value is in a temporary file, ready for the editor.
 type editorFile struct {
@@ -41,7 +45,6 @@ type editorText struct {
 	session int
 	e       store.Entry
 	text    string
-	changed bool
 	err     error
 }
 
@@ -91,12 +94,7 @@ func readEdited(msg editorClosed) tea.Cmd {
 		if err == nil {
 			err = msg.err
 		}
-		text := strings.TrimSpace(string(b))
-		var before bytes.Buffer
-		_ = json.Compact(&before, msg.e.Value)
-		var after bytes.Buffer
-		changed := json.Compact(&after, []byte(text)) != nil || !bytes.Equal(before.Bytes(), after.Bytes())
-		return editorText{session: msg.session, e: msg.e, text: text, changed: changed, err: err}
+		return editorText{session: msg.session, e: msg.e, text: strings.TrimSpace(string(b)), err: err}
 	}
 }
 
@@ -121,17 +119,54 @@ func (m Model) onEditor(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		case msg.err != nil:
 			return m, views.Flash(views.FlashError, "the editor failed: %v; nothing was written", msg.err)
-		case !msg.changed:
-			return m, views.Flash(views.FlashInfo, "the value is unchanged: nothing was written")
 		}
-		// Into the form, saved as ctrl+s saves: checked against the
-		// stamp the value was read at; a refusal keeps the text here.
+		// Into the form, with the edited text: a refused or cancelled
+		// save keeps the text there. The save itself asks first, showing
+		// old → new, and is checked against the stamp the value was read
+		// at; an edit that changes nothing writes nothing.
 		m.form = newEditForm(m.styles, msg.e, m.deps.Now)
 		m.form.SetSize(m.entryInner(), m.innerHeight())
 		m.form.SetValue(m.form.valField, msg.text)
 		m.form.ToTop(m.form.valField)
-		out := m.save()
+		req, err := m.form.Request(m.deps.Now())
+		switch {
+		case err != nil:
+			m.form.Err = err.Error()
+			return m, nil
+		case m.form.unchanged(req):
+			m.form = nil
+			return m, nothingChanged(msg.e.Key)
+		}
+		out := m.askSave(req)
 		return m, out
 	}
 	return m, nil
+}
+
+// saveConfirmed answers the save dialog of an edit made in $EDITOR.
+type saveConfirmed struct{ session, tag int }
+
+// askSave asks before the edited value is saved, naming the key, the
+// check and what changes (old → new).
+func (m *Model) askSave(req formRequest) tea.Cmd {
+	tag, session := m.nextTag(), m.deps.Session
+	m.form.asked = tag
+	guard := "Saved only if the key is still at stamp " + req.check.Versionstamp + "; if another writer changed it meanwhile, nothing is written."
+	if req.check.Versionstamp == "" {
+		guard = "Saved only if the key is still absent or expired; if another writer wrote it meanwhile, nothing is written."
+	}
+	lines := append([]string{"Writes " + codec.Format(req.mut.Key) + " as edited in the editor:"}, widgets.ChangeLines(m.form.orig, &req.after)...)
+	lines = append(lines, guard, "n keeps the edited text in the form (ctrl+s saves it, esc drops it).")
+	return views.Confirm("Save the edited value?", "save", func() tea.Msg { return saveConfirmed{session: session, tag: tag} }, lines...)
+}
+
+// onSaveConfirmed saves the form the dialog was asked for, as ctrl+s
+// does (the check and the nothing-changed rule apply at this instant).
+func (m Model) onSaveConfirmed(msg saveConfirmed) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session || m.form == nil || m.form.asked != msg.tag {
+		return m, nil
+	}
+	m.form.asked = 0
+	out := m.save()
+	return m, out
 }

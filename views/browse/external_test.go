@@ -41,6 +41,18 @@ func TestExternalEditSavesWithCAS(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	goTo(h, `["accounts", "acme"]`)
 	editInEditor(t, h, func(text string) string { return strings.Replace(text, `"enterprise"`, `"gold"`, 1) })
+	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); strings.Contains(string(e.Value), `"gold"`) {
+		t.Fatal("E saved before asking")
+	}
+	if len(h.Confirms) != 1 {
+		t.Fatalf("E asked %d time(s), want once", len(h.Confirms))
+	}
+	c := h.Confirms[0]
+	if text := strings.Join(c.Lines, "\n"); !strings.Contains(text, `"enterprise"`) || !strings.Contains(text, `"gold"`) ||
+		!strings.Contains(text, "→") || !strings.Contains(text, "at stamp") {
+		t.Fatalf("the dialog does not show old → new and the check:\n%s", text)
+	}
+	h.Confirm()
 	h.RequireFlash("saved", "at stamp")
 	if e, ok := getRaw(t, h.S, `["accounts", "acme"]`); !ok || !strings.Contains(string(e.Value), `"plan":"gold"`) {
 		t.Fatalf("stored %s", e.Value)
@@ -68,10 +80,57 @@ func TestExternalEditRefusalKeepsTheText(t *testing.T) {
 		}
 		return strings.Replace(text, `"enterprise"`, `"gold"`, 1)
 	})
+	h.Confirm()
 	if h.M.form == nil || !strings.Contains(h.M.form.Err, "conflict") || !strings.Contains(h.M.form.Value(h.M.form.valField), `"gold"`) {
 		t.Fatalf("a conflicting edit: form %+v\n%s", h.M.form, h.M.View())
 	}
 	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); string(e.Value) != `{"plan":"other"}` {
 		t.Fatalf("the conflicting edit was written: %s", e.Value)
+	}
+}
+
+// TestExternalEditNoChangeWritesNothing: an edit in $EDITOR that leaves
+// the value as it is (re-indented, even) writes nothing, asks nothing, and
+// says so; the stamp stays (issue 19: a write that changes nothing is not
+// made). A cancelled dialog keeps the edited text in the form.
+func TestExternalEditNoChangeWritesNothing(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	before := viewtest.Digest(t, h.S)
+	editInEditor(t, h, func(text string) string { return strings.Join(strings.Fields(text), "") + "\n\n" })
+	if viewtest.Digest(t, h.S) != before || len(h.Confirms) > 0 || h.M.form != nil {
+		t.Fatalf("an unchanged edit: confirms %d, form open %v, store changed %v", len(h.Confirms), h.M.form != nil, viewtest.Digest(t, h.S) != before)
+	}
+	h.RequireFlash("nothing changed, nothing written")
+
+	editInEditor(t, h, func(text string) string { return strings.Replace(text, `"enterprise"`, `"gold"`, 1) })
+	h.Confirms = nil // n: the dialog closes unanswered
+	if h.M.form == nil || !strings.Contains(h.M.form.Value(h.M.form.valField), `"gold"`) || viewtest.Digest(t, h.S) != before {
+		t.Fatalf("a cancelled save: form %v, store changed %v", h.M.form != nil, viewtest.Digest(t, h.S) != before)
+	}
+}
+
+// TestBrowseEditNoChangeWritesNothing: e then ctrl+s with nothing changed
+// (the TTL kept) writes nothing and keeps the stamp; a changed TTL alone
+// is a change and is saved.
+func TestBrowseEditNoChangeWritesNothing(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	before := viewtest.Digest(t, h.S)
+	h.Keys("e", "ctrl+s")
+	if viewtest.Digest(t, h.S) != before {
+		t.Fatal("e, ctrl+s with nothing changed wrote to the store")
+	}
+	h.RequireFlash("nothing changed, nothing written")
+	if h.M.form != nil {
+		t.Fatal("the form stays open after a save that had nothing to write")
+	}
+	h.Keys("e", "tab")
+	h.ClearInput()
+	h.TypeText("5m")
+	h.Keys("ctrl+s")
+	h.RequireFlash("saved")
+	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); e.ExpiresAt == nil {
+		t.Fatal("a new TTL alone was not saved")
 	}
 }

@@ -32,6 +32,11 @@ type entryForm struct {
 	key       codec.Key // the edited key (edit mode)
 	stamp     string    // the stamp the user saw ("" = absent or expired)
 	expiresAt *int64
+	// orig is the stored row the form was filled from (nil: a new key, or
+	// a row gone since): a save that would write it again is not made.
+	orig *widgets.RowImage
+	// asked tags the save confirmation in flight (E), 0 when none.
+	asked     int
 	reloading bool // a reload of the stored row is in flight
 	saving    bool
 	keyField  int // the index of each field; -1 when absent
@@ -83,6 +88,7 @@ func newKeyForm(styles themes.Styles, now func() int64, prefix codec.Key) *entry
 // load fills the form from a stored row.
 func (f *entryForm) load(e store.Entry, now int64) {
 	f.stamp, f.expiresAt = "", e.ExpiresAt
+	f.orig = &widgets.RowImage{Value: e.Value, ExpiresAt: e.ExpiresAt}
 	if e.Live(now) {
 		f.stamp = e.Versionstamp()
 	}
@@ -134,7 +140,7 @@ func (f *entryForm) reloaded(st entryState, now int64) {
 	case st.err != nil:
 		f.Err = "reload failed: " + st.err.Error()
 	case !st.found:
-		f.stamp, f.expiresAt = "", nil
+		f.stamp, f.expiresAt, f.orig = "", nil, nil
 		f.setHeader()
 		f.Notice = "the key is gone now (deleted or swept); saving creates it again if it is still absent"
 	default:
@@ -158,6 +164,16 @@ type formRequest struct {
 	op    commitOp
 	check store.Check
 	mut   store.Mutation
+	// after is the row the save leaves: the value and the expiry it
+	// computes at the instant of the request.
+	after widgets.RowImage
+}
+
+// unchanged reports whether req would write what the form was filled
+// from: the same normalized value and expiry (a new key always changes
+// something).
+func (f *entryForm) unchanged(req formRequest) bool {
+	return !f.isNew && f.orig != nil && widgets.Unchanged(f.orig, &req.after)
 }
 
 // Request validates the form at now and builds its commit: a check that
@@ -180,10 +196,16 @@ func (f *entryForm) Request(now int64) (formRequest, error) {
 	if f.isNew {
 		op = opNew
 	}
+	after := widgets.RowImage{Value: []byte(value)}
+	if ttl != nil {
+		at := now + ttl.Milliseconds()
+		after.ExpiresAt = &at
+	}
 	return formRequest{
 		op:    op,
 		check: store.Check{Key: k, Versionstamp: f.stamp},
 		mut:   store.Mutation{Type: store.MutationSet, Key: k, Value: []byte(value), ExpireIn: ttl},
+		after: after,
 	}, nil
 }
 

@@ -60,7 +60,7 @@ func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.prompt.CursorEnd()
 		cmd = m.prompt.Focus()
 	default:
-		cmd = widgets.RefuseReadOnly(m.readOnly, msg, k.Commit)
+		cmd = m.keys.Writes().Refuse(m.readOnly, msg)
 	}
 	return m, cmd
 }
@@ -198,8 +198,9 @@ func (m *Model) fillSelected() tea.Cmd {
 	return readStamps(m.deps.Store, m.deps.Session, m.nextTag(), stampsForOps, []int{m.cursor}, []codec.Key{m.ops[m.cursor].key})
 }
 
-// askCommit asks for confirmation, naming every write; notes (what a
-// retry changed) come first.
+// askCommit reads the rows the mutations would change (onCurrent then
+// asks, showing old → new, or says nothing would change); notes (what a
+// retry changed) come first in the dialog.
 func (m *Model) askCommit(notes ...string) tea.Cmd {
 	if len(m.ops) == 0 {
 		return views.Flash(views.FlashInfo, "nothing staged: c adds a check, s a set, d a delete")
@@ -207,21 +208,78 @@ func (m *Model) askCommit(notes ...string) tea.Cmd {
 	if m.busy {
 		return nil
 	}
+	_, muts, _ := commitOf(m.ops)
+	keys := make([]codec.Key, len(muts))
+	for i, mu := range muts {
+		keys[i] = mu.Key
+	}
+	m.busy = true
+	return readCurrent(m.deps.Store, m.deps.Session, m.nextTag(), notes, keys)
+}
+
+// onCurrent asks for confirmation, naming every write and what the
+// mutations change; a composition whose every mutation would leave the
+// store as it is is not committed.
+func (m Model) onCurrent(msg currentRead) (Model, tea.Cmd) {
+	if msg.session != m.deps.Session || msg.gen != m.tags {
+		return m, nil
+	}
+	m.busy = false
 	checks, muts, checkOp := commitOf(m.ops)
-	lines := append(notes, fmt.Sprintf("%d check(s), %d mutation(s) in one atomic commit; nothing is written unless every check holds.", len(checks), len(muts)))
+	lines := append(msg.notes, fmt.Sprintf("%d check(s), %d mutation(s) in one atomic commit; nothing is written unless every check holds.", len(checks), len(muts)))
+	var changes []string
+	if msg.err != nil {
+		changes = append(changes, "What the mutations change could not be read: "+msg.err.Error())
+	} else if len(muts) > 0 && len(msg.rows) == len(muts) {
+		changed := 0
+		for i, mu := range muts {
+			before, after := rowImage(msg.rows[i]), mutationImage(mu, m.deps.Now())
+			if (before == nil && after == nil) || (mu.Type == store.MutationSet && widgets.Unchanged(before, after)) {
+				continue
+			}
+			if changed++; changed <= 3 {
+				changes = append(changes, fmt.Sprintf("%s %s:", mu.Type, codec.Format(mu.Key)))
+				changes = append(changes, widgets.ChangeLines(before, after)...)
+			}
+		}
+		if changed == 0 {
+			return m, views.Flash(views.FlashInfo, "nothing changed, nothing written: every set writes the value and expiry stored now and every delete's key is absent, so the commit was not made")
+		}
+		if changed > 3 {
+			changes = append(changes, fmt.Sprintf("… and %d more mutation(s) that change something", changed-3))
+		}
+	}
 	var named []string
 	for _, c := range checks {
 		named = append(named, fmt.Sprintf("check %s expects %s", codec.Format(c.Key), usertext.StampText(c.Versionstamp)))
 	}
-	for _, mu := range muts {
-		named = append(named, fmt.Sprintf("%s %s", mu.Type, codec.Format(mu.Key)))
+	if len(named) > 5 {
+		named = append(named[:4], fmt.Sprintf("… and %d more check(s)", len(named)-4))
 	}
-	if len(named) > 8 {
-		named = append(named[:7], fmt.Sprintf("… and %d more", len(named)-7))
-	}
-	lines = append(lines, named...)
+	lines = append(append(lines, named...), changes...)
 	do := composeCommit(m.deps.Store, m.deps.Session, m.nextTag(), checks, muts, checkOp)
-	return views.Confirm("Commit this composition?", "commit", do, lines...)
+	return m, views.Confirm("Commit this composition?", "commit", do, lines...)
+}
+
+// rowImage is a stored row as a preview shows it (nil: no row).
+func rowImage(e *store.Entry) *widgets.RowImage {
+	if e == nil {
+		return nil
+	}
+	return &widgets.RowImage{Value: e.Value, ExpiresAt: e.ExpiresAt}
+}
+
+// mutationImage is the row mu leaves at now (nil: none).
+func mutationImage(mu store.Mutation, now int64) *widgets.RowImage {
+	if mu.Type != store.MutationSet {
+		return nil
+	}
+	img := &widgets.RowImage{Value: mu.Value, ExpiresAt: mu.ExpiresAt}
+	if mu.ExpireIn != nil {
+		at := now + mu.ExpireIn.Milliseconds()
+		img.ExpiresAt = &at
+	}
+	return img
 }
 
 // retry re-reads the keys of the failed checks; onStamps then refreshes

@@ -23,8 +23,37 @@ type composeCommitted struct {
 // composeCommit commits the composition in one atomic commit.
 func composeCommit(src views.Store, session, gen int, checks []store.Check, muts []store.Mutation, checkOp []int) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		res, err := src.Commit(ctx, checks, muts)
+		res, err := src.Commit(store.WithWriteOp(ctx, "compose: commit"), checks, muts)
 		return composeCommitted{session: session, gen: gen, outcome: composeOutcome{res: res, err: err, checks: checks, checkOp: checkOp}}
+	})
+}
+
+// currentRead answers readCurrent: the physical row at each mutation's
+// key now (nil: none), read before the commit is asked for.
+type currentRead struct {
+	session, gen int
+	notes        []string
+	rows         []*store.Entry
+	err          error
+}
+
+// readCurrent reads the row at each key (expired rows included: a delete
+// removes them), one short read each.
+func readCurrent(src views.Store, session, gen int, notes []string, keys []codec.Key) tea.Cmd {
+	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
+		msg := currentRead{session: session, gen: gen, notes: notes, rows: make([]*store.Entry, len(keys))}
+		for i, k := range keys {
+			p, err := src.List(ctx, store.ListOptions{Prefix: k, IncludeExpired: true, Limit: 1})
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			if len(p.Entries) > 0 && p.Entries[0].Key.Equal(k) {
+				e := p.Entries[0]
+				msg.rows[i] = &e
+			}
+		}
+		return msg
 	})
 }
 

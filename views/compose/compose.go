@@ -43,6 +43,16 @@ func DefaultKeys() Keys {
 	}
 }
 
+// Writes are the Compose tab's write keys, declared once: read-only mode
+// disables them and says why; ctrl+s reads what the mutations would
+// change and asks, showing it (or says nothing would change).
+func (k *Keys) Writes() views.WriteKeys {
+	return views.WriteKeys{
+		{Binding: &k.Commit, What: "commit the composition", Asks: views.AskDialog},
+		{Binding: &k.Retry, What: "refresh stale checks and commit again", Asks: views.AskDialog},
+	}
+}
+
 // composeOutcome is the last commit's result, shown under the list.
 type composeOutcome struct {
 	res     store.CommitResult
@@ -83,7 +93,9 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		readOnly: deps.Store.ReadOnly(), path: "compose.json",
 		prompt: widgets.NewInput("", "", styles),
 	}
-	m.keys.Commit.SetEnabled(!m.readOnly)
+	if m.readOnly {
+		m.keys.Writes().Disable()
+	}
 	return m
 }
 
@@ -139,6 +151,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onCommitted(msg)
 	case stampsRead:
 		return m.onStamps(msg)
+	case currentRead:
+		return m.onCurrent(msg)
 	case compositionFile:
 		return m.onFile(msg)
 	case tea.MouseMsg:

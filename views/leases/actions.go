@@ -45,7 +45,7 @@ func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Break):
 		return m, m.askBreak()
 	default:
-		return m, widgets.RefuseReadOnly(m.ReadOnly, msg, DefaultKeys().Acquire, DefaultKeys().Release, DefaultKeys().Break)
+		return m, m.keys.Writes().Refuse(m.ReadOnly, msg)
 	}
 	return m, nil
 }

@@ -70,7 +70,7 @@ type leaseActed struct {
 // held by someone else is reported, not waited for.
 func acquireLease(s *store.Store, session int, k codec.Key, ttl time.Duration) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		l, err := coord.AcquireKey(ctx, s, k, coord.LeaseOptions{TTL: ttl, Timeout: -1})
+		l, err := coord.AcquireKey(store.WithWriteOp(ctx, "leases: acquire"), s, k, coord.LeaseOptions{TTL: ttl, Timeout: -1})
 		msg := leaseActed{session: session, op: leaseAcquire, key: k, lease: l, ttl: ttl, done: err == nil, err: err}
 		if errors.Is(err, coord.ErrLeaseContended) {
 			msg.err = nil
@@ -83,7 +83,7 @@ func acquireLease(s *store.Store, session int, k codec.Key, ttl time.Duration) t
 // releaseLease gives back a lease kvdeck acquired, guarded by its stamp.
 func releaseLease(s *store.Store, session int, l coord.Lease) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		ok, err := coord.Release(ctx, s, l)
+		ok, err := coord.Release(store.WithWriteOp(ctx, "leases: release"), s, l)
 		msg := leaseActed{session: session, op: leaseRelease, key: l.Key, stamp: l.Versionstamp, done: ok, err: err}
 		if err == nil && !ok {
 			msg.now, msg.found, msg.err = s.Get(ctx, l.Key)
@@ -96,7 +96,7 @@ func releaseLease(s *store.Store, session int, l coord.Lease) tea.Cmd {
 // operator was shown.
 func breakLease(s *store.Store, session int, k codec.Key, stamp string) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		ok, err := coord.Break(ctx, s, k, stamp)
+		ok, err := coord.Break(store.WithWriteOp(ctx, "leases: break"), s, k, stamp)
 		msg := leaseActed{session: session, op: leaseBreak, key: k, stamp: stamp, done: ok, err: err}
 		if err == nil && !ok {
 			msg.now, msg.found, msg.err = s.Get(ctx, k)

@@ -41,6 +41,16 @@ func DefaultKeys() Keys {
 	}
 }
 
+// Writes are the Leases tab's write keys, declared once: read-only mode
+// disables them and says why; a opens the acquire form, d and b ask.
+func (k *Keys) Writes() views.WriteKeys {
+	return views.WriteKeys{
+		{Binding: &k.Acquire, What: "acquire a lease", Asks: views.AskForm},
+		{Binding: &k.Release, What: "release a lease", Asks: views.AskDialog},
+		{Binding: &k.Break, What: "break a lease", Asks: views.AskDialog},
+	}
+}
+
 // Model lists every lease and cron tick-lease with a live time-to-expiry
 // bar, and acquires, releases and breaks leases.
 type Model struct {
@@ -76,7 +86,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		mine:   map[string]heldLease{},
 	}
 	if m.ReadOnly {
-		widgets.DisableBindings(&m.keys.Acquire, &m.keys.Release, &m.keys.Break)
+		m.keys.Writes().Disable()
 	}
 	return m
 }

@@ -44,12 +44,11 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Send):
 		m.startSend()
 	case key.Matches(msg, k.Poll):
-		return m.startPoll()
+		return m, m.askPoll()
 	case key.Matches(msg, k.Purge):
 		return m, m.askPurge()
 	default:
-		d := DefaultKeys()
-		return m, widgets.RefuseReadOnly(m.ReadOnly, msg, d.Send, d.Poll, d.Purge)
+		return m, m.keys.Writes().Refuse(m.ReadOnly, msg)
 	}
 	return m, nil
 }

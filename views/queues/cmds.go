@@ -55,7 +55,7 @@ type queueActed struct {
 func sendMessage(s *store.Store, session int, queue string, body []byte, delay time.Duration) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		due := s.Now() + delay.Milliseconds()
-		id, err := coord.Send(ctx, s, queue, body, delay)
+		id, err := coord.Send(store.WithWriteOp(ctx, "queues: send"), s, queue, body, delay)
 		return queueActed{session: session, op: queueSend, queue: queue, id: id, dueAt: due, err: err}
 	})
 }
@@ -63,7 +63,7 @@ func sendMessage(s *store.Store, session int, queue string, body []byte, delay t
 // purgeQueue deletes every message of queue.
 func purgeQueue(s *store.Store, session int, queue string) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		n, err := coord.Purge(ctx, s, queue)
+		n, err := coord.Purge(store.WithWriteOp(ctx, "queues: purge"), s, queue)
 		return queueActed{session: session, op: queuePurge, queue: queue, purged: n, err: err}
 	})
 }

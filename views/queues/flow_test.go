@@ -86,6 +86,14 @@ func TestQueuesPollMixedDecisions(t *testing.T) {
 	clock.Fix(viewtest.T)
 	h := newQueuesHarness(t, s, clock, 120, 37)
 	h.Keys("c")
+	// c asks first, naming the queue and how many messages leave it.
+	if len(h.Confirms) != 1 || len(queueRows(t, s, "jobs")) != 5 {
+		t.Fatalf("c: %d dialog(s), %d message(s) left in jobs; want one dialog and nothing claimed yet", len(h.Confirms), len(queueRows(t, s, "jobs")))
+	}
+	if c := h.Confirms[0]; !strings.Contains(c.Title, "jobs") || !strings.Contains(c.Title, "claim 4 of its 4 ready") {
+		t.Fatalf("the poll dialog says %q", c.Title)
+	}
+	h.Confirm()
 	if !h.M.Capturing() || h.M.poll == nil || h.M.poll.phase != pollDeciding {
 		t.Fatalf("no batch to decide:\n%s", h.M.View())
 	}
@@ -126,7 +134,11 @@ func TestQueuesPollMixedDecisions(t *testing.T) {
 func TestQueuesPollNothingDue(t *testing.T) {
 	h := seededQueues(t)
 	h.Keys("j", "c")
-	h.RequireFlash("polled thumbnails: nothing was due")
+	// Nothing ready: nothing to claim, so nothing to ask.
+	h.RequireFlash("thumbnails has no ready message to claim")
+	if len(h.Confirms) != 0 {
+		t.Fatal("c asked to claim messages from a queue with none ready")
+	}
 	if h.M.poll != nil {
 		t.Fatal("the poll did not end")
 	}
@@ -198,6 +210,7 @@ func TestQueuesPollExplainsAndGivesBack(t *testing.T) {
 	clock.Fix(viewtest.T)
 	h := newQueuesHarness(t, s, clock, 120, 37)
 	h.Keys("c")
+	h.Confirm()
 	h.Keys("3")
 	h.RequireFlash("3 claimed message(s) are out of the store until you decide", "u gives them all back")
 	h.Keys("u")

@@ -141,7 +141,7 @@ func runPoll(s *store.Store, session, gen int, queue string, now int64, link pol
 				return ctx.Err()
 			}
 		}, coord.ConsumerOptions{})
-		ds, err := b.PollQueue(ctx, queue, now)
+		ds, err := b.PollQueue(store.WithWriteOp(ctx, "queues: poll"), queue, now)
 		close(link.batch)
 		return pollDone{session: session, gen: gen, queue: queue, deliveries: ds, err: err}
 	}
@@ -167,12 +167,36 @@ func sendVerdicts(session, gen int, link pollLink, items []pollItem) tea.Cmd {
 	}
 }
 
-// startPoll claims a batch of the selected queue.
-func (m Model) startPoll() (Model, tea.Cmd) {
+// pollConfirmed answers the poll dialog: claim a batch of queue.
+type pollConfirmed struct {
+	session int
+	queue   string
+}
+
+// askPoll asks before a poll claims messages out of the selected queue,
+// saying how many and from which queue.
+func (m Model) askPoll() tea.Cmd {
 	q, ok := m.queue()
 	if !ok {
-		return m, views.Flash(views.FlashInfo, "select a queue to poll it")
+		return views.Flash(views.FlashInfo, "select a queue to poll it")
 	}
+	if q.Ready == 0 {
+		return views.Flash(views.FlashInfo, "%s has no ready message to claim (%d delayed)", q.Name, q.Delayed)
+	}
+	n, session, name := min(q.Ready, coord.DefaultMaxBatchSize), m.Deps.Session, q.Name
+	return views.Confirm(fmt.Sprintf("Poll %s: claim %d of its %d ready message(s)?", name, n, q.Ready), "claim",
+		func() tea.Msg { return pollConfirmed{session: session, queue: name} },
+		fmt.Sprintf("Claims up to %d ready message(s) of %s as a consumer would: each is deleted from the queue (a check on its stamp) and held by kvdeck.",
+			coord.DefaultMaxBatchSize, widgets.Sanitize(name)),
+		"They are out of the store until you decide each one (ack, retry with a delay, nack) and apply: a live service's consumers cannot take them meanwhile.")
+}
+
+// startPoll claims a batch of the queue the dialog named.
+func (m Model) startPoll(msg pollConfirmed) (Model, tea.Cmd) {
+	if msg.session != m.Deps.Session || m.poll != nil {
+		return m, nil
+	}
+	q := coord.QueueReport{Name: msg.queue}
 	now := m.Deps.Now()
 	link := pollLink{batch: make(chan []pollItem, 1), verdicts: make(chan []pollItem, 1)}
 	in := widgets.NewInput("retry after ", "10s", m.Styles)

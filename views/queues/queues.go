@@ -42,6 +42,17 @@ func DefaultKeys() Keys {
 	}
 }
 
+// Writes are the Queues tab's write keys, declared once: read-only mode
+// disables them and says why; n opens the send form, c (a poll claims
+// messages out of the queue) and d ask.
+func (k *Keys) Writes() views.WriteKeys {
+	return views.WriteKeys{
+		{Binding: &k.Send, What: "send a message", Asks: views.AskForm},
+		{Binding: &k.Poll, What: "poll a batch as a consumer", Asks: views.AskDialog},
+		{Binding: &k.Purge, What: "purge a queue", Asks: views.AskDialog},
+	}
+}
+
 // Model shows each queue's depth, the age of its oldest ready message,
 // its attempts histogram and its messages; it sends, peeks, polls a batch
 // as a consumer with a decision per message, and purges.
@@ -77,7 +88,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{Base: coordkit.NewBase(deps, styles, loadQueues), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
 		filter: widgets.NewFilter("filter: queue, message id or body", styles)}
 	if m.ReadOnly {
-		widgets.DisableBindings(&m.keys.Send, &m.keys.Poll, &m.keys.Purge)
+		m.keys.Writes().Disable()
 	}
 	return m
 }
@@ -112,6 +123,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onLoaded(msg)
 	case queueActed:
 		return m.onActed(msg)
+	case pollConfirmed:
+		return m.startPoll(msg)
 	case pollClaimed:
 		return m.onClaimed(msg), nil
 	case pollApplying:

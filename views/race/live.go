@@ -12,7 +12,6 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/race"
 	"kvdeck/views"
-	"kvdeck/views/widgets"
 )
 
 // liveTimeout bounds a live race.
@@ -103,7 +102,7 @@ func (m Model) handleLive(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.naive = !m.naive
 		cmd = views.Flash(views.FlashInfo, "%s", naiveText(m.naive))
 	default:
-		cmd = widgets.RefuseReadOnly(m.readOnly, msg, k.Start)
+		cmd = k.liveWrites().Refuse(m.readOnly, msg)
 	}
 	return m, cmd
 }

@@ -46,6 +46,29 @@ func DefaultKeys() Keys {
 	}
 }
 
+// Writes are the Race tab's write keys, declared once: read-only mode
+// disables them and says why. c, and space when the client's next step
+// is its commit, ask first, showing the staged check+set; R (the replay
+// resets the counter and commits again) and enter (live workers) ask; s
+// and v only stage a commit, which c then asks for.
+func (k *Keys) Writes() views.WriteKeys { return append(k.stepWrites(), k.liveWrites()...) }
+
+// stepWrites are step mode's write keys (the refusals of that mode).
+func (k *Keys) stepWrites() views.WriteKeys {
+	return views.WriteKeys{
+		{Binding: &k.Next, What: "a client's next step (its commit asks)", Asks: views.AskDialog},
+		{Binding: &k.Stage, What: "stage a commit", Asks: views.AskNone},
+		{Binding: &k.Commit, What: "commit a client's staged write", Asks: views.AskDialog},
+		{Binding: &k.Recover, What: "recover (re-read, re-stage)", Asks: views.AskNone},
+		{Binding: &k.Replay, What: "replay the interleaving", Asks: views.AskDialog},
+	}
+}
+
+// liveWrites are live mode's write keys.
+func (k *Keys) liveWrites() views.WriteKeys {
+	return views.WriteKeys{{Binding: &k.Start, What: "start the live workers", Asks: views.AskDialog}}
+}
+
 // raceCounterKey is the counter the tab races on: {"n": <integer>}, the
 // format `kvdeck race` uses, so a headless race can join in.
 func raceCounterKey() codec.Key { return codec.Key{codec.String("kvdeck"), codec.String("race")} }
@@ -106,6 +129,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case raceStepped:
 		return m.onStepped(msg)
+	case stepConfirmed:
+		return m.onStepConfirmed(msg)
 	case liveConfirmed:
 		if msg.session != m.deps.Session {
 			return m, nil
@@ -149,14 +174,12 @@ func (m *Model) updateKeys() {
 	for _, b := range []*key.Binding{&k.More, &k.Fewer, &k.Lockstep} {
 		b.SetEnabled(m.live && !running)
 	}
-	k.Start.SetEnabled(m.live && !running && !m.readOnly)
+	k.Start.SetEnabled(m.live && !running)
 	k.Stop.SetEnabled(m.live && running)
 	k.Mode.SetEnabled(!running)
 	k.Naive.SetEnabled(!running)
 	if m.readOnly {
-		for _, b := range []*key.Binding{&k.Next, &k.Stage, &k.Commit, &k.Recover, &k.Replay} {
-			b.SetEnabled(false)
-		}
+		k.Writes().Disable()
 	}
 }
 

@@ -41,7 +41,13 @@ func commitOutcomes(events []race.Event) string {
 func TestRaceStepSecondCommitFailsAndReplays(t *testing.T) {
 	h := newRaceHarness(t, false)
 	t.Run("start", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	h.Keys(" ", "l", " ", "h", " ", "l", " ", "h", " ", "l", " ") // A read, B read, A stage, B stage, A commit, B commit
+	h.Keys(" ", "l", " ", "h", " ", "l", " ", "h", " ") // A read, B read, A stage, B stage, A commit…
+	if len(h.Confirms) != 1 || !strings.Contains(h.Confirms[0].Title, "client A") {
+		t.Fatalf("A's commit did not ask first: %+v", h.Confirms)
+	}
+	h.Confirm()
+	h.Keys("l", " ") // … B commit
+	h.Confirm()
 	view := h.M.View()
 	for _, want := range []string{"WHY B'S COMMIT FAILED", "expected absent (what B read)", "written by A in between"} {
 		if !strings.Contains(view, want) {
@@ -50,11 +56,13 @@ func TestRaceStepSecondCommitFailsAndReplays(t *testing.T) {
 	}
 	t.Run("conflict", func(t *testing.T) { golden.RequireEqual(t, view) })
 	h.Keys(" ", " ") // B recovers, then commits
+	h.Confirm()
 	first := commitOutcomes(h.M.step.events)
 	if first != "A+ B- B+ " {
 		t.Fatalf("outcomes %q, want A+ B- B+", first)
 	}
 	h.Keys("R")
+	h.Confirm()
 	if got := commitOutcomes(h.M.step.events); got != first || h.M.step.replay == nil || !h.M.step.replay.same() {
 		t.Fatalf("replay outcomes %q, want %q", got, first)
 	}

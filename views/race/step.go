@@ -3,13 +3,15 @@ package race
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/codec"
 	"kvdeck/internal/race"
+	"kvdeck/store"
 	"kvdeck/views"
-	"kvdeck/views/widgets"
 )
 
 // stepState is the theater as the view last saw it. The Stepper is shared
@@ -23,6 +25,7 @@ type stepState struct {
 	selected int
 	busy     bool
 	gen      int
+	asked    int // the tag of the commit or replay dialog in flight
 	// replay compares a replay's commit outcomes with the first run's.
 	replay *replayVerdict
 }
@@ -88,14 +91,14 @@ func runStep(t *race.Stepper, session, gen int, a stepAction) tea.Cmd {
 		case a.replay:
 			before := outcomes(t.Events())
 			var after []race.Event
-			after, msg.err = t.Replay(ctx, t.Recording())
+			after, msg.err = t.Replay(store.WithWriteOp(ctx, "race: replay"), t.Recording())
 			msg.replay = &replayVerdict{before: before, after: outcomes(after)}
 		case a.kind == race.StepRead:
 			_, msg.err = t.Read(ctx, a.client)
 		case a.kind == race.StepStage:
 			_, msg.err = t.Stage(ctx, a.client)
 		case a.kind == race.StepCommit:
-			_, msg.err = t.Commit(ctx, a.client)
+			_, msg.err = t.Commit(store.WithWriteOp(ctx, "race: commit"), a.client)
 		default:
 			_, msg.err = t.Recover(ctx, a.client)
 		}
@@ -147,13 +150,89 @@ func (m Model) handleStep(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Reset):
 		a.reset = true
 	default:
-		return m, widgets.RefuseReadOnly(m.readOnly, msg, k.Next, k.Stage, k.Commit, k.Recover, k.Replay)
+		return m, k.stepWrites().Refuse(m.readOnly, msg)
 	}
 	if st.stepper == nil || st.busy {
 		return m, nil
 	}
+	if ask := m.askStep(a); ask != nil {
+		return m, ask
+	}
+	return m, m.runStep(a)
+}
+
+// runStep starts a on the theater.
+func (m *Model) runStep(a stepAction) tea.Cmd {
+	st := &m.step
 	st.busy, st.gen = true, m.nextTag()
-	cmd := runStep(st.stepper, m.deps.Session, st.gen, a)
+	return runStep(st.stepper, m.deps.Session, st.gen, a)
+}
+
+// stepConfirmed answers the dialog of a commit or a replay.
+type stepConfirmed struct {
+	session, tag int
+	a            stepAction
+}
+
+// askStep asks before a step that writes the counter: a client's commit
+// (what it checks and sets) or a replay (the reset and the commits it
+// makes again); nil for a step that writes nothing, or a commit with
+// nothing staged (the theater says so).
+func (m *Model) askStep(a stepAction) tea.Cmd {
+	st := &m.step
+	k := codec.Format(raceCounterKey())
+	var title, yes string
+	var lines []string
+	switch {
+	case a.replay:
+		rec := st.stepper.Recording()
+		commits := 0
+		for _, s := range rec.Steps {
+			if s.Kind == race.StepCommit {
+				commits++
+			}
+		}
+		start := "deletes it (it was absent)"
+		if rec.Start.Found {
+			start = fmt.Sprintf(`sets it to {"n":%d}`, rec.Start.N)
+		}
+		title, yes = "Replay the interleaving?", "replay"
+		lines = []string{
+			fmt.Sprintf("Resets %s to the recorded start (%s), then takes the %d recorded step(s) again, %d of them commits.", k, start, len(rec.Steps), commits),
+			"Whatever the counter holds now is overwritten.",
+		}
+	case a.kind == race.StepCommit && a.client < len(st.clients) && st.clients[a.client].Staged != nil:
+		c := st.clients[a.client]
+		staged := *c.Staged
+		title, yes = fmt.Sprintf("Commit client %s's staged write?", c.Name), "commit"
+		lines = []string{staged.String(raceCounterKey())}
+		was := "absent"
+		if c.Snapshot != nil && c.Snapshot.Found {
+			was = fmt.Sprintf(`{"n":%d} at stamp %s`, c.Snapshot.N, c.Snapshot.Stamp)
+		}
+		lines = append(lines, fmt.Sprintf(`%s read %s; the commit writes {"n":%d}.`, c.Name, was, staged.N))
+		if staged.Check {
+			lines = append(lines, "If another client committed since "+c.Name+" read, the check fails and nothing is written.")
+		} else {
+			lines = append(lines, "Naive: no check. Whatever another client wrote since "+c.Name+" read is overwritten (a lost update).")
+		}
+	default:
+		return nil
+	}
+	tag, session := m.nextTag(), m.deps.Session
+	st.asked = tag
+	return views.Confirm(title, yes, func() tea.Msg { return stepConfirmed{session: session, tag: tag, a: a} }, lines...)
+}
+
+// onStepConfirmed runs the step the dialog asked for, unless another
+// step or dialog came in between.
+func (m Model) onStepConfirmed(msg stepConfirmed) (Model, tea.Cmd) {
+	st := &m.step
+	if msg.session != m.deps.Session || msg.tag != st.asked || st.busy || st.stepper == nil {
+		return m, nil
+	}
+	st.asked = 0
+	cmd := m.runStep(msg.a)
 	return m, cmd
 }
 

@@ -9,7 +9,9 @@ import (
 
 // RefuseReadOnly says why a write key does nothing in read-only mode; the
 // write bindings are disabled (so help leaves them out), so they are
-// matched here on enabled copies.
+// matched here on enabled copies. The tabs declare their write keys in a
+// views.WriteKeys table instead (its Refuse); the Sweep tab still lists
+// its key here.
 func RefuseReadOnly(readOnly bool, msg tea.KeyMsg, writes ...key.Binding) tea.Cmd {
 	if !readOnly {
 		return nil
@@ -21,13 +23,6 @@ func RefuseReadOnly(readOnly bool, msg tea.KeyMsg, writes ...key.Binding) tea.Cm
 		}
 	}
 	return nil
-}
-
-// DisableBindings turns bindings off, for read-only mode.
-func DisableBindings(bs ...*key.Binding) {
-	for _, b := range bs {
-		b.SetEnabled(false)
-	}
 }
 
 // ReadOnlyNote is the line a coordination view shows instead of its

@@ -1,0 +1,120 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/internal/journal"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+// journaled runs the TUI over a copy of the reference store whose writes
+// are journaled (as the CLI attaches the journal), in a state directory
+// of the test's own; it returns the store's path for a second writer.
+func journaled(t *testing.T, w, h int) (*app, string) {
+	t.Helper()
+	path := storetest.CopyReference(t)
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, path, clock, false)
+	j, err := journal.Open(path, journal.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetRecorder(j)
+	return start(t, s, clock, w, h, time.Hour), path
+}
+
+// TestUndoOverlay: a delete made in Browse is listed by z (newest first,
+// with its op, key and outcome); enter previews the inverse (no row now →
+// the value it had), enter asks, y puts the row back. A second writer
+// that changes the key between the preview and the answer makes the
+// undo refuse: nothing is written, and the refusal names the key, its
+// stamp and its value now; the preview read again marks the key.
+func TestUndoOverlay(t *testing.T) {
+	a, path := journaled(t, 120, 40)
+	globex := `["accounts", "globex"]`
+	was := a.value(globex)
+	// shown is a text the entry pane draws once the jump has landed:
+	// keys typed right after :goto's enter can reach the row before.
+	deleteGlobex := func(shown string) {
+		a.command("goto " + globex)
+		a.waitFor(shown)
+		a.keys("d")
+		a.waitFor("Delete this key?")
+		a.keys("y")
+		a.waitFor("deleted " + globex)
+	}
+	deleteGlobex("026163636f756e74730002676c6f62657800")
+
+	a.keys("z")
+	a.waitFor("UNDO · the write journal", "browse: delete", globex, "applied")
+	a.keys("enter")
+	a.waitFor("UNDO · PREVIEW", "(no row) → "+strings.ReplaceAll(was, " ", ""))
+	a.keys("enter")
+	a.waitFor("Puts back 1 key(s)", "y undo")
+	if a.value(globex) != "<absent>" {
+		t.Fatal("the undo wrote before it was confirmed")
+	}
+	a.keys("y")
+	a.waitFor("undone ", "1 key(s) put back at stamp")
+	if got := a.value(globex); got != was {
+		t.Fatalf("globex after the undo = %s, want %s", got, was)
+	}
+	a.waitFor("undo ", "undoes ")
+	a.keys("esc", "r") // the test's refresh is hourly: Browse reloads by hand
+	a.waitFor(`"globex" ●`)
+
+	// The refusal: another writer between the preview and the answer.
+	e, _, err := a.s.Get(viewtest.Ctx, storetest.Key(t, globex))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleteGlobex("stamp   " + e.Versionstamp())
+	a.keys("z")
+	a.waitFor("browse: delete")
+	a.keys("enter")
+	a.waitFor("UNDO · PREVIEW", "(no row) → ")
+	other := storetest.Open(t, path, store.Options{})
+	if _, err := other.Set(viewtest.Ctx, storetest.Key(t, globex), []byte(`{"by":"another writer"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	a.keys("enter")
+	a.waitFor("Puts back 1 key(s)")
+	a.keys("y")
+	a.waitFor("refused, nothing was written")
+	a.waitFor("✗ changed since the write", "is at stamp", `{"by":"another writer"}`)
+	if got := a.value(globex); got != `{"by":"another writer"}` {
+		t.Fatalf("globex after a refused undo = %s", got)
+	}
+	a.keys("enter") // refused at once now: the preview knows
+	m := a.final()
+	if m.undo == nil || m.undo.plan == nil || len(m.undo.plan.Conflicts) != 1 || m.confirm.Open() {
+		t.Fatalf("the preview after the refusal: %+v, dialog open %v", m.undo, m.confirm.Open())
+	}
+	if !strings.Contains(m.flash.msg.Text, `(value {"by":"another writer"})`) || !strings.Contains(m.flash.msg.Text, globex+" is at stamp") {
+		t.Fatalf("the refusal does not name the key, its stamp and value: %q", m.flash.msg.Text)
+	}
+}
+
+// TestUndoOff: z says why it is off, in read-only mode and when the
+// session's writes are not journaled; help does not offer it then.
+func TestUndoOff(t *testing.T) {
+	for _, c := range []struct {
+		readOnly bool
+		why      string
+	}{{true, "z (undo) is off: the store was opened with --read-only"}, {false, "z (undo) is off: this session's writes are not journaled"}} {
+		t.Run(fmt.Sprint("read-only=", c.readOnly), func(t *testing.T) {
+			a := reference(t, c.readOnly, 120, 40)
+			a.keys("z")
+			a.waitFor(c.why)
+			m := a.final()
+			if m.undo != nil || m.keys.Undo.Enabled() {
+				t.Errorf("overlay open %v, z in help %v", m.undo != nil, m.keys.Undo.Enabled())
+			}
+		})
+	}
+}

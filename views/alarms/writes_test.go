@@ -1,0 +1,24 @@
+package alarms
+
+import (
+	"testing"
+
+	"kvdeck/views/viewtest"
+)
+
+// TestAlarmsWriteKeys walks the Alarms tab's write-key table on the
+// reference store (Cart's overdue alarm selected): read-only, s, e, d and
+// f are refused with their reason and write nothing; writable, s and e
+// open the alarm form, d and f ask before anything is written.
+func TestAlarmsWriteKeys(t *testing.T) {
+	keys := DefaultKeys()
+	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
+		Writes: keys.Writes(),
+		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
+			s, clock, _ := viewtest.Reference(t, readOnly)
+			return newAlarmsHarness(t, s, clock, 120, 37)
+		},
+		Prepare:   func(h *viewtest.Harness[Model], _ string) { h.Keys("l") },
+		Capturing: Model.Capturing,
+	})
+}

@@ -1,0 +1,128 @@
+package viewtest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"kvdeck/store"
+	"kvdeck/views"
+)
+
+// Digest is every physical row of s (expired and undecodable ones
+// included: raw key, stamp, expiry, value) and the store's seq, one line
+// each: two digests differ exactly when something was written.
+func Digest(t testing.TB, s *store.Store) string {
+	t.Helper()
+	var b strings.Builder
+	seq, err := s.Seq(Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "seq %d\n", seq)
+	err = s.Dump(Ctx, nil, func(e store.Entry) error {
+		exp := "never"
+		if e.ExpiresAt != nil {
+			exp = fmt.Sprint(*e.ExpiresAt)
+		}
+		fmt.Fprintf(&b, "%x %s %s %s\n", e.Raw, e.Versionstamp(), exp, e.Value)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// WriteWalk is what WalkWriteKeys needs of a tab's tests.
+type WriteWalk[V Model[V]] struct {
+	// Writes is the tab's table (its Keys.Writes on DefaultKeys).
+	Writes views.WriteKeys
+	// Start opens the tab on a fresh store, read-only or not.
+	Start func(t *testing.T, readOnly bool) *Harness[V]
+	// Prepare puts the tab where key applies (a row selected, an op
+	// staged); nil does nothing.
+	Prepare func(h *Harness[V], key string)
+	// Press presses key on a writable store when a key press alone does
+	// not reach the ask (E: the editor runs first); nil sends the key.
+	Press func(h *Harness[V], key string)
+	// Capturing is the tab's Capturing: a form opened.
+	Capturing func(V) bool
+	// NoFollow lists keys whose confirmed action the walk does not run
+	// (live workers): it checks that they ask, not what they write.
+	NoFollow []string
+}
+
+// WalkWriteKeys walks a tab's write-key table (issues 19 and 24): on a
+// read-only store each key is refused with its reason (its Refusal), asks
+// nothing, opens nothing and writes nothing; on a writable store each
+// key writes nothing when pressed and asks first, by a dialog (a
+// ConfirmMsg, whose action then does write) or by a form, as the table
+// declares; a key that only stages (AskNone) writes and asks nothing.
+func WalkWriteKeys[V Model[V]](t *testing.T, w WriteWalk[V]) {
+	t.Helper()
+	if len(w.Writes) == 0 {
+		t.Fatal("the tab declares no write key")
+	}
+	for _, wk := range w.Writes {
+		name := wk.Binding.Keys()[0]
+		t.Run("read-only "+name, func(t *testing.T) {
+			h := w.Start(t, true)
+			if w.Prepare != nil {
+				w.Prepare(h, name)
+			}
+			before, asked := Digest(t, h.S), len(h.Confirms)
+			h.Keys(name)
+			if got := h.LastFlash(); got != wk.Refusal() {
+				t.Errorf("%s in read-only mode: flash %q, want %q", name, got, wk.Refusal())
+			}
+			if !strings.Contains(wk.Refusal(), wk.What) || wk.What == "" {
+				t.Errorf("%s: the refusal %q does not name the action", name, wk.Refusal())
+			}
+			if len(h.Confirms) != asked || w.Capturing(h.M) {
+				t.Errorf("%s in read-only mode opened a dialog (%d) or a form (%v)", name, len(h.Confirms)-asked, w.Capturing(h.M))
+			}
+			if Digest(t, h.S) != before {
+				t.Errorf("%s in read-only mode wrote to the store", name)
+			}
+		})
+		t.Run("writable "+name, func(t *testing.T) {
+			h := w.Start(t, false)
+			if w.Prepare != nil {
+				w.Prepare(h, name)
+			}
+			before, asked := Digest(t, h.S), len(h.Confirms)
+			if w.Press != nil {
+				w.Press(h, name)
+			} else {
+				h.Keys(name)
+			}
+			if Digest(t, h.S) != before {
+				t.Fatalf("%s wrote to the store before asking; flashes %v", name, h.Flashes)
+			}
+			switch wk.Asks {
+			case views.AskNone:
+				if len(h.Confirms) != asked {
+					t.Errorf("%s is declared to write nothing itself, yet it asked", name)
+				}
+			case views.AskForm:
+				if !w.Capturing(h.M) {
+					t.Fatalf("%s opened no form; flashes %v\n%s", name, h.Flashes, h.M.View())
+				}
+			case views.AskDialog:
+				if len(h.Confirms) != asked+1 {
+					t.Fatalf("%s asked %d time(s), want once; flashes %v\n%s", name, len(h.Confirms)-asked, h.Flashes, h.M.View())
+				}
+				for _, skip := range w.NoFollow {
+					if skip == name {
+						return
+					}
+				}
+				h.Confirm()
+				if Digest(t, h.S) == before {
+					t.Errorf("%s: confirmed, it wrote nothing; flashes %v", name, h.Flashes)
+				}
+			}
+		})
+	}
+}
