@@ -96,10 +96,14 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 // deps is what the views get.
 func (m model) deps() views.Deps {
 	var open func(context.Context) (*store.Store, error)
-	if m.cfg.Open != nil {
+	cfgOpen := m.cfg.OpenWorkload // the Race tab's workers: not journaled, as kvdeck race
+	if cfgOpen == nil {
+		cfgOpen = m.cfg.Open
+	}
+	if cfgOpen != nil {
 		// Another connection to the database shown: its URL (Display holds
 		// no secret; the token comes with main's options).
-		cfgOpen, url := m.cfg.Open, m.info.Display
+		url := m.info.Display
 		open = func(ctx context.Context) (*store.Store, error) { return cfgOpen(ctx, url) }
 	}
 	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open}
