@@ -25,6 +25,13 @@ type Keys struct {
 	widgets.FilterKeys
 }
 
+// Writes is the Sweep tab's write-key table (views.WriteKeys): s, which
+// asks with the count (and, under a clock ahead of the real one, with the
+// rows the real clock still sees live).
+func (k *Keys) Writes() views.WriteKeys {
+	return views.WriteKeys{{Binding: &k.Sweep, What: "sweep expired rows", Asks: views.AskDialog}}
+}
+
 // DefaultKeys returns the Sweep tab's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
@@ -98,7 +105,9 @@ type sweepConfirmed struct {
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{deps: deps, styles: styles, keys: DefaultKeys(), readOnly: deps.Store.ReadOnly(), pollEvery: progressEvery,
 		filter: widgets.NewFilter("filter: prefix", styles), guardKeys: DefaultGuardKeys(), realNow: store.SystemClock}
-	m.keys.Sweep.SetEnabled(!m.readOnly)
+	if m.readOnly {
+		m.keys.Writes().Disable()
+	}
 	m.scanning, m.tags, m.scanGen = true, 1, 1
 	return m
 }
@@ -200,7 +209,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m, cmd, _ := m.handleFilter(msg)
 		return m, cmd
 	default:
-		cmd = widgets.RefuseReadOnly(m.readOnly, msg, k.Sweep)
+		cmd = k.Writes().Refuse(m.readOnly, msg)
 	}
 	return m, cmd
 }
@@ -264,7 +273,7 @@ func (m Model) start(msg sweepConfirmed) (Model, tea.Cmd) {
 		return m, nil
 	}
 	sc := msg.scope
-	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
+	ctx, cancel := context.WithTimeout(store.WithWriteOp(context.Background(), "sweep: sweep"), sweepTimeout)
 	m.run = &sweepRun{gen: m.nextTag(), scope: scopeName(sc), total: msg.total, includeLive: msg.includeLive, cancel: cancel, started: time.Now()}
 	m.progress, m.receipt, m.swept = sweepProgress{}, nil, true
 	m.keys.Cancel.SetEnabled(true)
