@@ -29,8 +29,9 @@
 //   - write.go: the commit. Commit (Check, Mutation, CommitResult,
 //     CheckFailure) evaluates every check before any mutation in one
 //     statement shape on every transport; Atomic builds one; Set is a
-//     commit of one set. bulk.go: SetMany, a commit of many sets in one
-//     statement.
+//     commit of one set. bulk.go: SetMany and SetManyChecked, a commit of
+//     many sets (and checks) in multi-row statements of 500 rows, every
+//     statement under SQLite's depth and variable limits.
 //   - delete.go: Delete, a plain DELETE (no stamp), and DeleteRaw, which
 //     removes a row by its raw key while its stamp still matches.
 //   - exec.go: how a statement runs on each transport (a Hrana batch over
@@ -63,11 +64,15 @@
 //     a server the check and the read are one statement, so a refresh is
 //     one request whether anything moved or not). Without an index on
 //     ver it examines the table in windows of rowids (5000 per statement
-//     on a file, a million per request to a server) and only matching
-//     rows travel; with one (index.go) it is one indexed range read.
-//     Plain deletes and expiries issue no stamp: a reader re-reads the
-//     keys it saw (ChangesOptions.Recheck in the same request, or
-//     GetRawMany) and calls a vanished row deleted, or expired when its
+//     on a WAL file, a million per request to a server; on a
+//     rollback-journal file one window of 2000 per call, resumed by the
+//     reader's next call through ChangesPage.Walk, so a service's commit
+//     is never held up long) and only matching rows travel; with one
+//     (index.go) it is one indexed range read. On a file a head gives seq
+//     and a mark (data_version) and no rows are counted. Plain deletes
+//     and expiries issue no stamp: a reader re-reads the keys it saw in
+//     bounded batches, in turn (ChangesOptions.Recheck, in the same
+//     request) and calls a vanished row deleted, or expired when its
 //     expiry has passed.
 //   - index.go: the opt-in index on kv(ver) (VerIndex; AddVerIndex,
 //     DropVerIndex, VerIndexes), what `kvdeck index` manages; the
