@@ -212,7 +212,7 @@ func (m Model) alarmCells(it alarmItem, now int64, selected bool) []widgets.Line
 		at, rel = "?", ""
 	case it.byID:
 		rel = ""
-	case it.EpochMs <= now && widgets.MsDur(now-it.EpochMs) > coord.PollerGrace:
+	case it.EpochMs <= now && widgets.MsUntil(now, it.EpochMs) > coord.PollerGrace:
 		relStyle = st.Warn
 	}
 	return []widgets.Line{

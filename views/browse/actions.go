@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -298,7 +297,7 @@ func (m *Model) composeFromHere() tea.Cmd {
 	if e.Live(now) {
 		check.Versionstamp = e.Versionstamp()
 		if e.ExpiresAt != nil {
-			left := time.Duration(*e.ExpiresAt-now) * time.Millisecond
+			left := widgets.MsUntil(*e.ExpiresAt, now)
 			set.ExpireIn = &left
 		}
 	}

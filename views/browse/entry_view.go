@@ -3,7 +3,6 @@ package browse
 import (
 	"encoding/hex"
 	"fmt"
-	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -46,7 +45,7 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	live := e.Live(now)
 	var out []string
 	if !live {
-		ago := time.Duration(now-*e.ExpiresAt) * time.Millisecond
+		ago := widgets.MsUntil(now, *e.ExpiresAt)
 		out = append(out, m.wrapText(fmt.Sprintf("✗ expired %s ago, not swept: invisible to every read until a sweep removes it", widgets.Human(ago)), st.Warn, w)...)
 	}
 	keyLine := widgets.Line{{Text: "✗ does not decode: " + fmt.Sprint(e.KeyErr), Style: st.Error}}
@@ -87,7 +86,7 @@ func (m Model) expiryLine(e store.Entry, now int64) widgets.Line {
 		return widgets.Line{{Text: "never", Style: st.Text}}
 	}
 	at := usertext.FormatTime(*e.ExpiresAt)
-	left := time.Duration(*e.ExpiresAt-now) * time.Millisecond
+	left := widgets.MsUntil(*e.ExpiresAt, now)
 	if left <= 0 {
 		return widgets.Line{{Text: at, Style: st.Expired}, {Text: " · " + widgets.Countdown(left) + ", not swept", Style: st.Warn}}
 	}

@@ -226,7 +226,7 @@ func (f *entryForm) expireIn(text string, now int64) (*time.Duration, error) {
 		if f.expiresAt == nil {
 			return nil, nil
 		}
-		d := time.Duration(*f.expiresAt-now) * time.Millisecond
+		d := widgets.MsUntil(*f.expiresAt, now)
 		if d <= 0 {
 			return nil, errors.New("the row's time to live has run out; type a new one (30s, 5m) or none")
 		}
@@ -244,7 +244,7 @@ func (f *entryForm) ttlHint(text string) string {
 	now := f.now()
 	hint := "none = no expiry · or a duration: 30s, 5m"
 	if f.expiresAt != nil {
-		left := time.Duration(*f.expiresAt-now) * time.Millisecond
+		left := widgets.MsUntil(*f.expiresAt, now)
 		hint = fmt.Sprintf("keep = the remaining %s · ", widgets.Human(max(left, 0))) + hint
 	}
 	if _, err := f.expireIn(text, now); err != nil {

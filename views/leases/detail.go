@@ -59,7 +59,7 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	out := widgets.FieldLine(st, "stamp", stamp, w)
 	expires := widgets.Line{{Text: "never: no TTL, the lease never lapses", Style: st.Error}}
 	if r.ExpiresAt != nil {
-		expires = widgets.Line{{Text: usertext.FormatTime(*r.ExpiresAt), Style: st.Text}, {Text: " · " + widgets.Countdown(widgets.MsDur(*r.ExpiresAt-now)), Style: leaseStateStyle(m, state)}}
+		expires = widgets.Line{{Text: usertext.FormatTime(*r.ExpiresAt), Style: st.Text}, {Text: " · " + widgets.Countdown(widgets.MsUntil(*r.ExpiresAt, now)), Style: leaseStateStyle(m, state)}}
 	}
 	out = append(out, widgets.FieldLine(st, "expires", expires, w)...)
 	holder := widgets.Line{{Text: widgets.Sanitize(r.Holder), Style: st.Text}}

@@ -211,7 +211,7 @@ func leaseStateAt(r coord.LeaseRow, now int64) coord.LeaseState {
 	if r.ExpiresAt == nil {
 		return coord.LeaseHeld
 	}
-	left := *r.ExpiresAt - now
+	left := widgets.MsUntil(*r.ExpiresAt, now).Milliseconds() // saturated: no wrap at the int64 ends
 	switch {
 	case left <= 0:
 		return coord.LeaseExpired
@@ -226,13 +226,13 @@ func leftText(r coord.LeaseRow, now int64) string {
 	if r.ExpiresAt == nil {
 		return "∞"
 	}
-	left := *r.ExpiresAt - now
+	left := widgets.MsUntil(*r.ExpiresAt, now)
 	if left <= 0 {
 		// Expired: no time is left; say how long ago instead of a
 		// negative time left.
-		return widgets.Human(widgets.MsDur(-left)) + " ago"
+		return widgets.Human(-left) + " ago"
 	}
-	return widgets.Human(widgets.MsDur(left))
+	return widgets.Human(left)
 }
 
 // ageText is how long ago the row was written, when its TTL is known.

@@ -90,7 +90,7 @@ func (m Model) scopeCells(i int, sc sweepScope, now int64) []widgets.Line {
 	st := m.styles
 	next := "—"
 	if sc.next != nil {
-		next = widgets.Countdown(widgets.MsDur(*sc.next - now))
+		next = widgets.Countdown(widgets.MsUntil(*sc.next, now))
 	}
 	return []widgets.Line{
 		{{Text: widgets.Gutter(i == m.cursor), Style: st.Text}},
@@ -211,7 +211,7 @@ func (m Model) previewLines(w int) []string {
 			break
 		}
 		shown++
-		ago := st.Muted.Render(" " + widgets.Human(widgets.MsDur(m.census.now-r.expiresAt)) + " ago")
+		ago := st.Muted.Render(" " + widgets.Human(widgets.MsUntil(m.census.now, r.expiresAt)) + " ago")
 		room := max(w-ansi.StringWidth(ago), 1)
 		key := widgets.Line{{Text: "0x" + fmt.Sprintf("%x", r.raw), Style: st.Warn}}
 		if r.key != nil {
