@@ -290,7 +290,7 @@ func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error
 // empty prefix), expired and undecodable ones included, in key order. With
 // no prefix that includes the rows whose key is NULL (Entry.KeyNull),
 // first, as SQLite orders them, in the order they were inserted: no
-// prefix holds them and no key range reaches them (k >= x” is not true of
+// prefix holds them and no key range reaches them (no comparison is true of
 // NULL), so every other read leaves them out.
 func (s *Store) Dump(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
 	if len(prefix) == 0 {
