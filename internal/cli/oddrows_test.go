@@ -65,7 +65,7 @@ func TestNullRowsAreShownAndFlagged(t *testing.T) {
 			`INSERT INTO kv VALUES (NULL, '"k1"', 5, NULL)`,
 			`INSERT INTO kv VALUES (NULL, NULL, 6, NULL)`,
 			`INSERT INTO kv VALUES (x'0261000200', CAST(x'22ff22' AS TEXT), 7, NULL)`, // ["a", ""]
-			`INSERT INTO kv VALUES (x'026e00', NULL, 8, NULL)`,                          // ["n"]
+			`INSERT INTO kv VALUES (x'026e00', NULL, 8, NULL)`,                        // ["n"]
 		)
 		dump := c.must("dump")
 		got := lines(dump)
