@@ -286,19 +286,26 @@ func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error
 	}
 }
 
-// Dump streams every physical row under prefix (all rows for a nil or
-// empty prefix), expired and undecodable ones included, in key order. With
-// no prefix that includes the rows whose key is NULL (Entry.KeyNull),
-// first, as SQLite orders them, in the order they were inserted: no
-// prefix holds them and no key range reaches them (no comparison is true of
-// NULL), so every other read leaves them out.
+// Dump streams every physical row with a key under prefix (all of them
+// for a nil or empty prefix), expired and undecodable ones included, in
+// key order. It leaves out the rows whose key is NULL, as every key range
+// does (no comparison is true of NULL), and as a sweep does: DumpAll
+// lists them too.
 func (s *Store) Dump(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
+	return s.Scan(ctx, ListOptions{Prefix: prefix, IncludeExpired: true, Unbounded: len(prefix) == 0}, fn)
+}
+
+// DumpAll is Dump that, with no prefix, streams first the rows whose key
+// is NULL (Entry.KeyNull; no prefix holds them), in the order they were
+// inserted (rowid), as SQLite orders them before every key: every
+// physical row of the store, what kvdeck dump writes.
+func (s *Store) DumpAll(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
 	if len(prefix) == 0 {
 		if err := s.dumpKeyless(ctx, fn); err != nil {
 			return err
 		}
 	}
-	return s.Scan(ctx, ListOptions{Prefix: prefix, IncludeExpired: true, Unbounded: len(prefix) == 0}, fn)
+	return s.Dump(ctx, prefix, fn)
 }
 
 // keylessPage is how many NULL-key rows one statement reads at most.

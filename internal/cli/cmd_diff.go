@@ -386,7 +386,7 @@ var errStop = errors.New("stop")
 // storeRows streams a store's physical rows under prefix in key order.
 func storeRows(ctx context.Context, name string, s *store.Store, prefix codec.Key) iter.Seq2[diffRow, error] {
 	return func(yield func(diffRow, error) bool) {
-		err := s.Dump(ctx, prefix, func(e store.Entry) error {
+		err := s.DumpAll(ctx, prefix, func(e store.Entry) error {
 			r := diffRow{raw: e.Raw, key: e.Key, valid: validJSON(e.Value), value: e.Value, expiresAt: e.ExpiresAt,
 				keyNull: e.KeyNull, valueNull: e.ValueNull}
 			if e.KeyErr != nil {
