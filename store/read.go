@@ -172,8 +172,9 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	if opts.budget > 0 {
 		// The running size of the rows before each one, in the same
 		// statement: the page stops at the first row that starts past the
-		// budget. rowCostSQL over-estimates a row in a Hrana answer (JSON,
-		// base64 keys), so a page stays under the server's response limit.
+		// budget. entryCostSQL over-estimates a row in a Hrana answer
+		// (JSON, base64 keys and values), so a page stays under the
+		// server's response limit.
 		q = "SELECT k, v, ver, expires_at, run + c FROM (SELECT k, v, ver, expires_at, c, " +
 			"sum(c) OVER (ORDER BY k " + order + " ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
 			"SELECT " + s.entrySQL() + ", " + entryCostSQL + " AS c FROM kv WHERE " + strings.Join(where, " AND ") +
@@ -317,7 +318,7 @@ var keylessPage = DefaultPageSize
 // remotePageBytes. A kv without rowid cannot hold a NULL primary key:
 // there is nothing to read.
 func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
-	var after int64 = -1 << 63
+	var after any = -1e19 // below every rowid, -2^63 included
 	first := true
 	for {
 		q := "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
