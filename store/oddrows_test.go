@@ -162,6 +162,24 @@ func TestNullRowsAreDumped(t *testing.T) {
 		if p, err = s.List(ctx, store.ListOptions{Reverse: true, Limit: 2, Cursor: p.Cursor}); err != nil || len(p.Entries) != 1 || p.Cursor != "" {
 			t.Errorf("List reverse, second page: %v %v", p, err)
 		}
+		// Browse's root level: the children of the empty prefix, one a
+		// page, from the first key on.
+		var children []string
+		for after := []byte(nil); ; {
+			p, err := s.Children(ctx, nil, store.ChildrenOptions{After: after, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range p.Children {
+				children = append(children, c.Part.String())
+			}
+			if after = p.Next; after == nil || len(children) > 10 {
+				break
+			}
+		}
+		if fmt.Sprint(children) != `["a" "n" "z"]` {
+			t.Errorf("Children of the root in pages of 1: %v", children)
+		}
 		e, found, err := s.Get(ctx, codec.Key{codec.String("n")})
 		if err != nil || !found || !e.ValueNull || e.ValueValid() {
 			t.Errorf("Get of a NULL value: %+v %v %v", e, found, err)
