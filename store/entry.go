@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -25,6 +26,12 @@ type Entry struct {
 	Ver int64
 	// ExpiresAt is the expiry in epoch milliseconds, nil for none.
 	ExpiresAt *int64
+	// KeyNull: k is NULL (another program's schema without NOT NULL, or
+	// the reference's, whose "k BLOB PRIMARY KEY" SQLite lets hold NULLs).
+	// Raw is then nil and KeyErr is ErrNullKey. Only Dump reads such rows.
+	KeyNull bool
+	// ValueNull: v is NULL (Value is nil), which is no JSON.
+	ValueNull bool
 	// Malformed, when not empty, says which of ver and expires_at holds
 	// something the reference never writes (a fractional REAL, TEXT, a
 	// BLOB), e.g. `expires_at is REAL 1767312001000.5`. Ver and ExpiresAt
@@ -33,6 +40,9 @@ type Entry struct {
 	// integer it is and is not malformed.
 	Malformed string
 }
+
+// ErrNullKey is Entry.KeyErr of a row whose k is NULL.
+var ErrNullKey = errors.New("key is NULL")
 
 // Versionstamp is Ver formatted as the reference's 20-digit stamp.
 func (e Entry) Versionstamp() string { return codec.FormatStamp(e.Ver) }
@@ -63,6 +73,51 @@ func newEntry(raw, value []byte, ver verCol, expires expiryCol) Entry {
 	case expires.odd != "":
 		e.Malformed = "expires_at " + expires.odd
 	}
+	return e
+}
+
+// bytesCol is a scanned k or v: null tells a NULL from the empty key or
+// an empty text. A v is read as stored (TEXT or BLOB bytes; a number
+// another program stored, as its text, as database/sql would convert it).
+type bytesCol struct {
+	b    []byte
+	null bool
+}
+
+// Scan implements sql.Scanner.
+func (c *bytesCol) Scan(src any) error {
+	*c = bytesCol{}
+	c.b, c.null = colBytes(src)
+	return nil
+}
+
+// colBytes is a column's bytes; null is true for NULL.
+func colBytes(src any) (b []byte, null bool) {
+	switch x := src.(type) {
+	case nil:
+		return nil, true
+	case []byte:
+		return append([]byte{}, x...), false
+	case string:
+		return []byte(x), false
+	case int64:
+		return strconv.AppendInt(nil, x, 10), false
+	case float64:
+		return strconv.AppendFloat(nil, x, 'g', -1, 64), false
+	case bool:
+		return strconv.AppendBool(nil, x), false
+	default:
+		return fmt.Appendf(nil, "%v", x), false
+	}
+}
+
+// newEntryCols is newEntry over scanned k and v columns, NULLs included.
+func newEntryCols(k, v bytesCol, ver verCol, expires expiryCol) Entry {
+	e := newEntry(k.b, v.b, ver, expires)
+	if k.null {
+		e.Raw, e.Key, e.KeyErr, e.KeyNull = nil, nil, ErrNullKey, true
+	}
+	e.ValueNull = v.null
 	return e
 }
 

@@ -32,3 +32,13 @@ func QueryKeysAround(ctx context.Context, s *Store, between func()) error {
 	}
 	return rows.Err()
 }
+
+// SetKeylessPage makes a dump read the rows whose key is NULL n at a time
+// (0: the default) and returns a function that restores it.
+func SetKeylessPage(n int) (restore func()) {
+	p := keylessPage
+	if n > 0 {
+		keylessPage = n
+	}
+	return func() { keylessPage = p }
+}

@@ -20,31 +20,31 @@ func (s *Store) Get(ctx context.Context, key codec.Key) (e Entry, found bool, er
 	if err != nil {
 		return Entry{}, false, err
 	}
-	var v []byte
+	var v bytesCol
 	var ver verCol
 	var exp expiryCol
-	found, err = s.queryRow(ctx, "SELECT v, ver, expires_at FROM kv WHERE k = ? AND "+liveSQL, []any{enc, s.Now()}, &v, &ver, &exp)
+	found, err = s.queryRow(ctx, "SELECT "+s.valueSQL()+", ver, expires_at FROM kv WHERE k = ? AND "+liveSQL, []any{enc, s.Now()}, &v, &ver, &exp)
 	if err != nil || !found {
 		return Entry{}, false, err
 	}
-	return newEntry(enc, v, ver, exp), true, nil
+	return newEntryCols(bytesCol{b: enc}, v, ver, exp), true, nil
 }
 
 // GetRaw returns the physical row at a raw encoded key, expired or not, and
 // whether its key decodes (Entry.KeyErr): the way to read a row whose key
 // is undecodable.
 func (s *Store) GetRaw(ctx context.Context, raw []byte) (e Entry, found bool, err error) {
-	var v []byte
+	var v bytesCol
 	var ver verCol
 	var exp expiryCol
 	if raw == nil {
 		raw = []byte{}
 	}
-	found, err = s.queryRow(ctx, "SELECT v, ver, expires_at FROM kv WHERE k = ?", []any{raw}, &v, &ver, &exp)
+	found, err = s.queryRow(ctx, "SELECT "+s.valueSQL()+", ver, expires_at FROM kv WHERE k = ?", []any{raw}, &v, &ver, &exp)
 	if err != nil || !found {
 		return Entry{}, false, err
 	}
-	return newEntry(raw, v, ver, exp), true, nil
+	return newEntryCols(bytesCol{b: raw}, v, ver, exp), true, nil
 }
 
 // GetMany returns the live entries at keys, in the same order, with nil for
@@ -65,7 +65,7 @@ func (s *Store) GetMany(ctx context.Context, keys []codec.Key) ([]*Entry, error)
 		args = append(args, enc)
 	}
 	args = append(args, s.Now())
-	q := "SELECT k, v, ver, expires_at FROM kv WHERE k IN (?" + strings.Repeat(", ?", len(keys)-1) + ") AND " + liveSQL
+	q := "SELECT " + s.entrySQL() + " FROM kv WHERE k IN (?" + strings.Repeat(", ?", len(keys)-1) + ") AND " + liveSQL
 	entries, err := s.collect(ctx, q, args)
 	if err != nil {
 		return nil, err
@@ -167,16 +167,17 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	// One row more than asked tells whether another page follows, so the
 	// last page never costs an extra, empty read.
 	args = append(args, limit+1)
-	q := "SELECT k, v, ver, expires_at FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY k " + order + " LIMIT ?"
+	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY k " + order + " LIMIT ?"
 	var cut bool
 	if opts.budget > 0 {
 		// The running size of the rows before each one, in the same
 		// statement: the page stops at the first row that starts past the
-		// budget. rowCostSQL over-estimates a row in a Hrana answer (JSON,
-		// base64 keys), so a page stays under the server's response limit.
+		// budget. entryCostSQL over-estimates a row in a Hrana answer
+		// (JSON, base64 keys and values), so a page stays under the
+		// server's response limit.
 		q = "SELECT k, v, ver, expires_at, run + c FROM (SELECT k, v, ver, expires_at, c, " +
 			"sum(c) OVER (ORDER BY k " + order + " ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
-			"SELECT k, v, ver, expires_at, " + rowCostSQL + " AS c FROM kv WHERE " + strings.Join(where, " AND ") +
+			"SELECT " + s.entrySQL() + ", " + entryCostSQL + " AS c FROM kv WHERE " + strings.Join(where, " AND ") +
 			" ORDER BY k " + order + " LIMIT ?)) WHERE run < ? ORDER BY k " + order
 		args = append(args, opts.budget)
 	}
@@ -200,6 +201,12 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 // JSON wrapper, a base64 key, a value that JSON escaping may double (length
 // counts characters; the factor covers multi-byte ones too).
 const rowCostSQL = "(160 + 2 * length(k) + 3 * length(v))"
+
+// entryCostSQL is rowCostSQL for an entry read (entrySQL), whose value
+// travels as a BLOB over a server: base64, 4 bytes for 3 (length of a
+// BLOB is its size, read without scanning the value). A NULL k or v costs
+// its wrapper only: a NULL cost would drop its row from a sized page.
+const entryCostSQL = "(160 + 2 * coalesce(length(k), 0) + 2 * coalesce(length(CAST(v AS BLOB)), 0))"
 
 // Remote scans read pages sized in bytes: sqld refuses an answer past its
 // response limit (RESPONSE_TOO_LARGE, 10 MB by default), and each request
@@ -280,10 +287,90 @@ func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error
 	}
 }
 
-// Dump streams every physical row under prefix (all rows for a nil or
-// empty prefix), expired and undecodable ones included, in key order.
+// Dump streams every physical row with a key under prefix (all of them
+// for a nil or empty prefix), expired and undecodable ones included, in
+// key order. It leaves out the rows whose key is NULL, as every key range
+// does (no comparison is true of NULL), and as a sweep does: DumpAll
+// lists them too.
 func (s *Store) Dump(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
 	return s.Scan(ctx, ListOptions{Prefix: prefix, IncludeExpired: true, Unbounded: len(prefix) == 0}, fn)
+}
+
+// DumpAll is Dump that, with no prefix, streams first the rows whose key
+// is NULL (Entry.KeyNull; no prefix holds them), in the order they were
+// inserted (rowid), as SQLite orders them before every key: every
+// physical row of the store, what kvdeck dump writes.
+func (s *Store) DumpAll(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
+	if len(prefix) == 0 {
+		if err := s.dumpKeyless(ctx, fn); err != nil {
+			return err
+		}
+	}
+	return s.Dump(ctx, prefix, fn)
+}
+
+// keylessPage is how many NULL-key rows one statement reads at most.
+var keylessPage = DefaultPageSize
+
+// dumpKeyless streams the rows whose k is NULL, in pages ordered by rowid
+// (NULL keys are not unique, so no key can continue a listing of them);
+// over a server a page also ends where its estimated answer size passes
+// remotePageBytes. A kv without rowid cannot hold a NULL primary key:
+// there is nothing to read.
+func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
+	var after any = -1e19 // below every rowid, -2^63 included
+	first := true
+	for {
+		q := "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
+		args := []any{after, keylessPage + 1}
+		if s.target.Transport.Remote() {
+			q = "SELECT k, v, ver, expires_at, r FROM (SELECT k, v, ver, expires_at, r, " +
+				"sum(c) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
+				"SELECT " + s.entrySQL() + ", rowid AS r, " + entryCostSQL + " AS c FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?)) " +
+				"WHERE run < ? ORDER BY r" // the first row always: its run is 0
+			args = append(args, remotePageBytes)
+		}
+		rows, err := s.query(ctx, q, args...)
+		if err != nil {
+			if first && strings.Contains(err.Error(), "no such column: rowid") {
+				return nil
+			}
+			return err
+		}
+		first = false
+		var page []Entry
+		var rowids []int64
+		for rows.Next() {
+			var rowid int64
+			e, err := scanEntry(rows, &rowid)
+			if err != nil {
+				rows.Close()
+				return s.classify(err)
+			}
+			page, rowids = append(page, e), append(rowids, rowid)
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return s.classify(err)
+		}
+		rows.Close()
+		s.rowsRead.Add(int64(len(page)))
+		more := len(page) > keylessPage
+		if more {
+			page = page[:keylessPage]
+		}
+		for _, e := range page {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		// Over a server a page cut by its size is shorter than asked:
+		// only an empty page ends the listing there.
+		if !more && (!s.target.Transport.Remote() || len(page) == 0) {
+			return nil
+		}
+		after = rowids[len(page)-1]
+	}
 }
 
 // bounds turns list options into a byte range [lo, hi); hi nil means none.
@@ -351,13 +438,32 @@ func (s *Store) collectSized(ctx context.Context, q string, args []any, sized bo
 // statement, a read's or a write's (resultRows), with the readers of odd
 // columns (verCol, expiryCol): v as stored, TEXT or BLOB.
 func scanEntry(rows interface{ Scan(dest ...any) error }, extra ...any) (Entry, error) {
-	var k, v []byte
+	var k, v bytesCol
 	var ver verCol
 	var exp expiryCol
 	if err := rows.Scan(append([]any{&k, &v, &ver, &exp}, extra...)...); err != nil {
 		return Entry{}, err
 	}
-	return newEntry(k, v, ver, exp), nil
+	return newEntryCols(k, v, ver, exp), nil
+}
+
+// entrySQL is the select list of every entry read: k, v, ver, expires_at,
+// with v as valueSQL gives it.
+func (s *Store) entrySQL() string { return "k, " + s.valueSQL() + " AS v, ver, expires_at" }
+
+// valueSQL selects the v column so that any server can answer it. A TEXT
+// value is any bytes to SQLite, and another program may have stored bytes
+// that are not UTF-8 there: a file hands them over as they are, but sqld
+// must put a TEXT cell in a JSON string and fails the whole statement
+// ("invalid utf-8 sequence"), so one such row broke every read of its
+// range. Over a server a TEXT v therefore travels as a BLOB of the same
+// bytes (base64 in the answer; scanEntry reads TEXT and BLOB alike); other
+// types (a number, NULL, a BLOB) travel as they are.
+func (s *Store) valueSQL() string {
+	if s.target.Transport.Remote() {
+		return "CASE WHEN typeof(v) = 'text' THEN CAST(v AS BLOB) ELSE v END"
+	}
+	return "v"
 }
 
 // DumpPrefixes streams every physical row under any of prefixes (expired
@@ -396,7 +502,7 @@ func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(
 				continue
 			}
 			w, a := rangeWhere(lo, r.hi)
-			parts = append(parts, "SELECT * FROM (SELECT k, v, ver, expires_at FROM kv WHERE "+w+" ORDER BY k LIMIT ?)")
+			parts = append(parts, "SELECT * FROM (SELECT "+s.entrySQL()+" FROM kv WHERE "+w+" ORDER BY k LIMIT ?)")
 			args = append(append(args, a...), limit+1)
 		}
 		if len(parts) == 0 {
@@ -408,7 +514,7 @@ func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(
 		if budget > 0 {
 			q = "SELECT k, v, ver, expires_at, run + c FROM (SELECT k, v, ver, expires_at, c, " +
 				"sum(c) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
-				"SELECT k, v, ver, expires_at, " + rowCostSQL + " AS c FROM (" + union + ") ORDER BY k LIMIT ?)) WHERE run < ? ORDER BY k"
+				"SELECT k, v, ver, expires_at, " + entryCostSQL + " AS c FROM (" + union + ") ORDER BY k LIMIT ?)) WHERE run < ? ORDER BY k"
 			args = append(args, budget)
 		}
 		entries, end, err := s.collectSized(ctx, q, args, budget > 0)

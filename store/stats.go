@@ -51,6 +51,11 @@ type Stats struct {
 	// Malformed counts rows whose ver or expires_at holds something the
 	// reference never writes (a fractional REAL, TEXT, a BLOB).
 	Malformed int64
+	// NullKeys counts the rows whose k is NULL (Census of the whole store
+	// only: no key range holds them), among Undecodable; NullValues those
+	// whose v is NULL, among InvalidValues. Another program's rows: the
+	// reference never writes either.
+	NullKeys, NullValues int64
 	// JournalMode is the embedded database's journal mode ("" remote).
 	JournalMode string
 	// ByPrefix is in key order, the undecodable rows last.
@@ -176,7 +181,7 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 	var undecodable *PrefixStats
 	window := s.censusWindow()
 	for cursor := lo; cursor != nil; {
-		q, args := censusSQL(cursor, hi, window, now, soon, hist)
+		q, args := censusSQL(cursor, hi, window, now, soon, hist, len(opts.Prefix) == 0 && bytes.Equal(cursor, lo))
 		rows, err := s.query(ctx, q, args...)
 		if err != nil {
 			return st, err
@@ -187,10 +192,11 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 			var g, maxK, firstBad, firstOdd, firstUndecodable []byte
 			var c PrefixStats
 			var next, oldest expiryCol
-			var bad, odd int64
+			var bad, odd, nullValues int64
+			var keyless bool
 			var maxVer, seq sql.NullInt64
 			dest := []any{&g, &c.Rows, &c.Live, &c.Bytes, &c.ExpiredBytes, &c.Soon, &next, &oldest,
-				&maxK, &firstBad, &firstOdd, &firstUndecodable, &bad, &odd, &maxVer, &seq}
+				&maxK, &firstBad, &firstOdd, &firstUndecodable, &bad, &odd, &maxVer, &seq, &nullValues, &keyless}
 			if hist.Buckets > 0 {
 				c.Expiring = make([]int64, hist.Buckets)
 				for i := range c.Expiring {
@@ -204,6 +210,7 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 			if n == 0 { // window-wide, repeated on every row
 				st.InvalidValues += bad
 				st.Malformed += odd
+				st.NullValues += nullValues
 				st.MaxVer = max(st.MaxVer, maxVer.Int64)
 				st.SeqAfter = nil
 				if seq.Valid {
@@ -211,15 +218,25 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 				}
 			}
 			n++
-			examined += c.Rows
 			c.Expired = c.Rows - c.Live
 			c.NextExpiry, c.OldestExpired = next.at, oldest.at
-			if n == 1 || bytes.Compare(maxK, last) > 0 {
+			var into *PrefixStats
+			if keyless {
+				// The rows whose k is NULL, outside the window's key
+				// range: undecodable, and no key to name or continue from.
+				st.NullKeys += c.Rows
+				if undecodable == nil {
+					undecodable = &PrefixStats{Undecodable: true}
+				}
+				undecodable.add(c)
+				continue
+			}
+			if examined == 0 || bytes.Compare(maxK, last) > 0 {
 				last = maxK
 			}
+			examined += c.Rows
 			st.FirstInvalid = firstKey(st.FirstInvalid, firstBad)
 			st.FirstMalformed = firstKey(st.FirstMalformed, firstOdd)
-			var into *PrefixStats
 			if firstUndecodable != nil {
 				st.FirstUndecodable = firstKey(st.FirstUndecodable, firstUndecodable)
 				if undecodable == nil {
@@ -360,33 +377,59 @@ func partLenSQL(col, off string) string {
 // reference's SQL rule, so a row whose expires_at is TEXT is live, as every
 // read sees it. Every aggregate row repeats the window-wide counts of
 // invalid values and malformed columns (one statement, no second pass).
-func censusSQL(lo, hi []byte, window int, now, soon int64, hist ExpiringOptions) (string, []any) {
+//
+// With keyless, the window also aggregates every row whose k is NULL (no
+// key range holds one): a last aggregate row, flagged, with no key.
+func censusSQL(lo, hi []byte, window int, now, soon int64, hist ExpiringOptions, keyless bool) (string, []any) {
 	rng, args := rangeWhere(lo, hi)
 	first := partLenSQL("k", "1")
 	step := partLenSQL("k", "(off + n)")
 	whole := func(col string) string {
 		return fmt.Sprintf("(typeof(%[1]s) = 'integer' OR (typeof(%[1]s) = 'real' AND %[1]s = CAST(%[1]s AS INTEGER)))", col)
 	}
-	q := "WITH RECURSIVE w AS (SELECT k, v, ver, expires_at FROM kv WHERE " + rng + " ORDER BY k LIMIT ?), " +
+	w := "SELECT k, v, ver, expires_at FROM kv WHERE " + rng + " ORDER BY k LIMIT ?"
+	if keyless {
+		w = "SELECT * FROM (" + w + ") UNION ALL SELECT k, v, ver, expires_at FROM kv WHERE k IS NULL"
+	}
+	// cols is one aggregate row: its group g, its max, first invalid,
+	// first malformed and first undecodable key, whether it holds the
+	// NULL keys, then the window-wide figures and the slices.
+	cols := func(g, maxK, firstBad, firstOdd, firstUndecodable, keyless string) string {
+		return "SELECT " + g + ", count(*), sum(r.live), sum(r.b), sum(CASE WHEN r.live THEN 0 ELSE r.b END), " +
+			"sum(r.live AND r.e IS NOT NULL AND r.e <= ?), min(CASE WHEN r.live THEN r.e END), min(CASE WHEN NOT r.live THEN r.e END), " +
+			maxK + ", " + firstBad + ", " + firstOdd + ", " + firstUndecodable + ", " +
+			"(SELECT sum(bad) FROM r), (SELECT sum(odd) FROM r), " +
+			"(SELECT max(CAST(ver AS INTEGER) + (ver > CAST(ver AS INTEGER))) FROM w WHERE typeof(ver) IN ('integer', 'real')), " +
+			"(SELECT seq FROM kv_meta WHERE id = 0), (SELECT sum(nv) FROM r), " + keyless + expiringSQL(hist)
+	}
+	q := "WITH RECURSIVE w AS (" + w + "), " +
+		// A NULL v (another program's schema) has no length and is no
+		// JSON: it counts 0 bytes and as an invalid value.
 		"r AS MATERIALIZED (SELECT k, expires_at AS e, (expires_at IS NULL OR expires_at > ?) AS live, " +
-		"length(k) + length(CAST(v AS BLOB)) AS b, coalesce(NOT json_valid(CAST(v AS TEXT)), 1) AS bad, " +
-		"NOT (" + whole("ver") + " AND (expires_at IS NULL OR " + whole("expires_at") + ")) AS odd, " +
+		"coalesce(length(k), 0) + coalesce(length(CAST(v AS BLOB)), 0) AS b, coalesce(NOT json_valid(CAST(v AS TEXT)), 1) AS bad, " +
+		"NOT (" + whole("ver") + " AND (expires_at IS NULL OR " + whole("expires_at") + ")) AS odd, v IS NULL AS nv, " +
 		first + " AS n FROM w), " +
-		"p(k, off, n, g) AS (SELECT k, 1, n, substr(k, 1, n) FROM r " +
+		"p(k, off, n, g) AS (SELECT k, 1, n, substr(k, 1, n) FROM r WHERE k IS NOT NULL " +
 		"UNION ALL SELECT k, off + n, " + step + ", g FROM p WHERE n > 0 AND off + n <= length(k)), " +
 		"d AS (SELECT k, CASE WHEN length(k) = 0 THEN x'' WHEN n > 0 AND off + n = length(k) + 1 THEN g END AS g FROM p WHERE NOT (n > 0 AND off + n <= length(k))) " +
-		"SELECT d.g, count(*), sum(r.live), sum(r.b), sum(CASE WHEN r.live THEN 0 ELSE r.b END), " +
-		"sum(r.live AND r.e IS NOT NULL AND r.e <= ?), min(CASE WHEN r.live THEN r.e END), min(CASE WHEN NOT r.live THEN r.e END), " +
-		"max(r.k), min(CASE WHEN r.bad THEN r.k END), min(CASE WHEN r.odd THEN r.k END), min(CASE WHEN d.g IS NULL THEN r.k END), " +
-		"(SELECT sum(bad) FROM r), (SELECT sum(odd) FROM r), " +
-		"(SELECT max(CAST(ver AS INTEGER) + (ver > CAST(ver AS INTEGER))) FROM w WHERE typeof(ver) IN ('integer', 'real')), " +
-		"(SELECT seq FROM kv_meta WHERE id = 0)" + expiringSQL(hist) +
+		cols("d.g", "max(r.k)", "min(CASE WHEN r.bad THEN r.k END)", "min(CASE WHEN r.odd THEN r.k END)", "min(CASE WHEN d.g IS NULL THEN r.k END)", "0") +
 		" FROM r JOIN d ON d.k = r.k GROUP BY d.g"
-	args = append(args, window, now, soon)
-	for i := range hist.Buckets {
-		// The slice bounds are integers computed here: the statement
-		// compares plain numbers.
-		args = append(args, now+hist.Span*int64(i)/int64(hist.Buckets), now+hist.Span*int64(i+1)/int64(hist.Buckets))
+	args = append(args, window, now)
+	slices := func() {
+		args = append(args, soon)
+		for i := range hist.Buckets {
+			// The slice bounds are integers computed here: the statement
+			// compares plain numbers.
+			args = append(args, now+hist.Span*int64(i)/int64(hist.Buckets), now+hist.Span*int64(i+1)/int64(hist.Buckets))
+		}
+	}
+	slices()
+	if keyless {
+		// The rows whose k is NULL join no walk: one more aggregate row,
+		// when there are any (GROUP BY gives none for no row; sqld's
+		// parser refuses a HAVING without it).
+		q += " UNION ALL " + cols("NULL", "NULL", "NULL", "NULL", "NULL", "1") + " FROM r WHERE r.k IS NULL GROUP BY r.k"
+		slices()
 	}
 	return q, args
 }

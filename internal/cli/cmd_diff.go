@@ -60,6 +60,12 @@ type diffRow struct {
 	valid     bool      // value is JSON
 	stamp     string
 	expiresAt *int64
+	// keyNull: another program's row with a NULL key (raw is nil). Such
+	// rows come first, as dump lists them, and are paired in the order
+	// each side lists them (they have no key to match by).
+	keyNull bool
+	// valueNull: its value is NULL (value nil, valid false).
+	valueNull bool
 }
 
 // diffSide is one row in an output line.
@@ -74,7 +80,7 @@ type diffSide struct {
 type diffJSON struct {
 	Diff string     `json:"diff"`
 	Key  *codec.Key `json:"key"`
-	Hex  string     `json:"hex"`
+	Hex  *string    `json:"hex"` // null for a NULL key
 	A    *diffSide  `json:"a"`
 	B    *diffSide  `json:"b"`
 }
@@ -194,20 +200,29 @@ func (c *DiffCmd) merge(app *App, nextA, nextB func() (diffRow, error, bool)) (d
 }
 
 // compareRows orders two rows by key; a side that has ended (nil) comes
-// after every row.
+// after every row, a NULL key before every key (as SQLite orders them),
+// and two NULL keys are paired.
 func compareRows(a, b *diffRow) int {
 	switch {
 	case a == nil:
 		return 1
 	case b == nil:
 		return -1
+	case a.keyNull || b.keyNull:
+		if a.keyNull && b.keyNull {
+			return 0
+		}
+		if a.keyNull {
+			return -1
+		}
+		return 1
 	}
 	return bytes.Compare(a.raw, b.raw)
 }
 
 // same reports whether two rows at one key hold the same thing.
 func (c *DiffCmd) same(a, b *diffRow) bool {
-	if !bytes.Equal(a.value, b.value) || a.valid != b.valid || (a.expiresAt == nil) != (b.expiresAt == nil) ||
+	if !bytes.Equal(a.value, b.value) || a.valid != b.valid || a.valueNull != b.valueNull || (a.expiresAt == nil) != (b.expiresAt == nil) ||
 		(a.expiresAt != nil && *a.expiresAt != *b.expiresAt) {
 		return false
 	}
@@ -220,18 +235,19 @@ func (c *DiffCmd) print(app *App, what string, a, b *diffRow) {
 	if r == nil {
 		r = b
 	}
-	out := diffJSON{Diff: what, Hex: hex.EncodeToString(r.raw), A: a.side(), B: b.side()}
+	out := diffJSON{Diff: what, A: a.side(), B: b.side()}
+	name := "NULL"
+	if !r.keyNull {
+		h := hex.EncodeToString(r.raw)
+		out.Hex, name = &h, "0x"+h
+	}
 	if r.key != nil {
 		k := r.key
-		out.Key = &k
+		out.Key, name = &k, codec.Format(r.key)
 	}
 	if app.Out.JSON() {
 		app.Out.Object(out)
 		return
-	}
-	name := "0x" + out.Hex
-	if r.key != nil {
-		name = codec.Format(r.key)
 	}
 	switch what {
 	case "removed":
@@ -252,9 +268,12 @@ func (r *diffRow) side() *diffSide {
 		stamp := r.stamp
 		s.Versionstamp = &stamp
 	}
-	if r.valid {
+	switch {
+	case r.valueNull:
+		s.Value, s.Error = json.RawMessage("null"), nullValueError
+	case r.valid:
 		s.Value, _ = jsonValue(r.value)
-	} else {
+	default:
 		s.Value, s.Error = marshalString(string(r.value)), "value is not valid JSON"
 	}
 	return s
@@ -263,7 +282,9 @@ func (r *diffRow) side() *diffSide {
 // text is a row's value, stamp and expiry for a text line.
 func (r *diffRow) text() string {
 	var b strings.Builder
-	if v, ok := jsonValue(r.value); ok && r.valid {
+	if r.valueNull {
+		b.WriteString("NULL")
+	} else if v, ok := jsonValue(r.value); ok && r.valid {
 		b.Write(v)
 	} else {
 		b.WriteString("raw:" + string(marshalString(string(r.value))))
@@ -365,8 +386,9 @@ var errStop = errors.New("stop")
 // storeRows streams a store's physical rows under prefix in key order.
 func storeRows(ctx context.Context, name string, s *store.Store, prefix codec.Key) iter.Seq2[diffRow, error] {
 	return func(yield func(diffRow, error) bool) {
-		err := s.Dump(ctx, prefix, func(e store.Entry) error {
-			r := diffRow{raw: e.Raw, key: e.Key, valid: validJSON(e.Value), value: e.Value, expiresAt: e.ExpiresAt}
+		err := s.DumpAll(ctx, prefix, func(e store.Entry) error {
+			r := diffRow{raw: e.Raw, key: e.Key, valid: validJSON(e.Value), value: e.Value, expiresAt: e.ExpiresAt,
+				keyNull: e.KeyNull, valueNull: e.ValueNull}
 			if e.KeyErr != nil {
 				r.key = nil
 			}
@@ -399,6 +421,7 @@ func dumpRows(name string, in io.ReadCloser, prefix codec.Key) iter.Seq2[diffRow
 	return func(yield func(diffRow, error) bool) {
 		defer in.Close()
 		var prev []byte
+		keyed := false // a row with a key was read (prev is its key)
 		stopped := false
 		err := eachLine(in, func(line []byte, n int) error {
 			r, ok, err := parseDiffLine(line, n)
@@ -408,12 +431,20 @@ func dumpRows(name string, in io.ReadCloser, prefix codec.Key) iter.Seq2[diffRow
 			if !ok {
 				return nil
 			}
-			if prev != nil && bytes.Compare(r.raw, prev) <= 0 {
+			switch {
+			case r.keyNull && keyed:
+				return fmt.Errorf("%s line %d: a NULL key after the key %x: a dump lists the NULL keys first (kvdeck dump writes it so)", name, n, prev)
+			case r.keyNull:
+				if len(prefix) > 0 { // under no prefix
+					return nil
+				}
+			case keyed && bytes.Compare(r.raw, prev) <= 0:
 				return fmt.Errorf("%s line %d: key %x is not after the previous line's %x: a dump is in key order (kvdeck dump writes it so)", name, n, r.raw, prev)
-			}
-			prev = r.raw
-			if len(prefix) > 0 && (bytes.Compare(r.raw, lo) < 0 || bytes.Compare(r.raw, hi) >= 0) {
-				return nil
+			default:
+				prev, keyed = r.raw, true
+				if len(prefix) > 0 && (bytes.Compare(r.raw, lo) < 0 || bytes.Compare(r.raw, hi) >= 0) {
+					return nil
+				}
 			}
 			if !yield(r, nil) {
 				stopped = true
@@ -451,7 +482,10 @@ func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
 	if err != nil {
 		return r, false, err
 	}
-	if !o.IsNull("key") {
+	switch {
+	case o.IsNull("key") && (!o.Has("hex") || o.IsNull("hex")) && strings.Contains(msg, nullKeyError):
+		r.keyNull = true // another program's row: no key, no hex
+	case !o.IsNull("key"):
 		if r.key, err = o.Key("key"); err != nil {
 			return r, false, err
 		}
@@ -459,10 +493,14 @@ func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
 		if o.Has("hex") && !o.IsNull("hex") && h != hex.EncodeToString(r.raw) {
 			return r, false, fmt.Errorf("%s: %q does not match the key, which encodes to %x", o.Field("hex"), h, r.raw)
 		}
-	} else if r.raw, err = hex.DecodeString(h); err != nil || !o.Has("hex") {
-		return r, false, fmt.Errorf("%s: a row without a key needs the hex of its raw key", o.Field("hex"))
+	default:
+		if r.raw, err = hex.DecodeString(h); err != nil || !o.Has("hex") {
+			return r, false, fmt.Errorf("%s: a row without a key needs the hex of its raw key", o.Field("hex"))
+		}
 	}
-	if r.value, r.valid, err = diffValue(o, msg); err != nil {
+	if strings.Contains(msg, nullValueError) && o.IsNull("value") {
+		r.valueNull = true
+	} else if r.value, r.valid, err = diffValue(o, msg); err != nil {
 		return r, false, err
 	}
 	if r.stamp, err = o.Stamp("versionstamp"); err != nil && o.Has("versionstamp") && !o.IsNull("versionstamp") {

@@ -148,7 +148,7 @@ func (c *DumpCmd) Run(app *App) error {
 		return err
 	}
 	return app.Pinned(func(now int64) error {
-		return s.Dump(app.Context(), prefix, func(e store.Entry) error {
+		return s.DumpAll(app.Context(), prefix, func(e store.Entry) error {
 			app.Out.Entry(e, now, true)
 			return nil
 		})

@@ -89,12 +89,14 @@ func TestDumpInputRefusals(t *testing.T) {
 
 // TestDiffNamesTheSideThatFailed: an error while a store side streams
 // names the side, as every other diff error does (issue 25 point 14).
-// sqld fails a read of a TEXT value that is not UTF-8.
+// sqld fails a read of a TEXT ver that is not UTF-8 (it cannot put it in
+// its JSON answer). Until issue 25 point 7 a TEXT value did so too; kvdeck
+// now reads v as a BLOB over a server, but not yet ver or expires_at.
 func TestDiffNamesTheSideThatFailed(t *testing.T) {
 	url := storetest.SQLD().URL(t)
 	c := &cli{t: t, url: url, now: storetest.T0}
 	c.must("set", `["a"]`, `1`)
-	storetest.Exec(t, url, `INSERT INTO kv VALUES (x'026400', CAST(x'22ff22' AS TEXT), 3, NULL)`)
+	storetest.Exec(t, url, `INSERT INTO kv VALUES (x'026400', '1', CAST(x'ff' AS TEXT), NULL)`)
 	for _, args := range [][]string{{"diff", url, "-"}, {"diff", "-", url}} {
 		want := map[string]string{url: "A: "}[args[1]]
 		if want == "" {

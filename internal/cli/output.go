@@ -83,7 +83,10 @@ func (p *Printer) Flush() error {
 
 // entryJSON is the JSON shape of a store entry: get and list print key,
 // value, versionstamp and expiresAt; dump (physical) adds hex and expired;
-// a row that does not decode carries error and its raw hex.
+// a row that does not decode carries error and its raw hex. A row another
+// program wrote with a NULL key (dump only) has key null and no hex, one
+// with a NULL value has value null, and error names them ("key is NULL",
+// "value is NULL").
 type entryJSON struct {
 	Key          *codec.Key      `json:"key"`
 	Hex          *string         `json:"hex,omitempty"`
@@ -107,6 +110,9 @@ func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 		return
 	}
 	value, _ := jsonValue(e.Value)
+	if e.ValueNull {
+		value = json.RawMessage("null")
+	}
 	out := entryJSON{Value: value, Versionstamp: stampOrNull(entryStamp(e)), ExpiresAt: e.ExpiresAt, Error: decodeError(e), Malformed: e.Malformed}
 	if !utf8.Valid(e.Value) {
 		out.ValueHex = hex.EncodeToString(e.Value)
@@ -115,7 +121,7 @@ func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 		k := e.Key
 		out.Key = &k
 	}
-	if physical || e.KeyErr != nil {
+	if (physical || e.KeyErr != nil) && !e.KeyNull { // a NULL key has no bytes
 		h := hex.EncodeToString(e.Raw)
 		out.Hex = &h
 	}
@@ -151,13 +157,18 @@ func (p *Printer) Absent(k codec.Key) {
 // is not JSON as raw:"<quoted text>".
 func entryText(e store.Entry, now int64, physical bool) string {
 	var b strings.Builder
-	if e.KeyErr != nil {
+	switch {
+	case e.KeyNull:
+		b.WriteString("NULL")
+	case e.KeyErr != nil:
 		b.WriteString("0x" + hex.EncodeToString(e.Raw))
-	} else {
+	default:
 		b.WriteString(codec.Format(e.Key))
 	}
 	b.WriteString("  ")
-	if v, ok := jsonValue(e.Value); ok {
+	if e.ValueNull {
+		b.WriteString("NULL")
+	} else if v, ok := jsonValue(e.Value); ok {
 		b.Write(v)
 	} else {
 		b.WriteString("raw:" + strconv.Quote(string(e.Value)))
@@ -196,14 +207,27 @@ func entryError(e store.Entry) string {
 // as, which load writes as an integer, the way the reference would).
 func decodeError(e store.Entry) string {
 	var msgs []string
-	if e.KeyErr != nil {
+	switch {
+	case e.KeyNull:
+		msgs = append(msgs, nullKeyError)
+	case e.KeyErr != nil:
 		msgs = append(msgs, "key does not decode: "+e.KeyErr.Error())
 	}
-	if !validJSON(e.Value) {
+	switch {
+	case e.ValueNull:
+		msgs = append(msgs, nullValueError)
+	case !validJSON(e.Value):
 		msgs = append(msgs, "value is not valid JSON")
 	}
 	return strings.Join(msgs, "; ")
 }
+
+// The errors of a dump line whose key or value is NULL: diff reads them
+// back to know the row.
+const (
+	nullKeyError   = "key is NULL"
+	nullValueError = "value is NULL"
+)
 
 func validJSON(b []byte) bool { return utf8.Valid(b) && json.Valid(b) }
 

@@ -70,6 +70,9 @@ type StoreHealth struct {
 	// is the hex of the first.
 	Undecodable       int64
 	UndecodableSample string
+	// NullKeys counts, among Undecodable, the rows whose key is NULL;
+	// NullValues, among InvalidJSON, those whose value is NULL.
+	NullKeys, NullValues int64
 	// InvalidJSON counts rows whose value is not JSON; InvalidSample is the
 	// key of the first (nil when its key does not decode either).
 	InvalidJSON   int64
@@ -101,7 +104,8 @@ func storeHealth(ctx context.Context, s *store.Store, now int64) (StoreHealth, e
 		return StoreHealth{}, err
 	}
 	h := StoreHealth{Rows: st.Rows, Expired: st.Expired, OldestExpiredAt: st.OldestExpired,
-		Undecodable: st.Undecodable, InvalidJSON: st.InvalidValues, Malformed: st.Malformed, MaxVer: st.MaxVer, Seq: st.SeqAfter}
+		Undecodable: st.Undecodable, InvalidJSON: st.InvalidValues, Malformed: st.Malformed, MaxVer: st.MaxVer, Seq: st.SeqAfter,
+		NullKeys: st.NullKeys, NullValues: st.NullValues}
 	h.OldestExpiredKey = decodeOrNil(st.OldestExpiredKey)
 	if st.FirstUndecodable != nil {
 		h.UndecodableSample = hex.EncodeToString(st.FirstUndecodable)
@@ -116,6 +120,8 @@ func storeHealth(ctx context.Context, s *store.Store, now int64) (StoreHealth, e
 		if found {
 			h.MalformedNote = e.Malformed
 		}
+	} else if h.Malformed > 0 {
+		h.MalformedNote = "a row whose key is NULL" // no key to read it by
 	}
 	return h, nil
 }
@@ -141,12 +147,23 @@ func (c *storeCollector) finish() []Finding {
 			Message: fmt.Sprintf("%d expired row(s) not swept, the oldest expired %s ago (%s): invisible to reads but still stored; if this grows no sweeper is running (kvdeck sweep removes them)", h.Expired, span(age), when(*h.OldestExpiredAt))})
 	}
 	if h.Undecodable > 0 {
+		first := "first: " + truncate(h.UndecodableSample, 80)
+		switch {
+		case h.NullKeys == h.Undecodable:
+			first = "every one a NULL key"
+		case h.NullKeys > 0:
+			first += fmt.Sprintf("; %d of them a NULL key", h.NullKeys)
+		}
 		out = append(out, Finding{Severity: SeverityWarning, Code: "store.undecodable", Key: nil,
-			Message: fmt.Sprintf("%d row(s) whose key does not decode (first: %s): not written by the reference codec; kvdeck dump shows them raw", h.Undecodable, truncate(h.UndecodableSample, 80))})
+			Message: fmt.Sprintf("%d row(s) whose key does not decode (%s): not written by the reference codec; kvdeck dump shows them raw", h.Undecodable, first)})
 	}
 	if h.InvalidJSON > 0 {
+		null := ""
+		if h.NullValues > 0 {
+			null = fmt.Sprintf(", %d of them NULL", h.NullValues)
+		}
 		out = append(out, Finding{Severity: SeverityWarning, Code: "store.invalid-json", Key: h.InvalidSample,
-			Message: fmt.Sprintf("%d row(s) whose value is not valid JSON (the key shown is the first): services reading them fail", h.InvalidJSON)})
+			Message: fmt.Sprintf("%d row(s) whose value is not valid JSON%s (the key shown is the first): services reading them fail", h.InvalidJSON, null)})
 	}
 	if h.Seq != nil && h.MaxVer > *h.Seq {
 		out = append(out, Finding{Severity: SeverityError, Code: "store.stamps-above-seq",
