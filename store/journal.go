@@ -26,6 +26,9 @@ type journaled struct {
 	id  string
 	// before collects the before-images the write's statements read.
 	before []RawRow
+	// cols are the columns a before-image is read with (Store.entrySQL:
+	// a TEXT value that is not UTF-8 must not fail the write over sqld).
+	cols string
 }
 
 // beginWrite tells the store's Recorder that w is about to be sent. It
@@ -43,7 +46,7 @@ func (s *Store) beginWrite(ctx context.Context, w PendingWrite) (*journaled, err
 	// After must still be told when ctx is the reason the write ended (an
 	// interrupt turns a commit into an unknown outcome): it gets ctx's
 	// values without its end.
-	return &journaled{rec: s.recorder, ctx: context.WithoutCancel(ctx), id: id}, nil
+	return &journaled{rec: s.recorder, ctx: context.WithoutCancel(ctx), id: id, cols: s.entrySQL()}, nil
 }
 
 // end tells the Recorder how the write ended: applied (with the stamp and
@@ -106,7 +109,7 @@ func (j *journaled) capture(keys [][]byte) []stmt {
 		chunk := keys[:min(captureChunk, len(keys))]
 		keys = keys[len(chunk):]
 		out = append(out, stmt{
-			sql:  "SELECT k, v, ver, expires_at FROM kv WHERE k IN (" + placeholders(len(chunk)) + ")",
+			sql:  "SELECT " + j.cols + " FROM kv WHERE k IN (" + placeholders(len(chunk)) + ")",
 			args: byteArgs(chunk),
 			read: j.reader(len(out) == 0),
 		})
@@ -120,7 +123,7 @@ func (j *journaled) returning() string {
 	if j == nil {
 		return " RETURNING 1"
 	}
-	return " RETURNING k, v, ver, expires_at"
+	return " RETURNING " + j.cols
 }
 
 // withCapture puts capture statements after a write's head (statement 0,

@@ -245,3 +245,37 @@ func TestJournalRefusalStopsTheWrite(t *testing.T) {
 		}
 	})
 }
+
+// TestJournalNonUTF8Value: a journaled write over a row whose TEXT value
+// is not UTF-8 (another program's) is made on every transport: its
+// before-image is read as the value's exact bytes (sqld cannot answer such
+// TEXT as text and failed the whole write), and Restore puts those bytes
+// back as TEXT.
+func TestJournalNonUTF8Value(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Create: true})
+		storetest.Exec(t, url, `INSERT INTO kv VALUES (x'026100', CAST(x'22ff22' AS TEXT), 1, NULL)`)
+		r := record(t, s)
+		k := storetest.Key(t, `["a"]`)
+		if _, err := s.Set(storetest.Ctx(t), k, []byte(`1`), nil); err != nil {
+			t.Fatalf("journaled set over a non-UTF-8 value: %v", err)
+		}
+		_, res := r.only(t)
+		sameRows(t, "before", res.Before, []store.RawRow{{Key: enc(t, `["a"]`), Value: []byte("\"\xff\""), Ver: 1}})
+		now := rawRow(t, s, enc(t, `["a"]`))
+		put := res.Before[0]
+		if _, err := s.Restore(storetest.Ctx(t), []store.RestoreOp{{Key: put.Key, ExpectVer: now.Ver, Put: &put}}); err != nil {
+			t.Fatal(err)
+		}
+		db := storetest.RawDB(t, url)
+		var typ string
+		var v []byte
+		if err := db.QueryRowContext(storetest.Ctx(t), `SELECT typeof(v), CAST(v AS BLOB) FROM kv WHERE k = x'026100'`).Scan(&typ, &v); err != nil {
+			t.Fatal(err)
+		}
+		if typ != "text" || string(v) != "\"\xff\"" {
+			t.Errorf("restored %s %q; want text %q", typ, v, "\"\xff\"")
+		}
+	})
+}

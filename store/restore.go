@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // restoreChunk is how many keys one term of a Restore's verdict, and one
@@ -125,10 +126,17 @@ func buildRestore(ops []RestoreOp) ([]stmt, bool, error) {
 			if op.Put.ExpiresAt != nil {
 				expires = *op.Put.ExpiresAt
 			}
-			args = append(args, keyArg(op.Key), string(op.Put.Value), expires)
+			// A value that is not UTF-8 (another program's TEXT) goes as
+			// a BLOB of its bytes, made TEXT again by the CAST: a server's
+			// JSON would carry it as text only with U+FFFD in place.
+			var value any = string(op.Put.Value)
+			if !utf8.Valid(op.Put.Value) {
+				value = op.Put.Value
+			}
+			args = append(args, keyArg(op.Key), value, expires)
 		}
 		stmts = append(stmts, stmt{
-			sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT column1, column2, (SELECT seq FROM kv_meta WHERE id = 0), column3 FROM (VALUES (?, ?, ?)" +
+			sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT column1, CAST(column2 AS TEXT), (SELECT seq FROM kv_meta WHERE id = 0), column3 FROM (VALUES (?, ?, ?)" +
 				strings.Repeat(", (?, ?, ?)", len(chunk)-1) + ") WHERE (SELECT ok FROM kv_meta WHERE id = 0) = 1 " +
 				"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
 			args: args,
@@ -188,7 +196,7 @@ func (s *Store) restoreConflicts(ctx context.Context, ops []RestoreOp) ([]Restor
 	for len(keys) > 0 {
 		chunk := keys[:min(restoreReadChunk, len(keys))]
 		keys = keys[len(chunk):]
-		rows, err := s.collect(ctx, "SELECT k, v, ver, expires_at FROM kv WHERE k IN ("+placeholders(len(chunk))+")", byteArgs(chunk))
+		rows, err := s.collect(ctx, "SELECT "+s.entrySQL()+" FROM kv WHERE k IN ("+placeholders(len(chunk))+")", byteArgs(chunk))
 		if err != nil {
 			return nil, fmt.Errorf("the restore was refused (a key is not as expected); re-reading the keys failed too: %w", err)
 		}

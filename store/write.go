@@ -226,7 +226,7 @@ func (s *Store) settle(ctx context.Context, checks []Check, muts []Mutation) (Co
 	for k := range want {
 		args = append(args, []byte(k))
 	}
-	rows, err := s.collect(rctx, "SELECT k, v, ver, expires_at FROM kv WHERE k IN (?"+strings.Repeat(", ?", len(args)-1)+")", args)
+	rows, err := s.collect(rctx, "SELECT "+s.entrySQL()+" FROM kv WHERE k IN (?"+strings.Repeat(", ?", len(args)-1)+")", args)
 	if err != nil || len(rows) != len(want) {
 		return CommitResult{}, false
 	}
