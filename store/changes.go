@@ -157,7 +157,7 @@ const (
 // index on ver. A rollback-journal file without an index is walked at a
 // pace (ChangesPage.Walk).
 func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, error) {
-	q := changeQuery{after: opts.After, afterKey: opts.AfterKey, limit: opts.Limit, budget: opts.MaxBytes, now: s.Now()}
+	q := changeQuery{after: opts.After, afterKey: opts.AfterKey, limit: opts.Limit, budget: opts.MaxBytes, now: s.Now(), value: s.valueSQL()}
 	if q.limit <= 0 {
 		q.limit = DefaultPageSize
 	}
@@ -463,6 +463,9 @@ type changeQuery struct {
 	// when it differs from mark (something was committed since).
 	onWatch bool
 	mark    int64
+	// value selects v (Store.valueSQL): over a server a TEXT value that is
+	// not UTF-8 travels as a BLOB, or it fails the whole page.
+	value string
 }
 
 // changeAnswer is what one statement answered.
@@ -530,7 +533,7 @@ func (q changeQuery) sql() (string, []any) {
 	}
 	parts := []string{"SELECT * FROM (SELECT " + fmt.Sprint(rowChange) + ", k, v, ver, expires_at, c, NULL, NULL FROM (SELECT k, v, ver, expires_at, c, " +
 		"sum(c) OVER (ORDER BY ver, k ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
-		"SELECT k, v, ver, expires_at, " + rowCostSQL + " AS c FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY ver, k LIMIT ?)) WHERE run < ?)"}
+		"SELECT k, " + q.value + " AS v, ver, expires_at, " + entryCostSQL + " AS c FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY ver, k LIMIT ?)) WHERE run < ?)"}
 	args = append(args, q.limit+1, q.budget)
 	if q.header || !q.indexed {
 		count, next := "NULL", "NULL"
@@ -547,7 +550,7 @@ func (q changeQuery) sql() (string, []any) {
 		parts = append(parts, "SELECT "+fmt.Sprint(rowHeader)+", NULL, NULL, seq, "+mark+", "+count+", "+next+", "+verIndexedSQL+" FROM kv_meta WHERE id = 0")
 	}
 	if len(q.recheck) > 0 {
-		r, rargs := recheckSQL(q.recheck, q.now)
+		r, rargs := recheckSQL(q.recheck, q.now, q.value)
 		if q.onWatch {
 			r += " AND (SELECT data_version FROM pragma_data_version()) != ?"
 			rargs = append(rargs, q.mark)
@@ -560,8 +563,9 @@ func (q changeQuery) sql() (string, []any) {
 
 // recheckSQL selects (kind, k, v, ver, expires_at, position, NULL, NULL)
 // of the live rows at raw keys, handed over as one JSON array of hex
-// strings: one statement argument however many keys there are.
-func recheckSQL(raws [][]byte, now int64) (string, []any) {
+// strings: one statement argument however many keys there are. value
+// selects v (Store.valueSQL; json_each has no column v, so v is kv's).
+func recheckSQL(raws [][]byte, now int64, value string) (string, []any) {
 	var b strings.Builder
 	b.WriteByte('[')
 	for i, r := range raws {
@@ -571,7 +575,7 @@ func recheckSQL(raws [][]byte, now int64) (string, []any) {
 		fmt.Fprintf(&b, `"%x"`, r)
 	}
 	b.WriteByte(']')
-	return "SELECT " + fmt.Sprint(rowRecheck) + ", kv.k, kv.v, kv.ver, kv.expires_at, j.key, NULL, NULL FROM json_each(?) AS j JOIN kv ON kv.k = unhex(j.value) " +
+	return "SELECT " + fmt.Sprint(rowRecheck) + ", kv.k, " + value + ", kv.ver, kv.expires_at, j.key, NULL, NULL FROM json_each(?) AS j JOIN kv ON kv.k = unhex(j.value) " +
 		"WHERE (kv.expires_at IS NULL OR kv.expires_at > ?)", []any{b.String(), now}
 }
 
@@ -693,7 +697,7 @@ func (s *Store) GetRawMany(ctx context.Context, raws [][]byte) ([]*Entry, error)
 	if len(raws) == 0 {
 		return out, nil
 	}
-	q, args := recheckSQL(raws, s.Now())
+	q, args := recheckSQL(raws, s.Now(), s.valueSQL())
 	err := s.scanKinds(ctx, q, args, func(_ int, e Entry, x, _, _ sql.NullInt64) {
 		if i := int(x.Int64); i >= 0 && i < len(out) {
 			out[i] = &e

@@ -197,15 +197,12 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	return page, nil
 }
 
-// rowCostSQL estimates the bytes a row takes in a Hrana answer: each cell's
-// JSON wrapper, a base64 key, a value that JSON escaping may double (length
-// counts characters; the factor covers multi-byte ones too).
-const rowCostSQL = "(160 + 2 * length(k) + 3 * length(v))"
-
-// entryCostSQL is rowCostSQL for an entry read (entrySQL), whose value
-// travels as a BLOB over a server: base64, 4 bytes for 3 (length of a
-// BLOB is its size, read without scanning the value). A NULL k or v costs
-// its wrapper only: a NULL cost would drop its row from a sized page.
+// entryCostSQL estimates the bytes a row read with entrySQL takes in a
+// Hrana answer: each cell's JSON wrapper, a base64 key, and the value,
+// which travels as a BLOB over a server: base64, 4 bytes for 3 (length of
+// a BLOB is its size, read without scanning the value). A NULL k or v
+// costs its wrapper only: a NULL cost would drop its row from a sized
+// page. The change feed sizes its pages with it too.
 const entryCostSQL = "(160 + 2 * coalesce(length(k), 0) + 2 * coalesce(length(CAST(v AS BLOB)), 0))"
 
 // Remote scans read pages sized in bytes: sqld refuses an answer past its
