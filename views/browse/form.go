@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"kvdeck/codec"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views/widgets"
@@ -232,9 +233,13 @@ func (f *entryForm) expireIn(text string, now int64) (*time.Duration, error) {
 		}
 		return &d, nil
 	}
-	d, err := time.ParseDuration(text)
-	if err != nil || d <= 0 {
-		return nil, fmt.Errorf("%q is not a duration > 0; type keep, none, or one like 30s or 5m", text)
+	// The one parser of durations (usertext), as the CLI and every other
+	// form: whole milliseconds, at least one (time.ParseDuration took
+	// "500us" and stored 0 ms, a row expired as it was written; issue 24
+	// point 2).
+	d, err := usertext.ParseDurationAtLeast(text, time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v; type keep, none, or one like 30s or 5m", text, err)
 	}
 	return &d, nil
 }
