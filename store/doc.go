@@ -20,16 +20,25 @@
 //     -shm left behind) until a writer comes; LeftFiles.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
 //     SQLite URI they become; RedactURL (a token never shows).
+//   - wsbatch.go: the WebSocket transport's Hrana connections, and its
+//     write gate: one write at a time per process and server
+//     (wsWriteGates), since sqld 0.24's writer queue can stall on a stale
+//     entry.
 //   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),
 //     and the scanning of rows written by anyone, odd ones included.
 //   - read.go: Get, GetRaw, GetMany, List (ListOptions, Page: bounded
-//     pages, one row more to know whether another follows), Scan, Dump.
+//     pages, one row more to know whether another follows), Scan, Dump,
+//     DumpAll, DumpPrefixes. cursor.go: CursorAfter, the ListOptions.Cursor
+//     that continues a listing right after an entry.
 //   - children.go: Children (ChildrenOptions, ChildPage, Child), the
 //     distinct next key parts under a prefix, found by a skip-scan.
 //   - write.go: the commit. Commit (Check, Mutation, CommitResult,
 //     CheckFailure) evaluates every check before any mutation in one
-//     statement shape on every transport; Atomic builds one; Set is a
-//     commit of one set. bulk.go: SetMany and SetManyChecked, a commit of
+//     statement shape on every transport, and re-reads the checked keys
+//     to explain a failed check; TryCommit is the same without the
+//     explanation (for callers that retry anyway); a commit whose answer
+//     was lost is settled by reading, else ErrOutcomeUnknown. Atomic builds
+//     one; Set is a commit of one set. bulk.go: SetMany and SetManyChecked, a commit of
 //     many sets (and checks) in multi-row statements of 500 rows, every
 //     statement under SQLite's depth and variable limits.
 //   - delete.go: Delete, a plain DELETE (no stamp), and DeleteRaw, which
@@ -52,7 +61,8 @@
 //     back as they were, under a new stamp, only if every key's physical
 //     row is the one expected.
 //   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
-//     expired rows in short batches that re-check their expiry.
+//     expired rows in short batches that re-check their expiry;
+//     ScanExpired lists them.
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
 //   - version.go: Version and Seq, the cheap fingerprint a UI polls for
 //     change detection.
@@ -72,16 +82,16 @@
 //     and a mark (data_version) and no rows are counted. Plain deletes
 //     and expiries issue no stamp: a reader re-reads the keys it saw in
 //     bounded batches, in turn (ChangesOptions.Recheck, in the same
-//     request) and calls a vanished row deleted, or expired when its
-//     expiry has passed.
+//     request; GetRawMany) and calls a vanished row deleted, or expired
+//     when its expiry has passed.
 //   - index.go: the opt-in index on kv(ver) (VerIndex; AddVerIndex,
 //     DropVerIndex, VerIndexes), what `kvdeck index` manages; the
 //     reference creates none and runs unchanged beside it.
 //   - clock.go: VirtualClock, a clock a UI can fix, shift and reset.
 //   - errors.go: the sentinels (ErrUnreachable, ErrUnauthorized,
 //     ErrNotStore, ErrLocked, ErrReadOnly, ErrBadURL, ErrTokenInURL,
-//     ErrInvalidValue, ErrInvalidArgument) and the mapping of driver
-//     errors onto them.
+//     ErrInvalidValue, ErrInvalidArgument, ErrOutcomeUnknown; ErrJournal
+//     is in recorder.go) and the mapping of driver errors onto them.
 //
 // Tests mirror the files (read_test.go, write rules in rules_test.go,
 // ...); every store test runs against an embedded file, sqld over HTTP
