@@ -360,7 +360,11 @@ func linKey(k int) codec.Key { return codec.Key{codec.String("lin"), codec.Numbe
 // do runs op number i, chosen by the client's rng, and records it.
 func (l *linClient) do(i int) linOp {
 	op := linOp{Client: l.id, Key: l.rng.Intn(linKeys), Value: fmt.Sprintf(`"c%d-%d"`, l.id, i)}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Long enough to ride out a stall of a loaded machine: a CI run cut
+	// 24 operations at 10 s in one stall near the end, and each unknown
+	// outcome blows up the checker's search (the worker's own context
+	// still bounds an operation that hangs).
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var err error
 	switch r := l.rng.Intn(100); {
