@@ -4,6 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/internal/storetest"
 	"kvdeck/views/viewtest"
@@ -132,5 +135,53 @@ func TestBrowseEditNoChangeWritesNothing(t *testing.T) {
 	h.RequireFlash("saved")
 	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); e.ExpiresAt == nil {
 		t.Fatal("a new TTL alone was not saved")
+	}
+}
+
+// TestExternalEditLargeValueStaysResponsive: a 20 MB value written by the
+// editor is refused by its size, as e refuses one, and the work that costs
+// as much as the value (reading, measuring) runs in a command: no Update
+// call takes long, nothing is written, and the flash says why (issue 25
+// point 3: the form was built on the UI goroutine, 30 s for 20 MB).
+func TestExternalEditLargeValueStaysResponsive(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	before := viewtest.Digest(t, h.S)
+	m := h.M
+	f, ok := m.startExternalEdit()().(editorFile)
+	if !ok || f.err != nil {
+		t.Fatalf("no file for the editor: %+v", f)
+	}
+	big := `{"plan": "` + strings.Repeat("x", 20<<20) + `"}`
+	if err := os.WriteFile(f.path, []byte(big), 0o600); err != nil { // the editor's write
+		t.Fatal(err)
+	}
+	update := func(msg tea.Msg) tea.Cmd {
+		t.Helper()
+		start := time.Now()
+		var cmd tea.Cmd
+		m, cmd = m.Update(msg)
+		if d := time.Since(start); d > 200*time.Millisecond {
+			t.Fatalf("Update(%T) took %v on the UI goroutine", msg, d)
+		}
+		return cmd
+	}
+	read := update(editorClosed{session: f.session, path: f.path, e: f.e})
+	done := make(chan tea.Msg, 1)
+	go func() { done <- read() }()
+	var text tea.Msg
+	select {
+	case text = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading the edited value back took over 10 s")
+	}
+	if _, err := os.Stat(f.path); !os.IsNotExist(err) {
+		t.Errorf("the temporary file is left behind: %v", err)
+	}
+	h.M = m
+	h.Settle(update(text))
+	h.RequireFlash("20.0 MiB", "nothing was written")
+	if viewtest.Digest(t, h.S) != before || h.M.form != nil || len(h.Confirms) > 0 {
+		t.Fatalf("a refused edit: store changed %v, form open %v, confirms %d", viewtest.Digest(t, h.S) != before, h.M.form != nil, len(h.Confirms))
 	}
 }
