@@ -84,16 +84,39 @@ func (m *Model) startExternalEdit() tea.Cmd {
 	}
 }
 
-// editorCommand is $VISUAL, else $EDITOR (words split at spaces), else vi.
+// editorCommand is $VISUAL, else $EDITOR, else vi, run on path as git
+// runs its editor (issue 25 point 14): the value is shell text, so
+// "code --wait" and "'/opt/My Editor/bin/ed' -n" work through
+// sh -c 'VALUE "$@"'; a value with nothing the shell would read is run
+// directly. One more case git lacks: a value that is as a whole the path
+// of an executable file ("/opt/My Editor/bin/ed", unquoted) runs as that
+// file, since the shell would split it at the space.
 func editorCommand(path string) *exec.Cmd {
-	words := strings.Fields(os.Getenv("VISUAL"))
-	if len(words) == 0 {
-		words = strings.Fields(os.Getenv("EDITOR"))
+	value := strings.TrimSpace(os.Getenv("VISUAL"))
+	if value == "" {
+		value = strings.TrimSpace(os.Getenv("EDITOR"))
 	}
-	if len(words) == 0 {
-		words = []string{"vi"}
+	if value == "" {
+		value = "vi"
 	}
-	return exec.Command(words[0], append(words[1:], path)...)
+	if !strings.ContainsAny(value, shellSpecial) || isExecutableFile(value) {
+		return exec.Command(value, path)
+	}
+	return exec.Command("sh", "-c", value+` "$@"`, value, path)
+}
+
+// shellSpecial are the characters that make git hand its editor to the
+// shell (run-command.c, prepare_shell_cmd).
+const shellSpecial = "|&;<>()$`\\\"' \t\n*?[#~=%"
+
+// isExecutableFile reports whether value, a path with a slash, names an
+// executable regular file.
+func isExecutableFile(value string) bool {
+	if !strings.Contains(value, "/") {
+		return false
+	}
+	st, err := os.Stat(value)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
 
 // readEdited reads the edited file back and removes it. Everything that

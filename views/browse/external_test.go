@@ -2,6 +2,7 @@ package browse
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,40 @@ func TestExternalEditLargeValueStaysResponsive(t *testing.T) {
 	h.RequireFlash("20.0 MiB", "nothing was written")
 	if viewtest.Digest(t, h.S) != before || h.M.form != nil || len(h.Confirms) > 0 {
 		t.Fatalf("a refused edit: store changed %v, form open %v, confirms %d", viewtest.Digest(t, h.S) != before, h.M.form != nil, len(h.Confirms))
+	}
+}
+
+// TestEditorCommandIsShellText: $EDITOR is shell text, as git reads it: an
+// editor with arguments, a quoted path with a space, and (unquoted) the
+// whole path of an executable with a space in it all run on the file;
+// $VISUAL comes first (issue 25 point 14: a space in the path failed).
+func TestEditorCommandIsShellText(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "My Editor")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ed := filepath.Join(dir, "ed")
+	if err := os.WriteFile(ed, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$KVDECK_TEST_ARGS\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "args")
+	t.Setenv("KVDECK_TEST_ARGS", out)
+	file := filepath.Join(t.TempDir(), "value file.json")
+	for _, c := range []struct{ visual, editor, want string }{
+		{"", ed, file},
+		{"", "'" + ed + "' --wait", "--wait\n" + file},
+		{"", `"` + ed + `" -n --wait`, "-n\n--wait\n" + file},
+		{"'" + ed + "' -v", "nonexistent-editor", "-v\n" + file},
+	} {
+		t.Setenv("VISUAL", c.visual)
+		t.Setenv("EDITOR", c.editor)
+		os.Remove(out)
+		if b, err := editorCommand(file).CombinedOutput(); err != nil {
+			t.Errorf("VISUAL=%q EDITOR=%q: %v %s", c.visual, c.editor, err, b)
+			continue
+		}
+		if b, _ := os.ReadFile(out); strings.TrimSpace(string(b)) != c.want {
+			t.Errorf("VISUAL=%q EDITOR=%q: the editor got %q, want %q", c.visual, c.editor, b, c.want)
+		}
 	}
 }
