@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/editsession"
 	"kvdeck/store"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
@@ -64,7 +65,7 @@ func (m *Model) startExternalEdit() tea.Cmd {
 		return cmd
 	}
 	m.form = nil
-	e, session := m.entry.e, m.deps.Session
+	e, session, edits := m.entry.e, m.deps.Session, m.deps.Edits
 	var buf bytes.Buffer
 	if json.Indent(&buf, e.Value, "", "  ") != nil {
 		buf.Reset()
@@ -72,7 +73,7 @@ func (m *Model) startExternalEdit() tea.Cmd {
 	}
 	text := buf.String() + "\n"
 	return func() tea.Msg {
-		f, err := os.CreateTemp("", "kvdeck-value-*.json")
+		f, err := edits.CreateTemp("value-*.json")
 		if err != nil {
 			return editorFile{session: session, err: err}
 		}
@@ -85,12 +86,8 @@ func (m *Model) startExternalEdit() tea.Cmd {
 }
 
 // editorCommand is $VISUAL, else $EDITOR, else vi, run on path as git
-// runs its editor (issue 25 point 14): the value is shell text, so
-// "code --wait" and "'/opt/My Editor/bin/ed' -n" work through
-// sh -c 'VALUE "$@"'; a value with nothing the shell would read is run
-// directly. One more case git lacks: a value that is as a whole the path
-// of an executable file ("/opt/My Editor/bin/ed", unquoted) runs as that
-// file, since the shell would split it at the space.
+// runs its editor: the value is shell text (issue 25 point 14; see
+// editsession.EditorCommand).
 func editorCommand(path string) *exec.Cmd {
 	value := strings.TrimSpace(os.Getenv("VISUAL"))
 	if value == "" {
@@ -99,24 +96,7 @@ func editorCommand(path string) *exec.Cmd {
 	if value == "" {
 		value = "vi"
 	}
-	if !strings.ContainsAny(value, shellSpecial) || isExecutableFile(value) {
-		return exec.Command(value, path)
-	}
-	return exec.Command("sh", "-c", value+` "$@"`, value, path)
-}
-
-// shellSpecial are the characters that make git hand its editor to the
-// shell (run-command.c, prepare_shell_cmd).
-const shellSpecial = "|&;<>()$`\\\"' \t\n*?[#~=%"
-
-// isExecutableFile reports whether value, a path with a slash, names an
-// executable regular file.
-func isExecutableFile(value string) bool {
-	if !strings.Contains(value, "/") {
-		return false
-	}
-	st, err := os.Stat(value)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+	return editsession.EditorCommand(value, path)
 }
 
 // readEdited reads the edited file back and removes it. Everything that
@@ -195,7 +175,7 @@ func (m Model) onEditor(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.err != nil {
 			return m, views.Flash(views.FlashError, "cannot hand the value to the editor: %v", msg.err)
 		}
-		return m, tea.ExecProcess(editorCommand(msg.path), func(err error) tea.Msg {
+		return m, tea.Exec(m.deps.Edits.Command(editorCommand(msg.path)), func(err error) tea.Msg {
 			return editorClosed{session: msg.session, path: msg.path, e: msg.e, err: err}
 		})
 	case editorClosed:

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/internal/editsession"
 	"kvdeck/internal/storetest"
 	"kvdeck/views/viewtest"
 )
@@ -219,5 +220,30 @@ func TestEditorCommandIsShellText(t *testing.T) {
 		if b, _ := os.ReadFile(out); strings.TrimSpace(string(b)) != c.want {
 			t.Errorf("VISUAL=%q EDITOR=%q: the editor got %q, want %q", c.visual, c.editor, b, c.want)
 		}
+	}
+}
+
+// TestExternalEditFileInSessionDir: E's value file (0600) is made in the
+// session's private directory, and goes when the session closes (issue 25
+// point 5).
+func TestExternalEditFileInSessionDir(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	s, err := editsession.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := h.M
+	m.deps.Edits = s
+	f, ok := m.startExternalEdit()().(editorFile)
+	if !ok || f.err != nil {
+		t.Fatalf("no file for the editor: %+v", f)
+	}
+	if st, err := os.Stat(f.path); err != nil || filepath.Dir(f.path) != s.Dir() || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the value file %s (%v, %v) is not a 0600 file in %s", f.path, st.Mode(), err, s.Dir())
+	}
+	s.Close()
+	if _, err := os.Stat(f.path); !os.IsNotExist(err) {
+		t.Fatalf("the value file stays after the session: %v", err)
 	}
 }
