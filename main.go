@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"kvdeck/internal/cli"
@@ -21,14 +20,14 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), cli.StopSignals()...)
 	go exitWhenStuck(ctx, stop)
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, environ(), cli.WithTUI(tui.Run))
 	stop()
 	os.Exit(code)
 }
 
-// exitWhenStuck makes Ctrl-C and SIGTERM always end the process: once ctx
+// exitWhenStuck makes Ctrl-C, SIGTERM and SIGHUP always end the process: once ctx
 // is cancelled, a second signal kills it at once (the default action is
 // restored), and if the command has not returned within stuckGrace of the
 // first (a library call that ignores its context), it exits with 130.

@@ -5,6 +5,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"kvdeck/internal/editsession"
 	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 	"kvdeck/themes"
@@ -38,6 +40,18 @@ func Run(ctx context.Context, s *store.Store, cfg Config) error {
 	// Ask the terminal for its background now, before bubbletea reads the
 	// input: "auto" picks the light or dark palette from it.
 	r.HasDarkBackground()
+
+	// Browse's E keeps the values it hands to $EDITOR in a directory of
+	// this session's own; it goes, and a running editor is stopped, when
+	// the session ends or main's context is cancelled by a signal (issue
+	// 25 point 5).
+	edits, err := editsession.Open(editsession.Base())
+	if err != nil {
+		return fmt.Errorf("making the edit directory: %w", err)
+	}
+	defer edits.Close()
+	defer edits.CloseOn(ctx)()
+	cfg.Edits = edits
 
 	m := newModel(s, cfg, themes.NewStyles(theme), osc52(os.Stdout))
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(30))

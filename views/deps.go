@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/editsession"
 	"kvdeck/store"
 )
 
@@ -26,6 +27,9 @@ type Deps struct {
 	// options (the Race tab's live workers, one each); nil when the shell
 	// cannot, and the view then says so.
 	Open func(ctx context.Context) (*store.Store, error)
+	// Edits is the session's private place for values handed to $EDITOR
+	// (E) and the editors running on them; nil: the temp dir, untracked.
+	Edits *editsession.Session
 }
 
 // Store is what the views need of the engine; *store.Store has it.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 
 	"kvdeck/store"
 )
@@ -74,3 +76,9 @@ func ExitCode(err error) int {
 	}
 	return CodeError
 }
+
+// StopSignals are the signals that cancel the context main hands a
+// command (Ctrl-C, SIGTERM, and SIGHUP when the terminal goes away), so
+// that the command stops and cleans up: the TUI stops an editor it runs
+// and removes the value files it made for it (issue 25 point 5).
+func StopSignals() []os.Signal { return []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} }

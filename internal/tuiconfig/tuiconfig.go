@@ -7,6 +7,7 @@ import (
 	"context"
 	"time"
 
+	"kvdeck/internal/editsession"
 	"kvdeck/store"
 )
 
@@ -32,4 +33,7 @@ type Config struct {
 	Theme string
 	// Refresh is the live refresh interval (default 1s).
 	Refresh time.Duration
+	// Edits is the private directory and the editors of Browse's E; tui.Run
+	// makes it and removes it when the session ends or a signal stops it.
+	Edits *editsession.Session
 }

@@ -3,6 +3,7 @@ package browse
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/editsession"
 	"kvdeck/store"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
@@ -41,12 +43,21 @@ type editorClosed struct {
 }
 
 // editorText: the edited text, read back from the file (now removed).
+// A value over the form's cap (tooBig) carries no text: its size is all
+// the UI learns of it.
 type editorText struct {
 	session int
 	e       store.Entry
 	text    string
+	size    int64 // bytes of the edited value (compacted when it is JSON)
+	tooBig  bool
 	err     error
 }
+
+// editedReadCap bounds what E reads of the edited file at all: an
+// indented 64 KiB value takes more than 64 KiB of text, but not 16 times
+// as much; a file over it is refused by its size alone.
+const editedReadCap = 16 * widgets.ValueCap
 
 // startExternalEdit writes the selected value to a temporary file.
 func (m *Model) startExternalEdit() tea.Cmd {
@@ -54,7 +65,7 @@ func (m *Model) startExternalEdit() tea.Cmd {
 		return cmd
 	}
 	m.form = nil
-	e, session := m.entry.e, m.deps.Session
+	e, session, edits := m.entry.e, m.deps.Session, m.deps.Edits
 	var buf bytes.Buffer
 	if json.Indent(&buf, e.Value, "", "  ") != nil {
 		buf.Reset()
@@ -62,7 +73,7 @@ func (m *Model) startExternalEdit() tea.Cmd {
 	}
 	text := buf.String() + "\n"
 	return func() tea.Msg {
-		f, err := os.CreateTemp("", "kvdeck-value-*.json")
+		f, err := edits.CreateTemp("value-*.json")
 		if err != nil {
 			return editorFile{session: session, err: err}
 		}
@@ -74,28 +85,84 @@ func (m *Model) startExternalEdit() tea.Cmd {
 	}
 }
 
-// editorCommand is $VISUAL, else $EDITOR (words split at spaces), else vi.
+// editorCommand is $VISUAL, else $EDITOR, else vi, run on path as git
+// runs its editor: the value is shell text (issue 25 point 14; see
+// editsession.EditorCommand).
 func editorCommand(path string) *exec.Cmd {
-	words := strings.Fields(os.Getenv("VISUAL"))
-	if len(words) == 0 {
-		words = strings.Fields(os.Getenv("EDITOR"))
+	value := strings.TrimSpace(os.Getenv("VISUAL"))
+	if value == "" {
+		value = strings.TrimSpace(os.Getenv("EDITOR"))
 	}
-	if len(words) == 0 {
-		words = []string{"vi"}
+	if value == "" {
+		value = "vi"
 	}
-	return exec.Command(words[0], append(words[1:], path)...)
+	return editsession.EditorCommand(value, path)
 }
 
-// readEdited reads the edited file back and removes it.
+// readEdited reads the edited file back and removes it. Everything that
+// costs as much as the value happens here, in the command: the read (at
+// most editedReadCap bytes), the size check against the form's cap
+// (widgets.ValueCap, as e) and the compaction that measures it, so that
+// Update only ever handles a value the form takes (issue 25 point 3: a
+// 20 MB edit froze the TUI for 30 s, 100 MB for minutes).
 func readEdited(msg editorClosed) tea.Cmd {
 	return func() tea.Msg {
-		b, err := os.ReadFile(msg.path)
+		out := editorText{session: msg.session, e: msg.e}
+		b, size, err := readCapped(msg.path, editedReadCap)
 		os.Remove(msg.path)
-		if err == nil {
-			err = msg.err
+		switch {
+		case msg.err != nil:
+			out.err = msg.err
+		case err != nil:
+			out.err = err
+		case size > editedReadCap:
+			out.size, out.tooBig = size, true
+		default:
+			out.text, out.size = editedText(bytes.TrimSpace(b))
+			out.tooBig = out.size > widgets.ValueCap
+			if out.tooBig {
+				out.text = ""
+			}
 		}
-		return editorText{session: msg.session, e: msg.e, text: strings.TrimSpace(string(b)), err: err}
+		return out
 	}
+}
+
+// readCapped reads at most limit bytes of the file at path and returns
+// them with the file's size (limit+1 when it grew past limit meanwhile).
+func readCapped(path string, limit int64) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.Size() > limit {
+		return nil, st.Size(), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	return b, max(int64(len(b)), st.Size()), err
+}
+
+// editedText is the text the form gets and the value's size: valid JSON
+// is measured compacted (what is stored) and handed over indented, as e
+// shows it; other text (the form will say why it is refused) as it is.
+func editedText(b []byte) (string, int64) {
+	var compact bytes.Buffer
+	if json.Compact(&compact, b) != nil {
+		return string(b), int64(len(b))
+	}
+	if compact.Len() > widgets.ValueCap {
+		return "", int64(compact.Len())
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, compact.Bytes(), "", "  ") != nil {
+		return string(b), int64(compact.Len())
+	}
+	return buf.String(), int64(compact.Len())
 }
 
 // onEditor drives the edit through the editor's messages.
@@ -108,7 +175,7 @@ func (m Model) onEditor(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.err != nil {
 			return m, views.Flash(views.FlashError, "cannot hand the value to the editor: %v", msg.err)
 		}
-		return m, tea.ExecProcess(editorCommand(msg.path), func(err error) tea.Msg {
+		return m, tea.Exec(m.deps.Edits.Command(editorCommand(msg.path)), func(err error) tea.Msg {
 			return editorClosed{session: msg.session, path: msg.path, e: msg.e, err: err}
 		})
 	case editorClosed:
@@ -119,6 +186,9 @@ func (m Model) onEditor(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		case msg.err != nil:
 			return m, views.Flash(views.FlashError, "the editor failed: %v; nothing was written", msg.err)
+		case msg.tooBig:
+			return m, views.Flash(views.FlashError, "the edited value is %s; the TUI edits values up to %s, so nothing was written (kvdeck set handles it whole)",
+				widgets.BytesText(msg.size), widgets.BytesText(widgets.ValueCap))
 		}
 		// Into the form, with the edited text: a refused or cancelled
 		// save keeps the text there. The save itself asks first, showing

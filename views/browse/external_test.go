@@ -2,9 +2,14 @@ package browse
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/internal/editsession"
 	"kvdeck/internal/storetest"
 	"kvdeck/views/viewtest"
 )
@@ -132,5 +137,113 @@ func TestBrowseEditNoChangeWritesNothing(t *testing.T) {
 	h.RequireFlash("saved")
 	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); e.ExpiresAt == nil {
 		t.Fatal("a new TTL alone was not saved")
+	}
+}
+
+// TestExternalEditLargeValueStaysResponsive: a 20 MB value written by the
+// editor is refused by its size, as e refuses one, and the work that costs
+// as much as the value (reading, measuring) runs in a command: no Update
+// call takes long, nothing is written, and the flash says why (issue 25
+// point 3: the form was built on the UI goroutine, 30 s for 20 MB).
+func TestExternalEditLargeValueStaysResponsive(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	before := viewtest.Digest(t, h.S)
+	m := h.M
+	f, ok := m.startExternalEdit()().(editorFile)
+	if !ok || f.err != nil {
+		t.Fatalf("no file for the editor: %+v", f)
+	}
+	big := `{"plan": "` + strings.Repeat("x", 20<<20) + `"}`
+	if err := os.WriteFile(f.path, []byte(big), 0o600); err != nil { // the editor's write
+		t.Fatal(err)
+	}
+	update := func(msg tea.Msg) tea.Cmd {
+		t.Helper()
+		start := time.Now()
+		var cmd tea.Cmd
+		m, cmd = m.Update(msg)
+		if d := time.Since(start); d > 200*time.Millisecond {
+			t.Fatalf("Update(%T) took %v on the UI goroutine", msg, d)
+		}
+		return cmd
+	}
+	read := update(editorClosed{session: f.session, path: f.path, e: f.e})
+	done := make(chan tea.Msg, 1)
+	go func() { done <- read() }()
+	var text tea.Msg
+	select {
+	case text = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading the edited value back took over 10 s")
+	}
+	if _, err := os.Stat(f.path); !os.IsNotExist(err) {
+		t.Errorf("the temporary file is left behind: %v", err)
+	}
+	h.M = m
+	h.Settle(update(text))
+	h.RequireFlash("20.0 MiB", "nothing was written")
+	if viewtest.Digest(t, h.S) != before || h.M.form != nil || len(h.Confirms) > 0 {
+		t.Fatalf("a refused edit: store changed %v, form open %v, confirms %d", viewtest.Digest(t, h.S) != before, h.M.form != nil, len(h.Confirms))
+	}
+}
+
+// TestEditorCommandIsShellText: $EDITOR is shell text, as git reads it: an
+// editor with arguments, a quoted path with a space, and (unquoted) the
+// whole path of an executable with a space in it all run on the file;
+// $VISUAL comes first (issue 25 point 14: a space in the path failed).
+func TestEditorCommandIsShellText(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "My Editor")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ed := filepath.Join(dir, "ed")
+	if err := os.WriteFile(ed, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$KVDECK_TEST_ARGS\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "args")
+	t.Setenv("KVDECK_TEST_ARGS", out)
+	file := filepath.Join(t.TempDir(), "value file.json")
+	for _, c := range []struct{ visual, editor, want string }{
+		{"", ed, file},
+		{"", "'" + ed + "' --wait", "--wait\n" + file},
+		{"", `"` + ed + `" -n --wait`, "-n\n--wait\n" + file},
+		{"'" + ed + "' -v", "nonexistent-editor", "-v\n" + file},
+	} {
+		t.Setenv("VISUAL", c.visual)
+		t.Setenv("EDITOR", c.editor)
+		os.Remove(out)
+		if b, err := editorCommand(file).CombinedOutput(); err != nil {
+			t.Errorf("VISUAL=%q EDITOR=%q: %v %s", c.visual, c.editor, err, b)
+			continue
+		}
+		if b, _ := os.ReadFile(out); strings.TrimSpace(string(b)) != c.want {
+			t.Errorf("VISUAL=%q EDITOR=%q: the editor got %q, want %q", c.visual, c.editor, b, c.want)
+		}
+	}
+}
+
+// TestExternalEditFileInSessionDir: E's value file (0600) is made in the
+// session's private directory, and goes when the session closes (issue 25
+// point 5).
+func TestExternalEditFileInSessionDir(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	s, err := editsession.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := h.M
+	m.deps.Edits = s
+	f, ok := m.startExternalEdit()().(editorFile)
+	if !ok || f.err != nil {
+		t.Fatalf("no file for the editor: %+v", f)
+	}
+	if st, err := os.Stat(f.path); err != nil || filepath.Dir(f.path) != s.Dir() || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the value file %s (%v, %v) is not a 0600 file in %s", f.path, st.Mode(), err, s.Dir())
+	}
+	s.Close()
+	if _, err := os.Stat(f.path); !os.IsNotExist(err) {
+		t.Fatalf("the value file stays after the session: %v", err)
 	}
 }

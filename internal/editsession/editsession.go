@@ -1,0 +1,220 @@
+// Package editsession keeps what Browse's E hands to an external editor:
+// a private directory per TUI session (0700, the value files 0600 inside)
+// and the editor processes running on them, so that both go when the
+// session ends or kvdeck is told to stop (issue 25 point 5). It knows
+// nothing of terminals; a *Session is made by tui.Run and handed down, no
+// package state.
+package editsession
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// dirPrefix starts the name of every session directory:
+// kvdeck-edit-<pid>-<random>.
+const dirPrefix = "kvdeck-edit-"
+
+// ErrClosed: the session has ended; no file is made, no editor started.
+var ErrClosed = errors.New("the edit session has ended")
+
+// Session is one TUI session's editing place. The zero of a nil *Session
+// is valid: files go to os.TempDir and editors are not tracked (tests).
+type Session struct {
+	dir    string
+	mu     sync.Mutex
+	closed bool
+	procs  map[*os.Process]struct{}
+}
+
+// Base is where session directories are made: $XDG_RUNTIME_DIR when set
+// (private to the user, emptied at logout), else os.TempDir().
+func Base() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return os.TempDir()
+}
+
+// Open makes the session's directory under base (0700), after removing
+// the directories left by sessions whose process is gone (killed with
+// SIGKILL, which no code can catch).
+func Open(base string) (*Session, error) {
+	RemoveStale(base)
+	dir, err := os.MkdirTemp(base, dirPrefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		os.Remove(dir)
+		return nil, err
+	}
+	return &Session{dir: dir, procs: map[*os.Process]struct{}{}}, nil
+}
+
+// RemoveStale removes the session directories under base whose pid names
+// no running process, and returns how many it removed. A directory of a
+// live kvdeck (or of a pid reused since) is left alone.
+func RemoveStale(base string) int {
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		if os.RemoveAll(filepath.Join(base, e.Name())) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// alive reports whether pid names a process (signal 0; EPERM means one
+// that belongs to someone else, alive too).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Dir is the session's directory ("" for a nil session).
+func (s *Session) Dir() string {
+	if s == nil {
+		return ""
+	}
+	return s.dir
+}
+
+// CreateTemp makes a value file (0600) in the session's directory.
+func (s *Session) CreateTemp(pattern string) (*os.File, error) {
+	if s == nil {
+		return os.CreateTemp("", pattern)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	return os.CreateTemp(s.dir, pattern)
+}
+
+// Command wraps an editor's command so that the session tracks its
+// process while it runs; it satisfies bubbletea's ExecCommand.
+func (s *Session) Command(c *exec.Cmd) *Cmd { return &Cmd{Cmd: c, s: s} }
+
+// Cmd is an editor run under a session.
+type Cmd struct {
+	*exec.Cmd
+	s *Session
+}
+
+// SetStdin, SetStdout and SetStderr let bubbletea hand the terminal over.
+func (c *Cmd) SetStdin(r io.Reader)  { c.Stdin = r }
+func (c *Cmd) SetStdout(w io.Writer) { c.Stdout = w }
+func (c *Cmd) SetStderr(w io.Writer) { c.Stderr = w }
+
+// Run starts the editor, unless the session has ended, and waits for it.
+func (c *Cmd) Run() error {
+	s := c.s
+	if s == nil {
+		return c.Cmd.Run()
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	err := c.Start()
+	if err == nil {
+		s.procs[c.Process] = struct{}{}
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	err = c.Wait()
+	s.mu.Lock()
+	delete(s.procs, c.Process)
+	s.mu.Unlock()
+	return err
+}
+
+// stopGrace is how long an editor has to end after SIGTERM before SIGKILL.
+const stopGrace = 2 * time.Second
+
+// Close ends the session: every editor still running gets SIGTERM (and
+// SIGKILL after stopGrace), and the directory goes with every value file
+// in it. It is safe to call more than once and from any goroutine.
+func (s *Session) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	s.closed = true
+	procs := make([]*os.Process, 0, len(s.procs))
+	for p := range s.procs {
+		procs = append(procs, p)
+	}
+	s.mu.Unlock()
+	for _, p := range procs {
+		p.Signal(syscall.SIGTERM)
+	}
+	err := os.RemoveAll(s.dir)
+	if len(procs) > 0 {
+		deadline := time.Now().Add(stopGrace)
+		for time.Now().Before(deadline) && s.running() > 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+		s.mu.Lock()
+		for p := range s.procs {
+			p.Kill()
+		}
+		s.mu.Unlock()
+	}
+	if err != nil {
+		return fmt.Errorf("removing the edit directory %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+func (s *Session) running() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.procs)
+}
+
+// CloseOn closes the session as soon as ctx is done (the context main
+// cancels on SIGINT, SIGTERM and SIGHUP), so that an editor in the
+// foreground is stopped and the files go even while the TUI is suspended
+// under it. The returned function stops the watch.
+func (s *Session) CloseOn(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Close()
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
