@@ -227,7 +227,8 @@ func childNextSQL(col string, plen int) string {
 // childrenSQL is the skip-scan: walk holds each child's first row and the
 // position past the child; the recursion seeks from there to the next
 // child, limit+1 times at most; each of the first limit children gets its
-// bounded count.
+// bounded count. The first row's expires_at is tagged on every transport
+// (intSQL), so an odd TEXT there cannot fail the level over a server.
 func childrenSQL(plen int, pos, hi []byte, limit, bound int) (string, []any) {
 	rng := "k >= %s"
 	if hi != nil {
@@ -244,7 +245,7 @@ func childrenSQL(plen int, pos, hi []byte, limit, bound int) (string, []any) {
 		" UNION ALL " +
 		"SELECT w.n + 1, kv.k, kv.expires_at, " + childNextSQL("kv.k", plen) +
 		" FROM w JOIN kv ON kv.k = (SELECT k FROM kv WHERE " + step + " ORDER BY k LIMIT 1) WHERE w.n <= ?)" +
-		" SELECT k, e, nx, CASE WHEN n <= ? THEN (SELECT count(*) FROM (SELECT 1 FROM kv WHERE k >= w.k AND k < w.nx LIMIT ?)) END FROM w ORDER BY n"
+		" SELECT k, " + tagTextSQL("e") + ", nx, CASE WHEN n <= ? THEN (SELECT count(*) FROM (SELECT 1 FROM kv WHERE k >= w.k AND k < w.nx LIMIT ?)) END FROM w ORDER BY n"
 	if hi != nil {
 		args = append(args, hi)
 	}

@@ -138,6 +138,7 @@ type verCol struct {
 // Scan implements sql.Scanner.
 func (c *verCol) Scan(src any) error {
 	*c = verCol{}
+	src = untagText(src)
 	if f, ok := src.(float64); ok {
 		if n, whole := wholeInt(f); whole {
 			c.n = n
@@ -169,6 +170,7 @@ type expiryCol struct {
 // Scan implements sql.Scanner.
 func (c *expiryCol) Scan(src any) error {
 	*c = expiryCol{}
+	src = untagText(src)
 	switch x := src.(type) {
 	case nil:
 	case int64:
@@ -201,6 +203,42 @@ func wholeInt(f float64) (int64, bool) {
 		return 0, false
 	}
 	return int64(f), true
+}
+
+// textTag starts the text a server sends for a TEXT ver or expires_at
+// (intSQL): the hex of its bytes behind this tag.
+const textTag = "kvdeck-text:"
+
+// intSQL selects the integer column col (ver or expires_at) so that any
+// server can answer it. Another program may have left TEXT there whose
+// bytes are not UTF-8; sqld must put a TEXT cell in a JSON string and
+// fails the whole statement ("invalid utf-8 sequence"), so one such row
+// broke every read of its range, as a TEXT value did (valueSQL). Over a
+// server a TEXT cell therefore travels as textTag and the hex of its
+// bytes, and untagText gives the scanners the text back; on a file it
+// travels as it is.
+func (s *Store) intSQL(col string) string {
+	if s.target.Transport.Remote() {
+		return tagTextSQL(col) + " AS " + col
+	}
+	return col
+}
+
+// tagTextSQL is the expression intSQL sends for col over a server.
+func tagTextSQL(col string) string {
+	return "CASE WHEN typeof(" + col + ") = 'text' THEN '" + textTag + "' || hex(" + col + ") ELSE " + col + " END"
+}
+
+// untagText undoes intSQL's tag: a tagged text is the TEXT it stands for.
+// (A TEXT that is itself "kvdeck-text:" and hex digits on a file reads as
+// what those digits spell: it only changes how an odd cell is described.)
+func untagText(src any) any {
+	if t, ok := src.(string); ok && strings.HasPrefix(t, textTag) {
+		if b, err := hex.DecodeString(t[len(textTag):]); err == nil {
+			return string(b)
+		}
+	}
+	return src
 }
 
 // describeOdd names a column value the reference never writes, shortened

@@ -219,3 +219,60 @@ func TestCensusCountsNullRows(t *testing.T) {
 		}
 	})
 }
+
+// TestInvalidUTF8VerAndExpiry: a ver or expires_at that another program
+// left as TEXT whose bytes are not UTF-8 reads as a malformed row naming
+// the TEXT (as on a file) through Get, GetRaw, List and Dump on every
+// transport. Over sqld every read of the range failed before with
+// "invalid utf-8 sequence": the server cannot put the cell in its JSON
+// answer, as with a TEXT value (TestInvalidUTF8TextIsRead).
+func TestInvalidUTF8VerAndExpiry(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		mustSet(t, s, `["a", "1"]`, `1`, nil)
+		mustSet(t, s, `["a", "3"]`, `3`, nil)
+		storetest.Exec(t, url, fmt.Sprintf(`INSERT INTO kv VALUES (x'%s', '2', CAST(x'ff39' AS TEXT), CAST(x'fe' AS TEXT))`, keyHex(t, `["a", "2"]`)))
+		const want = `ver is TEXT "\xff9"; expires_at is TEXT "\xfe" (never expires: SQLite orders it after every number)`
+		ctx := storetest.Ctx(t)
+		k := storetest.Key(t, `["a", "2"]`)
+		e, found, err := s.Get(ctx, k)
+		if err != nil || !found || e.Malformed != want || e.Ver != 0 || e.ExpiresAt != nil {
+			t.Fatalf("Get: %+v found %v err %v, want malformed %q", e, found, err, want)
+		}
+		if e, _, err := s.GetRaw(ctx, codec.MustEncode(k)); err != nil || e.Malformed != want {
+			t.Errorf("GetRaw: %q %v", e.Malformed, err)
+		}
+		p, err := s.List(ctx, store.ListOptions{Prefix: storetest.Key(t, `["a"]`)})
+		if err != nil || len(p.Entries) != 3 || p.Entries[1].Malformed != want || p.Entries[2].Ver == 0 {
+			t.Fatalf("List: %+v %v", p.Entries, err)
+		}
+		n := 0
+		err = s.Dump(ctx, nil, func(e store.Entry) error {
+			if e.Malformed != "" && e.Malformed != want {
+				t.Errorf("Dump: %q", e.Malformed)
+			}
+			n++
+			return nil
+		})
+		if err != nil || n != 3 {
+			t.Errorf("Dump: %d rows, %v", n, err)
+		}
+	})
+}
+
+// TestInvalidUTF8ExpiryInChildren: a child whose first row has a non-UTF-8
+// TEXT expires_at is listed (as live: such a cell never expires) on every
+// transport; over sqld the level failed before.
+func TestInvalidUTF8ExpiryInChildren(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		mustSet(t, s, `["a", "1"]`, `1`, nil)
+		storetest.Exec(t, url, fmt.Sprintf(`INSERT INTO kv VALUES (x'%s', '2', 9, CAST(x'fe' AS TEXT))`, keyHex(t, `["b"]`)))
+		p, err := s.Children(storetest.Ctx(t), nil, store.ChildrenOptions{})
+		if err != nil || len(p.Children) != 2 {
+			t.Fatalf("Children: %+v %v", p, err)
+		}
+	})
+}

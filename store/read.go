@@ -23,7 +23,7 @@ func (s *Store) Get(ctx context.Context, key codec.Key) (e Entry, found bool, er
 	var v bytesCol
 	var ver verCol
 	var exp expiryCol
-	found, err = s.queryRow(ctx, "SELECT "+s.valueSQL()+", ver, expires_at FROM kv WHERE k = ? AND "+liveSQL, []any{enc, s.Now()}, &v, &ver, &exp)
+	found, err = s.queryRow(ctx, "SELECT "+s.valueSQL()+", "+s.intSQL("ver")+", "+s.intSQL("expires_at")+" FROM kv WHERE k = ? AND "+liveSQL, []any{enc, s.Now()}, &v, &ver, &exp)
 	if err != nil || !found {
 		return Entry{}, false, err
 	}
@@ -40,7 +40,7 @@ func (s *Store) GetRaw(ctx context.Context, raw []byte) (e Entry, found bool, er
 	if raw == nil {
 		raw = []byte{}
 	}
-	found, err = s.queryRow(ctx, "SELECT "+s.valueSQL()+", ver, expires_at FROM kv WHERE k = ?", []any{raw}, &v, &ver, &exp)
+	found, err = s.queryRow(ctx, "SELECT "+s.valueSQL()+", "+s.intSQL("ver")+", "+s.intSQL("expires_at")+" FROM kv WHERE k = ?", []any{raw}, &v, &ver, &exp)
 	if err != nil || !found {
 		return Entry{}, false, err
 	}
@@ -446,7 +446,9 @@ func scanEntry(rows interface{ Scan(dest ...any) error }, extra ...any) (Entry, 
 
 // entrySQL is the select list of every entry read: k, v, ver, expires_at,
 // with v as valueSQL gives it.
-func (s *Store) entrySQL() string { return "k, " + s.valueSQL() + " AS v, ver, expires_at" }
+func (s *Store) entrySQL() string {
+	return "k, " + s.valueSQL() + " AS v, " + s.intSQL("ver") + ", " + s.intSQL("expires_at")
+}
 
 // valueSQL selects the v column so that any server can answer it. A TEXT
 // value is any bytes to SQLite, and another program may have stored bytes
