@@ -248,6 +248,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Browse):
 		ev, ok := m.reading()
+		if sel, _ := m.selected(); ok && sel.n != ev.n {
+			// The newest came as enter was pressed: back to the row read,
+			// pinned, so that the screen shows what enter acts on.
+			m.list.ID, m.pinned, m.movedAt = strconv.Itoa(ev.n), true, time.Time{}
+			m.list.Follow(m.ids(), m.listRows())
+		}
 		switch {
 		case !ok:
 			return m, nil

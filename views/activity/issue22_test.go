@@ -131,24 +131,31 @@ func TestFollowingOrPinned(t *testing.T) {
 	if jump := pressEnter(h); jump == nil || codec.Format(jump.Key) != `["n", 1]` {
 		t.Errorf("enter as the newest arrived jumps to %v, want the row read, [\"n\", 1]", jump)
 	}
-	at = at.Add(followGrace + time.Millisecond)
-	if jump := pressEnter(h); jump == nil || codec.Format(jump.Key) != `["n", 2]` {
-		t.Errorf("enter once the newest has shown jumps to %v, want [\"n\", 2]", jump)
-	}
-	h.Keys("j")
-	h.RequireView("pinned, 1 newer (g follows)")
-	put(3)
-	put(4)
-	h.Refresh()
-	h.RequireView("pinned, 3 newer (g follows)")
-	if jump := pressEnter(h); jump == nil || codec.Format(jump.Key) != `["n", 1]` {
-		t.Errorf("pinned, enter jumps to %v, want the pinned row [\"n\", 1]", jump)
+	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 1]` || !h.M.pinned {
+		t.Errorf("after that enter the cursor is on %s (pinned %v), want the row read, pinned", codec.Format(ev.key), h.M.pinned)
 	}
 	h.Keys("g")
 	h.RequireView("· following")
+	put(3)
+	h.Refresh()
+	at = at.Add(followGrace + time.Millisecond)
+	if jump := pressEnter(h); jump == nil || codec.Format(jump.Key) != `["n", 3]` {
+		t.Errorf("enter once the newest has shown jumps to %v, want [\"n\", 3]", jump)
+	}
+	h.Keys("j")
+	h.RequireView("pinned, 1 newer (g follows)")
+	put(4)
 	put(5)
 	h.Refresh()
-	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 5]` {
+	h.RequireView("pinned, 3 newer (g follows)")
+	if jump := pressEnter(h); jump == nil || codec.Format(jump.Key) != `["n", 2]` {
+		t.Errorf("pinned, enter jumps to %v, want the pinned row [\"n\", 2]", jump)
+	}
+	h.Keys("g")
+	h.RequireView("· following")
+	put(6)
+	h.Refresh()
+	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 6]` {
 		t.Errorf("following again, the cursor is on %s", codec.Format(ev.key))
 	}
 }
