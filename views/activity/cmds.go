@@ -15,10 +15,9 @@ import (
 // one refresh chains. The rest is read by the next refresh or, when none
 // comes (the store went still after a bulk write), on a tick at walkPace:
 // the tab catches up, and says how far it has read meanwhile.
-const (
-	pageRows        = 200
-	pagesPerRefresh = 5
-)
+const pagesPerRefresh = 5
+
+var pageRows = 200 // a variable for tests only
 
 // position is where the next read of the feed starts: after a stamp (and
 // a key inside its commit), the last page's mark and a paced walk under

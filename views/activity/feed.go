@@ -197,6 +197,8 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
 	if p.Walk == nil {
 		f.after, f.afterK = p.Next, p.NextKey
 	}
+	f.trim()
+	f.trimOrder()
 	f.started = true
 }
 
@@ -215,6 +217,11 @@ func (f *feed) add(ev event) {
 	ev.n = f.next
 	f.next++
 	f.events = append(f.events, ev)
+}
+
+// trim drops the oldest events past maxEvents, once a page (dropping them
+// event by event copied the 2,000 kept for each row of a bulk write).
+func (f *feed) trim() {
 	if over := len(f.events) - maxEvents; over > 0 {
 		f.events = append([]event(nil), f.events[over:]...)
 		f.dropped += over
@@ -240,6 +247,10 @@ func (f *feed) remember(raw []byte, r seenRow) {
 	}
 	f.seen[string(raw)] = r
 	f.order = append(f.order, raw)
+}
+
+// trimOrder lets go of the rows past the recheck window, once a page.
+func (f *feed) trimOrder() {
 	if over := len(f.order) - 4*maxRecheck; over > 0 {
 		// Rows past the window are no longer watched for deletion.
 		for _, k := range f.order[:over] {
