@@ -65,7 +65,8 @@ type Model struct {
 	gen     int
 	loading bool
 	err     error
-	behind  bool // the last refresh stopped after pagesPerRefresh pages: a tick reads on
+	behind  bool          // the last refresh stopped after pagesPerRefresh pages: a tick reads on
+	endedAt store.Version // seq and rows where the last refresh ended
 
 	// pinned: the user moved the cursor, which keeps its event as newer
 	// ones arrive above it; else the list follows the newest event.
@@ -218,14 +219,18 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 			m.movedAt = wallNow()
 		}
 	}
-	if msg.page.More && msg.chained < pagesPerRefresh {
+	limit := pagesPerRefresh
+	if m.behind && msg.page.Version == m.endedAt {
+		limit = pagesIdle // catching up on a still store
+	}
+	if msg.page.More && msg.chained < limit {
 		s, err := m.engine()
 		if err == nil {
 			return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), nil, m.deps.Now(), false, msg.chained+1)
 		}
 	}
 	m.loading = false
-	m.behind = msg.page.More
+	m.behind, m.endedAt = msg.page.More, msg.page.Version
 	if msg.page.Walk != nil || m.f.due > 0 || m.behind {
 		// A walk under way, rows kept still to recheck since the last
 		// commit, or a backlog left to read: go on at a pace even if the

@@ -15,7 +15,13 @@ import (
 // one refresh chains. The rest is read by the next refresh or, when none
 // comes (the store went still after a bulk write), on a tick at walkPace:
 // the tab catches up, and says how far it has read meanwhile.
-const pagesPerRefresh = 5
+// pagesIdle bounds them instead when nothing was committed since the last
+// refresh ended: no writer to meet on a file's lock, so a backlog left by
+// a bulk write is read five times as fast (5,000 rows a tick).
+const (
+	pagesPerRefresh = 5
+	pagesIdle       = 25
+)
 
 var pageRows = 200 // a variable for tests only
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -348,5 +349,41 @@ func TestColumnsStayPut(t *testing.T) {
 		if got := h.ViewLine("STAMP"); got != header {
 			t.Fatalf("the header moved as the rows scrolled:\n%s\n%s", header, got)
 		}
+	}
+}
+
+// TestIdleCatchUpReadsMore (issue 22 point 1): once nothing is committed
+// between two of its reads, the tab reads a backlog 25 pages a tick
+// rather than 5 (no writer to meet on a file's lock): 800 rows in pages
+// of 20 take two ticks after the refresh, not seven.
+func TestIdleCatchUpReadsMore(t *testing.T) {
+	defer func(n int) { pageRows = n }(pageRows)
+	pageRows = 20
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	h := newActivityHarness(t, s, clock, 120, 40)
+	bulk(t, s, 4, 200)
+	seq := seqOf(t, s)
+	m, cmd := h.M.Refresh()
+	ticks := 0
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 && (m.behind || m.loading || m.f.after != seq) {
+		c := queue[0]
+		queue = queue[1:]
+		for _, msg := range collect(c) {
+			if _, ok := msg.(walkTick); ok {
+				ticks++
+			}
+			var next tea.Cmd
+			m, next = m.Update(msg)
+			if next != nil {
+				queue = append(queue, next)
+			}
+		}
+	}
+	if m.f.after != seq {
+		t.Fatalf("read to stamp %d of seq %d", m.f.after, seq)
+	}
+	if ticks > 2 {
+		t.Errorf("catching up took %d ticks, want 2", ticks)
 	}
 }
