@@ -215,7 +215,11 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		was := m.list.ID
 		m.list.Set(0, m.ids(), m.listRows())
 		if was != "" && was != m.list.ID {
-			m.read, _ = strconv.Atoi(was)
+			// Heads that came and went within followGrace were not read:
+			// the row read stays the one before them.
+			if m.movedAt.IsZero() || wallNow().Sub(m.movedAt) >= followGrace {
+				m.read, _ = strconv.Atoi(was)
+			}
 			m.movedAt = wallNow()
 		}
 	}

@@ -129,8 +129,11 @@ func TestFollowingOrPinned(t *testing.T) {
 	put(1)
 	h.Refresh()
 	h.RequireView("· following")
+	at = at.Add(followGrace) // ["n", 1] has shown long enough to be read
 	put(2)
 	h.Refresh() // ["n", 2] takes the cursor as the user reads ["n", 1]
+	put(9)
+	h.Refresh() // and ["n", 9] at once after it: ["n", 1] is still the row read
 	if jump := pressEnter(h); jump == nil || codec.Format(jump.Key) != `["n", 1]` {
 		t.Errorf("enter as the newest arrived jumps to %v, want the row read, [\"n\", 1]", jump)
 	}
@@ -151,8 +154,8 @@ func TestFollowingOrPinned(t *testing.T) {
 	put(5)
 	h.Refresh()
 	h.RequireView("pinned, 3 newer (g follows)")
-	if jump := pressEnter(h); jump == nil || codec.Format(jump.Key) != `["n", 2]` {
-		t.Errorf("pinned, enter jumps to %v, want the pinned row [\"n\", 2]", jump)
+	if jump := pressEnter(h); jump == nil || codec.Format(jump.Key) != `["n", 9]` {
+		t.Errorf("pinned, enter jumps to %v, want the pinned row [\"n\", 9]", jump)
 	}
 	h.Keys("g")
 	h.RequireView("· following")
