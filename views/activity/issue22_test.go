@@ -358,7 +358,8 @@ func TestColumnsStayPut(t *testing.T) {
 // TestIdleCatchUpReadsMore (issue 22 point 1): once nothing is committed
 // between two of its reads, the tab reads a backlog 25 pages a tick
 // rather than 5 (no writer to meet on a file's lock): 800 rows in pages
-// of 20 take two ticks after the refresh, not seven.
+// of 20 take two ticks after the refresh, not seven; meanwhile the title
+// says how far it has read.
 func TestIdleCatchUpReadsMore(t *testing.T) {
 	defer func(n int) { pageRows = n }(pageRows)
 	pageRows = 20
@@ -380,6 +381,9 @@ func TestIdleCatchUpReadsMore(t *testing.T) {
 			m, next = m.Update(msg)
 			if next != nil {
 				queue = append(queue, next)
+			}
+			if m.behind && !m.loading && !strings.Contains(ansi.Strip(m.View()), fmt.Sprintf("catching up: read to stamp %d", m.f.after)) {
+				t.Errorf("behind, the title does not say how far it read:\n%s", m.View())
 			}
 		}
 	}
