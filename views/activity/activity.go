@@ -6,6 +6,8 @@
 package activity
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -35,7 +37,7 @@ func DefaultKeys() Keys {
 		NavKeys: widgets.DefaultNavKeys(),
 		Browse:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "the key in Browse")),
 		Mark:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark: show only what changes from now on")),
-		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by key prefix")),
+		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter: a word in the key, or a key prefix")),
 		Clear:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter, then the mark")),
 		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read the feed now")),
 	}
@@ -63,14 +65,28 @@ type Model struct {
 	gen     int
 	loading bool
 	err     error
-	behind  bool // the last refresh stopped after pagesPerRefresh pages
+	behind  bool          // the last refresh stopped after pagesPerRefresh pages: a tick reads on
+	endedAt store.Version // seq and rows where the last refresh ended
+
+	// pinned: the user moved the cursor, which keeps its event as newer
+	// ones arrive above it; else the list follows the newest event.
+	pinned bool
+	// While following, read is the event the cursor was on before the
+	// newest arrived (at movedAt, wall clock): an enter within followGrace
+	// of the move acts on it, the row the user was reading.
+	read    int
+	movedAt time.Time
 
 	mark      *mark
-	filter    codec.Key // shown: keys under it
-	filterTxt string
+	filter    codec.Key // shown: keys under it (a text starting with [)
+	filterTxt string    // the filter in force; a plain word matches key texts
 	filtering bool
 	filterIn  textinput.Model
 	filterErr string
+	before    struct { // the filter in force when / was pressed (esc puts it back)
+		filter codec.Key
+		text   string
+	}
 
 	list widgets.ListCursor // over the shown events, newest first; id: event n
 }
@@ -79,9 +95,19 @@ type Model struct {
 func New(deps views.Deps, styles themes.Styles) Model {
 	return Model{
 		deps: deps, styles: styles, keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
-		filterIn: widgets.NewInput("/", `key prefix, e.g. ["dwk_lease"]`, styles),
+		filterIn: widgets.NewInput("/", filterHint, styles),
 	}
 }
+
+// filterHint is the filter input's placeholder: what it takes.
+const filterHint = `a word in the key, or a key prefix: ["dwk_lease"]`
+
+// followGrace is how long after the newest event took the cursor an enter
+// still acts on the row the user was reading (a variable for tests).
+var followGrace = time.Second
+
+// wallNow is the wall clock (what a reader's reaction is measured on).
+var wallNow = time.Now
 
 // Init reads where seq stands and the last commits before it (under
 // generation 0, which the model holds until its first Refresh).
@@ -138,7 +164,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case fed:
 		return m.onFed(msg)
 	case walkTick:
-		if msg.session != m.deps.Session || msg.gen != m.gen || (m.f.walk == nil && m.f.due <= 0) {
+		if msg.session != m.deps.Session || msg.gen != m.gen || (m.f.walk == nil && m.f.due <= 0 && !m.behind) {
 			return m, nil // a refresh came first
 		}
 		return m.Refresh()
@@ -175,27 +201,44 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.err = nil
-	atHead := m.list.Cur == 0 // on the newest event: stay on the newest
 	// A walk under way keeps the position it started from (the first
 	// read's is the backlog's).
 	m.f.after, m.f.afterK = msg.pos.after, msg.pos.afterKey
-	m.f.apply(msg.page, msg.keys, msg.now, msg.start)
-	if atHead {
-		m.list.Set(0, m.ids(), m.listRows())
-	} else {
-		m.list.Follow(m.ids(), m.listRows())
+	if msg.start {
+		m.f.openSeq = msg.openSeq
 	}
-	if msg.page.More && msg.chained < pagesPerRefresh {
+	m.f.apply(msg.page, msg.keys, msg.now)
+	if m.pinned {
+		m.list.Follow(m.ids(), m.listRows())
+	} else {
+		// Following the newest: remember the row the user was reading.
+		was := m.list.ID
+		m.list.Set(0, m.ids(), m.listRows())
+		if was != "" && was != m.list.ID {
+			// Heads that came and went within followGrace were not read:
+			// the row read stays the one before them.
+			if m.movedAt.IsZero() || wallNow().Sub(m.movedAt) >= followGrace {
+				m.read, _ = strconv.Atoi(was)
+			}
+			m.movedAt = wallNow()
+		}
+	}
+	limit := pagesPerRefresh
+	if m.behind && msg.page.Version == m.endedAt {
+		limit = pagesIdle // catching up on a still store
+	}
+	if msg.page.More && msg.chained < limit {
 		s, err := m.engine()
 		if err == nil {
 			return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), nil, m.deps.Now(), false, msg.chained+1)
 		}
 	}
 	m.loading = false
-	m.behind = msg.page.More
-	if msg.page.Walk != nil || m.f.due > 0 {
-		// A walk under way, or rows kept still to recheck since the last
-		// commit: go on at a pace even if the store stays still.
+	m.behind, m.endedAt = msg.page.More, msg.page.Version
+	if msg.page.Walk != nil || m.f.due > 0 || m.behind {
+		// A walk under way, rows kept still to recheck since the last
+		// commit, or a backlog left to read: go on at a pace even if the
+		// store stays still.
 		session, gen := m.deps.Session, m.gen
 		return m, tea.Tick(walkPace, func(time.Time) tea.Msg { return walkTick{session: session, gen: gen} })
 	}
@@ -206,37 +249,48 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
 	if m.list.Handle(msg, k.NavKeys, m.ids(), m.listRows()) {
+		// Moving pins the cursor to its event; the top follows again.
+		m.pinned = !key.Matches(msg, k.Top)
+		m.movedAt = time.Time{}
 		return m, nil
 	}
 	switch {
 	case key.Matches(msg, k.Browse):
-		ev, ok := m.selected()
+		ev, ok := m.reading()
+		if sel, _ := m.selected(); ok && sel.n != ev.n {
+			// The newest came as enter was pressed: back to the row read,
+			// pinned, so that the screen shows what enter acts on.
+			m.list.ID, m.pinned, m.movedAt = strconv.Itoa(ev.n), true, time.Time{}
+			m.list.Follow(m.ids(), m.listRows())
+		}
 		switch {
 		case !ok:
 			return m, nil
 		case ev.key == nil:
 			return m, views.Flash(views.FlashInfo, "this row's key does not decode: Browse shows it under (undecodable)")
-		case ev.kind == evDeleted || ev.kind == evExpired:
-			// Not in the store as a rule: say so, and show where it was.
-			return m, locate(m.deps.Store, m.deps.Session, ev, m.deps.Now())
 		}
-		return m, views.Goto(ev.key)
+		// Deleted, expired, or a set whose row may be gone since: look
+		// where the key stands now, say so, and show it (or where it was).
+		return m, locate(m.deps.Store, m.deps.Session, ev, m.deps.Now())
 	case key.Matches(msg, k.Mark):
 		if m.mark != nil {
 			m.mark = nil
 			return m, views.Flash(views.FlashInfo, "mark cleared: the whole feed shows")
 		}
 		m.mark = &mark{n: m.f.next, at: m.deps.Now(), seq: m.f.after}
-		m.list.Follow(m.ids(), m.listRows())
+		m.pinned = false
+		m.list.Set(0, m.ids(), m.listRows())
 		return m, views.Flash(views.FlashInfo, "marked at seq %d: only what changes from now on shows (m again clears)", m.f.after)
 	case key.Matches(msg, k.Filter):
+		m.filterIn.Placeholder = filterHint
 		m.filtering = true
+		m.before.filter, m.before.text = m.filter, m.filterTxt
 		m.filterIn.SetValue(m.filterTxt)
 		m.filterIn.CursorEnd()
 		return m, m.filterIn.Focus()
 	case key.Matches(msg, k.Clear):
 		switch {
-		case m.filter != nil:
+		case m.filterTxt != "":
 			m.filter, m.filterTxt = nil, ""
 		case m.mark != nil:
 			m.mark = nil
@@ -248,34 +302,64 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// handleFilter handles the keys while the filter is typed: enter applies
-// a key prefix in kvdeck's key syntax, esc leaves it as it was.
+// handleFilter handles the keys while the filter is typed. It applies as
+// it is typed, as Browse's does: a plain word matches the keys whose text
+// holds it (any case), a text starting with [ is a key prefix in kvdeck's
+// key syntax (applied once it parses; enter on one that does not says
+// why). enter keeps it, esc puts back the one in force before /.
 func (m Model) handleFilter(msg tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, m.input.Cancel):
 		m.filtering, m.filterErr = false, ""
 		m.filterIn.Blur()
+		m.filter, m.filterTxt = m.before.filter, m.before.text
+		m.list.Follow(m.ids(), m.listRows())
 		return m, nil
 	case key.Matches(msg, m.input.Accept):
-		text := m.filterIn.Value()
-		if text == "" {
-			m.filter, m.filterTxt, m.filtering, m.filterErr = nil, "", false, ""
-			m.list.Follow(m.ids(), m.listRows())
-			return m, nil
-		}
-		k, err := codec.Parse(text)
-		if err != nil {
+		if err := m.setFilter(m.filterIn.Value()); err != nil {
 			m.filterErr = err.Error()
 			return m, nil
 		}
-		m.filter, m.filterTxt, m.filtering, m.filterErr = k, text, false, ""
+		m.filtering, m.filterErr = false, ""
 		m.filterIn.Blur()
-		m.list.Set(0, m.ids(), m.listRows())
 		return m, nil
 	}
 	var cmd tea.Cmd
 	m.filterIn, cmd = m.filterIn.Update(msg)
+	if m.setFilter(m.filterIn.Value()) == nil {
+		m.filterErr = ""
+	}
 	return m, cmd
+}
+
+// setFilter puts text in force when it is a filter: a word, or a key
+// prefix that parses.
+func (m *Model) setFilter(text string) error {
+	var k codec.Key
+	if strings.HasPrefix(strings.TrimSpace(text), "[") {
+		var err error
+		if k, err = codec.Parse(text); err != nil {
+			return err
+		}
+	}
+	m.filter, m.filterTxt = k, text
+	m.pinned = false
+	m.list.Set(0, m.ids(), m.listRows())
+	return nil
+}
+
+// reading is the event enter acts on: the selected one, or, when the list
+// follows the newest and it took the cursor less than followGrace ago,
+// the one the user was reading before it came.
+func (m Model) reading() (event, bool) {
+	if !m.pinned && !m.movedAt.IsZero() && wallNow().Sub(m.movedAt) < followGrace {
+		for _, ev := range m.shown() {
+			if ev.n == m.read {
+				return ev, true
+			}
+		}
+	}
+	return m.selected()
 }
 
 // ShortHelp lists the keys the message line shows.

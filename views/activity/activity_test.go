@@ -12,7 +12,6 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
-	"kvdeck/views"
 	"kvdeck/views/viewtest"
 )
 
@@ -165,11 +164,8 @@ func TestMarkFilterJump(t *testing.T) {
 		t.Errorf("under the mark and /[\"x\"]: %v", ev)
 	}
 	golden.RequireEqual(t, h.M.View())
-	var jumped views.GotoMsg
-	cmd := func() { _, c := h.M.Update(viewtest.Key("enter")); jumped = c().(views.GotoMsg) }
-	cmd()
-	if codec.Format(jumped.Key) != `["x", 3]` {
-		t.Errorf("enter jumps to %v", jumped.Key)
+	if jumped := pressEnter(h); jumped == nil || codec.Format(jumped.Key) != `["x", 3]` {
+		t.Errorf("enter jumps to %v", jumped)
 	}
 	h.Keys("esc")
 	if h.M.filter != nil || h.M.mark == nil {
@@ -230,11 +226,8 @@ func TestActivityClickSelectsARow(t *testing.T) {
 	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 1]` {
 		t.Fatalf("a click on [\"n\", 1]'s row selects %v", ev.key)
 	}
-	_, c := h.M.Update(viewtest.Key("enter"))
-	if msg := c(); msg == nil {
-		t.Errorf("enter after the click does nothing")
-	} else if jumped, ok := msg.(views.GotoMsg); !ok || codec.Format(jumped.Key) != `["n", 1]` {
-		t.Errorf("enter after the click sends %+v", msg)
+	if jumped := pressEnter(h); jumped == nil || codec.Format(jumped.Key) != `["n", 1]` {
+		t.Errorf("enter after the click jumps to %+v", jumped)
 	}
 	h.ClickOn("STAMP", 0)
 	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 1]` {

@@ -12,12 +12,18 @@ import (
 )
 
 // pageRows bounds one read of the feed; pagesPerRefresh bounds the reads
-// one refresh chains (the rest waits for the next refresh, and the view
-// says it is behind).
+// one refresh chains. The rest is read by the next refresh or, when none
+// comes (the store went still after a bulk write), on a tick at walkPace:
+// the tab catches up, and says how far it has read meanwhile.
+// pagesIdle bounds them instead when nothing was committed since the last
+// refresh ended: no writer to meet on a file's lock, so a backlog left by
+// a bulk write is read five times as fast (5,000 rows a tick).
 const (
-	pageRows        = 200
 	pagesPerRefresh = 5
+	pagesIdle       = 25
 )
+
+var pageRows = 200 // a variable for tests only
 
 // position is where the next read of the feed starts: after a stamp (and
 // a key inside its commit), the last page's mark and a paced walk under
@@ -30,7 +36,8 @@ type position struct {
 }
 
 // walkTick continues a paced walk of the table (store.ChangesPage.Walk),
-// or the recheck of the rows kept, when no refresh comes first.
+// the recheck of the rows kept, or the reading of a backlog cut by
+// pagesPerRefresh, when no refresh comes first.
 type walkTick struct{ session, gen int }
 
 // walkPace is how often a paced walk or a recheck goes on without a
@@ -44,8 +51,9 @@ type fed struct {
 	pos          position // where the page started
 	keys         [][]byte // the rows rechecked, in the order of page.Rechecked
 	now          int64
-	start        bool // the first read: a backlog, from before the tab opened
-	chained      int  // pages read by this refresh so far
+	start        bool  // the first read: a backlog, from before the tab opened
+	openSeq      int64 // where seq stood at the first read (start)
+	chained      int   // pages read by this refresh so far
 	err          error
 }
 
@@ -64,6 +72,7 @@ func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, now
 				return msg
 			}
 			pos = position{after: max(p.Version.Seq-backlog, 0), mark: p.Mark}
+			msg.openSeq = p.Version.Seq
 		}
 		msg.pos = pos
 		msg.page, msg.err = s.Changes(ctx, store.ChangesOptions{After: pos.after, AfterKey: pos.afterKey, Recheck: keys, Limit: pageRows, Mark: pos.mark, Walk: pos.walk})

@@ -2,10 +2,14 @@ package activity
 
 import (
 	"bytes"
+	"fmt"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/store/coord"
+	"kvdeck/views/widgets"
 )
 
 // Bounds of what the feed keeps: it must stay small on a store of any
@@ -54,8 +58,9 @@ type event struct {
 	old    []byte    // the value kvdeck saw before, when it saw one
 	hadOld bool
 	expiry *int64
-	before bool  // read at the start: written before the tab opened
-	seenAt int64 // the clock when kvdeck read it
+	before bool   // stamped at or before the seq the tab opened at: the backlog
+	seenAt int64  // the clock when kvdeck read it
+	text   string // the key as kvdeck's key syntax (or the raw hex): the filter's match
 }
 
 // seenRow is what kvdeck last read of a row: the recheck set.
@@ -85,6 +90,10 @@ type feed struct {
 	next    int // the n of the next event
 	dropped int // events dropped past maxEvents
 	version store.Version
+	// openSeq is where seq stood when the tab opened: a row stamped at or
+	// before it is the backlog (`earlier`), however many pages it takes.
+	openSeq int64
+	keyW    int // the widest key text kept (the KEY column's width)
 }
 
 // recordKind names the coordination record a key belongs to (as
@@ -129,7 +138,7 @@ func (f *feed) recheckKeys(batch int) [][]byte {
 // were rechecked (in the order of keys). Changes become events in stamp
 // order, then the rows that vanished: deleted, or expired when their
 // expiry has passed.
-func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool) {
+func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
 	if p.Mark != f.mark || p.Version != f.version {
 		f.due = len(f.order) // a commit: every row kept is due again
 	}
@@ -141,7 +150,7 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool)
 	for _, e := range p.Entries {
 		raw := string(e.Raw)
 		changed[raw] = true
-		ev := event{kind: evSet, raw: e.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, before: before, seenAt: now}
+		ev := event{kind: evSet, raw: e.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, before: e.Ver <= f.openSeq, seenAt: now}
 		if e.KeyErr == nil {
 			ev.record = recordKind(e.Key)
 		} else {
@@ -188,6 +197,8 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64, before bool)
 	if p.Walk == nil {
 		f.after, f.afterK = p.Next, p.NextKey
 	}
+	f.trim()
+	f.trimOrder()
 	f.started = true
 }
 
@@ -201,13 +212,29 @@ func (f *feed) position() position {
 }
 
 func (f *feed) add(ev event) {
+	ev.text = keyText(ev)
+	f.keyW = max(f.keyW, ansi.StringWidth(ev.text))
 	ev.n = f.next
 	f.next++
 	f.events = append(f.events, ev)
+}
+
+// trim drops the oldest events past maxEvents, once a page (dropping them
+// event by event copied the 2,000 kept for each row of a bulk write).
+func (f *feed) trim() {
 	if over := len(f.events) - maxEvents; over > 0 {
 		f.events = append([]event(nil), f.events[over:]...)
 		f.dropped += over
 	}
+}
+
+// keyText is the event's key in kvdeck's key syntax, sanitized (the raw
+// hex when it does not decode).
+func keyText(ev event) string {
+	if ev.key == nil {
+		return fmt.Sprintf("(undecodable) %x", ev.raw)
+	}
+	return widgets.Sanitize(codec.Format(ev.key))
 }
 
 // remember puts raw at the newest end of the recheck window.
@@ -220,6 +247,10 @@ func (f *feed) remember(raw []byte, r seenRow) {
 	}
 	f.seen[string(raw)] = r
 	f.order = append(f.order, raw)
+}
+
+// trimOrder lets go of the rows past the recheck window, once a page.
+func (f *feed) trimOrder() {
 	if over := len(f.order) - 4*maxRecheck; over > 0 {
 		// Rows past the window are no longer watched for deletion.
 		for _, k := range f.order[:over] {

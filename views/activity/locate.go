@@ -13,7 +13,8 @@ import (
 )
 
 // A deleted or expired event's key is, as a rule, not in the store any
-// more: Browse would only say "no key". enter on such an event first
+// more, and a set event's may be gone since: Browse would only say "no
+// key". enter on any event first
 // looks where the key stands now (locate) and says it in words: the row
 // is back (written again, or expired but not swept yet: Browse shows it),
 // only keys under it are left, or it is gone, and then Browse opens where
@@ -109,8 +110,17 @@ func (m Model) onLocated(msg located) (Model, tea.Cmd) {
 	// The flash line is one line: the words first, the key (which the
 	// feed shows) last.
 	what := "Deleted"
-	if msg.ev.kind == evExpired {
+	switch msg.ev.kind {
+	case evExpired:
 		what = "Expired"
+	case evSet:
+		// A set row: the key is there as a rule (Browse shows it as it
+		// is now); a row deleted or swept since says so as a deleted
+		// row does.
+		if msg.where == whereRow && !msg.expired {
+			return m, views.Goto(msg.target)
+		}
+		what = "Deleted or swept since this change"
 	}
 	var text string
 	switch msg.where {

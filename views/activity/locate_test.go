@@ -45,6 +45,19 @@ func enterOn(t *testing.T, h *viewtest.Harness[Model], kind eventKind, key strin
 	if ev, _ := h.M.selected(); ev.kind != kind || codec.Format(ev.key) != key {
 		t.Fatalf("no %s event of %s in the feed:\n%s", kind, key, h.M.View())
 	}
+	flash, jump := enterFlash(h)
+	return flash, jump
+}
+
+// pressEnter presses enter on the selected event and returns the jump the
+// tab asks of the root (nil when none), after its look-up of the store.
+func pressEnter(h *viewtest.Harness[Model]) *views.GotoMsg {
+	_, jump := enterFlash(h)
+	return jump
+}
+
+// enterFlash presses enter and returns the flash and the jump it asks.
+func enterFlash(h *viewtest.Harness[Model]) (string, *views.GotoMsg) {
 	var msgs []tea.Msg
 	m, cmd := h.M.Update(viewtest.Key("enter"))
 	for _, msg := range collect(cmd) {

@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/charmbracelet/lipgloss"
 
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
@@ -21,12 +26,20 @@ const activityNote = "Deletes issue no stamp: only rows kvdeck had read show as 
 // under the filter.
 func (m Model) shown() []event {
 	out := make([]event, 0, len(m.f.events))
+	var prefix []byte
+	if m.filter != nil {
+		prefix = codec.MustEncode(m.filter)
+	}
+	word := strings.ToLower(strings.TrimSpace(m.filterTxt))
 	for i := len(m.f.events) - 1; i >= 0; i-- {
 		ev := m.f.events[i]
 		if m.mark != nil && ev.n < m.mark.n {
 			continue
 		}
-		if m.filter != nil && !bytes.HasPrefix(ev.raw, codec.MustEncode(m.filter)) {
+		if m.filter != nil && !bytes.HasPrefix(ev.raw, prefix) {
+			continue
+		}
+		if m.filter == nil && word != "" && !strings.Contains(strings.ToLower(ev.text), word) {
 			continue
 		}
 		out = append(out, ev)
@@ -40,33 +53,80 @@ func (m Model) ids() []string {
 
 func (m Model) selected() (event, bool) { return widgets.Selected(m.list, m.shown()) }
 
-// Layout: the feed on top, the selected event under it.
-func (m Model) detailHeight() int { return min(max(m.height/3, 7), 12) }
-func (m Model) listHeight() int   { return max(m.height-m.detailHeight(), 6) }
-func (m Model) inner() int        { return m.width - m.styles.Pane.GetHorizontalFrameSize() }
+// Layout: the feed on top, the selected event under it. The list keeps
+// at least minRows rows: the note folds away first, then the detail
+// shrinks to its essential fields (key, what, before and after).
+const minRows = 5
 
-// listRows: the pane less its frame, the title, the header, the filter
-// line and the note's lines.
-func (m Model) listRows() int {
-	return max(m.listHeight()-m.styles.Pane.GetVerticalFrameSize()-3-len(m.noteLines()), 1)
+func (m Model) inner() int { return m.width - m.styles.Pane.GetHorizontalFrameSize() }
+
+// layout returns the detail pane's height, the list's rows and the note's
+// lines (nil when folded away).
+func (m Model) layout() (detail, rows int, note []string) {
+	fixed := m.styles.Pane.GetVerticalFrameSize() + 2 + len(m.errLines(m.inner())) // title, header
+	if m.filtering || m.filterTxt != "" {
+		fixed++ // the filter line
+	}
+	if len(m.f.events) > 0 && m.f.dropped > 0 {
+		fixed++ // the dropped line under the oldest kept
+	}
+	detail = min(max(m.height/3, 7), 12)
+	rows = m.height - detail - fixed
+	if rows < minRows {
+		detail = max(m.height-fixed-minRows, 4)
+		rows = m.height - detail - fixed
+	}
+	if note = m.noteLines(); rows-len(note) < minRows {
+		note = nil
+	}
+	return detail, max(rows-len(note), 1), note
 }
+
+func (m Model) detailHeight() int { d, _, _ := m.layout(); return d }
+func (m Model) listHeight() int   { return m.height - m.detailHeight() }
+
+// listRows is the number of event rows the list shows.
+func (m Model) listRows() int { _, r, _ := m.layout(); return r }
 
 // noteLines is the note wrapped to the pane.
 func (m Model) noteLines() []string {
 	return widgets.ProseLines(activityNote, m.styles.Muted, m.inner())
 }
 
-// eventColumns: KEY (keyColumn) grows to 48 cells, room for
+// eventColumns: fixed widths, whatever the rows in view (Keep), so that
+// the columns do not jump as rows scroll. STAMP is as wide as seq's
+// digits, KEY as the widest key kept (up to keyMax cells, room for
 // ["dwk_queue_due", "invoices", 17…46, "…d136"]: a long key is shortened
-// part by part (widgets.KeyCell), so the queue and the due time that tell
-// rows apart stay.
+// part by part, widgets.KeyCell, so the queue and the due time that tell
+// rows apart stay), and CHANGE takes the rest: at least changeMin cells,
+// for which SEEN, then KIND, then KEY's width give way.
 var eventColumns = []widgets.Column{
-	{Title: "", Width: 2}, {Title: "STAMP", Width: 8, Right: true}, {Title: "WHAT", Width: 7},
-	{Title: "KIND", Width: 6, Drop: 2}, {Title: "KEY", Width: 24, Grow: true, Max: 48, Middle: true},
-	{Title: "CHANGE", Width: 0}, {Title: "SEEN", Width: 12, Drop: 1},
+	{Title: "", Width: 2, Keep: true}, {Title: "STAMP", Width: 5, Right: true, Keep: true}, {Title: "WHAT", Width: 7, Keep: true},
+	{Title: "KIND", Width: 6, Drop: 2, Keep: true}, {Title: "KEY", Width: 24, Keep: true, Middle: true},
+	{Title: "CHANGE", Width: 0, Min: changeMin}, {Title: "SEEN", Width: 12, Drop: 1, Keep: true},
 }
 
-const keyColumn = 4
+const (
+	stampColumn  = 1
+	keyColumn    = 4
+	changeColumn = 5
+	keyMax       = 48
+	keyMin       = 16
+	changeMin    = 16
+)
+
+// table lays the columns out in w cells (see eventColumns).
+func (m Model) table(w int) widgets.Table {
+	cols := append([]widgets.Column(nil), eventColumns...)
+	cols[stampColumn].Width = max(len(strconv.FormatInt(m.f.version.Seq, 10)), cols[stampColumn].Width)
+	cols[keyColumn].Width = min(max(m.f.keyW, 3), keyMax)
+	t := widgets.NewTable(cols, w)
+	if short := changeMin - t.FlexW; short > 0 && cols[keyColumn].Width > keyMin {
+		cols[keyColumn].Width = max(cols[keyColumn].Width-short, keyMin)
+		t = widgets.NewTable(cols, w)
+	}
+	return t
+}
 
 // View renders the feed and the selected event.
 func (m Model) View() string {
@@ -89,15 +149,27 @@ func (m Model) title() string {
 	if m.f.version.Rows >= 0 { // a file counts none (a count walks the table)
 		info += fmt.Sprintf(" · %d rows", m.f.version.Rows)
 	}
-	info += fmt.Sprintf(" · %d event(s)", len(m.f.events)+m.f.dropped)
+	if m.f.dropped > 0 {
+		info += fmt.Sprintf(" · newest %d of %d event(s) kept", len(m.f.events), len(m.f.events)+m.f.dropped)
+	} else {
+		info += fmt.Sprintf(" · %d event(s)", len(m.f.events))
+	}
 	if m.mark != nil {
 		info += fmt.Sprintf(" · marked at seq %d, %s: %d since", m.mark.seq, usertext.FormatTime(m.mark.at), len(m.f.events)+m.f.dropped-m.mark.n)
 	}
 	if m.behind {
-		info += " · more to read at the next refresh"
+		info += fmt.Sprintf(" · catching up: read to stamp %d", m.f.after)
 	}
 	if w := m.f.walk; w != nil {
 		info += fmt.Sprintf(" · no index on ver: walking the table at a pace (%d rows read; kvdeck index add)", w.Windows()*store.ChangesWindowPaced)
+	}
+	switch {
+	case m.pinned && m.list.Cur > 0:
+		info += fmt.Sprintf(" · pinned, %d newer (g follows)", m.list.Cur)
+	case m.pinned:
+		info += " · pinned (g follows)"
+	case len(m.f.events) > 0:
+		info += " · following"
 	}
 	if m.loading {
 		info += " · reading…"
@@ -115,17 +187,18 @@ func (m Model) listView() string {
 	for i := from; i < to; i++ {
 		cells = append(cells, m.eventCells(evs[i], i == m.list.Cur))
 	}
-	t := widgets.FitTable(eventColumns, w, cells)
+	t := m.table(w)
 	for i := from; i < to; i++ {
-		// Measured whole, drawn shortened by part to the column.
+		// Drawn shortened by part to the column; values to theirs.
 		if k := evs[i].key; k != nil {
 			cells[i-from][keyColumn] = widgets.KeyCell(st, k, t.Width(keyColumn))
 		}
+		cells[i-from][changeColumn] = m.changeCell(evs[i], t.Width(changeColumn))
 	}
 	lines = append(lines, t.Header(st))
 	if len(evs) == 0 && m.f.started {
 		text := "Nothing changed yet: writes show here as they happen (the tab reads the store when its seq or row count moves)."
-		if m.mark != nil || m.filter != nil {
+		if m.mark != nil || m.filterTxt != "" {
 			text = "Nothing under the mark and the filter yet."
 		}
 		lines = append(lines, widgets.ProseLines(text, st.Muted, w)...)
@@ -133,8 +206,20 @@ func (m Model) listView() string {
 	for i := from; i < to; i++ {
 		lines = append(lines, t.Row(st, cells[i-from], i == m.list.Cur, m.focused))
 	}
-	lines = widgets.FitTo(lines, m.listRows()+2)
-	lines = append(append(lines, m.filterLine(w)), m.noteLines()...)
+	_, rows, note := m.layout()
+	lines = widgets.FitTo(lines, rows+2+len(m.errLines(w)))
+	if len(m.f.events) > 0 && m.f.dropped > 0 {
+		// Under the oldest event kept: G stops here, and says why.
+		text := ""
+		if to == len(evs) {
+			text = fmt.Sprintf("%d older event(s) dropped: the tab keeps the newest %d", m.f.dropped, maxEvents)
+		}
+		lines = append(lines, widgets.FitWidth(st.Muted.Render(text), w))
+	}
+	if m.filtering || m.filterTxt != "" {
+		lines = append(lines, m.filterLine(w))
+	}
+	lines = append(lines, note...)
 	return widgets.Pane(widgets.PaneBox(st, m.focused), strings.Join(lines, "\n"), m.width, m.listHeight())
 }
 
@@ -153,7 +238,9 @@ func (m Model) onClick(y int) Model {
 		return m
 	}
 	top := m.styles.Pane.GetBorderTopSize() + 1 + len(m.errLines(m.inner())) + 1
-	m.list.Click(y-top, m.ids(), m.listRows())
+	if m.list.Click(y-top, m.ids(), m.listRows()) {
+		m.pinned, m.movedAt = true, time.Time{} // a row clicked is one being read
+	}
 	return m
 }
 
@@ -165,13 +252,19 @@ func (m Model) filterLine(w int) string {
 	case m.filtering:
 		return widgets.FitWidth(m.filterIn.View(), w)
 	case m.filter != nil:
-		return widgets.FitWidth(st.Accent.Render("/"+widgets.Sanitize(m.filterTxt))+st.Muted.Render(" (esc clears)"), w)
+		return widgets.FitWidth(st.Accent.Render("/"+widgets.Sanitize(m.filterTxt))+st.Muted.Render(" keys under this prefix (esc clears)"), w)
+	case m.filterTxt != "":
+		return widgets.FitWidth(st.Accent.Render("/"+widgets.Sanitize(m.filterTxt))+st.Muted.Render(" keys holding this text (esc clears)"), w)
 	}
 	return ""
 }
 
-// oneLine is a value on one line, cut to n cells.
+// oneLine is a value on one line, cut to n cells (only its head is read:
+// a 1 MB value costs no more than a short one).
 func oneLine(v []byte, n int) string {
+	if limit := 16*max(n, 1) + 64; len(v) > limit {
+		v = v[:limit]
+	}
 	s := strings.Join(strings.Fields(string(v)), " ")
 	return widgets.ClipText(widgets.Sanitize(s), n)
 }
@@ -179,15 +272,11 @@ func oneLine(v []byte, n int) string {
 func (m Model) eventCells(ev event, selected bool) []widgets.Line {
 	st := m.styles
 	stamp, what, wst := strconv.FormatInt(ev.ver, 10), ev.kind.String(), st.OK
-	change := widgets.Line{{Text: oneLine(ev.value, 40), Style: st.Text}}
+	change := widgets.Line{} // drawn to the column's width (changeCell)
 	switch ev.kind {
 	case evDeleted, evExpired:
 		stamp, wst = "—", st.Warn
-		change = widgets.Line{{Text: "was " + oneLine(ev.value, 36), Style: st.Muted}}
 	default:
-		if ev.hadOld {
-			change = widgets.Line{{Text: oneLine(ev.old, 24), Style: st.Muted}, {Text: " → ", Style: st.Muted}, {Text: oneLine(ev.value, 30), Style: st.Text}}
-		}
 		if ev.before {
 			what, wst = "earlier", st.Muted
 		}
@@ -207,41 +296,116 @@ func (m Model) eventCells(ev event, selected bool) []widgets.Line {
 	}
 }
 
-// detailView shows the selected event whole.
+// changeCell is the CHANGE column's cell, cut to its width w: the value,
+// old → new (the old value takes at most two fifths), or what a vanished
+// row was.
+func (m Model) changeCell(ev event, w int) widgets.Line {
+	st := m.styles
+	switch {
+	case ev.kind != evSet:
+		return widgets.Line{{Text: "was " + oneLine(ev.value, max(w-4, 1)), Style: st.Muted}}
+	case ev.hadOld:
+		old := oneLine(ev.old, max((w-3)*2/5, 1))
+		return widgets.Line{{Text: old, Style: st.Muted}, {Text: " → ", Style: st.Muted}, {Text: oneLine(ev.value, max(w-3-ansi.StringWidth(old), 1)), Style: st.Text}}
+	}
+	return widgets.Line{{Text: oneLine(ev.value, max(w, 1)), Style: st.Text}}
+}
+
+// detailField is one field of the detail pane: line draws its value in
+// about cells cells.
+type detailField struct {
+	label string
+	line  func(cells int) widgets.Line
+}
+
+// detailSteps share the detail pane's lines out, in turn: a step raises a
+// field to that many lines (need: all it needs, a value up to four
+// lines' worth) while lines are left. The essential fields come first
+// (key, what, after or was), then before and seen; a field that got no
+// line is left out.
+var detailSteps = []struct {
+	label string
+	lines int
+}{
+	{"key", 1}, {"what", 1}, {"after", 1}, {"was", 1}, {"what", 2}, {"before", 1}, {"seen", 1},
+	{"after", need}, {"was", need}, {"key", need}, {"before", need}, {"what", need},
+}
+
+const need = 1 << 20
+
+// detailView shows the selected event: at every size its key, what
+// happened (kind, record, stamp) and the value after (or what a vanished
+// row was), then the value before and when it was seen as room allows.
 func (m Model) detailView() string {
 	st := m.styles
 	w := m.inner()
+	n := m.detailHeight() - st.Pane.GetVerticalFrameSize()
 	ev, ok := m.selected()
 	var lines []string
 	if !ok {
-		lines = widgets.ProseLines("The selected change shows here: its key, stamp, the value before (when kvdeck had read it) and after. enter shows the key in Browse; m marks a point; / filters by key prefix.", st.Muted, w)
+		lines = widgets.ProseLines("The selected change shows here: its key, stamp, the value before (when kvdeck had read it) and after. enter shows the key in Browse; m marks a point; / filters by a word or a key prefix.", st.Muted, w)
 	} else {
-		if ev.key != nil {
-			lines = append(lines, widgets.FieldLine(st, "key", widgets.KeySpans(st, ev.key), w)...)
-		} else {
-			lines = append(lines, widgets.FieldLine(st, "key", widgets.Line{{Text: fmt.Sprintf("(undecodable) %x", ev.raw), Style: st.Warn}}, w)...)
+		lines = m.detailLines(ev, w, n)
+	}
+	return widgets.Pane(st.Pane, strings.Join(widgets.FitTo(lines, n), "\n"), m.width, m.detailHeight())
+}
+
+// detailLines lays the fields of ev out on n lines of w cells.
+func (m Model) detailLines(ev event, w, n int) []string {
+	st := m.styles
+	text := func(s string, style lipgloss.Style) func(int) widgets.Line {
+		return func(int) widgets.Line { return widgets.Line{{Text: s, Style: style}} }
+	}
+	value := func(v []byte, style lipgloss.Style) func(int) widgets.Line {
+		return func(cells int) widgets.Line { return widgets.Line{{Text: oneLine(v, cells), Style: style}} }
+	}
+	key := text(ev.text, st.Warn)
+	if ev.key != nil {
+		key = func(int) widgets.Line { return widgets.KeySpans(st, ev.key) }
+	}
+	what := ev.kind.String() + " · " + ev.record
+	switch ev.kind {
+	case evSet:
+		what += " · stamp " + codec.FormatStamp(ev.ver)
+		if ev.before {
+			what = "earlier (written before the tab opened) · " + what
 		}
-		what := ev.kind.String() + " · " + ev.record
-		switch ev.kind {
-		case evSet:
-			what += " · stamp " + codec.FormatStamp(ev.ver)
-		case evDeleted:
-			what += " · last seen with stamp " + codec.FormatStamp(ev.ver) + " (a delete issues no stamp)"
-		case evExpired:
-			what += " · its expiry " + usertext.FormatTime(*ev.expiry) + " passed (stamp " + codec.FormatStamp(ev.ver) + ")"
+	case evDeleted:
+		what += " · last seen with stamp " + codec.FormatStamp(ev.ver) + " (a delete issues no stamp)"
+	case evExpired:
+		what += " · its expiry " + usertext.FormatTime(*ev.expiry) + " passed (stamp " + codec.FormatStamp(ev.ver) + ")"
+	}
+	fields := []detailField{{"key", key}, {"what", text(what, st.Text)}, {"seen", text(usertext.FormatTime(ev.seenAt), st.Text)}}
+	if ev.kind == evSet {
+		before := text("not read by kvdeck before", st.Muted)
+		if ev.hadOld {
+			before = value(ev.old, st.Muted)
 		}
-		lines = append(lines, widgets.FieldLine(st, "what", widgets.Line{{Text: what, Style: st.Text}}, w)...)
-		lines = append(lines, widgets.FieldLine(st, "seen", widgets.Line{{Text: usertext.FormatTime(ev.seenAt), Style: st.Text}}, w)...)
-		if ev.kind == evSet {
-			before := "not read by kvdeck before"
-			if ev.hadOld {
-				before = oneLine(ev.old, 4*w)
+		fields = append(fields, detailField{"before", before}, detailField{"after", value(ev.value, st.Text)})
+	} else {
+		fields = append(fields, detailField{"was", value(ev.value, st.Muted)})
+	}
+	cells := max(w-widgets.LabelWidth, 1)
+	alloc := make([]int, len(fields))
+	spare := n
+	for _, step := range detailSteps {
+		for i, f := range fields {
+			if f.label != step.label || spare == 0 {
+				continue
 			}
-			lines = append(lines, widgets.FieldLine(st, "before", widgets.Line{{Text: before, Style: st.Muted}}, w)...)
-			lines = append(lines, widgets.FieldLine(st, "after", widgets.Line{{Text: oneLine(ev.value, 4*w), Style: st.Text}}, w)...)
-		} else {
-			lines = append(lines, widgets.FieldLine(st, "was", widgets.Line{{Text: oneLine(ev.value, 4*w), Style: st.Muted}}, w)...)
+			want := min(step.lines, len(widgets.FieldLine(st, f.label, f.line(4*cells), w)))
+			more := min(max(want-alloc[i], 0), spare)
+			alloc[i] += more
+			spare -= more
 		}
 	}
-	return widgets.Pane(st.Pane, strings.Join(widgets.FitTo(lines, m.detailHeight()-2), "\n"), m.width, m.detailHeight())
+	var lines []string
+	for i, f := range fields {
+		if alloc[i] == 0 {
+			continue // no line for it at this size
+		}
+		fl := widgets.FieldLine(st, f.label, f.line(alloc[i]*cells), w)
+		lines = append(lines, fl[:min(alloc[i], len(fl))]...)
+	}
+	return lines
 }
