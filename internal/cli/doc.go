@@ -26,7 +26,9 @@
 //
 //	Lease LeaseCmd `cmd:"" help:"Acquire, release and list leases."`
 //
-// Put the command in its own file (coord_lease.go, ...).
+// Put the command in its own file, cmd_<command>.go (cmd_lease.go holds
+// every lease subcommand), and its tests in cmd_<command>_test.go; a test
+// across commands is named after what it checks (terminal_test.go).
 //
 // # Helpers
 //
