@@ -15,17 +15,17 @@ type deleteJSON struct {
 	Key codec.Key `json:"key"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *DeleteCmd) Writes() string { return "delete" }
+
 // Run deletes the row (a plain DELETE, like the reference: no stamp, and
 // deleting an absent key succeeds).
 func (c *DeleteCmd) Run(app *App) error {
-	if err := app.Writable("delete"); err != nil {
-		return err
-	}
 	key, err := ParseKey("KEY", c.Key)
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}

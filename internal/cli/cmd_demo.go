@@ -36,6 +36,9 @@ type demoJSON struct {
 	demo.Summary
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *DemoCmd) Writes() string { return "demo" }
+
 // Run seeds the store and runs the simulation. Headless, it prints the
 // summary when the duration has passed or on Ctrl-C (exit 0 when no
 // duration was given, 130 when it was cut short); with the TUI, quitting
@@ -43,9 +46,6 @@ type demoJSON struct {
 // Store errors during the simulation exit 2.
 func (c *DemoCmd) Run(app *App) error {
 	if err := c.check(); err != nil {
-		return err
-	}
-	if err := app.Writable("demo"); err != nil {
 		return err
 	}
 	url := app.Globals.DB
@@ -61,7 +61,7 @@ func (c *DemoCmd) Run(app *App) error {
 		seed = time.Now().UnixNano()%999_999 + 1
 		fmt.Fprintf(app.Stderr, "kvdeck: demo seed %d (--seed %d repeats this run)\n", seed, seed)
 	}
-	s, err := app.OpenURLToWrite(app.Context(), url)
+	s, err := app.OpenURLToWrite(app.Context(), url, MayCreate)
 	if err != nil {
 		return err
 	}

@@ -12,15 +12,15 @@ type initJSON struct {
 	Created bool   `json:"created"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *InitCmd) Writes() string { return "init" }
+
 // Run creates the store, or confirms that there is one already.
 func (c *InitCmd) Run(app *App) error {
-	if err := app.Writable("init"); err != nil {
-		return err
-	}
 	url, _ := app.Globals.ResolveDB(app.Env)
 	opts := app.StoreOptions()
 	opts.Create, opts.Force = true, c.Force
-	s, err := app.open(app.Context(), url, opts)
+	s, err := app.openToWrite(app.Context(), url, opts)
 	if err != nil {
 		return err
 	}

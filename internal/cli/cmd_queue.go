@@ -138,6 +138,9 @@ type QueueSendCmd struct {
 	Delay string `name:"delay" placeholder:"DURATION" default:"0s" help:"Deliver no sooner than this long after now."`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *QueueSendCmd) Writes() string { return "queue send" }
+
 // Run sends the message and prints its id and due time.
 func (c *QueueSendCmd) Run(app *App) error {
 	raw := []byte(c.Body)
@@ -155,10 +158,7 @@ func (c *QueueSendCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	if err := app.Writable("queue send"); err != nil {
-		return err
-	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}
@@ -184,6 +184,9 @@ type QueuePollCmd struct {
 	DeadLetter  bool   `name:"dead-letter" help:"Keep dropped messages under [\"kvdeck_dead_letter\", NAME, id] (services never do)."`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *QueuePollCmd) Writes() string { return "queue poll" }
+
 // Run polls once at the virtual now and prints one line per delivered
 // message: {"queue","id","body","attempts","decision"}.
 func (c *QueuePollCmd) Run(app *App) error {
@@ -200,10 +203,7 @@ func (c *QueuePollCmd) Run(app *App) error {
 			return err
 		}
 	}
-	if err := app.Writable("queue poll"); err != nil {
-		return err
-	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}
@@ -247,12 +247,12 @@ type queuePurgeJSON struct {
 	Purged int    `json:"purged"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *QueuePurgeCmd) Writes() string { return "queue purge" }
+
 // Run deletes the queue's messages and prints how many went.
 func (c *QueuePurgeCmd) Run(app *App) error {
-	if err := app.Writable("queue purge"); err != nil {
-		return err
-	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}

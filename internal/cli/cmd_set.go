@@ -20,11 +20,11 @@ type commitJSON struct {
 	Versionstamp *string `json:"versionstamp"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *SetCmd) Writes() string { return "set" }
+
 // Run commits the set and prints its versionstamp.
 func (c *SetCmd) Run(app *App) error {
-	if err := app.Writable("set"); err != nil {
-		return err
-	}
 	key, err := ParseKey("KEY", c.Key)
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func (c *SetCmd) Run(app *App) error {
 		}
 		expireIn = &d
 	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}

@@ -82,10 +82,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
 		return CodeError
 	}
-	jsonDefault := false
+	jsonDefault, writes := false, ""
 	if node := kctx.Selected(); node != nil && node.Target.CanAddr() {
-		if d, ok := node.Target.Addr().Interface().(jsonDefaulter); ok {
+		cmd := node.Target.Addr().Interface()
+		if d, ok := cmd.(jsonDefaulter); ok {
 			jsonDefault = d.DefaultJSON()
+		}
+		if w, ok := cmd.(writer); ok {
+			writes = w.Writes()
 		}
 	}
 	app := &App{
@@ -100,9 +104,19 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		demoProgress: o.demoProgress,
 		wrapRecorder: o.wrapRecorder,
 		terminal:     o.terminal,
+		command:      commandOp(kctx),
+		writes:       writes,
 	}
 	if app.terminal == nil {
 		app.terminal = stdinTerminal
+	}
+	if writes != "" {
+		// The one early refusal: before Run reads any input or opens
+		// anything (a load of a large stdin is not read to be refused).
+		if err := app.readOnlyRefusal(writes); err != nil {
+			fmt.Fprintf(errw, "kvdeck: %v\n", err)
+			return ExitCode(err)
+		}
 	}
 	err = kctx.Run(app)
 	app.close()
