@@ -97,7 +97,7 @@ func printAlarmRow(app *App, class, index string, a coord.AlarmEntry) {
 		app.Out.Result(j, b.String())
 		return
 	}
-	fmt.Fprintf(&b, "  due=%s  retry=%d", usertext.FormatTimeFixed(a.EpochMs), a.RetryCount)
+	fmt.Fprintf(&b, "  due=%s  retry=%d", timeText(a.EpochMs), a.RetryCount)
 	if a.Overdue && a.Matched {
 		j.LatenessMs = &a.LatenessMs
 		fmt.Fprintf(&b, "  late=%s", millis(a.LatenessMs))
@@ -138,7 +138,7 @@ func (c *AlarmSetCmd) Run(app *App) error {
 // printAlarm prints an alarm record as {"class","id","epochMs","retryCount"}.
 func printAlarm(app *App, verb, class, id string, rec coord.AlarmRecord) {
 	app.Out.Result(alarmJSON{Class: class, ID: id, EpochMs: &rec.EpochMs, RetryCount: &rec.RetryCount},
-		fmt.Sprintf("%s%s  %s  due=%s  retry=%d", verb, usertext.Sanitize(class), usertext.Sanitize(id), usertext.FormatTime(rec.EpochMs), rec.RetryCount))
+		fmt.Sprintf("%s%s  %s  due=%s  retry=%d", verb, usertext.Sanitize(class), usertext.Sanitize(id), timeText(rec.EpochMs), rec.RetryCount))
 }
 
 // AlarmGetCmd reads an alarm.
@@ -241,7 +241,7 @@ func (c *AlarmFireCmd) Run(app *App) error {
 		}
 		msg := string(f.Outcome)
 		if f.Outcome == coord.AlarmReposted {
-			msg = fmt.Sprintf("re-posted at %s (its lease is held elsewhere: %v)", usertext.FormatTime(f.Next), f.Err)
+			msg = fmt.Sprintf("re-posted at %s (its lease is held elsewhere: %v)", timeText(f.Next), f.Err)
 		}
 		app.Warnf("%s/%s not fired: %s", f.Class, f.ID, msg)
 	}

@@ -86,7 +86,7 @@ func leaseText(r coord.LeaseRow) string {
 		if r.TTLMs > 0 {
 			fmt.Fprintf(&b, "  age=%s", millis(r.AgeMs))
 		}
-		b.WriteString("  expires=" + usertext.FormatTime(*r.ExpiresAt))
+		b.WriteString("  expires=" + timeText(*r.ExpiresAt))
 	}
 	if r.Problem != "" {
 		b.WriteString("  problem: " + usertext.Sanitize(r.Problem))
@@ -146,7 +146,7 @@ func (c *LeaseAcquireCmd) Run(app *App) error {
 		return err
 	}
 	app.Out.Result(leaseJSON{Key: l.Key, Holder: l.Holder, Versionstamp: l.Versionstamp, ExpiresAt: &l.ExpiresAt},
-		fmt.Sprintf("acquired %s  holder=%s  v=%s  expires=%s", codec.Format(l.Key), l.Holder, l.Versionstamp, usertext.FormatTime(l.ExpiresAt)))
+		fmt.Sprintf("acquired %s  holder=%s  v=%s  expires=%s", codec.Format(l.Key), l.Holder, l.Versionstamp, timeText(l.ExpiresAt)))
 	return nil
 }
 

@@ -114,21 +114,12 @@ func printMessage(app *App, queue string, m coord.QueueMessage, now int64) {
 	if !m.Ready {
 		when = "in " + millis(m.DueAt-now)
 	}
-	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), usertext.FormatTimeFixed(m.DueAt), when, m.Attempts)
+	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), timeText(m.DueAt), when, m.Attempts)
 	if m.Final {
 		text += "  final-attempt"
 	}
 	body, _ := jsonValue(m.Body)
-	app.Out.Result(j, text+"  body="+truncateText(string(body), 80))
-}
-
-// truncateText shortens s to n runes for a text line.
-func truncateText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
+	app.Out.Result(j, text+"  body="+shortValue(string(body)))
 }
 
 // QueueSendCmd enqueues a message.
@@ -168,7 +159,7 @@ func (c *QueueSendCmd) Run(app *App) error {
 			return err
 		}
 		due := now + delay.Milliseconds()
-		app.Out.Result(messageJSON{Queue: c.Name, ID: id, DueAt: &due}, fmt.Sprintf("sent %s  %s  due=%s", usertext.Sanitize(c.Name), id, usertext.FormatTime(due)))
+		app.Out.Result(messageJSON{Queue: c.Name, ID: id, DueAt: &due}, fmt.Sprintf("sent %s  %s  due=%s", usertext.Sanitize(c.Name), id, timeText(due)))
 		return nil
 	})
 }
@@ -225,13 +216,13 @@ func (c *QueuePollCmd) Run(app *App) error {
 		text := fmt.Sprintf("%s  %s  attempts=%d  %s", usertext.Sanitize(d.Queue), usertext.Sanitize(d.ID), d.Attempts, d.Decision)
 		switch d.Outcome {
 		case coord.OutcomeRequeued:
-			text += "  requeued due=" + usertext.FormatTime(d.NextDueAt)
+			text += "  requeued due=" + timeText(d.NextDueAt)
 		case coord.OutcomeDropped:
 			text += "  dropped (max attempts)"
 		}
 		body, _ := jsonValue(d.Body)
 		app.Out.Result(messageJSON{Queue: d.Queue, ID: d.ID, Body: d.Body, Attempts: &attempts, Decision: string(d.Decision)},
-			text+"  body="+truncateText(string(body), 80))
+			text+"  body="+shortValue(string(body)))
 	}
 	return err
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -108,7 +107,7 @@ func sweepText(r sweepJSON) string {
 		fmt.Fprintf(&b, "; %d more rows are expired at the clock's now but live by the real clock (kept; --include-live sweeps them)", r.LiveByReal)
 	}
 	if r.NextExpiry != nil {
-		b.WriteString("; next expiry " + usertext.FormatTime(*r.NextExpiry))
+		b.WriteString("; next expiry " + timeText(*r.NextExpiry))
 	} else {
 		b.WriteString("; no row expires later")
 	}

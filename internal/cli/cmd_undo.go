@@ -192,7 +192,7 @@ func (c *UndoCmd) preview(app *App, p journal.Plan) {
 		app.Out.Object(out)
 		return
 	}
-	app.Out.Textf("undo %s  %s  %s  (%s):", p.Entry.ID, usertext.FormatTime(p.Entry.Time.UnixMilli()), entryOp(p.Entry), plural(int64(len(p.Ops)), "key"))
+	app.Out.Textf("undo %s  %s  %s  (%s):", p.Entry.ID, timeText(p.Entry.Time.UnixMilli()), entryOp(p.Entry), plural(int64(len(p.Ops)), "key"))
 	for _, op := range p.Ops {
 		mark := " "
 		if conflict[string(op.Key)] {
@@ -244,7 +244,7 @@ func undoRowText(r *store.RawRow, withStamp bool) string {
 		b.WriteString(" v=" + codec.FormatStamp(r.Ver))
 	}
 	if r.ExpiresAt != nil {
-		b.WriteString(" expires=" + usertext.FormatTime(*r.ExpiresAt))
+		b.WriteString(" expires=" + timeText(*r.ExpiresAt))
 	}
 	return b.String()
 }

@@ -97,7 +97,7 @@ func TestCoordCommands(t *testing.T) {
 		}
 
 		// alarm
-		if out := c.must("alarm", "set", "Cart", "a1", "+1m"); out != "set Cart  a1  due=2026-01-02T00:01:00Z  retry=0\n" {
+		if out := c.must("alarm", "set", "Cart", "a1", "+1m"); out != "set Cart  a1  due=2026-01-02T00:01:00.000Z  retry=0\n" {
 			t.Fatalf("alarm set: %q", out)
 		}
 		c.must("alarm", "set", "Cart", "a2", "2026-01-02T00:00:30Z")
