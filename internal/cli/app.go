@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -89,8 +91,28 @@ func (a *App) StoreOptions() store.Options {
 // Open opens the store the global flags and environment select (--db,
 // KVDECK_DB, ...). It is closed when the command returns.
 func (a *App) Open() (*store.Store, error) {
-	url, _ := a.Globals.ResolveDB(a.Env)
-	return a.OpenURL(a.ctx, url)
+	url, source := a.Globals.ResolveDB(a.Env)
+	s, err := a.OpenURL(a.ctx, url)
+	if err != nil && source == "default" && errors.Is(err, store.ErrNotStore) {
+		err = demoHint(err)
+	}
+	return s, err
+}
+
+// demoHint replaces the hint of a missing default database (kvdeck.db)
+// where the demo's store is beside it: a newcomer who ran `kvdeck demo`
+// and then `kvdeck watch ...` in the same directory is sent to the demo's
+// store, not to `kvdeck init`, which would create an empty one (issue 22
+// point 16).
+func demoHint(err error) error {
+	path, demoPath := strings.TrimPrefix(DefaultDB, "file:"), strings.TrimPrefix(DemoDB, "file:")
+	if _, serr := os.Stat(path); !errors.Is(serr, fs.ErrNotExist) {
+		return err
+	}
+	if _, serr := os.Stat(demoPath); serr != nil {
+		return err
+	}
+	return fmt.Errorf("%w: no database at %s (the default: no --db, %s); kvdeck demo keeps its store in %s, which is here: add --db %s", store.ErrNotStore, path, strings.Join(DBEnv(), ", "), demoPath, DemoDB)
 }
 
 // Creation says whether a write may create the store where there is none

@@ -42,7 +42,7 @@ func TestTextTimesOneFormat(t *testing.T) {
 		c.must("lease", "acquire", `["dwk_lease", "job"]`, "--ttl", "30s"),
 		c.must("alarm", "set", "Cart", "ab", "+1m"),
 		c.must("queue", "send", "q", "1", "--delay", "2s"),
-		c.at(storetest.T0+60_000).must("sweep"),
+		c.at(storetest.T0 + 60_000).must("sweep"),
 	}
 	times := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 	seen := 0
