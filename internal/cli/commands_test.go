@@ -262,7 +262,7 @@ var commandCases = []struct {
 		s("set", `["k"]`, `{"a":}`).refused("JSON: codec: invalid JSON at byte 5"),
 		s("set", `["k"]`, `1 2`).refused("invalid JSON"),
 		s("list", "--start", `[b"0"]`).refused("--start"),
-		s("get").refused(`expected "<key>"`),
+		s("get").refused(`get: missing KEY`),
 		s("frobnicate").refused("unexpected argument frobnicate"),
 		s("--output", "yaml", "get", `["k"]`).refused("--output yaml: want text or json"),
 		s("--clock-offset", "5m", "get", `["k"]`).refused("--now and --clock-offset can't be used together"),
