@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,7 +46,10 @@ type App struct {
 	wrapRecorder func(store.Recorder) store.Recorder
 	// terminal reports whether stdin is a terminal (undo's question).
 	terminal func(io.Reader) bool
-	pinned   atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
+	// command is the command's path ("lease acquire"); writes is what its
+	// Writes method names (writer), "" for a command that only reads.
+	command, writes string
+	pinned          atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
 
 	mu     sync.Mutex
 	stores []*store.Store
@@ -86,24 +91,87 @@ func (a *App) StoreOptions() store.Options {
 // Open opens the store the global flags and environment select (--db,
 // KVDECK_DB, ...). It is closed when the command returns.
 func (a *App) Open() (*store.Store, error) {
-	url, _ := a.Globals.ResolveDB(a.Env)
-	return a.OpenURL(a.ctx, url)
+	url, source := a.Globals.ResolveDB(a.Env)
+	s, err := a.OpenURL(a.ctx, url)
+	if err != nil && source == "default" && errors.Is(err, store.ErrNotStore) {
+		err = demoHint(err)
+	}
+	return s, err
 }
 
-// OpenToWrite is Open for a command that writes (set, delete, load,
-// atomic, ...): where there is no store yet (a missing or empty file, a
-// database without tables) it creates one and says so on stderr. A
-// database with other tables is still refused: only `init --force` adds a
-// store to it.
-func (a *App) OpenToWrite() (*store.Store, error) {
-	url, _ := a.Globals.ResolveDB(a.Env)
-	return a.OpenURLToWrite(a.ctx, url)
+// demoHint replaces the hint of a missing default database (kvdeck.db)
+// where the demo's store is beside it: a newcomer who ran `kvdeck demo`
+// and then `kvdeck watch ...` in the same directory is sent to the demo's
+// store, not to `kvdeck init`, which would create an empty one (issue 22
+// point 16).
+func demoHint(err error) error {
+	path, demoPath := strings.TrimPrefix(DefaultDB, "file:"), strings.TrimPrefix(DemoDB, "file:")
+	if _, serr := os.Stat(path); !errors.Is(serr, fs.ErrNotExist) {
+		return err
+	}
+	if _, serr := os.Stat(demoPath); serr != nil {
+		return err
+	}
+	return fmt.Errorf("%w: no database at %s (the default: no --db, %s); kvdeck demo keeps its store in %s, which is here: add --db %s", store.ErrNotStore, path, strings.Join(DBEnv(), ", "), demoPath, DemoDB)
 }
 
-// OpenURLToWrite is OpenToWrite on another database.
-func (a *App) OpenURLToWrite(ctx context.Context, url string) (*store.Store, error) {
+// Creation says whether a write may create the store where there is none
+// yet (a missing or empty file, a database without tables).
+type Creation bool
+
+const (
+	// MayCreate: a first write creates the store and says so on stderr
+	// (set, delete, load, atomic, lease acquire, alarm set, queue send,
+	// race, demo). A database with other tables is still refused: only
+	// `init --force` adds a store to it.
+	MayCreate Creation = true
+	// MustExist: the write acts on what is there (release, purge, fire,
+	// sweep, undo, index), so a missing store is an error, not a new one.
+	MustExist Creation = false
+)
+
+// writer is implemented by every command that writes: Writes names the
+// write in the read-only refusal ("lease acquire"), or is "" when this
+// invocation only reads (sweep --dry-run, undo --list). Main refuses a
+// writer under --read-only before its Run starts, so no input is read
+// and nothing is opened; OpenToWrite refuses too, so a command that
+// writes without declaring it is refused all the same.
+type writer interface{ Writes() string }
+
+// readOnlyRefusal is the one refusal of a write under --read-only (nil
+// when the store is writable); what names the write.
+func (a *App) readOnlyRefusal(what string) error {
+	if !a.Globals.ReadOnly {
+		return nil
+	}
+	if what == "" {
+		what = a.command
+	}
+	return fmt.Errorf("%w: %s refused; the store was opened with --read-only", store.ErrReadOnly, what)
+}
+
+// OpenToWrite is the one opener of a command that writes: refused under
+// --read-only (readOnlyRefusal), else the store of the global flags with
+// the journal attached, created there or not as create says. It is
+// closed when the command returns.
+func (a *App) OpenToWrite(create Creation) (*store.Store, error) {
+	url, _ := a.Globals.ResolveDB(a.Env)
+	return a.OpenURLToWrite(a.ctx, url, create)
+}
+
+// OpenURLToWrite is OpenToWrite on another database (the demo's).
+func (a *App) OpenURLToWrite(ctx context.Context, url string, create Creation) (*store.Store, error) {
 	opts := a.StoreOptions()
-	opts.Create = true
+	opts.Create = bool(create)
+	return a.openToWrite(ctx, url, opts)
+}
+
+// openToWrite refuses under --read-only, else opens url with opts (init
+// adds Force).
+func (a *App) openToWrite(ctx context.Context, url string, opts store.Options) (*store.Store, error) {
+	if err := a.readOnlyRefusal(a.writes); err != nil {
+		return nil, err
+	}
 	return a.open(ctx, url, opts)
 }
 
@@ -146,14 +214,10 @@ func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.
 	return s, nil
 }
 
-// Writable refuses a write early, before any input is read, when the
-// store is opened with --read-only; what names the write ("load").
-func (a *App) Writable(what string) error {
-	if a.Globals.ReadOnly {
-		return fmt.Errorf("%w: %s refused; the store was opened with --read-only", store.ErrReadOnly, what)
-	}
-	return nil
-}
+// Writable refuses a write under --read-only (readOnlyRefusal); what
+// names it. Commands declare their writes with a Writes method instead
+// (writer); this is for a write elsewhere than the store (bench --remote).
+func (a *App) Writable(what string) error { return a.readOnlyRefusal(what) }
 
 // Warnf prints a warning to stderr ("kvdeck: warning: ...").
 func (a *App) Warnf(format string, args ...any) {

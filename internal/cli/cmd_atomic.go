@@ -32,13 +32,13 @@ type failedCheckRow struct {
 	Actual   *string   `json:"actual"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *AtomicCmd) Writes() string { return "atomic commit" }
+
 // Run parses the whole document first (nothing is written when any part
 // of it is malformed), commits it, and prints {"ok":true,"versionstamp"}
 // or {"ok":false,"failedChecks"} with exit 1.
 func (c *AtomicCmd) Run(app *App) error {
-	if err := app.Writable("atomic commit"); err != nil {
-		return err
-	}
 	in, err := OpenInput(c.File, app.Stdin)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func (c *AtomicCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}

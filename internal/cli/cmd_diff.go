@@ -14,6 +14,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/atomicjson"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -175,15 +176,15 @@ func (c *DiffCmd) merge(app *App, nextA, nextB func() (diffRow, error, bool)) (d
 		switch {
 		case cmp < 0:
 			sum.Summary.Removed++
-			c.print(app, "removed", a, nil)
+			c.print(app, now, "removed", a, nil)
 		case cmp > 0:
 			sum.Summary.Added++
-			c.print(app, "added", nil, b)
+			c.print(app, now, "added", nil, b)
 		case c.same(a, b):
 			sum.Summary.Same++
 		default:
 			sum.Summary.Changed++
-			c.print(app, "changed", a, b)
+			c.print(app, now, "changed", a, b)
 		}
 		if cmp <= 0 {
 			if a, err = pull(nextA); err != nil {
@@ -229,21 +230,20 @@ func (c *DiffCmd) same(a, b *diffRow) bool {
 	return !c.Stamps || a.stamp == b.stamp
 }
 
-// print writes one difference.
-func (c *DiffCmd) print(app *App, what string, a, b *diffRow) {
+// print writes one difference; now decides which rows are expired.
+func (c *DiffCmd) print(app *App, now int64, what string, a, b *diffRow) {
 	r := a
 	if r == nil {
 		r = b
 	}
 	out := diffJSON{Diff: what, A: a.side(), B: b.side()}
-	name := "NULL"
 	if !r.keyNull {
 		h := hex.EncodeToString(r.raw)
-		out.Hex, name = &h, "0x"+h
+		out.Hex = &h
 	}
 	if r.key != nil {
 		k := r.key
-		out.Key, name = &k, codec.Format(r.key)
+		out.Key = &k
 	}
 	if app.Out.JSON() {
 		app.Out.Object(out)
@@ -251,11 +251,11 @@ func (c *DiffCmd) print(app *App, what string, a, b *diffRow) {
 	}
 	switch what {
 	case "removed":
-		app.Out.Textf("- %s  %s", name, a.text())
+		app.Out.Textf("- %s  %s", r.name(), a.text(now))
 	case "added":
-		app.Out.Textf("+ %s  %s", name, b.text())
+		app.Out.Textf("+ %s  %s", r.name(), b.text(now))
 	default:
-		app.Out.Textf("~ %s  %s  ->  %s", name, a.text(), b.text())
+		app.Out.Textf("~ %s  %s  ->  %s", r.name(), a.text(now), b.text(now))
 	}
 }
 
@@ -279,23 +279,41 @@ func (r *diffRow) side() *diffSide {
 	return s
 }
 
-// text is a row's value, stamp and expiry for a text line.
-func (r *diffRow) text() string {
+// text is a row's value, stamp and expiry for a text line, as the other
+// text outputs write them: the value shortened (shortValue), the expiry in
+// RFC 3339 (timeText), and "expired" when it is at or before now.
+func (r *diffRow) text(now int64) string {
 	var b strings.Builder
 	if r.valueNull {
 		b.WriteString("NULL")
 	} else if v, ok := jsonValue(r.value); ok && r.valid {
-		b.Write(v)
+		b.WriteString(shortValue(string(v)))
 	} else {
-		b.WriteString("raw:" + string(marshalString(string(r.value))))
+		b.WriteString("raw:" + shortValue(string(marshalString(string(r.value)))))
 	}
 	if r.stamp != "" {
 		b.WriteString("  v=" + r.stamp)
 	}
 	if r.expiresAt != nil {
-		b.WriteString(fmt.Sprintf("  expiresAt=%d", *r.expiresAt))
+		b.WriteString("  expires=" + timeText(*r.expiresAt))
+		if *r.expiresAt <= now {
+			b.WriteString("  expired")
+		}
 	}
 	return b.String()
+}
+
+// name is how a row's key is shown in text and in errors: its key text
+// (escaped: usertext.Sanitize), 0x<hex> when it does not decode, NULL for
+// another program's NULL key.
+func (r *diffRow) name() string {
+	switch {
+	case r.keyNull:
+		return "NULL"
+	case r.key != nil:
+		return usertext.Sanitize(codec.Format(r.key))
+	}
+	return "0x" + hex.EncodeToString(r.raw)
 }
 
 // sqliteHeader starts every SQLite database file.
@@ -317,11 +335,7 @@ func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix
 		isDump = string(head[:n]) != sqliteHeader
 	}
 	if isDump {
-		in, err := OpenInput(arg, app.Stdin)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return dumpRows(name, in, prefix), nil
+		return checkedDump(app, name, arg, prefix)
 	}
 	opts := app.StoreOptions()
 	opts.ReadOnly = true
@@ -420,8 +434,8 @@ func dumpRows(name string, in io.ReadCloser, prefix codec.Key) iter.Seq2[diffRow
 	hi := codec.PrefixEnd(lo)
 	return func(yield func(diffRow, error) bool) {
 		defer in.Close()
-		var prev []byte
-		keyed := false // a row with a key was read (prev is its key)
+		var prev diffRow // the last row with a key
+		keyed := false   // a row with a key was read
 		stopped := false
 		err := eachLine(in, func(line []byte, n int) error {
 			r, ok, err := parseDiffLine(line, n)
@@ -433,15 +447,15 @@ func dumpRows(name string, in io.ReadCloser, prefix codec.Key) iter.Seq2[diffRow
 			}
 			switch {
 			case r.keyNull && keyed:
-				return fmt.Errorf("%s line %d: a NULL key after the key %x: a dump lists the NULL keys first (kvdeck dump writes it so)", name, n, prev)
+				return fmt.Errorf("%s line %d: a NULL key after the key %s: a dump lists the NULL keys first (kvdeck dump writes it so)", name, n, prev.name())
 			case r.keyNull:
 				if len(prefix) > 0 { // under no prefix
 					return nil
 				}
-			case keyed && bytes.Compare(r.raw, prev) <= 0:
-				return fmt.Errorf("%s line %d: key %x is not after the previous line's %x: a dump is in key order (kvdeck dump writes it so)", name, n, r.raw, prev)
+			case keyed && bytes.Compare(r.raw, prev.raw) <= 0:
+				return fmt.Errorf("%s line %d: key %s is not after the previous line's %s: a dump is in key order (kvdeck dump writes it so)", name, n, r.name(), prev.name())
 			default:
-				prev, keyed = r.raw, true
+				prev, keyed = r, true
 				if len(prefix) > 0 && (bytes.Compare(r.raw, lo) < 0 || bytes.Compare(r.raw, hi) >= 0) {
 					return nil
 				}
@@ -456,6 +470,52 @@ func dumpRows(name string, in io.ReadCloser, prefix codec.Key) iter.Seq2[diffRow
 			yield(diffRow{}, err)
 		}
 	}
+}
+
+// checkedDump reads a dump side whole before the merge prints anything:
+// every line parses and the keys come in order, so a bad dump is refused
+// as soon as its line is read, before the other side streams a single
+// difference (issue 22 point 15: the refusal came only when the merge
+// reached the line, after the other side had streamed). A file is read
+// again for the merge; stdin is kept, as it is checked, in a temporary
+// file removed at once (the open descriptor keeps it until the merge
+// closes it), so memory stays flat either way.
+func checkedDump(app *App, name, arg string, prefix codec.Key) (iter.Seq2[diffRow, error], error) {
+	in, err := OpenInput(arg, app.Stdin)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	src := io.Reader(in)
+	var spool *os.File
+	if arg == "-" {
+		if spool, err = os.CreateTemp("", "kvdeck-diff-*.jsonl"); err != nil {
+			return nil, fmt.Errorf("%s: keep stdin to compare it: %w", name, err)
+		}
+		_ = os.Remove(spool.Name())
+		src = io.TeeReader(in, spool)
+	}
+	for _, err := range dumpRows(name, io.NopCloser(src), nil) {
+		if err != nil {
+			in.Close()
+			if spool != nil {
+				spool.Close()
+			}
+			return nil, err
+		}
+	}
+	in.Close()
+	if spool == nil {
+		again, err := OpenInput(arg, app.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return dumpRows(name, again, prefix), nil
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		spool.Close()
+		return nil, fmt.Errorf("%s: read stdin back: %w", name, err)
+	}
+	return dumpRows(name, spool, prefix), nil
 }
 
 // parseDiffLine reads one dump line (as load does, also the rows load

@@ -210,7 +210,7 @@ func TestDiffBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name, a, b, err string
 	}{
-		{"out of order", writeFile(t, "unsorted.jsonl", k1+"\n"+k0+"\n"), good, "A line 2: key 026100 is not after the previous line's 026200"},
+		{"out of order", writeFile(t, "unsorted.jsonl", k1+"\n"+k0+"\n"), good, `A line 2: key ["a"] is not after the previous line's ["b"]`},
 		{"malformed", good, writeFile(t, "bad.jsonl", k0+"\n{\"key\":1}\n"), "B: line 2.key: codec"},
 		{"hex mismatch", good, writeFile(t, "hex.jsonl", strings.Replace(k0, "026100", "026200", 1)+"\n"), "does not match the key"},
 		{"two stdins", "-", "-", "at most one of A and B"},
@@ -220,5 +220,57 @@ func TestDiffBadInput(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, tc.err) {
 			t.Errorf("%s: exit %d, stderr %q, want 2 and %q", tc.name, r.code, r.stderr, tc.err)
 		}
+	}
+}
+
+// TestDiffRefusesABadDumpAtOnce: a dump whose keys are out of order is
+// refused before anything is printed, whichever side it is and whether it
+// is a file or stdin, however much the other side holds; the refusal names
+// the keys as key text, escaped (issue 22 point 15). Before the fix the
+// store side's 40 rows streamed out as differences first, and the keys
+// were hex.
+func TestDiffRefusesABadDumpAtOnce(t *testing.T) {
+	c := &cli{t: t, url: "file:" + filepath.Join(t.TempDir(), "kv.db"), now: storetest.T0}
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf(`{"key":"[\"k%02d\"]","value":%d}`, i, i))
+	}
+	if r := c.runIn(strings.Join(lines, "\n")+"\n", "load", "-"); r.code != 0 {
+		t.Fatalf("load: %+v", r)
+	}
+	z := dumpLine(`[{"type":"string","value":"z\u001b]0;x\u0007"}]`, "027a1b5d303b780700", `1`, 1, "null")
+	a := dumpLine(`[{"type":"string","value":"a"}]`, "026100", `1`, 1, "null")
+	bad := z + "\n" + a + "\n"
+	file := writeFile(t, "unsorted.jsonl", bad)
+	want := `line 2: key ["a"] is not after the previous line's ["z\u001b]0;x\u0007"]`
+	for _, args := range [][]string{{"diff", c.url, file}, {"diff", file, c.url}, {"diff", c.url, "-"}, {"diff", "-", c.url}, {"-o", "json", "diff", c.url, "-"}} {
+		r := c.runIn(bad, args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "\x1b") {
+			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q; want 2, nothing printed, %q", strings.Join(args, " "), r.code, len(r.stdout), r.stderr, want)
+		}
+	}
+}
+
+// TestDiffText: -o text (the default) writes a row as the other text
+// outputs do: its value shortened to 80 characters, its expiry in RFC 3339
+// with milliseconds, "expired" after an expiry at or before now, and its
+// key escaped (issue 22 point 15); -o json keeps the whole value and the
+// epoch milliseconds.
+func TestDiffText(t *testing.T) {
+	c := &cli{t: t, url: "file:" + filepath.Join(t.TempDir(), "kv.db"), now: storetest.T0}
+	long := strings.Repeat("x", 1000)
+	a := writeFile(t, "a.jsonl", dumpLine(`[{"type":"string","value":"k"}]`, "026b00", `"`+long+`"`, 1, fmt.Sprint(storetest.T0-1))+"\n"+
+		dumpLine(`[{"type":"string","value":"l\u001b[2J"}]`, "026c1b5b324a00", `1`, 2, fmt.Sprint(storetest.T0+1500))+"\n")
+	b := writeFile(t, "b.jsonl", dumpLine(`[{"type":"string","value":"k"}]`, "026b00", `2`, 3, "null")+"\n")
+	r := c.run("diff", a, b)
+	want := `~ ["k"]  "` + strings.Repeat("x", 79) + `…  v=00000000000000000001  expires=2026-01-01T23:59:59.999Z  expired  ->  2  v=00000000000000000003` + "\n" +
+		`- ["l\u001b[2J"]  1  v=00000000000000000002  expires=2026-01-02T00:00:01.500Z` + "\n" +
+		"# 0 added, 1 removed, 1 changed, 0 the same\n"
+	if r.code != 1 || r.stdout != want {
+		t.Errorf("diff text: exit %d\n got %q\nwant %q", r.code, r.stdout, want)
+	}
+	r = c.run("-o", "json", "diff", a, b)
+	if r.code != 1 || !strings.Contains(r.stdout, long) || !strings.Contains(r.stdout, fmt.Sprintf(`"expiresAt":%d`, storetest.T0-1)) {
+		t.Errorf("diff -o json: exit %d, want the whole value and epoch ms: %.300s", r.code, r.stdout)
 	}
 }

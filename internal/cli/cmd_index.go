@@ -61,9 +61,12 @@ func (c *IndexShowCmd) Run(app *App) error {
 // IndexAddCmd creates the index on ver.
 type IndexAddCmd struct{}
 
+// Writes names the write for the read-only refusal (writer).
+func (c *IndexAddCmd) Writes() string { return "index add" }
+
 // Run creates kvdeck_kv_ver unless it exists.
 func (c *IndexAddCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}
@@ -81,9 +84,12 @@ func (c *IndexAddCmd) Run(app *App) error {
 // IndexDropCmd removes the index on ver kvdeck created.
 type IndexDropCmd struct{}
 
+// Writes names the write for the read-only refusal (writer).
+func (c *IndexDropCmd) Writes() string { return "index drop" }
+
 // Run drops kvdeck_kv_ver when it exists.
 func (c *IndexDropCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}

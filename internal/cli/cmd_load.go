@@ -45,14 +45,14 @@ type loadJSON struct {
 	Undecodable int64 `json:"undecodable"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *LoadCmd) Writes() string { return "load" }
+
 // Run validates the whole input first (nothing is written when a line is
 // malformed), then writes it in atomic batches and prints the summary.
 func (c *LoadCmd) Run(app *App) error {
 	if c.Batch != nil && *c.Batch <= 0 {
 		return fmt.Errorf("--batch %d: must be positive", *c.Batch)
-	}
-	if err := app.Writable("load"); err != nil {
-		return err
 	}
 	// The input is validated before the store is opened: a malformed
 	// input leaves no new empty store behind.
@@ -64,7 +64,7 @@ func (c *LoadCmd) Run(app *App) error {
 	if err := c.validate(app, in); err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}

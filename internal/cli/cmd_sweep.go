@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -34,6 +33,15 @@ type sweepJSON struct {
 	IncludeLive bool `json:"includeLive,omitempty"`
 }
 
+// Writes names the write for the read-only refusal (writer); a dry run
+// only reads.
+func (c *SweepCmd) Writes() string {
+	if c.DryRun {
+		return ""
+	}
+	return "sweep"
+}
+
 // Run sweeps in batches (store.Sweep) at the virtual now and prints the
 // receipt; a dry run first prints each row that would go.
 func (c *SweepCmd) Run(app *App) error {
@@ -44,12 +52,11 @@ func (c *SweepCmd) Run(app *App) error {
 	if c.Batch < 0 {
 		return fmt.Errorf("--batch %d: must be positive", c.Batch)
 	}
-	if !c.DryRun {
-		if err := app.Writable("sweep"); err != nil {
-			return err
-		}
+	open := func() (*store.Store, error) { return app.OpenToWrite(MustExist) }
+	if c.DryRun {
+		open = app.Open
 	}
-	s, err := app.Open()
+	s, err := open()
 	if err != nil {
 		return err
 	}
@@ -100,7 +107,7 @@ func sweepText(r sweepJSON) string {
 		fmt.Fprintf(&b, "; %d more rows are expired at the clock's now but live by the real clock (kept; --include-live sweeps them)", r.LiveByReal)
 	}
 	if r.NextExpiry != nil {
-		b.WriteString("; next expiry " + usertext.FormatTime(*r.NextExpiry))
+		b.WriteString("; next expiry " + timeText(*r.NextExpiry))
 	} else {
 		b.WriteString("; no row expires later")
 	}

@@ -24,6 +24,15 @@ type UndoCmd struct {
 	Yes  bool   `name:"yes" help:"Undo without asking (scripts). Without it undo shows the preview and asks on a terminal, and refuses when stdin is not one."`
 }
 
+// Writes names the write for the read-only refusal (writer); --list
+// only reads.
+func (c *UndoCmd) Writes() string {
+	if c.List {
+		return ""
+	}
+	return "undo"
+}
+
 // Run lists the journal or undoes one entry.
 func (c *UndoCmd) Run(app *App) error {
 	if c.List {
@@ -32,13 +41,10 @@ func (c *UndoCmd) Run(app *App) error {
 		}
 		return c.list(app)
 	}
-	if err := app.Writable("undo"); err != nil {
-		return err
-	}
 	if app.JournalOff() {
 		return errors.New("undo works through the write journal, which --no-journal (or KVDECK_JOURNAL=off) turns off: the undo itself could not be recorded, nor undone")
 	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}
@@ -186,7 +192,7 @@ func (c *UndoCmd) preview(app *App, p journal.Plan) {
 		app.Out.Object(out)
 		return
 	}
-	app.Out.Textf("undo %s  %s  %s  (%s):", p.Entry.ID, usertext.FormatTime(p.Entry.Time.UnixMilli()), entryOp(p.Entry), plural(int64(len(p.Ops)), "key"))
+	app.Out.Textf("undo %s  %s  %s  (%s):", p.Entry.ID, timeText(p.Entry.Time.UnixMilli()), entryOp(p.Entry), plural(int64(len(p.Ops)), "key"))
 	for _, op := range p.Ops {
 		mark := " "
 		if conflict[string(op.Key)] {
@@ -238,7 +244,7 @@ func undoRowText(r *store.RawRow, withStamp bool) string {
 		b.WriteString(" v=" + codec.FormatStamp(r.Ver))
 	}
 	if r.ExpiresAt != nil {
-		b.WriteString(" expires=" + usertext.FormatTime(*r.ExpiresAt))
+		b.WriteString(" expires=" + timeText(*r.ExpiresAt))
 	}
 	return b.String()
 }

@@ -82,7 +82,7 @@ func (c *UndoCmd) list(app *App) error {
 			}
 			out.Keys = append(out.Keys, jk)
 		}
-		app.Out.Result(out, fmt.Sprintf("%-8s  %s  %-14s  %-40s  %s", e.ID, usertext.FormatTimeFixed(e.Time.UnixMilli()),
+		app.Out.Result(out, fmt.Sprintf("%-8s  %s  %-14s  %-40s  %s", e.ID, timeText(e.Time.UnixMilli()),
 			usertext.Sanitize(entryOp(e)), usertext.Sanitize(keysText(e.Keys, 40)), outcomeText(e)))
 	}
 	if len(entries) == 0 && !app.Out.JSON() {

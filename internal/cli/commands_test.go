@@ -81,9 +81,9 @@ var commandCases = []struct {
 	}},
 	{"expiry", []step{
 		s("set", `["k"]`, "1", "--expire-in", "45s").ok("00000000000000000001\n"),
-		s("get", `["k"]`).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:45Z`),
+		s("get", `["k"]`).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:45.000Z`),
 		s("-o", "json", "get", `["k"]`).ok(`{"key":` + tK + `,"value":1,"versionstamp":"00000000000000000001","expiresAt":1767312045000}` + "\n"),
-		s("get", `["k"]`).clock(44999).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:45Z`),
+		s("get", `["k"]`).clock(44999).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:45.000Z`),
 		s("get", `["k"]`).clock(45000).notDone(`["k"]  (absent)` + "\n"),
 		s("set", `["k"]`, "2", "--expire-in", "0s").ok("00000000000000000002\n").stderr("already expired"),
 		s("get", `["k"]`).notDone(`["k"]  (absent)` + "\n"),
@@ -106,17 +106,17 @@ var commandCases = []struct {
 			`["a"]  1  v=00000000000000000001`,
 			`["a", 1]  2  v=00000000000000000002`,
 			`["a", 2]  3  v=00000000000000000003`,
-			`["a", 3]  4  v=00000000000000000004  expires=2026-01-02T00:00:01Z`,
+			`["a", 3]  4  v=00000000000000000004  expires=2026-01-02T00:00:01.000Z`,
 			`["b"]  "x"  v=00000000000000000005`),
 		s("list", `["a"]`, "--start", `["a", 2]`).text(
 			`["a", 2]  3  v=00000000000000000003`,
-			`["a", 3]  4  v=00000000000000000004  expires=2026-01-02T00:00:01Z`),
+			`["a", 3]  4  v=00000000000000000004  expires=2026-01-02T00:00:01.000Z`),
 		s("list", `["a"]`, "--end", `["a", 2]`).text(
 			`["a"]  1  v=00000000000000000001`,
 			`["a", 1]  2  v=00000000000000000002`),
 		s("list", "--limit", "2", "--reverse").text(
 			`["b"]  "x"  v=00000000000000000005`,
-			`["a", 3]  4  v=00000000000000000004  expires=2026-01-02T00:00:01Z`),
+			`["a", 3]  4  v=00000000000000000004  expires=2026-01-02T00:00:01.000Z`),
 		s("list", `["a"]`).clock(1000).text(
 			`["a"]  1  v=00000000000000000001`,
 			`["a", 1]  2  v=00000000000000000002`,
@@ -144,7 +144,7 @@ var commandCases = []struct {
 			             {"type":"set","key":[{"type":"string","value":"d"}],"value":2,"expireIn":"1m"}]}`).
 			ok("ok 00000000000000000001\n"),
 		s("-o", "json", "get", `["c"]`).ok(`{"key":` + tC + `,"value":{"n":1},"versionstamp":"00000000000000000001","expiresAt":1767312060000}` + "\n"),
-		s("get", `["d"]`).text(`["d"]  2  v=00000000000000000001  expires=2026-01-02T00:01:00Z`),
+		s("get", `["d"]`).text(`["d"]  2  v=00000000000000000001  expires=2026-01-02T00:01:00.000Z`),
 		s("atomic", "-").input(`{"checks":[{"key":"[\"c\"]","versionstamp":null}],"mutations":[{"type":"set","key":"[\"c\"]","value":0}]}`).
 			notDone("failed\ncheck 0 [\"c\"]: expected absent, actual 00000000000000000001\n"),
 		s("-o", "json", "atomic", "-").input(`{"checks":[{"key":"[\"d\"]","versionstamp":"00000000000000000001"},{"key":"[\"c\"]","versionstamp":"00000000000000000007"}],"mutations":[]}`).
@@ -172,10 +172,10 @@ var commandCases = []struct {
 		s("set", `["tmp", "b"]`, "2", "--expire-in", "2s").ok("00000000000000000002\n"),
 		s("set", `["keep"]`, "3", "--expire-in", "1h").ok("00000000000000000003\n"),
 		s("sweep", "--dry-run").clock(1500).text(
-			`["tmp", "a"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01Z  expired`,
-			`would sweep 1 row (dry run); next expiry 2026-01-02T00:00:02Z`),
+			`["tmp", "a"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01.000Z  expired`,
+			`would sweep 1 row (dry run); next expiry 2026-01-02T00:00:02.000Z`),
 		s("-o", "json", "sweep").clock(2000).has(0, `{"swept":2,"remaining":0,"elapsedMs":`, `"batches":1,"nextExpiry":1767315600000,"dryRun":false}`),
-		s("sweep").clock(2000).has(0, "swept 0 rows in 0 batches", "0 expired rows remain; next expiry 2026-01-02T01:00:00Z"),
+		s("sweep").clock(2000).has(0, "swept 0 rows in 0 batches", "0 expired rows remain; next expiry 2026-01-02T01:00:00.000Z"),
 		s("sweep", "--prefix", `["keep"]`, "--batch", "1").clock(3600000).has(0, "swept 1 row in 1 batch", "no row expires later"),
 		s("-o", "text", "dump").ok(""),
 		s("sweep", "--batch=-1").refused("--batch -1"),
@@ -207,7 +207,7 @@ var commandCases = []struct {
 		s("get", `["l", 4]`).text(`["l", 4]  4  v=00000000000000000002`),
 		s("load", "--include-expired", "--batch", "1", "-").input(`{"key":"[\"l\", 3]","value":null,"expiresAt":1767311990000}` + "\n" + `{"key":"[\"l\", 5]","value":5}` + "\n").
 			text("loaded 2 rows in 2 batches"),
-		s("-o", "text", "dump", `["l", 3]`).text(`["l", 3]  null  v=00000000000000000003  expires=2026-01-01T23:59:50Z  expired`),
+		s("-o", "text", "dump", `["l", 3]`).text(`["l", 3]  null  v=00000000000000000003  expires=2026-01-01T23:59:50.000Z  expired`),
 		s("load", "-").input(`{"key":"[\"m\", 1]","value":1}` + "\n" + `{"key":"[\"m\", 2]","value":{}}x` + "\n" + `{"key":"[\"m\", 3]","vaule":1}` + "\n").
 			refused("-: 2 malformed lines, nothing written:\n  line 2: invalid JSON"),
 		s("load", "-").input(`{"key":"[\"m\", 3]","vaule":1}`).refused(`line 1: unknown field "vaule"`),
@@ -236,8 +236,8 @@ var commandCases = []struct {
 		s("--read-only", "atomic", "-").input(`{"mutations":[{"type":"set","key":"[\"n\"]","value":1}]}`).refused("store is read-only: atomic commit refused"),
 		s("--read-only", "sweep").clock(5000).refused("store is read-only: sweep refused"),
 		s("--read-only", "sweep", "--dry-run").clock(5000).has(0, "would sweep 1 row"),
-		s("--read-only", "get", `["k"]`).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01Z`),
-		s("--read-only", "-o", "text", "dump").clock(5000).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01Z  expired`),
+		s("--read-only", "get", `["k"]`).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01.000Z`),
+		s("--read-only", "-o", "text", "dump").clock(5000).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01.000Z  expired`),
 		s("--read-only", "get", `["n"]`).notDone(`["n"]  (absent)` + "\n"),
 	}},
 	{"key and version", []step{
@@ -262,7 +262,7 @@ var commandCases = []struct {
 		s("set", `["k"]`, `{"a":}`).refused("JSON: codec: invalid JSON at byte 5"),
 		s("set", `["k"]`, `1 2`).refused("invalid JSON"),
 		s("list", "--start", `[b"0"]`).refused("--start"),
-		s("get").refused(`expected "<key>"`),
+		s("get").refused(`get: missing KEY`),
 		s("frobnicate").refused("unexpected argument frobnicate"),
 		s("--output", "yaml", "get", `["k"]`).refused("--output yaml: want text or json"),
 		s("--clock-offset", "5m", "get", `["k"]`).refused("--now and --clock-offset can't be used together"),

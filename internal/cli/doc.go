@@ -12,7 +12,7 @@
 //	}
 //
 //	func (c *LeaseListCmd) Run(app *cli.App) error {
-//		s, err := app.Open()          // resolves --db/--auth-token/env, honours --read-only
+//		s, err := app.Open()          // resolves --db/--auth-token/env; a write: OpenToWrite
 //		if err != nil {
 //			return err                // exit 2, "kvdeck: <message>" on stderr
 //		}
@@ -26,14 +26,20 @@
 //
 //	Lease LeaseCmd `cmd:"" help:"Acquire, release and list leases."`
 //
-// Put the command in its own file (coord_lease.go, ...).
+// Put the command in its own file, cmd_<command>.go (cmd_lease.go holds
+// every lease subcommand), and its tests in cmd_<command>_test.go; a test
+// across commands is named after what it checks (terminal_test.go).
 //
 // # Helpers
 //
 //   - App: Open (the store from the global flags, closed when the command
-//     returns), OpenURL (another database with the same options), Context,
-//     Now (the virtual clock), Pinned (run with the clock frozen), Writable
-//     (refuse a write early under --read-only), Warnf, RunTUI.
+//     returns), OpenURL (another database with the same options),
+//     OpenToWrite (the one opener of a write: refused under --read-only,
+//     journaled, MayCreate or MustExist), Context, Now (the virtual clock),
+//     Pinned (run with the clock frozen), Warnf, RunTUI.
+//   - A command that writes declares it: a Writes method naming the write
+//     ("lease acquire"), which Main refuses under --read-only before Run
+//     reads any input (writer, in app.go).
 //   - Printer (App.Out): Result, Object, Textf, Entry, Absent: every output
 //     goes through it, so text and JSON stay consistent, and every byte it
 //     writes passes the terminal-safety rule of internal/usertext (text:

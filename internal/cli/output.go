@@ -175,7 +175,7 @@ func entryText(e store.Entry, now int64, physical bool) string {
 	}
 	b.WriteString("  v=" + e.Versionstamp())
 	if e.ExpiresAt != nil {
-		b.WriteString("  expires=" + usertext.FormatTime(*e.ExpiresAt))
+		b.WriteString("  expires=" + timeText(*e.ExpiresAt))
 	}
 	if physical && !e.Live(now) {
 		b.WriteString("  expired")
@@ -254,6 +254,28 @@ func marshalString(s string) json.RawMessage {
 	_ = enc.Encode(s) // a string always encodes
 	return usertext.EscapeJSON(bytes.TrimRight(buf.Bytes(), "\n"))
 }
+
+// valueTextRunes is how much of a value a text line shows (diff, queue
+// list); -o json prints every value whole.
+const valueTextRunes = 80
+
+// shortValue is a value's text for a text line: cut after valueTextRunes
+// runes, with "…" where it was cut.
+func shortValue(s string) string {
+	r := []rune(s)
+	if len(r) <= valueTextRunes {
+		return s
+	}
+	return string(r[:valueTextRunes]) + "…"
+}
+
+// timeText is how every text output of the CLI writes an instant: RFC
+// 3339 in UTC with three millisecond digits, always
+// (usertext.FormatTimeFixed: 2026-01-02T00:00:45.000Z), so one instant
+// reads the same in get, list, dump, diff, watch, the coordination
+// commands, sweep, undo and demo, and a column of times keeps its width
+// (issue 22 point 16: some dropped trailing zeros, others kept three).
+func timeText(ms int64) string { return usertext.FormatTimeFixed(ms) }
 
 // stampOrNull is a versionstamp for JSON output: nil (null) when empty.
 func stampOrNull(s string) *string {

@@ -64,7 +64,7 @@ type Globals struct {
 	Now         string        `name:"now" placeholder:"MS" xor:"clock" help:"Fix the clock: epoch milliseconds or an RFC 3339 time."`
 	ClockOffset time.Duration `name:"clock-offset" placeholder:"DURATION" xor:"clock" help:"Shift the real clock, e.g. +5m or --clock-offset=-30s."`
 	BusyTimeout time.Duration `name:"busy-timeout" placeholder:"DURATION" default:"5s" help:"How long an embedded database waits for another writer's lock."`
-	Output      string        `name:"output" short:"o" placeholder:"text|json" help:"Output format: text or json (one JSON object per line). Default text; dump defaults to json."`
+	Output      string        `name:"output" short:"o" placeholder:"text|json" help:"Output format: text or json (one JSON object per line). Default text; dump and watch default to json (their lines are read by programs: load reads dump)."`
 	Theme       string        `name:"theme" enum:"auto,dark,light,high-contrast" default:"auto" help:"TUI colours: auto, dark, light, high-contrast."`
 }
 

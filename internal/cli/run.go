@@ -70,7 +70,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	case exit >= 0:
 		return exit
 	case err != nil:
-		fmt.Fprintf(errw, "kvdeck: %v (see kvdeck --help)\n", err)
+		fmt.Fprintf(errw, "kvdeck: %s\n", parseErrorText(err))
 		return CodeError
 	}
 	if err := root.Globals.check(); err != nil {
@@ -82,10 +82,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
 		return CodeError
 	}
-	jsonDefault := false
+	jsonDefault, writes := false, ""
 	if node := kctx.Selected(); node != nil && node.Target.CanAddr() {
-		if d, ok := node.Target.Addr().Interface().(jsonDefaulter); ok {
+		cmd := node.Target.Addr().Interface()
+		if d, ok := cmd.(jsonDefaulter); ok {
 			jsonDefault = d.DefaultJSON()
+		}
+		if w, ok := cmd.(writer); ok {
+			writes = w.Writes()
 		}
 	}
 	app := &App{
@@ -100,9 +104,19 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		demoProgress: o.demoProgress,
 		wrapRecorder: o.wrapRecorder,
 		terminal:     o.terminal,
+		command:      commandOp(kctx),
+		writes:       writes,
 	}
 	if app.terminal == nil {
 		app.terminal = stdinTerminal
+	}
+	if writes != "" {
+		// The one early refusal: before Run reads any input or opens
+		// anything (a load of a large stdin is not read to be refused).
+		if err := app.readOnlyRefusal(writes); err != nil {
+			fmt.Fprintf(errw, "kvdeck: %v\n", err)
+			return ExitCode(err)
+		}
 	}
 	err = kctx.Run(app)
 	app.close()
@@ -136,6 +150,38 @@ func parse(parser *kong.Kong, args []string) (kctx *kong.Context, exit int, err 
 	}()
 	kctx, err = parser.Parse(args)
 	return kctx, -1, err
+}
+
+// parseErrorText is kong's refusal of the command line, pointing to the
+// help of the command that was being typed ("kvdeck watch --help", not
+// "kvdeck --help"), and saying in words which argument is missing and what
+// it is where kong says only `expected "<key> ..."` (issue 22 point 16).
+func parseErrorText(err error) string {
+	path, msg := "kvdeck", err.Error()
+	var pe *kong.ParseError
+	if !errors.As(err, &pe) || pe.Context == nil {
+		return msg + " (see kvdeck --help)"
+	}
+	node := pe.Context.Selected()
+	if node == nil || node.Name == "tui" && strings.HasPrefix(msg, "unexpected argument") {
+		// An unknown command word lands on the default command (tui).
+		return msg + " (see kvdeck --help)"
+	}
+	path = node.FullPath()
+	if rest, ok := strings.CutPrefix(msg, `expected "<`); ok {
+		name, _, _ := strings.Cut(rest, ">")
+		msg = strings.TrimPrefix(path, "kvdeck ") + ": missing " + strings.ToUpper(name)
+		if strings.Contains(rest, "...") {
+			msg += "..."
+		}
+		for _, arg := range node.Positional {
+			if arg.Name == name && arg.Help != "" {
+				help := strings.TrimSuffix(arg.Help, ".")
+				msg += ": " + strings.ToLower(help[:1]) + help[1:]
+			}
+		}
+	}
+	return msg + " (see " + path + " --help)"
 }
 
 // secrets collects the auth tokens Main can see: the values given to

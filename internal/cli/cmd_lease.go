@@ -86,7 +86,7 @@ func leaseText(r coord.LeaseRow) string {
 		if r.TTLMs > 0 {
 			fmt.Fprintf(&b, "  age=%s", millis(r.AgeMs))
 		}
-		b.WriteString("  expires=" + usertext.FormatTime(*r.ExpiresAt))
+		b.WriteString("  expires=" + timeText(*r.ExpiresAt))
 	}
 	if r.Problem != "" {
 		b.WriteString("  problem: " + usertext.Sanitize(r.Problem))
@@ -114,6 +114,9 @@ type LeaseAcquireCmd struct {
 	Timeout string `name:"timeout" placeholder:"DURATION" default:"5s" help:"How long to retry while someone else holds it (0: one attempt)."`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *LeaseAcquireCmd) Writes() string { return "lease acquire" }
+
 // Run acquires and prints the lease; exit 1 when it stayed contended.
 func (c *LeaseAcquireCmd) Run(app *App) error {
 	key, err := ParseKey("KEY", c.Key)
@@ -131,10 +134,7 @@ func (c *LeaseAcquireCmd) Run(app *App) error {
 	if timeout == 0 {
 		timeout = -1 // one attempt
 	}
-	if err := app.Writable("lease acquire"); err != nil {
-		return err
-	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (c *LeaseAcquireCmd) Run(app *App) error {
 		return err
 	}
 	app.Out.Result(leaseJSON{Key: l.Key, Holder: l.Holder, Versionstamp: l.Versionstamp, ExpiresAt: &l.ExpiresAt},
-		fmt.Sprintf("acquired %s  holder=%s  v=%s  expires=%s", codec.Format(l.Key), l.Holder, l.Versionstamp, usertext.FormatTime(l.ExpiresAt)))
+		fmt.Sprintf("acquired %s  holder=%s  v=%s  expires=%s", codec.Format(l.Key), l.Holder, l.Versionstamp, timeText(l.ExpiresAt)))
 	return nil
 }
 
@@ -155,6 +155,9 @@ type LeaseReleaseCmd struct {
 	Key          string `arg:"" name:"key" help:"The lease key."`
 	Versionstamp string `arg:"" name:"versionstamp" help:"The versionstamp printed by acquire."`
 }
+
+// Writes names the write for the read-only refusal (writer).
+func (c *LeaseReleaseCmd) Writes() string { return "lease release" }
 
 // Run releases; exit 1 when the lease is no longer at that versionstamp.
 func (c *LeaseReleaseCmd) Run(app *App) error {
@@ -166,10 +169,7 @@ func (c *LeaseReleaseCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	if err := app.Writable("lease release"); err != nil {
-		return err
-	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}
@@ -190,6 +190,9 @@ type LeaseBreakCmd struct {
 	Stamp string `name:"stamp" placeholder:"VERSIONSTAMP" help:"Break only if the lease is still at this versionstamp (the one you saw); default: its current one."`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *LeaseBreakCmd) Writes() string { return "lease break" }
+
 // Run breaks the lease; exit 1 when it is gone or changed meanwhile.
 func (c *LeaseBreakCmd) Run(app *App) error {
 	key, err := ParseKey("KEY", c.Key)
@@ -202,10 +205,7 @@ func (c *LeaseBreakCmd) Run(app *App) error {
 			return err
 		}
 	}
-	if err := app.Writable("lease break"); err != nil {
-		return err
-	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}

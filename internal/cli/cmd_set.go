@@ -4,37 +4,7 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"kvdeck/codec"
 )
-
-// GetCmd prints the live entry at a key.
-type GetCmd struct {
-	Key string `arg:"" name:"key" help:"Key text (e.g. '[\"users\", \"alice\"]') or tagged JSON."`
-}
-
-// Run prints the entry, or the null entry and exit 1 when the key is
-// absent or expired.
-func (c *GetCmd) Run(app *App) error {
-	key, err := ParseKey("KEY", c.Key)
-	if err != nil {
-		return err
-	}
-	s, err := app.Open()
-	if err != nil {
-		return err
-	}
-	e, found, err := s.Get(app.Context(), key)
-	if err != nil {
-		return err
-	}
-	if !found {
-		app.Out.Absent(key)
-		return NotDone("")
-	}
-	app.Out.Entry(e, app.Now(), false)
-	return nil
-}
 
 // SetCmd writes a value unconditionally.
 type SetCmd struct {
@@ -50,11 +20,11 @@ type commitJSON struct {
 	Versionstamp *string `json:"versionstamp"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *SetCmd) Writes() string { return "set" }
+
 // Run commits the set and prints its versionstamp.
 func (c *SetCmd) Run(app *App) error {
-	if err := app.Writable("set"); err != nil {
-		return err
-	}
 	key, err := ParseKey("KEY", c.Key)
 	if err != nil {
 		return err
@@ -80,7 +50,7 @@ func (c *SetCmd) Run(app *App) error {
 		}
 		expireIn = &d
 	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}
@@ -89,37 +59,5 @@ func (c *SetCmd) Run(app *App) error {
 		return err
 	}
 	app.Out.Result(commitJSON{OK: true, Versionstamp: &stamp}, stamp)
-	return nil
-}
-
-// DeleteCmd deletes a key.
-type DeleteCmd struct {
-	Key string `arg:"" name:"key" help:"Key text or tagged JSON."`
-}
-
-// deleteJSON is the result line of delete.
-type deleteJSON struct {
-	OK  bool      `json:"ok"`
-	Key codec.Key `json:"key"`
-}
-
-// Run deletes the row (a plain DELETE, like the reference: no stamp, and
-// deleting an absent key succeeds).
-func (c *DeleteCmd) Run(app *App) error {
-	if err := app.Writable("delete"); err != nil {
-		return err
-	}
-	key, err := ParseKey("KEY", c.Key)
-	if err != nil {
-		return err
-	}
-	s, err := app.OpenToWrite()
-	if err != nil {
-		return err
-	}
-	if err := s.Delete(app.Context(), key); err != nil {
-		return err
-	}
-	app.Out.Result(deleteJSON{OK: true, Key: key}, "deleted "+codec.Format(key))
 	return nil
 }

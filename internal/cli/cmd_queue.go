@@ -114,21 +114,12 @@ func printMessage(app *App, queue string, m coord.QueueMessage, now int64) {
 	if !m.Ready {
 		when = "in " + millis(m.DueAt-now)
 	}
-	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), usertext.FormatTimeFixed(m.DueAt), when, m.Attempts)
+	text := fmt.Sprintf("%s  %s  due=%s (%s)  attempts=%d", usertext.Sanitize(queue), usertext.Sanitize(m.ID), timeText(m.DueAt), when, m.Attempts)
 	if m.Final {
 		text += "  final-attempt"
 	}
 	body, _ := jsonValue(m.Body)
-	app.Out.Result(j, text+"  body="+truncateText(string(body), 80))
-}
-
-// truncateText shortens s to n runes for a text line.
-func truncateText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
+	app.Out.Result(j, text+"  body="+shortValue(string(body)))
 }
 
 // QueueSendCmd enqueues a message.
@@ -137,6 +128,9 @@ type QueueSendCmd struct {
 	Body  string `arg:"" name:"json" help:"The message body as JSON; - reads it from stdin."`
 	Delay string `name:"delay" placeholder:"DURATION" default:"0s" help:"Deliver no sooner than this long after now."`
 }
+
+// Writes names the write for the read-only refusal (writer).
+func (c *QueueSendCmd) Writes() string { return "queue send" }
 
 // Run sends the message and prints its id and due time.
 func (c *QueueSendCmd) Run(app *App) error {
@@ -155,10 +149,7 @@ func (c *QueueSendCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	if err := app.Writable("queue send"); err != nil {
-		return err
-	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}
@@ -168,7 +159,7 @@ func (c *QueueSendCmd) Run(app *App) error {
 			return err
 		}
 		due := now + delay.Milliseconds()
-		app.Out.Result(messageJSON{Queue: c.Name, ID: id, DueAt: &due}, fmt.Sprintf("sent %s  %s  due=%s", usertext.Sanitize(c.Name), id, usertext.FormatTime(due)))
+		app.Out.Result(messageJSON{Queue: c.Name, ID: id, DueAt: &due}, fmt.Sprintf("sent %s  %s  due=%s", usertext.Sanitize(c.Name), id, timeText(due)))
 		return nil
 	})
 }
@@ -183,6 +174,9 @@ type QueuePollCmd struct {
 	MaxAttempts int    `name:"max-attempts" placeholder:"N" default:"5" help:"Drop a message instead of requeueing it when its attempts reach this."`
 	DeadLetter  bool   `name:"dead-letter" help:"Keep dropped messages under [\"kvdeck_dead_letter\", NAME, id] (services never do)."`
 }
+
+// Writes names the write for the read-only refusal (writer).
+func (c *QueuePollCmd) Writes() string { return "queue poll" }
 
 // Run polls once at the virtual now and prints one line per delivered
 // message: {"queue","id","body","attempts","decision"}.
@@ -200,10 +194,7 @@ func (c *QueuePollCmd) Run(app *App) error {
 			return err
 		}
 	}
-	if err := app.Writable("queue poll"); err != nil {
-		return err
-	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}
@@ -225,13 +216,13 @@ func (c *QueuePollCmd) Run(app *App) error {
 		text := fmt.Sprintf("%s  %s  attempts=%d  %s", usertext.Sanitize(d.Queue), usertext.Sanitize(d.ID), d.Attempts, d.Decision)
 		switch d.Outcome {
 		case coord.OutcomeRequeued:
-			text += "  requeued due=" + usertext.FormatTime(d.NextDueAt)
+			text += "  requeued due=" + timeText(d.NextDueAt)
 		case coord.OutcomeDropped:
 			text += "  dropped (max attempts)"
 		}
 		body, _ := jsonValue(d.Body)
 		app.Out.Result(messageJSON{Queue: d.Queue, ID: d.ID, Body: d.Body, Attempts: &attempts, Decision: string(d.Decision)},
-			text+"  body="+truncateText(string(body), 80))
+			text+"  body="+shortValue(string(body)))
 	}
 	return err
 }
@@ -247,12 +238,12 @@ type queuePurgeJSON struct {
 	Purged int    `json:"purged"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *QueuePurgeCmd) Writes() string { return "queue purge" }
+
 // Run deletes the queue's messages and prints how many went.
 func (c *QueuePurgeCmd) Run(app *App) error {
-	if err := app.Writable("queue purge"); err != nil {
-		return err
-	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}

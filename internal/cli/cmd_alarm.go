@@ -97,7 +97,7 @@ func printAlarmRow(app *App, class, index string, a coord.AlarmEntry) {
 		app.Out.Result(j, b.String())
 		return
 	}
-	fmt.Fprintf(&b, "  due=%s  retry=%d", usertext.FormatTimeFixed(a.EpochMs), a.RetryCount)
+	fmt.Fprintf(&b, "  due=%s  retry=%d", timeText(a.EpochMs), a.RetryCount)
 	if a.Overdue && a.Matched {
 		j.LatenessMs = &a.LatenessMs
 		fmt.Fprintf(&b, "  late=%s", millis(a.LatenessMs))
@@ -115,16 +115,16 @@ type AlarmSetCmd struct {
 	Time  string `arg:"" name:"time" help:"When: epoch milliseconds, an RFC 3339 time, now, or +DURATION from now."`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *AlarmSetCmd) Writes() string { return "alarm set" }
+
 // Run writes the alarm and prints it.
 func (c *AlarmSetCmd) Run(app *App) error {
 	at, err := ParseTime(c.Time, app.Now())
 	if err != nil {
 		return fmt.Errorf("TIME: %w", err)
 	}
-	if err := app.Writable("alarm set"); err != nil {
-		return err
-	}
-	s, err := app.OpenToWrite()
+	s, err := app.OpenToWrite(MayCreate)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (c *AlarmSetCmd) Run(app *App) error {
 // printAlarm prints an alarm record as {"class","id","epochMs","retryCount"}.
 func printAlarm(app *App, verb, class, id string, rec coord.AlarmRecord) {
 	app.Out.Result(alarmJSON{Class: class, ID: id, EpochMs: &rec.EpochMs, RetryCount: &rec.RetryCount},
-		fmt.Sprintf("%s%s  %s  due=%s  retry=%d", verb, usertext.Sanitize(class), usertext.Sanitize(id), usertext.FormatTime(rec.EpochMs), rec.RetryCount))
+		fmt.Sprintf("%s%s  %s  due=%s  retry=%d", verb, usertext.Sanitize(class), usertext.Sanitize(id), timeText(rec.EpochMs), rec.RetryCount))
 }
 
 // AlarmGetCmd reads an alarm.
@@ -178,12 +178,12 @@ type alarmDeleteJSON struct {
 	Deleted bool   `json:"deleted"`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *AlarmDeleteCmd) Writes() string { return "alarm delete" }
+
 // Run deletes both rows; exit 1 when there was no alarm.
 func (c *AlarmDeleteCmd) Run(app *App) error {
-	if err := app.Writable("alarm delete"); err != nil {
-		return err
-	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}
@@ -209,6 +209,9 @@ type AlarmFireCmd struct {
 	LeaseTimeout string `name:"lease-timeout" placeholder:"DURATION" default:"5s" help:"How long to wait for an object's lease before re-posting its alarm."`
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *AlarmFireCmd) Writes() string { return "alarm fire" }
+
 // Run polls the class once at the virtual now, like a replica whose
 // handler succeeds at once: each fired alarm is consumed and printed as
 // {"class","id","epochMs","retryCount"}. Alarms it could not fire (lease
@@ -225,10 +228,7 @@ func (c *AlarmFireCmd) Run(app *App) error {
 	if timeout == 0 {
 		timeout = -1
 	}
-	if err := app.Writable("alarm fire"); err != nil {
-		return err
-	}
-	s, err := app.Open()
+	s, err := app.OpenToWrite(MustExist)
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (c *AlarmFireCmd) Run(app *App) error {
 		}
 		msg := string(f.Outcome)
 		if f.Outcome == coord.AlarmReposted {
-			msg = fmt.Sprintf("re-posted at %s (its lease is held elsewhere: %v)", usertext.FormatTime(f.Next), f.Err)
+			msg = fmt.Sprintf("re-posted at %s (its lease is held elsewhere: %v)", timeText(f.Next), f.Err)
 		}
 		app.Warnf("%s/%s not fired: %s", f.Class, f.ID, msg)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"kvdeck/internal/demo"
-	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -36,6 +35,9 @@ type demoJSON struct {
 	demo.Summary
 }
 
+// Writes names the write for the read-only refusal (writer).
+func (c *DemoCmd) Writes() string { return "demo" }
+
 // Run seeds the store and runs the simulation. Headless, it prints the
 // summary when the duration has passed or on Ctrl-C (exit 0 when no
 // duration was given, 130 when it was cut short); with the TUI, quitting
@@ -43,9 +45,6 @@ type demoJSON struct {
 // Store errors during the simulation exit 2.
 func (c *DemoCmd) Run(app *App) error {
 	if err := c.check(); err != nil {
-		return err
-	}
-	if err := app.Writable("demo"); err != nil {
 		return err
 	}
 	url := app.Globals.DB
@@ -61,7 +60,7 @@ func (c *DemoCmd) Run(app *App) error {
 		seed = time.Now().UnixNano()%999_999 + 1
 		fmt.Fprintf(app.Stderr, "kvdeck: demo seed %d (--seed %d repeats this run)\n", seed, seed)
 	}
-	s, err := app.OpenURLToWrite(app.Context(), url)
+	s, err := app.OpenURLToWrite(app.Context(), url, MayCreate)
 	if err != nil {
 		return err
 	}
@@ -75,7 +74,7 @@ func (c *DemoCmd) Run(app *App) error {
 		return fmt.Errorf("seed %s: %w", url, err)
 	}
 	if rep.Reused {
-		fmt.Fprintf(app.Stderr, "kvdeck: reusing the demo store seeded %s with seed %d\n", usertext.FormatTime(rep.SeededAt), rep.Seed)
+		fmt.Fprintf(app.Stderr, "kvdeck: reusing the demo store seeded %s with seed %d\n", timeText(rep.SeededAt), rep.Seed)
 	} else {
 		fmt.Fprintf(app.Stderr, "kvdeck: seeded %d rows: %d leases, %d alarms, %d messages, %d cron rows, %d expired rows not swept\n",
 			rep.Rows, rep.Leases, rep.Alarms, rep.Messages, rep.CronRows, rep.Expired)
@@ -158,7 +157,7 @@ func demoText(d demoJSON) string {
 	var b strings.Builder
 	how := fmt.Sprintf("seeded %d rows", d.Seeded.Rows)
 	if d.Seeded.Reused {
-		how = fmt.Sprintf("reused, seeded %s with seed %d", usertext.FormatTime(d.Seeded.SeededAt), d.Seeded.Seed)
+		how = fmt.Sprintf("reused, seeded %s with seed %d", timeText(d.Seeded.SeededAt), d.Seeded.Seed)
 	}
 	fmt.Fprintf(&b, "demo on %s: %d replicas for %s, seed %d (%s)\n", d.DB, d.Replicas, time.Duration(d.ElapsedMs)*time.Millisecond, d.Seed, how)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
