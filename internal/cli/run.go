@@ -65,6 +65,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
 		return CodeError
 	}
+	if env["COMP_LINE"] != "" {
+		return completeLine(parser, env) // the shell asks for completions (completion.go)
+	}
 	kctx, exit, err := parse(parser, args)
 	switch {
 	case exit >= 0:
