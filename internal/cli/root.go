@@ -51,6 +51,7 @@ type Root struct {
 	Undo    UndoCmd    `cmd:"" help:"Undo a write kvdeck made (default: the last one), checked against every key; --list shows the journal."`
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`
 	Stores  StoresCmd  `cmd:"" help:"Saved stores (config.toml): list, show, add, remove; open one with --store NAME."`
+	Fleet   FleetCmd   `cmd:"" help:"Act on every saved store (or a group): doctor."`
 	Shell   ShellCmd   `cmd:"" name:"completion" help:"Print the shell code for completing kvdeck's commands, flags and saved stores: bash, zsh or fish."`
 }
 
