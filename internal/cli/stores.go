@@ -41,13 +41,17 @@ var noStoreCommands = map[string]bool{"stores": true, "completion": true, "key":
 // --auth-token overrides it) and read-only unless --write. It returns the
 // token, so Main can redact it.
 func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[string]string) (token string, err error) {
+	top := ""
 	if node := kctx.Selected(); node != nil {
 		for node.Parent != nil && node.Parent.Parent != nil {
 			node = node.Parent
 		}
-		if noStoreCommands[node.Name] {
-			return "", nil
-		}
+		top = node.Name
+	}
+	if noStoreCommands[top] || (top == "demo" && g.Store == "") {
+		// The demo seeds fake state: it takes a database only from a
+		// flag (DemoDB), never from the environment or the default.
+		return "", nil
 	}
 	name, from := "", ""
 	switch {

@@ -281,3 +281,37 @@ token_env = "SHORT_TOKEN"
 		t.Fatalf("--auth-token over the saved store's (none): %+v", r)
 	}
 }
+
+// TestDemoTakesOnlyTheStoreFlag: the demo seeds fake state, so like
+// KVDECK_DB it ignores KVDECK_STORE and the default, and follows --store.
+func TestDemoTakesOnlyTheStoreFlag(t *testing.T) {
+	env := storesEnv(t)
+	dir := t.TempDir()
+	url := "file:" + filepath.Join(dir, "saved.db")
+	configFile(t, env, `default = "ro"
+[stores.ro]
+url = "`+filepath.Join(dir, "ro.db")+`"
+[stores.rw]
+url = "`+url+`"
+read_only = false
+`, 0o600)
+	env["KVDECK_STORE"] = "ro"
+	r := runMain(t, env, "", []string{"-s", "rw", "-o", "json", "demo", "--headless", "--duration", "300ms", "--tick", "100ms", "--seed", "5"})
+	if r.code != 0 || !strings.Contains(r.stdout, `"db":"`+url+`"`) {
+		t.Fatalf("demo -s rw: %+v", r)
+	}
+	// Without the flag: kvdeck-demo.db here, whatever KVDECK_STORE and
+	// the default say (ro is saved read-only: following it would refuse).
+	here := t.TempDir()
+	t.Chdir(here)
+	r = runMain(t, env, "", []string{"-o", "json", "demo", "--headless", "--duration", "300ms", "--tick", "100ms", "--seed", "5"})
+	if r.code != 0 || !strings.Contains(r.stdout, `"db":"file:kvdeck-demo.db"`) {
+		t.Fatalf("demo with KVDECK_STORE: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ro.db")); err == nil {
+		t.Fatal("the demo seeded the store of KVDECK_STORE")
+	}
+	if _, err := os.Stat(filepath.Join(here, "kvdeck-demo.db")); err != nil {
+		t.Fatal(err)
+	}
+}
