@@ -32,9 +32,9 @@ func fleetRows(t *testing.T, out string) map[string]fleetDoctorRow {
 	return rows
 }
 
-// TestFleetDoctor: seven saved stores, files and two sqld servers (one
-// stopped before the run) and one behind a proxy that never answers in
-// time; each gets its row, the unreachable ones as errors, without
+// TestFleetDoctor: seven saved stores, files and two sqld servers (the
+// second stopped between two runs) and one behind a proxy that never
+// answers in time; each gets its row, the unreachable ones as errors, without
 // holding up the others beyond --timeout.
 func TestFleetDoctor(t *testing.T) {
 	env := storesEnv(t)
@@ -54,8 +54,8 @@ func TestFleetDoctor(t *testing.T) {
 	reference := storetest.CopyReference(t) // warnings and infos only: healthy
 	up := sqldtest.Start(t)
 	at(up.URL, "set", `["a"]`, "1")
-	down := sqldtest.Start(t)
-	down.Stop()
+	down := sqldtest.Start(t) // stopped between the first run and the second
+	at(down.URL, "set", `["a"]`, "1")
 	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
 	configFile(t, env, `[stores.healthy]
 url = "`+healthy+`"
@@ -74,7 +74,7 @@ url = "`+up.URL+`"
 group = "sqld"
 [stores.sqld-down]
 url = "`+down.URL+`"
-group = "sqld"
+group = "stopped"
 [stores.sqld-hung]
 url = "`+hung.URL+`"
 group = "sqld"
@@ -88,7 +88,7 @@ group = "sqld"
 		t.Fatalf("exit %d, %d rows\n%s%s", r.code, len(rows), r.stdout, r.stderr)
 	}
 	for name, want := range map[string]string{"healthy": "healthy", "reference": "healthy", "sqld-up": "healthy",
-		"broken": "findings", "missing": "error", "sqld-down": "error", "sqld-hung": "error"} {
+		"broken": "findings", "missing": "error", "sqld-down": "healthy", "sqld-hung": "error"} {
 		if rows[name].Status != want {
 			t.Errorf("%s: %+v, want %s", name, rows[name], want)
 		}
@@ -99,15 +99,19 @@ group = "sqld"
 	if ref := rows["reference"]; ref.Warnings != 1 || ref.Infos != 6 {
 		t.Errorf("reference: %+v", ref)
 	}
-	if e := rows["sqld-down"].Error; !strings.Contains(e, "unreachable") {
-		t.Errorf("sqld-down: %s", e)
-	}
 	// The hung store costs its timeout, not an hour; generous bound for a
 	// busy machine.
 	if took > time.Minute {
 		t.Errorf("fleet doctor took %s with --timeout 5s", took)
 	}
 	t.Logf("7 stores, one hung behind --timeout 5s: %s (hung row %dms: %s)", took.Round(time.Millisecond), rows["sqld-hung"].MS, rows["sqld-hung"].Error)
+
+	// The second server stops: its row turns into an error.
+	down.Stop()
+	r = runMain(t, env, "", []string{"--now", now, "fleet", "doctor", "--group", "stopped"})
+	if rows := fleetRows(t, r.stdout); r.code != CodeError || rows["sqld-down"].Status != "error" || !strings.Contains(rows["sqld-down"].Error, "unreachable") {
+		t.Errorf("sqld-down once stopped: %+v", r)
+	}
 
 	// A group: exit 1 for a store with an error finding, 0 for healthy ones.
 	env2 := env
