@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -24,6 +25,7 @@ func completeLine(parser *kong.Kong, env map[string]string) int {
 	code := 0
 	kongplete.Complete(parser,
 		kongplete.WithPredictor("store", storePredictor(env)),
+		kongplete.WithPredictor("group", groupPredictor(env)),
 		kongplete.WithExitFunc(func(c int) { code = c }),
 	)
 	return code
@@ -32,6 +34,26 @@ func completeLine(parser *kong.Kong, env map[string]string) int {
 // storePredictor offers the names of the saved stores of env's config; a
 // missing or unreadable config offers none (a completion prints no error).
 func storePredictor(env map[string]string) complete.Predictor {
+	return configPredictor(env, (*storeconfig.Config).Names)
+}
+
+// groupPredictor offers the groups of the saved stores (--group).
+func groupPredictor(env map[string]string) complete.Predictor {
+	return configPredictor(env, func(c *storeconfig.Config) []string {
+		var out []string
+		for _, s := range c.Stores {
+			if s.Group != "" && !slices.Contains(out, s.Group) {
+				out = append(out, s.Group)
+			}
+		}
+		slices.Sort(out)
+		return out
+	})
+}
+
+// configPredictor offers what words takes from env's config, nothing
+// when there is none or it does not parse.
+func configPredictor(env map[string]string, words func(*storeconfig.Config) []string) complete.Predictor {
 	return complete.PredictFunc(func(complete.Args) []string {
 		path, err := storeconfig.Path(env)
 		if err != nil {
@@ -41,7 +63,7 @@ func storePredictor(env map[string]string) complete.Predictor {
 		if err != nil {
 			return nil
 		}
-		return cfg.Names()
+		return words(cfg)
 	})
 }
 

@@ -30,7 +30,7 @@ func completeWords(t *testing.T, env map[string]string, line string) []string {
 
 func TestCompletion(t *testing.T) {
 	env := storesEnv(t)
-	configFile(t, env, "[stores.prod-eu]\nurl = \"a.db\"\n[stores.dev]\nurl = \"b.db\"\n[stores.prod-us]\nurl = \"c.db\"\n", 0o600)
+	configFile(t, env, "[stores.prod-eu]\nurl = \"a.db\"\ngroup = \"prod\"\n[stores.dev]\nurl = \"b.db\"\ngroup = \"dev\"\n[stores.prod-us]\nurl = \"c.db\"\ngroup = \"prod\"\n", 0o600)
 	for _, tc := range []struct {
 		line string
 		want []string
@@ -46,6 +46,8 @@ func TestCompletion(t *testing.T) {
 		{"kvdeck --the", []string{"--theme"}},
 		{"kvdeck --theme ", []string{"auto", "dark", "high-contrast", "light"}},
 		{"kvdeck list --wh", []string{"--where"}},
+		{"kvdeck fleet doctor --group ", []string{"dev", "prod"}},
+		{"kvdeck stores list -g p", []string{"prod"}},
 	} {
 		if got := completeWords(t, env, tc.line); !slices.Equal(got, tc.want) {
 			t.Errorf("%q completes to %q, want %q", tc.line, got, tc.want)

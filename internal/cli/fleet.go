@@ -20,7 +20,7 @@ type FleetCmd struct {
 
 // FleetDoctorCmd runs doctor on the saved stores.
 type FleetDoctorCmd struct {
-	Group       string        `name:"group" short:"g" placeholder:"GROUP" help:"Only the stores of this group."`
+	Group       string        `name:"group" short:"g" placeholder:"GROUP" predictor:"group" help:"Only the stores of this group."`
 	Concurrency int           `name:"concurrency" default:"8" help:"How many stores are examined at once."`
 	Timeout     time.Duration `name:"timeout" placeholder:"DURATION" default:"15s" help:"How long a server may take (token, connection, doctor) before its store is an error row."`
 }

@@ -147,7 +147,7 @@ func loadConfig(app *App) (*storeconfig.Config, error) {
 
 // StoresListCmd lists the saved stores.
 type StoresListCmd struct {
-	Group string `name:"group" short:"g" placeholder:"GROUP" help:"Only the stores of this group."`
+	Group string `name:"group" short:"g" placeholder:"GROUP" predictor:"group" help:"Only the stores of this group."`
 }
 
 // Run prints one line per store (name, group, mode, URL, token source).
@@ -246,7 +246,7 @@ func (c *StoresShowCmd) Run(app *App) error {
 type StoresAddCmd struct {
 	Name         string `arg:"" help:"The store's name: letters, digits, - and _."`
 	URL          string `arg:"" name:"url" help:"The database, as --db takes it (a relative file path is saved absolute)."`
-	Group        string `name:"group" short:"g" placeholder:"GROUP" help:"The store's group (an environment, a region, a tenant)."`
+	Group        string `name:"group" short:"g" placeholder:"GROUP" predictor:"group" help:"The store's group (an environment, a region, a tenant)."`
 	Writable     bool   `name:"writable" help:"Open it to write by default (otherwise it opens read-only unless --write is given)."`
 	TokenEnv     string `name:"token-env" placeholder:"VAR" xor:"token" help:"Read the token from this environment variable."`
 	TokenCommand string `name:"token-command" placeholder:"SHELL" xor:"token" help:"Run this shell text and use its output as the token (a password manager)."`
