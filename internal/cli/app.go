@@ -147,7 +147,7 @@ func (a *App) readOnlyRefusal(what string) error {
 	if what == "" {
 		what = a.command
 	}
-	return fmt.Errorf("%w: %s refused; the store was opened with --read-only", store.ErrReadOnly, what)
+	return fmt.Errorf("%w: %s refused; %s", store.ErrReadOnly, what, a.Globals.readOnlyReason())
 }
 
 // OpenToWrite is the one opener of a command that writes: refused under
@@ -196,7 +196,11 @@ func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.
 		if errors.Is(err, store.ErrNoStoreYet) && a.Globals.ReadOnly {
 			// Only the user's own --read-only is named: diff opens its
 			// sides read-only without being asked (issue 25 point 14).
-			err = fmt.Errorf("%w; drop --read-only to create a store there", err)
+			how := "drop --read-only"
+			if a.Globals.saved != nil && a.Globals.saved.readOnly {
+				how = "give --write"
+			}
+			err = fmt.Errorf("%w; %s to create a store there", err, how)
 		}
 		return nil, err
 	}

@@ -48,6 +48,9 @@ func (c *DemoCmd) Run(app *App) error {
 		return err
 	}
 	url := app.Globals.DB
+	if app.Globals.saved != nil { // --store, only the flag (stores.go)
+		url = app.Globals.saved.url
+	}
 	if url == "" {
 		url = DemoDB
 		fmt.Fprintf(app.Stderr, "kvdeck: demo store %s in the current directory (--db chooses another)\n", url)

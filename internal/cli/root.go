@@ -50,6 +50,9 @@ type Root struct {
 	Bench   BenchCmd   `cmd:"" help:"Measure the engine beside raw SQL on the same driver (embedded, and --remote URL)."`
 	Undo    UndoCmd    `cmd:"" help:"Undo a write kvdeck made (default: the last one), checked against every key; --list shows the journal."`
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`
+	Stores  StoresCmd  `cmd:"" help:"Saved stores (config.toml): list, show, add, remove; open one with --store NAME."`
+	Fleet   FleetCmd   `cmd:"" help:"Act on every saved store (or a group): doctor."`
+	Shell   ShellCmd   `cmd:"" name:"completion" help:"Print the shell code for completing kvdeck's commands, flags and saved stores: bash, zsh or fish."`
 }
 
 // Globals are the flags every command takes. The
@@ -59,18 +62,27 @@ type Root struct {
 type Globals struct {
 	DB          string        `name:"db" placeholder:"URL" help:"Database: file:PATH, a path, libsql://, http(s)://, ws(s)://. Else $KVDECK_DB, $LIBSQL_URL, $TURSO_DATABASE_URL, else file:kvdeck.db."`
 	AuthToken   string        `name:"auth-token" placeholder:"TOKEN" help:"Auth token for remote servers. Else $KVDECK_AUTH_TOKEN, $LIBSQL_AUTH_TOKEN, $TURSO_AUTH_TOKEN. Never printed."`
-	ReadOnly    bool          `name:"read-only" help:"Refuse every write; do not create the schema."`
+	Store       string        `name:"store" short:"s" placeholder:"NAME" predictor:"store" help:"A saved store (kvdeck stores list). Else $KVDECK_STORE; not with --db."`
+	ReadOnly    bool          `name:"read-only" xor:"write" help:"Refuse every write; do not create the schema."`
+	Write       bool          `name:"write" xor:"write" help:"Open a store saved read-only to write."`
 	NoJournal   bool          `name:"no-journal" help:"Do not record writes in the write journal (they cannot be undone). Also KVDECK_JOURNAL=off."`
 	Now         string        `name:"now" placeholder:"MS" xor:"clock" help:"Fix the clock: epoch milliseconds or an RFC 3339 time."`
 	ClockOffset time.Duration `name:"clock-offset" placeholder:"DURATION" xor:"clock" help:"Shift the real clock, e.g. +5m or --clock-offset=-30s."`
 	BusyTimeout time.Duration `name:"busy-timeout" placeholder:"DURATION" default:"5s" help:"How long an embedded database waits for another writer's lock."`
 	Output      string        `name:"output" short:"o" placeholder:"text|json" help:"Output format: text or json (one JSON object per line). Default text; dump and watch default to json (their lines are read by programs: load reads dump)."`
 	Theme       string        `name:"theme" enum:"auto,dark,light,high-contrast" default:"auto" help:"TUI colours: auto, dark, light, high-contrast."`
+
+	saved *savedStore // the saved store selected (stores.go: resolveSaved)
 }
 
 // ResolveDB returns the database URL and where it came from: the --db
-// flag, the first non-empty variable of DBEnv, or DefaultDB.
+// flag, the saved store selected (--store, KVDECK_STORE, the config's
+// default: resolveSaved), the first non-empty variable of DBEnv, or
+// DefaultDB.
 func (g Globals) ResolveDB(env map[string]string) (url, source string) {
+	if g.saved != nil {
+		return g.saved.url, g.saved.from
+	}
 	if g.DB != "" {
 		return g.DB, "--db"
 	}
@@ -83,10 +95,14 @@ func (g Globals) ResolveDB(env map[string]string) (url, source string) {
 }
 
 // ResolveToken returns the auth token: the --auth-token flag or the first
-// non-empty variable of TokenEnv; "" when none.
+// non-empty variable of TokenEnv; "" when none. A saved store takes its
+// own token (or none), never the variables'.
 func (g Globals) ResolveToken(env map[string]string) string {
 	if g.AuthToken != "" {
 		return g.AuthToken
+	}
+	if g.saved != nil {
+		return g.saved.token
 	}
 	for _, name := range TokenEnv() {
 		if v := env[name]; v != "" {

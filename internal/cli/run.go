@@ -65,6 +65,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
 		return CodeError
 	}
+	if env["COMP_LINE"] != "" {
+		return completeLine(parser, env) // the shell asks for completions (completion.go)
+	}
 	kctx, exit, err := parse(parser, args)
 	switch {
 	case exit >= 0:
@@ -77,6 +80,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
 		return CodeError
 	}
+	token, err := resolveSaved(ctx, kctx, &root.Globals, env)
+	if err != nil {
+		fmt.Fprintf(errw, "kvdeck: %v\n", err)
+		return CodeError
+	}
+	errw.secrets = append(errw.secrets, token)
 	vc, err := root.Globals.clock()
 	if err != nil {
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)

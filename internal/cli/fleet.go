@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"kvdeck/internal/storeconfig"
+	"kvdeck/internal/usertext"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+)
+
+// FleetCmd gathers the commands that act on every saved store.
+type FleetCmd struct {
+	Doctor FleetDoctorCmd `cmd:"" help:"Run doctor on every saved store (or one group) concurrently; one JSON line per store; exit 0 healthy, 1 findings, 2 errors."`
+}
+
+// FleetDoctorCmd runs doctor on the saved stores.
+type FleetDoctorCmd struct {
+	Group       string        `name:"group" short:"g" placeholder:"GROUP" predictor:"group" help:"Only the stores of this group."`
+	Concurrency int           `name:"concurrency" default:"8" help:"How many stores are examined at once."`
+	Timeout     time.Duration `name:"timeout" placeholder:"DURATION" default:"15s" help:"How long a server may take (token, connection, doctor) before its store is an error row."`
+}
+
+// DefaultJSON: the rows are JSON lines unless --output text is given.
+func (c *FleetDoctorCmd) DefaultJSON() bool { return true }
+
+// fleetDoctorRow is one store's line.
+type fleetDoctorRow struct {
+	Store    string          `json:"store"`
+	Group    string          `json:"group,omitempty"`
+	URL      string          `json:"url"`
+	Status   string          `json:"status"` // healthy, findings, error
+	Errors   int             `json:"errors"`
+	Warnings int             `json:"warnings"`
+	Infos    int             `json:"infos"`
+	Findings []coord.Finding `json:"findings"`
+	Error    string          `json:"error,omitempty"`
+	MS       int64           `json:"ms"`
+}
+
+// Run examines the stores, at most --concurrency at once, each within
+// --timeout, and prints their rows in name order, each as soon as it and
+// the rows before it are in. A store that cannot be reached, refused its
+// token or is not a store is an error row; the others go on. Exit 2 when
+// any row is an error, else 1 when any store has a finding of severity
+// error (kvdeck doctor's rule), else 0.
+func (c *FleetDoctorCmd) Run(app *App) error {
+	if c.Concurrency < 1 {
+		return fmt.Errorf("--concurrency %d: must be at least 1", c.Concurrency)
+	}
+	if c.Timeout <= 0 {
+		return fmt.Errorf("--timeout %s: must be positive", c.Timeout)
+	}
+	cfg, err := loadConfig(app)
+	if err != nil {
+		return err
+	}
+	var stores []storeconfig.Store
+	for _, name := range cfg.Names() {
+		if s := cfg.Stores[name]; c.Group == "" || s.Group == c.Group {
+			stores = append(stores, s)
+		}
+	}
+	if len(stores) == 0 {
+		if c.Group != "" {
+			return fmt.Errorf("no saved store in group %s (%s)", shown(c.Group), cfg.Path)
+		}
+		return fmt.Errorf("no saved stores (%s); kvdeck stores add NAME URL saves one", cfg.Path)
+	}
+	rows := make([]fleetDoctorRow, len(stores))
+	done := make([]chan struct{}, len(stores))
+	sem := make(chan struct{}, c.Concurrency)
+	var wg sync.WaitGroup
+	for i, s := range stores {
+		done[i] = make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done[i])
+			select {
+			case sem <- struct{}{}:
+			case <-app.Context().Done():
+				rows[i] = fleetErrorRow(s, app.Context().Err(), "", 0)
+				return
+			}
+			defer func() { <-sem }()
+			rows[i] = c.examine(app, cfg, s)
+		}()
+	}
+	worst := 0
+	for i := range stores {
+		<-done[i]
+		r := rows[i]
+		app.Out.Result(r, fleetRowText(r))
+		switch {
+		case r.Status == "error":
+			worst = max(worst, CodeError)
+		case r.Errors > 0:
+			worst = max(worst, CodeNotDone)
+		}
+	}
+	wg.Wait()
+	if worst != 0 {
+		return &ExitError{Code: worst}
+	}
+	return nil
+}
+
+// examine runs doctor on one store (a server's within the timeout): opened read-only
+// (doctor only reads; no journal), with its own token and no other.
+func (c *FleetDoctorCmd) examine(app *App, cfg *storeconfig.Config, s storeconfig.Store) fleetDoctorRow {
+	start := time.Now()
+	ctx := app.Context()
+	if t, err := store.ParseTarget(s.URL); err == nil && t.Transport.Remote() {
+		// A server may hang; a database file does not (its locks wait
+		// --busy-timeout), and on a slow machine its doctor may take
+		// longer than a server's answer should: only servers get the
+		// deadline.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	token, err := cfg.Token(ctx, s, app.Env)
+	if err != nil {
+		return fleetErrorRow(s, err, "", time.Since(start))
+	}
+	st, err := store.Open(ctx, s.URL, store.Options{
+		AuthToken: token, ReadOnly: true, Clock: app.Now,
+		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: c.Timeout,
+	})
+	if err != nil {
+		return fleetErrorRow(s, err, token, time.Since(start))
+	}
+	defer st.Close()
+	fs, err := coord.Doctor(ctx, st, app.Now())
+	if err != nil {
+		return fleetErrorRow(s, err, token, time.Since(start))
+	}
+	r := fleetDoctorRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "healthy", Findings: fs, MS: time.Since(start).Milliseconds()}
+	if r.Findings == nil {
+		r.Findings = []coord.Finding{}
+	}
+	for _, f := range fs {
+		switch f.Severity {
+		case coord.SeverityError:
+			r.Errors++
+		case coord.SeverityWarning:
+			r.Warnings++
+		default:
+			r.Infos++
+		}
+	}
+	if r.Errors > 0 {
+		r.Status = "findings"
+	}
+	return r
+}
+
+// fleetErrorRow is the row of a store that could not be examined; the token
+// is cut from the message (the store scrubs its own errors; this covers
+// the rest).
+func fleetErrorRow(s storeconfig.Store, err error, token string, took time.Duration) fleetDoctorRow {
+	msg := err.Error()
+	if token != "" {
+		msg = strings.ReplaceAll(msg, token, "<redacted>")
+	}
+	return fleetDoctorRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Findings: []coord.Finding{}, Error: msg, MS: took.Milliseconds()}
+}
+
+// fleetRowText is a row for --output text: the store's line, then its
+// findings indented.
+func fleetRowText(r fleetDoctorRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s", r.Store, r.Status)
+	switch {
+	case r.Status == "error":
+		fmt.Fprintf(&b, "  %s", r.Error)
+	default:
+		fmt.Fprintf(&b, "  %d error, %d warning, %d info  %dms", r.Errors, r.Warnings, r.Infos, r.MS)
+	}
+	for _, f := range r.Findings {
+		b.WriteString("\n  " + f.String())
+	}
+	return usertext.SanitizeLines(b.String())
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+)
+
+// fleetRows parses fleet doctor's JSON lines.
+func fleetRows(t *testing.T, out string) map[string]fleetDoctorRow {
+	t.Helper()
+	rows := map[string]fleetDoctorRow{}
+	var order []string
+	for _, l := range lines(out) {
+		var r fleetDoctorRow
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		rows[r.Store] = r
+		order = append(order, r.Store)
+	}
+	if !slices.IsSorted(order) {
+		t.Errorf("rows not in name order: %v", order)
+	}
+	return rows
+}
+
+// TestFleetDoctor: seven saved stores, files and two sqld servers (the
+// second stopped between two runs) and one behind a proxy that never
+// answers in time; each gets its row, the unreachable ones as errors, without
+// holding up the others beyond --timeout.
+func TestFleetDoctor(t *testing.T) {
+	env := storesEnv(t)
+	now := strconv.FormatInt(storetest.T0, 10)
+	at := func(url string, args ...string) {
+		t.Helper()
+		if r := runMain(t, env, "", append([]string{"--db", url, "--now", now}, args...)); r.code != 0 {
+			t.Fatalf("%s %v: %+v", url, args, r)
+		}
+	}
+	dir := t.TempDir()
+	healthy := "file:" + filepath.Join(dir, "healthy.db")
+	at(healthy, "set", `["a"]`, "1")
+	broken := "file:" + filepath.Join(dir, "broken.db")
+	at(broken, "alarm", "set", "Cart", "lost", "+1s")
+	at(broken, "delete", `["dwk_alarm_due", "Cart", 1767312001000, "lost"]`)
+	reference := storetest.CopyReference(t) // warnings and infos only: healthy
+	up := sqldtest.Start(t)
+	at(up.URL, "set", `["a"]`, "1")
+	down := sqldtest.Start(t) // stopped between the first run and the second
+	at(down.URL, "set", `["a"]`, "1")
+	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
+	configFile(t, env, `[stores.healthy]
+url = "`+healthy+`"
+group = "files"
+[stores.broken]
+url = "`+broken+`"
+group = "files"
+[stores.reference]
+url = "`+reference+`"
+group = "files"
+[stores.missing]
+url = "`+filepath.Join(dir, "missing.db")+`"
+group = "files"
+[stores.sqld-up]
+url = "`+up.URL+`"
+group = "sqld"
+[stores.sqld-down]
+url = "`+down.URL+`"
+group = "stopped"
+[stores.sqld-hung]
+url = "`+hung.URL+`"
+group = "sqld"
+`, 0o600)
+
+	start := time.Now()
+	r := runMain(t, env, "", []string{"--now", now, "fleet", "doctor", "--timeout", "5s", "--concurrency", "3"})
+	took := time.Since(start)
+	rows := fleetRows(t, r.stdout)
+	if r.code != CodeError || len(rows) != 7 {
+		t.Fatalf("exit %d, %d rows\n%s%s", r.code, len(rows), r.stdout, r.stderr)
+	}
+	for name, want := range map[string]string{"healthy": "healthy", "reference": "healthy", "sqld-up": "healthy",
+		"broken": "findings", "missing": "error", "sqld-down": "healthy", "sqld-hung": "error"} {
+		if rows[name].Status != want {
+			t.Errorf("%s: %+v, want %s", name, rows[name], want)
+		}
+	}
+	if b := rows["broken"]; b.Errors != 1 || b.Findings[0].Code != "alarm.never-fires" {
+		t.Errorf("broken: %+v", b)
+	}
+	if ref := rows["reference"]; ref.Warnings != 1 || ref.Infos != 6 {
+		t.Errorf("reference: %+v", ref)
+	}
+	// The hung store costs its timeout, not an hour; generous bound for a
+	// busy machine.
+	if took > time.Minute {
+		t.Errorf("fleet doctor took %s with --timeout 5s", took)
+	}
+	t.Logf("7 stores, one hung behind --timeout 5s: %s (hung row %dms: %s)", took.Round(time.Millisecond), rows["sqld-hung"].MS, rows["sqld-hung"].Error)
+
+	// The second server stops: its row turns into an error.
+	down.Stop()
+	r = runMain(t, env, "", []string{"--now", now, "fleet", "doctor", "--group", "stopped"})
+	if rows := fleetRows(t, r.stdout); r.code != CodeError || rows["sqld-down"].Status != "error" || !strings.Contains(rows["sqld-down"].Error, "unreachable") {
+		t.Errorf("sqld-down once stopped: %+v", r)
+	}
+
+	// A group: exit 1 for a store with an error finding, 0 for healthy ones.
+	env2 := env
+	configFile(t, env2, `[stores.healthy]
+url = "`+healthy+`"
+group = "ok"
+[stores.sqld-up]
+url = "`+up.URL+`"
+group = "ok"
+[stores.broken]
+url = "`+broken+`"
+group = "bad"
+`, 0o600)
+	if r := runMain(t, env2, "", []string{"--now", now, "fleet", "doctor", "--group", "ok"}); r.code != 0 || len(fleetRows(t, r.stdout)) != 2 {
+		t.Errorf("group ok: %+v", r)
+	}
+	if r := runMain(t, env2, "", []string{"--now", now, "fleet", "doctor", "-g", "bad", "-o", "text"}); r.code != CodeNotDone ||
+		!strings.HasPrefix(r.stdout, "broken  findings  1 error, 0 warning, 0 info") || !strings.Contains(r.stdout, "\n  error  alarm.never-fires") {
+		t.Errorf("group bad, text: %+v", r)
+	}
+	if r := runMain(t, env2, "", []string{"fleet", "doctor", "-g", "nope"}); r.code != CodeError || !strings.Contains(r.stderr, "no saved store in group nope") {
+		t.Errorf("empty group: %+v", r)
+	}
+}
