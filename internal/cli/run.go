@@ -66,7 +66,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return CodeError
 	}
 	if env["COMP_LINE"] != "" {
-		return completeLine(parser, env) // the shell asks for completions (completion.go)
+		return completeLine(parser, env) // the shell asks for completions (cmd_completion.go)
 	}
 	kctx, exit, err := parse(parser, args)
 	switch {
