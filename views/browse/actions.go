@@ -61,11 +61,14 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.startExternalEdit()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
-		m.filterIn.SetValue(m.filterLevel().filter)
+		m.filterOn = m.filterLevel()
+		m.filterIn.SetValue(m.filterOn.filter)
 		m.filterIn.CursorEnd()
 		cmd = m.filterIn.Focus()
 	case key.Matches(msg, k.ClearFilter):
-		m.filterLevel().filter = ""
+		if lvl := m.clearable(); lvl != nil {
+			lvl.filter = ""
+		}
 		cmd = m.relayout()
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
@@ -86,8 +89,13 @@ func (m Model) refuseReadOnly(msg tea.KeyMsg) tea.Cmd {
 
 // handleFiltering handles keys while the filter input has them: the
 // filter applies as it is typed; enter keeps it, esc drops it.
+//
+// The filter belongs to the level where `/` was pressed (filterOn), not
+// to the cursor's: a filter that hides the cursor's row moved the cursor
+// to another level, and the next character filtered that one (issue 22
+// point 2). The cursor stays in the level, on its first row left.
 func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
-	lvl := m.filterLevel()
+	lvl := m.filterOn
 	switch {
 	case key.Matches(msg, m.input.Accept):
 		m.filtering = false
@@ -104,8 +112,37 @@ func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.filterIn, cmd = m.filterIn.Update(msg)
 	lvl.filter = m.filterIn.Value()
-	out := tea.Batch(cmd, m.relayout())
+	out := tea.Batch(cmd, m.relayout(), m.stayInLevel(lvl))
 	return m, out
+}
+
+// stayInLevel moves the cursor to lvl's first row when the filter took
+// it out of the level.
+func (m *Model) stayInLevel(lvl *node) tea.Cmd {
+	if len(m.rows) == 0 {
+		return nil
+	}
+	if cur, _ := levelOf(m.rows[m.cursor]); cur == lvl {
+		return nil
+	}
+	for i, r := range m.rows {
+		if l, _ := levelOf(r); l == lvl {
+			return m.selectRow(i)
+		}
+	}
+	return nil
+}
+
+// clearable is the level esc clears: the cursor's when it is filtered,
+// else the one the last `/` filtered.
+func (m Model) clearable() *node {
+	if lvl := m.filterLevel(); lvl.filter != "" {
+		return lvl
+	}
+	if m.filterOn != nil && m.filterOn.filter != "" {
+		return m.filterOn
+	}
+	return nil
 }
 
 // handleForm handles keys while the entry form is open.

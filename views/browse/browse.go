@@ -96,6 +96,9 @@ type Model struct {
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model
+	// filterOn is the level the last `/` filtered: the prompt types into
+	// it whatever row the cursor falls on, and esc clears it.
+	filterOn *node
 	form      *entryForm   // the edit / new-key form, when open
 	jump      *jumpState   // a :goto in progress
 	held      []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)

