@@ -99,12 +99,12 @@ type Model struct {
 	// filterOn is the level the last `/` filtered: the prompt types into
 	// it whatever row the cursor falls on, and esc clears it.
 	filterOn *node
-	form      *entryForm   // the edit / new-key form, when open
-	jump      *jumpState   // a :goto in progress
-	held      []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
-	heldOn    *ref         // the row whose entry the held keys wait for
-	search    *searchState // the value search (search.go), when open
-	reader    *readerState // the value reader (reader.go), when open
+	form     *entryForm   // the edit / new-key form, when open
+	jump     *jumpState   // a :goto in progress
+	held     []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
+	heldOn   *ref         // the row whose entry the held keys wait for
+	search   *searchState // the value search (search.go), when open
+	reader   *readerState // the value reader (reader.go), when open
 
 	width, height int
 }
