@@ -183,6 +183,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case childrenLoaded:
 		return m.onChildren(msg)
+	case probed:
+		return m.onProbed(msg)
 	case entryLoaded:
 		return m.onEntry(msg)
 	case committed:
@@ -231,11 +233,13 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	return m, out
 }
 
-// Goto expands the path to key and selects it.
+// Goto expands the path to key and selects it. It first reads where the
+// key stands in the store (probe.go): keys pressed until it has landed
+// are held for the target.
 func (m Model) Goto(key codec.Key) (Model, tea.Cmd) {
 	m.jump = newJump(key)
-	out := m.advanceJump()
-	return m.replayHeld(out)
+	m.jump.probing = true
+	return m, probeGoto(m.deps.Store, m.deps.Session, key)
 }
 
 // ShortHelp returns the bindings for the one-line help.

@@ -2,6 +2,7 @@ package browse
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"kvdeck/codec"
@@ -70,5 +71,54 @@ func TestFilterStaysOnItsLevel(t *testing.T) {
 	h.Keys("esc")
 	if many.filter != "" {
 		t.Errorf("esc on another level left many's filter %q", many.filter)
+	}
+}
+
+// TestGotoReadsTheStore: issue 22 point 4. :goto of a key written after
+// its level was read said "no key" until the next refresh; a key deleted
+// since was shown as if it were there. :goto asks the store first.
+func TestGotoReadsTheStore(t *testing.T) {
+	s, clock := seedMany(t, 3)
+	h := startHarness(t, s, clock, 120, 30)
+	goTo(h, `["users", "alice"]`)
+	set := func(k string) {
+		if _, err := s.Commit(viewtest.Ctx, nil, []store.Mutation{{Type: store.MutationSet, Key: storetest.Key(t, k), Value: []byte(`2`)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(`["users", "carol"]`)
+	goTo(h, `["users", "carol"]`)
+	if got := selectedKey(h.M); got != `["users", "carol"]` {
+		t.Fatalf(":goto of a key written a moment ago selected %q; flash %q", got, h.LastFlash())
+	}
+	h.RequireView(`key     ["users", "carol"]`)
+
+	if _, err := s.Commit(viewtest.Ctx, nil, []store.Mutation{{Type: store.MutationDelete, Key: storetest.Key(t, `["users", "bob"]`)}}); err != nil {
+		t.Fatal(err)
+	}
+	goTo(h, `["users", "bob"]`)
+	h.RequireFlash(`no key ["users", "bob"]: not in the store (deleted, or never written)`)
+	if got := selectedKey(h.M); got != `["users", "carol"]` {
+		t.Errorf("the vanished key's neighbour is carol; selected %q", got)
+	}
+}
+
+// TestGotoHoldsKeysUntilItLands: a key pressed right after :goto's enter,
+// before the store has answered, acts on the target, not on the row the
+// cursor was on.
+func TestGotoHoldsKeysUntilItLands(t *testing.T) {
+	s, clock := seedMany(t, 3)
+	h := startHarness(t, s, clock, 120, 30)
+	goTo(h, `["users", "alice"]`)
+	st := &stepper{}
+	m, c := h.M.Goto(storetest.Key(t, `["zeta"]`))
+	st.run(c)
+	m = st.press(m, "d")
+	if len(st.asks) != 0 {
+		t.Fatalf("d before the jump landed asked %q at once", st.asks[0].Title)
+	}
+	st.drain(m)
+	if len(st.asks) != 1 || !strings.Contains(strings.Join(st.asks[0].Lines, " "), `["zeta"]`) {
+		t.Errorf("d pressed during the jump asked %+v; want the delete of [\"zeta\"]", st.asks)
 	}
 }

@@ -61,6 +61,13 @@ func (m *Model) loadLevel(n *node, at int, after []byte, replace bool) tea.Cmd {
 	return loadChildren(m.deps.Store, m.deps.Session, n.gen, n.key, at, after, limit, replace)
 }
 
+// loadLevelLimit reads n's children again from the first, limit of them,
+// replacing what was loaded.
+func (m *Model) loadLevelLimit(n *node, limit int) tea.Cmd {
+	n.loading, n.gen = true, m.nextTag()
+	return loadChildren(m.deps.Store, m.deps.Session, n.gen, n.key, 0, nil, limit, true)
+}
+
 // onChildren stores a page of children and re-lays the tree out.
 func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 	if msg.session != m.deps.Session {
