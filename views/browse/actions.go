@@ -17,6 +17,7 @@ import (
 // handleBrowsing handles keys while the tree has them.
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
+	m.toEnd, m.carryTo, m.carryLvl = nil, 0, nil // any key stops G's and pgdn's loading
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Up):
@@ -26,11 +27,11 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.PageUp):
 		cmd = m.move(-m.treeRows())
 	case key.Matches(msg, k.PageDown):
-		cmd = m.move(m.treeRows())
+		cmd = m.pageDown()
 	case key.Matches(msg, k.Top):
 		cmd = m.selectRow(0)
 	case key.Matches(msg, k.Bottom):
-		cmd = m.selectRow(len(m.rows) - 1)
+		cmd = m.bottom()
 	case key.Matches(msg, k.Expand):
 		cmd = m.expand()
 	case key.Matches(msg, k.Collapse):

@@ -103,6 +103,9 @@ type Model struct {
 	jump     *jumpState   // a :goto in progress
 	held     []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
 	heldOn   *ref         // the row whose entry the held keys wait for
+	toEnd    *node        // G loads this level to its end (edge.go)
+	carryTo  int          // pgdn's target row past the loaded edge
+	carryLvl *node        // the level whose next page pgdn waits for
 	search   *searchState // the value search (search.go), when open
 	reader   *readerState // the value reader (reader.go), when open
 
@@ -185,6 +188,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onChildren(msg)
 	case probed:
 		return m.onProbed(msg)
+	case levelCounted:
+		return m.onCounted(msg)
 	case entryLoaded:
 		return m.onEntry(msg)
 	case committed:
@@ -228,6 +233,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 // Refresh re-reads what is on screen: the store changed.
 func (m Model) Refresh() (Model, tea.Cmd) {
 	m.root.markStale()
+	m.root.markSizesStale()
 	m.entry.stale = true
 	out := tea.Batch(m.reloadVisible(), m.wantEntry())
 	return m, out

@@ -53,7 +53,7 @@ func TestFilterStaysOnItsLevel(t *testing.T) {
 		t.Errorf("many's filter is %q, want k04999", many.filter)
 	}
 	// The level shows what it can: only loaded keys are matched.
-	h.RequireView("/ k04999", "filter sees only the 31 loaded", "more not loaded: enter loads")
+	h.RequireView("/ k04999", "filter sees only the loaded: 31/200", "more not loaded: enter loads")
 	h.Keys("esc")
 	if many.filter != "" || users.filter != "" || h.M.root.filter != "" {
 		t.Errorf("esc left filters: root %q, users %q, many %q", h.M.root.filter, users.filter, many.filter)

@@ -97,6 +97,7 @@ func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 		n.applyPage(min(at, len(n.pages)), msg.after, msg.limit, msg.page)
 	}
 	cmd := m.relayout()
+	cmd = tea.Batch(cmd, m.goOn(n))
 	if m.jump != nil && jumpCmd == nil {
 		jumpCmd = m.advanceJump()
 	}
@@ -227,11 +228,18 @@ func (m *Model) reloadVisible() tea.Cmd {
 	for i := m.offset; i < end; i++ {
 		r := m.rows[i]
 		lvl, pi := levelOf(r)
+		if lvl != nil && lvl.loaded {
+			cmds = append(cmds, m.wantCount(lvl))
+		}
 		if lvl == nil || lvl.loading || lvl.kind != nodePart {
 			continue
 		}
 		switch {
-		case r.kind == rowMore && lvl.filter == "":
+		case r.kind == rowMore && lvl.filter == "" && m.cursor <= i:
+			// Only a cursor coming down towards the level's end loads
+			// on: one below it (on a later sibling, after G) loaded the
+			// whole level in the background, a page each time the "more"
+			// line came back on screen (issue 22 point 14).
 			cmds = append(cmds, m.loadLevel(lvl, len(lvl.pages), lvl.more, false))
 		case r.kind == rowError && lvl.retry:
 			lvl.retry = false

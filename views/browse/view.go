@@ -25,7 +25,13 @@ func (m Model) treeView() string {
 	title := m.styles.PaneTitle.Render("KEYS")
 	pos := ""
 	if len(m.rows) > 0 {
-		pos = m.styles.Muted.Render(fmt.Sprintf("%d/%d", m.cursor+1, len(m.rows)))
+		text := fmt.Sprintf("%d/%d", m.cursor+1, len(m.rows))
+		if lvl := m.filterLevel(); !lvl.complete() && lvl.kind == nodePart {
+			// A level loaded in part: how many of its children are
+			// loaded, of how many the store holds (issue 22 point 14).
+			text = "level " + lvl.sizeText() + " loaded"
+		}
+		pos = m.styles.Muted.Render(text)
 	}
 	if note := m.filterNote(); note != "" {
 		pos = m.styles.Warn.Render(widgets.FitWidth(note, max(w-6, 1)))
@@ -72,7 +78,7 @@ func (m Model) filterNote() string {
 	if lvl == nil || lvl.filter == "" || lvl.more == nil {
 		return ""
 	}
-	return fmt.Sprintf("filter sees only the %d loaded%s", lvl.loadedKids(), m.ofTotal(lvl))
+	return fmt.Sprintf("filter sees only the loaded: %s", lvl.sizeText())
 }
 
 // levelName names a level for the footer.
@@ -150,6 +156,11 @@ func (m Model) nodeSpans(n *node, room int) widgets.Line {
 		if n.isKey {
 			mark = widgets.Line{{Text: " ●", Style: st.KeyMark}}
 		}
+		if n.isKey && n.exp != nil && *n.exp <= m.deps.Now() {
+			// Expired, not swept: struck through, as the entry pane shows it.
+			label = widgets.Line{{Text: n.part().String(), Style: st.Expired}}
+			mark = widgets.Line{{Text: " ✗", Style: st.Warn}}
+		}
 	}
 	// Below a few cells a middle cut says nothing: the row is cut at its end.
 	if fit := room - ansi.StringWidth(arrow) - ansi.StringWidth(mark.Render(true)); fit >= 8 {
@@ -204,6 +215,3 @@ func (m *Model) scrollEntry(delta int) {
 	_, body := m.entryLines(m.entryInner())
 	m.entryOff = widgets.ClampOffset(m.entryOff+delta, m.entryRows(), len(body))
 }
-
-// ofTotal is " of N" when the level's size is known, "" otherwise.
-func (m Model) ofTotal(lvl *node) string { return "" }
