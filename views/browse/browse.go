@@ -53,7 +53,7 @@ func DefaultKeys() Keys {
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
 		ClearFilter:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
 		Reload:       key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
-		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values under the selected prefix")),
+		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
 		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
@@ -172,8 +172,11 @@ func (m Model) Busy() bool {
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.search != nil || m.reader != nil
+	return m.filtering || m.form != nil || m.searching() || m.reader != nil
 }
+
+// searching reports whether the value search is open (not parked).
+func (m Model) searching() bool { return m.search != nil && !m.search.parked }
 
 // Update handles a message. Keys held while a jump was in flight are
 // replayed once it has landed.
@@ -214,7 +217,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.handleForm(msg)
 		case m.filtering:
 			return m.handleFiltering(msg)
-		case m.search != nil:
+		case m.searching():
 			return m.handleSearch(msg)
 		case m.reader != nil:
 			return m.handleReading(msg)
@@ -253,11 +256,13 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.form != nil:
 		return m.form.ShortHelp()
-	case m.filtering, m.search != nil && m.search.typing:
+	case m.filtering:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
-	case m.search != nil:
+	case m.searching() && m.search.typing:
+		return []key.Binding{m.input.Accept, m.search.keys.Scope, m.input.Cancel}
+	case m.searching():
 		k := m.search.keys
-		return []key.Binding{k.Open, k.More, k.Close}
+		return []key.Binding{k.Open, k.More, k.Again, k.Close}
 	case m.reader != nil && m.reader.typing:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	case m.reader != nil:
@@ -273,11 +278,13 @@ func (m Model) FullHelp() [][]key.Binding {
 	switch {
 	case m.form != nil:
 		return m.form.FullHelp()
-	case m.filtering, m.search != nil && m.search.typing:
+	case m.filtering:
 		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
-	case m.search != nil:
+	case m.searching() && m.search.typing:
+		return [][]key.Binding{{m.input.Accept, m.search.keys.Scope, m.input.Cancel}}
+	case m.searching():
 		k := m.search.keys
-		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Close}}
+		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Again, k.Close}}
 	case m.reader != nil:
 		k := m.keys.Reader
 		return [][]key.Binding{k.Bindings(), m.ShortHelp()}

@@ -186,7 +186,7 @@ func (m Model) rightView() string {
 	if m.form != nil {
 		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
 	}
-	if m.search != nil {
+	if m.searching() {
 		return m.searchView(w, h)
 	}
 	title, body := m.entryLines(m.entryInner())
