@@ -55,7 +55,7 @@ func TestSearchValues(t *testing.T) {
 	}
 	h.RequireView("hex", `key     ["users", 3]`)
 
-	h.Keys("h") // the parent, ["users"]
+	h.Keys("h")      // the parent, ["users"]
 	h.Keys("s", "s") // back to the results, then another query
 	h.ClearInput()
 	h.TypeText(`"n":44}`)
