@@ -204,6 +204,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText:
 		return m.onEditor(msg)
+	case pagerFile, pagerClosed:
+		return m.onPager(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:
@@ -267,7 +269,7 @@ func (m Model) ShortHelp() []key.Binding {
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	case m.reader != nil:
 		k := m.keys.Reader
-		return []key.Binding{k.PageDown, k.PageUp, k.Page, k.Find, k.Next, k.Prev, k.Close}
+		return []key.Binding{k.PageDown, k.PageUp, k.Page, k.Find, k.Next, k.Prev, k.Lines, k.Pager, k.Close}
 	}
 	k := m.keys
 	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}

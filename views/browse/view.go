@@ -189,20 +189,21 @@ func (m Model) rightView() string {
 	if m.searching() {
 		return m.searchView(w, h)
 	}
+	if m.reader != nil {
+		return m.readerView(w, h)
+	}
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()
 	off := widgets.ClampOffset(m.entryOff, rows, len(body))
 	box := m.styles.Pane
 	switch {
-	case m.reader != nil:
-		title, box = widgets.FitWidth(m.readerTitle(off, rows, len(body)), m.entryInner()), m.styles.PaneFocused
 	case len(body) > rows:
 		pos := fmt.Sprintf("%d-%d of %d lines · K/J scroll · v read", off+1, min(off+rows, len(body)), len(body))
 		title = widgets.Spread(title, m.styles.Muted.Render(pos), m.entryInner())
 	}
 	lines := []string{title}
 	for i := off; i < min(off+rows, len(body)); i++ {
-		lines = append(lines, m.readerLine(i, body[i]))
+		lines = append(lines, body[i])
 	}
 	return widgets.Pane(box, strings.Join(lines, "\n"), w, h)
 }
