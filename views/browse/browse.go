@@ -51,7 +51,7 @@ func DefaultKeys() Keys {
 		CopyValue:    key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy value")),
 		Record:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "a dwk_* key's tab (Leases, Alarms, Queues)")),
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
-		ClearFilter:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
+		ClearFilter:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter (/)")),
 		Reload:       key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
 		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
+
 	"kvdeck/codec"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
@@ -120,5 +122,34 @@ func TestGotoHoldsKeysUntilItLands(t *testing.T) {
 	st.drain(m)
 	if len(st.asks) != 1 || !strings.Contains(strings.Join(st.asks[0].Lines, " "), `["zeta"]`) {
 		t.Errorf("d pressed during the jump asked %+v; want the delete of [\"zeta\"]", st.asks)
+	}
+}
+
+// TestBrowseHelpNamesEsc: issue 22 point 16. Browse's help left esc out
+// (it was listed only while a filter was in force): it is always there,
+// and in the reader and the value search too.
+func TestBrowseHelpNamesEsc(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	has := func(groups [][]key.Binding) bool {
+		for _, g := range groups {
+			for _, b := range g {
+				if b.Enabled() && b.Help().Key == "esc" {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !has(h.M.FullHelp()) {
+		t.Error("the tree's help has no esc")
+	}
+	goTo(h, `["accounts", "acme"]`)
+	h.Keys("v")
+	if !has(h.M.FullHelp()) {
+		t.Error("the reader's help has no esc")
+	}
+	h.Keys("esc", "s")
+	if !has(h.M.FullHelp()) {
+		t.Error("the search's help has no esc")
 	}
 }

@@ -191,7 +191,6 @@ func (m *Model) placeCursor(i int, reveal bool) tea.Cmd {
 		m.entryOff = 0
 	}
 	m.entry.node = n
-	m.keys.ClearFilter.SetEnabled(m.clearable() != nil)
 	return tea.Batch(m.wantEntry(), m.reloadVisible())
 }
 
