@@ -17,7 +17,7 @@ import (
 // handleBrowsing handles keys while the tree has them.
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
-	m.toEnd, m.carryTo, m.carryLvl = nil, 0, nil // any key stops G's and pgdn's loading
+	m.toEnd, m.endStay, m.carryTo, m.carryLvl = nil, false, 0, nil // any key stops G's and pgdn's loading
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Up):
@@ -107,7 +107,11 @@ func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.filtering = false
 		m.filterIn.Blur()
 		lvl.filter = ""
+		m.toEnd, m.endStay = nil, false
 		out := m.relayout()
+		return m, out
+	case key.Matches(msg, m.keys.FilterAll):
+		out := m.loadForFilter(lvl)
 		return m, out
 	}
 	var cmd tea.Cmd

@@ -21,6 +21,7 @@ type Keys struct {
 	ScrollUp, ScrollDown                    key.Binding // the entry pane
 	Edit, New, Delete, Copy, Compose        key.Binding
 	Filter, ClearFilter, Reload             key.Binding
+	FilterAll                               key.Binding // while filtering: load the whole level
 	Record                                  key.Binding // a dwk_* key's coordination tab
 	CopyValue                               key.Binding
 	Search                                  key.Binding // search values under the selected prefix
@@ -51,6 +52,7 @@ func DefaultKeys() Keys {
 		CopyValue:    key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy value")),
 		Record:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "a dwk_* key's tab (Leases, Alarms, Queues)")),
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
+		FilterAll:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "load the whole level (up to 10000) for the filter")),
 		ClearFilter:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter (/)")),
 		Reload:       key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
@@ -104,6 +106,7 @@ type Model struct {
 	held     []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
 	heldOn   *ref         // the row whose entry the held keys wait for
 	toEnd    *node        // G loads this level to its end (edge.go)
+	endStay  bool         // ... for the filter: the cursor stays
 	carryTo  int          // pgdn's target row past the loaded edge
 	carryLvl *node        // the level whose next page pgdn waits for
 	search   *searchState // the value search (search.go), when open
@@ -259,7 +262,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.form != nil:
 		return m.form.ShortHelp()
 	case m.filtering:
-		return []key.Binding{m.input.Accept, m.input.Cancel}
+		return []key.Binding{m.input.Accept, m.keys.FilterAll, m.input.Cancel}
 	case m.searching() && m.search.typing:
 		return []key.Binding{m.input.Accept, m.search.keys.Scope, m.input.Cancel}
 	case m.searching():
@@ -281,7 +284,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	case m.form != nil:
 		return m.form.FullHelp()
 	case m.filtering:
-		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
+		return [][]key.Binding{{m.input.Accept, m.keys.FilterAll, m.input.Cancel}}
 	case m.searching() && m.search.typing:
 		return [][]key.Binding{{m.input.Accept, m.search.keys.Scope, m.input.Cancel}}
 	case m.searching():

@@ -59,6 +59,14 @@ func (m *Model) pageDown() tea.Cmd {
 // goOn carries G or pgdn on when a page of n has arrived.
 func (m *Model) goOn(n *node) tea.Cmd {
 	switch {
+	case m.toEnd == n && m.endStay:
+		if n.more == nil || n.err != nil || n.loadedKids() >= filterLoadCap {
+			m.toEnd, m.endStay = nil, false
+		}
+		if m.toEnd != nil && !n.loading {
+			return m.loadLevelN(n, endPage)
+		}
+		return nil
 	case m.toEnd == n:
 		if n.more == nil || n.err != nil {
 			m.toEnd = nil
@@ -83,4 +91,24 @@ func (m *Model) goOn(n *node) tea.Cmd {
 func (m *Model) loadLevelN(n *node, limit int) tea.Cmd {
 	n.loading, n.gen = true, m.nextTag()
 	return loadChildren(m.deps.Store, m.deps.Session, n.gen, n.key, len(n.pages), n.more, limit, false)
+}
+
+// filterLoadCap bounds what tab loads of a level for the filter.
+const filterLoadCap = countBound
+
+// loadForFilter is tab while filtering: the filter sees only the loaded
+// children, so the rest of the level loads (up to filterLoadCap), the
+// cursor staying where it is (issue 22 point 2).
+func (m *Model) loadForFilter(lvl *node) tea.Cmd {
+	if lvl.more == nil || lvl.kind != nodePart {
+		return views.Flash(views.FlashInfo, "the whole level is loaded: the filter sees every child")
+	}
+	if lvl.loadedKids() >= filterLoadCap {
+		return views.Flash(views.FlashInfo, "the filter sees the first %d children loaded; :goto KEY reads the store for one key", filterLoadCap)
+	}
+	m.toEnd, m.endStay = lvl, true
+	if lvl.loading {
+		return nil
+	}
+	return m.loadLevelN(lvl, endPage)
 }

@@ -55,7 +55,17 @@ func TestFilterStaysOnItsLevel(t *testing.T) {
 		t.Errorf("many's filter is %q, want k04999", many.filter)
 	}
 	// The level shows what it can: only loaded keys are matched.
-	h.RequireView("/ k04999", "filter sees only the loaded: 31/200", "more not loaded: enter loads")
+	h.RequireView("/ k04999", "filters 31/200 loaded · tab: all", "more not loaded: enter loads")
+	// tab loads the rest of the level: the filter sees it all.
+	h.Keys("backspace", "backspace", "backspace", "backspace") // k0
+	h.TypeText("0199")
+	h.Keys("tab")
+	if many.more != nil || many.loadedKids() != 200 || h.M.filterOn != many {
+		t.Fatalf("tab loaded %d of many's 200 children (more %v)", many.loadedKids(), many.more != nil)
+	}
+	h.RequireView(`"k00199" ●`)
+	h.Keys("ctrl+u")
+	h.TypeText("k04999")
 	h.Keys("esc")
 	if many.filter != "" || users.filter != "" || h.M.root.filter != "" {
 		t.Errorf("esc left filters: root %q, users %q, many %q", h.M.root.filter, users.filter, many.filter)

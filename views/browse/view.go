@@ -78,6 +78,12 @@ func (m Model) filterNote() string {
 	if lvl == nil || lvl.filter == "" || lvl.more == nil {
 		return ""
 	}
+	if m.toEnd == lvl && m.endStay {
+		return fmt.Sprintf("loading for the filter: %s", lvl.sizeText())
+	}
+	if m.filtering && lvl.loadedKids() < filterLoadCap {
+		return fmt.Sprintf("filters %s loaded · tab: all", lvl.sizeText())
+	}
 	return fmt.Sprintf("filter sees only the loaded: %s", lvl.sizeText())
 }
 
