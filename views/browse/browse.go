@@ -185,6 +185,9 @@ func (m Model) searching() bool { return m.search != nil && !m.search.parked }
 // replayed once it has landed.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	m, cmd := m.update(msg)
+	// The reader lays the value out again when its width or the value
+	// changed (SetSize cannot answer with a command).
+	cmd = tea.Batch(cmd, m.wantLayout())
 	return m.replayHeld(cmd)
 }
 
@@ -209,6 +212,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onEditor(msg)
 	case pagerFile, pagerClosed:
 		return m.onPager(msg)
+	case laidOut:
+		return m.onLaidOut(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:

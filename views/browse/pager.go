@@ -30,8 +30,9 @@ type pagerClosed struct {
 
 // startPager writes the reader's text to a temporary file.
 func (m *Model) startPager() tea.Cmd {
-	text, session, edits := m.readerRows().text+"\n", m.deps.Session, m.deps.Edits
+	value, lines, session, edits := m.entry.e.Value, m.reader.lines, m.deps.Session, m.deps.Edits
 	return func() tea.Msg {
+		text := valueText(value, lines) + "\n"
 		f, err := edits.CreateTemp("value-*.txt")
 		if err != nil {
 			return pagerFile{session: session, err: err}

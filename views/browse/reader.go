@@ -16,7 +16,62 @@ import (
 // the entry pane shows at most widgets.ValueCap bytes, and the reader
 // used to search those lines only, answering "no match" past them (issue
 // 22 point 7). It lays the whole value out once per width (readertext.go)
-// as plain, sanitized text, and draws only the rows on screen.
+// as plain, sanitized text, in a command (a 1 MB value takes ~0.1 s, a
+// 100 MB one seconds: never on the UI goroutine), and draws only the rows
+// on screen. Until a layout for the pane's width arrives, the last one
+// is shown (rows cut at the width) or "laying the value out…".
+
+// laidOut answers layValueOut.
+type laidOut struct {
+	session int
+	text    *readerText
+}
+
+// wantLayout lays the value out for the reader when what is shown is not
+// for this value, width and mode, and no layout for them is in flight.
+func (m *Model) wantLayout() tea.Cmd {
+	r := m.reader
+	if r == nil {
+		return nil
+	}
+	k := layoutKey{m.entry.answers, m.entryInner(), r.lines}
+	if r.text != nil && r.text.key() == k || r.busy && r.pending == k {
+		return nil
+	}
+	r.pending, r.busy = k, true
+	value, session := m.entry.e.Value, m.deps.Session
+	return func() tea.Msg {
+		t := layoutValue(value, k.width, k.lines)
+		t.id = k.id
+		return laidOut{session: session, text: t}
+	}
+}
+
+// onLaidOut shows a layout, and runs the search typed while it was made.
+func (m Model) onLaidOut(msg laidOut) (Model, tea.Cmd) {
+	r := m.reader
+	if r == nil || msg.session != m.deps.Session || !r.busy || msg.text.key() != r.pending {
+		return m, nil
+	}
+	r.busy = false
+	r.text = msg.text
+	if r.query != "" {
+		m.findAll()
+		if r.findWaits {
+			r.findWaits = false
+			m.nextMatch(1)
+		}
+	}
+	r.off = widgets.ClampOffset(r.off, m.entryRows(), len(r.text.rows))
+	return m, m.wantLayout()
+}
+
+// laidOutNow reports whether the rows shown are the value's at the
+// pane's width and mode.
+func (m Model) laidOutNow() bool {
+	r := m.reader
+	return r.text != nil && r.text.key() == layoutKey{m.entry.answers, m.entryInner(), r.lines}
+}
 
 // ReaderKeys are the keys of the value reader (v): the entry pane takes
 // the keys to page through a long value and search in it.
@@ -49,6 +104,11 @@ type readerState struct {
 	match   int   // index into matches of the current one, -1 for none
 	lines   bool  // JSON strings' \n shown as line breaks
 	text    *readerText
+	// pending is the layout in flight (busy); findWaits: a query was
+	// typed before it arrived, and goes to its first match then.
+	pending   layoutKey
+	busy      bool
+	findWaits bool
 }
 
 // startReading gives the entry pane the keys.
@@ -57,18 +117,16 @@ func (m *Model) startReading() tea.Cmd {
 		return views.Flash(views.FlashInfo, "select a stored key: v reads its value")
 	}
 	m.reader = &readerState{in: widgets.NewInput("/ ", "search in the value", m.styles), match: -1}
-	return nil
+	return m.wantLayout()
 }
 
-// readerRows returns the value's rows at the pane's width, laid out once.
+// readerRows returns the value's rows as last laid out (none before the
+// first layout arrives).
 func (m Model) readerRows() *readerText {
-	r := m.reader
-	w := m.entryInner()
-	if t := r.text; t == nil || t.id != m.entry.answers || t.width != w || t.lines != r.lines {
-		r.text = layoutValue(m.entry.e.Value, w, r.lines)
-		r.text.id = m.entry.answers
+	if m.reader.text == nil {
+		return &readerText{}
 	}
-	return r.text
+	return m.reader.text
 }
 
 // handleReading pages, searches and closes the reader.
@@ -82,6 +140,7 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 			r.in.Blur()
 			m.findAll()
 			m.nextMatch(1)
+			r.findWaits = !m.laidOutNow()
 		case key.Matches(msg, m.input.Cancel):
 			r.typing = false
 			r.in.Blur()
@@ -120,7 +179,7 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Lines):
 		r.lines = !r.lines
 		r.off = 0
-		m.findAll()
+		return m, m.wantLayout()
 	case key.Matches(msg, k.Pager):
 		return m, m.startPager()
 	}
@@ -190,15 +249,19 @@ func (m Model) readerView(w, h int) string {
 	rows := m.entryRows()
 	off := widgets.ClampOffset(r.off, rows, len(t.rows))
 	lines := []string{widgets.FitWidth(m.readerTitle(off, rows, len(t.rows)), m.entryInner())}
+	if r.text == nil {
+		lines = append(lines, m.styles.Muted.Render(fmt.Sprintf("laying the value out (%s)…", widgets.BytesText(int64(len(m.entry.e.Value))))))
+	}
 	cur := -1
 	if r.match >= 0 {
 		cur = r.matches[r.match]
 	}
 	for i := off; i < min(off+rows, len(t.rows)); i++ {
+		row := widgets.FitWidth(t.row(i), m.entryInner()) // a layout for a wider pane, until the new one arrives
 		if i == cur {
-			lines = append(lines, m.styles.Selected.Render(t.row(i)))
+			lines = append(lines, m.styles.Selected.Render(row))
 		} else {
-			lines = append(lines, m.styles.Text.Render(t.row(i)))
+			lines = append(lines, m.styles.Text.Render(row))
 		}
 	}
 	return widgets.Pane(m.styles.PaneFocused, strings.Join(lines, "\n"), w, h)

@@ -28,15 +28,7 @@ func (t *readerText) row(i int) string { return t.text[t.rows[i][0]:t.rows[i][1]
 // layoutValue lays value out at width w; with lines, the \n escapes in
 // its JSON strings break the line (a 3,000-line string reads as lines).
 func layoutValue(value []byte, w int, lines bool) *readerText {
-	var buf bytes.Buffer
-	text := string(value)
-	if json.Indent(&buf, value, "", "  ") == nil {
-		text = buf.String()
-		if lines {
-			text = expandNewlines(text)
-		}
-	}
-	text = usertext.SanitizeLines(text)
+	text := valueText(value, lines)
 	t := &readerText{width: w, lines: lines, text: text}
 	w = max(w, 1)
 	start := 0
@@ -52,6 +44,30 @@ func layoutValue(value []byte, w int, lines bool) *readerText {
 	}
 	return t
 }
+
+// valueText is value as the reader and the pager show it: pretty-printed
+// when it is JSON (with lines, its strings' \n escapes as line breaks)
+// and sanitized.
+func valueText(value []byte, lines bool) string {
+	var buf bytes.Buffer
+	text := string(value)
+	if json.Indent(&buf, value, "", "  ") == nil {
+		text = buf.String()
+		if lines {
+			text = expandNewlines(text)
+		}
+	}
+	return usertext.SanitizeLines(text)
+}
+
+// layoutKey names a layout: the value (the entry's answer count), the
+// width and the line mode.
+type layoutKey struct {
+	id, width int
+	lines     bool
+}
+
+func (t *readerText) key() layoutKey { return layoutKey{t.id, t.width, t.lines} }
 
 // wrap adds the rows of the line text[start:end], w cells each at most.
 func (t *readerText) wrap(start, end, w int) {
