@@ -208,7 +208,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, out
 	case searched:
 		return m.onSearched(msg)
-	case editorFile, editorClosed, editorText:
+	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
 		return m.onEditor(msg)
 	case pagerFile, pagerClosed:
 		return m.onPager(msg)
