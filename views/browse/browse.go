@@ -38,7 +38,7 @@ func DefaultKeys() Keys {
 		PageUp:       key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
 		PageDown:     key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
 		Top:          key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last loaded")),
+		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last (loads the level to its end)")),
 		Expand:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
 		Collapse:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
 		Toggle:       key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open/close")),
