@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/charmbracelet/x/exp/golden"
+
 	"kvdeck/codec"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
@@ -64,4 +66,22 @@ func TestLargeLevelGAndPgdnPassTheEdge(t *testing.T) {
 		t.Errorf("G selected %s with %d of 2500 loaded; want %s, the level's end", got, big.loadedKids(), want)
 	}
 	h.RequireView("2501/2501")
+}
+
+// TestBrowseLargeLevelGolden draws a level loaded in part (its title
+// says how much of it is loaded, of how many the store counted) and the
+// filter on it (which says it sees only the loaded children), at both
+// sizes.
+func TestBrowseLargeLevelGolden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			s, clock := seedMany(t, 3000)
+			h := startHarness(t, s, clock, sz.w, sz.h)
+			goTo(h, `["users", "many", "k00001"]`)
+			t.Run("level", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+			h.Keys("/")
+			h.TypeText("k0001")
+			t.Run("filter", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+		})
+	}
 }

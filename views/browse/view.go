@@ -82,7 +82,10 @@ func (m Model) filterNote() string {
 		return fmt.Sprintf("loading for the filter: %s", lvl.sizeText())
 	}
 	if m.filtering && lvl.loadedKids() < filterLoadCap {
-		return fmt.Sprintf("filters %s loaded · tab: all", lvl.sizeText())
+		if text := fmt.Sprintf("filters %s loaded · tab: all", lvl.sizeText()); ansi.StringWidth(text) <= m.treeInner()-6 {
+			return text
+		}
+		return fmt.Sprintf("%s · tab: all", lvl.sizeText())
 	}
 	return fmt.Sprintf("filter sees only the loaded: %s", lvl.sizeText())
 }
