@@ -17,6 +17,7 @@ import (
 // handleBrowsing handles keys while the tree has them.
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
+	m.toEnd, m.endStay, m.carryTo, m.carryLvl = nil, false, 0, nil // any key stops G's and pgdn's loading
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Up):
@@ -26,11 +27,11 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.PageUp):
 		cmd = m.move(-m.treeRows())
 	case key.Matches(msg, k.PageDown):
-		cmd = m.move(m.treeRows())
+		cmd = m.pageDown()
 	case key.Matches(msg, k.Top):
 		cmd = m.selectRow(0)
 	case key.Matches(msg, k.Bottom):
-		cmd = m.selectRow(len(m.rows) - 1)
+		cmd = m.bottom()
 	case key.Matches(msg, k.Expand):
 		cmd = m.expand()
 	case key.Matches(msg, k.Collapse):
@@ -61,11 +62,14 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.startExternalEdit()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
-		m.filterIn.SetValue(m.filterLevel().filter)
+		m.filterOn = m.filterLevel()
+		m.filterIn.SetValue(m.filterOn.filter)
 		m.filterIn.CursorEnd()
 		cmd = m.filterIn.Focus()
 	case key.Matches(msg, k.ClearFilter):
-		m.filterLevel().filter = ""
+		if lvl := m.clearable(); lvl != nil {
+			lvl.filter = ""
+		}
 		cmd = m.relayout()
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
@@ -86,8 +90,13 @@ func (m Model) refuseReadOnly(msg tea.KeyMsg) tea.Cmd {
 
 // handleFiltering handles keys while the filter input has them: the
 // filter applies as it is typed; enter keeps it, esc drops it.
+//
+// The filter belongs to the level where `/` was pressed (filterOn), not
+// to the cursor's: a filter that hides the cursor's row moved the cursor
+// to another level, and the next character filtered that one (issue 22
+// point 2). The cursor stays in the level, on its first row left.
 func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
-	lvl := m.filterLevel()
+	lvl := m.filterOn
 	switch {
 	case key.Matches(msg, m.input.Accept):
 		m.filtering = false
@@ -98,14 +107,47 @@ func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.filtering = false
 		m.filterIn.Blur()
 		lvl.filter = ""
+		m.toEnd, m.endStay = nil, false
 		out := m.relayout()
+		return m, out
+	case key.Matches(msg, m.keys.FilterAll):
+		out := m.loadForFilter(lvl)
 		return m, out
 	}
 	var cmd tea.Cmd
 	m.filterIn, cmd = m.filterIn.Update(msg)
 	lvl.filter = m.filterIn.Value()
-	out := tea.Batch(cmd, m.relayout())
+	out := tea.Batch(cmd, m.relayout(), m.stayInLevel(lvl))
 	return m, out
+}
+
+// stayInLevel moves the cursor to lvl's first row when the filter took
+// it out of the level.
+func (m *Model) stayInLevel(lvl *node) tea.Cmd {
+	if len(m.rows) == 0 {
+		return nil
+	}
+	if cur, _ := levelOf(m.rows[m.cursor]); cur == lvl {
+		return nil
+	}
+	for i, r := range m.rows {
+		if l, _ := levelOf(r); l == lvl {
+			return m.selectRow(i)
+		}
+	}
+	return nil
+}
+
+// clearable is the level esc clears: the cursor's when it is filtered,
+// else the one the last `/` filtered.
+func (m Model) clearable() *node {
+	if lvl := m.filterLevel(); lvl.filter != "" {
+		return lvl
+	}
+	if m.filterOn != nil && m.filterOn.filter != "" {
+		return m.filterOn
+	}
+	return nil
 }
 
 // handleForm handles keys while the entry form is open.

@@ -21,6 +21,7 @@ type Keys struct {
 	ScrollUp, ScrollDown                    key.Binding // the entry pane
 	Edit, New, Delete, Copy, Compose        key.Binding
 	Filter, ClearFilter, Reload             key.Binding
+	FilterAll                               key.Binding // while filtering: load the whole level
 	Record                                  key.Binding // a dwk_* key's coordination tab
 	CopyValue                               key.Binding
 	Search                                  key.Binding // search values under the selected prefix
@@ -37,7 +38,7 @@ func DefaultKeys() Keys {
 		PageUp:       key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
 		PageDown:     key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
 		Top:          key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last loaded")),
+		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last (loads the level to its end)")),
 		Expand:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
 		Collapse:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
 		Toggle:       key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open/close")),
@@ -51,9 +52,10 @@ func DefaultKeys() Keys {
 		CopyValue:    key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy value")),
 		Record:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "a dwk_* key's tab (Leases, Alarms, Queues)")),
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter level")),
-		ClearFilter:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"), key.WithDisabled()),
+		FilterAll:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "load the whole level (up to 10000) for the filter")),
+		ClearFilter:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter (/)")),
 		Reload:       key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
-		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values under the selected prefix")),
+		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
 		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
@@ -96,12 +98,19 @@ type Model struct {
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model
-	form      *entryForm   // the edit / new-key form, when open
-	jump      *jumpState   // a :goto in progress
-	held      []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
-	heldOn    *ref         // the row whose entry the held keys wait for
-	search    *searchState // the value search (search.go), when open
-	reader    *readerState // the value reader (reader.go), when open
+	// filterOn is the level the last `/` filtered: the prompt types into
+	// it whatever row the cursor falls on, and esc clears it.
+	filterOn *node
+	form     *entryForm   // the edit / new-key form, when open
+	jump     *jumpState   // a :goto in progress
+	held     []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
+	heldOn   *ref         // the row whose entry the held keys wait for
+	toEnd    *node        // G loads this level to its end (edge.go)
+	endStay  bool         // ... for the filter: the cursor stays
+	carryTo  int          // pgdn's target row past the loaded edge
+	carryLvl *node        // the level whose next page pgdn waits for
+	search   *searchState // the value search (search.go), when open
+	reader   *readerState // the value reader (reader.go), when open
 
 	width, height int
 }
@@ -166,13 +175,19 @@ func (m Model) Busy() bool {
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.search != nil || m.reader != nil
+	return m.filtering || m.form != nil || m.searching() || m.reader != nil
 }
+
+// searching reports whether the value search is open (not parked).
+func (m Model) searching() bool { return m.search != nil && !m.search.parked }
 
 // Update handles a message. Keys held while a jump was in flight are
 // replayed once it has landed.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	m, cmd := m.update(msg)
+	// The reader lays the value out again when its width or the value
+	// changed (SetSize cannot answer with a command).
+	cmd = tea.Batch(cmd, m.wantLayout())
 	return m.replayHeld(cmd)
 }
 
@@ -180,6 +195,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case childrenLoaded:
 		return m.onChildren(msg)
+	case probed:
+		return m.onProbed(msg)
+	case levelCounted:
+		return m.onCounted(msg)
 	case entryLoaded:
 		return m.onEntry(msg)
 	case committed:
@@ -189,8 +208,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, out
 	case searched:
 		return m.onSearched(msg)
-	case editorFile, editorClosed, editorText:
+	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
 		return m.onEditor(msg)
+	case pagerFile, pagerClosed:
+		return m.onPager(msg)
+	case laidOut:
+		return m.onLaidOut(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:
@@ -204,7 +227,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.handleForm(msg)
 		case m.filtering:
 			return m.handleFiltering(msg)
-		case m.search != nil:
+		case m.searching():
 			return m.handleSearch(msg)
 		case m.reader != nil:
 			return m.handleReading(msg)
@@ -223,16 +246,19 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 // Refresh re-reads what is on screen: the store changed.
 func (m Model) Refresh() (Model, tea.Cmd) {
 	m.root.markStale()
+	m.root.markSizesStale()
 	m.entry.stale = true
 	out := tea.Batch(m.reloadVisible(), m.wantEntry())
 	return m, out
 }
 
-// Goto expands the path to key and selects it.
+// Goto expands the path to key and selects it. It first reads where the
+// key stands in the store (probe.go): keys pressed until it has landed
+// are held for the target.
 func (m Model) Goto(key codec.Key) (Model, tea.Cmd) {
 	m.jump = newJump(key)
-	out := m.advanceJump()
-	return m.replayHeld(out)
+	m.jump.probing = true
+	return m, probeGoto(m.deps.Store, m.deps.Session, key)
 }
 
 // ShortHelp returns the bindings for the one-line help.
@@ -240,16 +266,18 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.form != nil:
 		return m.form.ShortHelp()
-	case m.filtering, m.search != nil && m.search.typing:
-		return []key.Binding{m.input.Accept, m.input.Cancel}
-	case m.search != nil:
+	case m.filtering:
+		return []key.Binding{m.input.Accept, m.keys.FilterAll, m.input.Cancel}
+	case m.searching() && m.search.typing:
+		return []key.Binding{m.input.Accept, m.search.keys.Scope, m.input.Cancel}
+	case m.searching():
 		k := m.search.keys
-		return []key.Binding{k.Open, k.More, k.Close}
+		return []key.Binding{k.Open, k.More, k.Again, k.Close}
 	case m.reader != nil && m.reader.typing:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	case m.reader != nil:
 		k := m.keys.Reader
-		return []key.Binding{k.PageDown, k.PageUp, k.Page, k.Find, k.Next, k.Prev, k.Close}
+		return []key.Binding{k.PageDown, k.PageUp, k.Page, k.Find, k.Next, k.Prev, k.Lines, k.Pager, k.Close}
 	}
 	k := m.keys
 	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}
@@ -260,11 +288,13 @@ func (m Model) FullHelp() [][]key.Binding {
 	switch {
 	case m.form != nil:
 		return m.form.FullHelp()
-	case m.filtering, m.search != nil && m.search.typing:
-		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
-	case m.search != nil:
+	case m.filtering:
+		return [][]key.Binding{{m.input.Accept, m.keys.FilterAll, m.input.Cancel}}
+	case m.searching() && m.search.typing:
+		return [][]key.Binding{{m.input.Accept, m.search.keys.Scope, m.input.Cancel}}
+	case m.searching():
 		k := m.search.keys
-		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Close}}
+		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Again, k.Close}}
 	case m.reader != nil:
 		k := m.keys.Reader
 		return [][]key.Binding{k.Bindings(), m.ShortHelp()}

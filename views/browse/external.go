@@ -32,6 +32,7 @@ type editorFile struct {
 	path    string
 	e       store.Entry // the row as read when E was pressed
 	err     error
+	big     bool // a value over the form's cap (external_big.go)
 }
 
 // editorClosed: the editor exited.
@@ -40,6 +41,7 @@ type editorClosed struct {
 	path    string
 	e       store.Entry
 	err     error
+	big     bool
 }
 
 // editorText: the edited text, read back from the file (now removed).
@@ -61,6 +63,9 @@ const editedReadCap = 16 * widgets.ValueCap
 
 // startExternalEdit writes the selected value to a temporary file.
 func (m *Model) startExternalEdit() tea.Cmd {
+	if n := m.selected(); n != nil && n.kind == nodePart && n.isKey && m.entry.loaded && m.entry.found && len(m.entry.e.Value) > widgets.ValueCap {
+		return m.startBigEdit()
+	}
 	if cmd := m.startEdit(); cmd != nil { // the same checks as e
 		return cmd
 	}
@@ -176,10 +181,17 @@ func (m Model) onEditor(msg tea.Msg) (Model, tea.Cmd) {
 			return m, views.Flash(views.FlashError, "cannot hand the value to the editor: %v", msg.err)
 		}
 		return m, tea.Exec(m.deps.Edits.Command(editorCommand(msg.path)), func(err error) tea.Msg {
-			return editorClosed{session: msg.session, path: msg.path, e: msg.e, err: err}
+			return editorClosed{session: msg.session, path: msg.path, e: msg.e, err: err, big: msg.big}
 		})
 	case editorClosed:
+		if msg.big {
+			return m, readEditedBig(msg)
+		}
 		return m, readEdited(msg)
+	case editorBig:
+		return m.onEditorBig(msg)
+	case bigSaveConfirmed:
+		return m.onBigSaveConfirmed(msg)
 	case editorText:
 		switch {
 		case msg.session != m.deps.Session:

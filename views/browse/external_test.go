@@ -12,6 +12,7 @@ import (
 	"kvdeck/internal/editsession"
 	"kvdeck/internal/storetest"
 	"kvdeck/views/viewtest"
+	"kvdeck/views/widgets"
 )
 
 // editInEditor opens acme's value for the editor, lets edit change the
@@ -245,5 +246,40 @@ func TestExternalEditFileInSessionDir(t *testing.T) {
 	s.Close()
 	if _, err := os.Stat(f.path); !os.IsNotExist(err) {
 		t.Fatalf("the value file stays after the session: %v", err)
+	}
+}
+
+// TestExternalEditLargeValue: issue 22 point 7. E refused a value over
+// 64 KiB; it hands the whole value to the editor and saves the edit
+// (checked against the stamp it was read at) after a dialog that names
+// the sizes, without the value entering the form.
+func TestExternalEditLargeValue(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	big := `{"pad":"` + strings.Repeat("z", 2*widgets.ValueCap) + `","plan":"free"}`
+	setValue(t, h, `["big", "value"]`, []byte(big))
+	goTo(h, `["big", "value"]`)
+	m := h.M
+	f, ok := m.startExternalEdit()().(editorFile)
+	if !ok || f.err != nil || !f.big {
+		t.Fatalf("no file for the editor: %+v", f)
+	}
+	b, err := os.ReadFile(f.path)
+	if err != nil || len(b) < 2*widgets.ValueCap {
+		t.Fatalf("the editor's file holds %d bytes (%v); want the whole value", len(b), err)
+	}
+	if err := os.WriteFile(f.path, []byte(strings.Replace(string(b), `"free"`, `"gold"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.Send(editorClosed{session: f.session, path: f.path, e: f.e, big: true})
+	if len(h.Confirms) != 1 || !strings.Contains(strings.Join(h.Confirms[0].Lines, " "), "at stamp") {
+		t.Fatalf("E asked %+v; flashes %v", h.Confirms, h.Flashes)
+	}
+	if h.M.form != nil {
+		t.Error("the large value entered the form")
+	}
+	h.Confirm()
+	h.RequireFlash("saved", "at stamp")
+	if e, ok := getRaw(t, h.S, `["big", "value"]`); !ok || !strings.HasSuffix(string(e.Value), `"plan":"gold"}`) {
+		t.Fatalf("stored %d bytes ending %q", len(e.Value), e.Value[max(len(e.Value)-20, 0):])
 	}
 }

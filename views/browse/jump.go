@@ -24,10 +24,21 @@ type jumpState struct {
 	// pages it was in (followSelection); the jump loads the next pages
 	// until it is back, instead of seeking, and ends quietly if it is gone.
 	follow bool
+	// probing: the store is asked where target stands (probe.go); the
+	// walk waits for the answer, and keys pressed meanwhile are held.
+	probing bool
+	// exists: the store holds target (or keys under it), so a level that
+	// lacks it was read before it was written: it is read again.
+	exists bool
+	// reread is the depth at which a level was read again from its
+	// first child for target (-1 when none).
+	reread int
 }
 
 // newJump starts a jump to target.
-func newJump(target codec.Key) *jumpState { return &jumpState{target: target, seekDepth: -1} }
+func newJump(target codec.Key) *jumpState {
+	return &jumpState{target: target, seekDepth: -1, reread: -1}
+}
 
 // advanceJump walks from the root towards the target as far as the loaded
 // tree allows and asks for the next page it needs. A child beyond the
@@ -36,6 +47,9 @@ func newJump(target codec.Key) *jumpState { return &jumpState{target: target, se
 // through everything before it.
 func (m *Model) advanceJump() tea.Cmd {
 	j := m.jump
+	if j.probing {
+		return nil
+	}
 	n := m.root
 	for d, part := range j.target {
 		n.expanded = true
@@ -62,6 +76,15 @@ func (m *Model) advanceJump() tea.Cmd {
 			return m.loadLevel(n, len(n.pages), n.more, false)
 		}
 		partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil) || n.anyStale()
+		if !partial && j.exists && j.reread != d && j.seekDepth != d {
+			// The level was read whole before the key was written: read it
+			// again from its start, as far as it was and a page more.
+			j.reread = d
+			return m.loadLevelLimit(n, n.loadedKids()+m.pageSize())
+		}
+		if !partial && j.exists && j.seekDepth != d {
+			partial = true // more was written than the reread reached
+		}
 		if !partial || j.seekDepth == d {
 			return m.failJump("no key %s", codec.Format(j.target))
 		}
@@ -139,7 +162,8 @@ func (m *Model) followSelection() bool {
 		if n.more == nil || n.filter != "" || last == nil || err != nil || bytes.Compare(enc, last.raw) <= 0 {
 			return false
 		}
-		m.jump = &jumpState{target: sel.key, seekDepth: -1, follow: true}
+		m.jump = newJump(sel.key)
+		m.jump.follow = true
 		for i, r := range m.rows {
 			if r.kind == rowMore && r.n == n {
 				m.cursor = i

@@ -141,7 +141,8 @@ func TestBrowseJumpFailureDropsHeldKeys(t *testing.T) {
 	if len(s.asks) != 0 {
 		t.Errorf("d held during a failed jump asked %q", s.asks[0].Title)
 	}
-	if len(s.flashes) == 0 || !strings.Contains(s.flashes[len(s.flashes)-1].Text, `no key ["accounts", "nobody"] (1 key(s) pressed meanwhile ignored)`) {
+	if len(s.flashes) == 0 || !strings.Contains(s.flashes[len(s.flashes)-1].Text, `no key ["accounts", "nobody"]: not in the store`) ||
+		!strings.Contains(s.flashes[len(s.flashes)-1].Text, "(1 key(s) pressed meanwhile ignored)") {
 		t.Errorf("flashes %v", s.flashes)
 	}
 	// Keys act at once again after the jump.

@@ -61,6 +61,13 @@ func (m *Model) loadLevel(n *node, at int, after []byte, replace bool) tea.Cmd {
 	return loadChildren(m.deps.Store, m.deps.Session, n.gen, n.key, at, after, limit, replace)
 }
 
+// loadLevelLimit reads n's children again from the first, limit of them,
+// replacing what was loaded.
+func (m *Model) loadLevelLimit(n *node, limit int) tea.Cmd {
+	n.loading, n.gen = true, m.nextTag()
+	return loadChildren(m.deps.Store, m.deps.Session, n.gen, n.key, 0, nil, limit, true)
+}
+
 // onChildren stores a page of children and re-lays the tree out.
 func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 	if msg.session != m.deps.Session {
@@ -90,6 +97,7 @@ func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 		n.applyPage(min(at, len(n.pages)), msg.after, msg.limit, msg.page)
 	}
 	cmd := m.relayout()
+	cmd = tea.Batch(cmd, m.goOn(n))
 	if m.jump != nil && jumpCmd == nil {
 		jumpCmd = m.advanceJump()
 	}
@@ -183,7 +191,6 @@ func (m *Model) placeCursor(i int, reveal bool) tea.Cmd {
 		m.entryOff = 0
 	}
 	m.entry.node = n
-	m.keys.ClearFilter.SetEnabled(m.filterLevel().filter != "")
 	return tea.Batch(m.wantEntry(), m.reloadVisible())
 }
 
@@ -220,11 +227,18 @@ func (m *Model) reloadVisible() tea.Cmd {
 	for i := m.offset; i < end; i++ {
 		r := m.rows[i]
 		lvl, pi := levelOf(r)
+		if lvl != nil && lvl.loaded {
+			cmds = append(cmds, m.wantCount(lvl))
+		}
 		if lvl == nil || lvl.loading || lvl.kind != nodePart {
 			continue
 		}
 		switch {
-		case r.kind == rowMore && lvl.filter == "":
+		case r.kind == rowMore && lvl.filter == "" && m.cursor <= i:
+			// Only a cursor coming down towards the level's end loads
+			// on: one below it (on a later sibling, after G) loaded the
+			// whole level in the background, a page each time the "more"
+			// line came back on screen (issue 22 point 14).
 			cmds = append(cmds, m.loadLevel(lvl, len(lvl.pages), lvl.more, false))
 		case r.kind == rowError && lvl.retry:
 			lvl.retry = false

@@ -7,17 +7,77 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
+// The value reader (v) pages through the whole value, whatever its size:
+// the entry pane shows at most widgets.ValueCap bytes, and the reader
+// used to search those lines only, answering "no match" past them (issue
+// 22 point 7). It lays the whole value out once per width (readertext.go)
+// as plain, sanitized text, in a command (a 1 MB value takes ~0.1 s, a
+// 100 MB one seconds: never on the UI goroutine), and draws only the rows
+// on screen. Until a layout for the pane's width arrives, the last one
+// is shown (rows cut at the width) or "laying the value out…".
+
+// laidOut answers layValueOut.
+type laidOut struct {
+	session int
+	text    *readerText
+}
+
+// wantLayout lays the value out for the reader when what is shown is not
+// for this value, width and mode, and no layout for them is in flight.
+func (m *Model) wantLayout() tea.Cmd {
+	r := m.reader
+	if r == nil {
+		return nil
+	}
+	k := layoutKey{m.entry.answers, m.entryInner(), r.lines}
+	if r.text != nil && r.text.key() == k || r.busy && r.pending == k {
+		return nil
+	}
+	r.pending, r.busy = k, true
+	value, session := m.entry.e.Value, m.deps.Session
+	return func() tea.Msg {
+		t := layoutValue(value, k.width, k.lines)
+		t.id = k.id
+		return laidOut{session: session, text: t}
+	}
+}
+
+// onLaidOut shows a layout, and runs the search typed while it was made.
+func (m Model) onLaidOut(msg laidOut) (Model, tea.Cmd) {
+	r := m.reader
+	if r == nil || msg.session != m.deps.Session || !r.busy || msg.text.key() != r.pending {
+		return m, nil
+	}
+	r.busy = false
+	r.text = msg.text
+	if r.query != "" {
+		m.findAll()
+		if r.findWaits {
+			r.findWaits = false
+			m.nextMatch(1)
+		}
+	}
+	r.off = widgets.ClampOffset(r.off, m.entryRows(), len(r.text.rows))
+	return m, m.wantLayout()
+}
+
+// laidOutNow reports whether the rows shown are the value's at the
+// pane's width and mode.
+func (m Model) laidOutNow() bool {
+	r := m.reader
+	return r.text != nil && r.text.key() == layoutKey{m.entry.answers, m.entryInner(), r.lines}
+}
+
 // ReaderKeys are the keys of the value reader (v): the entry pane takes
 // the keys to page through a long value and search in it.
 type ReaderKeys struct {
 	widgets.NavKeys
-	Page, Find, Next, Prev, Close key.Binding
+	Page, Find, Next, Prev, Lines, Pager, Close key.Binding
 }
 
 // DefaultReaderKeys returns the value reader's keys.
@@ -28,16 +88,27 @@ func DefaultReaderKeys() ReaderKeys {
 		Find:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search in the value")),
 		Next:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		Prev:    key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+		Lines:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", `strings' \n as lines`)),
+		Pager:   key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "the whole value in $PAGER")),
 		Close:   key.NewBinding(key.WithKeys("esc", "q", "v"), key.WithHelp("esc", "back to the tree")),
 	}
 }
 
 // readerState is the value reader: the entry pane has the keys.
 type readerState struct {
-	query  string
-	typing bool
-	in     textinput.Model
-	match  int // the line of the current match, -1 for none
+	query   string
+	typing  bool
+	in      textinput.Model
+	off     int   // first row shown
+	matches []int // the rows holding the query, in order
+	match   int   // index into matches of the current one, -1 for none
+	lines   bool  // JSON strings' \n shown as line breaks
+	text    *readerText
+	// pending is the layout in flight (busy); findWaits: a query was
+	// typed before it arrived, and goes to its first match then.
+	pending   layoutKey
+	busy      bool
+	findWaits bool
 }
 
 // startReading gives the entry pane the keys.
@@ -46,7 +117,16 @@ func (m *Model) startReading() tea.Cmd {
 		return views.Flash(views.FlashInfo, "select a stored key: v reads its value")
 	}
 	m.reader = &readerState{in: widgets.NewInput("/ ", "search in the value", m.styles), match: -1}
-	return nil
+	return m.wantLayout()
+}
+
+// readerRows returns the value's rows as last laid out (none before the
+// first layout arrives).
+func (m Model) readerRows() *readerText {
+	if m.reader.text == nil {
+		return &readerText{}
+	}
+	return m.reader.text
 }
 
 // handleReading pages, searches and closes the reader.
@@ -58,7 +138,9 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 		case key.Matches(msg, m.input.Accept):
 			r.typing, r.query = false, r.in.Value()
 			r.in.Blur()
-			m.findMatch(m.entryOff, 1)
+			m.findAll()
+			m.nextMatch(1)
+			r.findWaits = !m.laidOutNow()
 		case key.Matches(msg, m.input.Cancel):
 			r.typing = false
 			r.in.Blur()
@@ -71,48 +153,118 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Close):
 		m.reader = nil
 	case key.Matches(msg, k.Up):
-		m.scrollEntry(-1)
+		m.scrollReader(-1)
 	case key.Matches(msg, k.Down):
-		m.scrollEntry(1)
+		m.scrollReader(1)
 	case key.Matches(msg, k.PageUp):
-		m.scrollEntry(-rows)
+		m.scrollReader(-rows)
 	case key.Matches(msg, k.PageDown), key.Matches(msg, k.Page):
-		m.scrollEntry(rows)
+		m.scrollReader(rows)
 	case key.Matches(msg, k.Top):
-		m.scrollEntry(-1 << 30)
+		m.scrollReader(-1 << 30)
 	case key.Matches(msg, k.Bottom):
-		m.scrollEntry(1 << 30)
+		m.scrollReader(1 << 30)
 	case key.Matches(msg, k.Find):
+		// A fresh query: the last one is the placeholder, not the text.
 		r.typing = true
-		r.in.SetValue(r.query)
-		r.in.CursorEnd()
+		r.in.SetValue("")
+		if r.query != "" {
+			r.in.Placeholder = r.query
+		}
 		return m, r.in.Focus()
 	case key.Matches(msg, k.Next):
-		m.findMatch(r.match+1, 1)
+		m.nextMatch(1)
 	case key.Matches(msg, k.Prev):
-		m.findMatch(r.match-1, -1)
+		m.nextMatch(-1)
+	case key.Matches(msg, k.Lines):
+		r.lines = !r.lines
+		r.off = 0
+		return m, m.wantLayout()
+	case key.Matches(msg, k.Pager):
+		return m, m.startPager()
 	}
 	return m, nil
 }
 
-// findMatch moves to the first line from `from` on (dir 1) or back (dir
-// -1) that holds the query, wrapping around, and scrolls it into view.
-func (m *Model) findMatch(from, dir int) {
+// scrollReader scrolls the reader by delta rows, within the value.
+func (m *Model) scrollReader(delta int) {
+	m.reader.off = widgets.ClampOffset(m.reader.off+delta, m.entryRows(), len(m.readerRows().rows))
+}
+
+// findAll lists the rows holding the query (case-insensitive).
+func (m *Model) findAll() {
 	r := m.reader
-	r.match = -1
+	r.matches, r.match = nil, -1
 	if r.query == "" {
 		return
 	}
-	_, body := m.entryLines(m.entryInner())
+	t := m.readerRows()
 	q := strings.ToLower(r.query)
-	for step := range len(body) {
-		i := ((from+dir*step)%len(body) + len(body)) % len(body)
-		if strings.Contains(strings.ToLower(ansi.Strip(body[i])), q) {
-			r.match = i
-			m.entryOff = widgets.ScrollTo(m.entryOff, i, m.entryRows(), len(body))
-			return
+	for i := range t.rows {
+		if strings.Contains(strings.ToLower(t.row(i)), q) {
+			r.matches = append(r.matches, i)
 		}
 	}
+}
+
+// nextMatch goes to the next match (dir 1) or the previous one (-1),
+// wrapping around. From a match on screen it steps to its neighbour;
+// otherwise it starts from the rows shown, so that n after G or a page
+// finds the match after what is on screen, not after the last one found.
+func (m *Model) nextMatch(dir int) {
+	r := m.reader
+	if len(r.matches) == 0 {
+		r.match = -1
+		return
+	}
+	rows := m.entryRows()
+	onScreen := r.match >= 0 && r.matches[r.match] >= r.off && r.matches[r.match] < r.off+rows
+	switch {
+	case onScreen:
+		r.match = (r.match + dir + len(r.matches)) % len(r.matches)
+	case dir > 0:
+		r.match = 0
+		for i, row := range r.matches {
+			if row >= r.off {
+				r.match = i
+				break
+			}
+		}
+	default:
+		r.match = len(r.matches) - 1
+		for i := len(r.matches) - 1; i >= 0; i-- {
+			if r.matches[i] < r.off+rows {
+				r.match = i
+				break
+			}
+		}
+	}
+	r.off = widgets.ScrollTo(r.off, r.matches[r.match], rows, len(m.readerRows().rows))
+}
+
+// readerView is the entry pane while reading.
+func (m Model) readerView(w, h int) string {
+	r := m.reader
+	t := m.readerRows()
+	rows := m.entryRows()
+	off := widgets.ClampOffset(r.off, rows, len(t.rows))
+	lines := []string{widgets.FitWidth(m.readerTitle(off, rows, len(t.rows)), m.entryInner())}
+	if r.text == nil {
+		lines = append(lines, m.styles.Muted.Render(fmt.Sprintf("laying the value out (%s)…", widgets.BytesText(int64(len(m.entry.e.Value))))))
+	}
+	cur := -1
+	if r.match >= 0 {
+		cur = r.matches[r.match]
+	}
+	for i := off; i < min(off+rows, len(t.rows)); i++ {
+		row := widgets.FitWidth(t.row(i), m.entryInner()) // a layout for a wider pane, until the new one arrives
+		if i == cur {
+			lines = append(lines, m.styles.Selected.Render(row))
+		} else {
+			lines = append(lines, m.styles.Text.Render(row))
+		}
+	}
+	return widgets.Pane(m.styles.PaneFocused, strings.Join(lines, "\n"), w, h)
 }
 
 // readerTitle is the entry pane's title while reading: where, the
@@ -124,17 +276,9 @@ func (m Model) readerTitle(off, rows, n int) string {
 	case r.typing:
 		return r.in.View()
 	case r.query != "" && r.match < 0:
-		return title + m.styles.Warn.Render(fmt.Sprintf("no %q", r.query))
+		return title + m.styles.Warn.Render(fmt.Sprintf("no %q in the whole value", widgets.Sanitize(r.query)))
 	case r.query != "":
-		return title + m.styles.Accent.Render(fmt.Sprintf("%q line %d", r.query, r.match+1)) + m.styles.Muted.Render(" n/N · esc")
+		return title + m.styles.Accent.Render(fmt.Sprintf("%q match %d of %d", widgets.Sanitize(r.query), r.match+1, len(r.matches))) + m.styles.Muted.Render(" n/N · esc")
 	}
-	return title + m.styles.Muted.Render("space page · / search · esc")
-}
-
-// readerLine marks the line of the current match.
-func (m Model) readerLine(i int, line string) string {
-	if m.reader != nil && i == m.reader.match {
-		return m.styles.Selected.Render(ansi.Strip(line))
-	}
-	return line
+	return title + m.styles.Muted.Render(`space page · / search · L \n · | pager · esc`)
 }

@@ -1,15 +1,22 @@
 package browse
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+	"kvdeck/views/widgets"
 )
 
 // TestReaderPagesAndSearchesTheValue: v gives the entry pane the keys to
 // page through a long value (pgdn, space, pgup, g) and search in it (/,
 // n, N); esc gives the keys back to the tree (issue 13: long values).
 func TestReaderPagesAndSearchesTheValue(t *testing.T) {
-	h := newHarness(t, false, 80, 18)
+	h := newHarness(t, false, 80, 12)
 	goTo(h, `["accounts", "acme"]`)
 	h.Keys("v")
 	if !h.M.Capturing() || h.M.reader == nil {
@@ -17,32 +24,32 @@ func TestReaderPagesAndSearchesTheValue(t *testing.T) {
 	}
 	h.RequireView("VALUE 1-", "space page")
 	h.Keys(" ")
-	if h.M.entryOff == 0 {
+	if h.M.reader.off == 0 {
 		t.Fatalf("space did not page:\n%s", h.M.View())
 	}
 	h.Keys("g")
-	if h.M.entryOff != 0 {
-		t.Fatalf("g left the reader at line %d", h.M.entryOff+1)
+	if h.M.reader.off != 0 {
+		t.Fatalf("g left the reader at row %d", h.M.reader.off+1)
 	}
 	h.Keys("/")
 	h.TypeText("SSO")
 	h.Keys("enter")
 	first := h.M.reader.match
-	if first < 0 || h.M.entryOff == 0 {
-		t.Fatalf("the search for sso found line %d, shows from %d:\n%s", first, h.M.entryOff, h.M.View())
+	if first < 0 || h.M.reader.off == 0 {
+		t.Fatalf("the search for sso found match %d, shows from %d:\n%s", first, h.M.reader.off, h.M.View())
 	}
-	h.RequireView(`"SSO" line`)
+	h.RequireView(`"SSO" match 1 of 1`)
 	h.Keys("/", "ctrl+u")
 	h.TypeText("e") // on many lines
 	h.Keys("enter")
 	first = h.M.reader.match
 	h.Keys("n")
 	if m := h.M.reader.match; m == first || m < 0 {
-		t.Fatalf("n stayed on line %d", m)
+		t.Fatalf("n stayed on match %d", m)
 	}
 	h.Keys("N")
 	if h.M.reader.match != first {
-		t.Fatalf("N went to line %d, want %d", h.M.reader.match, first)
+		t.Fatalf("N went to match %d, want %d", h.M.reader.match, first)
 	}
 	h.Keys("esc")
 	if h.M.reader != nil || h.M.Capturing() {
@@ -50,5 +57,88 @@ func TestReaderPagesAndSearchesTheValue(t *testing.T) {
 	}
 	if !strings.Contains(h.M.View(), "v read") {
 		t.Fatalf("the long value does not offer the reader:\n%s", h.M.View())
+	}
+}
+
+// setValue writes key = value in the harness's store.
+func setValue(t *testing.T, h *viewtest.Harness[Model], k string, value []byte) {
+	t.Helper()
+	if _, err := h.S.Commit(viewtest.Ctx, nil, []store.Mutation{{Type: store.MutationSet, Key: storetest.Key(t, k), Value: value}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReaderReadsTheWholeValue: issue 22 point 7. The reader stopped at
+// 64 KiB and / past that point answered "no match"; it counts the
+// matches ("match 3 of 10"), n after G finds the match after the screen
+// (not after the last found), / starts a fresh query, and L shows the
+// \n in JSON strings as lines.
+func TestReaderReadsTheWholeValue(t *testing.T) {
+	h := newHarness(t, false, 80, 18)
+	var b strings.Builder
+	b.WriteString(`["hit-0"`)
+	for i := range 3000 {
+		fmt.Fprintf(&b, `, "filler %05d %s"`, i, strings.Repeat("x", 40))
+		if i%300 == 0 {
+			fmt.Fprintf(&b, `, "hit-%d"`, i/300+1)
+		}
+	}
+	b.WriteString(`, "needle past 64 KiB"]`)
+	if b.Len() < 2*widgets.ValueCap {
+		t.Fatalf("the value is %d bytes; want well past %d", b.Len(), widgets.ValueCap)
+	}
+	setValue(t, h, `["big", "value"]`, []byte(b.String()))
+	goTo(h, `["big", "value"]`)
+	h.Keys("v", "/")
+	h.TypeText("needle")
+	h.Keys("enter")
+	h.RequireView(`"needle" match 1 of 1`, "needle past 64 KiB")
+
+	h.Keys("g", "/")
+	if h.M.reader.in.Value() != "" {
+		t.Errorf("/ starts with %q; want a fresh query", h.M.reader.in.Value())
+	}
+	h.TypeText("hit-")
+	h.Keys("enter")
+	h.RequireView(`"hit-" match 1 of 11`)
+	h.Keys("n", "n")
+	h.RequireView(`"hit-" match 3 of 11`)
+	h.Keys("G", "n") // the last hit is far above the end: n wraps to the first
+	h.RequireView(`"hit-" match 1 of 11`, `"hit-0"`)
+
+	setValue(t, h, `["big", "text"]`, []byte(`{"poem":"one\ntwo\nthree"}`))
+	h.Keys("esc")
+	goTo(h, `["big", "text"]`)
+	h.Keys("v", "L")
+	var rows []string
+	text := h.M.readerRows()
+	for i := range text.rows {
+		rows = append(rows, strings.TrimSpace(text.row(i)))
+	}
+	if got := strings.Join(rows, "|"); got != `{|"poem": "one|two|three"|}` {
+		t.Errorf("L shows %q", got)
+	}
+}
+
+// TestReaderHandsTheWholeValueToThePager: | writes the whole value, past
+// 64 KiB, to a file for $PAGER.
+func TestReaderHandsTheWholeValueToThePager(t *testing.T) {
+	h := newHarness(t, false, 80, 18)
+	value := `["` + strings.Repeat("y", 3*widgets.ValueCap) + `", "end\u001b[31m"]`
+	setValue(t, h, `["big", "value"]`, []byte(value))
+	goTo(h, `["big", "value"]`)
+	h.Keys("v")
+	m := h.M
+	f, ok := m.startPager()().(pagerFile)
+	if !ok || f.err != nil {
+		t.Fatalf("no file for the pager: %+v", f)
+	}
+	defer os.Remove(f.path)
+	got, err := os.ReadFile(f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 3*widgets.ValueCap || !strings.Contains(string(got), `"end\u001b[31m"`) || strings.ContainsRune(string(got), 0x1b) {
+		t.Errorf("the pager's file holds %d bytes (want the whole value, escapes kept as text), ending %q", len(got), got[max(len(got)-40, 0):])
 	}
 }

@@ -32,6 +32,8 @@ type SearchKeys struct {
 	Open     key.Binding // show the match in the tree
 	More     key.Binding // search on past the matches shown
 	Close    key.Binding // stop the search and close the results
+	Again    key.Binding // type another query (the results view)
+	Scope    key.Binding // the selected prefix or the whole store (typing)
 }
 
 // DefaultSearchKeys returns the value search's default keys.
@@ -42,6 +44,8 @@ func DefaultSearchKeys() SearchKeys {
 		Open:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "show the key in the tree")),
 		More:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "more matches")),
 		Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop and close the search")),
+		Again: key.NewBinding(key.WithKeys("s", "/"), key.WithHelp("s", "another query")),
+		Scope: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "under the prefix / the whole store")),
 	}
 }
 
@@ -53,7 +57,9 @@ type searchState struct {
 	typing  bool
 	inputEr string // why the expression was refused
 
-	prefix  codec.Key
+	prefix  codec.Key // where the search looks (nil: every key)
+	near    codec.Key // the selected prefix when s was pressed: tab switches to it and back
+	parked  bool      // enter showed a match in the tree; s comes back here
 	matcher *valuefilter.Matcher
 	results []store.Entry
 	cur     int
@@ -87,11 +93,17 @@ func searchValues(ctx context.Context, src views.Store, session, gen int, opts s
 }
 
 // startSearch opens the search input for the selected node's prefix (the
-// whole store on an undecodable row or nothing).
+// whole store on an undecodable row or nothing; tab switches). After enter
+// showed a match in the tree, s comes back to the query and its results
+// (issue 22 point 8: they vanished).
 func (m *Model) startSearch() tea.Cmd {
+	if m.search != nil && m.search.parked {
+		m.search.parked = false
+		return nil
+	}
 	s := &searchState{keys: DefaultSearchKeys(), typing: true}
 	if n := m.selected(); n != nil && n.kind == nodePart {
-		s.prefix = n.key
+		s.prefix, s.near = n.key, n.key
 	}
 	s.input = widgets.NewInput("search ", `.plan == "gold"  (jq; a leading "." or jq:)  or text to find`, m.styles)
 	s.input.Width = m.entryInner() - 8
@@ -145,9 +157,20 @@ func (m Model) handleSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
 				s.inputEr = err.Error()
 				return m, nil
 			}
+			if s.cancel != nil {
+				s.cancel() // the previous query's call, if one runs
+			}
 			s.matcher, s.typing, s.inputEr = matcher, false, ""
+			s.results, s.cur, s.cursor, s.scanned, s.failed, s.firstEr, s.err = nil, 0, "", 0, 0, "", nil
 			s.input.Blur()
 			return m, m.runSearch()
+		case key.Matches(msg, s.keys.Scope):
+			if s.prefix != nil {
+				s.prefix = nil
+			} else {
+				s.prefix = s.near
+			}
+			return m, nil
 		}
 		var cmd tea.Cmd
 		s.input, cmd = s.input.Update(msg)
@@ -164,14 +187,28 @@ func (m Model) handleSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
 		if !s.running && s.cursor != "" {
 			return m, m.runSearch()
 		}
+	case key.Matches(msg, s.keys.Again):
+		// The new query looks under what is selected now (tab: every key).
+		s.near = nil
+		if n := m.selected(); n != nil && n.kind == nodePart {
+			s.near = n.key
+		}
+		if s.prefix != nil || s.near == nil {
+			s.prefix = s.near
+		}
+		s.typing = true
+		s.input.CursorEnd()
+		return m, s.input.Focus()
 	case key.Matches(msg, s.keys.Open):
 		if s.cur < len(s.results) {
 			e := s.results[s.cur]
 			if e.KeyErr != nil {
 				return m, views.Flash(views.FlashInfo, "this row's key does not decode: it is under (undecodable)")
 			}
-			m.stopSearch()
-			return m.Goto(e.Key)
+			// The search stays, parked: s comes back to it.
+			s.parked = true
+			m, cmd := m.Goto(e.Key)
+			return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "s returns to the search results"))
 		}
 	}
 	return m, nil
@@ -208,6 +245,11 @@ func (m Model) searchView(w, h int) string {
 	if s.prefix != nil {
 		where = codec.Format(s.prefix)
 	}
+	if s.typing && s.prefix != nil {
+		where += " (tab: every key)"
+	} else if s.typing && s.near != nil {
+		where += " (tab: only under the selection)"
+	}
 	lines := []string{st.PaneTitle.Render("SEARCH VALUES") + st.Muted.Render(" under "+widgets.ClipText(widgets.Sanitize(where), max(inner-22, 8)))}
 	if s.typing {
 		lines = append(lines, s.input.View())
@@ -215,7 +257,7 @@ func (m Model) searchView(w, h int) string {
 			lines = append(lines, widgets.ProseLines("✗ "+s.inputEr, st.Error, inner)...)
 		}
 		lines = append(lines, "")
-		lines = append(lines, widgets.ProseLines(`A jq expression selects the values it yields true (or anything but false and null) for: .plan == "gold", .n > 3, has("holder"). Other text finds the values whose stored JSON text contains it. Only live rows are searched; enter starts, esc leaves.`, st.Muted, inner)...)
+		lines = append(lines, widgets.ProseLines(`A jq expression selects the values it yields true (or anything but false and null) for: .plan == "gold", .n > 3, has("holder"). Other text finds the values whose stored JSON text contains it. Only live rows are searched; tab searches every key or only under the selection; enter starts, esc leaves.`, st.Muted, inner)...)
 		return widgets.Pane(st.PaneFocused, strings.Join(lines, "\n"), w, h)
 	}
 	status := fmt.Sprintf("%s · %d match(es) in %d row(s)", s.matcher, len(s.results), s.scanned)
@@ -233,6 +275,7 @@ func (m Model) searchView(w, h int) string {
 	default:
 		status += " · done"
 	}
+	status += " · s another query"
 	lines = append(lines, widgets.ProseLines(widgets.Sanitize(status), st.Muted, inner)...)
 	if s.failed > 0 {
 		lines = append(lines, widgets.ProseLines(fmt.Sprintf("the expression failed on %d value(s), first %s", s.failed, widgets.Sanitize(s.firstEr)), st.Warn, inner)...)

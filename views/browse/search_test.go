@@ -50,13 +50,14 @@ func TestSearchValues(t *testing.T) {
 	}
 	h.RequireView("done")
 	h.Keys("j", "enter")
-	if h.M.search != nil {
+	if h.M.searching() {
 		t.Fatal("enter left the search open")
 	}
 	h.RequireView("hex", `key     ["users", 3]`)
 
-	h.Keys("h") // the parent, ["users"]
-	h.Keys("s")
+	h.Keys("h")      // the parent, ["users"]
+	h.Keys("s", "s") // back to the results, then another query
+	h.ClearInput()
 	h.TypeText(`"n":44}`)
 	h.Keys("enter")
 	var keys []string
@@ -75,4 +76,40 @@ func TestSearchValues(t *testing.T) {
 	if h.M.search != nil || strings.Contains(ansi.Strip(h.M.View()), "SEARCH VALUES") {
 		t.Error("esc did not close the search")
 	}
+}
+
+// TestSearchKeptAndWholeStore: issue 22 point 8. The results vanished
+// after enter showed a match, and the search was always scoped to the
+// selected node. s comes back to the query and its results; tab searches
+// every key.
+func TestSearchKeptAndWholeStore(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	ctx := storetest.Ctx(t)
+	a := s.Atomic()
+	for i := range 5 {
+		a.Set(codec.Key{codec.String("users"), codec.Number(float64(i))}, []byte(`{"plan":"gold"}`))
+	}
+	a.Set(codec.Key{codec.String("other")}, []byte(`{"plan":"gold"}`))
+	if _, err := a.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
+	h.Keys("j") // "users"
+	h.Keys("s")
+	h.TypeText(`gold`)
+	h.Keys("enter")
+	h.RequireView(`SEARCH VALUES under ["users"]`, "5 match(es)")
+	h.Keys("j", "j", "enter")
+	h.RequireView(`key     ["users", 2]`)
+	h.Keys("s")
+	h.RequireView(`SEARCH VALUES under ["users"]`, "5 match(es)")
+	if h.M.search.cur != 2 {
+		t.Errorf("back in the results, the cursor is on match %d; want 2, the one shown", h.M.search.cur)
+	}
+	h.Keys("s")
+	h.RequireView(`(tab: every key)`)
+	h.Keys("tab")
+	h.RequireView(`SEARCH VALUES under every key`)
+	h.Keys("enter")
+	h.RequireView("6 match(es)", `["other"]`)
 }

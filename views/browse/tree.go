@@ -32,6 +32,7 @@ type node struct {
 	count  int64     // physical rows under the node, the key itself included
 	capped bool      // count stopped at the bound: show "N+"
 	isKey  bool      // a row with exactly this key exists
+	exp    *int64    // that row's expiry (nil: none): past it, the row is struck through
 	depth  int
 	parent *node
 
@@ -45,6 +46,9 @@ type node struct {
 	more     []byte // store cursor after the last page; nil when complete
 	filter   string // client-side filter of this level's children
 	undec    *node  // the (undecodable) group, once one was seen
+	// size is the level's child count, counted by the store (level.go):
+	// the tree loads a large level page by page and says how far it got.
+	size levelSize
 	// spare holds the children of pages dropped by a reload (applyPage),
 	// by raw key, so that a child coming back keeps its subtree.
 	spare map[string]*node
@@ -193,7 +197,7 @@ func (n *node) applyPage(at int, after []byte, limit int, cp store.ChildPage) {
 		if k == nil {
 			k = &node{kind: nodePart, key: append(append(codec.Key{}, n.key...), c.Part), raw: c.Raw, depth: n.depth + 1, parent: n}
 		}
-		k.count, k.capped, k.isKey = c.Count, c.Capped, c.IsKey
+		k.count, k.capped, k.isKey, k.exp = c.Count, c.Capped, c.IsKey, c.ExpiresAt
 		pg.kids = append(pg.kids, k)
 	}
 	if at < len(n.pages) {

@@ -25,7 +25,16 @@ func (m Model) treeView() string {
 	title := m.styles.PaneTitle.Render("KEYS")
 	pos := ""
 	if len(m.rows) > 0 {
-		pos = m.styles.Muted.Render(fmt.Sprintf("%d/%d", m.cursor+1, len(m.rows)))
+		text := fmt.Sprintf("%d/%d", m.cursor+1, len(m.rows))
+		if lvl := m.filterLevel(); !lvl.complete() && lvl.kind == nodePart {
+			// A level loaded in part: how many of its children are
+			// loaded, of how many the store holds (issue 22 point 14).
+			text = "level " + lvl.sizeText() + " loaded"
+		}
+		pos = m.styles.Muted.Render(text)
+	}
+	if note := m.filterNote(); note != "" {
+		pos = m.styles.Warn.Render(widgets.FitWidth(note, max(w-6, 1)))
 	}
 	lines := []string{widgets.Spread(title, pos, w)}
 	end := min(m.offset+m.treeRows(), len(m.rows))
@@ -49,10 +58,44 @@ func (m Model) treeFooter() string {
 	if m.jump != nil {
 		return m.styles.Muted.Render(widgets.FitWidth("going to "+widgets.Sanitize(codec.Format(m.jump.target))+"…", m.treeInner()))
 	}
-	if f := m.filterLevel().filter; f != "" {
-		return m.styles.Accent.Render("/"+f) + m.styles.Muted.Render(" (this level; esc clears)")
+	if lvl := m.clearable(); lvl != nil {
+		where := "this level"
+		if lvl != m.filterLevel() {
+			where = "on " + levelName(lvl)
+		}
+		return widgets.FitWidth(m.styles.Accent.Render("/"+widgets.Sanitize(lvl.filter))+m.styles.Muted.Render(" ("+where+"; esc clears)"), m.treeInner())
 	}
 	return ""
+}
+
+// filterNote says, while a filter is on a level only partly loaded, that
+// it sees only the loaded children (issue 22 point 2).
+func (m Model) filterNote() string {
+	lvl := m.clearable()
+	if m.filtering {
+		lvl = m.filterOn
+	}
+	if lvl == nil || lvl.filter == "" || lvl.more == nil {
+		return ""
+	}
+	if m.toEnd == lvl && m.endStay {
+		return fmt.Sprintf("loading for the filter: %s", lvl.sizeText())
+	}
+	if m.filtering && lvl.loadedKids() < filterLoadCap {
+		if text := fmt.Sprintf("filters %s loaded · tab: all", lvl.sizeText()); ansi.StringWidth(text) <= m.treeInner()-6 {
+			return text
+		}
+		return fmt.Sprintf("%s · tab: all", lvl.sizeText())
+	}
+	return fmt.Sprintf("filter sees only the loaded: %s", lvl.sizeText())
+}
+
+// levelName names a level for the footer.
+func levelName(n *node) string {
+	if n.key == nil {
+		return "the top level"
+	}
+	return widgets.Sanitize(codec.Format(n.key))
 }
 
 // rowView renders one tree line, w cells wide.
@@ -122,6 +165,11 @@ func (m Model) nodeSpans(n *node, room int) widgets.Line {
 		if n.isKey {
 			mark = widgets.Line{{Text: " ●", Style: st.KeyMark}}
 		}
+		if n.isKey && n.exp != nil && *n.exp <= m.deps.Now() {
+			// Expired, not swept: struck through, as the entry pane shows it.
+			label = widgets.Line{{Text: n.part().String(), Style: st.Expired}}
+			mark = widgets.Line{{Text: " ✗", Style: st.Warn}}
+		}
 	}
 	// Below a few cells a middle cut says nothing: the row is cut at its end.
 	if fit := room - ansi.StringWidth(arrow) - ansi.StringWidth(mark.Render(true)); fit >= 8 {
@@ -135,7 +183,7 @@ func (m Model) moreText(r row) string {
 	case r.n.loading:
 		return "… loading more"
 	case r.n.filter != "":
-		return fmt.Sprintf("… more not loaded (filter hides %d; enter loads the next page)", r.hidden)
+		return fmt.Sprintf("… more not loaded: enter loads (%d hidden)", r.hidden)
 	}
 	return "… more"
 }
@@ -147,23 +195,24 @@ func (m Model) rightView() string {
 	if m.form != nil {
 		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
 	}
-	if m.search != nil {
+	if m.searching() {
 		return m.searchView(w, h)
+	}
+	if m.reader != nil {
+		return m.readerView(w, h)
 	}
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()
 	off := widgets.ClampOffset(m.entryOff, rows, len(body))
 	box := m.styles.Pane
 	switch {
-	case m.reader != nil:
-		title, box = widgets.FitWidth(m.readerTitle(off, rows, len(body)), m.entryInner()), m.styles.PaneFocused
 	case len(body) > rows:
 		pos := fmt.Sprintf("%d-%d of %d lines · K/J scroll · v read", off+1, min(off+rows, len(body)), len(body))
 		title = widgets.Spread(title, m.styles.Muted.Render(pos), m.entryInner())
 	}
 	lines := []string{title}
 	for i := off; i < min(off+rows, len(body)); i++ {
-		lines = append(lines, m.readerLine(i, body[i]))
+		lines = append(lines, body[i])
 	}
 	return widgets.Pane(box, strings.Join(lines, "\n"), w, h)
 }
