@@ -86,8 +86,7 @@ func TestUndoOverlay(t *testing.T) {
 	a.keys("enter")
 	a.waitFor("Puts back 1 key(s)")
 	a.keys("y")
-	a.waitFor("refused, nothing was written")
-	a.waitFor("✗ changed since the write", "is at stamp", `{"by":"another writer"}`)
+	a.waitFor("refused, nothing was written", "✗ changed since the write", "is at stamp", `{"by":"another writer"}`)
 	if got := a.value(globex); got != `{"by":"another writer"}` {
 		t.Fatalf("globex after a refused undo = %s", got)
 	}
