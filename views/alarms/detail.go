@@ -34,8 +34,14 @@ func (m Model) lowerLines(c coord.AlarmClass, w int) []string {
 	if m.Form != nil {
 		hint = ""
 	}
-	body = append(widgets.FitTo(body, m.detailRows()), hint)
-	return append(body, st.Muted.Render(widgets.FitWidth(alarmsNote, w)))
+	body = widgets.FitTo(body, m.detailRows())
+	if m.folds() < foldHint {
+		body = append(body, hint)
+	}
+	if m.folds() < foldNote {
+		body = append(body, st.Muted.Render(widgets.FitWidth(alarmsNote, w)))
+	}
+	return body
 }
 
 // alarmDetail describes the selected alarm: its row, what by-id says and

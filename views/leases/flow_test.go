@@ -223,3 +223,20 @@ func TestLeasesSaysWhenTheSelectedRowGoes(t *testing.T) {
 	h.Refresh()
 	h.RequireFlash(codec.Format(k) + " is gone")
 }
+
+// TestLeasesColumnsStayPutWhileScrolling: the columns are fitted to every
+// row, not to the rows on screen, so the header (and the ID column under
+// it) does not move as the cursor scrolls the table from the leases to
+// the cron rows (issue 22 point 13).
+func TestLeasesColumnsStayPutWhileScrolling(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	viewtest.SeedCoordAnomalies(t, s, clock)
+	h := newLeasesHarness(t, s, clock, 80, 15)
+	top := h.ViewLine("ID/BUCKET")
+	for range 11 {
+		h.Keys("j")
+		if got := h.ViewLine("ID/BUCKET"); got != top {
+			t.Fatalf("the header moved while scrolling:\n%s\n%s", top, got)
+		}
+	}
+}

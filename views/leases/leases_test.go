@@ -28,6 +28,9 @@ func TestLeasesGolden(t *testing.T) {
 	t.Run("80x24", func(t *testing.T) {
 		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 80, 21).M.View())
 	})
+	t.Run("60x18", func(t *testing.T) {
+		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 60, 15).M.View())
+	})
 	t.Run("reference", func(t *testing.T) {
 		s, clock, _ := viewtest.Reference(t, true)
 		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 120, 37).M.View())

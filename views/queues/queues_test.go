@@ -49,6 +49,11 @@ func TestQueuesGolden(t *testing.T) {
 		h.Keys("l")
 		golden.RequireEqual(t, h.M.View())
 	})
+	t.Run("60x18", func(t *testing.T) {
+		h := newQueuesHarness(t, s, clock, 60, 15)
+		h.Keys("l")
+		golden.RequireEqual(t, h.M.View())
+	})
 	t.Run("reference", func(t *testing.T) {
 		s, clock, _ := viewtest.Reference(t, true)
 		h := newQueuesHarness(t, s, clock, 120, 37)
