@@ -17,8 +17,28 @@ import (
 
 func newRaceHarness(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 	t.Helper()
+	return newRaceHarnessAt(t, readOnly, 120, 40-3)
+}
+
+// newRaceHarnessAt runs the Race view at w x h (the body of the screen).
+func newRaceHarnessAt(t *testing.T, readOnly bool, w, h int) *viewtest.Harness[Model] {
+	t.Helper()
 	s, clock, path := viewtest.Reference(t, readOnly)
-	return viewtest.Start[Model, *Model](t, s, clock, 120, 40-3, New, viewtest.Reopen(path, clock))
+	return viewtest.Start[Model, *Model](t, s, clock, w, h, New, viewtest.Reopen(path, clock))
+}
+
+// TestRaceSizes: the step theater at 120x40, 80x24 and 60x18 (the body
+// is 3 lines shorter), client A selected after a read by A and B: every
+// size shows both or says where the other is (60x18 said nothing of B,
+// below; issue 22 point 5).
+func TestRaceSizes(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			h := newRaceHarnessAt(t, false, sz.w, sz.h-3)
+			h.Keys(" ", "l", " ", "h")
+			golden.RequireEqual(t, h.M.View())
+		})
+	}
 }
 
 // commitOutcomes lists who committed with which result, in order.
