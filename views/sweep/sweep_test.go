@@ -192,3 +192,16 @@ func TestPreviewKeysKeepParts(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepSizes: the census of the reference store at 120x40, 80x24 and
+// 60x18 (the body is 3 lines shorter): at every size the census shows at
+// least five rows (issue 22 point 5).
+func TestSweepSizes(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			s, clock, path := viewtest.Reference(t, false)
+			h := viewtest.Start[Model, *Model](t, s, clock, sz.w, sz.h-3, New, viewtest.Reopen(path, clock))
+			golden.RequireEqual(t, h.M.View())
+		})
+	}
+}
