@@ -337,13 +337,6 @@ func (m model) showRecord(k codec.Key) (tea.Model, tea.Cmd) {
 		return m, out
 	}
 	cmd := m.switchTab(t)
-	switch t {
-	case tabLeases:
-		m.tabs.leases.Select(k)
-	case tabAlarms:
-		m.tabs.alarms.Select(k)
-	case tabQueues:
-		m.tabs.queues.Select(k)
-	}
+	tabTable[t].selectRecord(&m.tabs, k)
 	return m, cmd
 }

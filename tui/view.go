@@ -290,32 +290,6 @@ func scrollHelpWheel(msg tea.MouseMsg, off int) int {
 	return off
 }
 
-// tabNotes are what a tab's writes guard against and what they leave, in
-// words true of that tab (every tab used to claim "e and d act only if
-// the key still has the stamp shown", even where e and d mean something
-// else).
-func tabNotes(t tab) []string {
-	switch t {
-	case tabBrowse:
-		return []string{"e and d are CAS-guarded: they act only if the key still has the stamp shown, so a change by another writer is never overwritten; a conflict shows the new stamp."}
-	case tabLeases:
-		return []string{"b breaks a lease only if it still has the stamp shown (a lease taken again meanwhile is left alone); d releases only a lease kvdeck acquired; r reloads."}
-	case tabAlarms:
-		return []string{"f fires the due alarms as a poller would, without a handler: they are consumed. e (reschedule) and d (delete) change the by-id record and the due entry together."}
-	case tabQueues:
-		return []string{"c claims a batch as a consumer: its messages are out of the store until you decide each one. d purges every message of the queue (it asks first)."}
-	case tabCompose:
-		return []string{"ctrl+s commits every staged operation in one transaction: all checks hold and every mutation applies, or nothing does."}
-	case tabRace:
-		return []string{"The race writes the counter " + `["kvdeck", "race"]` + " of this store; live mode runs workers on connections of their own."}
-	case tabActivity:
-		return []string{"The feed reads the rows stamped since its last read, only when the store's seq or row count moved, at most a few pages a refresh. Deletions and expiries show for rows kvdeck had read: a delete issues no stamp."}
-	case tabSweep:
-		return []string{"s deletes rows still expired when their batch runs (a row set again meanwhile survives); enter only counts (a dry run)."}
-	}
-	return nil
-}
-
 // helpGrid lays the help columns out left to right, starting a new row
 // of columns when the next one would not fit, so that no key is cut off.
 func (m model) helpGrid(groups [][]key.Binding, w int) string {
