@@ -103,12 +103,16 @@ func (m model) onVersion(msg versionRead) (tea.Model, tea.Cmd) {
 	r := &m.refresh
 	r.reading = false
 	if msg.err != nil {
+		var out tea.Cmd
 		if text := msg.err.Error(); text != m.lastErr {
-			m.flash.record(views.FlashMsg{Level: views.FlashError, Text: "refresh: " + text})
+			// The newest message: it takes the flash line from an older
+			// one, which would contradict it (issue 22 point 10); the
+			// status bar keeps it while it lasts.
+			out = m.flash.show(views.FlashMsg{Level: views.FlashError, Text: "refresh: " + text})
 		}
 		m.lastErr = msg.err.Error()
 		r.failed = true
-		return m, nil
+		return m, out
 	}
 	m.lastErr = ""
 	m.rate.note(msg.version, m.wall())

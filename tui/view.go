@@ -106,8 +106,9 @@ func (m model) messageLine() string {
 		}
 		text := usertext.Sanitize(m.flash.msg.Text)
 		if ansi.StringWidth(text) > m.width {
-			// Cut, but say where the whole text is.
-			text = ansi.Truncate(text, max(m.width-15, 10), "…") + " (all in :log)"
+			// Cut (keys first, so that the verb stays), but say where
+			// the whole text is.
+			text = widgets.FitMessage(text, max(m.width-15, 10)) + " (all in :log)"
 		}
 		return fit(st.Render(text), m.width)
 	case m.confirm.Open():
