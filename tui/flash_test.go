@@ -4,9 +4,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views"
 	"kvdeck/views/viewtest"
@@ -47,5 +49,30 @@ func TestFlashKeepsTheVerbAt60(t *testing.T) {
 	line := ansi.Strip(m.messageLine())
 	if !strings.Contains(line, `fe"] is gone (all in :log)`) || !strings.Contains(line, `["dwk_`) {
 		t.Errorf("the flash at 60 columns: %q", line)
+	}
+}
+
+// TestStatusBarSteady: a read in flight is the refresh at work: the
+// status bar says "live 1s" until it has run longer than slowLoad, then
+// "loading…" (it flipped every second over a slow link; issue 22 point
+// 13); and one row is "1 row".
+func TestStatusBarSteady(t *testing.T) {
+	m := flashModel(t, 120, 40)
+	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	m.wall = func() time.Time { return now }
+	m = m.send(viewtest.Key("5")) // Compose: no load of its own
+	m.refresh.reading = true // a version read in flight, as a tick starts it
+	m = m.send(clockTick{})
+	if bar := ansi.Strip(m.statusBar()); !strings.Contains(bar, "live 1s") {
+		t.Errorf("a read just begun: %q", bar)
+	}
+	now = now.Add(2 * time.Second)
+	if bar := ansi.Strip(m.statusBar()); !strings.Contains(bar, "loading…") {
+		t.Errorf("a read 2s long: %q", bar)
+	}
+	m = m.send(versionRead{session: m.session, version: store.Version{Seq: 4, Rows: 1}})
+	bar := ansi.Strip(m.statusBar())
+	if !strings.Contains(bar, "seq 4 · 1 row ") || !strings.Contains(bar, "live 1s") {
+		t.Errorf("after the read: %q", bar)
 	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -142,7 +143,7 @@ func (m model) statusBar() string {
 	if v := m.refresh.version; m.refresh.known && narrow {
 		items = append(items, fmt.Sprintf("seq %d", v.Seq))
 	} else if m.refresh.known {
-		items = append(items, fmt.Sprintf("seq %d · %d rows", v.Seq, v.Rows))
+		items = append(items, fmt.Sprintf("seq %d · %d %s", v.Seq, v.Rows, plural(v.Rows, "row", "rows")))
 	}
 	if d := m.cfg.Clock.Describe(); d != "" {
 		d = "clock " + d
@@ -177,7 +178,11 @@ func (m model) statusBar() string {
 	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
 }
 
-// refreshText is the live refresh state for the status bar.
+// refreshText is the live refresh state for the status bar. A read that
+// every tick makes is the refresh working, not news: "loading…" shows
+// only once a read or the tab's load has taken longer than slowLoad (over
+// a slow link the bar flipped between "live 1s" and "loading…" every
+// second; issue 22 point 13).
 func (m model) refreshText() string {
 	r := m.refresh
 	switch {
@@ -185,10 +190,22 @@ func (m model) refreshText() string {
 		return "refresh off"
 	case r.paused:
 		return "paused (p resumes)"
-	case r.reading || m.tabs.view(m.tab).Busy():
+	case !m.busySince.IsZero() && m.wall().Sub(m.busySince) >= slowLoad:
 		return "loading…"
 	}
 	return "live " + r.interval.String()
+}
+
+// slowLoad is how long a read or load runs before the status bar says
+// "loading…".
+const slowLoad = 1500 * time.Millisecond
+
+// plural picks the singular or the plural for n.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // helpView is the full help: the global keys and every live key of the
