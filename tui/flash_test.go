@@ -61,7 +61,7 @@ func TestStatusBarSteady(t *testing.T) {
 	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	m.wall = func() time.Time { return now }
 	m = m.send(viewtest.Key("5")) // Compose: no load of its own
-	m.refresh.reading = true // a version read in flight, as a tick starts it
+	m.refresh.reading = true      // a version read in flight, as a tick starts it
 	m = m.send(clockTick{})
 	if bar := ansi.Strip(m.statusBar()); !strings.Contains(bar, "live 1s") {
 		t.Errorf("a read just begun: %q", bar)
