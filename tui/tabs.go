@@ -57,7 +57,7 @@ var tabTable = [numTabs]tabDef{
 		queues.Model.Init, queues.Model.Update, queues.Model.Refresh).
 		jumpsWith(queues.DefaultKeys().Browse).
 		shows(func(ts *tabs, k codec.Key) { ts.queues.Select(k) }, "dwk_queue_due").
-		notes("c claims a batch as a consumer: its messages are out of the store until you decide each one. d purges every message of the queue (it asks first)."),
+		notes("t takes a batch as a consumer: its messages are out of the store until you decide each one. d purges every message of the queue (it asks first)."),
 	tabCompose: define("Compose", func(ts *tabs) *compose.Model { return &ts.compose },
 		compose.Model.Init, compose.Model.Update, compose.Model.Refresh).
 		notes("ctrl+s commits every staged operation in one transaction: all checks hold and every mutation applies, or nothing does."),
@@ -66,7 +66,7 @@ var tabTable = [numTabs]tabDef{
 		notes("The race writes the counter " + `["kvdeck", "race"]` + " of this store; live mode runs workers on connections of their own."),
 	tabSweep: define("Sweep", func(ts *tabs) *sweep.Model { return &ts.sweep },
 		sweep.Model.Init, sweep.Model.Update, sweep.Model.Refresh).
-		notes("s deletes rows still expired when their batch runs (a row set again meanwhile survives); enter only counts (a dry run)."),
+		notes("d deletes rows still expired when their batch runs (a row set again meanwhile survives); enter only counts (a dry run)."),
 	tabActivity: define("Activity", func(ts *tabs) *activity.Model { return &ts.activity },
 		activity.Model.Init, activity.Model.Update, activity.Model.Refresh).
 		jumpsWith(activity.DefaultKeys().Browse).

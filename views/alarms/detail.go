@@ -27,7 +27,7 @@ func (m Model) lowerLines(c coord.AlarmClass, w int) []string {
 			body = widgets.ProseLines("→ or enter moves to the class's alarms; the detail of the selected one shows here.", st.Muted, w)
 		}
 	}
-	hint := st.Muted.Render(widgets.FitWidth("s set · e reschedule / re-post · d delete · f fire due now · ←/→ classes / alarms", w))
+	hint := st.Muted.Render(widgets.FitWidth("n set · e reschedule / re-post · d delete · f fire due now · ←/→ classes / alarms", w))
 	if m.ReadOnly {
 		hint = st.Warn.Render(widgets.FitWidth(widgets.ReadOnlyNote, w))
 	}

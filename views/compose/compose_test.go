@@ -28,7 +28,7 @@ func stageCheckAndSet(h *viewtest.Harness[Model]) {
 	h.Keys("c", "ctrl+u")
 	h.TypeText(`["accounts", "acme"]`)
 	h.Keys("tab", "ctrl+r", "ctrl+s")
-	h.Keys("s", "ctrl+u")
+	h.Keys("n", "ctrl+u")
 	h.TypeText(`["accounts", "acme"]`)
 	h.Keys("tab", "ctrl+u", "up", "ctrl+u")
 	h.TypeText(`{"plan": "pro"}`)
@@ -195,7 +195,7 @@ func TestComposeRetrySaysAbsentBecameAStamp(t *testing.T) {
 // mutation), and a check cannot be moved below a mutation.
 func TestComposeChecksFirst(t *testing.T) {
 	h := newComposeHarness(t, false)
-	h.Keys("s", "ctrl+u")
+	h.Keys("n", "ctrl+u")
 	h.TypeText(`["a"]`)
 	h.Keys("tab", "ctrl+u")
 	h.TypeText(`1`)
@@ -218,7 +218,7 @@ func TestComposeChecksFirst(t *testing.T) {
 // without a value field.
 func TestEditorMarksTheFocus(t *testing.T) {
 	h := newComposeHarness(t, false)
-	h.Keys("s")
+	h.Keys("n")
 	h.RequireView("NEW SET", "❯ key", "ctrl+s stage it")
 	h.Keys("tab")
 	h.RequireView("❯ value")

@@ -37,7 +37,7 @@ func TestQueuesGolden(t *testing.T) {
 	t.Run("messages", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("enter")
 	t.Run("peek", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	h.Keys("esc", "c")
+	h.Keys("esc", "t")
 	h.Confirm()
 	h.Keys("a", "r", "enter")
 	t.Run("poll", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })

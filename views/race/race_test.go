@@ -120,7 +120,7 @@ func TestRaceLive(t *testing.T) {
 	if !strings.Contains(h.M.View(), "no update lost") {
 		t.Errorf("view:\n%s", h.M.View())
 	}
-	h.Keys("n")
+	h.Keys("u")
 	r = live(true)
 	if r.Final-r.Start >= r.Attempts || r.LostUpdates == 0 {
 		t.Fatalf("naive: the counter moved %d for %d attempts; want lost updates", r.Final-r.Start, r.Attempts)
@@ -137,7 +137,7 @@ func TestRaceReadOnly(t *testing.T) {
 	if c := h.M.step.clients[0]; c.Snapshot == nil {
 		t.Fatalf("read in read-only mode: %+v (%v)", c, h.M.step.err)
 	}
-	h.Keys("s")
+	h.Keys("i")
 	if !strings.Contains(h.LastFlash(), "read-only") {
 		t.Fatalf("flash = %q", h.LastFlash())
 	}
@@ -179,7 +179,7 @@ func TestRaceLiveStop(t *testing.T) {
 	if cut := res.Attempts - res.Successes - res.Conflicts; cut > 0 && !strings.Contains(view, fmt.Sprintf("%-14s %8d", "cut short", cut)) {
 		t.Fatalf("%d attempts cut short are not shown:\n%s", cut, view)
 	}
-	h.Keys("m", "n")
+	h.Keys("m", "u")
 	if v := h.M.View(); strings.Contains(v, "a check on the stamp it saw") || !strings.Contains(v, "no check") {
 		t.Fatalf("naive step mode describes a check:\n%s", v)
 	}

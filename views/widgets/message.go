@@ -12,11 +12,12 @@ const minKeyCells = 12
 // w cells. A message too wide gives up the middle of its keys first (the
 // bracketed parts, such as ["users", "alice"]), longest first, so that
 // what it says of them (the verb: "deleted", "is gone") stays; only when
-// the keys are as short as they go is the end cut (issue 22 point 10: at
+// the keys are as short as they go, or leave enough words before the
+// cut, is the end cut (issue 22 point 10: at
 // 60 columns flashes kept the key and lost the verb).
 func FitMessage(text string, w int) string {
 	for ansi.StringWidth(text) > w {
-		start, end := longestKey(text)
+		start, end := longestKey(text, w)
 		if start < 0 {
 			break
 		}
@@ -36,10 +37,17 @@ func FitMessage(text string, w int) string {
 	return text
 }
 
+// minAfter is how much of what follows a key a cut at the end must leave
+// for the key to keep its length: at least the start of what is said of
+// it.
+const minAfter = 16
+
 // longestKey is the byte range of the widest bracketed part of text that
 // can still be shortened ([ to its matching ], brackets inside quoted
-// strings not counted), or -1, -1.
-func longestKey(text string) (int, int) {
+// strings not counted) and that a cut at w cells would leave too little
+// after, or -1, -1: a key followed by enough words before the cut keeps
+// its length (the words after those are in the log).
+func longestKey(text string, w int) (int, int) {
 	bestStart, bestEnd, bestW := -1, -1, minKeyCells
 	for i := 0; i < len(text); i++ {
 		if text[i] != '[' {
@@ -49,7 +57,7 @@ func longestKey(text string) (int, int) {
 		if end < 0 {
 			continue
 		}
-		if kw := ansi.StringWidth(text[i:end]); kw > bestW {
+		if kw := ansi.StringWidth(text[i:end]); kw > bestW && ansi.StringWidth(text[:end])+minAfter > w {
 			bestStart, bestEnd, bestW = i, end, kw
 		}
 		i = end - 1

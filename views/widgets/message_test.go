@@ -35,3 +35,12 @@ func TestFitMessageKeepsTheVerb(t *testing.T) {
 		t.Errorf("a message that fits changed: %q", got)
 	}
 }
+
+// TestFitMessageKeepsAKeyFollowedByWords: a key that a cut at the end
+// leaves followed by enough words keeps its length.
+func TestFitMessageKeepsAKeyFollowedByWords(t *testing.T) {
+	s := `acquired ["dwk_lease", "Cart", "abcabcabcabcabcabcabcabcabcabc12"] as holder 9b2f0d0e-6a6a-4b8e-9b1f-0d7d0c9f1e2a at stamp 00000000000000000039; d releases it`
+	if got := FitMessage(s, 105); !strings.HasPrefix(got, `acquired ["dwk_lease", "Cart", "abcabcabcabcabcabcabcabcabcabc12"] as holder`) {
+		t.Errorf("the key was shortened though words follow it: %q", got)
+	}
+}
