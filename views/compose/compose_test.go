@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,5 +262,19 @@ func TestComposeLongKeysKeepParts(t *testing.T) {
 		if line := h.ViewLine(end); !strings.Contains(line, "check   [") {
 			t.Errorf("the op of %s is not a check's line:\n%s", end, line)
 		}
+	}
+}
+
+// TestComposeSizes: a staged check and set at 120x40, 80x24 and 60x18
+// (the body is 3 lines shorter): every size lists both operations and the
+// selected one's fields (issue 22 point 5).
+func TestComposeSizes(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			s, clock, path := viewtest.Reference(t, false)
+			h := viewtest.Start[Model, *Model](t, s, clock, sz.w, sz.h-3, New, viewtest.Reopen(path, clock))
+			stageCheckAndSet(h)
+			golden.RequireEqual(t, h.M.View())
+		})
 	}
 }
