@@ -113,13 +113,13 @@ func seedJobs(t *testing.T, s *store.Store) {
 // and quits.
 func pollMixed(t *testing.T, a *app, nav ...string) {
 	t.Helper()
-	a.keys(append(nav, "c")...)
+	a.keys(append(nav, "t")...)
 	a.waitFor("Poll jobs: claim 4 of its 4 ready message(s)?")
 	a.keys("y")
 	a.waitFor("CLAIMED 4 MESSAGE(S) OF jobs")
 	a.keys("a", "r", "ctrl+u")
 	a.tm.Type("20s")
-	a.keys("enter", "n")
+	a.keys("enter", "b")
 	a.waitFor("retry after 20s")
 	a.keys("enter")
 	a.waitFor("Apply these decisions?", "1 consumed, 2 requeued, 1 dropped")
@@ -175,7 +175,7 @@ func TestFlowLeaseAcquireRelease(t *testing.T) {
 	k := coord.LeaseKey("Cart", "abcabcabcabcabcabcabcabcabcabc12")
 	a.keys("2")
 	a.waitFor("LEASES", "0e580e53fa97954")
-	a.keys("a", "ctrl+u")
+	a.keys("n", "ctrl+u")
 	a.tm.Type(codec.Format(k))
 	a.keys("tab", "ctrl+u")
 	a.tm.Type("45s")
@@ -204,7 +204,7 @@ func TestFlowAlarmActions(t *testing.T) {
 	const id = "abcabcabcabcabcabcabcabcabcabc12"
 	a.keys("3")
 	a.waitFor("CLASSES", "CART")
-	a.keys("l", "s")
+	a.keys("l", "n")
 	a.waitFor("SET AN ALARM")
 	a.tm.Type(id)
 	a.keys("enter")

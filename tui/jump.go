@@ -3,16 +3,10 @@ package tui
 import (
 	"fmt"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
 	"kvdeck/views"
-	"kvdeck/views/activity"
-	"kvdeck/views/alarms"
-	"kvdeck/views/browse"
-	"kvdeck/views/leases"
-	"kvdeck/views/queues"
 )
 
 // A jump between tabs is asked for by a key (o on a lease, alarm or
@@ -38,18 +32,6 @@ type jumpWait struct {
 
 // maxHeld bounds the keys held during a jump (Browse's bound too).
 const maxHeld = 32
-
-// jumpKeys are, per tab, the key that asks the root for another tab:
-// the tabs' own default bindings.
-func jumpKeys() [numTabs]key.Binding {
-	var ks [numTabs]key.Binding
-	ks[tabBrowse] = browse.DefaultKeys().Record
-	ks[tabLeases] = leases.DefaultKeys().Browse
-	ks[tabAlarms] = alarms.DefaultKeys().Browse
-	ks[tabQueues] = queues.DefaultKeys().Browse
-	ks[tabActivity] = activity.DefaultKeys().Browse
-	return ks
-}
 
 // jumpAnswer is what a command of the jump key answered, tagged with the
 // jump's generation.
@@ -193,22 +175,6 @@ func (m model) settleJump(cmd tea.Cmd) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, c)
 	}
 	return next, tea.Batch(cmds...)
-}
-
-// recordTab is the tab that shows the coordination record of a dwk_* key.
-func recordTab(k codec.Key) (tab, bool) {
-	if len(k) == 0 || k[0].Kind() != codec.KindString {
-		return 0, false
-	}
-	switch k[0].StringValue() {
-	case "dwk_lease", "dwk_cron":
-		return tabLeases, true
-	case "dwk_alarm_due", "dwk_alarm_by_id":
-		return tabAlarms, true
-	case "dwk_queue_due":
-		return tabQueues, true
-	}
-	return 0, false
 }
 
 // notRecord says that k has no coordination tab.

@@ -12,8 +12,9 @@ type keyRow struct {
 }
 
 // keyTable has one meaning per key across tabs: enter opens, esc or ←
-// backs out, / filters, r reloads, d deletes (asking first), n or a
-// adds.
+// backs out, / filters, s searches, r reloads, d deletes (asking first),
+// n adds (new), c composes (issue 22 point 11: s, c and n meant
+// something else on each tab).
 var keyTable = []keyRow{
 	{"move", [numTabs]string{
 		tabBrowse: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`", tabLeases: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`",
@@ -35,12 +36,12 @@ var keyTable = []keyRow{
 		tabCompose: "`r` refresh stale checks, retry", tabRace: "`r` read the counter", tabSweep: "`r`",
 		tabActivity: "`r`"}},
 	{"add", [numTabs]string{
-		tabBrowse: "`n` key", tabLeases: "`a` acquire", tabAlarms: "`s` set", tabQueues: "`n` send",
-		tabCompose: "`c` `s` `d` check / set / delete", tabRace: "`a` client"}},
+		tabBrowse: "`n` key", tabLeases: "`n` acquire", tabAlarms: "`n` set", tabQueues: "`n` send",
+		tabCompose: "`c` `n` `d` check / set / delete", tabRace: "`n` client"}},
 	{"edit", [numTabs]string{tabBrowse: "`e` value; `E` in $EDITOR (asks)", tabAlarms: "`e` reschedule", tabCompose: "`enter` op"}},
 	{"delete", [numTabs]string{
 		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
-		tabCompose: "`x` op; `X` all", tabSweep: "`s` sweep"}},
+		tabCompose: "`x` op; `X` all", tabSweep: "`d` sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
@@ -49,10 +50,10 @@ var keyTable = []keyRow{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},
 	{"the tab's own", [numTabs]string{
-		tabBrowse: "`c` compose from key; `K` `J` scroll value; `v` read value (`space` page, `/` `n` `N` search)", tabLeases: "`s` sort", tabAlarms: "`f` fire due (asks)",
-		tabQueues:  "`c` poll as a consumer (asks)",
+		tabBrowse: "`c` compose from key; `K` `J` scroll value; `v` read value (`space` page, `/` `n` `N` search)", tabLeases: "`S` sort", tabAlarms: "`f` fire due (asks)",
+		tabQueues:  "`t` take a batch as a consumer (asks)",
 		tabCompose: "`ctrl+s` commit (asks); `f` fill stamp; `K` `J` move op; `w` `o` save / load",
-		tabRace: "`m` mode; `n` naive; `s` stage; `c` commit (asks); `v` recover; `R` replay (asks); `X` reset; " +
+		tabRace: "`m` mode; `u` naive; `i` stage; `ctrl+s` commit (asks); `v` recover; `R` replay (asks); `X` reset; " +
 			"`enter` start workers (asks); `x` stop; `+` `-` workers; `L` lockstep",
 		tabSweep: "`x` cancel a sweep", tabActivity: "`m` mark (again clears)"}},
 }

@@ -59,6 +59,10 @@ type model struct {
 	lastErr string
 	rate    commitRate       // commits per second, from the refresh's reads
 	wall    func() time.Time // when a read arrived (the rate's clock)
+	// busySince is when the version read or the visible tab's load in
+	// flight began (zero when none is): the status bar says "loading…"
+	// only for a slow one.
+	busySince time.Time
 
 	width, height int
 }
@@ -119,7 +123,20 @@ func (m model) Init() tea.Cmd {
 // while a jump was in flight are replayed once it has landed.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	next, cmd := m.update(msg)
-	return next.(model).settleJump(cmd)
+	nm := next.(model)
+	nm.noteBusy()
+	return nm.settleJump(cmd)
+}
+
+// noteBusy keeps busySince: when the version read or the visible tab's
+// load began, zero when neither is in flight.
+func (m *model) noteBusy() {
+	switch busy := m.refresh.reading || m.tabs.view(m.tab).Busy(); {
+	case !busy:
+		m.busySince = time.Time{}
+	case m.busySince.IsZero():
+		m.busySince = m.wall()
+	}
 }
 
 func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -337,13 +354,6 @@ func (m model) showRecord(k codec.Key) (tea.Model, tea.Cmd) {
 		return m, out
 	}
 	cmd := m.switchTab(t)
-	switch t {
-	case tabLeases:
-		m.tabs.leases.Select(k)
-	case tabAlarms:
-		m.tabs.alarms.Select(k)
-	case tabQueues:
-		m.tabs.queues.Select(k)
-	}
+	tabTable[t].selectRecord(&m.tabs, k)
 	return m, cmd
 }

@@ -23,6 +23,25 @@ type refreshState struct {
 	reading  bool // a version read is in flight
 	known    bool // version holds a read
 	version  store.Version
+	// failed: the last version read failed. What the tabs loaded
+	// meanwhile may be an error, and seq standing still would never
+	// re-read it: the first read that succeeds re-reads the visible tab
+	// and marks the others for a re-read when shown (issue 22 point 9).
+	failed bool
+}
+
+// unread marks what a tab showed as read at no version: the next look
+// re-reads it whatever the store's version.
+var unread = store.Version{Seq: -1, Rows: -1}
+
+// failer is a tab that says whether its last load failed (the
+// coordination tabs); the next tick that reads the store re-reads it.
+type failer interface{ Failed() bool }
+
+// failedTab reports whether tab t says its last load failed.
+func (m model) failedTab(t tab) bool {
+	f, ok := m.tabs.view(t).(failer)
+	return ok && f.Failed()
 }
 
 // refreshTick is one live-refresh tick of generation gen.
@@ -84,16 +103,34 @@ func (m model) onVersion(msg versionRead) (tea.Model, tea.Cmd) {
 	r := &m.refresh
 	r.reading = false
 	if msg.err != nil {
+		var out tea.Cmd
 		if text := msg.err.Error(); text != m.lastErr {
-			m.flash.record(views.FlashMsg{Level: views.FlashError, Text: "refresh: " + text})
+			// The newest message: it takes the flash line from an older
+			// one, which would contradict it (issue 22 point 10); the
+			// status bar keeps it while it lasts.
+			out = m.flash.show(views.FlashMsg{Level: views.FlashError, Text: "refresh: " + text})
 		}
 		m.lastErr = msg.err.Error()
-		return m, nil
+		r.failed = true
+		return m, out
 	}
 	m.lastErr = ""
 	m.rate.note(msg.version, m.wall())
 	first := !r.known
 	r.known, r.version = true, msg.version
+	if r.failed || m.failedTab(m.tab) {
+		// The store answers again: re-read what an error may have
+		// replaced, though seq stood still.
+		if r.failed {
+			for t := range numTabs {
+				m.seen[t] = unread
+			}
+		}
+		r.failed = false
+		m.seen[m.tab] = msg.version
+		out := m.tabs.refresh(m.tab)
+		return m, out
+	}
 	if first {
 		// The views loaded at start; this read only sets the baseline.
 		for t := range numTabs {

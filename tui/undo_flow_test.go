@@ -86,6 +86,7 @@ func TestUndoOverlay(t *testing.T) {
 	a.keys("enter")
 	a.waitFor("Puts back 1 key(s)")
 	a.keys("y")
+	// One wait: the flash and the preview's conflict can come in one frame.
 	a.waitFor("refused, nothing was written", "✗ changed since the write", "is at stamp", `{"by":"another writer"}`)
 	if got := a.value(globex); got != `{"by":"another writer"}` {
 		t.Fatalf("globex after a refused undo = %s", got)

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -106,8 +107,9 @@ func (m model) messageLine() string {
 		}
 		text := usertext.Sanitize(m.flash.msg.Text)
 		if ansi.StringWidth(text) > m.width {
-			// Cut, but say where the whole text is.
-			text = ansi.Truncate(text, max(m.width-15, 10), "…") + " (all in :log)"
+			// Cut (keys first, so that the verb stays), but say where
+			// the whole text is.
+			text = widgets.FitMessage(text, max(m.width-15, 10)) + " (all in :log)"
 		}
 		return fit(st.Render(text), m.width)
 	case m.confirm.Open():
@@ -141,7 +143,7 @@ func (m model) statusBar() string {
 	if v := m.refresh.version; m.refresh.known && narrow {
 		items = append(items, fmt.Sprintf("seq %d", v.Seq))
 	} else if m.refresh.known {
-		items = append(items, fmt.Sprintf("seq %d · %d rows", v.Seq, v.Rows))
+		items = append(items, fmt.Sprintf("seq %d · %d %s", v.Seq, v.Rows, plural(v.Rows, "row", "rows")))
 	}
 	if d := m.cfg.Clock.Describe(); d != "" {
 		d = "clock " + d
@@ -176,7 +178,11 @@ func (m model) statusBar() string {
 	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
 }
 
-// refreshText is the live refresh state for the status bar.
+// refreshText is the live refresh state for the status bar. A read that
+// every tick makes is the refresh working, not news: "loading…" shows
+// only once a read or the tab's load has taken longer than slowLoad (over
+// a slow link the bar flipped between "live 1s" and "loading…" every
+// second; issue 22 point 13).
 func (m model) refreshText() string {
 	r := m.refresh
 	switch {
@@ -184,10 +190,22 @@ func (m model) refreshText() string {
 		return "refresh off"
 	case r.paused:
 		return "paused (p resumes)"
-	case r.reading || m.tabs.view(m.tab).Busy():
+	case !m.busySince.IsZero() && m.wall().Sub(m.busySince) >= slowLoad:
 		return "loading…"
 	}
 	return "live " + r.interval.String()
+}
+
+// slowLoad is how long a read or load runs before the status bar says
+// "loading…".
+const slowLoad = 1500 * time.Millisecond
+
+// plural picks the singular or the plural for n.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // helpView is the full help: the global keys and every live key of the
@@ -288,32 +306,6 @@ func scrollHelpWheel(msg tea.MouseMsg, off int) int {
 		return off + 3
 	}
 	return off
-}
-
-// tabNotes are what a tab's writes guard against and what they leave, in
-// words true of that tab (every tab used to claim "e and d act only if
-// the key still has the stamp shown", even where e and d mean something
-// else).
-func tabNotes(t tab) []string {
-	switch t {
-	case tabBrowse:
-		return []string{"e and d are CAS-guarded: they act only if the key still has the stamp shown, so a change by another writer is never overwritten; a conflict shows the new stamp."}
-	case tabLeases:
-		return []string{"b breaks a lease only if it still has the stamp shown (a lease taken again meanwhile is left alone); d releases only a lease kvdeck acquired; r reloads."}
-	case tabAlarms:
-		return []string{"f fires the due alarms as a poller would, without a handler: they are consumed. e (reschedule) and d (delete) change the by-id record and the due entry together."}
-	case tabQueues:
-		return []string{"c claims a batch as a consumer: its messages are out of the store until you decide each one. d purges every message of the queue (it asks first)."}
-	case tabCompose:
-		return []string{"ctrl+s commits every staged operation in one transaction: all checks hold and every mutation applies, or nothing does."}
-	case tabRace:
-		return []string{"The race writes the counter " + `["kvdeck", "race"]` + " of this store; live mode runs workers on connections of their own."}
-	case tabActivity:
-		return []string{"The feed reads the rows stamped since its last read, only when the store's seq or row count moved, at most a few pages a refresh. Deletions and expiries show for rows kvdeck had read: a delete issues no stamp."}
-	case tabSweep:
-		return []string{"s deletes rows still expired when their batch runs (a row set again meanwhile survives); enter only counts (a dry run)."}
-	}
-	return nil
 }
 
 // helpGrid lays the help columns out left to right, starting a new row

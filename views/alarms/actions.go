@@ -76,7 +76,7 @@ func (m *Model) startReschedule() tea.Cmd {
 	it, ok := m.item()
 	switch {
 	case !ok || !m.lists.OnItems:
-		return views.Flash(views.FlashInfo, "select an alarm (→ moves to the class's alarms) to reschedule it; s sets a new one")
+		return views.Flash(views.FlashInfo, "select an alarm (→ moves to the class's alarms) to reschedule it; n sets a new one")
 	case it.Problem != "":
 		return views.Flash(views.FlashError, "this row has an unexpected shape; d deletes it, s sets the alarm afresh")
 	}

@@ -35,7 +35,7 @@ func DefaultKeys() Keys {
 		Classes:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "classes")),
 		Entries:    key.NewBinding(key.WithKeys("right", "l", "enter"), key.WithHelp("→/l", "the class's alarms")),
 		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
-		Set:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "set an alarm")),
+		Set:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new alarm: set one")),
 		Reschedule: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "reschedule / re-post")),
 		Delete:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm)")),
 		Fire:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fire due now (confirm)")),

@@ -32,6 +32,11 @@ func TestAlarmsGolden(t *testing.T) {
 		h.Keys("l")
 		golden.RequireEqual(t, h.M.View())
 	})
+	t.Run("60x18", func(t *testing.T) {
+		h := newAlarmsHarness(t, s, clock, 60, 15)
+		h.Keys("l")
+		golden.RequireEqual(t, h.M.View())
+	})
 	t.Run("reference", func(t *testing.T) {
 		s, clock, _ := viewtest.Reference(t, true)
 		h := newAlarmsHarness(t, s, clock, 120, 37)

@@ -27,15 +27,21 @@ func (m Model) lowerLines(c coord.AlarmClass, w int) []string {
 			body = widgets.ProseLines("→ or enter moves to the class's alarms; the detail of the selected one shows here.", st.Muted, w)
 		}
 	}
-	hint := st.Muted.Render(widgets.FitWidth("s set · e reschedule / re-post · d delete · f fire due now · ←/→ classes / alarms", w))
+	hint := st.Muted.Render(widgets.FitWidth("n set · e reschedule / re-post · d delete · f fire due now · ←/→ classes / alarms", w))
 	if m.ReadOnly {
 		hint = st.Warn.Render(widgets.FitWidth(widgets.ReadOnlyNote, w))
 	}
 	if m.Form != nil {
 		hint = ""
 	}
-	body = append(widgets.FitTo(body, m.detailRows()), hint)
-	return append(body, st.Muted.Render(widgets.FitWidth(alarmsNote, w)))
+	body = widgets.FitTo(body, m.detailRows())
+	if m.folds() < foldHint {
+		body = append(body, hint)
+	}
+	if m.folds() < foldNote {
+		body = append(body, st.Muted.Render(widgets.FitWidth(alarmsNote, w)))
+	}
+	return body
 }
 
 // alarmDetail describes the selected alarm: its row, what by-id says and

@@ -48,7 +48,7 @@ func getAlarm(t *testing.T, h *viewtest.Harness[Model], class, id string) (coord
 func TestAlarmsSetAndReschedule(t *testing.T) {
 	h := seededAlarms(t)
 	const id = "abcdefabcdefabcdefabcdefabcdef01"
-	h.Keys("s")
+	h.Keys("n")
 	h.RequireView("SET AN ALARM", "class Cart", "due 2026-01-02T00:00:30Z (in 30s)")
 	h.TypeText(id)
 	h.Keys("enter")
@@ -185,14 +185,14 @@ func TestAlarmsReadOnly(t *testing.T) {
 	s, clock, _ := viewtest.Reference(t, true)
 	h := newAlarmsHarness(t, s, clock, 120, 37)
 	h.Keys("l")
-	for _, k := range []string{"s", "e", "d", "f"} {
+	for _, k := range []string{"n", "e", "d", "f"} {
 		h.Keys(k)
 		h.RequireFlash("read-only")
 	}
 	if h.M.Form != nil || len(h.Confirms) > 0 {
 		t.Fatal("a write action opened in read-only mode")
 	}
-	viewtest.RequireNoHelp(t, h.M.FullHelp(), "s", "e", "d", "f")
+	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "e", "d", "f")
 }
 
 // TestAlarmsSaysWhenTheSelectedAlarmIsGone: a live reload keeps the

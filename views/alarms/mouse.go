@@ -15,7 +15,7 @@ func (m Model) onClick(x, y int) Model {
 		return m
 	}
 	// The frame, the class's title, its time line and the table header.
-	top := 3 + len(m.timelineLines(m.items(), m.Deps.Now(), m.rightInner()))
+	top := 3 + len(m.shownTimeline())
 	m.lists.Click(true, y-top, m.classIDs(), m.alarmIDs(), func() { m.fired = nil })
 	return m
 }

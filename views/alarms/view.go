@@ -38,15 +38,47 @@ func (m Model) detailRows() int {
 }
 
 // entryRows: the right pane less the title, the time line (3), the
-// header, the rule, the detail, the hint and the note.
-func (m Model) entryRows() int { return max(m.innerHeight()-8-m.detailRows(), 1) }
+// header, the rule, the detail, the hint and the note (those that did not
+// fold away).
+func (m Model) entryRows() int { return m.entryRowsAt(m.folds()) }
+
+func (m Model) entryRowsAt(folds int) int {
+	fixed := 8
+	switch {
+	case folds >= foldTimeline:
+		fixed -= 5
+	case folds >= foldHint:
+		fixed -= 2
+	case folds >= foldNote:
+		fixed--
+	}
+	return max(m.innerHeight()-fixed-m.detailRows(), 1)
+}
+
+// What folds away on a short screen, in order, until the alarm list shows
+// coordkit.MinRows rows: the note, the hint, the time line.
+const (
+	foldNote = iota + 1
+	foldHint
+	foldTimeline
+)
+
+// folds is how much of the right pane folds away at this height.
+func (m Model) folds() int {
+	for f := range foldTimeline {
+		if m.entryRowsAt(f) >= coordkit.MinRows {
+			return f
+		}
+	}
+	return foldTimeline
+}
 
 // alarmColumns are the alarm list's columns; the id takes the spare room;
-// the retry count and the due time give way on narrow screens (lateness
-// stays; the detail shows both).
+// the retry count, the due time and then the flags give way on narrow
+// screens (lateness and the glyph stay; the detail shows the rest).
 var alarmColumns = []widgets.Column{
 	{Title: "", Width: 2}, {Title: "DUE AT (UTC)", Width: 18, Drop: 2}, {Title: "", Width: 10},
-	{Title: "ID", Width: 0}, {Title: "RETRY", Width: 5, Drop: 1}, {Title: "FLAGS", Width: 18},
+	{Title: "ID", Width: 0}, {Title: "RETRY", Width: 5, Drop: 1}, {Title: "FLAGS", Width: 18, Drop: 3},
 }
 
 // View renders the classes and the selected class.
@@ -125,7 +157,9 @@ func (m Model) classView() string {
 	now := m.Deps.Now()
 	items := m.shownItems(c)
 	lines := []string{widgets.Spread(st.PaneTitle.Render(widgets.Sanitize(strings.ToUpper(c.Class)))+"  "+m.classSummary(c, now), m.position(len(items)), w)}
-	lines = append(lines, m.timelineLines(items, now, w)...)
+	if m.folds() < foldTimeline {
+		lines = append(lines, m.timelineLines(items, now, w)...)
+	}
 	t := widgets.NewTable(alarmColumns, w)
 	lines = append(lines, t.Header(st))
 	from, to := m.lists.Items.Window(len(items), m.entryRows())
@@ -133,7 +167,7 @@ func (m Model) classView() string {
 	for i := from; i < to; i++ {
 		lines = append(lines, t.Row(st, m.alarmCells(items[i], now, i == m.lists.Items.Cur), i == m.lists.Items.Cur, active))
 	}
-	for len(lines) < 5+m.entryRows() {
+	for len(lines) < 2+len(m.shownTimeline())+m.entryRows() {
 		lines = append(lines, "")
 	}
 	lines = append(lines, st.Muted.Render(strings.Repeat("─", w)))
@@ -165,6 +199,14 @@ func (m Model) position(n int) string {
 		return ""
 	}
 	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
+}
+
+// shownTimeline is the time line as drawn (nil when folded away).
+func (m Model) shownTimeline() []string {
+	if m.folds() >= foldTimeline {
+		return nil
+	}
+	return m.timelineLines(m.items(), m.Deps.Now(), m.rightInner())
 }
 
 // timelineLines draws the class's alarms on a time line with now.

@@ -203,7 +203,7 @@ func (m *Model) fillSelected() tea.Cmd {
 // retry changed) come first in the dialog.
 func (m *Model) askCommit(notes ...string) tea.Cmd {
 	if len(m.ops) == 0 {
-		return views.Flash(views.FlashInfo, "nothing staged: c adds a check, s a set, d a delete")
+		return views.Flash(views.FlashInfo, "nothing staged: c adds a check, n a set, d a delete")
 	}
 	if m.busy {
 		return nil

@@ -30,7 +30,7 @@ func DefaultKeys() Keys {
 		MoveUp:    key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "move op up")),
 		MoveDown:  key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "move op down")),
 		AddCheck:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "add check")),
-		AddSet:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "add set")),
+		AddSet:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new set op")),
 		AddDelete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "add delete")),
 		Edit:      key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter", "edit op")),
 		Fill:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "check: expect the stored stamp")),

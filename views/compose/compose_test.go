@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func stageCheckAndSet(h *viewtest.Harness[Model]) {
 	h.Keys("c", "ctrl+u")
 	h.TypeText(`["accounts", "acme"]`)
 	h.Keys("tab", "ctrl+r", "ctrl+s")
-	h.Keys("s", "ctrl+u")
+	h.Keys("n", "ctrl+u")
 	h.TypeText(`["accounts", "acme"]`)
 	h.Keys("tab", "ctrl+u", "up", "ctrl+u")
 	h.TypeText(`{"plan": "pro"}`)
@@ -195,7 +196,7 @@ func TestComposeRetrySaysAbsentBecameAStamp(t *testing.T) {
 // mutation), and a check cannot be moved below a mutation.
 func TestComposeChecksFirst(t *testing.T) {
 	h := newComposeHarness(t, false)
-	h.Keys("s", "ctrl+u")
+	h.Keys("n", "ctrl+u")
 	h.TypeText(`["a"]`)
 	h.Keys("tab", "ctrl+u")
 	h.TypeText(`1`)
@@ -218,7 +219,7 @@ func TestComposeChecksFirst(t *testing.T) {
 // without a value field.
 func TestEditorMarksTheFocus(t *testing.T) {
 	h := newComposeHarness(t, false)
-	h.Keys("s")
+	h.Keys("n")
 	h.RequireView("NEW SET", "❯ key", "ctrl+s stage it")
 	h.Keys("tab")
 	h.RequireView("❯ value")
@@ -261,5 +262,19 @@ func TestComposeLongKeysKeepParts(t *testing.T) {
 		if line := h.ViewLine(end); !strings.Contains(line, "check   [") {
 			t.Errorf("the op of %s is not a check's line:\n%s", end, line)
 		}
+	}
+}
+
+// TestComposeSizes: a staged check and set at 120x40, 80x24 and 60x18
+// (the body is 3 lines shorter): every size lists both operations and the
+// selected one's fields (issue 22 point 5).
+func TestComposeSizes(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			s, clock, path := viewtest.Reference(t, false)
+			h := viewtest.Start[Model, *Model](t, s, clock, sz.w, sz.h-3, New, viewtest.Reopen(path, clock))
+			stageCheckAndSet(h)
+			golden.RequireEqual(t, h.M.View())
+		})
 	}
 }

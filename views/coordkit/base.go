@@ -66,6 +66,10 @@ func (b *Base) NextTag() int {
 // Busy reports whether a load or an action is in flight.
 func (b Base) Busy() bool { return b.Loading || b.Acting }
 
+// Failed reports whether the last load failed: the root re-reads the
+// tab at its next tick that reaches the store.
+func (b Base) Failed() bool { return b.Err != nil }
+
 // LoadCmd returns the load of the newest generation (Init's first load);
 // nil when there is no store to load from.
 func (b Base) LoadCmd() tea.Cmd {
@@ -130,3 +134,8 @@ func (b *Base) ActionAnswered(session int) bool {
 	}
 	return true
 }
+
+// MinRows is the fewest rows a coordination tab's list shows: on a short
+// screen its notes and hints fold away first (issue 22: at 60x18 the
+// permanent notes took the room and left one row).
+const MinRows = 5

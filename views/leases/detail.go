@@ -25,8 +25,11 @@ func (m Model) detailView() string {
 	} else {
 		lines = append(lines, st.Muted.Render("Select a row above."))
 	}
-	hint := widgets.ProseLines("a acquire · d release (kvdeck's) · b break (asks, CAS on stamp)", st.Muted, iw)
-	if m.ReadOnly {
+	hint := widgets.ProseLines("n acquire · d release (kvdeck's) · b break (asks, CAS on stamp)", st.Muted, iw)
+	switch {
+	case m.compact():
+		hint = nil // the status bar says read-only; help names the keys
+	case m.ReadOnly:
 		hint = widgets.ProseLines(widgets.ReadOnlyNote, st.Warn, iw)
 	}
 	room := m.bottomHeight() - st.Pane.GetVerticalFrameSize() - len(hint)

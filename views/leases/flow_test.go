@@ -33,7 +33,7 @@ func TestLeasesAcquireThenRelease(t *testing.T) {
 	h := seededLeases(t)
 	k := coord.LeaseKey("Cart", "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0")
 	selectLease(t, h, coord.LeaseKey("Cart", viewtest.IDCart1))
-	h.Keys("a")
+	h.Keys("n")
 	h.RequireView("ACQUIRE A LEASE AS KVDECK", `key ["dwk_lease", "Cart", "`) // prefilled with the selected class
 	h.ClearInput()
 	h.TypeText(`["dwk_lease", "Cart", "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0"`)
@@ -73,7 +73,7 @@ func TestLeasesAcquireThenRelease(t *testing.T) {
 func TestLeasesAcquireContended(t *testing.T) {
 	h := seededLeases(t)
 	selectLease(t, h, coord.LeaseKey("Cart", viewtest.IDCart1))
-	h.Keys("a", "ctrl+u")
+	h.Keys("n", "ctrl+u")
 	h.TypeText(codec.Format(coord.LeaseKey("Cart", viewtest.IDCart1)))
 	h.Keys("enter")
 	h.RequireView("held by someone else: at stamp 00000000000000000001", "a1b2c3d4-0001-4e5f-8a9b-0c1d2e3f4a5b", "wrote")
@@ -83,7 +83,7 @@ func TestLeasesAcquireContended(t *testing.T) {
 	}
 	// The form closed while an attempt is in flight: the answer goes to
 	// the flash line.
-	h.Keys("a", "ctrl+u")
+	h.Keys("n", "ctrl+u")
 	h.TypeText(codec.Format(coord.LeaseKey("Cart", viewtest.IDCart1)))
 	m, cmd := h.M.Update(viewtest.Key("enter"))
 	m, _ = m.Update(viewtest.Key("esc"))
@@ -151,14 +151,14 @@ func TestLeasesReadOnly(t *testing.T) {
 	s, clock, url := viewtest.CoordStoreAt(t)
 	viewtest.SeedCoordAnomalies(t, s, clock)
 	h := newLeasesHarness(t, viewtest.Open(t, url, clock, true), clock, 120, 37)
-	for _, k := range []string{"a", "d", "b"} {
+	for _, k := range []string{"n", "d", "b"} {
 		h.Keys(k)
 		h.RequireFlash("read-only")
 	}
 	if h.M.Form != nil || len(h.Confirms) > 0 {
 		t.Fatal("a write action opened in read-only mode")
 	}
-	viewtest.RequireNoHelp(t, h.M.FullHelp(), "a", "d", "b")
+	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "d", "b")
 	h.RequireView("read-only: the store was opened read-only")
 }
 
@@ -222,4 +222,21 @@ func TestLeasesSaysWhenTheSelectedRowGoes(t *testing.T) {
 	}
 	h.Refresh()
 	h.RequireFlash(codec.Format(k) + " is gone")
+}
+
+// TestLeasesColumnsStayPutWhileScrolling: the columns are fitted to every
+// row, not to the rows on screen, so the header (and the ID column under
+// it) does not move as the cursor scrolls the table from the leases to
+// the cron rows (issue 22 point 13).
+func TestLeasesColumnsStayPutWhileScrolling(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	viewtest.SeedCoordAnomalies(t, s, clock)
+	h := newLeasesHarness(t, s, clock, 80, 15)
+	top := h.ViewLine("ID/BUCKET")
+	for range 11 {
+		h.Keys("j")
+		if got := h.ViewLine("ID/BUCKET"); got != top {
+			t.Fatalf("the header moved while scrolling:\n%s\n%s", top, got)
+		}
+	}
 }

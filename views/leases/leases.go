@@ -31,10 +31,10 @@ type Keys struct {
 func DefaultKeys() Keys {
 	return Keys{
 		NavKeys:    widgets.DefaultNavKeys(),
-		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by key / time left")),
+		Sort:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort by key / time left")),
 		FilterKeys: widgets.DefaultFilterKeys(),
 		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
-		Acquire:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire as kvdeck")),
+		Acquire:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new lease: acquire as kvdeck")),
 		Release:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
 		Break:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break (confirm, CAS)")),
 		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),

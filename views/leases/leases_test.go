@@ -23,10 +23,13 @@ func TestLeasesGolden(t *testing.T) {
 	viewtest.SeedCoordAnomalies(t, s, clock)
 	h := newLeasesHarness(t, s, clock, 120, 37)
 	t.Run("anomalies", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	h.Keys("s", "j", "j")
+	h.Keys("S", "j", "j")
 	t.Run("by-time-left", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	t.Run("80x24", func(t *testing.T) {
 		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 80, 21).M.View())
+	})
+	t.Run("60x18", func(t *testing.T) {
+		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 60, 15).M.View())
 	})
 	t.Run("reference", func(t *testing.T) {
 		s, clock, _ := viewtest.Reference(t, true)

@@ -17,10 +17,26 @@ import (
 const leasesNote = "A released or expired lease leaves no trace: one re-acquired over and over shows only as a new stamp at each look."
 
 // Layout: the table on top; under it the selected row (or the acquire
-// form) on the left and the cron schedules on the right.
-func (m Model) bottomHeight() int { return min(max(m.Height*2/5, 8), 14) }
-func (m Model) tableHeight() int  { return max(m.Height-m.bottomHeight(), 5) }
-func (m Model) detailWidth() int  { return m.Width * 3 / 5 }
+// form) on the left and the cron schedules on the right. On a short
+// screen the note under the table and the hint under the selected row
+// fold away, then the bottom panes shrink, before the table shows fewer
+// than coordkit.MinRows rows.
+func (m Model) bottomHeight() int {
+	b := min(max(m.Height*2/5, 8), 14)
+	if m.Form != nil || !m.compact() {
+		return b
+	}
+	return max(min(b, m.Height-m.Styles.Pane.GetVerticalFrameSize()-3-coordkit.MinRows), 5)
+}
+func (m Model) tableHeight() int { return max(m.Height-m.bottomHeight(), 5) }
+
+// compact is a screen too short for the table's rows, its note and the
+// selected row's hint: the note and the hint fold away.
+func (m Model) compact() bool {
+	full := min(max(m.Height*2/5, 8), 14)
+	return m.Height-full-m.Styles.Pane.GetVerticalFrameSize()-4 < coordkit.MinRows
+}
+func (m Model) detailWidth() int { return m.Width * 3 / 5 }
 func (m Model) detailInner() int {
 	return m.detailWidth() - m.Styles.Pane.GetHorizontalFrameSize()
 }
@@ -28,7 +44,11 @@ func (m Model) detailInner() int {
 // tableRows is how many rows the table shows: the pane less its frame,
 // the title, the header, the footer and the note.
 func (m Model) tableRows() int {
-	return max(m.tableHeight()-m.Styles.Pane.GetVerticalFrameSize()-4, 1)
+	fixed := 4
+	if m.compact() {
+		fixed = 3 // the note folded
+	}
+	return max(m.tableHeight()-m.Styles.Pane.GetVerticalFrameSize()-fixed, 1)
 }
 
 // leaseColumns are the table's columns; the bar takes the spare room; the
@@ -72,7 +92,10 @@ func (m Model) tableView() string {
 	for len(lines) < m.tableRows()+2 {
 		lines = append(lines, "")
 	}
-	lines = append(lines[:m.tableRows()+2], m.footer(), st.Muted.Render(leasesNote))
+	lines = append(lines[:m.tableRows()+2], m.footer())
+	if !m.compact() {
+		lines = append(lines, st.Muted.Render(leasesNote))
+	}
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.Width, m.tableHeight())
 }
 
@@ -123,8 +146,10 @@ func (m Model) footer() string {
 func (m Model) rowLines(w int) []string {
 	vis := m.visible()
 	from, to := m.list.Window(len(vis), m.tableRows())
-	cells := make([][]widgets.Line, 0, to-from)
-	for i := from; i < to; i++ {
+	// Fitted to every row, not the window: columns fitted to the rows on
+	// screen moved as the table scrolled (issue 22 point 13).
+	cells := make([][]widgets.Line, 0, len(vis))
+	for i := range vis {
 		cells = append(cells, m.leaseCells(vis[i], i == m.list.Cur, 0))
 	}
 	t := widgets.FitTable(leaseColumns, w, cells)

@@ -24,7 +24,7 @@ func TestLeasesWriteKeys(t *testing.T) {
 			selectLease(h.T, h, coord.LeaseKey("Cart", viewtest.IDCart1))
 			if key == "d" && !h.M.ReadOnly {
 				// d releases only what kvdeck acquired: acquire one first.
-				h.Keys("a")
+				h.Keys("n")
 				h.ClearInput()
 				h.TypeText(`["dwk_lease", "Cart", "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0"]`)
 				h.Keys("enter")

@@ -85,7 +85,7 @@ func TestQueuesPollMixedDecisions(t *testing.T) {
 	w.Set(coord.QueueKey("jobs", viewtest.T+60000, "later"), `{"body":5,"attempts":0}`, 0)
 	clock.Fix(viewtest.T)
 	h := newQueuesHarness(t, s, clock, 120, 37)
-	h.Keys("c")
+	h.Keys("t")
 	// c asks first, naming the queue and how many messages leave it.
 	if len(h.Confirms) != 1 || len(queueRows(t, s, "jobs")) != 5 {
 		t.Fatalf("c: %d dialog(s), %d message(s) left in jobs; want one dialog and nothing claimed yet", len(h.Confirms), len(queueRows(t, s, "jobs")))
@@ -103,7 +103,7 @@ func TestQueuesPollMixedDecisions(t *testing.T) {
 	}
 	h.Keys("a", "r", "ctrl+u")
 	h.TypeText("20s")
-	h.Keys("enter", "n", "n")
+	h.Keys("enter", "b", "b")
 	h.RequireView("ack", "retry after 20s", "requeued, due +2s", "DROPPED (last try)")
 	h.Keys("enter")
 	c := h.Confirm()
@@ -133,7 +133,7 @@ func TestQueuesPollMixedDecisions(t *testing.T) {
 
 func TestQueuesPollNothingDue(t *testing.T) {
 	h := seededQueues(t)
-	h.Keys("j", "c")
+	h.Keys("j", "t")
 	// Nothing ready: nothing to claim, so nothing to ask.
 	h.RequireFlash("thumbnails has no ready message to claim")
 	if len(h.Confirms) != 0 {
@@ -177,14 +177,14 @@ func TestQueuesSelectionFollowsID(t *testing.T) {
 func TestQueuesReadOnly(t *testing.T) {
 	s, clock, _ := viewtest.Reference(t, true)
 	h := newQueuesHarness(t, s, clock, 120, 37)
-	for _, k := range []string{"n", "c", "d"} {
+	for _, k := range []string{"n", "t", "d"} {
 		h.Keys(k)
 		h.RequireFlash("read-only")
 	}
 	if h.M.Form != nil || h.M.poll != nil || len(h.Confirms) > 0 {
 		t.Fatal("a write action opened in read-only mode")
 	}
-	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "c", "d")
+	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "t", "d")
 	h.Keys("l", "enter") // peeking reads nothing new: allowed
 	h.RequireView("BODY OF", `"regenerate-all"`)
 }
@@ -209,7 +209,7 @@ func TestQueuesPollExplainsAndGivesBack(t *testing.T) {
 	}
 	clock.Fix(viewtest.T)
 	h := newQueuesHarness(t, s, clock, 120, 37)
-	h.Keys("c")
+	h.Keys("t")
 	h.Confirm()
 	h.Keys("3")
 	h.RequireFlash("3 claimed message(s) are out of the store until you decide", "u gives them all back")

@@ -16,7 +16,7 @@ func (m Model) onClick(x, y int) Model {
 	}
 	// The frame, the queue's title, its histogram, the trend line and
 	// the table header.
-	top := 4 + m.histRows()
+	top := 4 + m.shownHistRows()
 	m.lists.Click(true, y-top, m.queueIDs(), m.messageIDs(), m.closeReport)
 	return m
 }

@@ -38,7 +38,7 @@ func DefaultPollKeys() PollKeys {
 		NavKeys:  widgets.DefaultNavKeys(),
 		Ack:      key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "ack")),
 		Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry after a delay")),
-		Nack:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "nack (backoff)")),
+		Nack:     key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "back off: nack (backoff)")),
 		Apply:    key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter", "apply the decisions")),
 		GiveBack: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "give back all (retry now), then apply")),
 		Accept:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "set the delay")),

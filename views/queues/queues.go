@@ -35,7 +35,7 @@ func DefaultKeys() Keys {
 		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Send:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
 		Peek:       key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter", "peek: full body")),
-		Poll:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "poll a batch as a consumer")),
+		Poll:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take a batch as a consumer")),
 		Purge:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
 		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),

@@ -37,7 +37,7 @@ func TestQueuesGolden(t *testing.T) {
 	t.Run("messages", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("enter")
 	t.Run("peek", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	h.Keys("esc", "c")
+	h.Keys("esc", "t")
 	h.Confirm()
 	h.Keys("a", "r", "enter")
 	t.Run("poll", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
@@ -46,6 +46,11 @@ func TestQueuesGolden(t *testing.T) {
 	t.Run("report", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	t.Run("80x24", func(t *testing.T) {
 		h := newQueuesHarness(t, s, clock, 80, 21)
+		h.Keys("l")
+		golden.RequireEqual(t, h.M.View())
+	})
+	t.Run("60x18", func(t *testing.T) {
+		h := newQueuesHarness(t, s, clock, 60, 15)
 		h.Keys("l")
 		golden.RequireEqual(t, h.M.View())
 	})

@@ -10,6 +10,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/store/coord"
+	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
 )
 
@@ -50,13 +51,54 @@ func (m Model) histRows() int {
 	return min(max(len(q.Attempts), 1), 4)
 }
 
-// bodyRows is the room between the histogram and the session chart, and
-// the hint and note.
-func (m Model) bodyRows() int { return max(m.innerHeight()-1-m.histRows()-1-2, 3) }
+// bodyRows is the room between the trend line and the hint and note.
+func (m Model) bodyRows() int { return m.bodyRowsAt(m.folds()) }
+
+func (m Model) bodyRowsAt(folds int) int {
+	fixed := 1 + m.histRows() + 1 + 2 // title, histogram, trend, hint and note
+	switch {
+	case folds >= foldHist:
+		fixed -= 2 + m.histRows()
+	case folds >= foldHint:
+		fixed -= 2
+	case folds >= foldNote:
+		fixed--
+	}
+	return max(m.innerHeight()-fixed, 3)
+}
+
+// What folds away on a short screen, in order, until the message list
+// shows coordkit.MinRows rows: the note, the hint, the histogram.
+const (
+	foldNote = iota + 1
+	foldHint
+	foldHist
+)
+
+// folds is how much of the right pane folds away at this height. The
+// peek, the poll panel and the form take the body as it is.
+func (m Model) folds() int {
+	for f := range foldHist {
+		if m.msgRowsAt(f) >= coordkit.MinRows {
+			return f
+		}
+	}
+	return foldHist
+}
+
+// shownHistRows is how many lines the histogram takes as drawn.
+func (m Model) shownHistRows() int {
+	if m.folds() >= foldHist {
+		return 0
+	}
+	return m.histRows()
+}
 
 // detailRows is the room of the selected message (or the form).
-func (m Model) detailRows() int {
-	n := min(9, max(m.bodyRows()/3, 3))
+func (m Model) detailRows() int { return m.detailRowsAt(m.folds()) }
+
+func (m Model) detailRowsAt(folds int) int {
+	n := min(9, max(m.bodyRowsAt(folds)/3, 3))
 	if m.Form != nil {
 		n = max(n, len(m.Form.View(m.rightInner())))
 	}
@@ -65,7 +107,11 @@ func (m Model) detailRows() int {
 
 // msgRows is how many messages the list shows: the body less the table
 // header, the rule and the detail.
-func (m Model) msgRows() int { return max(m.bodyRows()-2-m.detailRows(), 1) }
+func (m Model) msgRows() int { return m.msgRowsAt(m.folds()) }
+
+func (m Model) msgRowsAt(folds int) int {
+	return max(m.bodyRowsAt(folds)-2-m.detailRowsAt(folds), 1)
+}
 
 var queueColumns = []widgets.Column{
 	{Title: "", Width: 1}, {Title: "QUEUE", Width: 0}, {Title: "READY", Width: 5},
@@ -168,7 +214,9 @@ func (m Model) queueView() string {
 		return widgets.Pane(st.Pane, st.Muted.Render("Select a queue on the left; n sends a message to a new one."), m.rightWidth(), m.Height)
 	}
 	lines := []string{widgets.Spread(st.PaneTitle.Render(widgets.Sanitize(strings.ToUpper(q.Name)))+"  "+m.queueSummary(q), m.position(len(m.shownMessages(q))), w)}
-	lines = append(lines, widgets.FitTo(m.histogram(q, w), m.histRows())...)
+	if m.folds() < foldHist {
+		lines = append(lines, widgets.FitTo(m.histogram(q, w), m.histRows())...)
+	}
 	lines = append(lines, m.trendLine(q, w))
 	var body []string
 	switch {
@@ -181,7 +229,12 @@ func (m Model) queueView() string {
 		body = append(body, widgets.FitTo(m.lowerLines(q, w), m.detailRows())...)
 	}
 	lines = append(lines, widgets.FitTo(body, m.bodyRows())...)
-	lines = append(lines, m.hint(w), st.Muted.Render(widgets.FitWidth(queuesNote, w)))
+	if m.folds() < foldHint {
+		lines = append(lines, m.hint(w))
+	}
+	if m.folds() < foldNote {
+		lines = append(lines, st.Muted.Render(widgets.FitWidth(queuesNote, w)))
+	}
 	box := widgets.PaneBox(st, m.Focused && (m.lists.OnItems || m.Form != nil || m.poll != nil || m.peek != nil))
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.rightWidth(), m.Height)
 }

@@ -23,7 +23,7 @@ func clickSelects(t *testing.T, h *viewtest.Harness[Model], text string, want in
 // every tab); a click outside the boxes changes nothing.
 func TestRaceClickSelectsAClient(t *testing.T) {
 	h := newRaceHarness(t, false)
-	h.Keys("a") // three clients: A, B, C side by side
+	h.Keys("n") // three clients: A, B, C side by side
 	h.RequireView("client C")
 	clickSelects(t, h, "client C", 2)
 	clickSelects(t, h, "client B", 1)
@@ -46,7 +46,7 @@ func TestRaceClickSelectsAClient(t *testing.T) {
 func TestRaceShortClickSelectsAClient(t *testing.T) {
 	s, clock, path := viewtest.Reference(t, false)
 	h := viewtest.Start[Model, *Model](t, s, clock, 90, 22-3, New, viewtest.Reopen(path, clock))
-	h.Keys("a", "a", "a", "l", "l") // A..E two to a row; C selected: A and B are scrolled away
+	h.Keys("n", "n", "n", "l", "l") // A..E two to a row; C selected: A and B are scrolled away
 	h.RequireView("2 client(s) above", "client C", "client D")
 	clickSelects(t, h, "client D", 3)
 	clickSelects(t, h, "client(s) above", 3)

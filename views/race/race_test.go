@@ -17,8 +17,28 @@ import (
 
 func newRaceHarness(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 	t.Helper()
+	return newRaceHarnessAt(t, readOnly, 120, 40-3)
+}
+
+// newRaceHarnessAt runs the Race view at w x h (the body of the screen).
+func newRaceHarnessAt(t *testing.T, readOnly bool, w, h int) *viewtest.Harness[Model] {
+	t.Helper()
 	s, clock, path := viewtest.Reference(t, readOnly)
-	return viewtest.Start[Model, *Model](t, s, clock, 120, 40-3, New, viewtest.Reopen(path, clock))
+	return viewtest.Start[Model, *Model](t, s, clock, w, h, New, viewtest.Reopen(path, clock))
+}
+
+// TestRaceSizes: the step theater at 120x40, 80x24 and 60x18 (the body
+// is 3 lines shorter), client A selected after a read by A and B: every
+// size shows both or says where the other is (60x18 said nothing of B,
+// below; issue 22 point 5).
+func TestRaceSizes(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			h := newRaceHarnessAt(t, false, sz.w, sz.h-3)
+			h.Keys(" ", "l", " ", "h")
+			golden.RequireEqual(t, h.M.View())
+		})
+	}
 }
 
 // commitOutcomes lists who committed with which result, in order.
@@ -100,7 +120,7 @@ func TestRaceLive(t *testing.T) {
 	if !strings.Contains(h.M.View(), "no update lost") {
 		t.Errorf("view:\n%s", h.M.View())
 	}
-	h.Keys("n")
+	h.Keys("u")
 	r = live(true)
 	if r.Final-r.Start >= r.Attempts || r.LostUpdates == 0 {
 		t.Fatalf("naive: the counter moved %d for %d attempts; want lost updates", r.Final-r.Start, r.Attempts)
@@ -117,7 +137,7 @@ func TestRaceReadOnly(t *testing.T) {
 	if c := h.M.step.clients[0]; c.Snapshot == nil {
 		t.Fatalf("read in read-only mode: %+v (%v)", c, h.M.step.err)
 	}
-	h.Keys("s")
+	h.Keys("i")
 	if !strings.Contains(h.LastFlash(), "read-only") {
 		t.Fatalf("flash = %q", h.LastFlash())
 	}
@@ -159,7 +179,7 @@ func TestRaceLiveStop(t *testing.T) {
 	if cut := res.Attempts - res.Successes - res.Conflicts; cut > 0 && !strings.Contains(view, fmt.Sprintf("%-14s %8d", "cut short", cut)) {
 		t.Fatalf("%d attempts cut short are not shown:\n%s", cut, view)
 	}
-	h.Keys("m", "n")
+	h.Keys("m", "u")
 	if v := h.M.View(); strings.Contains(v, "a check on the stamp it saw") || !strings.Contains(v, "no check") {
 		t.Fatalf("naive step mode describes a check:\n%s", v)
 	}

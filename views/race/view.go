@@ -81,25 +81,36 @@ func (m Model) stepIntro(w int) []string {
 		intro = "Naive mode: each client reads the counter and stages a plain set of n+1, with no check. " +
 			"Commit B after A has committed, and B's write still succeeds: it overwrites A's increment, which is lost."
 	}
+	if m.short() {
+		// Short screens fold the explanation away first (help has it):
+		// the clients and the log need the lines.
+		return append(out, "")
+	}
 	return append(append(out, widgets.ProseLines(intro, st.Muted, w)...), "")
 }
 
+// short is a screen too short for the explanation above the clients, a
+// row of them and the log (the body of 60x18 is 15 lines).
+func (m Model) short() bool { return m.height < 20 }
+
 // clientGrid is how the client boxes are laid out in step mode: side by
 // side, in rows of perRow boxes colW wide. When the rows do not fit in
-// the lines left for them (60x18 stacks the clients), only the rows from
-// the selected client's on are drawn (rows[first:]), under a line that
-// says which clients are above: ←/→ scroll to every client. The view
-// draws it and a click is read against it, so the two cannot disagree.
+// the lines left for them (60x18 stacks the clients), only the rows
+// [first, last) around the selected client's are drawn, between lines
+// that say which clients are above and below: ←/→ scroll to every
+// client. The view draws it and a click is read against it, so the two
+// cannot disagree.
 type clientGrid struct {
 	perRow, colW int
+	n            int      // clients
 	rows         []string // every row of boxes, drawn
-	first        int      // the first row shown
+	first, last  int      // the rows shown
 }
 
 // clientGrid lays the clients out for a pane w wide.
 func (m Model) clientGrid(w int) clientGrid {
 	n := len(m.step.clients)
-	g := clientGrid{perRow: max(min(n, w/30), 1)}
+	g := clientGrid{perRow: max(min(n, w/30), 1), n: n}
 	g.colW = min(w/g.perRow, 52)
 	for start := 0; start < n; start += g.perRow {
 		var cols []string
@@ -108,22 +119,58 @@ func (m Model) clientGrid(w int) clientGrid {
 		}
 		g.rows = append(g.rows, lipgloss.JoinHorizontal(lipgloss.Top, cols...))
 	}
+	g.last = len(g.rows)
 	// The lines left: the pane's inside, less the intro and the log's
 	// title and first lines below.
 	h := m.height - 2 - len(m.stepIntro(w)) - 2
-	if first := m.step.selected / g.perRow; first > 0 && lipgloss.Height(strings.Join(g.rows, "\n")) > h {
-		g.first = first
+	if lipgloss.Height(strings.Join(g.rows, "\n")) <= h {
+		return g
+	}
+	sel := m.step.selected / g.perRow
+	if g.height(0, sel+1)+1 > h { // with the line about the ones below
+		g.first = sel
+	}
+	g.last = g.first + 1
+	for g.last < len(g.rows) && g.height(g.first, g.last+1)+g.notes(g.last+1) <= h {
+		g.last++
 	}
 	return g
 }
 
-// render draws the rows shown, under the line about the ones above.
-func (g clientGrid) render(st themes.Styles) string {
-	if g.first == 0 {
-		return strings.Join(g.rows, "\n")
+// height is the lines rows [from, to) take.
+func (g clientGrid) height(from, to int) int {
+	n := 0
+	for _, r := range g.rows[from:to] {
+		n += lipgloss.Height(r)
 	}
-	above := st.Muted.Render(fmt.Sprintf("↑ %d client(s) above · ←/h shows them", g.first*g.perRow))
-	return strings.Join(append([]string{above}, g.rows[g.first:]...), "\n")
+	return n
+}
+
+// notes is how many lines say which clients are hidden when the rows
+// shown end at last.
+func (g clientGrid) notes(last int) int {
+	n := 0
+	if g.first > 0 {
+		n++
+	}
+	if last < len(g.rows) {
+		n++
+	}
+	return n
+}
+
+// render draws the rows shown, between the lines about the ones above
+// and below.
+func (g clientGrid) render(st themes.Styles) string {
+	var out []string
+	if g.first > 0 {
+		out = append(out, st.Muted.Render(fmt.Sprintf("↑ %d client(s) above · ←/h shows them", g.first*g.perRow)))
+	}
+	out = append(out, g.rows[g.first:g.last]...)
+	if g.last < len(g.rows) {
+		out = append(out, st.Muted.Render(fmt.Sprintf("↓ %d client(s) below · →/l shows them", g.n-g.last*g.perRow)))
+	}
+	return strings.Join(out, "\n")
 }
 
 // at returns the client drawn at column x and line y of the grid (0, 0
@@ -135,7 +182,7 @@ func (g clientGrid) at(x, y, n int) (int, bool) {
 	if x < 0 || y < 0 {
 		return 0, false
 	}
-	for r := g.first; r < len(g.rows); r++ {
+	for r := g.first; r < g.last; r++ {
 		if h := lipgloss.Height(g.rows[r]); y >= h {
 			y -= h
 			continue
@@ -198,7 +245,7 @@ func (m Model) verdictLines(w int) []string {
 			ex := o.Explanation
 			out = append(out, st.Label.Render("WHY "+ex.Client+"'S COMMIT FAILED"))
 			out = append(out, widgets.ProseLines(fmt.Sprintf("expected %s (what %s read) · actual %s", usertext.StampText(ex.Expected), ex.Client, usertext.StampText(ex.Actual)), st.Text, w)...)
-			out = append(out, widgets.ProseLines(ex.String()+". Nothing was written; v recovers (re-read, re-stage), then c commits.", st.Error, w)...)
+			out = append(out, widgets.ProseLines(ex.String()+". Nothing was written; v recovers (re-read, re-stage), then ctrl+s commits.", st.Error, w)...)
 			break
 		}
 		if o != nil && o.OK && len(o.Overwrote) > 0 {

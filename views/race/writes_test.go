@@ -12,7 +12,7 @@ import (
 // key that writes or stages is refused with its reason and writes nothing;
 // writable, c and space (A's next step being its commit) ask before the
 // commit, R before the replay resets and commits, enter before live
-// workers start; s and v stage and write nothing.
+// workers start; i and v stage and write nothing.
 func TestRaceWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
@@ -20,10 +20,10 @@ func TestRaceWriteKeys(t *testing.T) {
 		Start:  newRaceHarness,
 		Prepare: func(h *viewtest.Harness[Model], key string) {
 			switch key {
-			case " ", "c":
-				h.Keys("r", "s") // A's next step is its commit
+			case " ", "ctrl+s":
+				h.Keys("r", "i") // A's next step is its commit
 			case "R":
-				h.Keys("r", "s", "c")
+				h.Keys("r", "i", "ctrl+s")
 				if !h.M.readOnly {
 					h.Confirm()
 				}
@@ -41,7 +41,7 @@ func TestRaceWriteKeys(t *testing.T) {
 // was and A's commit still staged.
 func TestRaceCommitAsks(t *testing.T) {
 	h := newRaceHarness(t, false)
-	h.Keys("r", "s", "c")
+	h.Keys("r", "i", "ctrl+s")
 	if len(h.Confirms) != 1 {
 		t.Fatalf("c asked %d time(s)", len(h.Confirms))
 	}
@@ -58,7 +58,7 @@ func TestRaceCommitAsks(t *testing.T) {
 	if c := h.M.step.clients[0]; c.Staged == nil || c.Last != nil {
 		t.Fatalf("after n, A: %+v", c)
 	}
-	h.Keys("c")
+	h.Keys("ctrl+s")
 	h.Confirm()
 	if n, err := race.ReadCounter(viewtest.Ctx, h.S, raceCounterKey()); err != nil || n.N != 1 {
 		t.Fatalf("counter after the confirmed commit: %+v %v", n, err)

@@ -60,7 +60,7 @@ func TestSweepGuardDialog(t *testing.T) {
 	h := newSweepHarness(t, s, clock, path)
 	h.M.realNow = func() int64 { return real }
 
-	h.Keys("s")
+	h.Keys("d")
 	if len(h.Confirms) != 0 || h.M.guard == nil {
 		t.Fatalf("s under a clock ahead: confirms %d, guard %+v", len(h.Confirms), h.M.guard)
 	}
@@ -85,7 +85,7 @@ func TestSweepGuardDialog(t *testing.T) {
 	}
 	h.RequireView(fmt.Sprintf("kept %d row(s) that the real clock still sees live", live))
 
-	h.Keys("s")
+	h.Keys("d")
 	if h.M.guard == nil || h.M.guard.expired != 0 || h.M.guard.live != live {
 		t.Fatalf("s again: %+v", h.M.guard)
 	}
@@ -94,7 +94,7 @@ func TestSweepGuardDialog(t *testing.T) {
 		t.Fatalf("esc: guard %+v, flash %q", h.M.guard, h.LastFlash())
 	}
 
-	h.Keys("s", "A")
+	h.Keys("d", "A")
 	if present(t, s, lease) {
 		t.Fatal("A kept the lease")
 	}
@@ -105,7 +105,7 @@ func TestSweepGuardDialog(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Refresh()
-	h.Keys("s")
+	h.Keys("d")
 	if len(h.Confirms) != 1 || h.M.guard != nil {
 		t.Fatalf("s under the real clock: confirms %d, guard %+v", len(h.Confirms), h.M.guard)
 	}

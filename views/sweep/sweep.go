@@ -38,7 +38,7 @@ func DefaultKeys() Keys {
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous prefix")),
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next prefix")),
 		DryRun: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "dry run: count what would go")),
-		Sweep:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sweep now (confirm)")),
+		Sweep:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete the expired rows: sweep now (confirm)")),
 		Cancel: key.NewBinding(key.WithKeys("x", "esc"), key.WithHelp("x", "cancel the sweep"), key.WithDisabled()),
 		Rescan: key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload (rescan)")),
 

@@ -46,7 +46,7 @@ func TestSweepGolden(t *testing.T) {
 	h.Keys("enter")
 	h.M.receipt.res.Elapsed = 0 // wall time: not for a golden
 	t.Run("dryrun", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	h.Keys("s")
+	h.Keys("d")
 	if !strings.Contains(strings.Join(h.Confirms[0].Lines, " "), scopeName(h.M.census.scopes[h.M.cursor])) {
 		t.Fatalf("the confirmation does not name the prefix: %q", h.Confirms[0].Lines)
 	}
@@ -70,13 +70,13 @@ func TestSweepReadOnly(t *testing.T) {
 	if h.M.receipt == nil || !h.M.receipt.dryRun || h.M.receipt.res.Swept == 0 {
 		t.Fatalf("dry run in read-only mode: %+v", h.M.receipt)
 	}
-	h.Keys("s")
+	h.Keys("d")
 	if len(h.Confirms) > 0 || !strings.Contains(h.LastFlash(), "read-only") {
-		t.Fatalf("s in read-only mode: confirms %d, flash %q", len(h.Confirms), h.LastFlash())
+		t.Fatalf("d in read-only mode: confirms %d, flash %q", len(h.Confirms), h.LastFlash())
 	}
 	for _, b := range h.M.ShortHelp() {
-		if b.Enabled() && b.Help().Key == "s" {
-			t.Error("help offers s in read-only mode")
+		if b.Enabled() && b.Help().Key == "d" {
+			t.Error("help offers d in read-only mode")
 		}
 	}
 }
@@ -101,7 +101,7 @@ func sweepCancelHalfway(t *testing.T, n, batch int) {
 	if got := h.M.census.scopes[0].expired; got != int64(n) {
 		t.Fatalf("census: %d expired, want %d", got, n)
 	}
-	h.Keys("s")
+	h.Keys("d")
 	do := h.Confirms[len(h.Confirms)-1].Do
 	v, cmd := h.M.Update(do())
 	h.M = v
@@ -190,5 +190,18 @@ func TestPreviewKeysKeepParts(t *testing.T) {
 		if line := h.ViewLine(end); !strings.Contains(line, `["dwk_q`) || !strings.Contains(line, " ago") {
 			t.Errorf("the preview row of %s lost its prefix or age:\n%s", end, line)
 		}
+	}
+}
+
+// TestSweepSizes: the census of the reference store at 120x40, 80x24 and
+// 60x18 (the body is 3 lines shorter): at every size the census shows at
+// least five rows (issue 22 point 5).
+func TestSweepSizes(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			s, clock, path := viewtest.Reference(t, false)
+			h := viewtest.Start[Model, *Model](t, s, clock, sz.w, sz.h-3, New, viewtest.Reopen(path, clock))
+			golden.RequireEqual(t, h.M.View())
+		})
 	}
 }

@@ -149,7 +149,7 @@ func (m Model) receiptLines(w int) []string {
 		return []string{st.Muted.Render("dry run: counting…")}
 	}
 	if d == nil {
-		return widgets.ProseLines("enter counts what a sweep of the selected prefix would remove (a dry run); s sweeps it (after a confirmation).", st.Muted, w)
+		return widgets.ProseLines("enter counts what a sweep of the selected prefix would remove (a dry run); d sweeps it: deletes them (after a confirmation).", st.Muted, w)
 	}
 	title := "RECEIPT "
 	if d.dryRun {
