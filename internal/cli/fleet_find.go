@@ -18,7 +18,7 @@ type FleetFindCmd struct {
 	Prefix      bool          `name:"prefix" help:"Count the live keys under KEY in each store (at most --max, then N+) instead of looking KEY up."`
 	Max         int           `name:"max" default:"1000" help:"With --prefix: count at most this many keys per store."`
 	Group       string        `name:"group" short:"g" placeholder:"GROUP" predictor:"group" help:"Only the stores of this group."`
-	Concurrency int           `name:"concurrency" default:"8" help:"How many stores are read at once."`
+	Concurrency int           `name:"concurrency" default:"16" help:"How many stores are read at once."`
 	Timeout     time.Duration `name:"timeout" placeholder:"DURATION" default:"15s" help:"How long a server may take before its store is an error row."`
 }
 

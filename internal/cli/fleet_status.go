@@ -15,7 +15,7 @@ import (
 // row each.
 type FleetStatusCmd struct {
 	Group       string        `name:"group" short:"g" placeholder:"GROUP" predictor:"group" help:"Only the stores of this group."`
-	Concurrency int           `name:"concurrency" default:"8" help:"How many stores are read at once."`
+	Concurrency int           `name:"concurrency" default:"16" help:"How many stores are read at once."`
 	Timeout     time.Duration `name:"timeout" placeholder:"DURATION" default:"15s" help:"How long a server may take (token, connection, reads) before its store is an error row."`
 }
 
