@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -102,7 +103,7 @@ func (c *CopyCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	if fromURL == toURL {
+	if sameDatabase(fromURL, toURL) {
 		return fmt.Errorf("--from and --to are the same store (%s)", store.RedactURL(fromURL))
 	}
 	if !c.DryRun && (app.Globals.ReadOnly || (toRO && !app.Globals.Write)) {
@@ -222,7 +223,9 @@ func (c *CopyCmd) copyBatch(ctx context.Context, app *App, to *store.Store, batc
 			part.Commits, part.Stamp = 1, res.Versionstamp
 		}
 		for _, r := range rows {
-			app.Out.Result(r, copyRowText(r))
+			if r.Action != "unchanged" { // counted in the summary only
+				app.Out.Result(r, copyRowText(r))
+			}
 		}
 		sum.Created += part.Created
 		sum.Overwritten += part.Overwritten
@@ -235,6 +238,23 @@ func (c *CopyCmd) copyBatch(ctx context.Context, app *App, to *store.Store, batc
 		}
 		return nil
 	}
+}
+
+// sameDatabase reports whether two URLs name one database: the same file
+// (by absolute path, whatever the URL form) or the same server URL. A
+// server reached by two names is not recognised.
+func sameDatabase(a, b string) bool {
+	ta, erra := store.ParseTarget(a)
+	tb, errb := store.ParseTarget(b)
+	if erra != nil || errb != nil {
+		return a == b
+	}
+	if ta.Transport == store.TransportFile && tb.Transport == store.TransportFile {
+		pa, err1 := filepath.Abs(ta.Path)
+		pb, err2 := filepath.Abs(tb.Path)
+		return err1 == nil && err2 == nil && pa == pb
+	}
+	return ta.Transport == tb.Transport && ta.URL == tb.URL
 }
 
 // sameRow reports whether the target's row already holds value (normalised

@@ -74,8 +74,8 @@ url = "`+tc.to+`"
 			}
 			r := run("--dry-run")
 			rows, sum := copyLines(t, r.stdout)
-			if r.code != CodeNotDone || rows[p+`, "new"]`].Action != "create" || rows[p+`, "same"]`].Action != "unchanged" ||
-				rows[p+`, "diff"]`].Action != "skip" || sum.Commits != 0 || !sum.DryRun || len(rows) != 3 {
+			if r.code != CodeNotDone || rows[p+`, "new"]`].Action != "create" || sum.Unchanged != 1 ||
+				rows[p+`, "diff"]`].Action != "skip" || sum.Commits != 0 || !sum.DryRun || len(rows) != 2 {
 				t.Fatalf("dry run: %+v", r)
 			}
 			at(tc.to, "get", p+`, "diff"]`) // still there
@@ -116,6 +116,12 @@ url = "`+tc.to+`"
 			r = runMain(t, env, "", []string{"copy", "--from", "src", "--to", "dst-ro", p + "]"})
 			if r.code != CodeError || !strings.Contains(r.stderr, "store dst-ro is saved read-only; give --write") {
 				t.Errorf("read-only target: %+v", r)
+			}
+			if tc.to == file {
+				r = runMain(t, env, "", []string{"copy", "--from", strings.TrimPrefix(file, "file:"), "--to", "dst", p + "]"})
+				if r.code != CodeError || !strings.Contains(r.stderr, "--from and --to are the same store") {
+					t.Errorf("the same file by another URL form: %+v", r)
+				}
 			}
 			r = runMain(t, env, "", []string{"copy", "--from", "src", "--to", "dts", p + "]"})
 			if r.code != CodeError || !strings.Contains(r.stderr, `"dts"`) || !strings.Contains(r.stderr, "dst, dst-ro, src") {
