@@ -72,7 +72,14 @@ url = "`+tc.to+`"
 			run := func(args ...string) result {
 				return runMain(t, env, "", append([]string{"--now", now, "-o", "json", "copy", "--from", "src", "--to", "dst", p + "]"}, args...))
 			}
-			r := run("--dry-run")
+			// A hostile key: escaped in the text output, never raw.
+			at(tc.from, "set", p+`, "\u001b]52;c;aGk=\u0007"]`, `1`)
+			r := runMain(t, env, "", []string{"--now", now, "copy", "--dry-run", "--from", "src", "--to", "dst", p + "]"})
+			if strings.ContainsAny(r.stdout, "\x1b\x07") || !strings.Contains(r.stdout, `\u001b]52`) {
+				t.Errorf("a key reached the terminal raw: %q", r.stdout)
+			}
+			at(tc.from, "delete", p+`, "\u001b]52;c;aGk=\u0007"]`)
+			r = run("--dry-run")
 			rows, sum := copyLines(t, r.stdout)
 			if r.code != CodeNotDone || rows[p+`, "new"]`].Action != "create" || sum.Unchanged != 1 ||
 				rows[p+`, "diff"]`].Action != "skip" || sum.Commits != 0 || !sum.DryRun || len(rows) != 2 {
