@@ -22,15 +22,6 @@ type CopyCmd struct {
 	DryRun    bool   `name:"dry-run" help:"Show what would be written and skipped; write nothing."`
 }
 
-// Writes names the write for the one --read-only refusal (main's
-// writer interface); a dry run only reads.
-func (c *CopyCmd) Writes() string {
-	if c.DryRun {
-		return ""
-	}
-	return "copy"
-}
-
 // copyBatch is how many keys one commit of copy carries: read in the
 // target with one GetMany, written with one SetManyChecked.
 const copyBatch = 500
