@@ -144,7 +144,7 @@ func (c *FleetFindCmd) text(r fleetFindRow) string {
 	case r.Status == "found":
 		exp := "-"
 		if r.ExpiresAt != nil {
-			exp = usertext.FormatTime(*r.ExpiresAt)
+			exp = usertext.FormatTimeFixed(*r.ExpiresAt)
 		}
 		cells = append(cells, "found", *r.Versionstamp, exp)
 	default:
