@@ -119,11 +119,11 @@ group = "sqld"
 	t.Logf("7 stores, one hung behind --timeout 5s: %s", took.Round(time.Millisecond))
 
 	// The text table: the hostile group escaped, error rows in place.
-	r = runMain(t, env, "", []string{"--now", now, "fleet", "--group", "sqld"})
+	r = runMain(t, env, "", []string{"--now", now, "fleet", "--group", "sqld", "--timeout", "3s"})
 	if r.code != CodeError || !strings.HasPrefix(r.stdout, "STORE ") || strings.Count(r.stdout, "\n") != 4 {
 		t.Errorf("text, group sqld: %+v", r)
 	}
-	r = runMain(t, env, "", []string{"--now", now, "fleet", "status"})
+	r = runMain(t, env, "", []string{"--now", now, "fleet", "status", "--timeout", "3s"})
 	if strings.ContainsAny(r.stdout, "\x1b\x07") || !strings.Contains(r.stdout, `files\u001b]52;c;aGk=\u0007`) {
 		t.Errorf("the group reached the terminal raw:\n%q", r.stdout)
 	}
