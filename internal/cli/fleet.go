@@ -15,6 +15,8 @@ import (
 
 // FleetCmd gathers the commands that act on every saved store.
 type FleetCmd struct {
+	Status FleetStatusCmd `cmd:"" default:"withargs" help:"One row per saved store (the default): reachability, round trip, seq, rows, leases, overdue alarms, queues, expired rows, doctor's findings."`
+	Find   FleetFindCmd   `cmd:"" help:"Which saved stores hold a key (and its stamp in each), or how many keys under a prefix (--prefix)."`
 	Doctor FleetDoctorCmd `cmd:"" help:"Run doctor on every saved store (or one group) concurrently; one JSON line per store; exit 0 healthy, 1 findings, 2 errors."`
 }
 

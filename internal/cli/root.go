@@ -51,7 +51,8 @@ type Root struct {
 	Undo    UndoCmd    `cmd:"" help:"Undo a write kvdeck made (default: the last one), checked against every key; --list shows the journal."`
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`
 	Stores  StoresCmd  `cmd:"" help:"Saved stores (config.toml): list, show, add, remove; open one with --store NAME."`
-	Fleet   FleetCmd   `cmd:"" help:"Act on every saved store (or a group): doctor."`
+	Fleet   FleetCmd   `cmd:"" help:"Act on every saved store (or a group): status (the default), find, doctor."`
+	Copy    CopyCmd    `cmd:"" help:"Copy the live rows under a prefix from one store to another (saved names or URLs) as checked commits; never overwrites a key that differs unless --overwrite."`
 	Shell   ShellCmd   `cmd:"" name:"completion" help:"Print the shell code for completing kvdeck's commands, flags and saved stores: bash, zsh or fish."`
 }
 

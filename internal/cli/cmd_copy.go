@@ -1,0 +1,286 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+)
+
+// CopyCmd copies the live rows under a prefix from one store to another
+// as checked commits.
+type CopyCmd struct {
+	From      string `name:"from" required:"" placeholder:"STORE|URL" predictor:"store" help:"The store to read: a saved store's name or a database URL."`
+	To        string `name:"to" required:"" placeholder:"STORE|URL" predictor:"store" help:"The store to write: a saved store's name or a database URL."`
+	Prefix    string `arg:"" name:"prefix" help:"Key prefix (key text, e.g. '[\"users\"]'); '[]' copies every live row."`
+	Overwrite bool   `name:"overwrite" help:"Also write the keys that hold a different value (or expiry) in the target; each is checked against the stamp read there, so a key changed meanwhile is not overwritten."`
+	DryRun    bool   `name:"dry-run" help:"Show what would be written and skipped; write nothing."`
+}
+
+// copyBatch is how many keys one commit of copy carries: read in the
+// target with one GetMany, written with one SetManyChecked.
+const copyBatch = 500
+
+// copyAttempts is how often a batch is planned again when a key of the
+// target changed between the read and the commit.
+const copyAttempts = 3
+
+// copyRow is one key's line: action is create, overwrite, skip (differs
+// in the target, no --overwrite), unchanged (same value and expiry, not
+// written), or invalid (the source row cannot be copied).
+type copyRow struct {
+	Key    codec.Key `json:"key"`
+	Action string    `json:"action"`
+	// Target is the target's stamp when the key is there.
+	Target string `json:"target,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// copySummary ends the output.
+type copySummary struct {
+	Summary     bool   `json:"summary"`
+	DryRun      bool   `json:"dryRun"`
+	Created     int    `json:"created"`
+	Overwritten int    `json:"overwritten"`
+	Unchanged   int    `json:"unchanged"`
+	Skipped     int    `json:"skipped"`
+	Invalid     int    `json:"invalid"`
+	Commits     int    `json:"commits"`
+	Stamp       string `json:"versionstamp,omitempty"` // the last commit's
+}
+
+// storeName is what a saved store's name looks like (storeconfig's rule);
+// anything else is taken for a URL.
+var storeName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// copySide resolves --from or --to: a saved store (its URL, its own
+// token, its read-only setting) or a URL (the token of --auth-token or
+// the token variables, as --db). A name-like value that is no saved store
+// is refused with the names that exist, so that a typo never creates a
+// database file of that name.
+func copySide(app *App, flag, v string) (url, token string, readOnly bool, name string, err error) {
+	if !storeName.MatchString(v) {
+		return v, app.Globals.ResolveToken(app.Env), false, "", nil
+	}
+	cfg, err := loadConfig(app)
+	if err != nil {
+		return "", "", false, "", fmt.Errorf("--%s %s: %w", flag, v, err)
+	}
+	s, err := cfg.Get(v)
+	if err != nil {
+		return "", "", false, "", fmt.Errorf("--%s: %w (a URL names a file as file:%s)", flag, err, v)
+	}
+	if app.Globals.AuthToken != "" {
+		token = app.Globals.AuthToken
+	} else if token, err = cfg.Token(app.Context(), s, app.Env); err != nil {
+		return "", "", false, "", fmt.Errorf("--%s %s: %w", flag, v, err)
+	}
+	return s.URL, token, s.IsReadOnly(), s.Name, nil
+}
+
+// Run plans and writes batch by batch: the source's live rows under the
+// prefix are read in key order, their keys looked up in the target, and
+// what must change is written as one commit per batch whose checks say
+// each written key is still as read (absent, or at the stamp read). A
+// batch whose check fails (the target changed meanwhile) is planned again,
+// up to copyAttempts times. Exit 1 when keys were skipped because they
+// differ in the target (or cannot be copied), else 0.
+func (c *CopyCmd) Run(app *App) error {
+	prefix, err := ParseKey("PREFIX", c.Prefix)
+	if err != nil {
+		return err
+	}
+	fromURL, fromToken, _, _, err := copySide(app, "from", c.From)
+	if err != nil {
+		return err
+	}
+	toURL, toToken, toRO, toName, err := copySide(app, "to", c.To)
+	if err != nil {
+		return err
+	}
+	if sameDatabase(fromURL, toURL) {
+		return fmt.Errorf("--from and --to are the same store (%s)", store.RedactURL(fromURL))
+	}
+	if !c.DryRun && (app.Globals.ReadOnly || (toRO && !app.Globals.Write)) {
+		why := "the store was opened with --read-only"
+		if !app.Globals.ReadOnly {
+			why = fmt.Sprintf("store %s is saved read-only; give --write to write to it", toName)
+		}
+		return fmt.Errorf("%w: copy refused; %s", store.ErrReadOnly, why)
+	}
+	fopts := app.StoreOptions()
+	fopts.AuthToken, fopts.ReadOnly = fromToken, true
+	from, err := app.open(app.Context(), fromURL, fopts)
+	if err != nil {
+		return fmt.Errorf("--from: %w", err)
+	}
+	topts := app.StoreOptions()
+	topts.AuthToken, topts.ReadOnly = toToken, c.DryRun
+	topts.Create = !c.DryRun
+	to, err := app.open(app.Context(), toURL, topts) // journaled unless read-only
+	if err != nil {
+		return fmt.Errorf("--to: %w", err)
+	}
+	sum := copySummary{Summary: true, DryRun: c.DryRun}
+	var batch []store.Entry
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := c.copyBatch(app.Context(), app, to, batch, &sum)
+		batch = batch[:0]
+		return err
+	}
+	err = from.Scan(app.Context(), store.ListOptions{Prefix: prefix}, func(e store.Entry) error {
+		batch = append(batch, e)
+		if len(batch) == copyBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	verb := "copied"
+	if c.DryRun {
+		verb = "would copy"
+	}
+	app.Out.Result(sum, fmt.Sprintf("%s %d (created %d, overwritten %d); unchanged %d; skipped %d (differ in the target%s); invalid %d; %d commit(s)",
+		verb, sum.Created+sum.Overwritten, sum.Created, sum.Overwritten, sum.Unchanged, sum.Skipped, map[bool]string{true: "", false: "; --overwrite writes them"}[c.Overwrite], sum.Invalid, sum.Commits))
+	if sum.Skipped > 0 || sum.Invalid > 0 {
+		return NotDone("")
+	}
+	return nil
+}
+
+// copyBatch plans one batch against the target and commits it (unless
+// --dry-run), planning again when the target changed in between.
+func (c *CopyCmd) copyBatch(ctx context.Context, app *App, to *store.Store, batch []store.Entry, sum *copySummary) error {
+	for attempt := 1; ; attempt++ {
+		keys := make([]codec.Key, 0, len(batch))
+		var src []store.Entry
+		var rows []copyRow
+		for _, e := range batch {
+			if e.KeyErr != nil || e.Malformed != "" || e.ValueNull {
+				continue // Scan of live rows under a decodable prefix yields none; kept safe
+			}
+			keys = append(keys, e.Key)
+			src = append(src, e)
+		}
+		cur, err := to.GetMany(ctx, keys)
+		if err != nil {
+			return fmt.Errorf("--to: %w", err)
+		}
+		var checks []store.Check
+		var sets []store.Mutation
+		var part copySummary
+		for i, e := range src {
+			r := copyRow{Key: e.Key}
+			norm, nerr := codec.NormalizeJSON(e.Value)
+			switch t := cur[i]; {
+			case nerr != nil:
+				r.Action, r.Reason = "invalid", "the value is not JSON: "+nerr.Error()
+				part.Invalid++
+			case t == nil:
+				r.Action = "create"
+				checks = append(checks, store.Check{Key: e.Key})
+				part.Created++
+			case sameRow(norm, e.ExpiresAt, t):
+				r.Action, r.Target = "unchanged", t.Versionstamp()
+				part.Unchanged++
+			case !c.Overwrite:
+				r.Action, r.Target, r.Reason = "skip", t.Versionstamp(), "differs in the target"
+				part.Skipped++
+			default:
+				r.Action, r.Target = "overwrite", t.Versionstamp()
+				checks = append(checks, store.Check{Key: e.Key, Versionstamp: t.Versionstamp()})
+				part.Overwritten++
+			}
+			if r.Action == "create" || r.Action == "overwrite" {
+				sets = append(sets, store.Mutation{Type: store.MutationSet, Key: e.Key, Value: norm, ExpiresAt: e.ExpiresAt})
+			}
+			rows = append(rows, r)
+		}
+		if len(sets) > 0 && !c.DryRun {
+			res, err := to.SetManyChecked(ctx, checks, sets)
+			if err != nil {
+				return fmt.Errorf("--to: %w", err)
+			}
+			if !res.OK {
+				if attempt < copyAttempts {
+					continue // the target changed since it was read: plan again
+				}
+				return NotDone("copy: the target kept changing under the batch starting at %s (%d attempts); nothing of that batch was written", codec.Format(src[0].Key), copyAttempts)
+			}
+			part.Commits, part.Stamp = 1, res.Versionstamp
+		}
+		for _, r := range rows {
+			if r.Action != "unchanged" { // counted in the summary only
+				app.Out.Result(r, copyRowText(r))
+			}
+		}
+		sum.Created += part.Created
+		sum.Overwritten += part.Overwritten
+		sum.Unchanged += part.Unchanged
+		sum.Skipped += part.Skipped
+		sum.Invalid += part.Invalid
+		sum.Commits += part.Commits
+		if part.Stamp != "" {
+			sum.Stamp = part.Stamp
+		}
+		return nil
+	}
+}
+
+// sameDatabase reports whether two URLs name one database: the same file
+// (by absolute path, whatever the URL form) or the same server URL. A
+// server reached by two names is not recognised.
+func sameDatabase(a, b string) bool {
+	ta, erra := store.ParseTarget(a)
+	tb, errb := store.ParseTarget(b)
+	if erra != nil || errb != nil {
+		return a == b
+	}
+	if ta.Transport == store.TransportFile && tb.Transport == store.TransportFile {
+		pa, err1 := filepath.Abs(ta.Path)
+		pb, err2 := filepath.Abs(tb.Path)
+		return err1 == nil && err2 == nil && pa == pb
+	}
+	return ta.Transport == tb.Transport && ta.URL == tb.URL
+}
+
+// sameRow reports whether the target's row already holds value (normalised
+// JSON) with the same expiry: writing it would change nothing but its stamp.
+func sameRow(value []byte, expiresAt *int64, t *store.Entry) bool {
+	tv, err := codec.NormalizeJSON(t.Value)
+	if err != nil || !bytes.Equal(tv, value) {
+		return false
+	}
+	switch {
+	case expiresAt == nil || t.ExpiresAt == nil:
+		return expiresAt == nil && t.ExpiresAt == nil
+	default:
+		return *expiresAt == *t.ExpiresAt
+	}
+}
+
+// copyRowText is a key's text line.
+func copyRowText(r copyRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-9s %s", r.Action, codec.Format(r.Key))
+	if r.Target != "" {
+		fmt.Fprintf(&b, "  target %s", r.Target)
+	}
+	if r.Reason != "" {
+		fmt.Fprintf(&b, "  (%s)", r.Reason)
+	}
+	return b.String()
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+)
+
+// statusRows parses fleet status's JSON lines (in name order).
+func statusRows(t *testing.T, out string) map[string]fleetStatusRow {
+	t.Helper()
+	rows := map[string]fleetStatusRow{}
+	var order []string
+	for _, l := range lines(out) {
+		var r fleetStatusRow
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		rows[r.Store] = r
+		order = append(order, r.Store)
+	}
+	if !slices.IsSorted(order) {
+		t.Errorf("rows not in name order: %v", order)
+	}
+	return rows
+}
+
+// TestFleetStatus: seven saved stores (files, the reference's store, a
+// missing file, two sqld servers, the second stopped mid-test, and one
+// behind a proxy that never answers in time): each its row, the
+// unreachable ones as error rows that do not hold up the others beyond
+// --timeout; the counts of a store with leases, alarms and queues in
+// every state; the text table escapes a hostile group.
+func TestFleetStatus(t *testing.T) {
+	env := storesEnv(t)
+	t0 := storetest.T0
+	at := func(url string, now int64, args ...string) {
+		t.Helper()
+		if r := runMain(t, env, "", append([]string{"--db", url, "--now", strconv.FormatInt(now, 10)}, args...)); r.code != 0 {
+			t.Fatalf("%s %v: %+v", url, args, r)
+		}
+	}
+	dir := t.TempDir()
+	busy := "file:" + filepath.Join(dir, "busy.db")
+	at(busy, t0, "lease", "acquire", `["dwk_lease", "Cart", "a"]`, "--ttl", "1h")
+	at(busy, t0, "lease", "acquire", `["dwk_lease", "Cart", "b"]`, "--ttl", "10s")
+	at(busy, t0, "lease", "acquire", `["dwk_lease", "Cart", "c"]`, "--ttl", "1s")
+	at(busy, t0, "alarm", "set", "Cart", "late1", "+1s")
+	at(busy, t0, "alarm", "set", "Cart", "late2", "+5s")
+	at(busy, t0, "alarm", "set", "Cart", "later", "+1h")
+	at(busy, t0, "queue", "send", "jobs", `{"n":1}`)
+	at(busy, t0+2000, "queue", "send", "jobs", `{"n":2}`)
+	at(busy, t0, "queue", "send", "jobs", `{"n":3}`, "--delay", "1h")
+	at(busy, t0, "set", `["s"]`, "1", "--expire-in", "1s")
+	reference := storetest.CopyReference(t)
+	up := sqldtest.Start(t)
+	at(up.URL, t0, "set", `["a"]`, "1")
+	down := sqldtest.Start(t)
+	at(down.URL, t0, "set", `["a"]`, "1")
+	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
+	configFile(t, env, `[stores.busy]
+url = "`+busy+`"
+group = "files\u001b]52;c;aGk=\u0007"
+[stores.reference]
+url = "`+reference+`"
+group = "files"
+[stores.missing]
+url = "`+filepath.Join(dir, "missing.db")+`"
+group = "files"
+[stores.sqld-up]
+url = "`+up.URL+`"
+group = "sqld"
+[stores.sqld-down]
+url = "`+down.URL+`"
+group = "stopped"
+[stores.sqld-hung]
+url = "`+hung.URL+`"
+group = "sqld"
+[stores.sqld-up-ws]
+url = "`+up.WSURL+`"
+group = "sqld"
+`, 0o600)
+	now := strconv.FormatInt(t0+9000, 10)
+
+	start := time.Now()
+	r := runMain(t, env, "", []string{"--now", now, "fleet", "-o", "json", "--timeout", "5s", "--concurrency", "3"})
+	took := time.Since(start)
+	rows := statusRows(t, r.stdout)
+	if r.code != CodeError || len(rows) != 7 {
+		t.Fatalf("exit %d, %d rows\n%s%s", r.code, len(rows), r.stdout, r.stderr)
+	}
+	for name, want := range map[string]string{"busy": "ok", "reference": "ok", "missing": "error",
+		"sqld-up": "ok", "sqld-up-ws": "ok", "sqld-down": "ok", "sqld-hung": "error"} {
+		if rows[name].Status != want {
+			t.Errorf("%s: %+v, want %s", name, rows[name], want)
+		}
+	}
+	b := rows["busy"]
+	if b.LeasesHeld+b.LeasesExpiring != 2 || b.LeasesExpired != 1 || b.AlarmsOverdue != 2 || b.WorstLatenessMS != 8000 ||
+		b.QueueReady != 2 || b.QueueDelayed != 1 || b.OldestReadyMS != 9000 || b.Expired != 2 || b.Rows != 3+3*2+3+1 || b.Seq == nil {
+		t.Errorf("busy: %+v", b)
+	}
+	if u := rows["sqld-up"]; u.Rows != 1 || u.Seq == nil || *u.Seq != 1 || u.Findings != 0 {
+		t.Errorf("sqld-up: %+v", u)
+	}
+	if ref := rows["reference"]; ref.Findings != 8 || ref.FindingErrors != 0 || ref.Rows != 60 {
+		t.Errorf("reference: %+v (9 s after T0: 1 warning and 7 infos)", ref)
+	}
+	if took > time.Minute {
+		t.Errorf("fleet took %s with --timeout 5s", took)
+	}
+	t.Logf("7 stores, one hung behind --timeout 5s: %s", took.Round(time.Millisecond))
+
+	// The text table: the hostile group escaped, error rows in place.
+	r = runMain(t, env, "", []string{"--now", now, "fleet", "--group", "sqld", "--timeout", "3s"})
+	if r.code != CodeError || !strings.HasPrefix(r.stdout, "STORE ") || strings.Count(r.stdout, "\n") != 4 {
+		t.Errorf("text, group sqld: %+v", r)
+	}
+	r = runMain(t, env, "", []string{"--now", now, "fleet", "status", "--timeout", "3s"})
+	if strings.ContainsAny(r.stdout, "\x1b\x07") || !strings.Contains(r.stdout, `files\u001b]52;c;aGk=\u0007`) {
+		t.Errorf("the group reached the terminal raw:\n%q", r.stdout)
+	}
+	if l := lines(r.stdout); len(l) != 8 || !strings.HasPrefix(l[1], "busy ") || !strings.Contains(l[1], " 2 (8s) ") || !strings.Contains(l[1], " 2/1/9s/0 ") {
+		t.Errorf("text table:\n%s", r.stdout)
+	}
+
+	// The second server stops mid-test: its row turns into an error, the
+	// others are unchanged.
+	down.Stop()
+	r = runMain(t, env, "", []string{"--now", now, "fleet", "-o", "json", "-g", "stopped"})
+	if rows := statusRows(t, r.stdout); r.code != CodeError || rows["sqld-down"].Status != "error" || !strings.Contains(rows["sqld-down"].Error, "unreachable") {
+		t.Errorf("sqld-down once stopped: %+v", r)
+	}
+	if r := runMain(t, env, "", []string{"--now", now, "fleet", "-o", "json", "-g", "files"}); r.code != CodeError || len(statusRows(t, r.stdout)) != 2 {
+		t.Errorf("group files: %+v", r)
+	}
+}
+
+// TestFleetStatusBudget: 50 saved stores behind the 50 ms latency proxy
+// (one sqld holding the reference's rows, each store a name for it), read
+// by one kvdeck fleet: the requests are counted, per store, never timed.
+func TestFleetStatusBudget(t *testing.T) {
+	env := storesEnv(t)
+	srv := sqldtest.Start(t)
+	storetest.CopyReferenceRows(t, srv.URL)
+	proxy := sqldtest.StartProxy(t, srv.URL, 50*time.Millisecond)
+	var cfg strings.Builder
+	const n = 50
+	for i := range n {
+		cfg.WriteString("[stores.s" + strconv.Itoa(100+i) + "]\nurl = \"" + proxy.URL + "\"\n")
+	}
+	configFile(t, env, cfg.String(), 0o600)
+	now := strconv.FormatInt(storetest.T0, 10)
+	var r result
+	start := time.Now()
+	reqs := proxy.Count(func() { r = runMain(t, env, "", []string{"--now", now, "fleet", "-o", "json", "--concurrency", "16"}) })
+	took := time.Since(start)
+	rows := statusRows(t, r.stdout)
+	if r.code != 0 || len(rows) != n {
+		t.Fatalf("exit %d, %d rows\n%s", r.code, len(rows), r.stderr)
+	}
+	if rows["s100"].Rows != 60 {
+		t.Errorf("s100: %+v", rows["s100"])
+	}
+	t.Logf("%d stores behind 50 ms, --concurrency 16: %d requests (%.1f per store), %s", n, reqs, float64(reqs)/n, took.Round(time.Millisecond))
+	if reqs > fleetRequestsPerStore*n {
+		t.Errorf("%d requests for %d stores, want at most %d per store", reqs, n, fleetRequestsPerStore)
+	}
+}
