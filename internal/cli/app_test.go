@@ -46,6 +46,7 @@ var writeCommands = map[string][]string{
 	"IndexAddCmd":     {"index", "add"},
 	"IndexDropCmd":    {"index", "drop"},
 	"UndoCmd":         {"undo", "--yes"},
+	"CopyCmd":         {"copy", "--from", "x.db", "--to", "y.db", "[]"},
 }
 
 // writers walks the kong command tree (Root's cmd fields, recursively) and

@@ -90,6 +90,15 @@ func copySide(app *App, flag, v string) (url, token string, readOnly bool, name 
 // batch whose check fails (the target changed meanwhile) is planned again,
 // up to copyAttempts times. Exit 1 when keys were skipped because they
 // differ in the target (or cannot be copied), else 0.
+// Writes names the write for the read-only refusal (writer); a dry run
+// writes nothing.
+func (c *CopyCmd) Writes() string {
+	if c.DryRun {
+		return ""
+	}
+	return "copy"
+}
+
 func (c *CopyCmd) Run(app *App) error {
 	prefix, err := ParseKey("PREFIX", c.Prefix)
 	if err != nil {
