@@ -140,7 +140,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			// between shows in one or the other at the first statement.
 			stamp, err := os.Stat(target.Path)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, target.Path, err)
+				return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, target.Path, err)
 			}
 			s.absentAtOpen = absentSidecars(target.Path)
 			if wal && len(s.absentAtOpen) == 2 {
@@ -157,7 +157,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	connector, err := libsql.NewConnector(connURL, libsqlOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, target.Display, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
 	}
 	s.db = sql.OpenDB(boundedConnector{connector})
 	switch target.Transport {
@@ -167,6 +167,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		s.db.SetConnMaxIdleTime(5 * time.Second)
 	case TransportWS:
 		s.db.SetConnMaxIdleTime(30 * time.Second)
+	case TransportFile:
 	}
 	ictx, cancel := s.requestCtx(ctx)
 	defer cancel()
@@ -238,12 +239,12 @@ func inspectFile(path string) (wal, exists bool, err error) {
 		return false, false, nil
 	}
 	if err != nil {
-		return false, false, fmt.Errorf("%w: %s: %v", ErrUnreachable, path, err)
+		return false, false, fmt.Errorf("%w: %s: %w", ErrUnreachable, path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return false, false, fmt.Errorf("%w: %s: %v", ErrUnreachable, path, err)
+		return false, false, fmt.Errorf("%w: %s: %w", ErrUnreachable, path, err)
 	}
 	if st.IsDir() {
 		return false, false, fmt.Errorf("%w: %s is a directory, not a database file", ErrBadURL, path)
@@ -286,12 +287,12 @@ func (s *Store) init(ctx context.Context, created bool, opts Options) error {
 	metaCols, hasMeta := tables["kv_meta"]
 	if hasKV {
 		if err := checkColumns("kv", kvCols, []string{"k", "v", "ver", "expires_at"}); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrNotStore, s.display, err)
+			return fmt.Errorf("%w: %s: %w", ErrNotStore, s.display, err)
 		}
 	}
 	if hasMeta {
 		if err := checkColumns("kv_meta", metaCols, []string{"id", "seq", "ok"}); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrNotStore, s.display, err)
+			return fmt.Errorf("%w: %s: %w", ErrNotStore, s.display, err)
 		}
 	}
 	if hasKV && hasMeta {

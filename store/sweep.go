@@ -375,7 +375,7 @@ func (s *Store) ScanExpired(ctx context.Context, prefix codec.Key, now int64, li
 			}
 			return fn(e)
 		})
-		if err == errEnough {
+		if errors.Is(err, errEnough) {
 			return nil
 		}
 		return err

@@ -55,7 +55,7 @@ func (t tab) String() string {
 }
 
 // tabView is what the root asks of every tab's view besides Update (which
-// returns the concrete type, so it goes through updateTab).
+// returns the concrete type, so it goes through tabs.update).
 type tabView interface {
 	View() string
 	ShortHelp() []key.Binding

@@ -293,7 +293,7 @@ func (r *diffRow) text() string {
 		b.WriteString("  v=" + r.stamp)
 	}
 	if r.expiresAt != nil {
-		b.WriteString(fmt.Sprintf("  expiresAt=%d", *r.expiresAt))
+		fmt.Fprintf(&b, "  expiresAt=%d", *r.expiresAt)
 	}
 	return b.String()
 }
@@ -527,7 +527,7 @@ func diffValue(o atomicjson.Object, msg string) (value []byte, valid bool, err e
 		// The exact bytes of a value that is not UTF-8 (its "value" shows
 		// them with U+FFFD).
 		if value, err = hex.DecodeString(vh); err != nil {
-			return nil, false, fmt.Errorf("%s: %v", o.Field("valueHex"), err)
+			return nil, false, fmt.Errorf("%s: %w", o.Field("valueHex"), err)
 		}
 		return value, validJSON(value), nil
 	}

@@ -38,6 +38,7 @@ func (k eventKind) String() string {
 		return "deleted"
 	case evExpired:
 		return "expired"
+	case evSet:
 	}
 	return "set"
 }
