@@ -119,37 +119,11 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if target.Transport.Remote() {
 		s.token = opts.AuthToken // only for scrub: never printed
 	}
-	var connURL string
-	var created bool
-	switch target.Transport {
-	case TransportFile:
-		wal, exists, err := inspectFile(target.Path)
-		if err != nil {
+	connURL, created := target.URL, false
+	if target.Transport == TransportFile {
+		if connURL, created, err = s.fileConn(opts); err != nil {
 			return nil, err
 		}
-		if !exists && opts.ReadOnly {
-			return nil, noStoreYet(fmt.Sprintf("no database at %s (a read-only open creates none)", target.Path))
-		}
-		if !exists && !opts.Create {
-			return nil, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
-		}
-		created = !exists
-		connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
-		if opts.ReadOnly {
-			// The file first, then its sidecars: a writer starting in
-			// between shows in one or the other at the first statement.
-			stamp, err := os.Stat(target.Path)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, target.Path, err)
-			}
-			s.absentAtOpen = absentSidecars(target.Path)
-			if wal && len(s.absentAtOpen) == 2 {
-				s.imm = &immutableRead{path: target.Path, stamp: stamp, dsn: connURL}
-				connURL += "&immutable=1"
-			}
-		}
-	default:
-		connURL = target.URL
 	}
 	var libsqlOpts []libsql.Option
 	if opts.AuthToken != "" && target.Transport.Remote() {
@@ -176,6 +150,41 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, s.classify(s.timedOut(ictx, err))
 	}
 	return s, nil
+}
+
+// fileConn returns the driver's address of an embedded database, and
+// whether opening will create it (opts.Create and no file yet). A
+// read-only open notes the sidecars absent now and, for a WAL database
+// without them, reads the file as immutable.
+func (s *Store) fileConn(opts Options) (connURL string, created bool, err error) {
+	target := s.target
+	wal, exists, err := inspectFile(target.Path)
+	if err != nil {
+		return "", false, err
+	}
+	if !exists && opts.ReadOnly {
+		return "", false, noStoreYet(fmt.Sprintf("no database at %s (a read-only open creates none)", target.Path))
+	}
+	if !exists && !opts.Create {
+		return "", false, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
+	}
+	created = !exists
+	connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
+	if !opts.ReadOnly {
+		return connURL, created, nil
+	}
+	// The file first, then its sidecars: a writer starting in between
+	// shows in one or the other at the first statement.
+	stamp, err := os.Stat(target.Path)
+	if err != nil {
+		return "", false, fmt.Errorf("%w: %s: %w", ErrUnreachable, target.Path, err)
+	}
+	s.absentAtOpen = absentSidecars(target.Path)
+	if wal && len(s.absentAtOpen) == 2 {
+		s.imm = &immutableRead{path: target.Path, stamp: stamp, dsn: connURL}
+		connURL += "&immutable=1"
+	}
+	return connURL, created, nil
 }
 
 // boundedConnector makes a connection attempt end with its context:
