@@ -47,8 +47,8 @@ func press(f *Form, k tea.KeyType) FormAction {
 	return a
 }
 
-// viewText is the form's view as plain text.
-func viewText(f *Form, w int) string { return ansi.Strip(strings.Join(f.View(w), "\n")) }
+// viewText is the form's view 60 cells wide, as plain text.
+func viewText(f *Form) string { return ansi.Strip(strings.Join(f.View(60), "\n")) }
 
 // TestFormFocusMovesAndSkipsFixed: tab and shift+tab (and the arrows)
 // move the focus round the fields, past a fixed one; typing goes to the
@@ -99,11 +99,11 @@ func TestFormSubmitCancelAndBusy(t *testing.T) {
 	if a := press(f, tea.KeyEnter); a != formTyped {
 		t.Errorf("enter while busy: %v, the submit would run twice", a)
 	}
-	if v := viewText(f, 60); !strings.Contains(v, "working…") {
+	if v := viewText(f); !strings.Contains(v, "working…") {
 		t.Errorf("a busy form does not say so:\n%s", v)
 	}
 	f.Busy, f.Err, f.Notice = false, "lease held by someone else", "was: released"
-	if v := viewText(f, 60); !strings.Contains(v, "✗ lease held by someone else") {
+	if v := viewText(f); !strings.Contains(v, "✗ lease held by someone else") {
 		t.Errorf("the submit's error is not shown:\n%s", v)
 	}
 	typeText(f, "x")
@@ -121,7 +121,7 @@ func TestFormValuesAndLiveChecks(t *testing.T) {
 	if _, err := f.Values(); !errors.Is(err, errTooShort) || !strings.HasPrefix(err.Error(), "id: ") {
 		t.Fatalf("Values with a short id: %v, want id: %v", err, errTooShort)
 	}
-	v := viewText(f, 60)
+	v := viewText(f)
 	for _, want := range []string{"ACQUIRE", "❯ class Pod", "✓ Pod", "✗ too short", "acquires the lease as kvdeck", "enter submit"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the view lacks %q:\n%s", want, v)
@@ -133,7 +133,7 @@ func TestFormValuesAndLiveChecks(t *testing.T) {
 	if err != nil || strings.Join(vals, "|") != "Pod|abc|30s" {
 		t.Fatalf("Values = %q, %v", vals, err)
 	}
-	v = viewText(f, 60)
+	v = viewText(f)
 	if !strings.Contains(v, "✓ holds abc") || strings.Contains(v, "✗") {
 		t.Errorf("the id's check did not follow the typing:\n%s", v)
 	}
@@ -156,7 +156,7 @@ func TestFormFixedFieldIsTerminalSafe(t *testing.T) {
 	if out := strings.Join(f.View(60), "\n"); strings.Contains(out, "\u202e") {
 		t.Fatalf("the fixed field reaches the terminal raw:\n%q", out)
 	}
-	if v := viewText(f, 60); !strings.Contains(v, `Cart\u202etxt.exe  (fixed)`) {
+	if v := viewText(f); !strings.Contains(v, `Cart\u202etxt.exe  (fixed)`) {
 		t.Errorf("the fixed field is not shown escaped:\n%s", v)
 	}
 }
@@ -182,11 +182,11 @@ func TestFormAreaTakesEnter(t *testing.T) {
 	if a := press(f, tea.KeyCtrlS); a != FormSubmit {
 		t.Errorf("ctrl+s: %v, want FormSubmit", a)
 	}
-	if v := viewText(f, 60); !strings.Contains(v, "ctrl+s submit") {
+	if v := viewText(f); !strings.Contains(v, "ctrl+s submit") {
 		t.Errorf("the key line does not name ctrl+s:\n%s", v)
 	}
 	f.SetSubmitHelp("save")
-	if v := viewText(f, 60); !strings.Contains(v, "ctrl+s save") {
+	if v := viewText(f); !strings.Contains(v, "ctrl+s save") {
 		t.Errorf("SetSubmitHelp did not rename the submit:\n%s", v)
 	}
 }
