@@ -144,6 +144,28 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 			lo = append(after, 0x00) // the smallest key greater than after
 		}
 	}
+	q, args := s.listQuery(opts, lo, hi, limit)
+	entries, end, err := s.collectSized(ctx, q, args, opts.budget > 0)
+	if err != nil {
+		return Page{}, err
+	}
+	cut := opts.budget > 0 && end >= opts.budget && len(entries) <= limit
+	page := Page{Entries: entries}
+	switch {
+	case len(entries) > limit:
+		page.Entries = entries[:limit]
+		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[limit-1].Raw)
+	case cut && len(entries) > 0:
+		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[len(entries)-1].Raw)
+	}
+	return page, nil
+}
+
+// listQuery is List's statement over [lo, hi) and its arguments: the
+// filters opts asks for, limit+1 rows in key order (one more than asked
+// tells whether another page follows), and, with a budget, only the rows
+// that start before it.
+func (s *Store) listQuery(opts ListOptions, lo, hi []byte, limit int) (string, []any) {
 	rng, args := rangeWhere(lo, hi)
 	where := []string{rng}
 	if !opts.IncludeExpired {
@@ -168,7 +190,6 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	// last page never costs an extra, empty read.
 	args = append(args, limit+1)
 	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY k " + order + " LIMIT ?"
-	var cut bool
 	if opts.budget > 0 {
 		// The running size of the rows before each one, in the same
 		// statement: the page stops at the first row that starts past the
@@ -181,20 +202,7 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 			" ORDER BY k " + order + " LIMIT ?)) WHERE run < ? ORDER BY k " + order
 		args = append(args, opts.budget)
 	}
-	entries, end, err := s.collectSized(ctx, q, args, opts.budget > 0)
-	if err != nil {
-		return Page{}, err
-	}
-	cut = opts.budget > 0 && end >= opts.budget && len(entries) <= limit
-	page := Page{Entries: entries}
-	switch {
-	case len(entries) > limit:
-		page.Entries = entries[:limit]
-		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[limit-1].Raw)
-	case cut && len(entries) > 0:
-		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[len(entries)-1].Raw)
-	}
-	return page, nil
+	return q, args
 }
 
 // entryCostSQL estimates the bytes a row read with entrySQL takes in a
