@@ -112,6 +112,7 @@ func partLen(p Part) int {
 		return 2 + len(p.s) // plus escapes, found while appending
 	case KindNumber, KindBigint:
 		return 9
+	case KindBool:
 	}
 	return 2
 }

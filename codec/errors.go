@@ -97,7 +97,7 @@ func (e *SyntaxError) Error() string {
 // Unwrap returns ErrSyntax and, when different, the specific sentinel, so
 // errors.Is(err, ErrSyntax) holds for every parse failure.
 func (e *SyntaxError) Unwrap() []error {
-	if e.Err == nil || e.Err == ErrSyntax {
+	if e.Err == nil || e.Err == ErrSyntax { //nolint:errorlint // identity: Err is the sentinel itself, not one wrapping it
 		return []error{ErrSyntax}
 	}
 	return []error{ErrSyntax, e.Err}

@@ -85,6 +85,7 @@ func keyFromBytes(data []byte) codec.Key {
 
 // seedFromVectors feeds the fuzzer the reference vectors, if present.
 func seedFromVectors(f *testing.F, add func(hexBytes []byte, tagged string)) {
+	f.Helper()
 	dir, err := storetest.FindVectors()
 	if errors.Is(err, storetest.ErrNoVectors) {
 		return

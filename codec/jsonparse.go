@@ -40,6 +40,7 @@ func (k jsonKind) String() string {
 		return "a string"
 	case jsonArray:
 		return "an array"
+	case jsonObject:
 	}
 	return "an object"
 }

@@ -63,6 +63,7 @@ func appendJSValue(dst []byte, v jsonValue) []byte {
 			dst = appendJSValue(dst, e)
 		}
 		return append(dst, ']')
+	case jsonObject:
 	}
 	dst = append(dst, '{')
 	for i, m := range jsPropertyOrder(v.obj) {
@@ -219,6 +220,7 @@ func needsEscape(r rune, mode quoteMode) bool {
 		// zero-width characters (U+200B-U+200D, U+2060, ...) are format
 		// characters, not printable, so they are escaped too.
 		return (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || !unicode.IsPrint(r) && !unicode.IsSpace(r)
+	case quoteJSON:
 	}
 	return false
 }

@@ -175,6 +175,7 @@ func comparePart(p, q Part) int {
 		return cmp.Compare(numberKey(p.n), numberKey(q.n))
 	case KindBigint:
 		return cmp.Compare(int64(p.n), int64(q.n))
+	case KindBool:
 	}
 	return cmp.Compare(p.n, q.n)
 }

@@ -29,6 +29,7 @@ func absentCommit(prefix string, n int) ([]store.Check, []store.Mutation) {
 // a commit of 60 checks then takes the paths of one of thousands (several
 // chunks, the verdict over several statements, several INSERTs).
 func smallLimits(t *testing.T) {
+	t.Helper()
 	t.Cleanup(store.SetCommitLimits(40, 7, 9))
 }
 

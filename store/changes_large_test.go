@@ -30,6 +30,7 @@ func BenchmarkChangesLarge(b *testing.B) {
 			db := storetest.RawDB(b, url)
 			var seq int64 = rows
 			moved := func(b *testing.B) {
+				b.Helper()
 				b.StopTimer()
 				var err error
 				seq++

@@ -161,7 +161,7 @@ func remoteTarget(raw string) (Target, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL, which it quotes whole
 		}
-		return Target{}, fmt.Errorf("%w: %q: %v", ErrBadURL, redactURL(raw), err)
+		return Target{}, fmt.Errorf("%w: %q: %w", ErrBadURL, redactURL(raw), err)
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return Target{}, fmt.Errorf("%w: %q has no host; expected e.g. libsql://my-db.turso.io or http://127.0.0.1:8080", ErrBadURL, redactURL(raw))

@@ -22,6 +22,7 @@ import (
 // silentServer accepts connections and never answers; it returns its
 // address.
 func silentServer(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

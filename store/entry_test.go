@@ -24,6 +24,7 @@ type oddRow struct {
 }
 
 func (r oddRow) insert(t *testing.T) string {
+	t.Helper()
 	return fmt.Sprintf("INSERT INTO kv (k, v, ver, expires_at) VALUES (X'%s', '1', %s, %s)",
 		hex.EncodeToString(codec.MustEncode(storetest.Key(t, r.key))), r.ver, r.exp)
 }
@@ -79,7 +80,7 @@ func TestOddRowsAreRead(t *testing.T) {
 	})
 }
 
-func checkOddRows(t *testing.T, s *store.Store, odd []oddRow, now int64) {
+func checkOddRows(t *testing.T, s *store.Store, odd []oddRow, now int64) { //nolint:thelper // a test body shared by two tests: failures point into its checks
 	ctx := storetest.Ctx(t)
 	var dumped []store.Entry
 	if err := s.Dump(ctx, nil, func(e store.Entry) error { dumped = append(dumped, e); return nil }); err != nil {

@@ -66,16 +66,16 @@ func (s *Store) classify(err error) (out error) {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("%w: %s stayed locked by another connection for longer than the busy timeout (%s); retry, or raise --busy-timeout: %v", ErrLocked, s.display, s.busy, err)
+			return fmt.Errorf("%w: %s stayed locked by another connection for longer than the busy timeout (%s); retry, or raise --busy-timeout: %w", ErrLocked, s.display, s.busy, err)
 		case sqlite3.SQLITE_NOTADB:
-			return fmt.Errorf("%w: %s is not an SQLite database: %v", ErrNotStore, s.display, err)
+			return fmt.Errorf("%w: %s is not an SQLite database: %w", ErrNotStore, s.display, err)
 		case sqlite3.SQLITE_READONLY:
 			if why := s.walFilesRefused(se.Code()); why != "" {
-				return fmt.Errorf("%w: %s, which SQLite needs to read or write a WAL database; to read it, pass --read-only (kvdeck then reads the file without them when no writer has it open), or make them writable for this user: %v", ErrReadOnly, why, err)
+				return fmt.Errorf("%w: %s, which SQLite needs to read or write a WAL database; to read it, pass --read-only (kvdeck then reads the file without them when no writer has it open), or make them writable for this user: %w", ErrReadOnly, why, err)
 			}
-			return fmt.Errorf("%w: the database file refused a write (file permissions or mode=ro): %v", ErrReadOnly, err)
+			return fmt.Errorf("%w: the database file refused a write (file permissions or mode=ro): %w", ErrReadOnly, err)
 		case sqlite3.SQLITE_CANTOPEN:
-			return fmt.Errorf("%w: cannot open %s (does the file or its folder exist and is it readable?): %v", ErrUnreachable, s.display, err)
+			return fmt.Errorf("%w: cannot open %s (does the file or its folder exist and is it readable?): %w", ErrUnreachable, s.display, err)
 		}
 	}
 	msg := err.Error()

@@ -29,6 +29,7 @@ type recording struct {
 }
 
 func record(t *testing.T, s *store.Store) *recording {
+	t.Helper()
 	r := &recording{t: t}
 	s.SetRecorder(r)
 	return r

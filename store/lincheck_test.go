@@ -179,7 +179,7 @@ type linConfig struct {
 
 // runLinearizability runs cfg against a fresh store of each of the file,
 // HTTP and WS backends and checks the merged history.
-func runLinearizability(t *testing.T, cfg linConfig) {
+func runLinearizability(t *testing.T, cfg linConfig) { //nolint:thelper // a test body shared by the short and the large run: failures point into it
 	seed := time.Now().UnixNano()
 	if v := os.Getenv("KVDECK_LIN_SEED"); v != "" {
 		var err error

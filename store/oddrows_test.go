@@ -17,6 +17,7 @@ import (
 
 // keyHex is the encoding of a key text, as an SQL blob literal's digits.
 func keyHex(t *testing.T, k string) string {
+	t.Helper()
 	return fmt.Sprintf("%x", codec.MustEncode(storetest.Key(t, k)))
 }
 
@@ -75,7 +76,8 @@ const nullSchema = `CREATE TABLE kv (k BLOB PRIMARY KEY, v TEXT, ver INTEGER, ex
 // nullStore is a store whose kv holds, beside ["a", "1"] and ["z"] set
 // by kvdeck, three rows with a NULL key (one expired) and ["n"] with a
 // NULL value.
-func nullStore(t *testing.T, b storetest.Backend) (*store.Store, string) {
+func nullStore(t *testing.T, b storetest.Backend) *store.Store {
+	t.Helper()
 	url := b.URL(t)
 	storetest.Exec(t, url, nullSchema)
 	s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
@@ -87,7 +89,7 @@ func nullStore(t *testing.T, b storetest.Backend) (*store.Store, string) {
 		`INSERT INTO kv VALUES (NULL, NULL, 7, NULL)`,
 		fmt.Sprintf(`INSERT INTO kv VALUES (x'%s', NULL, 8, NULL)`, keyHex(t, `["n"]`)),
 	)
-	return s, url
+	return s
 }
 
 // TestNullRowsAreDumped: DumpAll lists every physical row, the NULL-key ones
@@ -98,7 +100,7 @@ func nullStore(t *testing.T, b storetest.Backend) (*store.Store, string) {
 // NULL-key rows, and over sqld a sized page dropped the NULL value.
 func TestNullRowsAreDumped(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		s, _ := nullStore(t, b)
+		s := nullStore(t, b)
 		ctx := storetest.Ctx(t)
 		for _, page := range []int{0, 1, 2} {
 			restore := store.SetKeylessPage(page)
@@ -195,7 +197,7 @@ func TestNullRowsAreDumped(t *testing.T) {
 // counted.
 func TestCensusCountsNullRows(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		s, _ := nullStore(t, b)
+		s := nullStore(t, b)
 		for _, window := range []int{0, 1, 2} {
 			store.SetCensusWindow(window)
 			st, err := s.Stats(storetest.Ctx(t), storetest.T0)

@@ -144,6 +144,28 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 			lo = append(after, 0x00) // the smallest key greater than after
 		}
 	}
+	q, args := s.listQuery(opts, lo, hi, limit)
+	entries, end, err := s.collectSized(ctx, q, args, opts.budget > 0)
+	if err != nil {
+		return Page{}, err
+	}
+	cut := opts.budget > 0 && end >= opts.budget && len(entries) <= limit
+	page := Page{Entries: entries}
+	switch {
+	case len(entries) > limit:
+		page.Entries = entries[:limit]
+		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[limit-1].Raw)
+	case cut && len(entries) > 0:
+		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[len(entries)-1].Raw)
+	}
+	return page, nil
+}
+
+// listQuery is List's statement over [lo, hi) and its arguments: the
+// filters opts asks for, limit+1 rows in key order (one more than asked
+// tells whether another page follows), and, with a budget, only the rows
+// that start before it.
+func (s *Store) listQuery(opts ListOptions, lo, hi []byte, limit int) (string, []any) {
 	rng, args := rangeWhere(lo, hi)
 	where := []string{rng}
 	if !opts.IncludeExpired {
@@ -168,7 +190,6 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	// last page never costs an extra, empty read.
 	args = append(args, limit+1)
 	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY k " + order + " LIMIT ?"
-	var cut bool
 	if opts.budget > 0 {
 		// The running size of the rows before each one, in the same
 		// statement: the page stops at the first row that starts past the
@@ -181,20 +202,7 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 			" ORDER BY k " + order + " LIMIT ?)) WHERE run < ? ORDER BY k " + order
 		args = append(args, opts.budget)
 	}
-	entries, end, err := s.collectSized(ctx, q, args, opts.budget > 0)
-	if err != nil {
-		return Page{}, err
-	}
-	cut = opts.budget > 0 && end >= opts.budget && len(entries) <= limit
-	page := Page{Entries: entries}
-	switch {
-	case len(entries) > limit:
-		page.Entries = entries[:limit]
-		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[limit-1].Raw)
-	case cut && len(entries) > 0:
-		page.Cursor = base64.RawURLEncoding.EncodeToString(entries[len(entries)-1].Raw)
-	}
-	return page, nil
+	return q, args
 }
 
 // entryCostSQL estimates the bytes a row read with entrySQL takes in a
@@ -473,14 +481,13 @@ func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(
 	if len(prefixes) == 0 {
 		return nil
 	}
-	type rng struct{ lo, hi []byte }
-	var rs []rng
+	var rs []prefixRange
 	for _, p := range prefixes {
 		lo, hi, err := bounds(ListOptions{Prefix: p, Unbounded: len(p) == 0})
 		if err != nil {
 			return err
 		}
-		rs = append(rs, rng{lo, hi})
+		rs = append(rs, prefixRange{lo, hi})
 	}
 	limit, budget := DefaultPageSize, int64(0)
 	if s.target.Transport.Remote() {
@@ -488,33 +495,9 @@ func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(
 	}
 	var after []byte
 	for {
-		// Each range is its own bounded index scan; the union is merged
-		// in key order and cut like a List page.
-		var parts []string
-		var args []any
-		for _, r := range rs {
-			lo := r.lo
-			if after != nil && bytes.Compare(after, lo) >= 0 {
-				lo = append(append([]byte{}, after...), 0x00)
-			}
-			if r.hi != nil && bytes.Compare(lo, r.hi) >= 0 {
-				continue
-			}
-			w, a := rangeWhere(lo, r.hi)
-			parts = append(parts, "SELECT * FROM (SELECT "+s.entrySQL()+" FROM kv WHERE "+w+" ORDER BY k LIMIT ?)")
-			args = append(append(args, a...), limit+1)
-		}
-		if len(parts) == 0 {
+		q, args := s.prefixesPage(rs, after, limit, budget)
+		if q == "" {
 			return nil
-		}
-		union := strings.Join(parts, " UNION ALL ")
-		q := "SELECT k, v, ver, expires_at FROM (" + union + ") ORDER BY k LIMIT ?"
-		args = append(args, limit+1)
-		if budget > 0 {
-			q = "SELECT k, v, ver, expires_at, run + c FROM (SELECT k, v, ver, expires_at, c, " +
-				"sum(c) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
-				"SELECT k, v, ver, expires_at, " + entryCostSQL + " AS c FROM (" + union + ") ORDER BY k LIMIT ?)) WHERE run < ? ORDER BY k"
-			args = append(args, budget)
 		}
 		entries, end, err := s.collectSized(ctx, q, args, budget > 0)
 		if err != nil {
@@ -534,4 +517,42 @@ func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(
 		}
 		after = entries[len(entries)-1].Raw
 	}
+}
+
+// prefixRange is the keys of one prefix of DumpPrefixes: [lo, hi).
+type prefixRange struct{ lo, hi []byte }
+
+// prefixesPage is DumpPrefixes' statement for the page after key after
+// (nil: the first): each range is its own bounded index scan; the union
+// is merged in key order and cut like a List page (limit+1 rows, and
+// with a budget only the rows that start before it). It returns "" when
+// every range is done.
+func (s *Store) prefixesPage(rs []prefixRange, after []byte, limit int, budget int64) (string, []any) {
+	var parts []string
+	var args []any
+	for _, r := range rs {
+		lo := r.lo
+		if after != nil && bytes.Compare(after, lo) >= 0 {
+			lo = append(append([]byte{}, after...), 0x00)
+		}
+		if r.hi != nil && bytes.Compare(lo, r.hi) >= 0 {
+			continue
+		}
+		w, a := rangeWhere(lo, r.hi)
+		parts = append(parts, "SELECT * FROM (SELECT "+s.entrySQL()+" FROM kv WHERE "+w+" ORDER BY k LIMIT ?)")
+		args = append(append(args, a...), limit+1)
+	}
+	if len(parts) == 0 {
+		return "", nil
+	}
+	union := strings.Join(parts, " UNION ALL ")
+	q := "SELECT k, v, ver, expires_at FROM (" + union + ") ORDER BY k LIMIT ?"
+	args = append(args, limit+1)
+	if budget > 0 {
+		q = "SELECT k, v, ver, expires_at, run + c FROM (SELECT k, v, ver, expires_at, c, " +
+			"sum(c) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
+			"SELECT k, v, ver, expires_at, " + entryCostSQL + " AS c FROM (" + union + ") ORDER BY k LIMIT ?)) WHERE run < ? ORDER BY k"
+		args = append(args, budget)
+	}
+	return q, args
 }

@@ -101,7 +101,7 @@ func (s *Store) reader() (*sql.DB, func() error, error) {
 	}
 	connector, err := libsql.NewConnector(r.dsn)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrBadURL, s.display, err)
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
 	}
 	r.live = sql.OpenDB(connector)
 	return r.live, nil, nil

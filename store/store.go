@@ -119,37 +119,11 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if target.Transport.Remote() {
 		s.token = opts.AuthToken // only for scrub: never printed
 	}
-	var connURL string
-	var created bool
-	switch target.Transport {
-	case TransportFile:
-		wal, exists, err := inspectFile(target.Path)
-		if err != nil {
+	connURL, created := target.URL, false
+	if target.Transport == TransportFile {
+		if connURL, created, err = s.fileConn(opts); err != nil {
 			return nil, err
 		}
-		if !exists && opts.ReadOnly {
-			return nil, noStoreYet(fmt.Sprintf("no database at %s (a read-only open creates none)", target.Path))
-		}
-		if !exists && !opts.Create {
-			return nil, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
-		}
-		created = !exists
-		connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
-		if opts.ReadOnly {
-			// The file first, then its sidecars: a writer starting in
-			// between shows in one or the other at the first statement.
-			stamp, err := os.Stat(target.Path)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, target.Path, err)
-			}
-			s.absentAtOpen = absentSidecars(target.Path)
-			if wal && len(s.absentAtOpen) == 2 {
-				s.imm = &immutableRead{path: target.Path, stamp: stamp, dsn: connURL}
-				connURL += "&immutable=1"
-			}
-		}
-	default:
-		connURL = target.URL
 	}
 	var libsqlOpts []libsql.Option
 	if opts.AuthToken != "" && target.Transport.Remote() {
@@ -157,7 +131,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	connector, err := libsql.NewConnector(connURL, libsqlOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, target.Display, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
 	}
 	s.db = sql.OpenDB(boundedConnector{connector})
 	switch target.Transport {
@@ -167,6 +141,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		s.db.SetConnMaxIdleTime(5 * time.Second)
 	case TransportWS:
 		s.db.SetConnMaxIdleTime(30 * time.Second)
+	case TransportFile:
 	}
 	ictx, cancel := s.requestCtx(ctx)
 	defer cancel()
@@ -175,6 +150,41 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, s.classify(s.timedOut(ictx, err))
 	}
 	return s, nil
+}
+
+// fileConn returns the driver's address of an embedded database, and
+// whether opening will create it (opts.Create and no file yet). A
+// read-only open notes the sidecars absent now and, for a WAL database
+// without them, reads the file as immutable.
+func (s *Store) fileConn(opts Options) (connURL string, created bool, err error) {
+	target := s.target
+	wal, exists, err := inspectFile(target.Path)
+	if err != nil {
+		return "", false, err
+	}
+	if !exists && opts.ReadOnly {
+		return "", false, noStoreYet(fmt.Sprintf("no database at %s (a read-only open creates none)", target.Path))
+	}
+	if !exists && !opts.Create {
+		return "", false, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
+	}
+	created = !exists
+	connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
+	if !opts.ReadOnly {
+		return connURL, created, nil
+	}
+	// The file first, then its sidecars: a writer starting in between
+	// shows in one or the other at the first statement.
+	stamp, err := os.Stat(target.Path)
+	if err != nil {
+		return "", false, fmt.Errorf("%w: %s: %w", ErrUnreachable, target.Path, err)
+	}
+	s.absentAtOpen = absentSidecars(target.Path)
+	if wal && len(s.absentAtOpen) == 2 {
+		s.imm = &immutableRead{path: target.Path, stamp: stamp, dsn: connURL}
+		connURL += "&immutable=1"
+	}
+	return connURL, created, nil
 }
 
 // boundedConnector makes a connection attempt end with its context:
@@ -238,12 +248,12 @@ func inspectFile(path string) (wal, exists bool, err error) {
 		return false, false, nil
 	}
 	if err != nil {
-		return false, false, fmt.Errorf("%w: %s: %v", ErrUnreachable, path, err)
+		return false, false, fmt.Errorf("%w: %s: %w", ErrUnreachable, path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return false, false, fmt.Errorf("%w: %s: %v", ErrUnreachable, path, err)
+		return false, false, fmt.Errorf("%w: %s: %w", ErrUnreachable, path, err)
 	}
 	if st.IsDir() {
 		return false, false, fmt.Errorf("%w: %s is a directory, not a database file", ErrBadURL, path)
@@ -286,12 +296,12 @@ func (s *Store) init(ctx context.Context, created bool, opts Options) error {
 	metaCols, hasMeta := tables["kv_meta"]
 	if hasKV {
 		if err := checkColumns("kv", kvCols, []string{"k", "v", "ver", "expires_at"}); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrNotStore, s.display, err)
+			return fmt.Errorf("%w: %s: %w", ErrNotStore, s.display, err)
 		}
 	}
 	if hasMeta {
 		if err := checkColumns("kv_meta", metaCols, []string{"id", "seq", "ok"}); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrNotStore, s.display, err)
+			return fmt.Errorf("%w: %s: %w", ErrNotStore, s.display, err)
 		}
 	}
 	if hasKV && hasMeta {

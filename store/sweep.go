@@ -125,14 +125,7 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		now = s.Now()
 	}
 	clock := clockOf(opts, now)
-	batch, chunk := opts.Batch, opts.Batch
-	switch {
-	case batch > 0:
-	case s.target.Transport.Remote():
-		batch, chunk = remoteSweepWindow, remoteSweepChunk
-	default:
-		batch, chunk = DefaultSweepBatch, DefaultSweepBatch
-	}
+	batch, chunk := s.sweepSizes(opts)
 	res := SweepResult{DryRun: opts.DryRun}
 	if !opts.DryRun {
 		if err := s.checkWritable("sweep"); err != nil {
@@ -168,31 +161,7 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		res.LiveByReal += w.liveByReal
 		next = earliest(next, w.next)
 		cursor = w.after
-		if len(w.expired) == 0 {
-			continue
-		}
-		for len(w.expired) > 0 && err == nil {
-			keys := w.expired[:min(chunk, len(w.expired))]
-			w.expired = w.expired[len(keys):]
-			var n int64
-			began := time.Now()
-			// The guard holds in the delete's own transaction: it deletes
-			// only rows expired at clock.cut, so a row re-set meanwhile to
-			// a time the real clock has not reached survives.
-			if n, err = s.deleteExpired(ctx, keys, clock.cut); err != nil {
-				break
-			}
-			took := time.Since(began)
-			res.Swept += n
-			res.Batches++
-			if opts.Progress != nil {
-				opts.Progress(SweepProgress{Swept: res.Swept, Batches: res.Batches, Position: keys[len(keys)-1]})
-			}
-			// Counted before the pause: a cancel during it must not lose the
-			// batch that was already deleted.
-			err = pause(ctx, opts.Pause, took)
-		}
-		if err != nil {
+		if err = s.deleteWindow(ctx, opts, w.expired, chunk, clock, &res); err != nil {
 			break
 		}
 	}
@@ -208,6 +177,50 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 	}
 	res.Elapsed = time.Since(start)
 	return res, err
+}
+
+// sweepSizes returns how many rows a sweep's read examines (batch) and
+// how many keys one delete takes (chunk): the caller's Batch for both,
+// else a window read in one request with smaller deletes on a server,
+// else DefaultSweepBatch.
+func (s *Store) sweepSizes(opts SweepOptions) (batch, chunk int) {
+	switch {
+	case opts.Batch > 0:
+		return opts.Batch, opts.Batch
+	case s.target.Transport.Remote():
+		return remoteSweepWindow, remoteSweepChunk
+	}
+	return DefaultSweepBatch, DefaultSweepBatch
+}
+
+// deleteWindow deletes the expired keys one window read found, chunk
+// keys per transaction, counting each delete into res and reporting
+// progress after it, then pausing as opts says.
+func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, expired [][]byte, chunk int, clock sweepClock, res *SweepResult) error {
+	for len(expired) > 0 {
+		keys := expired[:min(chunk, len(expired))]
+		expired = expired[len(keys):]
+		began := time.Now()
+		// The guard holds in the delete's own transaction: it deletes
+		// only rows expired at clock.cut, so a row re-set meanwhile to
+		// a time the real clock has not reached survives.
+		n, err := s.deleteExpired(ctx, keys, clock.cut)
+		if err != nil {
+			return err
+		}
+		took := time.Since(began)
+		res.Swept += n
+		res.Batches++
+		if opts.Progress != nil {
+			opts.Progress(SweepProgress{Swept: res.Swept, Batches: res.Batches, Position: keys[len(keys)-1]})
+		}
+		// Counted before the pause: a cancel during it must not lose the
+		// batch that was already deleted.
+		if err := pause(ctx, opts.Pause, took); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keysWindow is what one sweep step read.
@@ -375,7 +388,7 @@ func (s *Store) ScanExpired(ctx context.Context, prefix codec.Key, now int64, li
 			}
 			return fn(e)
 		})
-		if err == errEnough {
+		if errors.Is(err, errEnough) {
 			return nil
 		}
 		return err

@@ -260,7 +260,7 @@ func buildCommit(checks []Check, muts []Mutation, now int64) ([]stmt, bool, erro
 			hasSet = true
 			value, err := codec.NormalizeJSON(m.Value)
 			if err != nil {
-				return nil, false, fmt.Errorf("%w: mutation %d (%s): %v", ErrInvalidValue, i, m.Key, err)
+				return nil, false, fmt.Errorf("%w: mutation %d (%s): %w", ErrInvalidValue, i, m.Key, err)
 			}
 			var expires any
 			switch {
@@ -333,7 +333,7 @@ func checksSQL(checks []Check, now int64) ([]checkPart, error) {
 		}
 		ver, err := codec.ParseStamp(c.Versionstamp)
 		if err != nil {
-			return nil, fmt.Errorf("%w: check %d (%s): %v", ErrInvalidArgument, i, c.Key, err)
+			return nil, fmt.Errorf("%w: check %d (%s): %w", ErrInvalidArgument, i, c.Key, err)
 		}
 		stamped = append(stamped, pair{string(enc), ver})
 	}

@@ -183,22 +183,10 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, erro
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
-	steps := make([]hranaStep, 0, len(stmts)+3)
-	steps = append(steps, hranaStep{Stmt: hranaStmt{SQL: "BEGIN IMMEDIATE"}})
-	for _, st := range stmts {
-		args := make([]hranaValue, len(st.args))
-		for i, a := range st.args {
-			v, err := toHrana(a)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", errNotSent, err)
-			}
-			args[i] = v
-		}
-		steps = append(steps, hranaStep{Condition: okStep(len(steps) - 1), Stmt: hranaStmt{SQL: st.sql, Args: args, WantRows: true}})
+	steps, commit, err := batchSteps(stmts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
-	commit := len(steps)
-	steps = append(steps, hranaStep{Condition: okStep(commit - 1), Stmt: hranaStmt{SQL: "COMMIT"}})
-	steps = append(steps, hranaStep{Condition: &hranaCond{Type: "not", Cond: okStep(commit)}, Stmt: hranaStmt{SQL: "ROLLBACK"}})
 	c := w.take()
 	if c == nil {
 		var err error
@@ -236,6 +224,34 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, erro
 	}
 	c.lastUsed = time.Now()
 	w.give(c)
+	return batchResult(msg, commit, len(stmts))
+}
+
+// batchSteps makes stmts one transaction of Hrana batch steps: BEGIN
+// IMMEDIATE, each statement on the success of the one before, COMMIT on
+// the last, and ROLLBACK unless the COMMIT ran. commit is the COMMIT's
+// step.
+func batchSteps(stmts []stmt) (steps []hranaStep, commit int, err error) {
+	steps = make([]hranaStep, 0, len(stmts)+3)
+	steps = append(steps, hranaStep{Stmt: hranaStmt{SQL: "BEGIN IMMEDIATE"}})
+	for _, st := range stmts {
+		args := make([]hranaValue, len(st.args))
+		for i, a := range st.args {
+			if args[i], err = toHrana(a); err != nil {
+				return nil, 0, err
+			}
+		}
+		steps = append(steps, hranaStep{Condition: okStep(len(steps) - 1), Stmt: hranaStmt{SQL: st.sql, Args: args, WantRows: true}})
+	}
+	commit = len(steps)
+	steps = append(steps, hranaStep{Condition: okStep(commit - 1), Stmt: hranaStmt{SQL: "COMMIT"}})
+	steps = append(steps, hranaStep{Condition: &hranaCond{Type: "not", Cond: okStep(commit)}, Stmt: hranaStmt{SQL: "ROLLBACK"}})
+	return steps, commit, nil
+}
+
+// batchResult reads the batch's answer: the rows of each of its n
+// statements, or the server's error when the COMMIT did not run.
+func batchResult(msg hranaMsg, commit, n int) ([]*batchRows, error) {
 	if msg.Type == "response_error" || msg.Response == nil || msg.Response.Result == nil {
 		return nil, &serverError{"the server refused the batch: " + msg.errText()}
 	}
@@ -250,8 +266,8 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, erro
 		return nil, &serverError{"the server did not run the COMMIT"}
 	}
 	// Step 0 is the BEGIN: statement i is step i+1.
-	rows := make([]*batchRows, len(stmts))
-	for i := range stmts {
+	rows := make([]*batchRows, n)
+	for i := range n {
 		if i+1 < len(res.StepResults) && res.StepResults[i+1] != nil {
 			rows[i] = &batchRows{rows: res.StepResults[i+1].Rows, at: -1}
 		}

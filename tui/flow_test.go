@@ -100,6 +100,7 @@ func (a *app) value(text string) string {
 // with the random name of a temporary directory). Two checkouts testing at
 // once would share that path, so the test holds a lock on it while it runs.
 func reference(t *testing.T, readOnly bool, w, h int, first ...string) *app {
+	t.Helper()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("kvdeck-tui-%d", os.Getuid()), strings.ReplaceAll(t.Name(), "/", "_"))
 	lockFixedPath(t, dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -165,6 +166,7 @@ func TestFlowNavigateAndExpand(t *testing.T) {
 // editConflict: open the editor, let another writer change the key, save:
 // the conflict names the new stamp; reload and save again.
 func editConflict(t *testing.T, a *app, key string) {
+	t.Helper()
 	a.command("goto " + key)
 	a.waitFor("ENTRY", "stamp")
 	a.keys("e")

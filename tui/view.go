@@ -104,6 +104,7 @@ func (m model) messageLine() string {
 			st = m.styles.FlashOK
 		case views.FlashError:
 			st = m.styles.FlashError
+		case views.FlashInfo:
 		}
 		text := usertext.Sanitize(m.flash.msg.Text)
 		if ansi.StringWidth(text) > m.width {
@@ -234,6 +235,7 @@ func (m model) logLines() []string {
 			mark, st = "✓", m.styles.FlashOK
 		case views.FlashError:
 			mark, st = "✗", m.styles.FlashError
+		case views.FlashInfo:
 		}
 		head := e.at.Format("15:04:05") + " " + mark + " "
 		for i, l := range widgets.Wrap(e.msg.Text, max(m.width-6-ansi.StringWidth(head), 10)) {

@@ -111,6 +111,7 @@ func TestDiff(t *testing.T) {
 	same := len(keys) - removed - changed + len(odd)
 
 	c := &cli{t: t, url: "file:" + filepath.Join(t.TempDir(), "unused.db"), now: storetest.T0}
+	//nolint:unparam // the first call reads the lines it returns (unparam does not see it)
 	check := func(t *testing.T, name string, r result, code int, wantSummary string) []string {
 		t.Helper()
 		out := lines(r.stdout)
@@ -191,6 +192,7 @@ func TestDiff(t *testing.T) {
 
 // hexOf is the hex field of a dump line.
 func hexOf(t *testing.T, line string) string {
+	t.Helper()
 	var v struct {
 		Hex string `json:"hex"`
 	}

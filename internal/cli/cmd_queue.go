@@ -219,6 +219,7 @@ func (c *QueuePollCmd) Run(app *App) error {
 			text += "  requeued due=" + timeText(d.NextDueAt)
 		case coord.OutcomeDropped:
 			text += "  dropped (max attempts)"
+		case coord.OutcomeAcked:
 		}
 		body, _ := jsonValue(d.Body)
 		app.Out.Result(messageJSON{Queue: d.Queue, ID: d.ID, Body: d.Body, Attempts: &attempts, Decision: string(d.Decision)},

@@ -12,6 +12,7 @@ import (
 // textRunner runs kvdeck -o text over url at the fixed clock T0 and
 // returns its output, failing on a non-zero exit.
 func textRunner(t *testing.T, url string) func(args ...string) string {
+	t.Helper()
 	state := t.TempDir() // the journal of the writes
 	return func(args ...string) string {
 		t.Helper()

@@ -182,7 +182,7 @@ func TestRaceTwoProcesses(t *testing.T) {
 func TestRaceOverWebSocketNeverWedges(t *testing.T) { raceOverWebSocket(t, 3) }
 
 // raceOverWebSocket runs rounds of TestRaceOverWebSocketNeverWedges.
-func raceOverWebSocket(t *testing.T, rounds int) {
+func raceOverWebSocket(t *testing.T, rounds int) { //nolint:thelper // a test body run with a count of rounds: failures point into it
 	url := storetest.SQLDWS().URL(t)
 	const procs, workers, increments = 3, 12, 8
 	for round := 1; round <= rounds; round++ {

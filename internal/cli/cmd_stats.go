@@ -108,8 +108,8 @@ func writeTable(b *strings.Builder, rows [][]string) {
 	for _, r := range rows {
 		for i, cell := range r {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			switch {
-			case i == 0:
+			switch i {
+			case 0:
 				b.WriteString(cell + pad)
 			default:
 				b.WriteString("  " + pad + cell)

@@ -65,6 +65,7 @@ func (b blockingRecorder) After(ctx context.Context, id string, r store.WriteRes
 
 // journaled is a cli whose journal goes to a state directory of its own.
 func journaled(t *testing.T, url string) (*cli, string) {
+	t.Helper()
 	state := t.TempDir()
 	c := &cli{t: t, url: url, now: storetest.T0, env: map[string]string{"XDG_STATE_HOME": state}}
 	c.must("--no-journal", "init")

@@ -43,8 +43,8 @@ func (st step) text(lines ...string) step { return st.ok(strings.Join(lines, "\n
 // notDone expects exit 1 and exactly out on stdout.
 func (st step) notDone(out string) step { st.code, st.out = 1, out; return st }
 
-// has expects the exit code and stdout holding every one of subs.
-func (st step) has(code int, subs ...string) step { st.code, st.outHas = code, subs; return st }
+// has expects exit 0 and stdout holding every one of subs.
+func (st step) has(subs ...string) step { st.code, st.outHas = 0, subs; return st }
 
 // refused expects exit 2, nothing on stdout and sub in the error.
 func (st step) refused(sub string) step { st.code, st.out, st.errHas = 2, "", sub; return st }
@@ -165,7 +165,7 @@ var commandCases = []struct {
 			refused(`mutations[0].type: want "set" or "delete"`),
 		s("atomic", "-").input(`{"mutations":[]} {}`).refused("unexpected text after"),
 		s("get", `["x"]`).notDone(`["x"]  (absent)` + "\n"),
-		s("-o", "json", "stats").has(0, `"seq":1,`),
+		s("-o", "json", "stats").has(`"seq":1,`),
 	}},
 	{"sweep", []step{
 		s("set", `["tmp", "a"]`, "1", "--expire-in", "1s").ok("00000000000000000001\n"),
@@ -174,9 +174,9 @@ var commandCases = []struct {
 		s("sweep", "--dry-run").clock(1500).text(
 			`["tmp", "a"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01.000Z  expired`,
 			`would sweep 1 row (dry run); next expiry 2026-01-02T00:00:02.000Z`),
-		s("-o", "json", "sweep").clock(2000).has(0, `{"swept":2,"remaining":0,"elapsedMs":`, `"batches":1,"nextExpiry":1767315600000,"dryRun":false}`),
-		s("sweep").clock(2000).has(0, "swept 0 rows in 0 batches", "0 expired rows remain; next expiry 2026-01-02T01:00:00.000Z"),
-		s("sweep", "--prefix", `["keep"]`, "--batch", "1").clock(3600000).has(0, "swept 1 row in 1 batch", "no row expires later"),
+		s("-o", "json", "sweep").clock(2000).has(`{"swept":2,"remaining":0,"elapsedMs":`, `"batches":1,"nextExpiry":1767315600000,"dryRun":false}`),
+		s("sweep").clock(2000).has("swept 0 rows in 0 batches", "0 expired rows remain; next expiry 2026-01-02T01:00:00.000Z"),
+		s("sweep", "--prefix", `["keep"]`, "--batch", "1").clock(3600000).has("swept 1 row in 1 batch", "no row expires later"),
 		s("-o", "text", "dump").ok(""),
 		s("sweep", "--batch=-1").refused("--batch -1"),
 	}},
@@ -185,12 +185,12 @@ var commandCases = []struct {
 		s("set", `["a", 2]`, "2", "--expire-in", "1s").ok("00000000000000000002\n"),
 		s("set", `[7n]`, "3").ok("00000000000000000003\n"),
 		s("set", `[]`, "4").ok("00000000000000000004\n"),
-		s("-o", "json", "stats").clock(1000).has(0,
+		s("-o", "json", "stats").clock(1000).has(
 			`{"seq":4,"rows":4,"live":3,"expired":1,"undecodable":0,"invalidValues":0,"journalMode":`,
 			`"byPrefix":[{"prefix":[],"rows":1,"live":1,"expired":0,"bytes":1},`+
 				`{"prefix":`+tA+`,"rows":2,"live":1,"expired":1,"bytes":26},`+
 				`{"prefix":[{"type":"bigint","value":"7"}],"rows":1,"live":1,"expired":0,"bytes":10}]}`),
-		s("stats").clock(1000).has(0, "seq             4\nrows            4\nlive            3\nexpired         1\n",
+		s("stats").clock(1000).has("seq             4\nrows            4\nlive            3\nexpired         1\n",
 			"PREFIX  ROWS  LIVE  EXPIRED  BYTES\n[]         1     1        0      1\n\"a\"        2     1        1     26\n7n         1     1        0     10\n"),
 	}},
 	{"load", []step{
@@ -235,7 +235,7 @@ var commandCases = []struct {
 		s("--read-only", "load", "-").input(`{"key":"[\"n\"]","value":1}`).refused("store is read-only: load refused"),
 		s("--read-only", "atomic", "-").input(`{"mutations":[{"type":"set","key":"[\"n\"]","value":1}]}`).refused("store is read-only: atomic commit refused"),
 		s("--read-only", "sweep").clock(5000).refused("store is read-only: sweep refused"),
-		s("--read-only", "sweep", "--dry-run").clock(5000).has(0, "would sweep 1 row"),
+		s("--read-only", "sweep", "--dry-run").clock(5000).has("would sweep 1 row"),
 		s("--read-only", "get", `["k"]`).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01.000Z`),
 		s("--read-only", "-o", "text", "dump").clock(5000).text(`["k"]  1  v=00000000000000000001  expires=2026-01-02T00:00:01.000Z  expired`),
 		s("--read-only", "get", `["n"]`).notDone(`["n"]  (absent)` + "\n"),
@@ -251,8 +251,8 @@ var commandCases = []struct {
 		s("key", "decode", "0261").refused("HEX: codec: truncated key encoding"),
 		s("key", "decode", "06").refused("invalid key encoding tag at byte 0"),
 		s("key", "encode", `["a", NaN]`).refused("KEY [\"a\", NaN]: codec: column 7"),
-		s("version").has(0, "kvdeck ", "\ngo go1."),
-		s("-o", "json", "version").has(0, `{"version":"`, `"goVersion":"go1.`),
+		s("version").has("kvdeck ", "\ngo go1."),
+		s("-o", "json", "version").has(`{"version":"`, `"goVersion":"go1.`),
 	}},
 	{"bad input", []step{
 		s("get", `["users", x]`).refused(`KEY ["users", x]: codec: column 11`),

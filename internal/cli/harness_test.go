@@ -82,6 +82,7 @@ func runMain(t *testing.T, env map[string]string, stdin string, args []string, o
 // file, a real sqld over HTTP and over WebSocket), with a cli on it at
 // storetest.T0; b gives fn more fresh databases of the same kind.
 func eachBackend(t *testing.T, fn func(t *testing.T, c *cli, b storetest.Backend)) {
+	t.Helper()
 	backends := []storetest.Backend{storetest.File(), storetest.SQLD(), storetest.SQLDWS().Named("sqld-ws")}
 	storetest.Each(t, backends, func(t *testing.T, b storetest.Backend) {
 		c := &cli{t: t, url: b.URL(t), now: storetest.T0}

@@ -62,13 +62,11 @@ func TestTextOutputIsTerminalSafe(t *testing.T) {
 		}{strings.Join(args, " "), r})
 		return r
 	}
-	mustRun := func(args ...string) result {
+	mustRun := func(args ...string) {
 		t.Helper()
-		r := run(args...)
-		if r.code != 0 {
+		if r := run(args...); r.code != 0 {
 			t.Fatalf("kvdeck %q: exit %d\nstdout: %q\nstderr: %q", args, r.code, r.stdout, r.stderr)
 		}
-		return r
 	}
 
 	// a lease without expiry (doctor names its class and id) whose holder

@@ -25,6 +25,7 @@ type headerLog struct {
 }
 
 func newHeaderLog(t *testing.T) *headerLog {
+	t.Helper()
 	h := &headerLog{}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()

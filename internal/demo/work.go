@@ -124,7 +124,7 @@ func (r *replica) writeTTL(ctx context.Context, k codec.Key, v any, lo, hi time.
 func (r *replica) produce(ctx context.Context) {
 	for range 1 + r.r.IntN(3) {
 		q := pick(r.r, []string{QueueEmails, QueueEmails, QueueThumbnails, QueueInvoices})
-		var b any = body(r.r, q, r.r.IntN(10000))
+		b := body(r.r, q, r.r.IntN(10000))
 		if r.r.IntN(30) == 0 {
 			b = poisonBody()
 		}

@@ -201,6 +201,28 @@ func (j *Journal) readLines() ([]line, []Note, error) {
 	return out, notes, nil
 }
 
+// parseNumbered parses line no of file name: the line, or a note of why
+// it does not parse, or both when a good line follows a torn one on the
+// same line. last says the line is the file's last and has no line feed.
+func parseNumbered(text []byte, name string, no int, last bool) (*line, *Note) {
+	rec, perr := parseLine(text)
+	if perr == nil {
+		return &line{rec: rec, file: name, no: no}, nil
+	}
+	why := perr.Error()
+	if last {
+		why += "; the last line of the file, without its line feed: a write cut short (a crash or a full disk)"
+	}
+	var good *line
+	if i := bytes.LastIndex(text, []byte(linePrefix)); i > 0 {
+		if rec, e := parseLine(text[i:]); e == nil {
+			good = &line{rec: rec, file: name, no: no}
+			why = "a torn line before the good one on the same line"
+		}
+	}
+	return good, &Note{File: name, Line: no, Why: why}
+}
+
 // parseFile reads the lines of one journal file. A line that does not
 // parse is skipped with a note; when it holds a good line after a torn
 // one (a crash mid-line, then another write appended to it), that line
@@ -211,28 +233,17 @@ func parseFile(r io.Reader, name string) ([]line, []Note, error) {
 	var notes []Note
 	for no := 1; ; no++ {
 		raw, err := br.ReadBytes('\n')
-		if len(raw) > 0 {
-			text := bytes.TrimSuffix(raw, []byte("\n"))
-			if len(bytes.TrimSpace(text)) > 0 {
-				rec, perr := parseLine(text)
-				if perr == nil {
-					out = append(out, line{rec: rec, file: name, no: no})
-				} else {
-					why := perr.Error()
-					if err == io.EOF {
-						why += "; the last line of the file, without its line feed: a write cut short (a crash or a full disk)"
-					}
-					if i := bytes.LastIndex(text, []byte(linePrefix)); i > 0 {
-						if rec, e := parseLine(text[i:]); e == nil {
-							out = append(out, line{rec: rec, file: name, no: no})
-							why = "a torn line before the good one on the same line"
-						}
-					}
-					notes = append(notes, Note{File: name, Line: no, Why: why})
-				}
+		text := bytes.TrimSuffix(raw, []byte("\n"))
+		if len(bytes.TrimSpace(text)) > 0 {
+			l, note := parseNumbered(text, name, no, errors.Is(err, io.EOF))
+			if l != nil {
+				out = append(out, *l)
+			}
+			if note != nil {
+				notes = append(notes, *note)
 			}
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out, notes, nil
 		}
 		if err != nil {

@@ -145,10 +145,10 @@ func parseLine(line []byte) (record, error) {
 	}
 	var r record
 	if err := json.Unmarshal(body, &r); err != nil {
-		return record{}, fmt.Errorf("%w: %v", errLine, err)
+		return record{}, fmt.Errorf("%w: %w", errLine, err)
 	}
 	if err := r.validate(); err != nil {
-		return record{}, fmt.Errorf("%w: %v", errLine, err)
+		return record{}, fmt.Errorf("%w: %w", errLine, err)
 	}
 	return r, nil
 }
@@ -173,7 +173,7 @@ func (r record) validate() error {
 	}
 	for _, k := range r.Keys {
 		if _, err := hex.DecodeString(k); err != nil {
-			return fmt.Errorf("key %q: %v", k, err)
+			return fmt.Errorf("key %q: %w", k, err)
 		}
 	}
 	for _, c := range r.Checks {
@@ -204,11 +204,11 @@ func (r record) validate() error {
 func decodeKey(h string) (codec.Key, error) {
 	raw, err := hex.DecodeString(h)
 	if err != nil {
-		return nil, fmt.Errorf("key %q: %v", h, err)
+		return nil, fmt.Errorf("key %q: %w", h, err)
 	}
 	k, err := codec.Decode(raw)
 	if err != nil {
-		return nil, fmt.Errorf("key %s: %v", h, err)
+		return nil, fmt.Errorf("key %s: %w", h, err)
 	}
 	return k, nil
 }
@@ -232,7 +232,7 @@ func valueBytes(v *string, vx string) ([]byte, error) {
 	}
 	b, err := hex.DecodeString(vx)
 	if err != nil {
-		return nil, fmt.Errorf("value: %v", err)
+		return nil, fmt.Errorf("value: %w", err)
 	}
 	return b, nil
 }
@@ -245,7 +245,7 @@ func newRowRec(r store.RawRow) rowRec {
 func (r rowRec) row() (store.RawRow, error) {
 	k, err := hex.DecodeString(r.K)
 	if err != nil {
-		return store.RawRow{}, fmt.Errorf("row key %q: %v", r.K, err)
+		return store.RawRow{}, fmt.Errorf("row key %q: %w", r.K, err)
 	}
 	v, err := valueBytes(r.V, r.VX)
 	if err != nil {
@@ -313,7 +313,7 @@ func newRestoreRec(o store.RestoreOp) restoreRec {
 func (o restoreRec) op() (store.RestoreOp, error) {
 	k, err := hex.DecodeString(o.K)
 	if err != nil {
-		return store.RestoreOp{}, fmt.Errorf("restore key %q: %v", o.K, err)
+		return store.RestoreOp{}, fmt.Errorf("restore key %q: %w", o.K, err)
 	}
 	out := store.RestoreOp{Key: k, ExpectVer: o.Expect}
 	if o.Put != nil {

@@ -227,40 +227,8 @@ func (j *Journal) PlanUndo(ctx context.Context, s *store.Store, id string) (Plan
 	if err := Undoable(e, entries); err != nil {
 		return p, err
 	}
-	var keys [][]byte
-	for _, k := range e.Keys {
-		if _, ok := e.After[string(k)]; ok && !containsKey(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	var extra []string
-	for k := range e.After {
-		if !containsKey(keys, []byte(k)) {
-			extra = append(extra, k)
-		}
-	}
-	sort.Strings(extra)
-	for _, k := range extra {
-		keys = append(keys, []byte(k))
-	}
-	before := map[string]store.RawRow{}
-	for _, b := range e.Before {
-		before[string(b.Key)] = b
-	}
-	at := 0
-	for i, x := range entries {
-		if x.ID == e.ID {
-			at = i
-		}
-	}
-	for _, k := range keys {
-		op := store.RestoreOp{Key: k, ExpectVer: expectVer(entries[at+1:], e, k)}
-		if b, ok := before[string(k)]; ok {
-			row := b
-			op.Put = &row
-		}
-		p.Ops = append(p.Ops, op)
-	}
+	keys := undoKeys(e)
+	p.Ops = restoreOps(entries, e, keys)
 	rows, err := readRows(ctx, s, keys)
 	if err != nil {
 		return p, err
@@ -277,6 +245,54 @@ func (j *Journal) PlanUndo(ctx context.Context, s *store.Store, id string) (Plan
 		}
 	}
 	return p, nil
+}
+
+// undoKeys are the keys entry e changed: those it names, in its order,
+// then any other key it has an after-image of, sorted.
+func undoKeys(e Entry) [][]byte {
+	var keys [][]byte
+	for _, k := range e.Keys {
+		if _, ok := e.After[string(k)]; ok && !containsKey(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	var extra []string
+	for k := range e.After {
+		if !containsKey(keys, []byte(k)) {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		keys = append(keys, []byte(k))
+	}
+	return keys
+}
+
+// restoreOps puts each of keys back as it was before e (or deletes it,
+// when e created it), each guarded by the version it must have now
+// (expectVer: what e left, as later journaled writes carried it on).
+func restoreOps(entries []Entry, e Entry, keys [][]byte) []store.RestoreOp {
+	before := map[string]store.RawRow{}
+	for _, b := range e.Before {
+		before[string(b.Key)] = b
+	}
+	at := 0
+	for i, x := range entries {
+		if x.ID == e.ID {
+			at = i
+		}
+	}
+	var ops []store.RestoreOp
+	for _, k := range keys {
+		op := store.RestoreOp{Key: k, ExpectVer: expectVer(entries[at+1:], e, k)}
+		if b, ok := before[string(k)]; ok {
+			row := b
+			op.Put = &row
+		}
+		ops = append(ops, op)
+	}
+	return ops
 }
 
 // expectVer is the ver key k must be at for e's undo: the ver e left,

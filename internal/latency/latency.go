@@ -36,7 +36,6 @@ type Proxy struct {
 	swap     atomic.Bool
 	swapped  atomic.Int64
 	requests atomic.Int64
-	closes   atomic.Int64
 	bytesIn  atomic.Int64
 	ln       net.Listener
 	srv      *http.Server
@@ -119,11 +118,8 @@ func (p *Proxy) Delay() time.Duration { return time.Duration(p.delay.Load()) }
 // Requests counts the requests forwarded so far: HTTP requests and
 // WebSocket data messages from the client. An HTTP request that only closes
 // a Hrana stream is not counted (the driver sends it in the background when
-// it drops a connection, not as part of an operation); see Closes.
+// it drops a connection, not as part of an operation).
 func (p *Proxy) Requests() int64 { return p.requests.Load() }
-
-// Closes counts the stream-closing HTTP requests left out of Requests.
-func (p *Proxy) Closes() int64 { return p.closes.Load() }
 
 // BytesIn counts the bytes of HTTP response bodies forwarded to clients.
 func (p *Proxy) BytesIn() int64 { return p.bytesIn.Load() }
@@ -179,9 +175,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if isCloseOnly(body) {
-		p.closes.Add(1)
-	} else {
+	if !isCloseOnly(body) {
 		p.requests.Add(1)
 	}
 	if err := p.wait(r.Context()); err != nil {

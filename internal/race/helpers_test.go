@@ -13,7 +13,10 @@ import (
 
 // ctx is storetest.Ctx with a longer deadline: a race opens a store per
 // worker and runs them all to the end.
-func ctx(t *testing.T) context.Context { return storetest.CtxTimeout(t, 2*time.Minute) }
+func ctx(t *testing.T) context.Context {
+	t.Helper()
+	return storetest.CtxTimeout(t, 2*time.Minute)
+}
 
 // opener returns a Config.Open for url.
 func opener(url string) func(context.Context) (*store.Store, error) {

@@ -206,11 +206,10 @@ func TestLiveOneReadOneCommitPerAttempt(t *testing.T) {
 		opened = append(opened, storetest.Open(t, p.URL, store.Options{}))
 	}
 	next := 0
-	open := func(context.Context) (*store.Store, error) { next++; return opened[next-1], nil }
 	var res race.Result
 	var err error
 	n := p.Count(func() {
-		res, err = race.Run(ctx(t), race.Config{Open: open, Key: counterKey, Workers: 3, Increments: 3, Lockstep: true})
+		res, err = race.Run(ctx(t), race.Config{Open: func(context.Context) (*store.Store, error) { next++; return opened[next-1], nil }, Key: counterKey, Workers: 3, Increments: 3, Lockstep: true})
 	})
 	if err != nil {
 		t.Fatal(err)

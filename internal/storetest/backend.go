@@ -24,17 +24,26 @@ type Backend struct {
 
 // File is a fresh embedded database, a file under t.TempDir(), named "file".
 func File() Backend {
-	return Backend{Name: "file", URL: func(t testing.TB) string { return "file:" + filepath.Join(t.TempDir(), "kv.db") }}
+	return Backend{Name: "file", URL: func(t testing.TB) string {
+		t.Helper()
+		return "file:" + filepath.Join(t.TempDir(), "kv.db")
+	}}
 }
 
 // SQLD is a fresh real sqld reached over HTTP, named "sqld".
 func SQLD() Backend {
-	return Backend{Name: "sqld", URL: func(t testing.TB) string { return sqldtest.Start(t).URL }}
+	return Backend{Name: "sqld", URL: func(t testing.TB) string {
+		t.Helper()
+		return sqldtest.Start(t).URL
+	}}
 }
 
 // SQLDWS is a fresh real sqld reached over WebSocket, named "ws".
 func SQLDWS() Backend {
-	return Backend{Name: "ws", URL: func(t testing.TB) string { return sqldtest.Start(t).WSURL }}
+	return Backend{Name: "ws", URL: func(t testing.TB) string {
+		t.Helper()
+		return sqldtest.Start(t).WSURL
+	}}
 }
 
 // Named returns b under another subtest name, so that a suite keeps the

@@ -48,10 +48,14 @@ func (c *Clock) Add(d time.Duration) { c.ms.Add(d.Milliseconds()) }
 
 // Ctx returns a context that expires after a minute and is cancelled when
 // the test ends.
-func Ctx(t testing.TB) context.Context { return CtxTimeout(t, ctxTimeout) }
+func Ctx(t testing.TB) context.Context {
+	t.Helper()
+	return CtxTimeout(t, ctxTimeout)
+}
 
 // CtxTimeout is Ctx with another deadline, for tests that run longer.
 func CtxTimeout(t testing.TB, d time.Duration) context.Context {
+	t.Helper()
 	c, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return c

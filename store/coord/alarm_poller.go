@@ -145,7 +145,9 @@ func (p *AlarmPoller) repost(ctx context.Context, f AlarmFiring, now int64, caus
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
 	defer cancel()
 	if err := ScheduleRetry(rctx, p.Store, f.Class, f.ID, now, f.RetryCount); err != nil {
-		return f, fmt.Errorf("re-post alarm %s/%s after %v: %w", f.Class, f.ID, cause, err)
+		// The cause is named, not wrapped: a re-post that failed after a
+		// cancelled handler must not read as the poller's own cancellation.
+		return f, fmt.Errorf("re-post alarm %s/%s after %s: %w", f.Class, f.ID, cause.Error(), err)
 	}
 	return f, nil
 }

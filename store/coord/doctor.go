@@ -63,7 +63,7 @@ func Inspect(ctx context.Context, s *store.Store, now int64) (Report, error) {
 	sc := &storeCollector{now: now, h: health}
 	r := Report{Now: now, Meta: mc.rep, Store: health}
 	fs := lc.finish(now)
-	fs = append(fs, cc.finish(now)...)
+	fs = append(fs, cc.finish()...)
 	r.Leases = append(lc.rows, cronRows(cc.schedules, now)...)
 	for _, sch := range cc.schedules {
 		r.Cron = append(r.Cron, *sch)

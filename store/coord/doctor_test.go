@@ -38,6 +38,7 @@ func set(t *testing.T, s *store.Store, k, v string, ttl time.Duration) {
 
 // healthy writes what a running service leaves behind at storetest.T0.
 func healthy(t *testing.T, s *store.Store, c *storetest.Clock) {
+	t.Helper()
 	must(t, coord.SetMode(storetest.Ctx(t), s, coord.ModeCentral))
 	must(t, coord.Probe(storetest.Ctx(t), s))
 	_, err := coord.Acquire(storetest.Ctx(t), s, "Pod", "fresh", coord.LeaseOptions{})
@@ -124,6 +125,7 @@ func TestDoctorSeededAnomalies(t *testing.T) {
 // seedAnomalies writes one instance of every weak spot next to the
 // healthy rows.
 func seedAnomalies(t *testing.T, s *store.Store, c *storetest.Clock, url string) {
+	t.Helper()
 	cx := storetest.Ctx(t)
 	// Alarms. A claimer crashed after its claim: by-id without due entry.
 	must(t, coord.SetAlarm(cx, s, "Cart", "claimed", storetest.T0-1000))

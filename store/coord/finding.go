@@ -29,6 +29,7 @@ func (s Severity) rank() int {
 		return 0
 	case SeverityWarning:
 		return 1
+	case SeverityInfo:
 	}
 	return 2
 }

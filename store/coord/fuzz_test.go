@@ -57,7 +57,7 @@ func FuzzInspect(f *testing.F) {
 			}
 		}
 		lc.finish(5)
-		cc.finish(5)
+		cc.finish()
 		ac.finish(5)
 		qc.finish()
 	})

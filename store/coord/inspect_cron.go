@@ -146,7 +146,7 @@ func (c *cronCollector) malformed(k codec.Key, why string) {
 
 // finish infers intervals and finds gaps, double wins, late claims and
 // rows without expiry.
-func (c *cronCollector) finish(now int64) []Finding {
+func (c *cronCollector) finish() []Finding {
 	out := c.findings
 	for _, sch := range c.schedules {
 		buckets := make([]int64, len(sch.Buckets))
@@ -203,7 +203,7 @@ func InspectCron(ctx context.Context, s *store.Store, name string, now int64) ([
 	if err := scanInto(ctx, s, prefix(PrefixCron, name), c.add); err != nil {
 		return nil, nil, err
 	}
-	fs := c.finish(now)
+	fs := c.finish()
 	out := make([]CronSchedule, len(c.schedules))
 	for i, sch := range c.schedules {
 		out[i] = *sch

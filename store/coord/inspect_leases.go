@@ -150,6 +150,6 @@ func InspectLeases(ctx context.Context, s *store.Store, now int64) ([]LeaseRow, 
 	if err := scanInto(ctx, s, prefix(PrefixCron, ""), cc.add); err != nil {
 		return nil, nil, err
 	}
-	fs := append(lc.finish(now), cc.finish(now)...)
+	fs := append(lc.finish(now), cc.finish()...)
 	return append(lc.rows, cronRows(cc.schedules, now)...), fs, nil
 }

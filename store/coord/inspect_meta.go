@@ -50,13 +50,6 @@ func (c *metaCollector) add(e store.Entry) {
 	}
 }
 
-// InspectMeta reports the mode marker and leftover probes at now.
-func InspectMeta(ctx context.Context, s *store.Store, now int64) (MetaReport, []Finding, error) {
-	c := &metaCollector{now: now}
-	err := scanInto(ctx, s, prefix(PrefixMeta, ""), c.add)
-	return c.rep, c.findings, err
-}
-
 // StoreHealth is what every row of the store shows.
 type StoreHealth struct {
 	Rows int64

@@ -43,9 +43,10 @@ func (c *consumer) take() []string {
 	return out
 }
 
-func newBroker(s *store.Store, queue string, c *consumer, opts coord.ConsumerOptions) *coord.Broker {
+// newBroker returns a broker whose consumer c takes the queue "jobs".
+func newBroker(s *store.Store, c *consumer, opts coord.ConsumerOptions) *coord.Broker {
 	b := coord.NewBroker(s)
-	b.Consume(queue, c.handle, opts)
+	b.Consume("jobs", c.handle, opts)
 	return b
 }
 
@@ -67,7 +68,7 @@ func TestQueueFirstDeliveryAndAck(t *testing.T) {
 			t.Fatalf("row %q", got)
 		}
 		con := &consumer{decide: func(m *coord.Message) error { m.Ack(); return nil }}
-		b := newBroker(s, "jobs", con, coord.ConsumerOptions{})
+		b := newBroker(s, con, coord.ConsumerOptions{})
 		d := poll(t, b, storetest.T0)
 		if len(d) != 1 || d[0].ID != id || d[0].Attempts != 1 || d[0].Decision != coord.DecisionAck || d[0].Outcome != coord.OutcomeAcked {
 			t.Fatalf("delivery %+v", d)
@@ -165,7 +166,7 @@ func TestQueueMaxAttempts(t *testing.T) {
 		_, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(`"x"`), 0)
 		must(t, err)
 		con := &consumer{}
-		b := newBroker(s, "jobs", con, coord.ConsumerOptions{MaxAttempts: 3, BaseRetryDelay: time.Millisecond})
+		b := newBroker(s, con, coord.ConsumerOptions{MaxAttempts: 3, BaseRetryDelay: time.Millisecond})
 		var seen []string
 		for now := storetest.T0; now < storetest.T0+100; now += 10 {
 			poll(t, b, now)
@@ -184,7 +185,7 @@ func TestQueueDeadLetterIsOptIn(t *testing.T) {
 	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		id, err := coord.Send(storetest.Ctx(t), s, "jobs", []byte(`{"k":[1]}`), 0)
 		must(t, err)
-		b := newBroker(s, "jobs", &consumer{}, coord.ConsumerOptions{MaxAttempts: 1, DeadLetter: true})
+		b := newBroker(s, &consumer{}, coord.ConsumerOptions{MaxAttempts: 1, DeadLetter: true})
 		d := poll(t, b, storetest.T0)
 		if len(d) != 1 || d[0].Outcome != coord.OutcomeDropped {
 			t.Fatalf("delivery %+v", d)
@@ -209,7 +210,7 @@ func TestQueueBatchSizeDelaysAndIsolation(t *testing.T) {
 		_, err = coord.Send(storetest.Ctx(t), s, "other", []byte(`"o"`), 0)
 		must(t, err)
 		con := &consumer{decide: func(m *coord.Message) error { m.Ack(); return nil }}
-		b := newBroker(s, "jobs", con, coord.ConsumerOptions{MaxBatchSize: 4})
+		b := newBroker(s, con, coord.ConsumerOptions{MaxBatchSize: 4})
 		poll(t, b, storetest.T0)
 		if got := con.take(); !reflect.DeepEqual(got, []string{"6#1"}) {
 			t.Fatalf("at storetest.T0: %v, want only the message without delay", got)

@@ -42,6 +42,7 @@ func (k eventKind) String() string {
 		return "deleted"
 	case evExpired:
 		return "expired"
+	case evSet:
 	}
 	return "set"
 }

@@ -16,9 +16,11 @@ func seededAlarms(t *testing.T) *viewtest.Harness[Model] {
 	return newAlarmsHarness(t, s, clock, 120, 37)
 }
 
-// selectAlarm selects class and, in it, the row with key k.
-func selectAlarm(t *testing.T, h *viewtest.Harness[Model], class string, k codec.Key) {
+// selectAlarm selects the class Cart (the seeded alarms' class) and, in
+// it, the row with key k.
+func selectAlarm(t *testing.T, h *viewtest.Harness[Model], k codec.Key) {
 	t.Helper()
+	const class = "Cart"
 	h.Keys("h", "g")
 	for c, ok := h.M.class(); !ok || c.Class != class; c, ok = h.M.class() {
 		if h.M.lists.Groups.Cur == len(h.M.classes)-1 {
@@ -36,9 +38,10 @@ func selectAlarm(t *testing.T, h *viewtest.Harness[Model], class string, k codec
 	t.Fatalf("no alarm row %s:\n%s", codec.Format(k), h.M.View())
 }
 
-func getAlarm(t *testing.T, h *viewtest.Harness[Model], class, id string) (coord.AlarmRecord, bool) {
+// getAlarm reads the alarm id of the class Cart.
+func getAlarm(t *testing.T, h *viewtest.Harness[Model], id string) (coord.AlarmRecord, bool) {
 	t.Helper()
-	rec, found, err := coord.GetAlarm(viewtest.Ctx, h.S, class, id)
+	rec, found, err := coord.GetAlarm(viewtest.Ctx, h.S, "Cart", id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func TestAlarmsSetAndReschedule(t *testing.T) {
 	h.TypeText(id)
 	h.Keys("enter")
 	h.RequireFlash("set Cart/"+id, "due 2026-01-02T00:00:30Z")
-	if rec, ok := getAlarm(t, h, "Cart", id); !ok || rec.EpochMs != viewtest.T+30000 || rec.RetryCount != 0 {
+	if rec, ok := getAlarm(t, h, id); !ok || rec.EpochMs != viewtest.T+30000 || rec.RetryCount != 0 {
 		t.Fatalf("alarm = %+v %v", rec, ok)
 	}
 	if it, _ := h.M.item(); it.ID != id || !h.M.lists.OnItems {
@@ -69,7 +72,7 @@ func TestAlarmsSetAndReschedule(t *testing.T) {
 	h.TypeText("+1m")
 	h.RequireView("due 2026-01-02T00:01:00Z (in 1m)")
 	h.Keys("enter")
-	if rec, _ := getAlarm(t, h, "Cart", id); rec.EpochMs != viewtest.T+60000 {
+	if rec, _ := getAlarm(t, h, id); rec.EpochMs != viewtest.T+60000 {
 		t.Fatalf("rescheduled to %d, want %d", rec.EpochMs, viewtest.T+60000)
 	}
 	if _, found, _ := h.S.Get(viewtest.Ctx, coord.AlarmDueKey("Cart", viewtest.T+30000, id)); found {
@@ -86,14 +89,14 @@ func TestAlarmsSetAndReschedule(t *testing.T) {
 	h.ClearInput()
 	h.TypeText("1767312090000")
 	h.Keys("enter")
-	if rec, _ := getAlarm(t, h, "Cart", id); rec.EpochMs != viewtest.T+90000 {
+	if rec, _ := getAlarm(t, h, id); rec.EpochMs != viewtest.T+90000 {
 		t.Fatalf("epoch ms: due %d, want %d", rec.EpochMs, viewtest.T+90000)
 	}
 }
 
 func TestAlarmsRepostNeverFires(t *testing.T) {
 	h := seededAlarms(t)
-	selectAlarm(t, h, "Cart", coord.AlarmByIDKey("Cart", viewtest.IDCart4))
+	selectAlarm(t, h, coord.AlarmByIDKey("Cart", viewtest.IDCart4))
 	h.RequireView("never-fires")
 	h.Keys("e")
 	h.RequireView("RE-POST Cart/", "never fires")
@@ -108,13 +111,13 @@ func TestAlarmsRepostNeverFires(t *testing.T) {
 
 func TestAlarmsDelete(t *testing.T) {
 	h := seededAlarms(t)
-	selectAlarm(t, h, "Cart", coord.AlarmDueKey("Cart", viewtest.T+15000, viewtest.IDCart1))
+	selectAlarm(t, h, coord.AlarmDueKey("Cart", viewtest.T+15000, viewtest.IDCart1))
 	h.Keys("d")
 	c := h.Confirm()
 	if text := strings.Join(c.Lines, " "); !strings.Contains(text, "Cart/"+viewtest.IDCart1) || !strings.Contains(text, "by-id") {
 		t.Errorf("the dialog does not name the alarm and both rows: %s", text)
 	}
-	if _, ok := getAlarm(t, h, "Cart", viewtest.IDCart1); ok {
+	if _, ok := getAlarm(t, h, viewtest.IDCart1); ok {
 		t.Fatal("the alarm is still there")
 	}
 	if _, found, _ := h.S.Get(viewtest.Ctx, coord.AlarmDueKey("Cart", viewtest.T+15000, viewtest.IDCart1)); found {
@@ -123,7 +126,7 @@ func TestAlarmsDelete(t *testing.T) {
 
 	// An orphan due entry: only that row goes, guarded by its stamp.
 	orphan := coord.AlarmDueKey("Cart", viewtest.T+30000, viewtest.IDCart5)
-	selectAlarm(t, h, "Cart", orphan)
+	selectAlarm(t, h, orphan)
 	h.Keys("d")
 	c = h.Confirm()
 	if !strings.Contains(strings.Join(c.Lines, " "), "Deletes only the row "+codec.Format(orphan)) {
@@ -139,7 +142,7 @@ func TestAlarmsDelete(t *testing.T) {
 // handler: one fires, one whose object lease is held is re-posted at now.
 func TestAlarmsFire(t *testing.T) {
 	h := seededAlarms(t)
-	selectAlarm(t, h, "Cart", coord.AlarmDueKey("Cart", viewtest.T-120000, viewtest.IDCart3))
+	selectAlarm(t, h, coord.AlarmDueKey("Cart", viewtest.T-120000, viewtest.IDCart3))
 	h.Keys("f")
 	c := h.Confirm()
 	if c.Title != "Fire 2 due alarm(s) of Cart now?" || !strings.Contains(strings.Join(c.Lines, " "), "No service handler runs") {
@@ -147,10 +150,10 @@ func TestAlarmsFire(t *testing.T) {
 	}
 	h.RequireFlash("fired Cart", "1 fired", "1 reposted")
 	h.RequireView("FIRED AT 2026-01-02T00:00:00Z", "fired             "+viewtest.IDCart3, "reposted          "+viewtest.IDCart2, "re-posted at")
-	if _, ok := getAlarm(t, h, "Cart", viewtest.IDCart3); ok {
+	if _, ok := getAlarm(t, h, viewtest.IDCart3); ok {
 		t.Fatal("the fired alarm is still there")
 	}
-	if rec, ok := getAlarm(t, h, "Cart", viewtest.IDCart2); !ok || rec.EpochMs != viewtest.T {
+	if rec, ok := getAlarm(t, h, viewtest.IDCart2); !ok || rec.EpochMs != viewtest.T {
 		t.Fatalf("the alarm whose lease is held: %+v %v, want re-posted at now", rec, ok)
 	}
 	h.Keys("j")
@@ -168,7 +171,7 @@ func TestAlarmsFire(t *testing.T) {
 func TestAlarmsClockAndSelection(t *testing.T) {
 	h := seededAlarms(t)
 	k := coord.AlarmDueKey("Cart", viewtest.T+15000, viewtest.IDCart1)
-	selectAlarm(t, h, "Cart", k)
+	selectAlarm(t, h, k)
 	h.RequireView("in 15s")
 	h.Clock.Fix(viewtest.T + 20000)
 	h.RequireView("late 5s")

@@ -127,6 +127,7 @@ func (m Model) classLine(c coord.AlarmClass, selected, active bool, w int) strin
 			errs++
 		case coord.SeverityWarning:
 			warns++
+		case coord.SeverityInfo:
 		}
 	}
 	right := widgets.Line{{Text: fmt.Sprintf("%d due", len(c.Due)), Style: st.Count}}

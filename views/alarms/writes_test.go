@@ -15,6 +15,7 @@ func TestAlarmsWriteKeys(t *testing.T) {
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
 		Writes: keys.Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
+			t.Helper()
 			s, clock, _ := viewtest.Reference(t, readOnly)
 			return newAlarmsHarness(t, s, clock, 120, 37)
 		},

@@ -45,7 +45,7 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Edit):
 		cmd = m.startEdit()
 	case key.Matches(msg, k.New):
-		cmd = m.startNew()
+		m.startNew()
 	case key.Matches(msg, k.Delete):
 		cmd = m.askDelete()
 	case key.Matches(msg, k.Copy):
@@ -221,7 +221,7 @@ func (m *Model) startEdit() tea.Cmd {
 }
 
 // startNew opens the form for a new key under the selected prefix.
-func (m *Model) startNew() tea.Cmd {
+func (m *Model) startNew() {
 	var prefix codec.Key
 	if n := m.selected(); n != nil && n.kind == nodePart {
 		prefix = n.key
@@ -231,7 +231,6 @@ func (m *Model) startNew() tea.Cmd {
 	}
 	m.form = newKeyForm(m.styles, m.deps.Now, prefix)
 	m.form.SetSize(m.entryInner(), m.innerHeight())
-	return nil
 }
 
 // askDelete asks to delete the selected key, guarded by the shown stamp.

@@ -95,6 +95,7 @@ func (op commitOp) writeOp() string {
 		return "browse: new key"
 	case opDelete:
 		return "browse: delete"
+	case opEdit:
 	}
 	return "browse: edit"
 }

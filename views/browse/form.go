@@ -239,7 +239,7 @@ func (f *entryForm) expireIn(text string, now int64) (*time.Duration, error) {
 	// point 2).
 	d, err := usertext.ParseDurationAtLeast(text, time.Millisecond)
 	if err != nil {
-		return nil, fmt.Errorf("%q: %v; type keep, none, or one like 30s or 5m", text, err)
+		return nil, fmt.Errorf("%q: %w; type keep, none, or one like 30s or 5m", text, err)
 	}
 	return &d, nil
 }

@@ -304,6 +304,7 @@ func (m *Model) activate() tea.Cmd {
 		if !r.n.loading {
 			return tea.Batch(m.loadLevel(r.n, 0, nil, true), m.relayout())
 		}
+	case rowLoading, rowEmpty:
 	}
 	return nil
 }

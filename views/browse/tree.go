@@ -71,6 +71,7 @@ func (n *node) hasChildren() bool {
 		return true
 	case nodeRaw:
 		return false
+	case nodePart:
 	}
 	return n.count > 1 || (n.count == 1 && !n.isKey)
 }
@@ -83,6 +84,7 @@ func (n *node) label() string {
 		return "(undecodable)"
 	case nodeRaw:
 		return hex.EncodeToString(n.raw)
+	case nodePart:
 	}
 	return n.key[len(n.key)-1].String()
 }

@@ -32,6 +32,7 @@ func bigJSON(n int) []byte {
 // largeValueHarness opens a Browse view on a store holding one value of
 // each size under ["big", ...], with the first one selected.
 func largeValueHarness(t *testing.T, sizes ...int) (*viewtest.Harness[Model], []int) {
+	t.Helper()
 	clock := viewtest.FixedClock()
 	s := viewtest.Open(t, "file:"+filepath.Join(t.TempDir(), "big.db"), clock, false)
 	var stored []int

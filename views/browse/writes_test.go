@@ -15,7 +15,10 @@ func TestBrowseWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
 		Writes: keys.Writes(),
-		Start:  func(t *testing.T, readOnly bool) *viewtest.Harness[Model] { return newHarness(t, readOnly, 120, 40) },
+		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
+			t.Helper()
+			return newHarness(t, readOnly, 120, 40)
+		},
 		Prepare: func(h *viewtest.Harness[Model], _ string) {
 			goTo(h, `["accounts", "acme"]`)
 		},

@@ -73,6 +73,7 @@ func newOpEditor(st themes.Styles, op stagedOp, index int) *opEditor {
 		}
 		e.AddArea("value", value).Feedback(func(text string) string { return widgets.JSONFeedback(st, text) })
 		e.Add("expire", ttl, "none", nil).Feedback(e.ttlFeedback)
+	case opDel:
 	}
 	e.SetSubmitHelp("stage it")
 	e.fill.SetEnabled(op.kind == opCheck)
@@ -137,6 +138,7 @@ func (e *opEditor) op() (stagedOp, error) {
 		if op.expireIn, err = parseTTL(e.Value(edTTL)); err != nil {
 			return op, fmt.Errorf("expire: %w", err)
 		}
+	case opDel:
 	}
 	return op, nil
 }

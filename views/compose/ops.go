@@ -27,6 +27,7 @@ func (k opKind) String() string {
 		return "check"
 	case opSet:
 		return "set"
+	case opDel:
 	}
 	return "delete"
 }

@@ -88,6 +88,7 @@ func (m Model) opLine(i int, op stagedOp, keyW, w int) string {
 		if op.expireIn != nil {
 			l = append(l, widgets.Span{Text: " · expires " + widgets.Human(max(*op.expireIn, 0)), Style: st.Muted})
 		}
+	case opDel:
 	}
 	if i == m.cursor && m.focused && m.editor == nil {
 		return st.Selected.Render(widgets.FitWidth(l.Render(true), w))
@@ -191,6 +192,7 @@ func (m Model) sideView() string {
 				out = append(out, wl.Render(false))
 			}
 		}
+	case opDel:
 	}
 	return strings.Join(out, "\n")
 }

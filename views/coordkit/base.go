@@ -41,7 +41,7 @@ type Base struct {
 // tagged with session and gen.
 type LoadFunc func(s *store.Store, session, gen int, now int64) tea.Cmd
 
-// NewBase resolves the engine behind deps (coordStore) and tags the
+// NewBase resolves the engine behind deps (views.Engine) and tags the
 // first load here, not in Init (Init's receiver is a copy); load reads
 // the view's rows.
 func NewBase(deps views.Deps, styles themes.Styles, load LoadFunc) Base {

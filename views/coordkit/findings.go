@@ -31,6 +31,7 @@ func SeverityStyle(st themes.Styles, s coord.Severity) lipgloss.Style {
 		return st.Error
 	case coord.SeverityWarning:
 		return st.Warn
+	case coord.SeverityInfo:
 	}
 	return st.Muted
 }
@@ -56,6 +57,7 @@ func SeverityMark(s coord.Severity) string {
 		return "✗"
 	case coord.SeverityWarning:
 		return "⚠"
+	case coord.SeverityInfo:
 	}
 	return "·"
 }
@@ -76,11 +78,12 @@ func Unplaced(fs []coord.Finding, keys map[string]bool) []coord.Finding {
 func WorstSeverity(fs []coord.Finding) coord.Severity {
 	w := coord.SeverityInfo
 	for _, f := range fs {
-		switch {
-		case f.Severity == coord.SeverityError:
+		switch f.Severity {
+		case coord.SeverityError:
 			return f.Severity
-		case f.Severity == coord.SeverityWarning:
+		case coord.SeverityWarning:
 			w = f.Severity
+		case coord.SeverityInfo: // w is at least info already
 		}
 	}
 	return w

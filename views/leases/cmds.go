@@ -200,6 +200,7 @@ func (o leaseOp) String() string {
 		return "acquire"
 	case leaseRelease:
 		return "release"
+	case leaseBreak:
 	}
 	return "break"
 }
@@ -211,6 +212,7 @@ func (o leaseOp) past() string {
 		return "acquired"
 	case leaseRelease:
 		return "released"
+	case leaseBreak:
 	}
 	return "broken"
 }

@@ -226,6 +226,7 @@ func leaseStateStyle(m Model, s coord.LeaseState) lipgloss.Style {
 		return m.Styles.Warn
 	case coord.LeaseExpired:
 		return m.Styles.Error
+	case coord.LeaseHeld:
 	}
 	return m.Styles.OK
 }

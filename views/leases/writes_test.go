@@ -16,6 +16,7 @@ func TestLeasesWriteKeys(t *testing.T) {
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
 		Writes: keys.Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
+			t.Helper()
 			s, clock, url := viewtest.CoordStoreAt(t)
 			viewtest.SeedCoordAnomalies(t, s, clock)
 			return newLeasesHarness(t, viewtest.Open(t, url, clock, readOnly), clock, 120, 37)

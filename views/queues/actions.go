@@ -24,8 +24,7 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Close):
 		m.closeReport()
 	case key.Matches(msg, k.Filter), key.Matches(msg, k.ClearFilter):
-		m, cmd, _ := m.handleFilter(msg)
-		return m, cmd
+		return m.handleFilter(msg)
 	case m.lists.Side(msg, k.Queues, k.Messages, len(m.msgIDs()) > 0):
 	case key.Matches(msg, k.Peek) && !m.lists.OnItems:
 		m.lists.OnItems = len(m.msgIDs()) > 0

@@ -55,6 +55,7 @@ func (m Model) reportLines(w int) []string {
 			style, text = st.Text, text+" → due again "+usertext.FormatTime(d.NextDueAt)
 		case coord.OutcomeDropped:
 			style, text = st.Warn, text+": its last attempt, dropped without trace"
+		case coord.OutcomeAcked:
 		}
 		out = append(out, style.Render(widgets.FitWidth(text, w)))
 	}
@@ -104,6 +105,7 @@ func (m Model) pollLines(w int) []string {
 		return []string{st.Muted.Render("claiming the due messages of " + widgets.Sanitize(p.queue) + "…")}
 	case pollApplyingPhase:
 		return []string{st.Muted.Render("applying the decisions…")}
+	case pollDeciding:
 	}
 	out := []string{st.PaneTitle.Render(fmt.Sprintf("CLAIMED %d MESSAGE(S) OF %s", len(p.items), widgets.Sanitize(p.queue))) +
 		st.Warn.Render(" · out of the store until you apply")}

@@ -30,8 +30,8 @@ func (m Model) shownMessages(q coord.QueueReport) []coord.QueueMessage {
 	return out
 }
 
-// handleFilter hands msg to the filter (ok: it took the key).
-func (m Model) handleFilter(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
-	ok, cmd := m.lists.Filter(&m.filter, &m.keys.FilterKeys, msg, m.queueIDs(), m.messageIDs())
-	return m, cmd, ok
+// handleFilter hands msg to the filter.
+func (m Model) handleFilter(msg tea.KeyMsg) (Model, tea.Cmd) {
+	_, cmd := m.lists.Filter(&m.filter, &m.keys.FilterKeys, msg, m.queueIDs(), m.messageIDs())
+	return m, cmd
 }

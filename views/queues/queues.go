@@ -150,8 +150,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		case m.peek != nil:
 			return m.handlePeek(msg), nil
 		case m.filter.Typing():
-			m, cmd, _ := m.handleFilter(msg)
-			return m, cmd
+			return m.handleFilter(msg)
 		}
 		return m.handleLists(msg)
 	}

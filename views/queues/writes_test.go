@@ -16,6 +16,7 @@ func TestQueuesWriteKeys(t *testing.T) {
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
 		Writes: keys.Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
+			t.Helper()
 			s, clock, _ := viewtest.Reference(t, readOnly)
 			return newQueuesHarness(t, s, clock, 120, 37)
 		},

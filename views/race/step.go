@@ -249,6 +249,7 @@ func nextStep(events []race.Event, c int) race.StepKind {
 			return race.StepStage
 		case race.StepStage, race.StepRecover:
 			return race.StepCommit
+		case race.StepCommit:
 		}
 		if e.Outcome != nil && !e.Outcome.OK {
 			return race.StepRecover

@@ -26,7 +26,7 @@ func (m Model) View() string {
 }
 
 // header is the first lines of both modes: what races on which key.
-func (m Model) header(title string, w int) []string {
+func (m Model) header(title string) []string {
 	st := m.styles
 	mode := "check+set (CAS)"
 	if m.naive {
@@ -70,7 +70,7 @@ func (m Model) stepLines(w int) []string {
 // what the theater does (or why there is none).
 func (m Model) stepIntro(w int) []string {
 	st := m.styles
-	out := m.header("RACE · step mode", w)
+	out := m.header("RACE · step mode")
 	if m.step.stepper == nil {
 		return append(out, widgets.ProseLines("✗ "+m.step.err.Error(), st.Error, w)...)
 	}
@@ -267,7 +267,7 @@ func (m Model) verdictLines(w int) []string {
 func (m Model) liveLines(w int) []string {
 	st := m.styles
 	lv := m.run
-	out := m.header("RACE · live mode", w)
+	out := m.header("RACE · live mode")
 	lock := ""
 	if lv.lockstep {
 		lock = " · lockstep (every round: all read, then all write)"

@@ -91,7 +91,7 @@ func TestSweepProgressAndCancel(t *testing.T) {
 // sweepCancelHalfway seeds n expired rows, sweeps them with the view in
 // batches of batch rows, presses x once half are gone, and checks the
 // progress seen and the receipt.
-func sweepCancelHalfway(t *testing.T, n, batch int) {
+func sweepCancelHalfway(t *testing.T, n, batch int) { //nolint:thelper // a test body shared by the short and the large run: failures point into it
 	clock := viewtest.FixedClock()
 	path := filepath.Join(t.TempDir(), "sweep.db")
 	s := viewtest.Open(t, path, clock, false)

@@ -14,6 +14,7 @@ func TestSweepWriteKeys(t *testing.T) {
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
 		Writes: keys.Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
+			t.Helper()
 			s, clock, path := viewtest.Reference(t, readOnly)
 			return newSweepHarness(t, s, clock, path)
 		},

@@ -315,66 +315,77 @@ func (f Form) Values() ([]string, error) {
 // live check under it, the note, and the outcome of the last submit.
 func (f Form) View(w int) []string {
 	st := f.styles
-	lw := f.labelWidth()
 	var out []string
 	if f.title != "" {
 		out = append(out, st.PaneTitle.Render(f.title))
 	}
 	out = append(out, f.Header...)
-	for i, fl := range f.fields {
-		// The focused field is marked, not only coloured: it shows without
-		// colour too.
-		label := st.Label.Render(fmt.Sprintf("  %-*s ", lw, fl.label))
-		if i == f.focus {
-			label = st.Prompt.Render(fmt.Sprintf("❯ %-*s ", lw, fl.label))
-		}
-		indent := lw + 3
-		switch {
-		case fl.fixed:
-			out = append(out, label+st.Text.Render(Sanitize(fl.value()))+st.Muted.Render("  (fixed)"))
-			continue
-		case fl.multi:
-			out = append(out, strings.TrimRight(label, " "))
-			for _, l := range strings.Split(fl.area.View(), "\n") {
-				out = append(out, "  "+l)
-			}
-			indent = 2
-		default:
-			out = append(out, label+fl.in.View())
-		}
-		var note string
-		switch {
-		case fl.feedback != nil:
-			note = fl.feedback(fl.value())
-		case fl.check != nil:
-			ok, err := fl.check(fl.value())
-			note = st.OK.Render("✓ " + ok)
-			if err != nil {
-				note = st.Error.Render("✗ " + err.Error())
-			}
-		default:
-			continue
-		}
-		out = append(out, strings.Repeat(" ", indent)+FitWidth(note, max(w-indent, 1)))
+	for i := range f.fields {
+		out = append(out, f.fieldLines(i, w)...)
 	}
 	if f.note != "" {
 		out = append(out, ProseLines(f.note, st.Muted, w)...)
 	}
+	return append(out, f.statusLines(w)...)
+}
+
+// fieldLines draws field i: its label and input (or text area, or fixed
+// text), then its live feedback when it has any.
+func (f Form) fieldLines(i, w int) []string {
+	st, fl, lw := f.styles, f.fields[i], f.labelWidth()
+	// The focused field is marked, not only coloured: it shows without
+	// colour too.
+	label := st.Label.Render(fmt.Sprintf("  %-*s ", lw, fl.label))
+	if i == f.focus {
+		label = st.Prompt.Render(fmt.Sprintf("❯ %-*s ", lw, fl.label))
+	}
+	indent := lw + 3
+	var out []string
+	switch {
+	case fl.fixed:
+		return []string{label + st.Text.Render(Sanitize(fl.value())) + st.Muted.Render("  (fixed)")}
+	case fl.multi:
+		out = append(out, strings.TrimRight(label, " "))
+		for _, l := range strings.Split(fl.area.View(), "\n") {
+			out = append(out, "  "+l)
+		}
+		indent = 2
+	default:
+		out = append(out, label+fl.in.View())
+	}
+	var note string
+	switch {
+	case fl.feedback != nil:
+		note = fl.feedback(fl.value())
+	case fl.check != nil:
+		ok, err := fl.check(fl.value())
+		note = st.OK.Render("✓ " + ok)
+		if err != nil {
+			note = st.Error.Render("✗ " + err.Error())
+		}
+	default:
+		return out
+	}
+	return append(out, strings.Repeat(" ", indent)+FitWidth(note, max(w-indent, 1)))
+}
+
+// statusLines is the form's last line: what is in flight, the last
+// submit's error or the owner's notice, else the keys.
+func (f Form) statusLines(w int) []string {
+	st := f.styles
 	switch {
 	case f.Busy || f.Working != "":
-		out = append(out, st.Muted.Render(cmp.Or(f.Working, "working…")))
+		return []string{st.Muted.Render(cmp.Or(f.Working, "working…"))}
 	case f.Err != "":
-		out = append(out, ProseLines("✗ "+f.Err, st.FlashError, w)...)
+		return ProseLines("✗ "+f.Err, st.FlashError, w)
 	case f.Notice != "":
-		out = append(out, ProseLines(f.Notice, st.FlashInfo, w)...)
-	default:
-		var parts []string
-		for _, b := range []key.Binding{f.keys.Submit, f.keys.Next, f.keys.Cancel} {
-			parts = append(parts, st.HelpKey.Render(b.Help().Key)+st.HelpDesc.Render(" "+b.Help().Desc))
-		}
-		out = append(out, FitWidth(strings.Join(parts, st.HelpDesc.Render(" · ")), max(w, 1)))
+		return ProseLines(f.Notice, st.FlashInfo, w)
 	}
-	return out
+	var parts []string
+	for _, b := range []key.Binding{f.keys.Submit, f.keys.Next, f.keys.Cancel} {
+		parts = append(parts, st.HelpKey.Render(b.Help().Key)+st.HelpDesc.Render(" "+b.Help().Desc))
+	}
+	return []string{FitWidth(strings.Join(parts, st.HelpDesc.Render(" · ")), max(w, 1))}
 }
 
 // Keys returns the form's keys (an owner lists them with its own).

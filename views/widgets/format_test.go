@@ -72,3 +72,55 @@ func TestBytesText(t *testing.T) {
 		}
 	}
 }
+
+// TestTableAndShortTimes pins the instants the tables and prose show: UTC,
+// milliseconds only when there are any (TableTime, ShortTime), and the
+// cell forms of constant width whatever the milliseconds and the day.
+func TestTableAndShortTimes(t *testing.T) {
+	const now = int64(1767312000000) // 2026-01-02 00:00:00 UTC
+	for _, c := range []struct {
+		name, got, want string
+	}{
+		{"TableTime", TableTime(now + 1500), "01-02 00:00:01.5"},
+		{"TableTime whole", TableTime(now), "01-02 00:00:00"},
+		{"TableTimeCell", TableTimeCell(now), "01-02 00:00:00    "},
+		{"TableTimeCell ms", TableTimeCell(now + 123), "01-02 00:00:00.123"},
+		{"ShortTime today", ShortTime(now+3_600_250, now), "01:00:00.25"},
+		{"ShortTime other day", ShortTime(now-1000, now), "Jan 1 23:59:59"},
+		{"ShortTime same day a year on", ShortTime(now+365*24*3_600_000, now), "Jan 2 00:00:00"},
+		{"ShortTimeCell today", ShortTimeCell(now+5, now), "00:00:00.005"},
+		{"ShortTimeCell other day", ShortTimeCell(now-1000, now), "Jan  1 23:59:59.000"},
+		{"RelativeTo ahead", RelativeTo(now+90_000, now, "late"), "in 1m30s"},
+		{"RelativeTo behind", RelativeTo(now-3_000, now, "late"), "late 3s"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	if a, b := len(TableTimeCell(now)), len(TableTimeCell(now+7)); a != b {
+		t.Errorf("TableTimeCell widths %d and %d differ", a, b)
+	}
+}
+
+// TestMsDurSaturates: a span of milliseconds is exact up to the largest
+// Duration and saturates beyond, both ways, instead of wrapping.
+func TestMsDurSaturates(t *testing.T) {
+	for _, c := range []struct {
+		ms   int64
+		want time.Duration
+	}{
+		{1500, 1500 * time.Millisecond},
+		{-1500, -1500 * time.Millisecond},
+		{maxMs, time.Duration(maxMs) * time.Millisecond},
+		{maxMs + 1, math.MaxInt64},
+		{-maxMs - 1, -math.MaxInt64},
+		{math.MinInt64, -math.MaxInt64},
+	} {
+		if got := MsDur(c.ms); got != c.want {
+			t.Errorf("MsDur(%d) = %d, want %d", c.ms, got, c.want)
+		}
+	}
+	if got := MsUntil(math.MaxInt64, -5); got != math.MaxInt64 {
+		t.Errorf("MsUntil(MaxInt64, -5) = %d, want saturated", got)
+	}
+}

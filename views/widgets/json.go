@@ -44,19 +44,7 @@ func JSONPrefixLines(st themes.Styles, prefix []byte, maxLines int) []Line {
 	for i := 0; i < len(prefix); i++ {
 		c := prefix[i]
 		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			if c == '\n' {
-				cur.WriteString("\\n") // not JSON, but one line stays one line
-				continue
-			}
-			cur.WriteByte(c)
+			inString, escaped = stringByte(&cur, c, escaped)
 			continue
 		}
 		switch c {
@@ -98,6 +86,26 @@ func JSONPrefixLines(st themes.Styles, prefix []byte, maxLines int) []Line {
 		out = append(out, jsonTokens(st, cur.String()))
 	}
 	return out
+}
+
+// stringByte writes byte c of a JSON string to cur (a raw line feed as
+// \n: not JSON, but one line stays one line) and says whether the string
+// goes on after it and whether the next byte is escaped.
+func stringByte(cur *strings.Builder, c byte, escaped bool) (inString, nextEscaped bool) {
+	inString = true
+	switch {
+	case escaped:
+	case c == '\\':
+		nextEscaped = true
+	case c == '"':
+		inString = false
+	}
+	if c == '\n' {
+		cur.WriteString("\\n")
+	} else {
+		cur.WriteByte(c)
+	}
+	return inString, nextEscaped
 }
 
 // skipSpace returns the index of the first byte at or after i that is not

@@ -37,6 +37,11 @@ func TestJSONPrefixLinesMatchesJSONLines(t *testing.T) {
 	if got := len(JSONPrefixLines(st, []byte(`[1,2,3,4,5,6]`), 3)); got != 3 {
 		t.Errorf("maxLines 3: %d lines", got)
 	}
+	// A raw line feed inside a string (not JSON: a value cut from a row
+	// another program wrote) stays on its line, as \n.
+	if got := plainLines(JSONPrefixLines(st, []byte("[\"a\nb\\\",\",1]"), 10)); !strings.Contains(got, `"a\nb\",",`) {
+		t.Errorf("a raw line feed in a string:\n%s", got)
+	}
 }
 
 // FuzzJSONPrefixLines: any prefix of any bytes prints without panicking,

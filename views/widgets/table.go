@@ -8,7 +8,7 @@ import (
 	"kvdeck/themes"
 )
 
-// Column is one column of a columnTable: its title, its width in
+// Column is one column of a Table: its title, its width in
 // cells, and when it is left out of a table too narrow for it: drop 0
 // never, else in order of drop (1 first). A width of 0 marks the flexible
 // column, which takes the room the others leave (at least tableFlexMin

@@ -67,18 +67,17 @@ func Timeline(st themes.Styles, now int64, marks []TimelineMark, w int) []string
 // over its position, dropping an end label that would collide with it.
 func timelineLabels(st themes.Styles, lo, hi int64, nowAt, w int) string {
 	cells := []rune(strings.Repeat(" ", w))
-	put := func(at int, text string) bool {
+	put := func(at int, text string) { // where it fits on blank cells only
 		n := ansi.StringWidth(text)
 		if at < 0 || at+n > w {
-			return false
+			return
 		}
 		for i := at; i < at+n; i++ {
 			if cells[i] != ' ' {
-				return false
+				return
 			}
 		}
 		copy(cells[at:], []rune(text))
-		return true
 	}
 	nowLabel := "now"
 	put(min(max(nowAt-1, 0), w-len(nowLabel)), nowLabel)
