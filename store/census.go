@@ -110,8 +110,10 @@ func walkKeySQL() string {
 }
 
 // keyHex renders a key for JSON: "x" and its hex, NULL for NULL (hex()
-// alone gives '' for NULL, the empty key's form).
-func keyHex(k string) string { return "(CASE WHEN " + k + " IS NOT NULL THEN 'x' || hex(" + k + ") END)" }
+// alone gives ” for NULL, the empty key's form).
+func keyHex(k string) string {
+	return "(CASE WHEN " + k + " IS NOT NULL THEN 'x' || hex(" + k + ") END)"
+}
 
 // noBlob renders an expiry for JSON, which holds no BLOB: a BLOB
 // expires_at is no expiry, like a TEXT one.
