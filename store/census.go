@@ -121,37 +121,45 @@ func noBlob(e string) string {
 	return "(CASE WHEN typeof(" + e + ") = 'blob' THEN '' ELSE " + e + " END)"
 }
 
-// aggSQL is one range's figures as a JSON array (keys in hex), over the
-// rows of kv that where selects; censusFigures reads it.
-func aggSQL(hist ExpiringOptions, where string) string {
-	live := "(expires_at IS NULL OR expires_at > " + pNow + ")"
-	// A NULL v (another program's schema) has no length and is no JSON:
-	// it counts 0 bytes and as an invalid value.
-	b := "(coalesce(length(k), 0) + coalesce(length(CAST(v AS BLOB)), 0))"
-	bad := "coalesce(NOT json_valid(CAST(v AS TEXT)), 1)"
+// aggSQL is one range's figures as a JSON array of two arrays, the rows
+// of kv that where selects whose key decodes (ok), then the others (keys
+// in hex); parseFigures reads each. The per-row values are computed once
+// each, in a subquery SQLite runs as a co-routine (its LIMIT keeps it
+// from being flattened into the aggregate, which would evaluate them
+// once per use).
+func aggSQL(hist ExpiringOptions, where, ok string) string {
 	whole := func(col string) string {
 		return fmt.Sprintf("(typeof(%[1]s) = 'integer' OR (typeof(%[1]s) = 'real' AND %[1]s = CAST(%[1]s AS INTEGER)))", col)
 	}
-	odd := "NOT (" + whole("ver") + " AND (expires_at IS NULL OR " + whole("expires_at") + "))"
-	cols := []string{"count(*)", "sum(" + live + ")", "sum(" + b + ")", "sum(CASE WHEN " + live + " THEN 0 ELSE " + b + " END)",
-		"sum(" + live + " AND expires_at IS NOT NULL AND expires_at <= " + pSoon + ")",
-		noBlob("min(CASE WHEN " + live + " THEN expires_at END)"), noBlob("min(CASE WHEN NOT " + live + " THEN expires_at END)"),
-		"sum(" + bad + ")", keyHex("min(CASE WHEN " + bad + " THEN k END)"), "sum(" + odd + ")", keyHex("min(CASE WHEN " + odd + " THEN k END)"),
-		"max(CASE WHEN typeof(ver) IN ('integer', 'real') THEN CAST(ver AS INTEGER) + (ver > CAST(ver AS INTEGER)) END)",
-		"sum(v IS NULL)", keyHex("min(k)")}
-	for i := range hist.Buckets {
-		// The slice bounds are integers computed in Go: the statement
-		// compares plain numbers.
-		cols = append(cols, fmt.Sprintf("sum(%s AND expires_at IS NOT NULL AND expires_at > ?%d AND expires_at <= ?%d)", live, pSlices+2*i, pSlices+2*i+1))
+	// A NULL v (another program's schema) has no length and is no JSON:
+	// it counts 0 bytes and as an invalid value.
+	row := "SELECT k, expires_at AS e, (expires_at IS NULL OR expires_at > " + pNow + ") AS live, " +
+		"coalesce(length(k), 0) + coalesce(length(CAST(v AS BLOB)), 0) AS b, " +
+		"coalesce(NOT json_valid(CAST(v AS TEXT)), 1) AS bad, " +
+		"NOT (" + whole("ver") + " AND (expires_at IS NULL OR " + whole("expires_at") + ")) AS odd, " +
+		"CASE WHEN typeof(ver) IN ('integer', 'real') THEN CAST(ver AS INTEGER) + (ver > CAST(ver AS INTEGER)) END AS mv, " +
+		"v IS NULL AS nv, " + ok + " AS ok FROM kv WHERE " + where + " LIMIT -1"
+	cols := func(f string) string {
+		a := func(fn string) string { return fn + " FILTER (WHERE " + f + ")" }
+		c := []string{a("count(*)"), a("sum(live)"), a("sum(b)"), a("sum(CASE WHEN live THEN 0 ELSE b END)"),
+			a("sum(live AND e IS NOT NULL AND e <= " + pSoon + ")"),
+			noBlob(a("min(CASE WHEN live THEN e END)")), noBlob(a("min(CASE WHEN NOT live THEN e END)")),
+			a("sum(bad)"), keyHex(a("min(CASE WHEN bad THEN k END)")), a("sum(odd)"), keyHex(a("min(CASE WHEN odd THEN k END)")), a("max(mv)"), a("sum(nv)"), keyHex(a("min(k)"))}
+		for i := range hist.Buckets {
+			// The slice bounds are integers computed in Go: the statement
+			// compares plain numbers.
+			c = append(c, a(fmt.Sprintf("sum(live AND e IS NOT NULL AND e > ?%d AND e <= ?%d)", pSlices+2*i, pSlices+2*i+1)))
+		}
+		return "json_array(" + strings.Join(c, ", ") + ")"
 	}
-	return "(SELECT json_array(" + strings.Join(cols, ", ") + ") FROM kv WHERE " + where + ")"
+	return "(SELECT json_array(" + cols("ok") + ", " + cols("NOT ok") + ") FROM (" + row + "))"
 }
 
 // sql renders the statement and its parameters. Its rows are (kind, hex
-// key, figures): kind 0 a range's decodable rows and 1 its undecodable
-// ones (the key is the range's first), 2 the rows whose k is NULL, and 3
-// the window's end (the key, NULL when the range is done) with kv_meta's
-// seq in the figures' place.
+// key, figures): kind 0 a range (the key is its first) with the figures
+// of its decodable rows and of the others, 2 the rows whose k is NULL
+// (all in the second figures), and 4 the window's end (the key, NULL when
+// the range is done) with kv_meta's seq in the figures' place.
 func (q censusQuery) sql() (string, []any) {
 	var hi any
 	if q.hi != nil {
@@ -181,11 +189,10 @@ func (q censusQuery) sql() (string, []any) {
 		"b(s) AS (SELECT (SELECT min(k) FROM kv WHERE k >= " + pLo + ") UNION ALL " +
 		"SELECT (SELECT min(k) FROM kv WHERE k >= " + firstEndSQL("b.s") + ") FROM b, c WHERE b.s < c.x), " +
 		"r(s, e, l) AS (SELECT s, coalesce(lead(s) OVER (ORDER BY s), c.x), " + firstLenSQL("s") + " FROM b, c WHERE b.s < c.x) " +
-		"SELECT 0, " + keyHex("r.s") + ", " + aggSQL(q.hist, inRange+" AND "+valid) + " FROM r " +
-		"UNION ALL SELECT 1, " + keyHex("r.s") + ", " + aggSQL(q.hist, inRange+" AND NOT "+valid) + " FROM r " +
-		"UNION ALL SELECT 3, CASE WHEN more THEN " + keyHex("x") + " END, seq FROM c"
+		"SELECT 0, " + keyHex("r.s") + ", " + aggSQL(q.hist, inRange, valid) + " FROM r " +
+		"UNION ALL SELECT 4, CASE WHEN more THEN " + keyHex("x") + " END, seq FROM c"
 	if q.keyless {
-		text += " UNION ALL SELECT 2, NULL, " + aggSQL(q.hist, "k IS NULL")
+		text += " UNION ALL SELECT 2, NULL, " + aggSQL(q.hist, "k IS NULL", "0")
 	}
 	return text, args
 }
@@ -284,18 +291,26 @@ func (s *Store) censusStep(ctx context.Context, q censusQuery, acc *censusAcc) (
 			return nil, s.classify(err)
 		}
 		n++
-		if kind == 3 {
+		if kind == 4 {
 			if key.Valid {
 				next = jsonHex(key.String)
 			}
 			acc.setSeq(figures)
 			continue
 		}
-		f, err := parseFigures(figures.String, q.hist.Buckets)
-		if err != nil {
-			return nil, err
+		var pair [2]json.RawMessage
+		if err := json.Unmarshal([]byte(figures.String), &pair); err != nil {
+			return nil, fmt.Errorf("census: unexpected figures %q: %w", figures.String, err)
 		}
-		acc.add(kind, jsonHex(key.String), f)
+		for i, text := range pair {
+			f, err := parseFigures(string(text), q.hist.Buckets)
+			if err != nil {
+				return nil, err
+			}
+			// kind 0's second array is the range's undecodable rows;
+			// every row of kind 2 (NULL keys) is in its second.
+			acc.add(kind+i, jsonHex(key.String), f)
+		}
 	}
 	s.rowsRead.Add(int64(n))
 	if err := rows.Err(); err != nil {
@@ -313,8 +328,9 @@ func (a *censusAcc) setSeq(seq sql.NullString) {
 	}
 }
 
-// add merges one aggregate row: kind 0 a range's decodable rows (first
-// is the range's first key), 1 its undecodable rows, 2 the NULL keys.
+// add merges one set of figures: kind 0 a range's decodable rows (first
+// is the range's first key), 1 its undecodable rows, 3 the rows whose k
+// is NULL (2, the NULL keys that decode, is always empty).
 func (a *censusAcc) add(kind int, first []byte, f censusFigures) {
 	if f.c.Rows == 0 {
 		return
@@ -324,7 +340,7 @@ func (a *censusAcc) add(kind int, first []byte, f censusFigures) {
 	st.Malformed += f.odd
 	st.NullValues += f.nullValues
 	st.MaxVer = max(st.MaxVer, f.maxVer)
-	if kind == 2 {
+	if kind == 3 {
 		st.NullKeys += f.c.Rows
 		a.undecodableGroup().add(f.c)
 		return
