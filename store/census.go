@@ -55,7 +55,8 @@ func nanOK(b string) string {
 // firstEndSQL is where the boundary s's first part ends, as a BLOB bound
 // for the next seek: the part followed by 0xFF (above every key that has
 // this first part: a tag, or the end), or just after s when the part is
-// truncated. A string part with an escaped 0x00 gives a bound below s:
+// truncated; an unknown tag byte followed by 0xFF (every key it starts is
+// undecodable: one range). A string part with an escaped 0x00 gives a bound below s:
 // the seek then takes the next key (one range per such row).
 func firstEndSQL(s string) string {
 	t := "substr(" + s + ", 1, 1)"
@@ -63,7 +64,7 @@ func firstEndSQL(s string) string {
 		" WHEN " + t + " IN (x'03', x'04') AND length(" + s + ") >= 9 THEN substr(" + s + ", 1, 9) || x'FF'" +
 		" WHEN " + t + " = x'05' AND length(" + s + ") >= 2 THEN substr(" + s + ", 1, 2) || x'FF'" +
 		" WHEN " + t + " IN (x'01', x'02') THEN substr(" + s + ", 1, nullif(instr(substr(" + s + ", 2), x'00'), 0) + 1) || x'FF'" +
-		" WHEN length(" + s + ") > 0 THEN substr(" + s + ", 1, 1) || x'FF' END, '')) AS BLOB)"
+		" WHEN length(" + s + ") > 0 AND " + t + " NOT IN (x'01', x'02', x'03', x'04', x'05') THEN " + t + " || x'FF' END, '')) AS BLOB)"
 }
 
 // firstLenSQL is the length of the boundary s's first part when it is
@@ -183,7 +184,7 @@ func (q censusQuery) sql() (string, []any) {
 	text := "WITH RECURSIVE " +
 		// x: the window's end, or the range's (past the greatest key when
 		// it is unbounded); more: whether rows follow the window.
-		"c(x, more, seq) AS (SELECT coalesce(w.k, " + pHi + ", CAST((SELECT max(k) FROM kv) || x'00' AS BLOB)), w.k IS NOT NULL, " +
+		"c(x, more, seq) AS MATERIALIZED (SELECT coalesce(w.k, " + pHi + ", CAST((SELECT max(k) FROM kv) || x'00' AS BLOB)), w.k IS NOT NULL, " +
 		"(SELECT seq FROM kv_meta WHERE id = 0) FROM (SELECT (SELECT k FROM kv WHERE k >= " + pLo + " AND " + upper +
 		" ORDER BY k LIMIT 1 OFFSET " + pWindow + ") AS k) AS w), " +
 		"b(s) AS (SELECT (SELECT min(k) FROM kv WHERE k >= " + pLo + ") UNION ALL " +
