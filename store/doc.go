@@ -64,6 +64,8 @@
 //     expired rows in short batches that re-check their expiry;
 //     ScanExpired lists them.
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
+//   - census.go: the census's statements (prefix boundaries by seeks, range
+//     aggregates) and how their figures are gathered.
 //   - version.go: Version and Seq, the cheap fingerprint a UI polls for
 //     change detection.
 //   - changes.go: the change feed. Changes (ChangesOptions, ChangesPage)

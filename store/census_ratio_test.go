@@ -1,0 +1,119 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+)
+
+// seedCensusShape writes, with a few statements generated on the server,
+// a store shaped like issue 20's: n·4/7 rows under ["bench"] (bigint
+// ids), n·2/7 under 500 prefixes ["tenant-NNN", "user-NNNNNN"], n/7
+// expired rows under ["session", "s-NNNNNN"].
+func seedCensusShape(t testing.TB, url string, n int, now int64) {
+	t.Helper()
+	storetest.Open(t, url, store.Options{Create: true}).Close() // the schema
+	db := storetest.RawDB(t, url)
+	ctx := storetest.CtxTimeout(t, 20*time.Minute)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+		INSERT INTO kv SELECT unhex('0262656E63680004' || printf('80%014X', i)), '{"n":' || i || ',"name":"item-' || i || '","tags":["a","b"]}', 1, NULL FROM n`, []any{n * 4 / 7}},
+		{`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+		INSERT INTO kv SELECT unhex('02' || hex(printf('tenant-%03d', i % 500)) || '0002' || hex(printf('user-%06d', i)) || '00'), '{"id":' || i || ',"plan":"pro"}', 2, NULL FROM n`, []any{n * 2 / 7}},
+		{`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+		INSERT INTO kv SELECT unhex('0273657373696F6E0002' || hex(printf('s-%06d', i)) || '00'), '{"user":1}', 3, ? - 1000 - i FROM n`, []any{n / 7, now}},
+	} {
+		if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+}
+
+// plainAggregate is the baseline of the census's ratio: one full-table
+// aggregate computing the row count, the total bytes and the expired
+// count.
+func plainAggregate(ctx context.Context, db *sql.DB, now int64) (int64, error) {
+	var rows, bytes, expired sql.NullInt64
+	err := db.QueryRowContext(ctx, "SELECT count(*), sum(length(k) + length(CAST(v AS BLOB))), count(*) FILTER (WHERE expires_at <= ?) FROM kv", now).
+		Scan(&rows, &bytes, &expired)
+	return rows.Int64, err
+}
+
+// censusRatio times work beside the plain aggregate on the same store, in
+// rounds that alternate the two (so that neither always meets the busier
+// moment), and returns work's total time over the aggregate's.
+func censusRatio(t testing.TB, db *sql.DB, now int64, rounds int, work func(ctx context.Context) (int64, error)) (ratio float64, plain, took time.Duration) {
+	t.Helper()
+	ctx := storetest.CtxTimeout(t, 30*time.Minute)
+	for r := 0; r < rounds; r++ {
+		start := time.Now()
+		want, err := plainAggregate(ctx, db, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain += time.Since(start)
+		start = time.Now()
+		got, err := work(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took += time.Since(start)
+		if got != want {
+			t.Fatalf("counted %d rows, the plain aggregate %d", got, want)
+		}
+	}
+	return float64(took) / float64(plain), plain / time.Duration(rounds), took / time.Duration(rounds)
+}
+
+// BenchmarkCensusRatio reports each whole-store count (the census, the
+// sweep's dry run) as a ratio of one plain full-table aggregate on the
+// same store, measured in the same run, on a file and on sqld:
+//
+//	go test -run '^$' -bench CensusRatio -benchtime 3x ./store/
+func BenchmarkCensusRatio(b *testing.B) {
+	for _, be := range storetest.FileAndSQLD() {
+		b.Run(be.Name, func(b *testing.B) {
+			url := be.URL(b)
+			now := storetest.T0
+			seedCensusShape(b, url, 70_000, now)
+			s := storetest.Open(b, url, store.Options{Clock: storetest.NewClock(now).Now})
+			db := storetest.RawDB(b, url)
+			for _, w := range censusWork(s, now) {
+				b.Run(w.name, func(b *testing.B) {
+					ratio, plain, took := censusRatio(b, db, now, b.N, w.run)
+					b.ReportMetric(ratio, "x-plain")
+					b.ReportMetric(float64(plain.Milliseconds()), "plain-ms")
+					b.ReportMetric(float64(took.Milliseconds()), "ms")
+				})
+			}
+		})
+	}
+}
+
+type censusJob struct {
+	name string
+	run  func(ctx context.Context) (int64, error)
+}
+
+// censusWork is every whole-store count the ratio covers: stats (seq,
+// the census), the Sweep tab's census and sweep --dry-run.
+func censusWork(s *store.Store, now int64) []censusJob {
+	return []censusJob{
+		{"stats", func(ctx context.Context) (int64, error) { st, err := s.Stats(ctx, now); return st.Rows, err }},
+		{"sweep-census", func(ctx context.Context) (int64, error) {
+			st, err := s.Census(ctx, store.CensusOptions{Now: now, Soon: now + time.Hour.Milliseconds(), Expiring: store.ExpiringOptions{Span: time.Hour.Milliseconds(), Buckets: 12}})
+			return st.Rows, err
+		}},
+		{"doctor-census", func(ctx context.Context) (int64, error) {
+			st, err := s.Census(ctx, store.CensusOptions{Now: now, OldestKey: true})
+			return st.Rows, err
+		}},
+	}
+}
