@@ -587,7 +587,7 @@ func diffValue(o atomicjson.Object, msg string) (value []byte, valid bool, err e
 		// The exact bytes of a value that is not UTF-8 (its "value" shows
 		// them with U+FFFD).
 		if value, err = hex.DecodeString(vh); err != nil {
-			return nil, false, fmt.Errorf("%s: %v", o.Field("valueHex"), err)
+			return nil, false, fmt.Errorf("%s: %w", o.Field("valueHex"), err)
 		}
 		return value, validJSON(value), nil
 	}

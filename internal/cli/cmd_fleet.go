@@ -178,10 +178,9 @@ func fleetErrorRow(s storeconfig.Store, err error, token string, took time.Durat
 func fleetRowText(r fleetDoctorRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %s", r.Store, r.Status)
-	switch {
-	case r.Status == "error":
+	if r.Status == "error" {
 		fmt.Fprintf(&b, "  %s", r.Error)
-	default:
+	} else {
 		fmt.Fprintf(&b, "  %d error, %d warning, %d info  %dms", r.Errors, r.Warnings, r.Infos, r.MS)
 	}
 	for _, f := range r.Findings {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -100,24 +101,7 @@ func (c *FleetFindCmd) look(app *App, cfg *storeconfig.Config, s storeconfig.Sto
 	defer cancel()
 	if err == nil {
 		defer st.Close()
-		if c.Prefix {
-			var page store.Page
-			if page, err = st.List(ctx, store.ListOptions{Prefix: key, Limit: c.Max}); err == nil {
-				n := len(page.Entries)
-				r.Count, r.More = &n, page.Cursor != ""
-				if n > 0 {
-					r.Status = "found"
-				}
-			}
-		} else {
-			var e store.Entry
-			var ok bool
-			if e, ok, err = st.Get(ctx, key); err == nil && ok {
-				r.Status, r.ExpiresAt = "found", e.ExpiresAt
-				stamp := entryStamp(e)
-				r.Versionstamp = &stamp
-			}
-		}
+		err = c.read(ctx, st, key, &r)
 	}
 	if err != nil {
 		r = fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: fleetError(err, token)}
@@ -151,4 +135,28 @@ func (c *FleetFindCmd) text(r fleetFindRow) string {
 		cells = append(cells, "absent", "-", "-")
 	}
 	return sanitizeCells(cells)
+}
+
+// read fills r from one open store: the key's stamp and expiry, or with
+// --prefix the count under it (up to --max).
+func (c *FleetFindCmd) read(ctx context.Context, st *store.Store, key codec.Key, r *fleetFindRow) error {
+	if c.Prefix {
+		page, err := st.List(ctx, store.ListOptions{Prefix: key, Limit: c.Max})
+		if err != nil {
+			return err
+		}
+		n := len(page.Entries)
+		r.Count, r.More = &n, page.Cursor != ""
+		if n > 0 {
+			r.Status = "found"
+		}
+		return nil
+	}
+	e, ok, err := st.Get(ctx, key)
+	if err == nil && ok {
+		r.Status, r.ExpiresAt = "found", e.ExpiresAt
+		stamp := entryStamp(e)
+		r.Versionstamp = &stamp
+	}
+	return err
 }

@@ -159,7 +159,7 @@ func parse(raw []byte) (file, error) {
 	var f file
 	md, err := toml.Decode(string(raw), &f)
 	if err != nil {
-		return f, fmt.Errorf("%w: %v", ErrConfig, err)
+		return f, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))

@@ -35,16 +35,16 @@ func (c *Config) Token(ctx context.Context, s Store, env map[string]string) (str
 	case s.TokenFile != "":
 		path := expandHome(s.TokenFile, env)
 		if err := private(path); err != nil {
-			return "", fmt.Errorf("%w for store %q: token_file %s", ErrToken, s.Name, err)
+			return "", fmt.Errorf("%w for store %q: token_file %w", ErrToken, s.Name, err)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return "", fmt.Errorf("%w for store %q: %v", ErrToken, s.Name, err)
+			return "", fmt.Errorf("%w for store %q: %w", ErrToken, s.Name, err)
 		}
 		return nonEmpty(s, strings.TrimSpace(string(b)), "token_file "+path)
 	case s.Token != "":
 		if err := private(c.Path); err != nil {
-			return "", fmt.Errorf("%w for store %q: it is written in %s, and a literal token is used only from a file its owner alone can read: %v; use token_env or token_command instead", ErrToken, s.Name, c.Path, err)
+			return "", fmt.Errorf("%w for store %q: it is written in %s, and a literal token is used only from a file its owner alone can read: %w; use token_env or token_command instead", ErrToken, s.Name, c.Path, err)
 		}
 		return s.Token, nil
 	}

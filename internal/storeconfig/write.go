@@ -146,7 +146,7 @@ func header(line string) ([]string, bool) {
 func (c *Config) write(text string, want map[string]Store) error {
 	f, err := parse([]byte(text))
 	if err != nil {
-		return fmt.Errorf("editing %s would leave it invalid (%v); edit it by hand", c.Path, err)
+		return fmt.Errorf("editing %s would leave it invalid (%w); edit it by hand", c.Path, err)
 	}
 	for name, s := range f.Stores {
 		s.Name = name

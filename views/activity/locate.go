@@ -111,6 +111,7 @@ func (m Model) onLocated(msg located) (Model, tea.Cmd) {
 	// feed shows) last.
 	what := "Deleted"
 	switch msg.ev.kind {
+	case evDeleted:
 	case evExpired:
 		what = "Expired"
 	case evSet:

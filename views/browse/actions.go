@@ -61,16 +61,9 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.EditExternal):
 		cmd = m.startExternalEdit()
 	case key.Matches(msg, k.Filter):
-		m.filtering = true
-		m.filterOn = m.filterLevel()
-		m.filterIn.SetValue(m.filterOn.filter)
-		m.filterIn.CursorEnd()
-		cmd = m.filterIn.Focus()
+		cmd = m.startFilter()
 	case key.Matches(msg, k.ClearFilter):
-		if lvl := m.clearable(); lvl != nil {
-			lvl.filter = ""
-		}
-		cmd = m.relayout()
+		cmd = m.clearFilter()
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
 	case key.Matches(msg, k.Search):
@@ -79,6 +72,23 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.refuseReadOnly(msg)
 	}
 	return m, cmd
+}
+
+// startFilter opens the filter prompt on the level `/` was pressed on.
+func (m *Model) startFilter() tea.Cmd {
+	m.filtering = true
+	m.filterOn = m.filterLevel()
+	m.filterIn.SetValue(m.filterOn.filter)
+	m.filterIn.CursorEnd()
+	return m.filterIn.Focus()
+}
+
+// clearFilter is esc: it clears the filter the prompt set.
+func (m *Model) clearFilter() tea.Cmd {
+	if lvl := m.clearable(); lvl != nil {
+		lvl.filter = ""
+	}
+	return m.relayout()
 }
 
 // refuseReadOnly says why a write key does nothing in read-only mode (the

@@ -37,7 +37,7 @@ func (m *Model) bottom() tea.Cmd {
 	m.toEnd = lvl
 	var load tea.Cmd
 	if !lvl.loading {
-		load = m.loadLevelN(lvl, endPage)
+		load = m.loadEndPage(lvl)
 	}
 	var say tea.Cmd
 	if sz := lvl.size; sz.capped || sz.known && sz.n > endPage {
@@ -64,7 +64,7 @@ func (m *Model) goOn(n *node) tea.Cmd {
 			m.toEnd, m.endStay = nil, false
 		}
 		if m.toEnd != nil && !n.loading {
-			return m.loadLevelN(n, endPage)
+			return m.loadEndPage(n)
 		}
 		return nil
 	case m.toEnd == n:
@@ -73,7 +73,7 @@ func (m *Model) goOn(n *node) tea.Cmd {
 		}
 		var load tea.Cmd
 		if m.toEnd != nil && !n.loading {
-			load = m.loadLevelN(n, endPage)
+			load = m.loadEndPage(n)
 		}
 		return tea.Batch(m.selectRow(len(m.rows)-1), load)
 	case m.carryLvl == n:
@@ -87,10 +87,11 @@ func (m *Model) goOn(n *node) tea.Cmd {
 	return nil
 }
 
-// loadLevelN asks for the next limit children of n.
-func (m *Model) loadLevelN(n *node, limit int) tea.Cmd {
+// loadEndPage asks for the next endPage children of n: the long pages
+// that loading a level to its end reads.
+func (m *Model) loadEndPage(n *node) tea.Cmd {
 	n.loading, n.gen = true, m.nextTag()
-	return loadChildren(m.deps.Store, m.deps.Session, n.gen, n.key, len(n.pages), n.more, limit, false)
+	return loadChildren(m.deps.Store, m.deps.Session, n.gen, n.key, len(n.pages), n.more, endPage, false)
 }
 
 // filterLoadCap bounds what tab loads of a level for the filter.
@@ -110,5 +111,5 @@ func (m *Model) loadForFilter(lvl *node) tea.Cmd {
 	if lvl.loading {
 		return nil
 	}
-	return m.loadLevelN(lvl, endPage)
+	return m.loadEndPage(lvl)
 }
