@@ -2,20 +2,20 @@ package views
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"kvdeck/codec"
 	"kvdeck/internal/editsession"
 	"kvdeck/store"
 )
 
 // Deps is what every tab is built with.
 type Deps struct {
-	// Store is the engine; every call runs inside a command.
-	Store Store
+	// Store is the engine; every call runs inside a command. It is the
+	// concrete store (no interface: the views are tested against the real
+	// engine on a file and on sqld, never a stand-in).
+	Store *store.Store
 	// Now is the virtual clock (epoch ms), read when rendering countdowns.
 	Now func() int64
 	// Clipboard copies text (OSC 52).
@@ -30,19 +30,6 @@ type Deps struct {
 	// Edits is the session's private place for values handed to $EDITOR
 	// (E) and the editors running on them; nil: the temp dir, untracked.
 	Edits *editsession.Session
-}
-
-// Store is what the views need of the engine; *store.Store has it.
-type Store interface {
-	Children(ctx context.Context, prefix codec.Key, opts store.ChildrenOptions) (store.ChildPage, error)
-	List(ctx context.Context, opts store.ListOptions) (store.Page, error)
-	Commit(ctx context.Context, checks []store.Check, muts []store.Mutation) (store.CommitResult, error)
-	ReadOnly() bool
-	// Scan, Census, ScanExpired and Sweep serve the Sweep tab.
-	Scan(ctx context.Context, opts store.ListOptions, fn func(store.Entry) error) error
-	Census(ctx context.Context, opts store.CensusOptions) (store.Stats, error)
-	ScanExpired(ctx context.Context, prefix codec.Key, now int64, limit int, fn func(store.Entry) error) error
-	Sweep(ctx context.Context, opts store.SweepOptions) (store.SweepResult, error)
 }
 
 // Deadlines of the store calls made by commands: a read that takes longer
@@ -60,18 +47,4 @@ func StoreCmd(timeout time.Duration, call func(ctx context.Context) tea.Msg) tea
 		defer cancel()
 		return call(ctx)
 	}
-}
-
-// ErrNotEngine: store/coord acts on *store.Store; the root always
-// passes one, so this only shows if a test wires another Store in.
-var ErrNotEngine = errors.New("the coordination views need a kvdeck store (*store.Store)")
-
-// Engine returns the engine behind deps: store/coord's functions take
-// *store.Store, which is what the root puts in Deps.Store.
-func Engine(deps Deps) (*store.Store, error) {
-	s, ok := deps.Store.(*store.Store)
-	if !ok || s == nil {
-		return nil, ErrNotEngine
-	}
-	return s, nil
 }

@@ -112,15 +112,8 @@ var wallNow = time.Now
 // Init reads where seq stands and the last commits before it (under
 // generation 0, which the model holds until its first Refresh).
 func (m Model) Init() tea.Cmd {
-	s, err := m.engine()
-	if err != nil {
-		return func() tea.Msg { return fed{session: m.deps.Session, err: err} }
-	}
-	return readFeed(s, m.deps.Session, 0, position{}, nil, m.deps.Now(), true, 1)
+	return readFeed(m.deps.Store, m.deps.Session, 0, position{}, nil, m.deps.Now(), true, 1)
 }
-
-// engine is the store the feed reads (store.Changes is the engine's).
-func (m Model) engine() (*store.Store, error) { return views.Engine(m.deps) }
 
 // Refresh reads the feed after the position (the root calls it when seq
 // or the row count moved); a read in flight is not doubled.
@@ -128,11 +121,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	if m.loading {
 		return m, nil
 	}
-	s, err := m.engine()
-	if err != nil {
-		m.err = err
-		return m, nil
-	}
+	s := m.deps.Store
 	m.loading = true
 	m.gen++
 	batch := recheckFile
@@ -228,10 +217,7 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		limit = pagesIdle // catching up on a still store
 	}
 	if msg.page.More && msg.chained < limit {
-		s, err := m.engine()
-		if err == nil {
-			return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), nil, m.deps.Now(), false, msg.chained+1)
-		}
+		return m, readFeed(m.deps.Store, m.deps.Session, m.gen, m.f.position(), nil, m.deps.Now(), false, msg.chained+1)
 	}
 	m.loading = false
 	m.behind, m.endedAt = msg.page.More, msg.page.Version

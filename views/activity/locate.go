@@ -44,7 +44,7 @@ type located struct {
 // locate reads where ev's key stands now: the row at it or under it,
 // else its neighbour at the deepest level that still holds keys (one or
 // two single-row reads per level walked up).
-func locate(st views.Store, session int, ev event, now int64) tea.Cmd {
+func locate(st *store.Store, session int, ev event, now int64) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := located{session: session, ev: ev}
 		k := ev.key

@@ -25,7 +25,7 @@ type childrenLoaded struct {
 }
 
 // loadChildren reads one page of the children of prefix.
-func loadChildren(src views.Store, session, gen int, prefix codec.Key, at int, after []byte, limit int, replace bool) tea.Cmd {
+func loadChildren(src *store.Store, session, gen int, prefix codec.Key, at int, after []byte, limit int, replace bool) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		cp, err := src.Children(ctx, prefix, store.ChildrenOptions{After: after, Limit: limit})
 		return childrenLoaded{session: session, gen: gen, prefix: prefix, at: at, replace: replace, after: after, limit: limit, page: cp, err: err}
@@ -43,7 +43,7 @@ type entryLoaded struct {
 // loadEntry reads one physical row, expired or not (Browse shows expired,
 // unswept rows struck through): the row at key, or, for an undecodable
 // row, the row whose raw key is raw. One statement, one row, in both cases.
-func loadEntry(src views.Store, session, gen int, key codec.Key, raw []byte) tea.Cmd {
+func loadEntry(src *store.Store, session, gen int, key codec.Key, raw []byte) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		opts := store.ListOptions{Prefix: key, IncludeExpired: true, Limit: 1}
 		if key == nil {
@@ -112,7 +112,7 @@ type committed struct {
 
 // commit runs one atomic commit: the CAS check on the stamp the user saw
 // and the mutation.
-func commit(src views.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
+func commit(src *store.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		res, err := src.Commit(store.WithWriteOp(ctx, op.writeOp()), []store.Check{check}, []store.Mutation{mut})
 		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, res: res, err: err}

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/store"
 	"kvdeck/views"
 )
 
@@ -29,12 +30,6 @@ type levelSize struct {
 	gen      int
 }
 
-// counter is the store's bounded count of a level (*store.Store has it;
-// another Store shows "N+" from what is loaded).
-type counter interface {
-	CountChildren(ctx context.Context, prefix codec.Key, bound int) (int64, bool, error)
-}
-
 // levelCounted answers countLevel.
 type levelCounted struct {
 	session, gen int
@@ -45,7 +40,7 @@ type levelCounted struct {
 }
 
 // countLevel asks the store how many children prefix has, up to the bound.
-func countLevel(c counter, session, gen int, prefix codec.Key) tea.Cmd {
+func countLevel(c *store.Store, session, gen int, prefix codec.Key) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		n, capped, err := c.CountChildren(ctx, prefix, countBound)
 		return levelCounted{session: session, gen: gen, prefix: prefix, n: n, capped: capped, err: err}
@@ -55,13 +50,12 @@ func countLevel(c counter, session, gen int, prefix codec.Key) tea.Cmd {
 // wantCount counts lvl when it is partly loaded and its size is unknown
 // or stale, and no count is in flight.
 func (m *Model) wantCount(lvl *node) tea.Cmd {
-	c, ok := m.deps.Store.(counter)
 	sz := &lvl.size
-	if !ok || lvl.kind != nodePart || sz.counting || lvl.more == nil && lvl.pagesFromStart() || sz.known && !sz.stale {
+	if lvl.kind != nodePart || sz.counting || lvl.more == nil && lvl.pagesFromStart() || sz.known && !sz.stale {
 		return nil
 	}
 	sz.counting, sz.gen = true, m.nextTag()
-	return countLevel(c, m.deps.Session, sz.gen, lvl.key)
+	return countLevel(m.deps.Store, m.deps.Session, sz.gen, lvl.key)
 }
 
 // onCounted stores a level's size.

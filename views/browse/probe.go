@@ -30,7 +30,7 @@ type probed struct {
 
 // probeGoto reads where key stands now: one single-row read when it is
 // there, up to two per level walked up when it is not.
-func probeGoto(st views.Store, session int, key codec.Key) tea.Cmd {
+func probeGoto(st *store.Store, session int, key codec.Key) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := probed{session: session, key: key}
 		first := func(opts store.ListOptions) (codec.Key, error) {

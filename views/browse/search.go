@@ -83,7 +83,7 @@ type searched struct {
 // searchValues examines the live rows under opts.Prefix from opts.Cursor
 // and answers the next matches (at most searchPage, after at most
 // searchScan rows); ctx is the search's own, cancelled by esc.
-func searchValues(ctx context.Context, src views.Store, session, gen int, opts store.ListOptions, m *valuefilter.Matcher) tea.Cmd {
+func searchValues(ctx context.Context, src *store.Store, session, gen int, opts store.ListOptions, m *valuefilter.Matcher) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, views.ReadTimeout)
 		defer cancel()

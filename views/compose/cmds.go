@@ -21,7 +21,7 @@ type composeCommitted struct {
 }
 
 // composeCommit commits the composition in one atomic commit.
-func composeCommit(src views.Store, session, gen int, checks []store.Check, muts []store.Mutation, checkOp []int) tea.Cmd {
+func composeCommit(src *store.Store, session, gen int, checks []store.Check, muts []store.Mutation, checkOp []int) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		res, err := src.Commit(store.WithWriteOp(ctx, "compose: commit"), checks, muts)
 		return composeCommitted{session: session, gen: gen, outcome: composeOutcome{res: res, err: err, checks: checks, checkOp: checkOp}}
@@ -39,7 +39,7 @@ type currentRead struct {
 
 // readCurrent reads the row at each key (expired rows included: a delete
 // removes them), one short read each.
-func readCurrent(src views.Store, session, gen int, notes []string, keys []codec.Key) tea.Cmd {
+func readCurrent(src *store.Store, session, gen int, notes []string, keys []codec.Key) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := currentRead{session: session, gen: gen, notes: notes, rows: make([]*store.Entry, len(keys))}
 		for i, k := range keys {
@@ -79,7 +79,7 @@ type stampsRead struct {
 
 // readStamps reads the stored stamp of each key (live rows only: an
 // expired row reads as absent, as a check sees it), one short read each.
-func readStamps(src views.Store, session, gen int, purpose stampsFor, ops []int, keys []codec.Key) tea.Cmd {
+func readStamps(src *store.Store, session, gen int, purpose stampsFor, ops []int, keys []codec.Key) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := stampsRead{session: session, gen: gen, purpose: purpose, ops: ops,
 			found: make([]bool, len(keys)), stamps: make([]string, len(keys))}

@@ -41,13 +41,13 @@ type Base struct {
 // tagged with session and gen.
 type LoadFunc func(s *store.Store, session, gen int, now int64) tea.Cmd
 
-// NewBase resolves the engine behind deps (views.Engine) and tags the
+// NewBase takes the engine of deps and tags the
 // first load here, not in Init (Init's receiver is a copy); load reads
 // the view's rows.
 func NewBase(deps views.Deps, styles themes.Styles, load LoadFunc) Base {
 	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly(), load: load}
-	b.Store, b.Err = views.Engine(deps)
-	b.Gen, b.Loading = b.NextTag(), b.Store != nil
+	b.Store = deps.Store
+	b.Gen, b.Loading = b.NextTag(), true
 	return b
 }
 

@@ -51,11 +51,7 @@ func (r replayVerdict) same() bool {
 
 func newStepState(deps views.Deps) stepState {
 	st := stepState{clients: []race.ClientState{{Name: "A"}, {Name: "B"}}}
-	if s, err := views.Engine(deps); err != nil {
-		st.err = err
-	} else {
-		st.stepper = race.NewStepper(s, raceCounterKey())
-	}
+	st.stepper = race.NewStepper(deps.Store, raceCounterKey())
 	return st
 }
 

@@ -60,7 +60,7 @@ type guardCounted struct {
 
 // countGuard counts, under prefix, the rows expired at real and those
 // expired at now but live at real (a dry run of the guarded sweep).
-func countGuard(src views.Store, session, gen int, sc sweepScope, now, real int64) tea.Cmd {
+func countGuard(src *store.Store, session, gen int, sc sweepScope, now, real int64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 		defer cancel()

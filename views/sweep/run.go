@@ -9,7 +9,6 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/store"
-	"kvdeck/views"
 )
 
 // sweepTimeout bounds one sweep: batches keep every lock short, but a
@@ -62,7 +61,7 @@ type sweepDone struct {
 
 // runSweep sweeps the rows that are expired at opts.Now under opts.Prefix,
 // in batches (one short transaction each), reporting progress into run.
-func runSweep(ctx context.Context, src views.Store, session int, run *sweepRun, opts store.SweepOptions) tea.Cmd {
+func runSweep(ctx context.Context, src *store.Store, session int, run *sweepRun, opts store.SweepOptions) tea.Cmd {
 	opts.Progress = func(p store.SweepProgress) {
 		run.swept.Store(p.Swept)
 		run.batches.Store(int64(p.Batches))
@@ -76,7 +75,7 @@ func runSweep(ctx context.Context, src views.Store, session int, run *sweepRun, 
 
 // dryRun counts what a sweep of prefix at now would remove, keeping what
 // the real clock sees live (and counting that too).
-func dryRun(src views.Store, session, gen int, scope string, prefix codec.Key, now, real int64) tea.Cmd {
+func dryRun(src *store.Store, session, gen int, scope string, prefix codec.Key, now, real int64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 		defer cancel()

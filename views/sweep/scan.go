@@ -9,7 +9,6 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/store"
-	"kvdeck/views"
 )
 
 // scanTimeout bounds the census of a large store (one short read per
@@ -124,7 +123,7 @@ type censusDone struct {
 // prefix, with aggregates computed by SQL (store.Census: only figures
 // travel, a few requests to a server), then reads the first previewMax
 // expired rows for the preview.
-func takeCensus(src views.Store, session, gen int, now int64) tea.Cmd {
+func takeCensus(src *store.Store, session, gen int, now int64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 		defer cancel()
