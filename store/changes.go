@@ -412,6 +412,7 @@ func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
 		return h, s.classify(err)
 	}
 	s.rowsRead.Add(1)
+	s.noteJournal(mode)
 	h.wal = strings.EqualFold(mode, "wal")
 	return h, nil
 }
