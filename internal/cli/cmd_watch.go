@@ -158,6 +158,9 @@ func (c *WatchCmd) Run(app *App) error {
 		if err != nil {
 			return interrupted(ctx, err)
 		}
+		if c.Once && len(events) > 1 {
+			events = events[:1] // the next change, one line
+		}
 		for _, ev := range events {
 			app.Out.Result(ev, ev.text())
 		}
@@ -377,8 +380,11 @@ func newWatchRow(e *store.Entry) *watchRow {
 // text is the line of -o text; its times have a fixed width
 // (usertext.FormatTimeFixed), so the lines' columns stay put:
 //
-//	2026-01-02T00:00:01.000Z  set     ["dwk_lease", "C", "ab"]  v=…03 -> v=…07  {"holder":"…"}
-//	2026-01-02T00:00:02.250Z  delete  ["dwk_lease", "C", "ab"]  v=…07  was {"holder":"…"}
+//	2026-01-02T00:00:01.000Z  set     ["dwk_lease", "C", "ab"]  v=…03 -> v=…07  {"holder":"a"} -> {"holder":"b"}
+//	2026-01-02T00:00:02.250Z  delete  ["dwk_lease", "C", "ab"]  v=…07  was {"holder":"b"}
+//
+// A value longer than watchTextValue characters is cut there, with "…"
+// and its size.
 func (ev watchEvent) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %-6s  ", usertext.FormatTimeFixed(ev.Seen), ev.Change)
@@ -390,7 +396,7 @@ func (ev watchEvent) text() string {
 	b.WriteString("  ")
 	switch {
 	case ev.New != nil && ev.Old != nil:
-		fmt.Fprintf(&b, "v=%s -> v=%s  %s", ev.Old.Versionstamp, ev.New.Versionstamp, rowText(ev.New))
+		fmt.Fprintf(&b, "v=%s -> v=%s  %s -> %s", ev.Old.Versionstamp, ev.New.Versionstamp, valueText(ev.Old), rowText(ev.New))
 	case ev.New != nil:
 		fmt.Fprintf(&b, "new v=%s  %s", ev.New.Versionstamp, rowText(ev.New))
 	default:
@@ -403,10 +409,7 @@ func (ev watchEvent) text() string {
 // what is wrong with it.
 func rowText(r *watchRow) string {
 	var b bytes.Buffer
-	if r.raw {
-		b.WriteString("raw:")
-	}
-	b.Write(r.Value)
+	b.WriteString(valueText(r))
 	if r.ExpiresAt != nil {
 		b.WriteString("  expires=" + usertext.FormatTimeFixed(*r.ExpiresAt))
 	}
@@ -414,4 +417,20 @@ func rowText(r *watchRow) string {
 		b.WriteString("  error: " + msg)
 	}
 	return b.String()
+}
+
+// watchTextValue is how many characters of a value a text line shows.
+const watchTextValue = 80
+
+// valueText is a row's value for a text line (raw:"…" when it is not
+// JSON), cut after watchTextValue characters: "…" and the size follow.
+func valueText(r *watchRow) string {
+	v := string(r.Value)
+	if r.raw {
+		v = "raw:" + v
+	}
+	if runes := []rune(v); len(runes) > watchTextValue {
+		v = fmt.Sprintf("%s… (%d bytes)", string(runes[:watchTextValue]), len(r.Value))
+	}
+	return v
 }
