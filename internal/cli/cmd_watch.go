@@ -45,7 +45,9 @@ live rows in memory to show old values; a poll re-reads a bounded batch of
 them in turn to find deletions (16 on a file, 500 over a server), so a
 delete in a large prefix is noticed within rows/batch polls. On a
 rollback-journal file without an index on ver, sets are found by a walk
-of the table paced to protect the service's commits (kvdeck index add).`
+of the table paced to protect the service's commits (kvdeck index add).
+When the store stops answering, the watch retries with backoff (0.5 s up
+to 30 s, said on stderr) and misses no set or delete it can still see.`
 }
 
 // DefaultJSON makes watch print JSON lines unless -o text is given.
@@ -203,9 +205,26 @@ func (c *WatchCmd) Run(app *App) error {
 		}
 	}
 	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%d live rows now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, len(w.known), c.Interval)
+	return c.loop(ctx, app, w)
+}
+
+// Backoff of a watch whose store does not answer (a server restarting):
+// the first retry after watchRetryFirst, each next one twice as late, at
+// most watchRetryMax apart.
+const (
+	watchRetryFirst = 500 * time.Millisecond
+	watchRetryMax   = 30 * time.Second
+)
+
+// loop polls every interval and prints the changes. A poll that fails
+// (the server went away) is retried with backoff, said on stderr; the
+// watch keeps its position, so a set the store still holds is printed
+// when it answers again, and a row seen then gone is a delete.
+func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 	timer := time.NewTimer(c.Interval)
 	defer timer.Stop()
 	said := false
+	var retry time.Duration // 0: the last poll answered
 	for {
 		select {
 		case <-ctx.Done():
@@ -213,8 +232,8 @@ func (c *WatchCmd) Run(app *App) error {
 		case <-timer.C:
 		}
 		events, err := w.poll(ctx, app.Now())
-		if err != nil {
-			return interrupted(ctx, err)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if c.Once && len(events) > 1 {
 			events = events[:1] // the next change, one line
@@ -232,7 +251,17 @@ func (c *WatchCmd) Run(app *App) error {
 		if c.Once && len(events) > 0 {
 			return nil
 		}
-		timer.Reset(c.Interval)
+		next := c.Interval
+		switch {
+		case err != nil:
+			retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
+			next = retry
+			fmt.Fprintf(app.Stderr, "kvdeck: watch: the store did not answer (%s); retrying in %s\n", usertext.Sanitize(err.Error()), retry)
+		case retry > 0:
+			retry = 0
+			fmt.Fprintf(app.Stderr, "kvdeck: watch: the store answers again; watching\n")
+		}
+		timer.Reset(next)
 	}
 }
 
@@ -290,7 +319,8 @@ const (
 
 // poll reads the changes since the last poll: expiries first (the clock
 // passed a seen row's expiry), then deletions (a seen row is gone), then
-// sets in stamp order.
+// sets in stamp order. On an error it returns the changes it had read
+// (the position is past them) with the error.
 func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	expired := w.expire(now)
 	batch := watchRecheckFile
@@ -309,7 +339,8 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	for first := true; ; first = false {
 		page, err := w.s.Changes(ctx, opts)
 		if err != nil {
-			return nil, err
+			// What was read stays read: the position moved past it.
+			return append(expired, sets...), err
 		}
 		if first {
 			rechecked = page.Rechecked
