@@ -40,9 +40,10 @@ Sets come in versionstamp order. The store stamps sets only: a delete is
 noticed when a re-read of the rows kvdeck saw misses one, an expiry when
 the clock (--now, --clock-offset) passes a row's expiry. A watch polls
 (--interval): a row set and deleted between two polls is never seen, and
-a row set twice shows its last value once. Watching a prefix keeps its
-live rows in memory to show old values; a poll re-reads a bounded batch of
-them in turn to find deletions (16 on a file, 500 over a server), so a
+a row set twice shows its last value once. Watching a prefix keeps the
+key and stamp of each live row it saw, and old values up to 4 KiB each and
+32 MiB in all (beyond: "unkept"); a poll re-reads a bounded batch of
+the rows in turn to find deletions (16 on a file, 500 over a server), so a
 delete in a large prefix is noticed within rows/batch polls. On a
 rollback-journal file without an index on ver, sets are found by a walk
 of the table paced to protect the service's commits (kvdeck index add).
