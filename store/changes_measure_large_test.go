@@ -5,7 +5,6 @@ package store_test
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,25 +14,22 @@ import (
 	"kvdeck/store"
 )
 
-// TestMeasureLocksLarge measures, per kind of read, how many commits of a
+// BenchmarkMeasureLocksLarge measures, per kind of read, how many commits of a
 // reference-shaped writer (no busy timeout, rollback journal) committing
 // every 25 ms are lost while the read runs every 10 ms for 5 s beside it
 // on 100k rows, and how long the read takes (issue 25 point 1). It
-// asserts nothing and runs only with KVDECK_MEASURE set:
+// asserts nothing and measures once whatever b.N is:
 //
-//	KVDECK_MEASURE=1 go test -tags largedata -run TestMeasureLocksLarge -v ./store/
+//	go test -tags largedata -run '^$' -bench MeasureLocksLarge -benchtime 1x ./store/
 //
 // Figures on 2 shared cores (lost of 180-220 commits, runs of 2026-12-01):
 // a count of the rows (what Version read after every commit before it
 // stopped counting on such a file) 10, 27 and 39; Version now 0, 0 and 2;
 // seq 0-4; the feed's head 0-2; a recheck of 16 rows 1-7; a paced window
 // of 2000 rows 11-25; a List page of 200 rows 3-13. Any read may meet a
-// commit: the loss follows the time the
-// reads hold the lock.
-func TestMeasureLocksLarge(t *testing.T) {
-	if os.Getenv("KVDECK_MEASURE") == "" {
-		t.Skip()
-	}
+// commit: the loss follows the time the reads hold the lock.
+func BenchmarkMeasureLocksLarge(b *testing.B) {
+	t := b
 	const rows = 100_000
 	path := filepath.Join(t.TempDir(), "kv.db")
 	storetest.SeedRollbackJournal(t, path, rows)
