@@ -157,6 +157,41 @@ const (
 // index on ver. A rollback-journal file without an index is walked at a
 // pace (ChangesPage.Walk).
 func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, error) {
+	q, err := s.newChangeQuery(opts)
+	if err != nil {
+		return ChangesPage{}, err
+	}
+	c := &changeScan{s: s, opts: opts, q: q, page: ChangesPage{Next: opts.After, NextKey: opts.AfterKey}}
+	c.walk = opts.Walk
+	if c.walk != nil && !c.walk.matches(q) {
+		c.walk = nil // another position or other prefixes: start afresh
+	}
+	remote := s.target.Transport.Remote()
+	// onWatch: a file whose kv is known to have an index on ver reads
+	// the page in one statement on the watch connection, its header
+	// carrying the mark (one shared lock a page, not two).
+	c.q.onWatch = !remote && c.walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes
+	if !remote && !c.q.onWatch {
+		if idle, err := c.fileHead(ctx); err != nil || idle {
+			return c.page, err
+		}
+	}
+	c.q.window = changesWindow(remote, c.paced)
+	c.q.indexed = s.watch.verIndexed.Load() == indexYes
+	c.q.mark = opts.Mark
+	if c.walk != nil {
+		w := c.walk
+		c.found, c.sizes, c.cut, c.q.seq, c.q.start, c.page.Windows = w.found, w.sizes, w.cut, w.seq, w.next, w.windows
+	}
+	if done, err := c.run(ctx, remote); err != nil || done {
+		return c.page, err
+	}
+	c.finish()
+	return c.page, nil
+}
+
+// newChangeQuery is the first statement's query for opts.
+func (s *Store) newChangeQuery(opts ChangesOptions) (changeQuery, error) {
 	q := changeQuery{after: opts.After, afterKey: opts.AfterKey, limit: opts.Limit, budget: opts.MaxBytes, now: s.Now(), value: s.valueSQL()}
 	if q.limit <= 0 {
 		q.limit = DefaultPageSize
@@ -171,143 +206,182 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 	for _, p := range prefixes {
 		lo, hi, err := bounds(ListOptions{Prefix: p, Unbounded: len(p) == 0})
 		if err != nil {
-			return ChangesPage{}, err
+			return q, err
 		}
 		q.ranges = append(q.ranges, [2][]byte{lo, hi})
 	}
-	page := ChangesPage{Next: opts.After, NextKey: opts.AfterKey}
-	remote := s.target.Transport.Remote()
-	walk := opts.Walk
-	if walk != nil && !walk.matches(q) {
-		walk = nil // another position or other prefixes: start afresh
+	return q, nil
+}
+
+// changesWindow is how many rows a statement of a scan examines.
+func changesWindow(remote, paced bool) int {
+	switch {
+	case changesWindowTest > 0:
+		return changesWindowTest
+	case paced:
+		return ChangesWindowPaced
+	case remote:
+		return ChangesWindowRemote
 	}
-	paced := false
-	// onWatch: a file whose kv is known to have an index on ver reads
-	// the page in one statement on the watch connection, its header
-	// carrying the mark (one shared lock a page, not two).
-	onWatch := !remote && walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes
-	if !remote && !onWatch {
-		h, err := s.changesHead(ctx)
-		if err != nil {
-			return page, err
-		}
-		page.Version, page.Mark = Version{Seq: h.seq, Rows: -1}, h.mark
-		page.Statements++
-		s.watch.verIndexed.Store(map[bool]int32{true: indexYes, false: indexNo}[h.indexed])
-		if h.indexed {
-			walk = nil // the index came: read through it
-		}
-		// Nothing to read: no row stamped past the position, and no
-		// recheck asked or nothing committed since the reader's last page
-		// (a recheck would answer what it answered then).
-		idle := !pastPosition(h.seq, opts) && (len(opts.Recheck) == 0 || (opts.Mark != 0 && h.mark == opts.Mark))
-		if walk == nil && idle {
-			return page, nil
-		}
-		// On a rollback-journal file every statement's read lock fails a
-		// writer without a busy timeout that commits meanwhile (WAL
-		// readers block nobody; an immutable read takes no lock).
-		paced = !h.wal && !h.indexed && s.imm == nil
-		// Indexed: the page on the same connection (its schema read).
-		onWatch = h.indexed && walk == nil && s.imm == nil
+	return ChangesWindowFile
+}
+
+// changeScan is one call of Changes under way: its query, the rows its
+// windows found, and the page it builds.
+type changeScan struct {
+	s     *Store
+	opts  ChangesOptions
+	q     changeQuery
+	page  ChangesPage
+	walk  *ChangesWalk
+	paced bool
+	found []Entry
+	sizes []int64
+	cut   bool
+}
+
+// fileHead reads the head of a page on a file (changesHead) and reports
+// whether there is nothing to read past it.
+func (c *changeScan) fileHead(ctx context.Context) (idle bool, err error) {
+	s, opts := c.s, c.opts
+	h, err := s.changesHead(ctx)
+	if err != nil {
+		return false, err
 	}
-	q.window = ChangesWindowFile
-	if remote {
-		q.window = ChangesWindowRemote
+	c.page.Version, c.page.Mark = Version{Seq: h.seq, Rows: -1}, h.mark
+	c.page.Statements++
+	s.watch.verIndexed.Store(map[bool]int32{true: indexYes, false: indexNo}[h.indexed])
+	if h.indexed {
+		c.walk = nil // the index came: read through it
 	}
-	if paced {
-		q.window = ChangesWindowPaced
+	// Nothing to read: no row stamped past the position, and no recheck
+	// asked or nothing committed since the reader's last page (a recheck
+	// would answer what it answered then).
+	idle = !pastPosition(h.seq, opts) && (len(opts.Recheck) == 0 || (opts.Mark != 0 && h.mark == opts.Mark))
+	if c.walk == nil && idle {
+		return true, nil
 	}
-	if changesWindowTest > 0 {
-		q.window = changesWindowTest
-	}
-	q.indexed = s.watch.verIndexed.Load() == indexYes
-	q.onWatch, q.mark = onWatch, opts.Mark
-	var found []Entry
-	var sizes []int64
-	cut := false
-	first := true
-	if walk != nil {
-		found, sizes, cut, q.seq, q.start, page.Windows = walk.found, walk.sizes, walk.cut, walk.seq, walk.next, walk.windows
-	}
+	// On a rollback-journal file every statement's read lock fails a
+	// writer without a busy timeout that commits meanwhile (WAL readers
+	// block nobody; an immutable read takes no lock).
+	c.paced = !h.wal && !h.indexed && s.imm == nil
+	// Indexed: the page on the same connection (its schema read).
+	c.q.onWatch = h.indexed && c.walk == nil && s.imm == nil
+	return false, nil
+}
+
+// run runs the statements of the scan, window after window. done is true
+// when the page is complete without finish (the index went on the watch
+// connection, or a paced walk stops for this call).
+func (c *changeScan) run(ctx context.Context, remote bool) (done bool, err error) {
 	windows := 0 // this call's
+	first := true
 	for {
-		q.header, q.recheck, q.count = first, nil, first && remote
+		c.q.header, c.q.recheck, c.q.count = first, nil, first && remote
 		if first {
-			q.recheck = opts.Recheck
+			c.q.recheck = c.opts.Recheck
 		}
-		a, err := s.changeStatement(ctx, q)
-		if err != nil && !q.indexed && strings.Contains(err.Error(), "no such column: rowid") {
-			// kv is a WITHOUT ROWID table (not the reference's): only
-			// an index on ver lets the feed read it.
-			var indexed bool
-			if _, ierr := s.queryRow(ctx, "SELECT "+verIndexedSQL, nil, &indexed); ierr == nil && indexed {
-				s.watch.verIndexed.Store(indexYes)
-				q.indexed = true
-				continue
-			}
-			return page, fmt.Errorf("the change feed walks kv by rowid, and this kv is a WITHOUT ROWID table; `kvdeck index add` gives it an index on ver to read changes through: %w", err)
-		}
+		a, err := c.s.changeStatement(ctx, c.q)
 		if err != nil {
-			return page, err
-		}
-		page.Statements++
-		if first && q.onWatch {
-			page.Version, page.Mark = Version{Seq: a.seq, Rows: -1}, a.mark
-			if a.mark == opts.Mark {
-				a.recheck = nil // nothing committed since: not asked
+			retry, err := c.withoutRowid(ctx, err)
+			if retry {
+				continue // the same statement, through the index
 			}
-			if !a.indexed {
-				// The index went: the next page reads the head and walks.
-				s.watch.verIndexed.Store(indexNo)
-				page.Rechecked = a.recheck
-				return page, nil
-			}
+			return false, err
 		}
+		c.page.Statements++
 		if first {
-			s.watch.verIndexed.Store(map[bool]int32{true: indexYes, false: indexNo}[a.indexed])
-			if a.indexed != q.indexed && pastPosition(a.seq, opts) {
-				// The index came or went since the last page: read again
-				// the way that suits it, from the position.
-				q.indexed = a.indexed
-				found, sizes, cut, q.seq, q.start, walk = nil, nil, false, 0, nil, nil
+			again, done := c.first(a, remote)
+			if done {
+				return true, nil
+			}
+			if again {
 				continue
 			}
-			if remote {
-				page.Version = Version{Seq: a.seq, Rows: a.rows}
-			}
-			page.Indexed, page.Rechecked = a.indexed, a.recheck
-			if walk == nil {
-				q.seq = a.seq
-			}
 		}
-		found = append(found, a.found...)
-		sizes = append(sizes, a.sizes...)
-		cut = cut || a.cut
 		first = false
-		if !pastPosition(q.seq, opts) || q.indexed {
-			break
+		c.found = append(c.found, a.found...)
+		c.sizes = append(c.sizes, a.sizes...)
+		c.cut = c.cut || a.cut
+		if !pastPosition(c.q.seq, c.opts) || c.q.indexed {
+			return false, nil
 		}
-		page.Windows++
+		c.page.Windows++
 		windows++
 		if a.nextLo == nil {
-			break
+			return false, nil
 		}
-		q.start = a.nextLo
-		if paced && windows >= ChangesPacedWindows {
+		c.q.start = a.nextLo
+		if c.paced && windows >= ChangesPacedWindows {
 			// Come back later for the rest (the caller's next tick).
-			page.Walk = &ChangesWalk{after: q.after, afterKey: q.afterKey, ranges: q.ranges, seq: q.seq, next: q.start,
-				found: found, sizes: sizes, cut: cut, windows: page.Windows}
-			return page, nil
+			q := c.q
+			c.page.Walk = &ChangesWalk{after: q.after, afterKey: q.afterKey, ranges: q.ranges, seq: q.seq, next: q.start,
+				found: c.found, sizes: c.sizes, cut: c.cut, windows: c.page.Windows}
+			return true, nil
 		}
 	}
-	// Each window answered its lowest rows by (ver, k) up to the limits;
-	// the lowest of their union up to the same limits are the page.
+}
+
+// withoutRowid handles a statement's error: on a WITHOUT ROWID kv (not
+// the reference's) only an index on ver lets the feed read it, and retry
+// is true when there is one.
+func (c *changeScan) withoutRowid(ctx context.Context, err error) (retry bool, _ error) {
+	if c.q.indexed || !strings.Contains(err.Error(), "no such column: rowid") {
+		return false, err
+	}
+	var indexed bool
+	if _, ierr := c.s.queryRow(ctx, "SELECT "+verIndexedSQL, nil, &indexed); ierr == nil && indexed {
+		c.s.watch.verIndexed.Store(indexYes)
+		c.q.indexed = true
+		return true, nil
+	}
+	return false, fmt.Errorf("the change feed walks kv by rowid, and this kv is a WITHOUT ROWID table; `kvdeck index add` gives it an index on ver to read changes through: %w", err)
+}
+
+// first takes the header of the scan's first statement: again is true
+// when the index on ver came or went (read again the way that suits it),
+// done when the page ends here.
+func (c *changeScan) first(a changeAnswer, remote bool) (again, done bool) {
+	s, opts := c.s, c.opts
+	if c.q.onWatch {
+		c.page.Version, c.page.Mark = Version{Seq: a.seq, Rows: -1}, a.mark
+		if a.mark == opts.Mark {
+			a.recheck = nil // nothing committed since: not asked
+		}
+		if !a.indexed {
+			// The index went: the next page reads the head and walks.
+			s.watch.verIndexed.Store(indexNo)
+			c.page.Rechecked = a.recheck
+			return false, true
+		}
+	}
+	s.watch.verIndexed.Store(map[bool]int32{true: indexYes, false: indexNo}[a.indexed])
+	if a.indexed != c.q.indexed && pastPosition(a.seq, opts) {
+		c.q.indexed = a.indexed
+		c.found, c.sizes, c.cut, c.q.seq, c.q.start, c.walk = nil, nil, false, 0, nil, nil
+		return true, false
+	}
+	if remote {
+		c.page.Version = Version{Seq: a.seq, Rows: a.rows}
+	}
+	c.page.Indexed, c.page.Rechecked = a.indexed, a.recheck
+	if c.walk == nil {
+		c.q.seq = a.seq
+	}
+	return false, false
+}
+
+// finish makes the page of the rows found: each window answered its
+// lowest rows by (ver, k) up to the limits; the lowest of their union up
+// to the same limits are the page.
+func (c *changeScan) finish() {
+	found, sizes, q, page := c.found, c.sizes, c.q, &c.page
 	order := make([]int, len(found))
 	for i := range order {
 		order[i] = i
 	}
 	sort.Slice(order, func(i, j int) bool { return changeLess(found[order[i]], found[order[j]]) })
+	cut := c.cut
 	var used int64
 	for _, i := range order {
 		if len(page.Entries) == q.limit || (len(page.Entries) > 0 && used >= q.budget) {
@@ -323,7 +397,6 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 	} else if q.seq > page.Next || (q.seq == page.Next && page.NextKey != nil) {
 		page.Next, page.NextKey = q.seq, nil
 	}
-	return page, nil
 }
 
 // ChangesWalk is a paced walk of the table in progress (ChangesPage.Walk):
@@ -412,6 +485,7 @@ func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
 		return h, s.classify(err)
 	}
 	s.rowsRead.Add(1)
+	s.noteJournal(mode)
 	h.wal = strings.EqualFold(mode, "wal")
 	return h, nil
 }

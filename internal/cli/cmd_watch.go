@@ -40,12 +40,15 @@ Sets come in versionstamp order. The store stamps sets only: a delete is
 noticed when a re-read of the rows kvdeck saw misses one, an expiry when
 the clock (--now, --clock-offset) passes a row's expiry. A watch polls
 (--interval): a row set and deleted between two polls is never seen, and
-a row set twice shows its last value once. Watching a prefix keeps its
-live rows in memory to show old values; a poll re-reads a bounded batch of
-them in turn to find deletions (16 on a file, 500 over a server), so a
+a row set twice shows its last value once. Watching a prefix keeps the
+key and stamp of each live row it saw, and old values up to 4 KiB each and
+32 MiB in all (beyond: "unkept"); a poll re-reads a bounded batch of
+the rows in turn to find deletions (16 on a file, 500 over a server), so a
 delete in a large prefix is noticed within rows/batch polls. On a
 rollback-journal file without an index on ver, sets are found by a walk
-of the table paced to protect the service's commits (kvdeck index add).`
+of the table paced to protect the service's commits (kvdeck index add).
+When the store stops answering, the watch retries with backoff (0.5 s up
+to 30 s, said on stderr) and misses no set or delete it can still see.`
 }
 
 // DefaultJSON makes watch print JSON lines unless -o text is given.
@@ -58,7 +61,10 @@ type watchRow struct {
 	ExpiresAt    *int64          `json:"expiresAt"`
 	Error        string          `json:"error,omitempty"`
 	Malformed    string          `json:"malformed,omitempty"`
-	raw          bool            // Value is a JSON string of text that is not JSON
+	// Unkept says why Value is null: the watch did not keep the old
+	// value (watchValueBudget).
+	Unkept string `json:"unkept,omitempty"`
+	raw    bool   // Value is a JSON string of text that is not JSON
 }
 
 // watchEvent is one line of watch.
@@ -83,6 +89,11 @@ type watcher struct {
 	walk     *store.ChangesWalk // a paced walk under way
 	paced    bool               // the feed was walked at a pace (said once)
 	known    map[string]store.Entry
+	// unkept holds the raw keys of the rows seen whose value was not
+	// kept (known holds them with a nil value), and kept the bytes of
+	// the values known holds: at most watchValueBudget.
+	unkept map[string]bool
+	kept   int64
 	// ring holds the raw keys seen, in the order they were first seen,
 	// and turn where the next recheck batch starts: every row seen is
 	// re-read in turn without sorting them all each poll. A key deleted
@@ -96,13 +107,63 @@ type watcher struct {
 	due int
 }
 
-// see records e as seen.
+// The values of the rows seen that a watch keeps, to show them as old
+// values: at most watchValueMax bytes each and watchValueBudget in all.
+// The keys and stamps of every row seen are kept (a deletion names the
+// row), about 100 bytes a row beside its key; an old value beyond the
+// budget is shown as null with "unkept" saying why. Before the bound a
+// watch of a 350k-row prefix held 0.5 GB.
+const (
+	watchValueMax    = 4 << 10
+	watchValueBudget = 32 << 20
+)
+
+// see records e as seen, keeping its value while the budget allows.
 func (w *watcher) see(e store.Entry) {
 	raw := string(e.Raw)
+	w.forget(raw)
+	if w.unkept == nil {
+		w.unkept = map[string]bool{}
+	}
+	if n := int64(len(e.Value)); n > watchValueMax || w.kept+n > watchValueBudget {
+		e.Value = nil
+		w.unkept[raw] = true
+	} else {
+		w.kept += n
+	}
 	if _, had := w.known[raw]; !had {
 		w.ring = append(w.ring, raw)
 	}
 	w.known[raw] = e
+}
+
+// forget drops the row seen at raw from the value budget (known keeps
+// it until the caller deletes or replaces it).
+func (w *watcher) forget(raw string) {
+	if old, had := w.known[raw]; had && !w.unkept[raw] {
+		w.kept -= int64(len(old.Value))
+	}
+	delete(w.unkept, raw)
+}
+
+// drop forgets the row seen at raw.
+func (w *watcher) drop(raw string) {
+	w.forget(raw)
+	delete(w.known, raw)
+}
+
+// old returns the row seen at raw as an old row for an event.
+func (w *watcher) old(raw string) (*watchRow, bool) {
+	e, had := w.known[raw]
+	if !had {
+		return nil, false
+	}
+	r := newWatchRow(&e)
+	if w.unkept[raw] {
+		r.Value, r.raw = json.RawMessage("null"), false
+		r.Unkept = "the watch keeps old values up to 4 KiB each and 32 MiB in all"
+	}
+	return r, true
 }
 
 // Run reads what is there, then polls until interrupted (or, with --once,
@@ -145,9 +206,26 @@ func (c *WatchCmd) Run(app *App) error {
 		}
 	}
 	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%d live rows now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, len(w.known), c.Interval)
+	return c.loop(ctx, app, w)
+}
+
+// Backoff of a watch whose store does not answer (a server restarting):
+// the first retry after watchRetryFirst, each next one twice as late, at
+// most watchRetryMax apart.
+const (
+	watchRetryFirst = 500 * time.Millisecond
+	watchRetryMax   = 30 * time.Second
+)
+
+// loop polls every interval and prints the changes. A poll that fails
+// (the server went away) is retried with backoff, said on stderr; the
+// watch keeps its position, so a set the store still holds is printed
+// when it answers again, and a row seen then gone is a delete.
+func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 	timer := time.NewTimer(c.Interval)
 	defer timer.Stop()
 	said := false
+	var retry time.Duration // 0: the last poll answered
 	for {
 		select {
 		case <-ctx.Done():
@@ -155,8 +233,11 @@ func (c *WatchCmd) Run(app *App) error {
 		case <-timer.C:
 		}
 		events, err := w.poll(ctx, app.Now())
-		if err != nil {
-			return interrupted(ctx, err)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if c.Once && len(events) > 1 {
+			events = events[:1] // the next change, one line
 		}
 		for _, ev := range events {
 			app.Out.Result(ev, ev.text())
@@ -171,7 +252,17 @@ func (c *WatchCmd) Run(app *App) error {
 		if c.Once && len(events) > 0 {
 			return nil
 		}
-		timer.Reset(c.Interval)
+		next := c.Interval
+		switch {
+		case err != nil:
+			retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
+			next = retry
+			fmt.Fprintf(app.Stderr, "kvdeck: watch: the store did not answer (%s); retrying in %s\n", usertext.Sanitize(err.Error()), retry)
+		case retry > 0:
+			retry = 0
+			fmt.Fprintf(app.Stderr, "kvdeck: watch: the store answers again; watching\n")
+		}
+		timer.Reset(next)
 	}
 }
 
@@ -229,46 +320,32 @@ const (
 
 // poll reads the changes since the last poll: expiries first (the clock
 // passed a seen row's expiry), then deletions (a seen row is gone), then
-// sets in stamp order.
+// sets in stamp order. On an error it returns the changes it had read
+// (the position is past them) with the error.
 func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
-	var expired, sets []watchEvent
-	var gone []string
-	for raw, e := range w.known {
-		if !e.Live(now) {
-			gone = append(gone, raw)
-		}
-	}
-	sort.Strings(gone) // key order: stable output
-	for _, raw := range gone {
-		e := w.known[raw]
-		expired = append(expired, newWatchEvent("expire", &e, nil, now))
-		delete(w.known, raw)
-	}
+	expired := w.expire(now)
 	batch := watchRecheckFile
 	if w.s.Info().Transport.Remote() {
 		batch = watchRecheckRemote
 	}
 	inline := w.recheckBatch(batch)
-	var rechecked []*store.Entry
-	fresh := map[string]bool{}
 	mark := w.mark
 	if w.due > 0 {
 		mark = 0 // recheck whatever the mark says
 	}
 	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline, Mark: mark, Walk: w.walk}
+	var sets []watchEvent
+	var rechecked []*store.Entry
+	fresh := map[string]bool{}
 	for first := true; ; first = false {
 		page, err := w.s.Changes(ctx, opts)
 		if err != nil {
-			return nil, err
+			// What was read stays read: the position moved past it.
+			return append(expired, sets...), err
 		}
 		if first {
 			rechecked = page.Rechecked
-			if page.Mark != w.mark {
-				w.due = len(w.known) // a commit: every row is due again
-			}
-			if len(rechecked) > 0 {
-				w.due -= len(inline)
-			}
+			w.noteMark(page, len(inline))
 		}
 		w.mark, w.walk = page.Mark, page.Walk
 		if page.Walk != nil {
@@ -277,45 +354,97 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		}
 		w.after, w.afterKey = page.Next, page.NextKey
 		for _, e := range page.Entries {
-			raw := string(e.Raw)
-			if w.exact != nil && !w.exact[raw] {
-				continue
+			ev, ok := w.change(e, now)
+			if ok {
+				fresh[string(e.Raw)] = true
 			}
-			old, had := w.known[raw]
-			if had && old.Ver == e.Ver {
-				continue // read by start already
+			if ev != nil && ev.Change == "expire" {
+				expired = append(expired, *ev)
+			} else if ev != nil {
+				sets = append(sets, *ev)
 			}
-			fresh[raw] = true
-			var oldp *store.Entry
-			if had {
-				oldp = &old
-			}
-			if !e.Live(now) {
-				// Written already expired: nobody could read it.
-				if had {
-					expired = append(expired, newWatchEvent("expire", oldp, nil, now))
-					delete(w.known, raw)
-				}
-				continue
-			}
-			e := e
-			sets = append(sets, newWatchEvent("set", oldp, &e, now))
-			w.see(e)
 		}
 		if !page.More {
 			break
 		}
 		opts.After, opts.AfterKey, opts.Recheck, opts.Walk = page.Next, page.NextKey, nil, nil
 	}
-	var deleted []watchEvent
-	for i, e := range rechecked {
-		raw := string(inline[i])
-		if old, had := w.known[raw]; e == nil && had && !fresh[raw] {
-			deleted = append(deleted, newWatchEvent("delete", &old, nil, now))
-			delete(w.known, raw)
+	deleted := w.deletions(inline, rechecked, fresh, now)
+	return append(append(expired, deleted...), sets...), nil
+}
+
+// expire forgets the rows seen whose expiry the clock passed, in key
+// order, and returns their events.
+func (w *watcher) expire(now int64) []watchEvent {
+	var gone []string
+	for raw, e := range w.known {
+		if !e.Live(now) {
+			gone = append(gone, raw)
 		}
 	}
-	return append(append(expired, deleted...), sets...), nil
+	sort.Strings(gone) // key order: stable output
+	var out []watchEvent
+	for _, raw := range gone {
+		e := w.known[raw]
+		old, _ := w.old(raw)
+		out = append(out, newWatchEvent("expire", &e, old, nil, now))
+		w.drop(raw)
+	}
+	return out
+}
+
+// noteMark counts the rows due for a recheck after a page's head: a
+// commit since the last poll makes every row seen due again.
+func (w *watcher) noteMark(page store.ChangesPage, inline int) {
+	if page.Mark != w.mark {
+		w.due = len(w.known)
+	}
+	if len(page.Rechecked) > 0 {
+		w.due -= inline
+	}
+}
+
+// change takes a row of the feed: its event (nil when there is none to
+// print) and whether it was news (a row start had read is not).
+func (w *watcher) change(e store.Entry, now int64) (*watchEvent, bool) {
+	raw := string(e.Raw)
+	if w.exact != nil && !w.exact[raw] {
+		return nil, false
+	}
+	seen, had := w.known[raw]
+	if had && seen.Ver == e.Ver {
+		return nil, false // read by start already
+	}
+	old, _ := w.old(raw)
+	if !e.Live(now) {
+		// Written already expired: nobody could read it.
+		if !had {
+			return nil, true
+		}
+		ev := newWatchEvent("expire", &seen, old, nil, now)
+		w.drop(raw)
+		return &ev, true
+	}
+	ev := newWatchEvent("set", &e, old, &e, now)
+	w.see(e)
+	return &ev, true
+}
+
+// deletions compares the rows rechecked with what was seen: a row seen
+// that is gone, and was not set meanwhile (fresh), was deleted.
+func (w *watcher) deletions(inline [][]byte, rechecked []*store.Entry, fresh map[string]bool, now int64) []watchEvent {
+	var out []watchEvent
+	for i, e := range rechecked {
+		raw := string(inline[i])
+		seen, had := w.known[raw]
+		if e != nil || !had || fresh[raw] {
+			continue
+		}
+		old, _ := w.old(raw)
+		out = append(out, newWatchEvent("delete", &seen, old, nil, now))
+		w.drop(raw)
+	}
+	return out
 }
 
 // recheckBatch returns up to n rows seen, in turn round the ring: every
@@ -350,12 +479,10 @@ func (w *watcher) compactRing() {
 	w.ring, w.turn = kept, 0
 }
 
-func newWatchEvent(change string, old, cur *store.Entry, seen int64) watchEvent {
-	ev := watchEvent{Change: change, Old: newWatchRow(old), New: newWatchRow(cur), Seen: seen}
-	e := cur
-	if e == nil {
-		e = old
-	}
+// newWatchEvent is the event of the row at e's key: old as the watch saw
+// it (nil: none), cur the row now (nil: none).
+func newWatchEvent(change string, e *store.Entry, old *watchRow, cur *store.Entry, seen int64) watchEvent {
+	ev := watchEvent{Change: change, Old: old, New: newWatchRow(cur), Seen: seen}
 	if e.KeyErr == nil {
 		k := e.Key
 		ev.Key = &k
@@ -377,8 +504,11 @@ func newWatchRow(e *store.Entry) *watchRow {
 // text is the line of -o text; its times have a fixed width
 // (usertext.FormatTimeFixed), so the lines' columns stay put:
 //
-//	2026-01-02T00:00:01.000Z  set     ["dwk_lease", "C", "ab"]  v=…03 -> v=…07  {"holder":"…"}
-//	2026-01-02T00:00:02.250Z  delete  ["dwk_lease", "C", "ab"]  v=…07  was {"holder":"…"}
+//	2026-01-02T00:00:01.000Z  set     ["dwk_lease", "C", "ab"]  v=…03 -> v=…07  {"holder":"a"} -> {"holder":"b"}
+//	2026-01-02T00:00:02.250Z  delete  ["dwk_lease", "C", "ab"]  v=…07  was {"holder":"b"}
+//
+// A value longer than watchTextValue characters is cut there, with "…"
+// and its size.
 func (ev watchEvent) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %-6s  ", usertext.FormatTimeFixed(ev.Seen), ev.Change)
@@ -390,7 +520,7 @@ func (ev watchEvent) text() string {
 	b.WriteString("  ")
 	switch {
 	case ev.New != nil && ev.Old != nil:
-		fmt.Fprintf(&b, "v=%s -> v=%s  %s", ev.Old.Versionstamp, ev.New.Versionstamp, rowText(ev.New))
+		fmt.Fprintf(&b, "v=%s -> v=%s  %s -> %s", ev.Old.Versionstamp, ev.New.Versionstamp, valueText(ev.Old), rowText(ev.New))
 	case ev.New != nil:
 		fmt.Fprintf(&b, "new v=%s  %s", ev.New.Versionstamp, rowText(ev.New))
 	default:
@@ -403,10 +533,7 @@ func (ev watchEvent) text() string {
 // what is wrong with it.
 func rowText(r *watchRow) string {
 	var b bytes.Buffer
-	if r.raw {
-		b.WriteString("raw:")
-	}
-	b.Write(r.Value)
+	b.WriteString(valueText(r))
 	if r.ExpiresAt != nil {
 		b.WriteString("  expires=" + usertext.FormatTimeFixed(*r.ExpiresAt))
 	}
@@ -414,4 +541,23 @@ func rowText(r *watchRow) string {
 		b.WriteString("  error: " + msg)
 	}
 	return b.String()
+}
+
+// watchTextValue is how many characters of a value a text line shows.
+const watchTextValue = 80
+
+// valueText is a row's value for a text line (raw:"…" when it is not
+// JSON), cut after watchTextValue characters: "…" and the size follow.
+func valueText(r *watchRow) string {
+	if r.Unkept != "" {
+		return "(value not kept)"
+	}
+	v := string(r.Value)
+	if r.raw {
+		v = "raw:" + v
+	}
+	if runes := []rune(v); len(runes) > watchTextValue {
+		v = fmt.Sprintf("%s… (%d bytes)", string(runes[:watchTextValue]), len(r.Value))
+	}
+	return v
 }

@@ -46,6 +46,7 @@ func startWatch(t *testing.T, args ...string) *watchProc {
 	p := &watchProc{t: t, cmd: cmd, lines: make(chan string, 100), errs: make(chan string, 100), done: make(chan int, 1)}
 	pump := func(r io.Reader, ch chan string) {
 		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 8<<20) // a whole 1 MB value on a line
 		for sc.Scan() {
 			ch <- sc.Text()
 		}
@@ -280,5 +281,50 @@ func TestWatchBadInput(t *testing.T) {
 			t.Errorf("%q: exit %d, %q %q", args, code, out.String(), errb.String())
 		}
 		fmt.Fprint(io.Discard, errb.String())
+	}
+}
+
+// TestWatchOnceOneLineTextShort (issue 22 point 6): --once prints one
+// line though the poll found several changes; -o text shows a set's old
+// value beside the new one, and cuts a long value (1 MB) short.
+func TestWatchOnceOneLineTextShort(t *testing.T) {
+	url := storetest.File().URL(t)
+	s := storetest.Open(t, url, store.Options{})
+	ctx := storetest.Ctx(t)
+	key := func(text string) codec.Key { return storetest.Key(t, text) }
+	if _, err := s.Set(ctx, key(`["k", "a"]`), []byte(`"old"`), nil); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, "--db", url, "-o", "text", "watch", "--once", `["k"]`, "--interval", "500ms")
+	big := `"` + strings.Repeat("x", 1<<20) + `"`
+	if _, err := s.Atomic().Set(key(`["k", "a"]`), []byte(`"new"`)).Set(key(`["k", "b"]`), []byte(big)).Set(key(`["k", "c"]`), []byte(`3`)).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.cmd.Wait(); err != nil {
+		t.Errorf("--once: %v", err)
+	}
+	var lines []string
+	for line := range w.lines {
+		lines = append(lines, line)
+	}
+	if len(lines) != 1 {
+		t.Fatalf("--once printed %d lines, want 1: %.300q", len(lines), lines)
+	}
+	if !strings.Contains(lines[0], `"old" -> "new"`) {
+		t.Errorf("a set's text line shows no old value: %q", lines[0])
+	}
+	// The 1 MB value, watched without --once: cut short.
+	w = startWatch(t, "--db", url, "-o", "text", "watch", `["k", "b"]`, "--interval", "20ms")
+	if _, err := s.Set(ctx, key(`["k", "b"]`), []byte(big[:len(big)-1]+`y"`), nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case line := <-w.lines:
+		// The old value (1 MB) is over what a watch keeps: not shown.
+		if len(line) > 400 || !strings.Contains(line, `(value not kept) -> "xxx`) || !strings.Contains(line, "… (1048579 bytes)") {
+			t.Errorf("a 1 MB value's text line: %d bytes, %.400q", len(line), line)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no line")
 	}
 }
