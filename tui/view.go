@@ -141,7 +141,9 @@ func (m model) statusBar() string {
 	if info.ReadOnly {
 		items = append(items, st.Badge.Render(" READ-ONLY "))
 	}
-	if v := m.refresh.version; m.refresh.known && narrow {
+	// Rows < 0: a rollback-journal file, where the refresh counts no rows
+	// (each count held the live writer's lock: store.Version).
+	if v := m.refresh.version; m.refresh.known && (narrow || v.Rows < 0) {
 		items = append(items, fmt.Sprintf("seq %d", v.Seq))
 	} else if m.refresh.known {
 		items = append(items, fmt.Sprintf("seq %d · %d %s", v.Seq, v.Rows, plural(v.Rows, "row", "rows")))

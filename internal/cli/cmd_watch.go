@@ -205,7 +205,7 @@ func (c *WatchCmd) Run(app *App) error {
 			what = "keys"
 		}
 	}
-	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%d live rows now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, len(w.known), c.Interval)
+	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%s now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, plural(int64(len(w.known)), "live row"), c.Interval)
 	return c.loop(ctx, app, w)
 }
 
