@@ -212,7 +212,7 @@ func parseFigures(text string, buckets int) (censusFigures, error) {
 	dec.UseNumber()
 	var a []any
 	if err := dec.Decode(&a); err != nil || len(a) != 14+buckets {
-		return censusFigures{}, fmt.Errorf("census: unexpected figures %q: %v", text, err)
+		return censusFigures{}, fmt.Errorf("census: unexpected figures %q (%d values): %w", text, len(a), err)
 	}
 	f := censusFigures{}
 	ints := []*int64{&f.c.Rows, &f.c.Live, &f.c.Bytes, &f.c.ExpiredBytes, &f.c.Soon, nil, nil, &f.bad, nil, &f.odd, nil, &f.maxVer, &f.nullValues}

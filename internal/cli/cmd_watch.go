@@ -152,18 +152,19 @@ func (w *watcher) drop(raw string) {
 	delete(w.known, raw)
 }
 
-// old returns the row seen at raw as an old row for an event.
-func (w *watcher) old(raw string) (*watchRow, bool) {
+// old returns the row seen at raw as an old row for an event; nil when
+// none was seen.
+func (w *watcher) old(raw string) *watchRow {
 	e, had := w.known[raw]
 	if !had {
-		return nil, false
+		return nil
 	}
 	r := newWatchRow(&e)
 	if w.unkept[raw] {
 		r.Value, r.raw = json.RawMessage("null"), false
 		r.Unkept = "the watch keeps old values up to 4 KiB each and 32 MiB in all"
 	}
-	return r, true
+	return r
 }
 
 // Run reads what is there, then polls until interrupted (or, with --once,
@@ -386,7 +387,7 @@ func (w *watcher) expire(now int64) []watchEvent {
 	var out []watchEvent
 	for _, raw := range gone {
 		e := w.known[raw]
-		old, _ := w.old(raw)
+		old := w.old(raw)
 		out = append(out, newWatchEvent("expire", &e, old, nil, now))
 		w.drop(raw)
 	}
@@ -415,7 +416,7 @@ func (w *watcher) change(e store.Entry, now int64) (*watchEvent, bool) {
 	if had && seen.Ver == e.Ver {
 		return nil, false // read by start already
 	}
-	old, _ := w.old(raw)
+	old := w.old(raw)
 	if !e.Live(now) {
 		// Written already expired: nobody could read it.
 		if !had {
@@ -440,7 +441,7 @@ func (w *watcher) deletions(inline [][]byte, rechecked []*store.Entry, fresh map
 		if e != nil || !had || fresh[raw] {
 			continue
 		}
-		old, _ := w.old(raw)
+		old := w.old(raw)
 		out = append(out, newWatchEvent("delete", &seen, old, nil, now))
 		w.drop(raw)
 	}

@@ -25,6 +25,7 @@ type restartableSQLD struct {
 }
 
 func newRestartableSQLD(t *testing.T) *restartableSQLD {
+	t.Helper()
 	bin := sqldtest.Binary(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
