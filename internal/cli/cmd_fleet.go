@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"kvdeck/internal/storeconfig"
 	"kvdeck/internal/usertext"
-	"kvdeck/store"
 	"kvdeck/store/coord"
 )
 
@@ -51,61 +48,26 @@ type fleetDoctorRow struct {
 // any row is an error, else 1 when any store has a finding of severity
 // error (kvdeck doctor's rule), else 0.
 func (c *FleetDoctorCmd) Run(app *App) error {
-	if c.Concurrency < 1 {
-		return fmt.Errorf("--concurrency %d: must be at least 1", c.Concurrency)
+	if err := fleetLimits(c.Concurrency, c.Timeout); err != nil {
+		return err
 	}
-	if c.Timeout <= 0 {
-		return fmt.Errorf("--timeout %s: must be positive", c.Timeout)
-	}
-	cfg, err := loadConfig(app)
+	cfg, stores, err := fleetStores(app, c.Group)
 	if err != nil {
 		return err
 	}
-	var stores []storeconfig.Store
-	for _, name := range cfg.Names() {
-		if s := cfg.Stores[name]; c.Group == "" || s.Group == c.Group {
-			stores = append(stores, s)
-		}
-	}
-	if len(stores) == 0 {
-		if c.Group != "" {
-			return fmt.Errorf("no saved store in group %s (%s)", shown(c.Group), cfg.Path)
-		}
-		return fmt.Errorf("no saved stores (%s); kvdeck stores add NAME URL saves one", cfg.Path)
-	}
-	rows := make([]fleetDoctorRow, len(stores))
-	done := make([]chan struct{}, len(stores))
-	sem := make(chan struct{}, c.Concurrency)
-	var wg sync.WaitGroup
-	for i, s := range stores {
-		done[i] = make(chan struct{})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer close(done[i])
-			select {
-			case sem <- struct{}{}:
-			case <-app.Context().Done():
-				rows[i] = fleetErrorRow(s, app.Context().Err(), "", 0)
-				return
-			}
-			defer func() { <-sem }()
-			rows[i] = c.examine(app, cfg, s)
-		}()
-	}
 	worst := 0
-	for i := range stores {
-		<-done[i]
-		r := rows[i]
-		app.Out.Result(r, fleetRowText(r))
-		switch {
-		case r.Status == "error":
-			worst = max(worst, CodeError)
-		case r.Errors > 0:
-			worst = max(worst, CodeNotDone)
-		}
-	}
-	wg.Wait()
+	fleetEach(app, stores, c.Concurrency,
+		func(s storeconfig.Store) fleetDoctorRow { return c.examine(app, cfg, s) },
+		func(s storeconfig.Store, err error) fleetDoctorRow { return fleetErrorRow(s, err, "", 0) },
+		func(r fleetDoctorRow) {
+			app.Out.Result(r, fleetRowText(r))
+			switch {
+			case r.Status == "error":
+				worst = max(worst, CodeError)
+			case r.Errors > 0:
+				worst = max(worst, CodeNotDone)
+			}
+		})
 	if worst != 0 {
 		return &ExitError{Code: worst}
 	}
@@ -116,24 +78,8 @@ func (c *FleetDoctorCmd) Run(app *App) error {
 // (doctor only reads; no journal), with its own token and no other.
 func (c *FleetDoctorCmd) examine(app *App, cfg *storeconfig.Config, s storeconfig.Store) fleetDoctorRow {
 	start := time.Now()
-	ctx := app.Context()
-	if t, err := store.ParseTarget(s.URL); err == nil && t.Transport.Remote() {
-		// A server may hang; a database file does not (its locks wait
-		// --busy-timeout), and on a slow machine its doctor may take
-		// longer than a server's answer should: only servers get the
-		// deadline.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
-		defer cancel()
-	}
-	token, err := cfg.Token(ctx, s, app.Env)
-	if err != nil {
-		return fleetErrorRow(s, err, "", time.Since(start))
-	}
-	st, err := store.Open(ctx, s.URL, store.Options{
-		AuthToken: token, ReadOnly: true, Clock: app.Now,
-		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: c.Timeout,
-	})
+	ctx, cancel, st, token, _, err := fleetOpen(app, cfg, s, c.Timeout)
+	defer cancel()
 	if err != nil {
 		return fleetErrorRow(s, err, token, time.Since(start))
 	}

@@ -48,50 +48,27 @@ func locate(st *store.Store, session int, ev event, now int64) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := located{session: session, ev: ev}
 		k := ev.key
-		first := func(opts store.ListOptions) (codec.Key, error) {
-			opts.Limit, opts.IncludeExpired = 1, true
-			p, err := st.List(ctx, opts)
-			if err != nil || len(p.Entries) == 0 || p.Entries[0].KeyErr != nil {
-				return nil, err
-			}
-			e := p.Entries[0]
-			if codec.Compare(e.Key, k) == 0 {
-				msg.expired = e.ExpiresAt != nil && *e.ExpiresAt <= now
-			}
-			return e.Key, nil
-		}
-		at, err := first(store.ListOptions{Prefix: k})
+		e, ok, err := views.FirstRow(ctx, st, store.ListOptions{Prefix: k})
 		switch {
 		case err != nil:
 			msg.err = err
 			return msg
-		case at != nil && len(at) == len(k):
+		case ok && len(e.Key) == len(k):
 			msg.where, msg.target = whereRow, k
+			msg.expired = e.ExpiresAt != nil && *e.ExpiresAt <= now
 			return msg
-		case at != nil:
+		case ok:
 			msg.where, msg.target = whereUnder, k
 			return msg
 		}
-		for d := len(k) - 1; d >= 0; d-- {
-			level, part := k[:d], k[:d+1]
-			next, err := first(store.ListOptions{Prefix: level, Start: part})
-			if err == nil && len(next) <= d {
-				next = nil
-			}
-			if err == nil && next == nil {
-				next, err = first(store.ListOptions{Prefix: level, End: part, Reverse: true})
-				if len(next) <= d {
-					next = nil // the level's own row: no neighbour part
-				}
-			}
-			if err != nil {
-				msg.err = err
-				return msg
-			}
-			if next != nil {
-				msg.where, msg.target = whereGone, next[:d+1]
-				return msg
-			}
+		next, err := views.Neighbour(ctx, st, k)
+		switch {
+		case err != nil:
+			msg.err = err
+			return msg
+		case next != nil:
+			msg.where, msg.target = whereGone, next
+			return msg
 		}
 		msg.where = whereNowhere
 		return msg

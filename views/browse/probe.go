@@ -33,40 +33,12 @@ type probed struct {
 func probeGoto(st *store.Store, session int, key codec.Key) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := probed{session: session, key: key}
-		first := func(opts store.ListOptions) (codec.Key, error) {
-			opts.Limit, opts.IncludeExpired = 1, true
-			p, err := st.List(ctx, opts)
-			if err != nil || len(p.Entries) == 0 || p.Entries[0].KeyErr != nil {
-				return nil, err
-			}
-			return p.Entries[0].Key, nil
-		}
-		at, err := first(store.ListOptions{Prefix: key})
-		if err != nil || at != nil {
-			msg.exists, msg.err = at != nil, err
+		_, ok, err := views.FirstRow(ctx, st, store.ListOptions{Prefix: key})
+		if err != nil || ok {
+			msg.exists, msg.err = ok, err
 			return msg
 		}
-		for d := len(key) - 1; d >= 0; d-- {
-			level, part := key[:d], key[:d+1]
-			next, err := first(store.ListOptions{Prefix: level, Start: part})
-			if err == nil && len(next) <= d {
-				next = nil
-			}
-			if err == nil && next == nil {
-				next, err = first(store.ListOptions{Prefix: level, End: part, Reverse: true})
-				if len(next) <= d {
-					next = nil // the level's own row: no neighbour part
-				}
-			}
-			if err != nil {
-				msg.err = err
-				return msg
-			}
-			if next != nil {
-				msg.target = next[:d+1]
-				return msg
-			}
-		}
+		msg.target, msg.err = views.Neighbour(ctx, st, key)
 		return msg
 	})
 }
