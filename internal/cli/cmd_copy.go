@@ -104,36 +104,9 @@ func (c *CopyCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	fromURL, fromToken, _, _, err := copySide(app, "from", c.From)
+	from, to, err := c.openSides(app)
 	if err != nil {
 		return err
-	}
-	toURL, toToken, toRO, toName, err := copySide(app, "to", c.To)
-	if err != nil {
-		return err
-	}
-	if sameDatabase(fromURL, toURL) {
-		return fmt.Errorf("--from and --to are the same store (%s)", store.RedactURL(fromURL))
-	}
-	if !c.DryRun && (app.Globals.ReadOnly || (toRO && !app.Globals.Write)) {
-		why := "the store was opened with --read-only"
-		if !app.Globals.ReadOnly {
-			why = fmt.Sprintf("store %s is saved read-only; give --write to write to it", toName)
-		}
-		return fmt.Errorf("%w: copy refused; %s", store.ErrReadOnly, why)
-	}
-	fopts := app.StoreOptions()
-	fopts.AuthToken, fopts.ReadOnly = fromToken, true
-	from, err := app.open(app.Context(), fromURL, fopts)
-	if err != nil {
-		return fmt.Errorf("--from: %w", err)
-	}
-	topts := app.StoreOptions()
-	topts.AuthToken, topts.ReadOnly = toToken, c.DryRun
-	topts.Create = !c.DryRun
-	to, err := app.open(app.Context(), toURL, topts) // journaled unless read-only
-	if err != nil {
-		return fmt.Errorf("--to: %w", err)
 	}
 	sum := copySummary{Summary: true, DryRun: c.DryRun}
 	var batch []store.Entry
@@ -170,13 +143,50 @@ func (c *CopyCmd) Run(app *App) error {
 	return nil
 }
 
+// openSides opens --from read-only and --to (journaled; read-only for a
+// dry run), each with its own token; the same database twice, or a target
+// that is read-only, is refused before anything is opened.
+func (c *CopyCmd) openSides(app *App) (from, to *store.Store, err error) {
+	fromURL, fromToken, _, _, err := copySide(app, "from", c.From)
+	if err != nil {
+		return nil, nil, err
+	}
+	toURL, toToken, toRO, toName, err := copySide(app, "to", c.To)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sameDatabase(fromURL, toURL) {
+		return nil, nil, fmt.Errorf("--from and --to are the same store (%s)", store.RedactURL(fromURL))
+	}
+	if !c.DryRun && (app.Globals.ReadOnly || (toRO && !app.Globals.Write)) {
+		why := "the store was opened with --read-only"
+		if !app.Globals.ReadOnly {
+			why = fmt.Sprintf("store %s is saved read-only; give --write to write to it", toName)
+		}
+		return nil, nil, fmt.Errorf("%w: copy refused; %s", store.ErrReadOnly, why)
+	}
+	fopts := app.StoreOptions()
+	fopts.AuthToken, fopts.ReadOnly = fromToken, true
+	from, err = app.open(app.Context(), fromURL, fopts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--from: %w", err)
+	}
+	topts := app.StoreOptions()
+	topts.AuthToken, topts.ReadOnly = toToken, c.DryRun
+	topts.Create = !c.DryRun
+	to, err = app.open(app.Context(), toURL, topts) // journaled unless read-only
+	if err != nil {
+		return nil, nil, fmt.Errorf("--to: %w", err)
+	}
+	return from, to, nil
+}
+
 // copyBatch plans one batch against the target and commits it (unless
 // --dry-run), planning again when the target changed in between.
 func (c *CopyCmd) copyBatch(ctx context.Context, app *App, to *store.Store, batch []store.Entry, sum *copySummary) error {
 	for attempt := 1; ; attempt++ {
 		keys := make([]codec.Key, 0, len(batch))
 		var src []store.Entry
-		var rows []copyRow
 		for _, e := range batch {
 			if e.KeyErr != nil || e.Malformed != "" || e.ValueNull {
 				continue // Scan of live rows under a decodable prefix yields none; kept safe
@@ -188,36 +198,7 @@ func (c *CopyCmd) copyBatch(ctx context.Context, app *App, to *store.Store, batc
 		if err != nil {
 			return fmt.Errorf("--to: %w", err)
 		}
-		var checks []store.Check
-		var sets []store.Mutation
-		var part copySummary
-		for i, e := range src {
-			r := copyRow{Key: e.Key}
-			norm, nerr := codec.NormalizeJSON(e.Value)
-			switch t := cur[i]; {
-			case nerr != nil:
-				r.Action, r.Reason = "invalid", "the value is not JSON: "+nerr.Error()
-				part.Invalid++
-			case t == nil:
-				r.Action = "create"
-				checks = append(checks, store.Check{Key: e.Key})
-				part.Created++
-			case sameRow(norm, e.ExpiresAt, t):
-				r.Action, r.Target = "unchanged", t.Versionstamp()
-				part.Unchanged++
-			case !c.Overwrite:
-				r.Action, r.Target, r.Reason = "skip", t.Versionstamp(), "differs in the target"
-				part.Skipped++
-			default:
-				r.Action, r.Target = "overwrite", t.Versionstamp()
-				checks = append(checks, store.Check{Key: e.Key, Versionstamp: t.Versionstamp()})
-				part.Overwritten++
-			}
-			if r.Action == "create" || r.Action == "overwrite" {
-				sets = append(sets, store.Mutation{Type: store.MutationSet, Key: e.Key, Value: norm, ExpiresAt: e.ExpiresAt})
-			}
-			rows = append(rows, r)
-		}
+		checks, sets, rows, part := c.plan(src, cur)
 		if len(sets) > 0 && !c.DryRun {
 			res, err := to.SetManyChecked(ctx, checks, sets)
 			if err != nil {
@@ -236,16 +217,55 @@ func (c *CopyCmd) copyBatch(ctx context.Context, app *App, to *store.Store, batc
 				app.Out.Result(r, copyRowText(r))
 			}
 		}
-		sum.Created += part.Created
-		sum.Overwritten += part.Overwritten
-		sum.Unchanged += part.Unchanged
-		sum.Skipped += part.Skipped
-		sum.Invalid += part.Invalid
-		sum.Commits += part.Commits
-		if part.Stamp != "" {
-			sum.Stamp = part.Stamp
-		}
+		sum.add(part)
 		return nil
+	}
+}
+
+// plan decides each source row against the target's row now (cur, in the
+// same order): create (checked absent), overwrite (checked at the stamp
+// read, only with --overwrite), unchanged, skip, or invalid.
+func (c *CopyCmd) plan(src []store.Entry, cur []*store.Entry) (checks []store.Check, sets []store.Mutation, rows []copyRow, part copySummary) {
+	for i, e := range src {
+		r := copyRow{Key: e.Key}
+		norm, nerr := codec.NormalizeJSON(e.Value)
+		switch t := cur[i]; {
+		case nerr != nil:
+			r.Action, r.Reason = "invalid", "the value is not JSON: "+nerr.Error()
+			part.Invalid++
+		case t == nil:
+			r.Action = "create"
+			checks = append(checks, store.Check{Key: e.Key})
+			part.Created++
+		case sameRow(norm, e.ExpiresAt, t):
+			r.Action, r.Target = "unchanged", t.Versionstamp()
+			part.Unchanged++
+		case !c.Overwrite:
+			r.Action, r.Target, r.Reason = "skip", t.Versionstamp(), "differs in the target"
+			part.Skipped++
+		default:
+			r.Action, r.Target = "overwrite", t.Versionstamp()
+			checks = append(checks, store.Check{Key: e.Key, Versionstamp: t.Versionstamp()})
+			part.Overwritten++
+		}
+		if r.Action == "create" || r.Action == "overwrite" {
+			sets = append(sets, store.Mutation{Type: store.MutationSet, Key: e.Key, Value: norm, ExpiresAt: e.ExpiresAt})
+		}
+		rows = append(rows, r)
+	}
+	return checks, sets, rows, part
+}
+
+// add counts a committed (or, dry, planned) batch into the summary.
+func (s *copySummary) add(part copySummary) {
+	s.Created += part.Created
+	s.Overwritten += part.Overwritten
+	s.Unchanged += part.Unchanged
+	s.Skipped += part.Skipped
+	s.Invalid += part.Invalid
+	s.Commits += part.Commits
+	if part.Stamp != "" {
+		s.Stamp = part.Stamp
 	}
 }
 

@@ -68,15 +68,7 @@ func (c *LoadCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	size, maxBytes := loadBatchFile, int64(0)
-	if s.Info().Transport.Remote() {
-		// A commit is one request to a server: larger batches spend fewer
-		// round trips; a file keeps its write transactions short.
-		size, maxBytes = loadBatchRemote, loadBatchBytes
-	}
-	if c.Batch != nil {
-		size = *c.Batch
-	}
+	size, maxBytes := c.batchSize(s)
 	second, err := in.second()
 	if err != nil {
 		return fmt.Errorf("read the input again: %w", err)
@@ -114,6 +106,21 @@ func (c *LoadCmd) Run(app *App) error {
 			plural(int64(l.res.Batches), "batch"), plural(l.res.Loaded, "row"), err)
 	}
 	return nil
+}
+
+// batchSize is how many rows (and, to a server, bytes) a commit of the
+// load carries: a commit is one request to a server, so larger batches
+// spend fewer round trips; a file keeps its write transactions short.
+// --batch sets the rows.
+func (c *LoadCmd) batchSize(s *store.Store) (size int, maxBytes int64) {
+	size = loadBatchFile
+	if s.Info().Transport.Remote() {
+		size, maxBytes = loadBatchRemote, loadBatchBytes
+	}
+	if c.Batch != nil {
+		size = *c.Batch
+	}
+	return size, maxBytes
 }
 
 // validate reads every line once and reports the malformed ones.

@@ -77,15 +77,7 @@ func (c *UndoCmd) Run(app *App) error {
 	if !res.OK {
 		return refused(p.Entry.ID, res.Conflicts)
 	}
-	out := undoJSON{OK: true, Undid: p.Entry.ID, Versionstamp: stampOrNull(res.Versionstamp), Keys: len(p.Ops)}
-	if entries, _, err := j.List(); err == nil {
-		for i := len(entries) - 1; i >= 0; i-- {
-			if entries[i].Undoes == p.Entry.ID {
-				out.Entry = entries[i].ID
-				break
-			}
-		}
-	}
+	out := undoJSON{OK: true, Undid: p.Entry.ID, Versionstamp: stampOrNull(res.Versionstamp), Keys: len(p.Ops), Entry: undoEntry(j, p.Entry.ID)}
 	text := fmt.Sprintf("undid %s: %s restored", p.Entry.ID, plural(int64(len(p.Ops)), "key"))
 	if res.Versionstamp != "" {
 		text += " (new versionstamp " + res.Versionstamp + ")"
@@ -95,6 +87,21 @@ func (c *UndoCmd) Run(app *App) error {
 	}
 	app.Out.Result(out, text)
 	return nil
+}
+
+// undoEntry is the journal entry of the undo of id just made (the
+// newest that undoes it); "" when the journal cannot say.
+func undoEntry(j *journal.Journal, id string) string {
+	entries, _, err := j.List()
+	if err != nil {
+		return ""
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Undoes == id {
+			return entries[i].ID
+		}
+	}
+	return ""
 }
 
 // undoJSON is the result line of an undo.

@@ -54,13 +54,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	errw := &redactor{w: stderr, secrets: secrets(args, env)}
 	var root Root
-	parser, err := kong.New(&root,
-		kong.Name("kvdeck"),
-		kong.Description("A terminal explorer and scriptable CLI for a Deno-KV-like coordination store kept in libSQL."),
-		kong.Writers(stdout, errw),
-		kong.Exit(func(code int) { panic(kongExit(code)) }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
+	parser, err := newParser(&root, stdout, errw)
 	if err != nil {
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
 		return CodeError
@@ -76,31 +70,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %s\n", parseErrorText(err))
 		return CodeError
 	}
-	if err := root.Globals.check(); err != nil {
-		fmt.Fprintf(errw, "kvdeck: %v\n", err)
-		return CodeError
-	}
-	token, err := resolveSaved(ctx, kctx, &root.Globals, env)
+	vc, err := settleGlobals(ctx, kctx, &root.Globals, env, errw)
 	if err != nil {
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
 		return CodeError
 	}
-	errw.secrets = append(errw.secrets, token)
-	vc, err := root.Globals.clock()
-	if err != nil {
-		fmt.Fprintf(errw, "kvdeck: %v\n", err)
-		return CodeError
-	}
-	jsonDefault, writes := false, ""
-	if node := kctx.Selected(); node != nil && node.Target.CanAddr() {
-		cmd := node.Target.Addr().Interface()
-		if d, ok := cmd.(jsonDefaulter); ok {
-			jsonDefault = d.DefaultJSON()
-		}
-		if w, ok := cmd.(writer); ok {
-			writes = w.Writes()
-		}
-	}
+	jsonDefault, writes := traits(kctx)
 	app := &App{
 		Globals:      root.Globals,
 		Out:          newPrinter(stdout, root.Globals.JSON(jsonDefault)),
@@ -127,7 +102,57 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			return ExitCode(err)
 		}
 	}
-	err = kctx.Run(app)
+	return run(kctx, app, errw)
+}
+
+// settleGlobals checks the global flags, resolves a saved store (its
+// token joins the secrets errw scrubs) and builds the clock.
+func settleGlobals(ctx context.Context, kctx *kong.Context, g *Globals, env map[string]string, errw *redactor) (*store.VirtualClock, error) {
+	if err := g.check(); err != nil {
+		return nil, err
+	}
+	token, err := resolveSaved(ctx, kctx, g, env)
+	if err != nil {
+		return nil, err
+	}
+	errw.secrets = append(errw.secrets, token)
+	return g.clock()
+}
+
+// newParser builds kong's parser of the command tree into root; help and
+// errors go to stdout and errw, and kong's exits come back as panics that
+// parse turns into codes.
+func newParser(root *Root, stdout, errw io.Writer) (*kong.Kong, error) {
+	return kong.New(root,
+		kong.Name("kvdeck"),
+		kong.Description("A terminal explorer and scriptable CLI for a Deno-KV-like coordination store kept in libSQL."),
+		kong.Writers(stdout, errw),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+}
+
+// traits are what the selected command declares of itself: whether its
+// output defaults to JSON (jsonDefaulter) and what it writes (writer).
+func traits(kctx *kong.Context) (jsonDefault bool, writes string) {
+	node := kctx.Selected()
+	if node == nil || !node.Target.CanAddr() {
+		return false, ""
+	}
+	cmd := node.Target.Addr().Interface()
+	if d, ok := cmd.(jsonDefaulter); ok {
+		jsonDefault = d.DefaultJSON()
+	}
+	if w, ok := cmd.(writer); ok {
+		writes = w.Writes()
+	}
+	return jsonDefault, writes
+}
+
+// run runs the command, flushes its output and says its error on errw
+// (an interrupt and a journal failure with what to do); the exit code.
+func run(kctx *kong.Context, app *App, errw io.Writer) int {
+	err := kctx.Run(app)
 	app.close()
 	if ferr := app.Out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("write output: %w", ferr)
