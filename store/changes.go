@@ -567,28 +567,8 @@ const verIndexedSQL = "(SELECT count(*) > 0 FROM pragma_index_list('kv') AS l, p
 // "indexed" in c; a change row has its estimated size in a; a recheck row
 // its position in the recheck list in a.
 func (q changeQuery) sql() (string, []any) {
-	var args []any
 	var with string
-	where := []string{"ver > ?"}
-	args = append(args, q.after)
-	if q.afterKey != nil {
-		where[0] = "(ver > ? OR (ver = ? AND k > ?))"
-		args = append(args, q.after, q.afterKey)
-	}
-	if q.seq == 0 {
-		where = append(where, "ver <= (SELECT seq FROM kv_meta WHERE id = 0)")
-	} else {
-		where = append(where, "ver <= ?")
-		args = append(args, q.seq)
-	}
-	where = append(where, wholeVerSQL)
-	var rngs []string
-	for _, r := range q.ranges {
-		rng, rargs := rangeWhere(r[0], r[1])
-		rngs = append(rngs, "("+rng+")")
-		args = append(args, rargs...)
-	}
-	where = append(where, "("+strings.Join(rngs, " OR ")+")")
+	where, args := q.filter()
 	if !q.indexed {
 		// b is the window [lo, hi] of rowids, starting at the first row
 		// at or after start; hi is below lo (an empty range: one seek)
@@ -610,18 +590,7 @@ func (q changeQuery) sql() (string, []any) {
 		"SELECT k, " + q.value + " AS v, ver, expires_at, " + entryCostSQL + " AS c FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY ver, k LIMIT ?)) WHERE run < ?)"}
 	args = append(args, q.limit+1, q.budget)
 	if q.header || !q.indexed {
-		count, next := "NULL", "NULL"
-		if q.count {
-			count = "(SELECT count(*) FROM kv)"
-		}
-		if !q.indexed {
-			next = "(SELECT min(rowid) FROM kv WHERE rowid > (SELECT max(lo, hi) FROM b))"
-		}
-		mark := "NULL"
-		if q.onWatch {
-			mark = "(SELECT data_version FROM pragma_data_version())"
-		}
-		parts = append(parts, "SELECT "+fmt.Sprint(rowHeader)+", NULL, NULL, seq, "+mark+", "+count+", "+next+", "+verIndexedSQL+" FROM kv_meta WHERE id = 0")
+		parts = append(parts, q.headerSQL())
 	}
 	if len(q.recheck) > 0 {
 		r, rargs := recheckSQL(q.recheck, q.now, q.value)
@@ -633,6 +602,49 @@ func (q changeQuery) sql() (string, []any) {
 		args = append(args, rargs...)
 	}
 	return with + strings.Join(parts, " UNION ALL "), args
+}
+
+// filter is the WHERE of the changed rows: stamped after the position
+// (and, in a commit cut by a page, after its key), at most seq, with a
+// whole ver, in one of the ranges.
+func (q changeQuery) filter() (where []string, args []any) {
+	where, args = []string{"ver > ?"}, []any{q.after}
+	if q.afterKey != nil {
+		where[0] = "(ver > ? OR (ver = ? AND k > ?))"
+		args = append(args, q.after, q.afterKey)
+	}
+	if q.seq == 0 {
+		where = append(where, "ver <= (SELECT seq FROM kv_meta WHERE id = 0)")
+	} else {
+		where = append(where, "ver <= ?")
+		args = append(args, q.seq)
+	}
+	where = append(where, wholeVerSQL)
+	var rngs []string
+	for _, r := range q.ranges {
+		rng, rargs := rangeWhere(r[0], r[1])
+		rngs = append(rngs, "("+rng+")")
+		args = append(args, rargs...)
+	}
+	return append(where, "("+strings.Join(rngs, " OR ")+")"), args
+}
+
+// headerSQL is the page's header row: seq, the watch's data_version mark,
+// the row count when asked, the next window's start (unindexed) and
+// whether ver is indexed.
+func (q changeQuery) headerSQL() string {
+	count, next := "NULL", "NULL"
+	if q.count {
+		count = "(SELECT count(*) FROM kv)"
+	}
+	if !q.indexed {
+		next = "(SELECT min(rowid) FROM kv WHERE rowid > (SELECT max(lo, hi) FROM b))"
+	}
+	mark := "NULL"
+	if q.onWatch {
+		mark = "(SELECT data_version FROM pragma_data_version())"
+	}
+	return "SELECT " + fmt.Sprint(rowHeader) + ", NULL, NULL, seq, " + mark + ", " + count + ", " + next + ", " + verIndexedSQL + " FROM kv_meta WHERE id = 0"
 }
 
 // recheckSQL selects (kind, k, v, ver, expires_at, position, NULL, NULL)

@@ -67,22 +67,7 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 	if err != nil {
 		return ChildPage{}, err
 	}
-	limit := opts.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	bound := opts.CountBound
-	if bound <= 0 {
-		bound = DefaultCountBound
-	}
-	var hi []byte
-	if len(prefix) > 0 {
-		hi = codec.PrefixEnd(p)
-	}
-	pos := opts.After
-	if pos == nil {
-		pos = append(append([]byte{}, p...), 0x00) // the first key after the prefix itself
-	}
+	limit, bound, pos, hi := opts.resolve(p)
 	q, args := childrenSQL(len(p), pos, hi, limit, bound)
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
@@ -130,6 +115,26 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 		}
 	}
 	return page, nil
+}
+
+// resolve gives the options' defaults for the encoded prefix p: the page
+// size, the count bound, where the walk starts (past p's own row unless
+// After says) and the end of p's range (nil for the root).
+func (o ChildrenOptions) resolve(p []byte) (limit, bound int, pos, hi []byte) {
+	limit, bound, pos = o.Limit, o.CountBound, o.After
+	if limit <= 0 {
+		limit = 100
+	}
+	if bound <= 0 {
+		bound = DefaultCountBound
+	}
+	if len(p) > 0 {
+		hi = codec.PrefixEnd(p)
+	}
+	if pos == nil {
+		pos = append(append([]byte{}, p...), 0x00) // the first key after the prefix itself
+	}
+	return limit, bound, pos, hi
 }
 
 // countChildren fills in the bounded row counts of children in one statement.

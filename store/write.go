@@ -317,11 +317,7 @@ type checkPart struct {
 // expired, a stamp check for a live row with that stamp. No checks: none.
 func checksSQL(checks []Check, now int64) ([]checkPart, error) {
 	var absent [][]byte
-	type pair struct {
-		k   string
-		ver int64
-	}
-	var stamped []pair
+	var stamped []stampedKey
 	for i, c := range checks {
 		enc, err := codec.Encode(c.Key)
 		if err != nil {
@@ -335,46 +331,61 @@ func checksSQL(checks []Check, now int64) ([]checkPart, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: check %d (%s): %w", ErrInvalidArgument, i, c.Key, err)
 		}
-		stamped = append(stamped, pair{string(enc), ver})
+		stamped = append(stamped, stampedKey{string(enc), ver})
 	}
 	var parts []checkPart
 	for len(absent) > 0 {
 		chunk := absent[:min(checkChunk, len(absent))]
 		absent = absent[len(chunk):]
-		args := make([]any, 0, len(chunk)+1)
-		for _, k := range chunk {
-			args = append(args, k)
-		}
-		match := "k = ?"
-		if len(chunk) > 1 {
-			match = "k IN (?" + strings.Repeat(", ?", len(chunk)-1) + ")"
-		}
-		parts = append(parts, checkPart{"NOT EXISTS (SELECT 1 FROM kv WHERE " + match + " AND " + liveSQL + ")", append(args, now)})
+		parts = append(parts, absentPart(chunk, now))
 	}
 	for len(stamped) > 0 {
 		chunk := stamped[:min(checkChunk, len(stamped))]
 		stamped = stamped[len(chunk):]
-		if len(chunk) == 1 {
-			parts = append(parts, checkPart{"EXISTS (SELECT 1 FROM kv WHERE k = ? AND ver = ? AND " + liveSQL + ")",
-				[]any{[]byte(chunk[0].k), chunk[0].ver, now}})
-			continue
-		}
-		// The same check twice counts once: k is the primary key, so each
-		// distinct pair matches at most one row, and two pairs of one key
-		// with different stamps can never both match.
-		seen := make(map[pair]bool, len(chunk))
-		args := make([]any, 0, 2*len(chunk)+1)
-		for _, p := range chunk {
-			if !seen[p] {
-				seen[p] = true
-				args = append(args, []byte(p.k), p.ver)
-			}
-		}
-		n := len(seen)
-		parts = append(parts, checkPart{fmt.Sprintf("(SELECT count(*) FROM kv WHERE (k, ver) IN (VALUES (?, ?)%s) AND %s) = %d",
-			strings.Repeat(", (?, ?)", n-1), liveSQL, n), append(args, now)})
+		parts = append(parts, stampedPart(chunk, now))
 	}
 	return parts, nil
+}
+
+// stampedKey is a check that an encoded key holds a stamp.
+type stampedKey struct {
+	k   string
+	ver int64
+}
+
+// absentPart checks that no live row is at any of keys.
+func absentPart(keys [][]byte, now int64) checkPart {
+	args := make([]any, 0, len(keys)+1)
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	match := "k = ?"
+	if len(keys) > 1 {
+		match = "k IN (?" + strings.Repeat(", ?", len(keys)-1) + ")"
+	}
+	return checkPart{"NOT EXISTS (SELECT 1 FROM kv WHERE " + match + " AND " + liveSQL + ")", append(args, now)}
+}
+
+// stampedPart checks that each key is live at its stamp.
+func stampedPart(chunk []stampedKey, now int64) checkPart {
+	if len(chunk) == 1 {
+		return checkPart{"EXISTS (SELECT 1 FROM kv WHERE k = ? AND ver = ? AND " + liveSQL + ")",
+			[]any{[]byte(chunk[0].k), chunk[0].ver, now}}
+	}
+	// The same check twice counts once: k is the primary key, so each
+	// distinct pair matches at most one row, and two pairs of one key
+	// with different stamps can never both match.
+	seen := make(map[stampedKey]bool, len(chunk))
+	args := make([]any, 0, 2*len(chunk)+1)
+	for _, p := range chunk {
+		if !seen[p] {
+			seen[p] = true
+			args = append(args, []byte(p.k), p.ver)
+		}
+	}
+	n := len(seen)
+	return checkPart{fmt.Sprintf("(SELECT count(*) FROM kv WHERE (k, ver) IN (VALUES (?, ?)%s) AND %s) = %d",
+		strings.Repeat(", (?, ?)", n-1), liveSQL, n), append(args, now)}
 }
 
 // commitHead returns the statements that evaluate the verdict of parts
