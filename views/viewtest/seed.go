@@ -79,6 +79,14 @@ func Holder(n int) string {
 func SeedCoordAnomalies(t *testing.T, s *store.Store, clock *store.VirtualClock) {
 	t.Helper()
 	w := Seeder{T: t, S: s, Clock: clock}
+	seedLeasesAndCron(w)
+	seedAlarms(w, s)
+	seedQueues(w)
+	clock.Fix(T)
+}
+
+// seedLeasesAndCron: SeedCoordAnomalies' leases and cron buckets.
+func seedLeasesAndCron(w Seeder) {
 	sec := time.Second
 
 	// Leases: held, expiring, long-held, expired-unswept, no expiry,
@@ -99,7 +107,10 @@ func SeedCoordAnomalies(t *testing.T, s *store.Store, clock *store.VirtualClock)
 	w.at(-20*sec+50*time.Millisecond).Set(coord.CronKey("report", T-20000), Holder(11), 10*sec)
 	w.at(-15*sec+50*time.Millisecond).Set(coord.CronKey("report", T-15000), Holder(12), 10*sec)
 	w.at(-5*sec).Set(codec.Key{codec.String(coord.PrefixCron), codec.String("report"), codec.String("oops")}, Holder(13), 10*sec)
+}
 
+// seedAlarms: SeedCoordAnomalies' alarms.
+func seedAlarms(w Seeder, s *store.Store) {
 	// Alarms: scheduled, overdue (a little and a lot), retried, poison,
 	// never-fires, orphan, duplicate due entries, malformed.
 	w.at(-10 * time.Minute)
@@ -114,7 +125,10 @@ func SeedCoordAnomalies(t *testing.T, s *store.Store, clock *store.VirtualClock)
 	w.must(coord.SetAlarm(Ctx, s, "Cart", IDCart6, T+40000))
 	w.Set(coord.AlarmDueKey("Cart", T+50000, IDCart6), `{"epochMs":1767312050000,"retryCount":0}`, 0)
 	w.Set(codec.Key{codec.String(coord.PrefixAlarmDue), codec.String("Cart"), codec.String("soon"), codec.String("x")}, `{}`, 0)
+}
 
+// seedQueues: SeedCoordAnomalies' queue messages.
+func seedQueues(w Seeder) {
 	// Queues: invoices with old ready messages, a redelivered one, one on
 	// its final attempt, delayed ones and a malformed row; thumbnails with
 	// one delayed message.
@@ -135,7 +149,6 @@ func SeedCoordAnomalies(t *testing.T, s *store.Store, clock *store.VirtualClock)
 		w.Set(coord.QueueKey(m.queue, m.due, m.id), m.value, 0)
 	}
 	w.Set(coord.QueueKey("invoices", T-60000, "m-bad"), `"not an object"`, 0)
-	clock.Fix(T)
 }
 
 // SeedExpired writes n rows under prefix that are already expired at the

@@ -66,63 +66,74 @@ func WalkWriteKeys[V Model[V]](t *testing.T, w WriteWalk[V]) {
 	}
 	for _, wk := range w.Writes {
 		name := wk.Binding.Keys()[0]
-		t.Run("read-only "+name, func(t *testing.T) {
-			h := w.Start(t, true)
-			if w.Prepare != nil {
-				w.Prepare(h, name)
+		t.Run("read-only "+name, func(t *testing.T) { walkReadOnly(t, w, wk, name) })
+		t.Run("writable "+name, func(t *testing.T) { walkWritable(t, w, wk, name) })
+	}
+}
+
+// walkReadOnly: in read-only mode the key is refused with its action's
+// name, opens nothing and writes nothing.
+func walkReadOnly[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, name string) {
+	t.Helper()
+	h := w.Start(t, true)
+	if w.Prepare != nil {
+		w.Prepare(h, name)
+	}
+	before, asked := Digest(t, h.S), len(h.Confirms)
+	h.Keys(name)
+	if got := h.LastFlash(); got != wk.Refusal() {
+		t.Errorf("%s in read-only mode: flash %q, want %q", name, got, wk.Refusal())
+	}
+	if !strings.Contains(wk.Refusal(), wk.What) || wk.What == "" {
+		t.Errorf("%s: the refusal %q does not name the action", name, wk.Refusal())
+	}
+	if len(h.Confirms) != asked || w.Capturing(h.M) {
+		t.Errorf("%s in read-only mode opened a dialog (%d) or a form (%v)", name, len(h.Confirms)-asked, w.Capturing(h.M))
+	}
+	if Digest(t, h.S) != before {
+		t.Errorf("%s in read-only mode wrote to the store", name)
+	}
+}
+
+// walkWritable: in a writable store the key asks as declared (a form, a
+// dialog, or nothing of its own) before anything is written, and a
+// confirmed dialog writes.
+func walkWritable[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, name string) {
+	t.Helper()
+	h := w.Start(t, false)
+	if w.Prepare != nil {
+		w.Prepare(h, name)
+	}
+	before, asked := Digest(t, h.S), len(h.Confirms)
+	if w.Press != nil {
+		w.Press(h, name)
+	} else {
+		h.Keys(name)
+	}
+	if Digest(t, h.S) != before {
+		t.Fatalf("%s wrote to the store before asking; flashes %v", name, h.Flashes)
+	}
+	switch wk.Asks {
+	case views.AskNone:
+		if len(h.Confirms) != asked {
+			t.Errorf("%s is declared to write nothing itself, yet it asked", name)
+		}
+	case views.AskForm:
+		if !w.Capturing(h.M) {
+			t.Fatalf("%s opened no form; flashes %v\n%s", name, h.Flashes, h.M.View())
+		}
+	case views.AskDialog:
+		if len(h.Confirms) != asked+1 {
+			t.Fatalf("%s asked %d time(s), want once; flashes %v\n%s", name, len(h.Confirms)-asked, h.Flashes, h.M.View())
+		}
+		for _, skip := range w.NoFollow {
+			if skip == name {
+				return
 			}
-			before, asked := Digest(t, h.S), len(h.Confirms)
-			h.Keys(name)
-			if got := h.LastFlash(); got != wk.Refusal() {
-				t.Errorf("%s in read-only mode: flash %q, want %q", name, got, wk.Refusal())
-			}
-			if !strings.Contains(wk.Refusal(), wk.What) || wk.What == "" {
-				t.Errorf("%s: the refusal %q does not name the action", name, wk.Refusal())
-			}
-			if len(h.Confirms) != asked || w.Capturing(h.M) {
-				t.Errorf("%s in read-only mode opened a dialog (%d) or a form (%v)", name, len(h.Confirms)-asked, w.Capturing(h.M))
-			}
-			if Digest(t, h.S) != before {
-				t.Errorf("%s in read-only mode wrote to the store", name)
-			}
-		})
-		t.Run("writable "+name, func(t *testing.T) {
-			h := w.Start(t, false)
-			if w.Prepare != nil {
-				w.Prepare(h, name)
-			}
-			before, asked := Digest(t, h.S), len(h.Confirms)
-			if w.Press != nil {
-				w.Press(h, name)
-			} else {
-				h.Keys(name)
-			}
-			if Digest(t, h.S) != before {
-				t.Fatalf("%s wrote to the store before asking; flashes %v", name, h.Flashes)
-			}
-			switch wk.Asks {
-			case views.AskNone:
-				if len(h.Confirms) != asked {
-					t.Errorf("%s is declared to write nothing itself, yet it asked", name)
-				}
-			case views.AskForm:
-				if !w.Capturing(h.M) {
-					t.Fatalf("%s opened no form; flashes %v\n%s", name, h.Flashes, h.M.View())
-				}
-			case views.AskDialog:
-				if len(h.Confirms) != asked+1 {
-					t.Fatalf("%s asked %d time(s), want once; flashes %v\n%s", name, len(h.Confirms)-asked, h.Flashes, h.M.View())
-				}
-				for _, skip := range w.NoFollow {
-					if skip == name {
-						return
-					}
-				}
-				h.Confirm()
-				if Digest(t, h.S) == before {
-					t.Errorf("%s: confirmed, it wrote nothing; flashes %v", name, h.Flashes)
-				}
-			}
-		})
+		}
+		h.Confirm()
+		if Digest(t, h.S) == before {
+			t.Errorf("%s: confirmed, it wrote nothing; flashes %v", name, h.Flashes)
+		}
 	}
 }
