@@ -211,3 +211,40 @@ func FuzzJSONDiff(f *testing.F) {
 		}
 	})
 }
+
+// benchDocs are two documents of about size bytes: n records, one
+// member changed in one of every ten.
+func benchDocs(size int) (a, b []byte) {
+	var ra, rb []string
+	for i := 0; len(strings.Join(ra, ",")) < size; i++ {
+		r := fmt.Sprintf(`{"id":%d,"name":"user %d","plan":"gold","tags":["a","b"]}`, i, i)
+		ra = append(ra, r)
+		if i%10 == 0 {
+			r = strings.Replace(r, "gold", "silver", 1)
+		}
+		rb = append(rb, r)
+	}
+	return []byte("[" + strings.Join(ra, ",") + "]"), []byte("[" + strings.Join(rb, ",") + "]")
+}
+
+// BenchmarkDiff: the diff of two 64 KiB and two 1 MiB documents (the
+// TUI's bounds), beside codec.NormalizeJSON of both alone (the floor:
+// every diff normalizes both sides first).
+func BenchmarkDiff(b *testing.B) {
+	for _, size := range []int{64 << 10, 1 << 20} {
+		x, y := benchDocs(size)
+		b.Run(fmt.Sprintf("normalize/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(x) + len(y)))
+			for range b.N {
+				_, _ = codec.NormalizeJSON(x)
+				_, _ = codec.NormalizeJSON(y)
+			}
+		})
+		b.Run(fmt.Sprintf("diff/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(x) + len(y)))
+			for range b.N {
+				Diff(x, y, 200)
+			}
+		})
+	}
+}
