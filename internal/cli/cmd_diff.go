@@ -20,13 +20,15 @@ import (
 
 // DiffCmd compares two stores, two dumps, or a store and a dump.
 type DiffCmd struct {
-	A      string `arg:"" name:"a" help:"A store (URL or path of a database) or a dump file (- for stdin)."`
-	B      string `arg:"" name:"b" help:"The other store or dump file."`
-	Prefix string `name:"prefix" placeholder:"KEY" help:"Compare only the rows under this key prefix."`
-	Live   bool   `name:"live" help:"Compare only rows live at now (--now); by default every physical row, expired ones too."`
-	Stamps bool   `name:"stamps" help:"A different versionstamp alone makes a row changed (by default value and expiry are compared: a load issues new stamps)."`
-	ATok   string `name:"a-auth-token" placeholder:"TOKEN" env:"KVDECK_DIFF_A_AUTH_TOKEN" help:"Auth token for A's server only. Never printed."`
-	BTok   string `name:"b-auth-token" placeholder:"TOKEN" env:"KVDECK_DIFF_B_AUTH_TOKEN" help:"Auth token for B's server only. Never printed."`
+	A        string `arg:"" name:"a" help:"A store (URL or path of a database) or a dump file (- for stdin)."`
+	B        string `arg:"" name:"b" help:"The other store or dump file."`
+	Prefix   string `name:"prefix" placeholder:"KEY" help:"Compare only the rows under this key prefix."`
+	Live     bool   `name:"live" help:"Compare only rows live at now (--now); by default every physical row, expired ones too."`
+	Stamps   bool   `name:"stamps" help:"A different versionstamp alone makes a row changed (by default value and expiry are compared: a load issues new stamps)."`
+	Paths    bool   `name:"paths" help:"Under each changed key, the JSON paths its value changed at (jq syntax, arrays by index), old -> new; -o json adds a \"paths\" array."`
+	MaxPaths int    `name:"max-paths" default:"100" placeholder:"N" help:"With --paths, list at most N paths a key (0: all) and count the rest."`
+	ATok     string `name:"a-auth-token" placeholder:"TOKEN" env:"KVDECK_DIFF_A_AUTH_TOKEN" help:"Auth token for A's server only. Never printed."`
+	BTok     string `name:"b-auth-token" placeholder:"TOKEN" env:"KVDECK_DIFF_B_AUTH_TOKEN" help:"Auth token for B's server only. Never printed."`
 }
 
 // Help states the exit codes and what is compared.
@@ -36,6 +38,13 @@ func (c *DiffCmd) Help() string {
 another value or expiry; with --stamps also another versionstamp), then a
 summary. Text by default (+, -, ~ lines); -o json prints one object per
 difference and a summary object.
+
+--paths lists under each changed key the JSON paths its value changed at,
+as jq writes them (.a.b[2]), old -> new: values compared as the store
+keeps them (member order and number spelling do not count), arrays by
+index; at most --max-paths a key (100; 0: all), the rest counted. -o json
+adds a "paths" array of {path, steps (jq's getpath), diff, a, b}: null
+when a value is not JSON, [] when no path changed.
 
 A and B are each a store (file:PATH, libsql://, http(s)://, ws(s)://, or
 the path of a SQLite database), opened read-only, or a dump file as
@@ -84,6 +93,10 @@ type diffJSON struct {
 	Hex  *string    `json:"hex"` // null for a NULL key
 	A    *diffSide  `json:"a"`
 	B    *diffSide  `json:"b"`
+	// Paths (--paths, a changed row): the changed JSON paths, null when a
+	// side is not JSON; MorePaths counts those past --max-paths.
+	Paths     json.RawMessage `json:"paths,omitempty"`
+	MorePaths int             `json:"morePaths,omitempty"`
 }
 
 // diffSummary is the last line.
@@ -245,6 +258,10 @@ func (c *DiffCmd) print(app *App, now int64, what string, a, b *diffRow) {
 		k := r.key
 		out.Key = &k
 	}
+	var paths []string
+	if c.Paths && what == "changed" {
+		paths = c.paths(&out, a, b)
+	}
 	if app.Out.JSON() {
 		app.Out.Object(out)
 		return
@@ -256,6 +273,9 @@ func (c *DiffCmd) print(app *App, now int64, what string, a, b *diffRow) {
 		app.Out.Textf("+ %s  %s", r.name(), b.text(now))
 	default:
 		app.Out.Textf("~ %s  %s  ->  %s", r.name(), a.text(now), b.text(now))
+		for _, p := range paths {
+			app.Out.Textf("    %s", p)
+		}
 	}
 }
 

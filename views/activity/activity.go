@@ -89,6 +89,8 @@ type Model struct {
 	}
 
 	list widgets.ListCursor // over the shown events, newest first; id: event n
+
+	diffs *diffMemo // the detail's diff of the selected event, made once
 }
 
 // New returns the Activity view over deps.Store.
@@ -96,6 +98,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 	return Model{
 		deps: deps, styles: styles, keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
 		filterIn: widgets.NewInput("/", filterHint, styles),
+		diffs:    &diffMemo{},
 	}
 }
 

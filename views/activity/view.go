@@ -14,6 +14,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
+	"kvdeck/themes"
 	"kvdeck/views/widgets"
 )
 
@@ -312,23 +313,70 @@ func (m Model) changeCell(ev event, w int) widgets.Line {
 }
 
 // detailField is one field of the detail pane: line draws its value in
-// about cells cells.
+// about cells cells (wrapped), or block draws it in at most n lines of
+// the value's column (the diff).
 type detailField struct {
 	label string
 	line  func(cells int) widgets.Line
+	block func(n int) []widgets.Line
+}
+
+// diffMemo keeps the diff of the last event the detail drew: a diff
+// normalizes both values, so it is made once per event, not per frame.
+type diffMemo struct {
+	n  int
+	ok bool
+	d  widgets.ValueDiff
+}
+
+// valueDiff is the structural diff of ev's value before and after.
+func (m Model) valueDiff(ev event) widgets.ValueDiff {
+	if m.diffs == nil {
+		return widgets.NewValueDiff(ev.old, ev.value)
+	}
+	if !m.diffs.ok || m.diffs.n != ev.n {
+		*m.diffs = diffMemo{n: ev.n, ok: true, d: widgets.NewValueDiff(ev.old, ev.value)}
+	}
+	return m.diffs.d
+}
+
+// lines is how many lines f takes at most n lines, in w cells.
+func (f detailField) lines(st themes.Styles, n, cells, w int) int {
+	if f.block != nil {
+		return len(f.block(n))
+	}
+	return min(n, len(widgets.FieldLine(st, f.label, f.line(4*cells), w)))
+}
+
+// draw is f in n lines of w cells.
+func (f detailField) draw(st themes.Styles, n, cells, w int) []string {
+	if f.block == nil {
+		fl := widgets.FieldLine(st, f.label, f.line(n*cells), w)
+		return fl[:min(n, len(fl))]
+	}
+	var out []string
+	for i, l := range f.block(n) {
+		label := ""
+		if i == 0 {
+			label = f.label
+		}
+		out = append(out, widgets.FieldLine(st, label, l, w)[0])
+	}
+	return out
 }
 
 // detailSteps share the detail pane's lines out, in turn: a step raises a
 // field to that many lines (need: all it needs, a value up to four
 // lines' worth) while lines are left. The essential fields come first
-// (key, what, after or was), then before and seen; a field that got no
-// line is left out.
+// (key, what, then the change by path, up to three lines, or the value
+// after, or what a vanished row was), then before and seen; a field
+// that got no line is left out.
 var detailSteps = []struct {
 	label string
 	lines int
 }{
-	{"key", 1}, {"what", 1}, {"after", 1}, {"was", 1}, {"what", 2}, {"before", 1}, {"seen", 1},
-	{"after", need}, {"was", need}, {"key", need}, {"before", need}, {"what", need},
+	{"key", 1}, {"what", 1}, {"change", 3}, {"after", 1}, {"was", 1}, {"what", 2}, {"before", 1}, {"seen", 1},
+	{"change", need}, {"after", need}, {"was", need}, {"key", need}, {"before", need}, {"what", need},
 }
 
 const need = 1 << 20
@@ -375,17 +423,19 @@ func (m Model) detailLines(ev event, w, n int) []string {
 	case evExpired:
 		what += " · its expiry " + usertext.FormatTime(*ev.expiry) + " passed (stamp " + codec.FormatStamp(ev.ver) + ")"
 	}
-	fields := []detailField{{"key", key}, {"what", text(what, st.Text)}, {"seen", text(usertext.FormatTime(ev.seenAt), st.Text)}}
-	if ev.kind == evSet {
-		before := text("not read by kvdeck before", st.Muted)
-		if ev.hadOld {
-			before = value(ev.old, st.Muted)
-		}
-		fields = append(fields, detailField{"before", before}, detailField{"after", value(ev.value, st.Text)})
-	} else {
-		fields = append(fields, detailField{"was", value(ev.value, st.Muted)})
-	}
+	fields := []detailField{{"key", key, nil}, {"what", text(what, st.Text), nil}, {"seen", text(usertext.FormatTime(ev.seenAt), st.Text), nil}}
 	cells := max(w-widgets.LabelWidth, 1)
+	switch {
+	case ev.kind == evSet && ev.hadOld:
+		// The change by path (before → after), then the whole value after.
+		d := m.valueDiff(ev)
+		diff := func(n int) []widgets.Line { return widgets.DiffLines(st, d, cells, n) }
+		fields = append(fields, detailField{label: "change", block: diff}, detailField{"after", value(ev.value, st.Text), nil})
+	case ev.kind == evSet:
+		fields = append(fields, detailField{"before", text("not read by kvdeck before", st.Muted), nil}, detailField{"after", value(ev.value, st.Text), nil})
+	default:
+		fields = append(fields, detailField{"was", value(ev.value, st.Muted), nil})
+	}
 	alloc := make([]int, len(fields))
 	spare := n
 	for _, step := range detailSteps {
@@ -393,7 +443,7 @@ func (m Model) detailLines(ev event, w, n int) []string {
 			if f.label != step.label || spare == 0 {
 				continue
 			}
-			want := min(step.lines, len(widgets.FieldLine(st, f.label, f.line(4*cells), w)))
+			want := min(step.lines, f.lines(st, step.lines, cells, w))
 			more := min(max(want-alloc[i], 0), spare)
 			alloc[i] += more
 			spare -= more
@@ -401,11 +451,9 @@ func (m Model) detailLines(ev event, w, n int) []string {
 	}
 	var lines []string
 	for i, f := range fields {
-		if alloc[i] == 0 {
-			continue // no line for it at this size
+		if alloc[i] > 0 { // else no line for it at this size
+			lines = append(lines, f.draw(st, alloc[i], cells, w)...)
 		}
-		fl := widgets.FieldLine(st, f.label, f.line(alloc[i]*cells), w)
-		lines = append(lines, fl[:min(alloc[i], len(fl))]...)
 	}
 	return lines
 }

@@ -48,7 +48,7 @@ func TestBrowseEditConflictThenReload(t *testing.T) {
 		t.Fatalf("the conflicting save wrote %s", e.Value)
 	}
 	h.Keys("ctrl+r")
-	h.RequireView("reloaded", "still at stamp "+stamp, `"theirs"`)
+	h.RequireView("reloaded", "still at stamp "+stamp, `"theirs"`, `Your text differed (theirs → yours):`, `"mine"`)
 	h.Keys("end", "ctrl+u")
 	h.TypeText(`"mine"`)
 	h.Keys("ctrl+s")

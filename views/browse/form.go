@@ -145,9 +145,21 @@ func (f *entryForm) reloaded(st entryState, now int64) {
 		f.setHeader()
 		f.Notice = "the key is gone now (deleted or swept); saving creates it again if it is still absent"
 	default:
+		yours := []byte(f.Value(f.valField))
 		f.load(st.e, now)
-		f.Notice = "reloaded: the text holds the stored value at stamp " + st.e.Versionstamp()
+		f.Notice = "reloaded: the text holds the stored value at stamp " + st.e.Versionstamp() + lostEdit(f.styles, st.e.Value, yours)
 	}
+}
+
+// lostEdit says where the text a reload replaced (yours) differed from
+// the stored value (theirs), by JSON path, on one line (issue 23 point
+// 1: theirs against yours); "" when it did not differ or is not JSON.
+func lostEdit(st themes.Styles, theirs, yours []byte) string {
+	d := widgets.NewValueDiff(theirs, yours)
+	if d.Whole || len(d.Changes) == 0 {
+		return ""
+	}
+	return ". Your text differed (theirs → yours): " + widgets.DiffLines(st, d, 160, 1)[0].Render(true)
 }
 
 // SetSize sets the form's inside size.
