@@ -137,7 +137,7 @@ func (m model) onSwitchMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			still := m.storeLabel()
 			out := m.flash.show(views.FlashMsg{Level: views.FlashError,
-				Text: fmt.Sprintf("cannot switch to store %s: %v (still on %s)", msg.name, msg.err, still)})
+				Text: fmt.Sprintf("cannot switch to store %s (still on %s): %v", msg.name, still, msg.err)})
 			return m, out
 		}
 		next, cmd := m.onOpened(storeOpened{url: msg.entry.URL, s: msg.s})
@@ -210,15 +210,21 @@ func (m model) pickerView(back string, h int) string {
 	}
 	nameW, groupW = min(nameW, 24), min(groupW, 16)
 	if len(p.stores) > 0 {
-		lines = append(lines, st.Label.Render(fit(fmt.Sprintf("  %-*s  %-*s  %-9s  %s", nameW, "NAME", groupW, "GROUP", "MODE", "URL"), inner)))
+		lines = append(lines, st.Label.Render(fit(fmt.Sprintf("   %-*s  %-*s  %-9s  %s", nameW, "NAME", groupW, "GROUP", "MODE", "URL"), inner)))
 	}
 	page := max(h-len(lines)-4, 1)
 	off := max(min(p.cursor-page/2, len(p.stores)-page), 0)
 	for i := off; i < min(off+page, len(p.stores)); i++ {
 		s := p.stores[i]
-		mark := "  "
+		// The cursor shows without colour too (›); ● is the store shown.
+		mark := " "
+		if i == p.cursor {
+			mark = "›"
+		}
 		if s.Name == m.sw.current.Name && m.sw.current.Name != "" {
-			mark = "● "
+			mark += "● "
+		} else {
+			mark += "  "
 		}
 		mode := "writable"
 		if s.ReadOnly {
