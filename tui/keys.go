@@ -26,7 +26,7 @@ func DefaultGlobalKeys() GlobalKeys {
 		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume live refresh")),
 		Undo:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "undo: the write journal (preview, asks)")),
-		Stores:    key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "switch store: the saved stores (:store NAME)")),
+		Stores:    key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "switch to a saved store")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),
 	}
