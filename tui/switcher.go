@@ -241,3 +241,9 @@ func (m model) pickerView(back string, h int) string {
 	box := st.PaneFocused.Width(w - 2).Render(strings.Join(lines, "\n"))
 	return overlay(back, box, m.width, h, st.Muted.Faint(true))
 }
+
+// readOnlyWhy says why a saved store shown is read-only: saved so (the
+// default), or the whole session is, by --read-only.
+func (m model) readOnlyWhy() string {
+	return fmt.Sprintf("store %s is read-only (saved so, unless kvdeck was started with --write; or --read-only was given)", usertext.Sanitize(m.sw.current.Name))
+}

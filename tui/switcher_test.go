@@ -51,3 +51,13 @@ func TestStorePickerSanitises(t *testing.T) {
 		t.Errorf("the picker or the status bar draws an escape raw:\n%q", v)
 	}
 }
+
+// TestStoreReadOnlyReason: z on a saved store opened read-only names the
+// store and the setting, not --read-only alone (the TUI's text before).
+func TestStoreReadOnlyReason(t *testing.T) {
+	s, clock, _ := viewtest.Reference(t, true)
+	m := newModel(s, Config{Clock: clock, Current: tuiconfig.SavedStore{Name: "prod", ReadOnly: true}}, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	if got := m.undoOff(); !strings.Contains(got, "store prod is read-only (saved so") {
+		t.Errorf("undoOff = %q; want it to name the saved store", got)
+	}
+}
