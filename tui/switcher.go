@@ -247,3 +247,12 @@ func (m model) pickerView(back string, h int) string {
 func (m model) readOnlyWhy() string {
 	return fmt.Sprintf("store %s is read-only (saved so, unless kvdeck was started with --write; or --read-only was given)", usertext.Sanitize(m.sw.current.Name))
 }
+
+// savedPrefix names the saved store shown for the help screen's store
+// line ("prod-eu (prod): "), "" when it was opened by URL.
+func (m model) savedPrefix() string {
+	if m.sw.current.Name == "" {
+		return ""
+	}
+	return usertext.Sanitize(m.storeLabel()) + ": "
+}

@@ -275,7 +275,7 @@ func (m model) helpLines() []string {
 	notes := append(tabNotes(m.tab),
 		"Every tab's keys side by side, one meaning per key: the key table in the README.",
 		"Commands: "+strings.TrimPrefix(commandUsage, "commands: "),
-		"Store: "+storeLine(m.info)+". ? or esc closes this help.")
+		"Store: "+m.savedPrefix()+storeLine(m.info)+". ? or esc closes this help.")
 	text := []string{"", m.helpGrid(groups, m.width-4), ""}
 	for _, n := range notes {
 		text = append(text, widgets.ProseLines(n, m.styles.Muted, m.width-6)...)
