@@ -175,8 +175,9 @@ group = "gone"
 	// failures keep c
 	app.command("store nope")
 	app.waitFor(`cannot switch to store nope`, "saved stores are a, b, c, d", "still on c (prod)")
+	// (connecting to d… may be drawn or not: a refused connection can
+	// answer within one frame; TestStoreSwitchLaterWins sees it)
 	app.command("store d")
-	app.waitFor("connecting to d…")
 	app.waitFor("cannot switch to store d", "still on c (prod)")
 
 	final := app.final()

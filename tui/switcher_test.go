@@ -23,6 +23,10 @@ func TestStoreSwitchLaterWins(t *testing.T) {
 	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
 	first, _ := m.switchStore("one")
 	second, _ := first.switchStore("two")
+	second.setSize(120, 30)
+	if v := second.View(); !strings.Contains(v, "connecting to two…") {
+		t.Errorf("while the switch runs, the screen does not say connecting to two…:\n%s", v)
+	}
 	late := viewtest.Open(t, "file:"+t.TempDir()+"/late.db", clock, false)
 	next, cmd := second.Update(storeSwitched{gen: first.sw.gen, name: "one", entry: tuiconfig.SavedStore{Name: "one"}, s: late})
 	nm := next.(model)
