@@ -28,7 +28,8 @@ import (
 type switchState struct {
 	current    tuiconfig.SavedStore // the saved store shown; zero after :open URL
 	connecting string               // the store being opened, "" when none
-	gen        int                  // tags the opens and listings; older answers are dropped
+	gen        int                  // tags the opens; older answers are dropped
+	listGen    int                  // tags the picker's listings
 	picker     *pickerState         // nil when the picker is closed
 }
 
@@ -93,9 +94,9 @@ func (m model) openPicker() (model, tea.Cmd) {
 	if m.cfg.Stores == nil || m.cfg.OpenStore == nil {
 		return m, views.Flash(views.FlashError, "no saved stores here (kvdeck stores add NAME URL saves one)")
 	}
-	m.sw.gen++
+	m.sw.listGen++
 	m.sw.picker = &pickerState{loading: true}
-	return m, listStores(m.cfg.Stores, m.sw.gen)
+	return m, listStores(m.cfg.Stores, m.sw.listGen)
 }
 
 // switchStore starts opening the saved store name.
@@ -115,7 +116,7 @@ func (m model) switchStore(name string) (model, tea.Cmd) {
 func (m model) onSwitchMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case storesListed:
-		if p := m.sw.picker; p != nil && msg.gen == m.sw.gen {
+		if p := m.sw.picker; p != nil && msg.gen == m.sw.listGen {
 			p.loading, p.stores, p.err = false, msg.stores, msg.err
 			p.cursor = 0
 			for i, st := range msg.stores {

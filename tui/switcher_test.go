@@ -65,3 +65,24 @@ func TestStoreReadOnlyReason(t *testing.T) {
 		t.Errorf("undoOff = %q; want it to name the saved store", got)
 	}
 }
+
+// TestStorePickerKeepsASwitchInFlight: opening the picker while a switch
+// runs does not drop the switch's answer (one generation served both,
+// and the answer was closed unseen with "connecting to …" left on).
+func TestStorePickerKeepsASwitchInFlight(t *testing.T) {
+	s, clock, _ := viewtest.Reference(t, true)
+	cfg := Config{Clock: clock,
+		Stores: func() ([]tuiconfig.SavedStore, error) { return nil, nil },
+		OpenStore: func(context.Context, string) (*store.Store, tuiconfig.SavedStore, error) {
+			return nil, tuiconfig.SavedStore{}, nil
+		}}
+	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	m.setSize(120, 30)
+	switching, _ := m.switchStore("two")
+	picking, _ := switching.openPicker()
+	other := viewtest.Open(t, "file:"+t.TempDir()+"/two.db", clock, false)
+	next, _ := picking.Update(storeSwitched{gen: switching.sw.gen, name: "two", entry: tuiconfig.SavedStore{Name: "two"}, s: other})
+	if nm := next.(model); nm.store != other || nm.sw.connecting != "" {
+		t.Errorf("the switch asked before the picker opened: shown %v, connecting %q; want it shown", nm.store == other, nm.sw.connecting)
+	}
+}
