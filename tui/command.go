@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/tuiconfig"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
@@ -37,7 +38,7 @@ type clockChange struct {
 	fix     int64         // an instant (epoch ms), when not zero
 }
 
-const commandUsage = "commands: :open URL [--auth-token] · :goto KEY · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
+const commandUsage = "commands: :open URL [--auth-token] · :store [NAME] · :goto KEY · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
 
 const openUsage = "usage: :open URL [--auth-token] (a file path, file:, libsql://, http(s)://, ws(s)://; --auth-token asks for a token at a prompt that does not echo it)"
 
@@ -89,6 +90,8 @@ func parseCommand(line string) (command, error) {
 			return c, err
 		}
 		c.clock = cc
+	case "store":
+		c.url = arg // the saved store's name; "" opens the picker
 	case "q", "quit":
 		c.verb = "quit"
 	case "log", "messages":
@@ -174,6 +177,11 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 			return m, m.cmdline.Focus()
 		}
 		return m.open(c.url, "", false)
+	case "store":
+		if c.url == "" {
+			return m.openPicker()
+		}
+		return m.switchStore(c.url)
 	case "goto":
 		cmd = m.switchTab(tabBrowse)
 		var jump tea.Cmd
@@ -273,6 +281,7 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 		closeOld = closeStore(m.store)
 	}
 	m.store, m.info, m.owned = msg.s, msg.s.Info(), true
+	m.sw.current = tuiconfig.SavedStore{} // a URL; a saved store's switch sets it back
 	m.session++
 	m.undo = nil
 	m.keys.Undo.SetEnabled(m.undoOff() == "")

@@ -11,6 +11,7 @@ type GlobalKeys struct {
 	Command   key.Binding
 	Pause     key.Binding
 	Undo      key.Binding // the write journal: preview and undo a write
+	Stores    key.Binding // the store picker: switch to a saved store
 	Quit      key.Binding
 	ForceQuit key.Binding // works even while typing
 }
@@ -25,6 +26,7 @@ func DefaultGlobalKeys() GlobalKeys {
 		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume live refresh")),
 		Undo:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "undo: the write journal (preview, asks)")),
+		Stores:    key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "switch to a saved store")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),
 	}
@@ -32,5 +34,5 @@ func DefaultGlobalKeys() GlobalKeys {
 
 // bindings lists the global keys for help.
 func (k GlobalKeys) bindings() []key.Binding {
-	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Undo, k.Quit, k.ForceQuit}
+	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Undo, k.Stores, k.Quit, k.ForceQuit}
 }

@@ -46,6 +46,9 @@ var keyTable = []keyRow{
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},
+	{"switch store", [numTabs]string{
+		tabBrowse: "`O` saved stores", tabLeases: "`O` saved stores", tabAlarms: "`O` saved stores", tabQueues: "`O` saved stores",
+		tabCompose: "`O` saved stores", tabRace: "`O` saved stores", tabSweep: "`O` saved stores", tabActivity: "`O` saved stores"}},
 	{"jump", [numTabs]string{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},

@@ -99,3 +99,35 @@ func TestKeyTableMatchesHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyTableStoresKeyIsFree: the store picker's key (O) means nothing
+// in any tab's key maps (S, which issue 21 suggested, is Leases' sort).
+func TestKeyTableStoresKeyIsFree(t *testing.T) {
+	global := DefaultGlobalKeys().Stores.Keys()
+	var walk func(r reflect.Value, where string)
+	walk = func(r reflect.Value, where string) {
+		if b, ok := r.Interface().(key.Binding); ok {
+			for _, k := range b.Keys() {
+				if slices.Contains(global, k) {
+					t.Errorf("%s binds %q, the store picker's key", where, k)
+				}
+			}
+			return
+		}
+		if r.Kind() == reflect.Struct {
+			for i := range r.NumField() {
+				if r.Type().Field(i).IsExported() {
+					walk(r.Field(i), where+"."+r.Type().Field(i).Name)
+				}
+			}
+		}
+	}
+	for name, km := range map[string]any{"browse": browse.DefaultKeys(), "leases": leases.DefaultKeys(), "alarms": alarms.DefaultKeys(),
+		"queues": queues.DefaultKeys(), "compose": compose.DefaultKeys(), "race": race.DefaultKeys(), "sweep": sweep.DefaultKeys(),
+		"activity": activity.DefaultKeys(), "input": widgets.DefaultInputKeys(), "confirm": widgets.DefaultConfirmKeys(), "undo": defaultUndoKeys()} {
+		walk(reflect.ValueOf(km), name)
+	}
+	g := DefaultGlobalKeys()
+	g.Stores = key.Binding{}
+	walk(reflect.ValueOf(g), "global")
+}

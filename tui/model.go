@@ -54,6 +54,9 @@ type model struct {
 	undo     *undoState
 	undoGen  int
 	undoKeys undoKeys
+	// sw is the store switcher (switcher.go): the saved store shown,
+	// a switch in flight, the picker.
+	sw switchState
 
 	refresh refreshState
 	lastErr string
@@ -92,6 +95,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 	}
+	m.sw.current = cfg.Current
 	m.tabs = newTabs(m.deps(), st)
 	m.keys.Undo.SetEnabled(m.undoOff() == "")
 	return m
@@ -183,6 +187,8 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onOpened(msg)
 	case journalListed, undoPlanned, undoDone:
 		return m.onUndoMsg(msg)
+	case storesListed, storeSwitched:
+		return m.onSwitchMsg(msg)
 	}
 	out := m.tabs.updateAll(msg)
 	return m, out
@@ -220,6 +226,8 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case m.undo != nil:
 		return m.handleUndo(msg)
+	case m.sw.picker != nil:
+		return m.handlePicker(msg)
 	case m.typing:
 		return m.handleCommandLine(msg)
 	case m.tabs.view(m.tab).Capturing():
@@ -240,6 +248,8 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, enabled(m.keys.Undo)):
 		// Matched whether or not it is enabled: when off, z says why.
 		return m.openUndo()
+	case key.Matches(msg, m.keys.Stores):
+		return m.openPicker()
 	case key.Matches(msg, m.keys.Tab):
 		cmd = m.switchTab(tab(msg.Runes[0] - '1'))
 	case key.Matches(msg, m.keys.NextTab):
@@ -288,7 +298,7 @@ func (m model) splitRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // handleMouse gives wheel and clicks on the body to the focused view, in
 // the view's coordinates.
 func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if m.undo != nil {
+	if m.undo != nil || m.sw.picker != nil {
 		return m, nil
 	}
 	if m.helping {

@@ -110,6 +110,8 @@ func makeUndo(j *journal.Journal, s *store.Store, session, gen int, p journal.Pl
 // undoOff says why z does nothing in this session ("" when it works).
 func (m model) undoOff() string {
 	switch {
+	case m.store.ReadOnly() && m.sw.current.Name != "":
+		return "z (undo) is off: " + m.readOnlyWhy() + " (nothing is written, nothing journaled)"
 	case m.store.ReadOnly():
 		return "z (undo) is off: the store was opened with --read-only (nothing is written, nothing journaled)"
 	case journal.Of(m.store) == nil:

@@ -31,6 +31,8 @@ func (m model) View() string {
 		body = m.logView(bodyH)
 	case m.undo != nil:
 		body = m.undoView(bodyH)
+	case m.sw.picker != nil:
+		body = m.pickerView(body, bodyH)
 	}
 	if m.confirm.Open() {
 		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
@@ -117,6 +119,8 @@ func (m model) messageLine() string {
 		return fit(m.help.ShortHelpView(m.confirm.Keys()), m.width)
 	case m.undo != nil:
 		return fit(m.help.ShortHelpView(m.undoHelp()), m.width)
+	case m.sw.picker != nil:
+		return fit(m.help.ShortHelpView(pickerHelp()), m.width)
 	}
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()
@@ -156,6 +160,9 @@ func (m model) statusBar() string {
 		items = append(items, st.Warn.Render(d))
 	}
 	items = append(items, m.refreshText())
+	if m.sw.connecting != "" {
+		items = append(items, st.Warn.Render("connecting to "+usertext.Sanitize(m.sw.connecting)+"…"))
+	}
 	if m.lastErr != "" {
 		items = append(items, st.Error.Render("✗ "+usertext.Sanitize(m.lastErr)))
 	}
@@ -174,7 +181,7 @@ func (m model) statusBar() string {
 	}
 	right := strings.Join(items, sep)
 	room := max(m.width-ansi.StringWidth(right)-4, 10)
-	db := info.Display
+	db := usertext.Sanitize(m.storeLabel()) // the saved store's name (group), else the URL
 	if n := ansi.StringWidth(db); n > room {
 		db = "…" + ansi.TruncateLeft(db, n-room+1, "")
 	}
@@ -268,7 +275,7 @@ func (m model) helpLines() []string {
 	notes := append(tabNotes(m.tab),
 		"Every tab's keys side by side, one meaning per key: the key table in the README.",
 		"Commands: "+strings.TrimPrefix(commandUsage, "commands: "),
-		"Store: "+storeLine(m.info)+". ? or esc closes this help.")
+		"Store: "+m.savedPrefix()+storeLine(m.info)+". ? or esc closes this help.")
 	text := []string{"", m.helpGrid(groups, m.width-4), ""}
 	for _, n := range notes {
 		text = append(text, widgets.ProseLines(n, m.styles.Muted, m.width-6)...)

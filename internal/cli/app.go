@@ -238,7 +238,9 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 		return err
 	}
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
-	return a.tui(a.ctx, s, tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh})
+	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh}
+	a.savedForTUI(&cfg) // the store switcher (cmd_tui.go)
+	return a.tui(a.ctx, s, cfg)
 }
 
 // close closes every store the command opened.

@@ -33,7 +33,32 @@ type Config struct {
 	Theme string
 	// Refresh is the live refresh interval (default 1s).
 	Refresh time.Duration
+	// Stores lists the saved stores (config.toml), read again each time
+	// the switcher opens; nil: no saved stores here (the picker and
+	// :store NAME say so).
+	Stores func() ([]SavedStore, error)
+	// OpenStore opens the saved store name as `--store NAME` would: its
+	// URL, its own token (no other's), read-only unless the store is
+	// saved writable or the command line had --write (--read-only keeps
+	// every store read-only), and, opened to write, the write journal of
+	// its URL. An unknown name is an error naming the saved stores. The
+	// error never holds the token.
+	OpenStore func(ctx context.Context, name string) (*store.Store, SavedStore, error)
+	// Current is the saved store the TUI starts on (--store, KVDECK_STORE
+	// or the config's default); zero when it started on a URL.
+	Current SavedStore
 	// Edits is the private directory and the editors of Browse's E; tui.Run
 	// makes it and removes it when the session ends or a signal stops it.
 	Edits *editsession.Session
+}
+
+// SavedStore is a saved store as the TUI shows it: never its token.
+type SavedStore struct {
+	Name, Group string
+	// URL is the store's URL as saved (config.toml holds no token in it;
+	// the TUI shows it through store.RedactURL all the same).
+	URL string
+	// ReadOnly is whether the TUI opens it read-only (as saved, unless
+	// --write or --read-only was given).
+	ReadOnly bool
 }

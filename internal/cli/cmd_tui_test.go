@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/internal/journal"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+	"kvdeck/internal/tuiconfig"
+	"kvdeck/store"
+)
+
+// TestTUIOpenStoreFollowsTheSavedStore: the store switcher's opener (the
+// TUI's :store NAME) opens each saved store as --store NAME would: its
+// own token and no other's (a listener saved with its own token gets
+// that one, never the sqld's), read-only as saved unless --write
+// (--read-only keeps all read-only), the journal of its own URL when
+// writable, an unknown name listing the saved ones, and no token in an
+// error.
+func TestTUIOpenStoreFollowsTheSavedStore(t *testing.T) {
+	srv := sqldtest.Start(t, sqldtest.WithJWT())
+	listener := newHeaderLog(t)
+	dir := t.TempDir()
+	aURL, bURL := "file:"+filepath.Join(dir, "a.db"), "file:"+filepath.Join(dir, "b.db")
+	storetest.Open(t, aURL, store.Options{})
+	storetest.Open(t, bURL, store.Options{})
+	conf := fmt.Sprintf(`[stores.a]
+url = %q
+read_only = false
+group = "dev"
+
+[stores.b]
+url = %q
+group = "dev"
+
+[stores.c]
+url = %q
+token_env = "C_TOKEN"
+read_only = false
+group = "prod"
+
+[stores.bad]
+url = %q
+token_env = "BAD_TOKEN"
+
+[stores.e]
+url = %q
+token_env = "E_TOKEN"
+`, aURL, bURL, srv.URL, srv.URL, listener.srv.URL)
+	cfgDir := filepath.Join(dir, "config")
+	if err := os.MkdirAll(filepath.Join(cfgDir, "kvdeck"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "kvdeck", "config.toml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	token := srv.Token(t)
+	env := map[string]string{"XDG_CONFIG_HOME": cfgDir, "XDG_STATE_HOME": filepath.Join(dir, "state"),
+		"C_TOKEN": token, "BAD_TOKEN": "not-a-valid-token-7731", "E_TOKEN": "for-e-only"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	type opened struct {
+		readOnly bool
+		journal  string // the journal's path, "" for none
+	}
+	run := func(args ...string) (cur tuiconfig.SavedStore, names []string, got map[string]opened, errs map[string]string) {
+		t.Helper()
+		got, errs = map[string]opened{}, map[string]string{}
+		runner := func(_ context.Context, _ *store.Store, cfg tuiconfig.Config) error {
+			cur = cfg.Current
+			list, err := cfg.Stores()
+			if err != nil {
+				t.Errorf("Stores: %v", err)
+			}
+			for _, st := range list {
+				names = append(names, fmt.Sprintf("%s/%s/ro=%v", st.Name, st.Group, st.ReadOnly))
+			}
+			for _, name := range []string{"a", "b", "c", "e", "bad", "nope"} {
+				s, entry, err := cfg.OpenStore(ctx, name)
+				if err != nil {
+					errs[name] = err.Error()
+					continue
+				}
+				if entry.Name != name || entry.ReadOnly != s.Info().ReadOnly {
+					t.Errorf("%s: entry %+v, store read-only %v", name, entry, s.Info().ReadOnly)
+				}
+				o := opened{readOnly: s.Info().ReadOnly}
+				if j := journal.Of(s); j != nil {
+					o.journal = j.Path()
+				}
+				got[name] = o
+			}
+			return nil
+		}
+		r := runMain(t, env, "", append(args, "tui"), WithTUI(runner))
+		if r.code != 0 {
+			t.Fatalf("%v tui: exit %d: %s", args, r.code, r.stderr)
+		}
+		return
+	}
+
+	cur, names, got, errs := run("--store", "a")
+	if cur.Name != "a" || cur.Group != "dev" || cur.ReadOnly {
+		t.Errorf("Current = %+v; want a, dev, writable", cur)
+	}
+	if want := "a/dev/ro=false b/dev/ro=true bad//ro=true c/prod/ro=false e//ro=true"; strings.Join(names, " ") != want {
+		t.Errorf("Stores = %s; want %s", strings.Join(names, " "), want)
+	}
+	jdir, err := journal.StateDir(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJournal := func(url string) string {
+		j, err := journal.Open(url, journal.Options{Dir: jdir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.Path()
+	}
+	if o := got["a"]; o.readOnly || o.journal != wantJournal(aURL) {
+		t.Errorf("a: %+v; want writable with the journal %s", o, wantJournal(aURL))
+	}
+	if o := got["b"]; !o.readOnly || o.journal != "" {
+		t.Errorf("b (saved read-only): %+v; want read-only, no journal", o)
+	}
+	if o := got["c"]; o.readOnly || o.journal != wantJournal(srv.URL) {
+		t.Errorf("c (sqld, its own token): %+v, error %q; want writable with the journal %s", o, errs["c"], wantJournal(srv.URL))
+	}
+	if e := errs["bad"]; e == "" || strings.Contains(e, "not-a-valid-token-7731") {
+		t.Errorf("bad (a wrong token): error %q; want an error without the token", e)
+	}
+	if e := errs["nope"]; !strings.Contains(e, "saved stores are a, b, bad, c, e") {
+		t.Errorf("nope: error %q; want the saved names", e)
+	}
+	_, auth := listener.log()
+	if len(auth) == 0 {
+		t.Error("the listener saved with its own token got no Authorization")
+	}
+	for _, h := range auth {
+		if h != "Bearer for-e-only" {
+			t.Errorf("the listener got Authorization %q; want only its own token", h)
+		}
+	}
+
+	// --write opens b to write; --read-only keeps every store read-only
+	if _, _, got, _ := run("--store", "a", "--write"); got["b"].readOnly || got["b"].journal != wantJournal(bURL) {
+		t.Errorf("--write: b %+v; want writable, journaled", got["b"])
+	}
+	if _, _, got, _ := run("--store", "a", "--read-only"); !got["a"].readOnly || !got["c"].readOnly {
+		t.Errorf("--read-only: a %+v, c %+v; want both read-only", got["a"], got["c"])
+	}
+	// from --db: no current store, the switcher still works
+	if cur, _, got, _ := run("--db", aURL); cur.Name != "" || got["c"].readOnly {
+		t.Errorf("--db: Current %+v, c %+v; want none, c writable", cur, got["c"])
+	}
+}

@@ -1,0 +1,259 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"kvdeck/internal/tuiconfig"
+	"kvdeck/internal/usertext"
+	"kvdeck/store"
+	"kvdeck/views"
+)
+
+// The store switcher (issue 21 point 2): :store NAME, or the picker (O,
+// or :store alone), opens a saved store in place of the one shown,
+// keeping the tab. The open runs in a command (Config.OpenStore: the
+// store's own token, read-only as saved, its own write journal) while
+// the status bar says "connecting to NAME…"; on success onOpened swaps
+// every view onto it under a new session (answers of the old store are
+// dropped), on failure the old store stays and the error names the one
+// that failed.
+
+// switchState is the switcher's part of the root.
+type switchState struct {
+	current    tuiconfig.SavedStore // the saved store shown; zero after :open URL
+	connecting string               // the store being opened, "" when none
+	gen        int                  // tags the opens; older answers are dropped
+	listGen    int                  // tags the picker's listings
+	picker     *pickerState         // nil when the picker is closed
+}
+
+// pickerState is the picker while it is open.
+type pickerState struct {
+	loading bool
+	stores  []tuiconfig.SavedStore
+	err     error
+	cursor  int
+}
+
+// pickerKeys are the picker's keys.
+type pickerKeys struct {
+	Up, Down, Switch, Close key.Binding
+}
+
+func defaultPickerKeys() pickerKeys {
+	return pickerKeys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Switch: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "switch to it")),
+		Close:  key.NewBinding(key.WithKeys("esc", "q", "O"), key.WithHelp("esc", "close")),
+	}
+}
+
+// Answers of the switcher's commands, tagged with its generation.
+type (
+	storesListed struct {
+		gen    int
+		stores []tuiconfig.SavedStore
+		err    error
+	}
+	storeSwitched struct {
+		gen   int
+		name  string
+		entry tuiconfig.SavedStore
+		s     *store.Store
+		err   error
+	}
+)
+
+// listStores reads the saved stores (config.toml) in a command.
+func listStores(list func() ([]tuiconfig.SavedStore, error), gen int) tea.Cmd {
+	return func() tea.Msg {
+		stores, err := list()
+		return storesListed{gen: gen, stores: stores, err: err}
+	}
+}
+
+// openSaved opens the saved store name in a command.
+func openSaved(open func(context.Context, string) (*store.Store, tuiconfig.SavedStore, error), name string, gen int) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		s, entry, err := open(ctx, name)
+		return storeSwitched{gen: gen, name: name, entry: entry, s: s, err: err}
+	}
+}
+
+// openPicker opens the picker and lists the saved stores.
+func (m model) openPicker() (model, tea.Cmd) {
+	if m.cfg.Stores == nil || m.cfg.OpenStore == nil {
+		return m, views.Flash(views.FlashError, "no saved stores here (kvdeck stores add NAME URL saves one)")
+	}
+	m.sw.listGen++
+	m.sw.picker = &pickerState{loading: true}
+	return m, listStores(m.cfg.Stores, m.sw.listGen)
+}
+
+// switchStore starts opening the saved store name.
+func (m model) switchStore(name string) (model, tea.Cmd) {
+	if m.cfg.OpenStore == nil {
+		return m, views.Flash(views.FlashError, ":store is not available here")
+	}
+	m.sw.gen++
+	m.sw.connecting = name
+	// The note is shown now, not by a command: a command could land
+	// after a fast failure and hide its error.
+	note := m.flash.show(views.FlashMsg{Level: views.FlashInfo, Text: fmt.Sprintf("connecting to %s…", name)})
+	return m, tea.Batch(openSaved(m.cfg.OpenStore, name, m.sw.gen), note)
+}
+
+// onSwitchMsg handles the switcher's answers.
+func (m model) onSwitchMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case storesListed:
+		if p := m.sw.picker; p != nil && msg.gen == m.sw.listGen {
+			p.loading, p.stores, p.err = false, msg.stores, msg.err
+			p.cursor = 0
+			for i, st := range msg.stores {
+				if st.Name == m.sw.current.Name {
+					p.cursor = i
+				}
+			}
+		}
+		return m, nil
+	case storeSwitched:
+		if msg.gen != m.sw.gen {
+			// A switch asked for later won: this one is not shown.
+			if msg.s != nil {
+				return m, closeStore(msg.s)
+			}
+			return m, nil
+		}
+		m.sw.connecting = ""
+		if msg.err != nil {
+			still := m.storeLabel()
+			out := m.flash.show(views.FlashMsg{Level: views.FlashError,
+				Text: fmt.Sprintf("cannot switch to store %s (still on %s): %v", msg.name, still, msg.err)})
+			return m, out
+		}
+		next, cmd := m.onOpened(storeOpened{url: msg.entry.URL, s: msg.s})
+		nm := next.(model)
+		nm.sw.current = msg.entry
+		text := "switched to store " + nm.storeLabel()
+		if nm.info.ReadOnly {
+			text += " (read-only)"
+		}
+		return nm, tea.Batch(cmd, nm.flash.show(views.FlashMsg{Level: views.FlashOK, Text: text}))
+	}
+	return m, nil
+}
+
+// handlePicker handles keys while the picker is open.
+func (m model) handlePicker(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	p, k := m.sw.picker, defaultPickerKeys()
+	switch {
+	case key.Matches(msg, k.Close):
+		m.sw.picker = nil
+	case key.Matches(msg, k.Up):
+		p.cursor = max(p.cursor-1, 0)
+	case key.Matches(msg, k.Down):
+		p.cursor = max(min(p.cursor+1, len(p.stores)-1), 0)
+	case key.Matches(msg, k.Switch) && len(p.stores) > 0:
+		m.sw.picker = nil
+		return m.switchStore(p.stores[p.cursor].Name)
+	}
+	return m, nil
+}
+
+// storeLabel names the store shown: the saved store's name and group,
+// else its URL (store.Info.Display holds no secret).
+func (m model) storeLabel() string {
+	c := m.sw.current
+	switch {
+	case c.Name == "":
+		return m.info.Display
+	case c.Group == "":
+		return c.Name
+	}
+	return c.Name + " (" + c.Group + ")"
+}
+
+// pickerHelp are the picker's keys for the message line.
+func pickerHelp() []key.Binding {
+	k := defaultPickerKeys()
+	return []key.Binding{k.Up, k.Down, k.Switch, k.Close}
+}
+
+// pickerView draws the picker: one line per saved store, the one shown
+// marked, in a pane over the dimmed screen.
+func (m model) pickerView(back string, h int) string {
+	p, st := m.sw.picker, m.styles
+	w := min(max(m.width-4, 20), 100)
+	inner := w - 4 // the pane's border and padding
+	lines := []string{st.PaneTitle.Render("STORES") + st.Muted.Render(" · saved in config.toml · the tab stays"), ""}
+	switch {
+	case p.loading:
+		lines = append(lines, st.Muted.Render("reading the saved stores…"))
+	case p.err != nil:
+		lines = append(lines, st.Error.Render(fit(usertext.Sanitize(p.err.Error()), inner)))
+	case len(p.stores) == 0:
+		lines = append(lines, st.Muted.Render("No saved store: kvdeck stores add NAME URL saves one."))
+	}
+	nameW, groupW := 4, 5
+	for _, s := range p.stores {
+		nameW = max(nameW, ansi.StringWidth(usertext.Sanitize(s.Name)))
+		groupW = max(groupW, ansi.StringWidth(usertext.Sanitize(s.Group)))
+	}
+	nameW, groupW = min(nameW, 24), min(groupW, 16)
+	if len(p.stores) > 0 {
+		lines = append(lines, st.Label.Render(fit(fmt.Sprintf("   %-*s  %-*s  %-9s  %s", nameW, "NAME", groupW, "GROUP", "MODE", "URL"), inner)))
+	}
+	page := max(h-len(lines)-4, 1)
+	off := max(min(p.cursor-page/2, len(p.stores)-page), 0)
+	for i := off; i < min(off+page, len(p.stores)); i++ {
+		s := p.stores[i]
+		// The cursor shows without colour too (›); ● is the store shown.
+		mark := " "
+		if i == p.cursor {
+			mark = "›"
+		}
+		if s.Name == m.sw.current.Name && m.sw.current.Name != "" {
+			mark += "● "
+		} else {
+			mark += "  "
+		}
+		mode := "writable"
+		if s.ReadOnly {
+			mode = "read-only"
+		}
+		line := mark + fit(usertext.Sanitize(s.Name), nameW) + "  " + fit(usertext.Sanitize(s.Group), groupW) + "  " +
+			fit(mode, 9) + "  " + usertext.Sanitize(store.RedactURL(s.URL))
+		line = fit(line, inner)
+		if i == p.cursor {
+			line = st.Selected.Render(line)
+		}
+		lines = append(lines, line)
+	}
+	box := st.PaneFocused.Width(w - 2).Render(strings.Join(lines, "\n"))
+	return overlay(back, box, m.width, h, st.Muted.Faint(true))
+}
+
+// readOnlyWhy says why a saved store shown is read-only: saved so (the
+// default), or the whole session is, by --read-only.
+func (m model) readOnlyWhy() string {
+	return fmt.Sprintf("store %s is read-only (saved so, unless kvdeck was started with --write; or --read-only was given)", usertext.Sanitize(m.sw.current.Name))
+}
+
+// savedPrefix names the saved store shown for the help screen's store
+// line ("prod-eu (prod): "), "" when it was opened by URL.
+func (m model) savedPrefix() string {
+	if m.sw.current.Name == "" {
+		return ""
+	}
+	return usertext.Sanitize(m.storeLabel()) + ": "
+}
