@@ -75,5 +75,5 @@ func (ws WriteKeys) Refuse(readOnly bool, msg tea.KeyMsg) tea.Cmd {
 
 // Refusal is the read-only refusal of w, with its reason.
 func (w WriteKey) Refusal() string {
-	return "read-only: " + w.What + " (" + w.Binding.Help().Key + ") is off: the store was opened with --read-only, so kvdeck writes nothing"
+	return "read-only: " + w.What + " (" + w.Binding.Help().Key + ") is off: the store is open read-only (--read-only, or saved read-only: --write opens it to write), so kvdeck writes nothing"
 }

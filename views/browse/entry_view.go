@@ -119,7 +119,7 @@ func (m Model) undecodableLines(n *node, w int) []string {
 // actionHint tells what can be done with the entry, or why not.
 func (m Model) actionHint(w int) []string {
 	if m.readOnly {
-		return m.wrapText("read-only: editing, new keys and deleting are disabled (opened with --read-only). y copies the key.", m.styles.Warn, w)
+		return m.wrapText("read-only: editing, new keys and deleting are disabled (the store is open read-only). y copies the key.", m.styles.Warn, w)
 	}
 	return m.wrapText("e edit · d delete · y copy key · n new key", m.styles.Muted, w)
 }
