@@ -327,3 +327,21 @@ func (m *Model) nextTag() int {
 	m.tags++
 	return m.tags
 }
+
+// Failed reports whether the tree or the entry shows a failed load. The
+// root re-reads a tab that says so at its next tick that reads the store,
+// though seq stood still (issue 22 point 9): Refresh alone retried a
+// failed level once, so a retry that failed too (a read timing out while
+// the version read answers, a connection the server dropped) kept
+// "✗ database unreachable" until r.
+func (m Model) Failed() bool {
+	if m.entry.wanted && m.entry.err != nil {
+		return true
+	}
+	for _, r := range m.rows {
+		if r.kind == rowError {
+			return true
+		}
+	}
+	return false
+}
