@@ -26,6 +26,7 @@ type Keys struct {
 	CopyValue                               key.Binding
 	Search                                  key.Binding // search values under the selected prefix
 	Read                                    key.Binding // the value reader: page and search the value
+	Pager                                   key.Binding // the value, streamed, to $PAGER
 	EditExternal                            key.Binding // edit the value in $EDITOR
 	Reader                                  ReaderKeys
 }
@@ -57,6 +58,7 @@ func DefaultKeys() Keys {
 		Reload:       key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
 		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
+		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "the value in $PAGER (streamed, any size)")),
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
 	}
@@ -210,7 +212,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
 		return m.onEditor(msg)
-	case pagerFile, pagerClosed:
+	case pagerClosed:
 		return m.onPager(msg)
 	case laidOut:
 		return m.onLaidOut(msg)
@@ -303,7 +305,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.EditExternal},
+		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal},
 	}
 }
 

@@ -2,7 +2,9 @@ package browse
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,25 +122,74 @@ func TestReaderReadsTheWholeValue(t *testing.T) {
 	}
 }
 
-// TestReaderHandsTheWholeValueToThePager: | writes the whole value, past
-// 64 KiB, to a file for $PAGER.
-func TestReaderHandsTheWholeValueToThePager(t *testing.T) {
+// TestPagerStreamsTheWholeValue: | (from the tree, and from the reader)
+// runs $PAGER with the whole value on its stdin, read from the store a
+// chunk at a time, past 64 KiB and several chunks: indented as the reader
+// shows it, escapes kept as text, runes cut by chunks whole (it was a
+// temporary file written from the whole value in memory, issue 23 point 4).
+func TestPagerStreamsTheWholeValue(t *testing.T) {
 	h := newHarness(t, false, 80, 18)
-	value := `["` + strings.Repeat("y", 3*widgets.ValueCap) + `", "end\u001b[31m"]`
+	var b strings.Builder
+	b.WriteString(`{"items":[`)
+	for i := 0; b.Len() < 3*store.ValueChunkSize; i++ {
+		fmt.Fprintf(&b, `{"n":%d,"s":"héllo ✓ wörld\nline two","e":{},"a":[]},`, i)
+	}
+	b.WriteString(`"end\u001b[31m"]}`)
+	value := b.String()
 	setValue(t, h, `["big", "value"]`, []byte(value))
 	goTo(h, `["big", "value"]`)
-	h.Keys("v")
-	m := h.M
-	f, ok := m.startPager()().(pagerFile)
-	if !ok || f.err != nil {
-		t.Fatalf("no file for the pager: %+v", f)
+
+	out := filepath.Join(t.TempDir(), "paged")
+	t.Setenv("PAGER", "cat > "+out)
+	if h.Keys("|"); len(h.Flashes) > 0 {
+		t.Fatalf("| in the tree: %v", h.Flashes)
 	}
-	defer os.Remove(f.path)
-	got, err := os.ReadFile(f.path)
+	for _, lines := range []bool{false, true} {
+		if lines {
+			h.Keys("v", "L")
+		}
+		c := h.M.pager()
+		c.SetStdin(os.Stdin) // what bubbletea does: the pager keeps the value
+		if err := c.Run(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := valueText(h.M.entry.e.Value, lines) + "\n"
+		if string(got) != want {
+			i := 0
+			for i < min(len(got), len(want)) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("lines %v: the pager read %d bytes, want %d; they differ at %d: %q vs %q", lines, len(got), len(want), i,
+				got[i:min(i+40, len(got))], want[i:min(i+40, len(want))])
+		}
+		if strings.ContainsRune(string(got), 0x1b) || !strings.Contains(string(got), `"end\u001b[31m"`) {
+			t.Fatal("the escape reached the pager raw, or the end is missing")
+		}
+	}
+}
+
+// TestValueStreamSaysWhenTheValueChanges: a value rewritten between two
+// chunks is not spliced with the new one: the text ends saying so.
+func TestValueStreamSaysWhenTheValueChanges(t *testing.T) {
+	h := newHarness(t, false, 80, 18)
+	value := `"` + strings.Repeat(`x\u0007`, store.ValueChunkSize) + `"`
+	setValue(t, h, `["big", "value"]`, []byte(value))
+	goTo(h, `["big", "value"]`)
+	s := newValueStream(h.S, h.M.entry.e.Raw, true, false)
+	first := make([]byte, 100)
+	if _, err := io.ReadFull(s, first); err != nil {
+		t.Fatal(err)
+	}
+	setValue(t, h, `["big", "value"]`, []byte(`"new"`))
+	rest, err := io.ReadAll(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) < 3*widgets.ValueCap || !strings.Contains(string(got), `"end\u001b[31m"`) || strings.ContainsRune(string(got), 0x1b) {
-		t.Errorf("the pager's file holds %d bytes (want the whole value, escapes kept as text), ending %q", len(got), got[max(len(got)-40, 0):])
+	if !strings.Contains(string(rest), "✗ the value changed while it was read") || len(rest) > 2*store.ValueChunkSize*2 {
+		t.Fatalf("the stream went on over a changed value: %d bytes, ending %q", len(rest), rest[max(len(rest)-80, 0):])
 	}
 }

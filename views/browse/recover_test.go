@@ -44,4 +44,3 @@ func TestBrowseSaysALoadFailedUntilARefreshReadsIt(t *testing.T) {
 
 // failer is the root's question to a tab (tui/refresh.go).
 var _ interface{ Failed() bool } = Model{}
-
