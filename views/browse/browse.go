@@ -216,6 +216,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onPager(msg)
 	case laidOut:
 		return m.onLaidOut(msg)
+	case readerFound:
+		return m.onFound(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:

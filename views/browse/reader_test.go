@@ -193,3 +193,43 @@ func TestValueStreamSaysWhenTheValueChanges(t *testing.T) {
 		t.Fatalf("the stream went on over a changed value: %d bytes, ending %q", len(rest), rest[max(len(rest)-80, 0):])
 	}
 }
+
+// TestReaderSearchRunsInACommand: / in the reader searches the laid-out
+// value in a command, not in Update (over a 100 MB value that froze the
+// screen for seconds, issue 23 point 4); the title says it is searching;
+// a newer query stops the older search, whose answer is dropped, and esc
+// stops the one in flight.
+func TestReaderSearchRunsInACommand(t *testing.T) {
+	h := newHarness(t, false, 80, 18)
+	var b strings.Builder
+	b.WriteString(`[`)
+	for i := range 500 {
+		fmt.Fprintf(&b, `"row-%d", `, i)
+	}
+	b.WriteString(`"last"]`)
+	setValue(t, h, `["big", "value"]`, []byte(b.String()))
+	goTo(h, `["big", "value"]`)
+	h.Keys("v", "/")
+	h.TypeText("row-49")
+	m, first := h.M.Update(viewtest.Key("enter"))
+	if first == nil || !m.reader.finder.busy || m.reader.matches != nil {
+		t.Fatalf("enter searched in Update: %d matches, busy %v", len(m.reader.matches), m.reader.finder.busy)
+	}
+	if !strings.Contains(m.View(), `searching for "row-49"`) {
+		t.Errorf("the title does not say it is searching:\n%s", m.View())
+	}
+	oldStop := m.reader.finder.stop
+	h.M = m
+	h.Keys("/")
+	h.TypeText("row-1")
+	h.Keys("enter") // settles the newer search
+	if !oldStop.Load() {
+		t.Error("a newer query left the older search running")
+	}
+	want := len(h.M.reader.matches)
+	h.Send(first()) // the older search's answer, late
+	if len(h.M.reader.matches) != want || want != 111 {
+		t.Fatalf("%d matches after the older answer, want %d (111 rows hold row-1)", len(h.M.reader.matches), want)
+	}
+	h.RequireView(`"row-1" match 1 of 111`)
+}
