@@ -102,3 +102,15 @@ func TestValueChunkReadsAWholeValueInParts(t *testing.T) {
 		}
 	})
 }
+
+// TestValueChunkFor: about 16 chunks a value, 256 KiB to 8 MiB each.
+func TestValueChunkFor(t *testing.T) {
+	for _, c := range []struct {
+		size int64
+		want int
+	}{{0, 256 << 10}, {3 << 20, 256 << 10}, {64 << 20, 4 << 20}, {1 << 30, 8 << 20}} {
+		if got := store.ValueChunkFor(c.size); got != c.want {
+			t.Errorf("ValueChunkFor(%d) = %d, want %d", c.size, got, c.want)
+		}
+	}
+}

@@ -15,9 +15,10 @@ import (
 
 // A value of any size reaches the pager streamed (issue 23 point 4): the
 // pager's stdin reads from a valueStream, which reads the row's value from
-// the store one store.ValueChunkSize chunk at a time (store.ValueChunk),
-// indents it when it is JSON and sanitizes it as it goes, so that neither
-// kvdeck nor a temporary file ever holds the whole value. A pager that
+// the store a chunk at a time (store.ValueChunk; store.ValueChunkFor:
+// about a 16th of the value, 256 KiB to 8 MiB), indents it when it is
+// JSON and sanitizes it as it goes, so that neither kvdeck nor a
+// temporary file holds the whole value for the pager. A pager that
 // quits early stops the reads at the next chunk.
 
 // valueStream is an io.Reader over a row's value as the reader shows it.
@@ -26,6 +27,7 @@ type valueStream struct {
 	raw   []byte
 	off   int64
 	ver   int64
+	size  int64
 	first bool
 	tail  []byte // an incomplete UTF-8 sequence, completed by the next chunk
 	json  *jsonIndenter
@@ -60,7 +62,11 @@ func (v *valueStream) Read(p []byte) (int, error) {
 func (v *valueStream) fill() {
 	ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
 	defer cancel()
-	part, err := v.src.ValueChunk(ctx, v.raw, v.off, store.ValueChunkSize)
+	n := store.ValueChunkSize // the first chunk tells the size
+	if !v.first {
+		n = store.ValueChunkFor(v.size)
+	}
+	part, err := v.src.ValueChunk(ctx, v.raw, v.off, n)
 	switch {
 	case err != nil:
 		v.stop(fmt.Sprintf("the rest of the value could not be read: %v", err))
@@ -72,7 +78,7 @@ func (v *valueStream) fill() {
 		v.stop("the value changed while it was read (stamp " + store.Entry{Ver: part.Ver}.Versionstamp() + "): the rest would be another value's")
 		return
 	}
-	v.first, v.ver = false, part.Ver
+	v.first, v.ver, v.size = false, part.Ver, part.Size
 	v.off += int64(len(part.Bytes))
 	last := len(part.Bytes) == 0 || v.off >= part.Size
 	data := append(v.tail, part.Bytes...)
