@@ -58,7 +58,7 @@ func DefaultKeys() Keys {
 		Reload:       key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
 		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
-		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "the value in $PAGER (streamed, any size)")),
+		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command (streamed)")),
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
 	}
@@ -103,16 +103,17 @@ type Model struct {
 	// filterOn is the level the last `/` filtered: the prompt types into
 	// it whatever row the cursor falls on, and esc clears it.
 	filterOn *node
-	form     *entryForm   // the edit / new-key form, when open
-	jump     *jumpState   // a :goto in progress
-	held     []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
-	heldOn   *ref         // the row whose entry the held keys wait for
-	toEnd    *node        // G loads this level to its end (edge.go)
-	endStay  bool         // ... for the filter: the cursor stays
-	carryTo  int          // pgdn's target row past the loaded edge
-	carryLvl *node        // the level whose next page pgdn waits for
-	search   *searchState // the value search (search.go), when open
-	reader   *readerState // the value reader (reader.go), when open
+	form     *entryForm       // the edit / new-key form, when open
+	jump     *jumpState       // a :goto in progress
+	held     []tea.KeyMsg     // keys pressed during the jump, for its target (jump.go)
+	heldOn   *ref             // the row whose entry the held keys wait for
+	toEnd    *node            // G loads this level to its end (edge.go)
+	endStay  bool             // ... for the filter: the cursor stays
+	carryTo  int              // pgdn's target row past the loaded edge
+	carryLvl *node            // the level whose next page pgdn waits for
+	search   *searchState     // the value search (search.go), when open
+	reader   *readerState     // the value reader (reader.go), when open
+	pipeIn   *textinput.Model // |'s command prompt (pager.go), when open
 
 	width, height int
 }
@@ -177,7 +178,7 @@ func (m Model) Busy() bool {
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.searching() || m.reader != nil
+	return m.filtering || m.form != nil || m.searching() || m.reader != nil || m.pipeIn != nil
 }
 
 // searching reports whether the value search is open (not parked).
@@ -227,6 +228,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		switch {
+		case m.pipeIn != nil:
+			return m.handlePipe(msg)
 		case m.form != nil:
 			return m.handleForm(msg)
 		case m.filtering:
@@ -268,6 +271,8 @@ func (m Model) Goto(key codec.Key) (Model, tea.Cmd) {
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
 	switch {
+	case m.pipeIn != nil:
+		return []key.Binding{m.input.Accept, m.input.Cancel}
 	case m.form != nil:
 		return m.form.ShortHelp()
 	case m.filtering:
@@ -290,6 +295,8 @@ func (m Model) ShortHelp() []key.Binding {
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
 	switch {
+	case m.pipeIn != nil:
+		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
 	case m.form != nil:
 		return m.form.FullHelp()
 	case m.filtering:

@@ -6,14 +6,16 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/internal/editsession"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
-// | hands the selected value, any size, to $PAGER (less when unset), from
-// the tree or the reader, as the reader lays it out: pretty-printed,
+// | hands the selected value, any size, to $PAGER (less when unset) or a
+// command typed at its prompt, from the tree or the reader, as the reader lays it out: pretty-printed,
 // sanitized, and with strings' \n as lines when the reader's L is on
 // (issue 22 point 7). The value is streamed to the pager's stdin from the
 // store a chunk at a time (stream.go): it was written whole to a
@@ -24,19 +26,45 @@ type pagerClosed struct {
 	err error
 }
 
-// startPager runs the pager on the selected row's value.
+// startPager opens the prompt of the command the value is piped to,
+// $PAGER (else less) typed in: enter runs it, esc closes it.
 func (m *Model) startPager() tea.Cmd {
 	if !m.entry.loaded || !m.entry.found {
 		return views.Flash(views.FlashInfo, "select a stored key: | hands its value to $PAGER")
 	}
-	return tea.Exec(m.pager(), func(err error) tea.Msg { return pagerClosed{err: err} })
+	in := widgets.NewInput("| ", "a command to pipe the value to", m.styles)
+	in.SetValue(pagerText())
+	in.CursorEnd()
+	in.Width = m.treeInner() - 4
+	m.pipeIn = &in
+	return in.Focus()
 }
 
-// pager is the pager's command, reading the selected row's value.
-func (m *Model) pager() *pagerCmd {
+// handlePipe edits, runs or closes the command prompt.
+func (m Model) handlePipe(msg tea.KeyMsg) (Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.input.Accept):
+		text := strings.TrimSpace(m.pipeIn.Value())
+		m.pipeIn = nil
+		if text == "" {
+			return m, nil
+		}
+		return m, tea.Exec(m.pager(text), func(err error) tea.Msg { return pagerClosed{err: err} })
+	case key.Matches(msg, m.input.Cancel):
+		m.pipeIn = nil
+		return m, nil
+	}
+	in, cmd := m.pipeIn.Update(msg)
+	m.pipeIn = &in
+	return m, cmd
+}
+
+// pager is the command text run as the pager, reading the selected row's
+// value.
+func (m *Model) pager(text string) *pagerCmd {
 	lines := m.reader != nil && m.reader.lines
 	src := newValueStream(m.deps.Store, m.entry.e.Raw, m.entry.e.ValueValid(), lines)
-	return &pagerCmd{Cmd: m.deps.Edits.Command(pagerCommand()), src: src}
+	return &pagerCmd{Cmd: m.deps.Edits.Command(pagerCommand(text)), src: src}
 }
 
 // pagerCmd is the pager under the editor session, its stdin the value:
@@ -50,12 +78,16 @@ type pagerCmd struct {
 // SetStdin gives the pager the value, not the terminal.
 func (c *pagerCmd) SetStdin(io.Reader) { c.Stdin = c.src }
 
-// pagerCommand is $PAGER (shell text, as git runs it), else less.
-func pagerCommand() *exec.Cmd {
-	value := strings.TrimSpace(os.Getenv("PAGER"))
-	if value == "" {
-		value = "less"
+// pagerText is $PAGER, else less.
+func pagerText() string {
+	if value := strings.TrimSpace(os.Getenv("PAGER")); value != "" {
+		return value
 	}
+	return "less"
+}
+
+// pagerCommand runs shell text (as git runs $PAGER).
+func pagerCommand(value string) *exec.Cmd {
 	if !strings.ContainsAny(value, ";&|()\n") && !assignment(value) {
 		// The shell becomes the pager: the session stops the pager
 		// itself, not a shell waiting on it.

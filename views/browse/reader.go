@@ -87,7 +87,7 @@ func DefaultReaderKeys() ReaderKeys {
 		Next:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		Prev:    key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
 		Lines:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", `strings' \n as lines`)),
-		Pager:   key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "the whole value in $PAGER")),
+		Pager:   key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command")),
 		Close:   key.NewBinding(key.WithKeys("esc", "q", "v"), key.WithHelp("esc", "back to the tree")),
 	}
 }

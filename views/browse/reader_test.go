@@ -140,15 +140,29 @@ func TestPagerStreamsTheWholeValue(t *testing.T) {
 	goTo(h, `["big", "value"]`)
 
 	out := filepath.Join(t.TempDir(), "paged")
-	t.Setenv("PAGER", "cat > "+out)
-	if h.Keys("|"); len(h.Flashes) > 0 {
-		t.Fatalf("| in the tree: %v", h.Flashes)
-	}
+	t.Setenv("PAGER", "less -S")
 	for _, lines := range []bool{false, true} {
 		if lines {
 			h.Keys("v", "L")
 		}
-		c := h.M.pager()
+		// | opens the command's prompt, $PAGER typed in; esc closes it.
+		h.Keys("|")
+		if h.M.pipeIn == nil || !h.M.Capturing() {
+			t.Fatalf("| opened no prompt (flashes %v)", h.Flashes)
+		}
+		h.RequireView("| less -S")
+		h.Keys("esc")
+		if h.M.pipeIn != nil {
+			t.Fatal("esc left the prompt open")
+		}
+		h.Keys("|", "end", "ctrl+u")
+		h.TypeText("cat > " + out)
+		text := h.M.pipeIn.Value()
+		h.Keys("enter") // runs it through tea.Exec, which the harness does not
+		if h.M.pipeIn != nil {
+			t.Fatal("enter left the prompt open")
+		}
+		c := h.M.pager(text)
 		c.SetStdin(os.Stdin) // what bubbletea does: the pager keeps the value
 		if err := c.Run(); err != nil {
 			t.Fatal(err)
