@@ -58,6 +58,8 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.copyValue()
 	case key.Matches(msg, k.Read):
 		cmd = m.startReading()
+	case key.Matches(msg, k.Pager):
+		cmd = m.startPager()
 	case key.Matches(msg, k.EditExternal):
 		cmd = m.startExternalEdit()
 	case key.Matches(msg, k.Filter):

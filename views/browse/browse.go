@@ -26,6 +26,7 @@ type Keys struct {
 	CopyValue                               key.Binding
 	Search                                  key.Binding // search values under the selected prefix
 	Read                                    key.Binding // the value reader: page and search the value
+	Pager                                   key.Binding // the value, streamed, to $PAGER
 	EditExternal                            key.Binding // edit the value in $EDITOR
 	Reader                                  ReaderKeys
 }
@@ -57,6 +58,7 @@ func DefaultKeys() Keys {
 		Reload:       key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
 		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
+		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command (streamed)")),
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
 	}
@@ -101,16 +103,17 @@ type Model struct {
 	// filterOn is the level the last `/` filtered: the prompt types into
 	// it whatever row the cursor falls on, and esc clears it.
 	filterOn *node
-	form     *entryForm   // the edit / new-key form, when open
-	jump     *jumpState   // a :goto in progress
-	held     []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
-	heldOn   *ref         // the row whose entry the held keys wait for
-	toEnd    *node        // G loads this level to its end (edge.go)
-	endStay  bool         // ... for the filter: the cursor stays
-	carryTo  int          // pgdn's target row past the loaded edge
-	carryLvl *node        // the level whose next page pgdn waits for
-	search   *searchState // the value search (search.go), when open
-	reader   *readerState // the value reader (reader.go), when open
+	form     *entryForm       // the edit / new-key form, when open
+	jump     *jumpState       // a :goto in progress
+	held     []tea.KeyMsg     // keys pressed during the jump, for its target (jump.go)
+	heldOn   *ref             // the row whose entry the held keys wait for
+	toEnd    *node            // G loads this level to its end (edge.go)
+	endStay  bool             // ... for the filter: the cursor stays
+	carryTo  int              // pgdn's target row past the loaded edge
+	carryLvl *node            // the level whose next page pgdn waits for
+	search   *searchState     // the value search (search.go), when open
+	reader   *readerState     // the value reader (reader.go), when open
+	pipeIn   *textinput.Model // |'s command prompt (pager.go), when open
 
 	width, height int
 }
@@ -175,7 +178,7 @@ func (m Model) Busy() bool {
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.searching() || m.reader != nil
+	return m.filtering || m.form != nil || m.searching() || m.reader != nil || m.pipeIn != nil
 }
 
 // searching reports whether the value search is open (not parked).
@@ -210,10 +213,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
 		return m.onEditor(msg)
-	case pagerFile, pagerClosed:
+	case pagerClosed:
 		return m.onPager(msg)
 	case laidOut:
 		return m.onLaidOut(msg)
+	case readerFound:
+		return m.onFound(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:
@@ -223,6 +228,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		switch {
+		case m.pipeIn != nil:
+			return m.handlePipe(msg)
 		case m.form != nil:
 			return m.handleForm(msg)
 		case m.filtering:
@@ -264,6 +271,8 @@ func (m Model) Goto(key codec.Key) (Model, tea.Cmd) {
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
 	switch {
+	case m.pipeIn != nil:
+		return []key.Binding{m.input.Accept, m.input.Cancel}
 	case m.form != nil:
 		return m.form.ShortHelp()
 	case m.filtering:
@@ -286,6 +295,8 @@ func (m Model) ShortHelp() []key.Binding {
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
 	switch {
+	case m.pipeIn != nil:
+		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
 	case m.form != nil:
 		return m.form.FullHelp()
 	case m.filtering:
@@ -303,7 +314,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.EditExternal},
+		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal},
 	}
 }
 
@@ -326,4 +337,22 @@ func anyLoading(n *node) bool {
 func (m *Model) nextTag() int {
 	m.tags++
 	return m.tags
+}
+
+// Failed reports whether the tree or the entry shows a failed load. The
+// root re-reads a tab that says so at its next tick that reads the store,
+// though seq stood still (issue 22 point 9): Refresh alone retried a
+// failed level once, so a retry that failed too (a read timing out while
+// the version read answers, a connection the server dropped) kept
+// "✗ database unreachable" until r.
+func (m Model) Failed() bool {
+	if m.entry.wanted && m.entry.err != nil {
+		return true
+	}
+	for _, r := range m.rows {
+		if r.kind == rowError {
+			return true
+		}
+	}
+	return false
 }

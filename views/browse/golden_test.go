@@ -59,3 +59,17 @@ func TestBrowseLongPartKeepsEndAndMark(t *testing.T) {
 		t.Errorf("the selected row %q should show both ends of the id, cut in the middle, and ●", row)
 	}
 }
+
+// TestPipePromptGolden: | opens the command prompt in the tree's footer,
+// $PAGER typed in, over the entry it pipes (issue 23 point 4).
+func TestPipePromptGolden(t *testing.T) {
+	t.Setenv("PAGER", "less -S")
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			h := newHarness(t, false, sz.w, sz.h)
+			goTo(h, `["accounts", "acme"]`)
+			h.Keys("|")
+			golden.RequireEqual(t, h.M.View())
+		})
+	}
+}

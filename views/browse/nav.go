@@ -82,6 +82,15 @@ func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 	switch {
 	case msg.err != nil:
 		n.err = msg.err
+		// The failed read is not asked again at once: its pages stay as
+		// read, the error shows under them, and the next Refresh (the
+		// root's next tick, told by Failed) retries. Left stale, every
+		// relayout re-read them: a loop of failing requests while the
+		// store was away, Busy all along (issue 22 point 9).
+		n.retry = false
+		for i := range n.pages {
+			n.pages[i].stale = false
+		}
 		if m.jump != nil {
 			jumpCmd = m.failJump("cannot read %s: %v", codec.Format(msg.prefix), msg.err)
 		}

@@ -1,77 +1,112 @@
 package browse
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/internal/editsession"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
-// | in the reader hands the whole value, any size, to $PAGER (less when
-// unset), as the reader lays it out: pretty-printed, sanitized, and with
-// strings' \n as lines when L is on (issue 22 point 7).
-
-// pagerFile: the value is in a temporary file, ready for the pager.
-type pagerFile struct {
-	session int
-	path    string
-	err     error
-}
+// | hands the selected value, any size, to $PAGER (less when unset) or a
+// command typed at its prompt, from the tree or the reader, as the reader lays it out: pretty-printed,
+// sanitized, and with strings' \n as lines when the reader's L is on
+// (issue 22 point 7). The value is streamed to the pager's stdin from the
+// store a chunk at a time (stream.go): it was written whole to a
+// temporary file first, after the entry read had loaded it whole.
 
 // pagerClosed: the pager exited.
 type pagerClosed struct {
-	path string
-	err  error
+	err error
 }
 
-// startPager writes the reader's text to a temporary file.
+// startPager opens the prompt of the command the value is piped to,
+// $PAGER (else less) typed in: enter runs it, esc closes it.
 func (m *Model) startPager() tea.Cmd {
-	value, lines, session, edits := m.entry.e.Value, m.reader.lines, m.deps.Session, m.deps.Edits
-	return func() tea.Msg {
-		text := valueText(value, lines) + "\n"
-		f, err := edits.CreateTemp("value-*.txt")
-		if err != nil {
-			return pagerFile{session: session, err: err}
-		}
-		_, err = f.WriteString(text)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return pagerFile{session: session, path: f.Name(), err: err}
+	if !m.entry.loaded || !m.entry.found {
+		return views.Flash(views.FlashInfo, "select a stored key: | hands its value to $PAGER")
 	}
+	in := widgets.NewInput("| ", "a command to pipe the value to", m.styles)
+	in.SetValue(pagerText())
+	in.CursorEnd()
+	in.Width = m.treeInner() - 4
+	m.pipeIn = &in
+	return in.Focus()
 }
 
-// pagerCommand is $PAGER (shell text, as git runs it), else less.
-func pagerCommand(path string) *exec.Cmd {
-	value := strings.TrimSpace(os.Getenv("PAGER"))
-	if value == "" {
-		value = "less"
-	}
-	return editsession.EditorCommand(value, path)
-}
-
-// onPager runs the pager on the file, then removes it.
-func (m Model) onPager(msg tea.Msg) (Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case pagerFile:
-		if msg.session != m.deps.Session {
+// handlePipe edits, runs or closes the command prompt.
+func (m Model) handlePipe(msg tea.KeyMsg) (Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.input.Accept):
+		text := strings.TrimSpace(m.pipeIn.Value())
+		m.pipeIn = nil
+		if text == "" {
 			return m, nil
 		}
-		if msg.err != nil {
-			return m, views.Flash(views.FlashError, "cannot hand the value to the pager: %v", msg.err)
-		}
-		return m, tea.Exec(m.deps.Edits.Command(pagerCommand(msg.path)), func(err error) tea.Msg {
-			return pagerClosed{path: msg.path, err: err}
-		})
-	case pagerClosed:
-		os.Remove(msg.path)
-		if msg.err != nil {
-			return m, views.Flash(views.FlashError, "the pager failed: %v", msg.err)
-		}
+		return m, tea.Exec(m.pager(text), func(err error) tea.Msg { return pagerClosed{err: err} })
+	case key.Matches(msg, m.input.Cancel):
+		m.pipeIn = nil
+		return m, nil
+	}
+	in, cmd := m.pipeIn.Update(msg)
+	m.pipeIn = &in
+	return m, cmd
+}
+
+// pager is the command text run as the pager, reading the selected row's
+// value.
+func (m *Model) pager(text string) *pagerCmd {
+	lines := m.reader != nil && m.reader.lines
+	src := newValueStream(m.deps.Store, m.entry.e.Raw, m.entry.e.ValueValid(), lines)
+	return &pagerCmd{Cmd: m.deps.Edits.Command(pagerCommand(text)), src: src}
+}
+
+// pagerCmd is the pager under the editor session, its stdin the value:
+// bubbletea hands it the terminal's input, which it keeps for its keys
+// through /dev/tty, as a pager reading a pipe does.
+type pagerCmd struct {
+	*editsession.Cmd
+	src io.Reader
+}
+
+// SetStdin gives the pager the value, not the terminal.
+func (c *pagerCmd) SetStdin(io.Reader) { c.Stdin = c.src }
+
+// pagerText is $PAGER, else less.
+func pagerText() string {
+	if value := strings.TrimSpace(os.Getenv("PAGER")); value != "" {
+		return value
+	}
+	return "less"
+}
+
+// pagerCommand runs shell text (as git runs $PAGER).
+func pagerCommand(value string) *exec.Cmd {
+	if !strings.ContainsAny(value, ";&|()\n") && !assignment(value) {
+		// The shell becomes the pager: the session stops the pager
+		// itself, not a shell waiting on it.
+		value = "exec " + value
+	}
+	return exec.Command("sh", "-c", value)
+}
+
+// assignment reports whether shell text starts with VAR=, which exec
+// would take for a command name.
+func assignment(text string) bool {
+	name, _, ok := strings.Cut(text, "=")
+	return ok && name != "" && !strings.ContainsAny(name, " \t'\"$") && (name[0] < '0' || name[0] > '9')
+}
+
+// onPager reports a pager that failed.
+func (m Model) onPager(msg tea.Msg) (Model, tea.Cmd) {
+	if msg, ok := msg.(pagerClosed); ok && msg.err != nil {
+		return m, views.Flash(views.FlashError, "the pager failed: %v", msg.err)
 	}
 	return m, nil
 }

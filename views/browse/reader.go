@@ -55,15 +55,13 @@ func (m Model) onLaidOut(msg laidOut) (Model, tea.Cmd) {
 	}
 	r.busy = false
 	r.text = msg.text
+	var find tea.Cmd
 	if r.query != "" {
-		m.findAll()
-		if r.findWaits {
-			r.findWaits = false
-			m.nextMatch(1)
-		}
+		find = m.find(r.findWaits)
+		r.findWaits = false
 	}
 	r.off = widgets.ClampOffset(r.off, m.entryRows(), len(r.text.rows))
-	return m, m.wantLayout()
+	return m, tea.Batch(find, m.wantLayout())
 }
 
 // laidOutNow reports whether the rows shown are the value's at the
@@ -89,7 +87,7 @@ func DefaultReaderKeys() ReaderKeys {
 		Next:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		Prev:    key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
 		Lines:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", `strings' \n as lines`)),
-		Pager:   key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "the whole value in $PAGER")),
+		Pager:   key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command")),
 		Close:   key.NewBinding(key.WithKeys("esc", "q", "v"), key.WithHelp("esc", "back to the tree")),
 	}
 }
@@ -109,6 +107,7 @@ type readerState struct {
 	pending   layoutKey
 	busy      bool
 	findWaits bool
+	finder    finder // the search in flight (readerfind.go)
 }
 
 // startReading gives the entry pane the keys.
@@ -138,9 +137,13 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 		case key.Matches(msg, m.input.Accept):
 			r.typing, r.query = false, r.in.Value()
 			r.in.Blur()
-			m.findAll()
-			m.nextMatch(1)
-			r.findWaits = !m.laidOutNow()
+			if !m.laidOutNow() {
+				// The search runs on the layout for this width and mode.
+				r.stopFind()
+				r.matches, r.match, r.findWaits = nil, -1, true
+				return m, nil
+			}
+			return m, m.find(true)
 		case key.Matches(msg, m.input.Cancel):
 			r.typing = false
 			r.in.Blur()
@@ -151,6 +154,7 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.Close):
+		r.stopFind()
 		m.reader = nil
 	case key.Matches(msg, k.Up):
 		m.scrollReader(-1)
@@ -189,22 +193,6 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 // scrollReader scrolls the reader by delta rows, within the value.
 func (m *Model) scrollReader(delta int) {
 	m.reader.off = widgets.ClampOffset(m.reader.off+delta, m.entryRows(), len(m.readerRows().rows))
-}
-
-// findAll lists the rows holding the query (case-insensitive).
-func (m *Model) findAll() {
-	r := m.reader
-	r.matches, r.match = nil, -1
-	if r.query == "" {
-		return
-	}
-	t := m.readerRows()
-	q := strings.ToLower(r.query)
-	for i := range t.rows {
-		if strings.Contains(strings.ToLower(t.row(i)), q) {
-			r.matches = append(r.matches, i)
-		}
-	}
 }
 
 // nextMatch goes to the next match (dir 1) or the previous one (-1),
@@ -275,6 +263,8 @@ func (m Model) readerTitle(off, rows, n int) string {
 	switch {
 	case r.typing:
 		return r.in.View()
+	case r.query != "" && r.finder.busy || r.findWaits:
+		return title + m.styles.Muted.Render(fmt.Sprintf("searching for %q…", widgets.Sanitize(r.query)))
 	case r.query != "" && r.match < 0:
 		return title + m.styles.Warn.Render(fmt.Sprintf("no %q in the whole value", widgets.Sanitize(r.query)))
 	case r.query != "":

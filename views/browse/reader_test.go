@@ -2,7 +2,9 @@ package browse
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,25 +122,128 @@ func TestReaderReadsTheWholeValue(t *testing.T) {
 	}
 }
 
-// TestReaderHandsTheWholeValueToThePager: | writes the whole value, past
-// 64 KiB, to a file for $PAGER.
-func TestReaderHandsTheWholeValueToThePager(t *testing.T) {
+// TestPagerStreamsTheWholeValue: | (from the tree, and from the reader)
+// runs $PAGER with the whole value on its stdin, read from the store a
+// chunk at a time, past 64 KiB and several chunks: indented as the reader
+// shows it, escapes kept as text, runes cut by chunks whole (it was a
+// temporary file written from the whole value in memory, issue 23 point 4).
+func TestPagerStreamsTheWholeValue(t *testing.T) {
 	h := newHarness(t, false, 80, 18)
-	value := `["` + strings.Repeat("y", 3*widgets.ValueCap) + `", "end\u001b[31m"]`
+	var b strings.Builder
+	b.WriteString(`{"items":[`)
+	for i := 0; b.Len() < 3*store.ValueChunkSize; i++ {
+		fmt.Fprintf(&b, `{"n":%d,"s":"héllo ✓ wörld\nline two","e":{},"a":[]},`, i)
+	}
+	b.WriteString(`"end\u001b[31m"]}`)
+	value := b.String()
 	setValue(t, h, `["big", "value"]`, []byte(value))
 	goTo(h, `["big", "value"]`)
-	h.Keys("v")
-	m := h.M
-	f, ok := m.startPager()().(pagerFile)
-	if !ok || f.err != nil {
-		t.Fatalf("no file for the pager: %+v", f)
+
+	out := filepath.Join(t.TempDir(), "paged")
+	t.Setenv("PAGER", "less -S")
+	for _, lines := range []bool{false, true} {
+		if lines {
+			h.Keys("v", "L")
+		}
+		// | opens the command's prompt, $PAGER typed in; esc closes it.
+		h.Keys("|")
+		if h.M.pipeIn == nil || !h.M.Capturing() {
+			t.Fatalf("| opened no prompt (flashes %v)", h.Flashes)
+		}
+		h.RequireView("| less -S")
+		h.Keys("esc")
+		if h.M.pipeIn != nil {
+			t.Fatal("esc left the prompt open")
+		}
+		h.Keys("|", "end", "ctrl+u")
+		h.TypeText("cat > " + out)
+		text := h.M.pipeIn.Value()
+		h.Keys("enter") // runs it through tea.Exec, which the harness does not
+		if h.M.pipeIn != nil {
+			t.Fatal("enter left the prompt open")
+		}
+		c := h.M.pager(text)
+		c.SetStdin(os.Stdin) // what bubbletea does: the pager keeps the value
+		if err := c.Run(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := valueText(h.M.entry.e.Value, lines) + "\n"
+		if string(got) != want {
+			i := 0
+			for i < min(len(got), len(want)) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("lines %v: the pager read %d bytes, want %d; they differ at %d: %q vs %q", lines, len(got), len(want), i,
+				got[i:min(i+40, len(got))], want[i:min(i+40, len(want))])
+		}
+		if strings.ContainsRune(string(got), 0x1b) || !strings.Contains(string(got), `"end\u001b[31m"`) {
+			t.Fatal("the escape reached the pager raw, or the end is missing")
+		}
 	}
-	defer os.Remove(f.path)
-	got, err := os.ReadFile(f.path)
+}
+
+// TestValueStreamSaysWhenTheValueChanges: a value rewritten between two
+// chunks is not spliced with the new one: the text ends saying so.
+func TestValueStreamSaysWhenTheValueChanges(t *testing.T) {
+	h := newHarness(t, false, 80, 18)
+	value := `"` + strings.Repeat(`x\u0007`, store.ValueChunkSize) + `"`
+	setValue(t, h, `["big", "value"]`, []byte(value))
+	goTo(h, `["big", "value"]`)
+	s := newValueStream(h.S, h.M.entry.e.Raw, true, false)
+	first := make([]byte, 100)
+	if _, err := io.ReadFull(s, first); err != nil {
+		t.Fatal(err)
+	}
+	setValue(t, h, `["big", "value"]`, []byte(`"new"`))
+	rest, err := io.ReadAll(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) < 3*widgets.ValueCap || !strings.Contains(string(got), `"end\u001b[31m"`) || strings.ContainsRune(string(got), 0x1b) {
-		t.Errorf("the pager's file holds %d bytes (want the whole value, escapes kept as text), ending %q", len(got), got[max(len(got)-40, 0):])
+	if !strings.Contains(string(rest), "✗ the value changed while it was read") || len(rest) > 2*store.ValueChunkSize*2 {
+		t.Fatalf("the stream went on over a changed value: %d bytes, ending %q", len(rest), rest[max(len(rest)-80, 0):])
 	}
+}
+
+// TestReaderSearchRunsInACommand: / in the reader searches the laid-out
+// value in a command, not in Update (over a 100 MB value that froze the
+// screen for seconds, issue 23 point 4); the title says it is searching;
+// a newer query stops the older search, whose answer is dropped, and esc
+// stops the one in flight.
+func TestReaderSearchRunsInACommand(t *testing.T) {
+	h := newHarness(t, false, 80, 18)
+	var b strings.Builder
+	b.WriteString(`[`)
+	for i := range 500 {
+		fmt.Fprintf(&b, `"row-%d", `, i)
+	}
+	b.WriteString(`"last"]`)
+	setValue(t, h, `["big", "value"]`, []byte(b.String()))
+	goTo(h, `["big", "value"]`)
+	h.Keys("v", "/")
+	h.TypeText("row-49")
+	m, first := h.M.Update(viewtest.Key("enter"))
+	if first == nil || !m.reader.finder.busy || m.reader.matches != nil {
+		t.Fatalf("enter searched in Update: %d matches, busy %v", len(m.reader.matches), m.reader.finder.busy)
+	}
+	if !strings.Contains(m.View(), `searching for "row-49"`) {
+		t.Errorf("the title does not say it is searching:\n%s", m.View())
+	}
+	oldStop := m.reader.finder.stop
+	h.M = m
+	h.Keys("/")
+	h.TypeText("row-1")
+	h.Keys("enter") // settles the newer search
+	if !oldStop.Load() {
+		t.Error("a newer query left the older search running")
+	}
+	want := len(h.M.reader.matches)
+	h.Send(first()) // the older search's answer, late
+	if len(h.M.reader.matches) != want || want != 111 {
+		t.Fatalf("%d matches after the older answer, want %d (111 rows hold row-1)", len(h.M.reader.matches), want)
+	}
+	h.RequireView(`"row-1" match 1 of 111`)
 }

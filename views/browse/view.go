@@ -52,6 +52,9 @@ func (m Model) treeView() string {
 // treeFooter shows the filter input, a jump in flight, or the filter in
 // force.
 func (m Model) treeFooter() string {
+	if m.pipeIn != nil {
+		return m.pipeIn.View()
+	}
 	if m.filtering {
 		return m.filterIn.View()
 	}

@@ -1,0 +1,192 @@
+package browse
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"kvdeck/internal/usertext"
+	"kvdeck/store"
+	"kvdeck/views"
+)
+
+// A value of any size reaches the pager streamed (issue 23 point 4): the
+// pager's stdin reads from a valueStream, which reads the row's value from
+// the store a chunk at a time (store.ValueChunk; store.ValueChunkFor:
+// about a 16th of the value, 256 KiB to 8 MiB), indents it when it is
+// JSON and sanitizes it as it goes, so that neither kvdeck nor a
+// temporary file holds the whole value for the pager. A pager that
+// quits early stops the reads at the next chunk.
+
+// valueStream is an io.Reader over a row's value as the reader shows it.
+type valueStream struct {
+	src   *store.Store
+	raw   []byte
+	off   int64
+	ver   int64
+	size  int64
+	first bool
+	tail  []byte // an incomplete UTF-8 sequence, completed by the next chunk
+	json  *jsonIndenter
+	out   bytes.Buffer
+	done  bool
+}
+
+// newValueStream streams the value of the row whose encoded key is raw;
+// json says the value is JSON (indented, and with lines, its strings' \n
+// escapes as line breaks).
+func newValueStream(src *store.Store, raw []byte, json, lines bool) *valueStream {
+	v := &valueStream{src: src, raw: raw, first: true}
+	if json {
+		v.json = &jsonIndenter{lines: lines}
+	}
+	return v
+}
+
+// Read implements io.Reader.
+func (v *valueStream) Read(p []byte) (int, error) {
+	for v.out.Len() == 0 {
+		if v.done {
+			return 0, io.EOF
+		}
+		v.fill()
+	}
+	return v.out.Read(p)
+}
+
+// fill reads the next chunk into out. A failure, a vanished key or a value
+// that changed between chunks ends the text with a line that says so.
+func (v *valueStream) fill() {
+	ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
+	defer cancel()
+	n := store.ValueChunkSize // the first chunk tells the size
+	if !v.first {
+		n = store.ValueChunkFor(v.size)
+	}
+	part, err := v.src.ValueChunk(ctx, v.raw, v.off, n)
+	switch {
+	case err != nil:
+		v.stop(fmt.Sprintf("the rest of the value could not be read: %v", err))
+		return
+	case !part.Found:
+		v.stop("the key is gone: it was deleted while it was read")
+		return
+	case !v.first && part.Ver != v.ver:
+		v.stop("the value changed while it was read (stamp " + store.Entry{Ver: part.Ver}.Versionstamp() + "): the rest would be another value's")
+		return
+	}
+	v.first, v.ver, v.size = false, part.Ver, part.Size
+	v.off += int64(len(part.Bytes))
+	last := len(part.Bytes) == 0 || v.off >= part.Size
+	data := append(v.tail, part.Bytes...)
+	v.tail = nil
+	if !last {
+		data, v.tail = cutRune(data)
+	}
+	if v.json != nil {
+		data = v.json.write(data)
+	}
+	v.out.WriteString(usertext.SanitizeLines(string(data)))
+	if last {
+		v.out.WriteByte('\n')
+		v.done = true
+	}
+}
+
+// stop ends the text with a line saying why.
+func (v *valueStream) stop(why string) {
+	v.out.WriteString("\n✗ " + usertext.Sanitize(why) + "\n")
+	v.done = true
+}
+
+// cutRune splits b before an incomplete UTF-8 sequence at its end.
+func cutRune(b []byte) (whole, tail []byte) {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i], append([]byte{}, b[i:]...)
+			}
+			break
+		}
+	}
+	return b, nil
+}
+
+// jsonIndenter indents valid JSON as json.Indent(dst, src, "", "  ") does,
+// a chunk at a time; with lines, the \n escapes in strings break the line
+// as expandNewlines does (the next line indented two more than the line
+// the string started on).
+type jsonIndenter struct {
+	lines      bool
+	depth      int
+	inString   bool
+	escaped    bool
+	needIndent bool // after { or [: the newline waits for a non-empty body
+	lineIndent int
+}
+
+// write returns chunk indented.
+func (j *jsonIndenter) write(chunk []byte) []byte {
+	out := make([]byte, 0, len(chunk)+len(chunk)/4)
+	newline := func(depth int) {
+		out = append(out, '\n')
+		out = append(out, strings.Repeat("  ", depth)...)
+		j.lineIndent = 2 * depth
+	}
+	for _, c := range chunk {
+		if j.inString {
+			switch {
+			case j.escaped:
+				j.escaped = false
+				if c == 'n' && j.lines {
+					out = out[:len(out)-1] // the backslash
+					out = append(out, '\n')
+					out = append(out, strings.Repeat(" ", j.lineIndent+2)...)
+					continue
+				}
+			case c == '\\':
+				j.escaped = true
+			case c == '"':
+				j.inString = false
+			}
+			out = append(out, c)
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		if j.needIndent && c != '}' && c != ']' {
+			j.needIndent = false
+			newline(j.depth)
+		}
+		switch c {
+		case '"':
+			j.inString = true
+			out = append(out, c)
+		case '{', '[':
+			out = append(out, c)
+			j.depth++
+			j.needIndent = true
+		case '}', ']':
+			j.depth--
+			if j.needIndent {
+				j.needIndent = false
+			} else {
+				newline(j.depth)
+			}
+			out = append(out, c)
+		case ',':
+			out = append(out, c)
+			newline(j.depth)
+		case ':':
+			out = append(out, ':', ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
