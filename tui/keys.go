@@ -11,6 +11,9 @@ type GlobalKeys struct {
 	Command   key.Binding
 	Pause     key.Binding
 	Undo      key.Binding // the write journal: preview and undo a write
+	Find      key.Binding // the key finder over the whole store (finder.go)
+	Back      key.Binding // the back stack (history.go)
+	Forward   key.Binding
 	Quit      key.Binding
 	ForceQuit key.Binding // works even while typing
 }
@@ -25,6 +28,9 @@ func DefaultGlobalKeys() GlobalKeys {
 		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume live refresh")),
 		Undo:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "undo: the write journal (preview, asks)")),
+		Find:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "find keys across the store")),
+		Back:      key.NewBinding(key.WithKeys("[", "ctrl+o"), key.WithHelp("[/ctrl+o", "back to where the last jump left")),
+		Forward:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward again (after [)")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),
 	}
@@ -32,5 +38,5 @@ func DefaultGlobalKeys() GlobalKeys {
 
 // bindings lists the global keys for help.
 func (k GlobalKeys) bindings() []key.Binding {
-	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Undo, k.Quit, k.ForceQuit}
+	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Undo, k.Find, k.Back, k.Forward, k.Quit, k.ForceQuit}
 }

@@ -31,6 +31,8 @@ func (m model) View() string {
 		body = m.logView(bodyH)
 	case m.undo != nil:
 		body = m.undoView(bodyH)
+	case m.finder != nil:
+		body = m.finderView(bodyH)
 	}
 	if m.confirm.Open() {
 		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
@@ -117,6 +119,8 @@ func (m model) messageLine() string {
 		return fit(m.help.ShortHelpView(m.confirm.Keys()), m.width)
 	case m.undo != nil:
 		return fit(m.help.ShortHelpView(m.undoHelp()), m.width)
+	case m.finder != nil:
+		return fit(m.help.ShortHelpView(m.finderHelp()), m.width)
 	}
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()
