@@ -94,3 +94,14 @@ func TestFinderEscStopsBetweenPages(t *testing.T) {
 		t.Error("esc after the stop did not close the finder")
 	}
 }
+
+// TestParseFind: :find TEXT (or :f) carries the text, spaces inside kept;
+// :find alone opens the finder empty.
+func TestParseFind(t *testing.T) {
+	for line, want := range map[string]string{"find acme bill": "acme bill", "f  x ": "x", "find": ""} {
+		c, err := parseCommand(line)
+		if err != nil || c.verb != "find" || c.text != want {
+			t.Errorf("%q: %+v, %v; want find %q", line, c, err, want)
+		}
+	}
+}

@@ -28,9 +28,9 @@ func DefaultGlobalKeys() GlobalKeys {
 		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume live refresh")),
 		Undo:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "undo: the write journal (preview, asks)")),
-		Find:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "find keys across the store")),
-		Back:      key.NewBinding(key.WithKeys("[", "ctrl+o"), key.WithHelp("[/ctrl+o", "back to where the last jump left")),
-		Forward:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward again (after [)")),
+		Find:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "find keys in the store")),
+		Back:      key.NewBinding(key.WithKeys("[", "ctrl+o"), key.WithHelp("[/ctrl+o", "back over jumps")),
+		Forward:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward again")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),
 	}

@@ -46,6 +46,12 @@ var keyTable = []keyRow{
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},
+	{"find keys", [numTabs]string{
+		tabBrowse: "`ctrl+p` the store", tabLeases: "`ctrl+p` the store", tabAlarms: "`ctrl+p` the store", tabQueues: "`ctrl+p` the store",
+		tabCompose: "`ctrl+p` the store", tabRace: "`ctrl+p` the store", tabSweep: "`ctrl+p` the store", tabActivity: "`ctrl+p` the store"}},
+	{"back, forward", [numTabs]string{
+		tabBrowse: "`[/ctrl+o` `]`", tabLeases: "`[/ctrl+o` `]`", tabAlarms: "`[/ctrl+o` `]`", tabQueues: "`[/ctrl+o` `]`",
+		tabCompose: "`[/ctrl+o` `]`", tabRace: "`[/ctrl+o` `]`", tabSweep: "`[/ctrl+o` `]`", tabActivity: "`[/ctrl+o` `]`"}},
 	{"jump", [numTabs]string{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},
