@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -103,5 +104,42 @@ func TestParseFind(t *testing.T) {
 		if err != nil || c.verb != "find" || c.text != want {
 			t.Errorf("%q: %+v, %v; want find %q", line, c, err, want)
 		}
+	}
+}
+
+// TestBackAfterRecordJump: o on a lease (a view's GotoMsg) shows the raw
+// key in Browse; [ comes back to Leases, the lease still selected, and ]
+// goes to Browse again.
+func TestBackAfterRecordJump(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.keys("2")
+	a.waitFor("LEASES", "Ticker")
+	a.keys("j", "o")
+	a.waitFor("[1 Browse]", "234f594be1ed8ecc8c4d393b295c02f3")
+	a.keys("[")
+	a.waitFor("[2 Leases]")
+	m := a.final()
+	const lease = `["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]`
+	if r, ok := m.tabs.leases.Selected(); m.tab != tabLeases || !ok || codec.Format(r) != lease {
+		t.Errorf("after [ the TUI is on %v with %v selected, want Leases on the lease", m.tab, r)
+	}
+	if len(m.hist.fwd) != 1 || m.hist.fwd[0].tab != tabBrowse || codec.Format(m.hist.fwd[0].key) != lease {
+		t.Errorf("forward holds %+v, want Browse at the lease", m.hist.fwd)
+	}
+}
+
+// TestFinderHostileKey: a key whose string holds terminal escapes shows
+// escaped in the finder, never raw.
+func TestFinderHostileKey(t *testing.T) {
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, storetest.CopyReference(t), clock, false)
+	m := newModel(s, Config{Clock: clock}, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	m.setSize(120, 40)
+	m, _ = m.openFinder("")
+	m.finder.input.SetValue("evil")
+	m.finder.text = "evil"
+	m.finder.matches = []store.FoundKey{{Key: codec.Key{codec.String("evil\x1b]0;pwned\x07\x1b[2J")}}}
+	if v := m.finderView(30); strings.ContainsAny(v, "\x1b\x07") {
+		t.Errorf("the finder shows a raw escape: %q", v)
 	}
 }
