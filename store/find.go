@@ -50,9 +50,9 @@ var ErrEmptyNeedle = errors.New("find: nothing to find (an empty text matches ev
 
 // FindKeys reads one page of the finder: the live keys after raw key
 // after (nil: from the first) in one window whose string or bytes parts
-// contain text; max, when positive, caps the matches (the page then ends
+// contain text; limit, when positive, caps the matches (the page then ends
 // at the last one kept, and Next continues after it).
-func (s *Store) FindKeys(ctx context.Context, text string, after []byte, max int) (FindPage, error) {
+func (s *Store) FindKeys(ctx context.Context, text string, after []byte, limit int) (FindPage, error) {
 	if text == "" {
 		return FindPage{}, ErrEmptyNeedle
 	}
@@ -106,9 +106,9 @@ func (s *Store) FindKeys(ctx context.Context, text string, after []byte, max int
 	if more > 0 {
 		page.Next = end
 	}
-	if max > 0 && len(page.Matches) > max {
-		page.Matches = page.Matches[:max]
-		page.Next = page.Matches[max-1].Raw
+	if limit > 0 && len(page.Matches) > limit {
+		page.Matches = page.Matches[:limit]
+		page.Next = page.Matches[limit-1].Raw
 	}
 	s.rowsRead.Add(int64(page.Scanned))
 	return page, nil
@@ -132,22 +132,24 @@ func KeyTextContains(k codec.Key, text string) bool {
 			if bytes.Contains(p.BytesValue(), []byte(text)) {
 				return true
 			}
+		default:
+			// Numbers, bigints and booleans are stored in binary.
 		}
 	}
 	return false
 }
 
-// FindAll runs FindKeys page by page until max matches (DefaultFindMax
+// FindAll runs FindKeys page by page until limit matches (DefaultFindMax
 // when not positive) or the end of the store, calling page after each
 // page; page returning false stops the scan.
-func (s *Store) FindAll(ctx context.Context, text string, max int, page func(FindPage) bool) ([]FoundKey, error) {
-	if max <= 0 {
-		max = DefaultFindMax
+func (s *Store) FindAll(ctx context.Context, text string, limit int, page func(FindPage) bool) ([]FoundKey, error) {
+	if limit <= 0 {
+		limit = DefaultFindMax
 	}
 	var out []FoundKey
 	var after []byte
 	for {
-		p, err := s.FindKeys(ctx, text, after, max-len(out))
+		p, err := s.FindKeys(ctx, text, after, limit-len(out))
 		if err != nil {
 			return out, fmt.Errorf("find %q: %w", text, err)
 		}
@@ -155,7 +157,7 @@ func (s *Store) FindAll(ctx context.Context, text string, max int, page func(Fin
 		if page != nil && !page(p) {
 			return out, nil
 		}
-		if p.Next == nil || len(out) >= max {
+		if p.Next == nil || len(out) >= limit {
 			return out, nil
 		}
 		after = p.Next

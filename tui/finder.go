@@ -65,9 +65,9 @@ type finderPage struct {
 }
 
 // findPage reads the page after raw key after.
-func findPage(s *store.Store, session, gen int, text string, after []byte, max int) tea.Cmd {
+func findPage(s *store.Store, session, gen int, text string, after []byte, limit int) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		p, err := s.FindKeys(ctx, text, after, max)
+		p, err := s.FindKeys(ctx, text, after, limit)
 		return finderPage{session: session, gen: gen, text: text, page: p, err: err}
 	})
 }

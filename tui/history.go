@@ -87,6 +87,8 @@ func (m model) here() place {
 		p.key, _ = m.tabs.alarms.Selected()
 	case tabQueues:
 		p.key, _ = m.tabs.queues.Selected()
+	default:
+		// Compose, Race, Sweep and Activity: the tab alone.
 	}
 	return p
 }
