@@ -127,3 +127,36 @@ func TestFindBudget(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFindKeys: a find that matches one key in 50,000 (every page
+// read, nearly nothing sent back) against the baseline of a Scan of the
+// same keys; report the ratio of the two ns/op.
+func BenchmarkFindKeys(b *testing.B) {
+	s := storetest.Open(b, "file:"+b.TempDir()+"/find.db", store.Options{})
+	const n = 50000
+	for i := 0; i < n; i += 5000 {
+		a := s.Atomic()
+		for j := i; j < i+5000; j++ {
+			a.Set(codec.Key{codec.String("users"), codec.String(fmt.Sprintf("user-%06d", j)), codec.Number(float64(j))}, []byte(`{"a":1}`))
+		}
+		if _, err := a.Commit(storetest.Ctx(b)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("find", func(b *testing.B) {
+		for range b.N {
+			got, err := s.FindAll(storetest.Ctx(b), "user-031337", 0, nil)
+			if err != nil || len(got) != 1 {
+				b.Fatal(len(got), err)
+			}
+		}
+	})
+	b.Run("scan-baseline", func(b *testing.B) {
+		for range b.N {
+			seen := 0
+			if err := s.Scan(storetest.Ctx(b), store.ListOptions{}, func(store.Entry) error { seen++; return nil }); err != nil || seen != n {
+				b.Fatal(seen, err)
+			}
+		}
+	})
+}
