@@ -277,6 +277,7 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	m.store, m.info, m.owned = msg.s, msg.s.Info(), true
 	m.session++
 	m.undo = nil
+	m.finder, m.hist, m.browseAt = nil, history{}, nil // places of the other store
 	m.keys.Undo.SetEnabled(m.undoOff() == "")
 	m.tabs = newTabs(m.deps(), m.styles)
 	for t := range numTabs {

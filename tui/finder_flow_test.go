@@ -143,3 +143,20 @@ func TestFinderHostileKey(t *testing.T) {
 		t.Errorf("the finder shows a raw escape: %q", v)
 	}
 }
+
+// TestOpenDropsPlaces: :open shows another store, so the places of the
+// one left (keys that may not exist there) are dropped: [ says there is
+// nothing to go back to.
+func TestOpenDropsPlaces(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.command(`goto ["ledger", -0, 5n]`)
+	a.waitFor(`["ledger", -0, 5n]`)
+	other := storetest.CopyReference(t)
+	a.command("open " + other)
+	a.waitFor("opened file:" + other)
+	a.keys("[")
+	a.waitFor("nothing to go back to")
+	if m := a.final(); len(m.hist.back) != 0 || m.browseAt != nil {
+		t.Errorf("after :open the back stack holds %+v (Browse at %v)", m.hist.back, m.browseAt)
+	}
+}
