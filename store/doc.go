@@ -30,6 +30,9 @@
 //     pages, one row more to know whether another follows), Scan, Dump,
 //     DumpAll, DumpPrefixes. cursor.go: CursorAfter, the ListOptions.Cursor
 //     that continues a listing right after an entry.
+//   - find.go: FindKeys, FindAll (FindPage, FoundKey), the key finder:
+//     instr on the encoded key finds a text in string and bytes parts,
+//     confirmed by decoding, in windows sized in bytes over a server.
 //   - children.go: Children (ChildrenOptions, ChildPage, Child), the
 //     distinct next key parts under a prefix, found by a skip-scan.
 //   - write.go: the commit. Commit (Check, Mutation, CommitResult,

@@ -27,6 +27,7 @@ type command struct {
 	url      string
 	askToken bool // open: ask for an auth token (never typed on the line)
 	key      codec.Key
+	text     string        // find: the text (empty: the finder opens empty)
 	interval time.Duration // refresh; 0 = off
 	clock    clockChange
 }
@@ -38,7 +39,7 @@ type clockChange struct {
 	fix     int64         // an instant (epoch ms), when not zero
 }
 
-const commandUsage = "commands: :open URL [--auth-token] · :store [NAME] · :goto KEY · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
+const commandUsage = "commands: :open URL [--auth-token] · :store [NAME] · :goto KEY · :find TEXT · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
 
 const openUsage = "usage: :open URL [--auth-token] (a file path, file:, libsql://, http(s)://, ws(s)://; --auth-token asks for a token at a prompt that does not echo it)"
 
@@ -75,6 +76,8 @@ func parseCommand(line string) (command, error) {
 			return c, fmt.Errorf(":goto %s: %w", arg, err)
 		}
 		c.key = k
+	case "find", "f":
+		c.verb, c.text = "find", arg
 	case "refresh":
 		if arg == "off" {
 			return c, nil
@@ -183,10 +186,9 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 		}
 		return m.switchStore(c.url)
 	case "goto":
-		cmd = m.switchTab(tabBrowse)
-		var jump tea.Cmd
-		m.tabs.browse, jump = m.tabs.browse.Goto(c.key)
-		return m, tea.Batch(cmd, jump)
+		return m.gotoKey(c.key)
+	case "find":
+		return m.openFinder(c.text)
 	case "refresh":
 		cmd = m.setInterval(c.interval)
 		out := tea.Batch(cmd, views.Flash(views.FlashInfo, "live refresh: %s", m.refreshText()))
@@ -284,6 +286,7 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	m.sw.current = tuiconfig.SavedStore{} // a URL; a saved store's switch sets it back
 	m.session++
 	m.undo = nil
+	m.finder, m.hist, m.browseAt = nil, history{}, nil // places of the other store
 	m.keys.Undo.SetEnabled(m.undoOff() == "")
 	m.tabs = newTabs(m.deps(), m.styles)
 	for t := range numTabs {

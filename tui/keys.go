@@ -12,6 +12,9 @@ type GlobalKeys struct {
 	Pause     key.Binding
 	Undo      key.Binding // the write journal: preview and undo a write
 	Stores    key.Binding // the store picker: switch to a saved store
+	Find      key.Binding // the key finder over the whole store (finder.go)
+	Back      key.Binding // the back stack (history.go)
+	Forward   key.Binding
 	Quit      key.Binding
 	ForceQuit key.Binding // works even while typing
 }
@@ -27,6 +30,9 @@ func DefaultGlobalKeys() GlobalKeys {
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume live refresh")),
 		Undo:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "undo: the write journal (preview, asks)")),
 		Stores:    key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "switch to a saved store")),
+		Find:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "find keys in the store")),
+		Back:      key.NewBinding(key.WithKeys("[", "ctrl+o"), key.WithHelp("[/ctrl+o", "back over jumps")),
+		Forward:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward again")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),
 	}
@@ -34,5 +40,5 @@ func DefaultGlobalKeys() GlobalKeys {
 
 // bindings lists the global keys for help.
 func (k GlobalKeys) bindings() []key.Binding {
-	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Undo, k.Stores, k.Quit, k.ForceQuit}
+	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Undo, k.Stores, k.Find, k.Back, k.Forward, k.Quit, k.ForceQuit}
 }

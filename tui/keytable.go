@@ -49,6 +49,12 @@ var keyTable = []keyRow{
 	{"switch store", [numTabs]string{
 		tabBrowse: "`O` saved stores", tabLeases: "`O` saved stores", tabAlarms: "`O` saved stores", tabQueues: "`O` saved stores",
 		tabCompose: "`O` saved stores", tabRace: "`O` saved stores", tabSweep: "`O` saved stores", tabActivity: "`O` saved stores"}},
+	{"find keys", [numTabs]string{
+		tabBrowse: "`ctrl+p` the store", tabLeases: "`ctrl+p` the store", tabAlarms: "`ctrl+p` the store", tabQueues: "`ctrl+p` the store",
+		tabCompose: "`ctrl+p` the store", tabRace: "`ctrl+p` the store", tabSweep: "`ctrl+p` the store", tabActivity: "`ctrl+p` the store"}},
+	{"back, forward", [numTabs]string{
+		tabBrowse: "`[/ctrl+o` `]`", tabLeases: "`[/ctrl+o` `]`", tabAlarms: "`[/ctrl+o` `]`", tabQueues: "`[/ctrl+o` `]`",
+		tabCompose: "`[/ctrl+o` `]`", tabRace: "`[/ctrl+o` `]`", tabSweep: "`[/ctrl+o` `]`", tabActivity: "`[/ctrl+o` `]`"}},
 	{"jump", [numTabs]string{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},

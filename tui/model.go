@@ -57,6 +57,16 @@ type model struct {
 	// sw is the store switcher (switcher.go): the saved store shown,
 	// a switch in flight, the picker.
 	sw switchState
+	// finder is the key finder (finder.go), nil when closed; finds are
+	// the texts found this session, the latest first.
+	finder     *finderState
+	finderGen  int
+	finderKeys finderKeys
+	finds      []string
+	// hist is the back stack (history.go); browseAt is the key the root
+	// last sent Browse to.
+	hist     history
+	browseAt codec.Key
 
 	refresh refreshState
 	lastErr string
@@ -80,16 +90,17 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 	}
 	m := model{
 		cfg: cfg, store: s, info: s.Info(), session: 1, styles: st, clip: clip,
-		keys:     DefaultGlobalKeys(),
-		jumpKeys: jumpKeys(),
-		undoKeys: defaultUndoKeys(),
-		input:    widgets.DefaultInputKeys(),
-		help:     help.New(),
-		confirm:  widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
-		cmdline:  widgets.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
-		refresh:  refreshState{interval: cfg.Refresh},
-		rate:     newCommitRate(),
-		wall:     time.Now,
+		keys:       DefaultGlobalKeys(),
+		jumpKeys:   jumpKeys(),
+		undoKeys:   defaultUndoKeys(),
+		finderKeys: defaultFinderKeys(),
+		input:      widgets.DefaultInputKeys(),
+		help:       help.New(),
+		confirm:    widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
+		cmdline:    widgets.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
+		refresh:    refreshState{interval: cfg.Refresh},
+		rate:       newCommitRate(),
+		wall:       time.Now,
 	}
 	m.help.Styles = help.Styles{
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
@@ -177,10 +188,7 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmd, staged)
 	case views.GotoMsg:
 		// A lease, alarm or queue row's raw key, in Browse.
-		cmd := m.switchTab(tabBrowse)
-		var jump tea.Cmd
-		m.tabs.browse, jump = m.tabs.browse.Goto(msg.Key)
-		return m, tea.Batch(cmd, jump)
+		return m.gotoKey(msg.Key)
 	case views.ShowRecordMsg:
 		return m.showRecord(msg.Key)
 	case storeOpened:
@@ -189,6 +197,8 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onUndoMsg(msg)
 	case storesListed, storeSwitched:
 		return m.onSwitchMsg(msg)
+	case finderPage:
+		return m.onFinderPage(msg)
 	}
 	out := m.tabs.updateAll(msg)
 	return m, out
@@ -228,6 +238,8 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.handleUndo(msg)
 	case m.sw.picker != nil:
 		return m.handlePicker(msg)
+	case m.finder != nil:
+		return m.handleFinder(msg)
 	case m.typing:
 		return m.handleCommandLine(msg)
 	case m.tabs.view(m.tab).Capturing():
@@ -250,6 +262,10 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.openUndo()
 	case key.Matches(msg, m.keys.Stores):
 		return m.openPicker()
+	case key.Matches(msg, m.keys.Find):
+		return m.openFinder("")
+	case key.Matches(msg, m.keys.Back, m.keys.Forward):
+		return m.travel(key.Matches(msg, m.keys.Back))
 	case key.Matches(msg, m.keys.Tab):
 		cmd = m.switchTab(tab(msg.Runes[0] - '1'))
 	case key.Matches(msg, m.keys.NextTab):
@@ -298,7 +314,7 @@ func (m model) splitRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // handleMouse gives wheel and clicks on the body to the focused view, in
 // the view's coordinates.
 func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if m.undo != nil || m.sw.picker != nil {
+	if m.undo != nil || m.sw.picker != nil || m.finder != nil {
 		return m, nil
 	}
 	if m.helping {
@@ -363,6 +379,7 @@ func (m model) showRecord(k codec.Key) (tea.Model, tea.Cmd) {
 		out := m.flash.show(notRecord(k))
 		return m, out
 	}
+	m.hist.push(m.here())
 	cmd := m.switchTab(t)
 	tabTable[t].selectRecord(&m.tabs, k)
 	return m, cmd

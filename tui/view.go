@@ -33,6 +33,8 @@ func (m model) View() string {
 		body = m.undoView(bodyH)
 	case m.sw.picker != nil:
 		body = m.pickerView(body, bodyH)
+	case m.finder != nil:
+		body = m.finderView(bodyH)
 	}
 	if m.confirm.Open() {
 		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
@@ -121,6 +123,8 @@ func (m model) messageLine() string {
 		return fit(m.help.ShortHelpView(m.undoHelp()), m.width)
 	case m.sw.picker != nil:
 		return fit(m.help.ShortHelpView(pickerHelp()), m.width)
+	case m.finder != nil:
+		return fit(m.help.ShortHelpView(m.finderHelp()), m.width)
 	}
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()
