@@ -56,36 +56,7 @@ func (s *Store) FindKeys(ctx context.Context, text string, after []byte, limit i
 	if text == "" {
 		return FindPage{}, ErrEmptyNeedle
 	}
-	rows, budget := findFileRows, int64(1)<<62
-	if s.target.Transport.Remote() {
-		rows, budget = remotePageRows, remotePageBytes
-	}
-	lo, op := after, ">"
-	if lo == nil {
-		lo, op = []byte{}, ">="
-	}
-	// w: the window, one row more than asked (tells whether more follow);
-	// c: the rows of the window within both bounds. Every row is costed
-	// as if it matched (entryCostSQL's key share), so an answer stays
-	// under the server's limit however many match. The last row of the
-	// answer is the window's end and whether more follow.
-	q := "WITH w AS (SELECT k, expires_at, row_number() OVER (ORDER BY k) AS n, " +
-		"sum(160 + 2 * length(k)) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) - (160 + 2 * length(k)) AS run " +
-		"FROM (SELECT k, expires_at FROM kv WHERE k " + op + " ? ORDER BY k LIMIT ?)), " +
-		"c AS (SELECT k, expires_at FROM w WHERE n <= ? AND run < ?) " +
-		"SELECT * FROM (SELECT k, 0 AS last, 0 AS more, 0 AS seen FROM c WHERE instr(CAST(k AS BLOB), ?) > 0 AND " + liveSQL + " ORDER BY k) " +
-		"UNION ALL SELECT (SELECT max(k) FROM c), 1, (SELECT count(*) FROM w) - (SELECT count(*) FROM c), (SELECT count(*) FROM c)"
-	args := []any{lo, rows + 1, rows, budget, findNeedle(text), s.Now()}
-	if !s.target.Transport.Remote() {
-		// A file answers in memory: the window in rows alone, without
-		// the running size (which made a find slower than a Scan of the
-		// same keys), and a full window says more may follow (the last
-		// page of a file may be an empty read: cheap).
-		q = "WITH w AS MATERIALIZED (SELECT k, expires_at FROM kv WHERE k " + op + " ? ORDER BY k LIMIT ?) " +
-			"SELECT * FROM (SELECT k, 0 AS last, 0 AS more, 0 AS seen FROM w WHERE instr(CAST(k AS BLOB), ?) > 0 AND " + liveSQL + " ORDER BY k) " +
-			"UNION ALL SELECT (SELECT max(k) FROM w), 1, (SELECT count(*) FROM w) >= ?, (SELECT count(*) FROM w)"
-		args = []any{lo, rows, findNeedle(text), s.Now(), rows}
-	}
+	q, args := s.findSQL(text, after)
 	res, err := s.query(ctx, q, args...)
 	if err != nil {
 		return FindPage{}, err
@@ -122,6 +93,43 @@ func (s *Store) FindKeys(ctx context.Context, text string, after []byte, limit i
 	}
 	s.rowsRead.Add(int64(page.Scanned))
 	return page, nil
+}
+
+// findSQL is a find page's statement over the window of keys after
+// after (from the start when nil): the matching live keys, then one last
+// row with the window's end, how many rows follow it and how many it held.
+func (s *Store) findSQL(text string, after []byte) (string, []any) {
+	rows, budget := findFileRows, int64(1)<<62
+	if s.target.Transport.Remote() {
+		rows, budget = remotePageRows, remotePageBytes
+	}
+	lo, op := after, ">"
+	if lo == nil {
+		lo, op = []byte{}, ">="
+	}
+	// w: the window, one row more than asked (tells whether more follow);
+	// c: the rows of the window within both bounds. Every row is costed
+	// as if it matched (entryCostSQL's key share), so an answer stays
+	// under the server's limit however many match. The last row of the
+	// answer is the window's end and whether more follow.
+	q := "WITH w AS (SELECT k, expires_at, row_number() OVER (ORDER BY k) AS n, " +
+		"sum(160 + 2 * length(k)) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) - (160 + 2 * length(k)) AS run " +
+		"FROM (SELECT k, expires_at FROM kv WHERE k " + op + " ? ORDER BY k LIMIT ?)), " +
+		"c AS (SELECT k, expires_at FROM w WHERE n <= ? AND run < ?) " +
+		"SELECT * FROM (SELECT k, 0 AS last, 0 AS more, 0 AS seen FROM c WHERE instr(CAST(k AS BLOB), ?) > 0 AND " + liveSQL + " ORDER BY k) " +
+		"UNION ALL SELECT (SELECT max(k) FROM c), 1, (SELECT count(*) FROM w) - (SELECT count(*) FROM c), (SELECT count(*) FROM c)"
+	args := []any{lo, rows + 1, rows, budget, findNeedle(text), s.Now()}
+	if !s.target.Transport.Remote() {
+		// A file answers in memory: the window in rows alone, without
+		// the running size (which made a find slower than a Scan of the
+		// same keys), and a full window says more may follow (the last
+		// page of a file may be an empty read: cheap).
+		q = "WITH w AS MATERIALIZED (SELECT k, expires_at FROM kv WHERE k " + op + " ? ORDER BY k LIMIT ?) " +
+			"SELECT * FROM (SELECT k, 0 AS last, 0 AS more, 0 AS seen FROM w WHERE instr(CAST(k AS BLOB), ?) > 0 AND " + liveSQL + " ORDER BY k) " +
+			"UNION ALL SELECT (SELECT max(k) FROM w), 1, (SELECT count(*) FROM w) >= ?, (SELECT count(*) FROM w)"
+		args = []any{lo, rows, findNeedle(text), s.Now(), rows}
+	}
+	return q, args
 }
 
 // findNeedle is text as it sits in an encoded string part: its bytes,

@@ -246,6 +246,13 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		out := m.tabs.update(m.tab, msg)
 		return m, out
 	}
+	return m.handleGlobalKey(msg)
+}
+
+// handleGlobalKey: the global keys, else the focused view's (a jump key
+// waits for its target tab).
+func (m model) handleGlobalKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		return m, m.quit()
