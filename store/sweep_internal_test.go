@@ -32,7 +32,7 @@ func TestSweepSparesARowReSetMeanwhile(t *testing.T) {
 	if _, err := s.Set(ctx, k, []byte(`2`), &ttl); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.deleteExpired(ctx, w.expired, now)
+	n, _, err := s.deleteExpired(ctx, w.expired, now)
 	if err != nil || n != 0 {
 		t.Fatalf("deleted %d rows (%v): the re-set row must survive", n, err)
 	}
