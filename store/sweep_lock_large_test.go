@@ -53,7 +53,8 @@ func TestSweepBesideReferenceWriterLarge(t *testing.T) {
 			// quarter of its commits at least. Measured (load average
 			// 13-16 on 2 cores), lost of the writer's commits, batch
 			// 250 / 1000 / 4000: before this build's sweep 43% / 43% /
-			// 54%, after it 44% / 47% / 48%. On a rollback-journal file
+			// 54% (longest transaction 260 / 72 / 155 ms), after it
+			// 49% / 43% / 56% (80 / 205 / 46 ms). On a rollback-journal file
 			// the sweep's reads block a commit too, and the pause (as
 			// long as the delete took) leaves the lock free about half
 			// the time: the writer meets it about half the time, before
