@@ -45,9 +45,13 @@ type SweepOptions struct {
 	// Progress, when set, is called after each delete transaction.
 	Progress func(SweepProgress)
 	// Pause is how long the sweep waits after each delete transaction, so
-	// that writers queued on the lock get it: zero means as long as that
-	// transaction took (the sweep holds the write lock at most about half
-	// the time); negative means no pause.
+	// that writers queued on the lock get it. Zero: on a file in
+	// rollback-journal mode, as long as that transaction took (the sweep
+	// holds the write lock at most about half the time: there even its
+	// reads block a writer's commit); on a WAL file or a server, none
+	// (readers do not block the writer there, and the next step's read
+	// runs outside the write lock, which leaves the gap a waiting writer
+	// takes). Negative: no pause.
 	Pause time.Duration
 	// RealNow is the real clock's now, for a sweep whose Now is a virtual
 	// clock (zero: no guard). When Now is later than RealNow, the rows
@@ -105,6 +109,12 @@ type SweepResult struct {
 	LiveByReal int64
 	// DryRun echoes the option.
 	DryRun bool
+	// LongestTx is the longest delete transaction, as the sweep timed it
+	// around the transaction alone (the journal's Before and After
+	// outside it): on a file, from BEGIN IMMEDIATE to the COMMIT's
+	// return, the time it held the write lock; on a server, the
+	// request's round trip (the server's lock is held for less).
+	LongestTx time.Duration
 }
 
 // sweepStepHook, when set (tests), runs between a step's read and its
@@ -144,6 +154,9 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		res.Elapsed = time.Since(start)
 		return res, err
 	}
+	if opts.Pause == 0 && !s.sweepPauses(ctx) {
+		opts.Pause = -1
+	}
 	var found int64
 	var next *int64
 	for cursor := lo; cursor != nil; {
@@ -161,7 +174,7 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		res.LiveByReal += w.liveByReal
 		next = earliest(next, w.next)
 		cursor = w.after
-		if err = s.deleteWindow(ctx, opts, w.expired, chunk, clock, &res); err != nil {
+		if err = s.deleteWindow(ctx, opts, w, chunk, clock, &res); err != nil {
 			break
 		}
 	}
@@ -193,22 +206,39 @@ func (s *Store) sweepSizes(opts SweepOptions) (batch, chunk int) {
 	return DefaultSweepBatch, DefaultSweepBatch
 }
 
+// sweepPauses reports whether a sweep pauses after each delete by
+// default: on a file in rollback-journal mode (or one whose mode cannot be
+// read), not on a WAL file or a server.
+func (s *Store) sweepPauses(ctx context.Context) bool {
+	if s.target.Transport.Remote() {
+		return false
+	}
+	var mode string
+	if found, err := s.queryRow(ctx, "SELECT journal_mode FROM pragma_journal_mode()", nil, &mode); err != nil || !found {
+		return true
+	}
+	return !strings.EqualFold(mode, "wal")
+}
+
 // deleteWindow deletes the expired keys one window read found, chunk
 // keys per transaction, counting each delete into res and reporting
 // progress after it, then pausing as opts says.
-func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, expired [][]byte, chunk int, clock sweepClock, res *SweepResult) error {
+func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w keysWindow, chunk int, clock sweepClock, res *SweepResult) error {
+	expired := w.expired
+	// Most of the window expired: each delete walks its keys' range (as a
+	// plain range DELETE does) rather than seeking every key.
+	walk := len(expired)*4 >= w.examined
 	for len(expired) > 0 {
 		keys := expired[:min(chunk, len(expired))]
 		expired = expired[len(keys):]
-		began := time.Now()
 		// The guard holds in the delete's own transaction: it deletes
 		// only rows expired at clock.cut, so a row re-set meanwhile to
 		// a time the real clock has not reached survives.
-		n, err := s.deleteExpired(ctx, keys, clock.cut)
+		n, took, err := s.deleteExpired(ctx, keys, clock.cut, w.seq, walk)
 		if err != nil {
 			return err
 		}
-		took := time.Since(began)
+		res.LongestTx = max(res.LongestTx, took)
 		res.Swept += n
 		res.Batches++
 		if opts.Progress != nil {
@@ -232,16 +262,23 @@ type keysWindow struct {
 	// liveByReal counts the window's rows expired at the sweep's now but
 	// live by the real clock.
 	liveByReal int64
+	// examined is how many rows the window read; seq is the store's seq
+	// as that read saw it (a row written since has a higher ver).
+	examined int
+	seq      int64
 }
 
 // expiredWindow examines the next n rows from lo and returns the keys
 // among them expired at c.cut, the earliest expiry after c.now, how many
 // are live at c.real but expired at c.now, and the position after them.
 func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, c sweepClock) (keysWindow, error) {
+	if !s.target.Transport.Remote() {
+		return s.expiredWindowFile(ctx, lo, hi, n, c)
+	}
 	where, args := rangeWhere(lo, hi)
 	q := "WITH w AS MATERIALIZED (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?) " +
-		"SELECT 0, k, NULL, NULL, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
-		"UNION ALL SELECT 1, max(k), min(CASE WHEN expires_at > ? THEN expires_at END), count(*), " +
+		"SELECT 0, k, NULL, NULL, NULL, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
+		"UNION ALL SELECT 1, max(k), min(CASE WHEN expires_at > ? THEN expires_at END), count(*), (SELECT seq FROM kv_meta WHERE id = 0), " +
 		"count(*) FILTER (WHERE expires_at > ? AND expires_at <= ?) FROM w"
 	rows, err := s.query(ctx, q, append(args, n, c.cut, c.now, c.real, c.now)...)
 	if err != nil {
@@ -253,15 +290,15 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, c sweep
 		var summary int
 		var k []byte
 		var next expiryCol
-		var examined, live sql.NullInt64
-		if err := rows.Scan(&summary, &k, &next, &examined, &live); err != nil {
+		var examined, seq, live sql.NullInt64
+		if err := rows.Scan(&summary, &k, &next, &examined, &seq, &live); err != nil {
 			return keysWindow{}, s.classify(err)
 		}
 		if summary == 0 {
 			w.expired = append(w.expired, k)
 			continue
 		}
-		w.next, w.liveByReal = next.at, live.Int64
+		w.next, w.liveByReal, w.examined, w.seq = next.at, live.Int64, int(examined.Int64), seq.Int64
 		if k != nil && examined.Int64 >= int64(n) { // a full window: more rows may follow
 			w.after = append(k, 0x00)
 		}
@@ -270,24 +307,99 @@ func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, c sweep
 	return w, s.classify(rows.Err())
 }
 
-// deleteExpired deletes keys in one transaction, re-checking their expiry.
-// Each batch is one journaled write (Kind "sweep"): its before-images are
-// the rows the DELETE itself removed, so a row re-set meanwhile, which
-// survives, is not in them.
-func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now int64) (int64, error) {
+// expiredWindowFile is expiredWindow on a file, in one pass: every row
+// the window examines comes back with what SQL says of it (expired at
+// c.cut, its expiry when after c.now, live at c.real but expired at
+// c.now), summed here. A read of a file is a call, not a request: one
+// pass over the window costs less than the server's form, which
+// materialises the window to send back only the expired keys and a
+// summary (measured: about 40% less on a window of 1000 expired rows).
+// SQL compares, as in the server's form: an odd expires_at (TEXT, REAL)
+// is judged the same way.
+func (s *Store) expiredWindowFile(ctx context.Context, lo, hi []byte, n int, c sweepClock) (keysWindow, error) {
+	where, args := rangeWhere(lo, hi)
+	q := "SELECT k, expires_at IS NOT NULL AND expires_at <= ?, CASE WHEN expires_at > ? THEN expires_at END, " +
+		"expires_at > ? AND expires_at <= ?, (SELECT seq FROM kv_meta WHERE id = 0) FROM kv WHERE " + where + " ORDER BY k LIMIT ?"
+	rows, err := s.query(ctx, q, append([]any{c.cut, c.now, c.real, c.now}, append(args, n)...)...)
+	if err != nil {
+		return keysWindow{}, err
+	}
+	defer rows.Close()
+	var w keysWindow
+	var last []byte
+	examined := 0
+	for rows.Next() {
+		var k []byte
+		var expired, live sql.NullBool
+		var next expiryCol
+		if err := rows.Scan(&k, &expired, &next, &live, &w.seq); err != nil {
+			return keysWindow{}, s.classify(err)
+		}
+		examined++
+		last = k
+		if expired.Bool {
+			w.expired = append(w.expired, k)
+		}
+		if live.Bool {
+			w.liveByReal++
+		}
+		w.next = earliest(w.next, next.at)
+	}
+	if last != nil && examined >= n { // a full window: more rows may follow
+		w.after = append(last, 0x00)
+	}
+	w.examined = examined
+	s.rowsRead.Add(int64(examined))
+	return w, s.classify(rows.Err())
+}
+
+// deleteExpired deletes keys (in key order, as a window read found them
+// when the store's seq was seq) in one transaction, re-checking their
+// expiry, and returns how many rows it deleted and how long the
+// transaction took. Each batch is one journaled write (Kind "sweep"): its
+// before-images are the rows the DELETE itself removed (RETURNING), so a
+// row re-set meanwhile, which survives, is not in them. A row written
+// since the read has a ver above seq (every write stamps its rows with
+// the seq it issues): it survives, expired or not, so the DELETE removes
+// only rows of keys. With walk, the DELETE walks the keys' range in index
+// order, as a plain range DELETE does (the read found most of the range
+// expired), instead of a seek per key. A ver that is not a number (an odd
+// row) is no stamp: such a row is judged by its keys alone.
+func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64, walk bool) (int64, time.Duration, error) {
 	j, err := s.beginWrite(ctx, PendingWrite{Kind: "sweep", Keys: keys})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	args := make([]any, 0, len(keys)+1)
-	for _, k := range keys {
-		args = append(args, k)
+	var where string
+	var args []any
+	if walk {
+		where = "k >= ? AND k <= ? AND (ver <= ? OR (typeof(ver) NOT IN ('integer', 'real') AND +k IN (" + placeholders(len(keys)) + ")))"
+		args = append(append(args, keyArg(keys[0]), keyArg(keys[len(keys)-1]), seq), byteArgs(keys)...)
+	} else {
+		where = "k IN (" + placeholders(len(keys)) + ") AND (ver <= ? OR typeof(ver) NOT IN ('integer', 'real'))"
+		args = append(byteArgs(keys), seq)
 	}
-	args = append(args, now)
-	n, err := s.deleteReturning(ctx, j,
-		"DELETE FROM kv WHERE k IN (?"+strings.Repeat(", ?", len(keys)-1)+") AND expires_at IS NOT NULL AND expires_at <= ?", args)
+	q := "DELETE FROM kv WHERE " + where + " AND expires_at IS NOT NULL AND expires_at <= ?"
+	began := time.Now()
+	var n int64
+	if j != nil {
+		n, err = s.deleteReturning(ctx, j, q, append(args, now))
+	} else {
+		// No journal, no before-images: the count alone, by changes() in
+		// the same transaction (RETURNING costs SQLite itself about half
+		// again a plain DELETE's time: it keeps every returned row).
+		err = s.execBatch(ctx, []stmt{{sql: q, args: append(args, now)}, {sql: "SELECT changes()", read: func(rows resultRows) error {
+			for rows.Next() {
+				if err := rows.Scan(&n); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		}}})
+	}
+	took := time.Since(began)
 	j.end(true, "", err)
-	return n, err
+	return n, took, err
 }
 
 // expiredCount is what countExpired counts.

@@ -10,8 +10,18 @@ import (
 )
 
 // TestSweepSparesARowReSetMeanwhile: between a sweep step's read and its
-// delete a service re-sets an expired key; the delete must spare it.
+// delete a service re-sets an expired key (to a later expiry, or again
+// already expired); the delete must spare it, by seeks or by a walk.
 func TestSweepSparesARowReSetMeanwhile(t *testing.T) {
+	for _, walk := range []bool{false, true} {
+		for _, again := range []time.Duration{time.Minute, 0} {
+			sweepSparesReSet(t, walk, again)
+		}
+	}
+}
+
+func sweepSparesReSet(t *testing.T, walk bool, ttl time.Duration) {
+	t.Helper()
 	ctx := context.Background()
 	now := int64(1767312000000)
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "kv.db"), Options{Clock: func() int64 { return now }, Create: true})
@@ -28,15 +38,14 @@ func TestSweepSparesARowReSetMeanwhile(t *testing.T) {
 	if err != nil || len(w.expired) != 1 {
 		t.Fatalf("window %+v %v", w, err)
 	}
-	ttl := time.Minute
 	if _, err := s.Set(ctx, k, []byte(`2`), &ttl); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.deleteExpired(ctx, w.expired, now)
+	n, _, err := s.deleteExpired(ctx, w.expired, now, w.seq, walk)
 	if err != nil || n != 0 {
 		t.Fatalf("deleted %d rows (%v): the re-set row must survive", n, err)
 	}
-	if _, found, _ := s.Get(ctx, k); !found {
+	if _, found, _ := s.Get(ctx, k); !found && ttl > 0 {
 		t.Fatal("the re-set row is gone")
 	}
 }

@@ -35,7 +35,13 @@ type Env struct {
 	// upsert and get are the raw side's prepared statements on a file: the
 	// floor is the best the driver can do, so the raw side prepares too.
 	upsert, get *sql.Stmt
+	// longestTx is the longest delete transaction of the engine's sweeps.
+	longestTx time.Duration
 }
+
+// LongestSweepTx is the longest delete transaction of the engine's sweeps
+// in this run (SweepResult.LongestTx).
+func (e *Env) LongestSweepTx() time.Duration { return e.longestTx }
 
 // NewEnv creates a fresh embedded store at dir/bench.db.
 func NewEnv(ctx context.Context, dir string) (*Env, error) {
@@ -220,7 +226,7 @@ func (e *Env) Ops(keys, rows int) []Op {
 	if e.remote {
 		write = "one upsert statement (one request)"
 	}
-	return []Op{e.setOp(keys, value, write), e.getOp(keys), e.casOp(keys, value, write), e.listOp(rows), e.sweepOp(rows)}
+	return []Op{e.setOp(keys, value, write), e.getOp(keys), e.casOp(keys, value, write), e.listOp(rows), e.SweepOp(rows)}
 }
 
 // setOp: an unconditional set beside one upsert.
@@ -297,13 +303,16 @@ func (e *Env) listOp(rows int) Op {
 	}
 }
 
-// sweepOp: the engine's sweep beside one DELETE of the expired rows.
-func (e *Env) sweepOp(rows int) Op {
+// SweepOp: the engine's sweep beside one DELETE of the same expired rows
+// (rows rows, seeded again before every call). The engine's longest
+// delete transaction is kept (LongestSweepTx).
+func (e *Env) SweepOp(rows int) Op {
 	return Op{
 		Name: "sweep", Baseline: "plain DELETE of expired rows", Rows: rows,
 		Reset: func(ctx context.Context) error { return e.Seed(ctx, "sweep", rows, true) },
 		Engine: func(ctx context.Context, _ int) error {
 			res, err := e.Store.Sweep(ctx, store.SweepOptions{Prefix: e.prefix("sweep")})
+			e.longestTx = max(e.longestTx, res.LongestTx)
 			return expectRows(err, int(res.Swept), rows)
 		},
 		Raw: func(ctx context.Context, _ int) error {
