@@ -85,8 +85,10 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 				}
 				poll()
 			}
-			if want := (commits + 2) / 3; sets < want-1 {
-				t.Errorf("%d sets under the prefix, want about %d", sets, want)
+			// A lost commit may have been one of them (a run lost 2 of
+			// 142 and saw 46 of 48).
+			if want := (commits + 2) / 3; sets < want-1-len(lost) {
+				t.Errorf("%d sets under the prefix, want about %d (%d commits lost)", sets, want, len(lost))
 			}
 		})
 	}
