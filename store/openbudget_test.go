@@ -11,8 +11,17 @@ import (
 // TestOpenAndOneShotBudget: issue 11's budget, open + a one-shot get /
 // set / delete / atomic in at most 2 requests over HTTP, counted by the
 // latency proxy. It took 3 before (Open checked kv_meta's row 0 with a
+// request of its own). With Options.OneShot (issue 20 point 2) it is one
+// request: the schema check, the statements and the stream's close in one
+// pipeline (it was 2 to 3: libsql-client-go closes its stream in a
 // request of its own).
 func TestOpenAndOneShotBudget(t *testing.T) {
+	for _, oneShot := range []bool{false, true} {
+		t.Run(map[bool]string{false: "open", true: "oneshot"}[oneShot], func(t *testing.T) { testOneShotBudget(t, oneShot) })
+	}
+}
+
+func testOneShotBudget(t *testing.T, oneShot bool) {
 	srv := sqldtest.Start(t)
 	storetest.Open(t, srv.URL, store.Options{}) // the schema exists
 	proxy := sqldtest.StartProxy(t, srv.URL, 0)
@@ -32,7 +41,7 @@ func TestOpenAndOneShotBudget(t *testing.T) {
 		var err error
 		n := proxy.Count(func() {
 			var s *store.Store
-			if s, err = store.Open(storetest.Ctx(t), proxy.URL, store.Options{}); err == nil {
+			if s, err = store.Open(storetest.Ctx(t), proxy.URL, store.Options{OneShot: oneShot}); err == nil {
 				err = op.run(s)
 				s.Close()
 			}
@@ -40,8 +49,13 @@ func TestOpenAndOneShotBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n > 2 {
-			t.Errorf("open + %s: %d requests, want at most 2", op.name, n)
+		want := int64(2)
+		if oneShot {
+			want = 1
+		}
+		t.Logf("open + %s: %d requests", op.name, n)
+		if n > want {
+			t.Errorf("open + %s: %d requests, want at most %d", op.name, n, want)
 		}
 	}
 }

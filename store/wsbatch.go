@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -30,6 +31,7 @@ import (
 type wsBatcher struct {
 	url   string
 	token string
+	meter *meter
 
 	mu     sync.Mutex
 	idle   []*wsConn
@@ -149,7 +151,9 @@ type hranaError struct {
 }
 
 type hranaStmtResult struct {
-	Rows [][]hranaValue `json:"rows"`
+	Rows        [][]hranaValue `json:"rows"`
+	RowsRead    int64          `json:"rows_read"`
+	RowsWritten int64          `json:"rows_written"`
 }
 
 type hranaMsg struct {
@@ -157,11 +161,8 @@ type hranaMsg struct {
 	RequestID int         `json:"request_id"`
 	Error     *hranaError `json:"error"`
 	Response  *struct {
-		Type   string `json:"type"`
-		Result *struct {
-			StepResults []*hranaStmtResult `json:"step_results"`
-			StepErrors  []*hranaError      `json:"step_errors"`
-		} `json:"result"`
+		Type   string            `json:"type"`
+		Result *hranaBatchResult `json:"result"`
 	} `json:"response"`
 }
 
@@ -206,7 +207,12 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, erro
 		{"type": "request", "request_id": id + 1, "request": map[string]any{"type": "close_stream", "stream_id": stream}},
 	}
 	for _, req := range reqs {
-		if err := wsjson.Write(ctx, c.conn, req); err != nil {
+		b, err := json.Marshal(req)
+		if err == nil {
+			w.meter.out.Add(int64(len(b)))
+			err = c.conn.Write(ctx, websocket.MessageText, b)
+		}
+		if err != nil {
 			// A failed write may still have put bytes on the wire: only a
 			// context done before the first write proves nothing was sent.
 			_ = c.conn.CloseNow()
@@ -216,7 +222,8 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, erro
 	// The answers to the batch and to the stream's close, in whatever
 	// order they come (the open's answer is skipped: a stream that did not
 	// open fails the batch).
-	answers, err := c.read(ctx, id, id+1)
+	w.meter.sent(0) // the three messages are one round trip
+	answers, err := c.read(ctx, w.meter, id, id+1)
 	msg := answers[0]
 	if err != nil {
 		_ = c.conn.CloseNow()
@@ -224,6 +231,11 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, erro
 	}
 	c.lastUsed = time.Now()
 	w.give(c)
+	if msg.Response != nil && msg.Response.Result != nil {
+		for _, st := range msg.Response.Result.StepResults {
+			w.meter.stmtRows(st)
+		}
+	}
 	return batchResult(msg, commit, len(stmts))
 }
 
@@ -255,7 +267,12 @@ func batchResult(msg hranaMsg, commit, n int) ([]*batchRows, error) {
 	if msg.Type == "response_error" || msg.Response == nil || msg.Response.Result == nil {
 		return nil, &serverError{"the server refused the batch: " + msg.errText()}
 	}
-	res := msg.Response.Result
+	return batchRowsOf(msg.Response.Result, commit, n)
+}
+
+// batchRowsOf reads a batch's result: the rows of each of its n
+// statements, or the server's error when the COMMIT did not run.
+func batchRowsOf(res *hranaBatchResult, commit, n int) ([]*batchRows, error) {
 	committed := commit < len(res.StepResults) && res.StepResults[commit] != nil
 	if !committed {
 		for _, e := range res.StepErrors {
@@ -315,20 +332,25 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 // answer first, and skipping what came before it, lost the close's answer
 // and turned an applied commit into an unknown outcome after the request
 // timeout: TestWebSocketAnswersInAnyOrder). Other messages are skipped.
-func (c *wsConn) read(ctx context.Context, ids ...int) ([]hranaMsg, error) {
+func (c *wsConn) read(ctx context.Context, mt *meter, ids ...int) ([]hranaMsg, error) {
 	out := make([]hranaMsg, len(ids))
 	seen := make([]bool, len(ids))
 	for left := len(ids); left > 0; {
-		var m hranaMsg
-		if err := wsjson.Read(ctx, c.conn, &m); err != nil {
+		var msg hranaMsg
+		_, b, err := c.conn.Read(ctx)
+		mt.received(len(b))
+		if err == nil {
+			err = json.Unmarshal(b, &msg)
+		}
+		if err != nil {
 			return out, err
 		}
-		if m.Type != "response_ok" && m.Type != "response_error" {
+		if msg.Type != "response_ok" && msg.Type != "response_error" {
 			continue
 		}
 		for i, id := range ids {
-			if m.RequestID == id && !seen[i] {
-				out[i], seen[i] = m, true
+			if msg.RequestID == id && !seen[i] {
+				out[i], seen[i] = msg, true
 				left--
 			}
 		}
