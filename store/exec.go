@@ -255,7 +255,7 @@ func (s *Store) execBatch(ctx context.Context, stmts []stmt) error {
 		if s.target.Transport == TransportWS {
 			err = s.execWS(ctx, stmts)
 		} else {
-			err = s.execHTTP(ctx, stmts)
+			err = s.execRemote(ctx, stmts)
 		}
 		if err == nil || !errors.Is(err, ErrLocked) || errors.Is(err, ErrOutcomeUnknown) || time.Now().Add(wait).After(deadline) {
 			return err
@@ -278,36 +278,7 @@ func (s *Store) execWS(ctx context.Context, stmts []stmt) error {
 		return err // nothing sent
 	}
 	defer unlock()
-	rctx, cancel := s.writeCtx(ctx, len(stmts))
-	defer cancel()
-	s.statements.Add(int64(len(stmts) + 2))
-	s.roundTrips.Add(1)
-	results, err := s.ws.batch(rctx, stmts)
-	if errors.Is(err, errNotSent) {
-		return s.classify(s.timedOut(rctx, err))
-	}
-	if err != nil {
-		if serverAnswered(err) {
-			return s.classify(err)
-		}
-		if tokenReadOnly(s.token) {
-			return s.scrub(s.readOnlyTokenRefused(err))
-		}
-		return s.unknownOutcome(rctx, err)
-	}
-	for i, st := range stmts {
-		if st.read == nil {
-			continue
-		}
-		rows := results[i]
-		if rows == nil {
-			rows = &batchRows{at: -1}
-		}
-		if err := st.read(rows); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.execRemote(ctx, stmts)
 }
 
 // serverAnswered tells a batch error the server sent (the transaction was

@@ -45,9 +45,11 @@ func newHranaHTTP(base, token string, m *meter) (*hranaHTTP, error) {
 
 // hranaReq is one request of a pipeline.
 type hranaReq struct {
-	Type  string     `json:"type"`
-	Stmt  *hranaStmt `json:"stmt,omitempty"`
-	Batch *struct {
+	Type string `json:"type"`
+	// StreamID names the stream over WebSocket (wsBatcher.stream).
+	StreamID *int       `json:"stream_id,omitempty"`
+	Stmt     *hranaStmt `json:"stmt,omitempty"`
+	Batch    *struct {
 		Steps []hranaStep `json:"steps"`
 	} `json:"batch,omitempty"`
 }
@@ -103,26 +105,8 @@ func decodePipeline(body []byte, n int) ([]pipeResult, error) {
 				out[i].Error = &hranaError{Message: "an error without a message"}
 			}
 		case "ok":
-			var res struct {
-				Type   string          `json:"type"`
-				Result json.RawMessage `json:"result"`
-			}
-			if err := json.Unmarshal(r.Response, &res); err != nil {
-				return nil, fmt.Errorf("answer %d: %w", i, err)
-			}
 			var err error
-			switch res.Type {
-			case "execute":
-				out[i].Stmt = &hranaStmtResult{}
-				err = json.Unmarshal(res.Result, out[i].Stmt)
-			case "batch":
-				out[i].Batch = &hranaBatchResult{}
-				err = json.Unmarshal(res.Result, out[i].Batch)
-			case "close":
-			default:
-				err = fmt.Errorf("unexpected response type %q", res.Type)
-			}
-			if err != nil {
+			if out[i], err = decodeResponse(r.Response); err != nil {
 				return nil, fmt.Errorf("answer %d: %w", i, err)
 			}
 		default:
@@ -130,6 +114,32 @@ func decodePipeline(body []byte, n int) ([]pipeResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// decodeResponse reads the response to one request, over HTTP or
+// WebSocket: {"type": "execute"|"batch"|..., "result": ...}.
+func decodeResponse(raw json.RawMessage) (pipeResult, error) {
+	var res struct {
+		Type   string          `json:"type"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return pipeResult{}, err
+	}
+	var out pipeResult
+	var err error
+	switch res.Type {
+	case "execute":
+		out.Stmt = &hranaStmtResult{}
+		err = json.Unmarshal(res.Result, out.Stmt)
+	case "batch":
+		out.Batch = &hranaBatchResult{}
+		err = json.Unmarshal(res.Result, out.Batch)
+	case "close", "open_stream", "close_stream":
+	default:
+		err = fmt.Errorf("unexpected response type %q", res.Type)
+	}
+	return out, err
 }
 
 // maxPipelineAnswer bounds an answer read into memory (sqld refuses

@@ -5,10 +5,11 @@ import (
 	"errors"
 )
 
-// A one-shot (Options.OneShot over HTTP) sends nothing at Open: its first
-// call carries the schema check in the same pipeline as its statements,
-// and the stream's close: open and a get, set, delete or atomic are one
-// request. The engine's statements are the same as on every transport
+// A one-shot (Options.OneShot on a server) sends nothing at Open: its
+// first call carries the schema check in the same request as its
+// statements, and the stream's close: open and a get, set, delete or
+// atomic are one request over HTTP, and one round trip after the
+// handshake over WebSocket. The engine's statements are the same as on every transport
 // (Get's SELECT, a commit's batch from buildCommit); only the way they
 // travel differs.
 //
@@ -82,7 +83,7 @@ func (s *Store) oneShotRow(ctx context.Context, opts Options, q string, args []a
 	s.roundTrips.Add(1)
 	rctx, cancel := s.requestCtx(ctx)
 	defer cancel()
-	res, err := s.http.pipeline(rctx, []hranaReq{executeReq(hranaStmt{SQL: tablesSQL, WantRows: true}), executeReq(st), closeReq})
+	res, err := s.send(rctx, []hranaReq{executeReq(hranaStmt{SQL: tablesSQL, WantRows: true}), executeReq(st)})
 	if err != nil {
 		return false, s.classify(s.timedOut(rctx, err))
 	}
@@ -116,11 +117,26 @@ func hranaStatement(st stmt) (hranaStmt, error) {
 	return hranaStmt{SQL: st.sql, Args: args, WantRows: true}, nil
 }
 
-// execHTTP runs stmts as one transaction in one request over HTTP: the
-// batch wsBatcher sends (batchSteps) and the stream's close in one
-// pipeline; a one-shot's first write adds the schema check before it and
-// the guard inside it.
-func (s *Store) execHTTP(ctx context.Context, stmts []stmt) error {
+// send sends reqs to the server in one request, with the stream's close,
+// and returns their answers: over HTTP one pipeline, over WebSocket one
+// burst of messages on a stream of their own.
+func (s *Store) send(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
+	if s.ws != nil {
+		return s.ws.stream(ctx, reqs)
+	}
+	res, err := s.http.pipeline(ctx, append(reqs, closeReq))
+	if err != nil {
+		return nil, err
+	}
+	return res[:len(reqs)], nil
+}
+
+// execRemote runs stmts as one transaction in one request to a server:
+// the batch of batchSteps (BEGIN IMMEDIATE, the statements, COMMIT, each
+// step on the success of the one before, ROLLBACK unless the COMMIT ran)
+// and the stream's close; a one-shot's first write adds the schema check
+// before it and the guard inside it.
+func (s *Store) execRemote(ctx context.Context, stmts []stmt) error {
 	opts := s.takeDeferred()
 	batch := stmts
 	if opts != nil {
@@ -130,7 +146,7 @@ func (s *Store) execHTTP(ctx context.Context, stmts []stmt) error {
 	if err != nil {
 		return err
 	}
-	reqs := []hranaReq{batchReq(steps), closeReq}
+	reqs := []hranaReq{batchReq(steps)}
 	if opts != nil {
 		reqs = append([]hranaReq{executeReq(hranaStmt{SQL: tablesSQL, WantRows: true})}, reqs...)
 	}
@@ -138,15 +154,15 @@ func (s *Store) execHTTP(ctx context.Context, stmts []stmt) error {
 	s.roundTrips.Add(1)
 	rctx, cancel := s.writeCtx(ctx, len(stmts))
 	defer cancel()
-	res, err := s.http.pipeline(rctx, reqs)
+	res, err := s.send(rctx, reqs)
 	if err != nil {
-		return s.httpWriteError(rctx, err)
+		return s.remoteWriteError(rctx, err)
 	}
 	if opts != nil {
 		done, err := s.tablesChecked(ctx, res[0], *opts)
 		if err != nil || !done {
 			// The guard failed: nothing was written.
-			return errors.Join(err, s.execHTTPAgain(ctx, err, stmts))
+			return errors.Join(err, s.execAgain(ctx, err, stmts))
 		}
 		res = res[1:]
 	}
@@ -160,22 +176,27 @@ func (s *Store) execHTTP(ctx context.Context, stmts []stmt) error {
 	return readResults(stmts, results[len(batch)-len(stmts):])
 }
 
-// execHTTPAgain sends a one-shot's write again once its schema check
-// created the store (err nil); after a failed check it does nothing.
-func (s *Store) execHTTPAgain(ctx context.Context, err error, stmts []stmt) error {
+// execAgain sends a one-shot's write again once its schema check created
+// the store (err nil); after a failed check it does nothing.
+func (s *Store) execAgain(ctx context.Context, err error, stmts []stmt) error {
 	if err != nil {
 		return nil
 	}
-	return s.execHTTP(ctx, stmts)
+	return s.execRemote(ctx, stmts)
 }
 
-// httpWriteError is the error of a write pipeline that failed as a whole.
-func (s *Store) httpWriteError(rctx context.Context, err error) error {
-	if errors.Is(err, errNotSent) {
+// remoteWriteError is the error of a write request that failed as a
+// whole: not sent, refused by the server (not applied), or sent without
+// an answer (the outcome is unknown).
+func (s *Store) remoteWriteError(rctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, errNotSent):
 		return s.classify(s.timedOut(rctx, err))
-	}
-	if serverAnswered(err) {
+	case serverAnswered(err):
 		return s.classify(err)
+	case s.ws != nil && tokenReadOnly(s.token):
+		// sqld drops the WebSocket of a read-only token's write.
+		return s.scrub(s.readOnlyTokenRefused(err))
 	}
 	return s.unknownOutcome(rctx, err)
 }

@@ -3,6 +3,8 @@ package store_test
 import (
 	"testing"
 
+	"kvdeck/codec"
+
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
@@ -26,18 +28,7 @@ func testOneShotBudget(t *testing.T, oneShot bool) {
 	storetest.Open(t, srv.URL, store.Options{}) // the schema exists
 	proxy := sqldtest.StartProxy(t, srv.URL, 0)
 	k := storetest.Key(t, `["k"]`)
-	for _, op := range []struct {
-		name string
-		run  func(s *store.Store) error
-	}{
-		{"get", func(s *store.Store) error { _, _, err := s.Get(storetest.Ctx(t), k); return err }},
-		{"set", func(s *store.Store) error { _, err := s.Set(storetest.Ctx(t), k, []byte(`1`), nil); return err }},
-		{"delete", func(s *store.Store) error { return s.Delete(storetest.Ctx(t), k) }},
-		{"atomic", func(s *store.Store) error {
-			_, err := s.Atomic().Check(k, "").Set(k, []byte(`2`)).Commit(storetest.Ctx(t))
-			return err
-		}},
-	} {
+	for _, op := range oneShotOps(t, k) {
 		var err error
 		n := proxy.Count(func() {
 			var s *store.Store
@@ -56,6 +47,53 @@ func testOneShotBudget(t *testing.T, oneShot bool) {
 		t.Logf("open + %s: %d requests", op.name, n)
 		if n > want {
 			t.Errorf("open + %s: %d requests, want at most %d", op.name, n, want)
+		}
+	}
+}
+
+type oneShotOp struct {
+	name string
+	run  func(s *store.Store) error
+}
+
+// oneShotOps are the one-shot commands' calls on k.
+func oneShotOps(t *testing.T, k codec.Key) []oneShotOp {
+	return []oneShotOp{
+		{"get", func(s *store.Store) error { _, _, err := s.Get(storetest.Ctx(t), k); return err }},
+		{"set", func(s *store.Store) error { _, err := s.Set(storetest.Ctx(t), k, []byte(`1`), nil); return err }},
+		{"delete", func(s *store.Store) error { return s.Delete(storetest.Ctx(t), k) }},
+		{"atomic", func(s *store.Store) error {
+			_, err := s.Atomic().Check(k, "").Set(k, []byte(`2`)).Commit(storetest.Ctx(t))
+			return err
+		}},
+	}
+}
+
+// TestOneShotOverWebSocket: over WebSocket a one-shot's open and get,
+// set, delete or atomic are the handshake and one round trip (the schema
+// check, the statements and the stream's open and close in one burst),
+// as the store's meter counts them (the proxy counts messages, not round
+// trips). Before, Open checked the schema through libsql-client-go's
+// connection (a handshake and round trips of its own) and a write dialled
+// again.
+func TestOneShotOverWebSocket(t *testing.T) {
+	srv := sqldtest.Start(t)
+	storetest.Open(t, srv.URL, store.Options{}) // the schema exists
+	k := storetest.Key(t, `["k"]`)
+	for _, op := range oneShotOps(t, k) {
+		s, err := store.Open(storetest.Ctx(t), srv.WSURL, store.Options{OneShot: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = op.run(s)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s.Cost()
+		t.Logf("open + %s over ws: %+v", op.name, c)
+		if c.Requests != 2 {
+			t.Errorf("open + %s over ws: %d round trips, want 2 (the handshake and one)", op.name, c.Requests)
 		}
 	}
 }

@@ -50,12 +50,13 @@ type Options struct {
 	// Force, with Create, also adds the store's tables to a database that
 	// has other tables; without it such a database is refused.
 	Force bool
-	// OneShot, over HTTP, defers the schema check to the store's first
+	// OneShot, on a server, defers the schema check to the store's first
 	// call and sends it in the same request (hranaoneshot.go): Open sends
 	// nothing, and a Get, a write (Set, Delete, Commit) or any other call
 	// then checks the schema as Open would. For a command that makes one
-	// call: open and a get, set, delete or atomic are one request. An
-	// error Open would return comes from that first call instead.
+	// call: open and a get, set, delete or atomic are one request over
+	// HTTP, one round trip after the handshake over WebSocket. An error
+	// Open would return comes from that first call instead.
 	OneShot bool
 }
 
@@ -166,7 +167,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		s.db.SetConnMaxIdleTime(30 * time.Second)
 	case TransportFile:
 	}
-	if opts.OneShot && target.Transport == TransportHTTP {
+	if opts.OneShot && target.Transport.Remote() {
 		s.deferred = &opts
 		return s, nil
 	}
