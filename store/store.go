@@ -131,17 +131,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if s.reqTimeout <= 0 {
 		s.reqTimeout = DefaultRequestTimeout
 	}
-	switch target.Transport {
-	case TransportWS:
-		s.ws = &wsBatcher{url: target.URL, token: opts.AuthToken, meter: &s.meter}
-	case TransportHTTP:
-		if s.http, err = newHranaHTTP(target.URL, opts.AuthToken, &s.meter); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
-		}
-	case TransportFile:
-	}
-	if target.Transport.Remote() {
-		s.token = opts.AuthToken // only for scrub: never printed
+	if err := s.hranaClients(opts.AuthToken); err != nil {
+		return nil, err
 	}
 	connURL, created := target.URL, false
 	if target.Transport == TransportFile {
@@ -178,6 +169,26 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, s.classify(s.timedOut(ictx, err))
 	}
 	return s, nil
+}
+
+// hranaClients makes kvdeck's own Hrana client of a server (wsbatch.go,
+// hranahttp.go).
+func (s *Store) hranaClients(token string) error {
+	target := s.target
+	if target.Transport.Remote() {
+		s.token = token // only for scrub: never printed
+	}
+	switch target.Transport {
+	case TransportWS:
+		s.ws = &wsBatcher{url: target.URL, token: token, meter: &s.meter}
+	case TransportHTTP:
+		var err error
+		if s.http, err = newHranaHTTP(target.URL, token, &s.meter); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
+		}
+	case TransportFile:
+	}
+	return nil
 }
 
 // fileConn returns the driver's address of an embedded database, and

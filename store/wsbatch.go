@@ -190,18 +190,8 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 			return nil, fmt.Errorf("%w: %w", errNotSent, err)
 		}
 	}
-	stream := c.nextID + 1
-	msgs := []map[string]any{{"type": "request", "request_id": stream, "request": map[string]any{"type": "open_stream", "stream_id": stream}}}
-	ids := make([]int, 0, len(reqs)+1)
-	for i, r := range reqs {
-		r.StreamID = &stream
-		ids = append(ids, stream+1+i)
-		msgs = append(msgs, map[string]any{"type": "request", "request_id": stream + 1 + i, "request": r})
-	}
-	closeID := stream + 1 + len(reqs)
-	ids = append(ids, closeID)
-	msgs = append(msgs, map[string]any{"type": "request", "request_id": closeID, "request": map[string]any{"type": "close_stream", "stream_id": stream}})
-	c.nextID = closeID
+	msgs, ids := streamMessages(c.nextID+1, reqs)
+	c.nextID = ids[len(ids)-1]
 	w.meter.sent(0) // the messages are one round trip
 	for _, msg := range msgs {
 		b, err := json.Marshal(msg)
@@ -241,6 +231,22 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 		w.meter.rows(out[i])
 	}
 	return out, nil
+}
+
+// streamMessages are the messages of reqs on the stream (and request id)
+// stream: its open, the requests and its close; ids are the request ids
+// whose answers count (the requests' and the close's).
+func streamMessages(stream int, reqs []hranaReq) (msgs []map[string]any, ids []int) {
+	msgs = []map[string]any{{"type": "request", "request_id": stream, "request": map[string]any{"type": "open_stream", "stream_id": stream}}}
+	for i, r := range reqs {
+		r.StreamID = &stream
+		ids = append(ids, stream+1+i)
+		msgs = append(msgs, map[string]any{"type": "request", "request_id": stream + 1 + i, "request": r})
+	}
+	closeID := stream + 1 + len(reqs)
+	ids = append(ids, closeID)
+	msgs = append(msgs, map[string]any{"type": "request", "request_id": closeID, "request": map[string]any{"type": "close_stream", "stream_id": stream}})
+	return msgs, ids
 }
 
 // batchSteps makes stmts one transaction of Hrana batch steps: BEGIN
