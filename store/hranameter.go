@@ -157,10 +157,10 @@ func (r *rowScan) scan(p []byte) int64 {
 			sum += r.num
 			r.at, r.num, r.inNum = 0, 0, false
 		}
-		switch {
-		case c == r.name[r.at]:
+		switch c {
+		case r.name[r.at]:
 			r.at++
-		case c == r.name[0]:
+		case r.name[0]:
 			r.at = 1
 		default:
 			r.at = 0

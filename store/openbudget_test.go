@@ -24,6 +24,7 @@ func TestOpenAndOneShotBudget(t *testing.T) {
 }
 
 func testOneShotBudget(t *testing.T, oneShot bool) {
+	t.Helper()
 	srv := sqldtest.Start(t)
 	storetest.Open(t, srv.URL, store.Options{}) // the schema exists
 	proxy := sqldtest.StartProxy(t, srv.URL, 0)
@@ -58,6 +59,7 @@ type oneShotOp struct {
 
 // oneShotOps are the one-shot commands' calls on k.
 func oneShotOps(t *testing.T, k codec.Key) []oneShotOp {
+	t.Helper()
 	return []oneShotOp{
 		{"get", func(s *store.Store) error { _, _, err := s.Get(storetest.Ctx(t), k); return err }},
 		{"set", func(s *store.Store) error { _, err := s.Set(storetest.Ctx(t), k, []byte(`1`), nil); return err }},
