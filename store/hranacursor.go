@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -67,22 +68,35 @@ func (s *Store) dumpCursor(ctx context.Context, prefix codec.Key, fn func(Entry)
 		return s.classify(s.cursorErr(ctx, err))
 	}
 	defer body.Close()
-	dec := json.NewDecoder(body)
+	lines := bufio.NewReaderSize(body, 64<<10)
 	var head struct {
 		Baton *string `json:"baton"`
 	}
-	if err := dec.Decode(&head); err != nil {
+	line, err := readLine(lines, nil)
+	if err == nil {
+		err = json.Unmarshal(line, &head)
+	}
+	if err != nil {
 		return s.classify(s.cursorErr(ctx, err))
 	}
 	keylessStep := len(steps) - 2 // -1 when there is none
 	step := -1                    // a row belongs to the step begun last
 	for {
 		idle.Reset(s.reqTimeout)
-		var e cursorEntry
-		if err := dec.Decode(&e); err == io.EOF {
+		line, err = readLine(lines, line[:0])
+		if err == io.EOF && len(bytes.TrimSpace(line)) == 0 {
 			return nil
-		} else if err != nil {
+		} else if err != nil && err != io.EOF {
 			return s.classify(s.cursorErr(ctx, err))
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e cursorEntry
+		if row, ok := decodeRowLine(line); ok {
+			e = cursorEntry{Type: "row", Row: row}
+		} else if err := json.Unmarshal(line, &e); err != nil {
+			return s.classify(s.cursorErr(ctx, fmt.Errorf("the server's cursor sent a line that is not JSON: %w", err)))
 		}
 		if e.Type == "step_begin" {
 			step = e.Step
@@ -92,6 +106,18 @@ func (s *Store) dumpCursor(ctx context.Context, prefix codec.Key, fn func(Entry)
 		}
 		if err := s.cursorLine(e, keylessStep, fn); err != nil {
 			return err
+		}
+	}
+}
+
+// readLine appends the next line of r (without a limit: a row is as long
+// as its value) to buf.
+func readLine(r *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		part, err := r.ReadSlice('\n')
+		buf = append(buf, part...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
 		}
 	}
 }

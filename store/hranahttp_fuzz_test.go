@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -97,4 +99,31 @@ func TestRowScanMatchesDecoded(t *testing.T) {
 			t.Errorf("seed %d: scanned %d read %d written, decoded %d and %d", i, r, w, m.read.Load(), m.written.Load())
 		}
 	}
+}
+
+// FuzzRowLine: every cursor line the fast decoder accepts decodes to the
+// same row with encoding/json.
+func FuzzRowLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"row","row":[{"type":"integer","value":"1"}]}`,
+		`{"type":"row","row":[{"type":"blob","base64":"AAE"},{"type":"text","value":"x y"},{"type":"float","value":-1.5e3},{"type":"null"}]}` + "\n",
+		`{"type":"row","row":[{"value":"2","type":"integer"},{"type":"text","value":"a\"b"}]}`,
+		`{"type":"row","row":[]}`,
+		`{"type":"step_end","affected_row_count":0,"last_insert_rowid":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		row, ok := decodeRowLine(line)
+		if !ok {
+			return
+		}
+		var e cursorEntry
+		if err := json.Unmarshal(line, &e); err != nil || e.Type != "row" {
+			t.Fatalf("fast decoder took %q; encoding/json: %v %q", line, err, e.Type)
+		}
+		if len(row) != len(e.Row) || (len(row) > 0 && !reflect.DeepEqual(row, e.Row)) {
+			t.Fatalf("%q: fast %#v, encoding/json %#v", line, row, e.Row)
+		}
+	})
 }
