@@ -84,9 +84,10 @@ func (s *Store) dumpCursor(ctx context.Context, prefix codec.Key, fn func(Entry)
 	for {
 		idle.Reset(s.reqTimeout)
 		line, err = readLine(lines, line[:0])
-		if err == io.EOF && len(bytes.TrimSpace(line)) == 0 {
+		eof := errors.Is(err, io.EOF)
+		if eof && len(bytes.TrimSpace(line)) == 0 {
 			return nil
-		} else if err != nil && err != io.EOF {
+		} else if err != nil && !eof {
 			return s.classify(s.cursorErr(ctx, err))
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -116,7 +117,7 @@ func readLine(r *bufio.Reader, buf []byte) ([]byte, error) {
 	for {
 		part, err := r.ReadSlice('\n')
 		buf = append(buf, part...)
-		if err != bufio.ErrBufferFull {
+		if !errors.Is(err, bufio.ErrBufferFull) {
 			return buf, err
 		}
 	}

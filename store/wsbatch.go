@@ -302,14 +302,6 @@ func (m hranaMsg) errText() string {
 	return "an unexpected " + strconv.Quote(m.Type) + " message"
 }
 
-// errText is a refused request's message.
-func errText(e *hranaError) string {
-	if e == nil {
-		return "no answer"
-	}
-	return e.Message
-}
-
 // dial opens a connection and says hello (one round trip after the
 // upgrade).
 func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
