@@ -215,10 +215,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onEditor(msg)
 	case pagerClosed:
 		return m.onPager(msg)
-	case laidOut:
-		return m.onLaidOut(msg)
-	case readerFound:
-		return m.onFound(msg)
+	case indexStep:
+		return m.onIndexStep(msg)
+	case windowRead:
+		return m.onWindow(msg)
+	case searchStep:
+		return m.onSearchStep(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:

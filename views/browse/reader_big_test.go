@@ -1,0 +1,116 @@
+package browse
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+// bigValue is a JSON array of about size bytes: records whose strings
+// hold \n, a "hit-N" every 1000 records, a rune cut by any chunk size,
+// an escape that must not reach the terminal, and a needle at the end.
+func bigValue(size int) []byte {
+	var b strings.Builder
+	b.Grow(size + 1024)
+	b.WriteString(`{"items":[`)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, `{"n":%d,"s":"héllo ✓ wörld\nline two","e":{}},`, i)
+		if i%1000 == 0 {
+			fmt.Fprintf(&b, `"hit-%d",`, i/1000)
+		}
+	}
+	b.WriteString(`"needle at the end\u001b[31m"]}`)
+	return []byte(b.String())
+}
+
+// TestReaderStreamsAValueOfAnySize: issue 22 point 7, issue 23 point 4.
+// A value of several MB (past ValueChunkSize many times: a dozen chunks,
+// forty index marks; the largedata test reads 50 MB) is read in the
+// reader through a window: G shows its last rows as the
+// whole layout has them, a page in the middle too, / counts every match
+// through the whole value and finds the needle at its end, and the
+// reader never holds more than a few screens of rows. On a file and over
+// sqld.
+func TestReaderStreamsAValueOfAnySize(t *testing.T) {
+	value := bigValue(10 * scanMarkEvery)
+	for _, backend := range []string{"file", "sqld"} {
+		t.Run(backend, func(t *testing.T) {
+			clock := viewtest.FixedClock()
+			url := filepath.Join(t.TempDir(), "big.db")
+			if backend == "sqld" {
+				url = sqldtest.Start(t).URL
+			}
+			s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
+			h := startHarness(t, s, clock, 100, 30)
+			setValue(t, h, `["big", "value"]`, value)
+			h.Refresh()
+			goTo(h, `["big", "value"]`)
+			checkBigReader(t, h, value)
+		})
+	}
+}
+
+func checkBigReader(t *testing.T, h *viewtest.Harness[Model], value []byte) {
+	h.Keys("v")
+	r := h.M.reader
+	want := layoutValue(value, h.M.entryInner(), false)
+	if !r.idx.done || r.idx.err != nil || r.idx.rows != len(want.rows) {
+		t.Fatalf("the index counted %d rows (done %v, %v); the whole layout has %d", r.idx.rows, r.idx.done, r.idx.err, len(want.rows))
+	}
+	if n := len(r.idx.marks); n != (len(value)+scanMarkEvery-1)/scanMarkEvery {
+		t.Errorf("%d marks for %d bytes", n, len(value))
+	}
+	rows := h.M.entryRows()
+	checkWindow := func(what string) {
+		t.Helper()
+		if len(r.win.rows) > 4*rows {
+			t.Errorf("%s: the window holds %d rows; want a few screens (%d each)", what, len(r.win.rows), rows)
+		}
+		for i := r.off; i < r.off+rows; i++ {
+			if got := r.win.rows[i-r.win.from]; got != want.row(i) {
+				t.Fatalf("%s: row %d is %q, the whole layout's %q", what, i, got, want.row(i))
+			}
+		}
+	}
+	checkWindow("first screen")
+	h.Keys("G")
+	if r.off != len(want.rows)-rows {
+		t.Fatalf("G shows from row %d of %d", r.off, len(want.rows))
+	}
+	checkWindow("G")
+	h.RequireView(`"needle at the end\u001b[31m"`)
+	for range 3 {
+		h.Keys("pgup")
+	}
+	checkWindow("pgup")
+	r.off = len(want.rows) / 2
+	h.Keys("down")
+	checkWindow("the middle")
+
+	h.Keys("g", "/")
+	h.TypeText("HIT-")
+	h.Keys("enter")
+	hits := strings.Count(string(value), `"hit-`)
+	h.RequireView(fmt.Sprintf(`"HIT-" match 1 of %d`, hits), `"hit-0"`)
+	h.Keys("N")
+	h.RequireView(fmt.Sprintf(`"HIT-" match %d of %d`, hits, hits), fmt.Sprintf(`"hit-%d"`, hits-1))
+	if h.M.reader.note != "wrapped to the last match" {
+		t.Errorf("N from the top says %q", h.M.reader.note)
+	}
+	checkWindow("N")
+	h.Keys("/")
+	h.TypeText("needle")
+	h.Keys("enter")
+	h.RequireView(`"needle" match 1 of 1`, "needle at the end")
+	h.Keys("n")
+	h.RequireView(`"needle" match 1 of 1`)
+	if h.M.reader.note != "wrapped to the first match" {
+		t.Errorf("n on the only match says %q", h.M.reader.note)
+	}
+}
