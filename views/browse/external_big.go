@@ -20,8 +20,10 @@ import (
 // (a set checked against the stamp the value was read at, keeping the
 // remaining time to live), made when y is pressed.
 
-// bigEditCap bounds what E reads back of an edited large value.
-const bigEditCap = 64 << 20
+// bigEditCap bounds what E reads back of an edited large value, and the
+// value E hands to the editor at all: past it, E says so and offers |
+// (a variable, for the test).
+var bigEditCap int64 = 64 << 20
 
 // editorBig: a large value's edit, read back and compacted.
 type editorBig struct {
@@ -43,6 +45,10 @@ type bigSaveConfirmed struct {
 // indenting happens in the command.
 func (m *Model) startBigEdit() tea.Cmd {
 	e, session, edits := m.entry.e, m.deps.Session, m.deps.Edits
+	if size := int64(len(e.Value)); size > bigEditCap {
+		return views.Flash(views.FlashError, "the value is %s; E edits values up to %s (the edit is read back whole): | pipes it to $PAGER or a command (| cat > file), and kvdeck set writes it back",
+			widgets.BytesText(size), widgets.BytesText(bigEditCap))
+	}
 	return func() tea.Msg {
 		var buf bytes.Buffer
 		if json.Indent(&buf, e.Value, "", "  ") != nil {

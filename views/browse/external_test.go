@@ -283,3 +283,20 @@ func TestExternalEditLargeValue(t *testing.T) {
 		t.Fatalf("stored %d bytes ending %q", len(e.Value), e.Value[max(len(e.Value)-20, 0):])
 	}
 }
+
+// TestExternalEditOverItsCapSaysSo: a value over what E reads back
+// (bigEditCap) is not handed to the editor only to be refused after the
+// edit: E says so at once and offers | (issue 22 point 7).
+func TestExternalEditOverItsCapSaysSo(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	old := bigEditCap
+	bigEditCap = 3 * widgets.ValueCap
+	t.Cleanup(func() { bigEditCap = old })
+	setValue(t, h, `["big", "value"]`, []byte(`"`+strings.Repeat("z", 4*widgets.ValueCap)+`"`))
+	goTo(h, `["big", "value"]`)
+	h.Keys("E")
+	h.RequireFlash("E edits values up to 192.0 KiB", "| pipes it to $PAGER")
+	if h.M.form != nil {
+		t.Error("E over its cap opened the form")
+	}
+}
