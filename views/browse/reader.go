@@ -26,6 +26,8 @@ import (
 type ReaderKeys struct {
 	widgets.NavKeys
 	Page, Find, Next, Prev, Lines, Pager, Close key.Binding
+	// The JSON tree (readertree.go): T shows it; enter, → and ← fold.
+	Tree, Toggle, Unfold, Fold key.Binding
 }
 
 // DefaultReaderKeys returns the value reader's keys.
@@ -39,6 +41,10 @@ func DefaultReaderKeys() ReaderKeys {
 		Lines:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", `strings' \n as lines`)),
 		Pager:   key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command")),
 		Close:   key.NewBinding(key.WithKeys("esc", "q", "v"), key.WithHelp("esc", "back to the tree")),
+		Tree:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "the value as a foldable JSON tree (or the text again)")),
+		Toggle:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fold/unfold the node")),
+		Unfold:  key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "unfold, then step in")),
+		Fold:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "fold, then go to the parent")),
 	}
 }
 
@@ -56,6 +62,7 @@ type readerState struct {
 	winGen  int
 	winWant int
 	find    readerSearch
+	tree    readerTree
 	bottom  bool   // G while the index was still counting: go on to the end
 	note    string // what the last n/N or scan said
 }
@@ -74,6 +81,9 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 	r, k := m.reader, m.keys.Reader
 	if r.typing {
 		return m.typeQuery(msg)
+	}
+	if r.tree.on {
+		return m.handleTree(msg)
 	}
 	rows := m.entryRows()
 	r.note = ""
@@ -114,6 +124,8 @@ func (m Model) handleReading(msg tea.KeyMsg) (Model, tea.Cmd) {
 		r.lines = !r.lines
 		r.off = 0
 		return m, m.wantLayout()
+	case key.Matches(msg, k.Tree):
+		return m, m.toggleTree()
 	case key.Matches(msg, k.Pager):
 		return m, m.startPager()
 	}
@@ -146,6 +158,9 @@ func (m *Model) scrollReader(delta int) {
 // window, "…" for a row still being read.
 func (m Model) readerView(w, h int) string {
 	r := m.reader
+	if r.tree.on {
+		return m.jsonTreeView(w, h)
+	}
 	rows, n := m.entryRows(), r.idx.rows
 	off := widgets.ClampOffset(r.off, rows, n)
 	lines := []string{widgets.FitWidth(m.readerTitle(off, rows, n), m.entryInner())}
@@ -194,7 +209,7 @@ func (m Model) readerTitle(off, rows, n int) string {
 	case r.idx.busy:
 		return title + st.Muted.Render(fmt.Sprintf("reading %s of %s…", widgets.BytesText(r.idx.read), widgets.BytesText(r.idx.size)))
 	}
-	return title + st.Muted.Render(`space page · / search · L \n · | pager · esc`)
+	return title + st.Muted.Render(`space page · / search · L \n · T tree · | pager · esc`)
 }
 
 // searchTitle says where the search is.

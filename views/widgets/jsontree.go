@@ -197,16 +197,16 @@ func (t *JSONTree) Fold() {
 	}
 }
 
-// View draws h lines of at most w cells, the cursor's line on screen.
+// View draws h lines of at most w cells, the cursor's line on screen and
+// marked (❯, as the key tree marks its cursor, colour or not).
 func (t *JSONTree) View(st themes.Styles, w, h int) []string {
 	t.off = ScrollTo(t.off, t.cur, h, len(t.vis))
 	var out []string
 	for j := t.off; j < min(t.off+h, len(t.vis)); j++ {
-		line := FitWidth(t.line(t.vis[j]), w)
 		if j == t.cur {
-			out = append(out, st.Selected.Render(line))
+			out = append(out, st.Selected.Render(FitWidth("❯ "+t.line(t.vis[j]), w)))
 		} else {
-			out = append(out, st.Text.Render(line))
+			out = append(out, st.Text.Render(FitWidth("  "+t.line(t.vis[j]), w)))
 		}
 	}
 	return out
