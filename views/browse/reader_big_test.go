@@ -58,7 +58,9 @@ func TestReaderStreamsAValueOfAnySize(t *testing.T) {
 	}
 }
 
+// checkBigReader reads value, stored at ["big", "value"], in the reader.
 func checkBigReader(t *testing.T, h *viewtest.Harness[Model], value []byte) {
+	t.Helper()
 	h.Keys("v")
 	r := h.M.reader
 	want := layoutValue(value, h.M.entryInner(), false)

@@ -49,7 +49,13 @@ func TestLargeReaderMemory(t *testing.T) {
 		runtime.KeepAlive(held)
 		return after.TotalAlloc - before.TotalAlloc, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
 	}
-	oldAlloc, oldKept := measure(func() any { return layoutValue(value, h.M.entryInner(), false) })
+	var whole *readerText
+	oldAlloc, oldKept := measure(func() any {
+		whole = layoutValue(value, h.M.entryInner(), false)
+		return whole
+	})
+	t.Logf("the whole layout: %d MB of text, %d rows (%d MB of ranges)", len(whole.text)>>20, len(whole.rows), cap(whole.rows)*16>>20)
+	whole = nil
 	newAlloc, newKept := measure(func() any {
 		h.Keys("v")
 		r := h.M.reader

@@ -1,7 +1,6 @@
 package browse
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -195,10 +194,7 @@ func (s *scan) finish() {
 	p.open, p.cells = p.open[:0], 0
 }
 
-// ctx is a chunk read's context.
+// scanCtx is a chunk read's context.
 func scanCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), views.ReadTimeout)
 }
-
-// rowsText copies a row's text out of a scan's buffer.
-func rowsText(b []byte) string { return string(bytes.Clone(b)) }
