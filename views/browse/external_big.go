@@ -3,6 +3,7 @@ package browse
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -41,8 +42,10 @@ type bigSaveConfirmed struct {
 	value   []byte
 }
 
-// startBigEdit writes the whole value to a file for the editor; the
-// indenting happens in the command.
+// startBigEdit writes the whole value to a file for the editor, indented
+// a chunk at a time (jsonIndenter, as | streams it, but unsanitized: the
+// file is the value's text) in the command: the indented copy of the
+// whole value is never held (a 60 MB value took ~100 MB more).
 func (m *Model) startBigEdit() tea.Cmd {
 	e, session, edits := m.entry.e, m.deps.Session, m.deps.Edits
 	if size := int64(len(e.Value)); size > bigEditCap {
@@ -50,22 +53,35 @@ func (m *Model) startBigEdit() tea.Cmd {
 			widgets.BytesText(size), widgets.BytesText(bigEditCap))
 	}
 	return func() tea.Msg {
-		var buf bytes.Buffer
-		if json.Indent(&buf, e.Value, "", "  ") != nil {
-			buf.Reset()
-			buf.Write(e.Value)
-		}
-		buf.WriteByte('\n')
 		f, err := edits.CreateTemp("value-*.json")
 		if err != nil {
 			return editorFile{session: session, err: err, big: true}
 		}
-		_, err = f.Write(buf.Bytes())
+		err = writeIndented(f, e.Value, e.ValueValid())
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		return editorFile{session: session, path: f.Name(), e: e, err: err, big: true}
 	}
+}
+
+// writeIndented writes value to w as json.Indent(value, "", "  ") would
+// when it is JSON (else as it is), and a final newline, a chunk at a time.
+func writeIndented(w io.Writer, value []byte, isJSON bool) error {
+	const chunk = 1 << 20
+	var ind jsonIndenter
+	for len(value) > 0 {
+		part := value[:min(chunk, len(value))]
+		value = value[len(part):]
+		if isJSON {
+			part = ind.write(part)
+		}
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write([]byte{'\n'})
+	return err
 }
 
 // readEditedBig reads a large value's edit back, removes the file, and

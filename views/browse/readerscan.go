@@ -55,6 +55,7 @@ type scanPos struct {
 func (p scanPos) clone() scanPos {
 	p.tail = append([]byte(nil), p.tail...)
 	p.open = append([]byte(nil), p.open...)
+	p.ind.buf = nil // a copy shares no buffer with the scan it came from
 	return p
 }
 
