@@ -118,3 +118,54 @@ func checkBigReader(t *testing.T, h *viewtest.Harness[Model], value []byte) {
 		t.Errorf("n on the only match says %q", h.M.reader.note)
 	}
 }
+
+// TestReaderSearchProgress: while the search streams through the value,
+// the title counts the matches so far ("match 1 of ≥1 so far",
+// "searching 256.0 KiB of …"), n past the last match found waits instead
+// of wrapping, and esc stops the search where it is, saying so.
+func TestReaderSearchProgress(t *testing.T) {
+	h := newHarness(t, false, 180, 30)
+	value := bigValue(6 * scanMarkEvery)
+	setValue(t, h, `["big", "value"]`, value)
+	goTo(h, `["big", "value"]`)
+	h.Keys("v", "/")
+	h.TypeText("hit-")
+	m, step := h.M.Update(viewtest.Key("enter"))
+	msg := step() // the first chunk (256 KiB) only: the rest is not asked
+	m, next := m.Update(msg)
+	if next == nil || !m.reader.find.busy || m.reader.find.count == 0 {
+		t.Fatalf("after one chunk: busy %v, %d matches, next step %v", m.reader.find.busy, m.reader.find.count, next != nil)
+	}
+	h.M = m
+	h.RequireView(fmt.Sprintf(`"hit-" match 1 of ≥%d so far`, m.reader.find.count), "searching 256.0 KiB of")
+	for range m.reader.find.count {
+		h.Keys("n")
+	}
+	if h.M.reader.note != "no further match found yet" || h.M.reader.find.match != h.M.reader.find.count-1 {
+		t.Fatalf("n past the last match so far: note %q, match %d of %d", h.M.reader.note, h.M.reader.find.match, h.M.reader.find.count)
+	}
+	h.Keys("esc")
+	h.RequireView("(stopped at 256.0 KiB of")
+	h.Send(next()) // the step asked before esc: dropped
+	if f := h.M.reader.find; f.busy || !f.stopped || f.read != scanMarkEvery {
+		t.Fatalf("after esc: busy %v, stopped %v, read %d", f.busy, f.stopped, f.read)
+	}
+}
+
+// TestReaderValueRewritten: a value rewritten while the reader is open
+// is not spliced with the old one: a window read from the index's marks
+// finds the new stamp, and the reader counts the new value's rows again.
+func TestReaderValueRewritten(t *testing.T) {
+	h := newHarness(t, false, 100, 30)
+	setValue(t, h, `["big", "value"]`, bigValue(4*scanMarkEvery))
+	goTo(h, `["big", "value"]`)
+	h.Keys("v")
+	small := []byte(`{"now":"small"}`)
+	setValue(t, h, `["big", "value"]`, small)
+	h.Keys("G") // reads the end from a mark: the stamp differs
+	r := h.M.reader
+	if r == nil || !r.idx.done || r.idx.rows != len(layoutValue(small, h.M.entryInner(), false).rows) {
+		t.Fatalf("after the rewrite the reader counts %d rows (done %v)", r.idx.rows, r.idx.done)
+	}
+	h.RequireView(`"now": "small"`)
+}

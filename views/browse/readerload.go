@@ -125,6 +125,9 @@ func (m *Model) startIndex(k layoutKey) tea.Cmd {
 	r.gen++
 	r.idx = readerIndex{key: k, gen: r.gen, busy: true}
 	r.winBusy = false
+	if r.win.key == k {
+		r.win = readerWindow{} // read again: its rows may be another value's
+	}
 	s := newScan(m.deps.Store, m.entry.e.Raw, k.width, false, k.lines, scanPos{})
 	s.check = m.entry.e.Value
 	cmd := indexCmd(m.deps.Session, r.gen, s, 3*m.entryRows())
