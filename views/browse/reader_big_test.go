@@ -169,3 +169,47 @@ func TestReaderValueRewritten(t *testing.T) {
 	}
 	h.RequireView(`"now": "small"`)
 }
+
+// TestScanMatchesTheWholeLayout: the streamed scan (chunks, marks, the
+// indenter, runes and escapes cut anywhere) lays a value out row for row
+// as the whole layout in memory did, with and without L, at any width;
+// a window scan from any mark gives the same rows from there.
+func TestScanMatchesTheWholeLayout(t *testing.T) {
+	h := newHarness(t, false, 80, 18)
+	value := bigValue(3*scanMarkEvery + 1000)
+	setValue(t, h, `["big", "value"]`, value)
+	goTo(h, `["big", "value"]`)
+	for _, lines := range []bool{false, true} {
+		for _, w := range []int{1, 7, 70} {
+			want := layoutValue(value, w, lines)
+			var got []string
+			var marks []scanPos
+			s := newScan(h.S, h.M.entry.e.Raw, w, true, lines, scanPos{})
+			s.emit = func(_ int, text []byte) { got = append(got, string(text)) }
+			s.mark = func(p scanPos) { marks = append(marks, p) }
+			for !s.done {
+				s.step(viewtest.Ctx, 0, 0)
+			}
+			if s.err != nil || len(got) != len(want.rows) || len(marks) != 4 {
+				t.Fatalf("lines %v, width %d: %d rows (%v), %d marks; want %d rows, 4 marks", lines, w, len(got), s.err, len(marks), len(want.rows))
+			}
+			for i := range got {
+				if got[i] != want.row(i) {
+					t.Fatalf("lines %v, width %d: row %d is %q, want %q", lines, w, i, got[i], want.row(i))
+				}
+			}
+			mark := marks[len(marks)-1]
+			s = newScan(h.S, h.M.entry.e.Raw, w, true, lines, mark)
+			n := 0
+			s.emit = func(row int, text []byte) {
+				if row != mark.row+n || string(text) != want.row(row) {
+					t.Fatalf("from the last mark: row %d is %q, want row %d %q", row, text, mark.row+n, want.row(mark.row+n))
+				}
+				n++
+			}
+			for !s.done {
+				s.step(viewtest.Ctx, 0, 0)
+			}
+		}
+	}
+}
