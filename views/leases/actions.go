@@ -123,7 +123,7 @@ func (m Model) release() (Model, tea.Cmd) {
 	}
 	l, mine := m.mine[codec.Format(r.Key)]
 	if !mine {
-		return m, views.Flash(views.FlashInfo, "kvdeck did not acquire %s in this session, so it cannot release it; b breaks it (CAS on the shown stamp)", codec.Format(r.Key))
+		return m, views.Flash(views.FlashInfo, "kvdeck did not acquire %s in this session, so it cannot release it; B breaks it (CAS on the shown stamp)", codec.Format(r.Key))
 	}
 	// A key that writes asks first, like every other.
 	return m, views.Confirm("Release this lease?", "release", releaseLease(m.Store, m.Deps.Session, l.Lease),
