@@ -327,7 +327,7 @@ func (m *Model) setFilter(text string) error {
 	var k codec.Key
 	if strings.HasPrefix(strings.TrimSpace(text), "[") {
 		var err error
-		if k, err = codec.Parse(text); err != nil {
+		if k, err = widgets.ParseKey(text); err != nil {
 			return err
 		}
 	}

@@ -82,7 +82,7 @@ func (m *Model) startAcquire() {
 
 // checkLeaseKey validates the key field.
 func checkLeaseKey(s string) (string, error) {
-	k, err := codec.Parse(s)
+	k, err := widgets.ParseKey(s)
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +108,7 @@ func (m Model) submitAcquire() (Model, tea.Cmd) {
 		f.Err = err.Error()
 		return m, nil
 	}
-	k, _ := codec.Parse(vals[0])
+	k, _ := widgets.ParseKey(vals[0])
 	ttl, _ := parseLeaseTTL(vals[1])
 	f.Busy, f.Err = true, ""
 	m.Acting = true
