@@ -198,7 +198,7 @@ func keyMeaning(tb tab, helpKey, k string) string {
 // TestKeyTableOneMeaningPerKey (issue 22 point 11): every one-character
 // key any tab's key maps bind (a hidden alias included) means the same on
 // every tab: the same key table row. A global key is bound by no tab, and
-// space is kept for marking rows (a "mark" row) on every tab.
+// space is kept for marking rows (a key table row "mark…") on every tab.
 func TestKeyTableOneMeaningPerKey(t *testing.T) {
 	type use struct{ tab, meaning, desc string }
 	uses := map[string][]use{}
@@ -219,7 +219,7 @@ func TestKeyTableOneMeaningPerKey(t *testing.T) {
 						t.Errorf("%s binds %q (%s), the global key for %q", tb, k, b.Help().Desc, g)
 					}
 					m := keyMeaning(tb, b.Help().Key, k)
-					if k == " " && m != "mark" {
+					if k == " " && !strings.HasPrefix(m, "mark") {
 						t.Errorf("%s binds space to %q (%s): space is kept for marking rows", tb, m, b.Help().Desc)
 					}
 					uses[k] = append(uses[k], use{tb.String(), m, b.Help().Desc})
