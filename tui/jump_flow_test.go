@@ -137,7 +137,7 @@ func TestKeyAfterJumpKeyWaitsForTheTargetsLoad(t *testing.T) {
 	p.SetDelay(0)
 	m := a.final()
 	if got != "Break this lease?" || m.tab != tabLeases {
-		t.Fatalf("b after o: %q on %v", got, m.tab)
+		t.Fatalf("B after o: %q on %v", got, m.tab)
 	}
 	if v := m.View(); !strings.Contains(v, "0e580e53fa979546f8fe4c7ac68c99f9") {
 		t.Errorf("the dialog does not name the lease:\n%s", v)
