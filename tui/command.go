@@ -16,6 +16,7 @@ import (
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // openTimeout bounds :open (connecting and checking the schema).
@@ -71,7 +72,7 @@ func parseCommand(line string) (command, error) {
 		}
 	case "goto", "g":
 		c.verb = "goto"
-		k, err := codec.Parse(arg)
+		k, err := widgets.ParseKey(arg)
 		if err != nil {
 			return c, fmt.Errorf(":goto %s: %w", arg, err)
 		}

@@ -97,7 +97,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		input:      widgets.DefaultInputKeys(),
 		help:       help.New(),
 		confirm:    widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
-		cmdline:    widgets.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
+		cmdline:    widgets.NewInput(":", `open URL · goto ["users", 42] · refresh 500ms|off · clock +5m|now`, st),
 		refresh:    refreshState{interval: cfg.Refresh},
 		rate:       newCommitRate(),
 		wall:       time.Now,
