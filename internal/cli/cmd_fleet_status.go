@@ -255,4 +255,3 @@ func sanitizeCells(cells []string) string {
 // statement is also the schema check. The driver's stream close follows
 // in the background (a close-only request, which the proxy does not count).
 const fleetRequestsPerStore = 1
-
