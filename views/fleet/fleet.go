@@ -96,6 +96,8 @@ type Model struct {
 	sortBy  sortKey
 	filter  widgets.Filter
 	cursor  int
+	// slotEnd, when set (tests), runs as a read gives its slot back.
+	slotEnd func()
 }
 
 // Answers of the view's commands.
@@ -152,7 +154,7 @@ func (m Model) Refresh() tea.Cmd {
 
 // readCmd reads one store's pulse, waiting for a slot of the bound.
 func (m Model) readCmd(name string) tea.Cmd {
-	sem, open, now := m.sem, m.deps.Open, m.deps.Now
+	sem, open, now, slotEnd := m.sem, m.deps.Open, m.deps.Now, m.slotEnd
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), ReadTimeout)
 		defer cancel()
@@ -161,7 +163,12 @@ func (m Model) readCmd(name string) tea.Cmd {
 		case <-ctx.Done():
 			return read{name: name, err: ctx.Err()}
 		}
-		defer func() { <-sem }()
+		defer func() {
+			if slotEnd != nil {
+				slotEnd()
+			}
+			<-sem
+		}()
 		s, err := open(ctx, name)
 		if err != nil {
 			return read{name: name, err: err}
