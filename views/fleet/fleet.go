@@ -8,6 +8,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -317,4 +318,15 @@ func (m Model) Help() []key.Binding {
 	}
 	k := m.keys
 	return []key.Binding{k.Up, k.Down, k.Open, k.Sort, k.Filter, k.ClearFilter, k.Close}
+}
+
+// State is the state word of the saved store name's row ("" when it has
+// none) and its commit rates over the refreshes kept, oldest first: for
+// tests and tools.
+func (m Model) State(name string, now time.Time) (string, []float64) {
+	r := m.rows[name]
+	if r == nil {
+		return "", nil
+	}
+	return r.state(now), slices.Clone(r.rates.Values())
 }
