@@ -210,7 +210,11 @@ func (m Model) View(w, h int) string {
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "", m.detail(rows, w))
+	// The selected row's detail on the last line; the body fills h.
+	for len(lines) < h-1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, m.detail(rows, w))
 	return strings.Join(lines, "\n")
 }
 
