@@ -66,9 +66,9 @@ type fleetStatusRow struct {
 
 // Run reads the stores, at most --concurrency at once, each server's
 // within --timeout, and prints a table (text) or a JSON line per store in
-// name order; with --watch again every interval until interrupted. Exit 2
-// when any store is an error row (in the last round), else 0: findings do
-// not fail it (fleet doctor's exit code is for that).
+// name order; with --watch again every interval until interrupted (then
+// exit 0). Exit 2 when any store is an error row, else 0: findings do not
+// fail it (fleet doctor's exit code is for that).
 func (c *FleetStatusCmd) Run(app *App) error {
 	if err := fleetLimits(c.Concurrency, c.Timeout); err != nil {
 		return err
@@ -86,11 +86,11 @@ func (c *FleetStatusCmd) Run(app *App) error {
 			app.Out.Textf("\n%s", time.Now().UTC().Format(time.TimeOnly))
 		}
 		failed := c.round(app, cfg, stores, trends)
-		if c.Watch == 0 || app.Context().Err() != nil {
-			if failed {
-				return &ExitError{Code: CodeError}
-			}
-			return nil
+		switch {
+		case c.Watch == 0 && failed:
+			return &ExitError{Code: CodeError}
+		case c.Watch == 0 || app.Context().Err() != nil:
+			return nil // an interrupt ends --watch: no error
 		}
 		select {
 		case <-app.Context().Done():
