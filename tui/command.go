@@ -93,9 +93,8 @@ func parseCommand(line string) (command, error) {
 			return c, err
 		}
 		c.clock = cc
-	case "store":
-		c.url = arg // the saved store's name; "" opens the picker
-	case "fleet":
+	case "store", "fleet":
+		c.url = arg // the saved store's name; "" opens the picker (:fleet has none)
 	case "q", "quit":
 		c.verb = "quit"
 	case "log", "messages":

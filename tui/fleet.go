@@ -52,6 +52,7 @@ func (m model) handleFleet(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return next, tea.Batch(cmd, open)
 	case fleet.CloseView:
 		m.fl.shown = false
+	case fleet.None:
 	}
 	return m, cmd
 }

@@ -63,6 +63,7 @@ func (m Model) visible() []*row {
 			return cmp.Compare(b.pulse.QueueReady, a.pulse.QueueReady)
 		case byOverdue:
 			return cmp.Compare(b.pulse.AlarmsOverdue, a.pulse.AlarmsOverdue)
+		case byName, numSorts:
 		}
 		return 0 // names are listed in order
 	})
@@ -153,7 +154,6 @@ func fitColumns(cols []column, w, nameMin int) []column {
 // View draws the view w cells wide and h lines high.
 func (m Model) View(w, h int) string {
 	st := m.styles
-	now := m.deps.Wall()
 	cols := fitColumns(m.columns(), w, 12)
 	nameW := w - 2
 	for _, c := range cols {
@@ -184,31 +184,7 @@ func (m Model) View(w, h int) string {
 	page := max(h-len(lines)-2, 1)
 	off := max(min(m.cursor-page/2, len(rows)-page), 0)
 	for i := off; i < min(off+page, len(rows)); i++ {
-		r := rows[i]
-		state := r.state(now)
-		mark := "  "
-		if i == m.cursor {
-			mark = "› "
-		}
-		line := mark + widgets.FitWidth(usertext.Sanitize(r.saved.Name), nameW)
-		for _, c := range cols {
-			cell := c.cell(r, state)
-			if (!r.done || r.err != nil) && c.title != "STATE" && c.title != "GROUP" {
-				cell = ""
-			}
-			line += " " + widgets.FitWidth(usertext.Sanitize(cell), c.w)
-		}
-		line = widgets.FitWidth(line, w)
-		switch {
-		case i == m.cursor:
-			line = st.Selected.Render(line)
-		case state == "ok":
-		case state == "slow" || state == "reading":
-			line = st.Warn.Render(line)
-		default:
-			line = st.Error.Render(line)
-		}
-		lines = append(lines, line)
+		lines = append(lines, m.rowLine(rows[i], i == m.cursor, cols, nameW, w))
 	}
 	// The selected row's detail on the last line; the body fills h.
 	for len(lines) < h-1 {
@@ -216,6 +192,34 @@ func (m Model) View(w, h int) string {
 	}
 	lines = append(lines, m.detail(rows, w))
 	return strings.Join(lines, "\n")
+}
+
+// rowLine draws one row: the figures of its last read (none while the
+// first is in flight or when it failed), coloured by its state.
+func (m Model) rowLine(r *row, selected bool, cols []column, nameW, w int) string {
+	st, state := m.styles, r.state(m.deps.Wall())
+	mark := "  "
+	if selected {
+		mark = "› "
+	}
+	line := mark + widgets.FitWidth(usertext.Sanitize(r.saved.Name), nameW)
+	for _, c := range cols {
+		cell := c.cell(r, state)
+		if (!r.done || r.err != nil) && c.title != "STATE" && c.title != "GROUP" {
+			cell = ""
+		}
+		line += " " + widgets.FitWidth(usertext.Sanitize(cell), c.w)
+	}
+	line = widgets.FitWidth(line, w)
+	switch {
+	case selected:
+		return st.Selected.Render(line)
+	case state == "ok":
+		return line
+	case state == "slow" || state == "reading":
+		return st.Warn.Render(line)
+	}
+	return st.Error.Render(line)
 }
 
 // detail is the selected row's last line: its error in full, or its URL
