@@ -153,17 +153,17 @@ func (m Model) Refresh() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// readCmd reads one store's pulse, waiting for a slot of the bound.
+// readCmd reads one store's pulse, waiting for a slot of the bound; the
+// read (token, open, statement) has ReadTimeout.
 func (m Model) readCmd(name string) tea.Cmd {
 	sem, open, now, slotEnd := m.sem, m.deps.Open, m.deps.Now, m.slotEnd
 	return func() tea.Msg {
+		// The timeout starts with the slot: stores queued behind slow
+		// ones are not failed for the wait (a store has at most one read
+		// in flight, so the queue is bounded by the saved stores).
+		sem <- struct{}{}
 		ctx, cancel := context.WithTimeout(context.Background(), ReadTimeout)
 		defer cancel()
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return read{name: name, err: ctx.Err()}
-		}
 		defer func() {
 			if slotEnd != nil {
 				slotEnd()
