@@ -104,11 +104,16 @@ const pulseSQL = `SELECT
 // a database without the store's tables fails with store.ErrNotStore.
 // s must be open read-only (store.Store.ProbeRow).
 func ReadPulse(ctx context.Context, s *store.Store, now int64) (Pulse, error) {
+	return readPulse(ctx, s, now, PulseRowBound)
+}
+
+// readPulse is ReadPulse counting at most bound rows.
+func readPulse(ctx context.Context, s *store.Store, now int64, bound int64) (Pulse, error) {
 	nowPart, err := codec.EncodePart(codec.Number(float64(now)))
 	if err != nil {
 		return Pulse{}, fmt.Errorf("pulse: %w", err)
 	}
-	args := []any{now, PulseRowBound, now + int64(ExpiringShare*float64(DefaultLeaseTTL.Milliseconds())),
+	args := []any{now, bound, now + int64(ExpiringShare*float64(DefaultLeaseTTL.Milliseconds())),
 		DefaultMaxAttempts - 1, nowPart}
 	var queueLen int
 	for _, p := range []string{PrefixLease, PrefixAlarmDue, PrefixQueueDue} {
@@ -133,14 +138,14 @@ func ReadPulse(ctx context.Context, s *store.Store, now int64) (Pulse, error) {
 		return Pulse{}, fmt.Errorf("pulse: %w", err)
 	}
 	p := Pulse{Seq: seq}
-	if err := p.fill([]string{all, leases, alarms, queues, metas}, now); err != nil {
+	if err := p.fill([]string{all, leases, alarms, queues, metas}, now, bound); err != nil {
 		return Pulse{}, fmt.Errorf("pulse: %w", err)
 	}
 	return p, nil
 }
 
 // fill reads the statement's JSON arrays and counts the findings.
-func (p *Pulse) fill(texts []string, now int64) error {
+func (p *Pulse) fill(texts []string, now, bound int64) error {
 	var a, l, al, mt [4]int64
 	var q [6]any
 	for i, into := range []any{&a, &l, &al, &q, &mt} {
@@ -148,7 +153,7 @@ func (p *Pulse) fill(texts []string, now int64) error {
 			return fmt.Errorf("an unexpected answer %q: %w", texts[i], err)
 		}
 	}
-	p.Rows, p.Expired, p.InvalidJSON, p.Capped = a[0], a[1], a[2], a[0] >= PulseRowBound
+	p.Rows, p.Expired, p.InvalidJSON, p.Capped = a[0], a[1], a[2], a[0] >= bound
 	p.LeasesHeld, p.LeasesExpiring, p.LeasesExpired, p.LeasesNoExpiry = int(l[0]), int(l[1]), int(l[2]), int(l[3])
 	p.AlarmsOverdue, p.WorstLatenessMs, p.alarmsRetried, p.alarmsPoison = int(al[0]), al[1], int(al[2]), int(al[3])
 	p.probes, p.modeOff = int(mt[0]), int(mt[1])

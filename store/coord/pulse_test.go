@@ -162,3 +162,34 @@ func TestPulseIsTheSchemaCheck(t *testing.T) {
 		t.Errorf("a store: %v in %d requests, want one", err, n)
 	}
 }
+
+// TestPulseBound: past the row bound, Rows stops at it and says so
+// (Capped), and Expired counts over the bounded rows only (a lower
+// bound); under it the counts are exact.
+func TestPulseBound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	w := storetest.Open(t, "file:"+path, store.Options{Create: true, Clock: func() int64 { return storetest.T0 }})
+	ctx := storetest.Ctx(t)
+	ttl := time.Second
+	for i := range 30 {
+		var exp *time.Duration
+		if i%2 == 0 {
+			exp = &ttl
+		}
+		if _, err := w.Set(ctx, storetest.Key(t, `["k", `+strconv.Itoa(i)+`]`), []byte(`1`), exp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := storetest.Open(t, "file:"+path, store.Options{ReadOnly: true, Unchecked: true})
+	later := storetest.T0 + 5000
+	p, err := coord.ReadPulseBounded(ctx, s, later, 10)
+	must(t, err)
+	if p.Rows != 10 || !p.Capped || p.Expired > 10 || p.Expired == 0 {
+		t.Errorf("bound 10 over 30 rows: rows %d capped %v expired %d", p.Rows, p.Capped, p.Expired)
+	}
+	p, err = coord.ReadPulseBounded(ctx, s, later, 31)
+	must(t, err)
+	if p.Rows != 30 || p.Capped || p.Expired != 15 {
+		t.Errorf("bound 31 over 30 rows: rows %d capped %v expired %d", p.Rows, p.Capped, p.Expired)
+	}
+}
