@@ -127,11 +127,11 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 				app.Out.Object(r)
 				return
 			}
-			line := fleetStatusText(r)
+			var watch []string
 			if c.Watch > 0 {
-				line += "\t" + tr.text(r.CommitsPerSec)
+				watch = tr.cells(r.CommitsPerSec)
 			}
-			fmt.Fprintln(tw, line)
+			fmt.Fprintln(tw, fleetStatusText(r, watch))
 		})
 	if !app.Out.JSON() {
 		_ = tw.Flush()
@@ -182,12 +182,12 @@ func (t *fleetTrend) add(seq *int64, at time.Time) *float64 {
 	return rate
 }
 
-// text is the commits-per-second cell and the trend's sparkline.
-func (t *fleetTrend) text(rate *float64) string {
+// cells are the commits-per-second cell and the trend's sparkline.
+func (t *fleetTrend) cells(rate *float64) []string {
 	if rate == nil {
-		return "-\t"
+		return []string{"-", ""}
 	}
-	return fmt.Sprintf("%.1f\t%s", *rate, sparkText(t.rates))
+	return []string{fmt.Sprintf("%.1f", *rate), sparkText(t.rates)}
 }
 
 // sparkText draws vals as a line of eighth blocks, scaled to their
@@ -209,13 +209,20 @@ func sparkText(vals []float64) string {
 	return b.String()
 }
 
-// fleetStatusText is a row of the text table; every cell is sanitised
-// (a store's name, group or error never reaches the terminal raw).
-func fleetStatusText(r fleetStatusRow) string {
+// fleetStatusText is a row of the text table, watch the --watch columns'
+// cells (none without); every cell is sanitised (a store's name, group or
+// error never reaches the terminal raw). An error row has a dash in every
+// column and its error after the last: a cell of every column keeps the
+// columns aligned across it (tabwriter aligns a column over consecutive
+// lines that have it).
+func fleetStatusText(r fleetStatusRow, watch []string) string {
 	cells := []string{r.Store, orDash(r.Group)}
 	if r.Status == "error" {
-		cells = append(cells, "error", msText(r.MS), r.Error)
-		return sanitizeCells(cells)
+		cells = append(cells, "error", msText(r.MS), "-", "-", "-", "-", "-", "-", "-")
+		for range watch {
+			cells = append(cells, "-")
+		}
+		return sanitizeCells(append(cells, r.Error))
 	}
 	seq := "-"
 	if r.Seq != nil {
@@ -237,7 +244,7 @@ func fleetStatusText(r fleetStatusRow) string {
 		fmt.Sprintf("%d/%d/%d", r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired), late,
 		fmt.Sprintf("%d/%d/%s/%d", r.QueueReady, r.QueueDelayed, msText(r.OldestReadyMS), r.QueueFinal),
 		expired, findings)
-	return sanitizeCells(cells)
+	return sanitizeCells(append(cells, watch...))
 }
 
 // sanitizeCells joins cells with tabs, each made safe for a terminal and

@@ -133,6 +133,13 @@ group = "sqld"
 	if l := lines(r.stdout); len(l) != 8 || !strings.HasPrefix(l[1], "busy ") || !strings.Contains(l[1], " 2 (8s) ") || !strings.Contains(l[1], " 2/1/9s/0 ") {
 		t.Errorf("text table:\n%s", r.stdout)
 	}
+	// The rows after an error row (missing) stay in the header's columns.
+	if l := lines(r.stdout); len(l) == 8 {
+		col := strings.Index(l[0], "ROWS")
+		if ref := l[3]; !strings.HasPrefix(ref, "reference ") || len(ref) <= col || !strings.HasPrefix(ref[col:], "60 ") {
+			t.Errorf("the reference row left the ROWS column (%d):\n%s", col, r.stdout)
+		}
+	}
 
 	// The second server stops mid-test: its row turns into an error, the
 	// others are unchanged.
