@@ -55,9 +55,9 @@ var keyTable = []keyRow{
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},
-	{"switch store", [numTabs]string{
-		tabBrowse: "`O` saved stores", tabLeases: "`O` saved stores", tabAlarms: "`O` saved stores", tabQueues: "`O` saved stores",
-		tabCompose: "`O` saved stores", tabRace: "`O` saved stores", tabSweep: "`O` saved stores", tabActivity: "`O` saved stores"}},
+	{"switch store, fleet", [numTabs]string{
+		tabBrowse: "`O` saved stores; `F` fleet", tabLeases: "`O` saved stores; `F` fleet", tabAlarms: "`O` saved stores; `F` fleet", tabQueues: "`O` saved stores; `F` fleet",
+		tabCompose: "`O` saved stores; `F` fleet", tabRace: "`O` saved stores; `F` fleet", tabSweep: "`O` saved stores; `F` fleet", tabActivity: "`O` saved stores; `F` fleet"}},
 	{"find keys", [numTabs]string{
 		tabBrowse: "`ctrl+p` the store", tabLeases: "`ctrl+p` the store", tabAlarms: "`ctrl+p` the store", tabQueues: "`ctrl+p` the store",
 		tabCompose: "`ctrl+p` the store", tabRace: "`ctrl+p` the store", tabSweep: "`ctrl+p` the store", tabActivity: "`ctrl+p` the store"}},
