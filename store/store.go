@@ -58,6 +58,11 @@ type Options struct {
 	// HTTP, one round trip after the handshake over WebSocket. An error
 	// Open would return comes from that first call instead.
 	OneShot bool
+	// Unchecked, with ReadOnly, skips the schema check: Open sends no
+	// request to a server, and the first statement that reads kv or
+	// kv_meta is the check (ProbeRow reports their absence as
+	// ErrNotStore). For one-request reads, e.g. kvdeck fleet's.
+	Unchecked bool
 }
 
 // DefaultRequestTimeout is how long one request to a server may take
@@ -160,6 +165,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	if opts.OneShot && target.Transport.Remote() {
 		s.deferred = &opts
+		return s, nil
+	}
+	if opts.Unchecked && opts.ReadOnly {
 		return s, nil
 	}
 	ictx, cancel := s.requestCtx(ctx)
