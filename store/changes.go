@@ -170,7 +170,7 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 	// onWatch: a file whose kv is known to have an index on ver reads
 	// the page in one statement on the watch connection, its header
 	// carrying the mark (one shared lock a page, not two).
-	c.q.onWatch = !remote && c.walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes
+	c.q.onWatch = !remote && c.walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes && !s.lockFreeUsable()
 	if !remote && !c.q.onWatch {
 		if idle, err := c.fileHead(ctx); err != nil || idle {
 			return c.page, err
@@ -263,10 +263,15 @@ func (c *changeScan) fileHead(ctx context.Context) (idle bool, err error) {
 	}
 	// On a rollback-journal file every statement's read lock fails a
 	// writer without a busy timeout that commits meanwhile (WAL readers
-	// block nobody; an immutable read takes no lock).
-	c.paced = !h.wal && !h.indexed && s.imm == nil
+	// block nobody; an immutable read takes no lock): its statements go
+	// without locks (lockfree.go), or, when the head could not, at a pace.
+	c.q.lockFree = h.lockFree
+	c.paced = !h.wal && !h.indexed && s.imm == nil && !h.lockFree
+	if h.lockFree {
+		c.walk = nil // a walk begun with locks ends: read at full speed
+	}
 	// Indexed: the page on the same connection (its schema read).
-	c.q.onWatch = h.indexed && c.walk == nil && s.imm == nil
+	c.q.onWatch = h.indexed && c.walk == nil && s.imm == nil && !h.lockFree
 	return false, nil
 }
 
@@ -439,6 +444,7 @@ func (w *ChangesWalk) matches(q changeQuery) bool {
 type fileHead struct {
 	seq, mark    int64
 	wal, indexed bool
+	lockFree     bool // read without locks (lockfree.go); so are the page's statements
 }
 
 // changesHeadSQL reads, in one statement that touches two pages, seq, the
@@ -462,6 +468,20 @@ func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
 		}
 		h.wal = true
 		return h, err
+	}
+	if s.lockFreeUsable() {
+		var mode string
+		mark, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+			return conn.QueryRowContext(ctx, changesHeadSQL).Scan(&h.seq, new(int64), &mode, &h.indexed)
+		})
+		if errors.Is(err, sql.ErrNoRows) {
+			return h, fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
+		}
+		if ok {
+			s.rowsRead.Add(1)
+			h.mark, h.lockFree = mark, true
+			return h, s.classify(err)
+		}
 	}
 	w := &s.watch
 	w.mu.Lock()
@@ -537,6 +557,8 @@ type changeQuery struct {
 	// when it differs from mark (something was committed since).
 	onWatch bool
 	mark    int64
+	// lockFree runs the statement without locks (lockfree.go).
+	lockFree bool
 	// value selects v (Store.valueSQL): over a server a TEXT value that is
 	// not UTF-8 travels as a BLOB, or it fails the whole page.
 	value string
@@ -675,6 +697,8 @@ func (s *Store) changeStatement(ctx context.Context, q changeQuery) (changeAnswe
 	scan := s.scanKinds
 	if q.onWatch {
 		scan = s.scanKindsOnWatch
+	} else if q.lockFree {
+		scan = s.scanKindsLockFree
 	}
 	err := scan(ctx, text, args, func(kind int, e Entry, x, y, z sql.NullInt64) {
 		switch kind {
@@ -718,6 +742,35 @@ func (s *Store) scanKinds(ctx context.Context, q string, args []any, fn func(kin
 	}
 	defer rows.Close()
 	return s.readKinds(rows, fn)
+}
+
+// scanKindsLockFree is scanKinds without locks on a rollback-journal
+// file (lockfree.go); with them when the file kept being written.
+func (s *Store) scanKindsLockFree(ctx context.Context, q string, args []any, fn func(kind int, e Entry, x, y, z sql.NullInt64)) error {
+	type row struct {
+		kind    int
+		e       Entry
+		x, y, z sql.NullInt64
+	}
+	var got []row
+	_, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		got = got[:0]
+		rows, err := conn.QueryContext(ctx, q, args...)
+		if err != nil {
+			return s.classify(err)
+		}
+		defer rows.Close()
+		return s.readKinds(rows, func(kind int, e Entry, x, y, z sql.NullInt64) {
+			got = append(got, row{kind, e, x, y, z})
+		})
+	})
+	if !ok {
+		return s.scanKinds(ctx, q, args, fn)
+	}
+	for _, r := range got {
+		fn(r.kind, r.e, r.x, r.y, r.z)
+	}
+	return err
 }
 
 // scanKindsOnWatch is scanKinds on the watch connection (version.go),
@@ -784,7 +837,11 @@ func (s *Store) GetRawMany(ctx context.Context, raws [][]byte) ([]*Entry, error)
 		return out, nil
 	}
 	q, args := recheckSQL(raws, s.Now(), s.valueSQL())
-	err := s.scanKinds(ctx, q, args, func(_ int, e Entry, x, _, _ sql.NullInt64) {
+	scan := s.scanKinds
+	if s.lockFreeUsable() {
+		scan = s.scanKindsLockFree
+	}
+	err := scan(ctx, q, args, func(_ int, e Entry, x, _, _ sql.NullInt64) {
 		if i := int(x.Int64); i >= 0 && i < len(out) {
 			out[i] = &e
 		}

@@ -245,7 +245,7 @@ func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 		}
 		if w.paced && !said {
 			said = true
-			fmt.Fprintf(app.Stderr, "kvdeck: this rollback-journal file has no index on ver: changes are found by a walk of the table paced to %d rows a poll, so that the service's commits are not blocked; `kvdeck index add` makes them immediate\n", store.ChangesWindowPaced)
+			fmt.Fprintf(app.Stderr, "kvdeck: this rollback-journal file was being written through every read kvdeck tried without locks, and it has no index on ver: changes are found by a walk of the table paced to %d rows a poll, so that the service's commits are not blocked; `kvdeck index add` makes them immediate\n", store.ChangesWindowPaced)
 		}
 		if err := app.Out.Flush(); err != nil {
 			return fmt.Errorf("write output: %w", err)
