@@ -22,10 +22,12 @@ import (
 //     data_version answers that without touching the table; over a server
 //     the check is folded into the one statement a refresh sends);
 //   - examines the table in windows of rowids (ChangesWindowFile rows per
-//     statement on a WAL file; ChangesWindowRemote over a server, so that
+//     statement on a file; ChangesWindowRemote over a server, so that
 //     a store of up to a million rows is one request) and only rows that
-//     match travel; on a rollback-journal file, where a read blocks a
-//     writer's commit, it walks at a pace instead (ChangesWindowPaced);
+//     match travel; on a rollback-journal file, where a locked read fails
+//     a writer's commit, every statement goes without SQLite's locks,
+//     validated (lockfree.go), and only when that keeps failing does it
+//     walk at a pace (ChangesWindowPaced);
 //   - with an index on ver (AddVerIndex, `kvdeck index add`) reads the
 //     changed rows through it in one statement: its cost follows the
 //     number of changes, not the size of the store.
@@ -52,7 +54,9 @@ const (
 	ChangesWindowRemote = 1000000
 )
 
-// A rollback-journal file without an index on ver is walked at a pace:
+// A rollback-journal file without an index on ver, when its reads could
+// not go without locks (lockfree.go: the file kept being written), is
+// walked at a pace:
 // ChangesPacedWindows windows of ChangesWindowPaced rows per call, the
 // rest at the caller's next tick (ChangesPage.Walk). A reader there holds
 // a shared lock for each statement, and a writer without a busy timeout

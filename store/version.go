@@ -20,7 +20,8 @@ type Version struct {
 	// commits, and in ChangesPage.Version on a file.
 	Rows int64
 	// Mark is, when Rows is -1 on a rollback-journal file, the file's
-	// data_version as kvdeck's watch connection saw it: it moves on every
+	// data_version as kvdeck's lock-free connection (lockfree.go, tagged
+	// lockFreeMark) or its watch connection saw it: it moves on every
 	// commit of another connection, deletions included (0 otherwise).
 	Mark int64
 }
