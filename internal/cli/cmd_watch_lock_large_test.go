@@ -35,7 +35,7 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			w := &watcher{s: s, prefixes: []codec.Key{{codec.String("bulk")}}, known: map[string]store.Entry{}}
+			w := &watcher{s: s, prefixes: []codec.Key{{codec.String("bulk")}}, seen: newTestSeen(t)}
 			if err := w.start(ctx); err != nil {
 				t.Fatal(err)
 			}
