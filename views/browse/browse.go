@@ -42,7 +42,7 @@ func DefaultKeys() Keys {
 		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last (loads the level to its end)")),
 		Expand:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
 		Collapse:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
-		Toggle:       key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open/close")),
+		Toggle:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open/close")),
 		ScrollUp:     key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "scroll value up")),
 		ScrollDown:   key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "scroll value down")),
 		Edit:         key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit value (CAS)")),
@@ -215,10 +215,14 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onEditor(msg)
 	case pagerClosed:
 		return m.onPager(msg)
-	case laidOut:
-		return m.onLaidOut(msg)
-	case readerFound:
-		return m.onFound(msg)
+	case indexStep:
+		return m.onIndexStep(msg)
+	case windowRead:
+		return m.onWindow(msg)
+	case searchStep:
+		return m.onSearchStep(msg)
+	case treeParsed:
+		return m.onTreeParsed(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:
@@ -285,8 +289,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.reader != nil && m.reader.typing:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	case m.reader != nil:
-		k := m.keys.Reader
-		return []key.Binding{k.PageDown, k.PageUp, k.Page, k.Find, k.Next, k.Prev, k.Lines, k.Pager, k.Close}
+		return m.readerHelp()
 	}
 	k := m.keys
 	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}
