@@ -32,6 +32,7 @@ func TestLockFreeTorture(t *testing.T) {
 }
 
 func lockFreeTorture(t *testing.T, mode string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "kv.db")
 	storetest.SeedRollbackJournal(t, path, 2000)
 	ctx := storetest.Ctx(t)
