@@ -104,6 +104,9 @@ type Store struct {
 	// missing at open (LeftFiles).
 	imm          *immutableRead
 	absentAtOpen []string
+	// lf reads a rollback-journal file without locks (lockfree.go).
+	lfOnce sync.Once
+	lf     *lockFree
 }
 
 // Info describes an open store for status bars and stats.
@@ -216,6 +219,9 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 		return "", false, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
 	}
 	created = !exists
+	if exists && !wal {
+		s.watch.journal.Store(journalRollback) // the feed reads it without locks from the first read
+	}
 	connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
 	if !opts.ReadOnly {
 		return connURL, created, nil
@@ -451,7 +457,7 @@ func (s *Store) Close() error {
 	if s.ws != nil {
 		s.ws.close()
 	}
-	return errors.Join(s.db.Close(), s.closeImmutable())
+	return errors.Join(s.db.Close(), s.closeImmutable(), s.closeLockFree())
 }
 
 // Info describes the store.
