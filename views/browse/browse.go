@@ -4,6 +4,8 @@
 package browse
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -103,17 +105,19 @@ type Model struct {
 	// filterOn is the level the last `/` filtered: the prompt types into
 	// it whatever row the cursor falls on, and esc clears it.
 	filterOn *node
-	form     *entryForm       // the edit / new-key form, when open
-	jump     *jumpState       // a :goto in progress
-	held     []tea.KeyMsg     // keys pressed during the jump, for its target (jump.go)
-	heldOn   *ref             // the row whose entry the held keys wait for
-	toEnd    *node            // G loads this level to its end (edge.go)
-	endStay  bool             // ... for the filter: the cursor stays
-	carryTo  int              // pgdn's target row past the loaded edge
-	carryLvl *node            // the level whose next page pgdn waits for
-	search   *searchState     // the value search (search.go), when open
-	reader   *readerState     // the value reader (reader.go), when open
-	pipeIn   *textinput.Model // |'s command prompt (pager.go), when open
+	form     *entryForm   // the edit / new-key form, when open
+	jump     *jumpState   // a :goto in progress
+	held     []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
+	heldOn   *ref         // the row whose entry the held keys wait for
+	toEnd    *node        // G loads this level to its end (edge.go)
+	endStay  bool         // ... for the filter: the cursor stays
+	carryTo  int          // pgdn's target row past the loaded edge
+	carryLvl *node        // the level whose next page pgdn waits for
+	search   *searchState // the value search (search.go), when open
+	// searchWait is each search page's deadline (0: views.ReadTimeout).
+	searchWait time.Duration
+	reader     *readerState     // the value reader (reader.go), when open
+	pipeIn     *textinput.Model // |'s command prompt (pager.go), when open
 
 	width, height int
 }
