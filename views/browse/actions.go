@@ -18,6 +18,19 @@ import (
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
 	m.toEnd, m.endStay, m.carryTo, m.carryLvl = nil, false, 0, nil // any key stops G's and pgdn's loading
+	if key.Matches(msg, k.Top, k.Bottom, k.Expand, k.Collapse, k.Toggle) {
+		// A far move: the key left is a place (places.go).
+		from, ok := m.Selected()
+		m, cmd := m.handleBrowsingKey(msg)
+		m.leftPlace(from, ok)
+		return m, cmd
+	}
+	return m.handleBrowsingKey(msg)
+}
+
+// handleBrowsingKey acts on a key while browsing.
+func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Up):
@@ -79,6 +92,7 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 // startFilter opens the filter prompt on the level `/` was pressed on.
 func (m *Model) startFilter() tea.Cmd {
 	m.filtering = true
+	m.filterFrom, _ = m.Selected()
 	m.filterOn = m.filterLevel()
 	m.filterIn.SetValue(m.filterOn.filter)
 	m.filterIn.CursorEnd()
@@ -114,6 +128,7 @@ func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.filtering = false
 		m.filterIn.Blur()
 		out := m.relayout()
+		m.leftPlace(m.filterFrom, m.filterFrom != nil)
 		return m, out
 	case key.Matches(msg, m.input.Cancel):
 		m.filtering = false

@@ -104,16 +104,18 @@ type Model struct {
 	filterIn  textinput.Model
 	// filterOn is the level the last `/` filtered: the prompt types into
 	// it whatever row the cursor falls on, and esc clears it.
-	filterOn *node
-	form     *entryForm   // the edit / new-key form, when open
-	jump     *jumpState   // a :goto in progress
-	held     []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
-	heldOn   *ref         // the row whose entry the held keys wait for
-	toEnd    *node        // G loads this level to its end (edge.go)
-	endStay  bool         // ... for the filter: the cursor stays
-	carryTo  int          // pgdn's target row past the loaded edge
-	carryLvl *node        // the level whose next page pgdn waits for
-	search   *searchState // the value search (search.go), when open
+	filterOn   *node
+	filterFrom codec.Key    // where the cursor was at `/`: a place if enter leaves it (places.go)
+	left       []codec.Key  // keys far moves left, for the root's back stack (TakeLeft)
+	form       *entryForm   // the edit / new-key form, when open
+	jump       *jumpState   // a :goto in progress
+	held       []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
+	heldOn     *ref         // the row whose entry the held keys wait for
+	toEnd      *node        // G loads this level to its end (edge.go)
+	endStay    bool         // ... for the filter: the cursor stays
+	carryTo    int          // pgdn's target row past the loaded edge
+	carryLvl   *node        // the level whose next page pgdn waits for
+	search     *searchState // the value search (search.go), when open
 	// searchWait is each search page's deadline (0: views.ReadTimeout).
 	searchWait time.Duration
 	reader     *readerState     // the value reader (reader.go), when open

@@ -228,7 +228,9 @@ func (m Model) handleSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
 			}
 			// The search stays, parked: s comes back to it.
 			s.parked = true
+			from, ok := m.Selected()
 			m, cmd := m.Goto(e.Key)
+			m.leftPlace(from, ok)
 			return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "s returns to the search results"))
 		}
 	}
