@@ -220,6 +220,7 @@ func (m *Model) save() tea.Cmd {
 	}
 	f.setState(true, false)
 	f.Err, f.Notice = "", ""
+	f.sent = &req
 	m.committing = true
 	return commit(m.deps.Store, m.deps.Session, m.nextTag(), req.op, req.check, req.mut)
 }
@@ -290,6 +291,9 @@ func (m Model) onCommitted(msg committed) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.committing = false
+	if msg.op == opOverwrite {
+		return m.onOverwritten(msg)
+	}
 	if m.form != nil {
 		m.form.setState(false, m.form.reloading)
 	}
@@ -337,6 +341,10 @@ func (m Model) onConflict(msg committed) (Model, tea.Cmd) {
 		}
 		m.form.Err = text + " ctrl+r reloads it."
 		m.form.reload.SetEnabled(true)
+		if m.form.sent != nil {
+			// The conflict screen: theirs against yours (conflict.go).
+			return m, m.openConflict(*m.form.sent, msg.expected)
+		}
 		return m, nil
 	}
 	m, cmd := m.Refresh()

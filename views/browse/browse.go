@@ -105,17 +105,18 @@ type Model struct {
 	// filterOn is the level the last `/` filtered: the prompt types into
 	// it whatever row the cursor falls on, and esc clears it.
 	filterOn   *node
-	filterFrom codec.Key    // where the cursor was at `/`: a place if enter leaves it (places.go)
-	left       []codec.Key  // keys far moves left, for the root's back stack (TakeLeft)
-	form       *entryForm   // the edit / new-key form, when open
-	jump       *jumpState   // a :goto in progress
-	held       []tea.KeyMsg // keys pressed during the jump, for its target (jump.go)
-	heldOn     *ref         // the row whose entry the held keys wait for
-	toEnd      *node        // G loads this level to its end (edge.go)
-	endStay    bool         // ... for the filter: the cursor stays
-	carryTo    int          // pgdn's target row past the loaded edge
-	carryLvl   *node        // the level whose next page pgdn waits for
-	search     *searchState // the value search (search.go), when open
+	filterFrom codec.Key      // where the cursor was at `/`: a place if enter leaves it (places.go)
+	left       []codec.Key    // keys far moves left, for the root's back stack (TakeLeft)
+	form       *entryForm     // the edit / new-key form, when open
+	conflict   *conflictState // the form's save met another writer (conflict.go)
+	jump       *jumpState     // a :goto in progress
+	held       []tea.KeyMsg   // keys pressed during the jump, for its target (jump.go)
+	heldOn     *ref           // the row whose entry the held keys wait for
+	toEnd      *node          // G loads this level to its end (edge.go)
+	endStay    bool           // ... for the filter: the cursor stays
+	carryTo    int            // pgdn's target row past the loaded edge
+	carryLvl   *node          // the level whose next page pgdn waits for
+	search     *searchState   // the value search (search.go), when open
 	// searchWait is each search page's deadline (0: views.ReadTimeout).
 	searchWait time.Duration
 	reader     *readerState     // the value reader (reader.go), when open
@@ -227,6 +228,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onFound(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
+	case theirsRead:
+		return m.onTheirs(msg)
+	case overwriteConfirmed:
+		return m.onOverwrite(msg)
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:
@@ -236,6 +241,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		switch {
 		case m.pipeIn != nil:
 			return m.handlePipe(msg)
+		case m.conflict != nil:
+			return m.handleConflict(msg)
 		case m.form != nil:
 			return m.handleForm(msg)
 		case m.filtering:
@@ -279,6 +286,9 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.pipeIn != nil:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
+	case m.conflict != nil:
+		k := m.conflict.keys
+		return []key.Binding{k.Keep, k.Discard, k.Overwrite}
 	case m.form != nil:
 		return m.form.ShortHelp()
 	case m.filtering:
@@ -303,6 +313,8 @@ func (m Model) FullHelp() [][]key.Binding {
 	switch {
 	case m.pipeIn != nil:
 		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
+	case m.conflict != nil:
+		return [][]key.Binding{m.ShortHelp()}
 	case m.form != nil:
 		return m.form.FullHelp()
 	case m.filtering:

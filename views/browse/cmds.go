@@ -86,6 +86,7 @@ const (
 	opEdit commitOp = iota
 	opNew
 	opDelete
+	opOverwrite // an edit saved over the stamp a conflict showed (conflict.go)
 )
 
 // writeOp names the commit in the write journal (store.WithWriteOp).
@@ -95,6 +96,8 @@ func (op commitOp) writeOp() string {
 		return "browse: new key"
 	case opDelete:
 		return "browse: delete"
+	case opOverwrite:
+		return "browse: save over their stamp"
 	case opEdit:
 	}
 	return "browse: edit"
