@@ -2,6 +2,7 @@ package browse
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -112,5 +113,25 @@ func TestEditConflictGolden(t *testing.T) {
 			h.Keys("ctrl+s")
 			golden.RequireEqual(t, h.M.View())
 		})
+	}
+}
+
+// TestExternalEditConflictScreen: E's save meets the same screen when
+// another writer changed the row while the editor ran.
+func TestExternalEditConflictScreen(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	editInEditor(t, h, func(text string) string {
+		if _, err := h.S.Set(viewtest.Ctx, storetest.Key(t, `["accounts", "acme"]`), []byte(`{"plan":"other"}`), nil); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Replace(text, `"enterprise"`, `"gold"`, 1)
+	})
+	h.Confirm()
+	h.RequireView("CONFLICT", "theirs → yours", `"other" → "gold"`, "+ .seats")
+	h.Keys("ctrl+s")
+	h.Confirm()
+	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); !strings.Contains(string(e.Value), `"plan":"gold"`) {
+		t.Fatalf("the confirmed overwrite stored %s", e.Value)
 	}
 }
