@@ -43,6 +43,7 @@ var keyTable = []keyRow{
 		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
 		tabCompose: "`x` op; `X` all", tabSweep: "`d` sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
+	{"diff", [numTabs]string{tabBrowse: "`=` since you looked; an edit conflict shows theirs → yours", tabActivity: "the detail shows old → new"}},
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},

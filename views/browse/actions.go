@@ -83,6 +83,8 @@ func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m.Refresh()
 	case key.Matches(msg, k.Search):
 		cmd = m.startSearch()
+	case key.Matches(msg, k.Diff):
+		m.toggleSeenDiff()
 	default:
 		cmd = m.refuseReadOnly(msg)
 	}

@@ -30,6 +30,7 @@ type Keys struct {
 	Read                                    key.Binding // the value reader: page and search the value
 	Pager                                   key.Binding // the value, streamed, to $PAGER
 	EditExternal                            key.Binding // edit the value in $EDITOR
+	Diff                                    key.Binding // what changed since you looked (seen.go)
 	Reader                                  ReaderKeys
 }
 
@@ -63,6 +64,7 @@ func DefaultKeys() Keys {
 		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command (streamed)")),
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
+		Diff:         key.NewBinding(key.WithKeys("="), key.WithHelp("=", "what changed since you looked (again: hide)")),
 	}
 }
 
@@ -98,6 +100,7 @@ type Model struct {
 	entryBusy  bool                // an entry read is in flight
 	entryOff   int                 // first visible line of the entry pane
 	vcache     *widgets.ValueCache // the entry's value lines, prepared once
+	seen       *seenState          // rows looked at, for "changed since you looked" (seen.go)
 	committing bool                // a commit is in flight
 
 	filtering bool // the filter input has the keys
@@ -137,6 +140,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		filterIn: widgets.NewInput("/ ", "filter this level", styles),
 		focused:  true,
 		vcache:   &widgets.ValueCache{},
+		seen:     newSeen(),
 	}
 	if m.readOnly {
 		m.keys.Writes().Disable()
@@ -332,7 +336,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal},
+		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal, k.Diff},
 	}
 }
 
