@@ -25,6 +25,10 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.leftPlace(from, ok)
 		return m, cmd
 	}
+	if key.Matches(msg, k.Diff) {
+		m.toggleSeenDiff()
+		return m, nil
+	}
 	return m.handleBrowsingKey(msg)
 }
 
@@ -83,8 +87,6 @@ func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m.Refresh()
 	case key.Matches(msg, k.Search):
 		cmd = m.startSearch()
-	case key.Matches(msg, k.Diff):
-		m.toggleSeenDiff()
 	default:
 		cmd = m.refuseReadOnly(msg)
 	}

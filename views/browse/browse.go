@@ -232,10 +232,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onFound(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
-	case theirsRead:
-		return m.onTheirs(msg)
-	case overwriteConfirmed:
-		return m.onOverwrite(msg)
+	case theirsRead, overwriteConfirmed:
+		return m.onConflictMsg(msg)
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:

@@ -77,6 +77,17 @@ func (m *Model) openConflict(req formRequest, based string) tea.Cmd {
 	return readTheirs(m.deps.Store, m.deps.Session, c.gen, req.mut.Key)
 }
 
+// onConflictMsg takes the conflict screen's answers.
+func (m Model) onConflictMsg(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case theirsRead:
+		return m.onTheirs(msg)
+	case overwriteConfirmed:
+		return m.onOverwrite(msg)
+	}
+	return m, nil
+}
+
 // onTheirs takes the read of the stored row and compares it with yours.
 func (m Model) onTheirs(msg theirsRead) (Model, tea.Cmd) {
 	c := m.conflict

@@ -165,34 +165,7 @@ func (m *Model) stopSearch() {
 func (m Model) handleSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
 	s := m.search
 	if s.typing {
-		switch {
-		case key.Matches(msg, m.input.Cancel):
-			m.stopSearch()
-			return m, nil
-		case key.Matches(msg, m.input.Accept):
-			matcher, err := parseSearch(s.input.Value())
-			if err != nil {
-				s.inputEr = err.Error()
-				return m, nil
-			}
-			if s.cancel != nil {
-				s.cancel() // the previous query's call, if one runs
-			}
-			s.matcher, s.typing, s.inputEr = matcher, false, ""
-			s.results, s.cur, s.cursor, s.scanned, s.failed, s.firstEr, s.err = nil, 0, "", 0, 0, "", nil
-			s.input.Blur()
-			return m, m.runSearch()
-		case key.Matches(msg, s.keys.Scope):
-			if s.prefix != nil {
-				s.prefix = nil
-			} else {
-				s.prefix = s.near
-			}
-			return m, nil
-		}
-		var cmd tea.Cmd
-		s.input, cmd = s.input.Update(msg)
-		return m, cmd
+		return m.handleSearchTyping(msg)
 	}
 	switch {
 	case key.Matches(msg, s.keys.Close):
@@ -235,6 +208,39 @@ func (m Model) handleSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// handleSearchTyping handles the keys while the query is typed.
+func (m Model) handleSearchTyping(msg tea.KeyMsg) (Model, tea.Cmd) {
+	s := m.search
+	switch {
+	case key.Matches(msg, m.input.Cancel):
+		m.stopSearch()
+		return m, nil
+	case key.Matches(msg, m.input.Accept):
+		matcher, err := parseSearch(s.input.Value())
+		if err != nil {
+			s.inputEr = err.Error()
+			return m, nil
+		}
+		if s.cancel != nil {
+			s.cancel() // the previous query's call, if one runs
+		}
+		s.matcher, s.typing, s.inputEr = matcher, false, ""
+		s.results, s.cur, s.cursor, s.scanned, s.failed, s.firstEr, s.err = nil, 0, "", 0, 0, "", nil
+		s.input.Blur()
+		return m, m.runSearch()
+	case key.Matches(msg, s.keys.Scope):
+		if s.prefix != nil {
+			s.prefix = nil
+		} else {
+			s.prefix = s.near
+		}
+		return m, nil
+	}
+	var cmd tea.Cmd
+	s.input, cmd = s.input.Update(msg)
+	return m, cmd
 }
 
 // onSearched takes a call's matches; a call that stopped at its scan
