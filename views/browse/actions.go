@@ -351,6 +351,11 @@ func (m Model) onConflict(msg committed) (Model, tea.Cmd) {
 		}
 		return m, nil
 	}
+	if msg.op == opEdit {
+		// E's save of a value too large for the form: the conflict
+		// screen, without a form to go back to.
+		return m, m.openConflict(formRequest{op: opEdit, mut: msg.mut}, msg.expected)
+	}
 	m, cmd := m.Refresh()
 	return m, tea.Batch(cmd, views.Flash(views.FlashError, "not deleted: %s", text))
 }

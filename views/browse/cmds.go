@@ -109,6 +109,7 @@ type committed struct {
 	op           commitOp
 	key          codec.Key
 	expected     string // the stamp the check asked for ("" = absent or expired)
+	mut          store.Mutation
 	res          store.CommitResult
 	err          error
 }
@@ -118,7 +119,7 @@ type committed struct {
 func commit(src *store.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		res, err := src.Commit(store.WithWriteOp(ctx, op.writeOp()), []store.Check{check}, []store.Mutation{mut})
-		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, res: res, err: err}
+		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, mut: mut, res: res, err: err}
 	})
 }
 

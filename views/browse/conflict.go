@@ -115,10 +115,12 @@ func (c *conflictState) theirStamp() string {
 func (m Model) handleConflict(msg tea.KeyMsg) (Model, tea.Cmd) {
 	c := m.conflict
 	switch {
-	case key.Matches(msg, c.keys.Keep):
+	case key.Matches(msg, c.keys.Keep) && m.form != nil:
 		m.conflict = nil
 		return m, nil
-	case key.Matches(msg, c.keys.Discard):
+	case key.Matches(msg, c.keys.Discard, c.keys.Keep):
+		// Without a form (E on a value over its 64 KiB) there is no
+		// text to go back to: esc discards.
 		m.conflict, m.form = nil, nil
 		m, cmd := m.Refresh()
 		return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "your edit of %s was discarded; nothing was written", codec.Format(c.yours.mut.Key)))
@@ -190,6 +192,9 @@ func (m Model) conflictView(w, h int) string {
 	}
 	k := c.keys
 	help := []string{k.Keep.Help().Key + " " + k.Keep.Help().Desc, k.Discard.Help().Key + " " + k.Discard.Help().Desc}
+	if m.form == nil {
+		help = []string{"x/esc " + k.Discard.Help().Desc}
+	}
 	if !c.loading && c.err == nil {
 		help = append(help, k.Overwrite.Help().Key+" "+k.Overwrite.Help().Desc)
 	}

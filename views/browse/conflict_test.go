@@ -2,6 +2,7 @@ package browse
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
+	"kvdeck/views/widgets"
 )
 
 // conflictSetup opens Browse on a store at url with one key, its form
@@ -133,5 +135,36 @@ func TestExternalEditConflictScreen(t *testing.T) {
 	h.Confirm()
 	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); !strings.Contains(string(e.Value), `"plan":"gold"`) {
 		t.Fatalf("the confirmed overwrite stored %s", e.Value)
+	}
+}
+
+// TestExternalEditLargeValueConflict: E on a value over the form's 64 KiB
+// meets the conflict screen too (whole values, not walked by path); the
+// confirmed overwrite saves the edit over their stamp.
+func TestExternalEditLargeValueConflict(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	big := `{"pad":"` + strings.Repeat("z", 2*widgets.ValueCap) + `","plan":"free"}`
+	setValue(t, h, `["big", "value"]`, []byte(big))
+	goTo(h, `["big", "value"]`)
+	f, ok := h.M.startExternalEdit()().(editorFile)
+	if !ok || f.err != nil || !f.big {
+		t.Fatalf("no file for the editor: %+v", f)
+	}
+	b, err := os.ReadFile(f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.path, []byte(strings.Replace(string(b), `"free"`, `"gold"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	setValue(t, h, `["big", "value"]`, []byte(`{"plan":"theirs"}`)) // another writer, while the editor ran
+	h.Send(editorClosed{session: f.session, path: f.path, e: f.e, big: true})
+	h.Confirm()
+	h.RequireView("CONFLICT", "theirs → yours", "whole value", "x/esc discard")
+	h.Keys("ctrl+s")
+	h.Confirm()
+	h.RequireFlash("over their stamp")
+	if e, ok := getRaw(t, h.S, `["big", "value"]`); !ok || !strings.HasSuffix(string(e.Value), `"plan":"gold"}`) {
+		t.Fatalf("stored %d bytes ending %q", len(e.Value), e.Value[max(len(e.Value)-20, 0):])
 	}
 }
