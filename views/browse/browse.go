@@ -183,7 +183,7 @@ func (m *Model) Blur() { m.focused = false }
 // Busy reports whether a store call of the view is in flight; the root's
 // live refresh skips a round while it is.
 func (m Model) Busy() bool {
-	return m.entryBusy || m.committing || anyLoading(m.root)
+	return m.entryBusy || m.committing || anyLoading(m.root) || m.conflict != nil && m.conflict.loading
 }
 
 // Capturing reports whether a text input has the keys, so that the root
@@ -270,7 +270,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	m.root.markStale()
 	m.root.markSizesStale()
 	m.entry.stale = true
-	out := tea.Batch(m.reloadVisible(), m.wantEntry())
+	out := tea.Batch(m.reloadVisible(), m.wantEntry(), m.recheckConflict())
 	return m, out
 }
 

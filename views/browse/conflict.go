@@ -46,7 +46,9 @@ type conflictState struct {
 	yours   formRequest // the save the check refused
 	based   string      // the stamp the edit was based on ("" = absent)
 	loading bool        // theirs is being read
-	gen     int
+	read    bool        // a read of theirs has landed
+	gen     int         // tags the conflict (its confirmation)
+	readGen int         // tags the newest read of theirs
 	found   bool        // theirs: a live row at the key
 	theirs  store.Entry // ... that row
 	err     error       // the read failed
@@ -73,8 +75,21 @@ func readTheirs(src *store.Store, session, gen int, k codec.Key) tea.Cmd {
 // reads theirs.
 func (m *Model) openConflict(req formRequest, based string) tea.Cmd {
 	c := &conflictState{keys: DefaultConflictKeys(), yours: req, based: based, loading: true, gen: m.nextTag()}
+	c.readGen = c.gen
 	m.conflict = c
-	return readTheirs(m.deps.Store, m.deps.Session, c.gen, req.mut.Key)
+	return readTheirs(m.deps.Store, m.deps.Session, c.readGen, req.mut.Key)
+}
+
+// recheckConflict reads theirs again (the root's refresh: the store
+// moved), so the screen compares with what is stored now; the overwrite
+// is checked against the stamp read last either way.
+func (m *Model) recheckConflict() tea.Cmd {
+	c := m.conflict
+	if c == nil || c.loading || m.committing {
+		return nil
+	}
+	c.loading, c.readGen = true, m.nextTag()
+	return readTheirs(m.deps.Store, m.deps.Session, c.readGen, c.yours.mut.Key)
 }
 
 // onConflictMsg takes the conflict screen's answers.
@@ -91,10 +106,10 @@ func (m Model) onConflictMsg(msg tea.Msg) (Model, tea.Cmd) {
 // onTheirs takes the read of the stored row and compares it with yours.
 func (m Model) onTheirs(msg theirsRead) (Model, tea.Cmd) {
 	c := m.conflict
-	if c == nil || msg.session != m.deps.Session || msg.gen != c.gen {
+	if c == nil || msg.session != m.deps.Session || msg.gen != c.readGen {
 		return m, nil
 	}
-	c.loading, c.found, c.theirs, c.err = false, msg.found, msg.entry, msg.err
+	c.loading, c.read, c.found, c.theirs, c.err = false, true, msg.found, msg.entry, msg.err
 	var theirs []byte
 	if msg.found {
 		theirs = msg.entry.Value
@@ -125,7 +140,7 @@ func (m Model) handleConflict(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m, cmd := m.Refresh()
 		return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "your edit of %s was discarded; nothing was written", codec.Format(c.yours.mut.Key)))
 	case key.Matches(msg, c.keys.Overwrite):
-		if c.loading || c.err != nil || m.committing {
+		if !c.read || c.err != nil || m.committing {
 			return m, nil
 		}
 		return m, m.askOverwrite(c)
@@ -136,7 +151,8 @@ func (m Model) handleConflict(msg tea.KeyMsg) (Model, tea.Cmd) {
 // askOverwrite asks before saving yours over their stamp.
 func (m *Model) askOverwrite(c *conflictState) tea.Cmd {
 	stamp := c.theirStamp()
-	do := func() tea.Msg { return overwriteConfirmed{gen: c.gen} }
+	gen := c.gen
+	do := func() tea.Msg { return overwriteConfirmed{gen: gen, stamp: stamp} }
 	guard := "only if it is still at their stamp " + stamp
 	if stamp == "" {
 		guard = "only if it is still absent (it was deleted or expired since you opened it)"
@@ -146,8 +162,12 @@ func (m *Model) askOverwrite(c *conflictState) tea.Cmd {
 		guard+"; if a third writer changed it meanwhile, nothing is written.")
 }
 
-// overwriteConfirmed: the user said yes to the overwrite of conflict gen.
-type overwriteConfirmed struct{ gen int }
+// overwriteConfirmed: the user said yes to the overwrite of conflict gen
+// over stamp, the one the dialog named.
+type overwriteConfirmed struct {
+	gen   int
+	stamp string
+}
 
 // onOverwrite commits yours against their stamp, once confirmed.
 func (m Model) onOverwrite(msg overwriteConfirmed) (Model, tea.Cmd) {
@@ -155,7 +175,7 @@ func (m Model) onOverwrite(msg overwriteConfirmed) (Model, tea.Cmd) {
 	if c == nil || msg.gen != c.gen || m.committing {
 		return m, nil
 	}
-	check := store.Check{Key: c.yours.mut.Key, Versionstamp: c.theirStamp()}
+	check := store.Check{Key: c.yours.mut.Key, Versionstamp: msg.stamp}
 	m.committing = true
 	if m.form != nil {
 		m.form.setState(true, false)
@@ -174,10 +194,10 @@ func (m Model) conflictView(w, h int) string {
 		based = "at stamp " + c.based
 	}
 	switch {
-	case c.loading:
+	case !c.read:
 		lines = append(lines, widgets.ProseLines("Another writer changed the key since you opened it ("+based+"). Reading what is stored now…", st.Warn, inner)...)
 	case c.err != nil:
-		lines = append(lines, widgets.ProseLines("✗ cannot read what is stored now: "+c.err.Error(), st.Error, inner)...)
+		lines = append(lines, widgets.ProseLines("✗ cannot read what is stored now: "+widgets.Sanitize(c.err.Error()), st.Error, inner)...)
 	default:
 		now := "deleted or expired"
 		if c.found {
@@ -195,7 +215,7 @@ func (m Model) conflictView(w, h int) string {
 	if m.form == nil {
 		help = []string{"x/esc " + k.Discard.Help().Desc}
 	}
-	if !c.loading && c.err == nil {
+	if c.read && c.err == nil {
 		help = append(help, k.Overwrite.Help().Key+" "+k.Overwrite.Help().Desc)
 	}
 	lines = append(append(lines, ""), widgets.ProseLines(strings.Join(help, " · "), st.Muted, inner)...)

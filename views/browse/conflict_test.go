@@ -91,11 +91,20 @@ func TestEditConflictScreen(t *testing.T) {
 	})
 }
 
-// TestEditConflictDiscard: x drops the edit, writes nothing.
+// TestEditConflictDiscard: the screen follows the store (a refresh reads
+// theirs again); x drops the edit, writes nothing.
 func TestEditConflictDiscard(t *testing.T) {
 	h, other, k := conflictSetup(t, "file:"+t.TempDir()+"/kv.db", 120, 40)
 	h.Keys("ctrl+s")
 	h.RequireView("CONFLICT")
+	// The store moves on while the screen is open: the root's refresh
+	// reads theirs again.
+	newer, err := other.Set(storetest.Ctx(t), k, []byte(`{"plan":"gold","seats":1,"tags":["a","b"]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh()
+	h.RequireView("CONFLICT", "at stamp "+newer+" now")
 	h.Keys("x")
 	if h.M.conflict != nil || h.M.form != nil {
 		t.Fatal("x left the conflict or the form open")
