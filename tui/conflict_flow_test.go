@@ -66,3 +66,22 @@ func TestEditConflictGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestChangedSinceYouLookedFlow: issue 23 point 1 in the whole TUI: a
+// row left and changed by another writer says so when the cursor comes
+// back, and = shows the change path by path.
+func TestChangedSinceYouLookedFlow(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.command(`goto ["accounts", "acme"]`)
+	a.waitFor("026163636f756e7473000261636d6500")
+	a.keys("j")
+	a.waitFor(`key     ["accounts", "café"]`)
+	if _, err := a.s.Set(viewtest.Ctx, storetest.Key(t, `["accounts", "acme"]`), []byte(`{"plan":"gold"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	a.keys("k")
+	a.waitFor("since you looked", "= shows what changed")
+	a.keys("=")
+	a.waitFor("CHANGED SINCE YOU LOOKED", `"enterprise" → "gold"`, "- .seats")
+	a.final()
+}
