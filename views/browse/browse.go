@@ -189,7 +189,7 @@ func (m Model) Busy() bool {
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.searching() || m.reader != nil || m.pipeIn != nil
+	return m.filtering || m.form != nil || m.conflict != nil || m.searching() || m.reader != nil || m.pipeIn != nil
 }
 
 // searching reports whether the value search is open (not parked).
