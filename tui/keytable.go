@@ -60,7 +60,7 @@ var keyTable = []keyRow{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},
 	{"the tab's own", [numTabs]string{
-		tabBrowse: "`c` compose from key; `K` `J` scroll value; `v` read value (`space` page, `/` `n` `N` search); `\\|` pipe value ($PAGER or a command)", tabLeases: "`S` sort", tabAlarms: "`f` fire due (asks)",
+		tabBrowse: "`c` compose from key; `K` `J` scroll value; `v` read value, any size (`space` page, `/` `n` `N` search, `L` strings' \\n as lines, `T` JSON tree); `\\|` pipe value ($PAGER or a command)", tabLeases: "`S` sort", tabAlarms: "`f` fire due (asks)",
 		tabQueues:  "`t` take a batch as a consumer (asks)",
 		tabCompose: "`ctrl+s` commit (asks); `f` fill stamp; `K` `J` move op; `w` `o` save / load",
 		tabRace: "`m` mode; `u` naive; `i` stage; `ctrl+s` commit (asks); `v` recover; `R` replay (asks); `X` reset; " +
