@@ -35,6 +35,8 @@ func (m model) View() string {
 		body = m.pickerView(body, bodyH)
 	case m.finder != nil:
 		body = m.finderView(bodyH)
+	case m.fl.shown:
+		body = m.fl.view.View(m.width, bodyH)
 	}
 	if m.confirm.Open() {
 		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
@@ -125,6 +127,8 @@ func (m model) messageLine() string {
 		return fit(m.help.ShortHelpView(pickerHelp()), m.width)
 	case m.finder != nil:
 		return fit(m.help.ShortHelpView(m.finderHelp()), m.width)
+	case m.fl.shown && !m.typing:
+		return fit(m.help.ShortHelpView(m.fl.view.Help()), m.width)
 	}
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()

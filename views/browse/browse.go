@@ -45,7 +45,7 @@ func DefaultKeys() Keys {
 		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last (loads the level to its end)")),
 		Expand:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
 		Collapse:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
-		Toggle:       key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open/close")),
+		Toggle:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open/close")),
 		ScrollUp:     key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "scroll value up")),
 		ScrollDown:   key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "scroll value down")),
 		Edit:         key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit value (CAS)")),
