@@ -183,6 +183,9 @@ func (m Model) clearable() *node {
 
 // handleForm handles keys while the entry form is open.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
+	if m.conflict != nil {
+		return m.handleConflict(msg) // the form's save met another writer
+	}
 	f := m.form
 	if key.Matches(msg, f.reload) {
 		f.setState(false, true)

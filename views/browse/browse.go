@@ -236,8 +236,6 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onTreeParsed(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
-	case theirsRead, overwriteConfirmed:
-		return m.onConflictMsg(msg)
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:
@@ -247,9 +245,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		switch {
 		case m.pipeIn != nil:
 			return m.handlePipe(msg)
-		case m.conflict != nil:
-			return m.handleConflict(msg)
-		case m.form != nil:
+		case m.form != nil || m.conflict != nil:
 			return m.handleForm(msg)
 		case m.filtering:
 			return m.handleFiltering(msg)
@@ -266,7 +262,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m.handleBrowsing(msg)
 	}
-	return m, nil
+	return m.onConflictMsg(msg)
 }
 
 // Refresh re-reads what is on screen: the store changed.

@@ -92,7 +92,8 @@ func (m *Model) recheckConflict() tea.Cmd {
 	return readTheirs(m.deps.Store, m.deps.Session, c.readGen, c.yours.mut.Key)
 }
 
-// onConflictMsg takes the conflict screen's answers.
+// onConflictMsg takes the conflict screen's answers (update's last
+// resort: any other message is dropped).
 func (m Model) onConflictMsg(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case theirsRead:
