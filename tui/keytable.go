@@ -52,6 +52,7 @@ var keyTable = []keyRow{
 		tabCompose: "`d` add a delete op; `backspace` remove op", tabSweep: "`d` sweep"}},
 	{"stop, reset", [numTabs]string{tabCompose: "`X` clear all ops", tabRace: "`x` stop workers; `X` reset", tabSweep: "`x` cancel a sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
+	{"diff", [numTabs]string{tabBrowse: "`=` since you looked; an edit conflict shows theirs → yours", tabActivity: "the detail shows old → new"}},
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},

@@ -164,7 +164,8 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setSize(msg.Width, msg.Height)
 		return m, nil
 	case tea.KeyMsg:
-		return m.handleKey(msg)
+		next, cmd := m.handleKey(msg)
+		return next.(model).takeBrowsePlaces(), cmd
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case refreshTick:

@@ -195,6 +195,9 @@ func (m Model) moreText(r row) string {
 // with its body scrolled by K/J or the wheel.
 func (m Model) rightView() string {
 	w, h := m.entryWidth(), m.height
+	if m.conflict != nil {
+		return m.conflictView(w, h)
+	}
 	if m.form != nil {
 		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
 	}
