@@ -6,7 +6,9 @@ import (
 	"kvdeck/codec"
 )
 
-func mark(id string) Mark { return Mark{ID: id, Key: codec.Key{codec.String(id)}, Stamp: "00000000000000000001"} }
+func mark(id string) Mark {
+	return Mark{ID: id, Key: codec.Key{codec.String(id)}, Stamp: "00000000000000000001"}
+}
 
 // TestMarksToggleAllClear: space toggles one row, ctrl+a marks every row
 // shown and, when all were marked, clears; the order is the marking order.
