@@ -14,13 +14,19 @@ import (
 // limits, and CommitBulk runs one of them, skipping the units whose row
 // changed since it was marked (a failed check) instead of overwriting it.
 
-// The limits of one bulk commit. The engine itself takes a commit of any
-// size (its statements are chunked under SQLite's limits, write.go), but
-// a commit holds the database's write lock while it runs and is one
-// request over a server: a bulk action is cut into commits of at most
-// BulkCommitRows mutations and BulkCommitBytes of keys and values, so that
-// each stays short, its journal entry (the before-images) stays small,
-// and stopping between commits (esc) loses little.
+// BulkLimits bound one bulk commit. The engine itself takes a commit of
+// any size (its statements are chunked under SQLite's limits, write.go),
+// but a commit holds the database's write lock while it runs and is one
+// request over a server: a bulk action is cut into commits of at most Rows
+// mutations and Bytes of keys and values, so that each stays short, its
+// journal entry (the before-images) stays small, and stopping between
+// commits (esc) loses little.
+type BulkLimits struct {
+	Rows, Bytes int
+}
+
+// The default limits (a zero BulkLimits field): 500 writes (insertChunk's
+// row count) and 1 MiB of keys and values a commit.
 const (
 	BulkCommitRows  = 500
 	BulkCommitBytes = 1 << 20
@@ -37,7 +43,7 @@ type BulkUnit struct {
 	Muts []Mutation
 }
 
-// size is the unit's weight against BulkCommitBytes: its keys and values.
+// size is the unit's weight against BulkLimits.Bytes: its keys and values.
 func (u BulkUnit) size() int {
 	n := 0
 	for _, m := range u.Muts {
@@ -56,17 +62,24 @@ type BulkPlan struct {
 	Why string
 }
 
-// PlanBulk cuts units into commits of at most BulkCommitRows mutations and
-// BulkCommitBytes, in order; a unit is never split.
-func PlanBulk(units []BulkUnit) BulkPlan {
+// PlanBulk cuts units into commits of at most lim.Rows mutations and
+// lim.Bytes, in order; a unit is never split. A zero limit is the
+// default's.
+func PlanBulk(units []BulkUnit, lim BulkLimits) BulkPlan {
+	if lim.Rows <= 0 {
+		lim.Rows = BulkCommitRows
+	}
+	if lim.Bytes <= 0 {
+		lim.Bytes = BulkCommitBytes
+	}
 	var p BulkPlan
 	var cur []BulkUnit
 	rows, bytes, byRows, byBytes := 0, 0, false, false
 	for _, u := range units {
 		n, b := len(u.Muts), u.size()
-		if len(cur) > 0 && (rows+n > BulkCommitRows || bytes+b > BulkCommitBytes) {
-			byRows = byRows || rows+n > BulkCommitRows
-			byBytes = byBytes || rows+n <= BulkCommitRows
+		if len(cur) > 0 && (rows+n > lim.Rows || bytes+b > lim.Bytes) {
+			byRows = byRows || rows+n > lim.Rows
+			byBytes = byBytes || rows+n <= lim.Rows
 			p.Commits = append(p.Commits, cur)
 			cur, rows, bytes = nil, 0, 0
 		}
@@ -79,9 +92,9 @@ func PlanBulk(units []BulkUnit) BulkPlan {
 	switch {
 	case len(p.Commits) <= 1:
 	case byBytes:
-		p.Why = fmt.Sprintf("at most %d writes and %d KiB of keys and values per commit", BulkCommitRows, BulkCommitBytes>>10)
+		p.Why = fmt.Sprintf("at most %d writes and %d KiB of keys and values per commit", lim.Rows, lim.Bytes>>10)
 	default:
-		p.Why = fmt.Sprintf("at most %d writes per commit", BulkCommitRows)
+		p.Why = fmt.Sprintf("at most %d writes per commit", lim.Rows)
 	}
 	return p
 }

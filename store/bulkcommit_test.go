@@ -72,11 +72,11 @@ func TestPlanBulkSplits(t *testing.T) {
 	for i := range 1001 {
 		units = append(units, store.DeleteUnit(bulkKey(i), codec.FormatStamp(1)))
 	}
-	p := store.PlanBulk(units)
+	p := store.PlanBulk(units, store.BulkLimits{})
 	if len(p.Commits) != 3 || len(p.Commits[0]) != 500 || len(p.Commits[2]) != 1 || !strings.Contains(p.Why, "500 writes") {
 		t.Fatalf("1001 deletes: %d commits (%q)", len(p.Commits), p.Why)
 	}
-	if p := store.PlanBulk(units[:500]); len(p.Commits) != 1 || p.Why != "" {
+	if p := store.PlanBulk(units[:500], store.BulkLimits{}); len(p.Commits) != 1 || p.Why != "" {
 		t.Fatalf("500 deletes: %d commits (%q)", len(p.Commits), p.Why)
 	}
 	big := []byte(`"` + strings.Repeat("x", 400<<10) + `"`)
@@ -84,7 +84,7 @@ func TestPlanBulkSplits(t *testing.T) {
 	for i := range 5 {
 		sets = append(sets, store.BulkUnit{Key: bulkKey(i), Muts: []store.Mutation{{Type: store.MutationSet, Key: bulkKey(i), Value: big}}})
 	}
-	if p := store.PlanBulk(sets); len(p.Commits) != 3 || !strings.Contains(p.Why, "KiB") {
+	if p := store.PlanBulk(sets, store.BulkLimits{}); len(p.Commits) != 3 || !strings.Contains(p.Why, "KiB") {
 		t.Fatalf("5 sets of 400 KiB: %d commits (%q)", len(p.Commits), p.Why)
 	}
 	retry := store.BulkUnit{Key: bulkKey(0), Muts: make([]store.Mutation, 2)}
@@ -92,7 +92,7 @@ func TestPlanBulkSplits(t *testing.T) {
 	for range 251 {
 		pairs = append(pairs, retry)
 	}
-	if p := store.PlanBulk(pairs); len(p.Commits) != 2 || len(p.Commits[0]) != 250 {
+	if p := store.PlanBulk(pairs, store.BulkLimits{}); len(p.Commits) != 2 || len(p.Commits[0]) != 250 {
 		t.Fatalf("251 two-write units: %d commits, the first of %d", len(p.Commits), len(p.Commits[0]))
 	}
 }
@@ -112,7 +112,7 @@ func TestBulkDeleteBudget(t *testing.T) {
 	for i := range 1000 {
 		units = append(units, store.DeleteUnit(bulkKey(i), stamp))
 	}
-	plan := store.PlanBulk(units)
+	plan := store.PlanBulk(units, store.BulkLimits{})
 	start := time.Now()
 	n := proxy.Count(func() {
 		for _, c := range plan.Commits {

@@ -53,6 +53,11 @@ type (
 	}
 )
 
+// bulkLimits bound each commit of a bulk action (zero: the store's
+// defaults); a variable so that a test makes small bulk actions take
+// several commits.
+var bulkLimits store.BulkLimits
+
 // bulkFirstKeys is how many keys the confirm names.
 const bulkFirstKeys = 5
 
@@ -129,7 +134,7 @@ func (m model) bulkConfirm(req views.BulkMsg, a views.BulkAction) tea.Cmd {
 	if m.info.ReadOnly {
 		return views.Flash(views.FlashInfo, "read-only: %s is a write", a.Name)
 	}
-	plan := store.PlanBulk(a.Units)
+	plan := store.PlanBulk(a.Units, bulkLimits)
 	lines := []string{}
 	for i, k := range req.Keys {
 		if i == bulkFirstKeys {
@@ -138,7 +143,8 @@ func (m model) bulkConfirm(req views.BulkMsg, a views.BulkAction) tea.Cmd {
 		}
 		lines = append(lines, "  "+usertext.Sanitize(codec.Format(k)))
 	}
-	commits := fmt.Sprintf("in %s", plural(int64(len(plan.Commits)), "checked atomic commit", "checked atomic commits"))
+	n := len(plan.Commits)
+	commits := fmt.Sprintf("in %d %s", n, plural(int64(n), "checked atomic commit", "checked atomic commits"))
 	if plan.Why != "" {
 		commits += " (" + plan.Why + ")"
 	}
@@ -161,11 +167,11 @@ func capitalize(s string) string {
 // bulkCommit runs the run's next commit in a command.
 func (m model) bulkCommit() tea.Cmd {
 	b := m.bulk
-	units, s, session, gen := b.plan.Commits[b.next], m.store, m.session, b.gen
+	units, s, session, gen, name := b.plan.Commits[b.next], m.store, m.session, b.gen, b.name
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
 		defer cancel()
-		out, err := s.CommitBulk(ctx, units)
+		out, err := s.CommitBulk(store.WithWriteOp(ctx, "bulk: "+name), units)
 		return bulkCommitted{session: session, gen: gen, out: out, err: err}
 	}
 }

@@ -25,6 +25,9 @@ type Mark struct {
 	// Key is the row's key; Stamp the versionstamp seen when marked.
 	Key   codec.Key
 	Stamp string
+	// Value is the row's value when marked, for actions that rewrite the
+	// row (a message's retry): the stamp check makes it still the value.
+	Value []byte
 }
 
 // MarkKeys are the marking keys, one meaning on every tab that marks.
@@ -43,7 +46,7 @@ func DefaultMarkKeys() MarkKeys {
 }
 
 // Bindings lists the marking keys for help.
-func (k MarkKeys) Bindings() []key.Binding { return []key.Binding{k.Mark, k.MarkAll, k.Bulk} }
+func (k MarkKeys) MarkBindings() []key.Binding { return []key.Binding{k.Mark, k.MarkAll, k.Bulk} }
 
 // Toggle marks m, or unmarks it when its ID is marked; it reports whether
 // m is marked now.
