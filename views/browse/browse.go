@@ -29,6 +29,7 @@ type Keys struct {
 	Pager                                   key.Binding // the value, streamed, to $PAGER
 	EditExternal                            key.Binding // edit the value in $EDITOR
 	Reader                                  ReaderKeys
+	Marks                                   widgets.MarkKeys // space, ctrl+a, B (bulk.go)
 }
 
 // DefaultKeys returns the Browse view's default key bindings.
@@ -42,7 +43,7 @@ func DefaultKeys() Keys {
 		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last (loads the level to its end)")),
 		Expand:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
 		Collapse:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
-		Toggle:       key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open/close")),
+		Toggle:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open/close")),
 		ScrollUp:     key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "scroll value up")),
 		ScrollDown:   key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "scroll value down")),
 		Edit:         key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit value (CAS)")),
@@ -61,6 +62,7 @@ func DefaultKeys() Keys {
 		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command (streamed)")),
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
+		Marks:        widgets.DefaultMarkKeys(),
 	}
 }
 
@@ -114,6 +116,7 @@ type Model struct {
 	search   *searchState     // the value search (search.go), when open
 	reader   *readerState     // the value reader (reader.go), when open
 	pipeIn   *textinput.Model // |'s command prompt (pager.go), when open
+	marks    widgets.Marks    // the keys marked for a bulk action (bulk.go)
 
 	width, height int
 }
@@ -209,6 +212,13 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case copied:
 		out := m.onCopied(msg)
 		return m, out
+	case marksRead:
+		return m.onMarksRead(msg)
+	case views.BulkDoneMsg:
+		if m.focused {
+			m.marks.Clear()
+		}
+		return m, nil
 	case searched:
 		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
@@ -315,6 +325,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
 		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal},
+		k.Marks.MarkBindings(),
 	}
 }
 

@@ -73,9 +73,9 @@ type Model struct {
 	lists  coordkit.Lists
 	filter widgets.Filter
 
-	peek   *peekState  // the full body of a message
-	poll   *pollState  // a batch claimed as a consumer, being decided
-	report *pollReport // the outcome of the last poll
+	peek   *peekState    // the full body of a message
+	poll   *pollState    // a batch claimed as a consumer, being decided
+	report *pollReport   // the outcome of the last poll
 	marks  widgets.Marks // the messages marked for a bulk action (bulk.go)
 }
 

@@ -28,6 +28,9 @@ type Mark struct {
 	// Value is the row's value when marked, for actions that rewrite the
 	// row (a message's retry): the stamp check makes it still the value.
 	Value []byte
+	// Data is what else the tab needs to act on the row, as seen when
+	// marked (an alarm's other rows).
+	Data any
 }
 
 // MarkKeys are the marking keys, one meaning on every tab that marks.
@@ -39,7 +42,7 @@ type MarkKeys struct {
 // every row shown (again: clears every mark), B opens the bulk menu.
 func DefaultMarkKeys() MarkKeys {
 	return MarkKeys{
-		Mark:    key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark")),
+		Mark:    key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark row (for B)")),
 		MarkAll: key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "mark all shown / clear")),
 		Bulk:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bulk action on the marked")),
 	}
@@ -117,11 +120,11 @@ func (s Marks) Keys() []codec.Key {
 	return out
 }
 
-// Glyph is the mark column of a row: "●" when marked, else a space (the
+// Glyph is the mark column of a row: "✓" when marked, else a space (the
 // column keeps its width either way).
 func (s Marks) Glyph(id string) string {
 	if s.Has(id) {
-		return "●"
+		return "✓"
 	}
 	return " "
 }

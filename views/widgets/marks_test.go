@@ -17,7 +17,7 @@ func TestMarksToggleAllClear(t *testing.T) {
 	if !s.Toggle(mark("b")) || !s.Toggle(mark("a")) || s.Len() != 2 || s.Indicator() != "2 marked" {
 		t.Fatalf("two marks: %d %q", s.Len(), s.Indicator())
 	}
-	if s.Toggle(mark("b")) || s.Has("b") || s.Glyph("a") != "●" || s.Glyph("b") != " " {
+	if s.Toggle(mark("b")) || s.Has("b") || s.Glyph("a") != "✓" || s.Glyph("b") != " " {
 		t.Fatal("toggling b again should unmark it")
 	}
 	s.All([]Mark{mark("a"), mark("c")})
