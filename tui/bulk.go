@@ -135,7 +135,10 @@ func (m model) bulkConfirm(req views.BulkMsg, a views.BulkAction) tea.Cmd {
 		return views.Flash(views.FlashInfo, "read-only: %s is a write", a.Name)
 	}
 	plan := store.PlanBulk(a.Units, bulkLimits)
-	lines := []string{}
+	var lines []string
+	if a.Says != "" {
+		lines = append(lines, a.Says, "")
+	}
 	for i, k := range req.Keys {
 		if i == bulkFirstKeys {
 			lines = append(lines, fmt.Sprintf("  … and %d more", len(req.Keys)-i))

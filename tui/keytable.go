@@ -43,6 +43,10 @@ var keyTable = []keyRow{
 		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
 		tabCompose: "`x` op; `X` all", tabSweep: "`d` sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
+	{"mark rows, act on many", [numTabs]string{
+		tabBrowse: "`space` mark row; `ctrl+a` all shown / clear; `B` bulk: delete, copy keys", tabAlarms: "`space` mark row; `ctrl+a` all shown / clear; `B` bulk: delete, fire now, copy keys",
+		tabQueues:   "`space` mark row; `ctrl+a` all shown / clear; `B` bulk: retry now, dead-letter, delete, copy keys",
+		tabActivity: "`space` mark row; `ctrl+a` all shown / clear; `B` bulk: copy keys, delete as written"}},
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},

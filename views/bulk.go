@@ -29,6 +29,8 @@ type BulkAction struct {
 	Units []store.BulkUnit
 	// Copy, when true, copies the keys (one per line, as y writes a key).
 	Copy bool
+	// Says what a write does to each row, for the confirm.
+	Says string
 }
 
 // Bulk returns a command that sends a BulkMsg.

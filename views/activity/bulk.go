@@ -71,7 +71,7 @@ func (m Model) bulk() tea.Cmd {
 	}
 	actions := []views.BulkAction{{Key: "y", Name: "copy keys", Copy: true}}
 	if len(del) > 0 {
-		actions = append(actions, views.BulkAction{Key: "d", Name: fmt.Sprintf("delete the %d written keys as written", len(del)), Units: del})
+		actions = append(actions, views.BulkAction{Key: "d", Name: fmt.Sprintf("delete the %d written keys as written", len(del)), Units: del, Says: "Each key is deleted if it still holds the write marked (its stamp)."})
 	}
 	return views.Bulk(what, m.marks.Keys(), actions...)
 }

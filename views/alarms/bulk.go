@@ -86,9 +86,9 @@ func (m Model) bulk() tea.Cmd {
 	if m.marks.Len() == 1 {
 		what = "1 alarm"
 	}
-	actions := []views.BulkAction{{Key: "d", Name: "delete", Units: del}}
+	actions := []views.BulkAction{{Key: "d", Name: "delete", Units: del, Says: "Each alarm is deleted: its due entry and its by-id record. It will not fire."}}
 	if whole {
-		actions = append(actions, views.BulkAction{Key: "f", Name: "fire now", Units: fire})
+		actions = append(actions, views.BulkAction{Key: "f", Name: "fire now", Units: fire, Says: "Each alarm is rescheduled to now (its retry count kept): a poller fires it at its next tick."})
 	}
 	actions = append(actions, views.BulkAction{Key: "y", Name: "copy keys", Copy: true})
 	return views.Bulk(what, m.marks.Keys(), actions...)

@@ -102,6 +102,6 @@ func (m Model) bulk() tea.Cmd {
 		what = "1 key"
 	}
 	return views.Bulk(what, m.marks.Keys(),
-		views.BulkAction{Key: "d", Name: "delete", Units: del},
+		views.BulkAction{Key: "d", Name: "delete", Units: del, Says: "Each key is deleted."},
 		views.BulkAction{Key: "y", Name: "copy keys", Copy: true})
 }

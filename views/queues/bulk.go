@@ -73,8 +73,8 @@ func (m Model) bulk() tea.Cmd {
 		what = "1 message"
 	}
 	return views.Bulk(what, m.marks.Keys(),
-		views.BulkAction{Key: "r", Name: "retry now", Units: retry},
-		views.BulkAction{Key: "x", Name: "dead-letter", Units: dead},
-		views.BulkAction{Key: "d", Name: "delete", Units: del},
+		views.BulkAction{Key: "r", Name: "retry now", Units: retry, Says: "Each message is written again due now: same id, body and attempts."},
+		views.BulkAction{Key: "x", Name: "dead-letter", Units: dead, Says: `Each message moves to ["kvdeck_dead_letter", queue, id] (body, attempts, droppedAt).`},
+		views.BulkAction{Key: "d", Name: "delete", Units: del, Says: "Each message is deleted: no consumer will see it."},
 		views.BulkAction{Key: "y", Name: "copy keys", Copy: true})
 }
