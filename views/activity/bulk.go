@@ -21,11 +21,20 @@ import (
 
 // eventMark is the mark of ev's key; the stamp of a write, "" otherwise.
 func eventMark(ev event) widgets.Mark {
-	mk := widgets.Mark{ID: ev.text, Key: ev.key}
+	mk := widgets.Mark{ID: codec.Format(ev.key), Key: ev.key}
 	if ev.kind == evSet {
 		mk.Stamp = codec.FormatStamp(ev.ver)
 	}
 	return mk
+}
+
+// markID is the id of ev's key among the marks ("" when it does not
+// decode: such a row cannot be marked).
+func markID(ev event) string {
+	if ev.key == nil {
+		return ""
+	}
+	return codec.Format(ev.key)
 }
 
 // handleMarks handles space, ctrl+a and B on the list.
@@ -38,8 +47,8 @@ func (m Model) handleMarks(msg tea.KeyMsg) (Model, tea.Cmd) {
 		var all []widgets.Mark
 		seen := map[string]bool{}
 		for _, ev := range m.shown() {
-			if ev.key != nil && !seen[ev.text] {
-				seen[ev.text] = true
+			if id := markID(ev); id != "" && !seen[id] {
+				seen[id] = true
 				all = append(all, eventMark(ev))
 			}
 		}
@@ -71,7 +80,7 @@ func (m Model) bulk() tea.Cmd {
 	}
 	actions := []views.BulkAction{{Key: "y", Name: "copy keys", Copy: true}}
 	if len(del) > 0 {
-		actions = append(actions, views.BulkAction{Key: "d", Name: fmt.Sprintf("delete the %d written keys as written", len(del)), Units: del, Says: "Each key is deleted if it still holds the write marked (its stamp)."})
+		actions = append(actions, views.BulkAction{Key: "d", Name: fmt.Sprintf("delete %d key(s) as written", len(del)), Units: del, Says: "Each key is deleted if it still holds the write marked (its stamp)."})
 	}
 	return views.Bulk(what, m.marks.Keys(), actions...)
 }

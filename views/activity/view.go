@@ -290,7 +290,7 @@ func (m Model) eventCells(ev event, selected bool) []widgets.Line {
 		key = widgets.KeySpans(st, ev.key)
 	}
 	return []widgets.Line{
-		{{Text: widgets.Gutter(selected), Style: st.Accent}, {Text: m.marks.Glyph(ev.text), Style: st.Accent}},
+		{{Text: widgets.Gutter(selected), Style: st.Accent}, {Text: m.marks.Glyph(markID(ev)), Style: st.Accent}},
 		{{Text: stamp, Style: st.Muted}},
 		{{Text: what, Style: wst}},
 		{{Text: ev.record, Style: st.Text}},
