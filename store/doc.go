@@ -74,6 +74,10 @@
 //     aggregates) and how their figures are gathered.
 //   - version.go: Version and Seq, the cheap fingerprint a UI polls for
 //     change detection.
+//   - probe.go: ProbeRow, one read-only statement of the caller's in one
+//     request (coord.ReadPulse, the fleet's health read); with
+//     Options.Unchecked, Open sends nothing and that statement is the
+//     schema check.
 //   - changes.go: the change feed. Changes (ChangesOptions, ChangesPage)
 //     returns the rows stamped after a point (ver > After), ascending by
 //     stamp and then key, in pages that chain (Next, NextKey, More) even

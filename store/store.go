@@ -49,6 +49,11 @@ type Options struct {
 	// Force, with Create, also adds the store's tables to a database that
 	// has other tables; without it such a database is refused.
 	Force bool
+	// Unchecked, with ReadOnly, skips the schema check: Open sends no
+	// request to a server, and the first statement that reads kv or
+	// kv_meta is the check (ProbeRow reports their absence as
+	// ErrNotStore). For one-request reads, e.g. kvdeck fleet's.
+	Unchecked bool
 }
 
 // DefaultRequestTimeout is how long one request to a server may take
@@ -142,6 +147,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	case TransportWS:
 		s.db.SetConnMaxIdleTime(30 * time.Second)
 	case TransportFile:
+	}
+	if opts.Unchecked && opts.ReadOnly {
+		return s, nil
 	}
 	ictx, cancel := s.requestCtx(ctx)
 	defer cancel()

@@ -16,6 +16,7 @@ import (
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // openTimeout bounds :open (connecting and checking the schema).
@@ -39,7 +40,7 @@ type clockChange struct {
 	fix     int64         // an instant (epoch ms), when not zero
 }
 
-const commandUsage = "commands: :open URL [--auth-token] · :store [NAME] · :goto KEY · :find TEXT · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
+const commandUsage = "commands: :open URL [--auth-token] · :store [NAME] · :fleet · :goto KEY · :find TEXT · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
 
 const openUsage = "usage: :open URL [--auth-token] (a file path, file:, libsql://, http(s)://, ws(s)://; --auth-token asks for a token at a prompt that does not echo it)"
 
@@ -71,7 +72,7 @@ func parseCommand(line string) (command, error) {
 		}
 	case "goto", "g":
 		c.verb = "goto"
-		k, err := codec.Parse(arg)
+		k, err := widgets.ParseKey(arg)
 		if err != nil {
 			return c, fmt.Errorf(":goto %s: %w", arg, err)
 		}
@@ -93,8 +94,8 @@ func parseCommand(line string) (command, error) {
 			return c, err
 		}
 		c.clock = cc
-	case "store":
-		c.url = arg // the saved store's name; "" opens the picker
+	case "store", "fleet":
+		c.url = arg // the saved store's name; "" opens the picker (:fleet has none)
 	case "q", "quit":
 		c.verb = "quit"
 	case "log", "messages":
@@ -185,6 +186,8 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 			return m.openPicker()
 		}
 		return m.switchStore(c.url)
+	case "fleet":
+		return m.openFleet()
 	case "goto":
 		return m.gotoKey(c.key)
 	case "find":

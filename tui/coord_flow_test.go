@@ -25,7 +25,7 @@ func TestFlowLeaseBreakConflict(t *testing.T) {
 	k := coord.LeaseKey("Cart", "0e580e53fa979546f8fe4c7ac68c99f9")
 	a.keys("2")
 	a.waitFor("LEASES", "0e580e53fa97954", "00000000000000000049")
-	a.keys("b")
+	a.keys("B")
 	a.waitFor("Break this lease?", "00000000000000000049")
 	if err := a.s.Delete(ctx, k); err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestFlowCoordOnSqld(t *testing.T) {
 	a = start(t, s, clock, 120, 40, time.Hour, "remote http")
 	a.keys("2")
 	a.waitFor("LEASES", old.Versionstamp)
-	a.keys("b")
+	a.keys("B")
 	a.waitFor("Break this lease?")
 	if _, err := coord.Release(ctx, s, old); err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func pollMixed(t *testing.T, a *app, nav ...string) {
 	a.waitFor("Poll jobs: claim 4 of its 4 ready message(s)?")
 	a.keys("y")
 	a.waitFor("CLAIMED 4 MESSAGE(S) OF jobs")
-	a.keys("a", "r", "ctrl+u")
+	a.keys("a", "e", "ctrl+u")
 	a.tm.Type("20s")
 	a.keys("enter", "b")
 	a.waitFor("retry after 20s")

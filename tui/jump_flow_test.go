@@ -122,7 +122,7 @@ func TestKeyAfterJumpKeyWaitsForTheJump(t *testing.T) {
 }
 
 // TestKeyAfterJumpKeyWaitsForTheTargetsLoad: o on a lease key in Browse
-// shows Leases, which loads its rows first (slowly here); b pressed right
+// shows Leases, which loads its rows first (slowly here); B pressed right
 // after o breaks the lease o went to, not what Browse or the loading
 // table had under the cursor.
 func TestKeyAfterJumpKeyWaitsForTheTargetsLoad(t *testing.T) {
@@ -132,12 +132,12 @@ func TestKeyAfterJumpKeyWaitsForTheTargetsLoad(t *testing.T) {
 	a.waitFor("holder")
 
 	p.SetDelay(400 * time.Millisecond)
-	a.tm.Send(oneRead("ob"))
+	a.tm.Send(oneRead("oB"))
 	got := a.waitAny(30*time.Second, "Break this lease?", "select a lease to break it")
 	p.SetDelay(0)
 	m := a.final()
 	if got != "Break this lease?" || m.tab != tabLeases {
-		t.Fatalf("b after o: %q on %v", got, m.tab)
+		t.Fatalf("B after o: %q on %v", got, m.tab)
 	}
 	if v := m.View(); !strings.Contains(v, "0e580e53fa979546f8fe4c7ac68c99f9") {
 		t.Errorf("the dialog does not name the lease:\n%s", v)

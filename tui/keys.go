@@ -13,6 +13,7 @@ type GlobalKeys struct {
 	Undo      key.Binding // the write journal: preview and undo a write
 	Stores    key.Binding // the store picker: switch to a saved store
 	Find      key.Binding // the key finder over the whole store (finder.go)
+	Fleet     key.Binding // the Fleet view: every saved store's health (fleet.go)
 	Back      key.Binding // the back stack (history.go)
 	Forward   key.Binding
 	Quit      key.Binding
@@ -31,6 +32,7 @@ func DefaultGlobalKeys() GlobalKeys {
 		Undo:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "undo: the write journal (preview, asks)")),
 		Stores:    key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "switch to a saved store")),
 		Find:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "find keys in the store")),
+		Fleet:     key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "fleet: all saved stores")),
 		Back:      key.NewBinding(key.WithKeys("[", "ctrl+o"), key.WithHelp("[/ctrl+o", "back over jumps")),
 		Forward:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward again")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
@@ -40,5 +42,5 @@ func DefaultGlobalKeys() GlobalKeys {
 
 // bindings lists the global keys for help.
 func (k GlobalKeys) bindings() []key.Binding {
-	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Undo, k.Stores, k.Find, k.Back, k.Forward, k.Quit, k.ForceQuit}
+	return []key.Binding{k.Tab, k.NextTab, k.PrevTab, k.Help, k.Command, k.Pause, k.Undo, k.Stores, k.Fleet, k.Find, k.Back, k.Forward, k.Quit, k.ForceQuit}
 }

@@ -13,8 +13,13 @@ type keyRow struct {
 
 // keyTable has one meaning per key across tabs: enter opens, esc or ←
 // backs out, / filters, s searches, r reloads, d deletes (asking first),
-// n adds (new), c composes (issue 22 point 11: s, c and n meant
-// something else on each tab).
+// n adds (new), c composes, e edits, v views a value, x stops what runs,
+// X resets, o jumps (issue 22 point 11: s, c and n meant something else
+// on each tab, and b, f, m, o, r, u, v, x, K and J did too). A key means
+// one thing: the row it is in; a key in "the tab's own" row is bound on
+// that tab only (TestKeyTableOneMeaningPerKey derives this from the key
+// maps). space is kept for marking rows for bulk actions (issue 23.5), so
+// Browse's open and Race's next step are enter alone.
 var keyTable = []keyRow{
 	{"move", [numTabs]string{
 		tabBrowse: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`", tabLeases: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`",
@@ -23,36 +28,40 @@ var keyTable = []keyRow{
 		tabActivity: "`↑/k` `↓/j` `pgup` `pgdn` `g/home` `G/end`"}},
 	{"open, go in", [numTabs]string{
 		tabBrowse: "`enter` open/close; `→/l` expand", tabAlarms: "`→/l` the class's alarms",
-		tabQueues: "`→/l` messages; `enter` peek", tabCompose: "`enter` edit op", tabRace: "`space` next step",
+		tabQueues: "`→/l` messages", tabRace: "`enter` next step",
 		tabSweep: "`enter` dry run"}},
 	{"back out", [numTabs]string{
 		tabBrowse: "`←/h` parent; `esc` clears the filter", tabLeases: "`esc` clears the filter",
 		tabAlarms: "`←/h` classes; `esc` clears the filter", tabQueues: "`←/h` queues; `esc` closes the peek, clears the filter",
-		tabSweep: "`esc` clears the filter", tabActivity: "`esc` clears the filter, then the mark"}},
+		tabSweep: "`esc` clears the filter", tabActivity: "`esc` clears the filter, then the since-mark"}},
 	{"filter", [numTabs]string{tabBrowse: "`/` level; `s` search values (jq or text)", tabLeases: "`/`", tabAlarms: "`/`", tabQueues: "`/`", tabSweep: "`/`",
 		tabActivity: "`/` key prefix"}},
 	{"reload", [numTabs]string{
 		tabBrowse: "`r`", tabLeases: "`r`", tabAlarms: "`r`", tabQueues: "`r`",
 		tabCompose: "`r` refresh stale checks, retry", tabRace: "`r` read the counter", tabSweep: "`r`",
 		tabActivity: "`r`"}},
+	{"view a value", [numTabs]string{tabBrowse: "`v` read the value, any size (in it: space pages, / n N search, L strings' \\n as lines, T a JSON tree)", tabQueues: "`enter/v` peek the full body"}},
 	{"add", [numTabs]string{
 		tabBrowse: "`n` key", tabLeases: "`n` acquire", tabAlarms: "`n` set", tabQueues: "`n` send",
-		tabCompose: "`c` `n` `d` check / set / delete", tabRace: "`n` client"}},
-	{"edit", [numTabs]string{tabBrowse: "`e` value; `E` in $EDITOR (asks)", tabAlarms: "`e` reschedule", tabCompose: "`enter` op"}},
+		tabCompose: "`n` a set op", tabRace: "`n` client"}},
+	{"compose", [numTabs]string{tabBrowse: "`c` from the key", tabCompose: "`c` add a check"}},
+	{"edit", [numTabs]string{tabBrowse: "`e` value; `E` in $EDITOR (asks)", tabAlarms: "`e` reschedule",
+		tabQueues: "`e` retry later (in a take)", tabCompose: "`enter/e` op"}},
 	{"delete", [numTabs]string{
-		tabBrowse: "`d`", tabLeases: "`d` release own; `b` break", tabAlarms: "`d`", tabQueues: "`d` purge",
-		tabCompose: "`x` op; `X` all", tabSweep: "`d` sweep"}},
+		tabBrowse: "`d`", tabLeases: "`d` release own; `B` break", tabAlarms: "`d`", tabQueues: "`d` purge",
+		tabCompose: "`d` add a delete op; `backspace` remove op", tabSweep: "`d` sweep"}},
+	{"stop, reset", [numTabs]string{tabCompose: "`X` clear all ops", tabRace: "`x` stop workers; `X` reset", tabSweep: "`x` cancel a sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
 	{"mark rows, act on many", [numTabs]string{
-		tabBrowse: "`space` mark row; `ctrl+a` all shown / clear; `B` bulk: delete, copy keys", tabAlarms: "`space` mark row; `ctrl+a` all shown / clear; `B` bulk: delete, fire now, copy keys",
-		tabQueues:   "`space` mark row; `ctrl+a` all shown / clear; `B` bulk: retry now, dead-letter, delete, copy keys",
-		tabActivity: "`space` mark row; `ctrl+a` all shown / clear; `B` bulk: copy keys, delete as written"}},
+		tabBrowse: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, copy keys", tabAlarms: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, fire now, copy keys",
+		tabQueues:   "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: retry now, dead-letter, delete, copy keys",
+		tabActivity: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: copy keys, delete as written"}},
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},
-	{"switch store", [numTabs]string{
-		tabBrowse: "`O` saved stores", tabLeases: "`O` saved stores", tabAlarms: "`O` saved stores", tabQueues: "`O` saved stores",
-		tabCompose: "`O` saved stores", tabRace: "`O` saved stores", tabSweep: "`O` saved stores", tabActivity: "`O` saved stores"}},
+	{"switch store, fleet", [numTabs]string{
+		tabBrowse: "`O` saved stores; `F` fleet", tabLeases: "`O` saved stores; `F` fleet", tabAlarms: "`O` saved stores; `F` fleet", tabQueues: "`O` saved stores; `F` fleet",
+		tabCompose: "`O` saved stores; `F` fleet", tabRace: "`O` saved stores; `F` fleet", tabSweep: "`O` saved stores; `F` fleet", tabActivity: "`O` saved stores; `F` fleet"}},
 	{"find keys", [numTabs]string{
 		tabBrowse: "`ctrl+p` the store", tabLeases: "`ctrl+p` the store", tabAlarms: "`ctrl+p` the store", tabQueues: "`ctrl+p` the store",
 		tabCompose: "`ctrl+p` the store", tabRace: "`ctrl+p` the store", tabSweep: "`ctrl+p` the store", tabActivity: "`ctrl+p` the store"}},
@@ -63,12 +72,12 @@ var keyTable = []keyRow{
 		tabBrowse: "`o` a dwk_* key's tab", tabLeases: "`o` raw key in Browse", tabAlarms: "`o` raw key in Browse",
 		tabQueues: "`o` raw key in Browse", tabActivity: "`enter` the key in Browse"}},
 	{"the tab's own", [numTabs]string{
-		tabBrowse: "`c` compose from key; `K` `J` scroll value; `v` read value (`space` page, `/` `n` `N` search); `\\|` pipe value ($PAGER or a command)", tabLeases: "`S` sort", tabAlarms: "`f` fire due (asks)",
-		tabQueues:  "`t` take a batch as a consumer (asks)",
-		tabCompose: "`ctrl+s` commit (asks); `f` fill stamp; `K` `J` move op; `w` `o` save / load",
-		tabRace: "`m` mode; `u` naive; `i` stage; `ctrl+s` commit (asks); `v` recover; `R` replay (asks); `X` reset; " +
-			"`enter` start workers (asks); `x` stop; `+` `-` workers; `L` lockstep",
-		tabSweep: "`x` cancel a sweep", tabActivity: "`m` mark (again clears)"}},
+		tabBrowse: "`K` `J` scroll value; `\\|` pipe value ($PAGER or a command)", tabLeases: "`S` sort", tabAlarms: "`f` fire due (asks)",
+		tabQueues:  "`t` take a batch as a consumer (asks), then `a` ack, `b` back off (nack), `u` give all back",
+		tabCompose: "`ctrl+s` commit (asks); `F` fill stamp; `alt+↑` `alt+↓` move op; `w` `I` save / import",
+		tabRace: "`m` mode; `U` naive; `i` stage; `ctrl+s` commit (asks); `A` again: recover; `R` replay (asks); " +
+			"`enter` start workers (asks); `+` `-` workers; `L` lockstep",
+		tabActivity: "`M` since-mark (again clears)"}},
 }
 
 // keyTableMarkdown renders the table as the README shows it.

@@ -69,7 +69,7 @@ func TestKeyTableMatchesHelp(t *testing.T) {
 		tabBrowse:   {browse.DefaultKeys(), widgets.DefaultInputKeys()},
 		tabLeases:   {leases.DefaultKeys()},
 		tabAlarms:   {alarms.DefaultKeys()},
-		tabQueues:   {queues.DefaultKeys()},
+		tabQueues:   {queues.DefaultKeys(), queues.DefaultPollKeys()},
 		tabCompose:  {compose.DefaultKeys()},
 		tabRace:     {race.DefaultKeys()},
 		tabSweep:    {sweep.DefaultKeys()},
@@ -130,4 +130,108 @@ func TestKeyTableStoresKeyIsFree(t *testing.T) {
 	g := DefaultGlobalKeys()
 	g.Stores = key.Binding{}
 	walk(reflect.ValueOf(g), "global")
+}
+
+// tabKeyMaps are the key maps whose keys a tab answers to while nothing
+// of its own is open (and, for Queues, while a take's decision list is):
+// the ones the one-meaning rule covers. Overlays with their own short key
+// sets in their own footer (the value reader, search results, forms,
+// dialogs, the pickers) are not in it.
+func tabKeyMaps() map[tab][]any {
+	bk := browse.DefaultKeys()
+	bk.Reader = browse.ReaderKeys{} // an overlay: space pages, q and v close it
+	return map[tab][]any{
+		tabBrowse:   {bk},
+		tabLeases:   {leases.DefaultKeys()},
+		tabAlarms:   {alarms.DefaultKeys()},
+		tabQueues:   {queues.DefaultKeys(), queues.DefaultPollKeys()},
+		tabCompose:  {compose.DefaultKeys()},
+		tabRace:     {race.DefaultKeys()},
+		tabSweep:    {sweep.DefaultKeys()},
+		tabActivity: {activity.DefaultKeys()},
+	}
+}
+
+// walkBindings calls fn for every key.Binding of a key map struct.
+func walkBindings(v any, fn func(key.Binding)) {
+	var walk func(r reflect.Value)
+	walk = func(r reflect.Value) {
+		if b, ok := r.Interface().(key.Binding); ok {
+			fn(b)
+			return
+		}
+		if r.Kind() == reflect.Struct {
+			for i := range r.NumField() {
+				if r.Type().Field(i).IsExported() {
+					walk(r.Field(i))
+				}
+			}
+		}
+	}
+	walk(reflect.ValueOf(v))
+}
+
+// keyMeaning is what the key table says a binding of tab tb (named by its
+// help key) does: the rows that list it. A row of the tab's own is that
+// tab's alone; the direction keys h j k l mean their direction whether
+// they move, go in or back out.
+func keyMeaning(tb tab, helpKey, k string) string {
+	if strings.Contains("hjkl", k) {
+		return "direction"
+	}
+	var rows []string
+	for _, r := range keyTable {
+		if strings.Contains(strings.ReplaceAll(r.cells[tb], `\|`, "|"), "`"+helpKey+"`") {
+			a := r.action
+			if a == "the tab's own" {
+				a += " (" + tb.String() + ")"
+			}
+			rows = append(rows, a)
+		}
+	}
+	if len(rows) == 0 {
+		return "unlisted (" + tb.String() + " " + helpKey + ")"
+	}
+	return strings.Join(rows, " + ")
+}
+
+// TestKeyTableOneMeaningPerKey (issue 22 point 11): every one-character
+// key any tab's key maps bind (a hidden alias included) means the same on
+// every tab: the same key table row. A global key is bound by no tab, and
+// space is kept for marking rows (a key table row "mark…") on every tab.
+func TestKeyTableOneMeaningPerKey(t *testing.T) {
+	type use struct{ tab, meaning, desc string }
+	uses := map[string][]use{}
+	global := map[string]string{}
+	walkBindings(DefaultGlobalKeys(), func(b key.Binding) {
+		for _, k := range b.Keys() {
+			global[k] = b.Help().Desc
+		}
+	})
+	for tb, maps := range tabKeyMaps() {
+		for _, km := range maps {
+			walkBindings(km, func(b key.Binding) {
+				for _, k := range b.Keys() {
+					if len([]rune(k)) != 1 {
+						continue // enter, esc, ctrl+s, alt+up: not letters
+					}
+					if g, ok := global[k]; ok {
+						t.Errorf("%s binds %q (%s), the global key for %q", tb, k, b.Help().Desc, g)
+					}
+					m := keyMeaning(tb, b.Help().Key, k)
+					if k == " " && !strings.HasPrefix(m, "mark") {
+						t.Errorf("%s binds space to %q (%s): space is kept for marking rows", tb, m, b.Help().Desc)
+					}
+					uses[k] = append(uses[k], use{tb.String(), m, b.Help().Desc})
+				}
+			})
+		}
+	}
+	for k, us := range uses {
+		for _, u := range us[1:] {
+			if u.meaning != us[0].meaning {
+				t.Errorf("%q means %q on %s (%s) but %q on %s (%s)", k, us[0].meaning, us[0].tab, us[0].desc, u.meaning, u.tab, u.desc)
+			}
+		}
+	}
 }

@@ -68,6 +68,8 @@ type model struct {
 	bulkMenu *views.BulkMsg
 	bulk     *bulkRun
 	bulkGen  int
+	// fl is the Fleet view (fleet.go).
+	fl fleetState
 	// hist is the back stack (history.go); browseAt is the key the root
 	// last sent Browse to.
 	hist     history
@@ -102,7 +104,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		input:      widgets.DefaultInputKeys(),
 		help:       help.New(),
 		confirm:    widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
-		cmdline:    widgets.NewInput(":", "open URL · goto KEY · refresh 500ms|off · clock +5m|now", st),
+		cmdline:    widgets.NewInput(":", `open URL · goto ["users", 42] · refresh 500ms|off · clock +5m|now`, st),
 		refresh:    refreshState{interval: cfg.Refresh},
 		rate:       newCommitRate(),
 		wall:       time.Now,
@@ -171,7 +173,8 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case refreshTick:
-		return m.onTick(msg)
+		next, cmd := m.onTick(msg)
+		return next, tea.Batch(cmd, m.fleetTick(msg))
 	case versionRead:
 		return m.onVersion(msg)
 	case clockTick:
@@ -207,8 +210,12 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case views.BulkMsg, bulkStart, bulkCommitted, bulkCopied:
 		return m.onBulkMsg(msg)
 	}
+	var fl tea.Cmd
+	if m.fl.made {
+		m.fl.view, fl = m.fl.view.Update(msg)
+	}
 	out := m.tabs.updateAll(msg)
-	return m, out
+	return m, tea.Batch(fl, out)
 }
 
 // handleKey: ctrl+c always quits; then the dialog, the help screen, the
@@ -251,6 +258,8 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.handlePicker(msg)
 	case m.finder != nil:
 		return m.handleFinder(msg)
+	case m.fl.shown && !m.typing:
+		return m.handleFleet(msg)
 	case m.typing:
 		return m.handleCommandLine(msg)
 	case m.tabs.view(m.tab).Capturing():
@@ -282,6 +291,8 @@ func (m model) handleGlobalKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.openPicker()
 	case key.Matches(msg, m.keys.Find):
 		return m.openFinder("")
+	case key.Matches(msg, m.keys.Fleet):
+		return m.openFleet()
 	case key.Matches(msg, m.keys.Back, m.keys.Forward):
 		return m.travel(key.Matches(msg, m.keys.Back))
 	case key.Matches(msg, m.keys.Tab):
@@ -332,7 +343,7 @@ func (m model) splitRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // handleMouse gives wheel and clicks on the body to the focused view, in
 // the view's coordinates.
 func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if m.undo != nil || m.sw.picker != nil || m.finder != nil {
+	if m.undo != nil || m.sw.picker != nil || m.finder != nil || m.fl.shown {
 		return m, nil
 	}
 	if m.helping {

@@ -47,7 +47,7 @@ var tabTable = [numTabs]tabDef{
 		leases.Model.Init, leases.Model.Update, leases.Model.Refresh).
 		jumpsWith(leases.DefaultKeys().Browse).
 		shows(func(ts *tabs, k codec.Key) { ts.leases.Select(k) }, "dwk_lease", "dwk_cron").
-		notes("b breaks a lease only if it still has the stamp shown (a lease taken again meanwhile is left alone); d releases only a lease kvdeck acquired; r reloads."),
+		notes("B breaks a lease only if it still has the stamp shown (a lease taken again meanwhile is left alone); d releases only a lease kvdeck acquired; r reloads."),
 	tabAlarms: define("Alarms", func(ts *tabs) *alarms.Model { return &ts.alarms },
 		alarms.Model.Init, alarms.Model.Update, alarms.Model.Refresh).
 		jumpsWith(alarms.DefaultKeys().Browse).
@@ -57,10 +57,10 @@ var tabTable = [numTabs]tabDef{
 		queues.Model.Init, queues.Model.Update, queues.Model.Refresh).
 		jumpsWith(queues.DefaultKeys().Browse).
 		shows(func(ts *tabs, k codec.Key) { ts.queues.Select(k) }, "dwk_queue_due").
-		notes("t takes a batch as a consumer: its messages are out of the store until you decide each one. d purges every message of the queue (it asks first)."),
+		notes("t takes a batch as a consumer: its messages are out of the store until you decide each one: a acks, e retries after a delay, b backs off (nack), u gives them all back, enter applies. d purges every message of the queue (it asks first)."),
 	tabCompose: define("Compose", func(ts *tabs) *compose.Model { return &ts.compose },
 		compose.Model.Init, compose.Model.Update, compose.Model.Refresh).
-		notes("ctrl+s commits every staged operation in one transaction: all checks hold and every mutation applies, or nothing does."),
+		notes("ctrl+s commits every staged operation in one transaction: all checks hold and every mutation applies, or nothing does. A key field takes [\"users\", 42]: a list of parts."),
 	tabRace: define("Race", func(ts *tabs) *race.Model { return &ts.race },
 		race.Model.Init, race.Model.Update, race.Model.Refresh).
 		notes("The race writes the counter " + `["kvdeck", "race"]` + " of this store; live mode runs workers on connections of their own."),
@@ -70,7 +70,7 @@ var tabTable = [numTabs]tabDef{
 	tabActivity: define("Activity", func(ts *tabs) *activity.Model { return &ts.activity },
 		activity.Model.Init, activity.Model.Update, activity.Model.Refresh).
 		jumpsWith(activity.DefaultKeys().Browse).
-		notes("The feed reads the rows stamped since its last read, only when the store's seq or row count moved, at most a few pages a refresh. Deletions and expiries show for rows kvdeck had read: a delete issues no stamp."),
+		notes("M sets a since-mark, a point in the feed (space is kept for marking rows). The feed reads the rows stamped since its last read, only when the store's seq or row count moved, at most a few pages a refresh. Deletions and expiries show for rows kvdeck had read: a delete issues no stamp."),
 }
 
 // tabDef is one entry of tabTable.

@@ -35,6 +35,8 @@ func (m model) View() string {
 		body = m.pickerView(body, bodyH)
 	case m.finder != nil:
 		body = m.finderView(bodyH)
+	case m.fl.shown:
+		body = m.fl.view.View(m.width, bodyH)
 	}
 	if m.bulkMenu != nil {
 		body = overlay(body, m.bulkMenuView(), m.width, bodyH, m.styles.Muted.Faint(true))
@@ -130,6 +132,8 @@ func (m model) messageLine() string {
 		return fit(m.help.ShortHelpView(pickerHelp()), m.width)
 	case m.finder != nil:
 		return fit(m.help.ShortHelpView(m.finderHelp()), m.width)
+	case m.fl.shown && !m.typing:
+		return fit(m.help.ShortHelpView(m.fl.view.Help()), m.width)
 	}
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()

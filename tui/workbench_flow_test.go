@@ -24,7 +24,7 @@ func TestComposeFromBrowseFlow(t *testing.T) {
 	a.waitFor("[7 Sweep]", "all prefixes", "PREVIEW")
 	a.keys("6")
 	a.waitFor("[6 Race]", "client A", "client B")
-	a.keys(" ")
+	a.keys("enter")
 	a.waitFor("A read n=0 at absent")
 	m := a.final()
 	if m.tab != tabRace {

@@ -7,7 +7,7 @@ import (
 	"kvdeck/store"
 )
 
-// BulkMsg asks the root for the bulk menu over a tab's marked rows (B):
+// BulkMsg asks the root for the bulk menu over a tab's marked rows (;):
 // the root shows Actions, confirms the chosen one (what will change, in
 // how many commits and why), and runs it commit by commit with a progress
 // bar that esc stops between commits (tui/bulk.go).

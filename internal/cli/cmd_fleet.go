@@ -78,7 +78,7 @@ func (c *FleetDoctorCmd) Run(app *App) error {
 // (doctor only reads; no journal), with its own token and no other.
 func (c *FleetDoctorCmd) examine(app *App, cfg *storeconfig.Config, s storeconfig.Store) fleetDoctorRow {
 	start := time.Now()
-	ctx, cancel, st, token, _, err := fleetOpen(app, cfg, s, c.Timeout)
+	ctx, cancel, st, token, err := fleetOpen(app, cfg, s, c.Timeout)
 	defer cancel()
 	if err != nil {
 		return fleetErrorRow(s, err, token, time.Since(start))

@@ -97,7 +97,7 @@ func (c *FleetFindCmd) Run(app *App) error {
 func (c *FleetFindCmd) look(app *App, cfg *storeconfig.Config, s storeconfig.Store, key codec.Key) fleetFindRow {
 	start := time.Now()
 	r := fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "absent"}
-	ctx, cancel, st, token, _, err := fleetOpen(app, cfg, s, c.Timeout)
+	ctx, cancel, st, token, err := fleetOpen(app, cfg, s, c.Timeout)
 	defer cancel()
 	if err == nil {
 		defer st.Close()

@@ -8,7 +8,6 @@ import (
 
 	"kvdeck/internal/storeconfig"
 	"kvdeck/internal/usertext"
-	"kvdeck/store/coord"
 )
 
 // FleetStatusCmd shows the coordination health of every saved store, one
@@ -16,26 +15,31 @@ import (
 type FleetStatusCmd struct {
 	Group       string        `name:"group" short:"g" placeholder:"GROUP" predictor:"group" help:"Only the stores of this group."`
 	Concurrency int           `name:"concurrency" default:"16" help:"How many stores are read at once."`
-	Timeout     time.Duration `name:"timeout" placeholder:"DURATION" default:"15s" help:"How long a server may take (token, connection, reads) before its store is an error row."`
+	Timeout     time.Duration `name:"timeout" placeholder:"DURATION" default:"15s" help:"How long a server may take (token, connection, the read) before its store is an error row."`
+	Watch       time.Duration `name:"watch" short:"w" placeholder:"INTERVAL" help:"Read the stores again every INTERVAL until interrupted; from the second round on each row has commits per second (seq's change) and a trend."`
 }
 
-// fleetStatusRow is one store's row. Counts are over live coordination
-// rows at one now (coord.Inspect, what doctor reads); ms fields are
-// milliseconds.
+// fleetStatusRow is one store's row: coord.ReadPulse's figures, read in
+// one statement (one request to a server). ms fields are milliseconds.
 type fleetStatusRow struct {
 	Store  string `json:"store"`
 	Group  string `json:"group,omitempty"`
 	URL    string `json:"url"`
 	Status string `json:"status"` // ok, error
 	Error  string `json:"error,omitempty"`
-	// RTTMS is how long the open took: over a server one request (the
-	// schema check), the round trip.
+	// RTTMS is how long the read took: over a server its one request.
 	RTTMS int64  `json:"rttMs"`
 	MS    int64  `json:"ms"`
 	Seq   *int64 `json:"seq"`
-	Rows  int64  `json:"rows"`
-	// Leases: held, expiring (at most coord.ExpiringShare of the TTL
-	// left), expired and not swept (they hold nothing).
+	// CommitsPerSec is seq's change per second since the previous round
+	// of --watch (absent in the first).
+	CommitsPerSec *float64 `json:"commitsPerSec,omitempty"`
+	// Rows counts up to coord.PulseRowBound; RowsCapped says it stopped
+	// there (Rows, Expired and InvalidJSON are then lower bounds).
+	Rows       int64 `json:"rows"`
+	RowsCapped bool  `json:"rowsCapped,omitempty"`
+	// Leases: held, expiring (at most coord.ExpiringShare of the default
+	// TTL left), expired and not swept (they hold nothing).
 	LeasesHeld     int `json:"leasesHeld"`
 	LeasesExpiring int `json:"leasesExpiring"`
 	LeasesExpired  int `json:"leasesExpired"`
@@ -49,31 +53,63 @@ type fleetStatusRow struct {
 	QueueDelayed  int   `json:"queueDelayed"`
 	OldestReadyMS int64 `json:"oldestReadyMs"`
 	QueueFinal    int   `json:"queueFinal"`
-	// Expired rows not swept, store-wide.
-	Expired int64 `json:"expired"`
-	// Findings is doctor's finding count (as kvdeck doctor lists them:
-	// at most coord.MaxFindingsPerCode per code plus one summary);
-	// FindingErrors those of severity error.
+	// Expired rows not swept, store-wide; InvalidJSON rows whose value is
+	// not JSON.
+	Expired     int64 `json:"expired"`
+	InvalidJSON int64 `json:"invalidJson"`
+	// Findings counts doctor's findings of the codes one statement can see
+	// (coord.Pulse.Findings: not orphans, duplicates, cron or meta; kvdeck
+	// fleet doctor has them all); FindingErrors those of severity error.
 	Findings      int `json:"findings"`
 	FindingErrors int `json:"findingErrors"`
 }
 
 // Run reads the stores, at most --concurrency at once, each server's
 // within --timeout, and prints a table (text) or a JSON line per store in
-// name order. Exit 2 when any store is an error row, else 0: findings do
-// not fail it (fleet doctor's exit code is for that).
+// name order; with --watch again every interval until interrupted (then
+// exit 0). Exit 2 when any store is an error row, else 0: findings do not
+// fail it (fleet doctor's exit code is for that).
 func (c *FleetStatusCmd) Run(app *App) error {
 	if err := fleetLimits(c.Concurrency, c.Timeout); err != nil {
 		return err
+	}
+	if c.Watch < 0 {
+		return fmt.Errorf("--watch %s: must be positive", c.Watch)
 	}
 	cfg, stores, err := fleetStores(app, c.Group)
 	if err != nil {
 		return err
 	}
+	trends := map[string]*fleetTrend{}
+	for round := 0; ; round++ {
+		if round > 0 && !app.Out.JSON() {
+			app.Out.Textf("\n%s", time.Now().UTC().Format(time.TimeOnly))
+		}
+		failed := c.round(app, cfg, stores, trends)
+		switch {
+		case c.Watch == 0 && failed:
+			return &ExitError{Code: CodeError}
+		case c.Watch == 0 || app.Context().Err() != nil:
+			return nil // an interrupt ends --watch: no error
+		}
+		select {
+		case <-app.Context().Done():
+			return nil
+		case <-time.After(c.Watch):
+		}
+	}
+}
+
+// round reads every store once and prints the rows; failed is whether a
+// row is an error.
+func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []storeconfig.Store, trends map[string]*fleetTrend) (failed bool) {
 	var text strings.Builder
 	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STORE\tGROUP\tSTATUS\tRTT\tSEQ\tROWS\tLEASES h/e/x\tALARMS LATE\tQUEUES r/d/oldest/final\tEXPIRED\tFINDINGS")
-	failed := false
+	head := "STORE\tGROUP\tSTATUS\tRTT\tSEQ\tROWS\tLEASES h/e/x\tALARMS LATE\tQUEUES r/d/oldest/final\tEXPIRED\tFINDINGS"
+	if c.Watch > 0 {
+		head += "\tCOMMITS/S\tTREND"
+	}
+	fmt.Fprintln(tw, head)
 	fleetEach(app, stores, c.Concurrency,
 		func(s storeconfig.Store) fleetStatusRow { return c.examine(app, cfg, s) },
 		func(s storeconfig.Store, err error) fleetStatusRow {
@@ -81,88 +117,112 @@ func (c *FleetStatusCmd) Run(app *App) error {
 		},
 		func(r fleetStatusRow) {
 			failed = failed || r.Status == "error"
+			tr := trends[r.Store]
+			if tr == nil {
+				tr = &fleetTrend{}
+				trends[r.Store] = tr
+			}
+			r.CommitsPerSec = tr.add(r.Seq, time.Now())
 			if app.Out.JSON() {
 				app.Out.Object(r)
 				return
 			}
-			fmt.Fprintln(tw, fleetStatusText(r))
+			var watch []string
+			if c.Watch > 0 {
+				watch = tr.cells(r.CommitsPerSec)
+			}
+			fmt.Fprintln(tw, fleetStatusText(r, watch))
 		})
 	if !app.Out.JSON() {
 		_ = tw.Flush()
 		app.Out.Textf("%s", strings.TrimSuffix(text.String(), "\n"))
 	}
-	if failed {
-		return &ExitError{Code: CodeError}
-	}
-	return nil
+	return failed
 }
 
-// examine opens one store read-only and summarises coord.Inspect's report.
+// examine opens one store unchecked (no request) and reads its pulse: the
+// one request, which is also the schema check.
 func (c *FleetStatusCmd) examine(app *App, cfg *storeconfig.Config, s storeconfig.Store) fleetStatusRow {
 	start := time.Now()
 	r := fleetStatusRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "ok"}
-	fail := func(err error, token string) fleetStatusRow {
-		r.Status, r.Error, r.MS = "error", fleetError(err, token), time.Since(start).Milliseconds()
+	p, token, rtt, err := fleetPulse(app, cfg, s, c.Timeout)
+	r.RTTMS, r.MS = rtt.Milliseconds(), time.Since(start).Milliseconds()
+	if err != nil {
+		r.Status, r.Error = "error", fleetError(err, token)
 		return r
 	}
-	ctx, cancel, st, token, rtt, err := fleetOpen(app, cfg, s, c.Timeout)
-	defer cancel()
-	r.RTTMS = rtt.Milliseconds()
-	if err != nil {
-		return fail(err, token)
-	}
-	defer st.Close()
-	rep, err := coord.Inspect(ctx, st, app.Now())
-	if err != nil {
-		return fail(err, token)
-	}
-	r.Seq, r.Rows, r.Expired = rep.Store.Seq, rep.Store.Rows, rep.Store.Expired
-	for _, l := range rep.Leases {
-		if l.Kind != coord.KindLease {
-			continue
-		}
-		switch l.State {
-		case coord.LeaseExpired:
-			r.LeasesExpired++
-		case coord.LeaseExpiring:
-			r.LeasesExpiring++
-		default:
-			r.LeasesHeld++
-		}
-	}
-	for _, ac := range rep.Alarms {
-		for _, a := range ac.Due {
-			if a.Overdue {
-				r.AlarmsOverdue++
-				r.WorstLatenessMS = max(r.WorstLatenessMS, a.LatenessMs)
-			}
-		}
-	}
-	for _, q := range rep.Queues {
-		r.QueueReady += q.Ready
-		r.QueueDelayed += q.Delayed
-		r.QueueFinal += q.Final
-		if q.Ready > 0 {
-			r.OldestReadyMS = max(r.OldestReadyMS, q.OldestReadyAgeMs)
-		}
-	}
-	r.Findings = len(rep.Findings)
-	for _, f := range rep.Findings {
-		if f.Severity == coord.SeverityError {
-			r.FindingErrors++
-		}
-	}
-	r.MS = time.Since(start).Milliseconds()
+	r.Seq, r.Rows, r.RowsCapped, r.Expired, r.InvalidJSON = p.Seq, p.Rows, p.Capped, p.Expired, p.InvalidJSON
+	r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired = p.LeasesHeld, p.LeasesExpiring, p.LeasesExpired
+	r.AlarmsOverdue, r.WorstLatenessMS = p.AlarmsOverdue, p.WorstLatenessMs
+	r.QueueReady, r.QueueDelayed, r.OldestReadyMS, r.QueueFinal = p.QueueReady, p.QueueDelayed, p.OldestReadyMs, p.QueueFinal
+	r.Findings, r.FindingErrors = p.Findings, p.FindingErrors
 	return r
 }
 
-// fleetStatusText is a row of the text table; every cell is sanitised
-// (a store's name, group or error never reaches the terminal raw).
-func fleetStatusText(r fleetStatusRow) string {
+// fleetTrend is one store's history across --watch rounds.
+type fleetTrend struct {
+	seq   *int64
+	at    time.Time
+	rates []float64
+}
+
+// add notes a round's seq and returns the commits per second since the
+// previous round (nil in the first, or when either seq is unknown).
+func (t *fleetTrend) add(seq *int64, at time.Time) *float64 {
+	var rate *float64
+	if seq != nil && t.seq != nil && at.After(t.at) {
+		v := float64(*seq-*t.seq) / at.Sub(t.at).Seconds()
+		rate = &v
+		t.rates = append(t.rates, v)
+		if len(t.rates) > 12 {
+			t.rates = t.rates[1:]
+		}
+	}
+	t.seq, t.at = seq, at
+	return rate
+}
+
+// cells are the commits-per-second cell and the trend's sparkline.
+func (t *fleetTrend) cells(rate *float64) []string {
+	if rate == nil {
+		return []string{"-", ""}
+	}
+	return []string{fmt.Sprintf("%.1f", *rate), sparkText(t.rates)}
+}
+
+// sparkText draws vals as a line of eighth blocks, scaled to their
+// maximum (a zero is the lowest block).
+func sparkText(vals []float64) string {
+	levels := []rune("▁▂▃▄▅▆▇█")
+	top := 0.0
+	for _, v := range vals {
+		top = max(top, v)
+	}
+	var b strings.Builder
+	for _, v := range vals {
+		i := 0
+		if top > 0 && v > 0 {
+			i = max(1, min(len(levels)-1, int(v/top*float64(len(levels)-1)+0.5)))
+		}
+		b.WriteRune(levels[i])
+	}
+	return b.String()
+}
+
+// fleetStatusText is a row of the text table, watch the --watch columns'
+// cells (none without); every cell is sanitised (a store's name, group or
+// error never reaches the terminal raw). An error row has a dash in every
+// column and its error after the last: a cell of every column keeps the
+// columns aligned across it (tabwriter aligns a column over consecutive
+// lines that have it).
+func fleetStatusText(r fleetStatusRow, watch []string) string {
 	cells := []string{r.Store, orDash(r.Group)}
 	if r.Status == "error" {
-		cells = append(cells, "error", msText(r.MS), r.Error)
-		return sanitizeCells(cells)
+		cells = append(cells, "error", msText(r.MS), "-", "-", "-", "-", "-", "-", "-")
+		for range watch {
+			cells = append(cells, "-")
+		}
+		return sanitizeCells(append(cells, r.Error))
 	}
 	seq := "-"
 	if r.Seq != nil {
@@ -176,11 +236,15 @@ func fleetStatusText(r fleetStatusRow) string {
 	if r.FindingErrors > 0 {
 		findings += fmt.Sprintf(" (%d error)", r.FindingErrors)
 	}
-	cells = append(cells, "ok", msText(r.RTTMS), seq, fmt.Sprint(r.Rows),
+	rows, expired := fmt.Sprint(r.Rows), fmt.Sprint(r.Expired)
+	if r.RowsCapped {
+		rows, expired = "≥"+rows, "≥"+expired
+	}
+	cells = append(cells, "ok", msText(r.RTTMS), seq, rows,
 		fmt.Sprintf("%d/%d/%d", r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired), late,
 		fmt.Sprintf("%d/%d/%s/%d", r.QueueReady, r.QueueDelayed, msText(r.OldestReadyMS), r.QueueFinal),
-		fmt.Sprint(r.Expired), findings)
-	return sanitizeCells(cells)
+		expired, findings)
+	return sanitizeCells(append(cells, watch...))
 }
 
 // sanitizeCells joins cells with tabs, each made safe for a terminal and
@@ -192,11 +256,9 @@ func sanitizeCells(cells []string) string {
 	return strings.Join(cells, "\t")
 }
 
-// fleetRequestsPerStore is what kvdeck fleet sends a server per store
-// (TestFleetStatusBudget counts it behind the latency proxy): the open's
-// schema check, then coord.Inspect, the same reading as doctor's (the
-// coordination prefixes in one listing, store.Census's aggregates, and
-// the oldest expired key when a row is expired). Issue 21 asks for one
-// per refresh; doctor's findings need the coordination rows read and
-// judged in Go, which is not one statement (see docs/stores.md).
-const fleetRequestsPerStore = 4
+// fleetRequestsPerStore is what kvdeck fleet sends a server per store and
+// round (TestFleetStatusBudget counts it behind the latency proxy): the
+// store is opened unchecked (no request) and coord.ReadPulse's one
+// statement is also the schema check. The driver's stream close follows
+// in the background (a close-only request, which the proxy does not count).
+const fleetRequestsPerStore = 1

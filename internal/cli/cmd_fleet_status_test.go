@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
+	"kvdeck/store"
 )
 
 // statusRows parses fleet status's JSON lines (in name order).
@@ -130,6 +133,13 @@ group = "sqld"
 	if l := lines(r.stdout); len(l) != 8 || !strings.HasPrefix(l[1], "busy ") || !strings.Contains(l[1], " 2 (8s) ") || !strings.Contains(l[1], " 2/1/9s/0 ") {
 		t.Errorf("text table:\n%s", r.stdout)
 	}
+	// The rows after an error row (missing) stay in the header's columns.
+	if l := lines(r.stdout); len(l) == 8 {
+		col := strings.Index(l[0], "ROWS")
+		if ref := l[3]; !strings.HasPrefix(ref, "reference ") || len(ref) <= col || !strings.HasPrefix(ref[col:], "60 ") {
+			t.Errorf("the reference row left the ROWS column (%d):\n%s", col, r.stdout)
+		}
+	}
 
 	// The second server stops mid-test: its row turns into an error, the
 	// others are unchanged.
@@ -145,7 +155,9 @@ group = "sqld"
 
 // TestFleetStatusBudget: 50 saved stores behind the 50 ms latency proxy
 // (one sqld holding the reference's rows, each store a name for it), read
-// by one kvdeck fleet: the requests are counted, per store, never timed.
+// by one kvdeck fleet: the requests are counted, per store, never timed
+// (it took 4 per store before: the open's schema check and coord.Inspect's
+// three reads).
 func TestFleetStatusBudget(t *testing.T) {
 	env := storesEnv(t)
 	srv := sqldtest.Start(t)
@@ -170,7 +182,76 @@ func TestFleetStatusBudget(t *testing.T) {
 		t.Errorf("s100: %+v", rows["s100"])
 	}
 	t.Logf("%d stores behind 50 ms, --concurrency 16: %d requests (%.1f per store), %s", n, reqs, float64(reqs)/n, took.Round(time.Millisecond))
-	if reqs > fleetRequestsPerStore*n {
-		t.Errorf("%d requests for %d stores, want at most %d per store", reqs, n, fleetRequestsPerStore)
+	// Issue 21's budget: at most one request per store and refresh (the
+	// open sends none; the pulse's one statement is the schema check).
+	if reqs > n || fleetRequestsPerStore != 1 {
+		t.Errorf("%d requests for %d stores, want at most one per store", reqs, n)
+	}
+}
+
+// TestFleetStatusWatch: kvdeck fleet -w reads the stores again every
+// interval until interrupted (exit 0); from the second round a store
+// being written to has a commit rate above zero, a quiet one zero.
+func TestFleetStatusWatch(t *testing.T) {
+	env := storesEnv(t)
+	dir := t.TempDir()
+	busy, quiet := "file:"+filepath.Join(dir, "busy.db"), "file:"+filepath.Join(dir, "quiet.db")
+	for _, url := range []string{busy, quiet} {
+		if r := runMain(t, env, "", []string{"--db", url, "set", `["a"]`, "1"}); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+	}
+	configFile(t, env, "[stores.busy]\nurl = \""+busy+"\"\n[stores.quiet]\nurl = \""+quiet+"\"\n", 0o600)
+	s := storetest.Open(t, busy, store.Options{})
+	stop := make(chan struct{})
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if _, err := s.Set(context.Background(), storetest.Key(t, `["w", `+strconv.Itoa(i)+`]`), []byte(`1`), nil); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := Main(ctx, []string{"fleet", "-o", "json", "-w", "300ms"}, strings.NewReader(""), &out, &errb, env)
+	close(stop)
+	<-wrote
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	var busyRates, quietRates []float64
+	for _, l := range lines(out.String()) {
+		var r fleetStatusRow
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		if r.Status != "ok" || r.CommitsPerSec == nil {
+			continue
+		}
+		if r.Store == "busy" {
+			busyRates = append(busyRates, *r.CommitsPerSec)
+		} else {
+			quietRates = append(quietRates, *r.CommitsPerSec)
+		}
+	}
+	t.Logf("busy %v, quiet %v", busyRates, quietRates)
+	if len(busyRates) == 0 || slices.Max(busyRates) <= 0 || len(quietRates) == 0 || slices.Max(quietRates) != 0 {
+		t.Errorf("commit rates: busy %v, quiet %v; want some above zero and zeros", busyRates, quietRates)
+	}
+}
+
+// TestSparkText: a zero is the lowest block, the largest the highest.
+func TestSparkText(t *testing.T) {
+	if got := sparkText([]float64{0, 1, 2, 4, 8}); got != "▁▂▃▅█" {
+		t.Errorf("sparkText: %q", got)
 	}
 }

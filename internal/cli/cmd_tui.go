@@ -37,6 +37,7 @@ func (c *TUICmd) Run(app *App) error {
 func (a *App) savedForTUI(cfg *tuiconfig.Config) {
 	cfg.Stores = a.tuiStores
 	cfg.OpenStore = a.tuiOpenStore
+	cfg.OpenProbe = a.tuiOpenProbe
 	if ss := a.Globals.saved; ss != nil {
 		cfg.Current = tuiconfig.SavedStore{Name: ss.name, Group: ss.group, URL: ss.url, ReadOnly: a.Globals.ReadOnly}
 	}
@@ -76,6 +77,34 @@ func (a *App) tuiStores() ([]tuiconfig.SavedStore, error) {
 		out = append(out, a.tuiEntry(st))
 	}
 	return out, nil
+}
+
+// tuiOpenProbe opens the saved store name for the Fleet view: read-only
+// and unchecked (no request: the view's one read is the check), with its
+// own token (--auth-token only for the store the command line named).
+// The token is cut out of any error.
+func (a *App) tuiOpenProbe(ctx context.Context, name string) (*store.Store, error) {
+	cfg, err := a.loadStores()
+	if err != nil {
+		return nil, err
+	}
+	st, err := cfg.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	var token string
+	if a.Globals.AuthToken != "" && a.Globals.saved != nil && a.Globals.saved.name == st.Name {
+		token = a.Globals.AuthToken
+	} else if token, err = cfg.Token(ctx, st, a.Env); err != nil {
+		return nil, err
+	}
+	opts := a.StoreOptions()
+	opts.AuthToken, opts.ReadOnly, opts.Unchecked, opts.Create, opts.Force = token, true, true, false, false
+	s, err := store.Open(ctx, st.URL, opts)
+	if err != nil && token != "" && strings.Contains(err.Error(), token) {
+		err = errors.New(fleetError(err, token))
+	}
+	return s, err
 }
 
 // tuiOpenStore opens the saved store name for the TUI: its own token

@@ -9,6 +9,7 @@ import (
 
 	"kvdeck/internal/storeconfig"
 	"kvdeck/store"
+	"kvdeck/store/coord"
 )
 
 // fleetStores are the saved stores of group (all when ""), in name order;
@@ -79,10 +80,8 @@ func fleetEach[T any](app *App, stores []storeconfig.Store, concurrency int,
 
 // fleetOpen opens one saved store read-only with its own token (and no
 // other), a server's within timeout (the returned context carries that
-// deadline; cancel it when done). rtt is how long the open took: over
-// HTTP one request (the schema check), so the round trip plus the
-// connection.
-func fleetOpen(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout time.Duration) (ctx context.Context, cancel context.CancelFunc, st *store.Store, token string, rtt time.Duration, err error) {
+// deadline; cancel it when done).
+func fleetOpen(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout time.Duration) (ctx context.Context, cancel context.CancelFunc, st *store.Store, token string, err error) {
 	ctx, cancel = app.Context(), func() {}
 	if t, perr := store.ParseTarget(s.URL); perr == nil && t.Transport.Remote() {
 		// A server may hang; a database file does not (its locks wait
@@ -90,14 +89,40 @@ func fleetOpen(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout t
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	if token, err = cfg.Token(ctx, s, app.Env); err != nil {
-		return ctx, cancel, nil, "", 0, err
+		return ctx, cancel, nil, "", err
 	}
-	start := time.Now()
 	st, err = store.Open(ctx, s.URL, store.Options{
 		AuthToken: token, ReadOnly: true, Clock: app.Now,
 		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout,
 	})
-	return ctx, cancel, st, token, time.Since(start), err
+	return ctx, cancel, st, token, err
+}
+
+// fleetPulse reads one saved store's coord.Pulse with its own token (and
+// no other), a server's within timeout: opened read-only and unchecked
+// (store.Options.Unchecked: no request), then one statement, whose time
+// is rtt (over a server the round trip of its one request, the
+// connection included).
+func fleetPulse(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout time.Duration) (p coord.Pulse, token string, rtt time.Duration, err error) {
+	ctx, cancel := app.Context(), func() {}
+	if t, perr := store.ParseTarget(s.URL); perr == nil && t.Transport.Remote() {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	if token, err = cfg.Token(ctx, s, app.Env); err != nil {
+		return p, "", 0, err
+	}
+	st, err := store.Open(ctx, s.URL, store.Options{
+		AuthToken: token, ReadOnly: true, Unchecked: true, Clock: app.Now,
+		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout,
+	})
+	if err != nil {
+		return p, token, 0, err
+	}
+	defer st.Close()
+	start := time.Now()
+	p, err = coord.ReadPulse(ctx, st, app.Now())
+	return p, token, time.Since(start), err
 }
 
 // fleetError is an error's message with the token cut out (the store

@@ -60,6 +60,7 @@ var Tabs = []string{
 	"kvdeck/views/race",
 	"kvdeck/views/sweep",
 	"kvdeck/views/activity",
+	"kvdeck/views/fleet",
 }
 
 // Root is what no package but main may import: the root model and the

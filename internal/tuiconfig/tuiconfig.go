@@ -44,6 +44,10 @@ type Config struct {
 	// its URL. An unknown name is an error naming the saved stores. The
 	// error never holds the token.
 	OpenStore func(ctx context.Context, name string) (*store.Store, SavedStore, error)
+	// OpenProbe opens the saved store name for the Fleet view: read-only
+	// and unchecked (store.Options.Unchecked: no request; the view's one
+	// read is the check), with its own token. nil: no Fleet view.
+	OpenProbe func(ctx context.Context, name string) (*store.Store, error)
 	// Current is the saved store the TUI starts on (--store, KVDECK_STORE
 	// or the config's default); zero when it started on a URL.
 	Current SavedStore

@@ -37,7 +37,7 @@ func DefaultKeys() Keys {
 	return Keys{
 		NavKeys: widgets.DefaultNavKeys(),
 		Browse:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "the key in Browse")),
-		Mark:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark: show only what changes from now on")),
+		Mark:    key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "since-mark: show only what changes from now on")),
 		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter: a word in the key, or a key prefix")),
 		Clear:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter, then the mark")),
 		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read the feed now")),
@@ -277,7 +277,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.mark = &mark{n: m.f.next, at: m.deps.Now(), seq: m.f.after}
 		m.pinned = false
 		m.list.Set(0, m.ids(), m.listRows())
-		return m, views.Flash(views.FlashInfo, "marked at seq %d: only what changes from now on shows (m again clears)", m.f.after)
+		return m, views.Flash(views.FlashInfo, "marked at seq %d: only what changes from now on shows (M again clears)", m.f.after)
 	case key.Matches(msg, k.Filter):
 		m.filterIn.Placeholder = filterHint
 		m.filtering = true
@@ -337,7 +337,7 @@ func (m *Model) setFilter(text string) error {
 	var k codec.Key
 	if strings.HasPrefix(strings.TrimSpace(text), "[") {
 		var err error
-		if k, err = codec.Parse(text); err != nil {
+		if k, err = widgets.ParseKey(text); err != nil {
 			return err
 		}
 	}

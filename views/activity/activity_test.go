@@ -145,7 +145,7 @@ func TestMarkFilterJump(t *testing.T) {
 	h := newActivityHarness(t, s, clock, 100, 30)
 	put(mkKey("x", 2), `2`)
 	h.Refresh()
-	h.Keys("m")
+	h.Keys("M")
 	h.RequireFlash("marked at seq 2")
 	if n := len(h.M.shown()); n != 0 {
 		t.Fatalf("right after the mark %d events show", n)

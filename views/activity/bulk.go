@@ -15,7 +15,7 @@ import (
 
 // Marking changed keys for a bulk action (issue 23 point 5): space marks
 // the key of the selected change and moves down, ctrl+a marks every key
-// shown (again: clears), B offers copy keys and, for keys marked on a
+// shown (again: clears), ; offers copy keys and, for keys marked on a
 // write, delete as that write left them (checked against its stamp: a key
 // written again since is skipped). A key is marked once, by its text.
 
@@ -37,7 +37,7 @@ func markID(ev event) string {
 	return codec.Format(ev.key)
 }
 
-// handleMarks handles space, ctrl+a and B on the list.
+// handleMarks handles space, ctrl+a and ; on the list.
 func (m Model) handleMarks(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Marks
 	switch {

@@ -31,7 +31,7 @@ func TestActivityMarks(t *testing.T) {
 			h.Keys(" ", "j", " ") // acct-11 on its deletion, acct-10 on its write
 			h.RequireView("2 marked", "✓")
 			golden.RequireEqual(t, h.M.View())
-			h.Keys("B")
+			h.Keys(";")
 			if len(h.Bulks) != 1 {
 				t.Fatalf("B: %+v", h.Bulks)
 			}

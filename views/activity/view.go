@@ -394,7 +394,7 @@ func (m Model) detailView() string {
 	ev, ok := m.selected()
 	var lines []string
 	if !ok {
-		lines = widgets.ProseLines("The selected change shows here: its key, stamp, the value before (when kvdeck had read it) and after. enter shows the key in Browse; m marks a point; / filters by a word or a key prefix.", st.Muted, w)
+		lines = widgets.ProseLines("The selected change shows here: its key, stamp, the value before (when kvdeck had read it) and after. enter shows the key in Browse; M marks a point to show changes since; / filters by a word or a key prefix.", st.Muted, w)
 	} else {
 		lines = m.detailLines(ev, w, n)
 	}

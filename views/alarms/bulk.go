@@ -15,7 +15,7 @@ import (
 
 // Marking alarms for a bulk action (issue 23 point 5): space marks the
 // selected alarm and moves down, ctrl+a marks every alarm shown (again:
-// clears), B offers delete, fire now and copy keys over the marked ones
+// clears), ; offers delete, fire now and copy keys over the marked ones
 // (the root asks and runs them, tui/bulk.go).
 
 // markedAlarm is what a mark keeps of an alarm as it was seen: its class,
@@ -44,7 +44,7 @@ func alarmMark(c coord.AlarmClass, it alarmItem) widgets.Mark {
 	return widgets.Mark{ID: codec.Format(it.Key), Key: it.Key, Stamp: it.Versionstamp, Data: a}
 }
 
-// handleMark handles space, ctrl+a and B on the lists.
+// handleMark handles space, ctrl+a and ; on the lists.
 func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 	c, _ := m.class()
 	switch {

@@ -26,7 +26,7 @@ func TestAlarmsMarks(t *testing.T) {
 		})
 	}
 	h := newAlarmsHarness(t, s, clock, 120, 37)
-	h.Keys("l", "ctrl+a", "B")
+	h.Keys("l", "ctrl+a", ";")
 	if len(h.Bulks) != 1 {
 		t.Fatalf("B: %+v", h.Bulks)
 	}

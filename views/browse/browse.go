@@ -225,10 +225,14 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onEditor(msg)
 	case pagerClosed:
 		return m.onPager(msg)
-	case laidOut:
-		return m.onLaidOut(msg)
-	case readerFound:
-		return m.onFound(msg)
+	case indexStep:
+		return m.onIndexStep(msg)
+	case windowRead:
+		return m.onWindow(msg)
+	case searchStep:
+		return m.onSearchStep(msg)
+	case treeParsed:
+		return m.onTreeParsed(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case tea.MouseMsg:
@@ -295,8 +299,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.reader != nil && m.reader.typing:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	case m.reader != nil:
-		k := m.keys.Reader
-		return []key.Binding{k.PageDown, k.PageUp, k.Page, k.Find, k.Next, k.Prev, k.Lines, k.Pager, k.Close}
+		return m.readerHelp()
 	}
 	k := m.keys
 	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}

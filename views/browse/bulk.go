@@ -15,7 +15,7 @@ import (
 
 // Marking keys for a bulk action (issue 23 point 5): space marks the
 // stored key under the cursor and moves down, ctrl+a marks every stored
-// key shown (again: clears), B offers delete and copy keys over the
+// key shown (again: clears), ; offers delete and copy keys over the
 // marked ones (the root asks and runs them, tui/bulk.go). A mark holds
 // the stamp read when it was made, so the delete is checked against it.
 
@@ -53,7 +53,7 @@ func (m Model) onMarksRead(msg marksRead) (Model, tea.Cmd) {
 // markable is a node a mark can name: a stored, decodable key.
 func markable(n *node) bool { return n != nil && n.kind == nodePart && n.isKey }
 
-// handleMark handles space, ctrl+a and B on the tree.
+// handleMark handles space, ctrl+a and ; on the tree.
 func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Marks
 	switch {

@@ -23,7 +23,7 @@ func TestBrowseMarks(t *testing.T) {
 		})
 	}
 	h := newHarness(t, false, 120, 37)
-	h.Keys("enter", "j", " ", "B")
+	h.Keys("enter", "j", " ", ";")
 	if len(h.Bulks) != 1 || len(h.Bulks[0].Actions) != 2 {
 		t.Fatalf("B: %+v", h.Bulks)
 	}

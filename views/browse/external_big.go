@@ -3,6 +3,7 @@ package browse
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,8 +21,10 @@ import (
 // (a set checked against the stamp the value was read at, keeping the
 // remaining time to live), made when y is pressed.
 
-// bigEditCap bounds what E reads back of an edited large value.
-const bigEditCap = 64 << 20
+// bigEditCap bounds what E reads back of an edited large value, and the
+// value E hands to the editor at all: past it, E says so and offers |
+// (a variable, for the test).
+var bigEditCap int64 = 64 << 20
 
 // editorBig: a large value's edit, read back and compacted.
 type editorBig struct {
@@ -39,27 +42,46 @@ type bigSaveConfirmed struct {
 	value   []byte
 }
 
-// startBigEdit writes the whole value to a file for the editor; the
-// indenting happens in the command.
+// startBigEdit writes the whole value to a file for the editor, indented
+// a chunk at a time (jsonIndenter, as | streams it, but unsanitized: the
+// file is the value's text) in the command: the indented copy of the
+// whole value is never held (a 60 MB value took ~100 MB more).
 func (m *Model) startBigEdit() tea.Cmd {
 	e, session, edits := m.entry.e, m.deps.Session, m.deps.Edits
+	if size := int64(len(e.Value)); size > bigEditCap {
+		return views.Flash(views.FlashError, "the value is %s; E edits values up to %s (the edit is read back whole): | pipes it to $PAGER or a command (| cat > file), and kvdeck set writes it back",
+			widgets.BytesText(size), widgets.BytesText(bigEditCap))
+	}
 	return func() tea.Msg {
-		var buf bytes.Buffer
-		if json.Indent(&buf, e.Value, "", "  ") != nil {
-			buf.Reset()
-			buf.Write(e.Value)
-		}
-		buf.WriteByte('\n')
 		f, err := edits.CreateTemp("value-*.json")
 		if err != nil {
 			return editorFile{session: session, err: err, big: true}
 		}
-		_, err = f.Write(buf.Bytes())
+		err = writeIndented(f, e.Value, e.ValueValid())
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		return editorFile{session: session, path: f.Name(), e: e, err: err, big: true}
 	}
+}
+
+// writeIndented writes value to w as json.Indent(value, "", "  ") would
+// when it is JSON (else as it is), and a final newline, a chunk at a time.
+func writeIndented(w io.Writer, value []byte, isJSON bool) error {
+	const chunk = 1 << 20
+	var ind jsonIndenter
+	for len(value) > 0 {
+		part := value[:min(chunk, len(value))]
+		value = value[len(part):]
+		if isJSON {
+			part = ind.write(part)
+		}
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write([]byte{'\n'})
+	return err
 }
 
 // readEditedBig reads a large value's edit back, removes the file, and

@@ -1,6 +1,8 @@
 package browse
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,6 +269,10 @@ func TestExternalEditLargeValue(t *testing.T) {
 	if err != nil || len(b) < 2*widgets.ValueCap {
 		t.Fatalf("the editor's file holds %d bytes (%v); want the whole value", len(b), err)
 	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, []byte(big), "", "  "); err != nil || string(b) != indented.String()+"\n" {
+		t.Fatalf("the editor's file is not the value indented (%v): %q…", err, b[:min(len(b), 80)])
+	}
 	if err := os.WriteFile(f.path, []byte(strings.Replace(string(b), `"free"`, `"gold"`, 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -281,5 +287,40 @@ func TestExternalEditLargeValue(t *testing.T) {
 	h.RequireFlash("saved", "at stamp")
 	if e, ok := getRaw(t, h.S, `["big", "value"]`); !ok || !strings.HasSuffix(string(e.Value), `"plan":"gold"}`) {
 		t.Fatalf("stored %d bytes ending %q", len(e.Value), e.Value[max(len(e.Value)-20, 0):])
+	}
+}
+
+// TestExternalEditOverItsCapSaysSo: a value over what E reads back
+// (bigEditCap) is not handed to the editor only to be refused after the
+// edit: E says so at once and offers | (issue 22 point 7).
+func TestExternalEditOverItsCapSaysSo(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	old := bigEditCap
+	bigEditCap = 3 * widgets.ValueCap
+	t.Cleanup(func() { bigEditCap = old })
+	setValue(t, h, `["big", "value"]`, []byte(`"`+strings.Repeat("z", 4*widgets.ValueCap)+`"`))
+	goTo(h, `["big", "value"]`)
+	h.Keys("E")
+	h.RequireFlash("E edits values up to 192.0 KiB", "| pipes it to $PAGER")
+	if h.M.form != nil {
+		t.Error("E over its cap opened the form")
+	}
+}
+
+// TestWriteIndentedMatchesJSONIndent: E's file for a large value is
+// written a chunk at a time, and is json.Indent's text whatever the
+// chunks cut (strings, escapes, runes, empty objects).
+func TestWriteIndentedMatchesJSONIndent(t *testing.T) {
+	value := bigValue(3 << 20)
+	var got, want bytes.Buffer
+	if err := writeIndented(&got, value, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Indent(&want, value, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	want.WriteByte('\n')
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("the file is %d bytes, json.Indent's text %d", got.Len(), want.Len())
 	}
 }

@@ -226,7 +226,7 @@ func (f *entryForm) parsedKey() (codec.Key, error) {
 	if !f.isNew {
 		return f.key, nil
 	}
-	return codec.Parse(f.Value(f.keyField))
+	return widgets.ParseKey(f.Value(f.keyField))
 }
 
 // expireIn reads the TTL text: keep (the remaining time of the shown row,

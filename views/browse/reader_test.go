@@ -36,7 +36,7 @@ func TestReaderPagesAndSearchesTheValue(t *testing.T) {
 	h.Keys("/")
 	h.TypeText("SSO")
 	h.Keys("enter")
-	first := h.M.reader.match
+	first := h.M.reader.find.match
 	if first < 0 || h.M.reader.off == 0 {
 		t.Fatalf("the search for sso found match %d, shows from %d:\n%s", first, h.M.reader.off, h.M.View())
 	}
@@ -44,14 +44,14 @@ func TestReaderPagesAndSearchesTheValue(t *testing.T) {
 	h.Keys("/", "ctrl+u")
 	h.TypeText("e") // on many lines
 	h.Keys("enter")
-	first = h.M.reader.match
+	first = h.M.reader.find.match
 	h.Keys("n")
-	if m := h.M.reader.match; m == first || m < 0 {
+	if m := h.M.reader.find.match; m == first || m < 0 {
 		t.Fatalf("n stayed on match %d", m)
 	}
 	h.Keys("N")
-	if h.M.reader.match != first {
-		t.Fatalf("N went to match %d, want %d", h.M.reader.match, first)
+	if h.M.reader.find.match != first {
+		t.Fatalf("N went to match %d, want %d", h.M.reader.find.match, first)
 	}
 	h.Keys("esc")
 	if h.M.reader != nil || h.M.Capturing() {
@@ -113,9 +113,8 @@ func TestReaderReadsTheWholeValue(t *testing.T) {
 	goTo(h, `["big", "text"]`)
 	h.Keys("v", "L")
 	var rows []string
-	text := h.M.readerRows()
-	for i := range text.rows {
-		rows = append(rows, strings.TrimSpace(text.row(i)))
+	for _, row := range h.M.reader.win.rows {
+		rows = append(rows, strings.TrimSpace(row))
 	}
 	if got := strings.Join(rows, "|"); got != `{|"poem": "one|two|three"|}` {
 		t.Errorf("L shows %q", got)
@@ -208,11 +207,11 @@ func TestValueStreamSaysWhenTheValueChanges(t *testing.T) {
 	}
 }
 
-// TestReaderSearchRunsInACommand: / in the reader searches the laid-out
-// value in a command, not in Update (over a 100 MB value that froze the
-// screen for seconds, issue 23 point 4); the title says it is searching;
-// a newer query stops the older search, whose answer is dropped, and esc
-// stops the one in flight.
+// TestReaderSearchRunsInACommand: / in the reader searches the value in
+// commands, a chunk each, not in Update (over a 100 MB value that froze
+// the screen for seconds, issue 23 point 4); the title says it is
+// searching; a newer query drops the older search's answer, and esc
+// stops the one in flight (the reader stays open).
 func TestReaderSearchRunsInACommand(t *testing.T) {
 	h := newHarness(t, false, 80, 18)
 	var b strings.Builder
@@ -226,24 +225,38 @@ func TestReaderSearchRunsInACommand(t *testing.T) {
 	h.Keys("v", "/")
 	h.TypeText("row-49")
 	m, first := h.M.Update(viewtest.Key("enter"))
-	if first == nil || !m.reader.finder.busy || m.reader.matches != nil {
-		t.Fatalf("enter searched in Update: %d matches, busy %v", len(m.reader.matches), m.reader.finder.busy)
+	if first == nil || !m.reader.find.busy || m.reader.find.matches != nil {
+		t.Fatalf("enter searched in Update: %d matches, busy %v", len(m.reader.find.matches), m.reader.find.busy)
 	}
 	if !strings.Contains(m.View(), `searching for "row-49"`) {
 		t.Errorf("the title does not say it is searching:\n%s", m.View())
 	}
-	oldStop := m.reader.finder.stop
 	h.M = m
 	h.Keys("/")
 	h.TypeText("row-1")
 	h.Keys("enter") // settles the newer search
-	if !oldStop.Load() {
-		t.Error("a newer query left the older search running")
-	}
-	want := len(h.M.reader.matches)
+	want := len(h.M.reader.find.matches)
 	h.Send(first()) // the older search's answer, late
-	if len(h.M.reader.matches) != want || want != 111 {
-		t.Fatalf("%d matches after the older answer, want %d (111 rows hold row-1)", len(h.M.reader.matches), want)
+	if len(h.M.reader.find.matches) != want || want != 111 {
+		t.Fatalf("%d matches after the older answer, want %d (111 rows hold row-1)", len(h.M.reader.find.matches), want)
 	}
 	h.RequireView(`"row-1" match 1 of 111`)
+
+	h.Keys("/")
+	h.TypeText("row-2")
+	m, step := h.M.Update(viewtest.Key("enter"))
+	h.M = m
+	h.Keys("esc")
+	if h.M.reader == nil || h.M.reader.find.busy || !h.M.reader.find.stopped {
+		t.Fatal("esc during the search did not stop it, or closed the reader")
+	}
+	h.Send(step())
+	if h.M.reader.find.count != 0 {
+		t.Errorf("a stopped search took a late chunk: %d matches", h.M.reader.find.count)
+	}
+	h.RequireView(`no "row-2" in the first 0 B`)
+	h.Keys("esc")
+	if h.M.reader != nil {
+		t.Fatal("esc after the search did not close the reader")
+	}
 }

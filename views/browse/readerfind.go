@@ -1,80 +1,191 @@
 package browse
 
 import (
-	"strings"
-	"sync/atomic"
+	"bytes"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/views/widgets"
 )
 
-// The reader's / searched the laid-out value on the UI goroutine: over a
-// 100 MB value, seconds with the screen frozen (issue 23 point 4). It
-// runs in a command over the layout (read-only once made), tagged with a
-// generation; a new query, a new layout or closing the reader stops the
-// one in flight (checked every few thousand rows) and drops its answer.
+// The reader's / streams through the whole value (a search scan,
+// readerscan.go), a chunk per command: the matches arrive as it goes
+// ("match 3 of ≥10 so far", "searching 12 MB of 40 MB…"), esc stops it
+// between two chunks, and a new query or layout drops it (issue 22
+// point 7, issue 23 point 4). A match is a row holding the query, case
+// aside.
 
-// finder is the reader's search in flight.
-type finder struct {
-	gen  int
-	busy bool
-	jump bool         // go to the first match from the screen when it lands
-	stop *atomic.Bool // set: the search in flight gives up
+// searchKeep bounds the matches kept (8 bytes each); past it they are
+// counted only.
+const searchKeep = 1 << 20
+
+// readerSearch is the reader's query and its matches.
+type readerSearch struct {
+	gen     int
+	busy    bool
+	done    bool // the whole value was searched
+	stopped bool // esc stopped it
+	jump    bool // go to the first match from the screen when it lands
+	matches []int
+	count   int // all matches, kept or not
+	match   int // index into matches of the current one, -1 for none
+	read    int64
+	size    int64
+	err     error
 }
 
-// readerFound answers findRows.
-type readerFound struct {
+// searchStep answers one chunk of a search scan.
+type searchStep struct {
 	session, gen int
-	text         *readerText
+	s            *scan
 	matches      []int
-	stopped      bool
+	count        int
 }
 
-// stopFind stops the search in flight, if any.
-func (r *readerState) stopFind() {
-	if r.finder.stop != nil {
-		r.finder.stop.Store(true)
-	}
-	r.finder.busy = false
-}
-
-// find searches the current layout for the query in a command; with jump,
-// the cursor goes to the first match after the screen when it lands.
-func (m *Model) find(jump bool) tea.Cmd {
-	r := m.reader
-	r.stopFind()
-	r.matches, r.match = nil, -1
-	if r.query == "" || r.text == nil {
-		return nil
-	}
-	r.finder.gen++
-	stop := &atomic.Bool{}
-	r.finder = finder{gen: r.finder.gen, busy: true, jump: jump, stop: stop}
-	text, query, gen, session := r.text, strings.ToLower(r.query), r.finder.gen, m.deps.Session
+// searchCmd runs the search scan's next chunk.
+func searchCmd(session, gen int, s *scan, query []byte, kept int) tea.Cmd {
 	return func() tea.Msg {
-		out := readerFound{session: session, gen: gen, text: text}
-		for i := range text.rows {
-			if i%4096 == 0 && stop.Load() {
-				out.stopped = true
-				return out
-			}
-			if strings.Contains(strings.ToLower(text.row(i)), query) {
-				out.matches = append(out.matches, i)
+		out := searchStep{session: session, gen: gen, s: s}
+		s.emit = func(row int, text []byte) {
+			if bytes.Contains(bytes.ToLower(text), query) {
+				out.count++
+				if kept+len(out.matches) < searchKeep {
+					out.matches = append(out.matches, row)
+				}
 			}
 		}
+		ctx, cancel := scanCtx()
+		defer cancel()
+		s.step(ctx, 0, 0)
+		s.emit = nil
 		return out
 	}
 }
 
-// onFound shows a search's matches, if they answer the search in flight.
-func (m Model) onFound(msg readerFound) (Model, tea.Cmd) {
+// find starts the search for the query over the layout wanted now; with
+// jump, the cursor goes to the first match after the screen as soon as
+// one is found.
+func (m *Model) find(jump bool) tea.Cmd {
 	r := m.reader
-	if r == nil || msg.session != m.deps.Session || msg.stopped || !r.finder.busy || msg.gen != r.finder.gen || msg.text != r.text {
+	r.gen++
+	r.find = readerSearch{gen: r.gen, match: -1, jump: jump}
+	if r.query == "" {
+		return nil
+	}
+	r.find.busy = true
+	k := m.readerKey()
+	s := newScan(m.deps.Store, m.entry.e.Raw, k.width, r.idx.json, k.lines, scanPos{})
+	if r.idx.key != k || r.idx.ver == 0 {
+		s.check = m.entry.e.Value // not known yet: decided in the command
+	}
+	return searchCmd(m.deps.Session, r.gen, s, bytes.ToLower([]byte(r.query)), 0)
+}
+
+// stopFind stops the search in flight, keeping what it found.
+func (r *readerState) stopFind() {
+	if r.find.busy {
+		r.find.busy, r.find.stopped = false, true
+		r.gen++ // the step in flight is dropped
+	}
+}
+
+// onSearchStep keeps a chunk's matches and asks the next chunk.
+func (m Model) onSearchStep(msg searchStep) (Model, tea.Cmd) {
+	r := m.reader
+	if r == nil || msg.session != m.deps.Session || msg.gen != r.find.gen || !r.find.busy {
 		return m, nil
 	}
-	r.finder.busy = false
-	r.matches, r.match = msg.matches, -1
-	if r.finder.jump {
-		m.nextMatch(1)
+	f, s := &r.find, msg.s
+	f.matches = append(f.matches, msg.matches...)
+	f.count += msg.count
+	f.read, f.size = s.pos.src, s.size
+	if s.done {
+		f.busy, f.done, f.err = false, s.err == nil, s.err
+	}
+	if f.jump && m.jumpToMatch() {
+		f.jump = false
+	}
+	if !s.done {
+		return m, searchCmd(m.deps.Session, msg.gen, s, bytes.ToLower([]byte(r.query)), len(f.matches))
 	}
 	return m, nil
+}
+
+// jumpToMatch goes to the first match from the screen, once there is one
+// (wrapping to the first when the search is over); it reports whether it
+// went.
+func (m *Model) jumpToMatch() bool {
+	f := &m.reader.find
+	for i, row := range f.matches {
+		if row >= m.reader.off {
+			m.goToMatch(i)
+			return true
+		}
+	}
+	if !f.busy && len(f.matches) > 0 {
+		m.goToMatch(0)
+		return true
+	}
+	return false
+}
+
+// goToMatch makes match i the current one, on screen.
+func (m *Model) goToMatch(i int) {
+	r := m.reader
+	r.find.match = i
+	row := r.find.matches[i]
+	total := max(r.idx.rows, row+1)
+	r.off = widgets.ScrollTo(r.off, row, m.entryRows(), total)
+}
+
+// nextMatch goes to the next match (dir 1) or the previous one (-1). From
+// a match on screen it steps to its neighbour; otherwise it starts from
+// the rows shown, so that n after G or a page finds the match after what
+// is on screen, not after the last one found. Past the last match it
+// wraps, and says so; while the search is still going it stops there
+// and says so instead (a later match may come).
+func (m *Model) nextMatch(dir int) {
+	r := m.reader
+	f := &r.find
+	r.note = ""
+	if len(f.matches) == 0 {
+		f.match = -1
+		return
+	}
+	rows, n := m.entryRows(), len(f.matches)
+	onScreen := f.match >= 0 && f.matches[f.match] >= r.off && f.matches[f.match] < r.off+rows
+	next := -1
+	switch {
+	case onScreen:
+		next = f.match + dir
+	case dir > 0:
+		next = n
+		for i, row := range f.matches {
+			if row >= r.off {
+				next = i
+				break
+			}
+		}
+	default:
+		for i := n - 1; i >= 0; i-- {
+			if f.matches[i] < r.off+rows {
+				next = i
+				break
+			}
+		}
+	}
+	switch {
+	case next >= 0 && next < n:
+	case f.busy || f.stopped || f.count > n:
+		r.note = "no further match found yet"
+		if f.stopped {
+			r.note = "no further match: the search was stopped"
+		}
+		return
+	case next >= n:
+		next, r.note = 0, "wrapped to the first match"
+	default:
+		next, r.note = n-1, "wrapped to the last match"
+	}
+	m.goToMatch(next)
 }

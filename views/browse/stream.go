@@ -126,11 +126,13 @@ type jsonIndenter struct {
 	escaped    bool
 	needIndent bool // after { or [: the newline waits for a non-empty body
 	lineIndent int
+	buf        []byte // the last output's array, reused by the next write
 }
 
-// write returns chunk indented.
+// write returns chunk indented, valid until the next write.
 func (j *jsonIndenter) write(chunk []byte) []byte {
-	out := make([]byte, 0, len(chunk)+len(chunk)/4)
+	out := j.buf[:0]
+	defer func() { j.buf = out[:0] }()
 	newline := func(depth int) {
 		out = append(out, '\n')
 		out = append(out, strings.Repeat("  ", depth)...)

@@ -27,19 +27,19 @@ func DefaultKeys() Keys {
 	return Keys{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		MoveUp:    key.NewBinding(key.WithKeys("K", "shift+up"), key.WithHelp("K", "move op up")),
-		MoveDown:  key.NewBinding(key.WithKeys("J", "shift+down"), key.WithHelp("J", "move op down")),
-		AddCheck:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "add check")),
+		MoveUp:    key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "move op up")),
+		MoveDown:  key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move op down")),
+		AddCheck:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "add a check")),
 		AddSet:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new set op")),
-		AddDelete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "add delete")),
-		Edit:      key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter", "edit op")),
-		Fill:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "check: expect the stored stamp")),
-		Remove:    key.NewBinding(key.WithKeys("x", "delete", "backspace"), key.WithHelp("x", "remove op")),
+		AddDelete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "add a delete op")),
+		Edit:      key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter/e", "edit op")),
+		Fill:      key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "check: expect the stored stamp")),
+		Remove:    key.NewBinding(key.WithKeys("backspace", "delete"), key.WithHelp("backspace", "remove op")),
 		Clear:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "clear all")),
 		Commit:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "commit (confirm)")),
 		Retry:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh stale checks & retry"), key.WithDisabled()),
 		Save:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save as atomic JSON")),
-		Load:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "load atomic JSON")),
+		Load:      key.NewBinding(key.WithKeys("I"), key.WithHelp("I", "import (load) atomic JSON")),
 	}
 }
 

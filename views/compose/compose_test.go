@@ -98,7 +98,7 @@ func TestComposeSaveLoadAndEdit(t *testing.T) {
 	stageCheckAndSet(h)
 	h.Keys("d", "ctrl+u")
 	h.TypeText(`["tmp", "gone"]`)
-	h.Keys("ctrl+s", "K") // the delete moves above the set
+	h.Keys("ctrl+s", "alt+up") // the delete moves above the set
 	if h.M.ops[1].kind != opDel || h.M.ops[2].kind != opSet {
 		t.Fatalf("K did not move the delete up: %+v", h.M.ops)
 	}
@@ -118,13 +118,13 @@ func TestComposeSaveLoadAndEdit(t *testing.T) {
 	if len(h.M.ops) != 0 {
 		t.Fatalf("a confirmed X left %d ops", len(h.M.ops))
 	}
-	h.Keys("o", "ctrl+u")
+	h.Keys("I", "ctrl+u")
 	h.TypeText(path)
 	h.Keys("enter")
 	if len(h.M.ops) != 3 || h.M.ops[1].kind != opDel {
 		t.Fatalf("loaded %+v; flashes %+v", h.M.ops, h.Flashes)
 	}
-	h.Keys("x")
+	h.Keys("backspace")
 	if len(h.M.ops) != 2 {
 		t.Fatalf("x left %d ops", len(h.M.ops))
 	}
@@ -207,7 +207,7 @@ func TestComposeChecksFirst(t *testing.T) {
 	if len(h.M.ops) != 2 || h.M.ops[0].kind != opCheck || h.M.cursor != 0 {
 		t.Fatalf("ops %+v cursor %d, want the check first and selected", h.M.ops, h.M.cursor)
 	}
-	h.Keys("J")
+	h.Keys("alt+down")
 	if h.M.ops[0].kind != opCheck {
 		t.Fatal("J moved the check below the set")
 	}

@@ -89,7 +89,7 @@ func (e *opEditor) SetSize(w, h int) {
 
 // parsedKey is the key field's key, checked to encode.
 func (e *opEditor) parsedKey() (codec.Key, error) {
-	k, err := codec.Parse(e.Value(edKey))
+	k, err := widgets.ParseKey(e.Value(edKey))
 	if err == nil {
 		_, err = codec.Encode(k)
 	}

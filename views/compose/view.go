@@ -42,7 +42,7 @@ func (m Model) listLines() []string {
 	out := []string{widgets.Spread(st.PaneTitle.Render(fmt.Sprintf("COMPOSE · %d operation(s)", len(m.ops))), pos, w)}
 	if len(m.ops) == 0 {
 		out = append(out, "")
-		out = append(out, widgets.ProseLines("Nothing staged yet. c adds a check, n a set, d a delete; o loads a saved composition. "+
+		out = append(out, widgets.ProseLines("Nothing staged yet. c adds a check, n a set, d a delete; I loads a saved composition. "+
 			"In Browse, c composes from the selected key (a check on its stamp and a set of its value).", st.Muted, w)...)
 	}
 	keyW := max(w/2-12, 12)

@@ -82,7 +82,7 @@ func (m *Model) startAcquire() {
 
 // checkLeaseKey validates the key field.
 func checkLeaseKey(s string) (string, error) {
-	k, err := codec.Parse(s)
+	k, err := widgets.ParseKey(s)
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +108,7 @@ func (m Model) submitAcquire() (Model, tea.Cmd) {
 		f.Err = err.Error()
 		return m, nil
 	}
-	k, _ := codec.Parse(vals[0])
+	k, _ := widgets.ParseKey(vals[0])
 	ttl, _ := parseLeaseTTL(vals[1])
 	f.Busy, f.Err = true, ""
 	m.Acting = true
@@ -123,7 +123,7 @@ func (m Model) release() (Model, tea.Cmd) {
 	}
 	l, mine := m.mine[codec.Format(r.Key)]
 	if !mine {
-		return m, views.Flash(views.FlashInfo, "kvdeck did not acquire %s in this session, so it cannot release it; b breaks it (CAS on the shown stamp)", codec.Format(r.Key))
+		return m, views.Flash(views.FlashInfo, "kvdeck did not acquire %s in this session, so it cannot release it; B breaks it (CAS on the shown stamp)", codec.Format(r.Key))
 	}
 	// A key that writes asks first, like every other.
 	return m, views.Confirm("Release this lease?", "release", releaseLease(m.Store, m.Deps.Session, l.Lease),

@@ -25,7 +25,7 @@ func (m Model) detailView() string {
 	} else {
 		lines = append(lines, st.Muted.Render("Select a row above."))
 	}
-	hint := widgets.ProseLines("n acquire · d release (kvdeck's) · b break (asks, CAS on stamp)", st.Muted, iw)
+	hint := widgets.ProseLines("n acquire · d release (kvdeck's) · B break (asks, CAS on stamp)", st.Muted, iw)
 	switch {
 	case m.compact():
 		hint = nil // the status bar says read-only; help names the keys

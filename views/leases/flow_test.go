@@ -96,7 +96,7 @@ func TestLeasesBreakAsksAndBreaks(t *testing.T) {
 	h := seededLeases(t)
 	k := coord.LeaseKey("Ticker", viewtest.IDTicker1)
 	selectLease(t, h, k)
-	h.Keys("b")
+	h.Keys("B")
 	c := h.Confirm()
 	text := strings.Join(c.Lines, " ")
 	for _, want := range []string{codec.Format(k), "a1b2c3d4-0003-4e5f-8a9b-0c1d2e3f4a5b", "stamp 00000000000000000003"} {
@@ -117,7 +117,7 @@ func TestLeasesBreakConflict(t *testing.T) {
 	h := seededLeases(t)
 	k := coord.LeaseKey("Cart", viewtest.IDCart1)
 	selectLease(t, h, k)
-	h.Keys("b")
+	h.Keys("B")
 	if len(h.Confirms) != 1 {
 		t.Fatalf("b asked nothing; flashes %v", h.Flashes)
 	}
@@ -140,7 +140,7 @@ func TestLeasesBreakConflict(t *testing.T) {
 func TestLeasesBreakExpiredRefused(t *testing.T) {
 	h := seededLeases(t)
 	selectLease(t, h, coord.LeaseKey("Cart", viewtest.IDCart3))
-	h.Keys("b")
+	h.Keys("B")
 	if len(h.Confirms) != 0 {
 		t.Fatal("b on an expired row asked to break it")
 	}
@@ -151,14 +151,14 @@ func TestLeasesReadOnly(t *testing.T) {
 	s, clock, url := viewtest.CoordStoreAt(t)
 	viewtest.SeedCoordAnomalies(t, s, clock)
 	h := newLeasesHarness(t, viewtest.Open(t, url, clock, true), clock, 120, 37)
-	for _, k := range []string{"n", "d", "b"} {
+	for _, k := range []string{"n", "d", "B"} {
 		h.Keys(k)
 		h.RequireFlash("read-only")
 	}
 	if h.M.Form != nil || len(h.Confirms) > 0 {
 		t.Fatal("a write action opened in read-only mode")
 	}
-	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "d", "b")
+	viewtest.RequireNoHelp(t, h.M.FullHelp(), "n", "d", "B")
 	h.RequireView("read-only: the store was opened read-only")
 }
 

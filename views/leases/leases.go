@@ -36,7 +36,7 @@ func DefaultKeys() Keys {
 		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Acquire:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new lease: acquire as kvdeck")),
 		Release:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
-		Break:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break (confirm, CAS)")),
+		Break:      key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "break (confirm, CAS)")),
 		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // Marking messages for a bulk action (issue 23 point 5): space marks the
 // selected message and moves down, ctrl+a marks every message shown (again:
-// clears), B offers retry now, dead-letter, delete and copy keys over the
+// clears), ; offers retry now, dead-letter, delete and copy keys over the
 // marked ones (the root asks and runs them, tui/bulk.go).
 
 // messageMark is the mark of one message: its key, stamp and value.
@@ -29,7 +29,7 @@ func messageValue(msg coord.QueueMessage) []byte {
 	return []byte(fmt.Sprintf(`{"body":%s,"attempts":%d}`, msg.Body, msg.Attempts))
 }
 
-// handleMark handles space, ctrl+a and B on the lists.
+// handleMark handles space, ctrl+a and ; on the lists.
 func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 	q, _ := m.queue()
 	switch {

@@ -23,7 +23,7 @@ func TestQueuesMarks(t *testing.T) {
 			h.Keys("l", " ", " ")
 			h.RequireView("2 marked", "✓")
 			golden.RequireEqual(t, h.M.View())
-			h.Keys("B")
+			h.Keys(";")
 			if len(h.Bulks) != 1 || len(h.Bulks[0].Keys) != 2 {
 				t.Fatalf("B: %+v", h.Bulks)
 			}

@@ -118,7 +118,7 @@ func (m Model) pollLines(w int) []string {
 		out = append(out, "", p.delayIn.View()+st.Muted.Render("  (a Go duration from the poll's now; enter sets it)"))
 	}
 	out = append(out, "")
-	out = append(out, widgets.ProseLines("a ack (consumed) · r retry after a delay · b back off: nack (redelivered after the backoff) · enter applies; undecided messages count as nack. "+
+	out = append(out, widgets.ProseLines("a ack (consumed) · e retry after a delay · b back off: nack (redelivered after the backoff) · enter applies; undecided messages count as nack. "+
 		"Retry delays count from the poll's now ("+usertext.FormatTime(p.now)+"). A message on its last attempt that is not acked is dropped without trace. "+
 		"Quitting kvdeck before applying loses the batch, like a consumer that crashed.", st.Muted, w)...)
 	return out

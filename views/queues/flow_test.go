@@ -101,7 +101,7 @@ func TestQueuesPollMixedDecisions(t *testing.T) {
 	if got := queueRows(t, s, "jobs"); len(got) != 1 {
 		t.Fatalf("while deciding the store holds %v, want only the delayed message", got)
 	}
-	h.Keys("a", "r", "ctrl+u")
+	h.Keys("a", "e", "ctrl+u")
 	h.TypeText("20s")
 	h.Keys("enter", "b", "b")
 	h.RequireView("ack", "retry after 20s", "requeued, due +2s", "DROPPED (last try)")

@@ -37,7 +37,7 @@ func DefaultPollKeys() PollKeys {
 	return PollKeys{
 		NavKeys:  widgets.DefaultNavKeys(),
 		Ack:      key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "ack")),
-		Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry after a delay")),
+		Retry:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "retry after a delay (reschedule)")),
 		Nack:     key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "back off: nack (backoff)")),
 		Apply:    key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter", "apply the decisions")),
 		GiveBack: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "give back all (retry now), then apply")),
@@ -285,7 +285,7 @@ func (m Model) handlePoll(msg tea.KeyMsg) (Model, tea.Cmd) {
 	default:
 		// Every other key (tabs, q, the list's own keys) waits: say why
 		// instead of ignoring it.
-		return m, views.Flash(views.FlashInfo, "%d claimed message(s) are out of the store until you decide: a ack · r retry · n nack, then enter applies; u gives them all back", len(p.items))
+		return m, views.Flash(views.FlashInfo, "%d claimed message(s) are out of the store until you decide: a ack · e retry later · b back off (nack), then enter applies; u gives them all back", len(p.items))
 	}
 	return m, nil
 }

@@ -36,7 +36,7 @@ func DefaultKeys() Keys {
 		Messages:   key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
 		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Send:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
-		Peek:       key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter", "peek: full body")),
+		Peek:       key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter/v", "peek: view the full body")),
 		Poll:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take a batch as a consumer")),
 		Purge:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),

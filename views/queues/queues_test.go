@@ -39,7 +39,7 @@ func TestQueuesGolden(t *testing.T) {
 	t.Run("peek", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("esc", "t")
 	h.Confirm()
-	h.Keys("a", "r", "enter")
+	h.Keys("a", "e", "enter")
 	t.Run("poll", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("enter")
 	h.Confirm()

@@ -27,12 +27,12 @@ func TestRaceClickSelectsAClient(t *testing.T) {
 	h.RequireView("client C")
 	clickSelects(t, h, "client C", 2)
 	clickSelects(t, h, "client B", 1)
-	h.Keys(" ") // B reads
+	h.Keys("enter") // B reads
 	if got := h.M.step.clients[1].Snapshot; got == nil {
 		t.Fatalf("space after the click did not step client B: %+v", h.M.step.clients)
 	}
 	// The last line of A's box (its next step), not its title.
-	clickSelects(t, h, "space: read", 0)
+	clickSelects(t, h, "enter: read", 0)
 	clickSelects(t, h, "LOG", 0)
 	h.Send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
 	if h.M.step.selected != 1 {

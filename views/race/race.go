@@ -27,18 +27,18 @@ func DefaultKeys() Keys {
 	}
 	return Keys{
 		Mode:      b("m", "m", "step / live mode"),
-		Naive:     b("u", "u", "unchecked: naive (no check) on/off"),
+		Naive:     b("U", "U", "unchecked: naive (no check) on/off"),
 		Left:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "previous client")),
 		Right:     key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next client")),
-		Next:      key.NewBinding(key.WithKeys(" ", "enter"), key.WithHelp("space", "client's next step")),
+		Next:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "client's next step")),
 		Read:      b("r", "r", "read"),
 		Stage:     b("i", "i", "stage the increment (check+set)"),
 		Commit:    b("ctrl+s", "ctrl+s", "commit"),
-		Recover:   b("v", "v", "recover (re-read, re-stage)"),
+		Recover:   b("A", "A", "again: recover (re-read, re-stage)"),
 		AddClient: b("n", "n", "new client"),
 		Replay:    b("R", "R", "replay the interleaving"),
 		Reset:     b("X", "X", "reset the theater"),
-		Start:     key.NewBinding(key.WithKeys("enter", "g"), key.WithHelp("enter", "start workers")),
+		Start:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "start workers")),
 		Stop:      b("x", "x", "stop the workers"),
 		More:      b("+", "+", "more workers"),
 		Fewer:     b("-", "-", "fewer workers"),
@@ -47,10 +47,10 @@ func DefaultKeys() Keys {
 }
 
 // Writes are the Race tab's write keys, declared once: read-only mode
-// disables them and says why. c, and space when the client's next step
+// disables them and says why. c, and enter when the client's next step
 // is its commit, ask first, showing the staged check+set; R (the replay
 // resets the counter and commits again) and enter (live workers) ask; s
-// and v only stage a commit, which c then asks for.
+// and A only stage a commit, which c then asks for.
 func (k *Keys) Writes() views.WriteKeys { return append(k.stepWrites(), k.liveWrites()...) }
 
 // stepWrites are step mode's write keys (the refusals of that mode).

@@ -35,7 +35,7 @@ func TestRaceSizes(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			h := newRaceHarnessAt(t, false, sz.w, sz.h-3)
-			h.Keys(" ", "l", " ", "h")
+			h.Keys("enter", "l", "enter", "h")
 			golden.RequireEqual(t, h.M.View())
 		})
 	}
@@ -61,12 +61,12 @@ func commitOutcomes(events []race.Event) string {
 func TestRaceStepSecondCommitFailsAndReplays(t *testing.T) {
 	h := newRaceHarness(t, false)
 	t.Run("start", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	h.Keys(" ", "l", " ", "h", " ", "l", " ", "h", " ") // A read, B read, A stage, B stage, A commit…
+	h.Keys("enter", "l", "enter", "h", "enter", "l", "enter", "h", "enter") // A read, B read, A stage, B stage, A commit…
 	if len(h.Confirms) != 1 || !strings.Contains(h.Confirms[0].Title, "client A") {
 		t.Fatalf("A's commit did not ask first: %+v", h.Confirms)
 	}
 	h.Confirm()
-	h.Keys("l", " ") // … B commit
+	h.Keys("l", "enter") // … B commit
 	h.Confirm()
 	view := h.M.View()
 	for _, want := range []string{"WHY B'S COMMIT FAILED", "expected absent (what B read)", "written by A in between"} {
@@ -75,7 +75,7 @@ func TestRaceStepSecondCommitFailsAndReplays(t *testing.T) {
 		}
 	}
 	t.Run("conflict", func(t *testing.T) { golden.RequireEqual(t, view) })
-	h.Keys(" ", " ") // B recovers, then commits
+	h.Keys("enter", "enter") // B recovers, then commits
 	h.Confirm()
 	first := commitOutcomes(h.M.step.events)
 	if first != "A+ B- B+ " {
@@ -120,7 +120,7 @@ func TestRaceLive(t *testing.T) {
 	if !strings.Contains(h.M.View(), "no update lost") {
 		t.Errorf("view:\n%s", h.M.View())
 	}
-	h.Keys("u")
+	h.Keys("U")
 	r = live(true)
 	if r.Final-r.Start >= r.Attempts || r.LostUpdates == 0 {
 		t.Fatalf("naive: the counter moved %d for %d attempts; want lost updates", r.Final-r.Start, r.Attempts)
@@ -179,7 +179,7 @@ func TestRaceLiveStop(t *testing.T) {
 	if cut := res.Attempts - res.Successes - res.Conflicts; cut > 0 && !strings.Contains(view, fmt.Sprintf("%-14s %8d", "cut short", cut)) {
 		t.Fatalf("%d attempts cut short are not shown:\n%s", cut, view)
 	}
-	h.Keys("m", "u")
+	h.Keys("m", "U")
 	if v := h.M.View(); strings.Contains(v, "a check on the stamp it saw") || !strings.Contains(v, "no check") {
 		t.Fatalf("naive step mode describes a check:\n%s", v)
 	}

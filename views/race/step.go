@@ -232,7 +232,7 @@ func (m Model) onStepConfirmed(msg stepConfirmed) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// nextStep is what space does for client c, from its last step in the
+// nextStep is what enter does for client c, from its last step in the
 // log: read, stage, commit; after a failed commit, recover.
 func nextStep(events []race.Event, c int) race.StepKind {
 	for i := len(events) - 1; i >= 0; i-- {

@@ -214,7 +214,7 @@ func (m Model) clientBox(i, w int) string {
 	} else if c.Last != nil {
 		last = st.Error.Render("✗ check failed: nothing written")
 	}
-	next := st.Muted.Render("space: " + string(nextStep(m.step.events, i)))
+	next := st.Muted.Render("enter: " + string(nextStep(m.step.events, i)))
 	lines := []string{st.Bold.Render("client " + c.Name), "read   " + snap}
 	lines = append(lines, wrapIndented("staged ", staged, stagedStyle, inner)...)
 	lines = append(lines, "last   "+last, next)
@@ -245,7 +245,7 @@ func (m Model) verdictLines(w int) []string {
 			ex := o.Explanation
 			out = append(out, st.Label.Render("WHY "+ex.Client+"'S COMMIT FAILED"))
 			out = append(out, widgets.ProseLines(fmt.Sprintf("expected %s (what %s read) · actual %s", usertext.StampText(ex.Expected), ex.Client, usertext.StampText(ex.Actual)), st.Text, w)...)
-			out = append(out, widgets.ProseLines(ex.String()+". Nothing was written; v recovers (re-read, re-stage), then ctrl+s commits.", st.Error, w)...)
+			out = append(out, widgets.ProseLines(ex.String()+". Nothing was written; A recovers (re-read, re-stage), then ctrl+s commits.", st.Error, w)...)
 			break
 		}
 		if o != nil && o.OK && len(o.Overwrote) > 0 {

@@ -10,29 +10,39 @@ import (
 
 // TestRaceWriteKeys walks the Race tab's write-key table: read-only, every
 // key that writes or stages is refused with its reason and writes nothing;
-// writable, c and space (A's next step being its commit) ask before the
-// commit, R before the replay resets and commits, enter before live
-// workers start; i and v stage and write nothing.
+// writable, ctrl+s and enter (A's next step being its commit) ask before
+// the commit, R before the replay resets and commits, enter in live mode
+// before live workers start; i and A stage and write nothing. enter is
+// both step mode's next step and live mode's start, so each mode's keys
+// are walked on their own.
 func TestRaceWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
-	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
-		Writes: keys.Writes(),
-		Start:  newRaceHarness,
-		Prepare: func(h *viewtest.Harness[Model], key string) {
-			switch key {
-			case " ", "ctrl+s":
-				h.Keys("r", "i") // A's next step is its commit
-			case "R":
-				h.Keys("r", "i", "ctrl+s")
-				if !h.M.readOnly {
-					h.Confirm()
+	t.Run("step", func(t *testing.T) {
+		viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
+			Writes: keys.stepWrites(),
+			Start:  newRaceHarness,
+			Prepare: func(h *viewtest.Harness[Model], key string) {
+				switch key {
+				case "enter", "ctrl+s":
+					h.Keys("r", "i") // A's next step is its commit
+				case "R":
+					h.Keys("r", "i", "ctrl+s")
+					if !h.M.readOnly {
+						h.Confirm()
+					}
 				}
-			case "enter":
-				h.Keys("m")
-			}
-		},
-		Capturing: Model.Capturing,
-		NoFollow:  []string{"enter"}, // the live race itself: TestRaceLive
+			},
+			Capturing: Model.Capturing,
+		})
+	})
+	t.Run("live", func(t *testing.T) {
+		viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
+			Writes:    keys.liveWrites(),
+			Start:     newRaceHarness,
+			Prepare:   func(h *viewtest.Harness[Model], _ string) { h.Keys("m") },
+			Capturing: Model.Capturing,
+			NoFollow:  []string{"enter"}, // the live race itself: TestRaceLive
+		})
 	})
 }
 

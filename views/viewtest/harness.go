@@ -57,7 +57,7 @@ type Harness[V Model[V]] struct {
 	Flashes  []views.FlashMsg
 	Confirms []views.ConfirmMsg
 	Composes []views.ComposeMsg
-	Bulks    []views.BulkMsg // the bulk menus asked for (B)
+	Bulks    []views.BulkMsg // the bulk menus asked for (;)
 	Copied   []string
 
 	msgs    chan tea.Msg

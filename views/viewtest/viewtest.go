@@ -7,6 +7,7 @@
 package viewtest
 
 import (
+	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -52,6 +53,11 @@ var specialKeys = map[string]tea.KeyType{
 // Key returns the key message for a key name ("enter", "ctrl+s") or for
 // typed text ("j", "abc").
 func Key(name string) tea.KeyMsg {
+	if base, ok := strings.CutPrefix(name, "alt+"); ok && len(base) > 1 {
+		k := Key(base)
+		k.Alt = true
+		return k
+	}
 	if t, ok := specialKeys[name]; ok {
 		return tea.KeyMsg{Type: t}
 	}

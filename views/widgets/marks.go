@@ -39,12 +39,13 @@ type MarkKeys struct {
 }
 
 // DefaultMarkKeys: space marks the row (and moves down), ctrl+a marks
-// every row shown (again: clears every mark), B opens the bulk menu.
+// every row shown (again: clears every mark), ; opens the bulk menu (as
+// mutt's tag-prefix acts on the tagged).
 func DefaultMarkKeys() MarkKeys {
 	return MarkKeys{
-		Mark:    key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark row (for B)")),
+		Mark:    key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark row (for ;)")),
 		MarkAll: key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "mark all shown / clear")),
-		Bulk:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bulk action on the marked")),
+		Bulk:    key.NewBinding(key.WithKeys(";"), key.WithHelp(";", "act on the marked (bulk menu)")),
 	}
 }
 

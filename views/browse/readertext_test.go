@@ -11,15 +11,19 @@ import (
 	"kvdeck/internal/usertext"
 )
 
+// The reader once laid the whole value out in memory (readerText); the
+// streaming scan (readerscan.go) must lay it out the same way, and these
+// are its reference, kept for the tests.
+
 // readerText is a whole value laid out for the reader: pretty-printed
 // when it is JSON, sanitized (nothing stored reaches the terminal raw),
 // and wrapped at a width, as byte ranges of one string, so that a frame
 // copies only the rows it shows.
 type readerText struct {
-	id, width int
-	lines     bool
-	text      string
-	rows      [][2]int
+	width int
+	lines bool
+	text  string
+	rows  [][2]int
 }
 
 // row is the text of row i.
@@ -59,15 +63,6 @@ func valueText(value []byte, lines bool) string {
 	}
 	return usertext.SanitizeLines(text)
 }
-
-// layoutKey names a layout: the value (the entry's answer count), the
-// width and the line mode.
-type layoutKey struct {
-	id, width int
-	lines     bool
-}
-
-func (t *readerText) key() layoutKey { return layoutKey{t.id, t.width, t.lines} }
 
 // wrap adds the rows of the line text[start:end], w cells each at most.
 func (t *readerText) wrap(start, end, w int) {

@@ -1,0 +1,5 @@
+package coord
+
+// ReadPulseBounded is ReadPulse counting at most bound rows (tests of the
+// bound without 100000 rows).
+var ReadPulseBounded = readPulse

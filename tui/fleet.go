@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/views"
+	"kvdeck/views/fleet"
+)
+
+// The Fleet view (issue 21 point 3; views/fleet): F or :fleet shows every
+// saved store's health full-screen, read again on the live refresh's
+// tick; enter opens the store under the cursor in the usual tabs (the
+// switcher's switchStore), F or esc comes back.
+
+// fleetState is the root's part of the Fleet view.
+type fleetState struct {
+	view  fleet.Model
+	made  bool // view was built (it keeps its rows and trends)
+	shown bool
+}
+
+// openFleet shows the Fleet view and lists the saved stores again.
+func (m model) openFleet() (model, tea.Cmd) {
+	if m.cfg.Stores == nil || m.cfg.OpenProbe == nil {
+		return m, views.Flash(views.FlashError, "no saved stores here (kvdeck stores add NAME URL saves one)")
+	}
+	if !m.fl.made {
+		m.fl.view = fleet.New(fleet.Deps{Stores: m.cfg.Stores, Open: m.cfg.OpenProbe, Now: m.cfg.Clock.Now, Wall: m.wall}, m.styles)
+		m.fl.made = true
+	}
+	m.fl.shown = true
+	var cmd tea.Cmd
+	m.fl.view, cmd = m.fl.view.Open()
+	return m, cmd
+}
+
+// handleFleet handles keys while the Fleet view is shown; q quits as
+// everywhere (not while its filter is typed).
+func (m model) handleFleet(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if !m.fl.view.Capturing() && key.Matches(msg, m.keys.Quit) {
+		return m, m.quit()
+	}
+	var cmd tea.Cmd
+	var act fleet.Action
+	m.fl.view, cmd, act = m.fl.view.HandleKey(msg)
+	switch act {
+	case fleet.OpenStore:
+		name, _ := m.fl.view.Selected()
+		m.fl.shown = false
+		next, open := m.switchStore(name)
+		return next, tea.Batch(cmd, open)
+	case fleet.CloseView:
+		m.fl.shown = false
+	case fleet.None:
+	}
+	return m, cmd
+}
+
+// fleetTick reads the stores again on a live tick while the view shows.
+func (m model) fleetTick(msg refreshTick) tea.Cmd {
+	if !m.fl.shown || msg.gen != m.refresh.gen || m.refresh.paused {
+		return nil
+	}
+	return m.fl.view.Refresh()
+}

@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storeconfig"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views/viewtest"
+)
+
+// openProbe is internal/cli/cmd_tui.go's tuiOpenProbe for the test's
+// config.toml: read-only, unchecked, the store's own token.
+func (c savedStores) openProbe(ctx context.Context, name string) (*store.Store, error) {
+	cfg, err := storeconfig.Load(c.path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := cfg.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	token, err := cfg.Token(ctx, st, c.env)
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, st.URL, store.Options{Clock: c.clock.Now, AuthToken: token, ReadOnly: true, Unchecked: true})
+}
+
+// TestFleetFlow: seven saved stores (a file the TUI starts on, the
+// reference's rows in a file and in a sqld, a missing file, a file that
+// is no store, a second sqld stopped mid-test, and one behind a proxy
+// that never answers in time). F shows every row: the slow one as slow
+// while the others are read (it holds none up), the broken ones as what
+// they are; writes between ticks give a commit rate; the stopped server
+// turns unreachable; S sorts, / filters, enter opens a store in the
+// tabs, F comes back, esc leaves.
+func TestFleetFlow(t *testing.T) {
+	up, down := sqldtest.Start(t), sqldtest.Start(t)
+	storetest.CopyReferenceRows(t, up.URL)
+	storetest.CopyReferenceRows(t, down.URL)
+	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
+	dir := t.TempDir()
+	plainURL := "file:" + filepath.Join(dir, "plain.db")
+	other := "file:" + filepath.Join(dir, "other.db")
+	storetest.Exec(t, other, `CREATE TABLE t (x)`)
+	conf := fmt.Sprintf(`[stores.plain]
+url = %q
+read_only = false
+group = "dev"
+[stores.ref]
+url = %q
+group = "dev"
+[stores.missing]
+url = %q
+[stores.other]
+url = %q
+[stores.sqld-up]
+url = %q
+group = "prod"
+[stores.sqld-down]
+url = %q
+group = "prod"
+[stores.hung]
+url = %q
+group = "prod"
+`, plainURL, "file:"+storetest.CopyReference(t), "file:"+filepath.Join(dir, "missing.db"), other, up.URL, down.URL, hung.URL)
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock := viewtest.FixedClock()
+	saved := savedStores{path: path, journals: filepath.Join(dir, "state"), clock: clock}
+	plain := storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
+	ctx := storetest.Ctx(t)
+	s, entry, err := saved.open(ctx, "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cfg := Config{Clock: clock, Refresh: 300 * time.Millisecond, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
+	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))}
+	a.waitFor("plain (dev)", "seq ")
+
+	a.keys("F")
+	a.waitFor("FLEET", "7 saved store(s)", "sqld-up", "✓", "✗ not a store", "… slow")
+	// Commits between ticks: plain's rate (checked at the end).
+	for i := range 20 {
+		if _, err := plain.Set(ctx, storetest.Key(t, `["k", `+strconv.Itoa(i)+`]`), []byte(`1`), nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	// The second server stops: its row turns unreachable.
+	down.Stop()
+	a.keys("/")
+	a.tm.Type("down")
+	a.keys("enter")
+	a.waitFor("/down", "sqld-down: ", "unreachable")
+	a.keys("esc", "S")
+	a.waitFor("sorted by trouble")
+
+	// enter opens the store under the cursor in the tabs; F comes back.
+	a.keys("/")
+	a.tm.Type("sqld-up")
+	a.keys("enter", "enter")
+	a.waitFor("switched to store sqld-up (prod)", `"accounts"`)
+	a.keys("F")
+	a.waitFor("FLEET", "/sqld-up")
+	a.keys("esc", "esc")
+	a.waitFor(`"accounts"`, "KEYS")
+
+	final := a.final()
+	t.Cleanup(func() { final.store.Close() })
+	now := time.Now()
+	if final.fl.shown || final.sw.current.Name != "sqld-up" {
+		t.Errorf("final: fleet shown %v, store %q; want the tabs on sqld-up", final.fl.shown, final.sw.current.Name)
+	}
+	for name, want := range map[string]string{"plain": "ok", "ref": "ok", "sqld-up": "ok", "missing": "", "other": "not a store", "sqld-down": "unreachable"} {
+		got, _ := final.fl.view.State(name, now)
+		if want != "" && got != want || want == "" && (got == "ok" || got == "reading") {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+	if st, _ := final.fl.view.State("hung", now); st != "slow" && st != "unreachable" {
+		t.Errorf("hung: %s, want slow or unreachable", st)
+	}
+	if _, rates := final.fl.view.State("plain", now); slices.Max(append(rates, 0)) <= 0 {
+		t.Errorf("plain: commit rates %v after 20 commits between ticks", rates)
+	}
+}

@@ -1,0 +1,332 @@
+// Package fleet is the TUI's Fleet view (issue 21 point 3): one row per
+// saved store with its coordination health (coord.ReadPulse: one request
+// per store and refresh), read on the TUI's tick, every store in its own
+// command under a concurrency bound, each answer its own message, so a
+// store that is down or slow shows as such and never holds up the others.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/internal/tuiconfig"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+	"kvdeck/themes"
+	"kvdeck/views/widgets"
+)
+
+// Bounds of the reads.
+const (
+	// Concurrency is how many stores are read at once.
+	Concurrency = 16
+	// SlowAfter is how long a read may take before its row says slow.
+	SlowAfter = time.Second
+	// ReadTimeout is how long a store may take (token, connection, the
+	// read) before its row says unreachable.
+	ReadTimeout = 10 * time.Second
+	// trendLen is how many refreshes a sparkline keeps.
+	trendLen = 12
+)
+
+// Deps is what the view needs from the TUI.
+type Deps struct {
+	// Stores lists the saved stores (config.toml, read again each time
+	// the view opens).
+	Stores func() ([]tuiconfig.SavedStore, error)
+	// Open opens the saved store name read-only and unchecked
+	// (store.Options.Unchecked: no request), with its own token.
+	Open func(ctx context.Context, name string) (*store.Store, error)
+	// Now is the store clock (the pulse's now); Wall the time an answer
+	// arrived (the commit rate's clock).
+	Now  func() int64
+	Wall func() time.Time
+}
+
+// Keys are the view's keys.
+type Keys struct {
+	Up, Down, Sort, Open, Close key.Binding
+	widgets.FilterKeys
+}
+
+// DefaultKeys returns the view's keys.
+func DefaultKeys() Keys {
+	return Keys{
+		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Sort:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort")),
+		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open the store")),
+		Close:      key.NewBinding(key.WithKeys("esc", "F"), key.WithHelp("esc", "back to the tabs")),
+		FilterKeys: widgets.DefaultFilterKeys(),
+	}
+}
+
+// row is one store's row.
+type row struct {
+	saved tuiconfig.SavedStore
+	// read: a read is in flight since since; done: one answered.
+	reading, done bool
+	since         time.Time
+	pulse         coord.Pulse
+	rtt           time.Duration
+	err           error
+	// The commit rate: seq and when it was read; rate is the last one
+	// (nil before two reads).
+	lastSeq               *int64
+	lastAt                time.Time
+	rate                  *float64
+	rates, ready, overdue widgets.Series
+}
+
+// Model is the Fleet view.
+type Model struct {
+	deps    Deps
+	keys    Keys
+	styles  themes.Styles
+	listGen int
+	listErr error
+	listing bool
+	names   []string
+	rows    map[string]*row
+	sem     chan struct{}
+	sortBy  sortKey
+	filter  widgets.Filter
+	cursor  int
+	// slotEnd, when set (tests), runs as a read gives its slot back.
+	slotEnd func()
+}
+
+// Answers of the view's commands.
+type (
+	listed struct {
+		gen    int
+		stores []tuiconfig.SavedStore
+		err    error
+	}
+	// read is one store's answer.
+	read struct {
+		name  string
+		pulse coord.Pulse
+		rtt   time.Duration
+		err   error
+	}
+)
+
+// New returns the view; Open lists the stores and reads them.
+func New(d Deps, st themes.Styles) Model {
+	if d.Wall == nil {
+		d.Wall = time.Now
+	}
+	return Model{deps: d, keys: DefaultKeys(), styles: st, rows: map[string]*row{},
+		sem: make(chan struct{}, Concurrency), filter: widgets.NewFilter("store, group or state", st)}
+}
+
+// Open (re)lists the saved stores; their reads follow the listing.
+func (m Model) Open() (Model, tea.Cmd) {
+	m.listGen++
+	m.listing = true
+	gen, list := m.listGen, m.deps.Stores
+	return m, func() tea.Msg {
+		stores, err := list()
+		return listed{gen: gen, stores: stores, err: err}
+	}
+}
+
+// Refresh starts a read of every store whose last read is answered: a
+// slow store is not asked again (nor waited for).
+func (m Model) Refresh() tea.Cmd {
+	var cmds []tea.Cmd
+	now := m.deps.Wall()
+	for _, name := range m.names {
+		r := m.rows[name]
+		if r.reading {
+			continue
+		}
+		r.reading, r.since = true, now
+		cmds = append(cmds, m.readCmd(name))
+	}
+	return tea.Batch(cmds...)
+}
+
+// readCmd reads one store's pulse, waiting for a slot of the bound; the
+// read (token, open, statement) has ReadTimeout.
+func (m Model) readCmd(name string) tea.Cmd {
+	sem, open, now, slotEnd := m.sem, m.deps.Open, m.deps.Now, m.slotEnd
+	return func() tea.Msg {
+		// The timeout starts with the slot: stores queued behind slow
+		// ones are not failed for the wait (a store has at most one read
+		// in flight, so the queue is bounded by the saved stores).
+		sem <- struct{}{}
+		ctx, cancel := context.WithTimeout(context.Background(), ReadTimeout)
+		defer cancel()
+		defer func() {
+			if slotEnd != nil {
+				slotEnd()
+			}
+			<-sem
+		}()
+		s, err := open(ctx, name)
+		if err != nil {
+			return read{name: name, err: err}
+		}
+		defer s.Close()
+		start := time.Now()
+		p, err := coord.ReadPulse(ctx, s, now())
+		return read{name: name, pulse: p, rtt: time.Since(start), err: err}
+	}
+}
+
+// Update handles the view's answers; keys go to HandleKey.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case listed:
+		if msg.gen != m.listGen {
+			return m, nil
+		}
+		m.listing, m.listErr = false, msg.err
+		m.setStores(msg.stores)
+		return m, m.Refresh()
+	case read:
+		if r := m.rows[msg.name]; r != nil {
+			r.note(msg, m.deps.Wall())
+		}
+	}
+	return m, nil
+}
+
+// setStores keeps the rows of stores still saved and adds the new ones.
+func (m *Model) setStores(stores []tuiconfig.SavedStore) {
+	rows := map[string]*row{}
+	m.names = m.names[:0]
+	for _, s := range stores {
+		r := m.rows[s.Name]
+		if r == nil {
+			r = &row{rates: widgets.NewSeries(trendLen), ready: widgets.NewSeries(trendLen), overdue: widgets.NewSeries(trendLen)}
+		}
+		r.saved = s
+		rows[s.Name] = r
+		m.names = append(m.names, s.Name)
+	}
+	m.rows = rows
+}
+
+// note takes a read's answer in.
+func (r *row) note(msg read, at time.Time) {
+	r.reading, r.done, r.rtt, r.err = false, true, msg.rtt, msg.err
+	if msg.err != nil {
+		return
+	}
+	r.pulse = msg.pulse
+	ms := at.UnixMilli()
+	if seq := msg.pulse.Seq; seq != nil {
+		if r.lastSeq != nil && at.After(r.lastAt) {
+			v := max(float64(*seq-*r.lastSeq), 0) / at.Sub(r.lastAt).Seconds()
+			r.rate = &v
+			r.rates.Add(ms, v)
+		}
+		s := *seq
+		r.lastSeq, r.lastAt = &s, at
+	}
+	r.ready.Add(ms, float64(msg.pulse.QueueReady))
+	r.overdue.Add(ms, float64(msg.pulse.AlarmsOverdue))
+}
+
+// state is a row's state word: ok, slow, unreachable, not a store,
+// unauthorized, error, or reading (no answer yet).
+func (r *row) state(now time.Time) string {
+	switch {
+	case r.reading && now.Sub(r.since) >= SlowAfter:
+		return "slow"
+	case !r.done:
+		return "reading"
+	case r.err == nil:
+		return "ok"
+	case errors.Is(r.err, store.ErrNotStore):
+		return "not a store"
+	case errors.Is(r.err, store.ErrUnauthorized):
+		return "unauthorized"
+	case errors.Is(r.err, store.ErrUnreachable), errors.Is(r.err, context.DeadlineExceeded):
+		return "unreachable"
+	}
+	return "error"
+}
+
+// Capturing reports whether the filter input has the keys.
+func (m Model) Capturing() bool { return m.filter.Typing() }
+
+// Action is what a key asks of the TUI beyond the view.
+type Action int
+
+// The actions.
+const (
+	None Action = iota
+	// OpenStore: open Selected in the usual tabs.
+	OpenStore
+	// CloseView: back to the tabs.
+	CloseView
+)
+
+// Selected is the saved store under the cursor (false when none).
+func (m Model) Selected() (string, bool) {
+	v := m.visible()
+	if m.cursor < 0 || m.cursor >= len(v) {
+		return "", false
+	}
+	return v[m.cursor].saved.Name, true
+}
+
+// HandleKey handles a key; the action says what the TUI must do.
+func (m Model) HandleKey(msg tea.KeyMsg) (Model, tea.Cmd, Action) {
+	if m.filter.Typing() {
+		if m.filter.Type(msg, &m.keys.FilterKeys) {
+			m.cursor = 0
+		}
+		return m, nil, None
+	}
+	if ok, changed, cmd := m.filter.Start(msg, &m.keys.FilterKeys); ok {
+		if changed {
+			m.cursor = 0
+		}
+		return m, cmd, None
+	}
+	switch n := len(m.visible()); {
+	case key.Matches(msg, m.keys.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(msg, m.keys.Down):
+		m.cursor = max(min(m.cursor+1, n-1), 0)
+	case key.Matches(msg, m.keys.Sort):
+		m.sortBy = (m.sortBy + 1) % numSorts
+	case key.Matches(msg, m.keys.Open):
+		if _, ok := m.Selected(); ok {
+			return m, nil, OpenStore
+		}
+	case key.Matches(msg, m.keys.Close):
+		return m, nil, CloseView
+	}
+	return m, nil, None
+}
+
+// Help lists the view's keys for the message line.
+func (m Model) Help() []key.Binding {
+	if m.filter.Typing() {
+		return m.filter.Help()
+	}
+	k := m.keys
+	return []key.Binding{k.Up, k.Down, k.Open, k.Sort, k.Filter, k.ClearFilter, k.Close}
+}
+
+// State is the state word of the saved store name's row ("" when it has
+// none) and its commit rates over the refreshes kept, oldest first: for
+// tests and tools.
+func (m Model) State(name string, now time.Time) (string, []float64) {
+	r := m.rows[name]
+	if r == nil {
+		return "", nil
+	}
+	return r.state(now), slices.Clone(r.rates.Values())
+}
