@@ -74,7 +74,7 @@ var keyTable = []keyRow{
 	{"the tab's own", [numTabs]string{
 		tabBrowse: "`K` `J` scroll value; `\\|` pipe value ($PAGER or a command)", tabLeases: "`S` sort", tabAlarms: "`f` fire due (asks)",
 		tabQueues:  "`t` take a batch as a consumer (asks), then `a` ack, `b` back off (nack), `u` give all back",
-		tabCompose: "`ctrl+s` commit (asks); `F` fill stamp; `alt+↑` `alt+↓` move op; `w` `I` save / import",
+		tabCompose: "`ctrl+s` commit (asks); `V` fill stamp (version); `alt+↑` `alt+↓` move op; `w` `I` save / import",
 		tabRace: "`m` mode; `U` naive; `i` stage; `ctrl+s` commit (asks); `A` again: recover; `R` replay (asks); " +
 			"`enter` start workers (asks); `+` `-` workers; `L` lockstep",
 		tabActivity: "`M` since-mark (again clears)"}},

@@ -33,7 +33,7 @@ func DefaultKeys() Keys {
 		AddSet:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new set op")),
 		AddDelete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "add a delete op")),
 		Edit:      key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter/e", "edit op")),
-		Fill:      key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "check: expect the stored stamp")),
+		Fill:      key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "check: expect the stored stamp (version)")),
 		Remove:    key.NewBinding(key.WithKeys("backspace", "delete"), key.WithHelp("backspace", "remove op")),
 		Clear:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "clear all")),
 		Commit:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "commit (confirm)")),
