@@ -52,7 +52,10 @@
 //     was lost is settled by reading, else ErrOutcomeUnknown. Atomic builds
 //     one; Set is a commit of one set. bulk.go: SetMany and SetManyChecked, a commit of
 //     many sets (and checks) in multi-row statements of 500 rows, every
-//     statement under SQLite's depth and variable limits.
+//     statement under SQLite's depth and variable limits. bulkcommit.go:
+//     the TUI's bulk actions, PlanBulk (commits within BulkCommitRows and
+//     BulkCommitBytes) and CommitBulk (checked; a unit whose row changed
+//     since it was marked is skipped and reported, never overwritten).
 //   - delete.go: Delete, a plain DELETE (no stamp), and DeleteRaw, which
 //     removes a row by its raw key while its stamp still matches.
 //   - exec.go: how a statement runs on each transport (a Hrana batch in

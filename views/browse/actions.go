@@ -63,6 +63,8 @@ func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.startEdit()
 	case key.Matches(msg, k.New):
 		m.startNew()
+	case key.Matches(msg, k.Marks.Mark, k.Marks.MarkAll, k.Marks.Bulk):
+		return m.handleMark(msg)
 	case key.Matches(msg, k.Delete):
 		cmd = m.askDelete()
 	case key.Matches(msg, k.Copy):

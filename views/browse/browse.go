@@ -32,6 +32,7 @@ type Keys struct {
 	EditExternal                            key.Binding // edit the value in $EDITOR
 	Diff                                    key.Binding // what changed since you looked (seen.go)
 	Reader                                  ReaderKeys
+	Marks                                   widgets.MarkKeys // space, ctrl+a, B (bulk.go)
 }
 
 // DefaultKeys returns the Browse view's default key bindings.
@@ -65,6 +66,7 @@ func DefaultKeys() Keys {
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
 		Diff:         key.NewBinding(key.WithKeys("="), key.WithHelp("=", "what changed since you looked (again: hide)")),
+		Marks:        widgets.DefaultMarkKeys(),
 	}
 }
 
@@ -124,6 +126,7 @@ type Model struct {
 	searchWait time.Duration
 	reader     *readerState     // the value reader (reader.go), when open
 	pipeIn     *textinput.Model // |'s command prompt (pager.go), when open
+	marks      widgets.Marks    // the keys marked for a bulk action (bulk.go)
 
 	width, height int
 }
@@ -220,6 +223,13 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case copied:
 		out := m.onCopied(msg)
 		return m, out
+	case marksRead:
+		return m.onMarksRead(msg)
+	case views.BulkDoneMsg:
+		if m.focused {
+			m.marks.Clear()
+		}
+		return m, nil
 	case searched:
 		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
@@ -334,6 +344,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
 		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal, k.Diff},
+		k.Marks.MarkBindings(),
 	}
 }
 
