@@ -11,11 +11,12 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/atomicjson"
+	"kvdeck/internal/dumpfile"
 )
 
-// dumpFields are the fields of a dump line (Printer.Entry, physical) and
+// dumpFields are the fields of a dump line (dumpfile.Entry, physical) and
 // its meta trailer: what load and diff accept.
-var dumpFields = []string{"key", "hex", "value", "valueHex", "versionstamp", "expiresAt", "expired", "error", "malformed", "meta"}
+var dumpFields = dumpfile.Fields
 
 // maxLoadLine bounds one line of load and diff input. It is far above any
 // value a store can return (SQLite's default string limit is 1e9 bytes;

@@ -9,9 +9,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"kvdeck/codec"
+	"kvdeck/internal/dumpfile"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
@@ -81,26 +81,9 @@ func (p *Printer) Flush() error {
 	return p.err
 }
 
-// entryJSON is the JSON shape of a store entry: get and list print key,
-// value, versionstamp and expiresAt; dump (physical) adds hex and expired;
-// a row that does not decode carries error and its raw hex. A row another
-// program wrote with a NULL key (dump only) has key null and no hex, one
-// with a NULL value has value null, and error names them ("key is NULL",
-// "value is NULL").
-type entryJSON struct {
-	Key          *codec.Key      `json:"key"`
-	Hex          *string         `json:"hex,omitempty"`
-	Value        json.RawMessage `json:"value"`
-	Versionstamp *string         `json:"versionstamp"`
-	ExpiresAt    *int64          `json:"expiresAt"`
-	Expired      *bool           `json:"expired,omitempty"`
-	// ValueHex is the stored value's exact bytes when they are not UTF-8
-	// (Value then shows them with U+FFFD): a dump keeps every row as it
-	// is, so a store equals its own dump (issue 25 point 8).
-	ValueHex  string `json:"valueHex,omitempty"`
-	Error     string `json:"error,omitempty"`
-	Malformed string `json:"malformed,omitempty"`
-}
+// entryJSON is the JSON shape of a store entry (dumpfile.Row: the dump
+// line format lives there, shared with the TUI's export).
+type entryJSON = dumpfile.Row
 
 // Entry writes one row. physical adds the raw hex and the expired flag
 // (dump); now decides that flag.
@@ -109,37 +92,7 @@ func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 		p.Textf("%s", entryText(e, now, physical))
 		return
 	}
-	value, _ := jsonValue(e.Value)
-	if e.ValueNull {
-		value = json.RawMessage("null")
-	}
-	out := entryJSON{Value: value, Versionstamp: stampOrNull(entryStamp(e)), ExpiresAt: e.ExpiresAt, Error: decodeError(e), Malformed: e.Malformed}
-	if !utf8.Valid(e.Value) {
-		out.ValueHex = hex.EncodeToString(e.Value)
-	}
-	if e.KeyErr == nil {
-		k := e.Key
-		out.Key = &k
-	}
-	if (physical || e.KeyErr != nil) && !e.KeyNull { // a NULL key has no bytes
-		h := hex.EncodeToString(e.Raw)
-		out.Hex = &h
-	}
-	if physical {
-		expired := !e.Live(now)
-		out.Expired = &expired
-	}
-	p.Object(out)
-}
-
-// entryStamp is the row's versionstamp, "" (printed null) when its ver is
-// malformed: a stamp of zeros would be refused by every command that reads
-// a stamp back (diff, lease break).
-func entryStamp(e store.Entry) string {
-	if strings.HasPrefix(e.Malformed, "ver ") { // store.Entry names ver first
-		return ""
-	}
-	return e.Versionstamp()
+	p.Object(dumpfile.Entry(e, now, physical))
 }
 
 // Absent writes the entry of a key without a live row: value, versionstamp
@@ -200,60 +153,24 @@ func entryError(e store.Entry) string {
 	return strings.Join(msgs, "; ")
 }
 
-// decodeError says why a row's key or value does not decode, "" when they
-// do. In JSON output it is the "error" field, which makes load skip the
-// row; a malformed ver or expires_at is the separate "malformed" field:
-// such a row loads (expiresAt already holds the instant SQL compares it
-// as, which load writes as an integer, the way the reference would).
-func decodeError(e store.Entry) string {
-	var msgs []string
-	switch {
-	case e.KeyNull:
-		msgs = append(msgs, nullKeyError)
-	case e.KeyErr != nil:
-		msgs = append(msgs, "key does not decode: "+e.KeyErr.Error())
-	}
-	switch {
-	case e.ValueNull:
-		msgs = append(msgs, nullValueError)
-	case !validJSON(e.Value):
-		msgs = append(msgs, "value is not valid JSON")
-	}
-	return strings.Join(msgs, "; ")
-}
+// decodeError, the null errors, validJSON and jsonValue are dumpfile's:
+// a dump line's "error" field and value (see there).
+func decodeError(e store.Entry) string { return dumpfile.DecodeError(e) }
 
-// The errors of a dump line whose key or value is NULL: diff reads them
-// back to know the row.
 const (
-	nullKeyError   = "key is NULL"
-	nullValueError = "value is NULL"
+	nullKeyError   = dumpfile.NullKeyError
+	nullValueError = dumpfile.NullValueError
 )
 
-func validJSON(b []byte) bool { return utf8.Valid(b) && json.Valid(b) }
+func validJSON(b []byte) bool { return dumpfile.ValidJSON(b) }
 
-// jsonValue renders a stored value for output: compact JSON with every
-// rune a line splitter or a terminal must not meet raw (U+2028, U+2029,
-// C1, bidi controls, ...) escaped, so one entry stays one line. A value
-// that is not JSON becomes a JSON string of its raw text and ok is false.
-func jsonValue(raw []byte) (v json.RawMessage, ok bool) {
-	if !validJSON(raw) {
-		return marshalString(string(raw)), false
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return marshalString(string(raw)), false
-	}
-	return usertext.EscapeJSON(buf.Bytes()), true
-}
+func jsonValue(raw []byte) (json.RawMessage, bool) { return dumpfile.JSONValue(raw) }
 
 // marshalString is a JSON string literal of s without HTML escaping.
-func marshalString(s string) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return usertext.EscapeJSON(bytes.TrimRight(buf.Bytes(), "\n"))
-}
+func marshalString(s string) json.RawMessage { return dumpfile.String(s) }
+
+// entryStamp is the row's versionstamp, "" when its ver is malformed.
+func entryStamp(e store.Entry) string { return dumpfile.Stamp(e) }
 
 // valueTextRunes is how much of a value a text line shows (diff, queue
 // list); -o json prints every value whole.
@@ -278,9 +195,4 @@ func shortValue(s string) string {
 func timeText(ms int64) string { return usertext.FormatTimeFixed(ms) }
 
 // stampOrNull is a versionstamp for JSON output: nil (null) when empty.
-func stampOrNull(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
+func stampOrNull(s string) *string { return dumpfile.StampOrNull(s) }
