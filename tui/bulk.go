@@ -71,6 +71,10 @@ func (m model) onBulkMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.bulk != nil {
 			return m, views.Flash(views.FlashInfo, "a bulk action is running: esc stops it")
 		}
+		if m.export != nil {
+			return m, views.Flash(views.FlashInfo, "an export is running: esc stops it")
+		}
+		msg.Actions = append(msg.Actions[:len(msg.Actions):len(msg.Actions)], bulkExportAction)
 		m.bulkMenu = &msg
 		return m, nil
 	case bulkStart:
@@ -107,6 +111,9 @@ func (m model) handleBulkMenu(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			continue
 		}
 		m.bulkMenu = nil
+		if a.Key == bulkExportAction.Key && a.Name == bulkExportAction.Name {
+			return m.startExport(req)
+		}
 		if a.Copy {
 			return m, m.bulkCopy(req.Keys)
 		}

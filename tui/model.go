@@ -68,6 +68,9 @@ type model struct {
 	bulkMenu *views.BulkMsg
 	bulk     *bulkRun
 	bulkGen  int
+	// export is the bulk menu's export to a dump file (export.go).
+	export    *exportRun
+	exportGen int
 	// fl is the Fleet view (fleet.go).
 	fl fleetState
 	// hist is the back stack (history.go); browseAt is the key the root
@@ -208,6 +211,8 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onSwitchMsg(msg)
 	case finderPage:
 		return m.onFinderPage(msg)
+	case exportOpened, exportPaged:
+		return m.onExportMsg(msg)
 	case views.BulkMsg, bulkStart, bulkCommitted, bulkCopied:
 		return m.onBulkMsg(msg)
 	}
@@ -236,6 +241,8 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case m.bulk != nil:
 		return m.handleBulkRun(msg)
+	case m.export != nil:
+		return m.handleExport(msg)
 	case m.bulkMenu != nil:
 		return m.handleBulkMenu(msg)
 	case m.jump != nil && !key.Matches(msg, m.keys.Quit):

@@ -41,6 +41,9 @@ func (m model) View() string {
 	if m.bulkMenu != nil {
 		body = overlay(body, m.bulkMenuView(), m.width, bodyH, m.styles.Muted.Faint(true))
 	}
+	if m.export != nil && !m.export.running {
+		body = overlay(body, m.exportView(), m.width, bodyH, m.styles.Muted.Faint(true))
+	}
 	if m.confirm.Open() {
 		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
 	}
@@ -108,6 +111,8 @@ func (m model) messageLine() string {
 		return fit(m.cmdline.View(), m.width)
 	case m.bulk != nil:
 		return m.bulkProgress()
+	case m.export != nil && m.export.running:
+		return m.exportProgress()
 	case m.flash.on:
 		st := m.styles.FlashInfo
 		switch m.flash.msg.Level {
