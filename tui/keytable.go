@@ -54,9 +54,9 @@ var keyTable = []keyRow{
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
 	{"diff", [numTabs]string{tabBrowse: "`=` since you looked; an edit conflict shows theirs → yours", tabActivity: "the detail shows old → new"}},
 	{"mark rows, act on many", [numTabs]string{
-		tabBrowse: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, copy keys", tabAlarms: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, fire now, copy keys",
-		tabQueues:   "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: retry now, dead-letter, delete, copy keys",
-		tabActivity: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: copy keys, delete as written"}},
+		tabBrowse: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, copy keys, export", tabAlarms: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, fire now, copy keys, export",
+		tabQueues:   "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: retry now, dead-letter, delete, copy keys, export",
+		tabActivity: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: copy keys, delete as written, export"}},
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},
