@@ -8,10 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/internal/cli"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+	"kvdeck/views/viewtest"
 )
 
 // kvdeckRun runs the CLI in-process; its stdout and exit code.
@@ -115,5 +119,34 @@ func TestBulkExportGolden(t *testing.T) {
 			a.waitFor("enter  export")
 			golden.RequireEqual(t, a.final().View())
 		})
+	}
+}
+
+// TestFlowBulkExportStopsLeavesNothing: esc during an export (over sqld
+// behind a slow proxy, 200 ms a request, so that esc lands between reads)
+// stops it and leaves neither the file nor its temporary one.
+func TestFlowBulkExportStopsLeavesNothing(t *testing.T) {
+	srv := sqldtest.Start(t)
+	storetest.CopyReferenceRows(t, srv.URL)
+	p := sqldtest.StartProxy(t, srv.URL, 0)
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, p.URL, clock, false)
+	seedRows(t, s, 1000)
+	a := start(t, s, clock, 120, 40, time.Hour)
+	markAllBulk(a, 1000)
+	a.keys(";")
+	a.waitFor("Bulk action on 1000 keys")
+	a.keys("o", "ctrl+u")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.jsonl")
+	a.tm.Type(path)
+	p.SetDelay(200 * time.Millisecond)
+	a.keys("enter")
+	a.waitFor("esc stops (nothing is written)")
+	a.keys("esc")
+	a.waitFor("export stopped (esc) after", "nothing written")
+	a.final()
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Fatalf("files left after the stop: %v", left)
 	}
 }
