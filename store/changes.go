@@ -22,10 +22,12 @@ import (
 //     data_version answers that without touching the table; over a server
 //     the check is folded into the one statement a refresh sends);
 //   - examines the table in windows of rowids (ChangesWindowFile rows per
-//     statement on a WAL file; ChangesWindowRemote over a server, so that
+//     statement on a file; ChangesWindowRemote over a server, so that
 //     a store of up to a million rows is one request) and only rows that
-//     match travel; on a rollback-journal file, where a read blocks a
-//     writer's commit, it walks at a pace instead (ChangesWindowPaced);
+//     match travel; on a rollback-journal file, where a locked read fails
+//     a writer's commit, every statement goes without SQLite's locks,
+//     validated (lockfree.go), and only when that keeps failing does it
+//     walk at a pace (ChangesWindowPaced);
 //   - with an index on ver (AddVerIndex, `kvdeck index add`) reads the
 //     changed rows through it in one statement: its cost follows the
 //     number of changes, not the size of the store.
@@ -52,7 +54,9 @@ const (
 	ChangesWindowRemote = 1000000
 )
 
-// A rollback-journal file without an index on ver is walked at a pace:
+// A rollback-journal file without an index on ver, when its reads could
+// not go without locks (lockfree.go: the file kept being written), is
+// walked at a pace:
 // ChangesPacedWindows windows of ChangesWindowPaced rows per call, the
 // rest at the caller's next tick (ChangesPage.Walk). A reader there holds
 // a shared lock for each statement, and a writer without a busy timeout
@@ -170,7 +174,7 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 	// onWatch: a file whose kv is known to have an index on ver reads
 	// the page in one statement on the watch connection, its header
 	// carrying the mark (one shared lock a page, not two).
-	c.q.onWatch = !remote && c.walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes
+	c.q.onWatch = !remote && c.walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes && !s.lockFreeUsable()
 	if !remote && !c.q.onWatch {
 		if idle, err := c.fileHead(ctx); err != nil || idle {
 			return c.page, err
@@ -263,10 +267,15 @@ func (c *changeScan) fileHead(ctx context.Context) (idle bool, err error) {
 	}
 	// On a rollback-journal file every statement's read lock fails a
 	// writer without a busy timeout that commits meanwhile (WAL readers
-	// block nobody; an immutable read takes no lock).
-	c.paced = !h.wal && !h.indexed && s.imm == nil
+	// block nobody; an immutable read takes no lock): its statements go
+	// without locks (lockfree.go), or, when the head could not, at a pace.
+	c.q.lockFree = h.lockFree
+	c.paced = !h.wal && !h.indexed && s.imm == nil && !h.lockFree
+	if h.lockFree {
+		c.walk = nil // a walk begun with locks ends: read at full speed
+	}
 	// Indexed: the page on the same connection (its schema read).
-	c.q.onWatch = h.indexed && c.walk == nil && s.imm == nil
+	c.q.onWatch = h.indexed && c.walk == nil && s.imm == nil && !h.lockFree
 	return false, nil
 }
 
@@ -439,6 +448,7 @@ func (w *ChangesWalk) matches(q changeQuery) bool {
 type fileHead struct {
 	seq, mark    int64
 	wal, indexed bool
+	lockFree     bool // read without locks (lockfree.go); so are the page's statements
 }
 
 // changesHeadSQL reads, in one statement that touches two pages, seq, the
@@ -462,6 +472,20 @@ func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
 		}
 		h.wal = true
 		return h, err
+	}
+	if s.lockFreeUsable() {
+		var mode string
+		mark, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+			return conn.QueryRowContext(ctx, changesHeadSQL).Scan(&h.seq, new(int64), &mode, &h.indexed)
+		})
+		if errors.Is(err, sql.ErrNoRows) {
+			return h, fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
+		}
+		if ok {
+			s.rowsRead.Add(1)
+			h.mark, h.lockFree = mark, true
+			return h, s.classify(err)
+		}
 	}
 	w := &s.watch
 	w.mu.Lock()
@@ -537,6 +561,8 @@ type changeQuery struct {
 	// when it differs from mark (something was committed since).
 	onWatch bool
 	mark    int64
+	// lockFree runs the statement without locks (lockfree.go).
+	lockFree bool
 	// value selects v (Store.valueSQL): over a server a TEXT value that is
 	// not UTF-8 travels as a BLOB, or it fails the whole page.
 	value string
@@ -675,6 +701,8 @@ func (s *Store) changeStatement(ctx context.Context, q changeQuery) (changeAnswe
 	scan := s.scanKinds
 	if q.onWatch {
 		scan = s.scanKindsOnWatch
+	} else if q.lockFree {
+		scan = s.scanKindsLockFree
 	}
 	err := scan(ctx, text, args, func(kind int, e Entry, x, y, z sql.NullInt64) {
 		switch kind {
@@ -718,6 +746,35 @@ func (s *Store) scanKinds(ctx context.Context, q string, args []any, fn func(kin
 	}
 	defer rows.Close()
 	return s.readKinds(rows, fn)
+}
+
+// scanKindsLockFree is scanKinds without locks on a rollback-journal
+// file (lockfree.go); with them when the file kept being written.
+func (s *Store) scanKindsLockFree(ctx context.Context, q string, args []any, fn func(kind int, e Entry, x, y, z sql.NullInt64)) error {
+	type row struct {
+		kind    int
+		e       Entry
+		x, y, z sql.NullInt64
+	}
+	var got []row
+	_, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		got = got[:0]
+		rows, err := conn.QueryContext(ctx, q, args...)
+		if err != nil {
+			return s.classify(err)
+		}
+		defer rows.Close()
+		return s.readKinds(rows, func(kind int, e Entry, x, y, z sql.NullInt64) {
+			got = append(got, row{kind, e, x, y, z})
+		})
+	})
+	if !ok {
+		return s.scanKinds(ctx, q, args, fn)
+	}
+	for _, r := range got {
+		fn(r.kind, r.e, r.x, r.y, r.z)
+	}
+	return err
 }
 
 // scanKindsOnWatch is scanKinds on the watch connection (version.go),
@@ -784,7 +841,11 @@ func (s *Store) GetRawMany(ctx context.Context, raws [][]byte) ([]*Entry, error)
 		return out, nil
 	}
 	q, args := recheckSQL(raws, s.Now(), s.valueSQL())
-	err := s.scanKinds(ctx, q, args, func(_ int, e Entry, x, _, _ sql.NullInt64) {
+	scan := s.scanKinds
+	if s.lockFreeUsable() {
+		scan = s.scanKindsLockFree
+	}
+	err := scan(ctx, q, args, func(_ int, e Entry, x, _, _ sql.NullInt64) {
 		if i := int(x.Int64); i >= 0 && i < len(out) {
 			out[i] = &e
 		}

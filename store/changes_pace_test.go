@@ -55,6 +55,9 @@ func TestChangesPacedWalk(t *testing.T) {
 	ctx := storetest.Ctx(t)
 	store.SetChangesWindow(10)
 	defer store.SetChangesWindow(0)
+	// The walk is what remains when a read cannot go without locks.
+	store.SetLockFreeOff(true)
+	defer store.SetLockFreeOff(false)
 	// Rewrite rows in place (an upsert keeps the rowid) and add one.
 	for _, i := range []int{40, 3, 25} {
 		if _, err := w.Atomic().Set(mustDecode(t, storetest.BulkRaw(i)), []byte(`"x"`)).Commit(ctx); err != nil {

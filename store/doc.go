@@ -20,10 +20,19 @@
 //     -shm left behind) until a writer comes; LeftFiles.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
 //     SQLite URI they become; RedactURL (a token never shows).
-//   - wsbatch.go: the WebSocket transport's Hrana connections, and its
+//   - wsbatch.go: the WebSocket transport's Hrana connections (a request
+//     is a stream opened, used and closed in one burst), and its
 //     write gate: one write at a time per process and server
 //     (wsWriteGates), since sqld 0.24's writer queue can stall on a stale
 //     entry.
+//   - hranahttp.go: Hrana over HTTP in kvdeck's own client: a pipeline
+//     (requests and the stream's close in one POST) and its decoder
+//     (fuzzed). hranaoneshot.go: every remote write (execRemote: one
+//     request on either transport) and Options.OneShot, the schema check
+//     sent with a one-shot's first call. hranacursor.go: DumpAll over
+//     HTTP as one streamed /v3/cursor answer. hranameter.go: Cost, what
+//     the requests cost (requests, bytes, the server's rows read and
+//     written), libsql-client-go's HTTP requests included.
 //   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),
 //     and the scanning of rows written by anyone, odd ones included.
 //   - read.go: Get, GetRaw, GetMany, List (ListOptions, Page: bounded
@@ -43,11 +52,14 @@
 //     was lost is settled by reading, else ErrOutcomeUnknown. Atomic builds
 //     one; Set is a commit of one set. bulk.go: SetMany and SetManyChecked, a commit of
 //     many sets (and checks) in multi-row statements of 500 rows, every
-//     statement under SQLite's depth and variable limits.
+//     statement under SQLite's depth and variable limits. bulkcommit.go:
+//     the TUI's bulk actions, PlanBulk (commits within BulkCommitRows and
+//     BulkCommitBytes) and CommitBulk (checked; a unit whose row changed
+//     since it was marked is skipped and reported, never overwritten).
 //   - delete.go: Delete, a plain DELETE (no stamp), and DeleteRaw, which
 //     removes a row by its raw key while its stamp still matches.
-//   - exec.go: how a statement runs on each transport (a Hrana batch over
-//     HTTP, one transaction on a file or WebSocket), handing each
+//   - exec.go: how a statement runs on each transport (a Hrana batch in
+//     one request over HTTP and WebSocket, one transaction on a file), handing each
 //     statement that asks its rows (stmt.read) in the same request, and
 //     the prepared statement cache of embedded files.
 //   - recorder.go: the write journal's contract. Recorder (Before and

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -98,6 +97,7 @@ func (s *Store) writeCtx(ctx context.Context, n int) (context.Context, context.C
 	if !s.target.Transport.Remote() {
 		return ctx, func() {}
 	}
+	ctx = withMeter(ctx, &s.meter)
 	return context.WithTimeoutCause(ctx, s.reqTimeout+time.Duration(n)*perStatement, errRequestTimeout)
 }
 
@@ -164,6 +164,9 @@ func (r *reqRows) Close() error {
 // query runs one read statement: one round trip on every transport, within
 // the request deadline.
 func (s *Store) query(ctx context.Context, q string, args ...any) (*reqRows, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	s.statements.Add(1)
 	s.roundTrips.Add(1)
 	ctx, cancel := s.requestCtx(ctx)
@@ -205,6 +208,9 @@ func (s *Store) timedOut(ctx context.Context, err error) error {
 
 // queryRow runs a statement that returns at most one row.
 func (s *Store) queryRow(ctx context.Context, q string, args []any, dest ...any) (bool, error) {
+	if opts := s.takeDeferred(); opts != nil {
+		return s.oneShotRow(ctx, *opts, q, args, dest...)
+	}
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return false, err
@@ -249,7 +255,7 @@ func (s *Store) execBatch(ctx context.Context, stmts []stmt) error {
 		if s.target.Transport == TransportWS {
 			err = s.execWS(ctx, stmts)
 		} else {
-			err = s.execHrana(ctx, stmts)
+			err = s.execRemote(ctx, stmts)
 		}
 		if err == nil || !errors.Is(err, ErrLocked) || errors.Is(err, ErrOutcomeUnknown) || time.Now().Add(wait).After(deadline) {
 			return err
@@ -272,36 +278,7 @@ func (s *Store) execWS(ctx context.Context, stmts []stmt) error {
 		return err // nothing sent
 	}
 	defer unlock()
-	rctx, cancel := s.writeCtx(ctx, len(stmts))
-	defer cancel()
-	s.statements.Add(int64(len(stmts) + 2))
-	s.roundTrips.Add(1)
-	results, err := s.ws.batch(rctx, stmts)
-	if errors.Is(err, errNotSent) {
-		return s.classify(s.timedOut(rctx, err))
-	}
-	if err != nil {
-		if serverAnswered(err) {
-			return s.classify(err)
-		}
-		if tokenReadOnly(s.token) {
-			return s.scrub(s.readOnlyTokenRefused(err))
-		}
-		return s.unknownOutcome(rctx, err)
-	}
-	for i, st := range stmts {
-		if st.read == nil {
-			continue
-		}
-		rows := results[i]
-		if rows == nil {
-			rows = &batchRows{at: -1}
-		}
-		if err := st.read(rows); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.execRemote(ctx, stmts)
 }
 
 // serverAnswered tells a batch error the server sent (the transaction was
@@ -330,49 +307,6 @@ func (s *Store) unknownOutcome(ctx context.Context, err error) error {
 		return fmt.Errorf("%w (%w)", err, context.DeadlineExceeded)
 	}
 	return err
-}
-
-func (s *Store) execHrana(ctx context.Context, stmts []stmt) error {
-	var b strings.Builder
-	var args []any
-	b.WriteString("BEGIN IMMEDIATE")
-	for _, st := range stmts {
-		b.WriteString("; ")
-		b.WriteString(st.sql)
-		args = append(args, st.args...)
-	}
-	b.WriteString("; COMMIT")
-	s.statements.Add(int64(len(stmts) + 2))
-	s.roundTrips.Add(1)
-	if err := ctx.Err(); err != nil {
-		return err // nothing sent
-	}
-	rctx, cancel := s.writeCtx(ctx, len(stmts))
-	defer cancel()
-	rows, err := s.db.QueryContext(rctx, b.String(), args...)
-	if err != nil {
-		if sentHTTP(rctx, err) {
-			return s.unknownOutcome(rctx, err)
-		}
-		return s.classify(s.timedOut(rctx, err))
-	}
-	defer rows.Close()
-	// Result set 0 is BEGIN, statement i is set i+1, and the last set is the
-	// COMMIT: moving onto it without an error proves the commit ran.
-	for set := 1; set <= len(stmts)+1; set++ {
-		if !rows.NextResultSet() {
-			if err := rows.Err(); err != nil {
-				return s.classify(err)
-			}
-			return fmt.Errorf("%w: the server did not confirm the commit on %s", ErrUnreachable, s.display)
-		}
-		if set <= len(stmts) && stmts[set-1].read != nil {
-			if err := stmts[set-1].read(rows); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // sentHTTP reports whether a failed Hrana pipeline request may have

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -306,6 +307,15 @@ func (s *Store) Dump(ctx context.Context, prefix codec.Key, fn func(Entry) error
 // inserted (rowid), as SQLite orders them before every key: every
 // physical row of the store, what kvdeck dump writes.
 func (s *Store) DumpAll(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
+	if s.http != nil {
+		// One streamed request where the server offers it (hranacursor.go).
+		if err := s.ready(ctx); err != nil {
+			return err
+		}
+		if err := s.dumpCursor(ctx, prefix, fn); !errors.Is(err, errNoCursor) {
+			return err
+		}
+	}
 	if len(prefix) == 0 {
 		if err := s.dumpKeyless(ctx, fn); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,14 @@ type Options struct {
 	// Force, with Create, also adds the store's tables to a database that
 	// has other tables; without it such a database is refused.
 	Force bool
+	// OneShot, on a server, defers the schema check to the store's first
+	// call and sends it in the same request (hranaoneshot.go): Open sends
+	// nothing, and a Get, a write (Set, Delete, Commit) or any other call
+	// then checks the schema as Open would. For a command that makes one
+	// call: open and a get, set, delete or atomic are one request over
+	// HTTP, one round trip after the handshake over WebSocket. An error
+	// Open would return comes from that first call instead.
+	OneShot bool
 	// Unchecked, with ReadOnly, skips the schema check: Open sends no
 	// request to a server, and the first statement that reads kv or
 	// kv_meta is the check (ProbeRow reports their absence as
@@ -73,7 +82,16 @@ type Store struct {
 	// recorder journals every write (SetRecorder); nil journals nothing.
 	recorder Recorder
 	// ws sends write transactions over WebSocket (nil on other transports).
-	ws         *wsBatcher
+	ws *wsBatcher
+	// http sends write transactions (and a one-shot's first request) over
+	// HTTP (nil on other transports).
+	http *hranaHTTP
+	// meter counts the requests and what they cost (Cost).
+	meter meter
+	// deferred holds the options of a OneShot open whose schema check is
+	// still to come (hranaoneshot.go); nil once done.
+	deferred   *Options
+	deferredMu sync.Mutex
 	statements atomic.Int64
 	rowsRead   atomic.Int64
 	roundTrips atomic.Int64
@@ -86,6 +104,9 @@ type Store struct {
 	// missing at open (LeftFiles).
 	imm          *immutableRead
 	absentAtOpen []string
+	// lf reads a rollback-journal file without locks (lockfree.go).
+	lfOnce sync.Once
+	lf     *lockFree
 }
 
 // Info describes an open store for status bars and stats.
@@ -118,11 +139,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if s.reqTimeout <= 0 {
 		s.reqTimeout = DefaultRequestTimeout
 	}
-	if target.Transport == TransportWS {
-		s.ws = &wsBatcher{url: target.URL, token: opts.AuthToken}
-	}
-	if target.Transport.Remote() {
-		s.token = opts.AuthToken // only for scrub: never printed
+	if err := s.hranaClients(opts.AuthToken); err != nil {
+		return nil, err
 	}
 	connURL, created := target.URL, false
 	if target.Transport == TransportFile {
@@ -148,6 +166,10 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		s.db.SetConnMaxIdleTime(30 * time.Second)
 	case TransportFile:
 	}
+	if opts.OneShot && target.Transport.Remote() {
+		s.deferred = &opts
+		return s, nil
+	}
 	if opts.Unchecked && opts.ReadOnly {
 		return s, nil
 	}
@@ -158,6 +180,26 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, s.classify(s.timedOut(ictx, err))
 	}
 	return s, nil
+}
+
+// hranaClients makes kvdeck's own Hrana client of a server (wsbatch.go,
+// hranahttp.go).
+func (s *Store) hranaClients(token string) error {
+	target := s.target
+	if target.Transport.Remote() {
+		s.token = token // only for scrub: never printed
+	}
+	switch target.Transport {
+	case TransportWS:
+		s.ws = &wsBatcher{url: target.URL, token: token, meter: &s.meter}
+	case TransportHTTP:
+		var err error
+		if s.http, err = newHranaHTTP(target.URL, token, &s.meter); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
+		}
+	case TransportFile:
+	}
+	return nil
 }
 
 // fileConn returns the driver's address of an embedded database, and
@@ -177,6 +219,9 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 		return "", false, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
 	}
 	created = !exists
+	if exists && !wal {
+		s.watch.journal.Store(journalRollback) // the feed reads it without locks from the first read
+	}
 	connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
 	if !opts.ReadOnly {
 		return connURL, created, nil
@@ -300,15 +345,33 @@ func (s *Store) init(ctx context.Context, created bool, opts Options) error {
 	if err != nil {
 		return err
 	}
+	return s.checkTables(ctx, tables, others, opts)
+}
+
+// storeTables reports whether tables (from tablesSQL) are a complete
+// store's: then checkTables has nothing to do.
+func storeTables(tables map[string][]string) bool {
+	return checkColumns("kv", tables["kv"], kvColumns) == nil && checkColumns("kv_meta", tables["kv_meta"], metaColumns) == nil
+}
+
+// The columns of a store's tables, in order.
+var (
+	kvColumns   = []string{"k", "v", "ver", "expires_at"}
+	metaColumns = []string{"id", "seq", "ok"}
+)
+
+// checkTables checks the schema that tables and others (from tablesSQL)
+// describe and creates what is missing when opts allow it.
+func (s *Store) checkTables(ctx context.Context, tables map[string][]string, others []string, opts Options) error {
 	kvCols, hasKV := tables["kv"]
 	metaCols, hasMeta := tables["kv_meta"]
 	if hasKV {
-		if err := checkColumns("kv", kvCols, []string{"k", "v", "ver", "expires_at"}); err != nil {
+		if err := checkColumns("kv", kvCols, kvColumns); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrNotStore, s.display, err)
 		}
 	}
 	if hasMeta {
-		if err := checkColumns("kv_meta", metaCols, []string{"id", "seq", "ok"}); err != nil {
+		if err := checkColumns("kv_meta", metaCols, metaColumns); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrNotStore, s.display, err)
 		}
 	}
@@ -349,17 +412,27 @@ func (s *Store) Created() bool { return s.created }
 // tables returns the store's tables (kv, kv_meta) with their column names,
 // and the names of the database's other tables, in one query.
 func (s *Store) tables(ctx context.Context) (store map[string][]string, others []string, err error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT m.name, p.name FROM sqlite_master AS m LEFT JOIN pragma_table_info(m.name) AS p ON m.name IN ('kv', 'kv_meta') WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE 'libsql\\_%' ESCAPE '\\' ORDER BY m.name, p.cid")
+	rows, err := s.db.QueryContext(ctx, tablesSQL)
 	if err != nil {
 		return nil, nil, s.classify(err)
 	}
 	defer rows.Close()
+	store, others, err = scanTables(rows)
+	return store, others, s.classify(err)
+}
+
+// tablesSQL lists the database's tables, with the columns of kv and
+// kv_meta.
+const tablesSQL = "SELECT m.name, p.name FROM sqlite_master AS m LEFT JOIN pragma_table_info(m.name) AS p ON m.name IN ('kv', 'kv_meta') WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE 'libsql\\_%' ESCAPE '\\' ORDER BY m.name, p.cid"
+
+// scanTables reads the rows of tablesSQL.
+func scanTables(rows resultRows) (store map[string][]string, others []string, err error) {
 	store = map[string][]string{}
 	for rows.Next() {
 		var table string
 		var col sql.NullString
 		if err := rows.Scan(&table, &col); err != nil {
-			return nil, nil, s.classify(err)
+			return nil, nil, err
 		}
 		if table == "kv" || table == "kv_meta" {
 			store[table] = append(store[table], col.String)
@@ -367,7 +440,7 @@ func (s *Store) tables(ctx context.Context) (store map[string][]string, others [
 			others = append(others, table)
 		}
 	}
-	return store, others, s.classify(rows.Err())
+	return store, others, rows.Err()
 }
 
 func checkColumns(table string, got, want []string) error {
@@ -384,7 +457,7 @@ func (s *Store) Close() error {
 	if s.ws != nil {
 		s.ws.close()
 	}
-	return errors.Join(s.db.Close(), s.closeImmutable())
+	return errors.Join(s.db.Close(), s.closeImmutable(), s.closeLockFree())
 }
 
 // Info describes the store.

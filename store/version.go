@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -19,7 +20,8 @@ type Version struct {
 	// commits, and in ChangesPage.Version on a file.
 	Rows int64
 	// Mark is, when Rows is -1 on a rollback-journal file, the file's
-	// data_version as kvdeck's watch connection saw it: it moves on every
+	// data_version as kvdeck's lock-free connection (lockfree.go, tagged
+	// lockFreeMark) or its watch connection saw it: it moves on every
 	// commit of another connection, deletions included (0 otherwise).
 	Mark int64
 }
@@ -64,6 +66,11 @@ func (s *Store) Version(ctx context.Context) (Version, error) {
 	if s.target.Transport != TransportFile || s.imm != nil {
 		// An immutable read's data_version never moves (readonly.go).
 		return s.readVersion(ctx)
+	}
+	if s.lockFreeUsable() {
+		if v, ok, err := s.versionLockFree(ctx); ok {
+			return v, err
+		}
 	}
 	w := &s.watch
 	w.mu.Lock()
@@ -126,6 +133,24 @@ const dataVersionSQL = "SELECT (SELECT data_version FROM pragma_data_version()),
 func (s *Store) readVersionPoint(ctx context.Context, data int64) (Version, error) {
 	seq, err := s.Seq(ctx)
 	return Version{Seq: seq, Rows: -1, Mark: data}, err
+}
+
+// versionLockFree reads seq without locks on a rollback-journal file
+// (lockfree.go): Rows is -1 and Mark the lock-free connection's
+// data_version, which moves on every commit. ok is false when the file
+// kept being written (the caller reads with locks).
+func (s *Store) versionLockFree(ctx context.Context) (v Version, ok bool, err error) {
+	v.Rows = -1
+	v.Mark, ok, err = s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		return conn.QueryRowContext(ctx, "SELECT seq FROM kv_meta WHERE id = 0").Scan(&v.Seq)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		err = fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
+	}
+	if ok && err == nil {
+		s.rowsRead.Add(1)
+	}
+	return v, ok, s.classify(err)
 }
 
 // closeWatch gives the watch connection back.

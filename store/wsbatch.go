@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/coder/websocket/wsjson"
 )
 
 // wsBatcher sends write transactions over WebSocket as one Hrana "batch"
@@ -30,6 +30,7 @@ import (
 type wsBatcher struct {
 	url   string
 	token string
+	meter *meter
 
 	mu     sync.Mutex
 	idle   []*wsConn
@@ -149,20 +150,16 @@ type hranaError struct {
 }
 
 type hranaStmtResult struct {
-	Rows [][]hranaValue `json:"rows"`
+	Rows        [][]hranaValue `json:"rows"`
+	RowsRead    int64          `json:"rows_read"`
+	RowsWritten int64          `json:"rows_written"`
 }
 
 type hranaMsg struct {
-	Type      string      `json:"type"`
-	RequestID int         `json:"request_id"`
-	Error     *hranaError `json:"error"`
-	Response  *struct {
-		Type   string `json:"type"`
-		Result *struct {
-			StepResults []*hranaStmtResult `json:"step_results"`
-			StepErrors  []*hranaError      `json:"step_errors"`
-		} `json:"result"`
-	} `json:"response"`
+	Type      string          `json:"type"`
+	RequestID int             `json:"request_id"`
+	Error     *hranaError     `json:"error"`
+	Response  json.RawMessage `json:"response"`
 }
 
 // serverError is an error the server answered with: the batch was rolled
@@ -175,16 +172,15 @@ func (e *serverError) Error() string { return e.msg }
 // transaction certainly did not run.
 var errNotSent = errors.New("request not sent")
 
-// batch runs stmts in one transaction in one request. It returns the rows
-// of each statement, by statement index (nil for one without rows). An error
-// wrapping errNotSent means nothing reached the server; any other
-// transport error means the outcome is unknown.
-func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, error) {
+// stream sends reqs in one request: on a stream of their own, opened and
+// closed around them in the same burst of messages (no extra round trip),
+// and returns their answers. Closing the stream discards its server-side
+// connection, so nothing the requests did (not even a transaction the
+// server failed to end) outlives them. An error wrapping errNotSent means
+// nothing reached the server; any other transport error leaves the
+// outcome unknown.
+func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", errNotSent, err)
-	}
-	steps, commit, err := batchSteps(stmts)
-	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
 	c := w.take()
@@ -194,37 +190,63 @@ func (w *wsBatcher) batch(ctx context.Context, stmts []stmt) ([]*batchRows, erro
 			return nil, fmt.Errorf("%w: %w", errNotSent, err)
 		}
 	}
-	// Each batch runs on a stream of its own, opened and closed around it
-	// in the same burst of messages (no extra round trip): closing the
-	// stream discards its server-side connection, so nothing a batch did
-	// (not even a transaction the server failed to end) outlives it.
-	c.nextID += 3
-	stream, id := c.nextID, c.nextID+1
-	reqs := []map[string]any{
-		{"type": "request", "request_id": stream, "request": map[string]any{"type": "open_stream", "stream_id": stream}},
-		{"type": "request", "request_id": id, "request": map[string]any{"type": "batch", "stream_id": stream, "batch": map[string]any{"steps": steps}}},
-		{"type": "request", "request_id": id + 1, "request": map[string]any{"type": "close_stream", "stream_id": stream}},
-	}
-	for _, req := range reqs {
-		if err := wsjson.Write(ctx, c.conn, req); err != nil {
+	msgs, ids := streamMessages(c.nextID+1, reqs)
+	c.nextID = ids[len(ids)-1]
+	w.meter.sent(0) // the messages are one round trip
+	for _, msg := range msgs {
+		b, err := json.Marshal(msg)
+		if err == nil {
+			w.meter.out.Add(int64(len(b)))
+			err = c.conn.Write(ctx, websocket.MessageText, b)
+		}
+		if err != nil {
 			// A failed write may still have put bytes on the wire: only a
 			// context done before the first write proves nothing was sent.
 			_ = c.conn.CloseNow()
 			return nil, err
 		}
 	}
-	// The answers to the batch and to the stream's close, in whatever
+	// The answers to the requests and to the stream's close, in whatever
 	// order they come (the open's answer is skipped: a stream that did not
-	// open fails the batch).
-	answers, err := c.read(ctx, id, id+1)
-	msg := answers[0]
+	// open fails the requests).
+	answers, err := c.read(ctx, w.meter, ids...)
 	if err != nil {
 		_ = c.conn.CloseNow()
 		return nil, err
 	}
 	c.lastUsed = time.Now()
 	w.give(c)
-	return batchResult(msg, commit, len(stmts))
+	out := make([]pipeResult, len(reqs))
+	for i, m := range answers[:len(reqs)] {
+		if m.Type == "response_error" || m.Response == nil {
+			out[i].Error = m.Error
+			if out[i].Error == nil {
+				out[i].Error = &hranaError{Message: m.errText()}
+			}
+			continue
+		}
+		if out[i], err = decodeResponse(m.Response); err != nil {
+			return nil, fmt.Errorf("the server's answer is not Hrana's: %w", err)
+		}
+		w.meter.rows(out[i])
+	}
+	return out, nil
+}
+
+// streamMessages are the messages of reqs on the stream (and request id)
+// stream: its open, the requests and its close; ids are the request ids
+// whose answers count (the requests' and the close's).
+func streamMessages(stream int, reqs []hranaReq) (msgs []map[string]any, ids []int) {
+	msgs = []map[string]any{{"type": "request", "request_id": stream, "request": map[string]any{"type": "open_stream", "stream_id": stream}}}
+	for i, r := range reqs {
+		r.StreamID = &stream
+		ids = append(ids, stream+1+i)
+		msgs = append(msgs, map[string]any{"type": "request", "request_id": stream + 1 + i, "request": r})
+	}
+	closeID := stream + 1 + len(reqs)
+	ids = append(ids, closeID)
+	msgs = append(msgs, map[string]any{"type": "request", "request_id": closeID, "request": map[string]any{"type": "close_stream", "stream_id": stream}})
+	return msgs, ids
 }
 
 // batchSteps makes stmts one transaction of Hrana batch steps: BEGIN
@@ -249,13 +271,9 @@ func batchSteps(stmts []stmt) (steps []hranaStep, commit int, err error) {
 	return steps, commit, nil
 }
 
-// batchResult reads the batch's answer: the rows of each of its n
+// batchRowsOf reads a batch's result: the rows of each of its n
 // statements, or the server's error when the COMMIT did not run.
-func batchResult(msg hranaMsg, commit, n int) ([]*batchRows, error) {
-	if msg.Type == "response_error" || msg.Response == nil || msg.Response.Result == nil {
-		return nil, &serverError{"the server refused the batch: " + msg.errText()}
-	}
-	res := msg.Response.Result
+func batchRowsOf(res *hranaBatchResult, commit, n int) ([]*batchRows, error) {
 	committed := commit < len(res.StepResults) && res.StepResults[commit] != nil
 	if !committed {
 		for _, e := range res.StepErrors {
@@ -292,12 +310,19 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 		return nil, fmt.Errorf("failed to WebSocket dial: %w", err)
 	}
 	conn.SetReadLimit(16 << 20)
-	if err := wsjson.Write(ctx, conn, map[string]any{"type": "hello", "jwt": w.token}); err != nil {
+	b, _ := json.Marshal(map[string]any{"type": "hello", "jwt": w.token})
+	w.meter.sent(len(b)) // the handshake's round trip
+	if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
 		_ = conn.CloseNow()
 		return nil, err
 	}
 	var hello hranaMsg
-	if err := wsjson.Read(ctx, conn, &hello); err != nil {
+	_, b, err = conn.Read(ctx)
+	w.meter.received(len(b))
+	if err == nil {
+		err = json.Unmarshal(b, &hello)
+	}
+	if err != nil {
 		_ = conn.CloseNow()
 		return nil, err
 	}
@@ -315,20 +340,25 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 // answer first, and skipping what came before it, lost the close's answer
 // and turned an applied commit into an unknown outcome after the request
 // timeout: TestWebSocketAnswersInAnyOrder). Other messages are skipped.
-func (c *wsConn) read(ctx context.Context, ids ...int) ([]hranaMsg, error) {
+func (c *wsConn) read(ctx context.Context, mt *meter, ids ...int) ([]hranaMsg, error) {
 	out := make([]hranaMsg, len(ids))
 	seen := make([]bool, len(ids))
 	for left := len(ids); left > 0; {
-		var m hranaMsg
-		if err := wsjson.Read(ctx, c.conn, &m); err != nil {
+		var msg hranaMsg
+		_, b, err := c.conn.Read(ctx)
+		mt.received(len(b))
+		if err == nil {
+			err = json.Unmarshal(b, &msg)
+		}
+		if err != nil {
 			return out, err
 		}
-		if m.Type != "response_ok" && m.Type != "response_error" {
+		if msg.Type != "response_ok" && msg.Type != "response_error" {
 			continue
 		}
 		for i, id := range ids {
-			if m.RequestID == id && !seen[i] {
-				out[i], seen[i] = m, true
+			if msg.RequestID == id && !seen[i] {
+				out[i], seen[i] = msg, true
 				left--
 			}
 		}

@@ -13,9 +13,12 @@ import (
 // back there, ] forward again, like a browser or vim's jump list. A new
 // jump drops the forward places.
 //
-// The selected key of Leases, Alarms and Queues is read from the tab;
-// Browse's is the key the root last sent it to (Browse exports no
-// selection), so a place in Browse is where a jump or :goto put it.
+// The selected key of a tab is read from it (Browse's is the key its
+// cursor is on, or the key it is walking to). Browse's far moves (g, G,
+// ← to the parent, → into a level, a filter's jump, a search match
+// shown: views/browse/places.go) push the key they left as well, so [
+// returns to where the cursor was before it went places, not only before
+// a jump between tabs.
 
 // maxPlaces bounds each side of the stack.
 const maxPlaces = 100
@@ -81,6 +84,9 @@ func (m model) here() place {
 	switch m.tab {
 	case tabBrowse:
 		p.key = m.browseAt
+		if k, ok := m.tabs.browse.Selected(); ok {
+			p.key = k
+		}
 	case tabLeases:
 		p.key, _ = m.tabs.leases.Selected()
 	case tabAlarms:
@@ -91,6 +97,15 @@ func (m model) here() place {
 		// Compose, Race, Sweep and Activity: the tab alone.
 	}
 	return p
+}
+
+// takeBrowsePlaces pushes the Browse keys far moves of its cursor left
+// (a key's, taken right after it, before the next key can travel).
+func (m model) takeBrowsePlaces() model {
+	for _, k := range m.tabs.browse.TakeLeft() {
+		m.hist.push(place{tab: tabBrowse, key: k})
+	}
+	return m
 }
 
 // gotoKey is every jump to a key in Browse (:goto, a view's GotoMsg, a
@@ -123,7 +138,7 @@ func (m model) travel(back bool) (model, tea.Cmd) {
 		if !back {
 			word = "forward"
 		}
-		out := m.flash.show(views.FlashMsg{Level: views.FlashInfo, Text: "nothing to go " + word + " to: jumps (o, :goto, enter in Activity, a find) leave places here"})
+		out := m.flash.show(views.FlashMsg{Level: views.FlashInfo, Text: "nothing to go " + word + " to: jumps (o, :goto, enter in Activity, a find) and Browse's far moves (g, G, ←, →, a filter) leave places here"})
 		return m, out
 	}
 	if p.tab == tabBrowse && p.key != nil {

@@ -52,6 +52,11 @@ var keyTable = []keyRow{
 		tabCompose: "`d` add a delete op; `backspace` remove op", tabSweep: "`d` sweep"}},
 	{"stop, reset", [numTabs]string{tabCompose: "`X` clear all ops", tabRace: "`x` stop workers; `X` reset", tabSweep: "`x` cancel a sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
+	{"diff", [numTabs]string{tabBrowse: "`=` since you looked; an edit conflict shows theirs → yours", tabActivity: "the detail shows old → new"}},
+	{"mark rows, act on many", [numTabs]string{
+		tabBrowse: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, copy keys", tabAlarms: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, fire now, copy keys",
+		tabQueues:   "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: retry now, dead-letter, delete, copy keys",
+		tabActivity: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: copy keys, delete as written"}},
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},

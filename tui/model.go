@@ -63,6 +63,11 @@ type model struct {
 	finderGen  int
 	finderKeys finderKeys
 	finds      []string
+	// bulkMenu is the B menu of a tab's marked rows (bulk.go), nil when
+	// closed; bulk is the bulk action running, nil when none.
+	bulkMenu *views.BulkMsg
+	bulk     *bulkRun
+	bulkGen  int
 	// fl is the Fleet view (fleet.go).
 	fl fleetState
 	// hist is the back stack (history.go); browseAt is the key the root
@@ -164,7 +169,8 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setSize(msg.Width, msg.Height)
 		return m, nil
 	case tea.KeyMsg:
-		return m.handleKey(msg)
+		next, cmd := m.handleKey(msg)
+		return next.(model).takeBrowsePlaces(), cmd
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case refreshTick:
@@ -202,6 +208,8 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onSwitchMsg(msg)
 	case finderPage:
 		return m.onFinderPage(msg)
+	case views.BulkMsg, bulkStart, bulkCommitted, bulkCopied:
+		return m.onBulkMsg(msg)
 	}
 	var fl tea.Cmd
 	if m.fl.made {
@@ -226,6 +234,10 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case m.confirm.Open():
 		m.confirm, cmd = m.confirm.Update(msg)
 		return m, cmd
+	case m.bulk != nil:
+		return m.handleBulkRun(msg)
+	case m.bulkMenu != nil:
+		return m.handleBulkMenu(msg)
 	case m.jump != nil && !key.Matches(msg, m.keys.Quit):
 		m.jump.hold(msg)
 		return m, nil

@@ -42,7 +42,7 @@ var tabTable = [numTabs]tabDef{
 	tabBrowse: define("Browse", func(ts *tabs) *browse.Model { return &ts.browse },
 		browse.Model.Init, browse.Model.Update, browse.Model.Refresh).
 		jumpsWith(browse.DefaultKeys().Record).
-		notes("e and d are CAS-guarded: they act only if the key still has the stamp shown, so a change by another writer is never overwritten; a conflict shows the new stamp."),
+		notes("e and d are CAS-guarded: they act only if the key still has the stamp shown, so a change by another writer is never overwritten; a conflict shows theirs against yours (save over their stamp asks, checked)."),
 	tabLeases: define("Leases", func(ts *tabs) *leases.Model { return &ts.leases },
 		leases.Model.Init, leases.Model.Update, leases.Model.Refresh).
 		jumpsWith(leases.DefaultKeys().Browse).

@@ -38,6 +38,9 @@ func (m model) View() string {
 	case m.fl.shown:
 		body = m.fl.view.View(m.width, bodyH)
 	}
+	if m.bulkMenu != nil {
+		body = overlay(body, m.bulkMenuView(), m.width, bodyH, m.styles.Muted.Faint(true))
+	}
 	if m.confirm.Open() {
 		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
 	}
@@ -103,6 +106,8 @@ func (m model) messageLine() string {
 	switch {
 	case m.typing:
 		return fit(m.cmdline.View(), m.width)
+	case m.bulk != nil:
+		return m.bulkProgress()
 	case m.flash.on:
 		st := m.styles.FlashInfo
 		switch m.flash.msg.Level {

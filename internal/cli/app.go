@@ -50,6 +50,10 @@ type App struct {
 	// Writes method names (writer), "" for a command that only reads.
 	command, writes string
 	pinned          atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
+	// oneCall: the command makes one call on its store (OpenForOneCall).
+	oneCall bool
+	// cost sums what the closed stores cost (--stats).
+	cost store.Cost
 
 	mu     sync.Mutex
 	stores []*store.Store
@@ -85,7 +89,24 @@ func (a *App) StoreOptions() store.Options {
 		ReadOnly:    a.Globals.ReadOnly,
 		Clock:       a.Now,
 		BusyTimeout: a.Globals.BusyTimeout,
+		OneShot:     a.oneCall,
 	}
+}
+
+// OpenForOneCall is Open for a command that makes one call on the store
+// (get): over HTTP the schema check goes in that call's request
+// (store.Options.OneShot), so the command sends one request.
+func (a *App) OpenForOneCall() (*store.Store, error) {
+	a.oneCall = true
+	return a.Open()
+}
+
+// OpenToWriteForOneCall is OpenToWrite for a command that makes one write
+// (set, delete, atomic; an atomic whose check fails re-reads the checked
+// keys in a second request).
+func (a *App) OpenToWriteForOneCall(create Creation) (*store.Store, error) {
+	a.oneCall = true
+	return a.OpenToWrite(create)
 }
 
 // Open opens the store the global flags and environment select (--db,
@@ -252,6 +273,12 @@ func (a *App) close() {
 			a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
 		}
 		_ = s.Close()
+		c := s.Cost()
+		a.cost.Requests += c.Requests
+		a.cost.BytesSent += c.BytesSent
+		a.cost.BytesReceived += c.BytesReceived
+		a.cost.RowsRead += c.RowsRead
+		a.cost.RowsWritten += c.RowsWritten
 		if left := s.LeftFiles(); len(left) > 0 {
 			// Read-only promises to leave the directory as it was; where
 			// it could not, say so (store/readonly.go tells why).

@@ -25,6 +25,12 @@ type netJSON struct {
 	Rows       int64   `json:"rows,omitempty"`
 	RowsPerSec float64 `json:"rowsPerSec,omitempty"`
 	LatencyMs  int64   `json:"latencyMs"`
+	// What the store's meter counted (store.Cost): bytes each way and
+	// the rows the server reports it read and wrote.
+	BytesSent     int64 `json:"bytesSent"`
+	BytesReceived int64 `json:"bytesReceived"`
+	ServerRead    int64 `json:"serverRowsRead"`
+	ServerWritten int64 `json:"serverRowsWritten"`
 }
 
 // network measures, through a latency proxy in front of the server, the
@@ -51,13 +57,17 @@ func (c *BenchCmd) network(app *App, renv *bench.Env) ([]netJSON, error) {
 }
 
 // netStep is one measured operation of the network bench: withOpen
-// counts opening the store in its requests (a CLI one-shot); otherwise the
+// counts opening the store in its requests (a CLI command); otherwise the
 // store is opened before (a TUI session's later requests).
 type netStep struct {
 	op       string
 	withOpen bool
 	fn       func(s *store.Store) (int64, error)
 }
+
+// oneCallOps are the steps that open as get, set, delete and atomic do
+// (App.OpenForOneCall): the schema check goes with their one call.
+var oneCallOps = map[string]bool{"get (open + get)": true, "set (open + set)": true}
 
 // netRun measures steps through the latency proxy and keeps their lines.
 type netRun struct {
@@ -68,8 +78,8 @@ type netRun struct {
 	out     []netJSON
 }
 
-func (r *netRun) open(ctx context.Context) (*store.Store, error) {
-	return store.Open(ctx, r.url, store.Options{AuthToken: r.token})
+func (r *netRun) open(ctx context.Context, oneCall bool) (*store.Store, error) {
+	return store.Open(ctx, r.url, store.Options{AuthToken: r.token, OneShot: oneCall})
 }
 
 // measure runs one step, counting the proxy's requests and the time.
@@ -77,20 +87,22 @@ func (r *netRun) measure(ctx context.Context, st netStep) error {
 	var s *store.Store
 	var err error
 	if !st.withOpen {
-		if s, err = r.open(ctx); err != nil {
+		if s, err = r.open(ctx, false); err != nil {
 			return err
 		}
 		defer s.Close()
 	}
 	var rows int64
+	var before store.Cost
 	began := time.Now()
 	n := r.p.Count(func() {
 		if st.withOpen {
-			if s, err = r.open(ctx); err != nil {
+			if s, err = r.open(ctx, oneCallOps[st.op]); err != nil {
 				return
 			}
 			defer s.Close()
 		}
+		before = s.Cost()
 		rows, err = st.fn(s)
 	})
 	took := time.Since(began)
@@ -98,6 +110,12 @@ func (r *netRun) measure(ctx context.Context, st netStep) error {
 		return fmt.Errorf("%s: %w", st.op, err)
 	}
 	line := netJSON{Target: "network", Op: st.op, Requests: n, Ms: float64(took.Microseconds()) / 1000, Rows: rows, LatencyMs: r.latency.Milliseconds()}
+	if c := s.Cost(); st.withOpen {
+		line.BytesSent, line.BytesReceived, line.ServerRead, line.ServerWritten = c.BytesSent, c.BytesReceived, c.RowsRead, c.RowsWritten
+	} else {
+		line.BytesSent, line.BytesReceived = c.BytesSent-before.BytesSent, c.BytesReceived-before.BytesReceived
+		line.ServerRead, line.ServerWritten = c.RowsRead-before.RowsRead, c.RowsWritten-before.RowsWritten
+	}
 	if rows > 0 && took > 0 {
 		line.RowsPerSec = float64(rows) / took.Seconds()
 	}
@@ -127,7 +145,7 @@ func (c *BenchCmd) netSteps(ctx context.Context, renv *bench.Env, now int64) []n
 		}},
 		{"dump", true, func(s *store.Store) (int64, error) {
 			var n int64
-			err := s.Dump(ctx, nil, func(e store.Entry) error { n++; _ = codec.FormatStamp(e.Ver); return nil })
+			err := s.DumpAll(ctx, nil, func(e store.Entry) error { n++; _ = codec.FormatStamp(e.Ver); return nil })
 			return n, err
 		}},
 		{"load", true, func(s *store.Store) (int64, error) { return c.netLoad(ctx, s, renv) }},
@@ -207,7 +225,7 @@ func (c *BenchCmd) printNetwork(app *App, title string, lines []netJSON) {
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "what\trequests\ttime\trows\trows/s\t\n")
+	fmt.Fprintf(tw, "what\trequests\ttime\trows\trows/s\tsent\treceived\tserver rows r/w\t\n")
 	for _, l := range lines {
 		rows, rate := "-", "-"
 		if l.Rows > 0 {
@@ -216,7 +234,8 @@ func (c *BenchCmd) printNetwork(app *App, title string, lines []netJSON) {
 		if l.RowsPerSec > 0 && !strings.HasPrefix(l.Op, "tui:") {
 			rate = fmt.Sprintf("%.0f", l.RowsPerSec)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", l.Op, l.Requests, time.Duration(l.Ms*float64(time.Millisecond)).Round(time.Millisecond), rows, rate)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", l.Op, l.Requests, time.Duration(l.Ms*float64(time.Millisecond)).Round(time.Millisecond), rows, rate,
+			byteText(l.BytesSent), byteText(l.BytesReceived), l.ServerRead, l.ServerWritten)
 	}
 	tw.Flush()
 	app.Out.Textf("%s", title)

@@ -26,6 +26,9 @@ func TestBench(t *testing.T) {
 		Ratio, RoundTrips float64
 		FloorOpsPerSec    float64
 		Requests          int64
+		BytesSent         int64 `json:"bytesSent"`
+		BytesReceived     int64 `json:"bytesReceived"`
+		ServerWritten     int64 `json:"serverRowsWritten"`
 	}
 	got := map[string]line{}
 	network := map[string]line{}
@@ -59,11 +62,15 @@ func TestBench(t *testing.T) {
 	}
 	// The network section counts requests at a proxy: each command with
 	// its open, each TUI screen's reads.
-	for op, max := range map[string]int64{"get (open + get)": 3, "stats": 10, "doctor": 10, "sweep --dry-run": 10, "dump": 4, "load": 4,
+	for op, max := range map[string]int64{"get (open + get)": 1, "set (open + set)": 1, "stats": 10, "doctor": 10, "sweep --dry-run": 10, "dump": 2, "load": 4,
 		"tui: first frame (top level)": 2, "tui: expand the largest prefix": 1, "tui: Leases tab": 3, "tui: idle refresh tick": 1} {
 		if l, ok := network[op]; !ok || l.Requests < 1 || l.Requests > max {
 			t.Errorf("network %s: %+v, want 1..%d requests", op, l, max)
 		}
+	}
+	// Each line says what the store's meter counted (issue 20 point 5).
+	if l := network["set (open + set)"]; l.BytesSent == 0 || l.BytesReceived == 0 || l.ServerWritten == 0 {
+		t.Errorf("network set: %+v, want bytes each way and server rows written", l)
 	}
 	if l := network["load"]; l.Rows != 120 {
 		t.Errorf("network load wrote %d rows, want 120", l.Rows)

@@ -55,7 +55,7 @@ func (c *AtomicCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite(MayCreate)
+	s, err := app.OpenToWriteForOneCall(MayCreate)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func (c *DeleteCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite(MayCreate)
+	s, err := app.OpenToWriteForOneCall(MayCreate)
 	if err != nil {
 		return err
 	}

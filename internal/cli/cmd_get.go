@@ -12,7 +12,7 @@ func (c *GetCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.OpenForOneCall()
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func (c *SetCmd) Run(app *App) error {
 		}
 		expireIn = &d
 	}
-	s, err := app.OpenToWrite(MayCreate)
+	s, err := app.OpenToWriteForOneCall(MayCreate)
 	if err != nil {
 		return err
 	}

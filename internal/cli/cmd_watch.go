@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -88,18 +88,11 @@ type watcher struct {
 	mark     int64              // ChangesPage.Mark of the last page
 	walk     *store.ChangesWalk // a paced walk under way
 	paced    bool               // the feed was walked at a pace (said once)
-	known    map[string]store.Entry
-	// unkept holds the raw keys of the rows seen whose value was not
-	// kept (known holds them with a nil value), and kept the bytes of
-	// the values known holds: at most watchValueBudget.
-	unkept map[string]bool
-	kept   int64
-	// ring holds the raw keys seen, in the order they were first seen,
-	// and turn where the next recheck batch starts: every row seen is
-	// re-read in turn without sorting them all each poll. A key deleted
-	// from known stays until the ring turns over.
-	ring []string
-	turn int
+	// seen holds the live rows seen, by raw key, in a private temporary
+	// database (cmd_watch_seen.go): the heap stays bounded whatever the
+	// prefix holds. It keeps at most watchValueBudget bytes of values.
+	// Rechecks go round it in key order.
+	seen *seenRows
 	// due counts the rows seen still to re-read since a commit was last
 	// noticed: until it is zero a poll rechecks even when nothing was
 	// committed since the last one (the mark says nothing of the rows
@@ -109,10 +102,10 @@ type watcher struct {
 
 // The values of the rows seen that a watch keeps, to show them as old
 // values: at most watchValueMax bytes each and watchValueBudget in all.
-// The keys and stamps of every row seen are kept (a deletion names the
-// row), about 100 bytes a row beside its key; an old value beyond the
-// budget is shown as null with "unkept" saying why. Before the bound a
-// watch of a 350k-row prefix held 0.5 GB.
+// The keys and stamps of every row seen are kept on disk (seenRows; a
+// deletion names the row); an old value beyond the budget is shown as
+// null with "unkept" saying why. Before the bound a watch of a 350k-row
+// prefix held 0.5 GB; with the values bounded, 105 MB at 200k rows.
 const (
 	watchValueMax    = 4 << 10
 	watchValueBudget = 32 << 20
@@ -120,47 +113,23 @@ const (
 
 // see records e as seen, keeping its value while the budget allows.
 func (w *watcher) see(e store.Entry) {
-	raw := string(e.Raw)
-	w.forget(raw)
-	if w.unkept == nil {
-		w.unkept = map[string]bool{}
-	}
-	if n := int64(len(e.Value)); n > watchValueMax || w.kept+n > watchValueBudget {
-		e.Value = nil
-		w.unkept[raw] = true
-	} else {
-		w.kept += n
-	}
-	if _, had := w.known[raw]; !had {
-		w.ring = append(w.ring, raw)
-	}
-	w.known[raw] = e
-}
-
-// forget drops the row seen at raw from the value budget (known keeps
-// it until the caller deletes or replaces it).
-func (w *watcher) forget(raw string) {
-	if old, had := w.known[raw]; had && !w.unkept[raw] {
-		w.kept -= int64(len(old.Value))
-	}
-	delete(w.unkept, raw)
+	w.seen.put(e, watchValueMax, watchValueBudget)
 }
 
 // drop forgets the row seen at raw.
 func (w *watcher) drop(raw string) {
-	w.forget(raw)
-	delete(w.known, raw)
+	w.seen.del(raw)
 }
 
 // old returns the row seen at raw as an old row for an event; nil when
 // none was seen.
 func (w *watcher) old(raw string) *watchRow {
-	e, had := w.known[raw]
+	e, unkept, _, had := w.seen.get(raw)
 	if !had {
 		return nil
 	}
 	r := newWatchRow(&e)
-	if w.unkept[raw] {
+	if unkept {
 		r.Value, r.raw = json.RawMessage("null"), false
 		r.Unkept = "the watch keeps old values up to 4 KiB each and 32 MiB in all"
 	}
@@ -173,7 +142,12 @@ func (c *WatchCmd) Run(app *App) error {
 	if c.Interval < 10*time.Millisecond {
 		return fmt.Errorf("--interval %s: must be at least 10ms", c.Interval)
 	}
-	w := &watcher{known: map[string]store.Entry{}}
+	seen, err := newSeenRows()
+	if err != nil {
+		return fmt.Errorf("watch: a temporary file for the rows seen: %w", err)
+	}
+	defer seen.close()
+	w := &watcher{seen: seen}
 	if c.Exact {
 		w.exact = map[string]bool{}
 	}
@@ -206,7 +180,7 @@ func (c *WatchCmd) Run(app *App) error {
 			what = "keys"
 		}
 	}
-	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%s now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, plural(int64(len(w.known)), "live row"), c.Interval)
+	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%s now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, plural(int64(w.seen.n), "live row"), c.Interval)
 	return c.loop(ctx, app, w)
 }
 
@@ -245,7 +219,7 @@ func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 		}
 		if w.paced && !said {
 			said = true
-			fmt.Fprintf(app.Stderr, "kvdeck: this rollback-journal file has no index on ver: changes are found by a walk of the table paced to %d rows a poll, so that the service's commits are not blocked; `kvdeck index add` makes them immediate\n", store.ChangesWindowPaced)
+			fmt.Fprintf(app.Stderr, "kvdeck: this rollback-journal file was being written through every read kvdeck tried without locks, and it has no index on ver: changes are found by a walk of the table paced to %d rows a poll, so that the service's commits are not blocked; `kvdeck index add` makes them immediate\n", store.ChangesWindowPaced)
 		}
 		if err := app.Out.Flush(); err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -287,6 +261,8 @@ func (w *watcher) start(ctx context.Context) error {
 		return err
 	}
 	w.after, w.mark = p.Version.Seq, p.Mark
+	w.seen.begin() // one transaction of the temporary database for all
+	defer w.seen.commit()
 	if w.exact != nil {
 		entries, err := w.s.GetMany(ctx, w.prefixes)
 		for _, e := range entries {
@@ -294,18 +270,18 @@ func (w *watcher) start(ctx context.Context) error {
 				w.see(*e)
 			}
 		}
-		return err
+		return errors.Join(err, w.seen.err)
 	}
 	for _, p := range w.prefixes {
 		err := w.s.Scan(ctx, store.ListOptions{Prefix: p, Unbounded: len(p) == 0}, func(e store.Entry) error {
 			w.see(e)
-			return nil
+			return w.seen.err
 		})
 		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return w.seen.err
 }
 
 // Rows seen that a poll re-reads to find deletions (deletes issue no
@@ -371,22 +347,15 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		opts.After, opts.AfterKey, opts.Recheck, opts.Walk = page.Next, page.NextKey, nil, nil
 	}
 	deleted := w.deletions(inline, rechecked, fresh, now)
-	return append(append(expired, deleted...), sets...), nil
+	return append(append(expired, deleted...), sets...), w.seen.err
 }
 
 // expire forgets the rows seen whose expiry the clock passed, in key
 // order, and returns their events.
 func (w *watcher) expire(now int64) []watchEvent {
-	var gone []string
-	for raw, e := range w.known {
-		if !e.Live(now) {
-			gone = append(gone, raw)
-		}
-	}
-	sort.Strings(gone) // key order: stable output
 	var out []watchEvent
-	for _, raw := range gone {
-		e := w.known[raw]
+	for _, raw := range w.seen.expired(now) { // key order: stable output
+		e, _, _, _ := w.seen.get(raw)
 		old := w.old(raw)
 		out = append(out, newWatchEvent("expire", &e, old, nil, now))
 		w.drop(raw)
@@ -398,7 +367,7 @@ func (w *watcher) expire(now int64) []watchEvent {
 // commit since the last poll makes every row seen due again.
 func (w *watcher) noteMark(page store.ChangesPage, inline int) {
 	if page.Mark != w.mark {
-		w.due = len(w.known)
+		w.due = w.seen.n
 	}
 	if len(page.Rechecked) > 0 {
 		w.due -= inline
@@ -412,7 +381,7 @@ func (w *watcher) change(e store.Entry, now int64) (*watchEvent, bool) {
 	if w.exact != nil && !w.exact[raw] {
 		return nil, false
 	}
-	seen, had := w.known[raw]
+	seen, _, _, had := w.seen.get(raw)
 	if had && seen.Ver == e.Ver {
 		return nil, false // read by start already
 	}
@@ -437,7 +406,7 @@ func (w *watcher) deletions(inline [][]byte, rechecked []*store.Entry, fresh map
 	var out []watchEvent
 	for i, e := range rechecked {
 		raw := string(inline[i])
-		seen, had := w.known[raw]
+		seen, _, _, had := w.seen.get(raw)
 		if e != nil || !had || fresh[raw] {
 			continue
 		}
@@ -448,36 +417,10 @@ func (w *watcher) deletions(inline [][]byte, rechecked []*store.Entry, fresh map
 	return out
 }
 
-// recheckBatch returns up to n rows seen, in turn round the ring: every
-// row seen is re-read within len(known)/n polls. When the ring turns
-// over it drops the keys no longer seen (and repeats).
+// recheckBatch returns up to n rows seen, in turn in key order: every
+// row seen is re-read within rows/n polls.
 func (w *watcher) recheckBatch(n int) [][]byte {
-	var out [][]byte
-	for tries := 0; len(out) < min(n, len(w.known)) && tries <= len(w.ring); tries++ {
-		if w.turn >= len(w.ring) {
-			w.compactRing()
-		}
-		raw := w.ring[w.turn]
-		w.turn++
-		if _, ok := w.known[raw]; ok {
-			out = append(out, []byte(raw))
-		}
-	}
-	return out
-}
-
-// compactRing keeps the ring's keys still seen, once each, and starts it
-// over.
-func (w *watcher) compactRing() {
-	kept := w.ring[:0]
-	in := make(map[string]bool, len(w.known))
-	for _, raw := range w.ring {
-		if _, ok := w.known[raw]; ok && !in[raw] {
-			in[raw] = true
-			kept = append(kept, raw)
-		}
-	}
-	w.ring, w.turn = kept, 0
+	return w.seen.batch(n)
 }
 
 // newWatchEvent is the event of the row at e's key: old as the watch saw

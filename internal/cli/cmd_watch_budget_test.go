@@ -24,7 +24,7 @@ func TestWatchPollRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := &watcher{s: s, prefixes: []codec.Key{storetest.Key(t, `["w"]`)}, known: map[string]store.Entry{}}
+	w := &watcher{s: s, prefixes: []codec.Key{storetest.Key(t, `["w"]`)}, seen: newTestSeen(t)}
 	if err := w.start(ctx); err != nil {
 		t.Fatal(err)
 	}

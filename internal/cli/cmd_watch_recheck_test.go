@@ -41,7 +41,7 @@ func TestWatchRechecksInTurn(t *testing.T) {
 			if _, err := a.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			w := &watcher{s: s, prefixes: []codec.Key{{codec.String("big")}}, known: map[string]store.Entry{}}
+			w := &watcher{s: s, prefixes: []codec.Key{{codec.String("big")}}, seen: newTestSeen(t)}
 			if err := w.start(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -72,6 +72,7 @@ type Globals struct {
 	BusyTimeout time.Duration `name:"busy-timeout" placeholder:"DURATION" default:"5s" help:"How long an embedded database waits for another writer's lock."`
 	Output      string        `name:"output" short:"o" placeholder:"text|json" help:"Output format: text or json (one JSON object per line). Default text; dump and watch default to json (their lines are read by programs: load reads dump)."`
 	Theme       string        `name:"theme" enum:"auto,dark,light,high-contrast" default:"auto" help:"TUI colours: auto, dark, light, high-contrast."`
+	Stats       bool          `name:"stats" help:"Print what the command cost on stderr: requests, bytes each way, rows the server read and wrote, time."`
 
 	saved *savedStore // the saved store selected (stores.go: resolveSaved)
 }

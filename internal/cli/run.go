@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -152,8 +153,12 @@ func traits(kctx *kong.Context) (jsonDefault bool, writes string) {
 // run runs the command, flushes its output and says its error on errw
 // (an interrupt and a journal failure with what to do); the exit code.
 func run(kctx *kong.Context, app *App, errw io.Writer) int {
+	start := time.Now()
 	err := kctx.Run(app)
 	app.close()
+	if app.Globals.Stats {
+		fmt.Fprintf(errw, "kvdeck: stats: %s\n", costText(app.cost, time.Since(start)))
+	}
 	if ferr := app.Out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("write output: %w", ferr)
 	}

@@ -33,6 +33,8 @@ type Proxy struct {
 
 	target   *url.URL
 	delay    atomic.Int64
+	slowFrom atomic.Int64 // SlowFrom's request number (0: off)
+	slow     atomic.Int64 // ... and its delay
 	swap     atomic.Bool
 	swapped  atomic.Int64
 	requests atomic.Int64
@@ -112,6 +114,19 @@ func (p *Proxy) Swapped() int64 { return p.swapped.Load() }
 // swapWait is how long a held batch answer waits for the next message.
 const swapWait = 200 * time.Millisecond
 
+// SlowFrom makes the HTTP requests counted from the n-th on (Requests
+// after it is called, plus n) wait d instead of Delay: a link that turns
+// slow in the middle of an operation, at a request a test names rather
+// than at a moment it guesses. n <= 0 turns it off.
+func (p *Proxy) SlowFrom(n int64, d time.Duration) {
+	p.slow.Store(int64(d))
+	if n <= 0 {
+		p.slowFrom.Store(0)
+		return
+	}
+	p.slowFrom.Store(p.requests.Load() + n)
+}
+
 // Delay is the delay added to each request.
 func (p *Proxy) Delay() time.Duration { return time.Duration(p.delay.Load()) }
 
@@ -149,8 +164,7 @@ func (p *Proxy) Close() error {
 	return err
 }
 
-func (p *Proxy) wait(ctx context.Context) error {
-	d := p.Delay()
+func (p *Proxy) wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
@@ -175,10 +189,13 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	d := p.Delay()
 	if !isCloseOnly(body) {
-		p.requests.Add(1)
+		if n, from := p.requests.Add(1), p.slowFrom.Load(); from > 0 && n >= from {
+			d = time.Duration(p.slow.Load())
+		}
 	}
-	if err := p.wait(r.Context()); err != nil {
+	if err := p.wait(r.Context(), d); err != nil {
 		return
 	}
 	p.rp.ServeHTTP(&countingWriter{ResponseWriter: w, n: &p.bytesIn}, r)

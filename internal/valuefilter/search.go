@@ -17,7 +17,11 @@ type SearchPage struct {
 	// Entries match, in the listing's order.
 	Entries []store.Entry
 	// Cursor continues the search (ListOptions.Cursor) when not empty:
-	// the page stopped at the limit of matches or of rows examined.
+	// the page stopped at the limit of matches or of rows examined. When
+	// Search returns an error, Cursor is where a later call resumes: just
+	// after the last row examined (the call's own cursor when it examined
+	// none), so a retry neither skips nor repeats a row, and the matches
+	// already found are in Entries.
 	Cursor string
 	// Scanned counts the rows examined here; a substring is tested by
 	// the server first (Matcher.Narrow), so only matching rows are.
@@ -54,6 +58,7 @@ func Search(ctx context.Context, l Lister, opts store.ListOptions, m *Matcher, l
 		}
 		p, err := l.List(ctx, page)
 		if err != nil {
+			out.Cursor = opts.Cursor
 			return out, err
 		}
 		for i, e := range p.Entries {
@@ -67,6 +72,12 @@ func Search(ctx context.Context, l Lister, opts store.ListOptions, m *Matcher, l
 					out.FirstFailure = &FailedEntry{Entry: e, Err: err}
 				}
 			case err != nil:
+				// e was not examined to the end: resume at it.
+				out.Cursor = opts.Cursor
+				if i > 0 {
+					out.Cursor = store.CursorAfter(p.Entries[i-1])
+				}
+				out.Scanned--
 				return out, err
 			case ok:
 				out.Entries = append(out.Entries, e)

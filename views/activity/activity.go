@@ -29,6 +29,7 @@ type Keys struct {
 	Filter key.Binding // limit the feed to a key prefix
 	Clear  key.Binding // clear the filter, then the mark
 	Reload key.Binding
+	Marks  widgets.MarkKeys // space, ctrl+a, B (bulk.go)
 }
 
 // DefaultKeys returns the Activity view's default key bindings.
@@ -40,6 +41,7 @@ func DefaultKeys() Keys {
 		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter: a word in the key, or a key prefix")),
 		Clear:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter, then the mark")),
 		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read the feed now")),
+		Marks:   widgets.DefaultMarkKeys(),
 	}
 }
 
@@ -91,6 +93,8 @@ type Model struct {
 	list widgets.ListCursor // over the shown events, newest first; id: event n
 
 	diffs *diffMemo // the detail's diff of the selected event, made once
+
+	marks widgets.Marks // the keys marked for a bulk action (bulk.go)
 }
 
 // New returns the Activity view over deps.Store.
@@ -166,6 +170,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.Refresh()
 	case located:
 		return m.onLocated(msg)
+	case views.BulkDoneMsg:
+		if m.focused {
+			m.marks.Clear()
+		}
 	case tea.MouseMsg:
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
@@ -291,6 +299,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.list.Follow(m.ids(), m.listRows())
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
+	case key.Matches(msg, k.Marks.Mark, k.Marks.MarkAll, k.Marks.Bulk):
+		return m.handleMarks(msg)
 	}
 	return m, nil
 }
@@ -365,5 +375,5 @@ func (m Model) ShortHelp() []key.Binding {
 
 // FullHelp lists every key of the view.
 func (m Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{m.keys.Bindings(), {m.keys.Browse, m.keys.Mark, m.keys.Filter, m.keys.Clear, m.keys.Reload}}
+	return [][]key.Binding{m.keys.Bindings(), {m.keys.Browse, m.keys.Mark, m.keys.Filter, m.keys.Clear, m.keys.Reload}, m.keys.Marks.MarkBindings()}
 }

@@ -158,6 +158,9 @@ func (m Model) title() string {
 	if m.mark != nil {
 		info += fmt.Sprintf(" · marked at seq %d, %s: %d since", m.mark.seq, usertext.FormatTime(m.mark.at), len(m.f.events)+m.f.dropped-m.mark.n)
 	}
+	if m.marks.Len() > 0 {
+		info += " · " + m.marks.Indicator()
+	}
 	if m.behind {
 		info += fmt.Sprintf(" · catching up: read to stamp %d", m.f.after)
 	}
@@ -287,7 +290,7 @@ func (m Model) eventCells(ev event, selected bool) []widgets.Line {
 		key = widgets.KeySpans(st, ev.key)
 	}
 	return []widgets.Line{
-		{{Text: widgets.Gutter(selected), Style: st.Accent}},
+		{{Text: widgets.Gutter(selected), Style: st.Accent}, {Text: m.marks.Glyph(markID(ev)), Style: st.Accent}},
 		{{Text: stamp, Style: st.Muted}},
 		{{Text: what, Style: wst}},
 		{{Text: ev.record, Style: st.Text}},

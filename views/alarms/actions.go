@@ -43,6 +43,8 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, m.askDelete()
 	case key.Matches(msg, k.Fire):
 		return m, m.askFire()
+	case key.Matches(msg, k.Mark, k.MarkAll, k.Bulk):
+		return m.handleMark(msg)
 	default:
 		return m, m.keys.Writes().Refuse(m.ReadOnly, msg)
 	}

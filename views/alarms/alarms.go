@@ -21,6 +21,7 @@ import (
 type Keys struct {
 	widgets.NavKeys
 	widgets.FilterKeys
+	widgets.MarkKeys
 	Classes, Entries              key.Binding // which list has the keys
 	Reload                        key.Binding
 	Set, Reschedule, Delete, Fire key.Binding
@@ -32,6 +33,7 @@ func DefaultKeys() Keys {
 	return Keys{
 		NavKeys:    widgets.DefaultNavKeys(),
 		FilterKeys: widgets.DefaultFilterKeys(),
+		MarkKeys:   widgets.DefaultMarkKeys(),
 		Classes:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "classes")),
 		Entries:    key.NewBinding(key.WithKeys("right", "l", "enter"), key.WithHelp("→/l", "the class's alarms")),
 		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
@@ -71,6 +73,7 @@ type Model struct {
 	want   codec.Key // the row Select asked for before the alarms came
 
 	fired *alarmFireReport // the last fire, shown until the cursor moves
+	marks widgets.Marks    // the alarms marked for a bulk action (bulk.go)
 }
 
 // alarmItem is one line of a class's alarm list: a due entry, or a by-id
@@ -113,6 +116,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onLoaded(msg)
 	case alarmActed:
 		return m.onActed(msg)
+	case views.BulkDoneMsg:
+		if m.Focused {
+			m.marks.Clear()
+		}
 	case tea.MouseMsg:
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
@@ -160,7 +167,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return [][]key.Binding{m.ShortHelp()}
 	}
 	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Filter, k.ClearFilter, k.Reload, k.Browse}, {k.Set, k.Reschedule, k.Delete, k.Fire}}
+	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Filter, k.ClearFilter, k.Reload, k.Browse}, {k.Set, k.Reschedule, k.Delete, k.Fire}, k.MarkBindings()}
 }
 
 // classIDs and alarmIDs read the ids and rows of both lists from m as it

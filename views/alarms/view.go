@@ -77,7 +77,7 @@ func (m Model) folds() int {
 // the retry count, the due time and then the flags give way on narrow
 // screens (lateness and the glyph stay; the detail shows the rest).
 var alarmColumns = []widgets.Column{
-	{Title: "", Width: 2}, {Title: "DUE AT (UTC)", Width: 18, Drop: 2}, {Title: "", Width: 10},
+	{Title: "", Width: 3}, {Title: "DUE AT (UTC)", Width: 18, Drop: 2}, {Title: "", Width: 10},
 	{Title: "ID", Width: 0}, {Title: "RETRY", Width: 5, Drop: 1}, {Title: "FLAGS", Width: 18, Drop: 3},
 }
 
@@ -196,10 +196,14 @@ func (m Model) classSummary(c coord.AlarmClass, now int64) string {
 
 // position is "3/7" for the alarm list.
 func (m Model) position(n int) string {
-	if n == 0 {
-		return ""
+	marked := ""
+	if m.marks.Len() > 0 {
+		marked = m.Styles.Accent.Render(m.marks.Indicator()) + " "
 	}
-	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
+	if n == 0 {
+		return marked
+	}
+	return marked + m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
 }
 
 // shownTimeline is the time line as drawn (nil when folded away).
@@ -259,7 +263,7 @@ func (m Model) alarmCells(it alarmItem, now int64, selected bool) []widgets.Line
 		relStyle = st.Warn
 	}
 	return []widgets.Line{
-		{{Text: widgets.Gutter(selected) + glyph, Style: gstyle}},
+		{{Text: widgets.Gutter(selected), Style: gstyle}, {Text: m.marks.Glyph(codec.Format(it.Key)), Style: st.Accent}, {Text: glyph, Style: gstyle}},
 		{{Text: at, Style: st.Text}},
 		{{Text: rel, Style: relStyle}},
 		{{Text: widgets.Sanitize(it.ID), Style: st.Text}},

@@ -19,6 +19,23 @@ import (
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
 	m.toEnd, m.endStay, m.carryTo, m.carryLvl = nil, false, 0, nil // any key stops G's and pgdn's loading
+	if key.Matches(msg, k.Top, k.Bottom, k.Expand, k.Collapse, k.Toggle) {
+		// A far move: the key left is a place (places.go).
+		from, ok := m.Selected()
+		m, cmd := m.handleBrowsingKey(msg)
+		m.leftPlace(from, ok)
+		return m, cmd
+	}
+	if key.Matches(msg, k.Diff) {
+		m.toggleSeenDiff()
+		return m, nil
+	}
+	return m.handleBrowsingKey(msg)
+}
+
+// handleBrowsingKey acts on a key while browsing.
+func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Up):
@@ -47,6 +64,8 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 		cmd = m.startEdit()
 	case key.Matches(msg, k.New):
 		m.startNew()
+	case key.Matches(msg, k.Marks.Mark, k.Marks.MarkAll, k.Marks.Bulk):
+		return m.handleMark(msg)
 	case key.Matches(msg, k.Delete):
 		cmd = m.askDelete()
 	case key.Matches(msg, k.Copy):
@@ -80,6 +99,7 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 // startFilter opens the filter prompt on the level `/` was pressed on.
 func (m *Model) startFilter() tea.Cmd {
 	m.filtering = true
+	m.filterFrom, _ = m.Selected()
 	m.filterOn = m.filterLevel()
 	m.filterIn.SetValue(m.filterOn.filter)
 	m.filterIn.CursorEnd()
@@ -119,6 +139,7 @@ func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.filtering = false
 		m.filterIn.Blur()
 		out := m.relayout()
+		m.leftPlace(m.filterFrom, m.filterFrom != nil)
 		return m, out
 	case key.Matches(msg, m.input.Cancel):
 		m.filtering = false
@@ -169,6 +190,9 @@ func (m Model) clearable() *node {
 
 // handleForm handles keys while the entry form is open.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
+	if m.conflict != nil {
+		return m.handleConflict(msg) // the form's save met another writer
+	}
 	f := m.form
 	if key.Matches(msg, f.reload) {
 		f.setState(false, true)
@@ -210,6 +234,7 @@ func (m *Model) save() tea.Cmd {
 	}
 	f.setState(true, false)
 	f.Err, f.Notice = "", ""
+	f.sent = &req
 	m.committing = true
 	return commit(m.deps.Store, m.deps.Session, m.nextTag(), req.op, req.check, req.mut)
 }
@@ -280,6 +305,9 @@ func (m Model) onCommitted(msg committed) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.committing = false
+	if msg.op == opOverwrite {
+		return m.onOverwritten(msg)
+	}
 	if m.form != nil {
 		m.form.setState(false, m.form.reloading)
 	}
@@ -327,7 +355,16 @@ func (m Model) onConflict(msg committed) (Model, tea.Cmd) {
 		}
 		m.form.Err = text + " ctrl+r reloads it."
 		m.form.reload.SetEnabled(true)
+		if m.form.sent != nil {
+			// The conflict screen: theirs against yours (conflict.go).
+			return m, m.openConflict(*m.form.sent, msg.expected)
+		}
 		return m, nil
+	}
+	if msg.op == opEdit {
+		// E's save of a value too large for the form: the conflict
+		// screen, without a form to go back to.
+		return m, m.openConflict(formRequest{op: opEdit, mut: msg.mut}, msg.expected)
 	}
 	m, cmd := m.Refresh()
 	return m, tea.Batch(cmd, views.Flash(views.FlashError, "not deleted: %s", text))

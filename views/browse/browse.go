@@ -4,6 +4,8 @@
 package browse
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,7 +30,9 @@ type Keys struct {
 	Read                                    key.Binding // the value reader: page and search the value
 	Pager                                   key.Binding // the value, streamed, to $PAGER
 	EditExternal                            key.Binding // edit the value in $EDITOR
+	Diff                                    key.Binding // what changed since you looked (seen.go)
 	Reader                                  ReaderKeys
+	Marks                                   widgets.MarkKeys // space, ctrl+a, B (bulk.go)
 }
 
 // DefaultKeys returns the Browse view's default key bindings.
@@ -61,6 +65,8 @@ func DefaultKeys() Keys {
 		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command (streamed)")),
 		Reader:       DefaultReaderKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
+		Diff:         key.NewBinding(key.WithKeys("="), key.WithHelp("=", "what changed since you looked (again: hide)")),
+		Marks:        widgets.DefaultMarkKeys(),
 	}
 }
 
@@ -96,24 +102,31 @@ type Model struct {
 	entryBusy  bool                // an entry read is in flight
 	entryOff   int                 // first visible line of the entry pane
 	vcache     *widgets.ValueCache // the entry's value lines, prepared once
+	seen       *seenState          // rows looked at, for "changed since you looked" (seen.go)
 	committing bool                // a commit is in flight
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model
 	// filterOn is the level the last `/` filtered: the prompt types into
 	// it whatever row the cursor falls on, and esc clears it.
-	filterOn *node
-	form     *entryForm       // the edit / new-key form, when open
-	jump     *jumpState       // a :goto in progress
-	held     []tea.KeyMsg     // keys pressed during the jump, for its target (jump.go)
-	heldOn   *ref             // the row whose entry the held keys wait for
-	toEnd    *node            // G loads this level to its end (edge.go)
-	endStay  bool             // ... for the filter: the cursor stays
-	carryTo  int              // pgdn's target row past the loaded edge
-	carryLvl *node            // the level whose next page pgdn waits for
-	search   *searchState     // the value search (search.go), when open
-	reader   *readerState     // the value reader (reader.go), when open
-	pipeIn   *textinput.Model // |'s command prompt (pager.go), when open
+	filterOn   *node
+	filterFrom codec.Key      // where the cursor was at `/`: a place if enter leaves it (places.go)
+	left       []codec.Key    // keys far moves left, for the root's back stack (TakeLeft)
+	form       *entryForm     // the edit / new-key form, when open
+	conflict   *conflictState // the form's save met another writer (conflict.go)
+	jump       *jumpState     // a :goto in progress
+	held       []tea.KeyMsg   // keys pressed during the jump, for its target (jump.go)
+	heldOn     *ref           // the row whose entry the held keys wait for
+	toEnd      *node          // G loads this level to its end (edge.go)
+	endStay    bool           // ... for the filter: the cursor stays
+	carryTo    int            // pgdn's target row past the loaded edge
+	carryLvl   *node          // the level whose next page pgdn waits for
+	search     *searchState   // the value search (search.go), when open
+	// searchWait is each search page's deadline (0: views.ReadTimeout).
+	searchWait time.Duration
+	reader     *readerState     // the value reader (reader.go), when open
+	pipeIn     *textinput.Model // |'s command prompt (pager.go), when open
+	marks      widgets.Marks    // the keys marked for a bulk action (bulk.go)
 
 	width, height int
 }
@@ -130,6 +143,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		filterIn: widgets.NewInput("/ ", "filter this level", styles),
 		focused:  true,
 		vcache:   &widgets.ValueCache{},
+		seen:     newSeen(),
 	}
 	if m.readOnly {
 		m.keys.Writes().Disable()
@@ -172,13 +186,13 @@ func (m *Model) Blur() { m.focused = false }
 // Busy reports whether a store call of the view is in flight; the root's
 // live refresh skips a round while it is.
 func (m Model) Busy() bool {
-	return m.entryBusy || m.committing || anyLoading(m.root)
+	return m.entryBusy || m.committing || anyLoading(m.root) || m.conflict != nil && m.conflict.loading
 }
 
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.searching() || m.reader != nil || m.pipeIn != nil
+	return m.filtering || m.form != nil || m.conflict != nil || m.searching() || m.reader != nil || m.pipeIn != nil
 }
 
 // searching reports whether the value search is open (not parked).
@@ -209,6 +223,13 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case copied:
 		out := m.onCopied(msg)
 		return m, out
+	case marksRead:
+		return m.onMarksRead(msg)
+	case views.BulkDoneMsg:
+		if m.focused {
+			m.marks.Clear()
+		}
+		return m, nil
 	case searched:
 		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
@@ -234,7 +255,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		switch {
 		case m.pipeIn != nil:
 			return m.handlePipe(msg)
-		case m.form != nil:
+		case m.form != nil || m.conflict != nil:
 			return m.handleForm(msg)
 		case m.filtering:
 			return m.handleFiltering(msg)
@@ -251,7 +272,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m.handleBrowsing(msg)
 	}
-	return m, nil
+	return m.onConflictMsg(msg)
 }
 
 // Refresh re-reads what is on screen: the store changed.
@@ -259,7 +280,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	m.root.markStale()
 	m.root.markSizesStale()
 	m.entry.stale = true
-	out := tea.Batch(m.reloadVisible(), m.wantEntry())
+	out := tea.Batch(m.reloadVisible(), m.wantEntry(), m.recheckConflict())
 	return m, out
 }
 
@@ -277,6 +298,9 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.pipeIn != nil:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
+	case m.conflict != nil:
+		k := m.conflict.keys
+		return []key.Binding{k.Keep, k.Discard, k.Overwrite}
 	case m.form != nil:
 		return m.form.ShortHelp()
 	case m.filtering:
@@ -300,6 +324,8 @@ func (m Model) FullHelp() [][]key.Binding {
 	switch {
 	case m.pipeIn != nil:
 		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
+	case m.conflict != nil:
+		return [][]key.Binding{m.ShortHelp()}
 	case m.form != nil:
 		return m.form.FullHelp()
 	case m.filtering:
@@ -317,7 +343,8 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal},
+		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal, k.Diff},
+		k.Marks.MarkBindings(),
 	}
 }
 

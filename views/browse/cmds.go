@@ -80,6 +80,7 @@ const (
 	opEdit commitOp = iota
 	opNew
 	opDelete
+	opOverwrite // an edit saved over the stamp a conflict showed (conflict.go)
 )
 
 // writeOp names the commit in the write journal (store.WithWriteOp).
@@ -89,6 +90,8 @@ func (op commitOp) writeOp() string {
 		return "browse: new key"
 	case opDelete:
 		return "browse: delete"
+	case opOverwrite:
+		return "browse: save over their stamp"
 	case opEdit:
 	}
 	return "browse: edit"
@@ -100,6 +103,7 @@ type committed struct {
 	op           commitOp
 	key          codec.Key
 	expected     string // the stamp the check asked for ("" = absent or expired)
+	mut          store.Mutation
 	res          store.CommitResult
 	err          error
 }
@@ -109,7 +113,7 @@ type committed struct {
 func commit(src *store.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		res, err := src.Commit(store.WithWriteOp(ctx, op.writeOp()), []store.Check{check}, []store.Mutation{mut})
-		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, res: res, err: err}
+		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, mut: mut, res: res, err: err}
 	})
 }
 

@@ -34,6 +34,8 @@ func (m Model) entryLines(w int) (string, []string) {
 	case !m.entry.found:
 		out := m.field("key", widgets.KeySpans(st, n.key), w)
 		return title, append(out, m.wrapText("No row here any more: it was deleted or swept after the tree was read. r reloads.", st.Warn, w)...)
+	case m.seen.showing:
+		return st.PaneTitle.Render("CHANGED SINCE YOU LOOKED"), m.seenDiffLines(w, m.entryRows())
 	}
 	return title, m.rowLines(m.entry.e, n, w)
 }
@@ -58,6 +60,7 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	out = append(out, m.field("key", keyLine, w)...)
 	out = append(out, m.field("hex", widgets.Line{{Text: hex.EncodeToString(e.Raw), Style: st.Muted}}, w)...)
 	out = append(out, m.field("stamp", widgets.Line{{Text: e.Versionstamp(), Style: st.Text}}, w)...)
+	out = append(out, m.changedLines(e, w)...)
 	out = append(out, m.field("size", widgets.Line{{Text: fmt.Sprintf("key %d B · value %d B", len(e.Raw), m.entry.size), Style: st.Text}}, w)...)
 	out = append(out, m.field("expires", m.expiryLine(e, now), w)...)
 	if n.kind == nodePart && n.hasChildren() {

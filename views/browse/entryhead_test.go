@@ -100,6 +100,9 @@ func TestEditFormNeverTakesTheHeadOnReload(t *testing.T) {
 	if h.M.form == nil || !h.M.form.reload.Enabled() {
 		t.Fatalf("the save did not conflict (form %v, flashes %v)", h.M.form != nil, h.Flashes)
 	}
+	if h.M.conflict != nil {
+		h.Keys("e") // the conflict screen (theirs against yours): keep editing
+	}
 	h.Keys("ctrl+r")
 	if h.M.form == nil || !h.M.entry.cut {
 		t.Fatalf("the reload did not read the cut row (form %v, cut %v)", h.M.form != nil, h.M.entry.cut)
@@ -108,6 +111,9 @@ func TestEditFormNeverTakesTheHeadOnReload(t *testing.T) {
 		t.Fatalf("the form took %d bytes of text on reload (error %q); want it refused", len(got), h.M.form.Err)
 	}
 	h.Keys("ctrl+s") // still the old stamp: conflicts again, writes nothing
+	if h.M.conflict != nil {
+		h.Keys("x") // discard the edit
+	}
 	if got, _, _ := h.S.GetRaw(viewtest.Ctx, h.M.entry.e.Raw); !bytes.Equal(got.Value, value) {
 		t.Fatalf("the stored value is %d bytes now; want the %d written", len(got.Value), len(value))
 	}
@@ -121,4 +127,25 @@ func allocated(fn func()) int64 {
 	fn()
 	runtime.ReadMemStats(&after)
 	return int64(after.TotalAlloc - before.TotalAlloc)
+}
+
+// TestChangedSinceYouLookedOverTheHead: a value looked at small that grew
+// past the entry read's head says it changed, and = says only its stamp
+// is compared: the head is never diffed as if it were the value; a value
+// looked at cut is remembered by its whole size, not its head's.
+func TestChangedSinceYouLookedOverTheHead(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	h.Keys("j") // looked at acme, then left it
+	value := bigValue(3 * widgets.ValueCap)
+	setValue(t, h, `["accounts", "acme"]`, value)
+	h.Refresh()
+	h.Keys("k")
+	h.RequireView("since you looked")
+	h.Keys("=")
+	h.RequireView("CHANGED SINCE YOU LOOKED", "only its stamp is compared")
+	h.Keys("=", "j") // looked at the cut value
+	if r := h.M.seen.rows[string(h.M.seen.order[len(h.M.seen.order)-1])]; r.value != nil || r.big != len(value) {
+		t.Fatalf("the cut value is remembered as %d bytes kept, size %d; want its size %d and no bytes", len(r.value), r.big, len(value))
+	}
 }

@@ -43,6 +43,10 @@ func TestBrowseEditConflictThenReload(t *testing.T) {
 	h.Keys("end", "ctrl+u") // clear the line: the value is `true`
 	h.TypeText(`"mine"`)
 	h.Keys("ctrl+s")
+	// The conflict screen (conflict.go); keep editing returns to the
+	// form, which says what happened and offers the reload.
+	h.RequireView("CONFLICT", "theirs → yours", `"theirs" → "mine"`)
+	h.Keys("esc")
 	h.RequireView("conflict", "at stamp "+stamp, "ctrl+r")
 	if e, _ := getRaw(t, h.S, `["accounts", "hooli"]`); string(e.Value) != `"theirs"` {
 		t.Fatalf("the conflicting save wrote %s", e.Value)

@@ -38,7 +38,8 @@ type entryForm struct {
 	orig *widgets.RowImage
 	// asked tags the save confirmation in flight (E), 0 when none.
 	asked     int
-	reloading bool // a reload of the stored row is in flight
+	reloading bool         // a reload of the stored row is in flight
+	sent      *formRequest // the last save sent (a conflict shows it as yours)
 	saving    bool
 	keyField  int // the index of each field; -1 when absent
 	valField  int

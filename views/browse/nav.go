@@ -124,6 +124,7 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 	}
 	m.entryBusy = false
 	if msg.gen == m.entry.gen {
+		m.reread(msg.found, msg.head.Entry)
 		m.entry.loaded, m.entry.stale = true, false
 		m.entry.found, m.entry.e, m.entry.err = msg.found, msg.head.Entry, msg.err
 		m.entry.size, m.entry.cut, m.entry.json = msg.head.Size, msg.head.Cut(), msg.head.Valid()
@@ -195,6 +196,7 @@ func (m *Model) placeCursor(i int, reveal bool) tea.Cmd {
 	}
 	wanted := n != nil && (n.kind == nodeRaw || n.kind == nodePart && n.isKey)
 	if m.entry.sel != m.sel || m.entry.wanted != wanted {
+		m.lookedAway()
 		m.entry = entryState{sel: m.sel, node: n, wanted: wanted, gen: m.nextTag()} // a new tag: an answer for the old selection is dropped
 		if n != nil {
 			m.entry.raw = n.raw

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -82,14 +83,27 @@ type searched struct {
 
 // searchValues examines the live rows under opts.Prefix from opts.Cursor
 // and answers the next matches (at most searchPage, after at most
-// searchScan rows); ctx is the search's own, cancelled by esc.
-func searchValues(ctx context.Context, src *store.Store, session, gen int, opts store.ListOptions, m *valuefilter.Matcher) tea.Cmd {
+// searchScan rows); ctx is the search's own, cancelled by esc. Each page
+// read has its own deadline, wait (issue 20 point 7: one deadline over
+// the whole call ran out after 15k rows over a 300 ms link); a page that
+// fails answers the matches found before it and the cursor to resume at.
+func searchValues(ctx context.Context, src *store.Store, session, gen int, opts store.ListOptions, m *valuefilter.Matcher, wait time.Duration) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, views.ReadTimeout)
-		defer cancel()
-		p, err := valuefilter.Search(ctx, src, opts, m, searchPage, searchScan)
+		p, err := valuefilter.Search(ctx, pageDeadline{src, wait}, opts, m, searchPage, searchScan)
 		return searched{session: session, gen: gen, page: p, err: err}
 	}
+}
+
+// pageDeadline gives each page read of a search its own deadline.
+type pageDeadline struct {
+	s    *store.Store
+	wait time.Duration
+}
+
+func (d pageDeadline) List(ctx context.Context, opts store.ListOptions) (store.Page, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.wait)
+	defer cancel()
+	return d.s.List(ctx, opts)
 }
 
 // startSearch opens the search input for the selected node's prefix (the
@@ -132,7 +146,11 @@ func (m *Model) runSearch() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.running = cancel, true
 	s.gen = m.nextTag()
-	return searchValues(ctx, m.deps.Store, m.deps.Session, s.gen, store.ListOptions{Prefix: s.prefix, Cursor: s.cursor}, s.matcher)
+	wait := m.searchWait
+	if wait <= 0 {
+		wait = views.ReadTimeout
+	}
+	return searchValues(ctx, m.deps.Store, m.deps.Session, s.gen, store.ListOptions{Prefix: s.prefix, Cursor: s.cursor}, s.matcher, wait)
 }
 
 // stopSearch cancels a call in flight and closes the search.
@@ -147,34 +165,7 @@ func (m *Model) stopSearch() {
 func (m Model) handleSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
 	s := m.search
 	if s.typing {
-		switch {
-		case key.Matches(msg, m.input.Cancel):
-			m.stopSearch()
-			return m, nil
-		case key.Matches(msg, m.input.Accept):
-			matcher, err := parseSearch(s.input.Value())
-			if err != nil {
-				s.inputEr = err.Error()
-				return m, nil
-			}
-			if s.cancel != nil {
-				s.cancel() // the previous query's call, if one runs
-			}
-			s.matcher, s.typing, s.inputEr = matcher, false, ""
-			s.results, s.cur, s.cursor, s.scanned, s.failed, s.firstEr, s.err = nil, 0, "", 0, 0, "", nil
-			s.input.Blur()
-			return m, m.runSearch()
-		case key.Matches(msg, s.keys.Scope):
-			if s.prefix != nil {
-				s.prefix = nil
-			} else {
-				s.prefix = s.near
-			}
-			return m, nil
-		}
-		var cmd tea.Cmd
-		s.input, cmd = s.input.Update(msg)
-		return m, cmd
+		return m.handleSearchTyping(msg)
 	}
 	switch {
 	case key.Matches(msg, s.keys.Close):
@@ -184,7 +175,10 @@ func (m Model) handleSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, s.keys.Down):
 		s.cur = min(s.cur+1, max(len(s.results)-1, 0))
 	case key.Matches(msg, s.keys.More):
-		if !s.running && s.cursor != "" {
+		// After an error the search resumes from the row it stopped at
+		// (its cursor is "" only if it stopped before the first row).
+		if !s.running && (s.cursor != "" || s.err != nil) {
+			s.err = nil
 			return m, m.runSearch()
 		}
 	case key.Matches(msg, s.keys.Again):
@@ -207,11 +201,46 @@ func (m Model) handleSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
 			}
 			// The search stays, parked: s comes back to it.
 			s.parked = true
+			from, ok := m.Selected()
 			m, cmd := m.Goto(e.Key)
+			m.leftPlace(from, ok)
 			return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "s returns to the search results"))
 		}
 	}
 	return m, nil
+}
+
+// handleSearchTyping handles the keys while the query is typed.
+func (m Model) handleSearchTyping(msg tea.KeyMsg) (Model, tea.Cmd) {
+	s := m.search
+	switch {
+	case key.Matches(msg, m.input.Cancel):
+		m.stopSearch()
+		return m, nil
+	case key.Matches(msg, m.input.Accept):
+		matcher, err := parseSearch(s.input.Value())
+		if err != nil {
+			s.inputEr = err.Error()
+			return m, nil
+		}
+		if s.cancel != nil {
+			s.cancel() // the previous query's call, if one runs
+		}
+		s.matcher, s.typing, s.inputEr = matcher, false, ""
+		s.results, s.cur, s.cursor, s.scanned, s.failed, s.firstEr, s.err = nil, 0, "", 0, 0, "", nil
+		s.input.Blur()
+		return m, m.runSearch()
+	case key.Matches(msg, s.keys.Scope):
+		if s.prefix != nil {
+			s.prefix = nil
+		} else {
+			s.prefix = s.near
+		}
+		return m, nil
+	}
+	var cmd tea.Cmd
+	s.input, cmd = s.input.Update(msg)
+	return m, cmd
 }
 
 // onSearched takes a call's matches; a call that stopped at its scan
@@ -269,7 +298,7 @@ func (m Model) searchView(w, h int) string {
 	case s.running:
 		status += " · searching… (esc stops)"
 	case s.err != nil:
-		status += " · ✗ " + s.err.Error()
+		status += " · n resumes after ✗ " + s.err.Error()
 	case s.cursor != "":
 		status += " · n searches on"
 	default:

@@ -33,6 +33,9 @@ func (m Model) treeView() string {
 		}
 		pos = m.styles.Muted.Render(text)
 	}
+	if ind := m.marks.Indicator(); ind != "" {
+		pos = m.styles.Accent.Render(ind) + " " + pos
+	}
 	if note := m.filterNote(); note != "" {
 		pos = m.styles.Warn.Render(widgets.FitWidth(note, max(w-6, 1)))
 	}
@@ -107,6 +110,9 @@ func (m Model) rowView(r row, selected bool, w int) string {
 	gutter := "  "
 	if selected {
 		gutter = "❯ "
+	}
+	if r.kind == rowNode && markable(r.n) && m.marks.Has(codec.Format(r.n.key)) {
+		gutter = gutter[:len(gutter)-1] + "✓" // the mark column (bulk.go)
 	}
 	l := widgets.Line{{Text: gutter + strings.Repeat("  ", r.depth), Style: st.Text}}
 	count := ""
@@ -195,6 +201,9 @@ func (m Model) moreText(r row) string {
 // with its body scrolled by K/J or the wheel.
 func (m Model) rightView() string {
 	w, h := m.entryWidth(), m.height
+	if m.conflict != nil {
+		return m.conflictView(w, h)
+	}
 	if m.form != nil {
 		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
 	}

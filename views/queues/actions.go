@@ -46,6 +46,8 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, m.askPoll()
 	case key.Matches(msg, k.Purge):
 		return m, m.askPurge()
+	case key.Matches(msg, k.Mark, k.MarkAll, k.Bulk):
+		return m.handleMark(msg)
 	default:
 		return m, m.keys.Writes().Refuse(m.ReadOnly, msg)
 	}

@@ -18,6 +18,7 @@ import (
 type Keys struct {
 	widgets.NavKeys
 	widgets.FilterKeys
+	widgets.MarkKeys
 	Queues, Messages        key.Binding // which list has the keys
 	Reload                  key.Binding
 	Send, Peek, Poll, Purge key.Binding
@@ -30,6 +31,7 @@ func DefaultKeys() Keys {
 	return Keys{
 		NavKeys:    widgets.DefaultNavKeys(),
 		FilterKeys: widgets.DefaultFilterKeys(),
+		MarkKeys:   widgets.DefaultMarkKeys(),
 		Queues:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "queues")),
 		Messages:   key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
 		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
@@ -71,9 +73,10 @@ type Model struct {
 	lists  coordkit.Lists
 	filter widgets.Filter
 
-	peek   *peekState  // the full body of a message
-	poll   *pollState  // a batch claimed as a consumer, being decided
-	report *pollReport // the outcome of the last poll
+	peek   *peekState    // the full body of a message
+	poll   *pollState    // a batch claimed as a consumer, being decided
+	report *pollReport   // the outcome of the last poll
+	marks  widgets.Marks // the messages marked for a bulk action (bulk.go)
 }
 
 // peekState is the full body of one message, scrolled.
@@ -131,6 +134,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onApplying(msg), nil
 	case pollDone:
 		return m.onPollDone(msg)
+	case views.BulkDoneMsg:
+		if m.Focused {
+			m.marks.Clear()
+		}
 	case tea.MouseMsg:
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
@@ -185,7 +192,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return [][]key.Binding{m.ShortHelp()}
 	}
 	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Filter, k.ClearFilter, k.Reload, k.Close, k.Browse}, {k.Send, k.Peek, k.Poll, k.Purge}}
+	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Filter, k.ClearFilter, k.Reload, k.Close, k.Browse}, {k.Send, k.Peek, k.Poll, k.Purge}, k.MarkBindings()}
 }
 
 // queueIDs and messageIDs read the ids and rows of both lists from m as it

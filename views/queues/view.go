@@ -119,7 +119,7 @@ var queueColumns = []widgets.Column{
 }
 
 var messageColumns = []widgets.Column{
-	{Title: "", Width: 2}, {Title: "ID", Width: 18, Grow: true, Max: 36, Middle: true}, {Title: "DUE", Width: 11}, {Title: "ATT", Width: 3, Drop: 2},
+	{Title: "", Width: 3}, {Title: "ID", Width: 18, Grow: true, Max: 36, Middle: true}, {Title: "DUE", Width: 11}, {Title: "ATT", Width: 3, Drop: 2},
 	{Title: "FLAGS", Width: 7, Drop: 1}, {Title: "BODY", Width: 0},
 }
 
@@ -259,10 +259,14 @@ func (m Model) queueSummary(q coord.QueueReport) string {
 
 // position is "3/7" for the message list.
 func (m Model) position(n int) string {
-	if n == 0 {
-		return ""
+	marked := ""
+	if m.marks.Len() > 0 {
+		marked = m.Styles.Accent.Render(m.marks.Indicator()) + " "
 	}
-	return m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
+	if n == 0 {
+		return marked
+	}
+	return marked + m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
 }
 
 // histogram draws one bar per stored attempts count; counts whose next
@@ -336,7 +340,7 @@ func (m Model) messageCells(msg coord.QueueMessage, now int64, selected bool) []
 		dstyle = st.Text
 	}
 	return []widgets.Line{
-		{{Text: widgets.Gutter(selected) + mark, Style: fstyle}},
+		{{Text: widgets.Gutter(selected), Style: fstyle}, {Text: m.marks.Glyph(codec.Format(msg.Key)), Style: st.Accent}, {Text: mark, Style: fstyle}},
 		{{Text: widgets.Sanitize(msg.ID), Style: st.Text}},
 		{{Text: due, Style: dstyle}},
 		{{Text: fmt.Sprint(msg.Attempts), Style: st.Text}},

@@ -57,6 +57,7 @@ type Harness[V Model[V]] struct {
 	Flashes  []views.FlashMsg
 	Confirms []views.ConfirmMsg
 	Composes []views.ComposeMsg
+	Bulks    []views.BulkMsg // the bulk menus asked for (;)
 	Copied   []string
 
 	msgs    chan tea.Msg
@@ -144,6 +145,8 @@ func (h *Harness[V]) keep(msg tea.Msg) bool {
 		h.Confirms = append(h.Confirms, msg)
 	case views.ComposeMsg:
 		h.Composes = append(h.Composes, msg)
+	case views.BulkMsg:
+		h.Bulks = append(h.Bulks, msg)
 	default:
 		return false
 	}
@@ -322,7 +325,7 @@ func (h *Harness[V]) Drive(cmd tea.Cmd, trigger func() bool, key tea.Msg, seen f
 // keepRoot files the root's messages (Drive runs its own commands).
 func (h *Harness[V]) keepRoot(msg tea.Msg) bool {
 	switch msg.(type) {
-	case views.FlashMsg, views.ConfirmMsg, views.ComposeMsg:
+	case views.FlashMsg, views.ConfirmMsg, views.ComposeMsg, views.BulkMsg:
 		return h.keep(msg)
 	}
 	return false

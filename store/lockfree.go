@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Reading a rollback-journal file without SQLite's locks (issue 25
+// point 1).
+//
+// On a rollback-journal file every read holds SQLite's SHARED lock, and a
+// writer without a busy timeout (the reference's service) fails its
+// commit when it meets one. The reads of the change feed and of Version,
+// which the TUI and `watch` make after every commit, therefore run on a
+// connection of their own opened with nolock=1 (and mode=ro): SQLite
+// takes no lock for them, and validates instead, as a seqlock reader
+// does. A writer changes the database file only while its journal is hot
+// (the -journal file holds a header: SQLite writes it before the first
+// page of the file and deletes, truncates or zeroes it, by journal mode,
+// after the last), and every commit moves the file change counter
+// (header offset 24), which the nolock connection compares at the start
+// of each transaction and reports as PRAGMA data_version. So a read
+//
+//  1. checks that the journal is cold (absent, empty or zeroed) and reads
+//     data_version;
+//  2. runs its one statement (one read transaction);
+//  3. checks the journal again, then reads data_version again;
+//
+// and is kept only when both checks found the journal cold, data_version
+// did not move and the file's size and time are as they were; otherwise
+// it is discarded and tried again (lockFreeTries, backing off), and after
+// that the caller reads the ordinary, locked way. A write that began
+// before step 1 shows as a hot journal at step 1; one that wrote a page
+// during step 2 is either still under way at step 3 (hot journal) or
+// committed (the counter moved). The page cache of the connection is kept
+// between reads: SQLite drops it whenever the counter moved.
+//
+// What this cannot see: a transaction that spilled pages into the file
+// before its commit and was then rolled back, wholly within one read (its
+// playback restores the counter; the file's time usually moves); and a
+// writer with journal_mode MEMORY or OFF, which has no journal file.
+// kvdeck never opens a descriptor of its own on the database file (closing
+// one would drop the process's locks, readonly.go): the journal, which
+// SQLite does not lock, is read with a descriptor of kvdeck's own; the
+// database only through SQLite, whose unix VFS defers the close of a
+// descriptor while another connection of the process holds a lock.
+
+// lockFreeTries is how many times a read is tried without locks before
+// the caller reads with them.
+const lockFreeTries = 12
+
+// lockFreeMark tags a Mark read on the lock-free connection, so that it
+// never equals one read on the watch connection (they count apart).
+const lockFreeMark = int64(1) << 48
+
+// lockFreeOff, set by tests, reads with locks as before lockfree.go (the
+// paced walk that remains for a file that keeps being written).
+var lockFreeOff bool
+
+// lockFree is the store's lock-free connection to a rollback-journal
+// file; nil until first used.
+type lockFree struct {
+	mu   sync.Mutex
+	db   *sql.DB
+	path string
+	// reads, retries and fallbacks count what happened (tests, benches).
+	reads, retries, fallbacks int
+}
+
+// LockFreeCounts are what the lock-free reads of a store did: reads kept,
+// reads discarded and tried again, reads given up to the locked path.
+type LockFreeCounts struct{ Reads, Retries, Fallbacks int }
+
+// LockFreeCounts reports the lock-free reads so far.
+func (s *Store) LockFreeCounts() LockFreeCounts {
+	l := s.lockFreeConn()
+	if l == nil {
+		return LockFreeCounts{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return LockFreeCounts{l.reads, l.retries, l.fallbacks}
+}
+
+// lockFreeUsable reports whether reads of the feed may go without locks:
+// a rollback-journal file read with locks otherwise, with no -wal beside
+// it (a file being switched to WAL is read the ordinary way).
+func (s *Store) lockFreeUsable() bool {
+	if lockFreeOff || !s.rollbackFile() {
+		return false
+	}
+	_, err := os.Lstat(s.target.Path + "-wal")
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// lockFreeConn returns the lock-free connection pool, opening it when
+// the store is a rollback-journal file (nil otherwise).
+func (s *Store) lockFreeConn() *lockFree {
+	s.lfOnce.Do(func() {
+		if s.target.Transport != TransportFile || s.imm != nil {
+			return
+		}
+		abs, err := filepath.Abs(s.target.Path)
+		if err != nil {
+			return
+		}
+		db, err := sql.Open("sqlite", "file:"+abs+"?mode=ro&nolock=1")
+		if err != nil {
+			return
+		}
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxIdleTime(0)
+		s.lf = &lockFree{db: db, path: s.target.Path}
+	})
+	return s.lf
+}
+
+// closeLockFree closes the lock-free connection.
+func (s *Store) closeLockFree() error {
+	if s.lf == nil {
+		return nil
+	}
+	return s.lf.db.Close()
+}
+
+// readLockFree runs read (one statement, on conn) without locks and
+// validated (see the top of this file). read is called once per try and
+// must start afresh each time. mark is the data_version the read saw,
+// tagged (lockFreeMark); ok is false when the read could not be made
+// without locks (the caller reads the ordinary way).
+func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
+	l := s.lockFreeConn()
+	if l == nil {
+		return 0, false, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return 0, false, nil
+	}
+	defer conn.Close()
+	wait := 500 * time.Microsecond
+	for try := 0; try < lockFreeTries; try++ {
+		if try > 0 {
+			l.retries++
+			select {
+			case <-ctx.Done():
+				return 0, false, ctx.Err()
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 20*time.Millisecond)
+		}
+		d, kept, rerr := l.try(ctx, conn, read)
+		s.statements.Add(3)
+		s.roundTrips.Add(1)
+		if kept {
+			l.reads++
+			return lockFreeMark | d, true, rerr
+		}
+	}
+	l.fallbacks++
+	return 0, false, nil
+}
+
+// try is one validated read: kept is false when a write may have been
+// under way during it.
+func (l *lockFree) try(ctx context.Context, conn *sql.Conn, read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
+	if !journalCold(l.path) {
+		return 0, false, nil
+	}
+	st1, err1 := os.Stat(l.path)
+	var d1, d2 int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&d1); err != nil {
+		return 0, false, nil
+	}
+	rerr := read(ctx, conn)
+	if !journalCold(l.path) {
+		return 0, false, nil
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&d2); err != nil || d2 != d1 {
+		return 0, false, nil
+	}
+	st2, err2 := os.Stat(l.path)
+	if err1 != nil || err2 != nil || st1.Size() != st2.Size() || !st1.ModTime().Equal(st2.ModTime()) || !os.SameFile(st1, st2) {
+		return 0, false, nil
+	}
+	if rerr != nil && ctx.Err() != nil {
+		return 0, false, rerr
+	}
+	return d1, true, rerr
+}
+
+// journalCold reports whether the rollback journal beside the database
+// at path holds no transaction: absent, empty, or with a zeroed header
+// (the journal modes DELETE, TRUNCATE and PERSIST after a commit). A
+// journal that cannot be read counts as hot.
+func journalCold(path string) bool {
+	f, err := os.Open(path + "-journal")
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [8]byte
+	n, err := io.ReadFull(f, head[:])
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false
+	}
+	for _, b := range head[:n] {
+		if b != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,26 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// ReadLockFree exposes readLockFree to the tests of lockfree.go.
+func ReadLockFree(s *Store, ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
+	return s.readLockFree(ctx, read)
+}
+
+// ReadNoLockUnvalidated runs read on the lock-free connection without
+// the checks: what the torture test's control measures.
+func ReadNoLockUnvalidated(s *Store, ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) error {
+	l := s.lockFreeConn()
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return read(ctx, conn)
+}
+
+// SetLockFreeOff turns the lock-free reads off (true) or on.
+func SetLockFreeOff(off bool) { lockFreeOff = off }

@@ -1,0 +1,80 @@
+package queues
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/codec"
+	"kvdeck/store"
+	"kvdeck/store/coord"
+	"kvdeck/views"
+	"kvdeck/views/widgets"
+)
+
+// Marking messages for a bulk action (issue 23 point 5): space marks the
+// selected message and moves down, ctrl+a marks every message shown (again:
+// clears), ; offers retry now, dead-letter, delete and copy keys over the
+// marked ones (the root asks and runs them, tui/bulk.go).
+
+// messageMark is the mark of one message: its key, stamp and value.
+func messageMark(msg coord.QueueMessage) widgets.Mark {
+	return widgets.Mark{ID: codec.Format(msg.Key), Key: msg.Key, Stamp: msg.Versionstamp, Value: messageValue(msg)}
+}
+
+// messageValue is the stored value of a message as the inspection parsed
+// it (the reference's key order).
+func messageValue(msg coord.QueueMessage) []byte {
+	return []byte(fmt.Sprintf(`{"body":%s,"attempts":%d}`, msg.Body, msg.Attempts))
+}
+
+// handleMark handles space, ctrl+a and ; on the lists.
+func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
+	q, _ := m.queue()
+	switch {
+	case key.Matches(msg, m.keys.Bulk):
+		return m, m.bulk()
+	case !m.lists.OnItems:
+		return m, views.Flash(views.FlashInfo, "select a queue's messages (→) to mark them")
+	case key.Matches(msg, m.keys.MarkAll):
+		var all []widgets.Mark
+		for _, it := range m.shownMessages(q) {
+			all = append(all, messageMark(it))
+		}
+		m.marks.All(all)
+	default:
+		if it, ok := m.message(); ok {
+			m.marks.Toggle(messageMark(it))
+			m.lists.Nav(tea.KeyMsg{Type: tea.KeyDown}, m.keys.NavKeys, m.queueIDs(), m.messageIDs(), m.closeReport)
+		}
+	}
+	return m, nil
+}
+
+// bulk offers the bulk actions over the marked messages.
+func (m Model) bulk() tea.Cmd {
+	if m.marks.Len() == 0 {
+		return views.Flash(views.FlashInfo, "no message marked: space marks one, ctrl+a all shown")
+	}
+	now := m.Deps.Now()
+	var retry, dead, del []store.BulkUnit
+	for _, mk := range m.marks.List() {
+		r, err := coord.QueueRetryUnit(mk.Key, mk.Stamp, mk.Value, now)
+		if err != nil {
+			return views.Flash(views.FlashError, "%s: %v", widgets.Sanitize(codec.Format(mk.Key)), err)
+		}
+		d, _ := coord.QueueDeadLetterUnit(mk.Key, mk.Stamp, mk.Value, now) // parsed just above
+		retry, dead = append(retry, r), append(dead, d)
+		del = append(del, store.DeleteUnit(mk.Key, mk.Stamp))
+	}
+	what := fmt.Sprintf("%d messages", m.marks.Len())
+	if m.marks.Len() == 1 {
+		what = "1 message"
+	}
+	return views.Bulk(what, m.marks.Keys(),
+		views.BulkAction{Key: "r", Name: "retry now", Units: retry, Says: "Each message is written again due now: same id, body and attempts."},
+		views.BulkAction{Key: "x", Name: "dead-letter", Units: dead, Says: `Each message moves to ["kvdeck_dead_letter", queue, id] (body, attempts, droppedAt).`},
+		views.BulkAction{Key: "d", Name: "delete", Units: del, Says: "Each message is deleted: no consumer will see it."},
+		views.BulkAction{Key: "y", Name: "copy keys", Copy: true})
+}
