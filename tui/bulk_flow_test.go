@@ -35,7 +35,7 @@ func queueRows(t *testing.T, s *store.Store, queue string) []string {
 // indicator counts them), B offers the queue actions, r asks with the
 // count, the first keys and the one commit, and y makes both ready now.
 func TestFlowBulkQueueRetry(t *testing.T) {
-	a, _ := journaled(t, 120, 40)
+	a, _ := journaled(t)
 	a.keys("4")
 	a.waitFor("QUEUES", "INVOICES")
 	before := queueRows(t, a.s, "invoices")
@@ -179,7 +179,7 @@ func TestFlowBulkStopsBetweenCommits(t *testing.T) {
 // the flash line), its value kept; z lists the commit as "bulk: delete"
 // and undoing it puts the deleted key back.
 func TestFlowBulkSkipsChangedAndUndoes(t *testing.T) {
-	a, _ := journaled(t, 120, 40)
+	a, _ := journaled(t)
 	seedRows(t, a.s, 3)
 	a.command(`goto ["bulk", 0]`)
 	a.waitFor(`["bulk", 0]`)

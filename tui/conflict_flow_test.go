@@ -34,7 +34,7 @@ func conflictOnHooli(t *testing.T, a *app) {
 // y saves yours over their stamp, and the journal holds the write under
 // its own op, applied, so z can undo it.
 func TestEditConflictFlow(t *testing.T) {
-	a, _ := journaled(t, 120, 40)
+	a, _ := journaled(t)
 	conflictOnHooli(t, a)
 	a.keys("ctrl+s")
 	a.waitFor("Save yours over their change?", "only if it is still at their stamp")

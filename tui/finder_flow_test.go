@@ -160,3 +160,23 @@ func TestOpenDropsPlaces(t *testing.T) {
 		t.Errorf("after :open the back stack holds %+v (Browse at %v)", m.hist.back, m.browseAt)
 	}
 }
+
+// TestBackStackGolden: a finder jump from Leases to Browse, then [: the
+// Leases tab again with the lease that was selected, at both sizes.
+func TestBackStackGolden(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			a := reference(t, false, sz.w, sz.h)
+			a.keys("2")
+			a.waitFor("LEASES", "Ticker")
+			a.keys("j") // the Ticker lease
+			a.command("find billing")
+			a.waitFor("1 found in")
+			a.keys("enter")
+			a.waitFor("[1 Browse]", `"billing"`)
+			a.keys("[")
+			a.waitFor("[2 Leases]", "Ticker")
+			golden.RequireEqual(t, a.final().View())
+		})
+	}
+}

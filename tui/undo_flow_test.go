@@ -12,10 +12,10 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-// journaled runs the TUI over a copy of the reference store whose writes
+// journaled runs the TUI (120x40) over a copy of the reference store whose writes
 // are journaled (as the CLI attaches the journal), in a state directory
 // of the test's own; it returns the store's path for a second writer.
-func journaled(t *testing.T, w, h int) (*app, string) {
+func journaled(t *testing.T) (*app, string) {
 	t.Helper()
 	path := storetest.CopyReference(t)
 	clock := viewtest.FixedClock()
@@ -25,7 +25,7 @@ func journaled(t *testing.T, w, h int) (*app, string) {
 		t.Fatal(err)
 	}
 	s.SetRecorder(j)
-	return start(t, s, clock, w, h, time.Hour), path
+	return start(t, s, clock, 120, 40, time.Hour), path
 }
 
 // TestUndoOverlay: a delete made in Browse is listed by z (newest first,
@@ -35,7 +35,7 @@ func journaled(t *testing.T, w, h int) (*app, string) {
 // undo refuse: nothing is written, and the refusal names the key, its
 // stamp and its value now; the preview read again marks the key.
 func TestUndoOverlay(t *testing.T) {
-	a, path := journaled(t, 120, 40)
+	a, path := journaled(t)
 	globex := `["accounts", "globex"]`
 	was := a.value(globex)
 	// shown is a text the entry pane draws once the jump has landed:
