@@ -34,7 +34,7 @@ func kvdeckRun(t *testing.T, args ...string) (string, int) {
 // load puts the same rows into a fresh store, and kvdeck diff finds the
 // file and that store equal to the source under the marked prefix.
 func TestFlowBulkExportLoads(t *testing.T) {
-	a, src := journaled(t, 120, 40)
+	a, src := journaled(t)
 	seedRows(t, a.s, 250)
 	markAllBulk(a, 250)
 	a.keys(";")
@@ -78,7 +78,7 @@ func TestFlowBulkExportLoads(t *testing.T) {
 // TestFlowBulkExportRefusesOverwrite: an existing file is not replaced on
 // the first enter; the prompt says so, and a second enter replaces it.
 func TestFlowBulkExportRefusesOverwrite(t *testing.T) {
-	a, _ := journaled(t, 120, 40)
+	a, _ := journaled(t)
 	seedRows(t, a.s, 3)
 	a.command(`goto ["bulk", 0]`)
 	a.waitFor(`["bulk", 0]`)
