@@ -77,6 +77,12 @@ type Model struct {
 	poll   *pollState    // a batch claimed as a consumer, being decided
 	report *pollReport   // the outcome of the last poll
 	marks  widgets.Marks // the messages marked for a bulk action (bulk.go)
+	// markAll reads every message of a queue to mark it (markall.go);
+	// allOf names the queue whose every message was marked, markGen
+	// drops the pages of a stopped reading.
+	markAll *markAllState
+	allOf   string
+	markGen int
 }
 
 // peekState is the full body of one message, scrolled.
@@ -111,7 +117,7 @@ func (m *Model) SetSize(w, h int) {
 // Busy reports whether a load or an action is in flight. A batch waiting
 // for the operator's decisions is not: the queues keep refreshing.
 func (m Model) Busy() bool {
-	return m.Loading || m.Acting || m.poll != nil && m.poll.phase != pollDeciding
+	return m.Loading || m.Acting || m.markAll != nil || m.poll != nil && m.poll.phase != pollDeciding
 }
 
 // Capturing reports whether the view takes every key: a form, or a batch
@@ -134,9 +140,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onApplying(msg), nil
 	case pollDone:
 		return m.onPollDone(msg)
+	case markPage:
+		return m.onMarkPage(msg)
 	case views.BulkDoneMsg:
 		if m.Focused {
 			m.marks.Clear()
+			m.allOf = ""
 		}
 	case tea.MouseMsg:
 		if k, ok := widgets.WheelKey(msg); ok {
@@ -150,6 +159,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		switch {
+		case m.markAll != nil && key.Matches(msg, markStop):
+			return m.stopMarkAll()
 		case m.Form != nil:
 			return m.handleForm(msg)
 		case m.poll != nil:
@@ -181,6 +192,8 @@ func (m Model) ShortHelp() []key.Binding {
 		return []key.Binding{m.keys.Up, m.keys.Down, m.keys.Close}
 	case m.filter.Typing():
 		return m.filter.Help()
+	case m.markAll != nil:
+		return []key.Binding{markStop, m.keys.MarkAll}
 	}
 	k := m.keys
 	return []key.Binding{k.Send, k.Peek, k.Poll, k.Purge, k.Messages, k.Filter}
