@@ -28,7 +28,7 @@ type Keys struct {
 
 // DefaultKeys returns the Queues view's default key bindings.
 func DefaultKeys() Keys {
-	return Keys{
+	k := Keys{
 		NavKeys:    widgets.DefaultNavKeys(),
 		FilterKeys: widgets.DefaultFilterKeys(),
 		MarkKeys:   widgets.DefaultMarkKeys(),
@@ -42,6 +42,9 @@ func DefaultKeys() Keys {
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
 		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
+	// ctrl+a again marks every message of the queue (markall.go).
+	k.MarkAll.SetHelp("ctrl+a", "mark all shown, again the queue / clear")
+	return k
 }
 
 // Writes are the Queues tab's write keys, declared once: read-only mode
