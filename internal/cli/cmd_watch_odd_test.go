@@ -26,8 +26,8 @@ func TestWatchSaysRowsWithAMalformedStamp(t *testing.T) {
 		storetest.Exec(t, url,
 			"UPDATE kv_meta SET seq = 4",
 			"INSERT INTO kv VALUES (X'027700027465787400', '5', 'sev'||char(27)||'en', NULL)", // ["w", "text"]
-			"INSERT INTO kv VALUES (X'027700027265616c00', '6', 2.5, NULL)",                    // ["w", "real"]
-			"INSERT INTO kv VALUES (X'026f7468657200', '7', 'x', NULL)",                        // ["other"]: not watched
+			"INSERT INTO kv VALUES (X'027700027265616c00', '6', 2.5, NULL)",                   // ["w", "real"]
+			"INSERT INTO kv VALUES (X'026f7468657200', '7', 'x', NULL)",                       // ["other"]: not watched
 		)
 		w := startWatch(t, "--db", url, "watch", `["w"]`, "--interval", "20ms")
 		said := strings.Join(w.before, "\n")
