@@ -24,6 +24,7 @@ func TestDeletionsOfEveryRowKept(t *testing.T) { deletionsOfEveryRow(t, 600) }
 func TestDeletionsOfEveryRowShown(t *testing.T) { deletionsOfEveryRow(t, 1500) }
 
 func deletionsOfEveryRow(t *testing.T, rows int) {
+	t.Helper()
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)
 		clock := viewtest.FixedClock()
