@@ -69,3 +69,61 @@ func (s *Store) ValueChunk(ctx context.Context, raw []byte, off int64, n int) (V
 	}
 	return part, nil
 }
+
+// EntryHead is a row read with at most the first bytes of its value
+// (GetRawHead).
+type EntryHead struct {
+	// Entry is the row; its Value holds at most the bytes asked for (the
+	// whole value when Size fits), ValueNull as stored.
+	Entry
+	// Size is the whole value's length in bytes.
+	Size int64
+	// JSON, when the value is cut (Cut), is SQLite's json_valid of the
+	// whole value, decided on the database's side; when it is whole,
+	// Entry.ValueValid tells.
+	JSON bool
+}
+
+// Cut reports whether Value holds less than the whole value.
+func (h EntryHead) Cut() bool { return h.Size > int64(len(h.Value)) }
+
+// Valid is whether the whole value is JSON: Entry.ValueValid when Value
+// is whole, else JSON.
+func (h EntryHead) Valid() bool {
+	if h.Cut() {
+		return h.JSON
+	}
+	return h.ValueValid()
+}
+
+// GetRawHead is GetRaw with at most the first n bytes of the value: one
+// statement, which answers the whole value (as GetRaw does) when it is n
+// bytes or less, and otherwise its first n bytes as stored, its length and
+// whether it is JSON, so that a 50 MB value costs n bytes to the caller
+// (and stays under a server's response limit).
+func (s *Store) GetRawHead(ctx context.Context, raw []byte, n int) (h EntryHead, found bool, err error) {
+	if n <= 0 {
+		return h, false, fmt.Errorf("store: value head of %d bytes: %w", n, ErrInvalidArgument)
+	}
+	if raw == nil {
+		raw = []byte{}
+	}
+	var (
+		v      bytesCol
+		ver    verCol
+		exp    expiryCol
+		size   sql.NullInt64
+		isJSON sql.NullInt64
+	)
+	const length = "length(CAST(v AS BLOB))"
+	q := "SELECT CASE WHEN " + length + " > ? THEN substr(CAST(v AS BLOB), 1, ?) ELSE " + s.valueSQL() + " END, " +
+		length + ", CASE WHEN " + length + " > ? THEN json_valid(CAST(v AS TEXT)) END, " +
+		s.intSQL("ver") + ", " + s.intSQL("expires_at") + " FROM kv WHERE k = ?"
+	found, err = s.queryRow(ctx, q, []any{n, n, n, raw}, &v, &size, &isJSON, &ver, &exp)
+	if err != nil || !found {
+		return h, false, err
+	}
+	h.Entry = newEntryCols(bytesCol{b: raw}, v, ver, exp)
+	h.Size, h.JSON = size.Int64, isJSON.Int64 == 1
+	return h, true, nil
+}

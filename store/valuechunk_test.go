@@ -114,3 +114,46 @@ func TestValueChunkFor(t *testing.T) {
 		}
 	}
 }
+
+// TestGetRawHeadCapsTheValue: a value over the head comes back as its
+// first n bytes, its whole size, its stamp and expiry, and whether the
+// whole is JSON (decided by the database); a value within it comes back
+// whole, as GetRaw reads it; an invalid whole value is said so; an absent
+// key is not found.
+func TestGetRawHeadCapsTheValue(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{})
+		ctx := storetest.Ctx(t)
+		big := append(append([]byte(`["`), bytes.Repeat([]byte("héllo ✓ "), 40000)...), `"]`...)
+		key := codec.Key{codec.String("big")}
+		if _, err := s.Set(ctx, key, big, nil); err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := codec.Encode(key)
+		h, found, err := s.GetRawHead(ctx, raw, 1000)
+		if err != nil || !found {
+			t.Fatalf("head: %v, found %v", err, found)
+		}
+		whole, _, _ := s.GetRaw(ctx, raw)
+		if !bytes.Equal(h.Value, big[:1000]) || h.Size != int64(len(big)) || !h.Cut() || !h.Valid() || h.Ver != whole.Ver || h.Key == nil {
+			t.Fatalf("head: %d bytes, size %d (want %d), cut %v, valid %v, ver %d (want %d)", len(h.Value), h.Size, len(big), h.Cut(), h.Valid(), h.Ver, whole.Ver)
+		}
+		h, _, _ = s.GetRawHead(ctx, raw, len(big))
+		if !bytes.Equal(h.Value, whole.Value) || h.Cut() || !h.Valid() {
+			t.Fatalf("a head as long as the value: %d bytes, cut %v", len(h.Value), h.Cut())
+		}
+
+		// Not JSON as a whole, though its head is a JSON prefix.
+		bad := append(append([]byte{}, big[:5000]...), '}')
+		oddRaw, _ := codec.Encode(codec.Key{codec.String("bad")})
+		storetest.Exec(t, url, "INSERT INTO kv (k, v, ver) VALUES (x'"+hex.EncodeToString(oddRaw)+"', CAST(x'"+hex.EncodeToString(bad)+"' AS TEXT), 99)")
+		if h, _, err = s.GetRawHead(ctx, oddRaw, 100); err != nil || !h.Cut() || h.Valid() || h.Size != int64(len(bad)) {
+			t.Fatalf("invalid value: cut %v, valid %v, size %d, %v", h.Cut(), h.Valid(), h.Size, err)
+		}
+		absent, _ := codec.Encode(codec.Key{codec.String("absent")})
+		if _, found, err := s.GetRawHead(ctx, absent, 10); err != nil || found {
+			t.Fatalf("absent key: %v, %v", found, err)
+		}
+	})
+}

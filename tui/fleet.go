@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"slices"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -11,13 +13,19 @@ import (
 // The Fleet view (issue 21 point 3; views/fleet): F or :fleet shows every
 // saved store's health full-screen, read again on the live refresh's
 // tick; enter opens the store under the cursor in the usual tabs (the
-// switcher's switchStore), F or esc comes back.
+// switcher's switchStore), F or esc closes it. In the tabs of a store
+// opened from it, F comes back, and so does an esc the active tab has no
+// use for (views.EscUser: no filter, peek or mark of its own to back out
+// of; a prompt or a form has every key).
 
 // fleetState is the root's part of the Fleet view.
 type fleetState struct {
 	view  fleet.Model
 	made  bool // view was built (it keeps its rows and trends)
 	shown bool
+	// from names the store opened from the view: in its tabs, an esc the
+	// tab does not use comes back (backToFleet).
+	from string
 }
 
 // openFleet shows the Fleet view and lists the saved stores again.
@@ -47,7 +55,7 @@ func (m model) handleFleet(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch act {
 	case fleet.OpenStore:
 		name, _ := m.fl.view.Selected()
-		m.fl.shown = false
+		m.fl.shown, m.fl.from = false, name
 		next, open := m.switchStore(name)
 		return next, tea.Batch(cmd, open)
 	case fleet.CloseView:
@@ -63,4 +71,27 @@ func (m model) fleetTick(msg refreshTick) tea.Cmd {
 		return nil
 	}
 	return m.fl.view.Refresh()
+}
+
+// backToFleet reports whether msg is an esc that goes back to the Fleet
+// view: the tabs show the store opened from it, and the active tab has
+// nothing of its own to back out of.
+func (m model) backToFleet(msg tea.KeyMsg) bool {
+	return msg.Type == tea.KeyEsc && m.fl.from != "" && m.fl.from == m.sw.current.Name && !usesEsc(m.tabs.view(m.tab))
+}
+
+// usesEsc reports whether esc does something in the tab now: it says so
+// (views.EscUser), or an enabled binding of its help is esc.
+func usesEsc(v tabView) bool {
+	if u, ok := v.(views.EscUser); ok {
+		return u.UsesEsc()
+	}
+	for _, group := range v.FullHelp() {
+		for _, b := range group {
+			if b.Enabled() && slices.Contains(b.Keys(), "esc") {
+				return true
+			}
+		}
+	}
+	return false
 }

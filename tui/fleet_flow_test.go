@@ -142,3 +142,49 @@ group = "prod"
 		t.Errorf("plain: commit rates %v after 20 commits between ticks", rates)
 	}
 }
+
+// TestFleetEscComesBack: issue 21 point 3. In the tabs of a store opened
+// from the Fleet view, esc comes back to the fleet once the active tab has
+// nothing of its own to back out of: Browse's filter in force takes the
+// first esc, the second returns. In the tabs of a store not opened from
+// the fleet, esc stays in the tabs.
+func TestFleetEscComesBack(t *testing.T) {
+	dir := t.TempDir()
+	ref := "file:" + storetest.CopyReference(t)
+	plainURL := "file:" + filepath.Join(dir, "plain.db")
+	conf := fmt.Sprintf("[stores.plain]\nurl = %q\nread_only = false\n[stores.ref]\nurl = %q\n", plainURL, ref)
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock := viewtest.FixedClock()
+	saved := savedStores{path: path, journals: filepath.Join(dir, "state"), clock: clock}
+	storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
+	s, entry, err := saved.open(storetest.Ctx(t), "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cfg := Config{Clock: clock, Refresh: time.Hour, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
+	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))}
+	a.waitFor("plain", "KEYS")
+	a.keys("esc") // not opened from the fleet: esc stays in the tabs
+	a.keys("F")
+	a.waitFor("FLEET", "2 saved store(s)")
+	a.keys("/")
+	a.tm.Type("ref")
+	a.keys("enter", "enter")
+	a.waitFor("switched to store ref", `"accounts"`)
+	a.keys("/")
+	a.tm.Type("acc")
+	a.keys("enter", "esc") // the filter takes this esc
+	a.waitFor(`"attachments"`, `"dwk_cron"`)
+	a.keys("esc") // nothing left to back out of: the fleet
+	a.waitFor("FLEET", "/ref")
+	final := a.final()
+	t.Cleanup(func() { final.store.Close() })
+	if !final.fl.shown || final.sw.current.Name != "ref" {
+		t.Errorf("final: fleet shown %v on store %q; want the fleet, opened over ref", final.fl.shown, final.sw.current.Name)
+	}
+}

@@ -164,7 +164,8 @@ func TestFlowNavigateAndExpand(t *testing.T) {
 }
 
 // editConflict: open the editor, let another writer change the key, save:
-// the conflict names the new stamp; reload and save again.
+// the conflict screen names the new stamp; keep editing, reload and save
+// again.
 func editConflict(t *testing.T, a *app, key string) {
 	t.Helper()
 	a.command("goto " + key)
@@ -179,10 +180,12 @@ func editConflict(t *testing.T, a *app, key string) {
 	a.keys("end", "ctrl+u")
 	a.tm.Type(`"mine"`)
 	a.keys("ctrl+s")
-	a.waitFor("conflict", stamp)
+	a.waitFor("CONFLICT", stamp)
 	if v := a.value(key); v != `"theirs"` {
 		t.Fatalf("the conflicting save wrote %s", v)
 	}
+	a.keys("e") // the conflict screen: keep editing, then reload theirs
+	a.waitFor("EDIT")
 	a.keys("ctrl+r")
 	a.waitFor("reloaded")
 	a.keys("end", "ctrl+u")

@@ -292,7 +292,7 @@ func (m model) handleGlobalKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.openPicker()
 	case key.Matches(msg, m.keys.Find):
 		return m.openFinder("")
-	case key.Matches(msg, m.keys.Fleet):
+	case key.Matches(msg, m.keys.Fleet), m.backToFleet(msg):
 		return m.openFleet()
 	case key.Matches(msg, m.keys.Back, m.keys.Forward):
 		return m.travel(key.Matches(msg, m.keys.Back))

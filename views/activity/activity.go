@@ -157,6 +157,10 @@ func (m Model) Busy() bool { return m.loading }
 // Capturing reports whether the filter input takes every key.
 func (m Model) Capturing() bool { return m.filtering }
 
+// UsesEsc reports whether esc has something to clear: the filter, then
+// the mark (views.EscUser).
+func (m Model) UsesEsc() bool { return m.filterTxt != "" || m.mark != nil }
+
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {

@@ -1,6 +1,7 @@
 package browse
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -112,6 +113,10 @@ func (m *Model) clearFilter() tea.Cmd {
 	}
 	return m.relayout()
 }
+
+// UsesEsc reports whether esc has something to back out of (a filter in
+// force; views.EscUser).
+func (m Model) UsesEsc() bool { return m.clearable() != nil }
 
 // refuseReadOnly says why a write key does nothing in read-only mode (the
 // bindings are disabled, so help leaves them out): every key of the one
@@ -249,8 +254,8 @@ func (m *Model) startEdit() tea.Cmd {
 		return views.Flash(views.FlashError, "an undecodable row cannot be addressed by key, so it cannot be edited here")
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
-	case len(m.entry.e.Value) > widgets.ValueCap:
-		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", len(m.entry.e.Value), widgets.ValueCap)
+	case m.entry.size > widgets.ValueCap: // a cut value (entryHeadCap) is never loaded into the form
+		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", m.entry.size, widgets.ValueCap)
 	}
 	m.form = newEditForm(m.styles, m.entry.e, m.deps.Now)
 	m.form.SetSize(m.entryInner(), m.innerHeight())
@@ -374,8 +379,8 @@ func (m *Model) composeFromHere() tea.Cmd {
 		return views.Flash(views.FlashInfo, "select a stored key to compose from it")
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
-	case len(m.entry.e.Value) > widgets.ValueCap:
-		return views.Flash(views.FlashError, "the value is %d bytes; Compose takes values up to %d bytes (kvdeck atomic handles it whole)", len(m.entry.e.Value), widgets.ValueCap)
+	case m.entry.size > widgets.ValueCap:
+		return views.Flash(views.FlashError, "the value is %d bytes; Compose takes values up to %d bytes (kvdeck atomic handles it whole)", m.entry.size, widgets.ValueCap)
 	}
 	e, now := m.entry.e, m.deps.Now()
 	value, err := codec.NormalizeJSON(e.Value)
@@ -412,7 +417,17 @@ func (m *Model) copyValue() tea.Cmd {
 	if !m.entry.loaded || !m.entry.found || m.deps.Clipboard == nil {
 		return views.Flash(views.FlashInfo, "select a stored key: Y copies its value")
 	}
-	return copyText(m.deps.Clipboard, string(m.entry.e.Value))
+	if !m.entry.cut {
+		return copyText(m.deps.Clipboard, string(m.entry.e.Value))
+	}
+	src, raw, ver, clip := m.deps.Store, m.entry.e.Raw, m.entry.e.Ver, m.deps.Clipboard
+	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
+		e, err := readWhole(ctx, src, raw, ver) // the pane holds only its head
+		if err != nil {
+			return copied{err: err}
+		}
+		return copyText(clip, string(e.Value))()
+	})
 }
 
 func (m Model) onCopied(msg copied) tea.Cmd {

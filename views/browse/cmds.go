@@ -1,15 +1,16 @@
 package browse
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
+	"errors"
+	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // childrenLoaded answers loadChildren.
@@ -36,47 +37,40 @@ func loadChildren(src *store.Store, session, gen int, prefix codec.Key, at int, 
 type entryLoaded struct {
 	session, gen int
 	found        bool
-	entry        store.Entry
+	head         store.EntryHead
 	err          error
 }
 
-// loadEntry reads one physical row, expired or not (Browse shows expired,
-// unswept rows struck through): the row at key, or, for an undecodable
-// row, the row whose raw key is raw. One statement, one row, in both cases.
-func loadEntry(src *store.Store, session, gen int, key codec.Key, raw []byte) tea.Cmd {
+// entryHeadCap is what the entry read takes of a value: one byte more
+// than the pane shows (widgets.ValueCap), so that a value the form could
+// edit is read whole and a longer one is cut (and shown cut). What needs
+// the whole value reads it on demand (readWhole).
+const entryHeadCap = widgets.ValueCap + 1
+
+// loadEntry reads one physical row by its raw key, expired or not (Browse
+// shows expired, unswept rows struck through), with at most entryHeadCap
+// bytes of its value: one statement, and a 50 MB value costs 64 KiB.
+func loadEntry(src *store.Store, session, gen int, raw []byte) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		opts := store.ListOptions{Prefix: key, IncludeExpired: true, Limit: 1}
-		if key == nil {
-			// The store has no raw get; a cursor just below raw lists it
-			// first (see rawCursor).
-			opts = store.ListOptions{Unbounded: true, IncludeExpired: true, Limit: 4, Cursor: rawCursor(raw)}
-		}
-		p, err := src.List(ctx, opts)
-		msg := entryLoaded{session: session, gen: gen, err: err}
-		for _, e := range p.Entries {
-			if bytes.Equal(e.Raw, raw) {
-				msg.found, msg.entry = true, e
-				break
-			}
-		}
-		return msg
+		h, found, err := src.GetRawHead(ctx, raw, entryHeadCap)
+		return entryLoaded{session: session, gen: gen, found: found, head: h, err: err}
 	})
 }
 
-// rawCursor returns a List cursor whose page starts at raw or just before
-// it: List continues at cursor||0x00, which is raw itself when raw ends in
-// 0x00, and otherwise a key below raw with (in practice) no row between.
-func rawCursor(raw []byte) string {
-	if len(raw) == 0 {
-		return ""
+// readWhole reads the whole value of the row the entry pane shows cut, in
+// a command, for what needs all of it (Y, E, the tree): the row must still
+// be at stamp ver, or the read fails (the pane is read again first).
+func readWhole(ctx context.Context, src *store.Store, raw []byte, ver int64) (store.Entry, error) {
+	e, found, err := src.GetRaw(ctx, raw)
+	switch {
+	case err != nil:
+		return e, err
+	case !found:
+		return e, errors.New("the key is gone since it was read")
+	case e.Ver != ver:
+		return e, fmt.Errorf("the value changed since it was read (stamp %s, now %s): select it again", codec.FormatStamp(ver), e.Versionstamp())
 	}
-	c := append([]byte{}, raw...)
-	if last := len(c) - 1; c[last] == 0 {
-		c = c[:last]
-	} else {
-		c[last]--
-	}
-	return base64.RawURLEncoding.EncodeToString(c)
+	return e, nil
 }
 
 // commitOp names what a commit was for, to word its outcome.

@@ -61,13 +61,18 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	out = append(out, m.field("hex", widgets.Line{{Text: hex.EncodeToString(e.Raw), Style: st.Muted}}, w)...)
 	out = append(out, m.field("stamp", widgets.Line{{Text: e.Versionstamp(), Style: st.Text}}, w)...)
 	out = append(out, m.changedLines(e, w)...)
-	out = append(out, m.field("size", widgets.Line{{Text: fmt.Sprintf("key %d B · value %d B", len(e.Raw), len(e.Value)), Style: st.Text}}, w)...)
+	out = append(out, m.field("size", widgets.Line{{Text: fmt.Sprintf("key %d B · value %d B", len(e.Raw), m.entry.size), Style: st.Text}}, w)...)
 	out = append(out, m.field("expires", m.expiryLine(e, now), w)...)
 	if n.kind == nodePart && n.hasChildren() {
 		out = append(out, m.field("prefix", widgets.Line{{Text: fmt.Sprintf("also the prefix of %s more row(s)", countText(n.count-1, n.capped)), Style: st.Muted}}, w)...)
 	}
 	values, note, valid := m.vcache.Lines(st, m.entry.answers, e.Value, w, live)
 	head := widgets.Line{{Text: "JSON", Style: st.OK}}
+	if m.entry.cut { // the read took the head only (entryHeadCap)
+		valid = m.entry.json
+		note = fmt.Sprintf("value is %s: its first %s shown; v reads it all, | pipes it",
+			widgets.BytesText(m.entry.size), widgets.BytesText(widgets.ValueCap))
+	}
 	if !valid {
 		head = widgets.Line{{Text: "✗ not valid JSON: shown raw", Style: st.Error}}
 	}

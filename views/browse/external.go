@@ -63,7 +63,7 @@ const editedReadCap = 16 * widgets.ValueCap
 
 // startExternalEdit writes the selected value to a temporary file.
 func (m *Model) startExternalEdit() tea.Cmd {
-	if n := m.selected(); n != nil && n.kind == nodePart && n.isKey && m.entry.loaded && m.entry.found && len(m.entry.e.Value) > widgets.ValueCap {
+	if n := m.selected(); n != nil && n.kind == nodePart && n.isKey && m.entry.loaded && m.entry.found && m.entry.size > widgets.ValueCap {
 		return m.startBigEdit()
 	}
 	if cmd := m.startEdit(); cmd != nil { // the same checks as e

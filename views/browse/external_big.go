@@ -2,6 +2,7 @@ package browse
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -47,12 +48,20 @@ type bigSaveConfirmed struct {
 // file is the value's text) in the command: the indented copy of the
 // whole value is never held (a 60 MB value took ~100 MB more).
 func (m *Model) startBigEdit() tea.Cmd {
-	e, session, edits := m.entry.e, m.deps.Session, m.deps.Edits
-	if size := int64(len(e.Value)); size > bigEditCap {
+	e, session, edits, src, cut := m.entry.e, m.deps.Session, m.deps.Edits, m.deps.Store, m.entry.cut
+	if size := m.entry.size; size > bigEditCap {
 		return views.Flash(views.FlashError, "the value is %s; E edits values up to %s (the edit is read back whole): | pipes it to $PAGER or a command (| cat > file), and kvdeck set writes it back",
 			widgets.BytesText(size), widgets.BytesText(bigEditCap))
 	}
 	return func() tea.Msg {
+		if cut { // the pane holds only the head: the edit starts from the whole
+			ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
+			whole, err := readWhole(ctx, src, e.Raw, e.Ver)
+			if cancel(); err != nil {
+				return editorFile{session: session, err: err, big: true}
+			}
+			e = whole
+		}
 		f, err := edits.CreateTemp("value-*.json")
 		if err != nil {
 			return editorFile{session: session, err: err, big: true}

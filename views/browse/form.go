@@ -141,6 +141,8 @@ func (f *entryForm) reloaded(st entryState, now int64) {
 	switch {
 	case st.err != nil:
 		f.Err = "reload failed: " + st.err.Error()
+	case st.size > widgets.ValueCap: // never load a cut value: a save would write its head
+		f.Err = fmt.Sprintf("the value is %d bytes now; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", st.size, widgets.ValueCap)
 	case !st.found:
 		f.stamp, f.expiresAt, f.orig = "", nil, nil
 		f.setHeader()

@@ -20,8 +20,12 @@ type entryState struct {
 	loaded bool
 	stale  bool
 	found  bool
-	e      store.Entry
+	e      store.Entry // its Value cut to entryHeadCap bytes when cut
 	err    error
+	// size is the value's whole length; cut, that e.Value holds only its
+	// head; json, that the whole value is JSON.
+	size      int64
+	cut, json bool
 	// answers counts the reads applied; it tells the value cache that e changed.
 	answers int
 }
@@ -120,9 +124,10 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 	}
 	m.entryBusy = false
 	if msg.gen == m.entry.gen {
-		m.reread(msg.found, msg.entry)
+		m.reread(msg.found, msg.head.Entry)
 		m.entry.loaded, m.entry.stale = true, false
-		m.entry.found, m.entry.e, m.entry.err = msg.found, msg.entry, msg.err
+		m.entry.found, m.entry.e, m.entry.err = msg.found, msg.head.Entry, msg.err
+		m.entry.size, m.entry.cut, m.entry.json = msg.head.Size, msg.head.Cut(), msg.head.Valid()
 		m.entry.answers++
 		if m.form != nil && m.form.reloading {
 			m.form.reloaded(m.entry, m.deps.Now())
@@ -140,7 +145,7 @@ func (m *Model) wantEntry() tea.Cmd {
 	}
 	m.entryBusy = true
 	m.entry.gen = m.nextTag()
-	return loadEntry(m.deps.Store, m.deps.Session, m.entry.gen, m.entry.key, m.entry.raw)
+	return loadEntry(m.deps.Store, m.deps.Session, m.entry.gen, m.entry.raw)
 }
 
 // relayout flattens the tree again and keeps the cursor on the same row.
@@ -352,4 +357,14 @@ func (m Model) onMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 	m.offset = widgets.ClampOffset(m.offset+step, m.treeRows(), len(m.rows))
 	out := m.reloadVisible()
 	return m, out
+}
+
+// checkJSON tells a scan of the value whether it is JSON: the database
+// said so for a cut value; a whole one is checked in the scan's command.
+func (st entryState) checkJSON(s *scan) {
+	if st.cut {
+		s.json = st.json
+		return
+	}
+	s.check = st.e.Value
 }

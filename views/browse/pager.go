@@ -63,7 +63,7 @@ func (m Model) handlePipe(msg tea.KeyMsg) (Model, tea.Cmd) {
 // value.
 func (m *Model) pager(text string) *pagerCmd {
 	lines := m.reader != nil && m.reader.lines
-	src := newValueStream(m.deps.Store, m.entry.e.Raw, m.entry.e.ValueValid(), lines)
+	src := newValueStream(m.deps.Store, m.entry.e.Raw, m.entry.json, lines)
 	return &pagerCmd{Cmd: m.deps.Edits.Command(pagerCommand(text)), src: src}
 }
 

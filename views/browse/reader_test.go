@@ -170,7 +170,10 @@ func TestPagerStreamsTheWholeValue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := valueText(h.M.entry.e.Value, lines) + "\n"
+		if !h.M.entry.cut || len(h.M.entry.e.Value) != entryHeadCap {
+			t.Fatalf("the entry read %d bytes of the value (cut %v); want its head, %d", len(h.M.entry.e.Value), h.M.entry.cut, entryHeadCap)
+		}
+		want := valueText([]byte(value), lines) + "\n"
 		if string(got) != want {
 			i := 0
 			for i < min(len(got), len(want)) && got[i] == want[i] {

@@ -76,7 +76,7 @@ func (m *Model) find(jump bool) tea.Cmd {
 	k := m.readerKey()
 	s := newScan(m.deps.Store, m.entry.e.Raw, k.width, r.idx.json, k.lines, scanPos{})
 	if r.idx.key != k || r.idx.ver == 0 {
-		s.check = m.entry.e.Value // not known yet: decided in the command
+		m.entry.checkJSON(s) // not known yet: decided in the command
 	}
 	return searchCmd(m.deps.Session, r.gen, s, bytes.ToLower([]byte(r.query)), 0)
 }

@@ -129,7 +129,7 @@ func (m *Model) startIndex(k layoutKey) tea.Cmd {
 		r.win = readerWindow{} // read again: its rows may be another value's
 	}
 	s := newScan(m.deps.Store, m.entry.e.Raw, k.width, false, k.lines, scanPos{})
-	s.check = m.entry.e.Value
+	m.entry.checkJSON(s)
 	cmd := indexCmd(m.deps.Session, r.gen, s, 3*m.entryRows())
 	if r.query != "" {
 		cmd = tea.Batch(cmd, m.find(r.find.jump || r.find.match < 0))

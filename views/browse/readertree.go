@@ -1,6 +1,7 @@
 package browse
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -46,15 +48,23 @@ func (m *Model) toggleTree() tea.Cmd {
 	case r.tree.t != nil && r.tree.ver == e.Ver:
 		r.tree.on = true
 		return nil
-	case len(e.Value) > widgets.JSONTreeMaxBytes:
+	case m.entry.size > widgets.JSONTreeMaxBytes:
 		r.note = fmt.Sprintf("%s is too large for the tree (it parses up to %s): read it here, or | to a pager",
-			widgets.BytesText(int64(len(e.Value))), widgets.BytesText(widgets.JSONTreeMaxBytes))
+			widgets.BytesText(m.entry.size), widgets.BytesText(widgets.JSONTreeMaxBytes))
 		return nil
 	}
 	r.gen++
 	r.tree = readerTree{on: true, busy: true, gen: r.gen, ver: e.Ver}
-	value, session, gen := e.Value, m.deps.Session, r.gen
+	value, session, gen, src, cut := e.Value, m.deps.Session, r.gen, m.deps.Store, m.entry.cut
 	return func() tea.Msg {
+		if cut { // the pane holds only the head
+			ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
+			whole, err := readWhole(ctx, src, e.Raw, e.Ver)
+			if cancel(); err != nil {
+				return treeParsed{session: session, gen: gen, ver: e.Ver, err: err}
+			}
+			value = whole.Value
+		}
 		t, err := widgets.ParseJSONTree(value)
 		return treeParsed{session: session, gen: gen, ver: e.Ver, tree: t, err: err}
 	}
@@ -123,7 +133,7 @@ func (m Model) jsonTreeView(w, h int) string {
 	title := st.PaneTitle.Render("VALUE TREE ")
 	var body []string
 	if t := r.tree.t; t == nil {
-		title += st.Muted.Render(fmt.Sprintf("parsing %s…", widgets.BytesText(int64(len(m.entry.e.Value)))))
+		title += st.Muted.Render(fmt.Sprintf("parsing %s…", widgets.BytesText(m.entry.size)))
 	} else {
 		title += st.Muted.Render(fmt.Sprintf("%d/%d · %d values ", t.Cursor()+1, t.Lines(), t.Nodes())) +
 			st.Muted.Render("enter fold · → ← · T text · esc")

@@ -43,18 +43,19 @@ type seenState struct {
 
 func newSeen() *seenState { return &seenState{rows: map[string]seenRow{}} }
 
-// remember records e as looked at; only if nothing of it is remembered
-// when onlyNew.
-func (s *seenState) remember(e store.Entry, onlyNew bool) {
+// remember records e, whose value is size bytes (e.Value holds only its
+// head when it is cut: entryHeadCap), as looked at; only if nothing of it
+// is remembered when onlyNew.
+func (s *seenState) remember(e store.Entry, size int64, onlyNew bool) {
 	raw := string(e.Raw)
 	if _, ok := s.rows[raw]; ok && onlyNew {
 		return
 	}
 	r := seenRow{stamp: e.Versionstamp()}
-	if len(e.Value) <= seenValueCap {
+	if size <= seenValueCap && int64(len(e.Value)) == size {
 		r.value = append([]byte{}, e.Value...)
 	} else {
-		r.big = len(e.Value)
+		r.big = int(size)
 	}
 	for i, k := range s.order {
 		if k == raw {
@@ -83,7 +84,7 @@ func (s *seenState) changed(e store.Entry) (seenRow, bool) {
 // leaves it; the diff closes.
 func (m *Model) lookedAway() {
 	if m.entry.loaded && m.entry.found {
-		m.seen.remember(m.entry.e, false)
+		m.seen.remember(m.entry.e, m.entry.size, false)
 	}
 	m.seen.showing = false
 }
@@ -93,7 +94,7 @@ func (m *Model) lookedAway() {
 // the row stays selected is a change since the user looked too.
 func (m *Model) reread(found bool, e store.Entry) {
 	if m.entry.loaded && m.entry.found && found && string(e.Raw) == string(m.entry.e.Raw) {
-		m.seen.remember(m.entry.e, true)
+		m.seen.remember(m.entry.e, m.entry.size, true)
 	}
 }
 
@@ -146,6 +147,10 @@ func (m Model) seenDiffLines(w, rows int) []string {
 	out = append(out, "", st.Label.Render("then → now"))
 	if r.value == nil {
 		text := fmt.Sprintf("The value you looked at was %s, over the %s Browse keeps of a value: only its stamp was remembered.", widgets.BytesText(int64(r.big)), widgets.BytesText(seenValueCap))
+		return append(out, m.wrapText(text, st.Warn, w)...)
+	}
+	if m.entry.cut { // only its head was read: never diff against a cut value
+		text := fmt.Sprintf("The value is %s now, over the %s Browse reads of a value: only its stamp is compared.", widgets.BytesText(m.entry.size), widgets.BytesText(widgets.ValueCap))
 		return append(out, m.wrapText(text, st.Warn, w)...)
 	}
 	for _, l := range widgets.DiffLines(st, m.seenDiff(r), w, max(rows-len(out)-2, 1)) {

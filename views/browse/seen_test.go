@@ -80,7 +80,7 @@ func TestChangedSinceYouLookedGolden(t *testing.T) {
 func TestSeenBounds(t *testing.T) {
 	s := newSeen()
 	for i := range seenKeys + 44 {
-		s.remember(store.Entry{Raw: []byte{byte(i), byte(i >> 8)}, Value: []byte(`1`)}, false)
+		s.remember(store.Entry{Raw: []byte{byte(i), byte(i >> 8)}, Value: []byte(`1`)}, 1, false)
 	}
 	if len(s.rows) != seenKeys || len(s.order) != seenKeys {
 		t.Errorf("%d rows remembered (%d in order), want %d", len(s.rows), len(s.order), seenKeys)

@@ -74,7 +74,7 @@ func TestLargeValueFrames(t *testing.T) {
 			h.Keys("j")
 		}
 		view := h.M.View()
-		want := fmt.Sprintf("value truncated at %d of %d bytes", widgets.ValueCap, size)
+		want := fmt.Sprintf("value is %s: its first 64.0 KiB shown; v reads it all", widgets.BytesText(int64(size)))
 		if !strings.Contains(strings.Join(strings.Fields(view), " "), want) {
 			t.Fatalf("%d-byte value: the frame does not say %q:\n%s", size, want, view)
 		}

@@ -60,7 +60,7 @@ func DefaultKeys() Keys {
 		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Sort:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort")),
-		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open the store")),
+		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open the store (esc comes back)")),
 		Close:      key.NewBinding(key.WithKeys("esc", "F"), key.WithHelp("esc", "back to the tabs")),
 		FilterKeys: widgets.DefaultFilterKeys(),
 	}
