@@ -110,7 +110,7 @@ type ChangesPage struct {
 	// Entries are the rows stamped after the position, ascending by ver
 	// and then key. A row rewritten several times since is here once, as
 	// it is now. Rows whose ver is not a whole number (a foreign writer's)
-	// carry no usable stamp and are never in the feed.
+	// carry no usable stamp and are never in the feed (OddStamps lists them).
 	Entries []Entry
 	// Version is the store's seq and row count at the read.
 	Version Version

@@ -217,7 +217,7 @@ func TestChangesPaging(t *testing.T) {
 // TestChangesOddRows: undecodable keys, invalid JSON and odd expiries are
 // in the feed like any row; a ver that is not a whole number has no place
 // in stamp order and is left out (it would otherwise come back forever:
-// SQLite orders TEXT after every number).
+// SQLite orders TEXT after every number), and OddStamps lists such rows.
 func TestChangesOddRows(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)
@@ -238,6 +238,15 @@ func TestChangesOddRows(t *testing.T) {
 		}
 		if p, err := s.Changes(storetest.Ctx(t), store.ChangesOptions{After: 4}); err != nil || len(p.Entries) != 0 {
 			t.Errorf("after the last stamp: %q, %v", feedText(p.Entries), err)
+		}
+		// They are not lost without a word: OddStamps names them (issue
+		// 25 point 7), under a prefix too, and caps the list, not the count.
+		odd, n, err := s.OddStamps(storetest.Ctx(t), nil, 1)
+		if err != nil || n != 2 || len(odd) != 1 || string(odd[0].Raw) != "\x02realver" || !strings.Contains(odd[0].Malformed, "ver") {
+			t.Errorf("odd stamps: %d %+v %v", n, odd, err)
+		}
+		if odd, n, err = s.OddStamps(storetest.Ctx(t), []codec.Key{storetest.Key(t, `["a"]`), storetest.Key(t, `["odd"]`)}, 10); err != nil || n != 0 || len(odd) != 0 {
+			t.Errorf("odd stamps under two prefixes: %d %+v %v", n, odd, err)
 		}
 	})
 }

@@ -68,3 +68,30 @@ func (s *Store) deleteReturning(ctx context.Context, j *journaled, q string, arg
 	err := s.execBatch(ctx, []stmt{{sql: q + j.returning(), args: args, read: read}})
 	return n, err
 }
+
+// NullStamp is the stamp kvdeck prints for a row whose ver has no stamp:
+// not a whole number (another writer's TEXT, BLOB or fractional REAL),
+// or 0, below every stamp the reference issues.
+var NullStamp = codec.FormatStamp(0)
+
+// DeleteUnstamped removes the live row at key when it still has no
+// stamp (NullStamp: its ver is 0 or not a whole number), the guard a row
+// printed with NullStamp can be deleted by; it reports whether a row was
+// deleted. A row rewritten meanwhile by the reference (a real stamp),
+// deleted or expired is kept (false).
+func (s *Store) DeleteUnstamped(ctx context.Context, key codec.Key) (bool, error) {
+	if err := s.checkWritable("delete"); err != nil {
+		return false, err
+	}
+	raw, err := codec.Encode(key)
+	if err != nil {
+		return false, err
+	}
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "delete", Keys: [][]byte{raw}, Mutations: []Mutation{{Type: MutationDelete, Key: key}}})
+	if err != nil {
+		return false, err
+	}
+	n, err := s.deleteReturning(ctx, j, "DELETE FROM kv WHERE k = ? AND (ver = 0 OR NOT "+wholeVerSQL+") AND "+liveSQL, []any{raw, s.Now()})
+	j.end(n > 0, "", err)
+	return n > 0, err
+}

@@ -8,6 +8,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
+	"kvdeck/store"
 	"kvdeck/store/coord"
 )
 
@@ -187,7 +188,7 @@ func (c *LeaseReleaseCmd) Run(app *App) error {
 // LeaseBreakCmd deletes a lease, CAS-guarded.
 type LeaseBreakCmd struct {
 	Key   string `arg:"" name:"key" help:"The lease key."`
-	Stamp string `name:"stamp" placeholder:"VERSIONSTAMP" help:"Break only if the lease is still at this versionstamp (the one you saw); default: its current one."`
+	Stamp string `name:"stamp" placeholder:"VERSIONSTAMP" help:"Break only if the lease is still at this versionstamp (the one you saw); default: its current one. 00000000000000000000, shown for a row whose ver is no stamp (another writer's), breaks it while it has none."`
 }
 
 // Writes names the write for the read-only refusal (writer).
@@ -200,7 +201,12 @@ func (c *LeaseBreakCmd) Run(app *App) error {
 		return err
 	}
 	stamp := ""
-	if c.Stamp != "" {
+	switch {
+	case strings.TrimSpace(c.Stamp) == store.NullStamp:
+		// What get, list and lease list print for a row whose ver is no
+		// stamp: break it while it still has none (coord.Break).
+		stamp = store.NullStamp
+	case c.Stamp != "":
 		if stamp, err = parseStamp("--stamp", c.Stamp); err != nil {
 			return err
 		}

@@ -170,6 +170,7 @@ func (c *WatchCmd) Run(app *App) error {
 	if err := w.start(ctx); err != nil {
 		return interrupted(ctx, err)
 	}
+	w.oddStamps(ctx, app.Stderr)
 	what := "prefix"
 	if c.Exact {
 		what = "key"

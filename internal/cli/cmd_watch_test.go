@@ -25,6 +25,8 @@ type watchProc struct {
 	lines chan string
 	errs  chan string
 	done  chan int
+	// before holds what watch said on stderr before "watching".
+	before []string
 }
 
 // startWatch runs kvdeck with args in a process and waits until it
@@ -60,15 +62,20 @@ func startWatch(t *testing.T, args ...string) *watchProc {
 			cmd.Wait()
 		}
 	})
-	select {
-	case line := <-p.errs:
-		if !strings.Contains(line, "kvdeck: watching") {
-			t.Fatalf("watch said %q", line)
+	for {
+		select {
+		case line := <-p.errs:
+			if strings.Contains(line, "kvdeck: watching") {
+				return p
+			}
+			if !strings.HasPrefix(line, "kvdeck: watch: ") {
+				t.Fatalf("watch said %q", line)
+			}
+			p.before = append(p.before, line)
+		case <-time.After(30 * time.Second):
+			t.Fatal("watch did not start")
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("watch did not start")
 	}
-	return p
 }
 
 // next returns the next line of output, failing after 30 s.

@@ -141,6 +141,7 @@ func TestSignalStopsEditorAndRemovesDir(t *testing.T) {
 // (its path quoted, then tail), sends sig and checks that the editor and
 // the session's directory are gone.
 func signalStopsEditor(t *testing.T, sig syscall.Signal, tail string) {
+	t.Helper()
 	tmp := t.TempDir()
 	base, pidFile, ready := filepath.Join(tmp, "base"), filepath.Join(tmp, "editor.pid"), filepath.Join(tmp, "ready")
 	os.Mkdir(base, 0o700)

@@ -141,8 +141,18 @@ func Release(ctx context.Context, s *store.Store, l Lease) (released bool, err e
 // Break deletes the lease at key only if its versionstamp is still
 // stampSeen (what the operator was shown), so that it never removes a lease
 // taken after the operator looked. broken is false when the lease changed
-// or is gone.
+// or is gone. store.NullStamp, what kvdeck shows for a row whose ver is
+// no stamp (another writer's TEXT or fractional REAL, or 0), breaks the
+// lease while its ver is still no stamp: a lease re-acquired meanwhile
+// has a real one and is kept.
 func Break(ctx context.Context, s *store.Store, key codec.Key, stampSeen string) (broken bool, err error) {
+	if stampSeen == store.NullStamp {
+		broken, err = s.DeleteUnstamped(ctx, key)
+		if err != nil {
+			return false, fmt.Errorf("delete %s with no stamp: %w", key, err)
+		}
+		return broken, nil
+	}
 	return casDelete(ctx, s, key, stampSeen)
 }
 

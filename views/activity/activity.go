@@ -55,7 +55,10 @@ type mark struct {
 
 // Model is the Activity tab.
 type Model struct {
-	deps    views.Deps
+	deps views.Deps
+	// odd counts the rows with a malformed stamp when the tab opened
+	// (store.OddStamps), said under the list; -1: not known.
+	odd     int64
 	styles  themes.Styles
 	keys    Keys
 	input   widgets.InputKeys
@@ -209,7 +212,7 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 	// read's is the backlog's).
 	m.f.after, m.f.afterK = msg.pos.after, msg.pos.afterKey
 	if msg.start {
-		m.f.openSeq = msg.openSeq
+		m.f.openSeq, m.odd = msg.openSeq, msg.odd
 	}
 	m.f.apply(msg.page, msg.keys, msg.now)
 	if m.pinned {

@@ -12,7 +12,8 @@ import (
 
 // TestActivityRequestBudget: behind the latency proxy (50 ms a request)
 // in front of a real sqld, opening the tab costs a request to learn where
-// seq stands and one per page of the backlog (here one commit of 300
+// seq stands, one to count the rows with a malformed stamp (never in the
+// feed: the note says how many; issue 25 point 7) and one per page of the backlog (here one commit of 300
 // rows: two pages of 200), and a refresh after other writers' commits 1:
 // the rows stamped since, the row count and the re-read of the rows
 // already seen travel in one request.
@@ -40,8 +41,8 @@ func TestActivityRequestBudget(t *testing.T) {
 		}
 		return 0
 	}
-	if n := p.Requests() - before; n != 3 {
-		t.Errorf("opening the tab took %d requests, want 3", n)
+	if n := p.Requests() - before; n != 4 {
+		t.Errorf("opening the tab took %d requests, want 4", n)
 	}
 	for round := range 3 {
 		for i := range 5 {

@@ -54,7 +54,10 @@ type fed struct {
 	start        bool  // the first read: a backlog, from before the tab opened
 	openSeq      int64 // where seq stood at the first read (start)
 	chained      int   // pages read by this refresh so far
-	err          error
+	// odd counts the rows whose ver is not a whole number (start only):
+	// never in the feed, said under the list. -1: not known.
+	odd int64
+	err error
 }
 
 // readFeed reads one page of the change feed after the position (rows
@@ -73,6 +76,9 @@ func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, now
 			}
 			pos = position{after: max(p.Version.Seq-backlog, 0), mark: p.Mark}
 			msg.openSeq = p.Version.Seq
+			if _, msg.odd, err = s.OddStamps(ctx, nil, 0); err != nil {
+				msg.odd = -1 // not fatal: the note says it is not known
+			}
 		}
 		msg.pos = pos
 		msg.page, msg.err = s.Changes(ctx, store.ChangesOptions{After: pos.after, AfterKey: pos.afterKey, Recheck: keys, Limit: pageRows, Mark: pos.mark, Walk: pos.walk})

@@ -15,8 +15,11 @@ import (
 // Bounds of what the feed keeps: it must stay small on a store of any
 // size.
 const (
-	maxEvents  = 2000 // events kept for the list (the oldest go first)
-	maxRecheck = 256  // a quarter of the rows kept to find deletions (4*maxRecheck)
+	maxEvents = 2000 // events kept for the list (the oldest go first)
+	// maxKept bounds the rows kept to find deletions: as many as the
+	// events, so that every row the list shows is watched (the rows of
+	// the newest maxEvents sets are the newest of the order).
+	maxKept = maxEvents
 	// A read re-reads a batch of the rows kept, in turn over all of
 	// them, to find deletions: a bounded read however many were seen.
 	// On a file it is small, since on a rollback-journal file each row
@@ -252,7 +255,7 @@ func (f *feed) remember(raw []byte, r seenRow) {
 
 // trimOrder lets go of the rows past the recheck window, once a page.
 func (f *feed) trimOrder() {
-	if over := len(f.order) - 4*maxRecheck; over > 0 {
+	if over := len(f.order) - maxKept; over > 0 {
 		// Rows past the window are no longer watched for deletion.
 		for _, k := range f.order[:over] {
 			delete(f.seen, string(k))

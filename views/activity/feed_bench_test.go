@@ -20,7 +20,7 @@ func BenchmarkApplyBulkPage(b *testing.B) {
 		return p
 	}
 	var f feed
-	for i := 0; i < maxEvents+4*maxRecheck; i += 200 {
+	for i := 0; i < maxEvents+maxKept; i += 200 {
 		f.apply(page(i), nil, 0)
 	}
 	pages := make([]store.ChangesPage, 64)

@@ -91,7 +91,14 @@ func (m Model) listRows() int { _, r, _ := m.layout(); return r }
 
 // noteLines is the note wrapped to the pane.
 func (m Model) noteLines() []string {
-	return widgets.ProseLines(activityNote, m.styles.Muted, m.inner())
+	note := activityNote
+	switch {
+	case m.odd > 0:
+		note += fmt.Sprintf(" %d row(s) with a malformed stamp (ver not a whole number) are never in this feed: kvdeck doctor counts them.", m.odd)
+	case m.odd < 0:
+		note += " Rows with a malformed stamp (ver not a whole number) are never in this feed; whether there are any is not known (kvdeck doctor counts them)."
+	}
+	return widgets.ProseLines(note, m.styles.Muted, m.inner())
 }
 
 // eventColumns: fixed widths, whatever the rows in view (Keep), so that

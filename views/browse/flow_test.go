@@ -1,6 +1,7 @@
 package browse
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -354,4 +355,24 @@ func TestBrowseCopyValue(t *testing.T) {
 		t.Fatalf("copied %q, want the value %s", h.Copied, e.Value)
 	}
 	h.RequireFlash(fmt.Sprintf("copied %d bytes", len(e.Value)))
+}
+
+// TestBrowseCopyKeyEscapesZeroWidth: y copies a key as kvdeck writes it,
+// a zero-width space escaped (\u200b) as in the tree, never the raw rune
+// that would paste an invisible difference (issue 25 point 13).
+func TestBrowseCopyKeyEscapesZeroWidth(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	k := codec.Key{codec.String("accounts"), codec.String("ad\u200bmin")}
+	if _, err := h.S.Set(context.Background(), k, []byte(`1`), nil); err != nil {
+		t.Fatal(err)
+	}
+	goTo(h, `["accounts", "ad\u200bmin"]`)
+	h.Keys("y")
+	if len(h.Copied) == 0 {
+		t.Fatal("y copied nothing")
+	}
+	got := h.Copied[len(h.Copied)-1]
+	if strings.ContainsRune(got, '\u200b') || !strings.Contains(got, `\u200b`) {
+		t.Fatalf("y copied %q, want the zero-width space escaped as \\u200b", got)
+	}
 }

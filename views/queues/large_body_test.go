@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/store/coord"
 	"kvdeck/views/viewtest"
@@ -44,4 +47,44 @@ func TestLargeBodyFrames(t *testing.T) {
 	if b > 4<<20 {
 		t.Errorf("the peek allocates %d bytes per frame", b)
 	}
+}
+
+// TestLargeBodyFirstVisit: the first visit of a store whose queue holds
+// a 20 MB message: taking the inspection (Update) and drawing the queue
+// list, then the message list (View), allocate a small part of the body,
+// not the body whole (issue 25 point 14). The inspection itself runs in
+// a command, off the UI path; its cost is logged, not counted.
+func TestLargeBodyFirstVisit(t *testing.T) {
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, "file:"+filepath.Join(t.TempDir(), "q.db"), clock, false)
+	body := `{"blob":"` + strings.Repeat("x", 20<<20) + `"}`
+	if _, err := coord.Send(context.Background(), s, "big", []byte(body), 0); err != nil {
+		t.Fatal(err)
+	}
+	h := newQueuesHarness(t, s, clock, 120, 37)
+	m := h.M
+	var msg tea.Msg
+	began := time.Now()
+	read := allocated(func() { msg = loadQueues(s, m.Deps.Session, m.Gen, m.Deps.Now())() })
+	took := time.Since(began).Round(time.Millisecond)
+	var next Model
+	update := allocated(func() { next, _ = m.Update(msg) })
+	view := allocated(func() { _ = next.View() })
+	t.Logf("a %d-byte body: inspection (off the UI path) %s, %d bytes; Update %d bytes; first frame %d bytes", len(body), took, read, update, view)
+	if !strings.Contains(next.View(), "big") {
+		t.Fatalf("the queue is not shown:\n%s", next.View())
+	}
+	if update > 4<<20 || view > 4<<20 {
+		t.Errorf("Update allocated %d bytes, the first frame %d bytes", update, view)
+	}
+}
+
+// allocated is what fn allocates (bytes, all goroutines).
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -1,0 +1,70 @@
+package activity
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+	"kvdeck/views/viewtest"
+)
+
+// allocated is what fn allocates (bytes, all goroutines).
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestLargeValueOnTheUIPath: a 20 MB value set, then set again, while
+// the tab is open: taking the page the store read (Update) and drawing
+// the first frames with the new row selected (View: the list's change
+// cell, the detail's diff) allocate a small part of the value, not the
+// value whole (issue 25 point 14). The store's read runs in a command,
+// off the UI path, and is not counted.
+func TestLargeValueOnTheUIPath(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		clock := viewtest.FixedClock()
+		s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
+		h := newActivityHarness(t, s, clock, 120, 40)
+		ctx := storetest.Ctx(t)
+		size := 20 << 20
+		if b.Name != "file" {
+			size = 4 << 20 // sqld refuses a 10 MB argument ("string or blob too big")
+		}
+		for round, fill := range []string{"x", "y", "z"} {
+			value := []byte(`{"blob":"` + strings.Repeat(fill, size) + `"}`)
+			if _, err := s.Set(ctx, mkKey("big"), value, nil); err != nil {
+				t.Fatal(err)
+			}
+			// Round 0 is the first read of a tab opened with the row in
+			// its backlog; the next ones find it set again.
+			m := h.M
+			var msg tea.Msg
+			began := time.Now()
+			read := allocated(func() {
+				msg = readFeed(s, m.deps.Session, m.gen, m.f.position(), m.f.recheckKeys(recheckFile), m.deps.Now(), round == 0, 0)()
+			})
+			t.Logf("round %d: the store's read (a command, off the UI path): %s, %d bytes", round, time.Since(began).Round(time.Millisecond), read)
+			var next Model
+			update := allocated(func() { next, _ = m.Update(msg) })
+			view := allocated(func() { _ = next.View(); _ = next.View() })
+			t.Logf("round %d: a %d-byte value: Update %d bytes, two frames %d bytes", round, len(value), update, view)
+			if !strings.Contains(next.View(), `["big"]`) {
+				t.Fatalf("the row is not shown:\n%s", next.View())
+			}
+			if update > 4<<20 || view > 4<<20 {
+				t.Errorf("round %d: Update allocated %d bytes, two frames %d bytes for a %d-byte value", round, update, view, len(value))
+			}
+			h.M = next
+		}
+	})
+}
