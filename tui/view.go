@@ -148,8 +148,8 @@ func (m model) messageLine() string {
 	return fit(m.help.ShortHelpView(short), m.width)
 }
 
-// statusBar: database, backend, read-only badge, seq, clock, refresh,
-// last error. Below 110 columns the items get shorter; the database URL
+// statusBar: database, backend, read-only badge, seq, commit rate, clock,
+// a remote store's cost (cost.go), refresh, last error. Below 110 columns the items get shorter; the database URL
 // gets what room is left, cut from the left (its end names the file).
 func (m model) statusBar() string {
 	st := m.styles
@@ -177,7 +177,8 @@ func (m model) statusBar() string {
 		}
 		items = append(items, st.Warn.Render(d))
 	}
-	items = append(items, m.refreshText())
+	refresh := m.refreshText()
+	items = append(items, refresh)
 	if m.sw.connecting != "" {
 		items = append(items, st.Warn.Render("connecting to "+usertext.Sanitize(m.sw.connecting)+"…"))
 	}
@@ -193,6 +194,18 @@ func (m model) statusBar() string {
 		}
 		at = min(at, len(items))
 		with := append(append(append([]string{}, items[:at]...), rate), items[at:]...)
+		if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
+			items = with
+		}
+	}
+	if c := m.cost.text(m.store, narrow); c != "" {
+		// Before the refresh state; the first to go when the database
+		// name would get less than its 10 cells.
+		at := max(len(items)-1, 0)
+		for at > 0 && items[at] != refresh {
+			at--
+		}
+		with := append(append(append([]string{}, items[:at]...), st.Muted.Render(c)), items[at:]...)
 		if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
 			items = with
 		}
