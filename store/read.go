@@ -107,6 +107,10 @@ type ListOptions struct {
 	// value contains these bytes: the server filters, so a search of a
 	// large range sends only the matches back.
 	ValueContains []byte
+	// MaxBytes, when positive, ends a page where its rows' estimated size
+	// (entryCostSQL) passes it; the page holds at least one row and says
+	// by its Cursor that more follow.
+	MaxBytes int64
 
 	// expiredAt, when not zero, keeps only the rows expired at it
 	// (ScanExpired).
@@ -129,6 +133,9 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	lo, hi, err := bounds(opts)
 	if err != nil {
 		return Page{}, err
+	}
+	if opts.MaxBytes > 0 && (opts.budget <= 0 || opts.MaxBytes < opts.budget) {
+		opts.budget = opts.MaxBytes
 	}
 	limit := opts.Limit
 	if limit <= 0 {

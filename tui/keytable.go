@@ -55,7 +55,7 @@ var keyTable = []keyRow{
 	{"diff", [numTabs]string{tabBrowse: "`=` since you looked; an edit conflict shows theirs → yours", tabActivity: "the detail shows old → new"}},
 	{"mark rows, act on many", [numTabs]string{
 		tabBrowse: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, copy keys, export", tabAlarms: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, fire now, copy keys, export",
-		tabQueues:   "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: retry now, dead-letter, delete, copy keys, export",
+		tabQueues:   "`space` mark row; `ctrl+a` all shown, again all in the queue / clear; `;` bulk: retry now, dead-letter, delete, copy keys, export",
 		tabActivity: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: copy keys, delete as written, export"}},
 	{"undo", [numTabs]string{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",

@@ -14,9 +14,12 @@ import (
 )
 
 // Marking messages for a bulk action (issue 23 point 5): space marks the
-// selected message and moves down, ctrl+a marks every message shown (again:
-// clears), ; offers retry now, dead-letter, delete and copy keys over the
-// marked ones (the root asks and runs them, tui/bulk.go).
+// selected message and moves down, ctrl+a marks every message shown; when
+// the queue holds more than the inspection shows (its first 200), ctrl+a
+// again reads every message of the queue in pages (markall.go) and marks
+// them; ctrl+a once more clears. ; offers retry now, dead-letter, delete
+// and copy keys over the marked ones (the root asks and runs them,
+// tui/bulk.go).
 
 // messageMark is the mark of one message: its key, stamp and value.
 func messageMark(msg coord.QueueMessage) widgets.Mark {
@@ -38,13 +41,10 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case !m.lists.OnItems:
 		return m, views.Flash(views.FlashInfo, "select a queue's messages (→) to mark them")
 	case key.Matches(msg, m.keys.MarkAll):
-		var all []widgets.Mark
-		for _, it := range m.shownMessages(q) {
-			all = append(all, messageMark(it))
-		}
-		m.marks.All(all)
+		return m.markAllKey(q)
 	default:
 		if it, ok := m.message(); ok {
+			m.allOf = ""
 			m.marks.Toggle(messageMark(it))
 			m.lists.Nav(tea.KeyMsg{Type: tea.KeyDown}, m.keys.NavKeys, m.queueIDs(), m.messageIDs(), m.closeReport)
 		}
@@ -54,6 +54,9 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 
 // bulk offers the bulk actions over the marked messages.
 func (m Model) bulk() tea.Cmd {
+	if m.markAll != nil {
+		return views.Flash(views.FlashInfo, "still marking the queue's messages: wait, or esc stops")
+	}
 	if m.marks.Len() == 0 {
 		return views.Flash(views.FlashInfo, "no message marked: space marks one, ctrl+a all shown")
 	}

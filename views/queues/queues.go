@@ -28,7 +28,7 @@ type Keys struct {
 
 // DefaultKeys returns the Queues view's default key bindings.
 func DefaultKeys() Keys {
-	return Keys{
+	k := Keys{
 		NavKeys:    widgets.DefaultNavKeys(),
 		FilterKeys: widgets.DefaultFilterKeys(),
 		MarkKeys:   widgets.DefaultMarkKeys(),
@@ -42,6 +42,9 @@ func DefaultKeys() Keys {
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
 		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
+	// ctrl+a again marks every message of the queue (markall.go).
+	k.MarkAll.SetHelp("ctrl+a", "mark all shown, again the queue / clear")
+	return k
 }
 
 // Writes are the Queues tab's write keys, declared once: read-only mode
@@ -77,6 +80,12 @@ type Model struct {
 	poll   *pollState    // a batch claimed as a consumer, being decided
 	report *pollReport   // the outcome of the last poll
 	marks  widgets.Marks // the messages marked for a bulk action (bulk.go)
+	// markAll reads every message of a queue to mark it (markall.go);
+	// allOf names the queue whose every message was marked, markGen
+	// drops the pages of a stopped reading.
+	markAll *markAllState
+	allOf   string
+	markGen int
 }
 
 // peekState is the full body of one message, scrolled.
@@ -111,7 +120,7 @@ func (m *Model) SetSize(w, h int) {
 // Busy reports whether a load or an action is in flight. A batch waiting
 // for the operator's decisions is not: the queues keep refreshing.
 func (m Model) Busy() bool {
-	return m.Loading || m.Acting || m.poll != nil && m.poll.phase != pollDeciding
+	return m.Loading || m.Acting || m.markAll != nil || m.poll != nil && m.poll.phase != pollDeciding
 }
 
 // Capturing reports whether the view takes every key: a form, or a batch
@@ -134,9 +143,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onApplying(msg), nil
 	case pollDone:
 		return m.onPollDone(msg)
+	case markPage:
+		return m.onMarkPage(msg)
 	case views.BulkDoneMsg:
 		if m.Focused {
 			m.marks.Clear()
+			m.allOf = ""
 		}
 	case tea.MouseMsg:
 		if k, ok := widgets.WheelKey(msg); ok {
@@ -150,6 +162,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		switch {
+		case m.markAll != nil && key.Matches(msg, markStop):
+			return m.stopMarkAll()
 		case m.Form != nil:
 			return m.handleForm(msg)
 		case m.poll != nil:
@@ -181,6 +195,8 @@ func (m Model) ShortHelp() []key.Binding {
 		return []key.Binding{m.keys.Up, m.keys.Down, m.keys.Close}
 	case m.filter.Typing():
 		return m.filter.Help()
+	case m.markAll != nil:
+		return []key.Binding{markStop, m.keys.MarkAll}
 	}
 	k := m.keys
 	return []key.Binding{k.Send, k.Peek, k.Poll, k.Purge, k.Messages, k.Filter}
