@@ -151,6 +151,9 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	gen := 0 // the key whose commands' answers the cost meter follows
 	switch a := msg.(type) {
 	case tea.KeyMsg:
+		if !m.info.Transport.Remote() {
+			break // a file store costs no requests
+		}
 		m.cost.pressed(m.store)
 		gen = m.cost.gen
 	case keyAnswer:
@@ -165,7 +168,7 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	nm := next.(model)
 	nm.noteBusy()
 	next, cmd = nm.settleJump(cmd)
-	if gen != 0 && nm.info.Transport.Remote() {
+	if gen != 0 {
 		cmd = trackKey(cmd, gen)
 	}
 	return next, cmd
