@@ -199,23 +199,32 @@ func TestCensusCountsNullRows(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
 		s := nullStore(t, b)
 		for _, window := range []int{0, 1, 2} {
-			store.SetCensusWindow(window)
-			st, err := s.Stats(storetest.Ctx(t), storetest.T0)
-			store.SetCensusWindow(0)
-			if err != nil {
-				t.Fatalf("window %d: %v", window, err)
+			for check, want := range map[bool]string{
+				true:  "rows 6 live 5 expired 1 undecodable 3 (null keys 3) invalid 2 (null values 2)",
+				false: "rows 6 live 5 expired 1 undecodable 3 (null keys 3) invalid 0 (null values 0)", // values unchecked
+			} {
+				store.SetCensusWindow(window)
+				st, err := s.StatsWith(storetest.Ctx(t), store.CensusOptions{Now: storetest.T0, Check: check})
+				store.SetCensusWindow(0)
+				if err != nil {
+					t.Fatalf("window %d: %v", window, err)
+				}
+				got := fmt.Sprintf("rows %d live %d expired %d undecodable %d (null keys %d) invalid %d (null values %d)",
+					st.Rows, st.Live, st.Expired, st.Undecodable, st.NullKeys, st.InvalidValues, st.NullValues)
+				if got != want {
+					t.Errorf("window %d, check %v: %s, want %s", window, check, got, want)
+				}
 			}
-			got := fmt.Sprintf("rows %d live %d expired %d undecodable %d (null keys %d) invalid %d (null values %d)",
-				st.Rows, st.Live, st.Expired, st.Undecodable, st.NullKeys, st.InvalidValues, st.NullValues)
-			if want := "rows 6 live 5 expired 1 undecodable 3 (null keys 3) invalid 2 (null values 2)"; got != want {
-				t.Errorf("window %d: %s, want %s", window, got, want)
+			st, err := s.Stats(storetest.Ctx(t), storetest.T0)
+			if err != nil {
+				t.Fatal(err)
 			}
 			last := st.ByPrefix[len(st.ByPrefix)-1]
 			if !last.Undecodable || last.Rows != 3 || last.Expired != 1 {
 				t.Errorf("window %d: the undecodable group is %+v", window, last)
 			}
 		}
-		st, err := s.Census(storetest.Ctx(t), store.CensusOptions{Prefix: codec.Key{codec.String("n")}})
+		st, err := s.Census(storetest.Ctx(t), store.CensusOptions{Prefix: codec.Key{codec.String("n")}, Check: true})
 		if err != nil || st.Rows != 1 || st.NullKeys != 0 || st.NullValues != 1 || st.InvalidValues != 1 {
 			t.Errorf("census under [\"n\"]: %+v %v", st, err)
 		}

@@ -22,13 +22,13 @@ type PrefixStats struct {
 	Live        int64
 	Expired     int64
 	// Bytes is the encoded key plus value size of the rows; ExpiredBytes
-	// that of the expired ones.
+	// that of the expired ones (with CensusOptions.Expiries).
 	Bytes        int64
 	ExpiredBytes int64
 	// Soon counts live rows that expire at or before CensusOptions.Soon.
 	Soon int64
 	// NextExpiry is the earliest expiry after now; OldestExpired the
-	// earliest expiry among the expired rows.
+	// earliest expiry among the expired rows (with CensusOptions.Expiries).
 	NextExpiry    *int64
 	OldestExpired *int64
 	// Expiring counts the live rows expiring in each slice of
@@ -61,7 +61,8 @@ type Stats struct {
 	// of the first such rows (nil when there is none), for a report to
 	// name one.
 	FirstUndecodable, FirstInvalid, FirstMalformed []byte
-	// OldestExpired is the earliest expiry among expired rows;
+	// OldestExpired is the earliest expiry among expired rows (with
+	// CensusOptions.Expiries);
 	// OldestExpiredKey the raw key of a row that has it (Census with
 	// CensusOptions.OldestKey only).
 	OldestExpired    *int64
@@ -91,6 +92,17 @@ type CensusOptions struct {
 	// in each of Buckets equal slices of the Span ms after now (the
 	// Sweep tab's "next hour" chart), in the same statements.
 	Expiring ExpiringOptions
+	// Expiries also finds, per prefix, NextExpiry, OldestExpired and
+	// ExpiredBytes (always with Check or OldestKey).
+	Expiries bool
+	// Check also checks every row, as doctor does: its key's structure
+	// past the first part, its value's JSON (InvalidValues, NullValues),
+	// its ver and expires_at types (Malformed) and the highest stamp
+	// (MaxVer, SeqAfter). Without it the census only counts: plain range
+	// aggregates, about the cost of one full-table count (a JSON parse of
+	// every value costs several times that), and Undecodable counts the
+	// rows whose first part does not decode.
+	Check bool
 }
 
 // ExpiringOptions slice the time after now for PrefixStats.Expiring:
@@ -128,8 +140,14 @@ func (s *Store) censusWindow() int {
 }
 
 // Stats counts every row at now: seq, the journal mode on a file, and a
-// Census of the whole store.
+// Census of the whole store (without the row checks).
 func (s *Store) Stats(ctx context.Context, now int64) (Stats, error) {
+	return s.StatsWith(ctx, CensusOptions{Now: now})
+}
+
+// StatsWith is Stats with a whole-store Census of opts (its Prefix
+// ignored).
+func (s *Store) StatsWith(ctx context.Context, opts CensusOptions) (Stats, error) {
 	seq, err := s.Seq(ctx)
 	if err != nil {
 		return Stats{}, err
@@ -140,7 +158,8 @@ func (s *Store) Stats(ctx context.Context, now int64) (Stats, error) {
 			return Stats{}, err
 		}
 	}
-	st, err := s.Census(ctx, CensusOptions{Now: now})
+	opts.Prefix = nil
+	st, err := s.Census(ctx, opts)
 	st.Seq, st.JournalMode = seq, journal
 	return st, err
 }
@@ -171,7 +190,8 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 		return Stats{}, fmt.Errorf("%w: expiring slices: %d slices of a %d ms span (1 to %d slices of at least 1 ms)",
 			ErrInvalidArgument, hist.Buckets, hist.Span, maxExpiringBuckets)
 	}
-	q := censusQuery{now: now, soon: max(opts.Soon, now), hist: hist, hi: hi, window: s.censusWindow()}
+	q := censusQuery{now: now, soon: max(opts.Soon, now), hist: hist, hi: hi, window: s.censusWindow(),
+		check: opts.Check, details: opts.Expiries || opts.Check || opts.OldestKey}
 	acc := newCensusAcc()
 	for cursor, first := lo, true; cursor != nil; first = false {
 		q.lo, q.keyless = cursor, first && len(opts.Prefix) == 0

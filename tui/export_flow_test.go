@@ -111,7 +111,9 @@ func TestBulkExportGolden(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			a := reference(t, false, sz.w, sz.h)
-			a.keys("enter", "j", "j", " ", "j", " ")
+			a.keys("enter")
+			a.waitFor(`"hooli"`) // the level's rows are in: j and space act on them
+			a.keys("j", "j", " ", "j", " ")
 			a.waitFor("2 marked")
 			a.keys(";")
 			a.waitFor("Bulk action on 2 keys")

@@ -156,7 +156,7 @@ func TestQuitOnALargeValue(t *testing.T) {
 	r := &recorder{app: &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30))}}
 	r.waitFor(`"big"`)
 	r.keys("enter", "j")
-	r.waitFor("value truncated at")
+	r.waitFor("value is 20.0 MiB: its first 64.0 KiB shown")
 	r.keys("q")
 	r.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }

@@ -171,7 +171,10 @@ func (c *BenchCmd) netSteps(ctx context.Context, renv *bench.Env, now int64) []n
 			return 0, err
 		}},
 		{"tui: Sweep tab (census)", false, func(s *store.Store) (int64, error) {
-			st, err := s.Census(ctx, store.CensusOptions{Now: now, Soon: now + 10*time.Minute.Milliseconds()})
+			// The tab's census: the next hour in 30 slices, the expiry details.
+			hour := time.Hour.Milliseconds()
+			st, err := s.Census(ctx, store.CensusOptions{Now: now, Soon: now + 10*time.Minute.Milliseconds(),
+				Expiring: store.ExpiringOptions{Span: hour, Buckets: 30}, Expiries: true})
 			if err == nil && st.Expired > 0 {
 				err = s.ScanExpired(ctx, nil, now, 200, func(store.Entry) error { return nil })
 			}

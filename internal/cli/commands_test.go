@@ -185,12 +185,14 @@ var commandCases = []struct {
 		s("set", `["a", 2]`, "2", "--expire-in", "1s").ok("00000000000000000002\n"),
 		s("set", `[7n]`, "3").ok("00000000000000000003\n"),
 		s("set", `[]`, "4").ok("00000000000000000004\n"),
+		s("-o", "json", "stats", "--check").clock(1000).has(`"invalidValues":0,"checked":true,"journalMode":`),
 		s("-o", "json", "stats").clock(1000).has(
-			`{"seq":4,"rows":4,"live":3,"expired":1,"undecodable":0,"invalidValues":0,"journalMode":`,
+			`{"seq":4,"rows":4,"live":3,"expired":1,"undecodable":0,"invalidValues":null,"checked":false,"journalMode":`,
 			`"byPrefix":[{"prefix":[],"rows":1,"live":1,"expired":0,"bytes":1},`+
 				`{"prefix":`+tA+`,"rows":2,"live":1,"expired":1,"bytes":26},`+
 				`{"prefix":[{"type":"bigint","value":"7"}],"rows":1,"live":1,"expired":0,"bytes":10}]}`),
 		s("stats").clock(1000).has("seq             4\nrows            4\nlive            3\nexpired         1\n",
+			"invalid values  not checked (stats --check)\n",
 			"PREFIX  ROWS  LIVE  EXPIRED  BYTES\n[]         1     1        0      1\n\"a\"        2     1        1     26\n7n         1     1        0     10\n"),
 	}},
 	{"load", []step{

@@ -88,8 +88,8 @@ func TestReferenceDump(t *testing.T) {
 		t.Errorf("%d rows flagged expired at NOW, want 1", expired)
 	}
 	// Text mode, and stats, on the same file: read-only too.
-	if r := runMain(t, nil, "", []string{"--db", db, "--read-only", "--now", "1767312000000", "-o", "json", "stats"}); r.code != 0 ||
-		!strings.Contains(r.stdout, `{"seq":63,"rows":60,"live":59,"expired":1,"undecodable":0,"invalidValues":0,"journalMode":"delete"`) {
+	if r := runMain(t, nil, "", []string{"--db", db, "--read-only", "--now", "1767312000000", "-o", "json", "stats", "--check"}); r.code != 0 ||
+		!strings.Contains(r.stdout, `{"seq":63,"rows":60,"live":59,"expired":1,"undecodable":0,"invalidValues":0,"checked":true,"journalMode":"delete"`) {
 		t.Errorf("stats: exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
 	if after := fileSum(t, db); after != before {

@@ -95,9 +95,12 @@ func TestNullRowsAreShownAndFlagged(t *testing.T) {
 		if out := c.must("-o", "json", "get", `["a", ""]`); !strings.Contains(out, `"valueHex":"22ff22"`) {
 			t.Errorf("get of a TEXT that is not UTF-8: %s", out)
 		}
-		stats := c.must("-o", "json", "stats")
-		if !strings.Contains(stats, `"rows":5,"live":5,"expired":0,"undecodable":2,"invalidValues":2`) {
-			t.Errorf("stats does not count every row:\n%s", stats)
+		stats := c.must("-o", "json", "stats", "--check")
+		if !strings.Contains(stats, `"rows":5,"live":5,"expired":0,"undecodable":2,"invalidValues":2,"checked":true`) {
+			t.Errorf("stats --check does not count every row:\n%s", stats)
+		}
+		if stats := c.must("-o", "json", "stats"); !strings.Contains(stats, `"rows":5,"live":5,"expired":0,"undecodable":2,"invalidValues":null,"checked":false`) {
+			t.Errorf("stats does not count every row, or says it checked values:\n%s", stats)
 		}
 		r := c.run("-o", "text", "doctor")
 		for _, want := range []string{"store.undecodable", "2 row(s) whose key does not decode (every one a NULL key)", "store.invalid-json", "2 of them NULL"} {

@@ -60,7 +60,7 @@ func TestUndecodableRows(t *testing.T) {
 	if got := c.must("get", `["bad", "value"]`); !strings.Contains(got, "error: value is not valid JSON") {
 		t.Errorf("get: %q", got)
 	}
-	stats := c.must("-o", "json", "stats")
+	stats := c.must("-o", "json", "stats", "--check")
 	for _, sub := range []string{`"rows":5,`, `"undecodable":2,`, `"invalidValues":1,`, `{"prefix":null,"undecodable":true,"rows":`} {
 		if !strings.Contains(stats, sub) {
 			t.Errorf("stats lacks %s: %s", sub, stats)

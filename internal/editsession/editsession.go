@@ -176,22 +176,13 @@ func (s *Session) Close() error {
 		procs = append(procs, p)
 	}
 	s.mu.Unlock()
-	// The editor's own children (a compound $EDITOR's editor under its
-	// shell) are found before the shell goes: after, they are orphans.
-	var below []int
-	for _, p := range procs {
-		below = append(below, descendants(p.Pid)...)
-	}
 	for _, p := range procs {
 		p.Signal(syscall.SIGTERM)
-	}
-	for _, pid := range below {
-		syscall.Kill(pid, syscall.SIGTERM)
 	}
 	err := os.RemoveAll(s.dir)
 	if len(procs) > 0 {
 		deadline := time.Now().Add(stopGrace)
-		for time.Now().Before(deadline) && (s.running() > 0 || anyAlive(below)) {
+		for time.Now().Before(deadline) && s.running() > 0 {
 			time.Sleep(20 * time.Millisecond)
 		}
 		s.mu.Lock()
@@ -199,24 +190,11 @@ func (s *Session) Close() error {
 			p.Kill()
 		}
 		s.mu.Unlock()
-		for _, pid := range below {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
 	}
 	if err != nil {
 		return fmt.Errorf("removing the edit directory %s: %w", s.dir, err)
 	}
 	return nil
-}
-
-// anyAlive: one of pids still runs (see running).
-func anyAlive(pids []int) bool {
-	for _, pid := range pids {
-		if running(pid) {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Session) running() int {

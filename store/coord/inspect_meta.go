@@ -92,7 +92,7 @@ type storeCollector struct {
 // storeHealth aggregates every row in SQL (store.Census) and reads the
 // one row each finding names: a few requests whatever the store's size.
 func storeHealth(ctx context.Context, s *store.Store, now int64) (StoreHealth, error) {
-	st, err := s.Census(ctx, store.CensusOptions{Now: now, OldestKey: true})
+	st, err := s.Census(ctx, store.CensusOptions{Now: now, OldestKey: true, Check: true})
 	if err != nil {
 		return StoreHealth{}, err
 	}

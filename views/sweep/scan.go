@@ -127,7 +127,7 @@ func takeCensus(src *store.Store, session, gen int, now int64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 		defer cancel()
-		st, err := src.Census(ctx, store.CensusOptions{Now: now, Soon: now + soonWindow.Milliseconds(), Expiring: expiringSlices})
+		st, err := src.Census(ctx, store.CensusOptions{Now: now, Soon: now + soonWindow.Milliseconds(), Expiring: expiringSlices, Expiries: true})
 		if err != nil {
 			return censusDone{session: session, gen: gen, err: err}
 		}
