@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -17,14 +18,17 @@ import (
 // last key press whose commands reached the store: its cost is the
 // difference between Cost at the key press and Cost when the latest answer
 // of that key's own commands arrived (a refresh read in that span counts
-// too; what those answers ask for next does not). Reading Cost makes no
-// store call, so View and Update may.
+// too; what those answers ask for next does not), and its time is the
+// wall time between the two. Reading Cost makes no store call, so View
+// and Update may.
 type costMeter struct {
-	gen      int          // raised by every key press
-	pressAt  store.Cost   // Cost at the latest key press
-	from, to store.Cost   // the last action: at its key press, at its latest answer
-	of       *store.Store // the store they were read from
-	shown    bool         // an action cost something: "last" shows
+	gen       int           // raised by every key press
+	pressAt   store.Cost    // Cost at the latest key press
+	pressWall time.Time     // wall time of the latest key press
+	from, to  store.Cost    // the last action: at its key press, at its latest answer
+	took      time.Duration // the last action: key press to latest answer
+	of        *store.Store  // the store they were read from
+	shown     bool          // an action cost something: "last" shows
 }
 
 // keyAnswer is an answer of a key's command, tagged with the key's gen.
@@ -33,23 +37,25 @@ type keyAnswer struct {
 	msg tea.Msg
 }
 
-// pressed opens a new last action at a key press.
-func (c *costMeter) pressed(s *store.Store) {
+// pressed opens a new last action at a key press at wall time now.
+func (c *costMeter) pressed(s *store.Store, now time.Time) {
 	c.gen++
-	c.pressAt = s.Cost()
+	c.pressAt, c.pressWall = s.Cost(), now
 	if s != c.of {
 		c.of, c.shown = s, false // another store (:open)
 	}
 }
 
-// answered notes an answer of the key gen: the last action grows to now,
-// when it cost anything (a key that made no store call keeps the last).
-func (c *costMeter) answered(gen int, s *store.Store) {
+// answered notes an answer of the key gen at wall time now: the last
+// action grows to now, when it cost anything (a key that made no store
+// call keeps the last).
+func (c *costMeter) answered(gen int, s *store.Store, now time.Time) {
 	if gen != c.gen || s != c.of {
 		return
 	}
-	if now := s.Cost(); now.Requests > c.pressAt.Requests {
-		c.from, c.to, c.shown = c.pressAt, now, true
+	if cost := s.Cost(); cost.Requests > c.pressAt.Requests {
+		c.from, c.to, c.shown = c.pressAt, cost, true
+		c.took = now.Sub(c.pressWall)
 	}
 }
 
@@ -80,21 +86,22 @@ func trackKey(cmd tea.Cmd, gen int) tea.Cmd {
 }
 
 // text is the segment for a remote store, "" for a file: the session's
-// requests, bytes both ways and rows, then the last action's requests.
-func (c costMeter) text(s *store.Store, narrow bool) string {
+// requests, bytes both ways and rows, then the last action's requests and
+// time; short, the requests alone.
+func (c costMeter) text(s *store.Store, short bool) string {
 	if !s.Info().Transport.Remote() {
 		return ""
 	}
 	all := s.Cost()
 	last := ""
 	if c.shown && c.of == s {
-		if narrow {
+		if short {
 			last = fmt.Sprintf(" (last %d)", c.to.Requests-c.from.Requests)
 		} else {
-			last = fmt.Sprintf(" · last %d req", c.to.Requests-c.from.Requests)
+			last = fmt.Sprintf(" · last %d req · %s", c.to.Requests-c.from.Requests, widgets.Human(c.took))
 		}
 	}
-	if narrow {
+	if short {
 		return fmt.Sprintf("⇅ %d req", all.Requests) + last
 	}
 	text := fmt.Sprintf("⇅ %d req · %s · %s rows read", all.Requests, widgets.BytesText(all.BytesSent+all.BytesReceived), count(all.RowsRead))

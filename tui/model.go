@@ -154,14 +154,14 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.info.Transport.Remote() {
 			break // a file store costs no requests
 		}
-		m.cost.pressed(m.store)
+		m.cost.pressed(m.store, m.wall())
 		gen = m.cost.gen
 	case keyAnswer:
 		msg = a.msg
 		switch a.msg.(type) {
 		case refreshTick, flashExpired, clockTick: // timers, not answers
 		default:
-			m.cost.answered(a.gen, m.store)
+			m.cost.answered(a.gen, m.store, m.wall())
 		}
 	}
 	next, cmd := m.update(msg)

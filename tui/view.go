@@ -149,8 +149,9 @@ func (m model) messageLine() string {
 }
 
 // statusBar: database, backend, read-only badge, seq, commit rate, clock,
-// a remote store's cost (cost.go), refresh, last error. Below 110 columns the items get shorter; the database URL
-// gets what room is left, cut from the left (its end names the file).
+// a remote store's cost (withCost), refresh, last error. Below 110
+// columns the items get shorter; the database URL gets what room is left,
+// cut from the left (its end names the file).
 func (m model) statusBar() string {
 	st := m.styles
 	narrow := m.width < 110
@@ -198,18 +199,7 @@ func (m model) statusBar() string {
 			items = with
 		}
 	}
-	if c := m.cost.text(m.store, narrow); c != "" {
-		// Before the refresh state; the first to go when the database
-		// name would get less than its 10 cells.
-		at := max(len(items)-1, 0)
-		for at > 0 && items[at] != refresh {
-			at--
-		}
-		with := append(append(append([]string{}, items[:at]...), st.Muted.Render(c)), items[at:]...)
-		if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
-			items = with
-		}
-	}
+	items = m.withCost(items, refresh, sep, narrow)
 	right := strings.Join(items, sep)
 	room := max(m.width-ansi.StringWidth(right)-4, 10)
 	db := usertext.Sanitize(m.storeLabel()) // the saved store's name (group), else the URL
@@ -217,6 +207,32 @@ func (m model) statusBar() string {
 		db = "…" + ansi.TruncateLeft(db, n-room+1, "")
 	}
 	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
+}
+
+// withCost puts a remote store's cost segment (cost.go) into the status
+// bar's items, before the refresh state: the long form where the database
+// name still shows whole (never below 110 columns), else the short one
+// where the name keeps its 10 cells, else none.
+func (m model) withCost(items []string, refresh, sep string, narrow bool) []string {
+	at := max(len(items)-1, 0)
+	for at > 0 && items[at] != refresh {
+		at--
+	}
+	name := ansi.StringWidth(usertext.Sanitize(m.storeLabel()))
+	for _, short := range []bool{narrow, true} {
+		c := m.cost.text(m.store, short)
+		if c == "" {
+			return items
+		}
+		with := append(append(append([]string{}, items[:at]...), m.styles.Muted.Render(c)), items[at:]...)
+		if short {
+			name = min(name, 10)
+		}
+		if ansi.StringWidth(strings.Join(with, sep))+4+name <= m.width {
+			return with
+		}
+	}
+	return items
 }
 
 // refreshText is the live refresh state for the status bar. A read that
