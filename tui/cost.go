@@ -85,23 +85,34 @@ func trackKey(cmd tea.Cmd, gen int) tea.Cmd {
 	}
 }
 
-// text is the segment for a remote store, "" for a file: the session's
-// requests, bytes both ways and rows, then the last action's requests and
-// time; short, the requests alone.
-func (c costMeter) text(s *store.Store, short bool) string {
+// costForm is how much of the cost segment shows, longest first.
+type costForm int
+
+const (
+	costLong   costForm = iota // session: requests, bytes, rows; last: requests, time
+	costNoTime                 // as long, without the last action's time
+	costShort                  // requests alone: "⇅ 42 req (last 2)"
+)
+
+// text is the segment for a remote store in form f, "" for a file.
+func (c costMeter) text(s *store.Store, f costForm) string {
 	if !s.Info().Transport.Remote() {
 		return ""
 	}
 	all := s.Cost()
 	last := ""
 	if c.shown && c.of == s {
-		if short {
-			last = fmt.Sprintf(" (last %d)", c.to.Requests-c.from.Requests)
-		} else {
-			last = fmt.Sprintf(" · last %d req · %s", c.to.Requests-c.from.Requests, widgets.Human(c.took))
+		n := c.to.Requests - c.from.Requests
+		switch f {
+		case costShort:
+			last = fmt.Sprintf(" (last %d)", n)
+		case costNoTime:
+			last = fmt.Sprintf(" · last %d req", n)
+		case costLong:
+			last = fmt.Sprintf(" · last %d req · %s", n, widgets.Human(c.took))
 		}
 	}
-	if short {
+	if f == costShort {
 		return fmt.Sprintf("⇅ %d req", all.Requests) + last
 	}
 	text := fmt.Sprintf("⇅ %d req · %s · %s rows read", all.Requests, widgets.BytesText(all.BytesSent+all.BytesReceived), count(all.RowsRead))

@@ -17,7 +17,8 @@ import (
 // for a tab switch, "last N req" where N is what the proxy counted for it
 // (issue 20 point 5), with the time the action took. 180 columns: the
 // long form shows only while the database URL shows whole, and the fixed
-// clock takes room; at 120 and 100 the short form shows instead of none.
+// clock takes room; at 160 it shows without the time, at 120 and 100 the
+// short form shows instead of none.
 func TestStatusBarCostMatchesProxy(t *testing.T) {
 	srv := sqldtest.Start(t)
 	storetest.CopyReferenceRows(t, srv.URL)
@@ -46,6 +47,10 @@ func TestStatusBarCostMatchesProxy(t *testing.T) {
 		t.Errorf("status bar %q cuts the database URL %s", bar, p.URL)
 	}
 	t.Logf("status bar: %s", bar)
+	m.width = 160 // the long form needs 162 to 165 here, without the time 157
+	if bar, want := m.statusBar(), fmt.Sprintf("· last %d req │", n); !strings.Contains(bar, want) {
+		t.Errorf("status bar at 160 columns %q lacks %q", bar, want)
+	}
 	for _, w := range []int{120, 100} {
 		m.width = w
 		bar := m.statusBar()

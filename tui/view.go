@@ -210,22 +210,26 @@ func (m model) statusBar() string {
 }
 
 // withCost puts a remote store's cost segment (cost.go) into the status
-// bar's items, before the refresh state: the long form where the database
-// name still shows whole (never below 110 columns), else the short one
-// where the name keeps its 10 cells, else none.
+// bar's items, before the refresh state: the longest form that leaves the
+// database name whole (none but the short one below 110 columns), else
+// the short one where the name keeps its 10 cells, else none.
 func (m model) withCost(items []string, refresh, sep string, narrow bool) []string {
 	at := max(len(items)-1, 0)
 	for at > 0 && items[at] != refresh {
 		at--
 	}
 	name := ansi.StringWidth(usertext.Sanitize(m.storeLabel()))
-	for _, short := range []bool{narrow, true} {
-		c := m.cost.text(m.store, short)
+	forms := []costForm{costLong, costNoTime, costShort}
+	if narrow {
+		forms = forms[2:]
+	}
+	for _, f := range forms {
+		c := m.cost.text(m.store, f)
 		if c == "" {
 			return items
 		}
 		with := append(append(append([]string{}, items[:at]...), m.styles.Muted.Render(c)), items[at:]...)
-		if short {
+		if f == costShort {
 			name = min(name, 10)
 		}
 		if ansi.StringWidth(strings.Join(with, sep))+4+name <= m.width {
