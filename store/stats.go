@@ -39,10 +39,10 @@ type PrefixStats struct {
 
 // Stats summarises the whole store (or, from Census, a key range).
 type Stats struct {
-	Seq         int64
-	Rows        int64
-	Live        int64
-	Expired     int64
+	Seq     int64
+	Rows    int64
+	Live    int64
+	Expired int64
 	// Undecodable counts the rows whose key does not decode: their first
 	// part (and NULL keys), with CensusOptions.Check any part.
 	Undecodable int64
