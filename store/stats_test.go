@@ -100,6 +100,27 @@ func oracleStats(t *testing.T, s *store.Store, now, soon int64, check bool) stor
 	return st
 }
 
+// censusMatchesOracle checks the census of the whole store, with the row
+// checks and without, in windows of each size, against oracleStats.
+func censusMatchesOracle(t *testing.T, s *store.Store, now, soon int64, windows ...int) {
+	t.Helper()
+	for _, check := range []bool{false, true} {
+		want := describeStats(oracleStats(t, s, now, soon, check))
+		for _, window := range windows {
+			store.SetCensusWindow(window)
+			st, err := s.Census(storetest.Ctx(t), store.CensusOptions{Now: now, Soon: soon, Expiries: true, Check: check})
+			store.SetCensusWindow(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := describeStats(st); got != want {
+				t.Errorf("check %v, window %d:\n got %s\nwant %s", check, window, got, want)
+			}
+		}
+	}
+}
+
+// describeStats renders what the census tests compare.
 func describeStats(st store.Stats) string {
 	ms := func(p *int64) string {
 		if p == nil {
@@ -177,20 +198,7 @@ func TestCensusMatchesEveryRow(t *testing.T) {
 		}
 		clock.Add(30 * time.Second)
 		now, soon := clock.Now(), clock.Now()+10*time.Minute.Milliseconds()
-		for _, check := range []bool{false, true} {
-			want := describeStats(oracleStats(t, s, now, soon, check))
-			for _, window := range []int{0, 1, 2, 7, 1000} {
-				store.SetCensusWindow(window)
-				st, err := s.Census(storetest.Ctx(t), store.CensusOptions{Now: now, Soon: soon, Expiries: true, Check: check})
-				store.SetCensusWindow(0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := describeStats(st); got != want {
-					t.Errorf("check %v, window %d:\n got %s\nwant %s", check, window, got, want)
-				}
-			}
-		}
+		censusMatchesOracle(t, s, now, soon, 0, 1, 2, 7, 1000)
 		st, err := s.Census(storetest.Ctx(t), store.CensusOptions{Now: now, Prefix: codec.Key{codec.String("p3")}, Check: true})
 		// The 12 odd keys stay in the group of their first part, "p3".
 		if err != nil || len(st.ByPrefix) != 1 || st.Rows != 20 || st.ByPrefix[0].Rows != 20 || st.Undecodable != 12 {
