@@ -134,4 +134,3 @@ func fleetError(err error, token string) string {
 	}
 	return msg
 }
-

@@ -267,4 +267,3 @@ func dash(s string) string {
 	}
 	return s
 }
-
