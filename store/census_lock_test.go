@@ -11,9 +11,8 @@ import (
 
 // TestCensusBesideReferenceWriter: on a rollback-journal store, a
 // reference-shaped writer (no busy timeout) commits every 10 ms (300 ms
-// under -race) while
-// stats and sweep's dry run are taken again and again: no commit may
-// fail. The census's windows read without SQLite's locks (lockfree.go);
+// under -race) while stats and sweep's dry run are taken again and again:
+// no commit may fail. The census's windows read without SQLite's locks (lockfree.go);
 // read with them, each window held the SHARED lock a few ms and the
 // writer lost commits that met it.
 func TestCensusBesideReferenceWriter(t *testing.T) {
