@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 )
 
 // hranaHTTP speaks Hrana over HTTP itself: one POST to /v2/pipeline
@@ -23,6 +24,9 @@ type hranaHTTP struct {
 	url   string // the pipeline endpoint
 	token string
 	meter *meter
+	// noCursor is set once the server answered that it has no cursor
+	// endpoint (hranacursor.go): reads then go in pages at once.
+	noCursor atomic.Bool
 }
 
 // hranaClient sends the pipelines of every store: its connections are kept
