@@ -20,13 +20,14 @@ import (
 // reads them, with no page limit (sqld refuses a pipeline answer over
 // 10 MB; a cursor streamed 53 MB in one request on sqld 0.24.32). A
 // server without it (404) is read in pages (scanPages), and is not asked
-// again. The request has no fixed deadline, since a store's dump takes
+// again. The cursor's stream is closed afterwards by a request of its own
+// (closeStream), sent in the background: sqld keeps it open otherwise.
+// The request has no fixed deadline, since a store's dump takes
 // as long as it takes: it fails when the server sends nothing for the
 // request timeout while kvdeck waits for it (idleReader); the time the
 // caller spends on the rows does not count (a `list | less` left alone
 // for a minute: sqld 0.24.32 kept a cursor paused for 70 s and then sent
-// the rest). The cursor's stream is not closed by a request of its own:
-// the server drops it when it expires.
+// the rest).
 
 // errNoCursor: the server has no cursor endpoint.
 var errNoCursor = errors.New("the server offers no Hrana 3 cursor")
@@ -97,7 +98,12 @@ func (s *Store) readCursor(ctx context.Context, rd cursorRead, fn func(Entry) er
 	}
 	defer body.Close()
 	d := newCursorDecoder(&idleReader{r: body, t: idle, d: s.reqTimeout}, rd)
-	defer func() { s.meter.read.Add(d.serverRows()) }()
+	defer func() {
+		s.meter.read.Add(d.serverRows())
+		if d.baton != "" {
+			s.http.closeStream(d.baton, min(s.reqTimeout, 5*time.Second))
+		}
+	}()
 	for {
 		e, err := d.next()
 		if errors.Is(err, io.EOF) {
@@ -136,12 +142,13 @@ type cursorDecoder struct {
 	r       *bufio.Reader
 	rd      cursorRead
 	line    []byte
-	head    bool  // the head line was read
-	step    int   // the step begun last; -1 before the first
-	open    bool  // that step has not ended
-	last    bool  // the last step ended: the answer is complete
-	rows    int64 // rows handed over
-	said    int64 // rows read by the server, as its step_ends say
+	head    bool   // the head line was read
+	baton   string // the server's stream of the cursor, to close
+	step    int    // the step begun last; -1 before the first
+	open    bool   // that step has not ended
+	last    bool   // the last step ended: the answer is complete
+	rows    int64  // rows handed over
+	said    int64  // rows read by the server, as its step_ends say
 	saidAny bool
 	readErr bool // reading the answer failed (not its content)
 }
@@ -180,10 +187,16 @@ func (d *cursorDecoder) next() (Entry, error) {
 		case blank:
 			continue
 		case !d.head:
-			if !json.Valid(d.line) {
+			var head struct {
+				Baton *string `json:"baton"`
+			}
+			if json.Unmarshal(d.line, &head) != nil {
 				return Entry{}, fmt.Errorf("the server's answer is not a Hrana cursor: %.80q", d.line)
 			}
 			d.head = true
+			if head.Baton != nil {
+				d.baton = *head.Baton
+			}
 			continue
 		}
 		e, ok, err := d.entry()

@@ -71,7 +71,7 @@ func TestDumpStreamsInOneRequest(t *testing.T) {
 // noCursorFront is a server in front of target that has no cursor
 // endpoint (it answers /v3/cursor with 404, as a server of Hrana 2
 // would) and passes everything else on: the paged reads' path.
-func noCursorFront(t *testing.T, target string) string {
+func noCursorFront(t testing.TB, target string) string {
 	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {

@@ -194,3 +194,26 @@ func TestScanSlowReaderIsNoTimeout(t *testing.T) {
 		t.Fatalf("%d rows, %v; want 3000", n, err)
 	}
 }
+
+// TestScanClosesItsStream: 300 streamed scans in a row, half of them
+// stopped by fn after a row: each closes its server stream. sqld 0.24.32
+// keeps a cursor's stream, and a database connection, open until it
+// expires otherwise, and answered the 129th scan within the expiry with
+// 429 "Timed out while opening database connection".
+func TestScanClosesItsStream(t *testing.T) {
+	srv := sqldtest.Start(t)
+	seedScanRows(t, srv.URL, 50, 10)
+	s := storetest.Open(t, srv.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	stop := errors.New("stop")
+	for i := 0; i < 300; i++ {
+		err := s.Scan(storetest.Ctx(t), store.ListOptions{Prefix: codec.Key{codec.String("s")}}, func(store.Entry) error {
+			if i%2 == 1 {
+				return stop
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, stop) {
+			t.Fatalf("scan %d: %v", i+1, err)
+		}
+	}
+}
