@@ -208,6 +208,12 @@ func (d *cursorDecoder) next() (Entry, error) {
 
 // entry handles the line read: ok is true when it was a row, which e is.
 func (d *cursorDecoder) entry() (e Entry, ok bool, err error) {
+	if d.open && d.step != d.rd.keyless {
+		if e, fast := decodeEntryLine(d.line); fast {
+			d.rows++
+			return e, true, nil
+		}
+	}
 	var c cursorEntry
 	if row, fast := decodeRowLine(d.line); fast {
 		c = cursorEntry{Type: "row", Row: row}

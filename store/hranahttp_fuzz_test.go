@@ -211,3 +211,48 @@ func FuzzCursorStream(f *testing.F) {
 		}
 	})
 }
+
+// genericEntry decodes a cursor's row line the generic way (a row of
+// Hrana values, then scanEntry), as for any statement.
+func genericEntry(line []byte) (Entry, error) {
+	var c cursorEntry
+	if row, ok := decodeRowLine(line); ok {
+		c = cursorEntry{Type: "row", Row: row}
+	} else if err := json.Unmarshal(line, &c); err != nil {
+		return Entry{}, err
+	}
+	if c.Type != "row" {
+		return Entry{}, errors.New("not a row")
+	}
+	return scanEntry(&batchRows{rows: [][]hranaValue{c.Row}, at: 0})
+}
+
+// FuzzEntryLine: every row line the entry decoder accepts decodes to the
+// same Entry the generic way.
+func FuzzEntryLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"row","row":[{"type":"blob","base64":"AmEA"},{"type":"blob","base64":"MQ"},{"type":"integer","value":"3"},{"type":"null"}]}`,
+		`{"type":"row","row":[{"type":"blob","base64":"AmIAAnh5AA=="},{"type":"blob","base64":"eyJhIjoxfQ=="},{"type":"integer","value":"-9"},{"type":"integer","value":"1700000000000"}]}` + "\n",
+		`{"type":"row","row":[{"type":"blob","base64":"/w=="},{"type":"text","value":"x"},{"type":"integer","value":"1"},{"type":"null"}]}`,
+		`{"type":"row","row":[{"type":"blob","base64":""},{"type":"blob","base64":""},{"type":"integer","value":"0"},{"type":"integer","value":"+5"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		fast, ok := decodeEntryLine(line)
+		if !ok {
+			return
+		}
+		slow, err := genericEntry(line)
+		if err != nil {
+			t.Fatalf("the entry decoder took %q; the generic way: %v", line, err)
+		}
+		if (fast.KeyErr == nil) != (slow.KeyErr == nil) || (fast.KeyErr != nil && fast.KeyErr.Error() != slow.KeyErr.Error()) {
+			t.Fatalf("%q: key errors %v and %v", line, fast.KeyErr, slow.KeyErr)
+		}
+		fast.KeyErr, slow.KeyErr = nil, nil
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q:\nentry decoder %#v\ngeneric       %#v", line, fast, slow)
+		}
+	})
+}
