@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/hex"
@@ -17,13 +18,15 @@ import (
 // top-level prefix boundaries inside it by seeking from one to the next
 // through the primary key (from a boundary b, the next one is the
 // smallest key at or after the end of b's first part), then aggregates
-// each prefix's range [b, next boundary) twice with plain range
-// aggregates: its rows whose key decodes, and those whose key does not.
-// A key decodes when it is one of the common shapes checked by plain
-// expressions (the first part, then nothing, or one fixed-size part, or
-// one bytes/string part without an escaped 0x00), else when a recursive
-// walk over its parts (run for that row only) ends exactly at its end.
-// Every range's figures travel as one JSON array.
+// each prefix's range [b, next boundary) with plain range aggregates, its
+// figures travelling as one JSON array. With the row checks (doctor,
+// stats --check) the same aggregates also count the rows whose key does
+// not decode past its first part (plain expressions for the common
+// shapes, else a recursive walk over that row's parts), whose value is
+// not JSON and whose ver or expires_at is not an integer; each check is
+// one expression in one aggregate, evaluated once per row. The first key
+// of each kind is then found by one more statement, from the first range
+// that has one.
 
 // censusQuery is what one census statement is built from.
 type censusQuery struct {
@@ -88,14 +91,17 @@ func firstLenSQL(s string) string {
 
 // fastKeySQL is true for a key k of a range whose first part is l bytes
 // long when what follows the first part is nothing, one fixed-size part,
-// or one bytes/string part whose only 0x00 is its terminator.
+// or one bytes/string part whose only 0x00 is its terminator; else 0. A
+// CASE on the tag byte, so that only its shape's test runs (SQLite
+// evaluates every operand of an OR or AND that computes a value).
 func fastKeySQL(l string) string {
-	t := "substr(k, " + l + " + 1, 1)"
-	return "coalesce(length(k) = " + l +
-		" OR (" + t + " = x'04' AND length(k) = " + l + " + 9)" +
-		" OR (" + t + " = x'03' AND length(k) = " + l + " + 9 AND " + nanOK("substr(k, "+l+" + 2, 8)") + ")" +
-		" OR (" + t + " = x'05' AND length(k) = " + l + " + 2 AND substr(k, " + l + " + 2, 1) IN (x'00', x'01'))" +
-		" OR (" + t + " IN (x'01', x'02') AND instr(substr(k, " + l + " + 2), x'00') = length(k) - " + l + " - 1), 0)"
+	return "coalesce(CASE WHEN length(k) = " + l + " THEN 1 ELSE CASE substr(k, " + l + " + 1, 1)" +
+		" WHEN x'02' THEN instr(substr(k, " + l + " + 2), x'00') = length(k) - " + l + " - 1" +
+		" WHEN x'04' THEN length(k) = " + l + " + 9" +
+		" WHEN x'01' THEN instr(substr(k, " + l + " + 2), x'00') = length(k) - " + l + " - 1" +
+		" WHEN x'03' THEN CASE WHEN length(k) = " + l + " + 9 THEN " + nanOK("substr(k, "+l+" + 2, 8)") + " ELSE 0 END" +
+		" WHEN x'05' THEN CASE WHEN length(k) = " + l + " + 2 THEN substr(k, " + l + " + 2, 1) IN (x'00', x'01') ELSE 0 END" +
+		" ELSE 0 END END, 0)"
 }
 
 // walkKeySQL is true when the key k decodes: a recursive walk over its
@@ -127,88 +133,70 @@ func noBlob(e string) string {
 	return "(CASE WHEN typeof(" + e + ") = 'blob' THEN '' ELSE " + e + " END)"
 }
 
-// aggSQL is one range's figures as a JSON array of two arrays, the rows
-// of kv that where selects whose key decodes (ok), then the others (keys
-// in hex); parseFigures reads each. The per-row values are computed once
-// each, in a subquery SQLite runs as a co-routine (its LIMIT keeps it
-// from being flattened into the aggregate, which would evaluate them
-// once per use).
-func aggSQL(hist ExpiringOptions, where, ok string) string {
-	whole := func(col string) string {
-		return fmt.Sprintf("(typeof(%[1]s) = 'integer' OR (typeof(%[1]s) = 'real' AND %[1]s = CAST(%[1]s AS INTEGER)))", col)
-	}
-	// A NULL v (another program's schema) has no length and is no JSON:
-	// it counts 0 bytes and as an invalid value.
-	row := "SELECT k, expires_at AS e, (expires_at IS NULL OR expires_at > " + pNow + ") AS live, " +
-		"coalesce(length(k), 0) + coalesce(length(CAST(v AS BLOB)), 0) AS b, " +
-		"coalesce(NOT json_valid(CAST(v AS TEXT)), 1) AS bad, " +
-		"NOT (" + whole("ver") + " AND (expires_at IS NULL OR " + whole("expires_at") + ")) AS odd, " +
-		"CASE WHEN typeof(ver) IN ('integer', 'real') THEN CAST(ver AS INTEGER) + (ver > CAST(ver AS INTEGER)) END AS mv, " +
-		"v IS NULL AS nv, " + ok + " AS ok FROM kv WHERE " + where + " LIMIT -1"
-	cols := func(f string) string {
-		a := func(fn string) string { return fn + " FILTER (WHERE " + f + ")" }
-		c := []string{a("count(*)"), a("sum(live)"), a("sum(b)"), a("sum(CASE WHEN live THEN 0 ELSE b END)"),
-			a("sum(live AND e IS NOT NULL AND e <= " + pSoon + ")"),
-			noBlob(a("min(CASE WHEN live THEN e END)")), noBlob(a("min(CASE WHEN NOT live THEN e END)")),
-			a("sum(bad)"), keyHex(a("min(CASE WHEN bad THEN k END)")), a("sum(odd)"), keyHex(a("min(CASE WHEN odd THEN k END)")), a("max(mv)"), a("sum(nv)"), keyHex(a("min(k)"))}
-		for i := range hist.Buckets {
-			// The slice bounds are integers computed in Go: the statement
-			// compares plain numbers.
-			c = append(c, a(fmt.Sprintf("sum(live AND e IS NOT NULL AND e > ?%d AND e <= ?%d)", pSlices+2*i, pSlices+2*i+1)))
-		}
-		return "json_array(" + strings.Join(c, ", ") + ")"
-	}
-	return "(SELECT json_array(" + cols("ok") + ", " + cols("NOT ok") + ") FROM (" + row + "))"
-}
+// The positions in a range's figures (figuresSQL, parseFigures).
+const (
+	fRows = iota
+	fLive
+	fBytes
+	fExpiredBytes
+	fSoon
+	fNext
+	fOldest
+	fBad
+	fOdd
+	fMaxVer
+	fNullValues
+	fUndecodable
+	fSlices // present only with slices
+)
 
-// leanSQL is one range's figures without the row checks, in the layout
-// of aggSQL's first array (its second with second: an empty first): plain aggregates over
-// the rows where selects, few expressions per row (each costs about what
-// reading a column does), the soon count and the slices only when asked.
-func leanSQL(q censusQuery, where string, second bool) string {
+// figuresSQL is the figures of the rows of kv that where selects, as a
+// JSON array: plain aggregates, few expressions per row (each costs about
+// what reading a column does); the expiry details, the soon count, the
+// slices and the row checks only when asked. decodes is true of a row
+// whose whole key decodes (checks only).
+func figuresSQL(q censusQuery, where, decodes string) string {
 	dead := "expires_at <= " + pNow
-	expired := "count(*) FILTER (WHERE " + dead + ")"
 	size := "sum(length(k) + coalesce(length(CAST(v AS BLOB)), 0))" // a NULL v (another program's) is 0 bytes
-	// The expiry details: the expired rows' bytes, the next expiry and the
-	// oldest expired one, the rows expiring soon (each only when asked).
-	c := []string{"count(*)", "count(*) - " + expired, size, "0", "0", "NULL", "NULL", "0", "NULL", "0", "NULL", "0", "0", "NULL"}
+	c := []string{"count(*)", "count(*) - count(*) FILTER (WHERE " + dead + ")", "coalesce(" + size + ", 0)",
+		"0", "0 * " + pSoon, "NULL", "NULL", "0", "0", "0", "0", "0"}
+	// (Every parameter bound must appear: libsql-client-go refuses a
+	// statement that leaves one unused; an unasked soon count names its
+	// bound in a constant.)
 	if q.details {
-		c[3] = size + " FILTER (WHERE " + dead + ")"
-		c[5] = noBlob("min(expires_at) FILTER (WHERE expires_at > " + pNow + ")")
-		c[6] = noBlob("min(expires_at) FILTER (WHERE " + dead + ")")
+		c[fExpiredBytes] = "coalesce(" + size + " FILTER (WHERE " + dead + "), 0)"
+		c[fNext] = noBlob("min(expires_at) FILTER (WHERE expires_at > " + pNow + ")")
+		c[fOldest] = noBlob("min(expires_at) FILTER (WHERE " + dead + ")")
 	}
-	// Every parameter bound must appear (libsql-client-go refuses a
-	// statement that leaves one unused): an unasked count names its bound
-	// in a constant.
-	c[4] = "0 * " + pSoon
 	if q.soon > q.now {
-		c[4] = "count(*) FILTER (WHERE expires_at > " + pNow + " AND expires_at <= " + pSoon + ")"
+		c[fSoon] = "count(*) FILTER (WHERE expires_at > " + pNow + " AND expires_at <= " + pSoon + ")"
+	}
+	if q.check {
+		// A ver below '' is a number (TEXT and BLOB sort above every
+		// number), its ceiling taken in Go.
+		c[fBad] = "coalesce(sum(" + badValueSQL + "), 0)"
+		c[fOdd] = "coalesce(sum(" + oddColumnsSQL() + "), 0)"
+		c[fMaxVer] = "max(ver) FILTER (WHERE ver < '')"
+		c[fNullValues] = "count(*) - count(v)"
+		c[fUndecodable] = "coalesce(sum(NOT " + decodes + "), 0)"
 	}
 	if h := q.hist; h.Buckets > 0 {
 		// The slices as one string, a letter per row expiring in the span
 		// ('A' the first slice): one comparison per row instead of one per
-		// slice; parseFigures counts the letters.
-		span := fmt.Sprintf("expires_at > %s AND expires_at <= ?%d", pNow, pSlices) // sql binds the span's end only
-		// Slice i holds (now + i·span/n, now + (i+1)·span/n]: i is
+		// slice. Slice i holds (now + i·span/n, now + (i+1)·span/n]: i is
 		// ⌊(d·n - 1) / span⌋ for d ms after now, a REAL expiry's ceiling.
+		span := fmt.Sprintf("expires_at > %s AND expires_at <= ?%d", pNow, pSlices) // sql binds the span's end
 		d := "(CAST(expires_at AS INTEGER) + (expires_at > CAST(expires_at AS INTEGER)) - " + pNow + ")"
 		c = append(c, fmt.Sprintf("coalesce(group_concat(char(65 + (%s * %d - 1) / %d), '') FILTER (WHERE %s), '')",
 			d, h.Buckets, h.Span, span))
 	}
-	figures := "json_array(" + strings.Join(c, ", ") + ")"
-	if second {
-		figures = "json_array(json_array(), " + figures + ")"
-	} else {
-		figures = "json_array(" + figures + ")"
-	}
-	return "(SELECT " + figures + " FROM kv WHERE " + where + ")"
+	return "(SELECT json_array(" + strings.Join(c, ", ") + ") FROM kv WHERE " + where + ")"
 }
 
 // sql renders the statement and its parameters. Its rows are (kind, hex
-// key, figures): kind 0 a range (the key is its first) with the figures
-// of its decodable rows and of the others, 2 the rows whose k is NULL
-// (all in the second figures), and 4 the window's end (the key, NULL when
-// the range is done) with kv_meta's seq in the figures' place.
+// key, figures): kind 0 a range (the key is its first), 2 the rows whose
+// k is NULL, and 4 the window's end (the key, NULL when the range is
+// done) with kv_meta's seq in the figures' place.
 func (q censusQuery) sql() (string, []any) {
 	var hi any
 	if q.hi != nil {
@@ -219,22 +207,12 @@ func (q censusQuery) sql() (string, []any) {
 		lo = []byte{} // a nil []byte would bind as NULL, and k >= NULL matches nothing
 	}
 	args := []any{q.now, q.soon, lo, hi, q.window}
-	for i := range q.hist.Buckets {
-		h := q.hist
-		args = append(args, q.now+h.Span*int64(i)/int64(h.Buckets), q.now+h.Span*int64(i+1)/int64(h.Buckets))
-	}
-	if !q.check && q.hist.Buckets > 0 {
-		args = append(args[:pSlices-1], q.now+q.hist.Span) // leanSQL's one bound
+	if q.hist.Buckets > 0 {
+		args = append(args, q.now+q.hist.Span)
 	}
 	upper := "k < " + pHi
 	if q.hi == nil {
 		upper = "1"
-	}
-	inRange := "k >= r.s AND k < r.e"
-	figures, keyless := leanSQL(q, inRange, false), leanSQL(q, "k IS NULL", true)
-	if q.check {
-		figures = aggSQL(q.hist, inRange, "("+fastKeySQL("r.l")+" OR "+walkKeySQL()+")")
-		keyless = aggSQL(q.hist, "k IS NULL", "0")
 	}
 	text := "WITH RECURSIVE " +
 		// x: the window's end, or the range's (past the greatest key when
@@ -242,57 +220,78 @@ func (q censusQuery) sql() (string, []any) {
 		"c(x, more, seq) AS MATERIALIZED (SELECT coalesce(w.k, " + pHi + ", CAST((SELECT max(k) FROM kv) || x'00' AS BLOB)), w.k IS NOT NULL, " +
 		"(SELECT seq FROM kv_meta WHERE id = 0) FROM (SELECT (SELECT k FROM kv WHERE k >= " + pLo + " AND " + upper +
 		" ORDER BY k LIMIT 1 OFFSET " + pWindow + ") AS k) AS w), " +
-		"b(s) AS (SELECT (SELECT min(k) FROM kv WHERE k >= " + pLo + ") UNION ALL " +
-		"SELECT (SELECT min(k) FROM kv WHERE k >= " + firstEndSQL("b.s") + ") FROM b, c WHERE b.s < c.x), " +
-		"r(s, e, l) AS (SELECT s, coalesce(lead(s) OVER (ORDER BY s), c.x), " + firstLenSQL("s") + " FROM b, c WHERE b.s < c.x) " +
-		"SELECT 0, " + keyHex("r.s") + ", " + figures + " FROM r " +
+		// b: each boundary s with the next one n (NULL past the last key),
+		// found by one seek each; r: the ranges inside the window.
+		"b(s, n) AS (SELECT f, (SELECT min(k) FROM kv WHERE k >= " + firstEndSQL("f") + ") FROM (SELECT (SELECT min(k) FROM kv WHERE k >= " + pLo + ") AS f) " +
+		"UNION ALL SELECT b.n, (SELECT min(k) FROM kv WHERE k >= " + firstEndSQL("b.n") + ") FROM b, c WHERE b.n < c.x), " +
+		"r(s, e, l) AS (SELECT s, coalesce(min(n, c.x), c.x), " + firstLenSQL("s") + " FROM b, c WHERE b.s < c.x) " +
+		"SELECT 0, " + keyHex("r.s") + ", " + figuresSQL(q, "k >= r.s AND k < r.e", decodesSQL("r.l")) + " FROM r " +
 		"UNION ALL SELECT 4, CASE WHEN more THEN " + keyHex("x") + " END, seq FROM c"
 	if q.keyless {
-		text += " UNION ALL SELECT 2, NULL, " + keyless
+		text += " UNION ALL SELECT 2, NULL, " + figuresSQL(q, "k IS NULL", "0")
 	}
 	return text, args
 }
 
-// censusFigures is one aggregate row read back.
-type censusFigures struct {
-	c                          PrefixStats
-	bad, odd, nullValues       int64
-	maxVer                     int64
-	firstBad, firstOdd, minKey []byte
+// badValueSQL is true of a row whose value is not JSON (a NULL v is none).
+const badValueSQL = "coalesce(NOT json_valid(CAST(v AS TEXT)), 1)"
+
+// oddColumnsSQL is true of a row whose ver or expires_at is not an
+// integer as the reference writes it (store.Entry.Malformed).
+// CASEs, so that each column's type is asked once and a NULL expiry costs
+// nothing more (SQLite evaluates every operand of a value OR or AND).
+func oddColumnsSQL() string {
+	whole := func(col string) string {
+		return fmt.Sprintf("CASE typeof(%[1]s) WHEN 'integer' THEN 1 WHEN 'real' THEN %[1]s = CAST(%[1]s AS INTEGER) ELSE 0 END", col)
+	}
+	return "(CASE WHEN NOT " + whole("ver") + " THEN 1 WHEN expires_at IS NULL THEN 0 ELSE NOT " + whole("expires_at") + " END)"
 }
 
-// parseFigures reads aggSQL's JSON array.
+// decodesSQL is true of a key k that decodes, in a range whose first part
+// is l bytes long (NULL when it does not decode): the walk only for a key
+// of no common shape (a CASE: SQLite evaluates both sides of an OR that
+// computes a value, and the walk costs ~10 µs a row).
+func decodesSQL(l string) string {
+	return "(CASE WHEN " + fastKeySQL(l) + " THEN 1 ELSE " + walkKeySQL() + " END)"
+}
+
+// censusFigures is one aggregate row read back.
+type censusFigures struct {
+	c                                 PrefixStats
+	bad, odd, nullValues, undecodable int64
+	maxVer                            int64
+}
+
+// parseFigures reads figuresSQL's JSON array.
 func parseFigures(text string, buckets int) (censusFigures, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var a []any
-	if err := dec.Decode(&a); err != nil || len(a) != 14+buckets && (buckets == 0 || len(a) != 15) {
+	want := fSlices
+	if buckets > 0 {
+		want++
+	}
+	if err := dec.Decode(&a); err != nil || len(a) != want {
 		return censusFigures{}, fmt.Errorf("census: unexpected figures %q (%d values): %w", text, len(a), err)
 	}
 	f := censusFigures{}
-	ints := []*int64{&f.c.Rows, &f.c.Live, &f.c.Bytes, &f.c.ExpiredBytes, &f.c.Soon, nil, nil, &f.bad, nil, &f.odd, nil, &f.maxVer, &f.nullValues}
-	for i, p := range ints {
-		if p != nil {
-			n, _ := a[i].(json.Number)
-			*p, _ = n.Int64()
-		}
+	for i, p := range map[int]*int64{fRows: &f.c.Rows, fLive: &f.c.Live, fBytes: &f.c.Bytes, fExpiredBytes: &f.c.ExpiredBytes,
+		fSoon: &f.c.Soon, fBad: &f.bad, fOdd: &f.odd, fNullValues: &f.nullValues, fUndecodable: &f.undecodable} {
+		n, _ := a[i].(json.Number)
+		*p, _ = n.Int64()
+	}
+	if at := jsonExpiry(a[fMaxVer]); at != nil { // a REAL stamp counts as its ceiling
+		f.maxVer = *at
 	}
 	f.c.Expired = f.c.Rows - f.c.Live
-	f.c.NextExpiry, f.c.OldestExpired = jsonExpiry(a[5]), jsonExpiry(a[6])
-	f.firstBad, f.firstOdd, f.minKey = jsonHex(a[8]), jsonHex(a[10]), jsonHex(a[13])
+	f.c.NextExpiry, f.c.OldestExpired = jsonExpiry(a[fNext]), jsonExpiry(a[fOldest])
 	if buckets > 0 {
 		f.c.Expiring = make([]int64, buckets)
-		if letters, ok := a[14].(string); ok && len(a) == 15 { // leanSQL's form
-			for _, l := range []byte(letters) {
-				if i := int(l) - 'A'; i >= 0 && i < buckets {
-					f.c.Expiring[i]++
-				}
+		letters, _ := a[fSlices].(string)
+		for _, l := range []byte(letters) {
+			if i := int(l) - 'A'; i >= 0 && i < buckets {
+				f.c.Expiring[i]++
 			}
-			return f, nil
-		}
-		for i := range f.c.Expiring {
-			n, _ := a[14+i].(json.Number)
-			f.c.Expiring[i], _ = n.Int64()
 		}
 	}
 	return f, nil
@@ -333,7 +332,28 @@ type censusAcc struct {
 	st          Stats
 	groups      map[string]*PrefixStats
 	undecodable *PrefixStats
+	// undecodableIn counts the rows whose key does not decode past a
+	// first part that does (checks only: they stay in that part's group).
+	undecodableIn int64
+	// from, for each kind of row the checks find, is the first range
+	// that has one (nil when none has).
+	from [3]checkFrom
 }
+
+// checkFrom is the first range with rows of one kind (undecodable keys,
+// invalid values, malformed columns): its first key and the length of its
+// first part (-1 when that part does not decode).
+type checkFrom struct {
+	start []byte
+	l     int
+}
+
+// The kinds of checkFrom.
+const (
+	checkKey = iota
+	checkValue
+	checkMalformed
+)
 
 func newCensusAcc() *censusAcc { return &censusAcc{groups: map[string]*PrefixStats{}} }
 
@@ -362,21 +382,14 @@ func (s *Store) censusStep(ctx context.Context, q censusQuery, acc *censusAcc) (
 			acc.setSeq(figures)
 			continue
 		}
-		var pair []json.RawMessage // one array without the checks
-		if err := json.Unmarshal([]byte(figures.String), &pair); err != nil || len(pair) == 0 || len(pair) > 2 {
-			return nil, fmt.Errorf("census: unexpected figures %q: %w", figures.String, err)
+		f, err := parseFigures(figures.String, q.hist.Buckets)
+		if err != nil {
+			return nil, err
 		}
-		for i, text := range pair {
-			if string(text) == "[]" {
-				continue
-			}
-			f, err := parseFigures(string(text), q.hist.Buckets)
-			if err != nil {
-				return nil, err
-			}
-			// kind 0's second array is the range's undecodable rows;
-			// every row of kind 2 (NULL keys) is in its second.
-			acc.add(kind+i, jsonHex(key.String), f)
+		if kind == 2 {
+			acc.addKeyless(f)
+		} else {
+			acc.add(jsonHex(key.String), f)
 		}
 	}
 	s.rowsRead.Add(int64(n))
@@ -395,57 +408,76 @@ func (a *censusAcc) setSeq(seq sql.NullString) {
 	}
 }
 
-// add merges one set of figures: kind 0 a range's decodable rows (first
-// is the range's first key), 1 its undecodable rows, 3 the rows whose k
-// is NULL (2, the NULL keys that decode, is always empty).
-func (a *censusAcc) add(kind int, first []byte, f censusFigures) {
-	if f.c.Rows == 0 {
-		return
-	}
+// checked adds the checks' counts of f.
+func (a *censusAcc) checked(f censusFigures) {
 	st := &a.st
 	st.InvalidValues += f.bad
 	st.Malformed += f.odd
 	st.NullValues += f.nullValues
 	st.MaxVer = max(st.MaxVer, f.maxVer)
-	if kind == 3 {
-		st.NullKeys += f.c.Rows
-		a.undecodableGroup().add(f.c)
-		return
-	}
-	st.FirstInvalid = firstKey(st.FirstInvalid, f.firstBad)
-	st.FirstMalformed = firstKey(st.FirstMalformed, f.firstOdd)
-	if kind == 1 {
-		st.FirstUndecodable = firstKey(st.FirstUndecodable, f.minKey)
-		a.undecodableGroup().add(f.c)
-		return
-	}
-	if f.minKey == nil {
-		f.minKey = first // leanSQL's: the range's first key is its least
-	}
-	a.group(first, f.minKey).add(f.c)
 }
 
-// group is the prefix group of a range whose first key is first: its
-// first part as codec decodes it (the SQL checks a part's structure, Go
-// its content too: a string of invalid UTF-8 makes the range's rows
-// undecodable).
-func (a *censusAcc) group(first, minKey []byte) *PrefixStats {
+// add merges the figures of the range whose first key is first.
+func (a *censusAcc) add(first []byte, f censusFigures) {
+	if f.c.Rows == 0 {
+		return
+	}
+	a.checked(f)
+	g, l := a.group(first)
+	g.add(f.c)
+	if g.Undecodable {
+		// Every row of the range is undecodable, the first one first.
+		a.st.FirstUndecodable = firstKey(a.st.FirstUndecodable, first)
+	} else if f.undecodable > 0 {
+		a.undecodableIn += f.undecodable
+		a.from[checkKey].first(first, l)
+	}
+	if f.bad > 0 {
+		a.from[checkValue].first(first, l)
+	}
+	if f.odd > 0 {
+		a.from[checkMalformed].first(first, l)
+	}
+}
+
+// first keeps the range from start when it is the first seen.
+func (c *checkFrom) first(start []byte, l int) {
+	if c.start == nil || bytes.Compare(start, c.start) < 0 {
+		c.start, c.l = start, l
+	}
+}
+
+// addKeyless merges the figures of the rows whose k is NULL: undecodable,
+// and no key can name them.
+func (a *censusAcc) addKeyless(f censusFigures) {
+	if f.c.Rows == 0 {
+		return
+	}
+	a.checked(f)
+	a.st.NullKeys += f.c.Rows
+	a.undecodableGroup().add(f.c)
+}
+
+// group is the prefix group of a range whose first key is first, and the
+// length of its first part (-1 for the undecodable group): its first part
+// as codec decodes it (the SQL checks a part's structure, Go its content
+// too: a string of invalid UTF-8 makes the range's rows undecodable).
+func (a *censusAcc) group(first []byte) (*PrefixStats, int) {
 	var part codec.Part
 	n := 0
 	if len(first) > 0 {
 		var err error
 		if part, n, err = codec.DecodePart(first); err != nil {
-			a.st.FirstUndecodable = firstKey(a.st.FirstUndecodable, minKey)
-			return a.undecodableGroup()
+			return a.undecodableGroup(), -1
 		}
 	}
 	raw := first[:n:n]
 	if g := a.groups[string(raw)]; g != nil {
-		return g
+		return g, n
 	}
 	g := &PrefixStats{Part: part, Raw: append([]byte{}, raw...)}
 	a.groups[string(raw)] = g
-	return g
+	return g, n
 }
 
 func (a *censusAcc) undecodableGroup() *PrefixStats {
@@ -467,9 +499,10 @@ func (a *censusAcc) finish() Stats {
 	for _, k := range keys {
 		st.ByPrefix = append(st.ByPrefix, *a.groups[k])
 	}
+	st.Undecodable = a.undecodableIn
 	if a.undecodable != nil {
 		st.ByPrefix = append(st.ByPrefix, *a.undecodable)
-		st.Undecodable = a.undecodable.Rows
+		st.Undecodable += a.undecodable.Rows
 	}
 	for _, p := range st.ByPrefix {
 		st.Rows += p.Rows
@@ -480,4 +513,33 @@ func (a *censusAcc) finish() Stats {
 		}
 	}
 	return st
+}
+
+// firstKeysSQL is the statement that finds, in one request, the first key
+// of each kind the checks counted (from the first range that has one) and,
+// with oldest, a key of the row whose expiry is *oldest.at in its range;
+// each a NULL column when not asked. hi bounds the census (nil: none).
+func (a *censusAcc) firstKeysSQL(hi []byte, oldest *checkFrom, at int64) (string, []any) {
+	var cols []string
+	var args []any
+	find := func(from *checkFrom, cond string, extra ...any) {
+		if from == nil || from.start == nil {
+			cols = append(cols, "NULL")
+			return
+		}
+		w := "k >= ?"
+		args = append(args, from.start)
+		if hi != nil {
+			w += " AND k < ?"
+			args = append(args, hi)
+		}
+		cols = append(cols, "(SELECT "+keyHex("k")+" FROM kv WHERE "+w+" AND "+cond+" ORDER BY k LIMIT 1)")
+		args = append(args, extra...)
+	}
+	l := a.from[checkKey].l
+	find(&a.from[checkKey], "NOT "+decodesSQL(fmt.Sprint(l)))
+	find(&a.from[checkValue], badValueSQL)
+	find(&a.from[checkMalformed], oddColumnsSQL())
+	find(oldest, "expires_at = ?", at)
+	return "SELECT " + strings.Join(cols, ", "), args
 }

@@ -80,12 +80,16 @@ func censusRatio(t testing.TB, db *sql.DB, now int64, rounds int, w censusJob) (
 // same store, measured in the same run, on a file and on sqld:
 //
 //	go test -run '^$' -bench CensusRatio -benchtime 3x ./store/
-func BenchmarkCensusRatio(b *testing.B) {
+func BenchmarkCensusRatio(b *testing.B) { benchCensusRatio(b, 70_000) }
+
+// benchCensusRatio runs every censusWork job beside the plain aggregate on
+// a store of n rows shaped by seedCensusShape, on a file and on sqld.
+func benchCensusRatio(b *testing.B, n int) {
 	for _, be := range storetest.FileAndSQLD() {
 		b.Run(be.Name, func(b *testing.B) {
 			url := be.URL(b)
 			now := storetest.T0
-			seedCensusShape(b, url, 70_000, now)
+			seedCensusShape(b, url, n, now)
 			s := storetest.Open(b, url, store.Options{Clock: storetest.NewClock(now).Now})
 			db := storetest.RawDB(b, url)
 			for _, w := range censusWork(s, now) {

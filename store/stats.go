@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 
 	"kvdeck/codec"
@@ -16,7 +17,7 @@ type PrefixStats struct {
 	// Raw is the encoded first part (empty for the empty key; nil when
 	// Undecodable).
 	Raw []byte
-	// Undecodable groups the rows whose key does not decode.
+	// Undecodable groups the rows whose first part does not decode.
 	Undecodable bool
 	Rows        int64
 	Live        int64
@@ -38,10 +39,12 @@ type PrefixStats struct {
 
 // Stats summarises the whole store (or, from Census, a key range).
 type Stats struct {
-	Seq         int64
-	Rows        int64
-	Live        int64
-	Expired     int64
+	Seq     int64
+	Rows    int64
+	Live    int64
+	Expired int64
+	// Undecodable counts the rows whose key does not decode: their first
+	// part (and NULL keys), with CensusOptions.Check any part.
 	Undecodable int64
 	// InvalidValues counts rows whose value is not valid JSON.
 	InvalidValues int64
@@ -95,13 +98,17 @@ type CensusOptions struct {
 	// Expiries also finds, per prefix, NextExpiry, OldestExpired and
 	// ExpiredBytes (always with Check or OldestKey).
 	Expiries bool
-	// Check also checks every row, as doctor does: its key's structure
-	// past the first part, its value's JSON (InvalidValues, NullValues),
-	// its ver and expires_at types (Malformed) and the highest stamp
-	// (MaxVer, SeqAfter). Without it the census only counts: plain range
-	// aggregates, about the cost of one full-table count (a JSON parse of
-	// every value costs several times that), and Undecodable counts the
-	// rows whose first part does not decode.
+	// Check also checks every row, as doctor does: its whole key
+	// (Undecodable then also counts the rows whose key does not decode
+	// past a first part that does; they stay in that part's group), its
+	// value's JSON (InvalidValues, NullValues), its ver and expires_at
+	// types (Malformed) and the highest stamp (MaxVer), and names the
+	// first row of each kind (FirstUndecodable, FirstInvalid,
+	// FirstMalformed: one more statement when there is one). Without it
+	// the census only counts: plain range aggregates, about three times
+	// one full-table count (the checks cost several times that: a JSON
+	// parse of every value, a walk of every key), and Undecodable counts
+	// the rows whose first part does not decode.
 	Check bool
 }
 
@@ -147,11 +154,10 @@ func (s *Store) Stats(ctx context.Context, now int64) (Stats, error) {
 
 // StatsWith is Stats with a whole-store Census of opts (its Prefix
 // ignored).
+//
+// Seq is the one the census's last statement read (no request of its
+// own; a remote stats is one request on a store of up to 200k rows).
 func (s *Store) StatsWith(ctx context.Context, opts CensusOptions) (Stats, error) {
-	seq, err := s.Seq(ctx)
-	if err != nil {
-		return Stats{}, err
-	}
 	var journal string
 	if s.target.Transport == TransportFile {
 		if _, err := s.queryRow(ctx, "PRAGMA journal_mode", nil, &journal); err != nil {
@@ -160,8 +166,16 @@ func (s *Store) StatsWith(ctx context.Context, opts CensusOptions) (Stats, error
 	}
 	opts.Prefix = nil
 	st, err := s.Census(ctx, opts)
-	st.Seq, st.JournalMode = seq, journal
-	return st, err
+	if err != nil {
+		return st, err
+	}
+	if st.SeqAfter != nil {
+		st.Seq = *st.SeqAfter
+	} else if st.Seq, err = s.Seq(ctx); err != nil { // says what is missing
+		return st, err
+	}
+	st.JournalMode = journal
+	return st, nil
 }
 
 // Census aggregates the rows of a range in SQL, on the server: counts,
@@ -200,29 +214,39 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 		}
 	}
 	st := acc.finish()
-	if st.OldestExpired != nil && opts.OldestKey {
-		st.OldestExpiredKey, err = s.oldestExpiredKey(ctx, st, lo, hi)
-	}
-	return st, err
+	return st, s.firstKeys(ctx, acc, &st, lo, hi, opts.OldestKey)
 }
 
-// oldestExpiredKey finds a key of the row whose expiry is st.OldestExpired,
-// within its prefix's range when that prefix decodes.
-func (s *Store) oldestExpiredKey(ctx context.Context, st Stats, lo, hi []byte) ([]byte, error) {
-	for _, p := range st.ByPrefix {
-		if p.OldestExpired == nil || *p.OldestExpired != *st.OldestExpired {
-			continue
+// firstKeys names, in one more statement, the first row of each kind the
+// checks counted and, with oldest, a row whose expiry is st.OldestExpired
+// (within its prefix's range when that prefix decodes); no statement when
+// there is nothing to name.
+func (s *Store) firstKeys(ctx context.Context, acc *censusAcc, st *Stats, lo, hi []byte, oldest bool) error {
+	var from *checkFrom
+	var at int64
+	if oldest && st.OldestExpired != nil {
+		at = *st.OldestExpired
+		for _, p := range st.ByPrefix {
+			if p.OldestExpired != nil && *p.OldestExpired == at {
+				from = &checkFrom{start: lo}
+				if !p.Undecodable && len(p.Raw) > 0 {
+					from.start = p.Raw
+				}
+				break
+			}
 		}
-		glo, ghi := lo, hi
-		if !p.Undecodable && len(p.Raw) > 0 {
-			glo, ghi = p.Raw, codec.PrefixEnd(p.Raw)
-		}
-		w, args := rangeWhere(glo, ghi)
-		var k []byte
-		_, err := s.queryRow(ctx, "SELECT k FROM kv WHERE "+w+" AND expires_at = ? ORDER BY k LIMIT 1", append(args, *st.OldestExpired), &k)
-		return k, err
 	}
-	return nil, nil
+	if from == nil && acc.from[checkKey].start == nil && acc.from[checkValue].start == nil && acc.from[checkMalformed].start == nil {
+		return nil
+	}
+	text, args := acc.firstKeysSQL(hi, from, at)
+	var keys [4]sql.NullString
+	if _, err := s.queryRow(ctx, text, args, &keys[0], &keys[1], &keys[2], &keys[3]); err != nil {
+		return err
+	}
+	st.FirstUndecodable = firstKey(st.FirstUndecodable, jsonHex(keys[0].String))
+	st.FirstInvalid, st.FirstMalformed, st.OldestExpiredKey = jsonHex(keys[1].String), jsonHex(keys[2].String), jsonHex(keys[3].String)
+	return nil
 }
 
 // add merges the figures of another window into p.

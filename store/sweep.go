@@ -412,33 +412,39 @@ type expiredCount struct {
 // countExpired counts the rows in [lo, hi) expired at c.cut and those
 // expired at c.now but live at c.real, and finds the earliest expiry after
 // c.now, in windows of countWindow rows (one short aggregate read each,
-// on the server when it is remote).
+// on the server when it is remote). A statement finds its window's end by
+// an index-only OFFSET, then aggregates the range up to it directly (no
+// subquery handing rows over one by one).
 func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (expiredCount, *int64, error) {
 	var total expiredCount
 	var next *int64
+	window := countWindow
+	if s.target.Transport.Remote() {
+		window = remoteCountWindow
+	}
+	// ?4 the range's start, ?5 its end (NULL unbounded), ?6 the window.
+	upper, end := "k < ?5", "?5"
+	if hi == nil {
+		upper, end = "?5 IS NULL", "CAST((SELECT max(k) FROM kv) || x'00' AS BLOB)"
+	}
+	q := "WITH w(x) AS MATERIALIZED (SELECT (SELECT k FROM kv WHERE k >= ?4 AND " + upper + " ORDER BY k LIMIT 1 OFFSET ?6)) " +
+		"SELECT count(*) FILTER (WHERE expires_at <= ?1), count(*) FILTER (WHERE expires_at > ?2 AND expires_at <= ?3), " +
+		"min(expires_at) FILTER (WHERE expires_at > ?3), (SELECT x FROM w) FROM kv WHERE k >= ?4 AND k < coalesce((SELECT x FROM w), " + end + ")"
 	for cursor := lo; cursor != nil; {
-		where, args := rangeWhere(cursor, hi)
-		window := countWindow
-		if s.target.Transport.Remote() {
-			window = remoteCountWindow
+		var bound any
+		if hi != nil {
+			bound = hi
 		}
-		q := "SELECT count(*) FILTER (WHERE expires_at IS NOT NULL AND expires_at <= ?), " +
-			"count(*) FILTER (WHERE expires_at > ? AND expires_at <= ?), " +
-			"min(CASE WHEN expires_at > ? THEN expires_at END), max(k), count(*) " +
-			"FROM (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?)"
-		var n, live, examined int64
+		var n, live int64
 		var min expiryCol
 		var last []byte
-		if _, err := s.queryRow(ctx, q, append([]any{c.cut, c.real, c.now, c.now}, append(args, window)...), &n, &live, &min, &last, &examined); err != nil {
+		if _, err := s.queryRow(ctx, q, []any{c.cut, c.real, c.now, cursor, bound, window}, &n, &live, &min, &last); err != nil {
 			return total, next, err
 		}
 		total.expired += n
 		total.liveByReal += live
 		next = earliest(next, min.at)
-		cursor = nil
-		if last != nil && examined >= int64(window) { // a full window: more rows may follow
-			cursor = append(last, 0x00)
-		}
+		cursor = last // the next window's first key; nil when the range is done
 	}
 	return total, next, nil
 }

@@ -86,6 +86,7 @@ type model struct {
 	// flight began (zero when none is): the status bar says "loading…"
 	// only for a slow one.
 	busySince time.Time
+	cost      costMeter // the status bar's cost segment (cost.go)
 
 	width, height int
 }
@@ -147,10 +148,30 @@ func (m model) Init() tea.Cmd {
 // messages to their handlers, everything else to every view. Keys held
 // while a jump was in flight are replayed once it has landed.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	gen := 0 // the key whose commands' answers the cost meter follows
+	switch a := msg.(type) {
+	case tea.KeyMsg:
+		if !m.info.Transport.Remote() {
+			break // a file store costs no requests
+		}
+		m.cost.pressed(m.store, m.wall())
+		gen = m.cost.gen
+	case keyAnswer:
+		msg = a.msg
+		switch a.msg.(type) {
+		case refreshTick, flashExpired, clockTick: // timers, not answers
+		default:
+			m.cost.answered(a.gen, m.store, m.wall())
+		}
+	}
 	next, cmd := m.update(msg)
 	nm := next.(model)
 	nm.noteBusy()
-	return nm.settleJump(cmd)
+	next, cmd = nm.settleJump(cmd)
+	if gen != 0 {
+		cmd = trackKey(cmd, gen)
+	}
+	return next, cmd
 }
 
 // noteBusy keeps busySince: when the version read or the visible tab's

@@ -148,9 +148,10 @@ func (m model) messageLine() string {
 	return fit(m.help.ShortHelpView(short), m.width)
 }
 
-// statusBar: database, backend, read-only badge, seq, clock, refresh,
-// last error. Below 110 columns the items get shorter; the database URL
-// gets what room is left, cut from the left (its end names the file).
+// statusBar: database, backend, read-only badge, seq, commit rate, clock,
+// a remote store's cost (withCost), refresh, last error. Below 110
+// columns the items get shorter; the database URL gets what room is left,
+// cut from the left (its end names the file).
 func (m model) statusBar() string {
 	st := m.styles
 	narrow := m.width < 110
@@ -177,7 +178,8 @@ func (m model) statusBar() string {
 		}
 		items = append(items, st.Warn.Render(d))
 	}
-	items = append(items, m.refreshText())
+	refresh := m.refreshText()
+	items = append(items, refresh)
 	if m.sw.connecting != "" {
 		items = append(items, st.Warn.Render("connecting to "+usertext.Sanitize(m.sw.connecting)+"…"))
 	}
@@ -197,6 +199,7 @@ func (m model) statusBar() string {
 			items = with
 		}
 	}
+	items = m.withCost(items, refresh, sep, narrow)
 	right := strings.Join(items, sep)
 	room := max(m.width-ansi.StringWidth(right)-4, 10)
 	db := usertext.Sanitize(m.storeLabel()) // the saved store's name (group), else the URL
@@ -204,6 +207,36 @@ func (m model) statusBar() string {
 		db = "…" + ansi.TruncateLeft(db, n-room+1, "")
 	}
 	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
+}
+
+// withCost puts a remote store's cost segment (cost.go) into the status
+// bar's items, before the refresh state: the longest form that leaves the
+// database name whole (none but the short one below 110 columns), else
+// the short one where the name keeps its 10 cells, else none.
+func (m model) withCost(items []string, refresh, sep string, narrow bool) []string {
+	at := max(len(items)-1, 0)
+	for at > 0 && items[at] != refresh {
+		at--
+	}
+	name := ansi.StringWidth(usertext.Sanitize(m.storeLabel()))
+	forms := []costForm{costLong, costNoTime, costShort}
+	if narrow {
+		forms = forms[2:]
+	}
+	for _, f := range forms {
+		c := m.cost.text(m.store, f)
+		if c == "" {
+			return items
+		}
+		with := append(append(append([]string{}, items[:at]...), m.styles.Muted.Render(c)), items[at:]...)
+		if f == costShort {
+			name = min(name, 10)
+		}
+		if ansi.StringWidth(strings.Join(with, sep))+4+name <= m.width {
+			return with
+		}
+	}
+	return items
 }
 
 // refreshText is the live refresh state for the status bar. A read that

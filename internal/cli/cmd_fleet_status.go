@@ -218,7 +218,7 @@ func sparkText(vals []float64) string {
 func fleetStatusText(r fleetStatusRow, watch []string) string {
 	cells := []string{r.Store, orDash(r.Group)}
 	if r.Status == "error" {
-		cells = append(cells, "error", msText(r.MS), "-", "-", "-", "-", "-", "-", "-")
+		cells = append(cells, "error", usertext.ShortMillis(r.MS), "-", "-", "-", "-", "-", "-", "-")
 		for range watch {
 			cells = append(cells, "-")
 		}
@@ -230,7 +230,7 @@ func fleetStatusText(r fleetStatusRow, watch []string) string {
 	}
 	late := fmt.Sprint(r.AlarmsOverdue)
 	if r.AlarmsOverdue > 0 {
-		late += " (" + msText(r.WorstLatenessMS) + ")"
+		late += " (" + usertext.ShortMillis(r.WorstLatenessMS) + ")"
 	}
 	findings := fmt.Sprint(r.Findings)
 	if r.FindingErrors > 0 {
@@ -240,9 +240,9 @@ func fleetStatusText(r fleetStatusRow, watch []string) string {
 	if r.RowsCapped {
 		rows, expired = "≥"+rows, "≥"+expired
 	}
-	cells = append(cells, "ok", msText(r.RTTMS), seq, rows,
+	cells = append(cells, "ok", usertext.ShortMillis(r.RTTMS), seq, rows,
 		fmt.Sprintf("%d/%d/%d", r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired), late,
-		fmt.Sprintf("%d/%d/%s/%d", r.QueueReady, r.QueueDelayed, msText(r.OldestReadyMS), r.QueueFinal),
+		fmt.Sprintf("%d/%d/%s/%d", r.QueueReady, r.QueueDelayed, usertext.ShortMillis(r.OldestReadyMS), r.QueueFinal),
 		expired, findings)
 	return sanitizeCells(append(cells, watch...))
 }

@@ -134,21 +134,3 @@ func fleetError(err error, token string) string {
 	}
 	return msg
 }
-
-// msText is a duration in milliseconds, short: 850ms, 12s, 4m, 3h, 2d.
-func msText(ms int64) string {
-	switch {
-	case ms < 0:
-		return "-" + msText(-ms)
-	case ms < 1000:
-		return fmt.Sprintf("%dms", ms)
-	case ms < 60_000:
-		return fmt.Sprintf("%ds", ms/1000)
-	case ms < 3_600_000:
-		return fmt.Sprintf("%dm", ms/60_000)
-	case ms < 86_400_000:
-		return fmt.Sprintf("%dh", ms/3_600_000)
-	default:
-		return fmt.Sprintf("%dd", ms/86_400_000)
-	}
-}

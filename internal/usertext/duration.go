@@ -37,3 +37,21 @@ func ParseDurationAtLeast(s string, least time.Duration) (time.Duration, error) 
 	}
 	return 0, fmt.Errorf("want at least %s", least)
 }
+
+// ShortMillis is a duration in milliseconds in its largest whole unit,
+// short: 850ms, 12s, 4m, 3h, 2d (truncated; negative with a minus).
+func ShortMillis(ms int64) string {
+	switch {
+	case ms < 0:
+		return "-" + ShortMillis(-ms)
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 60_000:
+		return fmt.Sprintf("%ds", ms/1000)
+	case ms < 3_600_000:
+		return fmt.Sprintf("%dm", ms/60_000)
+	case ms < 86_400_000:
+		return fmt.Sprintf("%dh", ms/3_600_000)
+	}
+	return fmt.Sprintf("%dd", ms/86_400_000)
+}

@@ -60,3 +60,12 @@ func FuzzParseDuration(f *testing.F) {
 		}
 	})
 }
+
+func TestShortMillis(t *testing.T) {
+	for ms, want := range map[int64]string{0: "0ms", 850: "850ms", 1000: "1s", 59_999: "59s", 60_000: "1m",
+		3_599_999: "59m", 3_600_000: "1h", 86_399_999: "23h", 86_400_000: "1d", 3 * 86_400_000: "3d", -1500: "-1s"} {
+		if got := ShortMillis(ms); got != want {
+			t.Errorf("ShortMillis(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}

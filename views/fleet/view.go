@@ -109,11 +109,11 @@ func (m Model) columns() []column {
 			if r.pulse.AlarmsOverdue == 0 {
 				return "0"
 			}
-			return fmt.Sprintf("%d %s", r.pulse.AlarmsOverdue, msText(r.pulse.WorstLatenessMs))
+			return fmt.Sprintf("%d %s", r.pulse.AlarmsOverdue, usertext.ShortMillis(r.pulse.WorstLatenessMs))
 		}},
 		{"QUEUE r/d/age/fin", 17, 0, func(r *row, _ string) string {
 			p := r.pulse
-			return fmt.Sprintf("%d/%d/%s/%d", p.QueueReady, p.QueueDelayed, msText(p.OldestReadyMs), p.QueueFinal)
+			return fmt.Sprintf("%d/%d/%s/%d", p.QueueReady, p.QueueDelayed, usertext.ShortMillis(p.OldestReadyMs), p.QueueFinal)
 		}},
 		{"READY~", trendLen / 2, 5, func(r *row, _ string) string { return spark(r.ready) }},
 		{"EXPIRED", 7, 2, func(r *row, _ string) string { return capped(r.pulse.Expired, r.pulse.Capped) }},
@@ -234,7 +234,7 @@ func (m Model) detail(rows []*row, w int) string {
 	case r.err != nil:
 		return st.Error.Render(widgets.FitWidth(usertext.Sanitize(r.saved.Name+": "+r.err.Error()), w))
 	case r.done:
-		text += fmt.Sprintf(" · read in %s · %d finding(s) doctor would report of the ones one statement sees", msText(r.rtt.Milliseconds()), r.pulse.Findings)
+		text += fmt.Sprintf(" · read in %s · %d finding(s) doctor would report of the ones one statement sees", usertext.ShortMillis(r.rtt.Milliseconds()), r.pulse.Findings)
 	}
 	return st.Muted.Render(widgets.FitWidth(text, w))
 }
@@ -244,9 +244,9 @@ func (m Model) detail(rows []*row, w int) string {
 func (m Model) stateCell(r *row, state string) string {
 	switch state {
 	case "ok":
-		return "✓ " + msText(r.rtt.Milliseconds())
+		return "✓ " + usertext.ShortMillis(r.rtt.Milliseconds())
 	case "slow":
-		return "… slow " + msText(m.deps.Wall().Sub(r.since).Milliseconds())
+		return "… slow " + usertext.ShortMillis(m.deps.Wall().Sub(r.since).Milliseconds())
 	case "reading":
 		return "… reading"
 	}
@@ -266,21 +266,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// msText is a duration in milliseconds, short: 850ms, 12s, 4m, 3h, 2d.
-func msText(ms int64) string {
-	switch {
-	case ms < 0:
-		return "-" + msText(-ms)
-	case ms < 1000:
-		return fmt.Sprintf("%dms", ms)
-	case ms < 60_000:
-		return fmt.Sprintf("%ds", ms/1000)
-	case ms < 3_600_000:
-		return fmt.Sprintf("%dm", ms/60_000)
-	case ms < 86_400_000:
-		return fmt.Sprintf("%dh", ms/3_600_000)
-	}
-	return fmt.Sprintf("%dd", ms/86_400_000)
 }
