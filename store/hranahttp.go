@@ -161,11 +161,12 @@ const maxPipelineAnswer = 64 << 20
 // answered the request as a whole with an error status (nothing ran);
 // any other error leaves the outcome unknown.
 func (h *hranaHTTP) pipeline(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
-	return h.pipelineOn(ctx, nil, reqs)
+	return h.pipelineOn(ctx, nil, reqs, h.meter)
 }
 
-// pipelineOn is pipeline on the stream a baton names (nil: a new one).
-func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaReq) ([]pipeResult, error) {
+// pipelineOn is pipeline on the stream a baton names (nil: a new one),
+// counted in m (nil: not counted).
+func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaReq, m *meter) ([]pipeResult, error) {
 	body, err := json.Marshal(map[string]any{"baton": baton, "requests": reqs})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
@@ -181,7 +182,7 @@ func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaR
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
-	h.meter.sent(len(body))
+	m.sent(len(body))
 	resp, err := hranaClient.Do(req)
 	if err != nil {
 		if !sentHTTP(ctx, err) {
@@ -191,7 +192,7 @@ func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaR
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxPipelineAnswer+1))
-	h.meter.received(len(answer))
+	m.received(len(answer))
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaR
 		return nil, err
 	}
 	for _, r := range out {
-		h.meter.rows(r)
+		m.rows(r)
 	}
 	return out, nil
 }
@@ -248,14 +249,15 @@ var errNoAnswer = errors.New("the server's answer lacks a result")
 // database connection") to every request once about 128 are open: a
 // value search stopping at its bound 100 times in a row met it. The
 // caller does not wait for the close (a stream still busy with the
-// cursor's statement is closed once it is done); Store.Close does.
+// cursor's statement is closed once it is done); Store.Close does. Like
+// libsql-client-go's background closes, the meter does not count it.
 func (h *hranaHTTP) closeStream(baton string, timeout time.Duration) {
 	h.closing.Add(1)
 	go func() {
 		defer h.closing.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		_, _ = h.pipelineOn(ctx, &baton, []hranaReq{closeReq})
+		_, _ = h.pipelineOn(ctx, &baton, []hranaReq{closeReq}, nil)
 	}()
 }
 
