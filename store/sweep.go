@@ -438,7 +438,13 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (
 		var n, live int64
 		var min expiryCol
 		var last []byte
-		if _, err := s.queryRow(ctx, q, []any{c.cut, c.real, c.now, cursor, bound, window}, &n, &live, &min, &last); err != nil {
+		err := s.readShort(ctx, q, []any{c.cut, c.real, c.now, cursor, bound, window}, func(rows resultRows) error {
+			if !rows.Next() {
+				return s.classify(rows.Err())
+			}
+			return s.classify(rows.Scan(&n, &live, &min, &last))
+		})
+		if err != nil {
 			return total, next, err
 		}
 		total.expired += n
