@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"io"
 	"os"
@@ -27,19 +28,34 @@ import (
 // (header offset 24), which the nolock connection compares at the start
 // of each transaction and reports as PRAGMA data_version. So a read
 //
-//  1. checks that the journal is cold (absent, empty or zeroed) and reads
-//     data_version;
+//  1. reads data_version, then checks that the journal is cold (absent,
+//     empty or zeroed);
 //  2. runs its one statement (one read transaction);
 //  3. checks the journal again, then reads data_version again;
 //
 // and is kept only when both checks found the journal cold, data_version
 // did not move and the file's size and time are as they were; otherwise
 // it is discarded and tried again (lockFreeTries, backing off), and after
-// that the caller reads the ordinary, locked way. A write that began
-// before step 1 shows as a hot journal at step 1; one that wrote a page
-// during step 2 is either still under way at step 3 (hot journal) or
-// committed (the counter moved). The page cache of the connection is kept
-// between reads: SQLite drops it whenever the counter moved.
+// that the caller reads the ordinary, locked way.
+//
+// The counter data_version stands for is the one of the last page 1 the
+// connection read from the file (SQLite's pager copies it from the page,
+// readDbPage, and drops its cache when the file's counter differs), and
+// that page may have been read while a commit was being written: its
+// page 1, with the new counter, goes to the file first. Hence the order
+// of step 1 (the counter, then the journal): a commit whose page 1 was
+// read there is either still under way at the check (hot journal) or
+// wholly written. A write that began after step 1 and wrote a page during
+// step 2 is either still under way at step 3 (hot journal) or committed,
+// and then its page 1 moved the counter on the file, which the
+// transaction of step 3 finds. A discarded try gives its connection up
+// (a new one has an empty cache): its statement may have read, and
+// cached, pages of a commit half written, under that commit's counter,
+// which the next transaction would find on the file and keep. The cache
+// of a kept read is kept for the next read: SQLite drops it whenever the
+// counter moved. The file's time is a further check only: it moves on
+// every write where timestamps are fine-grained (as Linux's multigrain
+// timestamps are, on this machine), not within a clock tick elsewhere.
 //
 // What this cannot see: a transaction that spilled pages into the file
 // before its commit and was then rolled back, wholly within one read (its
@@ -49,7 +65,8 @@ import (
 // one would drop the process's locks, readonly.go): the journal, which
 // SQLite does not lock, is read with a descriptor of kvdeck's own; the
 // database only through SQLite, whose unix VFS defers the close of a
-// descriptor while another connection of the process holds a lock.
+// descriptor while another connection of the process holds a lock (it
+// closes the connections of discarded tries).
 
 // lockFreeTries is how many times a read is tried without locks before
 // the caller reads with them.
@@ -71,6 +88,10 @@ type lockFree struct {
 	path string
 	// reads, retries and fallbacks count what happened (tests, benches).
 	reads, retries, fallbacks int
+	// conns counts the connections given up with a discarded try; mark,
+	// markConns and markData are the mark of the last read kept and the
+	// connection and data_version it was read at.
+	conns, mark, markConns, markData int64
 }
 
 // LockFreeCounts are what the lock-free reads of a store did: reads kept,
@@ -132,8 +153,8 @@ func (s *Store) closeLockFree() error {
 
 // readLockFree runs read (one statement, on conn) without locks and
 // validated (see the top of this file). read is called once per try and
-// must start afresh each time. mark is the data_version the read saw,
-// tagged (lockFreeMark); ok is false when the read could not be made
+// must start afresh each time. mark stands for the data_version the read
+// saw (markOf), tagged (lockFreeMark); ok is false when the read could not be made
 // without locks (the caller reads the ordinary way).
 func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
 	l := s.lockFreeConn()
@@ -142,11 +163,6 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	conn, err := l.db.Conn(ctx)
-	if err != nil {
-		return 0, false, nil
-	}
-	defer conn.Close()
 	wait := 500 * time.Microsecond
 	for try := 0; try < lockFreeTries; try++ {
 		if try > 0 {
@@ -158,29 +174,56 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 			}
 			wait = min(2*wait, 20*time.Millisecond)
 		}
+		conn, err := l.db.Conn(ctx)
+		if err != nil {
+			return 0, false, nil
+		}
 		d, kept, rerr := l.try(ctx, conn, read)
+		if !kept {
+			l.dropConn(conn)
+		}
+		_ = conn.Close()
 		s.statements.Add(3)
 		s.roundTrips.Add(1)
 		if kept {
 			l.reads++
-			return lockFreeMark | d, true, rerr
+			return lockFreeMark | l.markOf(d), true, rerr
 		}
 	}
 	l.fallbacks++
 	return 0, false, nil
 }
 
-// try is one validated read: kept is false when a write may have been
-// under way during it.
-func (l *lockFree) try(ctx context.Context, conn *sql.Conn, read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
-	if !journalCold(l.path) {
-		return 0, false, nil
+// dropConn makes the pool close conn rather than keep it (with its page
+// cache; see the top of this file).
+func (l *lockFree) dropConn(conn *sql.Conn) {
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	l.conns++
+}
+
+// markOf is the mark of a read kept at data_version d on the current
+// connection: it moves when d or the connection did (the data_version of
+// a new connection starts afresh), so on every commit.
+func (l *lockFree) markOf(d int64) int64 {
+	if l.mark == 0 || l.conns != l.markConns || d != l.markData {
+		l.mark++
+		l.markConns, l.markData = l.conns, d
 	}
-	st1, err1 := os.Stat(l.path)
+	return l.mark
+}
+
+// try is one validated read: kept is false when a write may have been
+// under way during it. The order of the steps is the point (the top of
+// this file).
+func (l *lockFree) try(ctx context.Context, conn *sql.Conn, read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
 	var d1, d2 int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&d1); err != nil {
 		return 0, false, nil
 	}
+	if !journalCold(l.path) {
+		return 0, false, nil
+	}
+	st1, err1 := os.Stat(l.path)
 	rerr := read(ctx, conn)
 	if !journalCold(l.path) {
 		return 0, false, nil
