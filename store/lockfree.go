@@ -48,14 +48,14 @@ import (
 // wholly written. A write that began after step 1 and wrote a page during
 // step 2 is either still under way at step 3 (hot journal) or committed,
 // and then its page 1 moved the counter on the file, which the
-// transaction of step 3 finds. A discarded try gives its connection up
-// (a new one has an empty cache): its statement may have read, and
-// cached, pages of a commit half written, under that commit's counter,
-// which the next transaction would find on the file and keep. The cache
-// of a kept read is kept for the next read: SQLite drops it whenever the
-// counter moved. The file's time is a further check only: it moves on
-// every write where timestamps are fine-grained (as Linux's multigrain
-// timestamps are, on this machine), not within a clock tick elsewhere.
+// transaction of step 3 finds. A discarded try empties the connection's
+// page cache (dropCache): its statement may have read, and cached, pages
+// of a commit half written, under that commit's counter, which the next
+// transaction would find on the file and keep (a torn read kept). The
+// cache of a kept read is kept for the next read: SQLite drops it
+// whenever the counter moved. The file's time is a further check only:
+// it moves on every write where timestamps are fine-grained (Linux's
+// multigrain timestamps), not within a clock tick elsewhere.
 //
 // What this cannot see: a transaction that spilled pages into the file
 // before its commit and was then rolled back, wholly within one read (its
@@ -65,8 +65,7 @@ import (
 // one would drop the process's locks, readonly.go): the journal, which
 // SQLite does not lock, is read with a descriptor of kvdeck's own; the
 // database only through SQLite, whose unix VFS defers the close of a
-// descriptor while another connection of the process holds a lock (it
-// closes the connections of discarded tries).
+// descriptor while another connection of the process holds a lock.
 
 // lockFreeTries is how many times a read is tried without locks before
 // the caller reads with them.
@@ -88,10 +87,10 @@ type lockFree struct {
 	path string
 	// reads, retries and fallbacks count what happened (tests, benches).
 	reads, retries, fallbacks int
-	// conns counts the connections given up with a discarded try; mark,
-	// markConns and markData are the mark of the last read kept and the
-	// connection and data_version it was read at.
-	conns, mark, markConns, markData int64
+	// drops counts the page caches dropped with a discarded try; mark,
+	// markDrops and markData are the mark of the last read kept and the
+	// drops and data_version it was read at.
+	drops, mark, markDrops, markData int64
 }
 
 // LockFreeCounts are what the lock-free reads of a store did: reads kept,
@@ -180,7 +179,7 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 		}
 		d, kept, rerr := l.try(ctx, conn, read)
 		if !kept {
-			l.dropConn(conn)
+			l.dropCache(ctx, conn)
 		}
 		_ = conn.Close()
 		s.statements.Add(3)
@@ -194,20 +193,26 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 	return 0, false, nil
 }
 
-// dropConn makes the pool close conn rather than keep it (with its page
-// cache; see the top of this file).
-func (l *lockFree) dropConn(conn *sql.Conn) {
-	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-	l.conns++
+// dropCache empties the page cache of conn (see the top of this file):
+// PRAGMA shrink_memory frees every page no statement holds, and the next
+// transaction reads page 1, and with it the counter, from the file. When
+// it fails, the pool closes conn instead (a new connection's cache is
+// empty).
+func (l *lockFree) dropCache(ctx context.Context, conn *sql.Conn) {
+	l.drops++
+	if _, err := conn.ExecContext(ctx, "PRAGMA shrink_memory"); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
 }
 
-// markOf is the mark of a read kept at data_version d on the current
-// connection: it moves when d or the connection did (the data_version of
-// a new connection starts afresh), so on every commit.
+// markOf is the mark of a read kept at data_version d: it moves when d
+// did, and after a cache was dropped (its next page 1 may carry a new
+// counter without data_version moving, and a new connection's starts
+// afresh), so on every commit.
 func (l *lockFree) markOf(d int64) int64 {
-	if l.mark == 0 || l.conns != l.markConns || d != l.markData {
+	if l.mark == 0 || l.drops != l.markDrops || d != l.markData {
 		l.mark++
-		l.markConns, l.markData = l.conns, d
+		l.markDrops, l.markData = l.drops, d
 	}
 	return l.mark
 }
