@@ -238,11 +238,13 @@ const badValueSQL = "coalesce(NOT json_valid(CAST(v AS TEXT)), 1)"
 
 // oddColumnsSQL is true of a row whose ver or expires_at is not an
 // integer as the reference writes it (store.Entry.Malformed).
+// CASEs, so that each column's type is asked once and a NULL expiry costs
+// nothing more (SQLite evaluates every operand of a value OR or AND).
 func oddColumnsSQL() string {
 	whole := func(col string) string {
-		return fmt.Sprintf("(typeof(%[1]s) = 'integer' OR (typeof(%[1]s) = 'real' AND %[1]s = CAST(%[1]s AS INTEGER)))", col)
+		return fmt.Sprintf("CASE typeof(%[1]s) WHEN 'integer' THEN 1 WHEN 'real' THEN %[1]s = CAST(%[1]s AS INTEGER) ELSE 0 END", col)
 	}
-	return "NOT (" + whole("ver") + " AND (expires_at IS NULL OR " + whole("expires_at") + "))"
+	return "(CASE WHEN NOT " + whole("ver") + " THEN 1 WHEN expires_at IS NULL THEN 0 ELSE NOT " + whole("expires_at") + " END)"
 }
 
 // decodesSQL is true of a key k that decodes, in a range whose first part
@@ -359,42 +361,55 @@ func newCensusAcc() *censusAcc { return &censusAcc{groups: map[string]*PrefixSta
 // returns where the next window starts (nil when the range is done).
 func (s *Store) censusStep(ctx context.Context, q censusQuery, acc *censusAcc) ([]byte, error) {
 	text, args := q.sql()
-	rows, err := s.query(ctx, text, args...)
+	rows, err := s.censusRows(ctx, text, args)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var next []byte
-	n := 0
-	for rows.Next() {
-		var kind int
-		var key, figures sql.NullString
-		if err := rows.Scan(&kind, &key, &figures); err != nil {
-			return nil, s.classify(err)
-		}
-		n++
-		if kind == 4 {
-			if key.Valid {
-				next = jsonHex(key.String)
+	for _, r := range rows {
+		if r.kind == 4 {
+			if r.key.Valid {
+				next = jsonHex(r.key.String)
 			}
-			acc.setSeq(figures)
+			acc.setSeq(r.figures)
 			continue
 		}
-		f, err := parseFigures(figures.String, q.hist.Buckets)
+		f, err := parseFigures(r.figures.String, q.hist.Buckets)
 		if err != nil {
 			return nil, err
 		}
-		if kind == 2 {
+		if r.kind == 2 {
 			acc.addKeyless(f)
 		} else {
-			acc.add(jsonHex(key.String), f)
+			acc.add(jsonHex(r.key.String), f)
 		}
 	}
-	s.rowsRead.Add(int64(n))
-	if err := rows.Err(); err != nil {
-		return nil, s.classify(err)
-	}
+	s.rowsRead.Add(int64(len(rows)))
 	return next, nil
+}
+
+// censusRow is one row of a census statement.
+type censusRow struct {
+	kind         int
+	key, figures sql.NullString
+}
+
+// censusRows runs one census statement (readShort: without SQLite's
+// locks on a rollback-journal file where it can).
+func (s *Store) censusRows(ctx context.Context, text string, args []any) ([]censusRow, error) {
+	var out []censusRow
+	err := s.readShort(ctx, text, args, func(rows resultRows) error {
+		out = out[:0]
+		for rows.Next() {
+			var r censusRow
+			if err := rows.Scan(&r.kind, &r.key, &r.figures); err != nil {
+				return s.classify(err)
+			}
+			out = append(out, r)
+		}
+		return s.classify(rows.Err())
+	})
+	return out, err
 }
 
 // setSeq keeps kv_meta's seq as the last statement read it.
