@@ -59,8 +59,11 @@ import (
 //
 // What this cannot see: a transaction that spilled pages into the file
 // before its commit and was then rolled back, wholly within one read (its
-// playback restores the counter; the file's time usually moves); and a
-// writer with journal_mode MEMORY or OFF, which has no journal file.
+// playback restores the counter; the file's time usually moves); a
+// writer with journal_mode MEMORY or OFF, which has no journal file; and
+// a schema change being written while the connection parses the schema
+// (SQLite does that when it prepares a statement, outside the checks, and
+// keeps what it parsed until the schema cookie moves again).
 // kvdeck never opens a descriptor of its own on the database file (closing
 // one would drop the process's locks, readonly.go): the journal, which
 // SQLite does not lock, is read with a descriptor of kvdeck's own; the
