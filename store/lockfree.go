@@ -156,8 +156,8 @@ func (s *Store) closeLockFree() error {
 // readLockFree runs read (one statement, on conn) without locks and
 // validated (see the top of this file). read is called once per try and
 // must start afresh each time. mark stands for the data_version the read
-// saw (markOf), tagged (lockFreeMark); ok is false when the read could not be made
-// without locks (the caller reads the ordinary way).
+// saw (markOf), tagged (lockFreeMark); ok is false when the read could
+// not be made without locks (the caller reads the ordinary way).
 func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
 	l := s.lockFreeConn()
 	if l == nil {
