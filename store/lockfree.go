@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"io"
 	"os"
@@ -27,24 +28,42 @@ import (
 // (header offset 24), which the nolock connection compares at the start
 // of each transaction and reports as PRAGMA data_version. So a read
 //
-//  1. checks that the journal is cold (absent, empty or zeroed) and reads
-//     data_version;
+//  1. reads data_version, then checks that the journal is cold (absent,
+//     empty or zeroed);
 //  2. runs its one statement (one read transaction);
 //  3. checks the journal again, then reads data_version again;
 //
 // and is kept only when both checks found the journal cold, data_version
 // did not move and the file's size and time are as they were; otherwise
 // it is discarded and tried again (lockFreeTries, backing off), and after
-// that the caller reads the ordinary, locked way. A write that began
-// before step 1 shows as a hot journal at step 1; one that wrote a page
-// during step 2 is either still under way at step 3 (hot journal) or
-// committed (the counter moved). The page cache of the connection is kept
-// between reads: SQLite drops it whenever the counter moved.
+// that the caller reads the ordinary, locked way.
+//
+// The counter data_version stands for is the one of the last page 1 the
+// connection read from the file (SQLite's pager copies it from the page,
+// readDbPage, and drops its cache when the file's counter differs), and
+// that page may have been read while a commit was being written: its
+// page 1, with the new counter, goes to the file first. Hence the order
+// of step 1 (the counter, then the journal): a commit whose page 1 was
+// read there is either still under way at the check (hot journal) or
+// wholly written. A write that began after step 1 and wrote a page during
+// step 2 is either still under way at step 3 (hot journal) or committed,
+// and then its page 1 moved the counter on the file, which the
+// transaction of step 3 finds. A discarded try empties the connection's
+// page cache (dropCache): its statement may have read, and cached, pages
+// of a commit half written, under that commit's counter, which the next
+// transaction would find on the file and keep (a torn read kept). The
+// cache of a kept read is kept for the next read: SQLite drops it
+// whenever the counter moved. The file's time is a further check only:
+// it moves on every write where timestamps are fine-grained (Linux's
+// multigrain timestamps), not within a clock tick elsewhere.
 //
 // What this cannot see: a transaction that spilled pages into the file
 // before its commit and was then rolled back, wholly within one read (its
-// playback restores the counter; the file's time usually moves); and a
-// writer with journal_mode MEMORY or OFF, which has no journal file.
+// playback restores the counter; the file's time usually moves); a
+// writer with journal_mode MEMORY or OFF, which has no journal file; and
+// a schema change being written while the connection parses the schema
+// (SQLite does that when it prepares a statement, outside the checks, and
+// keeps what it parsed until the schema cookie moves again).
 // kvdeck never opens a descriptor of its own on the database file (closing
 // one would drop the process's locks, readonly.go): the journal, which
 // SQLite does not lock, is read with a descriptor of kvdeck's own; the
@@ -71,6 +90,10 @@ type lockFree struct {
 	path string
 	// reads, retries and fallbacks count what happened (tests, benches).
 	reads, retries, fallbacks int
+	// drops counts the page caches dropped with a discarded try; mark,
+	// markDrops and markData are the mark of the last read kept and the
+	// drops and data_version it was read at.
+	drops, mark, markDrops, markData int64
 }
 
 // LockFreeCounts are what the lock-free reads of a store did: reads kept,
@@ -132,9 +155,9 @@ func (s *Store) closeLockFree() error {
 
 // readLockFree runs read (one statement, on conn) without locks and
 // validated (see the top of this file). read is called once per try and
-// must start afresh each time. mark is the data_version the read saw,
-// tagged (lockFreeMark); ok is false when the read could not be made
-// without locks (the caller reads the ordinary way).
+// must start afresh each time. mark stands for the data_version the read
+// saw (markOf), tagged (lockFreeMark); ok is false when the read could
+// not be made without locks (the caller reads the ordinary way).
 func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
 	l := s.lockFreeConn()
 	if l == nil {
@@ -142,11 +165,6 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	conn, err := l.db.Conn(ctx)
-	if err != nil {
-		return 0, false, nil
-	}
-	defer conn.Close()
 	wait := 500 * time.Microsecond
 	for try := 0; try < lockFreeTries; try++ {
 		if try > 0 {
@@ -158,29 +176,62 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 			}
 			wait = min(2*wait, 20*time.Millisecond)
 		}
+		conn, err := l.db.Conn(ctx)
+		if err != nil {
+			return 0, false, nil
+		}
 		d, kept, rerr := l.try(ctx, conn, read)
+		if !kept {
+			l.dropCache(ctx, conn)
+		}
+		_ = conn.Close()
 		s.statements.Add(3)
 		s.roundTrips.Add(1)
 		if kept {
 			l.reads++
-			return lockFreeMark | d, true, rerr
+			return lockFreeMark | l.markOf(d), true, rerr
 		}
 	}
 	l.fallbacks++
 	return 0, false, nil
 }
 
-// try is one validated read: kept is false when a write may have been
-// under way during it.
-func (l *lockFree) try(ctx context.Context, conn *sql.Conn, read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
-	if !journalCold(l.path) {
-		return 0, false, nil
+// dropCache empties the page cache of conn (see the top of this file):
+// PRAGMA shrink_memory frees every page no statement holds, and the next
+// transaction reads page 1, and with it the counter, from the file. When
+// it fails, the pool closes conn instead (a new connection's cache is
+// empty).
+func (l *lockFree) dropCache(ctx context.Context, conn *sql.Conn) {
+	l.drops++
+	if _, err := conn.ExecContext(ctx, "PRAGMA shrink_memory"); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
-	st1, err1 := os.Stat(l.path)
+}
+
+// markOf is the mark of a read kept at data_version d: it moves when d
+// did, and after a cache was dropped (its next page 1 may carry a new
+// counter without data_version moving, and a new connection's starts
+// afresh), so on every commit.
+func (l *lockFree) markOf(d int64) int64 {
+	if l.mark == 0 || l.drops != l.markDrops || d != l.markData {
+		l.mark++
+		l.markDrops, l.markData = l.drops, d
+	}
+	return l.mark
+}
+
+// try is one validated read: kept is false when a write may have been
+// under way during it. The order of the steps is the point (the top of
+// this file).
+func (l *lockFree) try(ctx context.Context, conn *sql.Conn, read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
 	var d1, d2 int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&d1); err != nil {
 		return 0, false, nil
 	}
+	if !journalCold(l.path) {
+		return 0, false, nil
+	}
+	st1, err1 := os.Stat(l.path)
 	rerr := read(ctx, conn)
 	if !journalCold(l.path) {
 		return 0, false, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -157,4 +158,110 @@ func tortureCommit(w *sql.DB, i int) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// TestLockFreeDiscardedTryKeepsNoPages: a try whose statement ran while a
+// commit was being written (page 1, with the new change counter, already
+// in the file; the log's pages not yet) is discarded, and the pages it
+// read must not answer the next try. SQLite's pager takes the counter of
+// a page 1 it reads from the file as the version of everything it caches
+// after it (readDbPage copies it into dbFileVers), so that the next
+// transaction, finding that counter on disk once the commit is done,
+// keeps the cached pages, old ones included. The commit is written by
+// hand here, in two steps around the statement of the first try, so that
+// the interleaving is certain (TestLockFreeTorture meets it by chance).
+func TestLockFreeDiscardedTryKeepsNoPages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kv.db")
+	storetest.SeedRollbackJournal(t, path, 100)
+	ctx := storetest.Ctx(t)
+	before, after := twoCommitsOneSize(t, path)
+	page := int(before[16])<<8 | int(before[17])
+	if page == 1 {
+		page = 65536
+	}
+	writeAt(t, path, before, 0) // the file as it was before the commit
+	s := storetest.Open(t, path, store.Options{})
+	const check = "SELECT (SELECT count(*) FROM log), (SELECT n FROM tally WHERE id = 0)"
+	var logs, n int64
+	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn *sql.Conn) error {
+		return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
+	}); err != nil || !ok || logs != n {
+		t.Fatalf("warm read: ok %v, err %v, log %d, tally %d", ok, err, logs, n)
+	}
+	want := n + 1
+	tries := 0
+	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn *sql.Conn) error {
+		tries++
+		if tries > 1 {
+			return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
+		}
+		writeAt(t, path, after[:page], 0) // the commit's page 1 ...
+		var old int64
+		err := conn.QueryRowContext(ctx, "SELECT count(*) FROM log").Scan(&old)
+		writeAt(t, path, after, 0) // ... and the rest of it
+		return err
+	})
+	if err != nil || !ok {
+		t.Fatalf("read: ok %v, err %v", ok, err)
+	}
+	if tries < 2 {
+		t.Fatalf("the try that read during the commit was kept")
+	}
+	if logs != n || n != want {
+		t.Errorf("read after the commit: log %d, tally %d (want both %d)", logs, n, want)
+	}
+}
+
+// twoCommitsOneSize adds a log table and a tally to the file at path and
+// commits until one commit (a log row and the tally) leaves the file's
+// size alone; it returns the file before and after that commit.
+func twoCommitsOneSize(t *testing.T, path string) (before, after []byte) {
+	t.Helper()
+	w, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(delete)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	for _, q := range []string{
+		"CREATE TABLE tally (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
+		"INSERT INTO tally VALUES (0, 0)",
+		"CREATE TABLE log (id INTEGER PRIMARY KEY, pad BLOB)",
+	} {
+		if _, err := w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 200 {
+		if before, err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Exec("BEGIN; INSERT INTO log (pad) VALUES (zeroblob(300)); UPDATE tally SET n = n + 1 WHERE id = 0; COMMIT"); err != nil {
+			t.Fatal(err)
+		}
+		if after, err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if len(before) == len(after) && len(before) > 0 {
+			return before, after
+		}
+	}
+	t.Fatal("every commit grew the file")
+	return nil, nil
+}
+
+// writeAt writes b into the file at path at off (a test writing SQLite's
+// file by hand, while no connection holds a lock on it).
+func writeAt(t *testing.T, path string, b []byte, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
