@@ -19,10 +19,12 @@ type Version struct {
 	// rollback-journal file, where a count would block a service's
 	// commits, and in ChangesPage.Version on a file.
 	Rows int64
-	// Mark is, when Rows is -1 on a rollback-journal file, the file's
-	// data_version as kvdeck's lock-free connection (lockfree.go, tagged
-	// lockFreeMark) or its watch connection saw it: it moves on every
-	// commit of another connection, deletions included (0 otherwise).
+	// Mark is, when Rows is -1 on a rollback-journal file, what stands for
+	// the file's data_version: as kvdeck's lock-free connection counts
+	// it (lockfree.go, tagged lockFreeMark: it also moves when that
+	// connection drops its cache) or as its watch connection saw it; it
+	// moves on every commit of another connection, deletions included (0
+	// otherwise).
 	Mark int64
 }
 
@@ -136,8 +138,8 @@ func (s *Store) readVersionPoint(ctx context.Context, data int64) (Version, erro
 }
 
 // versionLockFree reads seq without locks on a rollback-journal file
-// (lockfree.go): Rows is -1 and Mark the lock-free connection's
-// data_version, which moves on every commit. ok is false when the file
+// (lockfree.go): Rows is -1 and Mark the lock-free connection's count
+// of data_version, which moves on every commit. ok is false when the file
 // kept being written (the caller reads with locks).
 func (s *Store) versionLockFree(ctx context.Context) (v Version, ok bool, err error) {
 	v.Rows = -1
