@@ -90,10 +90,8 @@ func (m Model) hint(w int) string {
 		return ""
 	case m.peek != nil:
 		return st.Muted.Render(widgets.FitWidth("↑/↓ scroll · esc closes", w))
-	case m.ReadOnly:
-		return st.Warn.Render(widgets.FitWidth(widgets.ReadOnlyNote, w))
 	}
-	return st.Muted.Render(widgets.FitWidth("n send · enter peek · t take a batch · d purge · ←/→ queues / messages", w))
+	return m.Hint("n send · enter peek · t take a batch · d purge · ←/→ queues / messages", w)
 }
 
 // pollLines is the decision panel of a claimed batch.
