@@ -61,15 +61,11 @@ func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
 
 // submitForm validates the form and sets the alarm.
 func (m Model) submitForm() (Model, tea.Cmd) {
-	f := m.Form
-	vals, err := f.Values()
-	if err != nil {
-		f.Err = err.Error()
+	vals, ok := m.Submit()
+	if !ok {
 		return m, nil
 	}
 	at, _ := parseAlarmTime(vals[2], m.Deps.Now())
-	f.Busy, f.Err = true, ""
-	m.Acting = true
 	return m, setAlarm(m.Store, m.Deps.Session, strings.TrimSpace(vals[0]), strings.TrimSpace(vals[1]), at)
 }
 

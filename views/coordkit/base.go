@@ -102,6 +102,21 @@ func (b *Base) FormKey(msg tea.KeyMsg) (submit bool, cmd tea.Cmd) {
 	return false, cmd
 }
 
+// Submit reads the open form's values for the view to act on: when a
+// field is not valid it says why in the form and returns false; else the
+// action starts (the form waits, busy, until ActionAnswered).
+func (b *Base) Submit() ([]string, bool) {
+	f := b.Form
+	vals, err := f.Values()
+	if err != nil {
+		f.Err = err.Error()
+		return nil, false
+	}
+	f.Busy, f.Err = true, ""
+	b.Acting = true
+	return vals, true
+}
+
 // StartLoad tags a new load; false when there is no store to load from.
 func (b *Base) StartLoad() bool {
 	if b.Store == nil {

@@ -102,16 +102,12 @@ func parseLeaseTTL(s string) (time.Duration, error) {
 
 // submitAcquire validates the form and acquires.
 func (m Model) submitAcquire() (Model, tea.Cmd) {
-	f := m.Form
-	vals, err := f.Values()
-	if err != nil {
-		f.Err = err.Error()
+	vals, ok := m.Submit()
+	if !ok {
 		return m, nil
 	}
 	k, _ := widgets.ParseKey(vals[0])
 	ttl, _ := parseLeaseTTL(vals[1])
-	f.Busy, f.Err = true, ""
-	m.Acting = true
 	return m, acquireLease(m.Store, m.Deps.Session, k, ttl)
 }
 

@@ -122,16 +122,12 @@ func checkBody(s string) (string, error) {
 
 // submitSend validates the form and sends.
 func (m Model) submitSend() (Model, tea.Cmd) {
-	f := m.Form
-	vals, err := f.Values()
-	if err != nil {
-		f.Err = err.Error()
+	vals, ok := m.Submit()
+	if !ok {
 		return m, nil
 	}
 	body, _ := codec.NormalizeJSON([]byte(vals[1]))
 	d, _ := parseDelay(vals[2])
-	f.Busy, f.Err = true, ""
-	m.Acting = true
 	return m, sendMessage(m.Store, m.Deps.Session, strings.TrimSpace(vals[0]), body, d)
 }
 
