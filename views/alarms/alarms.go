@@ -86,7 +86,7 @@ type alarmItem struct {
 
 // New returns the Alarms view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles, loadAlarms), keys: DefaultKeys(),
+	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectAlarms)), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: class, alarm id or key", styles)}
 	if m.ReadOnly {
 		m.keys.Writes().Disable()

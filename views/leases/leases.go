@@ -81,7 +81,7 @@ type Model struct {
 // New returns the Leases view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{
-		Base: coordkit.NewBase(deps, styles, loadLeases), keys: DefaultKeys(),
+		Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectLeases)), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: key, holder, stamp or state", styles),
 		mine:   map[string]heldLease{},
 	}

@@ -97,7 +97,7 @@ type peekState struct {
 
 // New returns the Queues view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles, loadQueues), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
+	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectQueues)), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
 		filter: widgets.NewFilter("filter: queue, message id or body", styles)}
 	if m.ReadOnly {
 		m.keys.Writes().Disable()
