@@ -22,9 +22,9 @@ import (
 type Keys struct {
 	widgets.NavKeys
 	widgets.FilterKeys
-	Sort, Reload            key.Binding
+	coordkit.ReadKeys       // r reload, o the row's raw key in Browse
+	Sort                    key.Binding
 	Acquire, Release, Break key.Binding
-	Browse                  key.Binding // the row's raw key in Browse
 }
 
 // DefaultKeys returns the Leases view's default key bindings.
@@ -33,11 +33,10 @@ func DefaultKeys() Keys {
 		NavKeys:    widgets.DefaultNavKeys(),
 		Sort:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort by key / time left")),
 		FilterKeys: widgets.DefaultFilterKeys(),
-		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
+		ReadKeys:   coordkit.DefaultReadKeys(),
 		Acquire:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new lease: acquire as kvdeck")),
 		Release:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
 		Break:      key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "break (confirm, CAS)")),
-		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }
 
