@@ -99,13 +99,9 @@ func (m Model) onLoaded(msg alarmsLoaded) (Model, tea.Cmd) {
 	if m.want != nil {
 		m.selectWanted()
 	}
-	switch class, alarm := m.lists.Follow(m.classIDs(), m.alarmIDs()); {
-	case class != "":
-		return m, views.Flash(views.FlashInfo, "class %s is gone (its alarms fired or were deleted); the cursor moved to the class in its place", class)
-	case alarm != "":
-		return m, views.Flash(views.FlashInfo, "alarm %s is gone (fired, deleted or rescheduled); the cursor moved to the alarm in its place", alarm)
-	}
-	return m, nil
+	return m, m.lists.FollowSaying(m.classIDs(), m.alarmIDs(),
+		coordkit.Gone{What: "class", Why: "its alarms fired or were deleted"},
+		coordkit.Gone{What: "alarm", Why: "fired, deleted or rescheduled"})
 }
 
 // onActed reports an action's outcome and reloads.

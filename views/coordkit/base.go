@@ -88,24 +88,25 @@ func (b *Base) Reload() tea.Cmd {
 	return b.LoadCmd()
 }
 
-// FormKey hands msg to the open form: esc closes it; submit is true when
-// the view should submit the form (the form's own command is then
-// dropped, as the submission answers).
-func (b *Base) FormKey(msg tea.KeyMsg) (submit bool, cmd tea.Cmd) {
+// FormKey hands msg to the open form: esc closes it. On a submission
+// (submit) it reads the form's values: when a field is not valid it says
+// why in the form; else the action starts (the form waits, busy, until
+// ActionAnswered) and ok is true: the view acts on vals (the form's own
+// command is then dropped, as the action answers).
+func (b *Base) FormKey(msg tea.KeyMsg) (vals []string, ok bool, cmd tea.Cmd) {
 	act, cmd := b.Form.Handle(msg)
 	switch act {
 	case widgets.FormCancel:
 		b.Form = nil
 	case widgets.FormSubmit:
-		return true, nil
+		vals, ok = b.submit()
+		return vals, ok, nil
 	}
-	return false, cmd
+	return nil, false, cmd
 }
 
-// Submit reads the open form's values for the view to act on: when a
-// field is not valid it says why in the form and returns false; else the
-// action starts (the form waits, busy, until ActionAnswered).
-func (b *Base) Submit() ([]string, bool) {
+// submit reads the open form's values (FormKey).
+func (b *Base) submit() ([]string, bool) {
 	f := b.Form
 	vals, err := f.Values()
 	if err != nil {

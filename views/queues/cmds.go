@@ -65,15 +65,13 @@ func (m Model) onLoaded(msg queuesLoaded) (Model, tea.Cmd) {
 	}
 	m.queues, m.finds, m.loadedAt = msg.Rows, coordkit.FindingsByKey(msg.Findings), msg.Now
 	m.trends = m.trends.note(msg.Rows, msg.Now)
-	switch queue, message := m.lists.Follow(m.queueIDs(), m.messageIDs()); {
-	case m.poll != nil:
-		// The batch out is claimed: its messages are away until decided.
-	case queue != "":
-		return m, views.Flash(views.FlashInfo, "queue %s is gone (emptied or purged); the cursor moved to the queue in its place", queue)
-	case message != "":
-		return m, views.Flash(views.FlashInfo, "message %s is gone (delivered, dropped or purged); the cursor moved to the message in its place", message)
+	gone := m.lists.FollowSaying(m.queueIDs(), m.messageIDs(),
+		coordkit.Gone{What: "queue", Why: "emptied or purged"},
+		coordkit.Gone{What: "message", Why: "delivered, dropped or purged"})
+	if m.poll != nil {
+		return m, nil // the batch out is claimed: its messages are away until decided
 	}
-	return m, nil
+	return m, gone
 }
 
 // onActed reports a send or a purge and reloads.
