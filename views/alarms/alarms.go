@@ -62,7 +62,7 @@ type Model struct {
 	keys Keys
 
 	classes []coord.AlarmClass
-	finds   map[string][]coord.Finding // by key text
+	finds   coordkit.Findings
 
 	// lists: the classes (id: the class name) and the selected class's
 	// alarms (id: the row's key text).

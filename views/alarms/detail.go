@@ -3,7 +3,6 @@ package alarms
 import (
 	"fmt"
 
-	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 	"kvdeck/views/coordkit"
@@ -49,7 +48,7 @@ func (m Model) alarmDetail(c coord.AlarmClass, it alarmItem, w int) []string {
 	if it.Problem != "" {
 		out = append(out, widgets.FieldLine(st, "problem", widgets.Line{{Text: widgets.Sanitize(it.Problem), Style: st.Warn}}, w)...)
 	}
-	return append(out, coordkit.FindingLines(st, m.finds[codec.Format(it.Key)], w, false)...)
+	return append(out, coordkit.FindingLines(st, m.finds.Of(it.Key), w, false)...)
 }
 
 // byIDLine says whether the by-id record backs a due entry.

@@ -102,7 +102,7 @@ func (m Model) classLine(c coord.AlarmClass, selected, active bool, w int) strin
 	st := m.Styles
 	errs, warns := 0, 0
 	for _, it := range classItems(c) {
-		switch coordkit.WorstSeverity(m.finds[codec.Format(it.Key)]) {
+		switch coordkit.WorstSeverity(m.finds.Of(it.Key)) {
 		case coord.SeverityError:
 			errs++
 		case coord.SeverityWarning:

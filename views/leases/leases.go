@@ -58,8 +58,8 @@ type Model struct {
 
 	rows   []coord.LeaseRow
 	cron   []coord.CronSchedule
-	finds  map[string][]coord.Finding // by key text
-	others []coord.Finding            // findings on rows with no line (malformed keys)
+	finds  coordkit.Findings
+	others []coord.Finding // findings on rows with no line (malformed keys)
 	// removed is the row kvdeck itself just released or broke: its going
 	// needs no "is gone" note.
 	removed string

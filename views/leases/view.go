@@ -191,7 +191,7 @@ func (m Model) leaseCells(r coord.LeaseRow, selected bool, barW int) []widgets.L
 		nameStyle = st.Expired
 	}
 	return []widgets.Line{
-		{{Text: mark, Style: st.Accent}, {Text: findingMark(m.finds[codec.Format(r.Key)]), Style: findingStyle(st, m.finds[codec.Format(r.Key)])}},
+		{{Text: mark, Style: st.Accent}, {Text: findingMark(m.finds.Of(r.Key)), Style: findingStyle(st, m.finds.Of(r.Key))}},
 		{{Text: r.Kind, Style: st.Muted}},
 		{{Text: widgets.Sanitize(r.Name), Style: nameStyle}},
 		{{Text: id, Style: nameStyle}},

@@ -65,7 +65,7 @@ type Model struct {
 	pollKeys PollKeys
 
 	queues   []coord.QueueReport
-	finds    map[string][]coord.Finding
+	finds    coordkit.Findings
 	loadedAt int64  // the now the queues were inspected at
 	trends   trends // each queue's depth and oldest ready age over the session
 
