@@ -27,7 +27,7 @@ func TestAlarmsGolden(t *testing.T) {
 	t.Run("poison", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	viewtest.EachScreen(t, viewtest.SmallScreens(), newAlarmsHarness, h.S, h.Clock, viewtest.GoldenAfter[Model]("l"))
 	t.Run("reference", func(t *testing.T) {
-		viewtest.GoldenAfter[Model]("l")(t, viewtest.OnReference(t, newAlarmsHarness, true))
+		viewtest.GoldenAfter[Model]("l")(viewtest.OnReference(t, newAlarmsHarness, true))
 	})
 }
 

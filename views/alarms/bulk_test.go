@@ -15,10 +15,10 @@ import (
 // row is marked.
 func TestAlarmsMarks(t *testing.T) {
 	s, clock, _ := viewtest.CoordAnomalies(t)
-	viewtest.EachScreen(t, []viewtest.Screen{viewtest.Wide(), {W: 80, H: 24}}, newAlarmsHarness, s, clock, func(t *testing.T, h *viewtest.Harness[Model]) {
+	viewtest.EachScreen(t, []viewtest.Screen{viewtest.Wide(), {W: 80, H: 24}}, newAlarmsHarness, s, clock, func(h *viewtest.Harness[Model]) {
 		h.Keys("l", " ")
 		h.RequireView("1 marked", "✓")
-		golden.RequireEqual(t, h.M.View())
+		golden.RequireEqual(h.T, h.M.View())
 	})
 	h := newAlarmsHarness(t, s, clock, 120, 37)
 	h.Keys("l", "ctrl+a", ";")

@@ -15,23 +15,23 @@ import (
 // actions over the marked messages, with a unit per message.
 func TestQueuesMarks(t *testing.T) {
 	s, clock, _ := viewtest.CoordAnomalies(t)
-	viewtest.EachScreen(t, []viewtest.Screen{viewtest.Wide(), {W: 80, H: 24}}, newQueuesHarness, s, clock, func(t *testing.T, h *viewtest.Harness[Model]) {
+	viewtest.EachScreen(t, []viewtest.Screen{viewtest.Wide(), {W: 80, H: 24}}, newQueuesHarness, s, clock, func(h *viewtest.Harness[Model]) {
 		h.Keys("l", " ", " ")
 		h.RequireView("2 marked", "✓")
-		golden.RequireEqual(t, h.M.View())
+		golden.RequireEqual(h.T, h.M.View())
 		h.Keys(";")
 		if len(h.Bulks) != 1 || len(h.Bulks[0].Keys) != 2 {
-			t.Fatalf("B: %+v", h.Bulks)
+			h.T.Fatalf("B: %+v", h.Bulks)
 		}
 		var names []string
 		for _, a := range h.Bulks[0].Actions {
 			names = append(names, a.Key+" "+a.Name)
 			if !a.Copy && len(a.Units) != 2 {
-				t.Errorf("%s: %d units, want 2", a.Name, len(a.Units))
+				h.T.Errorf("%s: %d units, want 2", a.Name, len(a.Units))
 			}
 		}
 		if got := strings.Join(names, ", "); got != "r retry now, x dead-letter, d delete, y copy keys" {
-			t.Errorf("actions: %s", got)
+			h.T.Errorf("actions: %s", got)
 		}
 	})
 	h := newQueuesHarness(t, s, clock, 120, 37)

@@ -44,6 +44,6 @@ func TestQueuesGolden(t *testing.T) {
 	t.Run("report", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	viewtest.EachScreen(t, viewtest.SmallScreens(), newQueuesHarness, h.S, h.Clock, viewtest.GoldenAfter[Model]("l"))
 	t.Run("reference", func(t *testing.T) {
-		viewtest.GoldenAfter[Model]("l")(t, viewtest.OnReference(t, newQueuesHarness, true))
+		viewtest.GoldenAfter[Model]("l")(viewtest.OnReference(t, newQueuesHarness, true))
 	})
 }

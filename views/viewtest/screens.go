@@ -63,22 +63,22 @@ func OnReference[V Model[V]](t *testing.T, start StartFunc[V], readOnly bool) *H
 }
 
 // EachScreen runs check in a subtest per screen, named after it, on a tab
-// started over s on that screen.
-func EachScreen[V Model[V]](t *testing.T, screens []Screen, start StartFunc[V], s *store.Store, clock *store.VirtualClock, check func(t *testing.T, h *Harness[V])) {
+// started over s on that screen (h.T is the subtest).
+func EachScreen[V Model[V]](t *testing.T, screens []Screen, start StartFunc[V], s *store.Store, clock *store.VirtualClock, check func(h *Harness[V])) {
 	t.Helper()
 	for _, screen := range screens {
 		t.Run(screen.String(), func(t *testing.T) {
-			check(t, start.At(t, s, clock, screen))
+			check(start.At(t, s, clock, screen))
 		})
 	}
 }
 
 // GoldenAfter presses keys, then compares the tab's view with the golden
 // file of the test.
-func GoldenAfter[V Model[V]](keys ...string) func(t *testing.T, h *Harness[V]) {
-	return func(t *testing.T, h *Harness[V]) {
-		t.Helper()
+func GoldenAfter[V Model[V]](keys ...string) func(h *Harness[V]) {
+	return func(h *Harness[V]) {
+		h.T.Helper()
 		h.Keys(keys...)
-		golden.RequireEqual(t, h.M.View())
+		golden.RequireEqual(h.T, h.M.View())
 	}
 }
