@@ -1,7 +1,9 @@
 // Package coordkit is the small kit the three coordination tabs (Leases,
 // Alarms, Queues) share: Base, the state each embeds (engine, load
-// generation, focus, size, form, an action in flight), and the findings of
-// store/coord drawn by key.
+// generation, focus, size, form, an action in flight), the load and its
+// answer (Load, Loaded), their read keys, the findings of store/coord
+// drawn by key, and for the two-list tabs (Alarms, Queues) Lists and the
+// pieces of their panes (Fold, GroupsHead, Position).
 package coordkit
 
 import (
