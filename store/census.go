@@ -238,11 +238,13 @@ const badValueSQL = "coalesce(NOT json_valid(CAST(v AS TEXT)), 1)"
 
 // oddColumnsSQL is true of a row whose ver or expires_at is not an
 // integer as the reference writes it (store.Entry.Malformed).
+// CASEs, so that each column's type is asked once and a NULL expiry costs
+// nothing more (SQLite evaluates every operand of a value OR or AND).
 func oddColumnsSQL() string {
 	whole := func(col string) string {
-		return fmt.Sprintf("(typeof(%[1]s) = 'integer' OR (typeof(%[1]s) = 'real' AND %[1]s = CAST(%[1]s AS INTEGER)))", col)
+		return fmt.Sprintf("CASE typeof(%[1]s) WHEN 'integer' THEN 1 WHEN 'real' THEN %[1]s = CAST(%[1]s AS INTEGER) ELSE 0 END", col)
 	}
-	return "NOT (" + whole("ver") + " AND (expires_at IS NULL OR " + whole("expires_at") + "))"
+	return "(CASE WHEN NOT " + whole("ver") + " THEN 1 WHEN expires_at IS NULL THEN 0 ELSE NOT " + whole("expires_at") + " END)"
 }
 
 // decodesSQL is true of a key k that decodes, in a range whose first part

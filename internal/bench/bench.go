@@ -226,7 +226,38 @@ func (e *Env) Ops(keys, rows int) []Op {
 	if e.remote {
 		write = "one upsert statement (one request)"
 	}
-	return []Op{e.setOp(keys, value, write), e.getOp(keys), e.casOp(keys, value, write), e.listOp(rows), e.SweepOp(rows)}
+	ops := []Op{e.setOp(keys, value, write), e.getOp(keys), e.casOp(keys, value, write), e.listOp(rows), e.SweepOp(rows)}
+	if !e.remote { // a server's store is the user's: no whole-store census of it here
+		ops = append(ops, e.censusOp(rows))
+	}
+	return ops
+}
+
+// censusOp: stats' census of the whole store (a temporary file: what the
+// other operations seeded, rows more under 100 prefixes of their own)
+// beside one plain full-table aggregate of the rows, their bytes and the
+// expired ones (issue 20's baseline).
+func (e *Env) censusOp(rows int) Op {
+	return Op{
+		Name: "census", Baseline: "one full-table count(*), bytes, expired", Rows: rows,
+		Reset: once(func(ctx context.Context) error {
+			for i := range 100 {
+				if err := e.Seed(ctx, fmt.Sprintf("census%02d", i), max(rows/100, 1), i%7 == 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		}),
+		Engine: func(ctx context.Context, _ int) error {
+			_, err := e.Store.Census(ctx, store.CensusOptions{Now: e.Now})
+			return err
+		},
+		Raw: func(ctx context.Context, _ int) error {
+			var n, bytes, expired sql.NullInt64
+			return e.Raw.QueryRowContext(ctx, "SELECT count(*), sum(length(k) + length(CAST(v AS BLOB))), count(*) FILTER (WHERE expires_at <= ?) FROM kv", e.Now).
+				Scan(&n, &bytes, &expired)
+		},
+	}
 }
 
 // setOp: an unconditional set beside one upsert.

@@ -46,8 +46,11 @@ func TestBench(t *testing.T) {
 		}
 		got[l.Target+" "+l.Op] = l
 	}
-	if len(got) != 10 {
-		t.Fatalf("want 5 operations on 2 targets, got %d: %s", len(got), r.stdout)
+	if len(got) != 11 {
+		t.Fatalf("want 5 operations on 2 targets and the census on the file, got %d: %s", len(got), r.stdout)
+	}
+	if _, ok := got["remote census"]; ok {
+		t.Error("bench ran a whole-store census of the server (the user's store)")
 	}
 	for op, trips := range map[string]float64{"set": 1, "get": 1, "check+set": 2} {
 		if l := got["remote "+op]; l.RoundTrips != trips {

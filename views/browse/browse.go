@@ -104,6 +104,9 @@ type Model struct {
 	vcache     *widgets.ValueCache // the entry's value lines, prepared once
 	seen       *seenState          // rows looked at, for "changed since you looked" (seen.go)
 	committing bool                // a commit is in flight
+	// editing: E's file is being written or its editor runs; a second E
+	// meanwhile would make a second file and a second editor.
+	editing bool
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model

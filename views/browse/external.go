@@ -61,14 +61,20 @@ type editorText struct {
 // as much; a file over it is refused by its size alone.
 const editedReadCap = 16 * widgets.ValueCap
 
-// startExternalEdit writes the selected value to a temporary file.
+// startExternalEdit writes the selected value to a temporary file (once:
+// E again before the editor has closed only says so).
 func (m *Model) startExternalEdit() tea.Cmd {
+	if m.editing {
+		return views.Flash(views.FlashInfo, "the value is already on its way to the editor")
+	}
 	if n := m.selected(); n != nil && n.kind == nodePart && n.isKey && m.entry.loaded && m.entry.found && m.entry.size > widgets.ValueCap {
+		m.editing = m.entry.size <= bigEditCap // else it only says why not
 		return m.startBigEdit()
 	}
 	if cmd := m.startEdit(); cmd != nil { // the same checks as e
 		return cmd
 	}
+	m.editing = true
 	m.form = nil
 	e, session, edits := m.entry.e, m.deps.Session, m.deps.Edits
 	var buf bytes.Buffer
@@ -178,12 +184,14 @@ func (m Model) onEditor(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
+			m.editing = false
 			return m, views.Flash(views.FlashError, "cannot hand the value to the editor: %v", msg.err)
 		}
 		return m, tea.Exec(m.deps.Edits.Command(editorCommand(msg.path)), func(err error) tea.Msg {
 			return editorClosed{session: msg.session, path: msg.path, e: msg.e, err: err, big: msg.big}
 		})
 	case editorClosed:
+		m.editing = false
 		if msg.big {
 			return m, readEditedBig(msg)
 		}

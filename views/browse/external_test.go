@@ -13,6 +13,7 @@ import (
 
 	"kvdeck/internal/editsession"
 	"kvdeck/internal/storetest"
+	"kvdeck/views"
 	"kvdeck/views/viewtest"
 	"kvdeck/views/widgets"
 )
@@ -323,4 +324,23 @@ func TestWriteIndentedMatchesJSONIndent(t *testing.T) {
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {
 		t.Fatalf("the file is %d bytes, json.Indent's text %d", got.Len(), want.Len())
 	}
+}
+
+// TestExternalEditOnceAtATime: E pressed again before the editor has
+// closed makes no second file (session 7 saw two quick presses each write
+// one, and two editors run in turn); once it has closed, E edits again.
+func TestExternalEditOnceAtATime(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	m := h.M
+	f, ok := m.startExternalEdit()().(editorFile)
+	if !ok || f.err != nil {
+		t.Fatalf("E made no file: %+v", f)
+	}
+	if again, ok := m.startExternalEdit()().(views.FlashMsg); !ok || !strings.Contains(again.Text, "already") {
+		t.Fatalf("E again while the first is on its way: %#v", again)
+	}
+	h.M = m
+	h.Send(editorClosed{session: f.session, path: f.path, e: f.e})
+	editInEditor(t, h, func(text string) string { return text }) // fails unless E starts afresh after the close
 }
