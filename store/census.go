@@ -361,42 +361,55 @@ func newCensusAcc() *censusAcc { return &censusAcc{groups: map[string]*PrefixSta
 // returns where the next window starts (nil when the range is done).
 func (s *Store) censusStep(ctx context.Context, q censusQuery, acc *censusAcc) ([]byte, error) {
 	text, args := q.sql()
-	rows, err := s.query(ctx, text, args...)
+	rows, err := s.censusRows(ctx, text, args)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var next []byte
-	n := 0
-	for rows.Next() {
-		var kind int
-		var key, figures sql.NullString
-		if err := rows.Scan(&kind, &key, &figures); err != nil {
-			return nil, s.classify(err)
-		}
-		n++
-		if kind == 4 {
-			if key.Valid {
-				next = jsonHex(key.String)
+	for _, r := range rows {
+		if r.kind == 4 {
+			if r.key.Valid {
+				next = jsonHex(r.key.String)
 			}
-			acc.setSeq(figures)
+			acc.setSeq(r.figures)
 			continue
 		}
-		f, err := parseFigures(figures.String, q.hist.Buckets)
+		f, err := parseFigures(r.figures.String, q.hist.Buckets)
 		if err != nil {
 			return nil, err
 		}
-		if kind == 2 {
+		if r.kind == 2 {
 			acc.addKeyless(f)
 		} else {
-			acc.add(jsonHex(key.String), f)
+			acc.add(jsonHex(r.key.String), f)
 		}
 	}
-	s.rowsRead.Add(int64(n))
-	if err := rows.Err(); err != nil {
-		return nil, s.classify(err)
-	}
+	s.rowsRead.Add(int64(len(rows)))
 	return next, nil
+}
+
+// censusRow is one row of a census statement.
+type censusRow struct {
+	kind         int
+	key, figures sql.NullString
+}
+
+// censusRows runs one census statement (readShort: without SQLite's
+// locks on a rollback-journal file where it can).
+func (s *Store) censusRows(ctx context.Context, text string, args []any) ([]censusRow, error) {
+	var out []censusRow
+	err := s.readShort(ctx, text, args, func(rows resultRows) error {
+		out = out[:0]
+		for rows.Next() {
+			var r censusRow
+			if err := rows.Scan(&r.kind, &r.key, &r.figures); err != nil {
+				return s.classify(err)
+			}
+			out = append(out, r)
+		}
+		return s.classify(rows.Err())
+	})
+	return out, err
 }
 
 // setSeq keeps kv_meta's seq as the last statement read it.

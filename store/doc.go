@@ -29,10 +29,11 @@
 //     (requests and the stream's close in one POST) and its decoder
 //     (fuzzed). hranaoneshot.go: every remote write (execRemote: one
 //     request on either transport) and Options.OneShot, the schema check
-//     sent with a one-shot's first call. hranacursor.go: DumpAll over
-//     HTTP as one streamed /v3/cursor answer. hranameter.go: Cost, what
-//     the requests cost (requests, bytes, the server's rows read and
-//     written), libsql-client-go's HTTP requests included.
+//     sent with a one-shot's first call. hranacursor.go: Scan and DumpAll
+//     over HTTP as one streamed /v3/cursor answer (its stream closed in
+//     the background), pages where the server has none. hranameter.go:
+//     Cost, what the requests cost (requests, bytes, the server's rows
+//     read and written), libsql-client-go's HTTP requests included.
 //   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),
 //     and the scanning of rows written by anyone, odd ones included.
 //   - read.go: Get, GetRaw, GetMany, List (ListOptions, Page: bounded

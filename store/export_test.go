@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"net/http"
+)
 
 // SetCensusWindow makes every census statement examine n rows (0: the
 // default), so that tests cross window boundaries on small stores.
@@ -41,4 +44,12 @@ func SetKeylessPage(n int) (restore func()) {
 		keylessPage = n
 	}
 	return func() { keylessPage = p }
+}
+
+// CloseIdle drops the idle connections of kvdeck's Hrana HTTP client
+// and of libsql-client-go's (http.DefaultClient), so that a test can
+// count the goroutines a read leaves behind.
+func CloseIdle() {
+	hranaClient.CloseIdleConnections()
+	http.DefaultClient.CloseIdleConnections()
 }

@@ -30,17 +30,7 @@ func TestDumpStreamsInOneRequest(t *testing.T) {
 		"INSERT INTO kv VALUES (NULL, '\"k1\"', 2, NULL)",
 		"INSERT INTO kv VALUES (x'0261', CAST(x'22ff6122' AS TEXT), 3, 5)")
 	proxy := sqldtest.StartProxy(t, srv.URL, 0)
-	target, _ := url.Parse(srv.URL)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.ErrorLog = log.New(io.Discard, "", 0) // Scan's read-ahead, cancelled at the end
-	noCursor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/v3/cursor") {
-			http.NotFound(w, r)
-			return
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(noCursor.Close)
+	noCursor := noCursorFront(t, srv.URL)
 	dump := func(u string) ([]string, int64) {
 		s := storetest.Open(t, u, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 		var got []string
@@ -61,7 +51,7 @@ func TestDumpStreamsInOneRequest(t *testing.T) {
 		return got, n
 	}
 	streamed, n := dump(proxy.URL)
-	paged, _ := dump(noCursor.URL)
+	paged, _ := dump(noCursor)
 	if n != 1 {
 		t.Errorf("DumpAll through the proxy: %d requests, want 1", n)
 	}
@@ -76,4 +66,26 @@ func TestDumpStreamsInOneRequest(t *testing.T) {
 			}
 		}
 	}
+}
+
+// noCursorFront is a server in front of target that has no cursor
+// endpoint (it answers /v3/cursor with 404, as a server of Hrana 2
+// would) and passes everything else on: the paged reads' path.
+func noCursorFront(t testing.TB, target string) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ErrorLog = log.New(io.Discard, "", 0) // Scan's read-ahead, cancelled at the end
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v3/cursor") {
+			http.NotFound(w, r)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	return front.URL
 }

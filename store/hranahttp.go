@@ -10,6 +10,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // hranaHTTP speaks Hrana over HTTP itself: one POST to /v2/pipeline
@@ -23,6 +26,12 @@ type hranaHTTP struct {
 	url   string // the pipeline endpoint
 	token string
 	meter *meter
+	// noCursor is set once the server answered that it has no cursor
+	// endpoint (hranacursor.go): reads then go in pages at once.
+	noCursor atomic.Bool
+	// closing counts the cursors' stream closes on their way
+	// (closeStream); Store.Close waits for them.
+	closing sync.WaitGroup
 }
 
 // hranaClient sends the pipelines of every store: its connections are kept
@@ -152,7 +161,13 @@ const maxPipelineAnswer = 64 << 20
 // answered the request as a whole with an error status (nothing ran);
 // any other error leaves the outcome unknown.
 func (h *hranaHTTP) pipeline(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
-	body, err := json.Marshal(map[string]any{"baton": nil, "requests": reqs})
+	return h.pipelineOn(ctx, nil, reqs, h.meter)
+}
+
+// pipelineOn is pipeline on the stream a baton names (nil: a new one),
+// counted in m (nil: not counted).
+func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaReq, m *meter) ([]pipeResult, error) {
+	body, err := json.Marshal(map[string]any{"baton": baton, "requests": reqs})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
@@ -167,7 +182,7 @@ func (h *hranaHTTP) pipeline(ctx context.Context, reqs []hranaReq) ([]pipeResult
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
-	h.meter.sent(len(body))
+	m.sent(len(body))
 	resp, err := hranaClient.Do(req)
 	if err != nil {
 		if !sentHTTP(ctx, err) {
@@ -177,7 +192,7 @@ func (h *hranaHTTP) pipeline(ctx context.Context, reqs []hranaReq) ([]pipeResult
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxPipelineAnswer+1))
-	h.meter.received(len(answer))
+	m.received(len(answer))
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +207,7 @@ func (h *hranaHTTP) pipeline(ctx context.Context, reqs []hranaReq) ([]pipeResult
 		return nil, err
 	}
 	for _, r := range out {
-		h.meter.rows(r)
+		m.rows(r)
 	}
 	return out, nil
 }
@@ -226,3 +241,39 @@ func errStmt(e *hranaError) error {
 
 // errNoAnswer is a pipeline's answer without the result it should hold.
 var errNoAnswer = errors.New("the server's answer lacks a result")
+
+// closeStream closes the server's stream of a cursor (its baton) in the
+// background: sqld 0.24.32 keeps a cursor's stream open, and a database
+// connection with it, until the stream expires (about 10 s), even once
+// the cursor is read to its end, and answers 429 ("Timed out while opening
+// database connection") to every request once about 128 are open: a
+// value search stopping at its bound 100 times in a row met it. The
+// caller does not wait for the close (a stream still busy with the
+// cursor's statement is closed once it is done); Store.Close does. Like
+// libsql-client-go's background closes, the meter does not count it.
+func (h *hranaHTTP) closeStream(baton string, timeout time.Duration) {
+	h.closing.Add(1)
+	go func() {
+		defer h.closing.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		_, _ = h.pipelineOn(ctx, &baton, []hranaReq{closeReq}, nil)
+	}()
+}
+
+// closeStreamWait bounds the wait of Store.Close for the stream closes
+// still on their way.
+const closeStreamWait = 2 * time.Second
+
+// waitClosing waits for the stream closes on their way, at most
+// closeStreamWait.
+func (h *hranaHTTP) waitClosing() {
+	done := make(chan struct{})
+	go func() { h.closing.Wait(); close(done) }()
+	t := time.NewTimer(closeStreamWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}

@@ -1,8 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -124,6 +128,131 @@ func FuzzRowLine(f *testing.F) {
 		}
 		if len(row) != len(e.Row) || (len(row) > 0 && !reflect.DeepEqual(row, e.Row)) {
 			t.Fatalf("%q: fast %#v, encoding/json %#v", line, row, e.Row)
+		}
+	})
+}
+
+// cursorSeeds are cursor answers: sqld 0.24.32's (recorded with curl),
+// and ones cut or ended by an error in the middle.
+var cursorSeeds = []string{
+	`{"baton":"b","base_url":null}
+{"type":"step_begin","step":0,"cols":[{"name":"k","decltype":"BLOB"},{"name":"v","decltype":null},{"name":"ver","decltype":null},{"name":"expires_at","decltype":null}]}
+{"type":"row","row":[{"type":"blob","base64":"AmEA"},{"type":"blob","base64":"MQ"},{"type":"integer","value":"3"},{"type":"null"}]}
+{"type":"row","row":[{"type":"blob","base64":"AmIA"},{"type":"text","value":"\"x\""},{"type":"integer","value":"4"},{"type":"integer","value":"17"}]}
+{"type":"step_end","affected_row_count":0,"last_insert_rowid":null}
+{"type":"replication_index","replication_index":4216}
+`,
+	`{"baton":"b","base_url":null}
+{"type":"step_begin","step":0,"cols":[]}
+{"type":"row","row":[{"type":"blob","base64":"AmEA"},{"type":"blob","base64":"MQ"},{"type":"integer","value":"3"},{"type":"null"}]}
+{"type":"step_error","step":0,"error":{"message":"SQLite error: interrupted","code":"SQLITE_INTERRUPT"}}
+`,
+	`{"baton":"b","base_url":null}
+{"type":"step_begin","step":0,"cols":[]}
+{"type":"row","row":[{"type":"blob","base64":"AmEA"},{"type":"blob","base64":"MQ"},{"type":"integer","value":"3"},{"type":"null"}]}
+{"type":"error","error":{"message":"stream expired"}}
+`,
+	`{"baton":"b","base_url":null}
+{"type":"step_begin","step":0,"cols":[]}
+{"type":"row","row":[{"type":"blob","base64":"AmEA"},{"type":"blob","base64":"MQ"},{"type":"integer","value":"3"},{"type":"null"}]}
+`,
+}
+
+// readStream decodes a whole cursor answer of one step: its rows' keys,
+// and the error that ended it (nil when it was complete).
+func readStream(body string) (keys []string, err error) {
+	d := newCursorDecoder(strings.NewReader(body), cursorRead{steps: make([]stmt, 1), keyless: -1})
+	for {
+		e, err := d.next()
+		if errors.Is(err, io.EOF) {
+			return keys, nil
+		}
+		if err != nil {
+			return keys, err
+		}
+		keys = append(keys, string(e.Raw))
+	}
+}
+
+// TestCursorDecoderEnds: a cursor's answer is complete only once its
+// last step ended; a step's or the batch's error after rows, and an
+// answer that stops before the step ended, are errors, after the rows
+// that came before them.
+func TestCursorDecoderEnds(t *testing.T) {
+	for i, want := range []string{"", "SQLite error: interrupted", "stream expired", errBrokenOff.Error()} {
+		keys, err := readStream(cursorSeeds[i])
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want || len(keys) == 0 || keys[0] != "\x02a\x00" {
+			t.Errorf("answer %d: rows %q, error %q; want the rows, then %q", i, keys, got, want)
+		}
+	}
+	if _, err := readStream("<html>502 Bad Gateway</html>\n"); err == nil || !strings.Contains(err.Error(), "not a Hrana cursor") {
+		t.Errorf("an answer that is no cursor's: %v", err)
+	}
+}
+
+// FuzzCursorStream: no answer makes the cursor's decoder panic or loop;
+// one it reads as complete ended its step, and every row it hands over
+// is a row line of the answer.
+func FuzzCursorStream(f *testing.F) {
+	for _, s := range cursorSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		keys, err := readStream(string(body))
+		if len(keys) > bytes.Count(body, []byte("\n"))+1 {
+			t.Fatalf("%d rows from %d lines", len(keys), bytes.Count(body, []byte("\n"))+1)
+		}
+		if err == nil && !bytes.Contains(body, []byte("step_end")) {
+			t.Fatalf("complete without a step's end: %q", body)
+		}
+	})
+}
+
+// genericEntry decodes a cursor's row line the generic way (a row of
+// Hrana values, then scanEntry), as for any statement.
+func genericEntry(line []byte) (Entry, error) {
+	var c cursorEntry
+	if row, ok := decodeRowLine(line); ok {
+		c = cursorEntry{Type: "row", Row: row}
+	} else if err := json.Unmarshal(line, &c); err != nil {
+		return Entry{}, err
+	}
+	if c.Type != "row" {
+		return Entry{}, errors.New("not a row")
+	}
+	return scanEntry(&batchRows{rows: [][]hranaValue{c.Row}, at: 0})
+}
+
+// FuzzEntryLine: every row line the entry decoder accepts decodes to the
+// same Entry the generic way.
+func FuzzEntryLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"row","row":[{"type":"blob","base64":"AmEA"},{"type":"blob","base64":"MQ"},{"type":"integer","value":"3"},{"type":"null"}]}`,
+		`{"type":"row","row":[{"type":"blob","base64":"AmIAAnh5AA=="},{"type":"blob","base64":"eyJhIjoxfQ=="},{"type":"integer","value":"-9"},{"type":"integer","value":"1700000000000"}]}` + "\n",
+		`{"type":"row","row":[{"type":"blob","base64":"/w=="},{"type":"text","value":"x"},{"type":"integer","value":"1"},{"type":"null"}]}`,
+		`{"type":"row","row":[{"type":"blob","base64":""},{"type":"blob","base64":""},{"type":"integer","value":"0"},{"type":"integer","value":"+5"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		fast, ok := decodeEntryLine(line)
+		if !ok {
+			return
+		}
+		slow, err := genericEntry(line)
+		if err != nil {
+			t.Fatalf("the entry decoder took %q; the generic way: %v", line, err)
+		}
+		if (fast.KeyErr == nil) != (slow.KeyErr == nil) || (fast.KeyErr != nil && fast.KeyErr.Error() != slow.KeyErr.Error()) {
+			t.Fatalf("%q: key errors %v and %v", line, fast.KeyErr, slow.KeyErr)
+		}
+		fast.KeyErr, slow.KeyErr = nil, nil
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q:\nentry decoder %#v\ngeneric       %#v", line, fast, slow)
 		}
 	})
 }

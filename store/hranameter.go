@@ -10,7 +10,8 @@ import (
 // Cost is what a store's requests cost since Open, as counted on the way
 // (Store.Cost): the requests and their bytes each way, and the rows the
 // server says it read and wrote (Hrana's rows_read and rows_written,
-// which Turso bills by).
+// which Turso bills by; for a streamed read, whose answer on sqld 0.24.32
+// does not say, the rows it returned).
 type Cost struct {
 	Requests      int64
 	BytesSent     int64
@@ -22,8 +23,8 @@ type Cost struct {
 // Cost returns what the store's requests cost so far: everything kvdeck's
 // own Hrana clients send (HTTP pipelines, the WebSocket write batches) and
 // libsql-client-go's HTTP requests made for this store. Not counted: the
-// stream closes libsql-client-go sends in the background when it drops a
-// connection, and its WebSocket reads (its WebSocket library takes no
+// stream closes sent in the background (libsql-client-go's when it drops
+// a connection, kvdeck's after a streamed read), and its WebSocket reads (its WebSocket library takes no
 // hook). A file store costs no requests.
 func (s *Store) Cost() Cost { return s.meter.cost() }
 

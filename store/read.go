@@ -130,7 +130,7 @@ type Page struct {
 // List reads one page of entries: a single statement, ascending by key
 // unless Reverse. Only live rows unless IncludeExpired.
 func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
-	lo, hi, err := bounds(opts)
+	lo, hi, err := listRange(opts)
 	if err != nil {
 		return Page{}, err
 	}
@@ -140,17 +140,6 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	limit := opts.Limit
 	if limit <= 0 {
 		limit = DefaultPageSize
-	}
-	if opts.Cursor != "" {
-		after, err := base64.RawURLEncoding.DecodeString(opts.Cursor)
-		if err != nil {
-			return Page{}, fmt.Errorf("%w: malformed cursor %q", ErrInvalidArgument, opts.Cursor)
-		}
-		if opts.Reverse {
-			hi = after
-		} else {
-			lo = append(after, 0x00) // the smallest key greater than after
-		}
 	}
 	q, args := s.listQuery(opts, lo, hi, limit)
 	entries, end, err := s.collectSized(ctx, q, args, opts.budget > 0)
@@ -169,35 +158,59 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	return page, nil
 }
 
-// listQuery is List's statement over [lo, hi) and its arguments: the
-// filters opts asks for, limit+1 rows in key order (one more than asked
-// tells whether another page follows), and, with a budget, only the rows
-// that start before it.
-func (s *Store) listQuery(opts ListOptions, lo, hi []byte, limit int) (string, []any) {
+// listRange is the byte range [lo, hi) a listing reads: its bounds,
+// narrowed by its Cursor to the keys past the one it names.
+func listRange(opts ListOptions) (lo, hi []byte, err error) {
+	lo, hi, err = bounds(opts)
+	if err != nil || opts.Cursor == "" {
+		return lo, hi, err
+	}
+	after, err := base64.RawURLEncoding.DecodeString(opts.Cursor)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: malformed cursor %q", ErrInvalidArgument, opts.Cursor)
+	}
+	if opts.Reverse {
+		return lo, after, nil
+	}
+	return append(after, 0x00), hi, nil // the smallest key greater than after
+}
+
+// listWhere is the condition of a listing over [lo, hi) with the filters
+// opts asks for, and its arguments; order is its key order, ASC or DESC.
+func (s *Store) listWhere(opts ListOptions, lo, hi []byte) (where string, args []any, order string) {
 	rng, args := rangeWhere(lo, hi)
-	where := []string{rng}
+	conds := []string{rng}
 	if !opts.IncludeExpired {
-		where = append(where, liveSQL)
+		conds = append(conds, liveSQL)
 		args = append(args, s.Now())
 	}
 	if opts.expiredAt != 0 {
-		where = append(where, "expires_at IS NOT NULL AND expires_at <= ?")
+		conds = append(conds, "expires_at IS NOT NULL AND expires_at <= ?")
 		args = append(args, opts.expiredAt)
 	}
 	if len(opts.ValueContains) > 0 {
 		// Both sides as blobs: instr then compares bytes, whatever the
 		// value's type and encoding (a row another program wrote).
-		where = append(where, "instr(CAST(v AS BLOB), ?) > 0")
+		conds = append(conds, "instr(CAST(v AS BLOB), ?) > 0")
 		args = append(args, opts.ValueContains)
 	}
-	order := "ASC"
+	order = "ASC"
 	if opts.Reverse {
 		order = "DESC"
 	}
+	return strings.Join(conds, " AND "), args, order
+}
+
+// listQuery is List's statement over [lo, hi) and its arguments: the
+// filters opts asks for, limit+1 rows in key order (one more than asked
+// tells whether another page follows), and, with a budget, only the rows
+// that start before it.
+func (s *Store) listQuery(opts ListOptions, lo, hi []byte, limit int) (string, []any) {
+	where, args, order := s.listWhere(opts, lo, hi)
 	// One row more than asked tells whether another page follows, so the
 	// last page never costs an extra, empty read.
 	args = append(args, limit+1)
-	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + strings.Join(where, " AND ") + " ORDER BY k " + order + " LIMIT ?"
+	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + where + " ORDER BY k " + order + " LIMIT ?"
 	if opts.budget > 0 {
 		// The running size of the rows before each one, in the same
 		// statement: the page stops at the first row that starts past the
@@ -206,11 +219,28 @@ func (s *Store) listQuery(opts ListOptions, lo, hi []byte, limit int) (string, [
 		// server's response limit.
 		q = "SELECT k, v, ver, expires_at, run + c FROM (SELECT k, v, ver, expires_at, c, " +
 			"sum(c) OVER (ORDER BY k " + order + " ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
-			"SELECT " + s.entrySQL() + ", " + entryCostSQL + " AS c FROM kv WHERE " + strings.Join(where, " AND ") +
+			"SELECT " + s.entrySQL() + ", " + entryCostSQL + " AS c FROM kv WHERE " + where +
 			" ORDER BY k " + order + " LIMIT ?)) WHERE run < ? ORDER BY k " + order
 		args = append(args, opts.budget)
 	}
 	return q, args
+}
+
+// scanStmt is a whole listing in one statement (a streamed Scan's): the
+// rows of opts in key order, past its Cursor, at most its Limit (zero: no
+// cap), the filters evaluated at now.
+func (s *Store) scanStmt(opts ListOptions) (stmt, error) {
+	lo, hi, err := listRange(opts)
+	if err != nil {
+		return stmt{}, err
+	}
+	where, args, order := s.listWhere(opts, lo, hi)
+	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + where + " ORDER BY k " + order
+	if opts.Limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, opts.Limit)
+	}
+	return stmt{sql: q, args: args}, nil
 }
 
 // entryCostSQL estimates the bytes a row read with entrySQL takes in a
@@ -229,10 +259,28 @@ var (
 	remotePageBytes int64 = 4 << 20
 )
 
-// Scan streams every entry of a listing to fn, page by page (no
-// transaction stays open between pages). opts.Limit caps the total; zero
-// means no cap. fn may stop the scan by returning an error.
+// Scan streams every entry of a listing to fn. opts.Limit caps the
+// total; zero means no cap. fn may stop the scan by returning an error
+// (that error is Scan's). Over HTTP the listing is one streamed request
+// where the server offers a cursor (hranacursor.go), read as fn takes the
+// rows; otherwise it is read page by page (no transaction stays open
+// between pages).
 func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
+	if s.http != nil {
+		st, err := s.scanStmt(opts)
+		if err != nil {
+			return err
+		}
+		if err := s.readCursor(ctx, cursorRead{steps: []stmt{st}, keyless: -1}, fn); !errors.Is(err, errNoCursor) {
+			return err
+		}
+	}
+	return s.scanPages(ctx, opts, fn)
+}
+
+// scanPages is Scan page by page: over a server each page is a request,
+// and the next is read while fn handles this one.
+func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
 	total := opts.Limit
 	remote := s.target.Transport.Remote()
 	pageOf := func(seen int, cursor string) ListOptions {
@@ -314,12 +362,10 @@ func (s *Store) Dump(ctx context.Context, prefix codec.Key, fn func(Entry) error
 // inserted (rowid), as SQLite orders them before every key: every
 // physical row of the store, what kvdeck dump writes.
 func (s *Store) DumpAll(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
-	if s.http != nil {
-		// One streamed request where the server offers it (hranacursor.go).
-		if err := s.ready(ctx); err != nil {
-			return err
-		}
-		if err := s.dumpCursor(ctx, prefix, fn); !errors.Is(err, errNoCursor) {
+	if s.http != nil && len(prefix) == 0 {
+		// One streamed request where the server offers it (hranacursor.go):
+		// the NULL keys, then every key.
+		if err := s.dumpCursor(ctx, fn); !errors.Is(err, errNoCursor) {
 			return err
 		}
 	}

@@ -12,13 +12,17 @@ import (
 	"kvdeck/store"
 )
 
-// TestRemoteScanPagesInBytes: over HTTP a scan reads pages sized in bytes,
-// not in rows: values of a few bytes come many thousands to a request,
-// large values few to a request, and every row arrives once, in order.
+// TestRemoteScanPagesInBytes: over HTTP a scan is one streamed request
+// where the server has a cursor, 12 MB of answer included (a pipeline's
+// answer stops at 10 MB); where it has none, it reads pages sized in
+// bytes, not in rows: values of a few bytes come many thousands to a
+// request, large values few to a request. Every row arrives once, in
+// order.
 func TestRemoteScanPagesInBytes(t *testing.T) {
 	srv := sqldtest.Start(t)
 	proxy := sqldtest.StartProxy(t, srv.URL, 2*time.Millisecond)
 	s := storetest.Open(t, proxy.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	paged := storetest.Open(t, noCursorFront(t, proxy.URL), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 	a := s.Atomic()
 	for i := 0; i < 6000; i++ {
 		a.Set(codec.Key{codec.String("small"), codec.Number(float64(i))}, []byte(`1`))
@@ -26,7 +30,7 @@ func TestRemoteScanPagesInBytes(t *testing.T) {
 	if _, err := a.Commit(storetest.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
-	scan := func(prefix string) (int, int64) {
+	scan := func(s *store.Store, prefix string) (int, int64) {
 		t.Helper()
 		n := 0
 		var last []byte
@@ -45,11 +49,16 @@ func TestRemoteScanPagesInBytes(t *testing.T) {
 		})
 		return n, reqs
 	}
-	if n, reqs := scan("small"); n != 6000 || reqs != 1 {
-		t.Errorf("6000 small rows: %d rows in %d requests, want 6000 in 1 (a file reads pages of %d)", n, reqs, store.DefaultPageSize)
+	for _, c := range []struct {
+		name string
+		s    *store.Store
+	}{{"streamed", s}, {"paged", paged}} {
+		if n, reqs := scan(c.s, "small"); n != 6000 || reqs != 1 {
+			t.Errorf("%s: 6000 small rows: %d rows in %d requests, want 6000 in 1 (a file reads pages of %d)", c.name, n, reqs, store.DefaultPageSize)
+		}
 	}
 	restore := store.SetRemotePage(100000, 64<<10)
-	n, reqs := scan("small")
+	n, reqs := scan(paged, "small")
 	restore()
 	if n != 6000 || reqs < 15 || reqs > 20 {
 		t.Errorf("6000 small rows in 64 KiB pages: %d rows in %d requests, want 6000 in about 18 (190 estimated bytes a row)", n, reqs)
@@ -62,8 +71,11 @@ func TestRemoteScanPagesInBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n, reqs := scan("big"); n != 12 || reqs < 6 {
-		t.Errorf("12 rows of 1 MB: %d rows in %d requests, want 12 in at least 6", n, reqs)
+	if n, reqs := scan(paged, "big"); n != 12 || reqs < 6 {
+		t.Errorf("12 rows of 1 MB in pages: %d rows in %d requests, want 12 in at least 6", n, reqs)
+	}
+	if n, reqs := scan(s, "big"); n != 12 || reqs != 1 {
+		t.Errorf("12 rows of 1 MB streamed: %d rows in %d requests, want 12 in 1", n, reqs)
 	}
 }
 

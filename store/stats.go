@@ -241,7 +241,13 @@ func (s *Store) firstKeys(ctx context.Context, acc *censusAcc, st *Stats, lo, hi
 	}
 	text, args := acc.firstKeysSQL(hi, from, at)
 	var keys [4]sql.NullString
-	if _, err := s.queryRow(ctx, text, args, &keys[0], &keys[1], &keys[2], &keys[3]); err != nil {
+	err := s.readShort(ctx, text, args, func(rows resultRows) error {
+		if !rows.Next() {
+			return s.classify(rows.Err())
+		}
+		return s.classify(rows.Scan(&keys[0], &keys[1], &keys[2], &keys[3]))
+	})
+	if err != nil {
 		return err
 	}
 	st.FirstUndecodable = firstKey(st.FirstUndecodable, jsonHex(keys[0].String))

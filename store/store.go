@@ -457,6 +457,9 @@ func (s *Store) Close() error {
 	if s.ws != nil {
 		s.ws.close()
 	}
+	if s.http != nil {
+		s.http.waitClosing()
+	}
 	return errors.Join(s.db.Close(), s.closeImmutable(), s.closeLockFree())
 }
 

@@ -320,37 +320,40 @@ func (s *Store) expiredWindowFile(ctx context.Context, lo, hi []byte, n int, c s
 	where, args := rangeWhere(lo, hi)
 	q := "SELECT k, expires_at IS NOT NULL AND expires_at <= ?, CASE WHEN expires_at > ? THEN expires_at END, " +
 		"expires_at > ? AND expires_at <= ?, (SELECT seq FROM kv_meta WHERE id = 0) FROM kv WHERE " + where + " ORDER BY k LIMIT ?"
-	rows, err := s.query(ctx, q, append([]any{c.cut, c.now, c.real, c.now}, append(args, n)...)...)
+	var w keysWindow
+	var last []byte
+	// Without SQLite's locks on a rollback-journal file where it can
+	// (readShort): the delete that follows is a write, this read need not
+	// hold a service's commit off.
+	err := s.readShort(ctx, q, append([]any{c.cut, c.now, c.real, c.now}, append(args, n)...), func(rows resultRows) error {
+		w, last = keysWindow{}, nil
+		for rows.Next() {
+			var k []byte
+			var expired, live sql.NullBool
+			var next expiryCol
+			if err := rows.Scan(&k, &expired, &next, &live, &w.seq); err != nil {
+				return s.classify(err)
+			}
+			w.examined++
+			last = k
+			if expired.Bool {
+				w.expired = append(w.expired, k)
+			}
+			if live.Bool {
+				w.liveByReal++
+			}
+			w.next = earliest(w.next, next.at)
+		}
+		return s.classify(rows.Err())
+	})
 	if err != nil {
 		return keysWindow{}, err
 	}
-	defer rows.Close()
-	var w keysWindow
-	var last []byte
-	examined := 0
-	for rows.Next() {
-		var k []byte
-		var expired, live sql.NullBool
-		var next expiryCol
-		if err := rows.Scan(&k, &expired, &next, &live, &w.seq); err != nil {
-			return keysWindow{}, s.classify(err)
-		}
-		examined++
-		last = k
-		if expired.Bool {
-			w.expired = append(w.expired, k)
-		}
-		if live.Bool {
-			w.liveByReal++
-		}
-		w.next = earliest(w.next, next.at)
-	}
-	if last != nil && examined >= n { // a full window: more rows may follow
+	if last != nil && w.examined >= n { // a full window: more rows may follow
 		w.after = append(last, 0x00)
 	}
-	w.examined = examined
-	s.rowsRead.Add(int64(examined))
-	return w, s.classify(rows.Err())
+	s.rowsRead.Add(int64(w.examined))
+	return w, nil
 }
 
 // deleteExpired deletes keys (in key order, as a window read found them
@@ -438,7 +441,13 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (
 		var n, live int64
 		var min expiryCol
 		var last []byte
-		if _, err := s.queryRow(ctx, q, []any{c.cut, c.real, c.now, cursor, bound, window}, &n, &live, &min, &last); err != nil {
+		err := s.readShort(ctx, q, []any{c.cut, c.real, c.now, cursor, bound, window}, func(rows resultRows) error {
+			if !rows.Next() {
+				return s.classify(rows.Err())
+			}
+			return s.classify(rows.Scan(&n, &live, &min, &last))
+		})
+		if err != nil {
 			return total, next, err
 		}
 		total.expired += n

@@ -122,3 +122,66 @@ func TestListContainsReadsOnlyMatches(t *testing.T) {
 		t.Errorf("--contains read %d bytes in %d requests, --where %d in %d: the server does not filter", bytes, reqs, whereBytes, whereReqs)
 	}
 }
+
+// TestStreamedReads: list, dump and each side of a diff over HTTP behind
+// the proxy cost the open and one request (the read streams), and print
+// what they print on file stores of the same rows (issue 20 point 3).
+// TestLargeStreamedReads runs it at 350k rows.
+func TestStreamedReads(t *testing.T) {
+	streamedReads(t, shape{bench: 3000, tenants: 20, users: 20, expired: 500})
+}
+
+// streamedReads seeds sh into a sqld and a file, and a second pair with
+// a few rows changed, and checks the request counts and outputs of the
+// whole-range reads.
+func streamedReads(t *testing.T, sh shape) {
+	t.Helper()
+	now := storetest.T0
+	seed := func(url string) *cli {
+		seedShape(t, url, sh, now)
+		return &cli{t: t, url: url, now: now}
+	}
+	srvA, srvB := sqldtest.Start(t), sqldtest.Start(t)
+	pa, pb := sqldtest.StartProxy(t, srvA.URL, 0), sqldtest.StartProxy(t, srvB.URL, 0)
+	dir := t.TempDir()
+	remoteA, remoteB := seed(srvA.URL), seed(srvB.URL)
+	fileA, fileB := seed("file:"+dir+"/a.db"), seed("file:"+dir+"/b.db")
+	for _, c := range []*cli{remoteB, fileB} {
+		c.must("set", `["bench", 7n]`, `{"changed":true}`)
+		c.must("delete", `["bench", 8n]`)
+		c.must("set", `["zz", "new"]`, `1`)
+	}
+	remoteA.url, remoteB.url = pa.URL, pb.URL
+	// The open alone: a list of nothing is the open and one request.
+	none, _ := budget(t, pa, remoteA, "", "list", `["none"]`)
+	open := none - 1
+	for _, args := range [][]string{
+		{"list", `["bench"]`},
+		{"list"},
+		{"list", "--reverse", "--limit", "1000", `["tenant-007"]`},
+		{"list", "--contains", `"item-42`},
+		{"dump"},
+	} {
+		n, out := budget(t, pa, remoteA, "", args...)
+		t.Logf("%s: %d requests, %d lines", strings.Join(args, " "), n, len(lines(out)))
+		if n > open+1 {
+			t.Errorf("%s: %d requests, want %d (the open, then one)", strings.Join(args, " "), n, open+1)
+		}
+		if want := fileA.must(args...); out != want || len(out) == 0 {
+			t.Errorf("%s over HTTP printed %d lines, on a file %d: they differ", strings.Join(args, " "), len(lines(out)), len(lines(want)))
+		}
+	}
+	var r result
+	var na int64
+	nb := pb.Count(func() {
+		na = pa.Count(func() { r = remoteA.run("diff", pa.URL, pb.URL) })
+	})
+	out, want := r.stdout, fileA.run("diff", fileA.url, fileB.url).stdout
+	t.Logf("diff: exit %d, %d + %d requests: %s", r.code, na, nb, strings.Join(lines(out)[:min(3, len(lines(out)))], " | "))
+	if r.code != 1 || na > open+1 || nb > open+1 {
+		t.Errorf("diff: exit %d (want 1: the stores differ), %d and %d requests, want at most %d each (the open, then one)\n%s", r.code, na, nb, open+1, r.stderr)
+	}
+	if out != want {
+		t.Errorf("diff over HTTP:\n%s\non files:\n%s", out, want)
+	}
+}

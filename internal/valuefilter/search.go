@@ -7,9 +7,10 @@ import (
 	"kvdeck/store"
 )
 
-// Lister reads one page of a listing (store.Store does).
+// Lister reads a listing (store.Store does): Search streams it with
+// Scan (one request over HTTP, store/hranacursor.go).
 type Lister interface {
-	List(ctx context.Context, opts store.ListOptions) (store.Page, error)
+	Scan(ctx context.Context, opts store.ListOptions, fn func(store.Entry) error) error
 }
 
 // SearchPage is one page of matches.
@@ -38,60 +39,59 @@ type FailedEntry struct {
 	Err   error
 }
 
-// Search reads the listing opts selects page by page (one store.List
-// call each, no transaction between them) and returns the next matches:
-// at most limit of them, after examining at most maxScan rows (0: no
-// bound), so that a terminal UI's call stays short and can be continued
-// with Cursor. ctx ends it (a deadline, a cancel) between rows and inside
-// a long-running expression.
+// Search reads the listing opts selects (one store Scan: over HTTP one
+// streamed request) and returns the next matches: at most limit of them,
+// after examining at most maxScan rows (0: no bound), so that a terminal
+// UI's call stays short and can be continued with Cursor. ctx ends it (a
+// deadline, a cancel) between rows and inside a long-running expression.
 func Search(ctx context.Context, l Lister, opts store.ListOptions, m *Matcher, limit, maxScan int) (SearchPage, error) {
 	var out SearchPage
 	if limit <= 0 {
 		limit = store.DefaultPageSize
 	}
 	opts = m.Narrow(opts)
-	for {
-		page := opts
-		page.Limit = store.DefaultPageSize
-		if maxScan > 0 && maxScan-out.Scanned < page.Limit {
-			page.Limit = maxScan - out.Scanned
-		}
-		p, err := l.List(ctx, page)
-		if err != nil {
-			out.Cursor = opts.Cursor
-			return out, err
-		}
-		for i, e := range p.Entries {
-			out.Scanned++
-			ok, err := m.Match(ctx, e)
-			var evalErr *EvalError
-			switch {
-			case errors.As(err, &evalErr):
-				out.Failed++
-				if out.FirstFailure == nil {
-					out.FirstFailure = &FailedEntry{Entry: e, Err: err}
-				}
-			case err != nil:
-				// e was not examined to the end: resume at it.
-				out.Cursor = opts.Cursor
-				if i > 0 {
-					out.Cursor = store.CursorAfter(p.Entries[i-1])
-				}
-				out.Scanned--
-				return out, err
-			case ok:
-				out.Entries = append(out.Entries, e)
-			}
-			if len(out.Entries) == limit || (maxScan > 0 && out.Scanned >= maxScan) {
-				if i < len(p.Entries)-1 || p.Cursor != "" {
-					out.Cursor = store.CursorAfter(e)
-				}
-				return out, nil
-			}
-		}
-		if p.Cursor == "" {
-			return out, nil
-		}
-		opts.Cursor = p.Cursor
+	opts.Limit = 0
+	if maxScan > 0 {
+		opts.Limit = maxScan + 1 // a row past the bound tells that more follow
 	}
+	var last *store.Entry // the last row examined
+	full := false
+	err := l.Scan(ctx, opts, func(e store.Entry) error {
+		if full {
+			return errFull
+		}
+		out.Scanned++
+		ok, err := m.Match(ctx, e)
+		var evalErr *EvalError
+		switch {
+		case errors.As(err, &evalErr):
+			out.Failed++
+			if out.FirstFailure == nil {
+				out.FirstFailure = &FailedEntry{Entry: e, Err: err}
+			}
+		case err != nil:
+			out.Scanned-- // e was not examined to the end: resume at it
+			return err
+		case ok:
+			out.Entries = append(out.Entries, e)
+		}
+		last = &e
+		full = len(out.Entries) == limit || (maxScan > 0 && out.Scanned >= maxScan)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errFull):
+		out.Cursor = store.CursorAfter(*last)
+		return out, nil
+	case err != nil:
+		if last != nil {
+			opts.Cursor = store.CursorAfter(*last)
+		}
+		out.Cursor = opts.Cursor
+		return out, err
+	}
+	return out, nil
 }
+
+// errFull stops a search's scan at the row after its bounds: more follow.
+var errFull = errors.New("the search call is full")

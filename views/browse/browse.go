@@ -125,7 +125,7 @@ type Model struct {
 	carryTo    int            // pgdn's target row past the loaded edge
 	carryLvl   *node          // the level whose next page pgdn waits for
 	search     *searchState   // the value search (search.go), when open
-	// searchWait is each search page's deadline (0: views.ReadTimeout).
+	// searchWait is each search call's deadline (0: views.ReadTimeout).
 	searchWait time.Duration
 	reader     *readerState     // the value reader (reader.go), when open
 	pipeIn     *textinput.Model // |'s command prompt (pager.go), when open

@@ -15,11 +15,12 @@ import (
 
 // TestSearchResumesAfterAnError: issue 20 point 7. Over a slow link the
 // value search timed out mid-way (one deadline over a whole call of up to
-// 20000 rows) and n could not resume it. Behind the latency proxy in
-// front of a real sqld, each page read has its own deadline; the link
-// turns slow at the search's second page, which fails; the matches of the
-// first page stay, n resumes from the row it stopped at, and the search
-// ends with every match once, in order, each row examined once.
+// 20000 rows, 40 page requests) and n could not resume it. Behind the
+// latency proxy in front of a real sqld, each call is one streamed
+// request (issue 20 point 3) under its own deadline; the link turns slow
+// at the search's second call, which fails; the matches of the first
+// call stay, n resumes from the row it stopped at, and the search ends
+// with every match once, in order, each row examined once.
 func TestSearchResumesAfterAnError(t *testing.T) {
 	srv := sqldtest.Start(t)
 	p := sqldtest.StartProxy(t, srv.URL, 10*time.Millisecond)
@@ -41,21 +42,28 @@ func TestSearchResumesAfterAnError(t *testing.T) {
 	}
 	s := storetest.Open(t, p.URL, store.Options{Clock: clock.Now})
 	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
-	h.M.searchWait = 3 * time.Second // each page's deadline: far above a page's time on a busy machine
+	h.M.searchWait = 3 * time.Second // each call's deadline: far above a call's time on a busy machine
+	scan := searchScan
+	searchScan = 400 // calls of 400 rows: 5 for the search
+	t.Cleanup(func() { searchScan = scan })
 	h.RequireView(`"users"`)
 	h.Keys("s")
 	h.TypeText(`.n % 7 == 0`)
-	p.SlowFrom(2, time.Minute) // the search's second page outlives its deadline
-	began := time.Now()
-	h.Keys("enter")
-	t.Logf("enter: %v", time.Since(began))
-	p.SlowFrom(0, 0)
+	n := p.Count(func() { h.Keys("enter") })
 	sr := h.M.search
-	if sr.err == nil {
-		t.Fatalf("the slow page did not fail the search (%d matches, %d rows)", len(sr.results), sr.scanned)
+	if sr.err != nil || sr.scanned != 400 || sr.cursor == "" || n != 1 {
+		t.Fatalf("the first call: %d rows in %d requests, %v; want 400 in 1, a cursor", sr.scanned, n, sr.err)
 	}
-	if len(sr.results) == 0 || sr.scanned == 0 || sr.scanned >= rows {
-		t.Fatalf("the error came at %d rows (%d matches): want mid-search", sr.scanned, len(sr.results))
+	p.SlowFrom(1, time.Minute) // the second call outlives its deadline
+	began := time.Now()
+	h.Keys("n")
+	t.Logf("n: %v", time.Since(began))
+	p.SlowFrom(0, 0)
+	if sr.err == nil {
+		t.Fatalf("the slow call did not fail the search (%d matches, %d rows)", len(sr.results), sr.scanned)
+	}
+	if len(sr.results) == 0 || sr.scanned != 400 {
+		t.Fatalf("the error came at %d rows (%d matches): want after the first call's 400", sr.scanned, len(sr.results))
 	}
 	h.RequireView("n resumes after ✗")
 	t.Logf("stopped at row %d by %v", sr.scanned, sr.err)

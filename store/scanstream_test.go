@@ -1,0 +1,219 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"kvdeck/codec"
+	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
+	"kvdeck/store"
+)
+
+// seedScanRows writes n rows ["s", i] (values of about pad random hex
+// digits, which no compression of the answer shrinks much; every tenth
+// expired at T0) into the store at url, generated on the server.
+func seedScanRows(t *testing.T, url string, n, pad int) {
+	t.Helper()
+	storetest.Open(t, url, store.Options{Create: true}).Close()
+	storetest.Exec(t, url, fmt.Sprintf(
+		"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < %d) "+
+			"INSERT INTO kv SELECT unhex('02730004' || printf('80%%014X', i)), "+
+			"'{\"n\":' || i || ',\"pad\":\"' || hex(randomblob(%d)) || '\"}', i + 1, "+
+			"CASE WHEN i %% 10 = 3 THEN %d - 1 END FROM n", n, max(pad/2, 1), storetest.T0))
+}
+
+// TestScanStreamsInOneRequest: over HTTP every Scan is one request where
+// the server has a cursor, whatever the options (issue 20 point 3: a
+// request per page, each followed by its stream's close, before), and
+// reads exactly the rows the pages read where it has none.
+func TestScanStreamsInOneRequest(t *testing.T) {
+	srv := sqldtest.Start(t)
+	seedScanRows(t, srv.URL, 3000, 20)
+	proxy := sqldtest.StartProxy(t, srv.URL, 0)
+	clock := storetest.NewClock(storetest.T0).Now
+	streamed := storetest.Open(t, proxy.URL, store.Options{Clock: clock})
+	paged := storetest.Open(t, noCursorFront(t, srv.URL), store.Options{Clock: clock})
+	key := func(i int) codec.Key { return codec.Key{codec.String("s"), codec.Bigint(int64(i))} }
+	after := func(i int) string {
+		p, err := paged.List(storetest.Ctx(t), store.ListOptions{Start: key(i), End: key(i + 1), IncludeExpired: true})
+		if err != nil || len(p.Entries) != 1 {
+			t.Fatalf("row %d: %v %d", i, err, len(p.Entries))
+		}
+		return store.CursorAfter(p.Entries[0])
+	}
+	s := codec.Key{codec.String("s")}
+	for _, c := range []struct {
+		name string
+		opts store.ListOptions
+	}{
+		{"prefix", store.ListOptions{Prefix: s}},
+		{"expired too", store.ListOptions{Prefix: s, IncludeExpired: true}},
+		{"start end", store.ListOptions{Prefix: s, Start: key(100), End: key(2500)}},
+		{"reverse", store.ListOptions{Prefix: s, Reverse: true}},
+		{"limit", store.ListOptions{Prefix: s, Limit: 777}},
+		{"reverse limit end", store.ListOptions{Prefix: s, Reverse: true, Limit: 50, End: key(1000)}},
+		{"cursor", store.ListOptions{Prefix: s, Cursor: after(1234)}},
+		{"reverse cursor", store.ListOptions{Prefix: s, Reverse: true, Cursor: after(1234), IncludeExpired: true}},
+		{"contains", store.ListOptions{Prefix: s, ValueContains: []byte(`"n":12`)}},
+		{"all keys", store.ListOptions{Unbounded: true, IncludeExpired: true}},
+		{"max bytes (a page's bound)", store.ListOptions{Prefix: s, MaxBytes: 1000}},
+	} {
+		read := func(st *store.Store) ([]string, int64) {
+			var got []string
+			var err error
+			n := proxy.Count(func() {
+				err = st.Scan(storetest.Ctx(t), c.opts, func(e store.Entry) error {
+					got = append(got, fmt.Sprintf("%x %s %d %v", e.Raw, e.Value, e.Ver, e.ExpiresAt != nil))
+					return nil
+				})
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			return got, n
+		}
+		want, _ := read(paged)
+		got, n := read(streamed)
+		if n != 1 {
+			t.Errorf("%s: %d requests, want 1", c.name, n)
+		}
+		if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: streamed %d rows, paged %d; they differ", c.name, len(got), len(want))
+		}
+	}
+	var expired int
+	n := proxy.Count(func() {
+		err := streamed.ScanExpired(storetest.Ctx(t), s, storetest.T0, 0, func(store.Entry) error { expired++; return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	if expired != 300 || n != 1 {
+		t.Errorf("ScanExpired: %d rows in %d requests, want 300 in 1", expired, n)
+	}
+	if c := streamed.Cost(); c.RowsRead < 3000 || c.BytesReceived == 0 {
+		t.Errorf("the meter counted %+v for the streamed reads", c)
+	}
+}
+
+// TestScanStoppedEarlyLeavesNothing: fn stops a streamed scan of a large
+// answer after a few rows: Scan returns fn's error, the answer's body is
+// closed (the server's side of the request ends) and no goroutine is
+// left behind.
+func TestScanStoppedEarlyLeavesNothing(t *testing.T) {
+	srv := sqldtest.Start(t)
+	seedScanRows(t, srv.URL, 20000, 1000)
+	s := storetest.Open(t, srv.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	ctx := storetest.Ctx(t)
+	opts := store.ListOptions{Prefix: codec.Key{codec.String("s")}, IncludeExpired: true}
+	// Warm up (the first request starts the HTTP client's own goroutines).
+	if err := s.Scan(ctx, store.ListOptions{Prefix: opts.Prefix, Limit: 1}, func(store.Entry) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	store.CloseIdle()
+	before := runtime.NumGoroutine()
+	stop := errors.New("enough")
+	for round := 0; round < 3; round++ {
+		n := 0
+		err := s.Scan(ctx, opts, func(store.Entry) error {
+			if n++; n == 10 {
+				return stop
+			}
+			return nil
+		})
+		if !errors.Is(err, stop) || n != 10 {
+			t.Fatalf("Scan returned %v after %d rows, want fn's error after 10", err, n)
+		}
+	}
+	// The 20 MB answers were not read to their end: their connections
+	// must be closed, not left busy (an open body keeps two goroutines
+	// each).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		store.CloseIdle()
+		now := runtime.NumGoroutine()
+		if now <= before {
+			break
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines after 3 stopped scans, %d before:\n%s", now, before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The store still reads (the server did not keep a stuck stream).
+	var rows int
+	if err := s.Scan(ctx, opts, func(store.Entry) error { rows++; return nil }); err != nil || rows != 20000 {
+		t.Fatalf("a whole scan after the stopped ones: %d rows, %v", rows, err)
+	}
+}
+
+// TestScanBrokenOffIsAnError: the server stops in the middle of a
+// streamed answer: Scan fails with ErrUnreachable and says that the
+// answer broke off after so many rows (the answer's end read as the
+// dump's end before: a dump cut short looked complete).
+func TestScanBrokenOffIsAnError(t *testing.T) {
+	srv := sqldtest.Start(t)
+	seedScanRows(t, srv.URL, 20000, 2000) // 40 MB: more than every buffer on the way
+	s := storetest.Open(t, srv.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	n := 0
+	err := s.DumpAll(storetest.CtxTimeout(t, 5*time.Minute), nil, func(store.Entry) error {
+		if n++; n == 100 {
+			srv.Stop()
+		}
+		return nil
+	})
+	t.Logf("after %d rows: %v", n, err)
+	if !errors.Is(err, store.ErrUnreachable) || !strings.Contains(err.Error(), "broke off its answer after") || n >= 20000 {
+		t.Fatalf("after %d of 20000 rows: %v; want ErrUnreachable, the answer broke off", n, err)
+	}
+}
+
+// TestScanSlowReaderIsNoTimeout: the request timeout counts while the
+// store waits for the server, not while fn handles the rows: a caller
+// that takes longer than the timeout over one row (a `list | less` left
+// alone) still reads the whole answer. (It failed with "sent nothing for
+// 2s" when the timer ran through fn.)
+func TestScanSlowReaderIsNoTimeout(t *testing.T) {
+	srv := sqldtest.Start(t)
+	seedScanRows(t, srv.URL, 3000, 200) // 1 MB: more than the reader's buffer
+	s := storetest.Open(t, srv.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now, RequestTimeout: 2 * time.Second})
+	n := 0
+	err := s.DumpAll(storetest.CtxTimeout(t, 5*time.Minute), nil, func(store.Entry) error {
+		if n++; n == 1 {
+			time.Sleep(4 * time.Second)
+		}
+		return nil
+	})
+	if err != nil || n != 3000 {
+		t.Fatalf("%d rows, %v; want 3000", n, err)
+	}
+}
+
+// TestScanClosesItsStream: 300 streamed scans in a row, half of them
+// stopped by fn after a row: each closes its server stream. sqld 0.24.32
+// keeps a cursor's stream, and a database connection, open until it
+// expires otherwise, and answered the 129th scan within the expiry with
+// 429 "Timed out while opening database connection".
+func TestScanClosesItsStream(t *testing.T) {
+	srv := sqldtest.Start(t)
+	seedScanRows(t, srv.URL, 50, 10)
+	s := storetest.Open(t, srv.URL, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	stop := errors.New("stop")
+	for i := 0; i < 300; i++ {
+		err := s.Scan(storetest.Ctx(t), store.ListOptions{Prefix: codec.Key{codec.String("s")}}, func(store.Entry) error {
+			if i%2 == 1 {
+				return stop
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, stop) {
+			t.Fatalf("scan %d: %v", i+1, err)
+		}
+	}
+}
