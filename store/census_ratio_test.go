@@ -85,6 +85,7 @@ func BenchmarkCensusRatio(b *testing.B) { benchCensusRatio(b, 70_000) }
 // benchCensusRatio runs every censusWork job beside the plain aggregate on
 // a store of n rows shaped by seedCensusShape, on a file and on sqld.
 func benchCensusRatio(b *testing.B, n int) {
+	b.Helper()
 	for _, be := range storetest.FileAndSQLD() {
 		b.Run(be.Name, func(b *testing.B) {
 			url := be.URL(b)
