@@ -12,6 +12,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/views"
+	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
 )
 
@@ -31,10 +32,8 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
 	case key.Matches(msg, k.Browse):
-		if it, ok := m.item(); ok && m.lists.OnItems {
-			return m, views.Goto(it.Key)
-		}
-		return m, views.Flash(views.FlashInfo, "select an alarm (→): o shows its row in Browse")
+		row, ok := m.Selected()
+		return m, coordkit.ShowInBrowse(row, ok, "an alarm")
 	case key.Matches(msg, k.Set):
 		m.openForm(false)
 	case key.Matches(msg, k.Reschedule):
@@ -51,25 +50,14 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// handleForm handles keys while the set / reschedule form is open.
+// handleForm handles keys while the set / reschedule form is open; a
+// valid submission sets the alarm.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
-	if submit, cmd := m.FormKey(msg); !submit {
+	vals, ok, cmd := m.FormKey(msg)
+	if !ok {
 		return m, cmd
 	}
-	return m.submitForm()
-}
-
-// submitForm validates the form and sets the alarm.
-func (m Model) submitForm() (Model, tea.Cmd) {
-	f := m.Form
-	vals, err := f.Values()
-	if err != nil {
-		f.Err = err.Error()
-		return m, nil
-	}
 	at, _ := parseAlarmTime(vals[2], m.Deps.Now())
-	f.Busy, f.Err = true, ""
-	m.Acting = true
 	return m, setAlarm(m.Store, m.Deps.Session, strings.TrimSpace(vals[0]), strings.TrimSpace(vals[1]), at)
 }
 

@@ -22,10 +22,9 @@ type Keys struct {
 	widgets.NavKeys
 	widgets.FilterKeys
 	widgets.MarkKeys
+	coordkit.ReadKeys                         // r reload, o the alarm's raw key in Browse
 	Classes, Entries              key.Binding // which list has the keys
-	Reload                        key.Binding
 	Set, Reschedule, Delete, Fire key.Binding
-	Browse                        key.Binding // the entry's raw key in Browse
 }
 
 // DefaultKeys returns the Alarms view's default key bindings.
@@ -34,14 +33,13 @@ func DefaultKeys() Keys {
 		NavKeys:    widgets.DefaultNavKeys(),
 		FilterKeys: widgets.DefaultFilterKeys(),
 		MarkKeys:   widgets.DefaultMarkKeys(),
+		ReadKeys:   coordkit.DefaultReadKeys(),
 		Classes:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "classes")),
 		Entries:    key.NewBinding(key.WithKeys("right", "l", "enter"), key.WithHelp("→/l", "the class's alarms")),
-		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Set:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new alarm: set one")),
 		Reschedule: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "reschedule / re-post")),
 		Delete:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm)")),
 		Fire:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fire due now (confirm)")),
-		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }
 
@@ -64,7 +62,7 @@ type Model struct {
 	keys Keys
 
 	classes []coord.AlarmClass
-	finds   map[string][]coord.Finding // by key text
+	finds   coordkit.Findings
 
 	// lists: the classes (id: the class name) and the selected class's
 	// alarms (id: the row's key text).
@@ -86,7 +84,7 @@ type alarmItem struct {
 
 // New returns the Alarms view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles, loadAlarms), keys: DefaultKeys(),
+	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectAlarms)), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: class, alarm id or key", styles)}
 	if m.ReadOnly {
 		m.keys.Writes().Disable()

@@ -19,29 +19,15 @@ func newAlarmsHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w
 // Cart class, its alarms with an orphan selected, the Ticker class with a
 // poison alarm), and the reference store with its overdue alarm selected.
 func TestAlarmsGolden(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
-	h := newAlarmsHarness(t, s, clock, 120, 37)
+	h := viewtest.Seeded(t, newAlarmsHarness)
 	t.Run("classes", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("l", "j", "j", "j", "j")
 	t.Run("entries", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("h", "j", "l", "j")
 	t.Run("poison", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	t.Run("80x24", func(t *testing.T) {
-		h := newAlarmsHarness(t, s, clock, 80, 21)
-		h.Keys("l")
-		golden.RequireEqual(t, h.M.View())
-	})
-	t.Run("60x18", func(t *testing.T) {
-		h := newAlarmsHarness(t, s, clock, 60, 15)
-		h.Keys("l")
-		golden.RequireEqual(t, h.M.View())
-	})
+	viewtest.EachScreen(t, viewtest.SmallScreens(), newAlarmsHarness, h.S, h.Clock, viewtest.GoldenAfter[Model]("l"))
 	t.Run("reference", func(t *testing.T) {
-		s, clock, _ := viewtest.Reference(t, true)
-		h := newAlarmsHarness(t, s, clock, 120, 37)
-		h.Keys("l")
-		golden.RequireEqual(t, h.M.View())
+		viewtest.GoldenAfter[Model]("l")(viewtest.OnReference(t, newAlarmsHarness, true))
 	})
 }
 

@@ -1,7 +1,6 @@
 package alarms
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -15,16 +14,12 @@ import (
 // deletes the due entry and the by-id record), delete only when a stray
 // row is marked.
 func TestAlarmsMarks(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
-	for _, sz := range []struct{ w, h int }{{120, 37}, {80, 21}} {
-		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h+3), func(t *testing.T) {
-			h := newAlarmsHarness(t, s, clock, sz.w, sz.h)
-			h.Keys("l", " ")
-			h.RequireView("1 marked", "✓")
-			golden.RequireEqual(t, h.M.View())
-		})
-	}
+	s, clock, _ := viewtest.CoordAnomalies(t)
+	viewtest.EachScreen(t, []viewtest.Screen{viewtest.Wide(), {W: 80, H: 24}}, newAlarmsHarness, s, clock, func(h *viewtest.Harness[Model]) {
+		h.Keys("l", " ")
+		h.RequireView("1 marked", "✓")
+		golden.RequireEqual(h.T, h.M.View())
+	})
 	h := newAlarmsHarness(t, s, clock, 120, 37)
 	h.Keys("l", "ctrl+a", ";")
 	if len(h.Bulks) != 1 {

@@ -15,21 +15,12 @@ import (
 	"kvdeck/views/coordkit"
 )
 
-// alarmsLoaded answers loadAlarms.
-type alarmsLoaded struct {
-	session, gen int
-	classes      []coord.AlarmClass
-	findings     []coord.Finding
-	err          error
-}
+// alarmsLoaded answers the load of inspectAlarms.
+type alarmsLoaded = coordkit.Loaded[[]coord.AlarmClass]
 
-// loadAlarms inspects the alarms of every class at now.
-func loadAlarms(s *store.Store, session, gen int, now int64) tea.Cmd {
-	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		msg := alarmsLoaded{session: session, gen: gen}
-		msg.classes, msg.findings, msg.err = coord.InspectAlarms(ctx, s, "", now)
-		return msg
-	})
+// inspectAlarms inspects the alarms of every class at now.
+func inspectAlarms(ctx context.Context, s *store.Store, now int64) ([]coord.AlarmClass, []coord.Finding, error) {
+	return coord.InspectAlarms(ctx, s, "", now)
 }
 
 // alarmOp names the action an alarmActed answers.
@@ -101,20 +92,16 @@ func fireAlarms(s *store.Store, session int, class string, now int64) tea.Cmd {
 
 // onLoaded takes a load's answer, keeping both selections by key.
 func (m Model) onLoaded(msg alarmsLoaded) (Model, tea.Cmd) {
-	if !m.LoadAnswered(msg.session, msg.gen, msg.err) {
+	if !m.LoadAnswered(msg.Session, msg.Gen, msg.Err) {
 		return m, nil
 	}
-	m.classes, m.finds = msg.classes, coordkit.FindingsByKey(msg.findings)
+	m.classes, m.finds = msg.Rows, coordkit.FindingsByKey(msg.Findings)
 	if m.want != nil {
 		m.selectWanted()
 	}
-	switch class, alarm := m.lists.Follow(m.classIDs(), m.alarmIDs()); {
-	case class != "":
-		return m, views.Flash(views.FlashInfo, "class %s is gone (its alarms fired or were deleted); the cursor moved to the class in its place", class)
-	case alarm != "":
-		return m, views.Flash(views.FlashInfo, "alarm %s is gone (fired, deleted or rescheduled); the cursor moved to the alarm in its place", alarm)
-	}
-	return m, nil
+	return m, m.lists.FollowSaying(m.classIDs(), m.alarmIDs(),
+		coordkit.Gone{What: "class", Why: "its alarms fired or were deleted"},
+		coordkit.Gone{What: "alarm", Why: "fired, deleted or rescheduled"})
 }
 
 // onActed reports an action's outcome and reloads.

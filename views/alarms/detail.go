@@ -3,7 +3,6 @@ package alarms
 import (
 	"fmt"
 
-	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 	"kvdeck/views/coordkit"
@@ -27,21 +26,12 @@ func (m Model) lowerLines(c coord.AlarmClass, w int) []string {
 			body = widgets.ProseLines("→ or enter moves to the class's alarms; the detail of the selected one shows here.", st.Muted, w)
 		}
 	}
-	hint := st.Muted.Render(widgets.FitWidth("n set · e reschedule / re-post · d delete · f fire due now · ←/→ classes / alarms", w))
-	if m.ReadOnly {
-		hint = st.Warn.Render(widgets.FitWidth(widgets.ReadOnlyNote, w))
-	}
+	hint := m.Hint("n set · e reschedule / re-post · d delete · f fire due now · ←/→ classes / alarms", w)
 	if m.Form != nil {
 		hint = ""
 	}
 	body = widgets.FitTo(body, m.detailRows())
-	if m.folds() < foldHint {
-		body = append(body, hint)
-	}
-	if m.folds() < foldNote {
-		body = append(body, st.Muted.Render(widgets.FitWidth(alarmsNote, w)))
-	}
-	return body
+	return append(body, m.folds().Footer(st, hint, alarmsNote, w)...)
 }
 
 // alarmDetail describes the selected alarm: its row, what by-id says and
@@ -58,7 +48,7 @@ func (m Model) alarmDetail(c coord.AlarmClass, it alarmItem, w int) []string {
 	if it.Problem != "" {
 		out = append(out, widgets.FieldLine(st, "problem", widgets.Line{{Text: widgets.Sanitize(it.Problem), Style: st.Warn}}, w)...)
 	}
-	return append(out, coordkit.FindingLines(st, m.finds[codec.Format(it.Key)], w, false)...)
+	return append(out, coordkit.FindingLines(st, m.finds.Of(it.Key), w, false)...)
 }
 
 // byIDLine says whether the by-id record backs a due entry.

@@ -11,9 +11,7 @@ import (
 
 func seededAlarms(t *testing.T) *viewtest.Harness[Model] {
 	t.Helper()
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
-	return newAlarmsHarness(t, s, clock, 120, 37)
+	return viewtest.Seeded(t, newAlarmsHarness)
 }
 
 // selectAlarm selects the class Cart (the seeded alarms' class) and, in

@@ -42,36 +42,23 @@ func (m Model) detailRows() int {
 // fold away).
 func (m Model) entryRows() int { return m.entryRowsAt(m.folds()) }
 
-func (m Model) entryRowsAt(folds int) int {
+func (m Model) entryRowsAt(folds coordkit.Fold) int {
 	fixed := 8
 	switch {
-	case folds >= foldTimeline:
+	case folds >= coordkit.FoldChart: // the time line
 		fixed -= 5
-	case folds >= foldHint:
+	case folds >= coordkit.FoldHint:
 		fixed -= 2
-	case folds >= foldNote:
+	case folds >= coordkit.FoldNote:
 		fixed--
 	}
 	return max(m.innerHeight()-fixed-m.detailRows(), 1)
 }
 
-// What folds away on a short screen, in order, until the alarm list shows
-// coordkit.MinRows rows: the note, the hint, the time line.
-const (
-	foldNote = iota + 1
-	foldHint
-	foldTimeline
-)
-
-// folds is how much of the right pane folds away at this height.
-func (m Model) folds() int {
-	for f := range foldTimeline {
-		if m.entryRowsAt(f) >= coordkit.MinRows {
-			return f
-		}
-	}
-	return foldTimeline
-}
+// folds is how much of the right pane folds away at this height, until
+// the alarm list shows coordkit.MinRows rows: the note, the hint, the time
+// line (the chart).
+func (m Model) folds() coordkit.Fold { return coordkit.Folds(m.entryRowsAt) }
 
 // alarmColumns are the alarm list's columns; the id takes the spare room;
 // the retry count, the due time and then the flags give way on narrow
@@ -94,19 +81,12 @@ func (m Model) classesView() string {
 	st := m.Styles
 	w := m.leftWidth() - st.Pane.GetHorizontalFrameSize()
 	classes := m.shownClasses()
-	lines := []string{widgets.Spread(st.PaneTitle.Render("CLASSES"), st.Muted.Render(fmt.Sprint(len(classes))), w)}
-	if f := m.filter.View(); f != "" {
-		lines = append(lines, widgets.FitWidth(f, w))
-	}
-	switch {
-	case m.Err != nil:
-		lines = append(lines, widgets.ProseLines("✗ "+m.Err.Error(), st.Error, w)...)
-	case !m.Loaded:
-		lines = append(lines, st.Muted.Render("loading…"))
-	case len(classes) == 0 && m.filter.Text() != "":
-		lines = append(lines, widgets.ProseLines(m.filter.Nothing(), st.Muted, w)...)
+	lines := coordkit.GroupsHead(st, "CLASSES", len(classes), m.filter, w)
+	switch unready := m.Unready(w); {
+	case unready != nil:
+		lines = append(lines, unready...)
 	case len(classes) == 0:
-		lines = append(lines, widgets.ProseLines("No alarms: no due entry and no by-id record.", st.Muted, w)...)
+		lines = append(lines, coordkit.Empty(st, m.filter, "No alarms: no due entry and no by-id record.", w)...)
 	}
 	from, to := m.lists.Groups.Window(len(classes), m.classRows())
 	active := m.Focused && !m.lists.OnItems && m.Form == nil
@@ -122,7 +102,7 @@ func (m Model) classLine(c coord.AlarmClass, selected, active bool, w int) strin
 	st := m.Styles
 	errs, warns := 0, 0
 	for _, it := range classItems(c) {
-		switch coordkit.WorstSeverity(m.finds[codec.Format(it.Key)]) {
+		switch coordkit.WorstSeverity(m.finds.Of(it.Key)) {
 		case coord.SeverityError:
 			errs++
 		case coord.SeverityWarning:
@@ -158,7 +138,7 @@ func (m Model) classView() string {
 	now := m.Deps.Now()
 	items := m.shownItems(c)
 	lines := []string{widgets.Spread(st.PaneTitle.Render(widgets.Sanitize(strings.ToUpper(c.Class)))+"  "+m.classSummary(c, now), m.position(len(items)), w)}
-	if m.folds() < foldTimeline {
+	if m.folds() < coordkit.FoldChart {
 		lines = append(lines, m.timelineLines(items, now, w)...)
 	}
 	t := widgets.NewTable(alarmColumns, w)
@@ -196,19 +176,12 @@ func (m Model) classSummary(c coord.AlarmClass, now int64) string {
 
 // position is "3/7" for the alarm list.
 func (m Model) position(n int) string {
-	marked := ""
-	if m.marks.Len() > 0 {
-		marked = m.Styles.Accent.Render(m.marks.Indicator()) + " "
-	}
-	if n == 0 {
-		return marked
-	}
-	return marked + m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
+	return coordkit.Position(m.Styles, m.marks, m.lists.Items.Cur, n)
 }
 
 // shownTimeline is the time line as drawn (nil when folded away).
 func (m Model) shownTimeline() []string {
-	if m.folds() >= foldTimeline {
+	if m.folds() >= coordkit.FoldChart {
 		return nil
 	}
 	return m.timelineLines(m.items(), m.Deps.Now(), m.rightInner())

@@ -16,8 +16,7 @@ func TestAlarmsWriteKeys(t *testing.T) {
 		Writes: keys.Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 			t.Helper()
-			s, clock, _ := viewtest.Reference(t, readOnly)
-			return newAlarmsHarness(t, s, clock, 120, 37)
+			return viewtest.OnReference(t, newAlarmsHarness, readOnly)
 		},
 		Prepare:   func(h *viewtest.Harness[Model], _ string) { h.Keys("l") },
 		Capturing: Model.Capturing,

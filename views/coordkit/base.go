@@ -1,7 +1,9 @@
 // Package coordkit is the small kit the three coordination tabs (Leases,
 // Alarms, Queues) share: Base, the state each embeds (engine, load
-// generation, focus, size, form, an action in flight), and the findings of
-// store/coord drawn by key.
+// generation, focus, size, form, an action in flight), the load and its
+// answer (Load, Loaded), their read keys, the findings of store/coord
+// drawn by key, and for the two-list tabs (Alarms, Queues) Lists and the
+// pieces of their panes (Fold, GroupsHead, Position).
 package coordkit
 
 import (
@@ -88,18 +90,34 @@ func (b *Base) Reload() tea.Cmd {
 	return b.LoadCmd()
 }
 
-// FormKey hands msg to the open form: esc closes it; submit is true when
-// the view should submit the form (the form's own command is then
-// dropped, as the submission answers).
-func (b *Base) FormKey(msg tea.KeyMsg) (submit bool, cmd tea.Cmd) {
+// FormKey hands msg to the open form: esc closes it. On a submission
+// (submit) it reads the form's values: when a field is not valid it says
+// why in the form; else the action starts (the form waits, busy, until
+// ActionAnswered) and ok is true: the view acts on vals (the form's own
+// command is then dropped, as the action answers).
+func (b *Base) FormKey(msg tea.KeyMsg) (vals []string, ok bool, cmd tea.Cmd) {
 	act, cmd := b.Form.Handle(msg)
 	switch act {
 	case widgets.FormCancel:
 		b.Form = nil
 	case widgets.FormSubmit:
-		return true, nil
+		vals, ok = b.submit()
+		return vals, ok, nil
 	}
-	return false, cmd
+	return nil, false, cmd
+}
+
+// submit reads the open form's values (FormKey).
+func (b *Base) submit() ([]string, bool) {
+	f := b.Form
+	vals, err := f.Values()
+	if err != nil {
+		f.Err = err.Error()
+		return nil, false
+	}
+	f.Busy, f.Err = true, ""
+	b.Acting = true
+	return vals, true
 }
 
 // StartLoad tags a new load; false when there is no store to load from.

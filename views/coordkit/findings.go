@@ -11,10 +11,17 @@ import (
 	"kvdeck/views/widgets"
 )
 
+// Findings are store/coord's findings filed under their key's text
+// (FindingsByKey).
+type Findings map[string][]coord.Finding
+
+// Of are the findings on the row of key k.
+func (f Findings) Of(k codec.Key) []coord.Finding { return f[codec.Format(k)] }
+
 // FindingsByKey files findings under their key's text; store-wide ones
 // (no key) are left out.
-func FindingsByKey(fs []coord.Finding) map[string][]coord.Finding {
-	out := map[string][]coord.Finding{}
+func FindingsByKey(fs []coord.Finding) Findings {
+	out := Findings{}
 	for _, f := range fs {
 		if f.Key != nil {
 			k := codec.Format(f.Key)

@@ -4,6 +4,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/codec"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -151,4 +153,37 @@ func (l *Lists) Follow(groups, items ListIDs) (goneGroup, goneItem string) {
 		return "", ""
 	}
 	return goneGroup, goneItem
+}
+
+// Gone words a row that went away for the flash after a reload: what kind
+// of row it is ("class", "message") and why rows of that kind go.
+type Gone struct{ What, Why string }
+
+// Say is the flash that the row id is gone and the cursor moved to the
+// row in its place; nil when id is "" (nothing went).
+func (g Gone) Say(id string) tea.Cmd {
+	if id == "" {
+		return nil
+	}
+	return views.Flash(views.FlashInfo, "%s %s is gone (%s); the cursor moved to the %s in its place", g.What, id, g.Why, g.What)
+}
+
+// FollowSaying is Follow, and the flash that says what went: the group,
+// else an item of it (nil when nothing did).
+func (l *Lists) FollowSaying(groups, items ListIDs, group, item Gone) tea.Cmd {
+	goneGroup, goneItem := l.Follow(groups, items)
+	if goneGroup != "" {
+		return group.Say(goneGroup)
+	}
+	return item.Say(goneItem)
+}
+
+// ShowInBrowse is o on an item list: the selected item's row k in Browse
+// when one is selected (ok), else how to select one, an item being what
+// (e.g. "an alarm").
+func ShowInBrowse(k codec.Key, ok bool, what string) tea.Cmd {
+	if !ok {
+		return views.Flash(views.FlashInfo, "select %s (→): o shows its row in Browse", what)
+	}
+	return views.Goto(k)
 }

@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -44,5 +45,27 @@ func TestListsNavOrder(t *testing.T) {
 	l.Quiet()
 	if g, i := l.Follow(groups, func() ([]string, int) { return nil, 10 }); g != "" || i != "" {
 		t.Fatalf("quiet follow reported %q %q", g, i)
+	}
+}
+
+// TestFollowSaying: the flash names the group that went, else the item,
+// in the one wording of the coordination tabs; nothing when none went.
+func TestFollowSaying(t *testing.T) {
+	var l Lists
+	groups := func() ([]string, int) { return []string{"a", "b"}, 10 }
+	items := func() ([]string, int) { return []string{"a1"}, 10 }
+	class, alarm := Gone{What: "class", Why: "fired"}, Gone{What: "alarm", Why: "deleted"}
+	if cmd := l.FollowSaying(groups, items, class, alarm); cmd != nil {
+		t.Fatalf("first load: %v", cmd())
+	}
+	l.Groups.ID, l.Items.ID = "b", "b9"
+	cmd := l.FollowSaying(func() ([]string, int) { return []string{"a"}, 10 }, items, class, alarm)
+	if got := cmd().(views.FlashMsg).Text; got != "class b is gone (fired); the cursor moved to the class in its place" {
+		t.Errorf("group gone: %q", got)
+	}
+	l.Items.ID = "a9"
+	cmd = l.FollowSaying(groups, items, class, alarm)
+	if got := cmd().(views.FlashMsg).Text; got != "alarm a9 is gone (deleted); the cursor moved to the alarm in its place" {
+		t.Errorf("item gone: %q", got)
 	}
 }

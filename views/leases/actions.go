@@ -50,12 +50,16 @@ func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// handleForm handles keys while the acquire form is open.
+// handleForm handles keys while the acquire form is open; a valid
+// submission acquires.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
-	if submit, cmd := m.FormKey(msg); !submit {
+	vals, ok, cmd := m.FormKey(msg)
+	if !ok {
 		return m, cmd
 	}
-	return m.submitAcquire()
+	k, _ := widgets.ParseKey(vals[0])
+	ttl, _ := parseLeaseTTL(vals[1])
+	return m, acquireLease(m.Store, m.Deps.Session, k, ttl)
 }
 
 // startAcquire opens the acquire form, its key prefilled with the
@@ -98,21 +102,6 @@ func checkLeaseKey(s string) (string, error) {
 // parseLeaseTTL reads a lease TTL: a Go duration of whole milliseconds, > 0.
 func parseLeaseTTL(s string) (time.Duration, error) {
 	return usertext.ParseDurationAtLeast(s, time.Millisecond)
-}
-
-// submitAcquire validates the form and acquires.
-func (m Model) submitAcquire() (Model, tea.Cmd) {
-	f := m.Form
-	vals, err := f.Values()
-	if err != nil {
-		f.Err = err.Error()
-		return m, nil
-	}
-	k, _ := widgets.ParseKey(vals[0])
-	ttl, _ := parseLeaseTTL(vals[1])
-	f.Busy, f.Err = true, ""
-	m.Acting = true
-	return m, acquireLease(m.Store, m.Deps.Session, k, ttl)
 }
 
 // release gives back the selected lease if kvdeck acquired it.

@@ -19,26 +19,24 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// leasesLoaded answers loadLeases.
-type leasesLoaded struct {
-	session, gen int
-	rows         []coord.LeaseRow
-	cron         []coord.CronSchedule
-	findings     []coord.Finding
-	err          error
+// leaseRows are what a load of the Leases tab reads: every lease and cron
+// tick row, and the cron schedules.
+type leaseRows struct {
+	rows []coord.LeaseRow
+	cron []coord.CronSchedule
 }
 
-// loadLeases inspects every lease and cron tick row at now, and the cron
-// schedules (for missing buckets and double wins per schedule).
-func loadLeases(s *store.Store, session, gen int, now int64) tea.Cmd {
-	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		msg := leasesLoaded{session: session, gen: gen}
-		msg.rows, msg.findings, msg.err = coord.InspectLeases(ctx, s, now)
-		if msg.err == nil {
-			msg.cron, _, msg.err = coord.InspectCron(ctx, s, "", now)
-		}
-		return msg
-	})
+// leasesLoaded answers the load of inspectLeases.
+type leasesLoaded = coordkit.Loaded[leaseRows]
+
+// inspectLeases inspects every lease and cron tick row at now, and the
+// cron schedules (for missing buckets and double wins per schedule).
+func inspectLeases(ctx context.Context, s *store.Store, now int64) (r leaseRows, fs []coord.Finding, err error) {
+	r.rows, fs, err = coord.InspectLeases(ctx, s, now)
+	if err == nil {
+		r.cron, _, err = coord.InspectCron(ctx, s, "", now)
+	}
+	return r, fs, err
 }
 
 // leaseOp names the action a leaseActed answers.
@@ -107,11 +105,11 @@ func breakLease(s *store.Store, session int, k codec.Key, stamp string) tea.Cmd 
 
 // onLoaded takes a load's answer, keeping the selection on the same key.
 func (m Model) onLoaded(msg leasesLoaded) (Model, tea.Cmd) {
-	if !m.LoadAnswered(msg.session, msg.gen, msg.err) {
+	if !m.LoadAnswered(msg.Session, msg.Gen, msg.Err) {
 		return m, nil
 	}
-	m.rows, m.cron, m.finds = msg.rows, msg.cron, coordkit.FindingsByKey(msg.findings)
-	m.churn = m.churn.note(msg.rows, m.Deps.Now())
+	m.rows, m.cron, m.finds = msg.Rows.rows, msg.Rows.cron, coordkit.FindingsByKey(msg.Findings)
+	m.churn = m.churn.note(msg.Rows.rows, m.Deps.Now())
 	keys := map[string]bool{}
 	for i, r := range m.rows {
 		kt := codec.Format(r.Key)
@@ -120,7 +118,7 @@ func (m Model) onLoaded(msg leasesLoaded) (Model, tea.Cmd) {
 			m.rows[i].TTLMs = l.ttl.Milliseconds() // kvdeck knows the TTL it asked for
 		}
 	}
-	m.others = coordkit.Unplaced(msg.findings, keys)
+	m.others = coordkit.Unplaced(msg.Findings, keys)
 	if gone := m.list.Follow(m.ids(), m.tableRows()); gone != "" && gone != m.removed && m.filter.Text() == "" {
 		return m, views.Flash(views.FlashInfo, "%s is gone (released, broken or swept); the cursor moved to the row in its place", gone)
 	}

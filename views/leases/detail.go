@@ -80,7 +80,7 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	if r.Problem != "" {
 		out = append(out, widgets.FieldLine(st, "problem", widgets.Line{{Text: widgets.Sanitize(r.Problem), Style: st.Warn}}, w)...)
 	}
-	return append(out, coordkit.FindingLines(st, m.finds[codec.Format(r.Key)], w, false)...)
+	return append(out, coordkit.FindingLines(st, m.finds.Of(r.Key), w, false)...)
 }
 
 // ttlText explains the TTL and age of a row: the store records neither.

@@ -24,9 +24,7 @@ func selectLease(t *testing.T, h *viewtest.Harness[Model], k codec.Key) {
 
 func seededLeases(t *testing.T) *viewtest.Harness[Model] {
 	t.Helper()
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
-	return newLeasesHarness(t, s, clock, 120, 37)
+	return viewtest.Seeded(t, newLeasesHarness)
 }
 
 func TestLeasesAcquireThenRelease(t *testing.T) {
@@ -148,8 +146,7 @@ func TestLeasesBreakExpiredRefused(t *testing.T) {
 }
 
 func TestLeasesReadOnly(t *testing.T) {
-	s, clock, url := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
+	_, clock, url := viewtest.CoordAnomalies(t)
 	h := newLeasesHarness(t, viewtest.Open(t, url, clock, true), clock, 120, 37)
 	for _, k := range []string{"n", "d", "B"} {
 		h.Keys(k)
@@ -198,8 +195,7 @@ func TestLeasesSelectionFollowsKey(t *testing.T) {
 // cut off), and ids shown in the table keep both ends, not one shared
 // prefix cut short while STATE had room (issue 13 bug 6).
 func TestLeasesNarrowKeepsWhatTellsRowsApart(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
+	s, clock, _ := viewtest.CoordAnomalies(t)
 	h := newLeasesHarness(t, s, clock, 80, 21)
 	r, ok := h.M.selected()
 	if !ok {
@@ -229,8 +225,7 @@ func TestLeasesSaysWhenTheSelectedRowGoes(t *testing.T) {
 // it) does not move as the cursor scrolls the table from the leases to
 // the cron rows (issue 22 point 13).
 func TestLeasesColumnsStayPutWhileScrolling(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
+	s, clock, _ := viewtest.CoordAnomalies(t)
 	h := newLeasesHarness(t, s, clock, 80, 15)
 	top := h.ViewLine("ID/BUCKET")
 	for range 11 {

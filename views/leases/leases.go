@@ -22,9 +22,9 @@ import (
 type Keys struct {
 	widgets.NavKeys
 	widgets.FilterKeys
-	Sort, Reload            key.Binding
+	coordkit.ReadKeys       // r reload, o the row's raw key in Browse
+	Sort                    key.Binding
 	Acquire, Release, Break key.Binding
-	Browse                  key.Binding // the row's raw key in Browse
 }
 
 // DefaultKeys returns the Leases view's default key bindings.
@@ -33,11 +33,10 @@ func DefaultKeys() Keys {
 		NavKeys:    widgets.DefaultNavKeys(),
 		Sort:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort by key / time left")),
 		FilterKeys: widgets.DefaultFilterKeys(),
-		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
+		ReadKeys:   coordkit.DefaultReadKeys(),
 		Acquire:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new lease: acquire as kvdeck")),
 		Release:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
 		Break:      key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "break (confirm, CAS)")),
-		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 }
 
@@ -59,8 +58,8 @@ type Model struct {
 
 	rows   []coord.LeaseRow
 	cron   []coord.CronSchedule
-	finds  map[string][]coord.Finding // by key text
-	others []coord.Finding            // findings on rows with no line (malformed keys)
+	finds  coordkit.Findings
+	others []coord.Finding // findings on rows with no line (malformed keys)
 	// removed is the row kvdeck itself just released or broke: its going
 	// needs no "is gone" note.
 	removed string
@@ -81,7 +80,7 @@ type Model struct {
 // New returns the Leases view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{
-		Base: coordkit.NewBase(deps, styles, loadLeases), keys: DefaultKeys(),
+		Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectLeases)), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: key, holder, stamp or state", styles),
 		mine:   map[string]heldLease{},
 	}

@@ -19,20 +19,12 @@ func newLeasesHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w
 // the body: 37 lines) on a fixed clock, then sorted by time left, and the
 // reference store, read-only.
 func TestLeasesGolden(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
-	h := newLeasesHarness(t, s, clock, 120, 37)
+	h := viewtest.Seeded(t, newLeasesHarness)
 	t.Run("anomalies", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("S", "j", "j")
 	t.Run("by-time-left", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	t.Run("80x24", func(t *testing.T) {
-		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 80, 21).M.View())
-	})
-	t.Run("60x18", func(t *testing.T) {
-		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 60, 15).M.View())
-	})
+	viewtest.EachScreen(t, viewtest.SmallScreens(), newLeasesHarness, h.S, h.Clock, viewtest.GoldenAfter[Model]())
 	t.Run("reference", func(t *testing.T) {
-		s, clock, _ := viewtest.Reference(t, true)
-		golden.RequireEqual(t, newLeasesHarness(t, s, clock, 120, 37).M.View())
+		golden.RequireEqual(t, viewtest.OnReference(t, newLeasesHarness, true).M.View())
 	})
 }

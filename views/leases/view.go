@@ -81,12 +81,9 @@ func (m Model) tableView() string {
 	w := m.Width - st.Pane.GetHorizontalFrameSize()
 	box := widgets.PaneBox(st, m.Focused && m.Form == nil)
 	lines := []string{widgets.Spread(st.PaneTitle.Render("LEASES")+"  "+m.summary(), m.position(), w)}
-	switch {
-	case m.Err != nil:
-		lines = append(lines, widgets.ProseLines("✗ "+m.Err.Error(), st.Error, w)...)
-	case !m.Loaded:
-		lines = append(lines, st.Muted.Render("loading…"))
-	default:
+	if unready := m.Unready(w); unready != nil {
+		lines = append(lines, unready...)
+	} else {
 		lines = append(lines, m.rowLines(w)...)
 	}
 	for len(lines) < m.tableRows()+2 {
@@ -194,7 +191,7 @@ func (m Model) leaseCells(r coord.LeaseRow, selected bool, barW int) []widgets.L
 		nameStyle = st.Expired
 	}
 	return []widgets.Line{
-		{{Text: mark, Style: st.Accent}, {Text: findingMark(m.finds[codec.Format(r.Key)]), Style: findingStyle(st, m.finds[codec.Format(r.Key)])}},
+		{{Text: mark, Style: st.Accent}, {Text: findingMark(m.finds.Of(r.Key)), Style: findingStyle(st, m.finds.Of(r.Key))}},
 		{{Text: r.Kind, Style: st.Muted}},
 		{{Text: widgets.Sanitize(r.Name), Style: nameStyle}},
 		{{Text: id, Style: nameStyle}},

@@ -17,8 +17,7 @@ func TestLeasesWriteKeys(t *testing.T) {
 		Writes: keys.Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 			t.Helper()
-			s, clock, url := viewtest.CoordStoreAt(t)
-			viewtest.SeedCoordAnomalies(t, s, clock)
+			_, clock, url := viewtest.CoordAnomalies(t)
 			return newLeasesHarness(t, viewtest.Open(t, url, clock, readOnly), clock, 120, 37)
 		},
 		Prepare: func(h *viewtest.Harness[Model], key string) {

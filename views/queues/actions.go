@@ -10,6 +10,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/views"
+	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
 )
 
@@ -31,10 +32,8 @@ func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
 	case key.Matches(msg, k.Browse):
-		if msg, ok := m.message(); ok && m.lists.OnItems {
-			return m, views.Goto(msg.Key)
-		}
-		return m, views.Flash(views.FlashInfo, "select a message (→): o shows its row in Browse")
+		row, ok := m.Selected()
+		return m, coordkit.ShowInBrowse(row, ok, "a message")
 	case key.Matches(msg, k.Peek):
 		if it, ok := m.message(); ok {
 			m.peek = &peekState{msg: it, cache: &widgets.ValueCache{}}
@@ -81,12 +80,16 @@ func (m Model) handlePeek(msg tea.KeyMsg) Model {
 	return m
 }
 
-// handleForm handles keys while the send form is open.
+// handleForm handles keys while the send form is open; a valid
+// submission sends.
 func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
-	if submit, cmd := m.FormKey(msg); !submit {
+	vals, ok, cmd := m.FormKey(msg)
+	if !ok {
 		return m, cmd
 	}
-	return m.submitSend()
+	body, _ := codec.NormalizeJSON([]byte(vals[1]))
+	d, _ := parseDelay(vals[2])
+	return m, sendMessage(m.Store, m.Deps.Session, strings.TrimSpace(vals[0]), body, d)
 }
 
 // startSend opens the send form on the selected queue.
@@ -118,21 +121,6 @@ func checkBody(s string) (string, error) {
 		return "", fmt.Errorf("not JSON: %w", err)
 	}
 	return fmt.Sprintf("valid JSON · %d bytes", len(v)), nil
-}
-
-// submitSend validates the form and sends.
-func (m Model) submitSend() (Model, tea.Cmd) {
-	f := m.Form
-	vals, err := f.Values()
-	if err != nil {
-		f.Err = err.Error()
-		return m, nil
-	}
-	body, _ := codec.NormalizeJSON([]byte(vals[1]))
-	d, _ := parseDelay(vals[2])
-	f.Busy, f.Err = true, ""
-	m.Acting = true
-	return m, sendMessage(m.Store, m.Deps.Session, strings.TrimSpace(vals[0]), body, d)
 }
 
 // askPurge asks to delete every message of the selected queue.

@@ -1,7 +1,6 @@
 package queues
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -15,30 +14,26 @@ import (
 // message shown and again clears, and B asks the root for the queue
 // actions over the marked messages, with a unit per message.
 func TestQueuesMarks(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
-	for _, sz := range []struct{ w, h int }{{120, 37}, {80, 21}} {
-		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h+3), func(t *testing.T) {
-			h := newQueuesHarness(t, s, clock, sz.w, sz.h)
-			h.Keys("l", " ", " ")
-			h.RequireView("2 marked", "✓")
-			golden.RequireEqual(t, h.M.View())
-			h.Keys(";")
-			if len(h.Bulks) != 1 || len(h.Bulks[0].Keys) != 2 {
-				t.Fatalf("B: %+v", h.Bulks)
+	s, clock, _ := viewtest.CoordAnomalies(t)
+	viewtest.EachScreen(t, []viewtest.Screen{viewtest.Wide(), {W: 80, H: 24}}, newQueuesHarness, s, clock, func(h *viewtest.Harness[Model]) {
+		h.Keys("l", " ", " ")
+		h.RequireView("2 marked", "✓")
+		golden.RequireEqual(h.T, h.M.View())
+		h.Keys(";")
+		if len(h.Bulks) != 1 || len(h.Bulks[0].Keys) != 2 {
+			h.T.Fatalf("B: %+v", h.Bulks)
+		}
+		var names []string
+		for _, a := range h.Bulks[0].Actions {
+			names = append(names, a.Key+" "+a.Name)
+			if !a.Copy && len(a.Units) != 2 {
+				h.T.Errorf("%s: %d units, want 2", a.Name, len(a.Units))
 			}
-			var names []string
-			for _, a := range h.Bulks[0].Actions {
-				names = append(names, a.Key+" "+a.Name)
-				if !a.Copy && len(a.Units) != 2 {
-					t.Errorf("%s: %d units, want 2", a.Name, len(a.Units))
-				}
-			}
-			if got := strings.Join(names, ", "); got != "r retry now, x dead-letter, d delete, y copy keys" {
-				t.Errorf("actions: %s", got)
-			}
-		})
-	}
+		}
+		if got := strings.Join(names, ", "); got != "r retry now, x dead-letter, d delete, y copy keys" {
+			h.T.Errorf("actions: %s", got)
+		}
+	})
 	h := newQueuesHarness(t, s, clock, 120, 37)
 	h.Keys("l", " ", "k", " ")
 	if h.M.marks.Len() != 0 {

@@ -13,23 +13,13 @@ import (
 	"kvdeck/views/coordkit"
 )
 
-// queuesLoaded answers loadQueues.
-type queuesLoaded struct {
-	session, gen int
-	now          int64 // the instant the report describes
-	queues       []coord.QueueReport
-	findings     []coord.Finding
-	err          error
-}
+// queuesLoaded answers the load of inspectQueues.
+type queuesLoaded = coordkit.Loaded[[]coord.QueueReport]
 
-// loadQueues inspects every queue at now (final attempts judged with the
-// reference's default of 5 attempts).
-func loadQueues(s *store.Store, session, gen int, now int64) tea.Cmd {
-	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		msg := queuesLoaded{session: session, gen: gen, now: now}
-		msg.queues, msg.findings, msg.err = coord.InspectQueues(ctx, s, "", now, 0)
-		return msg
-	})
+// inspectQueues inspects every queue at now (final attempts judged with
+// the reference's default of 5 attempts).
+func inspectQueues(ctx context.Context, s *store.Store, now int64) ([]coord.QueueReport, []coord.Finding, error) {
+	return coord.InspectQueues(ctx, s, "", now, 0)
 }
 
 // queueOp names the action a queueActed answers.
@@ -70,20 +60,18 @@ func purgeQueue(s *store.Store, session int, queue string) tea.Cmd {
 
 // onLoaded takes a load's answer, keeping both selections by name and id.
 func (m Model) onLoaded(msg queuesLoaded) (Model, tea.Cmd) {
-	if !m.LoadAnswered(msg.session, msg.gen, msg.err) {
+	if !m.LoadAnswered(msg.Session, msg.Gen, msg.Err) {
 		return m, nil
 	}
-	m.queues, m.finds, m.loadedAt = msg.queues, coordkit.FindingsByKey(msg.findings), msg.now
-	m.trends = m.trends.note(msg.queues, msg.now)
-	switch queue, message := m.lists.Follow(m.queueIDs(), m.messageIDs()); {
-	case m.poll != nil:
-		// The batch out is claimed: its messages are away until decided.
-	case queue != "":
-		return m, views.Flash(views.FlashInfo, "queue %s is gone (emptied or purged); the cursor moved to the queue in its place", queue)
-	case message != "":
-		return m, views.Flash(views.FlashInfo, "message %s is gone (delivered, dropped or purged); the cursor moved to the message in its place", message)
+	m.queues, m.finds, m.loadedAt = msg.Rows, coordkit.FindingsByKey(msg.Findings), msg.Now
+	m.trends = m.trends.note(msg.Rows, msg.Now)
+	gone := m.lists.FollowSaying(m.queueIDs(), m.messageIDs(),
+		coordkit.Gone{What: "queue", Why: "emptied or purged"},
+		coordkit.Gone{What: "message", Why: "delivered, dropped or purged"})
+	if m.poll != nil {
+		return m, nil // the batch out is claimed: its messages are away until decided
 	}
-	return m, nil
+	return m, gone
 }
 
 // onActed reports a send or a purge and reloads.

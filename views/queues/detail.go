@@ -3,7 +3,6 @@ package queues
 import (
 	"fmt"
 
-	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
 	"kvdeck/views/coordkit"
@@ -35,7 +34,7 @@ func (m Model) lowerLines(q coord.QueueReport, w int) []string {
 	}
 	out = append(out, widgets.FieldLine(st, "attempt", widgets.Line{{Text: next, Style: nstyle}}, w)...)
 	out = append(out, widgets.FieldLine(st, "body", widgets.Line{{Text: bodyPreview(msg.Body), Style: st.Text}}, w)...)
-	return append(out, coordkit.FindingLines(st, m.finds[codec.Format(msg.Key)], w, false)...)
+	return append(out, coordkit.FindingLines(st, m.finds.Of(msg.Key), w, false)...)
 }
 
 // reportLines reports the last poll, one line per delivered message.
@@ -90,10 +89,8 @@ func (m Model) hint(w int) string {
 		return ""
 	case m.peek != nil:
 		return st.Muted.Render(widgets.FitWidth("↑/↓ scroll · esc closes", w))
-	case m.ReadOnly:
-		return st.Warn.Render(widgets.FitWidth(widgets.ReadOnlyNote, w))
 	}
-	return st.Muted.Render(widgets.FitWidth("n send · enter peek · t take a batch · d purge · ←/→ queues / messages", w))
+	return m.Hint("n send · enter peek · t take a batch · d purge · ←/→ queues / messages", w)
 }
 
 // pollLines is the decision panel of a claimed batch.

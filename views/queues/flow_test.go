@@ -13,9 +13,7 @@ import (
 
 func seededQueues(t *testing.T) *viewtest.Harness[Model] {
 	t.Helper()
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
-	return newQueuesHarness(t, s, clock, 120, 37)
+	return viewtest.Seeded(t, newQueuesHarness)
 }
 
 // queueRows lists the stored messages of queue: id → {dueAt, attempts, body}.

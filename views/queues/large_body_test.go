@@ -65,7 +65,7 @@ func TestLargeBodyFirstVisit(t *testing.T) {
 	m := h.M
 	var msg tea.Msg
 	began := time.Now()
-	read := allocated(func() { msg = loadQueues(s, m.Deps.Session, m.Gen, m.Deps.Now())() })
+	read := allocated(func() { msg = m.LoadCmd()() })
 	took := time.Since(began).Round(time.Millisecond)
 	var next Model
 	update := allocated(func() { next, _ = m.Update(msg) })

@@ -19,11 +19,10 @@ type Keys struct {
 	widgets.NavKeys
 	widgets.FilterKeys
 	widgets.MarkKeys
+	coordkit.ReadKeys                   // r reload, o the message's raw key in Browse
 	Queues, Messages        key.Binding // which list has the keys
-	Reload                  key.Binding
 	Send, Peek, Poll, Purge key.Binding
 	Close                   key.Binding // closes the peek or the poll report
-	Browse                  key.Binding // the message's raw key in Browse
 }
 
 // DefaultKeys returns the Queues view's default key bindings.
@@ -32,15 +31,14 @@ func DefaultKeys() Keys {
 		NavKeys:    widgets.DefaultNavKeys(),
 		FilterKeys: widgets.DefaultFilterKeys(),
 		MarkKeys:   widgets.DefaultMarkKeys(),
+		ReadKeys:   coordkit.DefaultReadKeys(),
 		Queues:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "queues")),
 		Messages:   key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
-		Reload:     key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "reload")),
 		Send:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
 		Peek:       key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter/v", "peek: view the full body")),
 		Poll:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take a batch as a consumer")),
 		Purge:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
-		Browse:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "its raw key in Browse")),
 	}
 	// ctrl+a again marks every message of the queue (markall.go).
 	k.MarkAll.SetHelp("ctrl+a", "mark all shown, again the queue / clear")
@@ -67,7 +65,7 @@ type Model struct {
 	pollKeys PollKeys
 
 	queues   []coord.QueueReport
-	finds    map[string][]coord.Finding
+	finds    coordkit.Findings
 	loadedAt int64  // the now the queues were inspected at
 	trends   trends // each queue's depth and oldest ready age over the session
 
@@ -97,7 +95,7 @@ type peekState struct {
 
 // New returns the Queues view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles, loadQueues), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
+	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectQueues)), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
 		filter: widgets.NewFilter("filter: queue, message id or body", styles)}
 	if m.ReadOnly {
 		m.keys.Writes().Disable()

@@ -29,9 +29,7 @@ func newQueuesHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w
 // malformed row), the message list, a peek and a claimed batch with one
 // decision of each kind; and the reference store.
 func TestQueuesGolden(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	viewtest.SeedCoordAnomalies(t, s, clock)
-	h := newQueuesHarness(t, s, clock, 120, 37)
+	h := viewtest.Seeded(t, newQueuesHarness)
 	t.Run("queues", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 	h.Keys("l", "j", "j")
 	t.Run("messages", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
@@ -44,20 +42,8 @@ func TestQueuesGolden(t *testing.T) {
 	h.Keys("enter")
 	h.Confirm()
 	t.Run("report", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
-	t.Run("80x24", func(t *testing.T) {
-		h := newQueuesHarness(t, s, clock, 80, 21)
-		h.Keys("l")
-		golden.RequireEqual(t, h.M.View())
-	})
-	t.Run("60x18", func(t *testing.T) {
-		h := newQueuesHarness(t, s, clock, 60, 15)
-		h.Keys("l")
-		golden.RequireEqual(t, h.M.View())
-	})
+	viewtest.EachScreen(t, viewtest.SmallScreens(), newQueuesHarness, h.S, h.Clock, viewtest.GoldenAfter[Model]("l"))
 	t.Run("reference", func(t *testing.T) {
-		s, clock, _ := viewtest.Reference(t, true)
-		h := newQueuesHarness(t, s, clock, 120, 37)
-		h.Keys("l")
-		golden.RequireEqual(t, h.M.View())
+		viewtest.GoldenAfter[Model]("l")(viewtest.OnReference(t, newQueuesHarness, true))
 	})
 }

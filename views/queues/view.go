@@ -54,41 +54,28 @@ func (m Model) histRows() int {
 // bodyRows is the room between the trend line and the hint and note.
 func (m Model) bodyRows() int { return m.bodyRowsAt(m.folds()) }
 
-func (m Model) bodyRowsAt(folds int) int {
+func (m Model) bodyRowsAt(folds coordkit.Fold) int {
 	fixed := 1 + m.histRows() + 1 + 2 // title, histogram, trend, hint and note
 	switch {
-	case folds >= foldHist:
+	case folds >= coordkit.FoldChart: // the histogram
 		fixed -= 2 + m.histRows()
-	case folds >= foldHint:
+	case folds >= coordkit.FoldHint:
 		fixed -= 2
-	case folds >= foldNote:
+	case folds >= coordkit.FoldNote:
 		fixed--
 	}
 	return max(m.innerHeight()-fixed, 3)
 }
 
-// What folds away on a short screen, in order, until the message list
-// shows coordkit.MinRows rows: the note, the hint, the histogram.
-const (
-	foldNote = iota + 1
-	foldHint
-	foldHist
-)
-
-// folds is how much of the right pane folds away at this height. The
-// peek, the poll panel and the form take the body as it is.
-func (m Model) folds() int {
-	for f := range foldHist {
-		if m.msgRowsAt(f) >= coordkit.MinRows {
-			return f
-		}
-	}
-	return foldHist
-}
+// folds is how much of the right pane folds away at this height, until
+// the message list shows coordkit.MinRows rows: the note, the hint, the
+// histogram (the chart). The peek, the poll panel and the form take the
+// body as it is.
+func (m Model) folds() coordkit.Fold { return coordkit.Folds(m.msgRowsAt) }
 
 // shownHistRows is how many lines the histogram takes as drawn.
 func (m Model) shownHistRows() int {
-	if m.folds() >= foldHist {
+	if m.folds() >= coordkit.FoldChart {
 		return 0
 	}
 	return m.histRows()
@@ -97,7 +84,7 @@ func (m Model) shownHistRows() int {
 // detailRows is the room of the selected message (or the form).
 func (m Model) detailRows() int { return m.detailRowsAt(m.folds()) }
 
-func (m Model) detailRowsAt(folds int) int {
+func (m Model) detailRowsAt(folds coordkit.Fold) int {
 	n := min(9, max(m.bodyRowsAt(folds)/3, 3))
 	if m.Form != nil {
 		n = max(n, len(m.Form.View(m.rightInner())))
@@ -109,7 +96,7 @@ func (m Model) detailRowsAt(folds int) int {
 // header, the rule and the detail.
 func (m Model) msgRows() int { return m.msgRowsAt(m.folds()) }
 
-func (m Model) msgRowsAt(folds int) int {
+func (m Model) msgRowsAt(folds coordkit.Fold) int {
 	return max(m.bodyRowsAt(folds)-2-m.detailRowsAt(folds), 1)
 }
 
@@ -137,20 +124,12 @@ func (m Model) queuesView() string {
 	w := m.leftWidth() - st.Pane.GetHorizontalFrameSize()
 	t := widgets.NewTable(queueColumns, w)
 	queues := m.shownQueues()
-	lines := []string{widgets.Spread(st.PaneTitle.Render("QUEUES"), st.Muted.Render(fmt.Sprint(len(queues))), w)}
-	if f := m.filter.View(); f != "" {
-		lines = append(lines, widgets.FitWidth(f, w))
-	}
-	lines = append(lines, t.Header(st))
-	switch {
-	case m.Err != nil:
-		lines = append(lines, widgets.ProseLines("✗ "+m.Err.Error(), st.Error, w)...)
-	case !m.Loaded:
-		lines = append(lines, st.Muted.Render("loading…"))
-	case len(queues) == 0 && m.filter.Text() != "":
-		lines = append(lines, widgets.ProseLines(m.filter.Nothing(), st.Muted, w)...)
+	lines := append(coordkit.GroupsHead(st, "QUEUES", len(queues), m.filter, w), t.Header(st))
+	switch unready := m.Unready(w); {
+	case unready != nil:
+		lines = append(lines, unready...)
 	case len(queues) == 0:
-		lines = append(lines, widgets.ProseLines("No messages in any queue. n sends one.", st.Muted, w)...)
+		lines = append(lines, coordkit.Empty(st, m.filter, "No messages in any queue. n sends one.", w)...)
 	}
 	active := m.Focused && !m.lists.OnItems && m.Form == nil && m.poll == nil
 	from, to := m.lists.Groups.Window(len(queues), m.queueRows())
@@ -214,7 +193,7 @@ func (m Model) queueView() string {
 		return widgets.Pane(st.Pane, st.Muted.Render("Select a queue on the left; n sends a message to a new one."), m.rightWidth(), m.Height)
 	}
 	lines := []string{widgets.Spread(st.PaneTitle.Render(widgets.Sanitize(strings.ToUpper(q.Name)))+"  "+m.queueSummary(q), m.position(len(m.shownMessages(q))), w)}
-	if m.folds() < foldHist {
+	if m.folds() < coordkit.FoldChart {
 		lines = append(lines, widgets.FitTo(m.histogram(q, w), m.histRows())...)
 	}
 	lines = append(lines, m.trendLine(q, w))
@@ -229,12 +208,7 @@ func (m Model) queueView() string {
 		body = append(body, widgets.FitTo(m.lowerLines(q, w), m.detailRows())...)
 	}
 	lines = append(lines, widgets.FitTo(body, m.bodyRows())...)
-	if m.folds() < foldHint {
-		lines = append(lines, m.hint(w))
-	}
-	if m.folds() < foldNote {
-		lines = append(lines, st.Muted.Render(widgets.FitWidth(queuesNote, w)))
-	}
+	lines = append(lines, m.folds().Footer(st, m.hint(w), queuesNote, w)...)
 	box := widgets.PaneBox(st, m.Focused && (m.lists.OnItems || m.Form != nil || m.poll != nil || m.peek != nil))
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.rightWidth(), m.Height)
 }
@@ -259,14 +233,7 @@ func (m Model) queueSummary(q coord.QueueReport) string {
 
 // position is "3/7" for the message list.
 func (m Model) position(n int) string {
-	marked := ""
-	if m.marks.Len() > 0 {
-		marked = m.Styles.Accent.Render(m.marks.Indicator()) + " "
-	}
-	if n == 0 {
-		return marked
-	}
-	return marked + m.Styles.Muted.Render(fmt.Sprintf("%d/%d", m.lists.Items.Cur+1, n))
+	return coordkit.Position(m.Styles, m.marks, m.lists.Items.Cur, n)
 }
 
 // histogram draws one bar per stored attempts count; counts whose next

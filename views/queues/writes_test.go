@@ -17,8 +17,7 @@ func TestQueuesWriteKeys(t *testing.T) {
 		Writes: keys.Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 			t.Helper()
-			s, clock, _ := viewtest.Reference(t, readOnly)
-			return newQueuesHarness(t, s, clock, 120, 37)
+			return viewtest.OnReference(t, newQueuesHarness, readOnly)
 		},
 		Capturing: Model.Capturing,
 	})
