@@ -278,23 +278,28 @@ func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error
 	return s.scanPages(ctx, opts, fn)
 }
 
+// scanPage is the page of a Scan of opts after seen entries, from cursor:
+// as large as a page of its transport is, and no larger than what is left
+// of opts.Limit.
+func (s *Store) scanPage(opts ListOptions, seen int, cursor string) ListOptions {
+	page := opts
+	page.Cursor = cursor
+	page.Limit = DefaultPageSize
+	if s.target.Transport.Remote() {
+		page.Limit, page.budget = remotePageRows, remotePageBytes
+	}
+	if opts.Limit > 0 && opts.Limit-seen < page.Limit {
+		page.Limit = opts.Limit - seen
+	}
+	return page
+}
+
 // scanPages is Scan page by page: over a server each page is a request,
 // and the next is read while fn handles this one.
 func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
 	total := opts.Limit
 	remote := s.target.Transport.Remote()
-	pageOf := func(seen int, cursor string) ListOptions {
-		page := opts
-		page.Cursor = cursor
-		page.Limit = DefaultPageSize
-		if remote {
-			page.Limit, page.budget = remotePageRows, remotePageBytes
-		}
-		if total > 0 && total-seen < page.Limit {
-			page.Limit = total - seen
-		}
-		return page
-	}
+	pageOf := func(seen int, cursor string) ListOptions { return s.scanPage(opts, seen, cursor) }
 	// Over a remote transport the next page is read while fn handles this
 	// one, so that the round trip and the server's work overlap the
 	// caller's (a dump formatting JSON). A file reads one page at a time.
