@@ -81,7 +81,11 @@
 //     ScanExpired lists them.
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
 //   - census.go: the census's statements (prefix boundaries by seeks, range
-//     aggregates) and how their figures are gathered.
+//     aggregates, the row checks when asked) and how their figures are
+//     gathered.
+//   - lockfree_read.go: readShort, one read statement without SQLite's
+//     locks on a rollback-journal file where it can (the census, sweep's
+//     reads).
 //   - version.go: Version and Seq, the cheap fingerprint a UI polls for
 //     change detection.
 //   - probe.go: ProbeRow, one read-only statement of the caller's in one
