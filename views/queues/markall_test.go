@@ -103,3 +103,22 @@ func TestQueuesMarkAllBounds(t *testing.T) {
 		t.Fatalf("bytes bound: %d marked (busy %v), want between 200 and 450", n, h.M.Busy())
 	}
 }
+
+// TestQueuesMarkAllProgressComesFirst: a progress line that arrives after
+// the marking is over shows nothing, so it cannot replace the line the
+// end left (the two were sent at once: TestQueuesMarkAllBounds once saw
+// "marking 200 of 450…" after "marking stopped at …").
+func TestQueuesMarkAllProgressComesFirst(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	seedBig(t, s, clock, 450)
+	defer func(n int, b int64) { maxMarkAll, maxMarkAllBytes = n, b }(maxMarkAll, maxMarkAllBytes)
+	maxMarkAll, maxMarkAllBytes = 100000, 10000
+	h := newQueuesHarness(t, s, clock, 120, 37)
+	h.Keys("l", "ctrl+a", "ctrl+a")
+	h.RequireFlash("marking stopped at", "act on these (;)")
+	before := len(h.Flashes)
+	h.Send(markProgress{session: h.M.Deps.Session, gen: h.M.markGen}) // the late one
+	if len(h.Flashes) != before {
+		t.Fatalf("a progress line after the end: %q", h.Flashes[len(h.Flashes)-1].Text)
+	}
+}
