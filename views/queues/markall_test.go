@@ -110,7 +110,7 @@ func TestQueuesMarkAllBounds(t *testing.T) {
 // "marking 200 of 450…" after "marking stopped at …").
 func TestQueuesMarkAllProgressComesFirst(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	seedBig(t, s, clock, 450)
+	seedBig(t, s, clock, 400)
 	defer func(n int, b int64) { maxMarkAll, maxMarkAllBytes = n, b }(maxMarkAll, maxMarkAllBytes)
 	maxMarkAll, maxMarkAllBytes = 100000, 10000
 	h := newQueuesHarness(t, s, clock, 120, 37)
