@@ -126,6 +126,10 @@ type ChangesPage struct {
 	// when the page stopped at its head (nothing committed since Mark):
 	// no answer, not absent rows.
 	Rechecked []*Entry
+	// Now is the clock reading the page judged liveness by (Rechecked,
+	// and the expiry filter): a reader that took its own reading before
+	// the call can tell a row that expired in between from a deleted one.
+	Now int64
 	// Mark is, on a file, the data_version of kvdeck's watch connection
 	// at the read: it moves on every commit of another connection,
 	// deletions included (0 over a server). Version.Rows is -1 on a file:
@@ -165,7 +169,7 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 	if err != nil {
 		return ChangesPage{}, err
 	}
-	c := &changeScan{s: s, opts: opts, q: q, page: ChangesPage{Next: opts.After, NextKey: opts.AfterKey}}
+	c := &changeScan{s: s, opts: opts, q: q, page: ChangesPage{Next: opts.After, NextKey: opts.AfterKey, Now: q.now}}
 	c.walk = opts.Walk
 	if c.walk != nil && !c.walk.matches(q) {
 		c.walk = nil // another position or other prefixes: start afresh

@@ -314,6 +314,7 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline, Mark: mark, Walk: w.walk}
 	var sets []watchEvent
 	var rechecked []*store.Entry
+	readAt := now // the store's clock at the recheck
 	fresh := map[string]bool{}
 	for first := true; ; first = false {
 		page, err := w.s.Changes(ctx, opts)
@@ -322,7 +323,7 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 			return append(expired, sets...), err
 		}
 		if first {
-			rechecked = page.Rechecked
+			rechecked, readAt = page.Rechecked, page.Now
 			w.noteMark(page, len(inline))
 		}
 		w.mark, w.walk = page.Mark, page.Walk
@@ -347,8 +348,8 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		}
 		opts.After, opts.AfterKey, opts.Recheck, opts.Walk = page.Next, page.NextKey, nil, nil
 	}
-	deleted := w.deletions(inline, rechecked, fresh, now)
-	return append(append(expired, deleted...), sets...), w.seen.err
+	gone, deleted := w.deletions(inline, rechecked, fresh, now, readAt)
+	return append(append(append(expired, gone...), deleted...), sets...), w.seen.err
 }
 
 // expire forgets the rows seen whose expiry the clock passed, in key
@@ -402,9 +403,11 @@ func (w *watcher) change(e store.Entry, now int64) (*watchEvent, bool) {
 }
 
 // deletions compares the rows rechecked with what was seen: a row seen
-// that is gone, and was not set meanwhile (fresh), was deleted.
-func (w *watcher) deletions(inline [][]byte, rechecked []*store.Entry, fresh map[string]bool, now int64) []watchEvent {
-	var out []watchEvent
+// that is gone, and was not set meanwhile (fresh), expired when the
+// store's clock at the recheck (readAt, which runs after now) had passed
+// its expiry, else was deleted. It returns the expiries, then the
+// deletions.
+func (w *watcher) deletions(inline [][]byte, rechecked []*store.Entry, fresh map[string]bool, now, readAt int64) (expired, deleted []watchEvent) {
 	for i, e := range rechecked {
 		raw := string(inline[i])
 		seen, _, _, had := w.seen.get(raw)
@@ -412,14 +415,16 @@ func (w *watcher) deletions(inline [][]byte, rechecked []*store.Entry, fresh map
 			continue
 		}
 		old := w.old(raw)
-		out = append(out, newWatchEvent("delete", &seen, old, nil, now))
+		if seen.Live(readAt) {
+			deleted = append(deleted, newWatchEvent("delete", &seen, old, nil, now))
+		} else {
+			expired = append(expired, newWatchEvent("expire", &seen, old, nil, readAt))
+		}
 		w.drop(raw)
 	}
-	return out
+	return expired, deleted
 }
 
-// recheckBatch returns up to n rows seen, in turn in key order: every
-// row seen is re-read within rows/n polls.
 func (w *watcher) recheckBatch(n int) [][]byte {
 	return w.seen.batch(n)
 }

@@ -53,3 +53,36 @@ func TestWatchPollRequests(t *testing.T) {
 	poll("a delete and a set", "delete", "set")
 	poll("idle again")
 }
+
+// TestWatchExpiryBetweenClockReadings: a row that expires between the
+// poll's clock reading and the store's (the recheck runs after it) is
+// reported as expired, at the store's reading, not as deleted. CI saw
+// "delete" once on a loaded machine, 4 ms before the expiry.
+func TestWatchExpiryBetweenClockReadings(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		c := storetest.NewClock(storetest.T0)
+		s := storetest.Open(t, b.URL(t), store.Options{Clock: c.Now})
+		ctx := storetest.Ctx(t)
+		ttl := time.Second
+		if _, err := s.Set(ctx, storetest.Key(t, `["w", "e"]`), []byte(`5`), &ttl); err != nil {
+			t.Fatal(err)
+		}
+		w := &watcher{s: s, prefixes: []codec.Key{storetest.Key(t, `["w"]`)}, seen: newTestSeen(t)}
+		if err := w.start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// A commit elsewhere, so that the poll rechecks what it saw.
+		if _, err := s.Set(ctx, storetest.Key(t, `["x"]`), []byte(`1`), nil); err != nil {
+			t.Fatal(err)
+		}
+		before := c.Now() + ttl.Milliseconds() - 4 // the poll's reading
+		c.Add(ttl)                                 // the store's, at the recheck
+		events, err := w.poll(ctx, before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || events[0].Change != "expire" || events[0].Seen != c.Now() {
+			t.Errorf("events %+v, want one expire seen at %d", events, c.Now())
+		}
+	})
+}

@@ -141,8 +141,10 @@ func (f *feed) recheckKeys(batch int) [][]byte {
 // apply takes a page of the change feed read at now, with the rows that
 // were rechecked (in the order of keys). Changes become events in stamp
 // order, then the rows that vanished: deleted, or expired when their
-// expiry has passed.
+// expiry has passed. The store's own clock reading (p.Now), taken after
+// now, judges: a row that expired in between is expired, not deleted.
 func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
+	now = max(now, p.Now)
 	if p.Mark != f.mark || p.Version != f.version {
 		f.due = len(f.order) // a commit: every row kept is due again
 	}

@@ -2,6 +2,7 @@ package activity
 
 import (
 	"testing"
+	"time"
 
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
@@ -57,6 +58,44 @@ func deletionsOfEveryRow(t *testing.T, rows int) {
 		}
 		if deleted != 20 {
 			t.Errorf("%d deletions shown of 20", deleted)
+		}
+	})
+}
+
+// TestExpiryBetweenClockReadings: a row kept that expires between the
+// tab's clock reading and the store's (the recheck runs after it) shows
+// as expired, not deleted, on a file and on sqld. The watch command saw
+// "delete" once on a loaded machine, 4 ms before the expiry; the tab
+// judged the same way.
+func TestExpiryBetweenClockReadings(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		c := storetest.NewClock(storetest.T0)
+		s := storetest.Open(t, b.URL(t), store.Options{Clock: c.Now})
+		ctx := storetest.Ctx(t)
+		ttl := time.Second
+		if _, err := s.Set(ctx, mkKey("row", 1), []byte(`1`), &ttl); err != nil {
+			t.Fatal(err)
+		}
+		var f feed
+		p, err := s.Changes(ctx, store.ChangesOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.apply(p, nil, c.Now())
+		if len(f.seen) != 1 {
+			t.Fatalf("%d rows kept, want 1", len(f.seen))
+		}
+		before := c.Now() + ttl.Milliseconds() - 4 // the tab's reading
+		c.Add(ttl)                                 // the store's, at the recheck
+		keys := f.recheckKeys(16)
+		p, err = s.Changes(ctx, store.ChangesOptions{After: p.Next, Recheck: keys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.apply(p, keys, before)
+		last := f.events[len(f.events)-1]
+		if last.kind != evExpired || last.seenAt != c.Now() {
+			t.Errorf("last event %v at %d, want expired at %d", last.kind, last.seenAt, c.Now())
 		}
 	})
 }
