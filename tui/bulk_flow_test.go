@@ -148,15 +148,15 @@ func TestFlowBulkDeleteBudgetOverSqld(t *testing.T) {
 // whole commits (here of 100), and the rest stays. Over sqld behind a
 // slow proxy (200 ms a request), so that esc lands during the run.
 func TestFlowBulkStopsBetweenCommits(t *testing.T) {
-	bulkLimits = store.BulkLimits{Rows: 100}
-	t.Cleanup(func() { bulkLimits = store.BulkLimits{} })
 	srv := sqldtest.Start(t)
 	storetest.CopyReferenceRows(t, srv.URL)
 	p := sqldtest.StartProxy(t, srv.URL, 0)
 	clock := viewtest.FixedClock()
 	s := viewtest.Open(t, p.URL, clock, false)
 	seedRows(t, s, 1000)
-	a := start(t, s, clock, 120, 40, time.Hour)
+	m := testModel(s, clock, time.Hour)
+	m.bulkLimits = store.BulkLimits{Rows: 100}
+	a := run(t, m, 120, 40)
 	markAllBulk(a, 1000)
 	a.keys(";")
 	a.waitFor("Bulk action on 1000 keys")

@@ -41,11 +41,23 @@ type app struct {
 // every text of first.
 func start(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int, interval time.Duration, first ...string) *app {
 	t.Helper()
+	return run(t, testModel(s, clock, interval), w, h, first...)
+}
+
+// testModel is the root model start runs, for a test that changes it
+// before run.
+func testModel(s *store.Store, clock *store.VirtualClock, interval time.Duration) model {
 	cfg := Config{Clock: clock, Refresh: interval, Open: func(ctx context.Context, url string) (*store.Store, error) {
 		return store.Open(ctx, url, store.Options{Clock: clock.Now})
 	}}
-	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
-	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
+	return newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+}
+
+// run runs m at w x h and returns once the first screen shows the tree,
+// the store's seq and every text of first.
+func run(t *testing.T, m model, w, h int, first ...string) *app {
+	t.Helper()
+	a := &app{t: t, s: m.store, clock: m.cfg.Clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
 	a.waitFor(append(first, `"accounts"`, "seq ")...)
 	return a
 }
