@@ -113,6 +113,15 @@ func (a *app) value(text string) string {
 // once would share that path, so the test holds a lock on it while it runs.
 func reference(t *testing.T, readOnly bool, w, h int, first ...string) *app {
 	t.Helper()
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, fixedReference(t), clock, readOnly)
+	return start(t, s, clock, w, h, time.Hour, first...)
+}
+
+// fixedReference copies the reference store to a path fixed by the
+// test's name, locked while the test runs and removed after it.
+func fixedReference(t *testing.T) string {
+	t.Helper()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("kvdeck-tui-%d", os.Getuid()), strings.ReplaceAll(t.Name(), "/", "_"))
 	lockFixedPath(t, dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -123,9 +132,7 @@ func reference(t *testing.T, readOnly bool, w, h int, first ...string) *app {
 	if err := os.Rename(storetest.CopyReference(t), path); err != nil {
 		t.Fatal(err)
 	}
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, path, clock, readOnly)
-	return start(t, s, clock, w, h, time.Hour, first...)
+	return path
 }
 
 // TestShellGolden: the whole screen at both sizes, at the top and on an
