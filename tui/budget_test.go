@@ -31,7 +31,8 @@ func quiet(p *latency.Proxy) int64 {
 
 // requestsFor waits until the proxy is quiet, runs act (a key press and
 // the wait for its answer) and returns how many requests the proxy
-// counted from then until it is quiet again.
+// counted from then until it is quiet again: unlike latency's Count, it
+// also counts what the TUI's commands send after act returns.
 func requestsFor(p *latency.Proxy, act func()) int64 {
 	before := quiet(p)
 	act()
