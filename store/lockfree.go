@@ -88,8 +88,9 @@ type lockFree struct {
 	mu   sync.Mutex
 	db   *sql.DB
 	path string
-	// reads, retries and fallbacks count what happened (tests, benches).
-	reads, retries, fallbacks int
+	// reads, retries, fallbacks and shrinks count what happened (tests,
+	// benches).
+	reads, retries, fallbacks, shrinks int
 	// drops counts the page caches dropped with a discarded try; mark,
 	// markDrops and markData are the mark of the last read kept and the
 	// drops and data_version it was read at.
@@ -97,8 +98,9 @@ type lockFree struct {
 }
 
 // LockFreeCounts are what the lock-free reads of a store did: reads kept,
-// reads discarded and tried again, reads given up to the locked path.
-type LockFreeCounts struct{ Reads, Retries, Fallbacks int }
+// reads discarded and tried again, reads given up to the locked path,
+// and windows given up to be read again shorter (readWindow).
+type LockFreeCounts struct{ Reads, Retries, Fallbacks, Shrinks int }
 
 // LockFreeCounts reports the lock-free reads so far.
 func (s *Store) LockFreeCounts() LockFreeCounts {
@@ -108,7 +110,7 @@ func (s *Store) LockFreeCounts() LockFreeCounts {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return LockFreeCounts{l.reads, l.retries, l.fallbacks}
+	return LockFreeCounts{l.reads, l.retries, l.fallbacks, l.shrinks}
 }
 
 // lockFreeUsable reports whether reads of the feed may go without locks:
@@ -159,6 +161,13 @@ func (s *Store) closeLockFree() error {
 // saw (markOf), tagged (lockFreeMark); ok is false when the read could
 // not be made without locks (the caller reads the ordinary way).
 func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
+	return s.readLockFreeTries(ctx, lockFreeTries, true, read)
+}
+
+// readLockFreeTries is readLockFree giving up after tries tries, counted
+// as a fallback to the locked path when fallback is true, else as a
+// window to shrink (readWindow).
+func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
 	l := s.lockFreeConn()
 	if l == nil {
 		return 0, false, nil
@@ -166,7 +175,7 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	wait := 500 * time.Microsecond
-	for try := 0; try < lockFreeTries; try++ {
+	for try := 0; try < tries; try++ {
 		if try > 0 {
 			l.retries++
 			select {
@@ -192,7 +201,11 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 			return lockFreeMark | l.markOf(d), true, rerr
 		}
 	}
-	l.fallbacks++
+	if fallback {
+		l.fallbacks++
+	} else {
+		l.shrinks++
+	}
 	return 0, false, nil
 }
 

@@ -204,12 +204,16 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 		return Stats{}, fmt.Errorf("%w: expiring slices: %d slices of a %d ms span (1 to %d slices of at least 1 ms)",
 			ErrInvalidArgument, hist.Buckets, hist.Span, maxExpiringBuckets)
 	}
-	q := censusQuery{now: now, soon: max(opts.Soon, now), hist: hist, hi: hi, window: s.censusWindow(),
+	q := censusQuery{now: now, soon: max(opts.Soon, now), hist: hist, hi: hi,
 		check: opts.Check, details: opts.Expiries || opts.Check || opts.OldestKey}
-	acc := newCensusAcc()
+	kind := windowCensus
+	if opts.Check {
+		kind = windowChecked
+	}
+	acc, w := newCensusAcc(), s.newReadWindow(kind, s.censusWindow())
 	for cursor, first := lo, true; cursor != nil; first = false {
 		q.lo, q.keyless = cursor, first && len(opts.Prefix) == 0
-		if cursor, err = s.censusStep(ctx, q, acc); err != nil {
+		if cursor, err = s.censusStep(ctx, q, w, acc); err != nil {
 			return acc.st, err
 		}
 	}
