@@ -78,10 +78,6 @@ const lockFreeTries = 12
 // never equals one read on the watch connection (they count apart).
 const lockFreeMark = int64(1) << 48
 
-// lockFreeOff, set by tests, reads with locks as before lockfree.go (the
-// paced walk that remains for a file that keeps being written).
-var lockFreeOff bool
-
 // lockFree is the store's lock-free connection to a rollback-journal
 // file; nil until first used.
 type lockFree struct {
@@ -117,7 +113,7 @@ func (s *Store) LockFreeCounts() LockFreeCounts {
 // a rollback-journal file read with locks otherwise, with no -wal beside
 // it (a file being switched to WAL is read the ordinary way).
 func (s *Store) lockFreeUsable() bool {
-	if lockFreeOff || !s.rollbackFile() {
+	if s.knobs.lockFreeOff || !s.rollbackFile() {
 		return false
 	}
 	_, err := os.Lstat(s.target.Path + "-wal")

@@ -22,5 +22,5 @@ func ReadNoLockUnvalidated(s *Store, ctx context.Context, read func(ctx context.
 	return read(ctx, conn)
 }
 
-// SetLockFreeOff turns the lock-free reads off (true) or on.
-func SetLockFreeOff(off bool) { lockFreeOff = off }
+// SetLockFreeOff turns the lock-free reads of s off (true) or on.
+func SetLockFreeOff(s *Store, off bool) { s.knobs.lockFreeOff = off }

@@ -131,14 +131,10 @@ const (
 	censusWindowRemote = 200000
 )
 
-// censusWindowTest, when positive, replaces the windows (tests of window
-// boundaries).
-var censusWindowTest int
-
 // censusWindow is how many rows one aggregate statement examines.
 func (s *Store) censusWindow() int {
-	if censusWindowTest > 0 {
-		return censusWindowTest
+	if s.knobs.censusWindow > 0 {
+		return s.knobs.censusWindow
 	}
 	if s.target.Transport.Remote() {
 		return censusWindowRemote

@@ -110,6 +110,8 @@ type Store struct {
 	// windows are the last windows of the windowed reads, by kind
 	// (lockfree_read.go).
 	windows [windowKinds]atomic.Int64
+	// knobs are what tests change on this store (knobs.go).
+	knobs knobs
 }
 
 // Info describes an open store for status bars and stats.

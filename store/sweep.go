@@ -117,10 +117,6 @@ type SweepResult struct {
 	LongestTx time.Duration
 }
 
-// sweepStepHook, when set (tests), runs between a step's read and its
-// delete.
-var sweepStepHook func()
-
 // Sweep deletes rows with expires_at <= now, like the reference's
 // sweepExpired, but in steps: a short read examines the next Batch rows in
 // key order and returns the expired ones, then a short transaction deletes
@@ -167,8 +163,8 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		if w, err = s.expiredWindow(ctx, cursor, hi, batch, clock); err != nil {
 			break
 		}
-		if sweepStepHook != nil {
-			sweepStepHook()
+		if s.knobs.sweepStepHook != nil {
+			s.knobs.sweepStepHook()
 		}
 		found += int64(len(w.expired))
 		res.LiveByReal += w.liveByReal
