@@ -23,6 +23,9 @@ type knobs struct {
 	// lockFreeOff reads with locks as before lockfree.go (the paced walk
 	// that remains for a file that keeps being written).
 	lockFreeOff bool
+	// lockFreeHook runs inside each lock-free try, between the two checks
+	// that open it (lockfree.go's step 1), so that a test can write there.
+	lockFreeHook func()
 }
 
 // or is n when it is positive, else def.

@@ -185,7 +185,7 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 		if err != nil {
 			return 0, false, nil
 		}
-		d, kept, rerr := l.try(ctx, conn, read)
+		d, kept, rerr := l.try(ctx, conn, s.knobs.lockFreeHook, read)
 		if !kept {
 			l.dropCache(ctx, conn)
 		}
@@ -231,11 +231,15 @@ func (l *lockFree) markOf(d int64) int64 {
 
 // try is one validated read: kept is false when a write may have been
 // under way during it. The order of the steps is the point (the top of
-// this file).
-func (l *lockFree) try(ctx context.Context, conn *sql.Conn, read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
+// this file). hook, when not nil, runs between step 1's two checks
+// (tests).
+func (l *lockFree) try(ctx context.Context, conn *sql.Conn, hook func(), read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
 	var d1, d2 int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&d1); err != nil {
 		return 0, false, nil
+	}
+	if hook != nil {
+		hook()
 	}
 	if !journalCold(l.path) {
 		return 0, false, nil
