@@ -45,7 +45,11 @@ import (
 // page 1, with the new counter, goes to the file first. Hence the order
 // of step 1 (the counter, then the journal): a commit whose page 1 was
 // read there is either still under way at the check (hot journal) or
-// wholly written. A write that began after step 1 and wrote a page during
+// wholly written. (SQLite tests for a hot journal itself when a
+// transaction starts, before it reads the counter; a journal written
+// between the two escapes that test. TestLockFreeVersionBeforeJournal
+// writes a commit between step 1's checks: the other way round, the torn
+// read was kept.) A write that began after step 1 and wrote a page during
 // step 2 is either still under way at step 3 (hot journal) or committed,
 // and then its page 1 moved the counter on the file, which the
 // transaction of step 3 finds. A discarded try empties the connection's
