@@ -8,6 +8,7 @@ import (
 	"kvdeck/internal/latency"
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
+	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
 
@@ -28,18 +29,32 @@ func quiet(p *latency.Proxy) int64 {
 	return n
 }
 
-// TestRemoteScreenBudgets: over HTTP behind the latency proxy, the first
-// frame costs at most 3 requests after open (the visible tab only: the
-// other tabs load when first shown), expanding a prefix of thousands of
-// children 1, a tab switch at most 3, and an idle refresh tick 1.
-func TestRemoteScreenBudgets(t *testing.T) {
+// requestsFor waits until the proxy is quiet, runs act (a key press and
+// the wait for its answer) and returns how many requests the proxy
+// counted from then until it is quiet again: unlike latency's Count, it
+// also counts what the TUI's commands send after act returns.
+func requestsFor(p *latency.Proxy, act func()) int64 {
+	before := quiet(p)
+	act()
+	return quiet(p) - before
+}
+
+// remoteReference opens the reference rows in a fresh sqld reached
+// through the latency proxy (each request waits delay), on a fixed clock.
+func remoteReference(t *testing.T, delay time.Duration) (*store.Store, *latency.Proxy, *store.VirtualClock) {
+	t.Helper()
 	srv := sqldtest.Start(t)
 	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 2*time.Millisecond)
+	p := sqldtest.StartProxy(t, srv.URL, delay)
 	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
-	// Six commits of 500: one of 3000 outlived the 20 s request timeout
-	// once on a CI machine under load.
+	return viewtest.Open(t, p.URL, clock, false), p, clock
+}
+
+// seedBench writes ["accounts", "bench", 0..2999], in six commits of
+// 500: one of 3000 outlived the 20 s request timeout once on a CI
+// machine under load.
+func seedBench(t *testing.T, s *store.Store) {
+	t.Helper()
 	for c := 0; c < 6; c++ {
 		a := s.Atomic()
 		for i := c * 500; i < (c+1)*500; i++ {
@@ -49,6 +64,15 @@ func TestRemoteScreenBudgets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestRemoteScreenBudgets: over HTTP behind the latency proxy, the first
+// frame costs at most 3 requests after open (the visible tab only: the
+// other tabs load when first shown), expanding a prefix of thousands of
+// children 1, a tab switch at most 3, and an idle refresh tick 1.
+func TestRemoteScreenBudgets(t *testing.T) {
+	s, p, clock := remoteReference(t, 2*time.Millisecond)
+	seedBench(t, s)
 	opened := quiet(p)
 
 	app := start(t, s, clock, 120, 40, time.Hour)
@@ -58,18 +82,12 @@ func TestRemoteScreenBudgets(t *testing.T) {
 		t.Errorf("the first frame took %d requests after open, want at most 3 (tabs not shown must not load)", first)
 	}
 
-	before := p.Requests()
-	app.keys("2")
-	app.waitFor("LEASES", "0e580e53fa97954")
-	if n := quiet(p) - before; n > 3 {
+	if n := requestsFor(p, func() { app.keys("2"); app.waitFor("LEASES", "0e580e53fa97954") }); n > 3 {
 		t.Errorf("switching to Leases took %d requests, want at most 3", n)
 	} else {
 		t.Logf("tab switch to Leases: %d requests", n)
 	}
-	before = p.Requests()
-	app.keys("1")
-	app.waitFor(`"accounts"`)
-	if n := quiet(p) - before; n > 3 {
+	if n := requestsFor(p, func() { app.keys("1"); app.waitFor(`"accounts"`) }); n > 3 {
 		t.Errorf("switching back to Browse took %d requests, want at most 3", n)
 	}
 	app.final()

@@ -53,11 +53,6 @@ type (
 	}
 )
 
-// bulkLimits bound each commit of a bulk action (zero: the store's
-// defaults); a variable so that a test makes small bulk actions take
-// several commits.
-var bulkLimits store.BulkLimits
-
 // bulkFirstKeys is how many keys the confirm names.
 const bulkFirstKeys = 5
 
@@ -141,7 +136,7 @@ func (m model) bulkConfirm(req views.BulkMsg, a views.BulkAction) tea.Cmd {
 	if m.info.ReadOnly {
 		return views.Flash(views.FlashInfo, "read-only: %s is a write", a.Name)
 	}
-	plan := store.PlanBulk(a.Units, bulkLimits)
+	plan := store.PlanBulk(a.Units, m.bulkLimits)
 	var lines []string
 	if a.Says != "" {
 		lines = append(lines, a.Says, "")

@@ -10,11 +10,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/codec"
-	"kvdeck/internal/sqldtest"
-	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
-	"kvdeck/views/viewtest"
 )
 
 // queueRows are invoices' messages as "dueAt attempts", in key order.
@@ -117,11 +114,7 @@ func markAllBulk(a *app, n int) {
 // each one request: the whole run, confirm to done, costs a handful of
 // requests (the commits and the tab's reload), not one per key.
 func TestFlowBulkDeleteBudgetOverSqld(t *testing.T) {
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 50*time.Millisecond)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
+	s, p, clock := remoteReference(t, 50*time.Millisecond)
 	seedRows(t, s, 1000)
 	a := start(t, s, clock, 120, 40, time.Hour)
 	markAllBulk(a, 1000)
@@ -129,10 +122,7 @@ func TestFlowBulkDeleteBudgetOverSqld(t *testing.T) {
 	a.waitFor("Bulk action on 1000 keys")
 	a.keys("d")
 	a.waitFor("Delete 1000 keys?", "in 2 checked atomic commits (at most 500 writes per commit);")
-	before := quiet(p)
-	a.keys("y")
-	a.waitFor("delete: 1000 of 1000 done in 2 of 2 commits")
-	n := quiet(p) - before
+	n := requestsFor(p, func() { a.keys("y"); a.waitFor("delete: 1000 of 1000 done in 2 of 2 commits") })
 	t.Logf("1,000-key bulk delete over the 50 ms proxy: %d requests (2 commits + the reload)", n)
 	if n > 6 {
 		t.Errorf("the bulk delete took %d requests, want at most 6 (2 commits, the reload)", n)
@@ -148,15 +138,11 @@ func TestFlowBulkDeleteBudgetOverSqld(t *testing.T) {
 // whole commits (here of 100), and the rest stays. Over sqld behind a
 // slow proxy (200 ms a request), so that esc lands during the run.
 func TestFlowBulkStopsBetweenCommits(t *testing.T) {
-	bulkLimits = store.BulkLimits{Rows: 100}
-	t.Cleanup(func() { bulkLimits = store.BulkLimits{} })
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 0)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
+	s, p, clock := remoteReference(t, 0)
 	seedRows(t, s, 1000)
-	a := start(t, s, clock, 120, 40, time.Hour)
+	m := testModel(s, clock, time.Hour)
+	m.bulkLimits = store.BulkLimits{Rows: 100}
+	a := run(t, m, 120, 40)
 	markAllBulk(a, 1000)
 	a.keys(";")
 	a.waitFor("Bulk action on 1000 keys")

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 	"kvdeck/views/viewtest"
 )
@@ -20,18 +19,9 @@ import (
 // clock takes room; at 160 it shows without the time, at 120 and 100 the
 // short form shows instead of none.
 func TestStatusBarCostMatchesProxy(t *testing.T) {
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 2*time.Millisecond)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
+	s, p, clock := remoteReference(t, 2*time.Millisecond)
 	app := start(t, s, clock, 180, 40, time.Hour, "⇅ ")
-	quiet(p)
-
-	before := p.Requests()
-	app.keys("2")
-	app.waitFor("LEASES", "0e580e53fa97954", "· last ")
-	n := quiet(p) - before
+	n := requestsFor(p, func() { app.keys("2"); app.waitFor("LEASES", "0e580e53fa97954", "· last ") })
 	m := app.final()
 	if got := m.cost.to.Requests - m.cost.from.Requests; got != n || n == 0 {
 		t.Errorf("the tab switch's last action counts %d requests, the proxy %d", got, n)

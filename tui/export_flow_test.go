@@ -13,9 +13,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/internal/cli"
-	"kvdeck/internal/sqldtest"
-	"kvdeck/internal/storetest"
-	"kvdeck/views/viewtest"
 )
 
 // kvdeckRun runs the CLI in-process; its stdout and exit code.
@@ -128,11 +125,7 @@ func TestBulkExportGolden(t *testing.T) {
 // behind a slow proxy, 200 ms a request, so that esc lands between reads)
 // stops it and leaves neither the file nor its temporary one.
 func TestFlowBulkExportStopsLeavesNothing(t *testing.T) {
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 0)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
+	s, p, clock := remoteReference(t, 0)
 	seedRows(t, s, 1000)
 	a := start(t, s, clock, 120, 40, time.Hour)
 	markAllBulk(a, 1000)

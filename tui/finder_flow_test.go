@@ -32,11 +32,11 @@ func TestFinderGolden(t *testing.T) {
 	}
 }
 
-// TestFinderJumpAndBack: :find on Leases, enter on a match shows it in
-// Browse; [ goes back to Leases with the lease selected, ] forward to the
-// key again; the text is a recent find.
-func TestFinderJumpAndBack(t *testing.T) {
-	a := reference(t, false, 120, 40)
+// findFromLease runs the reference at w x h, selects the Ticker lease on
+// Leases, and jumps with :find billing to the match in Browse.
+func findFromLease(t *testing.T, w, h int) *app {
+	t.Helper()
+	a := reference(t, false, w, h)
 	a.keys("2")
 	a.waitFor("LEASES", "Ticker")
 	a.keys("j") // the Ticker lease
@@ -44,6 +44,14 @@ func TestFinderJumpAndBack(t *testing.T) {
 	a.waitFor("1 found in")
 	a.keys("enter")
 	a.waitFor("[1 Browse]", `"billing"`)
+	return a
+}
+
+// TestFinderJumpAndBack: :find on Leases, enter on a match shows it in
+// Browse; [ goes back to Leases with the lease selected, ] forward to the
+// key again; the text is a recent find.
+func TestFinderJumpAndBack(t *testing.T) {
+	a := findFromLease(t, 120, 40)
 	a.keys("[")
 	a.waitFor("[2 Leases]")
 	a.keys("]")
@@ -166,14 +174,7 @@ func TestOpenDropsPlaces(t *testing.T) {
 func TestBackStackGolden(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
-			a := reference(t, false, sz.w, sz.h)
-			a.keys("2")
-			a.waitFor("LEASES", "Ticker")
-			a.keys("j") // the Ticker lease
-			a.command("find billing")
-			a.waitFor("1 found in")
-			a.keys("enter")
-			a.waitFor("[1 Browse]", `"billing"`)
+			a := findFromLease(t, sz.w, sz.h)
 			a.keys("[")
 			a.waitFor("[2 Leases]", "Ticker")
 			golden.RequireEqual(t, a.final().View())

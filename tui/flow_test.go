@@ -41,11 +41,23 @@ type app struct {
 // every text of first.
 func start(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int, interval time.Duration, first ...string) *app {
 	t.Helper()
+	return run(t, testModel(s, clock, interval), w, h, first...)
+}
+
+// testModel is the root model start runs, for a test that changes it
+// before run.
+func testModel(s *store.Store, clock *store.VirtualClock, interval time.Duration) model {
 	cfg := Config{Clock: clock, Refresh: interval, Open: func(ctx context.Context, url string) (*store.Store, error) {
 		return store.Open(ctx, url, store.Options{Clock: clock.Now})
 	}}
-	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
-	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
+	return newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+}
+
+// run runs m at w x h and returns once the first screen shows the tree,
+// the store's seq and every text of first.
+func run(t *testing.T, m model, w, h int, first ...string) *app {
+	t.Helper()
+	a := &app{t: t, s: m.store, clock: m.cfg.Clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
 	a.waitFor(append(first, `"accounts"`, "seq ")...)
 	return a
 }
@@ -101,6 +113,15 @@ func (a *app) value(text string) string {
 // once would share that path, so the test holds a lock on it while it runs.
 func reference(t *testing.T, readOnly bool, w, h int, first ...string) *app {
 	t.Helper()
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, fixedReference(t), clock, readOnly)
+	return start(t, s, clock, w, h, time.Hour, first...)
+}
+
+// fixedReference copies the reference store to a path fixed by the
+// test's name, locked while the test runs and removed after it.
+func fixedReference(t *testing.T) string {
+	t.Helper()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("kvdeck-tui-%d", os.Getuid()), strings.ReplaceAll(t.Name(), "/", "_"))
 	lockFixedPath(t, dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -111,9 +132,7 @@ func reference(t *testing.T, readOnly bool, w, h int, first ...string) *app {
 	if err := os.Rename(storetest.CopyReference(t), path); err != nil {
 		t.Fatal(err)
 	}
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, path, clock, readOnly)
-	return start(t, s, clock, w, h, time.Hour, first...)
+	return path
 }
 
 // TestShellGolden: the whole screen at both sizes, at the top and on an

@@ -12,9 +12,6 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/latency"
-	"kvdeck/internal/sqldtest"
-	"kvdeck/internal/storetest"
-	"kvdeck/views/viewtest"
 )
 
 // startBehindProxy runs the TUI at 120x40 on the reference rows in a real
@@ -22,11 +19,8 @@ import (
 // when its jump starts).
 func startBehindProxy(t *testing.T) (*app, *latency.Proxy) {
 	t.Helper()
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 0)
-	clock := viewtest.FixedClock()
-	return start(t, viewtest.Open(t, p.URL, clock, false), clock, 120, 40, time.Hour), p
+	s, p, clock := remoteReference(t, 0)
+	return start(t, s, clock, 120, 40, time.Hour), p
 }
 
 // TestKeyDuringJumpToBrowseActsOnTarget: o on a lease shows Browse at

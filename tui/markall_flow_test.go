@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"kvdeck/codec"
-	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/store/coord"
@@ -87,21 +86,14 @@ func TestFlowMarkAllQueueRetry(t *testing.T) {
 // is 8 commits (+ the tab's reload). esc during a reading stops it (a
 // third ctrl+a clears).
 func TestFlowMarkAllBudgetOverSqld(t *testing.T) {
-	srv := sqldtest.Start(t)
-	storetest.CopyReferenceRows(t, srv.URL)
-	p := sqldtest.StartProxy(t, srv.URL, 50*time.Millisecond)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, p.URL, clock, false)
+	s, p, clock := remoteReference(t, 50*time.Millisecond)
 	seedQueue(t, s, "aaa-bulk", 2000, clock.Now()+time.Hour.Milliseconds())
 	a := start(t, s, clock, 120, 40, time.Hour)
 	a.keys("4")
 	a.waitFor("QUEUES", "aaa-bulk", "m-00000")
 	a.keys("l", "ctrl+a")
 	a.waitFor("200 of 2,000 marked · ctrl+a again: all 2,000 in the queue")
-	before := quiet(p)
-	a.keys("ctrl+a")
-	a.waitFor("2,000 marked: every message of aaa-bulk")
-	n := quiet(p) - before
+	n := requestsFor(p, func() { a.keys("ctrl+a"); a.waitFor("2,000 marked: every message of aaa-bulk") })
 	t.Logf("marking all 2,000 messages over the 50 ms proxy: %d requests", n)
 	if n > 3 {
 		t.Errorf("marking all took %d requests, want at most 3 (2 pages of 1,000)", n)
@@ -110,10 +102,7 @@ func TestFlowMarkAllBudgetOverSqld(t *testing.T) {
 	a.waitFor("Bulk action on 2000 messages")
 	a.keys("r")
 	a.waitFor("Retry now 2000 messages?", "in 8 checked atomic commits (at most 500 writes per commit);")
-	before = quiet(p)
-	a.keys("y")
-	a.waitFor("retry now: 2000 of 2000 done in 8 of 8 commits")
-	n = quiet(p) - before
+	n = requestsFor(p, func() { a.keys("y"); a.waitFor("retry now: 2000 of 2000 done in 8 of 8 commits") })
 	t.Logf("retrying 2,000 marked messages: %d requests", n)
 	if n > 12 {
 		t.Errorf("the retry took %d requests, want at most 12 (8 commits, the reload)", n)

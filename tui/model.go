@@ -64,10 +64,13 @@ type model struct {
 	finderKeys finderKeys
 	finds      []string
 	// bulkMenu is the B menu of a tab's marked rows (bulk.go), nil when
-	// closed; bulk is the bulk action running, nil when none.
-	bulkMenu *views.BulkMsg
-	bulk     *bulkRun
-	bulkGen  int
+	// closed; bulk is the bulk action running, nil when none; bulkLimits
+	// bound each of its commits (zero: the store's defaults; a test sets
+	// small ones so that a small action takes several commits).
+	bulkMenu   *views.BulkMsg
+	bulk       *bulkRun
+	bulkGen    int
+	bulkLimits store.BulkLimits
 	// export is the bulk menu's export to a dump file (export.go).
 	export    *exportRun
 	exportGen int

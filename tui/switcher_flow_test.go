@@ -244,22 +244,9 @@ func TestStorePickerGolden(t *testing.T) {
 // change with a temporary directory's name.
 func referenceWith(t *testing.T, w, h int, with func(*Config)) *app {
 	t.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("kvdeck-tui-%d", os.Getuid()), strings.ReplaceAll(t.Name(), "/", "_"))
-	lockFixedPath(t, dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "reference.db")
-	if err := os.Rename(storetest.CopyReference(t), path); err != nil {
-		t.Fatal(err)
-	}
 	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, path, clock, false)
+	s := viewtest.Open(t, fixedReference(t), clock, false)
 	cfg := Config{Clock: clock, Refresh: time.Hour}
 	with(&cfg)
-	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
-	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
-	a.waitFor(`"accounts"`, "seq ")
-	return a
+	return run(t, newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil }), w, h)
 }

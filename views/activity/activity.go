@@ -98,6 +98,25 @@ type Model struct {
 	diffs *diffMemo // the detail's diff of the selected event, made once
 
 	marks widgets.Marks // the keys marked for a bulk action (bulk.go)
+
+	tune tuning // bounds and clocks; New sets the tab's, tests their own
+}
+
+// tuning holds what the tab reads its feed with and measures a reader's
+// reaction on: New sets the values the tab runs with (defaultTuning); a
+// test sets its own on its model (shorter paces, smaller pages, a wall
+// clock it moves).
+type tuning struct {
+	// pageRows bounds one read of the feed (readFeed's page).
+	pageRows int
+	// walkPace is how often a paced walk, a recheck or a backlog goes on
+	// without a refresh.
+	walkPace time.Duration
+	// followGrace is how long after the newest event took the cursor an
+	// enter still acts on the row the user was reading.
+	followGrace time.Duration
+	// wallNow is the wall clock (what a reader's reaction is measured on).
+	wallNow func() time.Time
 }
 
 // New returns the Activity view over deps.Store.
@@ -106,23 +125,22 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		deps: deps, styles: styles, keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
 		filterIn: widgets.NewInput("/", filterHint, styles),
 		diffs:    &diffMemo{},
+		tune:     defaultTuning(),
 	}
+}
+
+// defaultTuning is the tuning the tab runs with.
+func defaultTuning() tuning {
+	return tuning{pageRows: 200, walkPace: time.Second, followGrace: time.Second, wallNow: time.Now}
 }
 
 // filterHint is the filter input's placeholder: what it takes.
 const filterHint = `a word in the key, or a key prefix: ["dwk_lease"]`
 
-// followGrace is how long after the newest event took the cursor an enter
-// still acts on the row the user was reading (a variable for tests).
-var followGrace = time.Second
-
-// wallNow is the wall clock (what a reader's reaction is measured on).
-var wallNow = time.Now
-
 // Init reads where seq stands and the last commits before it (under
 // generation 0, which the model holds until its first Refresh).
 func (m Model) Init() tea.Cmd {
-	return readFeed(m.deps.Store, m.deps.Session, 0, position{}, nil, m.deps.Now(), true, 1)
+	return readFeed(m.deps.Store, m.deps.Session, 0, position{}, nil, m.tune.pageRows, m.deps.Now(), true, 1)
 }
 
 // Refresh reads the feed after the position (the root calls it when seq
@@ -139,7 +157,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 		batch = recheckRemote
 	}
 	keys := m.f.recheckKeys(batch)
-	return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), keys, m.deps.Now(), !m.f.started, 1)
+	return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), keys, m.tune.pageRows, m.deps.Now(), !m.f.started, 1)
 }
 
 // SetSize sets the view's rectangle.
@@ -224,10 +242,10 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		if was != "" && was != m.list.ID {
 			// Heads that came and went within followGrace were not read:
 			// the row read stays the one before them.
-			if m.movedAt.IsZero() || wallNow().Sub(m.movedAt) >= followGrace {
+			if m.movedAt.IsZero() || m.tune.wallNow().Sub(m.movedAt) >= m.tune.followGrace {
 				m.read, _ = strconv.Atoi(was)
 			}
-			m.movedAt = wallNow()
+			m.movedAt = m.tune.wallNow()
 		}
 	}
 	limit := pagesPerRefresh
@@ -235,7 +253,7 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		limit = pagesIdle // catching up on a still store
 	}
 	if msg.page.More && msg.chained < limit {
-		return m, readFeed(m.deps.Store, m.deps.Session, m.gen, m.f.position(), nil, m.deps.Now(), false, msg.chained+1)
+		return m, readFeed(m.deps.Store, m.deps.Session, m.gen, m.f.position(), nil, m.tune.pageRows, m.deps.Now(), false, msg.chained+1)
 	}
 	m.loading = false
 	m.behind, m.endedAt = msg.page.More, msg.page.Version
@@ -244,7 +262,7 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		// commit, or a backlog left to read: go on at a pace even if the
 		// store stays still.
 		session, gen := m.deps.Session, m.gen
-		return m, tea.Tick(walkPace, func(time.Time) tea.Msg { return walkTick{session: session, gen: gen} })
+		return m, tea.Tick(m.tune.walkPace, func(time.Time) tea.Msg { return walkTick{session: session, gen: gen} })
 	}
 	return m, nil
 }
@@ -358,7 +376,7 @@ func (m *Model) setFilter(text string) error {
 // follows the newest and it took the cursor less than followGrace ago,
 // the one the user was reading before it came.
 func (m Model) reading() (event, bool) {
-	if !m.pinned && !m.movedAt.IsZero() && wallNow().Sub(m.movedAt) < followGrace {
+	if !m.pinned && !m.movedAt.IsZero() && m.tune.wallNow().Sub(m.movedAt) < m.tune.followGrace {
 		for _, ev := range m.shown() {
 			if ev.n == m.read {
 				return ev, true

@@ -12,13 +12,26 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
+	"kvdeck/themes"
+	"kvdeck/views"
 	"kvdeck/views/viewtest"
 )
 
-// newActivityHarness runs a focused Activity view over s at w x h.
-func newActivityHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int) *viewtest.Harness[Model] {
+// newActivityHarness runs a focused Activity view over s at w x h, with a
+// short pace for the reads that follow a refresh (a paced walk, the
+// recheck of the rows kept beyond one batch), which the harness waits
+// for; each tune then changes the tab's tuning before it starts (the
+// large-data tests set the real pace).
+func newActivityHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h int, tune ...func(*tuning)) *viewtest.Harness[Model] {
 	t.Helper()
-	return viewtest.Start[Model, *Model](t, s, clock, w, h, New)
+	return viewtest.Start[Model, *Model](t, s, clock, w, h, func(deps views.Deps, styles themes.Styles) Model {
+		m := New(deps, styles)
+		m.tune.walkPace = 10 * time.Millisecond
+		for _, f := range tune {
+			f(&m.tune)
+		}
+		return m
+	})
 }
 
 func mkKey(parts ...any) codec.Key {

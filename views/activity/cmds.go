@@ -3,7 +3,6 @@ package activity
 import (
 	"context"
 	"math"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -11,19 +10,18 @@ import (
 	"kvdeck/views"
 )
 
-// pageRows bounds one read of the feed; pagesPerRefresh bounds the reads
-// one refresh chains. The rest is read by the next refresh or, when none
-// comes (the store went still after a bulk write), on a tick at walkPace:
-// the tab catches up, and says how far it has read meanwhile.
-// pagesIdle bounds them instead when nothing was committed since the last
-// refresh ended: no writer to meet on a file's lock, so a backlog left by
-// a bulk write is read five times as fast (5,000 rows a tick).
+// A read of the feed takes tuning.pageRows rows at most; pagesPerRefresh
+// bounds the reads one refresh chains. The rest is read by the next
+// refresh or, when none comes (the store went still after a bulk write),
+// on a tick at tuning.walkPace: the tab catches up, and says how far it
+// has read meanwhile. pagesIdle bounds them instead when nothing was
+// committed since the last refresh ended: no writer to meet on a file's
+// lock, so a backlog left by a bulk write is read five times as fast
+// (5,000 rows a tick at the tab's 200-row pages).
 const (
 	pagesPerRefresh = 5
 	pagesIdle       = 25
 )
-
-var pageRows = 200 // a variable for tests only
 
 // position is where the next read of the feed starts: after a stamp (and
 // a key inside its commit), the last page's mark and a paced walk under
@@ -39,10 +37,6 @@ type position struct {
 // the recheck of the rows kept, or the reading of a backlog cut by
 // pagesPerRefresh, when no refresh comes first.
 type walkTick struct{ session, gen int }
-
-// walkPace is how often a paced walk or a recheck goes on without a
-// refresh (a variable for tests only).
-var walkPace = time.Second
 
 // fed answers readFeed.
 type fed struct {
@@ -63,8 +57,8 @@ type fed struct {
 // readFeed reads one page of the change feed after the position (rows
 // stamped since, bounded), re-reading keys in the same request to find
 // the rows that vanished. The first read asks where seq stands (a read of
-// no row) and then the last backlog commits.
-func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, now int64, start bool, chained int) tea.Cmd {
+// no row) and then the last backlog commits. A page holds rows at most.
+func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, rows int, now int64, start bool, chained int) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		msg := fed{session: session, gen: gen, keys: keys, now: now, start: start, chained: chained}
 		if start {
@@ -81,7 +75,7 @@ func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, now
 			}
 		}
 		msg.pos = pos
-		msg.page, msg.err = s.Changes(ctx, store.ChangesOptions{After: pos.after, AfterKey: pos.afterKey, Recheck: keys, Limit: pageRows, Mark: pos.mark, Walk: pos.walk})
+		msg.page, msg.err = s.Changes(ctx, store.ChangesOptions{After: pos.after, AfterKey: pos.afterKey, Recheck: keys, Limit: rows, Mark: pos.mark, Walk: pos.walk})
 		return msg
 	})
 }

@@ -81,12 +81,10 @@ func TestBacklogCatchesUp(t *testing.T) {
 // sqld while the store was still (the ticks that recheck the rows kept
 // read on a little, then nothing more came).
 func TestBulkWhileOpenCatchesUp(t *testing.T) {
-	defer func(n int) { pageRows = n }(pageRows)
-	pageRows = 20 // a refresh reads 100 rows: the bulk is 8 refreshes' worth
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		clock := viewtest.FixedClock()
 		s := storetest.Open(t, b.URL(t), store.Options{Clock: clock.Now, Create: true})
-		h := newActivityHarness(t, s, clock, 120, 40)
+		h := newActivityHarness(t, s, clock, 120, 40, pagesOf(20)) // a refresh reads 100 rows: the bulk is 8 refreshes' worth
 		bulk(t, s, 4, 200)
 		h.Refresh()
 		ctx := storetest.Ctx(t)
@@ -122,10 +120,11 @@ func TestFollowingOrPinned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	defer func(f func() time.Time) { wallNow = f }(wallNow)
 	at := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
-	wallNow = func() time.Time { return at }
-	h := newActivityHarness(t, s, clock, 120, 40)
+	h := newActivityHarness(t, s, clock, 120, 40, func(tn *tuning) {
+		tn.wallNow = func() time.Time { return at }
+	})
+	followGrace := h.M.tune.followGrace
 	put(1)
 	h.Refresh()
 	h.RequireView("· following")
@@ -362,10 +361,8 @@ func TestColumnsStayPut(t *testing.T) {
 // of 20 take two ticks after the refresh, not seven; meanwhile the title
 // says how far it has read.
 func TestIdleCatchUpReadsMore(t *testing.T) {
-	defer func(n int) { pageRows = n }(pageRows)
-	pageRows = 20
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	h := newActivityHarness(t, s, clock, 120, 40)
+	h := newActivityHarness(t, s, clock, 120, 40, pagesOf(20))
 	bulk(t, s, 4, 200)
 	seq := seqOf(t, s)
 	m, cmd := h.M.Refresh()
@@ -394,4 +391,9 @@ func TestIdleCatchUpReadsMore(t *testing.T) {
 	if ticks > 2 {
 		t.Errorf("catching up took %d ticks, want 2", ticks)
 	}
+}
+
+// pagesOf makes the tab read the feed in pages of n rows.
+func pagesOf(n int) func(*tuning) {
+	return func(tn *tuning) { tn.pageRows = n }
 }

@@ -22,12 +22,9 @@ import (
 // Before: 15% lost (a walk of the table after every commit, a recheck of
 // 256 rows, a row count), then 0-2% (reads held SHARED a moment each).
 func TestActivityBesideReferenceWriterLarge(t *testing.T) {
-	defer func(d time.Duration) { walkPace = d }(walkPace)
-	walkPace = time.Second // as the tab runs: a read a second at most
 	for _, indexed := range []bool{true, false} {
 		t.Run(map[bool]string{true: "indexed", false: "unindexed"}[indexed], func(t *testing.T) {
 			const rows = 100_000
-			walkPace = time.Second
 			path := filepath.Join(t.TempDir(), "kv.db")
 			storetest.SeedRollbackJournal(t, path, rows)
 			clock := viewtest.FixedClock()
@@ -37,7 +34,7 @@ func TestActivityBesideReferenceWriterLarge(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			h := newActivityHarness(t, s, clock, 120, 40)
+			h := newActivityHarness(t, s, clock, 120, 40, realPace)
 			// A paced walk's next step, or the next batch of rechecks,
 			// waits on a tick: it does not keep the harness busy.
 			h.Parked = func(m Model) int {
@@ -71,7 +68,7 @@ func TestActivityBesideReferenceWriterLarge(t *testing.T) {
 			if len(lost) > 0 {
 				t.Errorf("%d of %d commits lost beside the Activity tab: %q", len(lost), commits, lost)
 			}
-			walkPace = 10 * time.Millisecond // the writer is done: catch up
+			h.M.tune.walkPace = 10 * time.Millisecond // the writer is done: catch up
 			final, err := s.Seq(storetest.Ctx(t))
 			if err != nil {
 				t.Fatal(err)
@@ -99,3 +96,6 @@ func TestActivityBesideReferenceWriterLarge(t *testing.T) {
 		})
 	}
 }
+
+// realPace gives the tab the pace it runs with: a read a second at most.
+func realPace(tn *tuning) { tn.walkPace = defaultTuning().walkPace }

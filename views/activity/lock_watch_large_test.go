@@ -28,8 +28,6 @@ import (
 // reader (each holds SHARED for a moment per read; the reference's commit
 // fails at once when it meets one), 13-82% before the feed was reworked.
 func TestWatchAndActivityBesideReferenceWriterLarge(t *testing.T) {
-	defer func(d time.Duration) { walkPace = d }(walkPace)
-	walkPace = time.Second
 	const rows = 100_000
 	dir := t.TempDir()
 	path := filepath.Join(dir, "kv.db")
@@ -40,7 +38,7 @@ func TestWatchAndActivityBesideReferenceWriterLarge(t *testing.T) {
 	}
 	clock := viewtest.FixedClock()
 	s := storetest.Open(t, path, store.Options{Clock: clock.Now})
-	h := newActivityHarness(t, s, clock, 120, 40)
+	h := newActivityHarness(t, s, clock, 120, 40, realPace)
 	h.Parked = func(m Model) int {
 		if !m.loading && (m.f.walk != nil || m.f.due > 0) {
 			return 1

@@ -107,6 +107,9 @@ type Model struct {
 	// editing: E's file is being written or its editor runs; a second E
 	// meanwhile would make a second file and a second editor.
 	editing bool
+	// bigEditCap bounds the large values E edits (New:
+	// defaultBigEditCap; external_big.go).
+	bigEditCap int64
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model
@@ -125,8 +128,10 @@ type Model struct {
 	carryTo    int            // pgdn's target row past the loaded edge
 	carryLvl   *node          // the level whose next page pgdn waits for
 	search     *searchState   // the value search (search.go), when open
-	// searchWait is each search call's deadline (0: views.ReadTimeout).
+	// searchWait is each search call's deadline (0: views.ReadTimeout);
+	// searchScan the rows one call examines (New: defaultSearchScan).
 	searchWait time.Duration
+	searchScan int
 	reader     *readerState     // the value reader (reader.go), when open
 	pipeIn     *textinput.Model // |'s command prompt (pager.go), when open
 	marks      widgets.Marks    // the keys marked for a bulk action (bulk.go)
@@ -147,6 +152,9 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		focused:  true,
 		vcache:   &widgets.ValueCache{},
 		seen:     newSeen(),
+
+		searchScan: defaultSearchScan,
+		bigEditCap: defaultBigEditCap,
 	}
 	if m.readOnly {
 		m.keys.Writes().Disable()

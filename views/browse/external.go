@@ -68,7 +68,7 @@ func (m *Model) startExternalEdit() tea.Cmd {
 		return views.Flash(views.FlashInfo, "the value is already on its way to the editor")
 	}
 	if n := m.selected(); n != nil && n.kind == nodePart && n.isKey && m.entry.loaded && m.entry.found && m.entry.size > widgets.ValueCap {
-		m.editing = m.entry.size <= bigEditCap // else it only says why not
+		m.editing = m.entry.size <= m.bigEditCap // else it only says why not
 		return m.startBigEdit()
 	}
 	if cmd := m.startEdit(); cmd != nil { // the same checks as e
@@ -193,7 +193,7 @@ func (m Model) onEditor(msg tea.Msg) (Model, tea.Cmd) {
 	case editorClosed:
 		m.editing = false
 		if msg.big {
-			return m, readEditedBig(msg)
+			return m, readEditedBig(msg, m.bigEditCap)
 		}
 		return m, readEdited(msg)
 	case editorBig:

@@ -22,17 +22,18 @@ import (
 // (a set checked against the stamp the value was read at, keeping the
 // remaining time to live), made when y is pressed.
 
-// bigEditCap bounds what E reads back of an edited large value, and the
-// value E hands to the editor at all: past it, E says so and offers |
-// (a variable, for the test).
-var bigEditCap int64 = 64 << 20
+// defaultBigEditCap bounds what E reads back of an edited large value,
+// and the value E hands to the editor at all: past it, E says so and
+// offers |. New gives it to the model (Model.bigEditCap); a test sets its
+// own.
+const defaultBigEditCap int64 = 64 << 20
 
 // editorBig: a large value's edit, read back and compacted.
 type editorBig struct {
 	session int
 	e       store.Entry
 	value   []byte // compacted JSON
-	size    int64  // the file's size when over bigEditCap
+	size    int64  // the file's size when over the cap it was read with
 	err     error
 }
 
@@ -49,9 +50,9 @@ type bigSaveConfirmed struct {
 // whole value is never held (a 60 MB value took ~100 MB more).
 func (m *Model) startBigEdit() tea.Cmd {
 	e, session, edits, src, cut := m.entry.e, m.deps.Session, m.deps.Edits, m.deps.Store, m.entry.cut
-	if size := m.entry.size; size > bigEditCap {
+	if size := m.entry.size; size > m.bigEditCap {
 		return views.Flash(views.FlashError, "the value is %s; E edits values up to %s (the edit is read back whole): | pipes it to $PAGER or a command (| cat > file), and kvdeck set writes it back",
-			widgets.BytesText(size), widgets.BytesText(bigEditCap))
+			widgets.BytesText(size), widgets.BytesText(m.bigEditCap))
 	}
 	return func() tea.Msg {
 		if cut { // the pane holds only the head: the edit starts from the whole
@@ -93,19 +94,20 @@ func writeIndented(w io.Writer, value []byte, isJSON bool) error {
 	return err
 }
 
-// readEditedBig reads a large value's edit back, removes the file, and
-// compacts it (a value that is not JSON is refused here, by name).
-func readEditedBig(msg editorClosed) tea.Cmd {
+// readEditedBig reads a large value's edit back (up to limit bytes),
+// removes the file, and compacts it (a value that is not JSON is refused
+// here, by name).
+func readEditedBig(msg editorClosed, limit int64) tea.Cmd {
 	return func() tea.Msg {
 		out := editorBig{session: msg.session, e: msg.e}
-		b, size, err := readCapped(msg.path, bigEditCap)
+		b, size, err := readCapped(msg.path, limit)
 		os.Remove(msg.path)
 		switch {
 		case msg.err != nil:
 			out.err = msg.err
 		case err != nil:
 			out.err = err
-		case size > bigEditCap:
+		case size > limit:
 			out.size = size
 		default:
 			var compact bytes.Buffer
@@ -134,7 +136,7 @@ func (m Model) onEditorBig(msg editorBig) (Model, tea.Cmd) {
 		return m, views.Flash(views.FlashError, "the edited value of %s is not saved: %v", key, msg.err)
 	case msg.size > 0:
 		return m, views.Flash(views.FlashError, "the edited value is %s; E reads back at most %s, so nothing was written (kvdeck set handles it whole)",
-			widgets.BytesText(msg.size), widgets.BytesText(bigEditCap))
+			widgets.BytesText(msg.size), widgets.BytesText(m.bigEditCap))
 	}
 	var old bytes.Buffer
 	if json.Compact(&old, msg.e.Value) == nil && bytes.Equal(old.Bytes(), msg.value) {

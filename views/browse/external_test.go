@@ -296,9 +296,7 @@ func TestExternalEditLargeValue(t *testing.T) {
 // edit: E says so at once and offers | (issue 22 point 7).
 func TestExternalEditOverItsCapSaysSo(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
-	old := bigEditCap
-	bigEditCap = 3 * widgets.ValueCap
-	t.Cleanup(func() { bigEditCap = old })
+	h.M.bigEditCap = 3 * widgets.ValueCap
 	setValue(t, h, `["big", "value"]`, []byte(`"`+strings.Repeat("z", 4*widgets.ValueCap)+`"`))
 	goTo(h, `["big", "value"]`)
 	h.Keys("E")

@@ -22,9 +22,11 @@ import (
 // rows one call examines before it answers (the next call continues from
 // where it stopped, so a search of a million rows stays responsive and
 // esc stops it between calls or inside one).
-var (
-	searchPage = 200
-	searchScan = 20000 // a var: tests shrink it
+// New gives defaultSearchScan to the model (Model.searchScan); a test
+// sets its own.
+const (
+	searchPage        = 200
+	defaultSearchScan = 20000
 )
 
 // SearchKeys are the keys of the value search's results.
@@ -82,18 +84,18 @@ type searched struct {
 }
 
 // searchValues examines the live rows under opts.Prefix from opts.Cursor
-// and answers the next matches (at most searchPage, after at most
-// searchScan rows); ctx is the search's own, cancelled by esc. Each call
+// and answers the next matches (at most searchPage, after at most scan
+// rows); ctx is the search's own, cancelled by esc. Each call
 // reads its rows in one streamed request over HTTP (pages elsewhere),
 // under its own deadline, wait (issue 20 point 7: one deadline over the
 // whole search ran out after 15k rows over a 300 ms link, when a call
 // was 40 page requests); a call that fails answers the matches found
 // before it and the cursor to resume at.
-func searchValues(ctx context.Context, src *store.Store, session, gen int, opts store.ListOptions, m *valuefilter.Matcher, wait time.Duration) tea.Cmd {
+func searchValues(ctx context.Context, src *store.Store, session, gen int, opts store.ListOptions, m *valuefilter.Matcher, scan int, wait time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, wait)
 		defer cancel()
-		p, err := valuefilter.Search(ctx, src, opts, m, searchPage, searchScan)
+		p, err := valuefilter.Search(ctx, src, opts, m, searchPage, scan)
 		return searched{session: session, gen: gen, page: p, err: err}
 	}
 }
@@ -142,7 +144,7 @@ func (m *Model) runSearch() tea.Cmd {
 	if wait <= 0 {
 		wait = views.ReadTimeout
 	}
-	return searchValues(ctx, m.deps.Store, m.deps.Session, s.gen, store.ListOptions{Prefix: s.prefix, Cursor: s.cursor}, s.matcher, wait)
+	return searchValues(ctx, m.deps.Store, m.deps.Session, s.gen, store.ListOptions{Prefix: s.prefix, Cursor: s.cursor}, s.matcher, m.searchScan, wait)
 }
 
 // stopSearch cancels a call in flight and closes the search.

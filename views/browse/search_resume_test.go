@@ -43,9 +43,7 @@ func TestSearchResumesAfterAnError(t *testing.T) {
 	s := storetest.Open(t, p.URL, store.Options{Clock: clock.Now})
 	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
 	h.M.searchWait = 3 * time.Second // each call's deadline: far above a call's time on a busy machine
-	scan := searchScan
-	searchScan = 400 // calls of 400 rows: 5 for the search
-	t.Cleanup(func() { searchScan = scan })
+	h.M.searchScan = 400             // calls of 400 rows: 5 for the search
 	h.RequireView(`"users"`)
 	h.Keys("s")
 	h.TypeText(`.n % 7 == 0`)

@@ -22,14 +22,18 @@ import (
 // stamp and value read, so a bulk commit still skips a message changed
 // since. esc stops between pages (the marks made stay); ctrl+a once more
 // clears every mark. A mark holds its message's value: a queue of more
-// than maxMarkAll messages is refused, and marking stops once the marks
-// hold maxMarkAllBytes of values.
+// than markBounds.count messages is refused, and marking stops once the
+// marks hold markBounds.bytes of values.
 
-// The bounds of marking a whole queue (variables for the tests).
-var (
-	maxMarkAll            = 100000
-	maxMarkAllBytes int64 = 64 << 20
-)
+// markBounds bounds the marks of a whole queue: New sets the tab's
+// (defaultMarkBounds), a test its own on its model.
+type markBounds struct {
+	count int   // messages marked at most
+	bytes int64 // values the marks hold at most
+}
+
+// defaultMarkBounds are the bounds the tab runs with.
+func defaultMarkBounds() markBounds { return markBounds{count: 100000, bytes: 64 << 20} }
 
 // markStop stops a reading of the queue between pages.
 var markStop = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop marking"))
@@ -94,9 +98,9 @@ func (m Model) markAllKey(q coord.QueueReport) (Model, tea.Cmd) {
 // startMarkAll starts reading every message of queue (total at the
 // inspection), unless the marks would hold too many.
 func (m Model) startMarkAll(queue string, total int) (Model, tea.Cmd) {
-	if total > maxMarkAll {
+	if total > m.markMax.count {
 		return m, views.Flash(views.FlashError, "%s holds %s messages: marking them all would hold every body in memory; at most %s are marked at once",
-			widgets.Sanitize(queue), count(total), count(maxMarkAll))
+			widgets.Sanitize(queue), count(total), count(m.markMax.count))
 	}
 	if m.Store == nil {
 		return m, nil
@@ -146,10 +150,10 @@ func (m Model) onMarkPage(msg markPage) (Model, tea.Cmd) {
 		if m.marks.Has(mk.ID) {
 			continue
 		}
-		if m.marks.Len() >= maxMarkAll || st.bytes+int64(len(mk.Value)) > maxMarkAllBytes {
+		if m.marks.Len() >= m.markMax.count || st.bytes+int64(len(mk.Value)) > m.markMax.bytes {
 			m.markAll = nil
 			return m, views.Flash(views.FlashError, "marking stopped at %s messages: marks hold at most %s messages or %d MiB of bodies; act on these (;), then ctrl+a again",
-				count(m.marks.Len()), count(maxMarkAll), maxMarkAllBytes>>20)
+				count(m.marks.Len()), count(m.markMax.count), m.markMax.bytes>>20)
 		}
 		st.bytes += int64(len(mk.Value))
 		m.marks.Toggle(mk)

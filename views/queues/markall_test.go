@@ -88,15 +88,14 @@ func TestQueuesMarkAllEscStops(t *testing.T) {
 func TestQueuesMarkAllBounds(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	seedBig(t, s, clock, 450)
-	defer func(n int, b int64) { maxMarkAll, maxMarkAllBytes = n, b }(maxMarkAll, maxMarkAllBytes)
-	maxMarkAll = 300
 	h := newQueuesHarness(t, s, clock, 120, 37)
+	h.M.markMax.count = 300
 	h.Keys("l", "ctrl+a", "ctrl+a")
 	h.RequireFlash("big holds 450 messages", "at most 300 are marked at once")
 	if h.M.marks.Len() != 200 {
 		t.Fatalf("refused: %d marked, want the 200 shown", h.M.marks.Len())
 	}
-	maxMarkAll, maxMarkAllBytes = 100000, 10000
+	h.M.markMax = markBounds{count: 100000, bytes: 10000}
 	h.Keys("ctrl+a")
 	h.RequireFlash("marking stopped at", "act on these (;)")
 	if n := h.M.marks.Len(); n <= 200 || n >= 450 || h.M.Busy() {
@@ -111,9 +110,8 @@ func TestQueuesMarkAllBounds(t *testing.T) {
 func TestQueuesMarkAllProgressComesFirst(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	seedBig(t, s, clock, 400)
-	defer func(n int, b int64) { maxMarkAll, maxMarkAllBytes = n, b }(maxMarkAll, maxMarkAllBytes)
-	maxMarkAll, maxMarkAllBytes = 100000, 10000
 	h := newQueuesHarness(t, s, clock, 120, 37)
+	h.M.markMax = markBounds{count: 100000, bytes: 10000}
 	h.Keys("l", "ctrl+a", "ctrl+a")
 	h.RequireFlash("marking stopped at", "act on these (;)")
 	before := len(h.Flashes)

@@ -84,6 +84,7 @@ type Model struct {
 	markAll *markAllState
 	allOf   string
 	markGen int
+	markMax markBounds // how many marks, and how much of values, they hold
 }
 
 // peekState is the full body of one message, scrolled.
@@ -96,7 +97,7 @@ type peekState struct {
 // New returns the Queues view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectQueues)), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
-		filter: widgets.NewFilter("filter: queue, message id or body", styles)}
+		filter: widgets.NewFilter("filter: queue, message id or body", styles), markMax: defaultMarkBounds()}
 	if m.ReadOnly {
 		m.keys.Writes().Disable()
 	}
