@@ -60,7 +60,11 @@ func (s *Store) readShortTries(ctx context.Context, tries int, fallback bool, q 
 // lock-free tries all fail is halved and read again, down to windowFloor
 // rows, where it is tried as readShort tries (and then read with locks);
 // after windowGrowAfter windows kept in a row it doubles again, up to its
-// full size. The store remembers the last window of each kind of read
+// full size. A floor window read with locks means that the file is being
+// written without a gap (a long commit, one commit after another): the
+// rest of the read then goes at full size as readShort reads, until a
+// window is kept without locks again (else every one of many small
+// windows would wait out all its tries). The store remembers the last window of each kind of read
 // (windowKind), where the next read of that kind starts: each census
 // need not find again, by failing, what the writer leaves room for. On
 // an idle file, a server or a file in WAL mode the window keeps its full
@@ -87,6 +91,9 @@ type readWindow struct {
 	// n is the next statement's window, max its full size; kept counts
 	// the windows kept without locks since n last changed.
 	n, max, kept int
+	// locked: a floor window was read with locks, and no window was kept
+	// without them since; the windows keep their full size.
+	locked bool
 	// last is where the store remembers n.
 	last *atomic.Int64
 }
@@ -112,18 +119,27 @@ func (w *readWindow) set(n int) {
 // start afresh each time), shrinking the window until a lock-free read of
 // it is kept (see above), and sizes w's next window.
 func (s *Store) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {
+	if !s.lockFreeUsable() || s.lockFreeConn() == nil {
+		q, args := stmt(w.n)
+		return s.readShort(ctx, q, args, read)
+	}
 	for {
 		q, args := stmt(w.n)
-		if w.n <= windowFloor || !s.lockFreeUsable() || s.lockFreeConn() == nil {
+		if w.locked || w.n <= windowFloor {
 			lockFree, err := s.readShortTries(ctx, lockFreeTries, true, q, args, read)
-			if lockFree {
+			switch {
+			case lockFree:
+				w.locked = false
 				w.keep()
+			case err == nil && !w.locked:
+				w.locked = true
+				w.set(w.max)
 			}
 			return err
 		}
-		_, err := s.readShortTries(ctx, windowTries, false, q, args, read)
+		lockFree, err := s.readShortTries(ctx, windowTries, false, q, args, read)
 		if !errors.Is(err, errWindowTooLong) {
-			if err == nil {
+			if lockFree {
 				w.keep()
 			}
 			return err
