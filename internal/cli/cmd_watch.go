@@ -40,7 +40,9 @@ Sets come in versionstamp order. The store stamps sets only: a delete is
 noticed when a re-read of the rows kvdeck saw misses one, an expiry when
 the clock (--now, --clock-offset) passes a row's expiry. A watch polls
 (--interval): a row set and deleted between two polls is never seen, and
-a row set twice shows its last value once. Watching a prefix keeps the
+a row set twice shows its last value once. A row another program
+rewrote with a ver that is no stamp is not in the feed: its set is noticed
+by the re-read below. Watching a prefix keeps the
 key and stamp of each live row it saw, and old values up to 4 KiB each and
 32 MiB in all (beyond: "unkept"); a poll re-reads a bounded batch of
 the rows in turn to find deletions (16 on a file, 500 over a server), so a
@@ -298,7 +300,8 @@ const (
 
 // poll reads the changes since the last poll: expiries first (the clock
 // passed a seen row's expiry), then deletions (a seen row is gone), then
-// sets in stamp order. On an error it returns the changes it had read
+// sets in stamp order, then the sets a recheck found that no stamp
+// announced (rechecks). On an error it returns the changes it had read
 // (the position is past them) with the error.
 func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	expired := w.expire(now)
@@ -348,8 +351,8 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 		}
 		opts.After, opts.AfterKey, opts.Recheck, opts.Walk = page.Next, page.NextKey, nil, nil
 	}
-	gone, deleted := w.deletions(inline, rechecked, fresh, now, readAt)
-	return append(append(append(expired, gone...), deleted...), sets...), w.seen.err
+	gone, deleted, odd := w.rechecks(inline, rechecked, fresh, now, readAt)
+	return append(append(append(append(expired, gone...), deleted...), sets...), odd...), w.seen.err
 }
 
 // expire forgets the rows seen whose expiry the clock passed, in key
@@ -402,27 +405,34 @@ func (w *watcher) change(e store.Entry, now int64) (*watchEvent, bool) {
 	return &ev, true
 }
 
-// deletions compares the rows rechecked with what was seen: a row seen
+// rechecks compares the rows rechecked with what was seen. A row seen
 // that is gone, and was not set meanwhile (fresh), expired when the
 // store's clock at the recheck (readAt, which runs after now) had passed
-// its expiry, else was deleted. It returns the expiries, then the
-// deletions.
-func (w *watcher) deletions(inline [][]byte, rechecked []*store.Entry, fresh map[string]bool, now, readAt int64) (expired, deleted []watchEvent) {
+// its expiry, else was deleted. A row still there whose stamp changed to
+// one the feed can never carry (none after the position: another
+// program's ver that is no whole number) was set outside the feed
+// (odd). It returns the expiries, the deletions and those sets.
+func (w *watcher) rechecks(inline [][]byte, rechecked []*store.Entry, fresh map[string]bool, now, readAt int64) (expired, deleted, odd []watchEvent) {
 	for i, e := range rechecked {
 		raw := string(inline[i])
 		seen, _, _, had := w.seen.get(raw)
-		if e != nil || !had || fresh[raw] {
+		if !had || fresh[raw] || e != nil && (e.Ver == seen.Ver || e.Ver > w.after) {
 			continue
 		}
 		old := w.old(raw)
-		if seen.Live(readAt) {
+		switch {
+		case e != nil:
+			odd = append(odd, newWatchEvent("set", e, old, e, now))
+			w.see(*e)
+			continue
+		case seen.Live(readAt):
 			deleted = append(deleted, newWatchEvent("delete", &seen, old, nil, now))
-		} else {
+		default:
 			expired = append(expired, newWatchEvent("expire", &seen, old, nil, readAt))
 		}
 		w.drop(raw)
 	}
-	return expired, deleted
+	return expired, deleted, odd
 }
 
 func (w *watcher) recheckBatch(n int) [][]byte {

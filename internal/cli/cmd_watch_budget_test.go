@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,38 @@ func TestWatchExpiryBetweenClockReadings(t *testing.T) {
 		}
 		if len(events) != 1 || events[0].Change != "expire" || events[0].Seen != c.Now() {
 			t.Errorf("events %+v, want one expire seen at %d", events, c.Now())
+		}
+	})
+}
+
+// TestWatchSeesASetWithNoStamp: another program rewrites a watched row
+// with a ver that is no whole number (TEXT): the feed, which follows
+// stamps, never carries it; the recheck finds the row changed and the
+// watch reports a set (new value, the malformed ver named), once, on a
+// file and on sqld. Before, nothing was printed: the row was still there.
+func TestWatchSeesASetWithNoStamp(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		c := storetest.NewClock(storetest.T0)
+		s := storetest.Open(t, url, store.Options{Clock: c.Now})
+		ctx := storetest.Ctx(t)
+		if _, err := s.Set(ctx, storetest.Key(t, `["w", "a"]`), []byte(`1`), nil); err != nil {
+			t.Fatal(err)
+		}
+		w := &watcher{s: s, prefixes: []codec.Key{storetest.Key(t, `["w"]`)}, seen: newTestSeen(t)}
+		if err := w.start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		storetest.Exec(t, url, `UPDATE kv SET v = '2', ver = 'x' WHERE k = x'027700026100'`)
+		events, err := w.poll(ctx, c.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || events[0].Change != "set" || events[0].New == nil || string(events[0].New.Value) != "2" || !strings.Contains(events[0].New.Malformed, "ver") {
+			t.Fatalf("events %+v, want one set to 2 with the ver named", events)
+		}
+		if events, err := w.poll(ctx, c.Now()); err != nil || len(events) != 0 {
+			t.Errorf("the next poll: %+v, %v; want nothing", events, err)
 		}
 	})
 }

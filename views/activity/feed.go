@@ -140,9 +140,8 @@ func (f *feed) recheckKeys(batch int) [][]byte {
 
 // apply takes a page of the change feed read at now, with the rows that
 // were rechecked (in the order of keys). Changes become events in stamp
-// order, then the rows that vanished: deleted, or expired when their
-// expiry has passed. The store's own clock reading (p.Now), taken after
-// now, judges: a row that expired in between is expired, not deleted.
+// order, then what the recheck found (recheck). The store's own clock
+// reading (p.Now), taken after now, judges expiries.
 func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
 	now = max(now, p.Now)
 	if p.Mark != f.mark || p.Version != f.version {
@@ -154,38 +153,10 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
 	f.version, f.mark, f.walk = p.Version, p.Mark, p.Walk
 	changed := map[string]bool{}
 	for _, e := range p.Entries {
-		raw := string(e.Raw)
-		changed[raw] = true
-		ev := event{kind: evSet, raw: e.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, before: e.Ver <= f.openSeq, seenAt: now}
-		if e.KeyErr == nil {
-			ev.record = recordKind(e.Key)
-		} else {
-			ev.record = "undecodable"
-		}
-		if old, ok := f.seen[raw]; ok {
-			if old.ver == e.Ver {
-				continue // read before (a page boundary re-read it)
-			}
-			ev.old, ev.hadOld = old.value, true
-		}
-		f.add(ev)
-		f.remember(e.Raw, seenRow{ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, key: e.Key, record: ev.record})
+		changed[string(e.Raw)] = true
+		f.set(e, e.Ver <= f.openSeq, now)
 	}
-	for i, raw := range keys {
-		if i >= len(p.Rechecked) || p.Rechecked[i] != nil || changed[string(raw)] {
-			continue
-		}
-		old, ok := f.seen[string(raw)]
-		if !ok {
-			continue
-		}
-		kind := evDeleted
-		if old.expiry != nil && *old.expiry <= now {
-			kind = evExpired
-		}
-		f.add(event{kind: kind, raw: raw, key: old.key, record: old.record, ver: old.ver, value: old.value, expiry: old.expiry, seenAt: now})
-		f.forget(raw)
-	}
+	f.recheck(p, keys, changed, now)
 	if p.Walk == nil && !p.More {
 		// Up to date: a row kept whose expiry the clock passed is
 		// expired, read or not (an idle page reads nothing).
@@ -206,6 +177,51 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
 	f.trim()
 	f.trimOrder()
 	f.started = true
+}
+
+// set takes a row set: an event, unless the row was read at this stamp
+// before (a page boundary re-read it); before marks a backlog row.
+func (f *feed) set(e store.Entry, before bool, now int64) {
+	ev := event{kind: evSet, raw: e.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, before: before, seenAt: now}
+	if e.KeyErr == nil {
+		ev.record = recordKind(e.Key)
+	} else {
+		ev.record = "undecodable"
+	}
+	if old, ok := f.seen[string(e.Raw)]; ok {
+		if old.ver == e.Ver {
+			return
+		}
+		ev.old, ev.hadOld = old.value, true
+	}
+	f.add(ev)
+	f.remember(e.Raw, seenRow{ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, key: e.Key, record: ev.record})
+}
+
+// recheck compares the rows rechecked (keys) with what was kept: a row
+// gone, and not set in the page (changed), was deleted, or expired when
+// its expiry has passed; a row still there whose stamp changed to one the
+// feed can never carry (none after the page's position: another
+// program's ver that is no whole number) was set outside the feed.
+func (f *feed) recheck(p store.ChangesPage, keys [][]byte, changed map[string]bool, now int64) {
+	for i, raw := range keys {
+		old, ok := f.seen[string(raw)]
+		if i >= len(p.Rechecked) || changed[string(raw)] || !ok {
+			continue
+		}
+		if e := p.Rechecked[i]; e != nil {
+			if e.Ver != old.ver && e.Ver <= p.Next {
+				f.set(*e, false, now)
+			}
+			continue
+		}
+		kind := evDeleted
+		if old.expiry != nil && *old.expiry <= now {
+			kind = evExpired
+		}
+		f.add(event{kind: kind, raw: raw, key: old.key, record: old.record, ver: old.ver, value: old.value, expiry: old.expiry, seenAt: now})
+		f.forget(raw)
+	}
 }
 
 // position is where the next read starts.

@@ -1,9 +1,11 @@
 package activity
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"kvdeck/codec"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
@@ -70,32 +72,75 @@ func deletionsOfEveryRow(t *testing.T, rows int) {
 func TestExpiryBetweenClockReadings(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		c := storetest.NewClock(storetest.T0)
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: c.Now})
-		ctx := storetest.Ctx(t)
 		ttl := time.Second
-		if _, err := s.Set(ctx, mkKey("row", 1), []byte(`1`), &ttl); err != nil {
-			t.Fatal(err)
-		}
-		var f feed
-		p, err := s.Changes(ctx, store.ChangesOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.apply(p, nil, c.Now())
-		if len(f.seen) != 1 {
-			t.Fatalf("%d rows kept, want 1", len(f.seen))
-		}
+		s, f := oneRowFeed(t, b.URL(t), c, &ttl)
 		before := c.Now() + ttl.Milliseconds() - 4 // the tab's reading
 		c.Add(ttl)                                 // the store's, at the recheck
-		keys := f.recheckKeys(16)
-		p, err = s.Changes(ctx, store.ChangesOptions{After: p.Next, Recheck: keys})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.apply(p, keys, before)
+		recheckRead(t, s, f, before)
 		last := f.events[len(f.events)-1]
 		if last.kind != evExpired || last.seenAt != c.Now() {
 			t.Errorf("last event %v at %d, want expired at %d", last.kind, last.seenAt, c.Now())
 		}
 	})
+}
+
+// TestSetWithNoStampIsShown: another program rewrites a row the tab
+// keeps with a ver that is no whole number (TEXT): no page of the feed
+// carries it, the recheck finds it changed and the tab shows a set (the
+// new value, the old one beside it), once, on a file and on sqld. Before,
+// nothing showed: the row was still there.
+func TestSetWithNoStampIsShown(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		c := storetest.NewClock(storetest.T0)
+		s, f := oneRowFeed(t, url, c, nil)
+		raw, err := codec.Encode(mkKey("row", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		storetest.Exec(t, url, fmt.Sprintf(`UPDATE kv SET v = '2', ver = 'x' WHERE k = x'%x'`, raw))
+		for round := range 2 {
+			recheckRead(t, s, f, c.Now())
+			if len(f.events) != 2 {
+				t.Fatalf("round %d: %d events, want the first set and the set with no stamp", round, len(f.events))
+			}
+		}
+		last := f.events[len(f.events)-1]
+		if last.kind != evSet || string(last.value) != "2" || string(last.old) != "1" {
+			t.Errorf("last event %v %s (was %s), want a set to 2 (was 1)", last.kind, last.value, last.old)
+		}
+	})
+}
+
+// oneRowFeed writes ["row", 1] = 1 (expiring after ttl when not nil) in
+// a store at url on clock c, and returns the store and a feed that read
+// it.
+func oneRowFeed(t *testing.T, url string, c *storetest.Clock, ttl *time.Duration) (*store.Store, *feed) {
+	t.Helper()
+	s := storetest.Open(t, url, store.Options{Clock: c.Now})
+	if _, err := s.Set(storetest.Ctx(t), mkKey("row", 1), []byte(`1`), ttl); err != nil {
+		t.Fatal(err)
+	}
+	f := &feed{}
+	p, err := s.Changes(storetest.Ctx(t), store.ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.apply(p, nil, c.Now())
+	if len(f.seen) != 1 {
+		t.Fatalf("%d rows kept, want 1", len(f.seen))
+	}
+	return s, f
+}
+
+// recheckRead reads the feed after f's position, rechecking its rows, and
+// applies the page at now.
+func recheckRead(t *testing.T, s *store.Store, f *feed, now int64) {
+	t.Helper()
+	keys := f.recheckKeys(16)
+	p, err := s.Changes(storetest.Ctx(t), store.ChangesOptions{After: f.after, Recheck: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.apply(p, keys, now)
 }
