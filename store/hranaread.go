@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+)
+
+// Reads over a server (Store.query, so Get, List pages, the change feed)
+// go through kvdeck's own Hrana clients, not libsql-client-go: a 2 MB
+// value read through it allocated 9 times its size over HTTP (the body
+// read whole with io.ReadAll, the result copied as a json.RawMessage,
+// decoded twice, the base64 text kept as a string, then decoded, then
+// copied again by database/sql's Scan contract) and took 70 times the
+// file's time. Here an answer is read into a pooled buffer (of exactly
+// its length over HTTP), decoded in one pass that turns each blob's
+// base64 straight into its bytes (wireValue), and the buffer goes back to
+// the pool: a large value costs about its own size
+// (BenchmarkLargeValueRead).
+//
+// Over HTTP a read is one pipeline, the statement and the stream's close
+// (readHTTP). Over WebSocket reads keep long-lived streams, one per
+// pooled connection, as libsql-client-go's did (wsBatcher.query; a
+// stream per read needed a server connection per read and stalled along
+// with the writes).
+
+// remoteRows runs one read statement on the server and returns its rows.
+func (s *Store) remoteRows(ctx context.Context, q string, args []any) (*batchRows, error) {
+	st, err := hranaStatement(stmt{sql: q, args: args})
+	if err != nil {
+		return nil, err
+	}
+	var res pipeResult
+	if s.ws != nil {
+		res, err = s.ws.query(ctx, executeReq(st))
+	} else {
+		res, err = s.readHTTP(ctx, executeReq(st))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Error != nil {
+		return nil, errStmt(res.Error)
+	}
+	if res.Stmt == nil {
+		return nil, errNoAnswer
+	}
+	return &batchRows{rows: res.Stmt.Rows, at: -1}, nil
+}
+
+// readHTTP sends one read request with the stream's close in one
+// pipeline, marked replayable: a read may be sent again on another
+// connection when a kept-alive one turns out closed.
+func (s *Store) readHTTP(ctx context.Context, req hranaReq) (pipeResult, error) {
+	res, err := s.http.send(ctx, nil, []hranaReq{req, closeReq}, s.http.meter, true)
+	if err != nil {
+		return pipeResult{}, err
+	}
+	return res[0], nil
+}
+
+// jsonRef is a JSON value left undecoded, as a slice of the answer being
+// decoded (json.RawMessage copies it): valid only while that answer is,
+// so it never outlives the decoding function.
+type jsonRef []byte
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *jsonRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
+// wireValue decodes a result's value: a blob's base64 becomes its bytes
+// at once (hranaValue.blob), without the string encoding/json would
+// make of it; any other value decodes as a hranaValue does.
+type wireValue hranaValue
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (v *wireValue) UnmarshalJSON(b []byte) error {
+	if blob, rest, ok := blobCell(b); ok && len(rest) == 0 {
+		*v = wireValue{Type: "blob", blob: blob}
+		return nil
+	}
+	*v = wireValue{}
+	return json.Unmarshal(b, (*hranaValue)(v))
+}
+
+// UnmarshalJSON implements json.Unmarshaler: the rows through wireValue.
+func (r *hranaStmtResult) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Rows        [][]wireValue `json:"rows"`
+		RowsRead    int64         `json:"rows_read"`
+		RowsWritten int64         `json:"rows_written"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = hranaStmtResult{RowsRead: w.RowsRead, RowsWritten: w.RowsWritten}
+	if w.Rows == nil {
+		return nil
+	}
+	cells := 0
+	for _, row := range w.Rows {
+		cells += len(row)
+	}
+	flat := make([]hranaValue, 0, cells)
+	r.Rows = make([][]hranaValue, len(w.Rows))
+	for i, row := range w.Rows {
+		start := len(flat)
+		for _, c := range row {
+			flat = append(flat, hranaValue(c))
+		}
+		r.Rows[i] = flat[start:len(flat):len(flat)]
+		if row == nil {
+			r.Rows[i] = nil
+		}
+	}
+	return nil
+}
+
+// answerBufs holds the buffers answers are read into: nothing decoded
+// from an answer refers to its buffer, which is reused by the next.
+var answerBufs sync.Pool
+
+// maxPooledAnswer bounds the buffers kept in answerBufs.
+const maxPooledAnswer = 16 << 20
+
+func getAnswerBuf() *[]byte {
+	if b, ok := answerBufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, 4096)
+	return &b
+}
+
+func putAnswerBuf(b *[]byte) {
+	if cap(*b) <= maxPooledAnswer {
+		*b = (*b)[:0]
+		answerBufs.Put(b)
+	}
+}
+
+// readAnswer reads r to its end into buf (its length is reset). When
+// size, the answer's announced length (-1: unknown, as for a gzipped
+// answer), is known and buf lacks room, into a buffer of exactly that
+// room; else what does not fit in buf is read in chunks that grow, and
+// copied once into a buffer of the answer's length, as io.ReadAll does
+// (append's growth by a quarter, copying as it goes, allocated five
+// times a large answer's length).
+func readAnswer(r io.Reader, buf []byte, size int64) ([]byte, error) {
+	buf = buf[:0]
+	if size >= 0 && size < maxPipelineAnswer && int(size)+1 > cap(buf) {
+		// One byte more: the read that meets the end needs room.
+		buf = make([]byte, 0, int(size)+1)
+	}
+	var chunks [][]byte
+	cur, total := buf, 0
+	for {
+		if len(cur) == cap(cur) {
+			chunks = append(chunks, cur)
+			total += len(cur)
+			cur = make([]byte, 0, max(64<<10, total/2))
+		}
+		n, err := r.Read(cur[len(cur):cap(cur)])
+		cur = cur[:len(cur)+n]
+		if err != nil && !errors.Is(err, io.EOF) {
+			return cur[:0], err
+		}
+		if err == nil {
+			continue
+		}
+		if chunks == nil {
+			return cur, nil
+		}
+		out := make([]byte, 0, total+len(cur))
+		for _, c := range chunks {
+			out = append(out, c...)
+		}
+		return append(out, cur...), nil
+	}
+}
