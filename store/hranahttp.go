@@ -90,8 +90,19 @@ type pipeResult struct {
 	Batch *hranaBatchResult
 }
 
-// decodePipeline reads a pipeline's answer, which must hold n results.
+// decodePipeline reads a pipeline's answer, which must hold n results;
+// body is rewritten (extractBlobs).
 func decodePipeline(body []byte, n int) ([]pipeResult, error) {
+	body, blobs := extractBlobs(body)
+	out, err := decodePipelineText(body, n)
+	for i := range out {
+		restoreBlobs(&out[i], blobs)
+	}
+	return out, err
+}
+
+// decodePipelineText is decodePipeline without extractBlobs.
+func decodePipelineText(body []byte, n int) ([]pipeResult, error) {
 	var resp struct {
 		Results []struct {
 			Type     string      `json:"type"`

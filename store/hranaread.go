@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -15,10 +14,10 @@ import (
 // decoded twice, the base64 text kept as a string, then decoded, then
 // copied again by database/sql's Scan contract) and took 70 times the
 // file's time. Here an answer is read into a pooled buffer (of exactly
-// its length over HTTP), decoded in one pass that turns each blob's
-// base64 straight into its bytes (wireValue), and the buffer goes back to
-// the pool: a large value costs about its own size
-// (BenchmarkLargeValueRead).
+// its length when it is announced), each blob's base64 is decoded
+// straight into its bytes before encoding/json reads the rest
+// (extractBlobs), and the buffer goes back to the pool: a large value
+// costs a small multiple of its size (BenchmarkLargeValueRead).
 //
 // Over HTTP a read is one pipeline, the statement and the stream's close
 // (readHTTP). Over WebSocket reads keep long-lived streams, one per
@@ -69,54 +68,6 @@ type jsonRef []byte
 // UnmarshalJSON implements json.Unmarshaler.
 func (r *jsonRef) UnmarshalJSON(b []byte) error {
 	*r = b
-	return nil
-}
-
-// wireValue decodes a result's value: a blob's base64 becomes its bytes
-// at once (hranaValue.blob), without the string encoding/json would
-// make of it; any other value decodes as a hranaValue does.
-type wireValue hranaValue
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (v *wireValue) UnmarshalJSON(b []byte) error {
-	if blob, rest, ok := blobCell(b); ok && len(rest) == 0 {
-		*v = wireValue{Type: "blob", blob: blob}
-		return nil
-	}
-	*v = wireValue{}
-	return json.Unmarshal(b, (*hranaValue)(v))
-}
-
-// UnmarshalJSON implements json.Unmarshaler: the rows through wireValue.
-func (r *hranaStmtResult) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Rows        [][]wireValue `json:"rows"`
-		RowsRead    int64         `json:"rows_read"`
-		RowsWritten int64         `json:"rows_written"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*r = hranaStmtResult{RowsRead: w.RowsRead, RowsWritten: w.RowsWritten}
-	if w.Rows == nil {
-		return nil
-	}
-	cells := 0
-	for _, row := range w.Rows {
-		cells += len(row)
-	}
-	flat := make([]hranaValue, 0, cells)
-	r.Rows = make([][]hranaValue, len(w.Rows))
-	for i, row := range w.Rows {
-		start := len(flat)
-		for _, c := range row {
-			flat = append(flat, hranaValue(c))
-		}
-		r.Rows[i] = flat[start:len(flat):len(flat)]
-		if row == nil {
-			r.Rows[i] = nil
-		}
-	}
 	return nil
 }
 

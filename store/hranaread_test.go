@@ -2,57 +2,87 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
+	"encoding/base64"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
 
-// FuzzStmtResult: a statement's result decodes to the same rows, cell by
-// cell as the engine reads them (fromHrana), and the same counts through
-// wireValue (blobs decoded at once) as through plain hranaValues, and
-// fails where that fails.
-func FuzzStmtResult(f *testing.F) {
-	for _, s := range []string{
-		`{"cols":[],"rows":[[{"type":"blob","base64":"AAE="},{"type":"float","value":1.5},{"type":"text","value":"x"},{"type":"null"}]],"rows_read":3,"rows_written":1}`,
-		`{"rows":[[{"type":"blob","base64":"AAE"},{"base64":"AAE","type":"blob"},{"type":"blob","base64":""},{"type":"blob"}]]}`,
-		`{"rows":[[{"type":"blob","base64":"A=B"},{"type":"blob","base64":"AAE\u003d"},{"type":"integer","value":"7"}],[],null]}`,
-		`{"rows":null}`,
-		`{"rows":[[5]]}`,
-	} {
-		f.Add([]byte(s))
+// FuzzExtractBlobs: an answer decodes to the same results, cell by cell
+// as the engine reads them (fromHrana), and the same counts with its
+// blobs taken out first (extractBlobs) as without, and fails where that
+// fails.
+func FuzzExtractBlobs(f *testing.F) {
+	long := strings.Repeat("QUJD", 40)
+	for _, s := range append(pipelineSeeds,
+		`{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[{"type":"blob","base64":"`+long+`="},{"base64":"`+long+`","type":"blob"},{"type":"text","value":"\"base64\":\"`+long+`"}]]}}}]}`,
+		`{"results":[{"type":"ok","response":{"type":"batch","result":{"step_results":[{"rows":[[{"type":"blob","base64":"`+long+`","base64":"AAE"}]]},{"rows":[[{"type":"text","base64":"`+long+`"},{"type":"blob","base64":"A=`+long+`"}]]}]}}}]}`,
+		`{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[{"type":"blob","base64":"#kvdeck-blob-0"},{"type":"blob","base64":"`+long+`"}]]}}}]}`,
+		`{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[{"type":"blob","base64":"`+long+`\u0041"}]]}}}],"x":"\\"}`,
+	) {
+		f.Add([]byte(s), 1)
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var want struct {
-			Rows        [][]hranaValue `json:"rows"`
-			RowsRead    int64          `json:"rows_read"`
-			RowsWritten int64          `json:"rows_written"`
+	f.Fuzz(func(t *testing.T, body []byte, n int) {
+		if n < 1 || n > 3 {
+			return
 		}
-		wantErr := json.Unmarshal(body, &want)
-		var got hranaStmtResult
-		gotErr := json.Unmarshal(body, &got)
+		want, wantErr := decodePipelineText(bytes.Clone(body), n)
+		got, gotErr := decodePipeline(bytes.Clone(body), n)
 		if (wantErr == nil) != (gotErr == nil) {
-			t.Fatalf("plain decoding: %v; through wireValue: %v", wantErr, gotErr)
+			t.Fatalf("without extraction: %v; with: %v", wantErr, gotErr)
 		}
 		if wantErr != nil {
 			return
 		}
-		if got.RowsRead != want.RowsRead || got.RowsWritten != want.RowsWritten || len(got.Rows) != len(want.Rows) || (got.Rows == nil) != (want.Rows == nil) {
-			t.Fatalf("got %+v, want %+v", got, want)
-		}
-		for i, row := range want.Rows {
-			if len(got.Rows[i]) != len(row) || (got.Rows[i] == nil) != (row == nil) {
-				t.Fatalf("row %d: got %+v, want %+v", i, got.Rows[i], row)
+		for i := range want {
+			w, g := stmtResults(want[i]), stmtResults(got[i])
+			if len(w) != len(g) || !reflect.DeepEqual(want[i].Error, got[i].Error) {
+				t.Fatalf("result %d: got %+v, want %+v", i, got[i], want[i])
 			}
-			for j, cell := range row {
-				wv, werr := fromHrana(cell)
-				gv, gerr := fromHrana(got.Rows[i][j])
-				if !reflect.DeepEqual(wv, gv) || (werr == nil) != (gerr == nil) {
-					t.Fatalf("row %d cell %d: got %#v (%v), want %#v (%v)", i, j, gv, gerr, wv, werr)
-				}
+			for k := range w {
+				sameRows(t, g[k], w[k])
 			}
 		}
 	})
+}
+
+// stmtResults are the statement results of one answer.
+func stmtResults(r pipeResult) []*hranaStmtResult {
+	var out []*hranaStmtResult
+	if r.Stmt != nil {
+		out = append(out, r.Stmt)
+	}
+	if r.Batch != nil {
+		out = append(out, r.Batch.StepResults...)
+	}
+	return out
+}
+
+// sameRows fails unless got and want read the same, cell by cell.
+func sameRows(t *testing.T, got, want *hranaStmtResult) {
+	t.Helper()
+	if (got == nil) != (want == nil) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if want == nil {
+		return
+	}
+	if got.RowsRead != want.RowsRead || got.RowsWritten != want.RowsWritten || len(got.Rows) != len(want.Rows) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i, row := range want.Rows {
+		if len(got.Rows[i]) != len(row) || (got.Rows[i] == nil) != (row == nil) {
+			t.Fatalf("row %d: got %+v, want %+v", i, got.Rows[i], row)
+		}
+		for j, cell := range row {
+			wv, werr := fromHrana(cell)
+			gv, gerr := fromHrana(got.Rows[i][j])
+			if !reflect.DeepEqual(wv, gv) || (werr == nil) != (gerr == nil) {
+				t.Fatalf("row %d cell %d: got %#v (%v), want %#v (%v)", i, j, gv, gerr, wv, werr)
+			}
+		}
+	}
 }
 
 // TestReadAnswer: an answer is read whole whatever its length, whether
@@ -118,5 +148,35 @@ func TestAssignConverts(t *testing.T) {
 		if err := assign(c.dest, c.v); err == nil {
 			t.Errorf("%T from %#v: no error", c.dest, c.v)
 		}
+	}
+}
+
+// TestExtractBlobs: a long blob's text leaves the answer for a mark, and
+// its bytes come back in the value; a short one, one inside another
+// string and an answer that holds a mark already stay as they are.
+func TestExtractBlobs(t *testing.T) {
+	value := bytes.Repeat([]byte{0, 1, 2, 0xff}, 100)
+	text := base64.StdEncoding.EncodeToString(value)
+	answer := `{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[` +
+		`{"type":"blob","base64":"` + text + `"},{"type":"blob","base64":"AAE"},{"type":"text","value":"\"base64\":\"` + text + `"}]]}}}]}`
+	body, blobs := extractBlobs([]byte(answer))
+	if len(blobs) != 1 || !bytes.Equal(blobs[0], value) || len(body) >= len(answer)-len(text)+len(text)/2 {
+		t.Fatalf("%d blobs, %d bytes left of %d", len(blobs), len(body), len(answer))
+	}
+	out, err := decodePipeline([]byte(answer), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [3]any
+	rows := &batchRows{rows: out[0].Stmt.Rows, at: -1}
+	if !rows.Next() || rows.Scan(&got[0], &got[1], &got[2]) != nil {
+		t.Fatal("no row")
+	}
+	if !bytes.Equal(got[0].([]byte), value) || !bytes.Equal(got[1].([]byte), []byte{0, 1}) || got[2] != `"base64":"`+text {
+		t.Fatalf("%.40q", got)
+	}
+	marked := strings.Replace(answer, "AAE", blobMark+"0", 1)
+	if body, blobs := extractBlobs([]byte(marked)); blobs != nil || string(body) != marked {
+		t.Fatalf("an answer holding a mark was rewritten: %d blobs", len(blobs))
 	}
 }

@@ -126,8 +126,8 @@ type hranaValue struct {
 	Type   string  `json:"type"`
 	Value  any     `json:"value,omitempty"`
 	Base64 *string `json:"base64,omitempty"`
-	// blob is a result's blob already decoded (wireValue), in place of
-	// Base64; nothing else refers to it.
+	// blob is a result's blob already decoded (extractBlobs), in place
+	// of Base64; nothing else refers to it.
 	blob []byte
 }
 
@@ -350,7 +350,9 @@ func (c *wsConn) read(ctx context.Context, mt *meter, ids ...int) ([]wsAnswer, e
 			Response  jsonRef     `json:"response"`
 		}
 		b, err := c.message(ctx, mt, buf)
+		var blobs [][]byte
 		if err == nil {
+			b, blobs = extractBlobs(b)
 			err = json.Unmarshal(b, &msg)
 		}
 		if err != nil {
@@ -369,6 +371,7 @@ func (c *wsConn) read(ctx context.Context, mt *meter, ids ...int) ([]wsAnswer, e
 				if out[i].res, err = decodeResponse(msg.Response); err != nil {
 					return out, fmt.Errorf("the server's answer is not Hrana's: %w", err)
 				}
+				restoreBlobs(&out[i].res, blobs)
 			}
 		}
 	}
