@@ -71,15 +71,29 @@ func (r *jsonRef) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// answerBufs holds the buffers answers are read into: nothing decoded
-// from an answer refers to its buffer, which is reused by the next.
-var answerBufs sync.Pool
+// answerBufs keeps the buffers answers are read into, for the next
+// answers: nothing decoded from an answer refers to its buffer. A
+// sync.Pool lost them at nearly every collection while large values were
+// read (each read is megabytes of garbage), and an answer whose length is
+// not announced (sqld gzips what Go's client accepts gzipped) costs
+// twice its length to read into a new buffer; at most keptAnswers
+// buffers of at most maxKeptAnswer bytes are kept, for the process.
+var answerBufs struct {
+	mu   sync.Mutex
+	free []*[]byte
+}
 
-// maxPooledAnswer bounds the buffers kept in answerBufs.
-const maxPooledAnswer = 16 << 20
+const (
+	keptAnswers   = 2
+	maxKeptAnswer = 16 << 20
+)
 
 func getAnswerBuf() *[]byte {
-	if b, ok := answerBufs.Get().(*[]byte); ok {
+	answerBufs.mu.Lock()
+	defer answerBufs.mu.Unlock()
+	if n := len(answerBufs.free); n > 0 {
+		b := answerBufs.free[n-1]
+		answerBufs.free = answerBufs.free[:n-1]
 		return b
 	}
 	b := make([]byte, 0, 4096)
@@ -87,9 +101,11 @@ func getAnswerBuf() *[]byte {
 }
 
 func putAnswerBuf(b *[]byte) {
-	if cap(*b) <= maxPooledAnswer {
+	answerBufs.mu.Lock()
+	defer answerBufs.mu.Unlock()
+	if cap(*b) <= maxKeptAnswer && len(answerBufs.free) < keptAnswers {
 		*b = (*b)[:0]
-		answerBufs.Put(b)
+		answerBufs.free = append(answerBufs.free, b)
 	}
 }
 

@@ -85,8 +85,9 @@ func BenchmarkLargeValueRead(b *testing.B) {
 
 // TestLargeValueReadAllocations: reading a large value over a server
 // allocates a small multiple of its size (through libsql-client-go a
-// 2 MB value allocated 9 times its size over HTTP, 4.5 over WebSocket),
-// and reads back the same bytes as a file.
+// 2 MB value allocated 9 times its size over HTTP, 4.5 over WebSocket;
+// now about 3.7 the first time, when the answer's buffer is new, and 1
+// after), and reads back the same bytes as a file.
 func TestLargeValueReadAllocations(t *testing.T) {
 	const size = 1 << 20
 	value := []byte(`{"blob":"` + strings.Repeat("é", size/2) + `"}`)
@@ -110,7 +111,7 @@ func TestLargeValueReadAllocations(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		per := float64(after.TotalAlloc-before.TotalAlloc) / reads / float64(len(value))
 		t.Logf("%s: %.2f bytes allocated per byte of value", b.Name, per)
-		if per > 5 {
+		if per > 3 {
 			t.Errorf("%s: a read allocated %.1f times the value", b.Name, per)
 		}
 	})
