@@ -68,9 +68,9 @@ type wsConn struct {
 // "unanswered" commits with the gate, about one round in ten, were the
 // client's own: see wsConn.read. With both, 30 rounds of 36 racing
 // writers over ws:// knew every outcome.) Reads
-// stay on libsql-client-go's long-lived streams: reads each on a stream
-// of their own (tried) need a new server connection per read, and
-// stalled along with the writes.
+// stay on long-lived streams (wsread.go, as libsql-client-go's did): reads
+// each on a stream of their own (tried) need a new server connection per
+// read, and stalled along with the writes.
 var wsWriteGates sync.Map // URL -> chan struct{}
 
 // lockWrite waits for this process's turn to write to the server; the
