@@ -126,15 +126,24 @@ func describeAt(s string, i int) string {
 }
 
 func (r *jsonReader) value() (jsonValue, *jsonError) {
+	if r.pos < len(r.s) {
+		switch r.s[r.pos] {
+		case '{':
+			return r.object()
+		case '[':
+			return r.array()
+		}
+	}
+	return r.scalar()
+}
+
+// scalar reads a string, number, boolean or null.
+func (r *jsonReader) scalar() (jsonValue, *jsonError) {
 	if r.pos >= len(r.s) {
 		return jsonValue{}, r.fail("expected a JSON value")
 	}
 	start := r.pos
 	switch c := r.s[r.pos]; {
-	case c == '{':
-		return r.object()
-	case c == '[':
-		return r.array()
 	case c == '"':
 		str, lone, err := r.str()
 		return jsonValue{kind: jsonString, off: start, str: str, lone: lone}, err
@@ -170,84 +179,80 @@ func (r *jsonReader) enter() *jsonError {
 	return nil
 }
 
-func (r *jsonReader) array() (jsonValue, *jsonError) {
-	v := jsonValue{kind: jsonArray, off: r.pos}
+// list reads an array or an object from its opening bracket to close
+// (']' or '}'), calling elem at the first byte of each element, i = 0, 1,
+// ...; the separators, the nesting bound and the messages are its own.
+func (r *jsonReader) list(close byte, elem func(i int) *jsonError) *jsonError {
 	if err := r.enter(); err != nil {
-		return v, err
+		return err
 	}
-	r.pos++ // [
+	r.pos++ // [ or {
 	r.skipWS()
-	if r.pos < len(r.s) && r.s[r.pos] == ']' {
+	if r.pos < len(r.s) && r.s[r.pos] == close {
 		r.pos++
 		r.depth--
-		return v, nil
+		return nil
 	}
-	for {
+	for i := 0; ; i++ {
 		r.skipWS()
-		e, err := r.value()
-		if err != nil {
-			return v, err
+		if err := elem(i); err != nil {
+			return err
 		}
-		v.arr = append(v.arr, e)
 		r.skipWS()
 		if r.pos < len(r.s) && r.s[r.pos] == ',' {
 			r.pos++
 			continue
 		}
-		if r.pos < len(r.s) && r.s[r.pos] == ']' {
+		if r.pos < len(r.s) && r.s[r.pos] == close {
 			r.pos++
 			r.depth--
-			return v, nil
+			return nil
 		}
-		return v, r.fail("expected ',' or ']'")
+		return r.fail("expected ',' or '" + string(close) + "'")
 	}
+}
+
+// key reads an object member's key and the ':' after it, leaving the
+// reader at the member's value.
+func (r *jsonReader) key() (key string, off int, lone bool, err *jsonError) {
+	if r.pos >= len(r.s) || r.s[r.pos] != '"' {
+		return "", 0, false, r.fail("expected a string for an object key")
+	}
+	off = r.pos
+	if key, lone, err = r.str(); err != nil {
+		return "", 0, false, err
+	}
+	r.skipWS()
+	if r.pos >= len(r.s) || r.s[r.pos] != ':' {
+		return "", 0, false, r.fail("expected ':' after an object key")
+	}
+	r.pos++
+	r.skipWS()
+	return key, off, lone, nil
+}
+
+func (r *jsonReader) array() (jsonValue, *jsonError) {
+	v := jsonValue{kind: jsonArray, off: r.pos}
+	err := r.list(']', func(int) *jsonError {
+		e, err := r.value()
+		v.arr = append(v.arr, e)
+		return err
+	})
+	return v, err
 }
 
 func (r *jsonReader) object() (jsonValue, *jsonError) {
 	v := jsonValue{kind: jsonObject, off: r.pos}
-	if err := r.enter(); err != nil {
-		return v, err
-	}
-	r.pos++ // {
-	r.skipWS()
-	if r.pos < len(r.s) && r.s[r.pos] == '}' {
-		r.pos++
-		r.depth--
-		return v, nil
-	}
-	for {
-		r.skipWS()
-		if r.pos >= len(r.s) || r.s[r.pos] != '"' {
-			return v, r.fail("expected a string for an object key")
-		}
-		keyOff := r.pos
-		key, lone, err := r.str()
+	err := r.list('}', func(int) *jsonError {
+		key, keyOff, lone, err := r.key()
 		if err != nil {
-			return v, err
+			return err
 		}
-		r.skipWS()
-		if r.pos >= len(r.s) || r.s[r.pos] != ':' {
-			return v, r.fail("expected ':' after an object key")
-		}
-		r.pos++
-		r.skipWS()
 		val, err := r.value()
-		if err != nil {
-			return v, err
-		}
 		v.obj = append(v.obj, jsonMember{key: key, keyOff: keyOff, keyLone: lone, val: val})
-		r.skipWS()
-		if r.pos < len(r.s) && r.s[r.pos] == ',' {
-			r.pos++
-			continue
-		}
-		if r.pos < len(r.s) && r.s[r.pos] == '}' {
-			r.pos++
-			r.depth--
-			return v, nil
-		}
-		return v, r.fail("expected ',' or '}'")
-	}
+		return err
+	})
+	return v, err
 }
 
 // str reads a JSON string literal starting at the opening quote. It returns

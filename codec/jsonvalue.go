@@ -1,11 +1,7 @@
 package codec
 
 import (
-	"cmp"
 	"fmt"
-	"math"
-	"slices"
-	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -29,111 +25,17 @@ import (
 // input that is not valid UTF-8 rather than guessing a replacement. Errors
 // match ErrInvalidJSON and name the byte offset.
 func NormalizeJSON(raw []byte) ([]byte, error) {
-	v, err := parseJSONText(string(raw))
+	out, err := normalize(raw)
 	if err != nil {
 		return nil, fmt.Errorf("codec: %w at byte %d: %s", ErrInvalidJSON, err.off, err.msg)
 	}
-	return appendJSValue(make([]byte, 0, len(raw)), v), nil
+	return out, nil
 }
 
 // FormatNumber returns f as JavaScript's String(f) writes it: the shortest
 // round-trip digits, exponent form outside 1e-7 <= |f| < 1e21, "0" for -0,
 // and "Infinity", "-Infinity", "NaN".
 func FormatNumber(f float64) string { return formatJSNumber(f) }
-
-func appendJSValue(dst []byte, v jsonValue) []byte {
-	switch v.kind {
-	case jsonNull:
-		return append(dst, "null"...)
-	case jsonBool:
-		return strconv.AppendBool(dst, v.b)
-	case jsonNumber:
-		if math.IsInf(v.num, 0) {
-			return append(dst, "null"...)
-		}
-		return appendJSNumber(dst, v.num)
-	case jsonString:
-		return appendQuoted(dst, v.str, quoteJSON)
-	case jsonArray:
-		dst = append(dst, '[')
-		for i, e := range v.arr {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSValue(dst, e)
-		}
-		return append(dst, ']')
-	case jsonObject:
-	}
-	dst = append(dst, '{')
-	for i, m := range jsPropertyOrder(v.obj) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendQuoted(dst, m.key, quoteJSON)
-		dst = append(dst, ':')
-		dst = appendJSValue(dst, m.val)
-	}
-	return append(dst, '}')
-}
-
-// jsPropertyOrder returns the members of an object the way JSON.parse
-// leaves them: one per key, with the last value, at the first position,
-// array-index keys first in numeric order.
-func jsPropertyOrder(members []jsonMember) []jsonMember {
-	out := make([]jsonMember, 0, len(members))
-	// Most objects are small: a linear scan beats building a map.
-	var seen map[string]int
-	if len(members) > 16 {
-		seen = make(map[string]int, len(members))
-	}
-	find := func(key string) int {
-		if seen != nil {
-			if i, ok := seen[key]; ok {
-				return i
-			}
-			return -1
-		}
-		for i := range out {
-			if out[i].key == key {
-				return i
-			}
-		}
-		return -1
-	}
-	hasIndex := false
-	for _, m := range members {
-		if i := find(m.key); i >= 0 {
-			out[i].val = m.val
-			continue
-		}
-		if seen != nil {
-			seen[m.key] = len(out)
-		}
-		out = append(out, m)
-		if _, ok := arrayIndex(m.key); ok {
-			hasIndex = true
-		}
-	}
-	if !hasIndex {
-		return out
-	}
-	// A stable sort keeps the insertion order of the non-index keys.
-	slices.SortStableFunc(out, func(a, b jsonMember) int {
-		ai, aok := arrayIndex(a.key)
-		bi, bok := arrayIndex(b.key)
-		switch {
-		case aok && bok:
-			return cmp.Compare(ai, bi)
-		case aok:
-			return -1
-		case bok:
-			return 1
-		}
-		return 0
-	})
-	return out
-}
 
 // arrayIndex reports whether key is an ECMAScript array index: the
 // canonical decimal form of an integer in 0..2^32-2.

@@ -24,13 +24,13 @@ func absentCommit(prefix string, n int) ([]store.Check, []store.Mutation) {
 	return checks, muts
 }
 
-// smallLimits makes every commit statement bind at most 40 values, a
+// smallLimits makes every commit statement of s bind at most 40 values, a
 // check expression test at most 7 keys and an INSERT carry at most 9 rows:
 // a commit of 60 checks then takes the paths of one of thousands (several
 // chunks, the verdict over several statements, several INSERTs).
-func smallLimits(t *testing.T) {
+func smallLimits(t *testing.T, s *store.Store) {
 	t.Helper()
-	t.Cleanup(store.SetCommitLimits(40, 7, 9))
+	t.Cleanup(store.SetCommitLimits(s, 40, 7, 9))
 }
 
 // TestCommitChecksInChunks: with small limits, 60 absent checks (one of an
@@ -42,7 +42,7 @@ func smallLimits(t *testing.T) {
 func TestCommitChecksInChunks(t *testing.T) {
 	const n = 60
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
-		smallLimits(t)
+		smallLimits(t, s)
 		ctx := storetest.Ctx(t)
 		past := c.Now() - 1
 		if _, err := s.Commit(ctx, nil, []store.Mutation{
@@ -117,7 +117,7 @@ func TestCommitChecksInChunks(t *testing.T) {
 func TestSetManyInChunks(t *testing.T) {
 	const n = 60
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
-		smallLimits(t)
+		smallLimits(t, s)
 		ctx := storetest.Ctx(t)
 		_, muts := absentCommit("m", n)
 		muts[n-1] = store.Mutation{Type: store.MutationSet, Key: bigKey("m", 0), Value: []byte(`"last wins"`)}

@@ -10,7 +10,7 @@ import (
 // bound values each, well under maxStmtArgs, and a VALUES list short
 // enough for every SQLite a server may run (libSQL 3.45 refuses some
 // shapes of a 1000-row VALUES subquery as too deep an expression).
-var insertChunk = 500 // a variable for tests
+const insertChunk = 500
 
 // SetMany commits sets without checks, like Commit(ctx, nil, sets) (one
 // transaction, seq bumped once, every row the same stamp, a later set of a
@@ -39,7 +39,7 @@ func (s *Store) SetManyChecked(ctx context.Context, checks []Check, sets []Mutat
 	if len(sets) == 0 {
 		return s.Commit(ctx, checks, nil)
 	}
-	stmts, _, err := buildCommit(checks, sets, s.Now())
+	stmts, _, err := buildCommit(checks, sets, s.Now(), s.commitLimits())
 	if err != nil {
 		return CommitResult{}, err
 	}
@@ -50,7 +50,7 @@ func (s *Store) SetManyChecked(ctx context.Context, checks []Check, sets []Mutat
 	rows := stmts[head+1:]
 	out := append([]stmt(nil), stmts[:head+1]...)
 	for len(rows) > 0 {
-		chunk := rows[:min(insertChunk, len(rows))]
+		chunk := rows[:min(or(s.knobs.insertChunk, insertChunk), len(rows))]
 		rows = rows[len(chunk):]
 		args := make([]any, 0, 3*len(chunk))
 		for _, st := range chunk {

@@ -360,11 +360,14 @@ const (
 
 func newCensusAcc() *censusAcc { return &censusAcc{groups: map[string]*PrefixStats{}} }
 
-// censusStep runs one statement from q.lo and adds its figures to acc; it
-// returns where the next window starts (nil when the range is done).
-func (s *Store) censusStep(ctx context.Context, q censusQuery, acc *censusAcc) ([]byte, error) {
-	text, args := q.sql()
-	rows, err := s.censusRows(ctx, text, args)
+// censusStep runs one statement from q.lo, of a window of w rows, and
+// adds its figures to acc; it returns where the next window starts (nil
+// when the range is done).
+func (s *Store) censusStep(ctx context.Context, q censusQuery, w *readWindow, acc *censusAcc) ([]byte, error) {
+	rows, err := s.censusRows(ctx, w, func(n int) (string, []any) {
+		q.window = n
+		return q.sql()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -397,11 +400,12 @@ type censusRow struct {
 	key, figures sql.NullString
 }
 
-// censusRows runs one census statement (readShort: without SQLite's
-// locks on a rollback-journal file where it can).
-func (s *Store) censusRows(ctx context.Context, text string, args []any) ([]censusRow, error) {
+// censusRows runs one census statement, of a window of w rows
+// (readWindowed: without SQLite's locks on a rollback-journal file where
+// it can, shorter when a writer leaves too little time).
+func (s *Store) censusRows(ctx context.Context, w *readWindow, stmt func(n int) (string, []any)) ([]censusRow, error) {
 	var out []censusRow
-	err := s.readShort(ctx, text, args, func(rows resultRows) error {
+	err := s.readWindowed(ctx, w, stmt, func(rows resultRows) error {
 		out = out[:0]
 		for rows.Next() {
 			var r censusRow

@@ -2,7 +2,11 @@
 
 package store_test
 
-import "testing"
+import (
+	"testing"
+
+	"kvdeck/internal/storetest"
+)
 
 // BenchmarkCensusRatioLarge is BenchmarkCensusRatio on a store of 1M rows
 // shaped like issue 20's (4/7 under ["bench"], 2/7 under 500 prefixes,
@@ -12,4 +16,6 @@ import "testing"
 // large-data stage, so the figures of every CI run are in its log:
 //
 //	go test -tags largedata -run '^$' -bench CensusRatioLarge -benchtime 1x ./store/
-func BenchmarkCensusRatioLarge(b *testing.B) { benchCensusRatio(b, 1_000_000) }
+func BenchmarkCensusRatioLarge(b *testing.B) {
+	benchCensusRatio(b, 1_000_000, storetest.FileAndSQLD()...)
+}

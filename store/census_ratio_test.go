@@ -80,18 +80,31 @@ func censusRatio(t testing.TB, db *sql.DB, now int64, rounds int, w censusJob) (
 // same store, measured in the same run, on a file and on sqld:
 //
 //	go test -run '^$' -bench CensusRatio -benchtime 3x ./store/
-func BenchmarkCensusRatio(b *testing.B) { benchCensusRatio(b, 70_000) }
+//
+// "file-journal" is the file switched to the reference's rollback journal,
+// where the census reads without locks (lockfree.go).
+func BenchmarkCensusRatio(b *testing.B) {
+	benchCensusRatio(b, 70_000, storetest.File(), storetest.File().Named("file-journal"), storetest.SQLD())
+}
 
 // benchCensusRatio runs every censusWork job beside the plain aggregate on
-// a store of n rows shaped by seedCensusShape, on a file and on sqld.
-func benchCensusRatio(b *testing.B, n int) {
+// a store of n rows shaped by seedCensusShape, on each backend (a file
+// named "file-journal" in rollback-journal mode).
+func benchCensusRatio(b *testing.B, n int, backends ...storetest.Backend) {
 	b.Helper()
-	for _, be := range storetest.FileAndSQLD() {
+	for _, be := range backends {
 		b.Run(be.Name, func(b *testing.B) {
 			url := be.URL(b)
 			now := storetest.T0
+			if be.Name == "file-journal" { // the file first, in the reference's mode (kvdeck creates WAL)
+				storetest.Exec(b, url, "PRAGMA journal_mode = DELETE",
+					"CREATE TABLE kv (k BLOB PRIMARY KEY, v TEXT NOT NULL, ver INTEGER NOT NULL, expires_at INTEGER)")
+			}
 			seedCensusShape(b, url, n, now)
 			s := storetest.Open(b, url, store.Options{Clock: storetest.NewClock(now).Now})
+			if st, err := s.Stats(context.Background(), now); err != nil || be.Name == "file-journal" && st.JournalMode != "delete" {
+				b.Fatalf("journal mode %q, %v", st.JournalMode, err)
+			}
 			db := storetest.RawDB(b, url)
 			for _, w := range censusWork(s, now) {
 				b.Run(w.name, func(b *testing.B) {

@@ -69,10 +69,6 @@ const (
 	ChangesPacedWindows = 1
 )
 
-// changesWindowTest, when positive, replaces the windows (tests of window
-// boundaries).
-var changesWindowTest int
-
 // VerIndex is the name of the index `kvdeck index add` creates on kv(ver).
 const VerIndex = "kvdeck_kv_ver"
 
@@ -184,7 +180,7 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 			return c.page, err
 		}
 	}
-	c.q.window = changesWindow(remote, c.paced)
+	c.q.window = or(s.knobs.changesWindow, changesWindow(remote, c.paced))
 	c.q.indexed = s.watch.verIndexed.Load() == indexYes
 	c.q.mark = opts.Mark
 	if c.walk != nil {
@@ -205,7 +201,7 @@ func (s *Store) newChangeQuery(opts ChangesOptions) (changeQuery, error) {
 		q.limit = DefaultPageSize
 	}
 	if q.budget <= 0 {
-		q.budget = remotePageBytes
+		_, q.budget = s.remotePage()
 	}
 	prefixes := opts.Prefixes
 	if len(prefixes) == 0 {
@@ -224,8 +220,6 @@ func (s *Store) newChangeQuery(opts ChangesOptions) (changeQuery, error) {
 // changesWindow is how many rows a statement of a scan examines.
 func changesWindow(remote, paced bool) int {
 	switch {
-	case changesWindowTest > 0:
-		return changesWindowTest
 	case paced:
 		return ChangesWindowPaced
 	case remote:

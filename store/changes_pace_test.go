@@ -53,11 +53,9 @@ func TestChangesPacedWalk(t *testing.T) {
 	s := storetest.Open(t, path, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 	w := storetest.Open(t, path, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 	ctx := storetest.Ctx(t)
-	store.SetChangesWindow(10)
-	defer store.SetChangesWindow(0)
+	store.SetChangesWindow(s, 10)
 	// The walk is what remains when a read cannot go without locks.
-	store.SetLockFreeOff(true)
-	defer store.SetLockFreeOff(false)
+	store.SetLockFreeOff(s, true)
 	// Rewrite rows in place (an upsert keeps the rowid) and add one.
 	for _, i := range []int{40, 3, 25} {
 		if _, err := w.Atomic().Set(mustDecode(t, storetest.BulkRaw(i)), []byte(`"x"`)).Commit(ctx); err != nil {

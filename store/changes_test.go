@@ -177,16 +177,16 @@ func TestChangesPaging(t *testing.T) {
 		check("pages of 4", store.ChangesOptions{Limit: 4}, false)
 		check("pages of 1", store.ChangesOptions{Limit: 1}, false)
 		check("pages of 300 bytes", store.ChangesOptions{MaxBytes: 300}, false)
-		store.SetChangesWindow(5)
+		store.SetChangesWindow(s, 5)
 		p, err := s.Changes(ctx, store.ChangesOptions{})
 		if err != nil || p.Windows < 5 || p.Statements < 5 {
 			t.Errorf("windows of 5 over 21 rows: %d windows, %d statements, %v", p.Windows, p.Statements, err)
 		}
 		check("windows of 5", store.ChangesOptions{}, false)
 		check("windows of 5, pages of 3", store.ChangesOptions{Limit: 3}, false)
-		store.SetChangesWindow(1)
+		store.SetChangesWindow(s, 1)
 		check("windows of 1, pages of 2", store.ChangesOptions{Limit: 2}, false)
-		store.SetChangesWindow(0)
+		store.SetChangesWindow(s, 0)
 
 		if created, err := s.AddVerIndex(ctx); err != nil || !created {
 			t.Fatalf("add index: %v, %v", created, err)

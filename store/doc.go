@@ -93,7 +93,12 @@
 //     gathered.
 //   - lockfree_read.go: readShort, one read statement without SQLite's
 //     locks on a rollback-journal file where it can (the census, sweep's
-//     reads).
+//     reads); readWindowed, the census's and sweep's counting windows,
+//     halved while a writer's commits leave no room for a lock-free read
+//     of them and grown back after, remembered per store.
+//   - knobs.go: the limits and hooks tests change on one store (windows,
+//     page sizes, commit limits, the sweep step and lock-free hooks); the
+//     zero value is production's.
 //   - version.go: Version and Seq, the cheap fingerprint a UI polls for
 //     change detection.
 //   - probe.go: ProbeRow, one read-only statement of the caller's in one

@@ -55,9 +55,9 @@ func TestCensusExpiringSlices(t *testing.T) {
 			total[b]++
 		}
 		for _, window := range []int{0, 1, 3} {
-			store.SetCensusWindow(window)
+			store.SetCensusWindow(s, window)
 			st, err := s.Census(ctx, store.CensusOptions{Now: now, Expiring: store.ExpiringOptions{Span: span, Buckets: slices}})
-			store.SetCensusWindow(0)
+			store.SetCensusWindow(s, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,21 +5,25 @@ import (
 	"net/http"
 )
 
-// SetCensusWindow makes every census statement examine n rows (0: the
-// default), so that tests cross window boundaries on small stores.
-func SetCensusWindow(n int) { censusWindowTest = n }
+// The setters below change one store's knobs (knobs.go), before or
+// between its calls: a knob is not for a store in use elsewhere.
 
-// SetRemotePage sets the rows and bytes of a remote Scan page and returns
-// a function that restores them.
-func SetRemotePage(rows int, bytes int64) (restore func()) {
-	r, b := remotePageRows, remotePageBytes
-	remotePageRows, remotePageBytes = rows, bytes
-	return func() { remotePageRows, remotePageBytes = r, b }
+// SetCensusWindow makes every census statement of s examine n rows (0:
+// the default), so that tests cross window boundaries on small stores.
+func SetCensusWindow(s *Store, n int) { s.knobs.censusWindow = n }
+
+// SetRemotePage sets the rows and bytes of a remote Scan page of s and
+// returns a function that restores them.
+func SetRemotePage(s *Store, rows int, bytes int64) (restore func()) {
+	r, b := s.knobs.remotePageRows, s.knobs.remotePageBytes
+	s.knobs.remotePageRows, s.knobs.remotePageBytes = rows, bytes
+	return func() { s.knobs.remotePageRows, s.knobs.remotePageBytes = r, b }
 }
 
-// SetChangesWindow makes every change scan examine windows of n rowids (0:
-// the default), so that tests cross window boundaries on small stores.
-func SetChangesWindow(n int) { changesWindowTest = n }
+// SetChangesWindow makes every change scan of s examine windows of n
+// rowids (0: the default), so that tests cross window boundaries on small
+// stores.
+func SetChangesWindow(s *Store, n int) { s.knobs.changesWindow = n }
 
 // QueryKeysAround runs "SELECT k FROM kv" on s's read path and calls
 // between after the statement started and before its rows are read to
@@ -36,14 +40,12 @@ func QueryKeysAround(ctx context.Context, s *Store, between func()) error {
 	return rows.Err()
 }
 
-// SetKeylessPage makes a dump read the rows whose key is NULL n at a time
-// (0: the default) and returns a function that restores it.
-func SetKeylessPage(n int) (restore func()) {
-	p := keylessPage
-	if n > 0 {
-		keylessPage = n
-	}
-	return func() { keylessPage = p }
+// SetKeylessPage makes a dump of s read the rows whose key is NULL n at a
+// time (0: the default) and returns a function that restores it.
+func SetKeylessPage(s *Store, n int) (restore func()) {
+	p := s.knobs.keylessPage
+	s.knobs.keylessPage = n
+	return func() { s.knobs.keylessPage = p }
 }
 
 // CloseIdle drops the idle connections of kvdeck's Hrana HTTP client

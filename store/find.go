@@ -27,7 +27,7 @@ const DefaultFindMax = 200
 
 // findFileRows is the window of one page on a file: small enough that
 // a caller can stop between pages of a large store at once.
-var findFileRows = 20000
+const findFileRows = 20000
 
 // FoundKey is a live key whose text contains the needle.
 type FoundKey struct {
@@ -99,9 +99,9 @@ func (s *Store) FindKeys(ctx context.Context, text string, after []byte, limit i
 // after (from the start when nil): the matching live keys, then one last
 // row with the window's end, how many rows follow it and how many it held.
 func (s *Store) findSQL(text string, after []byte) (string, []any) {
-	rows, budget := findFileRows, int64(1)<<62
+	rows, budget := or(s.knobs.findFileRows, findFileRows), int64(1)<<62
 	if s.target.Transport.Remote() {
-		rows, budget = remotePageRows, remotePageBytes
+		rows, budget = s.remotePage()
 	}
 	lo, op := after, ">"
 	if lo == nil {

@@ -1,9 +1,5 @@
 package store
 
-// SetFindFileRows makes a find page on a file read windows of n keys and
-// returns a function that restores the default.
-func SetFindFileRows(n int) (restore func()) {
-	r := findFileRows
-	findFileRows = n
-	return func() { findFileRows = r }
-}
+// SetFindFileRows makes a find page of s on a file read windows of n keys
+// (0: the default).
+func SetFindFileRows(s *Store, n int) { s.knobs.findFileRows = n }

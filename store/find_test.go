@@ -25,9 +25,9 @@ func foundText(found []store.FoundKey) []string {
 // bytes that only look alike across parts; it pages in windows (here of 2
 // keys) and stops at max, on a file and over sqld.
 func TestFindKeys(t *testing.T) {
-	defer store.SetFindFileRows(2)()
-	defer store.SetRemotePage(2, 1<<20)()
 	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
+		store.SetFindFileRows(s, 2)
+		store.SetRemotePage(s, 2, 1<<20)
 		for _, k := range []string{`["users","alice"]`, `["users","bob"]`, `["orders","alice-1",3]`, `["n",42]`, `["zz","Alice"]`, `["m","malice"]`} {
 			mustSet(t, s, k, `1`, nil)
 		}
@@ -105,7 +105,7 @@ func TestFindBudget(t *testing.T) {
 		want int64
 	}{{0, 1}, {1000, 3}} {
 		if tc.rows > 0 {
-			defer store.SetRemotePage(tc.rows, 4<<20)()
+			store.SetRemotePage(s, tc.rows, 4<<20)
 		}
 		var got []store.FoundKey
 		var err error

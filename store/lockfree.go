@@ -45,7 +45,11 @@ import (
 // page 1, with the new counter, goes to the file first. Hence the order
 // of step 1 (the counter, then the journal): a commit whose page 1 was
 // read there is either still under way at the check (hot journal) or
-// wholly written. A write that began after step 1 and wrote a page during
+// wholly written. (SQLite tests for a hot journal itself when a
+// transaction starts, before it reads the counter; a journal written
+// between the two escapes that test. TestLockFreeVersionBeforeJournal
+// writes a commit between step 1's checks: the other way round, the torn
+// read was kept.) A write that began after step 1 and wrote a page during
 // step 2 is either still under way at step 3 (hot journal) or committed,
 // and then its page 1 moved the counter on the file, which the
 // transaction of step 3 finds. A discarded try empties the connection's
@@ -78,18 +82,15 @@ const lockFreeTries = 12
 // never equals one read on the watch connection (they count apart).
 const lockFreeMark = int64(1) << 48
 
-// lockFreeOff, set by tests, reads with locks as before lockfree.go (the
-// paced walk that remains for a file that keeps being written).
-var lockFreeOff bool
-
 // lockFree is the store's lock-free connection to a rollback-journal
 // file; nil until first used.
 type lockFree struct {
 	mu   sync.Mutex
 	db   *sql.DB
 	path string
-	// reads, retries and fallbacks count what happened (tests, benches).
-	reads, retries, fallbacks int
+	// reads, retries, fallbacks and shrinks count what happened (tests,
+	// benches).
+	reads, retries, fallbacks, shrinks int
 	// drops counts the page caches dropped with a discarded try; mark,
 	// markDrops and markData are the mark of the last read kept and the
 	// drops and data_version it was read at.
@@ -97,8 +98,9 @@ type lockFree struct {
 }
 
 // LockFreeCounts are what the lock-free reads of a store did: reads kept,
-// reads discarded and tried again, reads given up to the locked path.
-type LockFreeCounts struct{ Reads, Retries, Fallbacks int }
+// reads discarded and tried again, reads given up to the locked path,
+// and windows given up to be read again shorter (readWindow).
+type LockFreeCounts struct{ Reads, Retries, Fallbacks, Shrinks int }
 
 // LockFreeCounts reports the lock-free reads so far.
 func (s *Store) LockFreeCounts() LockFreeCounts {
@@ -108,14 +110,14 @@ func (s *Store) LockFreeCounts() LockFreeCounts {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return LockFreeCounts{l.reads, l.retries, l.fallbacks}
+	return LockFreeCounts{l.reads, l.retries, l.fallbacks, l.shrinks}
 }
 
 // lockFreeUsable reports whether reads of the feed may go without locks:
 // a rollback-journal file read with locks otherwise, with no -wal beside
 // it (a file being switched to WAL is read the ordinary way).
 func (s *Store) lockFreeUsable() bool {
-	if lockFreeOff || !s.rollbackFile() {
+	if s.knobs.lockFreeOff || !s.rollbackFile() {
 		return false
 	}
 	_, err := os.Lstat(s.target.Path + "-wal")
@@ -159,6 +161,13 @@ func (s *Store) closeLockFree() error {
 // saw (markOf), tagged (lockFreeMark); ok is false when the read could
 // not be made without locks (the caller reads the ordinary way).
 func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
+	return s.readLockFreeTries(ctx, lockFreeTries, true, read)
+}
+
+// readLockFreeTries is readLockFree giving up after tries tries, counted
+// as a fallback to the locked path when fallback is true, else as a
+// window to shrink (readWindow).
+func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
 	l := s.lockFreeConn()
 	if l == nil {
 		return 0, false, nil
@@ -166,7 +175,7 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	wait := 500 * time.Microsecond
-	for try := 0; try < lockFreeTries; try++ {
+	for try := 0; try < tries; try++ {
 		if try > 0 {
 			l.retries++
 			select {
@@ -180,7 +189,7 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 		if err != nil {
 			return 0, false, nil
 		}
-		d, kept, rerr := l.try(ctx, conn, read)
+		d, kept, rerr := l.try(ctx, conn, s.knobs.lockFreeHook, read)
 		if !kept {
 			l.dropCache(ctx, conn)
 		}
@@ -192,7 +201,11 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 			return lockFreeMark | l.markOf(d), true, rerr
 		}
 	}
-	l.fallbacks++
+	if fallback {
+		l.fallbacks++
+	} else {
+		l.shrinks++
+	}
 	return 0, false, nil
 }
 
@@ -222,11 +235,15 @@ func (l *lockFree) markOf(d int64) int64 {
 
 // try is one validated read: kept is false when a write may have been
 // under way during it. The order of the steps is the point (the top of
-// this file).
-func (l *lockFree) try(ctx context.Context, conn *sql.Conn, read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
+// this file). hook, when not nil, runs between step 1's two checks
+// (tests).
+func (l *lockFree) try(ctx context.Context, conn *sql.Conn, hook func(), read func(context.Context, *sql.Conn) error) (data int64, kept bool, err error) {
 	var d1, d2 int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&d1); err != nil {
 		return 0, false, nil
+	}
+	if hook != nil {
+		hook()
 	}
 	if !journalCold(l.path) {
 		return 0, false, nil

@@ -22,5 +22,9 @@ func ReadNoLockUnvalidated(s *Store, ctx context.Context, read func(ctx context.
 	return read(ctx, conn)
 }
 
-// SetLockFreeOff turns the lock-free reads off (true) or on.
-func SetLockFreeOff(off bool) { lockFreeOff = off }
+// SetLockFreeHook makes every lock-free try of s call fn between the two
+// checks that open it (nil: none).
+func SetLockFreeHook(s *Store, fn func()) { s.knobs.lockFreeHook = fn }
+
+// SetLockFreeOff turns the lock-free reads of s off (true) or on.
+func SetLockFreeOff(s *Store, off bool) { s.knobs.lockFreeOff = off }

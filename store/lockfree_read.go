@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"sync/atomic"
 )
 
 // readShort runs one read statement and hands its rows to read: on a
@@ -13,8 +15,20 @@ import (
 // during every try, the ordinary way. For the statements that examine many
 // rows and run again and again: the census's windows, sweep's counts.
 func (s *Store) readShort(ctx context.Context, q string, args []any, read func(resultRows) error) error {
+	_, err := s.readShortTries(ctx, lockFreeTries, true, q, args, read)
+	return err
+}
+
+// errWindowTooLong: every lock-free try of a window failed, and it was
+// not read (readShortTries without fallback).
+var errWindowTooLong = errors.New("store: every lock-free try of a window failed")
+
+// readShortTries is readShort trying tries times without locks; without
+// fallback, when they all fail, it reads nothing and returns
+// errWindowTooLong. lockFree reports a read kept without locks.
+func (s *Store) readShortTries(ctx context.Context, tries int, fallback bool, q string, args []any, read func(resultRows) error) (lockFree bool, err error) {
 	if s.lockFreeUsable() {
-		_, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		_, ok, err := s.readLockFreeTries(ctx, tries, fallback, func(ctx context.Context, conn *sql.Conn) error {
 			rows, err := conn.QueryContext(ctx, q, args...)
 			if err != nil {
 				return s.classify(err)
@@ -23,13 +37,121 @@ func (s *Store) readShort(ctx context.Context, q string, args []any, read func(r
 			return read(rows)
 		})
 		if ok || err != nil {
-			return err
+			return ok, err
+		}
+		if !fallback {
+			return false, errWindowTooLong
 		}
 	}
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer rows.Close()
-	return read(rows)
+	return false, read(rows)
+}
+
+// Windows that shrink beside a writer. A windowed read (the census's
+// statements, sweep's counts) examines up to a window of rows per
+// statement, each read without locks on a rollback-journal file and kept
+// only when no commit came during it: a window that takes longer than the
+// gaps between a writer's commits is never kept, and was read with locks
+// (a commit that meets them fails). So a window whose windowTries
+// lock-free tries all fail is halved and read again, down to windowFloor
+// rows, where it is tried as readShort tries (and then read with locks);
+// after windowGrowAfter windows kept in a row it doubles again, up to its
+// full size. A floor window read with locks means that the file is being
+// written without a gap (a long commit, one commit after another): the
+// rest of the read then goes at full size as readShort reads, until a
+// window is kept without locks again (else every one of many small
+// windows would wait out all its tries). The store remembers the last window of each kind of read
+// (windowKind), where the next read of that kind starts: each census
+// need not find again, by failing, what the writer leaves room for. On
+// an idle file, a server or a file in WAL mode the window keeps its full
+// size.
+const (
+	windowFloor     = 64
+	windowTries     = 2
+	windowGrowAfter = 4
+)
+
+// windowKind names the windowed reads whose windows the store remembers
+// apart (their rows cost differently).
+type windowKind int
+
+const (
+	windowCensus windowKind = iota
+	windowChecked
+	windowCount
+	windowKinds
+)
+
+// readWindow is the size of a windowed read's next statement.
+type readWindow struct {
+	// n is the next statement's window, max its full size; kept counts
+	// the windows kept without locks since n last changed.
+	n, max, kept int
+	// locked: a floor window was read with locks, and no window was kept
+	// without them since; the windows keep their full size.
+	locked bool
+	// last is where the store remembers n.
+	last *atomic.Int64
+}
+
+// newReadWindow starts a windowed read of kind whose full window is max
+// rows, at the store's last window of that kind.
+func (s *Store) newReadWindow(kind windowKind, max int) *readWindow {
+	w := &readWindow{n: max, max: max, last: &s.windows[kind]}
+	if n := int(w.last.Load()); n > 0 && n < max {
+		w.n = n
+	}
+	return w
+}
+
+// set makes n the next window.
+func (w *readWindow) set(n int) {
+	w.n, w.kept = n, 0
+	w.last.Store(int64(n))
+}
+
+// readWindowed runs the statement stmt(n) for a window of w.n rows and
+// hands its rows to read (which may be called more than once, and must
+// start afresh each time), shrinking the window until a lock-free read of
+// it is kept (see above), and sizes w's next window.
+func (s *Store) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {
+	if !s.lockFreeUsable() || s.lockFreeConn() == nil {
+		q, args := stmt(w.n)
+		return s.readShort(ctx, q, args, read)
+	}
+	for {
+		q, args := stmt(w.n)
+		if w.locked || w.n <= windowFloor {
+			lockFree, err := s.readShortTries(ctx, lockFreeTries, true, q, args, read)
+			switch {
+			case lockFree:
+				w.locked = false
+				w.keep()
+			case err == nil && !w.locked:
+				w.locked = true
+				w.set(w.max)
+			}
+			return err
+		}
+		lockFree, err := s.readShortTries(ctx, windowTries, false, q, args, read)
+		if !errors.Is(err, errWindowTooLong) {
+			if lockFree {
+				w.keep()
+			}
+			return err
+		}
+		w.set(max(w.n/2, windowFloor))
+	}
+}
+
+// keep counts a window kept without locks, doubling the next one after
+// windowGrowAfter in a row.
+func (w *readWindow) keep() {
+	if w.kept++; w.kept >= windowGrowAfter && w.n < w.max {
+		w.set(min(2*w.n, w.max))
+	}
 }

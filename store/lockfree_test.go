@@ -265,3 +265,104 @@ func writeAt(t *testing.T, path string, b []byte, off int64) {
 		t.Fatal(err)
 	}
 }
+
+// TestLockFreeVersionBeforeJournal: a try reads data_version, then checks
+// the journal (lockfree.go's step 1), so that a commit whose page 1, with
+// the new change counter, was read at data_version is either seen under
+// way (a hot journal) or wholly written. Here a commit is written by hand
+// between those two checks: its journal and page 1 first, its tally's page
+// during the try's statement (which then reads the new tally beside the
+// old log), the rest after it, the file's time set back after each write
+// (as on a file system whose timestamps move once a clock tick). Checked
+// the other way round, the journal was cold and data_version, read after
+// page 1, did not move again by the end: the torn read was kept.
+//
+// The journal written by hand has a zero first byte: SQLite's own test
+// for a hot journal at a transaction's start reads that byte only, and
+// takes it as cold, as it does a writer's journal written just after that
+// test and before the transaction reads the counter (a window too short
+// to meet on purpose); kvdeck's check reads the whole header.
+func TestLockFreeVersionBeforeJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kv.db")
+	storetest.SeedRollbackJournal(t, path, 100)
+	ctx := storetest.Ctx(t)
+	before, after := twoCommitsOneSize(t, path)
+	size := int(before[16])<<8 | int(before[17])
+	if size == 1 {
+		size = 65536
+	}
+	tallyPage := rootPage(t, path, "tally")
+	writeAt(t, path, before, 0)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtime := st.ModTime()
+	write := func(b []byte, off int) { // and set the file's time back
+		writeAt(t, path, b, int64(off))
+		if err := os.Chtimes(path, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	journal := append(make([]byte, 1), []byte("\xd9\xd5\x05\xf9 \xa1c\xd7")...) // a zero, then SQLite's magic
+	s := storetest.Open(t, path, store.Options{})
+	const check = "SELECT (SELECT count(*) FROM log), (SELECT n FROM tally WHERE id = 0)"
+	var logs, n int64
+	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn *sql.Conn) error {
+		return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
+	}); err != nil || !ok || logs != n {
+		t.Fatalf("warm read: ok %v, err %v, log %d, tally %d", ok, err, logs, n)
+	}
+	want := n + 1
+	begun, done := false, false
+	finish := func() {
+		write(after, 0)
+		if err := os.Remove(path + "-journal"); err != nil {
+			t.Fatal(err)
+		}
+		done = true
+	}
+	store.SetLockFreeHook(s, func() {
+		switch {
+		case !begun: // the commit's journal, then its page 1
+			begun = true
+			if err := os.WriteFile(path+"-journal", journal, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			write(after[:size], 0)
+		case !done: // the try was discarded before its statement
+			finish()
+		}
+	})
+	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn *sql.Conn) error {
+		if done {
+			return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
+		}
+		off := (tallyPage - 1) * size
+		write(after[off:off+size], off) // the tally's page, during the statement
+		err := conn.QueryRowContext(ctx, check).Scan(&logs, &n)
+		finish()
+		return err
+	})
+	if err != nil || !ok || !done {
+		t.Fatalf("read: ok %v, err %v, commit written %v", ok, err, done)
+	}
+	if logs != n || n != want {
+		t.Errorf("read kept: log %d, tally %d (want both %d): a torn read", logs, n, want)
+	}
+}
+
+// rootPage is the root page of table name in the database at path.
+func rootPage(t *testing.T, path, name string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var page int
+	if err := db.QueryRow("SELECT rootpage FROM sqlite_master WHERE name = ?", name).Scan(&page); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}

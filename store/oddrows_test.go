@@ -103,7 +103,7 @@ func TestNullRowsAreDumped(t *testing.T) {
 		s := nullStore(t, b)
 		ctx := storetest.Ctx(t)
 		for _, page := range []int{0, 1, 2} {
-			restore := store.SetKeylessPage(page)
+			restore := store.SetKeylessPage(s, page)
 			var got []string
 			err := s.DumpAll(ctx, nil, func(e store.Entry) error {
 				switch {
@@ -203,9 +203,9 @@ func TestCensusCountsNullRows(t *testing.T) {
 				true:  "rows 6 live 5 expired 1 undecodable 3 (null keys 3) invalid 2 (null values 2)",
 				false: "rows 6 live 5 expired 1 undecodable 3 (null keys 3) invalid 0 (null values 0)", // values unchecked
 			} {
-				store.SetCensusWindow(window)
+				store.SetCensusWindow(s, window)
 				st, err := s.StatsWith(storetest.Ctx(t), store.CensusOptions{Now: storetest.T0, Check: check})
-				store.SetCensusWindow(0)
+				store.SetCensusWindow(s, 0)
 				if err != nil {
 					t.Fatalf("window %d: %v", window, err)
 				}

@@ -254,7 +254,7 @@ const entryCostSQL = "(160 + 2 * coalesce(length(k), 0) + 2 * coalesce(length(CA
 // Remote scans read pages sized in bytes: sqld refuses an answer past its
 // response limit (RESPONSE_TOO_LARGE, 10 MB by default), and each request
 // costs a round trip, so a page is as large as stays well under the limit.
-var (
+const (
 	remotePageRows        = 100000
 	remotePageBytes int64 = 4 << 20
 )
@@ -286,7 +286,7 @@ func (s *Store) scanPage(opts ListOptions, seen int, cursor string) ListOptions 
 	page.Cursor = cursor
 	page.Limit = DefaultPageSize
 	if s.target.Transport.Remote() {
-		page.Limit, page.budget = remotePageRows, remotePageBytes
+		page.Limit, page.budget = s.remotePage()
 	}
 	if opts.Limit > 0 && opts.Limit-seen < page.Limit {
 		page.Limit = opts.Limit - seen
@@ -383,7 +383,7 @@ func (s *Store) DumpAll(ctx context.Context, prefix codec.Key, fn func(Entry) er
 }
 
 // keylessPage is how many NULL-key rows one statement reads at most.
-var keylessPage = DefaultPageSize
+const keylessPage = DefaultPageSize
 
 // dumpKeyless streams the rows whose k is NULL, in pages ordered by rowid
 // (NULL keys are not unique, so no key can continue a listing of them);
@@ -392,16 +392,17 @@ var keylessPage = DefaultPageSize
 // there is nothing to read.
 func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 	var after any = -1e19 // below every rowid, -2^63 included
-	first := true
+	first, pageRows := true, or(s.knobs.keylessPage, keylessPage)
 	for {
 		q := "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
-		args := []any{after, keylessPage + 1}
+		args := []any{after, pageRows + 1}
 		if s.target.Transport.Remote() {
 			q = "SELECT k, v, ver, expires_at, r FROM (SELECT k, v, ver, expires_at, r, " +
 				"sum(c) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
 				"SELECT " + s.entrySQL() + ", rowid AS r, " + entryCostSQL + " AS c FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?)) " +
 				"WHERE run < ? ORDER BY r" // the first row always: its run is 0
-			args = append(args, remotePageBytes)
+			_, budget := s.remotePage()
+			args = append(args, budget)
 		}
 		rows, err := s.query(ctx, q, args...)
 		if err != nil {
@@ -428,9 +429,9 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 		}
 		rows.Close()
 		s.rowsRead.Add(int64(len(page)))
-		more := len(page) > keylessPage
+		more := len(page) > pageRows
 		if more {
-			page = page[:keylessPage]
+			page = page[:pageRows]
 		}
 		for _, e := range page {
 			if err := fn(e); err != nil {
@@ -559,7 +560,7 @@ func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(
 	}
 	limit, budget := DefaultPageSize, int64(0)
 	if s.target.Transport.Remote() {
-		limit, budget = remotePageRows, remotePageBytes
+		limit, budget = s.remotePage()
 	}
 	var after []byte
 	for {

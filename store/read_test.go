@@ -57,7 +57,7 @@ func TestRemoteScanPagesInBytes(t *testing.T) {
 			t.Errorf("%s: 6000 small rows: %d rows in %d requests, want 6000 in 1 (a file reads pages of %d)", c.name, n, reqs, store.DefaultPageSize)
 		}
 	}
-	restore := store.SetRemotePage(100000, 64<<10)
+	restore := store.SetRemotePage(paged, 100000, 64<<10)
 	n, reqs := scan(paged, "small")
 	restore()
 	if n != 6000 || reqs < 15 || reqs > 20 {

@@ -131,14 +131,10 @@ const (
 	censusWindowRemote = 200000
 )
 
-// censusWindowTest, when positive, replaces the windows (tests of window
-// boundaries).
-var censusWindowTest int
-
 // censusWindow is how many rows one aggregate statement examines.
 func (s *Store) censusWindow() int {
-	if censusWindowTest > 0 {
-		return censusWindowTest
+	if s.knobs.censusWindow > 0 {
+		return s.knobs.censusWindow
 	}
 	if s.target.Transport.Remote() {
 		return censusWindowRemote
@@ -204,12 +200,16 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 		return Stats{}, fmt.Errorf("%w: expiring slices: %d slices of a %d ms span (1 to %d slices of at least 1 ms)",
 			ErrInvalidArgument, hist.Buckets, hist.Span, maxExpiringBuckets)
 	}
-	q := censusQuery{now: now, soon: max(opts.Soon, now), hist: hist, hi: hi, window: s.censusWindow(),
+	q := censusQuery{now: now, soon: max(opts.Soon, now), hist: hist, hi: hi,
 		check: opts.Check, details: opts.Expiries || opts.Check || opts.OldestKey}
-	acc := newCensusAcc()
+	kind := windowCensus
+	if opts.Check {
+		kind = windowChecked
+	}
+	acc, w := newCensusAcc(), s.newReadWindow(kind, s.censusWindow())
 	for cursor, first := lo, true; cursor != nil; first = false {
 		q.lo, q.keyless = cursor, first && len(opts.Prefix) == 0
-		if cursor, err = s.censusStep(ctx, q, acc); err != nil {
+		if cursor, err = s.censusStep(ctx, q, w, acc); err != nil {
 			return acc.st, err
 		}
 	}

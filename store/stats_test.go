@@ -107,9 +107,9 @@ func censusMatchesOracle(t *testing.T, s *store.Store, now, soon int64, windows 
 	for _, check := range []bool{false, true} {
 		want := describeStats(oracleStats(t, s, now, soon, check))
 		for _, window := range windows {
-			store.SetCensusWindow(window)
+			store.SetCensusWindow(s, window)
 			st, err := s.Census(storetest.Ctx(t), store.CensusOptions{Now: now, Soon: soon, Expiries: true, Check: check})
-			store.SetCensusWindow(0)
+			store.SetCensusWindow(s, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -107,6 +107,11 @@ type Store struct {
 	// lf reads a rollback-journal file without locks (lockfree.go).
 	lfOnce sync.Once
 	lf     *lockFree
+	// windows are the last windows of the windowed reads, by kind
+	// (lockfree_read.go).
+	windows [windowKinds]atomic.Int64
+	// knobs are what tests change on this store (knobs.go).
+	knobs knobs
 }
 
 // Info describes an open store for status bars and stats.

@@ -117,10 +117,6 @@ type SweepResult struct {
 	LongestTx time.Duration
 }
 
-// sweepStepHook, when set (tests), runs between a step's read and its
-// delete.
-var sweepStepHook func()
-
 // Sweep deletes rows with expires_at <= now, like the reference's
 // sweepExpired, but in steps: a short read examines the next Batch rows in
 // key order and returns the expired ones, then a short transaction deletes
@@ -167,8 +163,8 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		if w, err = s.expiredWindow(ctx, cursor, hi, batch, clock); err != nil {
 			break
 		}
-		if sweepStepHook != nil {
-			sweepStepHook()
+		if s.knobs.sweepStepHook != nil {
+			s.knobs.sweepStepHook()
 		}
 		found += int64(len(w.expired))
 		res.LiveByReal += w.liveByReal
@@ -415,15 +411,16 @@ type expiredCount struct {
 // countExpired counts the rows in [lo, hi) expired at c.cut and those
 // expired at c.now but live at c.real, and finds the earliest expiry after
 // c.now, in windows of countWindow rows (one short aggregate read each,
-// on the server when it is remote). A statement finds its window's end by
-// an index-only OFFSET, then aggregates the range up to it directly (no
-// subquery handing rows over one by one).
+// on the server when it is remote; shorter beside a writer: readWindowed).
+// A statement finds its window's end by an index-only OFFSET, then
+// aggregates the range up to it directly (no subquery handing rows over
+// one by one).
 func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (expiredCount, *int64, error) {
 	var total expiredCount
 	var next *int64
-	window := countWindow
+	window := s.newReadWindow(windowCount, countWindow)
 	if s.target.Transport.Remote() {
-		window = remoteCountWindow
+		window = s.newReadWindow(windowCount, remoteCountWindow)
 	}
 	// ?4 the range's start, ?5 its end (NULL unbounded), ?6 the window.
 	upper, end := "k < ?5", "?5"
@@ -441,7 +438,8 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (
 		var n, live int64
 		var min expiryCol
 		var last []byte
-		err := s.readShort(ctx, q, []any{c.cut, c.real, c.now, cursor, bound, window}, func(rows resultRows) error {
+		stmt := func(n int) (string, []any) { return q, []any{c.cut, c.real, c.now, cursor, bound, n} }
+		err := s.readWindowed(ctx, window, stmt, func(rows resultRows) error {
 			if !rows.Next() {
 				return s.classify(rows.Err())
 			}

@@ -84,8 +84,7 @@ func TestSweepGuardHoldsInTheDeleteTransaction(t *testing.T) {
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		mustSet(t, s, `["lease"]`, `1`, dur(-time.Second))
 		real, ahead := c.Now(), c.Now()+time.Hour.Milliseconds()
-		store.SetSweepStepHook(func() { mustSet(t, s, `["lease"]`, `2`, dur(30*time.Minute)) })
-		defer store.SetSweepStepHook(nil)
+		store.SetSweepStepHook(s, func() { mustSet(t, s, `["lease"]`, `2`, dur(30*time.Minute)) })
 		res, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{Now: ahead, RealNow: real})
 		if err != nil || res.Swept != 0 {
 			t.Fatalf("sweep: %+v %v; the re-set row must survive", res, err)

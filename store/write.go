@@ -137,7 +137,7 @@ func (s *Store) TryCommit(ctx context.Context, checks []Check, muts []Mutation) 
 	if err := s.checkWritable("atomic commit"); err != nil {
 		return CommitResult{}, err
 	}
-	stmts, hasSet, err := buildCommit(checks, muts, s.Now())
+	stmts, hasSet, err := buildCommit(checks, muts, s.Now(), s.commitLimits())
 	if err != nil {
 		return CommitResult{}, err
 	}
@@ -243,8 +243,8 @@ func (s *Store) settle(ctx context.Context, checks []Check, muts []Mutation) (Co
 // the checks, stores the verdict and bumps seq, returning (ok, seq); it is
 // statement 0 unless the checks bind more values than one statement may
 // (commitHead), and is marked result.
-func buildCommit(checks []Check, muts []Mutation, now int64) ([]stmt, bool, error) {
-	parts, err := checksSQL(checks, now)
+func buildCommit(checks []Check, muts []Mutation, now int64, lim commitLimits) ([]stmt, bool, error) {
+	parts, err := checksSQL(checks, now, lim.chunk)
 	if err != nil {
 		return nil, false, err
 	}
@@ -285,7 +285,7 @@ func buildCommit(checks []Check, muts []Mutation, now int64) ([]stmt, bool, erro
 			return nil, false, fmt.Errorf("%w: mutation %d has type %q; want set or delete", ErrInvalidArgument, i, m.Type)
 		}
 	}
-	return append(commitHead(parts, hasSet), body...), hasSet, nil
+	return append(commitHead(parts, hasSet, lim.args), body...), hasSet, nil
 }
 
 // The limits every commit's statements stay under, whatever its number of
@@ -295,12 +295,16 @@ func buildCommit(checks []Check, muts []Mutation, now int64) ([]stmt, bool, erro
 // (SQLITE_MAX_EXPR_DEPTH; an AND of 1000 checks is that deep). A
 // statement binds at most maxStmtArgs values, with a wide margin; one
 // check expression tests at most checkChunk keys, so that a statement's
-// AND of them is at most maxStmtArgs/checkChunk deep.
-// (Variables so that tests reach every path with small commits.)
-var (
+// AND of them is at most maxStmtArgs/checkChunk deep. (Tests make them
+// smaller on one store, knobs.go, to reach every path with small commits.)
+const (
 	maxStmtArgs = 10000
 	checkChunk  = 500
 )
+
+// commitLimits are the limits one store's commits stay under: maxStmtArgs
+// and checkChunk unless a test changed them.
+type commitLimits struct{ args, chunk int }
 
 // checkPart is one boolean SQL expression over a chunk of a commit's
 // checks, with its arguments.
@@ -310,12 +314,12 @@ type checkPart struct {
 }
 
 // checksSQL renders the checks as boolean expressions whose AND is the
-// verdict, each over at most checkChunk checks: the absent checks as
+// verdict, each over at most chunk checks (checkChunk): the absent checks as
 // NOT EXISTS (a live row among their keys), the stamp checks as a count of
 // the live rows matching their (key, stamp) pairs. A check passes exactly
 // as the reference's does: an absent check for a key that is absent or
 // expired, a stamp check for a live row with that stamp. No checks: none.
-func checksSQL(checks []Check, now int64) ([]checkPart, error) {
+func checksSQL(checks []Check, now int64, chunk int) ([]checkPart, error) {
 	var absent [][]byte
 	var stamped []stampedKey
 	for i, c := range checks {
@@ -335,14 +339,14 @@ func checksSQL(checks []Check, now int64) ([]checkPart, error) {
 	}
 	var parts []checkPart
 	for len(absent) > 0 {
-		chunk := absent[:min(checkChunk, len(absent))]
-		absent = absent[len(chunk):]
-		parts = append(parts, absentPart(chunk, now))
+		part := absent[:min(chunk, len(absent))]
+		absent = absent[len(part):]
+		parts = append(parts, absentPart(part, now))
 	}
 	for len(stamped) > 0 {
-		chunk := stamped[:min(checkChunk, len(stamped))]
-		stamped = stamped[len(chunk):]
-		parts = append(parts, stampedPart(chunk, now))
+		part := stamped[:min(chunk, len(stamped))]
+		stamped = stamped[len(part):]
+		parts = append(parts, stampedPart(part, now))
 	}
 	return parts, nil
 }
@@ -392,10 +396,10 @@ func stampedPart(chunk []stampedKey, now int64) checkPart {
 // into kv_meta.ok and bump seq when it holds and the commit sets
 // something; the last one, marked result, returns (ok, seq). When the
 // verdict fits in one statement (bound twice with a set) that is the
-// reference's single UPDATE; otherwise statements of at most maxStmtArgs
-// values AND their parts into ok first, all before any mutation, in the
+// reference's single UPDATE; otherwise statements of at most maxArgs
+// (maxStmtArgs) values AND their parts into ok first, all before any mutation, in the
 // same transaction.
-func commitHead(parts []checkPart, hasSet bool) []stmt {
+func commitHead(parts []checkPart, hasSet bool, maxArgs int) []stmt {
 	const returning = " WHERE id = 0 RETURNING ok, seq"
 	n := 0
 	for _, p := range parts {
@@ -404,7 +408,7 @@ func commitHead(parts []checkPart, hasSet bool) []stmt {
 	if hasSet {
 		n *= 2
 	}
-	if n <= maxStmtArgs {
+	if n <= maxArgs {
 		verdict, vargs := andParts(parts)
 		bump := "0"
 		var args []any
@@ -418,7 +422,7 @@ func commitHead(parts []checkPart, hasSet bool) []stmt {
 	var out []stmt
 	for len(parts) > 0 {
 		k, n := 0, 0
-		for k < len(parts) && (k == 0 || n+len(parts[k].args) <= maxStmtArgs) {
+		for k < len(parts) && (k == 0 || n+len(parts[k].args) <= maxArgs) {
 			n += len(parts[k].args)
 			k++
 		}

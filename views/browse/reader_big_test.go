@@ -185,7 +185,7 @@ func TestScanMatchesTheWholeLayout(t *testing.T) {
 			var got []string
 			var marks []scanPos
 			s := newScan(h.S, h.M.entry.e.Raw, w, true, lines, scanPos{})
-			s.emit = func(_ int, text []byte) { got = append(got, string(text)) }
+			s.emit = func(_ int, text []byte, _ bool) { got = append(got, string(text)) }
 			s.mark = func(p scanPos) { marks = append(marks, p) }
 			for !s.done {
 				s.step(viewtest.Ctx, 0, 0)
@@ -201,7 +201,7 @@ func TestScanMatchesTheWholeLayout(t *testing.T) {
 			mark := marks[len(marks)-1]
 			s = newScan(h.S, h.M.entry.e.Raw, w, true, lines, mark)
 			n := 0
-			s.emit = func(row int, text []byte) {
+			s.emit = func(row int, text []byte, _ bool) {
 				if row != mark.row+n || string(text) != want.row(row) {
 					t.Fatalf("from the last mark: row %d is %q, want row %d %q", row, text, mark.row+n, want.row(mark.row+n))
 				}

@@ -263,3 +263,49 @@ func TestReaderSearchRunsInACommand(t *testing.T) {
 		t.Fatal("esc after the search did not close the reader")
 	}
 }
+
+// TestReaderSearchFindsAQuerySplitByAWrap: a query that a wrap splits
+// over two rows is found, in the row where it starts, at every width
+// where it is split somewhere (a 36-character id in rows of 40 to 77
+// cells): before, only rows holding it whole matched.
+func TestReaderSearchFindsAQuerySplitByAWrap(t *testing.T) {
+	h := newHarness(t, false, 80, 18)
+	const id = "7d3f0a1e-0000-4b1a-9c2d-00000000a001"
+	var b strings.Builder
+	b.WriteString(`{"log":"`)
+	const n = 30
+	for i := range n { // fillers of 80+ cells: one id starts a row at most
+		b.WriteString(strings.Repeat("x", 80+i*7) + " " + strings.ToUpper(id[:8]) + id[8:] + " ")
+	}
+	b.WriteString(`"}`)
+	setValue(t, h, `["big", "log"]`, []byte(b.String()))
+	goTo(h, `["big", "log"]`)
+	for _, w := range []int{40, 53, 77} {
+		whole := 0
+		layout := layoutValue([]byte(b.String()), w, false)
+		for i := range layout.rows {
+			if strings.Contains(strings.ToLower(layout.row(i)), id) {
+				whole++
+			}
+		}
+		if whole == n {
+			t.Fatalf("width %d: no id is split: the test shows nothing", w)
+		}
+		s := newScan(h.S, h.M.entry.e.Raw, w, true, false, scanPos{})
+		rm := &rowMatcher{query: []byte(id)}
+		var rows []int
+		for !s.done {
+			step := searchCmd(0, 0, s, rm, len(rows))().(searchStep)
+			rows = append(rows, step.matches...)
+		}
+		if s.err != nil || len(rows) != n {
+			t.Errorf("width %d: %d matches (%d rows hold the id whole), want %d; %v", w, len(rows), whole, n, s.err)
+		}
+		for i := 1; i < len(rows); i++ {
+			if rows[i] <= rows[i-1] {
+				t.Errorf("width %d: matches out of order: %v", w, rows)
+				break
+			}
+		}
+	}
+}

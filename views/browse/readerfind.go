@@ -38,22 +38,54 @@ type readerSearch struct {
 type searchStep struct {
 	session, gen int
 	s            *scan
+	rm           *rowMatcher
 	matches      []int
 	count        int
 }
 
+// rowMatcher finds the rows holding a query, case aside, a query that a
+// wrap splits over two rows included (the match is the row where it
+// starts: a 36-character id in an 80-column row is split about every
+// other time). Like the scan, only the command running the search's
+// current step touches it.
+type rowMatcher struct {
+	query   []byte // lower case
+	tail    []byte // the end of the last row, lower case, when the next row goes on with its line
+	tailRow int
+	tailHit bool // the last row matched on its own
+}
+
+// row takes the next row and calls hit with each row found to match, in
+// order.
+func (rm *rowMatcher) row(row int, text []byte, wraps bool, hit func(row int)) {
+	low := bytes.ToLower(text)
+	if len(rm.tail) > 0 && !rm.tailHit {
+		head := low[:min(len(low), len(rm.query)-1)]
+		if bytes.Contains(append(rm.tail, head...), rm.query) {
+			hit(rm.tailRow)
+		}
+	}
+	own := bytes.Contains(low, rm.query)
+	if own {
+		hit(row)
+	}
+	rm.tail, rm.tailRow, rm.tailHit = rm.tail[:0], row, own
+	if wraps {
+		rm.tail = append(rm.tail, low[max(0, len(low)-(len(rm.query)-1)):]...)
+	}
+}
+
 // searchCmd runs the search scan's next chunk.
-func searchCmd(session, gen int, s *scan, query []byte, kept int) tea.Cmd {
+func searchCmd(session, gen int, s *scan, rm *rowMatcher, kept int) tea.Cmd {
 	return func() tea.Msg {
-		out := searchStep{session: session, gen: gen, s: s}
-		s.emit = func(row int, text []byte) {
-			if bytes.Contains(bytes.ToLower(text), query) {
-				out.count++
-				if kept+len(out.matches) < searchKeep {
-					out.matches = append(out.matches, row)
-				}
+		out := searchStep{session: session, gen: gen, s: s, rm: rm}
+		hit := func(row int) {
+			out.count++
+			if kept+len(out.matches) < searchKeep {
+				out.matches = append(out.matches, row)
 			}
 		}
+		s.emit = func(row int, text []byte, wraps bool) { rm.row(row, text, wraps, hit) }
 		ctx, cancel := scanCtx()
 		defer cancel()
 		s.step(ctx, 0, 0)
@@ -78,7 +110,7 @@ func (m *Model) find(jump bool) tea.Cmd {
 	if r.idx.key != k || r.idx.ver == 0 {
 		m.entry.checkJSON(s) // not known yet: decided in the command
 	}
-	return searchCmd(m.deps.Session, r.gen, s, bytes.ToLower([]byte(r.query)), 0)
+	return searchCmd(m.deps.Session, r.gen, s, &rowMatcher{query: bytes.ToLower([]byte(r.query))}, 0)
 }
 
 // stopFind stops the search in flight, keeping what it found.
@@ -106,7 +138,7 @@ func (m Model) onSearchStep(msg searchStep) (Model, tea.Cmd) {
 		f.jump = false
 	}
 	if !s.done {
-		return m, searchCmd(m.deps.Session, msg.gen, s, bytes.ToLower([]byte(r.query)), len(f.matches))
+		return m, searchCmd(m.deps.Session, msg.gen, s, msg.rm, len(f.matches))
 	}
 	return m, nil
 }

@@ -65,7 +65,7 @@ func indexCmd(session, gen int, s *scan, keep int) tea.Cmd {
 	return func() tea.Msg {
 		out := indexStep{session: session, gen: gen, s: s, firstFrom: s.pos.row}
 		s.mark = func(p scanPos) { out.marks = append(out.marks, p) }
-		s.emit = func(row int, text []byte) {
+		s.emit = func(row int, text []byte, _ bool) {
 			if row < keep {
 				out.first = append(out.first, string(text))
 			}
@@ -82,7 +82,7 @@ func indexCmd(session, gen int, s *scan, keep int) tea.Cmd {
 func windowCmd(session, gen int, k layoutKey, s *scan, from, to int, ver int64) tea.Cmd {
 	return func() tea.Msg {
 		out := windowRead{session: session, gen: gen, key: k, from: from}
-		s.emit = func(row int, text []byte) {
+		s.emit = func(row int, text []byte, _ bool) {
 			if row >= from && row < to {
 				out.rows = append(out.rows, string(bytes.Clone(text)))
 			}

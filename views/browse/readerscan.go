@@ -75,9 +75,9 @@ type scan struct {
 	check  []byte
 	done   bool
 	err    error
-	emit   func(row int, text []byte) // each finished row
-	mark   func(p scanPos)            // at every scanMarkEvery source bytes
-	target func() bool                // stop once it answers true
+	emit   func(row int, text []byte, wraps bool) // each finished row; wraps: the next row goes on with its line
+	mark   func(p scanPos)                        // at every scanMarkEvery source bytes
+	target func() bool                            // stop once it answers true
 }
 
 // newScan starts a scan at pos (a mark, or the start).
@@ -155,7 +155,7 @@ func (s *scan) feed(b []byte, last bool) {
 	}
 	s.rows(usertext.SanitizeLines(string(data)))
 	if last {
-		s.finish()
+		s.finish(false)
 		s.done = true
 	}
 }
@@ -167,7 +167,7 @@ func (s *scan) rows(text string) {
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c == '\n' {
-			s.finish()
+			s.finish(false)
 			i++
 			continue
 		}
@@ -177,7 +177,7 @@ func (s *scan) rows(text string) {
 			width = ansi.StringWidth(text[i : i+size])
 		}
 		if p.cells+width > s.width && len(p.open) > 0 {
-			s.finish()
+			s.finish(true)
 		}
 		p.open = append(p.open, text[i:i+size]...)
 		p.cells += width
@@ -185,11 +185,12 @@ func (s *scan) rows(text string) {
 	}
 }
 
-// finish ends the open row.
-func (s *scan) finish() {
+// finish ends the open row; wraps: the next row goes on with its line
+// (the row is full), rather than a line break or the value's end.
+func (s *scan) finish(wraps bool) {
 	p := &s.pos
 	if s.emit != nil {
-		s.emit(p.row, p.open)
+		s.emit(p.row, p.open, wraps)
 	}
 	p.row++
 	p.open, p.cells = p.open[:0], 0

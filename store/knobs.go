@@ -1,0 +1,47 @@
+package store
+
+// knobs are the limits and hooks that tests change on one store (through
+// the export_test files) to reach, on small data, the paths of large data;
+// the zero value of each field means production's default.
+type knobs struct {
+	// censusWindow and changesWindow replace the rows a census statement
+	// and a change scan's window examine (tests of window boundaries).
+	censusWindow, changesWindow int
+	// findFileRows replaces the keys of a find page's window on a file.
+	findFileRows int
+	// keylessPage replaces the NULL-key rows one dump statement reads.
+	keylessPage int
+	// remotePageRows and remotePageBytes replace the size of a remote
+	// page (remotePageRows, remotePageBytes).
+	remotePageRows  int
+	remotePageBytes int64
+	// insertChunk, maxStmtArgs and checkChunk replace the limits of a
+	// commit's statements (write.go, bulk.go).
+	insertChunk, maxStmtArgs, checkChunk int
+	// sweepStepHook runs between a sweep step's read and its delete.
+	sweepStepHook func()
+	// lockFreeOff reads with locks as before lockfree.go (the paced walk
+	// that remains for a file that keeps being written).
+	lockFreeOff bool
+	// lockFreeHook runs inside each lock-free try, between the two checks
+	// that open it (lockfree.go's step 1), so that a test can write there.
+	lockFreeHook func()
+}
+
+// or is n when it is positive, else def.
+func or[T int | int64](n, def T) T {
+	if n > 0 {
+		return n
+	}
+	return def
+}
+
+// remotePage is the rows and bytes of one remote page.
+func (s *Store) remotePage() (rows int, bytes int64) {
+	return or(s.knobs.remotePageRows, remotePageRows), or(s.knobs.remotePageBytes, remotePageBytes)
+}
+
+// commitLimits are the limits of a commit's statements.
+func (s *Store) commitLimits() commitLimits {
+	return commitLimits{args: or(s.knobs.maxStmtArgs, maxStmtArgs), chunk: or(s.knobs.checkChunk, checkChunk)}
+}
