@@ -32,6 +32,8 @@ type hranaHTTP struct {
 	// closing counts the cursors' stream closes on their way
 	// (closeStream); Store.Close waits for them.
 	closing sync.WaitGroup
+	// bufs keeps the buffers answers are read into (hranaread.go).
+	bufs answerBufs
 }
 
 // hranaClient sends the pipelines of every store: its connections are kept
@@ -213,8 +215,8 @@ func (h *hranaHTTP) send(ctx context.Context, baton *string, reqs []hranaReq, m 
 		return nil, err
 	}
 	defer resp.Body.Close()
-	buf := getAnswerBuf()
-	defer putAnswerBuf(buf)
+	buf := h.bufs.get()
+	defer h.bufs.put(buf)
 	answer, err := readAnswer(io.LimitReader(resp.Body, maxPipelineAnswer+1), *buf, resp.ContentLength)
 	*buf = answer
 	m.received(len(answer))

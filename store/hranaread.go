@@ -71,14 +71,15 @@ func (r *jsonRef) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// answerBufs keeps the buffers answers are read into, for the next
-// answers: nothing decoded from an answer refers to its buffer. A
-// sync.Pool lost them at nearly every collection while large values were
-// read (each read is megabytes of garbage), and an answer whose length is
-// not announced (sqld gzips what Go's client accepts gzipped) costs
-// twice its length to read into a new buffer; at most keptAnswers
-// buffers of at most maxKeptAnswer bytes are kept, for the process.
-var answerBufs struct {
+// answerBufs keeps the buffers a transport's answers are read into, for
+// its next answers: nothing decoded from an answer refers to its buffer.
+// A sync.Pool lost them at nearly every collection while large values
+// were read (each read is megabytes of garbage), and an answer whose
+// length is not announced (sqld gzips what Go's client accepts gzipped)
+// costs twice its length to read into a new buffer. At most keptAnswers
+// buffers of at most maxKeptAnswer bytes are kept. The zero value is
+// ready.
+type answerBufs struct {
 	mu   sync.Mutex
 	free []*[]byte
 }
@@ -88,24 +89,26 @@ const (
 	maxKeptAnswer = 16 << 20
 )
 
-func getAnswerBuf() *[]byte {
-	answerBufs.mu.Lock()
-	defer answerBufs.mu.Unlock()
-	if n := len(answerBufs.free); n > 0 {
-		b := answerBufs.free[n-1]
-		answerBufs.free = answerBufs.free[:n-1]
+// get returns a kept buffer, or a new small one.
+func (k *answerBufs) get() *[]byte {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if n := len(k.free); n > 0 {
+		b := k.free[n-1]
+		k.free = k.free[:n-1]
 		return b
 	}
 	b := make([]byte, 0, 4096)
 	return &b
 }
 
-func putAnswerBuf(b *[]byte) {
-	answerBufs.mu.Lock()
-	defer answerBufs.mu.Unlock()
-	if cap(*b) <= maxKeptAnswer && len(answerBufs.free) < keptAnswers {
+// put keeps b for a later answer, unless it is too large or enough are.
+func (k *answerBufs) put(b *[]byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if cap(*b) <= maxKeptAnswer && len(k.free) < keptAnswers {
 		*b = (*b)[:0]
-		answerBufs.free = append(answerBufs.free, b)
+		k.free = append(k.free, b)
 	}
 }
 

@@ -35,6 +35,8 @@ type wsBatcher struct {
 	idle     []*wsConn
 	readIdle []*wsConn // reading connections, each with its stream (wsread.go)
 	closed   bool
+	// bufs keeps the buffers messages are read into (hranaread.go).
+	bufs answerBufs
 }
 
 // wsConn is one pooled WebSocket connection.
@@ -213,7 +215,7 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 	// The answers to the requests and to the stream's close, in whatever
 	// order they come (the open's answer is skipped: a stream that did not
 	// open fails the requests).
-	answers, err := c.read(ctx, w.meter, ids...)
+	answers, err := c.read(ctx, w.meter, &w.bufs, ids...)
 	if err != nil {
 		_ = c.conn.CloseNow()
 		return nil, err
@@ -337,11 +339,11 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 // timeout: TestWebSocketAnswersInAnyOrder). Other messages are skipped.
 // Each message is read into a pooled buffer and its response decoded
 // there (hranaread.go).
-func (c *wsConn) read(ctx context.Context, mt *meter, ids ...int) ([]wsAnswer, error) {
+func (c *wsConn) read(ctx context.Context, mt *meter, bufs *answerBufs, ids ...int) ([]wsAnswer, error) {
 	out := make([]wsAnswer, len(ids))
 	seen := make([]bool, len(ids))
-	buf := getAnswerBuf()
-	defer putAnswerBuf(buf)
+	buf := bufs.get()
+	defer bufs.put(buf)
 	for left := len(ids); left > 0; {
 		var msg struct {
 			Type      string      `json:"type"`

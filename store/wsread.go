@@ -63,7 +63,7 @@ func (w *wsBatcher) exec(ctx context.Context, c *wsConn, req hranaReq) (pipeResu
 			return pipeResult{}, err
 		}
 	}
-	answers, err := c.read(ctx, w.meter, ids...)
+	answers, err := c.read(ctx, w.meter, &w.bufs, ids...)
 	if err != nil {
 		_ = c.conn.CloseNow()
 		return pipeResult{}, err
