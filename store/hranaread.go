@@ -116,7 +116,8 @@ func (k *answerBufs) put(b *[]byte) {
 // size, the answer's announced length (-1: unknown, as for a gzipped
 // answer), is known and buf lacks room, into a buffer of exactly that
 // room; else what does not fit in buf is read in chunks that grow, and
-// copied once into a buffer of the answer's length, as io.ReadAll does
+// copied once into a buffer of the answer's length (and a little room
+// to spare), as io.ReadAll does
 // (append's growth by a quarter, copying as it goes, allocated five
 // times a large answer's length).
 func readAnswer(r io.Reader, buf []byte, size int64) ([]byte, error) {
@@ -144,7 +145,11 @@ func readAnswer(r io.Reader, buf []byte, size int64) ([]byte, error) {
 		if chunks == nil {
 			return cur, nil
 		}
-		out := make([]byte, 0, total+len(cur))
+		// Room to spare: a buffer kept for the next answer that is
+		// exactly as long would take a chunk and a copy again just to
+		// meet the end.
+		size := total + len(cur)
+		out := make([]byte, 0, size+max(512, size/16))
 		for _, c := range chunks {
 			out = append(out, c...)
 		}
