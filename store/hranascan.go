@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -41,6 +42,9 @@ func assign(dest, v any) error {
 		}
 		return nil
 	case *string:
+		if v == nil {
+			return errors.New("converting NULL to string is unsupported")
+		}
 		*d = text(v)
 		return nil
 	}
@@ -57,7 +61,7 @@ func assignInt64(d *int64, v any) error {
 		}
 		*d = int64(x)
 	default:
-		return fmt.Errorf("%T is not an integer", v)
+		return assignKind(d, v)
 	}
 	return nil
 }
@@ -79,11 +83,26 @@ func text(v any) string {
 
 // assignKind stores v in a pointer to a bool, an integer or a float of
 // any size, through its text as database/sql does (a float with a
-// fraction is no integer; NULL is none of them).
+// fraction is no integer; NULL is none of them), or in a pointer to a
+// pointer to any destination (nil for NULL).
 func assignKind(dest, v any) error {
 	p := reflect.ValueOf(dest)
 	if p.Kind() != reflect.Pointer || p.IsNil() {
 		return fmt.Errorf("unsupported destination %T", dest)
+	}
+	if e := p.Elem(); e.Kind() == reflect.Pointer {
+		// A pointer: nil for NULL, else a new value scanned as its
+		// pointer would be.
+		if v == nil {
+			e.SetZero()
+			return nil
+		}
+		n := reflect.New(e.Type().Elem())
+		if err := assign(n.Interface(), v); err != nil {
+			return err
+		}
+		e.Set(n)
+		return nil
 	}
 	if v == nil {
 		return fmt.Errorf("converting NULL to %s is unsupported", p.Elem().Kind())
