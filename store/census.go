@@ -34,8 +34,9 @@ type censusQuery struct {
 	window    int
 	now, soon int64
 	hist      ExpiringOptions
-	// keyless also aggregates the rows whose k is NULL (first window of a
-	// whole-store census: no key range holds them).
+	// keyless also aggregates the rows whose k is NULL, and those whose k
+	// is not a BLOB (first window of a whole-store census: no key range
+	// holds them).
 	keyless bool
 	// check also checks every row (CensusOptions.Check): its key's
 	// structure past the first part, its value's JSON, its columns' types.
@@ -195,7 +196,7 @@ func figuresSQL(q censusQuery, where, decodes string) string {
 
 // sql renders the statement and its parameters. Its rows are (kind, hex
 // key, figures): kind 0 a range (the key is its first), 2 the rows whose
-// k is NULL, and 4 the window's end (the key, NULL when the range is
+// k is NULL, 3 those whose k is a number or TEXT, and 4 the window's end (the key, NULL when the range is
 // done) with kv_meta's seq in the figures' place.
 func (q censusQuery) sql() (string, []any) {
 	var hi any
@@ -231,7 +232,9 @@ func (q censusQuery) sql() (string, []any) {
 		"SELECT 0, " + keyHex("r.s") + ", " + figuresSQL(q, "k >= r.s AND k < r.e", decodesSQL("r.l")) + " FROM r " +
 		"UNION ALL SELECT 4, CASE WHEN more THEN " + keyHex("x") + " END, seq FROM c"
 	if q.keyless {
-		text += " UNION ALL SELECT 2, NULL, " + figuresSQL(q, "k IS NULL", "0")
+		text += " UNION ALL SELECT 2, NULL, " + figuresSQL(q, "k IS NULL", "0") +
+			// SQLite orders numbers and TEXT before every BLOB.
+			" UNION ALL SELECT 3, NULL, " + figuresSQL(q, "k < x''", "0")
 	}
 	return text, args
 }
@@ -384,8 +387,8 @@ func (s *Store) censusStep(ctx context.Context, q censusQuery, w *readWindow, ac
 		if err != nil {
 			return nil, err
 		}
-		if r.kind == 2 {
-			acc.addKeyless(f)
+		if r.kind == 2 || r.kind == 3 {
+			acc.addKeyless(f, r.kind == 3)
 		} else {
 			acc.add(jsonHex(r.key.String), f)
 		}
@@ -467,14 +470,19 @@ func (c *checkFrom) first(start []byte, l int) {
 	}
 }
 
-// addKeyless merges the figures of the rows whose k is NULL: undecodable,
-// and no key can name them.
-func (a *censusAcc) addKeyless(f censusFigures) {
+// addKeyless merges the figures of the rows whose k is NULL, or with
+// typed, of those whose k is not a BLOB: undecodable, and no key can
+// name them.
+func (a *censusAcc) addKeyless(f censusFigures, typed bool) {
 	if f.c.Rows == 0 {
 		return
 	}
 	a.checked(f)
-	a.st.NullKeys += f.c.Rows
+	if typed {
+		a.st.TypedKeys += f.c.Rows
+	} else {
+		a.st.NullKeys += f.c.Rows
+	}
 	a.undecodableGroup().add(f.c)
 }
 

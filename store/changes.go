@@ -473,7 +473,7 @@ func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
 	}
 	if s.lockFreeUsable() {
 		var mode string
-		mark, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		mark, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn lfConn) error {
 			return conn.QueryRowContext(ctx, changesHeadSQL).Scan(&h.seq, new(int64), &mode, &h.indexed)
 		})
 		if errors.Is(err, sql.ErrNoRows) {
@@ -755,7 +755,7 @@ func (s *Store) scanKindsLockFree(ctx context.Context, q string, args []any, fn 
 		x, y, z sql.NullInt64
 	}
 	var got []row
-	_, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+	_, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn lfConn) error {
 		got = got[:0]
 		rows, err := conn.QueryContext(ctx, q, args...)
 		if err != nil {

@@ -54,7 +54,7 @@ func (s *Store) OddStamps(ctx context.Context, prefixes []codec.Key, limit int) 
 	// A rollback-journal file: the statement walks the whole table, and
 	// a locked walk would fail the commits of a writer without a busy
 	// timeout (the reference's), so it goes without locks or not at all.
-	_, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+	_, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn lfConn) error {
 		found, total = found[:0], 0
 		rows, err := conn.QueryContext(ctx, q, args...)
 		if err != nil {

@@ -5,21 +5,26 @@ import (
 	"database/sql"
 )
 
+// Querier is what a test's read gets of the lock-free connection.
+type Querier interface {
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
 // ReadLockFree exposes readLockFree to the tests of lockfree.go.
-func ReadLockFree(s *Store, ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) (mark int64, ok bool, err error) {
-	return s.readLockFree(ctx, read)
+func ReadLockFree(s *Store, ctx context.Context, read func(ctx context.Context, conn Querier) error) (mark int64, ok bool, err error) {
+	return s.readLockFree(ctx, func(ctx context.Context, conn lfConn) error { return read(ctx, conn) })
 }
 
 // ReadNoLockUnvalidated runs read on the lock-free connection without
 // the checks: what the torture test's control measures.
-func ReadNoLockUnvalidated(s *Store, ctx context.Context, read func(ctx context.Context, conn *sql.Conn) error) error {
+func ReadNoLockUnvalidated(s *Store, ctx context.Context, read func(ctx context.Context, conn Querier) error) error {
 	l := s.lockFreeConn()
-	conn, err := l.db.Conn(ctx)
-	if err != nil {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.open(ctx); err != nil {
 		return err
 	}
-	defer conn.Close()
-	return read(ctx, conn)
+	return read(ctx, lfConn{l})
 }
 
 // SetLockFreeHook makes every lock-free try of s call fn between the two

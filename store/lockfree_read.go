@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"sync/atomic"
 )
@@ -28,7 +27,7 @@ var errWindowTooLong = errors.New("store: every lock-free try of a window failed
 // errWindowTooLong. lockFree reports a read kept without locks.
 func (s *Store) readShortTries(ctx context.Context, tries int, fallback bool, q string, args []any, read func(resultRows) error) (lockFree bool, err error) {
 	if s.lockFreeUsable() {
-		_, ok, err := s.readLockFreeTries(ctx, tries, fallback, func(ctx context.Context, conn *sql.Conn) error {
+		_, ok, err := s.readLockFreeTries(ctx, tries, fallback, func(ctx context.Context, conn lfConn) error {
 			rows, err := conn.QueryContext(ctx, q, args...)
 			if err != nil {
 				return s.classify(err)

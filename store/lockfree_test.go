@@ -80,11 +80,11 @@ func lockFreeTorture(t *testing.T, mode string) {
 			time.Sleep(pause)
 		}
 	}()
-	read := func(d time.Duration, read func(context.Context, func(context.Context, *sql.Conn) error) error) (reads, torn, errs int, seen int64) {
+	read := func(d time.Duration, read func(context.Context, func(context.Context, store.Querier) error) error) (reads, torn, errs int, seen int64) {
 		var last int64
 		for end := time.Now().Add(d); time.Now().Before(end); {
 			var sum, logs, n int64
-			err := read(ctx, func(ctx context.Context, conn *sql.Conn) error {
+			err := read(ctx, func(ctx context.Context, conn store.Querier) error {
 				return conn.QueryRowContext(ctx, check).Scan(&sum, &logs, &n)
 			})
 			reads++
@@ -102,14 +102,14 @@ func lockFreeTorture(t *testing.T, mode string) {
 		}
 		return reads, torn, errs, last
 	}
-	validated := func(ctx context.Context, fn func(context.Context, *sql.Conn) error) error {
+	validated := func(ctx context.Context, fn func(context.Context, store.Querier) error) error {
 		_, ok, err := store.ReadLockFree(s, ctx, fn)
 		if err == nil && !ok {
 			return fmt.Errorf("fell back")
 		}
 		return err
 	}
-	unvalidated := func(ctx context.Context, fn func(context.Context, *sql.Conn) error) error {
+	unvalidated := func(ctx context.Context, fn func(context.Context, store.Querier) error) error {
 		return store.ReadNoLockUnvalidated(s, ctx, fn)
 	}
 	reads, torn, errs, seen := read(1500*time.Millisecond, validated)
@@ -183,14 +183,14 @@ func TestLockFreeDiscardedTryKeepsNoPages(t *testing.T) {
 	s := storetest.Open(t, path, store.Options{})
 	const check = "SELECT (SELECT count(*) FROM log), (SELECT n FROM tally WHERE id = 0)"
 	var logs, n int64
-	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn *sql.Conn) error {
+	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
 		return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
 	}); err != nil || !ok || logs != n {
 		t.Fatalf("warm read: ok %v, err %v, log %d, tally %d", ok, err, logs, n)
 	}
 	want := n + 1
 	tries := 0
-	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn *sql.Conn) error {
+	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
 		tries++
 		if tries > 1 {
 			return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
@@ -308,7 +308,7 @@ func TestLockFreeVersionBeforeJournal(t *testing.T) {
 	s := storetest.Open(t, path, store.Options{})
 	const check = "SELECT (SELECT count(*) FROM log), (SELECT n FROM tally WHERE id = 0)"
 	var logs, n int64
-	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn *sql.Conn) error {
+	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
 		return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
 	}); err != nil || !ok || logs != n {
 		t.Fatalf("warm read: ok %v, err %v, log %d, tally %d", ok, err, logs, n)
@@ -334,7 +334,7 @@ func TestLockFreeVersionBeforeJournal(t *testing.T) {
 			finish()
 		}
 	})
-	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn *sql.Conn) error {
+	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
 		if done {
 			return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
 		}

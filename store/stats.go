@@ -56,6 +56,11 @@ type Stats struct {
 	// whose v is NULL, among InvalidValues. Another program's rows: the
 	// reference never writes either.
 	NullKeys, NullValues int64
+	// TypedKeys counts, among Undecodable, the rows whose k is a number or
+	// TEXT rather than a BLOB (Census of the whole store only): another
+	// program's rows, below every key in SQLite's order, so no read by
+	// key or range finds them, the reference's included.
+	TypedKeys int64
 	// JournalMode is the embedded database's journal mode ("" remote).
 	JournalMode string
 	// ByPrefix is in key order, the undecodable rows last.

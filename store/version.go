@@ -143,7 +143,7 @@ func (s *Store) readVersionPoint(ctx context.Context, data int64) (Version, erro
 // kept being written (the caller reads with locks).
 func (s *Store) versionLockFree(ctx context.Context) (v Version, ok bool, err error) {
 	v.Rows = -1
-	v.Mark, ok, err = s.readLockFree(ctx, func(ctx context.Context, conn *sql.Conn) error {
+	v.Mark, ok, err = s.readLockFree(ctx, func(ctx context.Context, conn lfConn) error {
 		return conn.QueryRowContext(ctx, "SELECT seq FROM kv_meta WHERE id = 0").Scan(&v.Seq)
 	})
 	if errors.Is(err, sql.ErrNoRows) {

@@ -66,6 +66,9 @@ type StoreHealth struct {
 	// NullKeys counts, among Undecodable, the rows whose key is NULL;
 	// NullValues, among InvalidJSON, those whose value is NULL.
 	NullKeys, NullValues int64
+	// TypedKeys counts, among Undecodable, the rows whose key is a number
+	// or TEXT, not a BLOB (store.Stats.TypedKeys).
+	TypedKeys int64
 	// InvalidJSON counts rows whose value is not JSON; InvalidSample is the
 	// key of the first (nil when its key does not decode either).
 	InvalidJSON   int64
@@ -98,7 +101,7 @@ func storeHealth(ctx context.Context, s *store.Store, now int64) (StoreHealth, e
 	}
 	h := StoreHealth{Rows: st.Rows, Expired: st.Expired, OldestExpiredAt: st.OldestExpired,
 		Undecodable: st.Undecodable, InvalidJSON: st.InvalidValues, Malformed: st.Malformed, MaxVer: st.MaxVer, Seq: st.SeqAfter,
-		NullKeys: st.NullKeys, NullValues: st.NullValues}
+		NullKeys: st.NullKeys, NullValues: st.NullValues, TypedKeys: st.TypedKeys}
 	h.OldestExpiredKey = decodeOrNil(st.OldestExpiredKey)
 	if st.FirstUndecodable != nil {
 		h.UndecodableSample = hex.EncodeToString(st.FirstUndecodable)
@@ -139,16 +142,20 @@ func (c *storeCollector) finish() []Finding {
 		out = append(out, Finding{Severity: lateness(age), Code: "store.expired-unswept", Key: h.OldestExpiredKey,
 			Message: fmt.Sprintf("%d expired row(s) not swept, the oldest expired %s ago (%s): invisible to reads but still stored; if this grows no sweeper is running (kvdeck sweep removes them)", h.Expired, span(age), when(*h.OldestExpiredAt))})
 	}
-	if h.Undecodable > 0 {
+	if h.Undecodable > h.TypedKeys {
 		first := "first: " + truncate(h.UndecodableSample, 80)
 		switch {
-		case h.NullKeys == h.Undecodable:
+		case h.NullKeys == h.Undecodable-h.TypedKeys:
 			first = "every one a NULL key"
 		case h.NullKeys > 0:
 			first += fmt.Sprintf("; %d of them a NULL key", h.NullKeys)
 		}
 		out = append(out, Finding{Severity: SeverityWarning, Code: "store.undecodable", Key: nil,
-			Message: fmt.Sprintf("%d row(s) whose key does not decode (%s): not written by the reference codec; kvdeck dump shows them raw", h.Undecodable, first)})
+			Message: fmt.Sprintf("%d row(s) whose key does not decode (%s): not written by the reference codec; kvdeck dump shows them raw", h.Undecodable-h.TypedKeys, first)})
+	}
+	if h.TypedKeys > 0 {
+		out = append(out, Finding{Severity: SeverityWarning, Code: "store.typed-keys", Key: nil,
+			Message: fmt.Sprintf("%d row(s) whose key is a number or TEXT, not a BLOB: another program's; SQLite orders them before every key, so no read by key or range finds them (the reference's included) and dump leaves them out; see them with SELECT * FROM kv WHERE k < x''", h.TypedKeys)})
 	}
 	if h.InvalidJSON > 0 {
 		null := ""
