@@ -85,11 +85,13 @@ func blobAt(p []byte) (blob []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	text = text[:end]
-	for _, c := range text {
-		if !isBase64(c) {
-			return nil, 0, false
-		}
+	if bytes.ContainsAny(text, "\r\n") {
+		// The decoder skips them; in a JSON string they are an error,
+		// which taking the text out would hide.
+		return nil, 0, false
 	}
+	// Anything else outside the alphabet (an escape, a pad inside the
+	// text) fails the decoding, as in fromHrana.
 	text = bytes.TrimRight(text, "=")
 	blob = make([]byte, base64.RawStdEncoding.DecodedLen(len(text)))
 	m, err := base64.RawStdEncoding.Decode(blob, text)

@@ -20,6 +20,8 @@ func FuzzExtractBlobs(f *testing.F) {
 		`{"results":[{"type":"ok","response":{"type":"batch","result":{"step_results":[{"rows":[[{"type":"blob","base64":"`+long+`","base64":"AAE"}]]},{"rows":[[{"type":"text","base64":"`+long+`"},{"type":"blob","base64":"A=`+long+`"}]]}]}}}]}`,
 		`{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[{"type":"blob","base64":"#kvdeck-blob-0"},{"type":"blob","base64":"`+long+`"}]]}}}]}`,
 		`{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[{"type":"blob","base64":"`+long+`\u0041"}]]}}}],"x":"\\"}`,
+		`{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[{"type":"blob","base64":"`+long+"\n"+long+`"}]]}}}]}`,
+		`{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[{"type":"blob","base64":"`+long+"\r"+long+`"}]]}}}]}`,
 	) {
 		f.Add([]byte(s), 1)
 	}
