@@ -1,7 +1,9 @@
 // Package store is the engine of the coordination store: a byte-compatible Go
 // implementation of the reference LibsqlKv over any libSQL database (an
 // embedded SQLite file through modernc.org/sqlite, or sqld / Turso over HTTP
-// or WebSocket), all through github.com/tursodatabase/libsql-client-go.
+// or WebSocket), through github.com/tursodatabase/libsql-client-go, and
+// over a server through kvdeck's own Hrana clients for every read through
+// Store.query and every write.
 //
 // It knows nothing of terminals. Every operation takes its notion of "now"
 // from the injected Clock, holds locks as briefly as it can (reads in short
@@ -31,9 +33,15 @@
 //     request on either transport) and Options.OneShot, the schema check
 //     sent with a one-shot's first call. hranacursor.go: Scan and DumpAll
 //     over HTTP as one streamed /v3/cursor answer (its stream closed in
-//     the background), pages where the server has none. hranameter.go:
-//     Cost, what the requests cost (requests, bytes, the server's rows
-//     read and written), libsql-client-go's HTTP requests included.
+//     the background), pages where the server has none. hranaread.go:
+//     the remote reads of Store.query (a pipeline over HTTP; over
+//     WebSocket a long-lived stream per pooled connection, wsread.go),
+//     answers read into kept buffers; hranablob.go: blobs' base64 taken
+//     out of an answer and decoded before encoding/json reads the rest
+//     (fuzzed); hranascan.go: database/sql's conversions for the rows of
+//     an answer. hranameter.go: Cost, what the requests cost (requests,
+//     bytes, the server's rows read and written), libsql-client-go's HTTP
+//     requests included.
 //   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),
 //     and the scanning of rows written by anyone, odd ones included.
 //   - read.go: Get, GetRaw, GetMany, List (ListOptions, Page: bounded

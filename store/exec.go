@@ -119,7 +119,7 @@ const perStatement = 10 * time.Millisecond
 // deadline too (database/sql closes rows whose context ends, so the
 // deadline must outlive the reading).
 type reqRows struct {
-	*sql.Rows
+	rowSource
 	cancel context.CancelFunc
 	// after, when not nil, checks the statement once its rows are read
 	// (an immutable read whose file changed meanwhile, readonly.go).
@@ -127,9 +127,18 @@ type reqRows struct {
 	err   error
 }
 
+// rowSource is what reqRows reads: database/sql's rows (a file), or the
+// rows of a server's answer (hranaread.go).
+type rowSource interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
+
 // Next moves to the next row; after the last it runs the after check.
 func (r *reqRows) Next() bool {
-	if r.Rows.Next() {
+	if r.rowSource.Next() {
 		return true
 	}
 	r.check()
@@ -144,7 +153,7 @@ func (r *reqRows) check() {
 
 // Err is the error that ended the rows, or the after check's.
 func (r *reqRows) Err() error {
-	if err := r.Rows.Err(); err != nil {
+	if err := r.rowSource.Err(); err != nil {
 		return err
 	}
 	return r.err
@@ -153,7 +162,7 @@ func (r *reqRows) Err() error {
 // Close closes the rows and releases the request's deadline.
 func (r *reqRows) Close() error {
 	r.check()
-	err := r.Rows.Close()
+	err := r.rowSource.Close()
 	r.cancel()
 	if err == nil {
 		err = r.err
@@ -170,6 +179,14 @@ func (s *Store) query(ctx context.Context, q string, args ...any) (*reqRows, err
 	s.statements.Add(1)
 	s.roundTrips.Add(1)
 	ctx, cancel := s.requestCtx(ctx)
+	if s.target.Transport.Remote() {
+		rows, err := s.remoteRows(ctx, q, args)
+		if err != nil {
+			cancel()
+			return nil, s.classify(s.timedOut(ctx, err))
+		}
+		return &reqRows{rowSource: rows, cancel: cancel}, nil
+	}
 	st, err := s.prepared(ctx, q)
 	if err != nil {
 		cancel()
@@ -190,7 +207,7 @@ func (s *Store) query(ctx context.Context, q string, args ...any) (*reqRows, err
 		cancel()
 		return nil, s.classify(s.timedOut(ctx, err))
 	}
-	return &reqRows{Rows: rows, cancel: cancel, after: after}, nil
+	return &reqRows{rowSource: rows, cancel: cancel, after: after}, nil
 }
 
 // timedOut names a request that outlived the request timeout (ctx is the

@@ -32,6 +32,8 @@ type hranaHTTP struct {
 	// closing counts the cursors' stream closes on their way
 	// (closeStream); Store.Close waits for them.
 	closing sync.WaitGroup
+	// bufs keeps the buffers answers are read into (hranaread.go).
+	bufs answerBufs
 }
 
 // hranaClient sends the pipelines of every store: its connections are kept
@@ -90,13 +92,24 @@ type pipeResult struct {
 	Batch *hranaBatchResult
 }
 
-// decodePipeline reads a pipeline's answer, which must hold n results.
+// decodePipeline reads a pipeline's answer, which must hold n results;
+// body is rewritten (extractBlobs).
 func decodePipeline(body []byte, n int) ([]pipeResult, error) {
+	body, blobs := extractBlobs(body)
+	out, err := decodePipelineText(body, n)
+	for i := range out {
+		restoreBlobs(&out[i], blobs)
+	}
+	return out, err
+}
+
+// decodePipelineText is decodePipeline without extractBlobs.
+func decodePipelineText(body []byte, n int) ([]pipeResult, error) {
 	var resp struct {
 		Results []struct {
-			Type     string          `json:"type"`
-			Error    *hranaError     `json:"error"`
-			Response json.RawMessage `json:"response"`
+			Type     string      `json:"type"`
+			Error    *hranaError `json:"error"`
+			Response jsonRef     `json:"response"`
 		} `json:"results"`
 	}
 	if err := json.Unmarshal(body, &resp); err != nil {
@@ -127,10 +140,10 @@ func decodePipeline(body []byte, n int) ([]pipeResult, error) {
 
 // decodeResponse reads the response to one request, over HTTP or
 // WebSocket: {"type": "execute"|"batch"|..., "result": ...}.
-func decodeResponse(raw json.RawMessage) (pipeResult, error) {
+func decodeResponse(raw []byte) (pipeResult, error) {
 	var res struct {
-		Type   string          `json:"type"`
-		Result json.RawMessage `json:"result"`
+		Type   string  `json:"type"`
+		Result jsonRef `json:"result"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return pipeResult{}, err
@@ -167,6 +180,13 @@ func (h *hranaHTTP) pipeline(ctx context.Context, reqs []hranaReq) ([]pipeResult
 // pipelineOn is pipeline on the stream a baton names (nil: a new one),
 // counted in m (nil: not counted).
 func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaReq, m *meter) ([]pipeResult, error) {
+	return h.send(ctx, baton, reqs, m, false)
+}
+
+// send is pipelineOn; replayable marks a request that may be sent again
+// (a read): net/http then retries it on a new connection when a
+// kept-alive one was found closed.
+func (h *hranaHTTP) send(ctx context.Context, baton *string, reqs []hranaReq, m *meter, replayable bool) ([]pipeResult, error) {
 	body, err := json.Marshal(map[string]any{"baton": baton, "requests": reqs})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
@@ -178,6 +198,10 @@ func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaR
 	req.Header.Set("Content-Type", "application/json")
 	if h.token != "" {
 		req.Header.Set("Authorization", "Bearer "+h.token)
+	}
+	if replayable {
+		// Present without a value: net/http's mark, not sent.
+		req.Header["Idempotency-Key"] = nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
@@ -191,7 +215,10 @@ func (h *hranaHTTP) pipelineOn(ctx context.Context, baton *string, reqs []hranaR
 		return nil, err
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxPipelineAnswer+1))
+	buf := h.bufs.get()
+	defer h.bufs.put(buf)
+	answer, err := readAnswer(io.LimitReader(resp.Body, maxPipelineAnswer+1), *buf, resp.ContentLength)
+	*buf = answer
 	m.received(len(answer))
 	if err != nil {
 		return nil, err

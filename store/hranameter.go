@@ -21,11 +21,14 @@ type Cost struct {
 }
 
 // Cost returns what the store's requests cost so far: everything kvdeck's
-// own Hrana clients send (HTTP pipelines, the WebSocket write batches) and
+// own Hrana clients send (HTTP pipelines, the WebSocket reads and write
+// batches) and
 // libsql-client-go's HTTP requests made for this store. Not counted: the
 // stream closes sent in the background (libsql-client-go's when it drops
-// a connection, kvdeck's after a streamed read), and its WebSocket reads (its WebSocket library takes no
-// hook). A file store costs no requests.
+// a connection, kvdeck's after a streamed read), and libsql-client-go's
+// WebSocket statements (its WebSocket library takes no hook; reads go
+// through kvdeck's own clients, hranaread.go). A file store costs no
+// requests.
 func (s *Store) Cost() Cost { return s.meter.cost() }
 
 // meter counts a store's requests.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -32,9 +31,12 @@ type wsBatcher struct {
 	token string
 	meter *meter
 
-	mu     sync.Mutex
-	idle   []*wsConn
-	closed bool
+	mu       sync.Mutex
+	idle     []*wsConn
+	readIdle []*wsConn // reading connections, each with its stream (wsread.go)
+	closed   bool
+	// bufs keeps the buffers messages are read into (hranaread.go).
+	bufs answerBufs
 }
 
 // wsConn is one pooled WebSocket connection.
@@ -42,6 +44,7 @@ type wsConn struct {
 	conn     *websocket.Conn
 	lastUsed time.Time
 	nextID   int
+	stream   int // a reading connection's stream (wsread.go); 0: none
 }
 
 // wsWriteGates holds one gate per server URL: the write batches of every
@@ -67,9 +70,9 @@ type wsConn struct {
 // "unanswered" commits with the gate, about one round in ten, were the
 // client's own: see wsConn.read. With both, 30 rounds of 36 racing
 // writers over ws:// knew every outcome.) Reads
-// stay on libsql-client-go's long-lived streams: reads each on a stream
-// of their own (tried) need a new server connection per read, and
-// stalled along with the writes.
+// stay on long-lived streams (wsread.go, as libsql-client-go's did): reads
+// each on a stream of their own (tried) need a new server connection per
+// read, and stalled along with the writes.
 var wsWriteGates sync.Map // URL -> chan struct{}
 
 // lockWrite waits for this process's turn to write to the server; the
@@ -125,6 +128,9 @@ type hranaValue struct {
 	Type   string  `json:"type"`
 	Value  any     `json:"value,omitempty"`
 	Base64 *string `json:"base64,omitempty"`
+	// blob is a result's blob already decoded (extractBlobs), in place
+	// of Base64; nothing else refers to it.
+	blob []byte
 }
 
 type hranaStmt struct {
@@ -209,7 +215,7 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 	// The answers to the requests and to the stream's close, in whatever
 	// order they come (the open's answer is skipped: a stream that did not
 	// open fails the requests).
-	answers, err := c.read(ctx, w.meter, ids...)
+	answers, err := c.read(ctx, w.meter, &w.bufs, ids...)
 	if err != nil {
 		_ = c.conn.CloseNow()
 		return nil, err
@@ -217,17 +223,8 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 	c.lastUsed = time.Now()
 	w.give(c)
 	out := make([]pipeResult, len(reqs))
-	for i, m := range answers[:len(reqs)] {
-		if m.Type == "response_error" || m.Response == nil {
-			out[i].Error = m.Error
-			if out[i].Error == nil {
-				out[i].Error = &hranaError{Message: m.errText()}
-			}
-			continue
-		}
-		if out[i], err = decodeResponse(m.Response); err != nil {
-			return nil, fmt.Errorf("the server's answer is not Hrana's: %w", err)
-		}
+	for i, a := range answers[:len(reqs)] {
+		out[i] = a.result()
 		w.meter.rows(out[i])
 	}
 	return out, nil
@@ -340,14 +337,24 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 // answer first, and skipping what came before it, lost the close's answer
 // and turned an applied commit into an unknown outcome after the request
 // timeout: TestWebSocketAnswersInAnyOrder). Other messages are skipped.
-func (c *wsConn) read(ctx context.Context, mt *meter, ids ...int) ([]hranaMsg, error) {
-	out := make([]hranaMsg, len(ids))
+// Each message is read into a pooled buffer and its response decoded
+// there (hranaread.go).
+func (c *wsConn) read(ctx context.Context, mt *meter, bufs *answerBufs, ids ...int) ([]wsAnswer, error) {
+	out := make([]wsAnswer, len(ids))
 	seen := make([]bool, len(ids))
+	buf := bufs.get()
+	defer bufs.put(buf)
 	for left := len(ids); left > 0; {
-		var msg hranaMsg
-		_, b, err := c.conn.Read(ctx)
-		mt.received(len(b))
+		var msg struct {
+			Type      string      `json:"type"`
+			RequestID int         `json:"request_id"`
+			Error     *hranaError `json:"error"`
+			Response  jsonRef     `json:"response"`
+		}
+		b, err := c.message(ctx, mt, buf)
+		var blobs [][]byte
 		if err == nil {
+			b, blobs = extractBlobs(b)
 			err = json.Unmarshal(b, &msg)
 		}
 		if err != nil {
@@ -357,13 +364,51 @@ func (c *wsConn) read(ctx context.Context, mt *meter, ids ...int) ([]hranaMsg, e
 			continue
 		}
 		for i, id := range ids {
-			if msg.RequestID == id && !seen[i] {
-				out[i], seen[i] = msg, true
-				left--
+			if msg.RequestID != id || seen[i] {
+				continue
+			}
+			out[i], seen[i] = wsAnswer{typ: msg.Type, err: msg.Error, has: msg.Response != nil}, true
+			left--
+			if msg.Type == "response_ok" && msg.Response != nil {
+				if out[i].res, err = decodeResponse(msg.Response); err != nil {
+					return out, fmt.Errorf("the server's answer is not Hrana's: %w", err)
+				}
+				restoreBlobs(&out[i].res, blobs)
 			}
 		}
 	}
 	return out, nil
+}
+
+// message reads the connection's next message into buf.
+func (c *wsConn) message(ctx context.Context, mt *meter, buf *[]byte) ([]byte, error) {
+	_, r, err := c.conn.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	*buf, err = readAnswer(r, *buf, -1)
+	mt.received(len(*buf))
+	return *buf, err
+}
+
+// wsAnswer is the answer to one request: its message's type, the
+// server's error, and the response decoded (has: the message held one).
+type wsAnswer struct {
+	typ string
+	err *hranaError
+	has bool
+	res pipeResult
+}
+
+// result is the answer as a pipeline's: the response, or the error.
+func (a wsAnswer) result() pipeResult {
+	if a.typ == "response_ok" && a.has {
+		return a.res
+	}
+	if a.err != nil {
+		return pipeResult{Error: a.err}
+	}
+	return pipeResult{Error: &hranaError{Message: hranaMsg{Type: a.typ}.errText()}}
 }
 
 // close closes the idle connections; later batches close theirs on return.
@@ -371,10 +416,10 @@ func (w *wsBatcher) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
-	for _, c := range w.idle {
+	for _, c := range append(w.idle, w.readIdle...) {
 		_ = c.conn.CloseNow()
 	}
-	w.idle = nil
+	w.idle, w.readIdle = nil, nil
 }
 
 // toHrana encodes a statement argument.
@@ -416,6 +461,9 @@ func fromHrana(v hranaValue) (any, error) {
 		s, _ := v.Value.(string)
 		return s, nil
 	case "blob":
+		if v.blob != nil {
+			return v.blob, nil
+		}
 		if v.Base64 == nil {
 			return []byte{}, nil
 		}
@@ -464,8 +512,8 @@ func (r *batchRows) Err() error {
 	return r.err
 }
 
-// Scan copies the current row into dest: *int64, *[]byte, *string, *any
-// or an sql.Scanner.
+// Scan copies the current row into dest (see assign for the
+// destinations it takes).
 func (r *batchRows) Scan(dest ...any) error {
 	row := r.rows[r.at]
 	if len(dest) != len(row) {
@@ -476,41 +524,12 @@ func (r *batchRows) Scan(dest ...any) error {
 		if err != nil {
 			return fmt.Errorf("scan column %d: %w", i, err)
 		}
-		switch d := d.(type) {
-		case *any:
-			*d = v
-		case interface{ Scan(any) error }:
-			if err := d.Scan(v); err != nil {
-				return err
-			}
-		case *int64:
-			switch x := v.(type) {
-			case int64:
-				*d = x
-			case float64:
-				if x != math.Trunc(x) {
-					return fmt.Errorf("scan column %d: %v is not an integer", i, x)
-				}
-				*d = int64(x)
-			default:
-				return fmt.Errorf("scan column %d: %T is not an integer", i, v)
-			}
-		case *[]byte:
-			switch x := v.(type) {
-			case []byte:
-				*d = x
-			case string:
-				*d = []byte(x)
-			case nil:
-				*d = nil
-			default:
-				*d = []byte(fmt.Sprint(x))
-			}
-		case *string:
-			*d = fmt.Sprint(v)
-		default:
-			return fmt.Errorf("scan column %d: unsupported destination %T", i, d)
+		if err := assign(d, v); err != nil {
+			return fmt.Errorf("scan column %d: %w", i, err)
 		}
 	}
 	return nil
 }
+
+// Close implements rowSource: the rows hold no connection.
+func (r *batchRows) Close() error { return nil }

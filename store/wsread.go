@@ -1,0 +1,108 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Reads over WebSocket run on long-lived streams: each pooled reading
+// connection opens one stream with its first read and keeps it (the
+// server keeps a database connection for it), as libsql-client-go's
+// connections did. Reads are not gated (wsWriteGates is for writes) and
+// never share a connection with the write batches.
+
+// wsReadIdle is how long an idle reading connection is kept.
+const wsReadIdle = time.Minute
+
+// query runs one read request on a reading connection's stream. A
+// kept connection that fails (the server or the network dropped it
+// meanwhile) is closed and the read sent again once on a new one: a read
+// changes nothing.
+func (w *wsBatcher) query(ctx context.Context, req hranaReq) (pipeResult, error) {
+	if c := w.takeReader(); c != nil {
+		res, err := w.exec(ctx, c, req)
+		if err == nil || ctx.Err() != nil {
+			return res, err
+		}
+	}
+	c, err := w.dial(ctx)
+	if err != nil {
+		return pipeResult{}, err
+	}
+	return w.exec(ctx, c, req)
+}
+
+// exec sends req on c's stream (opening it with the same burst when c
+// has none) and returns its answer; c goes back to the reading pool, or
+// is closed when anything failed but the statement.
+func (w *wsBatcher) exec(ctx context.Context, c *wsConn, req hranaReq) (pipeResult, error) {
+	var msgs []map[string]any
+	var ids []int
+	if c.stream == 0 {
+		c.nextID++
+		c.stream = c.nextID
+		msgs = append(msgs, map[string]any{"type": "request", "request_id": c.stream, "request": map[string]any{"type": "open_stream", "stream_id": c.stream}})
+		ids = append(ids, c.stream)
+	}
+	c.nextID++
+	req.StreamID = &c.stream
+	msgs = append(msgs, map[string]any{"type": "request", "request_id": c.nextID, "request": req})
+	ids = append(ids, c.nextID)
+	w.meter.sent(0) // the messages are one round trip
+	for _, msg := range msgs {
+		b, err := json.Marshal(msg)
+		if err == nil {
+			w.meter.out.Add(int64(len(b)))
+			err = c.conn.Write(ctx, websocket.MessageText, b)
+		}
+		if err != nil {
+			_ = c.conn.CloseNow()
+			return pipeResult{}, err
+		}
+	}
+	answers, err := c.read(ctx, w.meter, &w.bufs, ids...)
+	if err != nil {
+		_ = c.conn.CloseNow()
+		return pipeResult{}, err
+	}
+	if len(answers) == 2 && answers[0].typ != "response_ok" {
+		// The stream did not open: the connection is of no use.
+		_ = c.conn.CloseNow()
+		return answers[0].result(), nil
+	}
+	c.lastUsed = time.Now()
+	w.giveReader(c)
+	res := answers[len(answers)-1].result()
+	w.meter.rows(res)
+	return res, nil
+}
+
+// takeReader returns an idle reading connection that is fresh enough, or
+// nil.
+func (w *wsBatcher) takeReader() *wsConn {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.readIdle) > 0 {
+		c := w.readIdle[len(w.readIdle)-1]
+		w.readIdle = w.readIdle[:len(w.readIdle)-1]
+		if time.Since(c.lastUsed) <= wsReadIdle {
+			return c
+		}
+		_ = c.conn.CloseNow()
+	}
+	return nil
+}
+
+// giveReader puts a healthy reading connection back.
+func (w *wsBatcher) giveReader(c *wsConn) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || len(w.readIdle) >= wsMaxIdle {
+		_ = c.conn.CloseNow()
+		return
+	}
+	w.readIdle = append(w.readIdle, c)
+}
