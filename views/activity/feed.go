@@ -3,6 +3,7 @@ package activity
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -62,7 +63,10 @@ type event struct {
 	old    []byte    // the value kvdeck saw before, when it saw one
 	hadOld bool
 	expiry *int64
-	before bool   // stamped at or before the seq the tab opened at: the backlog
+	before bool // stamped at or before the seq the tab opened at: the backlog
+	// odd, for a set no stamp announced (recheck), says what the row's
+	// ver holds instead of a stamp (store.Entry.Malformed).
+	odd    string
 	seenAt int64  // the clock when kvdeck read it
 	text   string // the key as kvdeck's key syntax (or the raw hex): the filter's match
 }
@@ -154,7 +158,7 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
 	changed := map[string]bool{}
 	for _, e := range p.Entries {
 		changed[string(e.Raw)] = true
-		f.set(e, e.Ver <= f.openSeq, now)
+		f.set(e, e.Ver <= f.openSeq, "", now)
 	}
 	f.recheck(p, keys, changed, now)
 	if p.Walk == nil && !p.More {
@@ -180,9 +184,10 @@ func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
 }
 
 // set takes a row set: an event, unless the row was read at this stamp
-// before (a page boundary re-read it); before marks a backlog row.
-func (f *feed) set(e store.Entry, before bool, now int64) {
-	ev := event{kind: evSet, raw: e.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, before: before, seenAt: now}
+// before (a page boundary re-read it); before marks a backlog row, odd a
+// set no stamp announced (what its ver holds).
+func (f *feed) set(e store.Entry, before bool, odd string, now int64) {
+	ev := event{kind: evSet, raw: e.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, before: before, odd: odd, seenAt: now}
 	if e.KeyErr == nil {
 		ev.record = recordKind(e.Key)
 	} else {
@@ -211,7 +216,11 @@ func (f *feed) recheck(p store.ChangesPage, keys [][]byte, changed map[string]bo
 		}
 		if e := p.Rechecked[i]; e != nil {
 			if e.Ver != old.ver && e.Ver <= p.Next {
-				f.set(*e, false, now)
+				odd := e.Malformed
+				if odd == "" {
+					odd = "ver " + strconv.FormatInt(e.Ver, 10) + ", not after the feed's position"
+				}
+				f.set(*e, false, odd, now)
 			}
 			continue
 		}

@@ -87,8 +87,8 @@ func TestExpiryBetweenClockReadings(t *testing.T) {
 // TestSetWithNoStampIsShown: another program rewrites a row the tab
 // keeps with a ver that is no whole number (TEXT): no page of the feed
 // carries it, the recheck finds it changed and the tab shows a set (the
-// new value, the old one beside it), once, on a file and on sqld. Before,
-// nothing showed: the row was still there.
+// new value, the old one beside it, what its ver holds), once, on a file
+// and on sqld. Before, nothing showed: the row was still there.
 func TestSetWithNoStampIsShown(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)
@@ -106,8 +106,8 @@ func TestSetWithNoStampIsShown(t *testing.T) {
 			}
 		}
 		last := f.events[len(f.events)-1]
-		if last.kind != evSet || string(last.value) != "2" || string(last.old) != "1" {
-			t.Errorf("last event %v %s (was %s), want a set to 2 (was 1)", last.kind, last.value, last.old)
+		if last.kind != evSet || string(last.value) != "2" || string(last.old) != "1" || last.odd != `ver is TEXT "x"` {
+			t.Errorf("last event %v %s (was %s, odd %q), want a set to 2 (was 1) whose ver is TEXT", last.kind, last.value, last.old, last.odd)
 		}
 	})
 }

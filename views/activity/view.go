@@ -291,6 +291,9 @@ func (m Model) eventCells(ev event, selected bool) []widgets.Line {
 		if ev.before {
 			what, wst = "earlier", st.Muted
 		}
+		if ev.odd != "" {
+			stamp, wst = "—", st.Warn
+		}
 	}
 	key := widgets.Line{{Text: "(undecodable) " + fmt.Sprintf("%x", ev.raw), Style: st.Warn}}
 	if ev.key != nil {
@@ -424,7 +427,11 @@ func (m Model) detailLines(ev event, w, n int) []string {
 	what := ev.kind.String() + " · " + ev.record
 	switch ev.kind {
 	case evSet:
-		what += " · stamp " + codec.FormatStamp(ev.ver)
+		if ev.odd == "" {
+			what += " · stamp " + codec.FormatStamp(ev.ver)
+		} else {
+			what += " · no stamp: " + ev.odd + " (another program's write; the feed never carries it, a re-read found it)"
+		}
 		if ev.before {
 			what = "earlier (written before the tab opened) · " + what
 		}
