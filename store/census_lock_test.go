@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,33 +22,7 @@ func TestCensusBesideReferenceWriter(t *testing.T) {
 	if raceOn { // reads are ~35x slower: fewer rows, a calmer writer
 		rows, period = 2_000, 300*time.Millisecond
 	}
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, rows)
-	s := storetest.Open(t, path, store.Options{})
-	ctx := storetest.CtxTimeout(t, 5*time.Minute)
-	w := storetest.StartRefWriter(t, path, period, storetest.RefMix(rows))
-	censuses := 0
-	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) || censuses < 3; censuses++ {
-		st, err := s.Stats(ctx, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := int(st.Rows); n < rows-100 || n > rows+1000 {
-			t.Fatalf("stats counted %d rows of about %d", st.Rows, rows)
-		}
-		if _, err := s.Sweep(ctx, store.SweepOptions{DryRun: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	commits, lost := w.Stop()
-	lf := s.LockFreeCounts()
-	t.Logf("%d censuses beside %d commits, %d lost; lock-free reads %+v", censuses, commits, len(lost), lf)
-	if len(lost) > 0 {
-		t.Errorf("%d of %d commits lost beside the census: %v", len(lost), commits, lost[0])
-	}
-	if commits < 5 || lf.Reads == 0 {
-		t.Errorf("%d commits, %+v lock-free reads: the test saw no contention", commits, lf)
-	}
+	censusesBesideWriter(t, rows, period, store.CensusOptions{})
 }
 
 // TestCensusWindowsShrinkBesideWriter: beside a reference-shaped writer
@@ -64,33 +39,7 @@ func TestCensusWindowsShrinkBesideWriter(t *testing.T) {
 	if raceOn {
 		rows, period = 1_000, 100*time.Millisecond
 	}
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, rows)
-	s := storetest.Open(t, path, store.Options{})
-	ctx := storetest.CtxTimeout(t, 5*time.Minute)
-	w := storetest.StartRefWriter(t, path, period, storetest.RefMix(rows))
-	censuses := 0
-	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) || censuses < 3; censuses++ {
-		st, err := s.StatsWith(ctx, store.CensusOptions{Check: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := int(st.Rows); n < rows-100 || n > rows+1000 {
-			t.Fatalf("stats counted %d rows of about %d", st.Rows, rows)
-		}
-		if _, err := s.Sweep(ctx, store.SweepOptions{DryRun: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	commits, lost := w.Stop()
-	lf := s.LockFreeCounts()
-	t.Logf("%d checked censuses beside %d commits, %d lost; lock-free reads %+v", censuses, commits, len(lost), lf)
-	if len(lost) > 0 {
-		t.Errorf("%d of %d commits lost beside the census: %v", len(lost), commits, lost[0])
-	}
-	if commits < 5 || lf.Reads == 0 {
-		t.Errorf("%d commits, %+v lock-free reads: the test saw no contention", commits, lf)
-	}
+	s, path, ctx := censusesBesideWriter(t, rows, period, store.CensusOptions{Check: true})
 	var want int64
 	if err := storetest.RawDB(t, path).QueryRowContext(ctx, "SELECT count(*) FROM kv").Scan(&want); err != nil {
 		t.Fatal(err)
@@ -138,4 +87,41 @@ func TestCensusWindowsBesideAJournalAlwaysHot(t *testing.T) {
 	if most := 2 * censuses * (rows/5000 + 1); lf.Reads != 0 || lf.Fallbacks > most {
 		t.Errorf("lock-free reads %+v: want none kept, and at most %d read with locks", lf, most)
 	}
+}
+
+// censusesBesideWriter seeds a rollback-journal store of rows rows, runs
+// a reference-shaped writer committing every period beside censuses
+// (opts) and sweep dry runs for 3 s (3 at least), and fails when the
+// writer lost a commit, or met no contention. It returns the store, its
+// path and a context for more.
+func censusesBesideWriter(t *testing.T, rows int, period time.Duration, opts store.CensusOptions) (*store.Store, string, context.Context) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kv.db")
+	storetest.SeedRollbackJournal(t, path, rows)
+	s := storetest.Open(t, path, store.Options{})
+	ctx := storetest.CtxTimeout(t, 5*time.Minute)
+	w := storetest.StartRefWriter(t, path, period, storetest.RefMix(rows))
+	censuses := 0
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) || censuses < 3; censuses++ {
+		st, err := s.StatsWith(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := int(st.Rows); n < rows-100 || n > rows+1000 {
+			t.Fatalf("stats counted %d rows of about %d", st.Rows, rows)
+		}
+		if _, err := s.Sweep(ctx, store.SweepOptions{DryRun: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commits, lost := w.Stop()
+	lf := s.LockFreeCounts()
+	t.Logf("%d censuses (%+v) beside %d commits, %d lost; lock-free reads %+v", censuses, opts, commits, len(lost), lf)
+	if len(lost) > 0 {
+		t.Errorf("%d of %d commits lost beside the census: %v", len(lost), commits, lost[0])
+	}
+	if commits < 5 || lf.Reads == 0 {
+		t.Errorf("%d commits, %+v lock-free reads: the test saw no contention", commits, lf)
+	}
+	return s, path, ctx
 }

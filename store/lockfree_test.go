@@ -181,19 +181,13 @@ func TestLockFreeDiscardedTryKeepsNoPages(t *testing.T) {
 	}
 	writeAt(t, path, before, 0) // the file as it was before the commit
 	s := storetest.Open(t, path, store.Options{})
-	const check = "SELECT (SELECT count(*) FROM log), (SELECT n FROM tally WHERE id = 0)"
-	var logs, n int64
-	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
-		return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
-	}); err != nil || !ok || logs != n {
-		t.Fatalf("warm read: ok %v, err %v, log %d, tally %d", ok, err, logs, n)
-	}
+	logs, n := warmRead(t, ctx, s)
 	want := n + 1
 	tries := 0
 	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
 		tries++
 		if tries > 1 {
-			return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
+			return conn.QueryRowContext(ctx, tornCheck).Scan(&logs, &n)
 		}
 		writeAt(t, path, after[:page], 0) // the commit's page 1 ...
 		var old int64
@@ -306,13 +300,7 @@ func TestLockFreeVersionBeforeJournal(t *testing.T) {
 	}
 	journal := append(make([]byte, 1), []byte("\xd9\xd5\x05\xf9 \xa1c\xd7")...) // a zero, then SQLite's magic
 	s := storetest.Open(t, path, store.Options{})
-	const check = "SELECT (SELECT count(*) FROM log), (SELECT n FROM tally WHERE id = 0)"
-	var logs, n int64
-	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
-		return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
-	}); err != nil || !ok || logs != n {
-		t.Fatalf("warm read: ok %v, err %v, log %d, tally %d", ok, err, logs, n)
-	}
+	logs, n := warmRead(t, ctx, s)
 	want := n + 1
 	begun, done := false, false
 	finish := func() {
@@ -336,11 +324,11 @@ func TestLockFreeVersionBeforeJournal(t *testing.T) {
 	})
 	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
 		if done {
-			return conn.QueryRowContext(ctx, check).Scan(&logs, &n)
+			return conn.QueryRowContext(ctx, tornCheck).Scan(&logs, &n)
 		}
 		off := (tallyPage - 1) * size
 		write(after[off:off+size], off) // the tally's page, during the statement
-		err := conn.QueryRowContext(ctx, check).Scan(&logs, &n)
+		err := conn.QueryRowContext(ctx, tornCheck).Scan(&logs, &n)
 		finish()
 		return err
 	})
@@ -365,4 +353,20 @@ func rootPage(t *testing.T, path, name string) int {
 		t.Fatal(err)
 	}
 	return page
+}
+
+// tornCheck reads the log's rows and the tally that counts them: equal in
+// every committed state of the file.
+const tornCheck = "SELECT (SELECT count(*) FROM log), (SELECT n FROM tally WHERE id = 0)"
+
+// warmRead makes one lock-free read of s (its cache then holds the file)
+// and returns the log's count and the tally, which must agree.
+func warmRead(t *testing.T, ctx context.Context, s *store.Store) (logs, n int64) {
+	t.Helper()
+	if _, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
+		return conn.QueryRowContext(ctx, tornCheck).Scan(&logs, &n)
+	}); err != nil || !ok || logs != n {
+		t.Fatalf("warm read: ok %v, err %v, log %d, tally %d", ok, err, logs, n)
+	}
+	return logs, n
 }

@@ -97,14 +97,15 @@ const wsIdleRedial = 10 * time.Second
 // wsMaxIdle bounds the idle connections kept.
 const wsMaxIdle = 4
 
-// take returns an idle connection that is fresh enough, or nil.
-func (w *wsBatcher) take() *wsConn {
+// take returns a connection of pool (w.idle, or w.readIdle) used within
+// fresh, closing the older ones it meets, or nil.
+func (w *wsBatcher) take(pool *[]*wsConn, fresh time.Duration) *wsConn {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for len(w.idle) > 0 {
-		c := w.idle[len(w.idle)-1]
-		w.idle = w.idle[:len(w.idle)-1]
-		if time.Since(c.lastUsed) <= wsIdleRedial {
+	for len(*pool) > 0 {
+		c := (*pool)[len(*pool)-1]
+		*pool = (*pool)[:len(*pool)-1]
+		if time.Since(c.lastUsed) <= fresh {
 			return c
 		}
 		_ = c.conn.CloseNow()
@@ -112,15 +113,15 @@ func (w *wsBatcher) take() *wsConn {
 	return nil
 }
 
-// give puts a healthy connection back.
-func (w *wsBatcher) give(c *wsConn) {
+// give puts a healthy connection back into pool (at most wsMaxIdle).
+func (w *wsBatcher) give(pool *[]*wsConn, c *wsConn) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.closed || len(w.idle) >= wsMaxIdle {
+	if w.closed || len(*pool) >= wsMaxIdle {
 		_ = c.conn.CloseNow()
 		return
 	}
-	w.idle = append(w.idle, c)
+	*pool = append(*pool, c)
 }
 
 // hranaValue is a Hrana value on the wire.
@@ -189,7 +190,7 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
-	c := w.take()
+	c := w.take(&w.idle, wsIdleRedial)
 	if c == nil {
 		var err error
 		if c, err = w.dial(ctx); err != nil {
@@ -221,7 +222,7 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 		return nil, err
 	}
 	c.lastUsed = time.Now()
-	w.give(c)
+	w.give(&w.idle, c)
 	out := make([]pipeResult, len(reqs))
 	for i, a := range answers[:len(reqs)] {
 		out[i] = a.result()

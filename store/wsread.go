@@ -22,7 +22,7 @@ const wsReadIdle = time.Minute
 // meanwhile) is closed and the read sent again once on a new one: a read
 // changes nothing.
 func (w *wsBatcher) query(ctx context.Context, req hranaReq) (pipeResult, error) {
-	if c := w.takeReader(); c != nil {
+	if c := w.take(&w.readIdle, wsReadIdle); c != nil {
 		res, err := w.exec(ctx, c, req)
 		if err == nil || ctx.Err() != nil {
 			return res, err
@@ -74,35 +74,8 @@ func (w *wsBatcher) exec(ctx context.Context, c *wsConn, req hranaReq) (pipeResu
 		return answers[0].result(), nil
 	}
 	c.lastUsed = time.Now()
-	w.giveReader(c)
+	w.give(&w.readIdle, c)
 	res := answers[len(answers)-1].result()
 	w.meter.rows(res)
 	return res, nil
-}
-
-// takeReader returns an idle reading connection that is fresh enough, or
-// nil.
-func (w *wsBatcher) takeReader() *wsConn {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for len(w.readIdle) > 0 {
-		c := w.readIdle[len(w.readIdle)-1]
-		w.readIdle = w.readIdle[:len(w.readIdle)-1]
-		if time.Since(c.lastUsed) <= wsReadIdle {
-			return c
-		}
-		_ = c.conn.CloseNow()
-	}
-	return nil
-}
-
-// giveReader puts a healthy reading connection back.
-func (w *wsBatcher) giveReader(c *wsConn) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed || len(w.readIdle) >= wsMaxIdle {
-		_ = c.conn.CloseNow()
-		return
-	}
-	w.readIdle = append(w.readIdle, c)
 }
