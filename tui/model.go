@@ -41,8 +41,8 @@ type model struct {
 	// quitAsked: the dialog open is the quit dialog (quit.go), which a
 	// second ctrl+c answers.
 	quitAsked bool
-	cmdline textinput.Model
-	typing  bool // the command line has the keys
+	cmdline   textinput.Model
+	typing    bool // the command line has the keys
 	// askingFor is the URL of :open URL --auth-token while the command
 	// line asks for its token ("" otherwise).
 	askingFor string
