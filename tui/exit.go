@@ -100,13 +100,13 @@ func keepText(dir string, derr error, h views.Held) (string, error) {
 }
 
 // heldWrites are the journal entries of held writes: made by this
-// process under h.Op since h.Since, applied, not undone, and deleting
-// only (a queue's claims; the decisions written back set rows).
+// process under h.Op since h.Since, applied, and deleting only (a
+// queue's claims; the decisions written back set rows).
 func heldWrites(entries []journal.Entry, h views.Held, pid int) []string {
 	since := h.Since.Truncate(time.Millisecond)
 	var ids []string
 	for _, e := range entries {
-		if e.PID != pid || e.Op != h.Op || e.Time.Before(since) || e.Outcome != store.OutcomeApplied || e.UndoneBy != "" {
+		if e.PID != pid || e.Op != h.Op || e.Time.Before(since) || e.Outcome != store.OutcomeApplied {
 			continue
 		}
 		if len(e.Mutations) > 0 && !slices.ContainsFunc(e.Mutations, func(mu store.Mutation) bool { return mu.Type != store.MutationDelete }) {
