@@ -23,16 +23,31 @@ import (
 )
 
 // editHooli opens ["accounts", "hooli"]'s value (true) in Browse's form
-// and types over it: an edit not saved.
-func editHooli(t *testing.T, a *app) {
+// and types text over it: an edit not saved.
+func editHooli(t *testing.T, a *app, text string) {
 	t.Helper()
 	a.command(`goto ["accounts", "hooli"]`)
 	a.waitFor("026163636f756e74730002686f6f6c6900")
 	a.keys("e")
 	a.waitFor("EDIT", "saves only if")
 	a.keys("end", "ctrl+u")
-	a.tm.Type(`{"plan":"mine"}`)
-	a.waitFor(`{"plan":"mine"}`)
+	a.tm.Type(text)
+	a.waitFor(text)
+}
+
+// typeMine is the edit the quit tests leave unsaved.
+func typeMine(t *testing.T, a *app) { editHooli(t, a, `{"plan":"mine"}`) }
+
+// takeInvoices takes a batch of the queue invoices in Queues (t, y):
+// its messages are claimed out of the queue, held until decided.
+func takeInvoices(t *testing.T, a *app) {
+	t.Helper()
+	a.keys("4")
+	a.waitFor("QUEUES", "ready ·")
+	a.keys("t")
+	a.waitFor("Poll invoices: claim")
+	a.keys("y")
+	a.waitFor("CLAIMED")
 }
 
 // stateDir points the state directory (where kept text goes) at a
@@ -61,7 +76,7 @@ func (a *app) finalAfterKeys() model {
 // last line printed says how to write it.
 func TestCtrlCWithUnsavedEditAsks(t *testing.T) {
 	a := reference(t, false, 120, 40)
-	editHooli(t, a)
+	typeMine(t, a)
 	a.keys("ctrl+c")
 	a.waitFor("Quit and give up what is not saved?", `your edit of ["accounts", "hooli"], not saved`)
 	a.keys("n")
@@ -130,12 +145,7 @@ func TestCtrlCNothingHeldQuits(t *testing.T) {
 func TestCtrlCWithClaimedBatch(t *testing.T) {
 	a, _ := journaled(t)
 	was := readyOf(t, a, "invoices")
-	a.keys("4")
-	a.waitFor("QUEUES", "ready ·")
-	a.keys("t")
-	a.waitFor("Poll invoices: claim")
-	a.keys("y")
-	a.waitFor("CLAIMED")
+	takeInvoices(t, a)
 	a.keys("ctrl+c")
 	a.waitFor("Quit and give up what is not saved?", "claimed from invoices and not decided")
 	a.keys("ctrl+c")
@@ -268,23 +278,14 @@ func (b *syncBuffer) String() string {
 // over a batch taken from a queue, and esc's "discard your edit?", at
 // both sizes.
 func TestQuitDialogsGolden(t *testing.T) {
-	take := func(t *testing.T, a *app) {
-		t.Helper()
-		a.keys("4")
-		a.waitFor("QUEUES", "ready ·")
-		a.keys("t")
-		a.waitFor("Poll invoices: claim")
-		a.keys("y")
-		a.waitFor("CLAIMED")
-	}
 	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
 		for _, c := range []struct {
 			name, key, shows string
 			hold             func(*testing.T, *app)
 		}{
-			{"quit", "ctrl+c", "Quit and give up", editHooli},
-			{"quit-take", "ctrl+c", "Quit and give up", take},
-			{"discard", "esc", "Discard your edit?", editHooli},
+			{"quit", "ctrl+c", "Quit and give up", typeMine},
+			{"quit-take", "ctrl+c", "Quit and give up", takeInvoices},
+			{"discard", "esc", "Discard your edit?", typeMine},
 		} {
 			t.Run(fmt.Sprintf("%s/%dx%d", c.name, sz.w, sz.h), func(t *testing.T) {
 				a := reference(t, false, sz.w, sz.h)

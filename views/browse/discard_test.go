@@ -1,11 +1,8 @@
 package browse
 
 import (
-	"os"
 	"strings"
 	"testing"
-
-	"kvdeck/views/widgets"
 )
 
 // TestEscOnEditedValueAsks: esc on a form whose text was edited asks
@@ -109,26 +106,9 @@ func TestHeldEdit(t *testing.T) {
 
 // TestEscOnLargeValueConflictAsks: on the conflict screen of a value too
 // large for the form there is no form to go back to, so esc discarded
-// the edit at once; it asks now, and x still discards (its own key).
+// the edit at once; it asks now. The screen holds the edited value.
 func TestEscOnLargeValueConflictAsks(t *testing.T) {
-	h := newHarness(t, false, 120, 40)
-	big := `{"pad":"` + strings.Repeat("z", 2*widgets.ValueCap) + `","plan":"free"}`
-	setValue(t, h, `["big", "value"]`, []byte(big))
-	goTo(h, `["big", "value"]`)
-	f, ok := h.M.startExternalEdit()().(editorFile)
-	if !ok || f.err != nil || !f.big {
-		t.Fatalf("no file for the editor: %+v", f)
-	}
-	b, err := os.ReadFile(f.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(f.path, []byte(strings.Replace(string(b), `"free"`, `"gold"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	setValue(t, h, `["big", "value"]`, []byte(`{"plan":"theirs"}`))
-	h.Send(editorClosed{session: f.session, path: f.path, e: f.e, big: true})
-	h.Confirm()
+	h := largeValueConflict(t)
 	h.RequireView("CONFLICT")
 	if held := h.M.Held(); len(held) != 1 || !strings.HasSuffix(string(held[0].Keep), `"plan":"gold"}`) {
 		t.Fatalf("the conflict screen holds %d thing(s)", len(held))
