@@ -54,7 +54,12 @@ func Run(ctx context.Context, s *store.Store, cfg Config) error {
 	cfg.Edits = edits
 
 	m := newModel(s, cfg, themes.NewStyles(theme), osc52(os.Stdout))
-	return runProgram(ctx, m, os.Stderr, os.Getenv, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(30))
+	// ctx is the one way a signal stops the TUI (main cancels it on
+	// SIGINT, SIGTERM and SIGHUP; ctrl+c is a key in raw mode). bubbletea's
+	// own handler took SIGTERM too and then waited, without end, to hand
+	// its quit to an event loop that had already ended on ctx: the TUI
+	// hung on about one SIGTERM in four.
+	return runProgram(ctx, m, os.Stderr, os.Getenv, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(30), tea.WithoutSignalHandler())
 }
 
 // runProgram shows m until the user quits or ctx ends (main cancels it on
