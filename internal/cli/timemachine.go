@@ -268,7 +268,7 @@ func splitPast(arg string, now int64) (base, at string, ok bool) {
 		return "", "", false
 	}
 	base, at = arg[:i], arg[i+1:]
-	if _, err := history.ParseSpec(at, now); err != nil && !strings.HasPrefix(strings.ToLower(at), "txid:") {
+	if _, err := history.ParseSpec(at, now); err != nil && !strings.HasPrefix(strings.ToLower(at), "txid:") && !strings.HasPrefix(strings.ToLower(at), "poll:") {
 		return "", "", false
 	}
 	return base, at, true

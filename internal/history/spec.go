@@ -22,12 +22,18 @@ type Spec struct {
 
 // ParseSpec reads a point: an RFC 3339 time, epoch milliseconds, a
 // duration ago ("-10m", "-1h30m"), "now", or "txid:N" (N decimal, or the
-// 16 hex digits Litestream prints). now is the current time in epoch ms,
+// 16 hex digits Litestream prints; "poll:N" is the same, for a
+// recording's points). now is the current time in epoch ms,
 // against which a duration is read; a time after now is refused (the past
 // only).
 func ParseSpec(text string, now int64) (Spec, error) {
 	t := strings.TrimSpace(text)
-	if rest, ok := strings.CutPrefix(strings.ToLower(t), "txid:"); ok {
+	lower := strings.ToLower(t)
+	rest, ok := strings.CutPrefix(lower, "txid:")
+	if !ok {
+		rest, ok = strings.CutPrefix(lower, "poll:") // a recording's point
+	}
+	if ok {
 		id, err := parseTXID(rest)
 		if err != nil {
 			return Spec{}, fmt.Errorf("%s: %w", shown(text), err)

@@ -21,6 +21,7 @@ func TestParseSpec(t *testing.T) {
 		{in: "1767340000000", at: 1767340000000},
 		{in: "txid:42", txid: 42},
 		{in: "TXID:42", txid: 42},
+		{in: "poll:7", txid: 7},
 		{in: "txid:00000000000003e8", txid: 1000},
 		{in: "txid:0", err: "from 1"},
 		{in: "txid:", err: "wants a number"},
