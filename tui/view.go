@@ -167,10 +167,11 @@ func (m model) statusBar() string {
 	if past := m.pastShown(); past != "" {
 		// The store is a restore of its past (--at): said in the error
 		// colour, reversed, so that it is never taken for the live store.
+		badge := " AS OF " + usertext.Sanitize(past) + " "
 		if narrow {
-			past = "PAST"
+			badge = " PAST "
 		}
-		items = append(items, st.Error.Bold(true).Reverse(true).Render(" AS OF "+usertext.Sanitize(past)+" "))
+		items = append(items, st.Error.Bold(true).Reverse(true).Render(badge))
 	}
 	// Rows < 0: a rollback-journal file, where the refresh counts no rows
 	// (each count held the live writer's lock: store.Version).

@@ -55,7 +55,7 @@ type historyPoint struct {
 }
 
 func newHistoryPoint(kind string, p history.Point) historyPoint {
-	out := historyPoint{At: p.At, Time: usertext.FormatTime(p.At), Seq: p.Seq, Gap: p.Gap}
+	out := historyPoint{At: p.At, Time: timeText(p.At), Seq: p.Seq, Gap: p.Gap}
 	if kind == history.KindRecord {
 		out.Poll = p.TXID
 	} else {
@@ -132,7 +132,7 @@ func (c *HistoryCmd) points(app *App, src history.Source, points []history.Point
 	kind := src.Kind()
 	textOnly(app, "# %s: %s", src.Describe(), plural(int64(len(points)), "restore point"))
 	for _, p := range points {
-		line := fmt.Sprintf("%-12s  %s", p.Label(kind), usertext.FormatTime(p.At))
+		line := fmt.Sprintf("%-12s  %s", p.Label(kind), timeText(p.At))
 		if p.Seq != 0 {
 			line += fmt.Sprintf("  seq %d", p.Seq)
 		}
@@ -180,7 +180,7 @@ func (c *HistoryCmd) key(ctx context.Context, app *App, src history.Source, poin
 	var prev *store.RawRow
 	for _, ch := range res.Changes {
 		out := historyChange{Point: newHistoryPoint(kind, ch.Point), Row: rawWatchRow(ch.Row)}
-		line := fmt.Sprintf("%-12s  %s  %s", ch.Point.Label(kind), usertext.FormatTime(ch.Point.At), rawRowText(ch.Row))
+		line := fmt.Sprintf("%-12s  %s  %s", ch.Point.Label(kind), timeText(ch.Point.At), rawRowText(ch.Row))
 		if ch.After >= 0 {
 			a := newHistoryPoint(kind, points[ch.After])
 			out.After, out.Exact = &a, ch.After == ch.Index-1

@@ -93,7 +93,7 @@ func (c *RecordCmd) Run(app *App) error {
 	}
 	how := "a first point of " + plural(int64(w.seen.n), "row")
 	if len(had) > 0 {
-		how = fmt.Sprintf("resuming after %s: %s changed meanwhile (a gap: when is unknown)", usertext.FormatTime(had[len(had)-1].At), plural(int64(n), "row"))
+		how = fmt.Sprintf("resuming after %s: %s changed meanwhile (a gap: when is unknown)", timeText(had[len(had)-1].At), plural(int64(n), "row"))
 	}
 	fmt.Fprintf(app.Stderr, "kvdeck: recording %s into %s every %s (%s); Ctrl-C stops\n", store.RedactURL(url), rec.Path(), c.Interval, how)
 	return c.loop(ctx, app, w, rec)

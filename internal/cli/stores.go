@@ -44,6 +44,9 @@ func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[s
 		}
 		top = node.Name
 	}
+	if noStoreCommands[top] && (g.At != "" || g.Replica != "") {
+		return "", fmt.Errorf("--at and --replica read the past of the store a command opens; %s opens none", top)
+	}
 	if noStoreCommands[top] || (top == "demo" && g.Store == "") {
 		// The demo seeds fake state: it takes a database only from a
 		// flag (DemoDB), never from the environment or the default.

@@ -14,7 +14,6 @@ import (
 	"kvdeck/internal/history"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/storeconfig"
-	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -243,9 +242,9 @@ func (a *App) OpenPast() (*store.Store, error) {
 	if a.Globals.Now == "" && a.Globals.ClockOffset == 0 {
 		a.Clock.Fix(at)
 	}
-	a.past = p.choice.Point.Label(p.src.Kind()) + " · " + usertext.FormatTime(p.choice.Point.At)
+	a.past = p.choice.Point.Label(p.src.Kind()) + " · " + timeText(p.choice.Point.At)
 	if p.choice.Index < 0 {
-		a.past = usertext.FormatTime(p.choice.Point.At)
+		a.past = timeText(p.choice.Point.At)
 	}
 	a.pastOf = a.globalTarget().name
 	fmt.Fprintf(a.Stderr, "kvdeck: --at: %s; read-only\n", p.label())

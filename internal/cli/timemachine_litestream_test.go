@@ -222,7 +222,7 @@ func TestAtEveryLitestreamPoint(t *testing.T) {
 	if res.code != 0 || res.stdout != dump(append(base, "--at", "txid:"+strconv.FormatUint(want.TXID, 10))...) {
 		t.Fatalf("--at %s: exit %d, not the state of txid %d: %s", stamp, res.code, want.TXID, res.stderr)
 	}
-	if !strings.Contains(res.stderr, fmt.Sprintf("txid %d, made %s", want.TXID, stamp)) || !strings.Contains(res.stderr, "Litestream replica file://"+r.replica) {
+	if !strings.Contains(res.stderr, fmt.Sprintf("txid %d, made %s", want.TXID, timeText(mid.At))) || !strings.Contains(res.stderr, "Litestream replica file://"+r.replica) {
 		t.Fatalf("--at says no point and source: %s", res.stderr)
 	}
 	// A write under --at is refused before anything is opened.

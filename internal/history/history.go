@@ -41,7 +41,7 @@ type Point struct {
 func (p Point) Label(kind string) string {
 	switch {
 	case p.TXID == 0:
-		return usertext.FormatTime(p.At)
+		return usertext.FormatTimeFixed(p.At)
 	case kind == KindRecord:
 		return fmt.Sprintf("poll %d", p.TXID)
 	}
@@ -129,7 +129,7 @@ func Pick(points []Point, spec Spec, continuous bool) (Choice, error) {
 	} else {
 		i = sort.Search(len(points), func(k int) bool { return points[k].At > spec.At }) - 1
 		if i < 0 {
-			return Choice{}, fmt.Errorf("%w at or before %s: the oldest is %s (kvdeck history lists them)", ErrNoPoint, usertext.FormatTime(spec.At), usertext.FormatTime(points[0].At))
+			return Choice{}, fmt.Errorf("%w at or before %s: the oldest is %s (kvdeck history lists them)", ErrNoPoint, usertext.FormatTimeFixed(spec.At), usertext.FormatTimeFixed(points[0].At))
 		}
 	}
 	c := Choice{Point: points[i], Index: i, Of: len(points), Asked: spec}
@@ -144,13 +144,13 @@ func Pick(points []Point, spec Spec, continuous bool) (Choice, error) {
 // where the next one is (the changes between them are not in this one).
 func (c Choice) Text(kind string) string {
 	if c.Index < 0 {
-		return "as of " + usertext.FormatTime(c.Point.At)
+		return "as of " + usertext.FormatTimeFixed(c.Point.At)
 	}
-	s := fmt.Sprintf("%s, made %s", c.Point.Label(kind), usertext.FormatTime(c.Point.At))
+	s := fmt.Sprintf("%s, made %s", c.Point.Label(kind), usertext.FormatTimeFixed(c.Point.At))
 	if c.Asked.TXID == 0 && c.Asked.Text != "" {
-		s += fmt.Sprintf(" (the newest point at or before %s", usertext.FormatTime(c.Asked.At))
+		s += fmt.Sprintf(" (the newest point at or before %s", usertext.FormatTimeFixed(c.Asked.At))
 		if c.Next != nil {
-			s += fmt.Sprintf("; the next, %s, is from %s", c.Next.Label(kind), usertext.FormatTime(c.Next.At))
+			s += fmt.Sprintf("; the next, %s, is from %s", c.Next.Label(kind), usertext.FormatTimeFixed(c.Next.At))
 		}
 		s += ")"
 	}

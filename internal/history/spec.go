@@ -52,7 +52,7 @@ func ParseSpec(text string, now int64) (Spec, error) {
 		return Spec{}, fmt.Errorf("%s: %w", shown(text), err)
 	}
 	if at > now {
-		return Spec{}, fmt.Errorf("%s is in the future (%s); a point is in the past: -10m is ten minutes ago", shown(text), usertext.FormatTime(at))
+		return Spec{}, fmt.Errorf("%s is in the future (%s); a point is in the past: -10m is ten minutes ago", shown(text), usertext.FormatTimeFixed(at))
 	}
 	return Spec{Text: t, At: at}, nil
 }
