@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"kvdeck/codec"
@@ -176,17 +174,5 @@ func (c *PutBackCmd) confirm(app *App, n int) error {
 	if !app.terminal(app.Stdin) {
 		return fmt.Errorf("put-back asks before it writes, and stdin is not a terminal: pass --yes to put back %s", plural(int64(n), "key"))
 	}
-	if err := app.Out.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(app.Stderr, "Put back %s? [y/N] ", plural(int64(n), "key"))
-	answer, err := bufio.NewReader(app.Stdin).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	switch strings.ToLower(strings.TrimSpace(answer)) {
-	case "y", "yes":
-		return nil
-	}
-	return NotDone("nothing put back")
+	return askYes(app, fmt.Sprintf("Put back %s?", plural(int64(n), "key")), "nothing put back")
 }

@@ -128,16 +128,8 @@ func (c *RecordCmd) loop(ctx context.Context, app *App, w *watcher, rec *history
 				return interrupted(ctx, perr)
 			}
 		}
-		next := c.Interval
-		switch {
-		case err != nil:
-			retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
-			next = retry
-			fmt.Fprintf(app.Stderr, "kvdeck: record: the store did not answer (%s); retrying in %s\n", usertext.Sanitize(err.Error()), retry)
-		case retry > 0:
-			retry = 0
-			fmt.Fprintf(app.Stderr, "kvdeck: record: the store answers again; recording\n")
-		}
+		var next time.Duration
+		next, retry = backoff(app, "record", err, retry, c.Interval)
 		timer.Reset(next)
 	}
 }

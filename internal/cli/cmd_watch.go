@@ -237,18 +237,26 @@ func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 		if c.Once && len(events) > 0 {
 			return nil
 		}
-		next := c.Interval
-		switch {
-		case err != nil:
-			retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
-			next = retry
-			fmt.Fprintf(app.Stderr, "kvdeck: watch: the store did not answer (%s); retrying in %s\n", usertext.Sanitize(err.Error()), retry)
-		case retry > 0:
-			retry = 0
-			fmt.Fprintf(app.Stderr, "kvdeck: watch: the store answers again; watching\n")
-		}
+		var next time.Duration
+		next, retry = backoff(app, "watch", err, retry, c.Interval)
 		timer.Reset(next)
 	}
+}
+
+// backoff is the wait before the next poll of what (watch, record): the
+// interval while the store answers; after a failure watchRetryFirst,
+// doubling up to watchRetryMax, each said on stderr, and said again when
+// the store answers. retry is the last wait after a failure (0: none).
+func backoff(app *App, what string, err error, retry, interval time.Duration) (next, retried time.Duration) {
+	switch {
+	case err != nil:
+		retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
+		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store did not answer (%s); retrying in %s\n", what, usertext.Sanitize(err.Error()), retry)
+		return retry, retry
+	case retry > 0:
+		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store answers again\n", what)
+	}
+	return interval, 0
 }
 
 // interrupted returns ctx's error when ctx ended (the store's error then

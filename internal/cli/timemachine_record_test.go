@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -16,28 +15,9 @@ import (
 	"kvdeck/store"
 )
 
-// lockedBuffer is a bytes.Buffer a running command writes while the test
-// reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // recorder is a `kvdeck record` running in this process.
 type recorder struct {
-	out, err lockedBuffer
+	out, err syncBuffer
 	cancel   context.CancelFunc
 	done     chan int
 	once     sync.Once
