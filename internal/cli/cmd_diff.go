@@ -120,6 +120,9 @@ func (c *DiffCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	if app.Globals.At != "" {
+		return errors.New("diff takes a time for each side, as STORE@TIME (diff @-10m prod), not --at")
+	}
 	if c.A == "-" && c.B == "-" {
 		return errors.New("both sides are - (stdin): at most one of A and B can be read from stdin")
 	}

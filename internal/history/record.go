@@ -89,15 +89,19 @@ func OpenRecording(path, display string, create bool) (*Recording, error) {
 	db.SetMaxOpenConns(1)
 	r := &Recording{db: db, path: path}
 	ctx := context.Background()
-	for _, q := range recordSchema {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
+	if create {
+		// Only the recorder writes the schema; a reader (--at, history)
+		// beside a running recorder takes no write lock.
+		for _, q := range recordSchema {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
 		}
-	}
-	if _, err := db.ExecContext(ctx, `INSERT OR IGNORE INTO info (name, value) VALUES ('format', '1'), ('store', ?)`, display); err != nil {
-		db.Close()
-		return nil, err
+		if _, err := db.ExecContext(ctx, `INSERT OR IGNORE INTO info (name, value) VALUES ('format', '1'), ('store', ?)`, display); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	var format string
 	if err := db.QueryRowContext(ctx, `SELECT value FROM info WHERE name = 'format'`).Scan(&format); err != nil || format != "1" {
