@@ -71,7 +71,7 @@ func (c *HistoryCmd) Run(app *App) error {
 	}
 	ctx := app.Context()
 	t := app.globalTarget()
-	src, err := app.source(ctx, t)
+	src, err := app.source(t)
 	if err != nil {
 		return err
 	}

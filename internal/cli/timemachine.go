@@ -63,7 +63,7 @@ func (a *App) pastRefusal(what string) error {
 // source finds where t's past is kept: --replica, the saved store's
 // litestream_replica, its Turso database, or kvdeck record's history of
 // its URL. The source is closed with the command.
-func (a *App) source(ctx context.Context, t pastTarget) (history.Source, error) {
+func (a *App) source(t pastTarget) (history.Source, error) {
 	replica := t.replica
 	if replica == "" && t.conf != nil {
 		replica = t.conf.LitestreamReplica
@@ -162,7 +162,7 @@ func (a *App) openPast(ctx context.Context, t pastTarget, text string) (pastStor
 	if err != nil {
 		return pastStore{}, fmt.Errorf("--at %w", err)
 	}
-	src, err := a.source(ctx, t)
+	src, err := a.source(t)
 	if err != nil {
 		return pastStore{}, err
 	}

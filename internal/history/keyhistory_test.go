@@ -23,7 +23,7 @@ func keyTimeline(n int, spans map[[2]int]int64) []KeyState {
 	return out
 }
 
-func runHistory(t *testing.T, states []KeyState, maxReads int) (KeyHistoryResult, map[int]bool) {
+func runHistory(t *testing.T, states []KeyState, maxReads int) KeyHistoryResult {
 	t.Helper()
 	points := make([]Point, len(states))
 	for i := range points {
@@ -43,7 +43,7 @@ func runHistory(t *testing.T, states []KeyState, maxReads int) (KeyHistoryResult
 	if res.Reads != len(read) {
 		t.Fatalf("Reads = %d, %d read", res.Reads, len(read))
 	}
-	return res, read
+	return res
 }
 
 func changeIndexes(res KeyHistoryResult) []int {
@@ -60,7 +60,7 @@ func changeIndexes(res KeyHistoryResult) []int {
 // whose ends hold one stamp is never read inside.
 func TestKeyHistoryBisects(t *testing.T) {
 	states := keyTimeline(400, map[[2]int]int64{{0, 120}: 1, {120, 300}: 121, {300, 400}: 301})
-	res, _ := runHistory(t, states, 0)
+	res := runHistory(t, states, 0)
 	got := changeIndexes(res)
 	want := []int{0, 120, 300}
 	if len(got) != len(want) {
@@ -86,11 +86,11 @@ func TestKeyHistoryBisects(t *testing.T) {
 // row without reading it, and is read (no budget) or named (budget).
 func TestKeyHistoryDeleted(t *testing.T) {
 	states := keyTimeline(400, map[[2]int]int64{{0, 150}: 1})
-	res, _ := runHistory(t, states, 0)
+	res := runHistory(t, states, 0)
 	if got := changeIndexes(res); len(got) != 2 || got[1] != 150 || res.Changes[1].Row != nil {
 		t.Fatalf("changes %v", got)
 	}
-	res, _ = runHistory(t, states, 16)
+	res = runHistory(t, states, 16)
 	if got := changeIndexes(res); len(got) != 2 || got[1] != 150 || res.Changes[1].After != 149 {
 		t.Fatalf("with a budget: changes %v", got)
 	}
@@ -104,7 +104,7 @@ func TestKeyHistoryDeleted(t *testing.T) {
 // is then named unread, not silently missed.
 func TestKeyHistoryBudget(t *testing.T) {
 	states := keyTimeline(1000, map[[2]int]int64{{700, 1000}: 701, {300, 303}: 301})
-	res, _ := runHistory(t, states, 24)
+	res := runHistory(t, states, 24)
 	got := changeIndexes(res)
 	if len(got) != 2 || got[0] != 0 || got[1] != 700 || res.Changes[1].After != 699 {
 		t.Fatalf("changes %v (%+v)", got, res.Changes)
@@ -122,7 +122,7 @@ func TestKeyHistoryBudget(t *testing.T) {
 		t.Fatalf("the transient row at 300..302 is in no unread stretch: %v", res.Unread)
 	}
 	// Without a budget it is found.
-	res, _ = runHistory(t, states, 0)
+	res = runHistory(t, states, 0)
 	if got := changeIndexes(res); len(got) != 4 || got[1] != 300 || got[2] != 303 || got[3] != 700 {
 		t.Fatalf("unbounded: changes %v", got)
 	}
@@ -132,7 +132,7 @@ func TestKeyHistoryBudget(t *testing.T) {
 // ends of the points is read at two points only.
 func TestKeyHistorySameStampSkips(t *testing.T) {
 	states := keyTimeline(500, map[[2]int]int64{{0, 500}: 1})
-	res, _ := runHistory(t, states, 0)
+	res := runHistory(t, states, 0)
 	if res.Reads != 2 || len(res.Changes) != 1 {
 		t.Fatalf("read %d, changes %+v", res.Reads, res.Changes)
 	}
@@ -150,7 +150,7 @@ func TestKeyHistorySeqDown(t *testing.T) {
 		}
 	}
 	states[4].Row = nil
-	res, _ := runHistory(t, states, 0)
+	res := runHistory(t, states, 0)
 	if got := changeIndexes(res); len(got) != 3 || got[1] != 4 || got[2] != 5 {
 		t.Fatalf("changes %v: the missing row at 4 was not found (read %d)", got, res.Reads)
 	}

@@ -104,9 +104,13 @@ func OpenRecording(path, display string, create bool) (*Recording, error) {
 		}
 	}
 	var format string
-	if err := db.QueryRowContext(ctx, `SELECT value FROM info WHERE name = 'format'`).Scan(&format); err != nil || format != "1" {
+	if err := db.QueryRowContext(ctx, `SELECT value FROM info WHERE name = 'format'`).Scan(&format); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: not a kvdeck history file of format 1 (%q, %v)", path, format, err)
+		return nil, fmt.Errorf("%s: not a kvdeck history file: %w", path, err)
+	}
+	if format != "1" {
+		db.Close()
+		return nil, fmt.Errorf("%s: a kvdeck history file of format %q; this kvdeck reads format 1", path, format)
 	}
 	return r, nil
 }
