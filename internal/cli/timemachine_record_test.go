@@ -140,6 +140,9 @@ func TestRecordThenAt(t *testing.T) {
 		if r := run("diff", "@poll:"+itoa(b), c.url); r.code != 1 || !strings.Contains(r.stdout, `- ["lease"]`) || !strings.Contains(r.stdout, `+ ["n", 2]`) {
 			t.Fatalf("diff @poll:%d: %d %s %s", b, r.code, r.stdout, r.stderr)
 		}
+		if r := run("diff", "@poll:"+itoa(b), "@poll:"+itoa(b)); r.code != 0 {
+			t.Fatalf("one point on both sides: %d %s %s", r.code, r.stdout, r.stderr)
+		}
 		r = run("--at", "poll:"+itoa(b), "put-back", `["lease"]`, `["n", 1]`, "--yes")
 		if r.code != 0 || !strings.Contains(r.stdout, "put back 1 key") || !strings.Contains(r.stdout, `= ["n", 1]  as it was`) {
 			t.Fatalf("put-back: %d %s %s", r.code, r.stdout, r.stderr)
@@ -211,7 +214,7 @@ func TestAtOpensTheTUIOnThePast(t *testing.T) {
 		got, ro = cfg, s.Info().ReadOnly
 		// The restore is in a private directory while it is shown.
 		dirs, _ := filepath.Glob(filepath.Join(tmp, "kvdeck-at-*"))
-		files, _ := filepath.Glob(filepath.Join(tmp, "kvdeck-at-*", "*.db"))
+		files, _ := filepath.Glob(filepath.Join(tmp, "kvdeck-at-*", "*", "*.db"))
 		if len(dirs) != 1 || len(files) != 1 {
 			t.Errorf("restore dirs %v files %v", dirs, files)
 		} else if d, f := mode(t, dirs[0]), mode(t, files[0]); d != 0o700 || f != 0o600 {

@@ -98,7 +98,10 @@ func (l *Litestream) Points(ctx context.Context) ([]Point, error) {
 // Open restores the database as of p's TXID into a file of w, and makes
 // it and its sidecars 0600 (w's directory is 0700 already).
 func (l *Litestream) Open(ctx context.Context, p Point, w Dir) (Opened, error) {
-	path := filepath.Join(w.Dir(), fmt.Sprintf("txid-%d.db", p.TXID))
+	path, err := freshPath(w, fmt.Sprintf("txid-%d", p.TXID))
+	if err != nil {
+		return Opened{}, err
+	}
 	if _, err := l.run(ctx, "restore", "-txid", fmt.Sprintf("%016x", p.TXID), "-o", path, l.Replica); err != nil {
 		removeDB(path)
 		return Opened{}, err
@@ -112,8 +115,21 @@ func (l *Litestream) Open(ctx context.Context, p Point, w Dir) (Opened, error) {
 	return Opened{URL: "file:" + path, Close: func(context.Context) error { return removeDB(path) }}, nil
 }
 
-// removeDB removes a restored database and its sidecars.
+// freshPath is a path for a restored database in w that no other
+// restore of this command uses (one point may be restored twice: diff
+// @txid:3 @txid:3), in a subdirectory of its own.
+func freshPath(w Dir, name string) (string, error) {
+	dir, err := os.MkdirTemp(w.Dir(), name+"-")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name+".db"), nil
+}
+
+// removeDB removes a restored database, its sidecars and the directory
+// freshPath made for it.
 func removeDB(path string) error {
+	defer os.Remove(filepath.Dir(path)) // fails harmlessly while not empty
 	var errs []error
 	for _, f := range []string{path, path + "-wal", path + "-shm", path + "-journal", path + "-txid", path + ".tmp"} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {

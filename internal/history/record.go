@@ -460,7 +460,10 @@ func (s RecordingSource) Points(ctx context.Context) ([]Point, error) { return s
 
 // Open writes the point's store into a file of w.
 func (s RecordingSource) Open(ctx context.Context, p Point, w Dir) (Opened, error) {
-	path := filepath.Join(w.Dir(), "poll-"+strconv.FormatUint(p.TXID, 10)+".db")
+	path, err := freshPath(w, "poll-"+strconv.FormatUint(p.TXID, 10))
+	if err != nil {
+		return Opened{}, err
+	}
 	if _, err := s.R.Materialize(ctx, p.TXID, path); err != nil {
 		removeDB(path)
 		return Opened{}, err
