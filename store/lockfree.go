@@ -329,6 +329,11 @@ func (l *lockFree) try(ctx context.Context, conn lfConn, hook func(), read func(
 	}
 	st1, err1 := os.Stat(l.path)
 	rerr := read(ctx, conn)
+	if hotJournal(rerr) {
+		// SQLite took the journal for hot as the statement began: a
+		// writer's transaction ended just then (hotJournal).
+		return 0, false, nil
+	}
 	if !journalCold(l.path) {
 		return 0, false, nil
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,98 @@ func spillWithinRead(t *testing.T, ctx context.Context, s *store.Store, w *sql.C
 	return r
 }
 
+// TestLockFreeHotJournalAtStatementStart: a lock-free read whose
+// statement begins while SQLite takes the journal for hot gets
+// SQLITE_READONLY_ROLLBACK (776): a read-only connection may not roll a
+// journal back. Beside a live writer that is a race: SQLite finds the
+// journal, finds no writer's lock, and assumes it hot when it can no
+// longer open it (the writer deleted it as its transaction ended). Here
+// a hot journal (a stopped writer's, the file left as it was) appears as
+// the try's statement begins and is gone before the try ends: journal,
+// data_version, the file and its watch are then as they were, and the
+// try must be made again, not kept with the error. Before, it was kept,
+// and stats said "store is read-only ... file permissions".
+func TestLockFreeHotJournalAtStatementStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kv.db")
+	const rows = 3000
+	storetest.SeedRollbackJournal(t, path, rows)
+	ctx := storetest.Ctx(t)
+	_, journal := stoppedWriter(t, path, rows) // the file is as before it
+	s := storetest.Open(t, path, store.Options{})
+	countLockFree(t, ctx, s)
+	tries := 0
+	var n int64
+	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
+		tries++
+		if tries == 1 {
+			if err := os.WriteFile(path+"-journal", journal, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(path + "-journal")
+		}
+		return conn.QueryRowContext(ctx, "SELECT count(*) FROM kv WHERE expires_at IS NULL").Scan(&n)
+	})
+	if err != nil || !ok || n != rows {
+		t.Fatalf("read (try %d): ok %v, %d rows without expiry of %d, err %v", tries, ok, n, rows, err)
+	}
+	if tries < 2 {
+		t.Errorf("the try that met the hot journal was kept")
+	}
+}
+
+// TestReadOnlyHotJournal: a read-only store (locks taken, mode=ro) finds
+// a hot journal that a writer left, which it may not roll back (776).
+// While it lasts, reads are tried again, up to the busy timeout: once a
+// connection that may write rolls the journal back, the read answers the
+// committed rows. A journal that stays gives ErrLocked, naming the hot
+// journal, never file permissions. Before: at once "store is read-only:
+// the database file refused a write (file permissions or mode=ro)".
+func TestReadOnlyHotJournal(t *testing.T) {
+	const rows = 3000
+	for _, rescued := range []bool{true, false} {
+		t.Run(map[bool]string{true: "rolled-back", false: "stays"}[rescued], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "kv.db")
+			storetest.SeedRollbackJournal(t, path, rows)
+			ctx := storetest.Ctx(t)
+			db, journal := stoppedWriter(t, path, rows)
+			busy := 5 * time.Second
+			if !rescued {
+				busy = 300 * time.Millisecond
+			}
+			s := storetest.Open(t, path, store.Options{ReadOnly: true, BusyTimeout: busy})
+			store.SetLockFreeOff(s, true) // the locked read alone
+			writeAt(t, path, db, 0)
+			if err := os.WriteFile(path+"-journal", journal, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			if rescued {
+				raw := storetest.RawDB(t, path)
+				go func() {
+					time.Sleep(100 * time.Millisecond)
+					var n int64
+					done <- raw.QueryRowContext(ctx, "SELECT count(*) FROM kv").Scan(&n)
+				}()
+			}
+			st, err := s.Stats(ctx, 0)
+			if rescued {
+				if rerr := <-done; rerr != nil {
+					t.Fatalf("the rescuing connection: %v", rerr)
+				}
+				if err != nil || st.Rows != rows || st.Expired != 0 {
+					t.Fatalf("stats: %d rows, %d expired, %v (want %d rows, none expired)", st.Rows, st.Expired, err, rows)
+				}
+				return
+			}
+			if !errors.Is(err, store.ErrLocked) || errors.Is(err, store.ErrReadOnly) ||
+				strings.Contains(err.Error(), "permission") || strings.Contains(err.Error(), "readonly database") || !strings.Contains(err.Error(), "hot") {
+				t.Fatalf("stats beside a journal left hot: %v (want ErrLocked naming the hot journal, no permissions)", err)
+			}
+			t.Log(err)
+		})
+	}
+}
+
 // TestLockFreeNoticeWhereBlind: where kvdeck cannot watch the file for
 // writes, no read is made without locks (nothing could tell a spill
 // rolled back within it), the reads answer with locks, and
@@ -145,6 +238,29 @@ func TestLockFreeNoticeWhereBlind(t *testing.T) {
 	if n := storetest.Open(t, wal, store.Options{Create: true}).LockFreeNotice(); n != "" {
 		t.Errorf("notice on a WAL file: %q", n)
 	}
+}
+
+// stoppedWriter leaves the store at path as a writer stopped in the
+// middle of a transaction leaves it: pages spilled into the file and the
+// hot journal that holds them as they were (taken while the writer held
+// its lock, then rolled back). It returns the file and the journal.
+func stoppedWriter(t *testing.T, path string, rows int) (db, journal []byte) {
+	t.Helper()
+	w := writerConn(t, path, "cache_size(1)")
+	execOn(t, w, "BEGIN IMMEDIATE")
+	execOn(t, w, spillSQL, rows/2)
+	var err error
+	if db, err = os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if journal, err = os.ReadFile(path + "-journal"); err != nil {
+		t.Fatal(err)
+	}
+	execOn(t, w, "ROLLBACK")
+	if journal[0] == 0 {
+		t.Fatal("the writer's journal is not hot: nothing spilled")
+	}
+	return db, journal
 }
 
 // writerConn is a connection of its own to the file at path (busy
