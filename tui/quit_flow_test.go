@@ -36,7 +36,10 @@ func editHooli(t *testing.T, a *app, text string) {
 }
 
 // typeMine is the edit the quit tests leave unsaved.
-func typeMine(t *testing.T, a *app) { editHooli(t, a, `{"plan":"mine"}`) }
+func typeMine(t *testing.T, a *app) {
+	t.Helper()
+	editHooli(t, a, `{"plan":"mine"}`)
+}
 
 // takeInvoices takes a batch of the queue invoices in Queues (t, y):
 // its messages are claimed out of the queue, held until decided.
