@@ -3,9 +3,13 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/exp/golden"
+
+	"kvdeck/codec"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
@@ -17,15 +21,96 @@ import (
 // of the test's own; it returns the store's path for a second writer.
 func journaled(t *testing.T) (*app, string) {
 	t.Helper()
+	a, path, _ := journaledAt(t, 120, 40, journal.Options{Dir: t.TempDir()})
+	return a, path
+}
+
+// journaledAt is journaled at w x h with the journal's options; it also
+// returns the journal.
+func journaledAt(t *testing.T, w, h int, opts journal.Options, seed ...func(*store.Store)) (*app, string, *journal.Journal) {
+	t.Helper()
 	path := storetest.CopyReference(t)
 	clock := viewtest.FixedClock()
 	s := viewtest.Open(t, path, clock, false)
-	j, err := journal.Open(path, journal.Options{Dir: t.TempDir()})
+	j, err := journal.Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetRecorder(j)
-	return start(t, s, clock, 120, 40, time.Hour), path
+	for _, f := range seed {
+		f(s)
+	}
+	return start(t, s, clock, w, h, time.Hour), path, j
+}
+
+// steadyJournal is a journal whose times and IDs are the same on every
+// run (a minute apart, counted), for screens compared with goldens.
+func steadyJournal(t *testing.T) journal.Options {
+	var n, ids atomic.Int64
+	t0 := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
+	return journal.Options{Dir: t.TempDir(),
+		Now:   func() time.Time { return t0.Add(time.Duration(n.Add(1)) * time.Minute) },
+		NewID: func() string { return fmt.Sprintf("a%07d", ids.Add(1)) }}
+}
+
+// seedActions journals 14 actions on s as commands would: twelve sets,
+// an undo of the last, and a load of 1,200 keys in two commits (one
+// action).
+func seedActions(t *testing.T, j **journal.Journal) func(*store.Store) {
+	return func(s *store.Store) {
+		ctx := viewtest.Ctx
+		for i := range 12 {
+			k := codec.Key{codec.String("notes"), codec.Number(float64(i))}
+			if _, err := s.Set(store.WithWriteOp(ctx, "set"), k, []byte(fmt.Sprintf(`{"n":%d}`, i)), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		jj := journal.Of(s)
+		*j = jj
+		p, err := jj.PlanUndo(ctx, s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := jj.Undo(ctx, s, p); err != nil {
+			t.Fatal(err)
+		}
+		load := store.WithWriteOp(ctx, "load")
+		for lo := 0; lo < 1200; lo += 600 {
+			var sets []store.Mutation
+			for i := lo; i < lo+600; i++ {
+				sets = append(sets, store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String("bulk"), codec.Number(float64(i))}, Value: []byte(`1`)})
+			}
+			if _, err := s.SetMany(load, sets); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestUndoListGolden: the z list at 80x24 and 60x18: one line per action
+// (the load's two commits are one), newest first, the selected action's
+// keys and outcome below; G pages to the oldest; enter on the load
+// previews its undo, lines wrapped under their key keep their indent.
+func TestUndoListGolden(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {60, 18}} {
+		for _, step := range []string{"list", "oldest", "preview"} {
+			t.Run(fmt.Sprintf("%s_%dx%d", step, sz.w, sz.h), func(t *testing.T) {
+				var j *journal.Journal
+				a, _, _ := journaledAt(t, sz.w, sz.h, steadyJournal(t), seedActions(t, &j))
+				a.keys("z")
+				a.waitFor("UNDO", "load")
+				switch step {
+				case "oldest":
+					a.keys("G")
+					a.waitFor(`["notes", 0]`)
+				case "preview":
+					a.keys("enter")
+					a.waitFor("PREVIEW", "Per key")
+				}
+				golden.RequireEqual(t, a.final().View())
+			})
+		}
+	}
 }
 
 // TestUndoOverlay: a delete made in Browse is listed by z (newest first,
@@ -62,7 +147,7 @@ func TestUndoOverlay(t *testing.T) {
 	a.keys("y")
 	// One wait: the flash and the list's new "undoes" entry can come in
 	// one frame, and a wait consumes what it read.
-	a.waitFor("undone ", "1 key(s) put back at stamp", "undoes ")
+	a.waitFor("undone ", "1 key(s) put back at stamp", "undo         undo ")
 	if got := a.value(globex); got != was {
 		t.Fatalf("globex after the undo = %s, want %s", got, was)
 	}
@@ -87,7 +172,7 @@ func TestUndoOverlay(t *testing.T) {
 	a.waitFor("Puts back 1 key(s)")
 	a.keys("y")
 	// One wait: the flash and the preview's conflict can come in one frame.
-	a.waitFor("refused, nothing was written", "✗ changed since the write", "is at stamp", `{"by":"another writer"}`)
+	a.waitFor("refused, nothing was written", "✗ changed since the action", "is at stamp", `{"by":"another writer"}`)
 	if got := a.value(globex); got != `{"by":"another writer"}` {
 		t.Fatalf("globex after a refused undo = %s", got)
 	}

@@ -143,7 +143,7 @@ func TestJournalUnwritable(t *testing.T) {
 // (exit 2); a bad ID is exit 2; nothing left to undo is exit 1.
 func TestUndoAsks(t *testing.T) {
 	c, _ := journaled(t, storetest.File().URL(t))
-	if r := c.run("undo", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "no applied write") {
+	if r := c.run("undo", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "no applied action") {
 		t.Fatalf("undo of an empty journal: %v", r)
 	}
 	c.must("set", `["q"]`, `{"a":1}`)
