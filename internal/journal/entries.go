@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"bytes"
 	"encoding/hex"
 	"time"
 
@@ -100,6 +99,7 @@ func resolve(entries []Entry) {
 	}
 	// rowOf is entry id's before-image of k (nil: it had none), following
 	// references; depth bounds a cycle only a corrupt journal could make.
+	byKey := map[int]map[string]int{}
 	var rowOf func(id string, k []byte, depth int) (*store.RawRow, bool)
 	rowOf = func(id string, k []byte, depth int) (*store.RawRow, bool) {
 		i, ok := at[id]
@@ -107,22 +107,28 @@ func resolve(entries []Entry) {
 			return nil, false
 		}
 		e := &entries[i]
-		for b := range e.Before {
-			if !bytes.Equal(e.Before[b].Key, k) {
-				continue
+		m := byKey[i]
+		if m == nil {
+			m = make(map[string]int, len(e.Before))
+			for b := range e.Before {
+				m[string(e.Before[b].Key)] = b
 			}
-			if b < len(e.of) && e.of[b] != "" {
-				src, ok := rowOf(e.of[b], k, depth+1)
-				if !ok || src == nil {
-					return nil, false
-				}
-				row := e.Before[b]
-				row.Value, row.ExpiresAt = src.Value, copyInt(src.ExpiresAt)
-				return &row, true
-			}
-			return &e.Before[b], true
+			byKey[i] = m
 		}
-		return nil, true
+		b, ok := m[string(k)]
+		if !ok {
+			return nil, true
+		}
+		if b < len(e.of) && e.of[b] != "" {
+			src, ok := rowOf(e.of[b], k, depth+1)
+			if !ok || src == nil {
+				return nil, false
+			}
+			row := e.Before[b]
+			row.Value, row.ExpiresAt = src.Value, copyInt(src.ExpiresAt)
+			return &row, true
+		}
+		return &e.Before[b], true
 	}
 	for i := range entries {
 		e := &entries[i]

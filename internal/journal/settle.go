@@ -34,6 +34,12 @@ func (j *Journal) Settle(ctx context.Context, s *store.Store) error {
 	if err != nil {
 		return err
 	}
+	_, err = j.settleAll(ctx, s, entries)
+	return err
+}
+
+// settleAll settles entries (List's) and reports whether it wrote a line.
+func (j *Journal) settleAll(ctx context.Context, s *store.Store, entries []Entry) (bool, error) {
 	var todo []int
 	for i, e := range entries {
 		if e.Outcome == store.OutcomeUnknown && !e.Settled && !j.inFlight(e) {
@@ -41,11 +47,11 @@ func (j *Journal) Settle(ctx context.Context, s *store.Store) error {
 		}
 	}
 	if len(todo) == 0 {
-		return nil
+		return false, nil
 	}
 	seq, err := s.Seq(ctx)
 	if err != nil {
-		return fmt.Errorf("settle the journal: %w", err)
+		return false, fmt.Errorf("settle the journal: %w", err)
 	}
 	// The stamps other writes are known to have taken.
 	taken := map[int64]string{}
@@ -58,7 +64,7 @@ func (j *Journal) Settle(ctx context.Context, s *store.Store) error {
 	for n, i := range todo {
 		v, err := j.settle(ctx, s, entries[i], seq)
 		if err != nil {
-			return fmt.Errorf("settle journal entry %s: %w", entries[i].ID, err)
+			return false, fmt.Errorf("settle journal entry %s: %w", entries[i].ID, err)
 		}
 		verdicts[n] = v
 		if st, err := codec.ParseStamp(v.Stamp); err == nil && st > 0 {
@@ -73,10 +79,10 @@ func (j *Journal) Settle(ctx context.Context, s *store.Store) error {
 			}
 		}
 		if err := j.writeRecord(v); err != nil {
-			return fmt.Errorf("settle journal entry %s: %w", v.ID, err)
+			return true, fmt.Errorf("settle journal entry %s: %w", v.ID, err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // maxAccounted bounds the stamps stampsAccounted looks through.

@@ -87,13 +87,18 @@ func (j *Journal) PlanRedo(ctx context.Context, s *store.Store, id string) (Plan
 }
 
 func (j *Journal) plan(ctx context.Context, s *store.Store, id string, redo bool) (Plan, error) {
-	if err := j.Settle(ctx, s); err != nil {
-		return Plan{}, err
-	}
-	h, _, err := j.History()
+	entries, _, err := j.List()
 	if err != nil {
 		return Plan{}, err
 	}
+	if wrote, err := j.settleAll(ctx, s, entries); err != nil {
+		return Plan{}, err
+	} else if wrote {
+		if entries, _, err = j.List(); err != nil {
+			return Plan{}, err
+		}
+	}
+	h := group(entries)
 	var a Action
 	switch {
 	case id != "":
@@ -143,24 +148,37 @@ func skippedWhy(sk []Skipped) string {
 // its first write of the key (or deleted, when it created it), guarded by
 // the ver its last write of the key left (expectVer), and by that row's
 // value and expiry (want). Keys of writes whose effect is in doubt are
-// skipped.
+// skipped, and so are steps of a kind that is no row write (a Kind this
+// kvdeck does not know): their inverse belongs in this function.
 func (h History) inverse(p *Plan) {
 	t := p.Target
 	doubt := map[string]bool{}
 	for _, e := range t.Entries {
-		if doubtful(e) {
+		switch {
+		case doubtful(e):
 			for _, k := range e.Keys {
 				doubt[string(k)] = true
 			}
 			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: doubtWhy(Action{Entries: []Entry{e}})})
+		case e.Outcome == store.OutcomeApplied && !rowKind(e.Kind):
+			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: fmt.Sprintf("a %q step, which this kvdeck cannot take back", e.Kind)})
 		}
+	}
+	idx := map[string]*keyed{}
+	of := func(e *Entry) *keyed {
+		if x := idx[e.ID]; x != nil {
+			return x
+		}
+		x := index(*e)
+		idx[e.ID] = x
+		return x
 	}
 	first := map[string]*Entry{}
 	last := map[string]*Entry{}
 	var keys [][]byte
 	for i := range t.Entries {
 		e := &t.Entries[i]
-		if e.Outcome != store.OutcomeApplied || doubtful(*e) {
+		if e.Outcome != store.OutcomeApplied || doubtful(*e) || !rowKind(e.Kind) {
 			continue
 		}
 		for _, k := range undoKeys(*e) {
@@ -174,44 +192,88 @@ func (h History) inverse(p *Plan) {
 			last[string(k)] = e
 		}
 	}
+	// The writes after each key's last write in p.Target that changed it
+	// again (expectVer follows them).
+	pos := make(map[string]int, len(h.Entries))
+	for i, e := range h.Entries {
+		pos[e.ID] = i
+	}
+	later := map[string][]*Entry{}
+	if len(t.Entries) > 0 {
+		for i := pos[t.Entries[0].ID] + 1; i < len(h.Entries); i++ {
+			x := &h.Entries[i]
+			if x.Act == t.ID {
+				continue
+			}
+			for k := range x.After {
+				if z := last[k]; z != nil && pos[z.ID] < i {
+					later[k] = append(later[k], x)
+				}
+			}
+		}
+	}
 	p.want, p.from, p.left = map[string]want{}, map[string]string{}, map[string]leftRow{}
 	for _, k := range keys {
 		f, z := first[string(k)], last[string(k)]
-		op := store.RestoreOp{Key: k, ExpectVer: expectVer(h.after(z), *z, k)}
-		if b := rowIn(f.Before, k); b != nil {
+		op := store.RestoreOp{Key: k, ExpectVer: expectVer(later[string(k)], of, z, k)}
+		if b := of(f).row(f, k); b != nil {
 			row := *b
 			op.Put = &row
 			p.from[string(k)] = f.ID
 		}
 		p.Ops = append(p.Ops, op)
-		p.want[string(k)] = leftBy(*z, k)
-		if i := restoreAt(z.Restores, k); i >= 0 && z.from[i] != "" && z.Restores[i].Put != nil {
+		zx := of(z)
+		if w, ok := zx.wants[string(k)]; ok {
+			p.want[string(k)] = w
+		} else {
+			p.want[string(k)] = want{key: k}
+		}
+		if i, ok := zx.restores[string(k)]; ok && z.from[i] != "" && z.Restores[i].Put != nil {
 			p.left[string(k)] = leftRow{id: z.from[i], row: *z.Restores[i].Put}
 		}
 	}
 }
 
-// after is the entries journaled after e.
-func (h History) after(e *Entry) []Entry {
-	for i := range h.Entries {
-		if h.Entries[i].ID == e.ID {
-			return h.Entries[i+1:]
-		}
+// rowKind reports whether an engine call (store.PendingWrite.Kind)
+// writes rows.
+func rowKind(kind string) bool {
+	switch kind {
+	case "commit", "delete", "delete-raw", "set-many", "sweep", "restore":
+		return true
 	}
-	return nil
+	return false
 }
 
-// leftBy is how e left key k.
-func leftBy(e Entry, k []byte) want {
-	ws, ok := wants(e)
-	if ok {
+// keyed is one entry's rows by key.
+type keyed struct {
+	before   map[string]int // index into Before
+	restores map[string]int // index into Restores
+	wants    map[string]want
+}
+
+// index builds e's keyed index.
+func index(e Entry) *keyed {
+	x := &keyed{before: make(map[string]int, len(e.Before)), restores: make(map[string]int, len(e.Restores)), wants: map[string]want{}}
+	for i, b := range e.Before {
+		x.before[string(b.Key)] = i
+	}
+	for i, o := range e.Restores {
+		x.restores[string(o.Key)] = i
+	}
+	if ws, ok := wants(e); ok {
 		for _, w := range ws {
-			if bytes.Equal(w.key, k) {
-				return w
-			}
+			x.wants[string(w.key)] = w
 		}
 	}
-	return want{key: k}
+	return x
+}
+
+// row is e's before-image of k (nil: it had none).
+func (x *keyed) row(e *Entry, k []byte) *store.RawRow {
+	if i, ok := x.before[string(k)]; ok {
+		return &e.Before[i]
+	}
+	return nil
 }
 
 // check reads the plan's keys now and lists those not as the action left
@@ -270,15 +332,15 @@ func undoKeys(e Entry) [][]byte {
 	return keys
 }
 
-// expectVer is the ver key k must be at for e's undo: the ver e left,
-// or, when later journaled writes changed k and an undo among them put
-// back exactly the row e left, the ver that undo left. So after undo
-// takes back a later action, an earlier one that touched the same key (a
-// lease taken, then released) can still be undone: its row is back,
-// under a new stamp. The chain is followed only while each write found k
-// at the ver the one before left; anything else is left to the conflict
-// check.
-func expectVer(later []Entry, e Entry, k []byte) int64 {
+// expectVer is the ver key k must be at for the undo of e, its last
+// write of k: the ver e left, or, when later journaled writes changed k
+// (later: those, in order) and an undo among them put back exactly the
+// row e left, the ver that undo left. So after undo takes back a later
+// action, an earlier one that touched the same key (a lease taken, then
+// released) can still be undone: its row is back, under a new stamp. The
+// chain is followed only while each write found k at the ver the one
+// before left; anything else is left to the conflict check.
+func expectVer(later []*Entry, of func(*Entry) *keyed, e *Entry, k []byte) int64 {
 	cur := e.After[string(k)]
 	var left *store.RawRow // the row e left, as the next write found it
 	first := true
@@ -287,7 +349,8 @@ func expectVer(later []Entry, e Entry, k []byte) int64 {
 		if !ok || x.Outcome != store.OutcomeApplied {
 			continue
 		}
-		found := rowIn(x.Before, k)
+		xi := of(x)
+		found := xi.row(x, k)
 		if (found == nil && cur != 0) || (found != nil && found.Ver != cur) {
 			return e.After[string(k)]
 		}
@@ -295,30 +358,11 @@ func expectVer(later []Entry, e Entry, k []byte) int64 {
 			left, first = found, false
 		}
 		cur = v
-		if i := restoreAt(x.Restores, k); i >= 0 && sameRow(x.Restores[i].Put, left) {
+		if i, ok := xi.restores[string(k)]; ok && sameRow(x.Restores[i].Put, left) {
 			return cur
 		}
 	}
 	return e.After[string(k)]
-}
-
-func rowIn(rows []store.RawRow, k []byte) *store.RawRow {
-	for i := range rows {
-		if bytes.Equal(rows[i].Key, k) {
-			return &rows[i]
-		}
-	}
-	return nil
-}
-
-// restoreAt is the index of k's op in ops, -1 if none.
-func restoreAt(ops []store.RestoreOp, k []byte) int {
-	for i, o := range ops {
-		if bytes.Equal(o.Key, k) {
-			return i
-		}
-	}
-	return -1
 }
 
 // sameRow: both absent, or the same value and expiry.
