@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvdeck/codec"
@@ -184,6 +185,12 @@ func TestUndoOverlay(t *testing.T) {
 	if !strings.Contains(m.flash.msg.Text, `(value {"by":"another writer"})`) || !strings.Contains(m.flash.msg.Text, globex+" is at stamp") {
 		t.Fatalf("the refusal does not name the key, its stamp and value: %q", m.flash.msg.Text)
 	}
+	// A preview that would be refused offers esc only, not enter.
+	for _, b := range m.undoHelp() {
+		if b.Help().Key == "enter" {
+			t.Errorf("the refused preview's help offers %q", b.Help().Desc)
+		}
+	}
 }
 
 // TestUndoOff: z says why it is off, in read-only mode and when the
@@ -202,5 +209,64 @@ func TestUndoOff(t *testing.T) {
 				t.Errorf("overlay open %v, z in help %v", m.undo != nil, m.keys.Undo.Enabled())
 			}
 		})
+	}
+}
+
+// TestFlowBulkIsOneAction: a bulk delete of 250 keys in three commits is
+// one action of the journal (three before, each undone by its own round
+// of keys), and one z undo puts all 250 back.
+func TestFlowBulkIsOneAction(t *testing.T) {
+	path := storetest.CopyReference(t)
+	clock := viewtest.FixedClock()
+	s := viewtest.Open(t, path, clock, false)
+	seedRows(t, s, 250)
+	j, err := journal.Open(path, journal.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetRecorder(j)
+	m := testModel(s, clock, time.Hour)
+	m.bulkLimits = store.BulkLimits{Rows: 100}
+	a := run(t, m, 120, 40)
+	markAllBulk(a, 250)
+	a.keys(";")
+	a.waitFor("Bulk action on 250 keys")
+	a.keys("d")
+	a.waitFor("in 3 checked atomic commits")
+	a.keys("y")
+	a.waitFor("delete: 250 of 250 done in 3 of 3 commits")
+	h, _, err := j.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Actions) != 1 || h.Actions[0].Op != "bulk: delete" || len(h.Actions[0].Entries) != 3 {
+		t.Fatalf("%d actions; want one bulk delete of 3 writes", len(h.Actions))
+	}
+	a.keys("z")
+	a.waitFor("bulk: delete", "3 write(s) · 250 key(s)")
+	a.keys("enter")
+	a.waitFor("PREVIEW")
+	a.keys("enter")
+	a.waitFor("Puts back 250 key(s)")
+	a.keys("y")
+	a.waitFor("250 key(s) put back")
+	a.final()
+	if n := countRows(t, s); n != 250 {
+		t.Fatalf("%d rows after the undo; want 250", n)
+	}
+}
+
+// TestPreviewWrapKeepsIndent: a preview line under its key that wraps
+// keeps the key's indent on every line (the continuation started at the
+// margin before).
+func TestPreviewWrapKeepsIndent(t *testing.T) {
+	lines := indented("value   "+strings.Repeat("word ", 20)+"→ (no row: deleted)", lipgloss.NewStyle(), 30)
+	if len(lines) < 3 {
+		t.Fatalf("%d lines; want it wrapped", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "  ") || len([]rune(l)) > 30 {
+			t.Errorf("line %q: want two cells of indent within 30", l)
+		}
 	}
 }

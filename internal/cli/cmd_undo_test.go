@@ -432,3 +432,19 @@ func fileSize(t *testing.T, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// TestUndoLeaseSaysNobodyHoldsIt: the preview of undoing a lease break
+// says the lease comes back under a new stamp, its holder's fencing
+// token, held by nobody, and until when.
+func TestUndoLeaseSaysNobodyHoldsIt(t *testing.T) {
+	c, _ := journaled(t, storetest.File().URL(t))
+	c.must("--no-journal", "lease", "acquire", `["dwk_lease", "job", "1"]`, "--ttl", "30s")
+	c.must("lease", "break", `["dwk_lease", "job", "1"]`)
+	tty := *c
+	tty.opts = []Option{func(o *options) { o.terminal = func(io.Reader) bool { return true } }}
+	r := tty.runIn("n\n", "undo")
+	if r.code != 1 || !strings.Contains(r.stdout, `["dwk_lease", "job", "1"] is a lease`) || !strings.Contains(r.stdout, "fencing token") ||
+		!strings.Contains(r.stdout, "nobody holds it until it expires at") {
+		t.Fatalf("undo of a break: %v", r)
+	}
+}

@@ -174,7 +174,15 @@ func Open(storeURL string, opts Options) (*Journal, error) {
 // writes are not journaled (read-only, --no-journal, the race and demo
 // workloads).
 func Of(s *store.Store) *Journal {
-	j, _ := s.Recorder().(*Journal)
+	r := s.Recorder()
+	for range 8 {
+		if w, ok := r.(interface{ Unwrap() store.Recorder }); ok {
+			r = w.Unwrap() // a Recorder wrapped around the journal (tests)
+			continue
+		}
+		break
+	}
+	j, _ := r.(*Journal)
 	return j
 }
 
