@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"kvdeck/codec"
 	"kvdeck/store"
@@ -285,5 +286,36 @@ func TestConcurrentAppends(t *testing.T) {
 		if e.Outcome != store.OutcomeApplied {
 			t.Fatalf("entry %s: %s", e.ID, e.Outcome)
 		}
+	}
+}
+
+// TestCompactionBesideWriteInFlight: a write of this process still
+// waiting for its answer when another action's first write compacts the
+// journal is kept (its outcome line comes later), and the compaction
+// does not wait on the journal's own lock.
+func TestCompactionBesideWriteInFlight(t *testing.T) {
+	j := openIn(t, t.TempDir(), "file:f.db", 2000)
+	k := codec.Key{codec.String("slow")}
+	slow, err := j.Before(context.Background(), store.PendingWrite{Op: "set", Kind: "commit", Keys: [][]byte{codec.MustEncode(k)},
+		Mutations: []store.Mutation{{Type: store.MutationSet, Key: k, Value: []byte(`1`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 40 {
+			record1(t, j, i)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("compaction beside a write in flight never ended")
+	}
+	j.After(context.Background(), slow, store.WriteResult{Outcome: store.OutcomeApplied, Stamp: codec.FormatStamp(99)})
+	entries, _, _ := j.List()
+	if entries[0].ID != slow || entries[0].Outcome != store.OutcomeApplied {
+		t.Fatalf("the write in flight: %+v", entries[0])
 	}
 }

@@ -337,9 +337,16 @@ func (j *Journal) inFlight(e Entry) bool {
 		return false
 	}
 	j.mu.Lock()
-	mine := j.pending[e.ID]
-	j.mu.Unlock()
-	if mine {
+	defer j.mu.Unlock()
+	return j.inFlightLocked(e)
+}
+
+// inFlightLocked is inFlight with j.mu held (compaction holds it).
+func (j *Journal) inFlightLocked(e Entry) bool {
+	if e.ended {
+		return false
+	}
+	if j.pending[e.ID] {
 		return true
 	}
 	if e.Host != j.host || e.PID == os.Getpid() {

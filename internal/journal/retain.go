@@ -85,7 +85,7 @@ func (j *Journal) size() int64 {
 	return n
 }
 
-// retain picks the lines to keep: whole histories, newest first, while
+// retain (with j.mu held) picks the lines to keep: whole histories, newest first, while
 // they fit half the cap (the newest, and any with a write in flight,
 // always); the dropped user actions, with whether each was undoable.
 func (j *Journal) retain(lines []line) (keep []line, dropped []droppedAction) {
@@ -119,7 +119,7 @@ func (j *Journal) retain(lines []line) (keep []line, dropped []droppedAction) {
 		x.newest = i
 	}
 	for _, e := range h.Entries {
-		if j.inFlight(e) {
+		if j.inFlightLocked(e) {
 			hists[rootOf[e.Act]].keep = true
 		}
 	}
