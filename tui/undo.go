@@ -209,7 +209,7 @@ func (m model) undoShown() []journal.Action {
 	}
 	var out []journal.Action
 	for _, a := range u.actions {
-		if u.filter.Match(a.ID + " " + a.Op + " " + keysText(a.Keys()) + " " + m.actionState(a)) {
+		if u.filter.Match(a.ID + " " + a.Op + " " + keysText(a.FirstKeys, a.KeyCount) + " " + m.actionState(a)) {
 			out = append(out, a)
 		}
 	}
@@ -440,7 +440,7 @@ func (m model) actionLine(a journal.Action, selected bool, w int) string {
 	if what == "" && len(a.Entries) > 0 {
 		what = a.Entries[0].Kind
 	}
-	what += " · " + keysText(a.Keys())
+	what += " · " + keysText(a.FirstKeys, a.KeyCount)
 	text := fmt.Sprintf("%s%-8s  %s  %-11s  %s", mark, a.ID, strings.Replace(usertext.FormatTimeFixed(a.Time.UnixMilli())[5:19], "T", " ", 1), widgets.ClipText(m.actionState(a), 11), what)
 	text = widgets.FitWidth(widgets.Sanitize(text), w)
 	switch {
@@ -483,12 +483,11 @@ func (m model) actionState(a journal.Action) string {
 // database life and what undo and redo would do.
 func (m model) actionDetail(a journal.Action, w int) []string {
 	h, st := m.undo.hist, m.styles
-	keys := a.Keys()
-	head := fmt.Sprintf("%s %s · %s · %d write(s) · %d key(s)", a.ID, a.Op, a.Outcome(), len(a.Entries), len(keys))
+	head := fmt.Sprintf("%s %s · %s · %d write(s) · %d key(s)", a.ID, a.Op, a.Outcome(), len(a.Entries), a.KeyCount)
 	var ks []string
-	for i, k := range keys {
+	for i, k := range a.FirstKeys {
 		if i == 3 {
-			ks = append(ks, fmt.Sprintf("+%d more", len(keys)-3))
+			ks = append(ks, fmt.Sprintf("+%d more", a.KeyCount-3))
 			break
 		}
 		ks = append(ks, journal.KeyText(k))
@@ -529,15 +528,15 @@ func (m model) actionDetail(a journal.Action, w int) []string {
 	return append(out, widgets.ProseLines(widgets.Sanitize(strings.Join(state, " · ")), st.Muted, w)...)
 }
 
-// keysText is an action's first key and how many more.
-func keysText(keys [][]byte) string {
-	switch len(keys) {
-	case 0:
+// keysText is an action's first key and how many more (of n).
+func keysText(first [][]byte, n int) string {
+	switch {
+	case len(first) == 0:
 		return "-"
-	case 1:
-		return journal.KeyText(keys[0])
+	case n == 1:
+		return journal.KeyText(first[0])
 	}
-	return fmt.Sprintf("%s +%d", journal.KeyText(keys[0]), len(keys)-1)
+	return fmt.Sprintf("%s +%d", journal.KeyText(first[0]), n-1)
 }
 
 // previewKeys is how many keys the preview lists (those that refuse it

@@ -92,7 +92,7 @@ func (c *UndoCmd) list(app *App) error {
 			unknown++
 		}
 		app.Out.Result(out, fmt.Sprintf("%-8s  %s  %-14s  %-40s  %s", a.ID, timeText(a.Time.UnixMilli()),
-			usertext.Sanitize(actionOp(a)), usertext.Sanitize(keysText(a.Keys(), 40)), usertext.Sanitize(outcomeText(h, a))))
+			usertext.Sanitize(actionOp(a)), usertext.Sanitize(keysText(a.FirstKeys, a.KeyCount, 40)), usertext.Sanitize(outcomeText(h, a))))
 	}
 	if len(h.Actions) == 0 && !app.Out.JSON() {
 		app.Out.Textf("no journal entries for %s (%s)", s.Info().Display, j.Path())
@@ -106,8 +106,7 @@ func (c *UndoCmd) list(app *App) error {
 // actionJSON is an action as undo --list -o json prints it.
 func actionJSON(h journal.History, a journal.Action) journalActionJSON {
 	first, _ := a.Stamps()
-	keys := a.Keys()
-	out := journalActionJSON{ID: a.ID, Time: a.Time.UnixMilli(), Command: a.Op, Writes: len(a.Entries), KeyCount: len(keys),
+	out := journalActionJSON{ID: a.ID, Time: a.Time.UnixMilli(), Command: a.Op, Writes: len(a.Entries), KeyCount: a.KeyCount,
 		Outcome: a.Outcome(), Versionstamp: stampOrNull(first), Undoes: a.Undoes, UndoneBy: a.UndoneBy, Life: a.Life}
 	if a.Undoes == "" {
 		why := h.Undoable(a)
@@ -117,10 +116,7 @@ func actionJSON(h journal.History, a journal.Action) journalActionJSON {
 			out.Why = why.Error()
 		}
 	}
-	for i, k := range keys {
-		if i == listKeys {
-			break
-		}
+	for _, k := range a.FirstKeys[:min(len(a.FirstKeys), listKeys)] {
 		jk := journalKeyJSON{Hex: hex.EncodeToString(k)}
 		if dk, err := codec.Decode(k); err == nil {
 			jk.Key = &dk
@@ -136,16 +132,16 @@ func actionJSON(h journal.History, a journal.Action) journalActionJSON {
 	return out
 }
 
-// keysText is an action's keys shortened to about width cells: the first
-// key (cut in its middle) and how many more.
-func keysText(keys [][]byte, width int) string {
+// keysText is an action's keys (the first ones, of n) shortened to about
+// width cells: the first key (cut in its middle) and how many more.
+func keysText(keys [][]byte, n, width int) string {
 	if len(keys) == 0 {
 		return "-"
 	}
 	first := journal.KeyText(keys[0])
 	more := ""
-	if len(keys) > 1 {
-		more = fmt.Sprintf(" +%d more", len(keys)-1)
+	if n > 1 {
+		more = fmt.Sprintf(" +%d more", n-1)
 	}
 	room := width - len(more)
 	if r := []rune(first); len(r) > room && room > 5 {

@@ -25,7 +25,15 @@ type Action struct {
 	UndoneBy string
 	// Life is the database life of its writes (Entry.Life).
 	Life int
+	// KeyCount counts the distinct keys its writes name; FirstKeys are the
+	// first FirstKeysKept of them (a list draws these without going
+	// through every key of a 350k-row load).
+	KeyCount  int
+	FirstKeys [][]byte
 }
+
+// FirstKeysKept is how many keys Action.FirstKeys holds.
+const FirstKeysKept = 20
 
 // History is a store's journal read as actions.
 type History struct {
@@ -76,6 +84,8 @@ func group(entries []Entry) History {
 	}
 	for i := range h.Actions {
 		a := &h.Actions[i]
+		keys := a.Keys()
+		a.KeyCount, a.FirstKeys = len(keys), keys[:min(len(keys), FirstKeysKept)]
 		for _, e := range a.Entries {
 			if e.Undoes == "" {
 				continue
