@@ -245,7 +245,7 @@ func TestFlowBulkIsOneAction(t *testing.T) {
 	a.keys("z")
 	a.waitFor("bulk: delete", "3 write(s) · 250 key(s)")
 	a.keys("enter")
-	a.waitFor("PREVIEW")
+	a.waitFor("PREVIEW", "Per key")
 	a.keys("enter")
 	a.waitFor("Puts back 250 key(s)")
 	a.keys("y")
