@@ -358,7 +358,7 @@ func conflictList(conflicts []journal.Conflict) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(conflicts)-3))
 			break
 		}
-		parts = append(parts, usertext.Sanitize(journal.ConflictText(c)))
+		parts = append(parts, usertext.Sanitize(c.Text()))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -589,7 +589,7 @@ func (m model) previewLines() []string {
 			lines = append(lines, indented(widgets.Sanitize(l), st.Text, w)...)
 		}
 		if c, ok := conflict[string(op.Key)]; ok {
-			lines = append(lines, indented(widgets.Sanitize("✗ changed since the action: "+journal.ConflictText(c)), st.Error, w)...)
+			lines = append(lines, indented(widgets.Sanitize("✗ changed since the action: "+c.Text()), st.Error, w)...)
 		}
 	}
 	for _, sk := range p.Skipped {

@@ -48,6 +48,7 @@ var writeCommands = map[string][]string{
 	"UndoCmd":         {"undo", "--yes"},
 	"RedoCmd":         {"redo", "--yes"},
 	"CopyCmd":         {"copy", "--from", "x.db", "--to", "y.db", "[]"},
+	"PutBackCmd":      {"--at", "txid:1", "put-back", `["k"]`},
 }
 
 // writers walks the kong command tree (Root's cmd fields, recursively) and

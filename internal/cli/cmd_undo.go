@@ -169,7 +169,7 @@ func conflictsText(conflicts []journal.Conflict) string {
 			msgs = append(msgs, fmt.Sprintf("and %d more (-o json lists them)", len(conflicts)-i))
 			break
 		}
-		msgs = append(msgs, usertext.Sanitize(journal.ConflictText(c)))
+		msgs = append(msgs, usertext.Sanitize(c.Text()))
 	}
 	return strings.Join(msgs, "; ")
 }
@@ -180,10 +180,19 @@ func confirm(app *App, p journal.Plan) error {
 	if !app.terminal(app.Stdin) {
 		return fmt.Errorf("%s asks before it writes, and stdin is not a terminal: pass --yes to %s %s", p.Verb(), p.Verb(), p.Action.ID)
 	}
+	if p.Redo {
+		return askYes(app, fmt.Sprintf("Redo %s?", p.Action.ID), "not redone")
+	}
+	return askYes(app, fmt.Sprintf("Undo %s?", p.Action.ID), "not undone")
+}
+
+// askYes asks question on stderr (after the output so far) and reads the
+// answer from stdin: y or yes goes on, anything else is NotDone(no).
+func askYes(app *App, question, no string) error {
 	if err := app.Out.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stderr, "%s %s? [y/N] ", map[bool]string{false: "Undo", true: "Redo"}[p.Redo], p.Action.ID)
+	fmt.Fprintf(app.Stderr, "%s [y/N] ", question)
 	answer, err := bufio.NewReader(app.Stdin).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
@@ -192,7 +201,7 @@ func confirm(app *App, p journal.Plan) error {
 	case "y", "yes":
 		return nil
 	}
-	return NotDone("not %s", map[bool]string{false: "undone", true: "redone"}[p.Redo])
+	return NotDone("%s", no)
 }
 
 // stdinTerminal reports whether r is a terminal (a tty: /dev/null is a

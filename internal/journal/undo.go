@@ -448,22 +448,32 @@ func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (Result, err
 	return out, nil
 }
 
-// ConflictText says, for a refusal, what stands at a key now: "KEY is at
-// stamp S (value V), not at the stamp E the action left", "KEY has no row
-// ...", or that it holds another value under the stamp the action left.
-// Values longer than 200 bytes are cut.
-func ConflictText(c Conflict) string {
+// ConflictText says, for a refused store.Restore, what stands at a key
+// now: "KEY is at stamp S (value V); the write left E" or "KEY has no row
+// ...". Values longer than 200 bytes are cut.
+func ConflictText(c store.RestoreConflict) string {
+	return conflictText(c, "the write")
+}
+
+// Text says, for a refused undo, what stands at the key now, and when it
+// is the stamp the action left with another value, that another life of
+// the database issued it again.
+func (c Conflict) Text() string {
+	if c.Other && c.Found != nil {
+		return fmt.Sprintf("%s is at stamp %s, the one the action left, but holds another value or expiry (value %s): the stamp was issued again, by another life of the database (recreated, or copied back from an older file)", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200))
+	}
+	return conflictText(c.RestoreConflict, "the action")
+}
+
+func conflictText(c store.RestoreConflict, who string) string {
 	left := "no row"
 	if c.ExpectVer != 0 {
 		left = "stamp " + codec.FormatStamp(c.ExpectVer)
 	}
-	switch {
-	case c.Found == nil:
-		return fmt.Sprintf("%s has no row now; the action left %s", KeyText(c.Key), left)
-	case c.Other:
-		return fmt.Sprintf("%s is at stamp %s, the one the action left, but holds another value or expiry (value %s): the stamp was issued again, by another life of the database (recreated, or copied back from an older file)", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200))
+	if c.Found == nil {
+		return fmt.Sprintf("%s has no row now; %s left %s", KeyText(c.Key), who, left)
 	}
-	return fmt.Sprintf("%s is at stamp %s now (value %s); the action left %s", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200), left)
+	return fmt.Sprintf("%s is at stamp %s now (value %s); %s left %s", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200), who, left)
 }
 
 // ValueText is a stored value for a message, cut at n bytes.

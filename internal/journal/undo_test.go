@@ -143,7 +143,7 @@ func TestUndoAcrossLives(t *testing.T) {
 			t.Fatal(err)
 		}
 		p, err := j.PlanUndo(ctx, s, "")
-		if err != nil || len(p.Conflicts) != 1 || !p.Conflicts[0].Other || !strings.Contains(ConflictText(p.Conflicts[0]), "another life of the database") {
+		if err != nil || len(p.Conflicts) != 1 || !p.Conflicts[0].Other || !strings.Contains(p.Conflicts[0].Text(), "another life of the database") {
 			t.Fatalf("plan: %+v %v; want the key refused as another life's", p.Conflicts, err)
 		}
 		if res, err := j.Undo(ctx, s, p); err != nil || res.OK || res.Restored != 0 {
