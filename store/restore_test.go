@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,20 +29,7 @@ func dumpText(t *testing.T, s *store.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	fmt.Fprintf(&out, "seq %d\n", seq)
-	err = s.Dump(storetest.Ctx(t), nil, func(e store.Entry) error {
-		exp := "none"
-		if e.ExpiresAt != nil {
-			exp = fmt.Sprint(*e.ExpiresAt)
-		}
-		fmt.Fprintf(&out, "%x %q %d %s\n", e.Raw, e.Value, e.Ver, exp)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
+	return fmt.Sprintf("seq %d\n", seq) + storetest.RowsText(t, s, true)
 }
 
 // TestRestoreApplies: a Restore checks each key's physical row (an

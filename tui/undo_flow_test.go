@@ -30,9 +30,21 @@ func journaled(t *testing.T) (*app, string) {
 // returns the journal.
 func journaledAt(t *testing.T, w, h int, opts journal.Options, seed ...func(*store.Store)) (*app, string, *journal.Journal) {
 	t.Helper()
+	s, path, clock, j := journaledStore(t, opts, nil, seed...)
+	return start(t, s, clock, w, h, time.Hour), path, j
+}
+
+// journaledStore is a copy of the reference store on the fixed clock,
+// with rows written by before (not journaled), then journaled by a
+// journal of opts, then seed's writes.
+func journaledStore(t *testing.T, opts journal.Options, before func(*store.Store), seed ...func(*store.Store)) (*store.Store, string, *store.VirtualClock, *journal.Journal) {
+	t.Helper()
 	path := storetest.CopyReference(t)
 	clock := viewtest.FixedClock()
 	s := viewtest.Open(t, path, clock, false)
+	if before != nil {
+		before(s)
+	}
 	j, err := journal.Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +53,7 @@ func journaledAt(t *testing.T, w, h int, opts journal.Options, seed ...func(*sto
 	for _, f := range seed {
 		f(s)
 	}
-	return start(t, s, clock, w, h, time.Hour), path, j
+	return s, path, clock, j
 }
 
 // steadyJournal is a journal whose times and IDs are the same on every
@@ -216,15 +228,7 @@ func TestUndoOff(t *testing.T) {
 // one action of the journal (three before, each undone by its own round
 // of keys), and one z undo puts all 250 back.
 func TestFlowBulkIsOneAction(t *testing.T) {
-	path := storetest.CopyReference(t)
-	clock := viewtest.FixedClock()
-	s := viewtest.Open(t, path, clock, false)
-	seedRows(t, s, 250)
-	j, err := journal.Open(path, journal.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetRecorder(j)
+	s, _, clock, j := journaledStore(t, journal.Options{Dir: t.TempDir()}, func(s *store.Store) { seedRows(t, s, 250) })
 	m := testModel(s, clock, time.Hour)
 	m.bulkLimits = store.BulkLimits{Rows: 100}
 	a := run(t, m, 120, 40)

@@ -11,24 +11,9 @@ import (
 	"kvdeck/store"
 )
 
-// rowsOf is every physical row of s as "hex value exp": what an undo
-// gives back, but for the stamps.
-func rowsOf(t *testing.T, s *store.Store) string {
-	t.Helper()
-	var b strings.Builder
-	err := s.Dump(storetest.Ctx(t), nil, func(e store.Entry) error {
-		exp := "none"
-		if e.ExpiresAt != nil {
-			exp = fmt.Sprint(*e.ExpiresAt)
-		}
-		fmt.Fprintf(&b, "%x %s %s\n", e.Raw, e.Value, exp)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
+// rowsOf is every physical row of s, but for the stamps (an undo renews
+// them).
+func rowsOf(t *testing.T, s *store.Store) string { return storetest.RowsText(t, s, false) }
 
 // TestUndoWholeAction: the writes of one action (2,600 sets in three
 // SetMany commits, as a load makes them, some over rows that were there)
