@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tursodatabase/libsql-client-go/libsql"
 	_ "modernc.org/sqlite" // registers "sqlite", the driver libsql-client-go hands file: URLs to
 )
 
@@ -153,15 +152,11 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	var libsqlOpts []libsql.Option
-	if opts.AuthToken != "" && target.Transport.Remote() {
-		libsqlOpts = append(libsqlOpts, libsql.WithAuthToken(opts.AuthToken))
-	}
-	connector, err := libsql.NewConnector(connURL, libsqlOpts...)
+	conn, err := connector(target.Transport, connURL, opts.AuthToken)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
 	}
-	s.db = sql.OpenDB(boundedConnector{connector})
+	s.db = sql.OpenDB(boundedConnector{conn})
 	switch target.Transport {
 	case TransportHTTP:
 		// sqld expires idle Hrana streams; closing ours first avoids a failed
