@@ -58,6 +58,8 @@ type App struct {
 	mu     sync.Mutex
 	stores []*store.Store
 	tokens tokenScope // the TUI's tokens, each bound to its server
+	// probes are the Fleet view's stores, kept open between its reads.
+	probes fleetMembers
 }
 
 // Context is the command's context, cancelled on interrupt.
@@ -266,6 +268,7 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 
 // close closes every store the command opened.
 func (a *App) close() {
+	a.probes.close()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
