@@ -224,21 +224,29 @@ func parseErrorText(err error) string {
 }
 
 // secrets collects the auth tokens Main can see: the values given to
-// --auth-token and the token environment variables.
+// --auth-token and to every flag of a side's own token (--a-auth-token,
+// --from-auth-token, …), and the variables whose name ends in
+// AUTH_TOKEN (KVDECK_AUTH_TOKEN, KVDECK_DIFF_A_AUTH_TOKEN, …).
 func secrets(args []string, env map[string]string) []string {
 	var out []string
 	for i, a := range args {
 		if a == "--" {
 			break
 		}
-		if v, ok := strings.CutPrefix(a, "--auth-token="); ok {
+		flag, v, hasValue := strings.Cut(a, "=")
+		if !strings.HasPrefix(flag, "--") || !strings.HasSuffix(flag, "auth-token") {
+			continue
+		}
+		if hasValue {
 			out = append(out, v)
-		} else if a == "--auth-token" && i+1 < len(args) {
+		} else if i+1 < len(args) {
 			out = append(out, args[i+1])
 		}
 	}
-	for _, name := range TokenEnv() {
-		out = append(out, env[name])
+	for name, v := range env {
+		if strings.HasSuffix(name, "AUTH_TOKEN") {
+			out = append(out, v)
+		}
 	}
 	return out
 }
