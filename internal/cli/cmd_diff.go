@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
 	"strings"
@@ -346,8 +347,14 @@ func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix
 	isDump := arg == "-"
 	if !isDump && !hasScheme(arg) {
 		f, err := os.Open(arg)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", name, shown(arg), err)
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: no file %s (a side is a database file, a URL, or a dump file; - reads stdin)", name, shown(arg))
+		case errors.As(err, &pe):
+			return nil, fmt.Errorf("%s: cannot read %s: %w", name, shown(arg), pe.Err)
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		head := make([]byte, len(sqliteHeader))
 		n, _ := io.ReadFull(f, head)
