@@ -143,15 +143,19 @@ func (c *CopyCmd) Run(app *App) error {
 	if err == nil {
 		err = flush()
 	}
-	if err != nil {
-		return err
-	}
+	// The summary comes whether or not copy finished: after an interrupt
+	// or an error it is what the commits made so far did, each all or
+	// nothing.
 	verb := "copied"
 	if c.DryRun {
 		verb = "would copy"
 	}
 	app.Out.Result(sum, fmt.Sprintf("%s %d (created %d, overwritten %d); unchanged %d; skipped %d (differ in the target%s); invalid %d; %d commit(s)",
 		verb, sum.Created+sum.Overwritten, sum.Created, sum.Overwritten, sum.Unchanged, sum.Skipped, map[bool]string{true: "", false: "; --overwrite writes them"}[c.Overwrite], sum.Invalid, sum.Commits))
+	if err != nil {
+		return fmt.Errorf("copy stopped after %s (%s created, %d overwritten; every commit is all or nothing): %w",
+			plural(int64(sum.Commits), "commit"), plural(int64(sum.Created), "row"), sum.Overwritten, err)
+	}
 	if sum.Skipped > 0 || sum.Invalid > 0 {
 		return NotDone("")
 	}
