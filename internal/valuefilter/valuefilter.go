@@ -59,7 +59,10 @@ func Jq(expr string) (*Matcher, error) {
 		}
 		return nil, bad("jq expression %s: %v", quote(expr), err)
 	}
-	code, err := gojq.Compile(q, gojq.WithVariables([]string{"$key", "$versionstamp"}))
+	if err := guard(q); err != nil {
+		return nil, bad("jq expression %s: %v", quote(expr), err)
+	}
+	code, err := gojq.Compile(q, gojq.WithVariables([]string{"$key", "$versionstamp", budgetVar}), fitsFunction())
 	if err != nil {
 		return nil, bad("jq expression %s: %v", quote(expr), err)
 	}
@@ -131,7 +134,7 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 	}
 	bounded, stop := memoryBound(ctx, limit)
 	defer stop()
-	iter := m.code.RunWithContext(bounded, v, key, e.Versionstamp())
+	iter := m.code.RunWithContext(bounded, v, key, e.Versionstamp(), int(limit))
 	for {
 		out, ok := iter.Next()
 		if !ok {
@@ -143,6 +146,9 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 			}
 			if cause := context.Cause(bounded); errors.Is(cause, ErrMemoryLimit) {
 				return false, cause
+			}
+			if errors.Is(err, ErrMemoryLimit) {
+				return false, err // one step past the budget, refused (guard.go)
 			}
 			var halt *gojq.HaltError
 			if errors.As(err, &halt) && halt.Value() == nil {
