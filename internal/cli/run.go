@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"kvdeck/internal/demo"
+	"kvdeck/internal/editsession"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
@@ -71,6 +72,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %s\n", parseErrorText(err))
 		return CodeError
 	}
+	// The edit folders a TUI killed with SIGKILL left (no code of its
+	// ran) go at the next command of any kind, once their editor ended.
+	editsession.RemoveStale(editsession.BaseOf(env["XDG_RUNTIME_DIR"]))
 	vc, err := settleGlobals(ctx, kctx, &root.Globals, env, errw)
 	if err != nil {
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
