@@ -315,10 +315,12 @@ func TestFleetStatusWatchKeepsStoresOpen(t *testing.T) {
 		}
 		switch r.Store {
 		case "jwt":
-			if r.Status != "ok" {
+			switch {
+			case r.Status == "ok":
+				rounds++
+			case !strings.Contains(r.Error, "context canceled"): // the interrupt may end a round
 				t.Errorf("jwt: %+v", r)
 			}
-			rounds++
 		case "late":
 			lateOK = lateOK || r.Status == "ok"
 		case "replaced":

@@ -1,10 +1,12 @@
 package valuefilter
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
 	"reflect"
+	"strings"
 
 	"github.com/itchyny/gojq"
 )
@@ -19,24 +21,20 @@ import (
 // multiplied) and `+` (strings, arrays or objects joined), are checked
 // before they run: the expression is rewritten so that each `a * b` and
 // `a + b` (and `*=`, `+=`, whose desugaring calls _multiply and _add)
-// calls a jq function of the same operands and order of outputs that asks
-// _kvdeck_fits whether the result's bytes stay within the budget, and
-// fails the evaluation with ErrMemoryLimit where they would not.
+// calls a Go function of the same operands, evaluated in the same order
+// (the left one varies fastest), that fails the evaluation with
+// ErrMemoryLimit where the result's bytes would pass the budget. Numbers
+// and joined strings it computes itself, as gojq does, so a call costs
+// about what the operator did; anything else, once checked, goes to
+// gojq's own operator.
 
-// budgetVar is the variable through which an evaluation hands its budget
-// to _kvdeck_fits (Match passes it after $key and $versionstamp).
-const budgetVar = "$__kvdeck_budget"
+// guardDefs send `*=` and `+=` (desugared by gojq into calls of
+// _multiply and _add, which definitions of the expression's own shadow)
+// to the checked functions.
+const guardDefs = `def _multiply(a; b): _kvdeck_mul(a; b); def _add(a; b): _kvdeck_add(a; b); .`
 
-// guardDefs are the checked operators. `b as $b | a as $a` keeps the
-// operators' order of outputs: the left operand varies fastest.
-const guardDefs = `def _kvdeck_mul(a; b): b as $b | a as $a | _kvdeck_fits($a; $b; "*"; ` + budgetVar + `) | $a * $b;
-def _kvdeck_add(a; b): b as $b | a as $a | _kvdeck_fits($a; $b; "+"; ` + budgetVar + `) | $a + $b;
-def _multiply(a; b): _kvdeck_mul(a; b);
-def _add(a; b): _kvdeck_add(a; b);
-.`
-
-// guard rewrites q's `*` and `+` into the checked operators and adds
-// their definitions to its own.
+// guard rewrites q's `*` and `+` into the checked functions and adds
+// guardDefs to its definitions.
 func guard(q *gojq.Query) error {
 	defs, err := gojq.Parse(guardDefs)
 	if err != nil {
@@ -80,21 +78,133 @@ func rewrite(v reflect.Value) {
 	}
 }
 
-// fitsFunction is _kvdeck_fits(a; b; op; budget): its input unchanged
-// when a op b makes a value of at most budget bytes, else an error that
-// is ErrMemoryLimit.
-func fitsFunction() gojq.CompilerOption {
-	return gojq.WithFunction("_kvdeck_fits", 4, 4, func(in any, args []any) any {
-		op, _ := args[2].(string)
-		budget, ok := toInt64(args[3])
-		if !ok || budget <= 0 {
-			budget = DefaultMemoryLimit
+// arith is the Go side of the checked operators for one Matcher: budget
+// reads its memory limit at each call; mul and add are gojq's own
+// operators (`.[0] * .[1]`, `.[0] + .[1]`) for what arith does not
+// compute itself.
+type arith struct {
+	budget   func() int64
+	mul, add *gojq.Code
+}
+
+// newArith compiles the fallback operators.
+func newArith(budget func() int64) (*arith, error) {
+	a := &arith{budget: budget}
+	for code, src := range map[**gojq.Code]string{&a.mul: ".[0] * .[1]", &a.add: ".[0] + .[1]"} {
+		q, err := gojq.Parse(src)
+		if err != nil {
+			return nil, err
 		}
-		if size, what := resultSize(op, args[0], args[1]); size > budget {
-			return &oneStepError{what: what, size: size, budget: budget}
+		if *code, err = gojq.Compile(q); err != nil {
+			return nil, err
 		}
-		return in
-	})
+	}
+	return a, nil
+}
+
+// options are the compiler options that define the checked functions.
+func (a *arith) options() []gojq.CompilerOption {
+	return []gojq.CompilerOption{
+		gojq.WithFunction("_kvdeck_mul", 2, 2, func(_ any, args []any) any { return a.apply("*", args[0], args[1]) }),
+		gojq.WithFunction("_kvdeck_add", 2, 2, func(_ any, args []any) any { return a.apply("+", args[0], args[1]) }),
+	}
+}
+
+// apply is l op r: numbers (int, float64, or a json.Number that reads as
+// one, as gojq reads it), null and, for +, strings computed here as
+// gojq's operator computes them; anything else refused when its result
+// would pass the budget, else handed to gojq's operator.
+func (a *arith) apply(op string, l, r any) any {
+	if v, ok := fastArith(op, number(l), number(r)); ok {
+		return v
+	}
+	if size, what := resultSize(op, l, r); size > a.budget() {
+		return &oneStepError{what: what, size: size, budget: a.budget()}
+	}
+	if ls, ok := l.(string); ok && op == "+" {
+		if rs, ok := r.(string); ok {
+			return ls + rs
+		}
+	}
+	code := a.mul
+	if op == "+" {
+		code = a.add
+	}
+	v, _ := code.Run([]any{l, r}).Next()
+	return v
+}
+
+// number is v as gojq reads a json.Number that is an int or a float64
+// (gojq's parseNumber); v itself otherwise.
+func number(v any) any {
+	n, ok := v.(json.Number)
+	if !ok {
+		return v
+	}
+	if i, err := n.Int64(); err == nil && math.MinInt <= i && i <= math.MaxInt {
+		return int(i)
+	}
+	if strings.ContainsAny(n.String(), ".eE") {
+		if f, err := n.Float64(); err == nil {
+			return f
+		}
+	}
+	return v
+}
+
+// fastArith computes l op r for ints (without overflow, where gojq turns
+// to big integers, and without * -1, which gojq negates), floats and
+// null + a number or null, as gojq does; ok false for anything else.
+func fastArith(op string, l, r any) (v any, ok bool) {
+	if op == "+" {
+		switch {
+		case l == nil:
+			return r, r == nil || isNumber(r)
+		case r == nil:
+			return l, isNumber(l)
+		}
+	}
+	switch l := l.(type) {
+	case int:
+		switch r := r.(type) {
+		case int:
+			if op == "+" {
+				if v := l + r; (v >= l) == (r >= 0) {
+					return v, true
+				}
+			} else if r != -1 {
+				if v := l * r; r == 0 || v/r == l {
+					return v, true
+				}
+			}
+			return nil, false
+		case float64:
+			return floatArith(op, float64(l), r), true
+		}
+	case float64:
+		switch r := r.(type) {
+		case int:
+			return floatArith(op, l, float64(r)), true
+		case float64:
+			return floatArith(op, l, r), true
+		}
+	}
+	return nil, false
+}
+
+func floatArith(op string, l, r float64) float64 {
+	if op == "+" {
+		return l + r
+	}
+	return l * r
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case int, float64:
+		return true
+	}
+	return false
 }
 
 // oneStepError is an operation refused for the size of its result.
@@ -158,7 +268,9 @@ func repeatSize(s string, n any) int64 {
 
 // bits is the size in bits of an integer value, 0 for anything else.
 func bits(v any) int64 {
-	switch v := v.(type) {
+	switch v := number(v).(type) {
+	case json.Number:
+		return int64(len(v))*10/3 + 1 // decimal digits to bits, rounded up
 	case int:
 		return 64
 	case *big.Int:
@@ -168,7 +280,10 @@ func bits(v any) int64 {
 }
 
 func toFloat(v any) (float64, bool) {
-	switch v := v.(type) {
+	switch v := number(v).(type) {
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
 	case int:
 		return float64(v), true
 	case float64:
@@ -178,9 +293,4 @@ func toFloat(v any) (float64, bool) {
 		return f, true
 	}
 	return 0, false
-}
-
-func toInt64(v any) (int64, bool) {
-	f, ok := toFloat(v)
-	return int64(f), ok && f >= 1 && f < math.MaxInt64
 }

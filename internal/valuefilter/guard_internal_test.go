@@ -1,8 +1,14 @@
 package valuefilter
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"math/big"
+	"strings"
 	"testing"
+
+	"github.com/itchyny/gojq"
 )
 
 // TestResultSize: the sizes the checked operators compare with the
@@ -32,6 +38,122 @@ func TestResultSize(t *testing.T) {
 	} {
 		if got, _ := resultSize(c.op, c.l, c.r); got != c.want {
 			t.Errorf("%T %s %T: %d, want %d", c.l, c.op, c.r, got, c.want)
+		}
+	}
+}
+
+// FuzzCheckedArith: the checked `*` and `+` give what gojq's operators
+// give (the same value of the same type, or an error both ways) for any
+// two JSON operands read as Match reads them (json.Number kept), and
+// generators' outputs in the same order.
+func FuzzCheckedArith(f *testing.F) {
+	for _, s := range [][2]string{{"2", "3"}, {"9223372036854775807", "2"}, {"-1", "-9223372036854775808"}, {"1.5", "2"},
+		{`"ab"`, "3"}, {"3", `"ab"`}, {`"ab"`, `"cd"`}, {"null", "1"}, {"null", `"x"`}, {"[1]", "[2]"}, {`{"a":{"b":1}}`, `{"a":{"c":2}}`},
+		{"100000000000000000000", "3"}, {"1e500", "2"}, {`"x"`, "-1"}, {"true", "1"}, {"null", "null"}, {"2", "-1"}} {
+		f.Add(s[0], s[1])
+	}
+	compile := func(t *testing.T, src string, guarded bool) *gojq.Code {
+		q, err := gojq.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var opts []gojq.CompilerOption
+		if guarded {
+			a, err := newArith(func() int64 { return DefaultMemoryLimit })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := guard(q); err != nil {
+				t.Fatal(err)
+			}
+			opts = a.options()
+		}
+		code, err := gojq.Compile(q, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return code
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var l, r any
+		for _, p := range []struct {
+			text string
+			v    *any
+		}{{a, &l}, {b, &r}} {
+			dec := json.NewDecoder(strings.NewReader(p.text))
+			dec.UseNumber()
+			if dec.Decode(p.v) != nil || dec.More() {
+				return
+			}
+		}
+		if s, ok := l.(string); ok && len(s) > 64 {
+			return
+		}
+		if s, ok := r.(string); ok && len(s) > 64 {
+			return
+		}
+		for _, src := range []string{`[.[0] * .[1]]`, `[.[0] + .[1]]`, `[(.[0], .[1]) * (.[1], .[0])]`, `[(.[0], .[1]) + (.[1], .[0])]`, `.[0] as $x | {v: .[1]} | .v *= $x | .v += $x`} {
+			plain, _ := compile(t, src, false).Run([]any{l, r}).Next()
+			checked, _ := compile(t, src, true).Run([]any{l, r}).Next()
+			pe, perr := plain.(error)
+			ce, cerr := checked.(error)
+			switch {
+			case perr || cerr:
+				if perr != cerr || pe.Error() != ce.Error() {
+					t.Fatalf("%s on %s, %s: %v, checked %v", src, a, b, plain, checked)
+				}
+			case fmt.Sprintf("%#v", plain) != fmt.Sprintf("%#v", checked): // values and their Go types
+				t.Fatalf("%s on %s, %s: %#v, checked %#v", src, a, b, plain, checked)
+			}
+		}
+	})
+}
+
+// BenchmarkCheckedArith: an expression of two operators on a stored
+// value, run as Match runs it (a cancellable context), with gojq's
+// operators ("operator") and with the checked ones ("checked").
+func BenchmarkCheckedArith(b *testing.B) {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(`{"n":12345,"s":"abc","t":"def"}`))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		b.Fatal(err)
+	}
+	for _, src := range []string{`.n * 2 + 1 < 0`, `.s + .t == "x"`} {
+		for _, guarded := range []bool{false, true} {
+			name := map[bool]string{false: "operator", true: "checked"}[guarded]
+			b.Run(src+"/"+name, func(b *testing.B) {
+				q, err := gojq.Parse(src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var opts []gojq.CompilerOption
+				if guarded {
+					a, err := newArith(func() int64 { return DefaultMemoryLimit })
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := guard(q); err != nil {
+						b.Fatal(err)
+					}
+					opts = a.options()
+				}
+				code, err := gojq.Compile(q, opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				b.ReportAllocs()
+				for b.Loop() {
+					it := code.RunWithContext(ctx, v)
+					for {
+						if _, ok := it.Next(); !ok {
+							break
+						}
+					}
+				}
+			})
 		}
 	}
 }

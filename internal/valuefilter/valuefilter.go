@@ -59,14 +59,18 @@ func Jq(expr string) (*Matcher, error) {
 		}
 		return nil, bad("jq expression %s: %v", quote(expr), err)
 	}
-	if err := guard(q); err != nil {
-		return nil, bad("jq expression %s: %v", quote(expr), err)
+	m := &Matcher{text: expr}
+	a, err := newArith(m.memoryLimit)
+	if err == nil {
+		err = guard(q)
 	}
-	code, err := gojq.Compile(q, gojq.WithVariables([]string{"$key", "$versionstamp", budgetVar}), fitsFunction())
 	if err != nil {
 		return nil, bad("jq expression %s: %v", quote(expr), err)
 	}
-	return &Matcher{code: code, text: expr}, nil
+	if m.code, err = gojq.Compile(q, append(a.options(), gojq.WithVariables([]string{"$key", "$versionstamp"}))...); err != nil {
+		return nil, bad("jq expression %s: %v", quote(expr), err)
+	}
+	return m, nil
 }
 
 // Contains matches the entries whose stored value text (JSON as stored,
@@ -128,13 +132,9 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 	if e.KeyErr == nil {
 		key = codec.Format(e.Key)
 	}
-	limit := m.MemoryLimit
-	if limit <= 0 {
-		limit = DefaultMemoryLimit
-	}
-	bounded, stop := memoryBound(ctx, limit)
+	bounded, stop := memoryBound(ctx, m.memoryLimit())
 	defer stop()
-	iter := m.code.RunWithContext(bounded, v, key, e.Versionstamp(), int(limit))
+	iter := m.code.RunWithContext(bounded, v, key, e.Versionstamp())
 	for {
 		out, ok := iter.Next()
 		if !ok {
@@ -160,6 +160,14 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 			return true, nil
 		}
 	}
+}
+
+// memoryLimit is MemoryLimit, or DefaultMemoryLimit when it is not set.
+func (m *Matcher) memoryLimit() int64 {
+	if m.MemoryLimit <= 0 {
+		return DefaultMemoryLimit
+	}
+	return m.MemoryLimit
 }
 
 // column is the 1-based column (in runes) of byte offset off in s.
