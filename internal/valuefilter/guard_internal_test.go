@@ -42,6 +42,32 @@ func TestResultSize(t *testing.T) {
 	}
 }
 
+// compiled is src compiled with gojq's operators, or (guarded) with the
+// checked ones under the default budget.
+func compiled(tb testing.TB, src string, guarded bool) *gojq.Code {
+	tb.Helper()
+	q, err := gojq.Parse(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var opts []gojq.CompilerOption
+	if guarded {
+		a, err := newArith(func() int64 { return DefaultMemoryLimit })
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := guard(q); err != nil {
+			tb.Fatal(err)
+		}
+		opts = a.options()
+	}
+	code, err := gojq.Compile(q, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return code
+}
+
 // FuzzCheckedArith: the checked `*` and `+` give what gojq's operators
 // give (the same value of the same type, or an error both ways) for any
 // two JSON operands read as Match reads them (json.Number kept), and
@@ -51,28 +77,6 @@ func FuzzCheckedArith(f *testing.F) {
 		{`"ab"`, "3"}, {"3", `"ab"`}, {`"ab"`, `"cd"`}, {"null", "1"}, {"null", `"x"`}, {"[1]", "[2]"}, {`{"a":{"b":1}}`, `{"a":{"c":2}}`},
 		{"100000000000000000000", "3"}, {"1e500", "2"}, {`"x"`, "-1"}, {"true", "1"}, {"null", "null"}, {"2", "-1"}} {
 		f.Add(s[0], s[1])
-	}
-	compile := func(t *testing.T, src string, guarded bool) *gojq.Code {
-		q, err := gojq.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var opts []gojq.CompilerOption
-		if guarded {
-			a, err := newArith(func() int64 { return DefaultMemoryLimit })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := guard(q); err != nil {
-				t.Fatal(err)
-			}
-			opts = a.options()
-		}
-		code, err := gojq.Compile(q, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return code
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
 		var l, r any
@@ -93,8 +97,8 @@ func FuzzCheckedArith(f *testing.F) {
 			return
 		}
 		for _, src := range []string{`[.[0] * .[1]]`, `[.[0] + .[1]]`, `[(.[0], .[1]) * (.[1], .[0])]`, `[(.[0], .[1]) + (.[1], .[0])]`, `.[0] as $x | {v: .[1]} | .v *= $x | .v += $x`} {
-			plain, _ := compile(t, src, false).Run([]any{l, r}).Next()
-			checked, _ := compile(t, src, true).Run([]any{l, r}).Next()
+			plain, _ := compiled(t, src, false).Run([]any{l, r}).Next()
+			checked, _ := compiled(t, src, true).Run([]any{l, r}).Next()
 			pe, perr := plain.(error)
 			ce, cerr := checked.(error)
 			switch {
@@ -123,25 +127,7 @@ func BenchmarkCheckedArith(b *testing.B) {
 		for _, guarded := range []bool{false, true} {
 			name := map[bool]string{false: "operator", true: "checked"}[guarded]
 			b.Run(src+"/"+name, func(b *testing.B) {
-				q, err := gojq.Parse(src)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var opts []gojq.CompilerOption
-				if guarded {
-					a, err := newArith(func() int64 { return DefaultMemoryLimit })
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := guard(q); err != nil {
-						b.Fatal(err)
-					}
-					opts = a.options()
-				}
-				code, err := gojq.Compile(q, opts...)
-				if err != nil {
-					b.Fatal(err)
-				}
+				code := compiled(b, src, guarded)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				b.ReportAllocs()
