@@ -18,6 +18,10 @@
 //     creates gets WAL; the schema is checked), Options (Clock, read-only,
 //     auth, busy timeout), Store, Info, Counters (statements and rows
 //     read, for tests that prove how much work an operation did), Close.
+//   - connector.go: the database/sql connector of each database; an
+//     embedded file's built once per SQLite URI for the life of the
+//     process (fileConnectors: libsql-client-go's leaves a handle open
+//     each time it is built).
 //   - readonly.go: a read-only WAL file read as immutable (no -wal, no
 //     -shm left behind) until a writer comes; LeftFiles.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the

@@ -66,6 +66,8 @@ type App struct {
 	// TUI's status bar.
 	past, pastOf string
 	tokens       tokenScope // the TUI's tokens, each bound to its server
+	// probes are the Fleet view's stores, kept open between its reads.
+	probes fleetMembers
 }
 
 // Context is the command's context, cancelled on interrupt.
@@ -280,6 +282,7 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 
 // close closes every store the command opened.
 func (a *App) close() {
+	a.probes.close()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
