@@ -286,8 +286,13 @@ func (a *App) close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
-		if j := journal.Of(s); j != nil && j.Err() != nil {
-			a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+		if j := journal.Of(s); j != nil {
+			if j.Err() != nil {
+				a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+			}
+			for _, n := range j.Notices() {
+				a.Warnf("%s", n)
+			}
 		}
 		_ = s.Close()
 		c := s.Cost()
