@@ -21,7 +21,7 @@ const unsavedDir = "unsaved"
 // exitReport keeps or names what the final model still held (quit.go)
 // and returns the lines to print once the screen is restored, one per
 // thing given up, each ending with how to get it back. getenv finds the
-// state directory; pid is this process (the journal entries it wrote).
+// state directory; pid is this process (the journal actions it wrote).
 func (m model) exitReport(getenv func(string) string, pid int) []string {
 	held := m.held()
 	if len(held) == 0 {
@@ -31,11 +31,11 @@ func (m model) exitReport(getenv func(string) string, pid int) []string {
 	if derr == nil {
 		dir = filepath.Join(dir, unsavedDir)
 	}
-	var entries []journal.Entry
+	var hist journal.History
 	j := journal.Of(m.store)
 	var jerr error
 	if j != nil {
-		entries, _, jerr = j.List()
+		hist, _, jerr = j.History()
 	}
 	cmd := "kvdeck " + m.storeFlag()
 	out := make([]string, 0, len(held))
@@ -52,7 +52,7 @@ func (m model) exitReport(getenv func(string) string, pid int) []string {
 		}
 		switch {
 		case h.Op != "":
-			line += "; " + undoHint(cmd, j, jerr, heldWrites(entries, h, pid), path)
+			line += "; " + undoHint(cmd, j, jerr, heldActions(hist, h, pid), path)
 		case h.Use != "":
 			line += "; kept in " + path + ": " + cmd + " " + strings.ReplaceAll(h.Use, "FILE", views.ShellQuote(path)) + " writes it"
 		default:
@@ -99,24 +99,31 @@ func keepText(dir string, derr error, h views.Held) (string, error) {
 	return f.Name(), nil
 }
 
-// heldWrites are the journal entries of held writes: made by this
-// process under h.Op since h.Since, applied, and deleting only (a
-// queue's claims; the decisions written back set rows).
-func heldWrites(entries []journal.Entry, h views.Held, pid int) []string {
+// heldActions are the journal actions of held writes: started by this
+// process under h.Op since h.Since, not undone, with an applied write
+// that only deletes (a queue's claims; the decisions written back set
+// rows). A take is one action: its undo puts every claimed message back.
+func heldActions(hist journal.History, h views.Held, pid int) []string {
 	since := h.Since.Truncate(time.Millisecond)
 	var ids []string
-	for _, e := range entries {
-		if e.PID != pid || e.Op != h.Op || e.Time.Before(since) || e.Outcome != store.OutcomeApplied {
+	for _, a := range hist.Actions {
+		if a.Op != h.Op || a.Time.Before(since) || a.UndoneBy != "" {
 			continue
 		}
-		if len(e.Mutations) > 0 && !slices.ContainsFunc(e.Mutations, func(mu store.Mutation) bool { return mu.Type != store.MutationDelete }) {
-			ids = append(ids, e.ID)
+		if slices.ContainsFunc(a.Entries, func(e journal.Entry) bool { return e.PID == pid && claims(e) }) {
+			ids = append(ids, a.ID)
 		}
 	}
 	return ids
 }
 
-// undoHint says how held writes are taken back: the undo of each entry
+// claims reports whether e is an applied write that only deletes.
+func claims(e journal.Entry) bool {
+	return e.Outcome == store.OutcomeApplied && len(e.Mutations) > 0 &&
+		!slices.ContainsFunc(e.Mutations, func(mu store.Mutation) bool { return mu.Type != store.MutationDelete })
+}
+
+// undoHint says how held writes are taken back: the undo of their action
 // (bodies kept at path, when there).
 func undoHint(cmd string, j *journal.Journal, jerr error, ids []string, path string) string {
 	kept := ""
@@ -127,7 +134,7 @@ func undoHint(cmd string, j *journal.Journal, jerr error, ids []string, path str
 	case j == nil:
 		return kept + "the write journal is off, so no undo puts them back"
 	case jerr != nil:
-		return kept + fmt.Sprintf("the journal could not be read (%v): %s undo --list shows its entries", jerr, cmd)
+		return kept + fmt.Sprintf("the journal could not be read (%v): %s undo --list shows its actions", jerr, cmd)
 	case len(ids) == 0:
 		return kept + "no claim of them is in the journal: " + cmd + " undo --list shows what was written"
 	case len(ids) == 1:
@@ -137,5 +144,5 @@ func undoHint(cmd string, j *journal.Journal, jerr error, ids []string, path str
 	for i, id := range ids {
 		undos[i] = cmd + " undo " + id
 	}
-	return kept + strings.Join(undos, " && ") + " put them back (each undoes one claim)"
+	return kept + strings.Join(undos, " && ") + " put them back"
 }

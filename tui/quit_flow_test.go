@@ -143,8 +143,8 @@ func TestCtrlCNothingHeldQuits(t *testing.T) {
 
 // TestCtrlCWithClaimedBatch: ctrl+c while a batch taken from a queue is
 // held quit at once and left its messages deleted from the queue; it asks
-// now, and quitting anyway prints, last, the undo of the claim, which
-// puts every message back as it was.
+// now, and quitting anyway prints, last, the undo of the take (one
+// action, its claims), which puts every message back as it was.
 func TestCtrlCWithClaimedBatch(t *testing.T) {
 	a, _ := journaled(t)
 	was := readyOf(t, a, "invoices")
@@ -165,7 +165,7 @@ func TestCtrlCWithClaimedBatch(t *testing.T) {
 	lines := m.exitReport(getenv, os.Getpid())
 	last := lines[len(lines)-1]
 	ids := undoIDs(last)
-	if !strings.Contains(last, " put") || len(ids) == 0 || !strings.Contains(last, "their bodies are kept in ") {
+	if !strings.HasSuffix(last, " puts them back") || len(ids) != 1 || !strings.Contains(last, "their bodies are kept in ") {
 		t.Fatalf("the last line does not say how to put the batch back: %s", last)
 	}
 	j := journal.Of(a.s)
