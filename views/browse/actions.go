@@ -12,6 +12,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/widgets"
 )
 
@@ -77,9 +78,9 @@ func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.CopyValue):
 		cmd = m.copyValue()
 	case key.Matches(msg, k.Read):
-		cmd = m.startReading()
+		cmd = m.reader.Open(m.entry.row())
 	case key.Matches(msg, k.Pager):
-		cmd = m.startPager()
+		cmd = m.reader.OpenPipe(m.entry.row())
 	case key.Matches(msg, k.EditExternal):
 		cmd = m.startExternalEdit()
 	case key.Matches(msg, k.Filter):
@@ -261,7 +262,7 @@ func (m *Model) startEdit() tea.Cmd {
 		return views.Flash(views.FlashError, "an undecodable row cannot be addressed by key, so it cannot be edited here")
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
-	case m.entry.size > widgets.ValueCap: // a cut value (entryHeadCap) is never loaded into the form
+	case m.entry.size > widgets.ValueCap: // a cut value (entry.HeadCap) is never loaded into the form
 		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", m.entry.size, widgets.ValueCap)
 	}
 	m.form = newEditForm(m.styles, m.entry.e, m.deps.Now)
@@ -429,7 +430,7 @@ func (m *Model) copyValue() tea.Cmd {
 	}
 	src, raw, ver, clip := m.deps.Store, m.entry.e.Raw, m.entry.e.Ver, m.deps.Clipboard
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		e, err := readWhole(ctx, src, raw, ver) // the pane holds only its head
+		e, err := entry.ReadWhole(ctx, src, raw, ver) // the pane holds only its head
 		if err != nil {
 			return copied{err: err}
 		}

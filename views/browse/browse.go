@@ -13,6 +13,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/themes"
 	"kvdeck/views"
+	"kvdeck/views/browse/reader"
 	"kvdeck/views/widgets"
 )
 
@@ -26,12 +27,12 @@ type Keys struct {
 	FilterAll                               key.Binding // while filtering: load the whole level
 	Record                                  key.Binding // a dwk_* key's coordination tab
 	CopyValue                               key.Binding
-	Search                                  key.Binding // search values under the selected prefix
-	Read                                    key.Binding // the value reader: page and search the value
-	Pager                                   key.Binding // the value, streamed, to $PAGER
-	EditExternal                            key.Binding // edit the value in $EDITOR
-	Diff                                    key.Binding // what changed since you looked (seen.go)
-	Reader                                  ReaderKeys
+	Search                                  key.Binding      // search values under the selected prefix
+	Read                                    key.Binding      // the value reader: page and search the value
+	Pager                                   key.Binding      // the value, streamed, to $PAGER
+	EditExternal                            key.Binding      // edit the value in $EDITOR
+	Diff                                    key.Binding      // what changed since you looked (seen.go)
+	Reader                                  ReaderKeys       // the value reader (views/browse/reader)
 	Marks                                   widgets.MarkKeys // space, ctrl+a, B (bulk.go)
 }
 
@@ -63,7 +64,7 @@ func DefaultKeys() Keys {
 		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
 		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
 		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command (streamed)")),
-		Reader:       DefaultReaderKeys(),
+		Reader:       reader.DefaultKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
 		Diff:         key.NewBinding(key.WithKeys("="), key.WithHelp("=", "what changed since you looked (again: hide)")),
 		Marks:        widgets.DefaultMarkKeys(),
@@ -81,6 +82,9 @@ func (k *Keys) Writes() views.WriteKeys {
 		{Binding: &k.Delete, What: "delete", Asks: views.AskDialog},
 	}
 }
+
+// ReaderKeys are the value reader's keys (v).
+type ReaderKeys = reader.Keys
 
 // Model is the key-prefix tree (left) and the selected entry (right).
 type Model struct {
@@ -132,9 +136,8 @@ type Model struct {
 	// searchScan the rows one call examines (New: defaultSearchScan).
 	searchWait time.Duration
 	searchScan int
-	reader     *readerState     // the value reader (reader.go), when open
-	pipeIn     *textinput.Model // |'s command prompt (pager.go), when open
-	marks      widgets.Marks    // the keys marked for a bulk action (bulk.go)
+	reader     reader.Model  // the value reader (v) and its pipe prompt (|)
+	marks      widgets.Marks // the keys marked for a bulk action (bulk.go)
 
 	width, height int
 }
@@ -155,7 +158,9 @@ func New(deps views.Deps, styles themes.Styles) Model {
 
 		searchScan: defaultSearchScan,
 		bigEditCap: defaultBigEditCap,
+		reader:     reader.New(deps, styles),
 	}
+	m.reader.KeyMap = m.keys.Reader
 	if m.readOnly {
 		m.keys.Writes().Disable()
 	}
@@ -183,16 +188,24 @@ func (m *Model) SetSize(w, h int) {
 		m.offset = widgets.ClampOffset(m.offset, m.treeRows(), len(m.rows))
 	}
 	m.filterIn.Width = m.treeInner() - 4
+	m.reader.SetSize(m.entryWidth(), m.height)
+	m.reader.SetPromptWidth(m.treeInner() - 4)
 	if m.form != nil {
 		m.form.SetSize(m.entryInner(), m.innerHeight())
 	}
 }
 
 // Focus gives the view the keys.
-func (m *Model) Focus() { m.focused = true }
+func (m *Model) Focus() {
+	m.focused = true
+	m.reader.Focus()
+}
 
 // Blur takes the keys away; a blurred view ignores keys.
-func (m *Model) Blur() { m.focused = false }
+func (m *Model) Blur() {
+	m.focused = false
+	m.reader.Blur()
+}
 
 // Busy reports whether a store call of the view is in flight; the root's
 // live refresh skips a round while it is.
@@ -203,7 +216,7 @@ func (m Model) Busy() bool {
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.conflict != nil || m.searching() || m.reader != nil || m.pipeIn != nil
+	return m.filtering || m.form != nil || m.conflict != nil || m.searching() || m.reader.Capturing()
 }
 
 // searching reports whether the value search is open (not parked).
@@ -212,10 +225,12 @@ func (m Model) searching() bool { return m.search != nil && !m.search.parked }
 // Update handles a message. Keys held while a jump was in flight are
 // replayed once it has landed.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	m.reader.SetRow(m.entry.row())
 	m, cmd := m.update(msg)
 	// The reader lays the value out again when its width or the value
-	// changed (SetSize cannot answer with a command).
-	cmd = tea.Batch(cmd, m.wantLayout())
+	// changed (SetSize and SetRow cannot answer with a command).
+	m.reader.SetRow(m.entry.row())
+	cmd = tea.Batch(cmd, m.reader.Layout())
 	return m.replayHeld(cmd)
 }
 
@@ -245,16 +260,6 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
 		return m.onEditor(msg)
-	case pagerClosed:
-		return m.onPager(msg)
-	case indexStep:
-		return m.onIndexStep(msg)
-	case windowRead:
-		return m.onWindow(msg)
-	case searchStep:
-		return m.onSearchStep(msg)
-	case treeParsed:
-		return m.onTreeParsed(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
 	case discardConfirmed:
@@ -266,16 +271,16 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		switch {
-		case m.pipeIn != nil:
-			return m.handlePipe(msg)
+		case m.reader.Piping():
+			return m.toReader(msg)
 		case m.form != nil || m.conflict != nil:
 			return m.handleForm(msg)
 		case m.filtering:
 			return m.handleFiltering(msg)
 		case m.searching():
 			return m.handleSearch(msg)
-		case m.reader != nil:
-			return m.handleReading(msg)
+		case m.reader.Reading():
+			return m.toReader(msg)
 		case m.holding():
 			// The cursor is still on the row it had before the jump, or
 			// the target's entry is not read yet: a key pressed now is
@@ -285,7 +290,17 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m.handleBrowsing(msg)
 	}
-	return m.onConflictMsg(msg)
+	m, cmd := m.onConflictMsg(msg)
+	var rc tea.Cmd
+	m.reader, rc = m.reader.Update(msg)
+	return m, tea.Batch(cmd, rc)
+}
+
+// toReader hands a key to the reader or its pipe prompt.
+func (m Model) toReader(msg tea.KeyMsg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	m.reader, cmd = m.reader.Update(msg)
+	return m, cmd
 }
 
 // Refresh re-reads what is on screen: the store changed.
@@ -309,8 +324,8 @@ func (m Model) Goto(key codec.Key) (Model, tea.Cmd) {
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
 	switch {
-	case m.pipeIn != nil:
-		return []key.Binding{m.input.Accept, m.input.Cancel}
+	case m.reader.Piping():
+		return m.reader.ShortHelp()
 	case m.conflict != nil:
 		k := m.conflict.keys
 		return []key.Binding{k.Keep, k.Discard, k.Overwrite}
@@ -323,10 +338,8 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.searching():
 		k := m.search.keys
 		return []key.Binding{k.Open, k.More, k.Again, k.Close}
-	case m.reader != nil && m.reader.typing:
-		return []key.Binding{m.input.Accept, m.input.Cancel}
-	case m.reader != nil:
-		return m.readerHelp()
+	case m.reader.Reading():
+		return m.reader.ShortHelp()
 	}
 	k := m.keys
 	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}
@@ -335,8 +348,8 @@ func (m Model) ShortHelp() []key.Binding {
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
 	switch {
-	case m.pipeIn != nil:
-		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
+	case m.reader.Piping():
+		return m.reader.FullHelp()
 	case m.conflict != nil:
 		return [][]key.Binding{m.ShortHelp()}
 	case m.form != nil:
@@ -348,9 +361,8 @@ func (m Model) FullHelp() [][]key.Binding {
 	case m.searching():
 		k := m.search.keys
 		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Again, k.Close}}
-	case m.reader != nil:
-		k := m.keys.Reader
-		return [][]key.Binding{k.Bindings(), m.ShortHelp()}
+	case m.reader.Reading():
+		return m.reader.FullHelp()
 	}
 	k := m.keys
 	return [][]key.Binding{

@@ -2,15 +2,13 @@ package browse
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views"
-	"kvdeck/views/widgets"
+	"kvdeck/views/browse/entry"
 )
 
 // childrenLoaded answers loadChildren.
@@ -41,36 +39,14 @@ type entryLoaded struct {
 	err          error
 }
 
-// entryHeadCap is what the entry read takes of a value: one byte more
-// than the pane shows (widgets.ValueCap), so that a value the form could
-// edit is read whole and a longer one is cut (and shown cut). What needs
-// the whole value reads it on demand (readWhole).
-const entryHeadCap = widgets.ValueCap + 1
-
 // loadEntry reads one physical row by its raw key, expired or not (Browse
-// shows expired, unswept rows struck through), with at most entryHeadCap
+// shows expired, unswept rows struck through), with at most entry.HeadCap
 // bytes of its value: one statement, and a 50 MB value costs 64 KiB.
 func loadEntry(src *store.Store, session, gen int, raw []byte) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		h, found, err := src.GetRawHead(ctx, raw, entryHeadCap)
+		h, found, err := src.GetRawHead(ctx, raw, entry.HeadCap)
 		return entryLoaded{session: session, gen: gen, found: found, head: h, err: err}
 	})
-}
-
-// readWhole reads the whole value of the row the entry pane shows cut, in
-// a command, for what needs all of it (Y, E, the tree): the row must still
-// be at stamp ver, or the read fails (the pane is read again first).
-func readWhole(ctx context.Context, src *store.Store, raw []byte, ver int64) (store.Entry, error) {
-	e, found, err := src.GetRaw(ctx, raw)
-	switch {
-	case err != nil:
-		return e, err
-	case !found:
-		return e, errors.New("the key is gone since it was read")
-	case e.Ver != ver:
-		return e, fmt.Errorf("the value changed since it was read (stamp %s, now %s): select it again", codec.FormatStamp(ver), e.Versionstamp())
-	}
-	return e, nil
 }
 
 // commitOp names what a commit was for, to word its outcome.

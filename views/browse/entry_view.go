@@ -68,7 +68,7 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	}
 	values, note, valid := m.vcache.Lines(st, m.entry.answers, e.Value, w, live)
 	head := widgets.Line{{Text: "JSON", Style: st.OK}}
-	if m.entry.cut { // the read took the head only (entryHeadCap)
+	if m.entry.cut { // the read took the head only (entry.HeadCap)
 		valid = m.entry.json
 		note = fmt.Sprintf("value is %s: its first %s shown; v reads it all, | pipes it",
 			widgets.BytesText(m.entry.size), widgets.BytesText(widgets.ValueCap))

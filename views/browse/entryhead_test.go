@@ -9,13 +9,14 @@ import (
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/viewtest"
 	"kvdeck/views/widgets"
 )
 
 // TestEntryReadTakesTheHeadOfABigValue: issue 23 point 4 (22 point 7).
 // Selecting a key whose value is larger than the pane shows reads its
-// first entryHeadCap bytes, its size, stamp and expiry in one statement,
+// first entry.HeadCap bytes, its size, stamp and expiry in one statement,
 // not the whole value (the read went through store.List, which loaded
 // it whole); the pane says how large it is and how to read it all. What
 // needs the whole reads it on demand: Y copies the whole value; e and c
@@ -33,7 +34,7 @@ func TestEntryReadTakesTheHeadOfABigValue(t *testing.T) {
 			}
 			s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
 			h := startHarness(t, s, clock, 100, 30)
-			value := bigValue(4 << 20)
+			value := viewtest.BigValue(4 << 20)
 			setValue(t, h, `["big", "value"]`, value)
 			h.Refresh()
 
@@ -52,11 +53,11 @@ func TestEntryReadTakesTheHeadOfABigValue(t *testing.T) {
 			t.Logf("%s: the entry read of a %d-byte value allocates %d bytes; the read it replaced (store.List of the row) %d bytes",
 				backend, len(value), headBytes, wholeBytes)
 			st := h.M.entry
-			if !st.found || !st.cut || st.size != int64(len(value)) || !st.json || !bytes.Equal(st.e.Value, value[:entryHeadCap]) {
-				t.Fatalf("the entry holds %d bytes (cut %v, size %d, json %v); want the first %d of %d", len(st.e.Value), st.cut, st.size, st.json, entryHeadCap, len(value))
+			if !st.found || !st.cut || st.size != int64(len(value)) || !st.json || !bytes.Equal(st.e.Value, value[:entry.HeadCap]) {
+				t.Fatalf("the entry holds %d bytes (cut %v, size %d, json %v); want the first %d of %d", len(st.e.Value), st.cut, st.size, st.json, entry.HeadCap, len(value))
 			}
 			if headBytes > int64(len(value))/2 {
-				t.Errorf("selecting the value allocated %d bytes; want about its head (%d), not the value (%d)", headBytes, entryHeadCap, len(value))
+				t.Errorf("selecting the value allocated %d bytes; want about its head (%d), not the value (%d)", headBytes, entry.HeadCap, len(value))
 			}
 			h.RequireView("value is 4.0 MiB: its first 64.0 KiB shown;")
 
@@ -92,7 +93,7 @@ func TestEditFormNeverTakesTheHeadOnReload(t *testing.T) {
 	if h.M.form == nil {
 		t.Fatalf("e opened no form (flashes %v)", h.Flashes)
 	}
-	value := bigValue(widgets.ValueCap * 3)
+	value := viewtest.BigValue(widgets.ValueCap * 3)
 	setValue(t, h, `["big", "value"]`, value)
 	h.Keys("end", "ctrl+u")
 	h.TypeText(`"mine"`)
@@ -137,7 +138,7 @@ func TestChangedSinceYouLookedOverTheHead(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	goTo(h, `["accounts", "acme"]`)
 	h.Keys("j") // looked at acme, then left it
-	value := bigValue(3 * widgets.ValueCap)
+	value := viewtest.BigValue(3 * widgets.ValueCap)
 	setValue(t, h, `["accounts", "acme"]`, value)
 	h.Refresh()
 	h.Keys("k")

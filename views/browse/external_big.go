@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -12,6 +11,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/widgets"
 )
 
@@ -45,7 +45,7 @@ type bigSaveConfirmed struct {
 }
 
 // startBigEdit writes the whole value to a file for the editor, indented
-// a chunk at a time (jsonIndenter, as | streams it, but unsanitized: the
+// a chunk at a time (entry.WriteIndented, as | streams it, but unsanitized: the
 // file is the value's text) in the command: the indented copy of the
 // whole value is never held (a 60 MB value took ~100 MB more).
 func (m *Model) startBigEdit() tea.Cmd {
@@ -57,7 +57,7 @@ func (m *Model) startBigEdit() tea.Cmd {
 	return func() tea.Msg {
 		if cut { // the pane holds only the head: the edit starts from the whole
 			ctx, cancel := context.WithTimeout(context.Background(), views.ReadTimeout)
-			whole, err := readWhole(ctx, src, e.Raw, e.Ver)
+			whole, err := entry.ReadWhole(ctx, src, e.Raw, e.Ver)
 			if cancel(); err != nil {
 				return editorFile{session: session, err: err, big: true}
 			}
@@ -67,31 +67,12 @@ func (m *Model) startBigEdit() tea.Cmd {
 		if err != nil {
 			return editorFile{session: session, err: err, big: true}
 		}
-		err = writeIndented(f, e.Value, e.ValueValid())
+		err = entry.WriteIndented(f, e.Value, e.ValueValid())
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		return editorFile{session: session, path: f.Name(), e: e, err: err, big: true}
 	}
-}
-
-// writeIndented writes value to w as json.Indent(value, "", "  ") would
-// when it is JSON (else as it is), and a final newline, a chunk at a time.
-func writeIndented(w io.Writer, value []byte, isJSON bool) error {
-	const chunk = 1 << 20
-	var ind jsonIndenter
-	for len(value) > 0 {
-		part := value[:min(chunk, len(value))]
-		value = value[len(part):]
-		if isJSON {
-			part = ind.write(part)
-		}
-		if _, err := w.Write(part); err != nil {
-			return err
-		}
-	}
-	_, err := w.Write([]byte{'\n'})
-	return err
 }
 
 // readEditedBig reads a large value's edit back (up to limit bytes),

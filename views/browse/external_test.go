@@ -306,24 +306,6 @@ func TestExternalEditOverItsCapSaysSo(t *testing.T) {
 	}
 }
 
-// TestWriteIndentedMatchesJSONIndent: E's file for a large value is
-// written a chunk at a time, and is json.Indent's text whatever the
-// chunks cut (strings, escapes, runes, empty objects).
-func TestWriteIndentedMatchesJSONIndent(t *testing.T) {
-	value := bigValue(3 << 20)
-	var got, want bytes.Buffer
-	if err := writeIndented(&got, value, true); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Indent(&want, value, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	want.WriteByte('\n')
-	if !bytes.Equal(got.Bytes(), want.Bytes()) {
-		t.Fatalf("the file is %d bytes, json.Indent's text %d", got.Len(), want.Len())
-	}
-}
-
 // TestExternalEditOnceAtATime: E pressed again before the editor has
 // closed makes no second file (session 7 saw two quick presses each write
 // one, and two editors run in turn); once it has closed, E edits again.

@@ -5,6 +5,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/store"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/widgets"
 )
 
@@ -20,7 +21,7 @@ type entryState struct {
 	loaded bool
 	stale  bool
 	found  bool
-	e      store.Entry // its Value cut to entryHeadCap bytes when cut
+	e      store.Entry // its Value cut to entry.HeadCap bytes when cut
 	err    error
 	// size is the value's whole length; cut, that e.Value holds only its
 	// head; json, that the whole value is JSON.
@@ -28,6 +29,11 @@ type entryState struct {
 	cut, json bool
 	// answers counts the reads applied; it tells the value cache that e changed.
 	answers int
+}
+
+// row is the entry as the reader and the editor take it.
+func (st entryState) row() entry.Row {
+	return entry.Row{E: st.e, Found: st.loaded && st.found, Err: st.err, Size: st.size, Cut: st.cut, JSON: st.json}
 }
 
 // Layout: the tree takes two fifths of the width, the entry the rest.
@@ -357,14 +363,4 @@ func (m Model) onMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 	m.offset = widgets.ClampOffset(m.offset+step, m.treeRows(), len(m.rows))
 	out := m.reloadVisible()
 	return m, out
-}
-
-// checkJSON tells a scan of the value whether it is JSON: the database
-// said so for a cut value; a whole one is checked in the scan's command.
-func (st entryState) checkJSON(s *scan) {
-	if st.cut {
-		s.json = st.json
-		return
-	}
-	s.check = st.e.Value
 }

@@ -44,7 +44,7 @@ type seenState struct {
 func newSeen() *seenState { return &seenState{rows: map[string]seenRow{}} }
 
 // remember records e, whose value is size bytes (e.Value holds only its
-// head when it is cut: entryHeadCap), as looked at; only if nothing of it
+// head when it is cut: entry.HeadCap), as looked at; only if nothing of it
 // is remembered when onlyNew.
 func (s *seenState) remember(e store.Entry, size int64, onlyNew bool) {
 	raw := string(e.Raw)

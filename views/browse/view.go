@@ -48,15 +48,15 @@ func (m Model) treeView() string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, m.treeFooter())
-	box := widgets.PaneBox(m.styles, m.focused && m.form == nil && m.reader == nil)
+	box := widgets.PaneBox(m.styles, m.focused && m.form == nil && !m.reader.Reading())
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
 }
 
 // treeFooter shows the filter input, a jump in flight, or the filter in
 // force.
 func (m Model) treeFooter() string {
-	if m.pipeIn != nil {
-		return m.pipeIn.View()
+	if m.reader.Piping() {
+		return m.reader.PromptView()
 	}
 	if m.filtering {
 		return m.filterIn.View()
@@ -210,8 +210,8 @@ func (m Model) rightView() string {
 	if m.searching() {
 		return m.searchView(w, h)
 	}
-	if m.reader != nil {
-		return m.readerView(w, h)
+	if m.reader.Reading() {
+		return m.reader.View()
 	}
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()
