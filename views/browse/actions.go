@@ -90,7 +90,7 @@ func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
 	case key.Matches(msg, k.Search):
-		cmd = m.startSearch()
+		cmd = m.search.Start(m.selectedPrefix())
 	default:
 		cmd = m.refuseReadOnly(msg)
 	}

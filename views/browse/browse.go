@@ -4,8 +4,6 @@
 package browse
 
 import (
-	"time"
-
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -14,6 +12,7 @@ import (
 	"kvdeck/themes"
 	"kvdeck/views"
 	"kvdeck/views/browse/reader"
+	"kvdeck/views/browse/search"
 	"kvdeck/views/widgets"
 )
 
@@ -131,13 +130,9 @@ type Model struct {
 	endStay    bool           // ... for the filter: the cursor stays
 	carryTo    int            // pgdn's target row past the loaded edge
 	carryLvl   *node          // the level whose next page pgdn waits for
-	search     *searchState   // the value search (search.go), when open
-	// searchWait is each search call's deadline (0: views.ReadTimeout);
-	// searchScan the rows one call examines (New: defaultSearchScan).
-	searchWait time.Duration
-	searchScan int
-	reader     reader.Model  // the value reader (v) and its pipe prompt (|)
-	marks      widgets.Marks // the keys marked for a bulk action (bulk.go)
+	search     search.Model   // the value search (s)
+	reader     reader.Model   // the value reader (v) and its pipe prompt (|)
+	marks      widgets.Marks  // the keys marked for a bulk action (bulk.go)
 
 	width, height int
 }
@@ -156,8 +151,8 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		vcache:   &widgets.ValueCache{},
 		seen:     newSeen(),
 
-		searchScan: defaultSearchScan,
 		bigEditCap: defaultBigEditCap,
+		search:     search.New(deps, styles),
 		reader:     reader.New(deps, styles),
 	}
 	m.reader.KeyMap = m.keys.Reader
@@ -188,6 +183,7 @@ func (m *Model) SetSize(w, h int) {
 		m.offset = widgets.ClampOffset(m.offset, m.treeRows(), len(m.rows))
 	}
 	m.filterIn.Width = m.treeInner() - 4
+	m.search.SetSize(m.entryWidth(), m.height)
 	m.reader.SetSize(m.entryWidth(), m.height)
 	m.reader.SetPromptWidth(m.treeInner() - 4)
 	if m.form != nil {
@@ -198,12 +194,14 @@ func (m *Model) SetSize(w, h int) {
 // Focus gives the view the keys.
 func (m *Model) Focus() {
 	m.focused = true
+	m.search.Focus()
 	m.reader.Focus()
 }
 
 // Blur takes the keys away; a blurred view ignores keys.
 func (m *Model) Blur() {
 	m.focused = false
+	m.search.Blur()
 	m.reader.Blur()
 }
 
@@ -219,8 +217,8 @@ func (m Model) Capturing() bool {
 	return m.filtering || m.form != nil || m.conflict != nil || m.searching() || m.reader.Capturing()
 }
 
-// searching reports whether the value search is open (not parked).
-func (m Model) searching() bool { return m.search != nil && !m.search.parked }
+// searching reports whether the value search is shown (open, not parked).
+func (m Model) searching() bool { return m.search.Active() }
 
 // Update handles a message. Keys held while a jump was in flight are
 // replayed once it has landed.
@@ -256,8 +254,6 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.marks.Clear()
 		}
 		return m, nil
-	case searched:
-		return m.onSearched(msg)
 	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
 		return m.onEditor(msg)
 	case saveConfirmed:
@@ -278,7 +274,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		case m.filtering:
 			return m.handleFiltering(msg)
 		case m.searching():
-			return m.handleSearch(msg)
+			return m.toSearch(msg)
 		case m.reader.Reading():
 			return m.toReader(msg)
 		case m.holding():
@@ -291,9 +287,26 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleBrowsing(msg)
 	}
 	m, cmd := m.onConflictMsg(msg)
-	var rc tea.Cmd
+	var sc, rc tea.Cmd
+	m.search, sc = m.search.Update(msg)
 	m.reader, rc = m.reader.Update(msg)
-	return m, tea.Batch(cmd, rc)
+	return m, tea.Batch(cmd, sc, rc)
+}
+
+// toSearch hands a key to the value search; a match it shows (enter) is
+// a jump within Browse, and a place left (places.go).
+func (m Model) toSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
+	m.search.SetSelected(m.selectedPrefix())
+	var cmd tea.Cmd
+	m.search, cmd = m.search.Update(msg)
+	if k := m.search.TakeShow(); k != nil {
+		from, ok := m.Selected()
+		var jump tea.Cmd
+		m, jump = m.Goto(k)
+		m.leftPlace(from, ok)
+		cmd = tea.Batch(jump, cmd)
+	}
+	return m, cmd
 }
 
 // toReader hands a key to the reader or its pipe prompt.
@@ -333,11 +346,8 @@ func (m Model) ShortHelp() []key.Binding {
 		return m.form.ShortHelp()
 	case m.filtering:
 		return []key.Binding{m.input.Accept, m.keys.FilterAll, m.input.Cancel}
-	case m.searching() && m.search.typing:
-		return []key.Binding{m.input.Accept, m.search.keys.Scope, m.input.Cancel}
 	case m.searching():
-		k := m.search.keys
-		return []key.Binding{k.Open, k.More, k.Again, k.Close}
+		return m.search.ShortHelp()
 	case m.reader.Reading():
 		return m.reader.ShortHelp()
 	}
@@ -356,11 +366,8 @@ func (m Model) FullHelp() [][]key.Binding {
 		return m.form.FullHelp()
 	case m.filtering:
 		return [][]key.Binding{{m.input.Accept, m.keys.FilterAll, m.input.Cancel}}
-	case m.searching() && m.search.typing:
-		return [][]key.Binding{{m.input.Accept, m.search.keys.Scope, m.input.Cancel}}
 	case m.searching():
-		k := m.search.keys
-		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Again, k.Close}}
+		return m.search.FullHelp()
 	case m.reader.Reading():
 		return m.reader.FullHelp()
 	}

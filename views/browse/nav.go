@@ -219,6 +219,15 @@ func (m *Model) placeCursor(i int, reveal bool) tea.Cmd {
 // selected returns the node under the cursor, or nil.
 func (m Model) selected() *node { return m.entry.node }
 
+// selectedPrefix is the key of the node under the cursor, nil on an
+// undecodable row or nothing: where the value search looks.
+func (m Model) selectedPrefix() codec.Key {
+	if n := m.selected(); n != nil && n.kind == nodePart {
+		return n.key
+	}
+	return nil
+}
+
 // levelOf returns the level (parent node) a row belongs to and the page
 // of that level it sits in.
 func levelOf(r row) (*node, int) {

@@ -208,7 +208,7 @@ func (m Model) rightView() string {
 		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
 	}
 	if m.searching() {
-		return m.searchView(w, h)
+		return m.search.View()
 	}
 	if m.reader.Reading() {
 		return m.reader.View()
