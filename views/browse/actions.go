@@ -2,7 +2,6 @@ package browse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -189,71 +188,9 @@ func (m Model) clearable() *node {
 	return nil
 }
 
-// handleForm handles keys while the entry form is open.
-func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
-	if m.conflict != nil {
-		return m.handleConflict(msg) // the form's save met another writer
-	}
-	f := m.form
-	if key.Matches(msg, f.reload) {
-		f.setState(false, true)
-		f.Notice = ""
-		m.entry.stale = true
-		if m.entryBusy {
-			m.entry.gen = m.nextTag() // drop the answer in flight: it may predate the conflict
-		}
-		out := m.wantEntry()
-		return m, out
-	}
-	if key.Matches(msg, f.swap) && f.alt != nil && !f.saving && !f.reloading {
-		f.swapTexts()
-		return m, nil
-	}
-	act, cmd := f.Handle(msg)
-	switch act {
-	case widgets.FormCancel:
-		if f.unsaved() {
-			return m, m.askDiscard()
-		}
-		m.form = nil
-		return m, nil
-	case widgets.FormSubmit:
-		out := m.save()
-		return m, out
-	}
-	return m, cmd
-}
-
-// save validates the form and commits it; a save that would leave the
-// row as it is (the same normalized value and expiry) writes nothing.
-func (m *Model) save() tea.Cmd {
-	f := m.form
-	if f.saving || f.reloading {
-		return nil
-	}
-	req, err := f.Request(m.deps.Now())
-	if err != nil {
-		f.Err = err.Error()
-		return nil
-	}
-	if f.unchanged(req) {
-		m.form = nil
-		return nothingChanged(req.mut.Key)
-	}
-	f.setState(true, false)
-	f.Err, f.Notice = "", ""
-	f.sent = &req
-	m.committing = true
-	return commit(m.deps.Store, m.deps.Session, m.nextTag(), req.op, req.check, req.mut)
-}
-
-// nothingChanged is the answer to a save that would write what is stored.
-func nothingChanged(k codec.Key) tea.Cmd {
-	return views.Flash(views.FlashInfo, "nothing changed, nothing written: %s keeps its value and expiry (and its stamp)", codec.Format(k))
-}
-
-// startEdit opens the form on the selected entry.
-func (m *Model) startEdit() tea.Cmd {
+// editRefusal says why e cannot edit the selection's value (nil: it
+// can): it must be a stored key, read, whose value the form takes.
+func (m Model) editRefusal() tea.Cmd {
 	n := m.selected()
 	switch {
 	case n == nil || n.kind == nodeUndecodable || (n.kind == nodePart && !n.isKey):
@@ -265,8 +202,15 @@ func (m *Model) startEdit() tea.Cmd {
 	case m.entry.size > widgets.ValueCap: // a cut value (entry.HeadCap) is never loaded into the form
 		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", m.entry.size, widgets.ValueCap)
 	}
-	m.form = newEditForm(m.styles, m.entry.e, m.deps.Now)
-	m.form.SetSize(m.entryInner(), m.innerHeight())
+	return nil
+}
+
+// startEdit opens the form on the selected entry.
+func (m *Model) startEdit() tea.Cmd {
+	if cmd := m.editRefusal(); cmd != nil {
+		return cmd
+	}
+	m.editor.Edit(m.entry.e)
 	return nil
 }
 
@@ -279,8 +223,22 @@ func (m *Model) startNew() {
 			prefix = n.key[:len(n.key)-1]
 		}
 	}
-	m.form = newKeyForm(m.styles, m.deps.Now, prefix)
-	m.form.SetSize(m.entryInner(), m.innerHeight())
+	m.editor.NewKey(prefix)
+}
+
+// startExternalEdit hands the selected value to $EDITOR (E): a stored
+// key's value of any size (over the form's, it never enters the form);
+// any other selection is refused as e refuses it. E again before the
+// editor has closed only says so (the editor's part).
+func (m *Model) startExternalEdit() tea.Cmd {
+	n := m.selected()
+	big := n != nil && n.kind == nodePart && n.isKey && m.entry.loaded && m.entry.found && m.entry.size > widgets.ValueCap
+	if !big && !m.editor.Launching() {
+		if cmd := m.editRefusal(); cmd != nil {
+			return cmd
+		}
+	}
+	return m.editor.External(m.entry.row())
 }
 
 // askDelete asks to delete the selected key, guarded by the shown stamp.
@@ -295,87 +253,7 @@ func (m *Model) askDelete() tea.Cmd {
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
 	}
-	e := m.entry.e
-	stamp, guard := "", "only if it is still expired or absent (it expired without being swept)"
-	if e.Live(m.deps.Now()) {
-		stamp, guard = e.Versionstamp(), "only if it is still at stamp "+e.Versionstamp()
-	}
-	do := commit(m.deps.Store, m.deps.Session, m.nextTag(), opDelete,
-		store.Check{Key: e.Key, Versionstamp: stamp}, store.Mutation{Type: store.MutationDelete, Key: e.Key})
-	return views.Confirm("Delete this key?", "delete", do,
-		"Deletes the row "+codec.Format(e.Key)+",",
-		guard+"; if another writer changed it meanwhile, nothing is deleted.")
-}
-
-// onCommitted reports a commit's outcome.
-func (m Model) onCommitted(msg committed) (Model, tea.Cmd) {
-	if msg.session != m.deps.Session {
-		return m, nil
-	}
-	m.committing = false
-	if msg.op == opOverwrite {
-		return m.onOverwritten(msg)
-	}
-	if m.form != nil {
-		m.form.setState(false, m.form.reloading)
-	}
-	switch {
-	case msg.err != nil && errors.Is(msg.err, store.ErrReadOnly):
-		return m, views.Flash(views.FlashError, "read-only: %v", msg.err)
-	case msg.err != nil:
-		if m.form != nil {
-			m.form.Err = msg.err.Error()
-			return m, nil
-		}
-		return m, views.Flash(views.FlashError, "%v", msg.err)
-	case !msg.res.OK:
-		return m.onConflict(msg)
-	}
-	text := "deleted " + codec.Format(msg.key)
-	if msg.op != opDelete {
-		text = "saved " + codec.Format(msg.key) + " at stamp " + msg.res.Versionstamp
-	}
-	m.form = nil
-	m, cmd := m.Refresh()
-	if msg.op == opNew {
-		m.jump = newJump(msg.key)
-		cmd = tea.Batch(cmd, m.advanceJump())
-	}
-	return m, tea.Batch(cmd, views.Flash(views.FlashOK, "%s", text))
-}
-
-// onConflict explains a failed check: what the user saw and what is there
-// now, and offers the reload.
-func (m Model) onConflict(msg committed) (Model, tea.Cmd) {
-	actual := "absent or expired"
-	if len(msg.res.Failed) > 0 && msg.res.Failed[0].Actual != "" {
-		actual = "at stamp " + msg.res.Failed[0].Actual
-	}
-	saw := "absent"
-	if msg.expected != "" {
-		saw = "at stamp " + msg.expected
-	}
-	text := "conflict: you saw the key " + saw + "; it is now " + actual + ". Nothing was written."
-	if m.form != nil {
-		if msg.op == opNew {
-			m.form.Err = "the key exists now (" + actual + "); choose another key or edit that one"
-			return m, nil
-		}
-		m.form.Err = text + " ctrl+r reloads it."
-		m.form.reload.SetEnabled(true)
-		if m.form.sent != nil {
-			// The conflict screen: theirs against yours (conflict.go).
-			return m, m.openConflict(*m.form.sent, msg.expected)
-		}
-		return m, nil
-	}
-	if msg.op == opEdit {
-		// E's save of a value too large for the form: the conflict
-		// screen, without a form to go back to.
-		return m, m.openConflict(formRequest{op: opEdit, mut: msg.mut}, msg.expected)
-	}
-	m, cmd := m.Refresh()
-	return m, tea.Batch(cmd, views.Flash(views.FlashError, "not deleted: %s", text))
+	return m.editor.Delete(m.entry.e)
 }
 
 // composeFromHere stages, in the Compose tab, a check on the selected

@@ -11,6 +11,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/themes"
 	"kvdeck/views"
+	"kvdeck/views/browse/editor"
 	"kvdeck/views/browse/reader"
 	"kvdeck/views/browse/search"
 	"kvdeck/views/widgets"
@@ -101,38 +102,30 @@ type Model struct {
 	offset int // first visible tree row
 	tags   int // source of generation tags
 
-	entry      entryState
-	entryBusy  bool                // an entry read is in flight
-	entryOff   int                 // first visible line of the entry pane
-	vcache     *widgets.ValueCache // the entry's value lines, prepared once
-	seen       *seenState          // rows looked at, for "changed since you looked" (seen.go)
-	committing bool                // a commit is in flight
-	// editing: E's file is being written or its editor runs; a second E
-	// meanwhile would make a second file and a second editor.
-	editing bool
-	// bigEditCap bounds the large values E edits (New:
-	// defaultBigEditCap; external_big.go).
-	bigEditCap int64
+	entry     entryState
+	entryBusy bool                // an entry read is in flight
+	entryOff  int                 // first visible line of the entry pane
+	vcache    *widgets.ValueCache // the entry's value lines, prepared once
+	seen      *seenState          // rows looked at, for "changed since you looked" (seen.go)
 
 	filtering bool // the filter input has the keys
 	filterIn  textinput.Model
 	// filterOn is the level the last `/` filtered: the prompt types into
 	// it whatever row the cursor falls on, and esc clears it.
 	filterOn   *node
-	filterFrom codec.Key      // where the cursor was at `/`: a place if enter leaves it (places.go)
-	left       []codec.Key    // keys far moves left, for the root's back stack (TakeLeft)
-	form       *entryForm     // the edit / new-key form, when open
-	conflict   *conflictState // the form's save met another writer (conflict.go)
-	jump       *jumpState     // a :goto in progress
-	held       []tea.KeyMsg   // keys pressed during the jump, for its target (jump.go)
-	heldOn     *ref           // the row whose entry the held keys wait for
-	toEnd      *node          // G loads this level to its end (edge.go)
-	endStay    bool           // ... for the filter: the cursor stays
-	carryTo    int            // pgdn's target row past the loaded edge
-	carryLvl   *node          // the level whose next page pgdn waits for
-	search     search.Model   // the value search (s)
-	reader     reader.Model   // the value reader (v) and its pipe prompt (|)
-	marks      widgets.Marks  // the keys marked for a bulk action (bulk.go)
+	filterFrom codec.Key     // where the cursor was at `/`: a place if enter leaves it (places.go)
+	left       []codec.Key   // keys far moves left, for the root's back stack (TakeLeft)
+	editor     editor.Model  // the entry's writes: the form, E, d, the conflict screen
+	jump       *jumpState    // a :goto in progress
+	held       []tea.KeyMsg  // keys pressed during the jump, for its target (jump.go)
+	heldOn     *ref          // the row whose entry the held keys wait for
+	toEnd      *node         // G loads this level to its end (edge.go)
+	endStay    bool          // ... for the filter: the cursor stays
+	carryTo    int           // pgdn's target row past the loaded edge
+	carryLvl   *node         // the level whose next page pgdn waits for
+	search     search.Model  // the value search (s)
+	reader     reader.Model  // the value reader (v) and its pipe prompt (|)
+	marks      widgets.Marks // the keys marked for a bulk action (bulk.go)
 
 	width, height int
 }
@@ -151,9 +144,9 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		vcache:   &widgets.ValueCache{},
 		seen:     newSeen(),
 
-		bigEditCap: defaultBigEditCap,
-		search:     search.New(deps, styles),
-		reader:     reader.New(deps, styles),
+		editor: editor.New(deps, styles),
+		search: search.New(deps, styles),
+		reader: reader.New(deps, styles),
 	}
 	m.reader.KeyMap = m.keys.Reader
 	if m.readOnly {
@@ -186,14 +179,13 @@ func (m *Model) SetSize(w, h int) {
 	m.search.SetSize(m.entryWidth(), m.height)
 	m.reader.SetSize(m.entryWidth(), m.height)
 	m.reader.SetPromptWidth(m.treeInner() - 4)
-	if m.form != nil {
-		m.form.SetSize(m.entryInner(), m.innerHeight())
-	}
+	m.editor.SetSize(m.entryWidth(), m.height)
 }
 
 // Focus gives the view the keys.
 func (m *Model) Focus() {
 	m.focused = true
+	m.editor.Focus()
 	m.search.Focus()
 	m.reader.Focus()
 }
@@ -201,6 +193,7 @@ func (m *Model) Focus() {
 // Blur takes the keys away; a blurred view ignores keys.
 func (m *Model) Blur() {
 	m.focused = false
+	m.editor.Blur()
 	m.search.Blur()
 	m.reader.Blur()
 }
@@ -208,14 +201,18 @@ func (m *Model) Blur() {
 // Busy reports whether a store call of the view is in flight; the root's
 // live refresh skips a round while it is.
 func (m Model) Busy() bool {
-	return m.entryBusy || m.committing || anyLoading(m.root) || m.conflict != nil && m.conflict.loading
+	return m.entryBusy || m.editor.Busy() || anyLoading(m.root)
 }
 
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.conflict != nil || m.searching() || m.reader.Capturing()
+	return m.filtering || m.editor.Open() || m.searching() || m.reader.Capturing()
 }
+
+// Held is the typed text a quit would drop (views.Holder): the editor's
+// edit, kept by the root in a private file on the way out.
+func (m Model) Held() []views.Held { return m.editor.Held() }
 
 // searching reports whether the value search is shown (open, not parked).
 func (m Model) searching() bool { return m.search.Active() }
@@ -242,8 +239,6 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onCounted(msg)
 	case entryLoaded:
 		return m.onEntry(msg)
-	case committed:
-		return m.onCommitted(msg)
 	case copied:
 		out := m.onCopied(msg)
 		return m, out
@@ -254,12 +249,6 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.marks.Clear()
 		}
 		return m, nil
-	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
-		return m.onEditor(msg)
-	case saveConfirmed:
-		return m.onSaveConfirmed(msg)
-	case discardConfirmed:
-		return m.onDiscardConfirmed(msg)
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:
@@ -269,8 +258,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		switch {
 		case m.reader.Piping():
 			return m.toReader(msg)
-		case m.form != nil || m.conflict != nil:
-			return m.handleForm(msg)
+		case m.editor.Open():
+			return m.toEditor(msg)
 		case m.filtering:
 			return m.handleFiltering(msg)
 		case m.searching():
@@ -286,11 +275,39 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m.handleBrowsing(msg)
 	}
-	m, cmd := m.onConflictMsg(msg)
+	// Every other message is offered to each part, which ignores what
+	// it does not own.
+	m, cmd := m.toEditor(msg)
 	var sc, rc tea.Cmd
 	m.search, sc = m.search.Update(msg)
 	m.reader, rc = m.reader.Update(msg)
 	return m, tea.Batch(cmd, sc, rc)
+}
+
+// toEditor hands a message to the editor, then does what it asks: read
+// the row again (ctrl+r), show the store again (a write, a discarded
+// conflict), go to the key a save created.
+func (m Model) toEditor(msg tea.Msg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	m.editor, cmd = m.editor.Update(msg)
+	ask := m.editor.TakeAsk()
+	if ask.Reread {
+		m.entry.stale = true
+		if m.entryBusy {
+			m.entry.gen = m.nextTag() // drop the answer in flight: it may predate the conflict
+		}
+		cmd = tea.Batch(cmd, m.wantEntry())
+	}
+	if ask.Refresh {
+		var c tea.Cmd
+		m, c = m.Refresh()
+		cmd = tea.Batch(cmd, c)
+	}
+	if ask.Select != nil {
+		m.jump = newJump(ask.Select)
+		cmd = tea.Batch(cmd, m.advanceJump())
+	}
+	return m, cmd
 }
 
 // toSearch hands a key to the value search; a match it shows (enter) is
@@ -321,7 +338,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	m.root.markStale()
 	m.root.markSizesStale()
 	m.entry.stale = true
-	out := tea.Batch(m.reloadVisible(), m.wantEntry(), m.recheckConflict())
+	out := tea.Batch(m.reloadVisible(), m.wantEntry(), m.editor.Recheck())
 	return m, out
 }
 
@@ -339,11 +356,8 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.reader.Piping():
 		return m.reader.ShortHelp()
-	case m.conflict != nil:
-		k := m.conflict.keys
-		return []key.Binding{k.Keep, k.Discard, k.Overwrite}
-	case m.form != nil:
-		return m.form.ShortHelp()
+	case m.editor.Open():
+		return m.editor.ShortHelp()
 	case m.filtering:
 		return []key.Binding{m.input.Accept, m.keys.FilterAll, m.input.Cancel}
 	case m.searching():
@@ -360,10 +374,8 @@ func (m Model) FullHelp() [][]key.Binding {
 	switch {
 	case m.reader.Piping():
 		return m.reader.FullHelp()
-	case m.conflict != nil:
-		return [][]key.Binding{m.ShortHelp()}
-	case m.form != nil:
-		return m.form.FullHelp()
+	case m.editor.Open():
+		return m.editor.FullHelp()
 	case m.filtering:
 		return [][]key.Binding{{m.input.Accept, m.keys.FilterAll, m.input.Cancel}}
 	case m.searching():

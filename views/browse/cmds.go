@@ -49,50 +49,6 @@ func loadEntry(src *store.Store, session, gen int, raw []byte) tea.Cmd {
 	})
 }
 
-// commitOp names what a commit was for, to word its outcome.
-type commitOp int
-
-const (
-	opEdit commitOp = iota
-	opNew
-	opDelete
-	opOverwrite // an edit saved over the stamp a conflict showed (conflict.go)
-)
-
-// writeOp names the commit in the write journal (store.WithWriteOp).
-func (op commitOp) writeOp() string {
-	switch op {
-	case opNew:
-		return "browse: new key"
-	case opDelete:
-		return "browse: delete"
-	case opOverwrite:
-		return "browse: save over their stamp"
-	case opEdit:
-	}
-	return "browse: edit"
-}
-
-// committed answers commit.
-type committed struct {
-	session, gen int
-	op           commitOp
-	key          codec.Key
-	expected     string // the stamp the check asked for ("" = absent or expired)
-	mut          store.Mutation
-	res          store.CommitResult
-	err          error
-}
-
-// commit runs one atomic commit: the CAS check on the stamp the user saw
-// and the mutation.
-func commit(src *store.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
-	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		res, err := src.Commit(store.WithWriteOp(ctx, op.writeOp()), []store.Check{check}, []store.Mutation{mut})
-		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, mut: mut, res: res, err: err}
-	})
-}
-
 // copied answers copyText.
 type copied struct {
 	text string

@@ -63,7 +63,7 @@ func TestEntryReadTakesTheHeadOfABigValue(t *testing.T) {
 
 			h.Keys("e")
 			h.RequireFlash("the TUI edits values up to")
-			if h.M.form != nil {
+			if h.M.editor.Editing() {
 				t.Fatal("e opened the form on the head of a value")
 			}
 			h.Keys("c")
@@ -90,7 +90,7 @@ func TestEditFormNeverTakesTheHeadOnReload(t *testing.T) {
 	h.Refresh()
 	goTo(h, `["big", "value"]`)
 	h.Keys("e")
-	if h.M.form == nil {
+	if !h.M.editor.Editing() {
 		t.Fatalf("e opened no form (flashes %v)", h.Flashes)
 	}
 	value := viewtest.BigValue(widgets.ValueCap * 3)
@@ -98,21 +98,21 @@ func TestEditFormNeverTakesTheHeadOnReload(t *testing.T) {
 	h.Keys("end", "ctrl+u")
 	h.TypeText(`"mine"`)
 	h.Keys("ctrl+s") // conflicts: the stamp moved
-	if h.M.form == nil || !h.M.form.reload.Enabled() {
-		t.Fatalf("the save did not conflict (form %v, flashes %v)", h.M.form != nil, h.Flashes)
+	if !h.M.editor.Editing() || !h.M.editor.Reloadable() {
+		t.Fatalf("the save did not conflict (form %v, flashes %v)", h.M.editor.Editing(), h.Flashes)
 	}
-	if h.M.conflict != nil {
+	if h.M.editor.Conflicting() {
 		h.Keys("e") // the conflict screen (theirs against yours): keep editing
 	}
 	h.Keys("ctrl+r")
-	if h.M.form == nil || !h.M.entry.cut {
-		t.Fatalf("the reload did not read the cut row (form %v, cut %v)", h.M.form != nil, h.M.entry.cut)
+	if !h.M.editor.Editing() || !h.M.entry.cut {
+		t.Fatalf("the reload did not read the cut row (form %v, cut %v)", h.M.editor.Editing(), h.M.entry.cut)
 	}
-	if got := h.M.form.Value(h.M.form.valField); len(got) >= widgets.ValueCap || h.M.form.Err == "" {
-		t.Fatalf("the form took %d bytes of text on reload (error %q); want it refused", len(got), h.M.form.Err)
+	if got := h.M.editor.Text(); len(got) >= widgets.ValueCap || h.M.editor.Err() == "" {
+		t.Fatalf("the form took %d bytes of text on reload (error %q); want it refused", len(got), h.M.editor.Err())
 	}
 	h.Keys("ctrl+s") // still the old stamp: conflicts again, writes nothing
-	if h.M.conflict != nil {
+	if h.M.editor.Conflicting() {
 		h.Keys("x") // discard the edit
 	}
 	if got, _, _ := h.S.GetRaw(viewtest.Ctx, h.M.entry.e.Raw); !bytes.Equal(got.Value, value) {

@@ -334,8 +334,8 @@ func TestBrowseHeldKeysDroppedWhenEntryFails(t *testing.T) {
 	e.found, e.err = false, context.DeadlineExceeded
 	s.queue[i] = e
 	m = s.drain(m)
-	if len(s.asks) != 0 || m.form != nil {
-		t.Errorf("keys held for an entry that failed to load acted: asks %v, form open %v", s.asks, m.form != nil)
+	if len(s.asks) != 0 || m.editor.Editing() {
+		t.Errorf("keys held for an entry that failed to load acted: asks %v, form open %v", s.asks, m.editor.Editing())
 	}
 	want := "cannot read " + target + ": context deadline exceeded (2 key(s) pressed meanwhile ignored)"
 	if len(s.flashes) != 1 || s.flashes[0].Text != want {

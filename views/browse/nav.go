@@ -135,9 +135,7 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 		m.entry.found, m.entry.e, m.entry.err = msg.found, msg.head.Entry, msg.err
 		m.entry.size, m.entry.cut, m.entry.json = msg.head.Size, msg.head.Cut(), msg.head.Valid()
 		m.entry.answers++
-		if m.form != nil && m.form.reloading {
-			m.form.reloaded(m.entry, m.deps.Now())
-		}
+		m.editor.Reloaded(m.entry.row())
 	}
 	out := m.wantEntry()
 	return m, out
@@ -350,7 +348,7 @@ func (m Model) onMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 	case tea.MouseButtonWheelDown:
 		step = 3
 	case tea.MouseButtonLeft:
-		if msg.Action == tea.MouseActionPress && inTree && m.form == nil {
+		if msg.Action == tea.MouseActionPress && inTree && !m.editor.Editing() {
 			if i := m.offset + msg.Y - 2; msg.Y >= 2 && i < len(m.rows) {
 				// A row clicked is chosen: a jump in flight would take
 				// the cursor away from it when it lands, so it ends here

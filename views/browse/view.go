@@ -48,7 +48,7 @@ func (m Model) treeView() string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, m.treeFooter())
-	box := widgets.PaneBox(m.styles, m.focused && m.form == nil && !m.reader.Reading())
+	box := widgets.PaneBox(m.styles, m.focused && !m.editor.Editing() && !m.reader.Reading())
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
 }
 
@@ -201,11 +201,8 @@ func (m Model) moreText(r row) string {
 // with its body scrolled by K/J or the wheel.
 func (m Model) rightView() string {
 	w, h := m.entryWidth(), m.height
-	if m.conflict != nil {
-		return m.conflictView(w, h)
-	}
-	if m.form != nil {
-		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
+	if m.editor.Open() {
+		return m.editor.View()
 	}
 	if m.searching() {
 		return m.search.View()
