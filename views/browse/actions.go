@@ -18,7 +18,7 @@ import (
 // handleBrowsing handles keys while the tree has them.
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
-	m.toEnd, m.endStay, m.carryTo, m.carryLvl = nil, false, 0, nil // any key stops G's and pgdn's loading
+	m.edge = edgeState{} // any key stops G's and pgdn's loading
 	if key.Matches(msg, k.Top, k.Bottom, k.Expand, k.Collapse, k.Toggle) {
 		// A far move: the key left is a place (places.go).
 		from, ok := m.Selected()
@@ -98,12 +98,12 @@ func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 
 // startFilter opens the filter prompt on the level `/` was pressed on.
 func (m *Model) startFilter() tea.Cmd {
-	m.filtering = true
-	m.filterFrom, _ = m.Selected()
-	m.filterOn = m.filterLevel()
-	m.filterIn.SetValue(m.filterOn.filter)
-	m.filterIn.CursorEnd()
-	return m.filterIn.Focus()
+	m.filter.on = true
+	m.filter.from, _ = m.Selected()
+	m.filter.level = m.filterLevel()
+	m.filter.in.SetValue(m.filter.level.filter)
+	m.filter.in.CursorEnd()
+	return m.filter.in.Focus()
 }
 
 // clearFilter is esc: it clears the filter the prompt set.
@@ -133,19 +133,19 @@ func (m Model) refuseReadOnly(msg tea.KeyMsg) tea.Cmd {
 // to another level, and the next character filtered that one (issue 22
 // point 2). The cursor stays in the level, on its first row left.
 func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
-	lvl := m.filterOn
+	lvl := m.filter.level
 	switch {
 	case key.Matches(msg, m.input.Accept):
-		m.filtering = false
-		m.filterIn.Blur()
+		m.filter.on = false
+		m.filter.in.Blur()
 		out := m.relayout()
-		m.leftPlace(m.filterFrom, m.filterFrom != nil)
+		m.leftPlace(m.filter.from, m.filter.from != nil)
 		return m, out
 	case key.Matches(msg, m.input.Cancel):
-		m.filtering = false
-		m.filterIn.Blur()
+		m.filter.on = false
+		m.filter.in.Blur()
 		lvl.filter = ""
-		m.toEnd, m.endStay = nil, false
+		m.edge.toEnd, m.edge.stay = nil, false
 		out := m.relayout()
 		return m, out
 	case key.Matches(msg, m.keys.FilterAll):
@@ -153,8 +153,8 @@ func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, out
 	}
 	var cmd tea.Cmd
-	m.filterIn, cmd = m.filterIn.Update(msg)
-	lvl.filter = m.filterIn.Value()
+	m.filter.in, cmd = m.filter.in.Update(msg)
+	lvl.filter = m.filter.in.Value()
 	out := tea.Batch(cmd, m.relayout(), m.stayInLevel(lvl))
 	return m, out
 }
@@ -182,8 +182,8 @@ func (m Model) clearable() *node {
 	if lvl := m.filterLevel(); lvl.filter != "" {
 		return lvl
 	}
-	if m.filterOn != nil && m.filterOn.filter != "" {
-		return m.filterOn
+	if m.filter.level != nil && m.filter.level.filter != "" {
+		return m.filter.level
 	}
 	return nil
 }

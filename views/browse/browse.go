@@ -86,7 +86,8 @@ func (k *Keys) Writes() views.WriteKeys {
 // ReaderKeys are the value reader's keys (v).
 type ReaderKeys = reader.Keys
 
-// Model is the key-prefix tree (left) and the selected entry (right).
+// Model is the key-prefix tree (left) and the selected entry (right),
+// with its parts: the editor, the value search and the value reader.
 type Model struct {
 	deps     views.Deps
 	styles   themes.Styles
@@ -102,32 +103,44 @@ type Model struct {
 	offset int // first visible tree row
 	tags   int // source of generation tags
 
-	entry     entryState
-	entryBusy bool                // an entry read is in flight
-	entryOff  int                 // first visible line of the entry pane
-	vcache    *widgets.ValueCache // the entry's value lines, prepared once
-	seen      *seenState          // rows looked at, for "changed since you looked" (seen.go)
+	entry  entryState
+	pane   entryPane
+	filter filterState
+	left   []codec.Key   // keys far moves left, for the root's back stack (TakeLeft)
+	jump   *jumpState    // a :goto in progress
+	held   heldKeys      // keys pressed during the jump, for its target (jump.go)
+	edge   edgeState     // G's and pgdn's loads past the loaded edge (edge.go)
+	marks  widgets.Marks // the keys marked for a bulk action (bulk.go)
 
-	filtering bool // the filter input has the keys
-	filterIn  textinput.Model
-	// filterOn is the level the last `/` filtered: the prompt types into
-	// it whatever row the cursor falls on, and esc clears it.
-	filterOn   *node
-	filterFrom codec.Key     // where the cursor was at `/`: a place if enter leaves it (places.go)
-	left       []codec.Key   // keys far moves left, for the root's back stack (TakeLeft)
-	editor     editor.Model  // the entry's writes: the form, E, d, the conflict screen
-	jump       *jumpState    // a :goto in progress
-	held       []tea.KeyMsg  // keys pressed during the jump, for its target (jump.go)
-	heldOn     *ref          // the row whose entry the held keys wait for
-	toEnd      *node         // G loads this level to its end (edge.go)
-	endStay    bool          // ... for the filter: the cursor stays
-	carryTo    int           // pgdn's target row past the loaded edge
-	carryLvl   *node         // the level whose next page pgdn waits for
-	search     search.Model  // the value search (s)
-	reader     reader.Model  // the value reader (v) and its pipe prompt (|)
-	marks      widgets.Marks // the keys marked for a bulk action (bulk.go)
+	editor editor.Model // the entry's writes: the form, E, d, the conflict screen
+	search search.Model // the value search (s)
+	reader reader.Model // the value reader (v) and its pipe prompt (|)
 
 	width, height int
+}
+
+// entryPane is how the entry pane shows the selected row.
+type entryPane struct {
+	busy  bool                // an entry read is in flight
+	off   int                 // first visible line of the entry pane
+	cache *widgets.ValueCache // the entry's value lines, prepared once
+	seen  *seenState          // rows looked at, for "changed since you looked" (seen.go)
+}
+
+// filterState is the level filter (/).
+type filterState struct {
+	on bool // the filter input has the keys
+	in textinput.Model
+	// level is the level the last `/` filtered: the prompt types into it
+	// whatever row the cursor falls on, and esc clears it.
+	level *node
+	from  codec.Key // where the cursor was at `/`: a place if enter leaves it (places.go)
+}
+
+// heldKeys are the keys pressed while a jump is in flight (jump.go).
+type heldKeys struct {
+	keys []tea.KeyMsg
+	on   *ref // the row whose entry the held keys wait for
 }
 
 // New returns the Browse view over deps.Store.
@@ -139,10 +152,9 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		input:    widgets.DefaultInputKeys(),
 		readOnly: deps.Store.ReadOnly(),
 		root:     &node{depth: -1, expanded: true},
-		filterIn: widgets.NewInput("/ ", "filter this level", styles),
+		filter:   filterState{in: widgets.NewInput("/ ", "filter this level", styles)},
 		focused:  true,
-		vcache:   &widgets.ValueCache{},
-		seen:     newSeen(),
+		pane:     entryPane{cache: &widgets.ValueCache{}, seen: newSeen()},
 
 		editor: editor.New(deps, styles),
 		search: search.New(deps, styles),
@@ -175,7 +187,7 @@ func (m *Model) SetSize(w, h int) {
 	} else {
 		m.offset = widgets.ClampOffset(m.offset, m.treeRows(), len(m.rows))
 	}
-	m.filterIn.Width = m.treeInner() - 4
+	m.filter.in.Width = m.treeInner() - 4
 	m.search.SetSize(m.entryWidth(), m.height)
 	m.reader.SetSize(m.entryWidth(), m.height)
 	m.reader.SetPromptWidth(m.treeInner() - 4)
@@ -201,13 +213,13 @@ func (m *Model) Blur() {
 // Busy reports whether a store call of the view is in flight; the root's
 // live refresh skips a round while it is.
 func (m Model) Busy() bool {
-	return m.entryBusy || m.editor.Busy() || anyLoading(m.root)
+	return m.pane.busy || m.editor.Busy() || anyLoading(m.root)
 }
 
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.editor.Open() || m.searching() || m.reader.Capturing()
+	return m.filter.on || m.editor.Open() || m.searching() || m.reader.Capturing()
 }
 
 // Held is the typed text a quit would drop (views.Holder): the editor's
@@ -260,7 +272,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.toReader(msg)
 		case m.editor.Open():
 			return m.toEditor(msg)
-		case m.filtering:
+		case m.filter.on:
 			return m.handleFiltering(msg)
 		case m.searching():
 			return m.toSearch(msg)
@@ -293,7 +305,7 @@ func (m Model) toEditor(msg tea.Msg) (Model, tea.Cmd) {
 	ask := m.editor.TakeAsk()
 	if ask.Reread {
 		m.entry.stale = true
-		if m.entryBusy {
+		if m.pane.busy {
 			m.entry.gen = m.nextTag() // drop the answer in flight: it may predate the conflict
 		}
 		cmd = tea.Batch(cmd, m.wantEntry())
@@ -358,7 +370,7 @@ func (m Model) ShortHelp() []key.Binding {
 		return m.reader.ShortHelp()
 	case m.editor.Open():
 		return m.editor.ShortHelp()
-	case m.filtering:
+	case m.filter.on:
 		return []key.Binding{m.input.Accept, m.keys.FilterAll, m.input.Cancel}
 	case m.searching():
 		return m.search.ShortHelp()
@@ -376,7 +388,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return m.reader.FullHelp()
 	case m.editor.Open():
 		return m.editor.FullHelp()
-	case m.filtering:
+	case m.filter.on:
 		return [][]key.Binding{{m.input.Accept, m.keys.FilterAll, m.input.Cancel}}
 	case m.searching():
 		return m.search.FullHelp()

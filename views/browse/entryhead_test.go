@@ -146,7 +146,7 @@ func TestChangedSinceYouLookedOverTheHead(t *testing.T) {
 	h.Keys("=")
 	h.RequireView("CHANGED SINCE YOU LOOKED", "only its stamp is compared")
 	h.Keys("=", "j") // looked at the cut value
-	if r := h.M.seen.rows[string(h.M.seen.order[len(h.M.seen.order)-1])]; r.value != nil || r.big != len(value) {
+	if r := h.M.pane.seen.rows[string(h.M.pane.seen.order[len(h.M.pane.seen.order)-1])]; r.value != nil || r.big != len(value) {
 		t.Fatalf("the cut value is remembered as %d bytes kept, size %d; want its size %d and no bytes", len(r.value), r.big, len(value))
 	}
 }

@@ -60,7 +60,7 @@ func TestFilterStaysOnItsLevel(t *testing.T) {
 	h.Keys("backspace", "backspace", "backspace", "backspace") // k0
 	h.TypeText("0199")
 	h.Keys("tab")
-	if many.more != nil || many.loadedKids() != 200 || h.M.filterOn != many {
+	if many.more != nil || many.loadedKids() != 200 || h.M.filter.level != many {
 		t.Fatalf("tab loaded %d of many's 200 children (more %v)", many.loadedKids(), many.more != nil)
 	}
 	h.RequireView(`"k00199" ●`)

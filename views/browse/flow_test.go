@@ -333,8 +333,8 @@ func TestBrowseMouse(t *testing.T) {
 		t.Errorf("a refresh scrolled the tree from %d to %d", off, h.M.offset)
 	}
 	wheel(60, tea.MouseButtonWheelDown)
-	if h.M.entryOff != 0 { // the otp-a entry fits: nothing to scroll
-		t.Errorf("entry scrolled to %d", h.M.entryOff)
+	if h.M.pane.off != 0 { // the otp-a entry fits: nothing to scroll
+		t.Errorf("entry scrolled to %d", h.M.pane.off)
 	}
 	var c tea.Cmd
 	h.M, c = h.M.Update(tea.MouseMsg{X: 5, Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})

@@ -130,10 +130,10 @@ func (m *Model) jumpFound(msg childrenLoaded) bool {
 func (m *Model) failJump(format string, args ...any) tea.Cmd {
 	m.jump = nil
 	text := fmt.Sprintf(format, args...)
-	if n := len(m.held); n > 0 {
+	if n := len(m.held.keys); n > 0 {
 		text += fmt.Sprintf(" (%d key(s) pressed meanwhile ignored)", n)
 	}
-	m.held, m.heldOn = nil, nil
+	m.held.keys, m.held.on = nil, nil
 	return tea.Batch(m.relayout(), views.Flash(views.FlashError, "%s", text))
 }
 
@@ -179,7 +179,7 @@ func (m *Model) followSelection() bool {
 func (m *Model) endFollow() tea.Cmd {
 	gone := codec.Format(m.jump.target)
 	m.jump = nil
-	if n := len(m.held); n > 0 {
+	if n := len(m.held.keys); n > 0 {
 		return m.failJump("%s is gone", gone)
 	}
 	return m.relayout()
@@ -193,14 +193,14 @@ const maxHeld = 32
 // loading), and o, e, d or j there would act on the wrong row. The key is
 // replayed when the jump lands (replayHeld).
 func (m *Model) hold(msg tea.KeyMsg) {
-	if len(m.held) < maxHeld {
-		m.held = append(m.held, msg)
+	if len(m.held.keys) < maxHeld {
+		m.held.keys = append(m.held.keys, msg)
 	}
 }
 
 // holding reports whether a key pressed now waits behind held keys: a
 // jump is in flight, or it landed and the held keys wait for the entry.
-func (m Model) holding() bool { return m.jump != nil || len(m.held) > 0 }
+func (m Model) holding() bool { return m.jump != nil || len(m.held.keys) > 0 }
 
 // replayHeld hands the held keys to update once the jump has landed, in
 // the order they were pressed, after cmd. On a stored key they wait for
@@ -211,26 +211,26 @@ func (m Model) holding() bool { return m.jump != nil || len(m.held) > 0 }
 // Browse (leaves) drops them: they were meant for Browse.
 func (m Model) replayHeld(cmd tea.Cmd) (Model, tea.Cmd) {
 	cmds := []tea.Cmd{cmd}
-	for m.jump == nil && len(m.held) > 0 {
-		if m.heldOn != nil && *m.heldOn != m.sel {
+	for m.jump == nil && len(m.held.keys) > 0 {
+		if m.held.on != nil && *m.held.on != m.sel {
 			// A reload took the cursor off the row (its key deleted).
 			cmds = append(cmds, m.dropHeld("the cursor left the row they waited for"))
 			break
 		}
 		if m.entry.wanted && !m.entry.loaded {
 			sel := m.sel
-			m.heldOn = &sel
+			m.held.on = &sel
 			break // the entry's answer replays them (onEntry, via Update)
 		}
-		m.heldOn = nil
+		m.held.on = nil
 		if m.entry.wanted && (m.entry.err != nil || !m.entry.found) {
 			cmds = append(cmds, m.dropHeld(m.entryFailure()))
 			break
 		}
-		k := m.held[0]
-		m.held = m.held[1:]
-		rest := m.held
-		m.held = nil
+		k := m.held.keys[0]
+		m.held.keys = m.held.keys[1:]
+		rest := m.held.keys
+		m.held.keys = nil
 		leaves := m.leaves(k)
 		var c tea.Cmd
 		m, c = m.update(k)
@@ -239,7 +239,7 @@ func (m Model) replayHeld(cmd tea.Cmd) (Model, tea.Cmd) {
 			cmds = append(cmds, views.Flash(views.FlashInfo, "%s (%d key(s) pressed after it ignored)", leaves, len(rest)))
 			break
 		}
-		m.held = append(m.held, rest...)
+		m.held.keys = append(m.held.keys, rest...)
 	}
 	return m, tea.Batch(cmds...)
 }
@@ -247,8 +247,8 @@ func (m Model) replayHeld(cmd tea.Cmd) (Model, tea.Cmd) {
 // dropHeld drops the held keys, which cannot act on what they were
 // pressed for, and says why.
 func (m *Model) dropHeld(why string) tea.Cmd {
-	n := len(m.held)
-	m.held, m.heldOn = nil, nil
+	n := len(m.held.keys)
+	m.held.keys, m.held.on = nil, nil
 	return views.Flash(views.FlashError, "%s (%d key(s) pressed meanwhile ignored)", why, n)
 }
 

@@ -369,8 +369,8 @@ func TestBrowseHeldKeysStopAtRecord(t *testing.T) {
 	if len(s.flashes) != 1 || s.flashes[0].Text != "o shows another tab (2 key(s) pressed after it ignored)" {
 		t.Errorf("flashes %v", s.flashes)
 	}
-	if len(m.held) != 0 || m.holding() {
-		t.Errorf("keys still held after o: %v", m.held)
+	if len(m.held.keys) != 0 || m.holding() {
+		t.Errorf("keys still held after o: %v", m.held.keys)
 	}
 }
 
@@ -406,6 +406,6 @@ func TestBrowseHeldKeysDroppedWhenRowGoes(t *testing.T) {
 		t.Errorf("flashes %v, want %q", s.flashes, want)
 	}
 	if m.holding() {
-		t.Errorf("keys still held: %v", m.held)
+		t.Errorf("keys still held: %v", m.held.keys)
 	}
 }

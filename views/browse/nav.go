@@ -128,7 +128,7 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 	if msg.session != m.deps.Session {
 		return m, nil
 	}
-	m.entryBusy = false
+	m.pane.busy = false
 	if msg.gen == m.entry.gen {
 		m.reread(msg.found, msg.head.Entry)
 		m.entry.loaded, m.entry.stale = true, false
@@ -144,10 +144,10 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 // wantEntry reads the selected row when it needs reading and no read is in
 // flight; a selection that moved on while one was is read when it lands.
 func (m *Model) wantEntry() tea.Cmd {
-	if m.entryBusy || !m.entry.wanted || (m.entry.loaded && !m.entry.stale) {
+	if m.pane.busy || !m.entry.wanted || (m.entry.loaded && !m.entry.stale) {
 		return nil
 	}
-	m.entryBusy = true
+	m.pane.busy = true
 	m.entry.gen = m.nextTag()
 	return loadEntry(m.deps.Store, m.deps.Session, m.entry.gen, m.entry.raw)
 }
@@ -208,7 +208,7 @@ func (m *Model) placeCursor(i int, reveal bool) tea.Cmd {
 				m.entry.key = n.key
 			}
 		}
-		m.entryOff = 0
+		m.pane.off = 0
 	}
 	m.entry.node = n
 	return tea.Batch(m.wantEntry(), m.reloadVisible())
@@ -353,7 +353,7 @@ func (m Model) onMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 				// A row clicked is chosen: a jump in flight would take
 				// the cursor away from it when it lands, so it ends here
 				// (and the keys held for its target with it).
-				m.jump, m.held, m.heldOn = nil, nil, nil
+				m.jump, m.held.keys, m.held.on = nil, nil, nil
 				out := m.selectRow(i)
 				return m, out
 			}

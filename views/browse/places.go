@@ -39,7 +39,7 @@ func (m *Model) leftPlace(from codec.Key, ok bool) {
 	if !ok {
 		return
 	}
-	if to, tok := m.Selected(); tok && to.Equal(from) && m.toEnd == nil {
+	if to, tok := m.Selected(); tok && to.Equal(from) && m.edge.toEnd == nil {
 		return
 	}
 	m.left = append(m.left, from)

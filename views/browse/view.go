@@ -58,8 +58,8 @@ func (m Model) treeFooter() string {
 	if m.reader.Piping() {
 		return m.reader.PromptView()
 	}
-	if m.filtering {
-		return m.filterIn.View()
+	if m.filter.on {
+		return m.filter.in.View()
 	}
 	if m.jump != nil {
 		return m.styles.Muted.Render(widgets.FitWidth("going to "+widgets.Sanitize(codec.Format(m.jump.target))+"…", m.treeInner()))
@@ -78,16 +78,16 @@ func (m Model) treeFooter() string {
 // it sees only the loaded children (issue 22 point 2).
 func (m Model) filterNote() string {
 	lvl := m.clearable()
-	if m.filtering {
-		lvl = m.filterOn
+	if m.filter.on {
+		lvl = m.filter.level
 	}
 	if lvl == nil || lvl.filter == "" || lvl.more == nil {
 		return ""
 	}
-	if m.toEnd == lvl && m.endStay {
+	if m.edge.toEnd == lvl && m.edge.stay {
 		return fmt.Sprintf("loading for the filter: %s", lvl.sizeText())
 	}
-	if m.filtering && lvl.loadedKids() < filterLoadCap {
+	if m.filter.on && lvl.loadedKids() < filterLoadCap {
 		if text := fmt.Sprintf("filters %s loaded · tab: all", lvl.sizeText()); ansi.StringWidth(text) <= m.treeInner()-6 {
 			return text
 		}
@@ -212,7 +212,7 @@ func (m Model) rightView() string {
 	}
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()
-	off := widgets.ClampOffset(m.entryOff, rows, len(body))
+	off := widgets.ClampOffset(m.pane.off, rows, len(body))
 	box := m.styles.Pane
 	switch {
 	case len(body) > rows:
@@ -232,5 +232,5 @@ func (m Model) entryRows() int { return max(m.innerHeight()-1, 1) }
 // scrollEntry scrolls the entry pane by delta lines, within its body.
 func (m *Model) scrollEntry(delta int) {
 	_, body := m.entryLines(m.entryInner())
-	m.entryOff = widgets.ClampOffset(m.entryOff+delta, m.entryRows(), len(body))
+	m.pane.off = widgets.ClampOffset(m.pane.off+delta, m.entryRows(), len(body))
 }
