@@ -33,67 +33,84 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m.handleBrowsingKey(msg)
 }
 
-// handleBrowsingKey acts on a key while browsing.
+// handleBrowsingKey acts on a key while browsing: a move, or an action
+// on the selection.
 func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	if cmd, ok := m.moveKey(msg); ok {
+		return m, cmd
+	}
 	k := m.keys
-	var cmd tea.Cmd
 	switch {
-	case key.Matches(msg, k.Up):
-		cmd = m.move(-1)
-	case key.Matches(msg, k.Down):
-		cmd = m.move(1)
-	case key.Matches(msg, k.PageUp):
-		cmd = m.move(-m.treeRows())
-	case key.Matches(msg, k.PageDown):
-		cmd = m.pageDown()
-	case key.Matches(msg, k.Top):
-		cmd = m.selectRow(0)
-	case key.Matches(msg, k.Bottom):
-		cmd = m.bottom()
-	case key.Matches(msg, k.Expand):
-		cmd = m.expand()
-	case key.Matches(msg, k.Collapse):
-		cmd = m.collapse()
-	case key.Matches(msg, k.Toggle):
-		cmd = m.activate()
-	case key.Matches(msg, k.ScrollUp):
-		m.scrollEntry(-3)
-	case key.Matches(msg, k.ScrollDown):
-		m.scrollEntry(3)
-	case key.Matches(msg, k.Edit):
-		cmd = m.startEdit()
-	case key.Matches(msg, k.New):
-		m.startNew()
 	case key.Matches(msg, k.Marks.Mark, k.Marks.MarkAll, k.Marks.Bulk):
 		return m.handleMark(msg)
-	case key.Matches(msg, k.Delete):
-		cmd = m.askDelete()
-	case key.Matches(msg, k.Copy):
-		cmd = m.copySelected()
-	case key.Matches(msg, k.Compose):
-		cmd = m.composeFromHere()
-	case key.Matches(msg, k.Record):
-		cmd = m.showRecord()
-	case key.Matches(msg, k.CopyValue):
-		cmd = m.copyValue()
-	case key.Matches(msg, k.Read):
-		cmd = m.reader.Open(m.entry.row())
-	case key.Matches(msg, k.Pager):
-		cmd = m.reader.OpenPipe(m.entry.row())
-	case key.Matches(msg, k.EditExternal):
-		cmd = m.startExternalEdit()
-	case key.Matches(msg, k.Filter):
-		cmd = m.startFilter()
-	case key.Matches(msg, k.ClearFilter):
-		cmd = m.clearFilter()
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
-	case key.Matches(msg, k.Search):
-		cmd = m.search.Start(m.selectedPrefix())
-	default:
-		cmd = m.refuseReadOnly(msg)
 	}
-	return m, cmd
+	for _, a := range k.actions() {
+		if key.Matches(msg, a.binding) {
+			return m, a.do(&m)
+		}
+	}
+	return m, m.refuseReadOnly(msg)
+}
+
+// action is a key that acts on the selection, and what it does.
+type action struct {
+	binding key.Binding
+	do      func(*Model) tea.Cmd
+}
+
+// actions are the keys that act on the selection (a disabled binding,
+// read-only, matches none: refuseReadOnly says why).
+func (k Keys) actions() []action {
+	return []action{
+		{k.Edit, (*Model).startEdit},
+		{k.New, func(m *Model) tea.Cmd { m.startNew(); return nil }},
+		{k.Delete, (*Model).askDelete},
+		{k.Copy, (*Model).copySelected},
+		{k.Compose, (*Model).composeFromHere},
+		{k.Record, (*Model).showRecord},
+		{k.CopyValue, (*Model).copyValue},
+		{k.Read, func(m *Model) tea.Cmd { return m.reader.Open(m.entry.row()) }},
+		{k.Pager, func(m *Model) tea.Cmd { return m.reader.OpenPipe(m.entry.row()) }},
+		{k.EditExternal, (*Model).startExternalEdit},
+		{k.Filter, (*Model).startFilter},
+		{k.ClearFilter, (*Model).clearFilter},
+		{k.Search, func(m *Model) tea.Cmd { return m.search.Start(m.selectedPrefix()) }},
+	}
+}
+
+// moveKey moves the cursor in the tree, opens or closes a level, or
+// scrolls the entry pane; false when msg is none of those keys.
+func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		return m.move(-1), true
+	case key.Matches(msg, k.Down):
+		return m.move(1), true
+	case key.Matches(msg, k.PageUp):
+		return m.move(-m.treeRows()), true
+	case key.Matches(msg, k.PageDown):
+		return m.pageDown(), true
+	case key.Matches(msg, k.Top):
+		return m.selectRow(0), true
+	case key.Matches(msg, k.Bottom):
+		return m.bottom(), true
+	case key.Matches(msg, k.Expand):
+		return m.expand(), true
+	case key.Matches(msg, k.Collapse):
+		return m.collapse(), true
+	case key.Matches(msg, k.Toggle):
+		return m.activate(), true
+	case key.Matches(msg, k.ScrollUp):
+		m.scrollEntry(-3)
+		return nil, true
+	case key.Matches(msg, k.ScrollDown):
+		m.scrollEntry(3)
+		return nil, true
+	}
+	return nil, false
 }
 
 // startFilter opens the filter prompt on the level `/` was pressed on.

@@ -243,6 +243,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return m.onKey(msg)
+	case tea.MouseMsg:
+		return m.onMouse(msg)
 	case childrenLoaded:
 		return m.onChildren(msg)
 	case probed:
@@ -252,8 +256,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case entryLoaded:
 		return m.onEntry(msg)
 	case copied:
-		out := m.onCopied(msg)
-		return m, out
+		return m, m.onCopied(msg)
 	case marksRead:
 		return m.onMarksRead(msg)
 	case views.BulkDoneMsg:
@@ -261,34 +264,40 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.marks.Clear()
 		}
 		return m, nil
-	case tea.MouseMsg:
-		return m.onMouse(msg)
-	case tea.KeyMsg:
-		if !m.focused {
-			return m, nil
-		}
-		switch {
-		case m.reader.Piping():
-			return m.toReader(msg)
-		case m.editor.Open():
-			return m.toEditor(msg)
-		case m.filter.on:
-			return m.handleFiltering(msg)
-		case m.searching():
-			return m.toSearch(msg)
-		case m.reader.Reading():
-			return m.toReader(msg)
-		case m.holding():
-			// The cursor is still on the row it had before the jump, or
-			// the target's entry is not read yet: a key pressed now is
-			// meant for the target, after the keys held before it.
-			m.hold(msg)
-			return m, nil
-		}
-		return m.handleBrowsing(msg)
 	}
-	// Every other message is offered to each part, which ignores what
-	// it does not own.
+	return m.offer(msg)
+}
+
+// onKey hands a key to what has the keys: a part's open text input or
+// screen (the pipe prompt, the editor), the filter prompt, the search,
+// the reader; keys held for a jump's target; else the tree.
+func (m Model) onKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	switch {
+	case !m.focused:
+		return m, nil
+	case m.reader.Piping():
+		return m.toReader(msg)
+	case m.editor.Open():
+		return m.toEditor(msg)
+	case m.filter.on:
+		return m.handleFiltering(msg)
+	case m.searching():
+		return m.toSearch(msg)
+	case m.reader.Reading():
+		return m.toReader(msg)
+	case m.holding():
+		// The cursor is still on the row it had before the jump, or
+		// the target's entry is not read yet: a key pressed now is
+		// meant for the target, after the keys held before it.
+		m.hold(msg)
+		return m, nil
+	}
+	return m.handleBrowsing(msg)
+}
+
+// offer offers a message Browse does not own to each part, which
+// ignores what it does not own.
+func (m Model) offer(msg tea.Msg) (Model, tea.Cmd) {
 	m, cmd := m.toEditor(msg)
 	var sc, rc tea.Cmd
 	m.search, sc = m.search.Update(msg)

@@ -34,18 +34,14 @@ func loadChildren(src *store.Store, session, gen int, prefix codec.Key, at int, 
 // entryLoaded answers loadEntry.
 type entryLoaded struct {
 	session, gen int
-	found        bool
-	head         store.EntryHead
-	err          error
+	row          entry.Row
 }
 
-// loadEntry reads one physical row by its raw key, expired or not (Browse
-// shows expired, unswept rows struck through), with at most entry.HeadCap
-// bytes of its value: one statement, and a 50 MB value costs 64 KiB.
+// loadEntry reads the selected row as the entry pane shows it
+// (entry.Read: the head of its value).
 func loadEntry(src *store.Store, session, gen int, raw []byte) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		h, found, err := src.GetRawHead(ctx, raw, entry.HeadCap)
-		return entryLoaded{session: session, gen: gen, found: found, head: h, err: err}
+		return entryLoaded{session: session, gen: gen, row: entry.Read(ctx, src, raw)}
 	})
 }
 

@@ -60,41 +60,53 @@ func (m *Model) advanceJump() tea.Cmd {
 			return tea.Batch(m.loadLevel(n, 0, nil, false), m.relayout())
 		}
 		child := n.find(part)
-		if child != nil {
-			n = child
-			continue
+		if child == nil {
+			return m.seekChild(n, d)
 		}
-		if n.loading {
-			// A reload in flight (after a write, the new key's level)
-			// may bring the child: its answer advances the jump again.
-			return nil
-		}
-		if j.follow {
-			if n.more == nil {
-				return m.endFollow()
-			}
-			return m.loadLevel(n, len(n.pages), n.more, false)
-		}
-		partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil) || n.anyStale()
-		if !partial && j.exists && j.reread != d && j.seekDepth != d {
-			// The level was read whole before the key was written: read it
-			// again from its start, as far as it was and a page more.
-			j.reread = d
-			return m.loadLevelLimit(n, n.loadedKids()+m.pageSize())
-		}
-		if !partial && j.exists && j.seekDepth != d {
-			partial = true // more was written than the reread reached
-		}
-		if !partial || j.seekDepth == d {
-			return m.failJump("no key %s", codec.Format(j.target))
-		}
-		j.seekDepth = d
-		seek, err := codec.Encode(j.target[:d+1])
-		if err != nil {
-			return m.failJump("cannot go to %s: %v", codec.Format(j.target), err)
-		}
-		return m.loadLevel(n, 0, seek, true)
+		n = child
 	}
+	return m.land(n)
+}
+
+// seekChild asks for the next page that may hold the jump's child at
+// depth d, missing from the loaded children of its level n (or says it
+// is not there).
+func (m *Model) seekChild(n *node, d int) tea.Cmd {
+	j := m.jump
+	if n.loading {
+		// A reload in flight (after a write, the new key's level)
+		// may bring the child: its answer advances the jump again.
+		return nil
+	}
+	if j.follow {
+		if n.more == nil {
+			return m.endFollow()
+		}
+		return m.loadLevel(n, len(n.pages), n.more, false)
+	}
+	partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil) || n.anyStale()
+	if !partial && j.exists && j.reread != d && j.seekDepth != d {
+		// The level was read whole before the key was written: read it
+		// again from its start, as far as it was and a page more.
+		j.reread = d
+		return m.loadLevelLimit(n, n.loadedKids()+m.pageSize())
+	}
+	if !partial && j.exists && j.seekDepth != d {
+		partial = true // more was written than the reread reached
+	}
+	if !partial || j.seekDepth == d {
+		return m.failJump("no key %s", codec.Format(j.target))
+	}
+	j.seekDepth = d
+	seek, err := codec.Encode(j.target[:d+1])
+	if err != nil {
+		return m.failJump("cannot go to %s: %v", codec.Format(j.target), err)
+	}
+	return m.loadLevel(n, 0, seek, true)
+}
+
+// land ends the jump on n, its target, in view.
+func (m *Model) land(n *node) tea.Cmd {
 	m.jump = nil
 	if n == m.root {
 		return m.selectRow(0)

@@ -130,10 +130,11 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 	}
 	m.pane.busy = false
 	if msg.gen == m.entry.gen {
-		m.reread(msg.found, msg.head.Entry)
+		r := msg.row
+		m.reread(r.Found, r.E)
 		m.entry.loaded, m.entry.stale = true, false
-		m.entry.found, m.entry.e, m.entry.err = msg.found, msg.head.Entry, msg.err
-		m.entry.size, m.entry.cut, m.entry.json = msg.head.Size, msg.head.Cut(), msg.head.Valid()
+		m.entry.found, m.entry.e, m.entry.err = r.Found, r.E, r.Err
+		m.entry.size, m.entry.cut, m.entry.json = r.Size, r.Cut, r.JSON
 		m.entry.answers++
 		m.editor.Reloaded(m.entry.row())
 	}

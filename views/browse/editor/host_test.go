@@ -15,33 +15,16 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-// host is what Browse is to the editor, for the tests: it holds the
-// selected row, read as Browse reads it (its head, entry.HeadCap bytes of
-// the value), hands E on it to the editor while nothing is open and every
-// other message to the editor, and does what the editor asks: it reads
-// the row again (and hands it over) and rechecks the conflict screen, as
-// Browse's refresh does. The editor has Browse's entry pane.
+// host stands in for Browse in the editor's tests. E on the selected row
+// (read as Browse's entry read takes it: entry.Read) goes to the editor
+// while nothing is open; every other message goes to it too. What the
+// editor asks, the host does: it reads the row again and hands it over,
+// and rechecks the conflict screen as Browse's refresh does. The editor
+// has Browse's entry pane.
 type host struct {
 	editor Model
 	deps   views.Deps
 	row    entry.Row
-}
-
-func newHost(deps views.Deps, styles themes.Styles) host {
-	return host{editor: New(deps, styles), deps: deps}
-}
-
-func (h host) Init() tea.Cmd { return nil }
-
-// rowRead answers readRow.
-type rowRead struct{ row entry.Row }
-
-// readRow reads the row at raw as Browse's entry read does.
-func readRow(src *store.Store, raw []byte) tea.Cmd {
-	return func() tea.Msg {
-		hd, found, err := src.GetRawHead(context.Background(), raw, entry.HeadCap)
-		return rowRead{entry.Row{E: hd.Entry, Found: found, Err: err, Size: hd.Size, Cut: hd.Cut(), JSON: hd.Valid()}}
-	}
 }
 
 func (h host) Update(msg tea.Msg) (host, tea.Cmd) {
@@ -85,12 +68,23 @@ func (h *host) SetSize(w, ht int) { h.editor.SetSize(w-min(max(w*2/5, 24), 60, w
 
 func (h *host) Focus() { h.editor.Focus() }
 
+func (h host) Init() tea.Cmd { return nil }
+
+// rowRead answers readRow: the row read as Browse's entry read does.
+type rowRead struct{ row entry.Row }
+
+func readRow(src *store.Store, raw []byte) tea.Cmd {
+	return func() tea.Msg { return rowRead{entry.Read(context.Background(), src, raw)} }
+}
+
 // newHarness opens a fresh copy of the reference store and hosts an
 // editor of w x h cells on it.
 func newHarness(t *testing.T, w, h int) *viewtest.Harness[host] {
 	t.Helper()
 	s, clock, _ := viewtest.Reference(t, false)
-	return viewtest.Start[host, *host](t, s, clock, w, h, newHost)
+	return viewtest.Start[host, *host](t, s, clock, w, h, func(deps views.Deps, styles themes.Styles) host {
+		return host{editor: New(deps, styles), deps: deps}
+	})
 }
 
 // rawKey is the encoded key of text.

@@ -34,6 +34,14 @@ type Row struct {
 	Cut, JSON bool
 }
 
+// Read reads the physical row at raw, expired or not (Browse shows
+// expired, unswept rows struck through), with at most HeadCap bytes of
+// its value: one statement, and a 50 MB value costs 64 KiB.
+func Read(ctx context.Context, src *store.Store, raw []byte) Row {
+	h, found, err := src.GetRawHead(ctx, raw, HeadCap)
+	return Row{E: h.Entry, Found: found, Err: err, Size: h.Size, Cut: h.Cut(), JSON: h.Valid()}
+}
+
 // ReadWhole reads the whole value of the row the entry pane shows cut, in
 // a command, for what needs all of it (Y, E, the tree): the row must still
 // be at stamp ver, or the read fails (the pane is read again first).

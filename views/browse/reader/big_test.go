@@ -25,20 +25,27 @@ func TestReaderStreamsAValueOfAnySize(t *testing.T) {
 	for _, backend := range []string{"file", "sqld"} {
 		t.Run(backend, func(t *testing.T) {
 			value := viewtest.BigValue(10 * scanMarkEvery)
-			clock := viewtest.FixedClock()
 			url := filepath.Join(t.TempDir(), "big.db")
 			if backend == "sqld" {
 				url = sqldtest.Start(t).URL
 				value = viewtest.BigValue(4 * scanMarkEvery)
 			}
-			s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
-			h := startHarness(t, s, clock, 100, 30)
-			setValue(t, h, `["big", "value"]`, value)
-			h.Refresh()
-			goTo(h, `["big", "value"]`)
-			checkBigReader(t, h, value)
+			checkBigReader(t, bigHarness(t, url, value, 100, 30), value)
 		})
 	}
+}
+
+// bigHarness hosts a reader of w x h cells over a new store at url
+// where value is at ["big", "value"], selected.
+func bigHarness(t *testing.T, url string, value []byte, w, h int) *viewtest.Harness[host] {
+	t.Helper()
+	clock := viewtest.FixedClock()
+	s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
+	hs := startHarness(t, s, clock, w, h)
+	setValue(t, hs, `["big", "value"]`, value)
+	hs.Refresh()
+	goTo(hs, `["big", "value"]`)
+	return hs
 }
 
 // checkBigReader reads value, stored at ["big", "value"], in the reader.

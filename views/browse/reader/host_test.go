@@ -38,10 +38,7 @@ type rowRead struct{ row entry.Row }
 
 // readRow reads the row at raw as Browse's entry read does.
 func readRow(src *store.Store, raw []byte) tea.Cmd {
-	return func() tea.Msg {
-		hd, found, err := src.GetRawHead(context.Background(), raw, entry.HeadCap)
-		return rowRead{entry.Row{E: hd.Entry, Found: found && err == nil, Err: err, Size: hd.Size, Cut: hd.Cut(), JSON: hd.Valid()}}
-	}
+	return func() tea.Msg { return rowRead{entry.Read(context.Background(), src, raw)} }
 }
 
 func (h host) Update(msg tea.Msg) (host, tea.Cmd) {

@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"testing"
 
-	"kvdeck/internal/storetest"
-	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
 
@@ -16,13 +14,7 @@ import (
 // TestReaderStreamsAValueOfAnySize reads a few MB.
 func TestLargeReader(t *testing.T) {
 	value := viewtest.BigValue(50 << 20)
-	clock := viewtest.FixedClock()
-	s := storetest.Open(t, filepath.Join(t.TempDir(), "big.db"), store.Options{Clock: clock.Now, Create: true})
-	h := startHarness(t, s, clock, 100, 30)
-	setValue(t, h, `["big", "value"]`, value)
-	h.Refresh()
-	goTo(h, `["big", "value"]`)
-	checkBigReader(t, h, value)
+	checkBigReader(t, bigHarness(t, filepath.Join(t.TempDir(), "big.db"), value, 100, 30), value)
 }
 
 // TestLargeReaderMemory reports what opening a 50 MB value in the reader
@@ -32,12 +24,7 @@ func TestLargeReader(t *testing.T) {
 // returns it) is outside both.
 func TestLargeReaderMemory(t *testing.T) {
 	value := viewtest.BigValue(50 << 20)
-	clock := viewtest.FixedClock()
-	s := storetest.Open(t, filepath.Join(t.TempDir(), "big.db"), store.Options{Clock: clock.Now, Create: true})
-	h := startHarness(t, s, clock, 120, 37)
-	setValue(t, h, `["big", "value"]`, value)
-	h.Refresh()
-	goTo(h, `["big", "value"]`)
+	h := bigHarness(t, filepath.Join(t.TempDir(), "big.db"), value, 120, 37)
 
 	measure := func(open func() any) (allocated, kept uint64) {
 		var before, after runtime.MemStats
