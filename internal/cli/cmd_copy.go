@@ -77,10 +77,10 @@ func copySide(app *App, flag, v string) (url, token string, readOnly bool, name 
 	}
 	if app.Globals.AuthToken != "" {
 		token = app.Globals.AuthToken
-	} else if token, err = cfg.Token(app.Context(), s, app.Env); err != nil {
+	} else if token, err = cfg.TokenFor(app.Context(), s, app.Env, flag == "to"); err != nil {
 		return "", "", false, "", fmt.Errorf("--%s %s: %w", flag, v, err)
 	}
-	return s.URL, token, s.IsReadOnly(), s.Name, nil
+	return savedURL(s), token, s.IsReadOnly(), s.Name, nil
 }
 
 // Run plans and writes batch by batch: the source's live rows under the
@@ -283,7 +283,7 @@ func sameDatabase(a, b string) bool {
 		pb, err2 := filepath.Abs(tb.Path)
 		return err1 == nil && err2 == nil && pa == pb
 	}
-	return ta.Transport == tb.Transport && ta.URL == tb.URL
+	return ta.Transport == tb.Transport && ta.URL == tb.URL && ta.Namespace == tb.Namespace
 }
 
 // sameRow reports whether the target's row already holds value (normalised

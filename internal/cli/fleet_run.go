@@ -91,10 +91,10 @@ func fleetOpen(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout t
 	if token, err = cfg.Token(ctx, s, app.Env); err != nil {
 		return ctx, cancel, nil, "", err
 	}
-	st, err = store.Open(ctx, s.URL, store.Options{
+	st, err = store.Open(ctx, savedURL(s), savedOptions(s, store.Options{
 		AuthToken: token, ReadOnly: true, Clock: app.Now,
 		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout,
-	})
+	}))
 	return ctx, cancel, st, token, err
 }
 
@@ -112,10 +112,10 @@ func fleetPulse(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout 
 	if token, err = cfg.Token(ctx, s, app.Env); err != nil {
 		return p, "", 0, err
 	}
-	st, err := store.Open(ctx, s.URL, store.Options{
+	st, err := store.Open(ctx, savedURL(s), savedOptions(s, store.Options{
 		AuthToken: token, ReadOnly: true, Unchecked: true, Clock: app.Now,
 		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout,
-	})
+	}))
 	if err != nil {
 		return p, token, 0, err
 	}

@@ -91,8 +91,10 @@ func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[s
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", from, err)
 	}
-	ss := &savedStore{name: st.Name, group: st.Group, url: st.URL, from: from, conf: st}
-	if g.AuthToken == "" {
+	ss := &savedStore{name: st.Name, group: st.Group, url: savedURL(st), from: from, conf: st}
+	if g.AuthToken == "" && !st.Minted() {
+		// A minted token is had when the store is opened, read-only or
+		// to write as it is opened (App.tenancy).
 		if ss.token, err = cfg.Token(ctx, st, env); err != nil {
 			return "", err
 		}

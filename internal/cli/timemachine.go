@@ -76,9 +76,9 @@ func (a *App) source(t pastTarget) (history.Source, error) {
 		return history.NewLitestream(bin, replica, environ(a.Env))
 	}
 	if t.conf != nil && t.conf.TursoOrg != "" {
-		tok := a.Env[t.conf.TursoAPITokenEnv]
-		if tok == "" {
-			return nil, fmt.Errorf("store %s: a Turso branch needs a Platform API token in $%s (turso_api_token_env), and it is not set", t.name, t.conf.TursoAPITokenEnv)
+		tok, err := t.conf.TursoAPIToken(a.ctx, a.Env)
+		if err != nil {
+			return nil, fmt.Errorf("store %s: a Turso branch needs a Platform API token: %w", t.name, err)
 		}
 		return &history.Turso{API: t.conf.TursoAPI, Org: t.conf.TursoOrg, Database: t.conf.TursoDatabase, Token: tok}, nil
 	}

@@ -42,6 +42,9 @@ type Deps struct {
 	// Open opens the saved store name read-only and unchecked
 	// (store.Options.Unchecked: no request), with its own token.
 	Open func(ctx context.Context, name string) (*store.Store, error)
+	// Platform reads what the store's platform says of it, in a few
+	// words (tuiconfig.Config.Platform), after its pulse; nil: nothing.
+	Platform func(ctx context.Context, name string) (string, error)
 	// Now is the store clock (the pulse's now); Wall the time an answer
 	// arrived (the commit rate's clock).
 	Now  func() int64
@@ -75,6 +78,8 @@ type row struct {
 	pulse         coord.Pulse
 	rtt           time.Duration
 	err           error
+	// platform is what the store's platform said at the last read.
+	platform string
 	// The commit rate: seq and when it was read; rate is the last one
 	// (nil before two reads).
 	lastSeq               *int64
@@ -110,10 +115,11 @@ type (
 	}
 	// read is one store's answer.
 	read struct {
-		name  string
-		pulse coord.Pulse
-		rtt   time.Duration
-		err   error
+		name     string
+		pulse    coord.Pulse
+		rtt      time.Duration
+		err      error
+		platform string
 	}
 )
 
@@ -156,7 +162,7 @@ func (m Model) Refresh() tea.Cmd {
 // readCmd reads one store's pulse, waiting for a slot of the bound; the
 // read (token, open, statement) has ReadTimeout.
 func (m Model) readCmd(name string) tea.Cmd {
-	sem, open, now, slotEnd := m.sem, m.deps.Open, m.deps.Now, m.slotEnd
+	sem, open, now, slotEnd, platform := m.sem, m.deps.Open, m.deps.Now, m.slotEnd, m.deps.Platform
 	return func() tea.Msg {
 		// The timeout starts with the slot: stores queued behind slow
 		// ones are not failed for the wait (a store has at most one read
@@ -177,7 +183,13 @@ func (m Model) readCmd(name string) tea.Cmd {
 		defer s.Close()
 		start := time.Now()
 		p, err := coord.ReadPulse(ctx, s, now())
-		return read{name: name, pulse: p, rtt: time.Since(start), err: err}
+		r := read{name: name, pulse: p, rtt: time.Since(start), err: err}
+		if platform != nil {
+			if r.platform, err = platform(ctx, name); err != nil {
+				r.platform = "? " + err.Error()
+			}
+		}
+		return r
 	}
 }
 
@@ -217,7 +229,7 @@ func (m *Model) setStores(stores []tuiconfig.SavedStore) {
 
 // note takes a read's answer in.
 func (r *row) note(msg read, at time.Time) {
-	r.reading, r.done, r.rtt, r.err = false, true, msg.rtt, msg.err
+	r.reading, r.done, r.rtt, r.err, r.platform = false, true, msg.rtt, msg.err, msg.platform
 	if msg.err != nil {
 		return
 	}
