@@ -13,8 +13,8 @@ import (
 
 // StoresCmd manages the saved stores of the config file.
 type StoresCmd struct {
-	List   StoresListCmd   `cmd:"" default:"1" help:"List the saved stores (the default)."`
-	Show   StoresShowCmd   `cmd:"" help:"Show one saved store: URL, group, read-only, where its token comes from (never the token)."`
+	List     StoresListCmd     `cmd:"" default:"1" help:"List the saved stores (the default)."`
+	Show     StoresShowCmd     `cmd:"" help:"Show one saved store: URL, group, read-only, where its token comes from (never the token)."`
 	Add      StoresAddCmd      `cmd:"" help:"Save a store under a name (read-only unless --writable)."`
 	Remove   StoresRemoveCmd   `cmd:"" help:"Remove a saved store from the config file."`
 	Discover StoresDiscoverCmd `cmd:"" help:"List a platform's databases and save the chosen ones as stores (Turso)."`
