@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,5 +126,41 @@ func TestReplicaStore(t *testing.T) {
 	row := fleetStatusRows(t, r.stdout)["r"]
 	if row.Status != "ok" || row.ReplicaLag == nil || *row.ReplicaLag < 0 {
 		t.Errorf("fleet row of a store with a replica: %+v (%s)", row, r.stderr)
+	}
+}
+
+// TestAtNowForksTheNamespace: --at now on a namespaced sqld store reads
+// a fork of its namespace made for the command (that a fork holds its
+// moment and not later writes is TestSqldNamespaces'), deleted when the
+// command ends; an earlier time is refused with the reason (sqld forks
+// the present), and so is a write.
+func TestAtNowForksTheNamespace(t *testing.T) {
+	srv := sqldtest.Start(t, sqldtest.WithNamespaces())
+	env := storesEnv(t)
+	run := func(args ...string) result { t.Helper(); return runMain(t, env, "", args) }
+	if r := run("stores", "add", "ns", srv.URL, "--namespace", "alpha", "--admin", srv.AdminURL, "--create-namespace", "--writable"); r.code != 0 {
+		t.Fatalf("stores add: %+v", r)
+	}
+	if r := run("--store", "ns", "set", `["k"]`, "1"); r.code != 0 {
+		t.Fatalf("set: %+v", r)
+	}
+	r := run("--store", "ns", "--at", "now", "get", `["k"]`)
+	if r.code != 0 || !strings.Contains(r.stdout, `["k"]  1`) || !strings.Contains(r.stderr, "fork of sqld namespace alpha made now") {
+		t.Fatalf("--at now: %+v", r)
+	}
+	dbs, err := os.ReadDir(filepath.Join(srv.Dir, "data.sqld", "dbs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dbs {
+		if strings.HasPrefix(d.Name(), "alpha-at-") {
+			t.Errorf("the fork %s is left on the server", d.Name())
+		}
+	}
+	if r := run("--store", "ns", "--at=-1h", "get", `["k"]`); r.code == 0 || !strings.Contains(r.stderr, "sqld forks the present") {
+		t.Errorf("--at -1h: %+v", r)
+	}
+	if r := run("--store", "ns", "--at", "now", "set", `["k"]`, "2"); r.code == 0 || !strings.Contains(r.stderr, "read-only") {
+		t.Errorf("a write under --at now: %+v", r)
 	}
 }
