@@ -206,7 +206,7 @@ func TestPulseQueuesAgreeWithInspect(t *testing.T) {
 		ctx := storetest.Ctx(t)
 		for i, m := range []struct {
 			queue, v string
-			due     int64
+			due      int64
 		}{{"mail", `{"body":1,"attempts":4}`, -60_000}, {"mail", `{"body":2,"attempts":0}`, 60_000}, {"sms", `{"body":3,"attempts":1}`, -1000}} {
 			if _, err := w.Set(ctx, coord.QueueKey(m.queue, storetest.T0+m.due, "m"+itoa(int64(i))), []byte(m.v), nil); err != nil {
 				t.Fatal(err)
