@@ -27,7 +27,7 @@ type savedStore struct {
 // noStoreCommands are the commands that open no store of the global
 // flags: a saved store is not resolved for them (its token command does
 // not run, an unknown KVDECK_STORE does not stop them).
-var noStoreCommands = map[string]bool{"stores": true, "completion": true, "key": true, "version": true, "fleet": true, "copy": true}
+var noStoreCommands = map[string]bool{"stores": true, "completion": true, "key": true, "version": true, "fleet": true, "copy": true, "exporter": true}
 
 // resolveSaved selects the store: --db or --store (both: refused), else
 // KVDECK_DB or KVDECK_STORE (both: refused), else the generic URL
