@@ -124,7 +124,8 @@ func (m Model) columns() []column {
 			return fmt.Sprint(r.pulse.Findings)
 		}},
 	}
-	if m.deps.Platform != nil {
+	if m.deps.Platform != nil && slices.ContainsFunc(m.names, func(n string) bool { return m.rows[n].platform != "" }) {
+		// Only when a store's entry names a platform to ask.
 		cols = append(cols, column{"PLATFORM", 18, 7, func(r *row, _ string) string { return dash(r.platform) }})
 	}
 	return cols
