@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tursodatabase/libsql-client-go/libsql"
 	_ "modernc.org/sqlite" // registers "sqlite", the driver libsql-client-go hands file: URLs to
 )
 
@@ -158,6 +157,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	created := false
 	if target.Transport.Remote() {
+		if err := checkToken(opts.AuthToken); err != nil {
+			return nil, err
+		}
 		// A server is reached through kvdeck's own Hrana clients only,
 		// the schema check included: no database/sql pool.
 		err = s.hranaClients(opts)
@@ -183,6 +185,28 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// checkToken refuses a token that is not one line of printable text (a
+// control byte: a line break or an escape sequence pasted with it), which
+// no HTTP header can carry, before anything is sent; the error says
+// where, never what.
+func checkToken(token string) error {
+	for i := 0; i < len(token); i++ {
+		if c := token[i]; c < 0x20 || c == 0x7f {
+			what := fmt.Sprintf("control byte 0x%02x", c)
+			switch c {
+			case '\n', '\r':
+				what = "a line break"
+			case 0x1b:
+				what = "an escape (ESC)"
+			case '\t':
+				what = "a tab"
+			}
+			return fmt.Errorf("%w: the auth token holds %s at byte %d of %d; a token is one line of printable text (was a line break or a terminal's escape pasted with it?)", ErrBadToken, what, i+1, len(token))
+		}
+	}
+	return nil
+}
+
 // fileDB opens the connection pool of an embedded database (through
 // libsql-client-go, which hands file: URLs to modernc.org/sqlite), and
 // reports whether opening creates the file.
@@ -194,11 +218,11 @@ func (s *Store) fileDB(opts Options) (created bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	connector, err := libsql.NewConnector(connURL)
+	conn, err := fileConnector(connURL)
 	if err != nil {
 		return false, fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
 	}
-	s.db = sql.OpenDB(connector)
+	s.db = sql.OpenDB(conn)
 	return created, nil
 }
 

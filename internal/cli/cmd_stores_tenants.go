@@ -168,9 +168,7 @@ func (c *StoresDiscoverTursoCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	if r, ok := app.Stderr.(*redactor); ok {
-		r.add(token)
-	}
+	app.redactToo(token)
 	api := platform.Turso{API: c.API, Org: c.Org, Token: token}
 	dbs, err := api.Databases(app.Context(), c.Group)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"kvdeck/internal/demo"
+	"kvdeck/internal/editsession"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
@@ -72,6 +73,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %s\n", parseErrorText(err))
 		return CodeError
 	}
+	// The edit folders a TUI killed with SIGKILL left (no code of its
+	// ran) go at the next command of any kind, once their editor ended.
+	editsession.RemoveStale(editsession.BaseOf(env["XDG_RUNTIME_DIR"]))
 	vc, err := settleGlobals(ctx, kctx, &root.Globals, env, errw)
 	if err != nil {
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
@@ -225,21 +229,29 @@ func parseErrorText(err error) string {
 }
 
 // secrets collects the auth tokens Main can see: the values given to
-// --auth-token and the token environment variables.
+// --auth-token and to every flag of a side's own token (--a-auth-token,
+// --from-auth-token, …), and the variables whose name ends in
+// AUTH_TOKEN (KVDECK_AUTH_TOKEN, KVDECK_DIFF_A_AUTH_TOKEN, …).
 func secrets(args []string, env map[string]string) []string {
 	var out []string
 	for i, a := range args {
 		if a == "--" {
 			break
 		}
-		if v, ok := strings.CutPrefix(a, "--auth-token="); ok {
+		flag, v, hasValue := strings.Cut(a, "=")
+		if !strings.HasPrefix(flag, "--") || !strings.HasSuffix(flag, "auth-token") {
+			continue
+		}
+		if hasValue {
 			out = append(out, v)
-		} else if a == "--auth-token" && i+1 < len(args) {
+		} else if i+1 < len(args) {
 			out = append(out, args[i+1])
 		}
 	}
-	for _, name := range TokenEnv() {
-		out = append(out, env[name])
+	for name, v := range env {
+		if strings.HasSuffix(name, "AUTH_TOKEN") {
+			out = append(out, v)
+		}
 	}
 	return out
 }
@@ -255,7 +267,7 @@ type redactor struct {
 }
 
 // add makes secret one of those never written (a token had after the
-// command started: a minted one).
+// command started: a saved store's, a minted one), safe beside Write.
 func (r *redactor) add(secret string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -108,9 +108,7 @@ func (a *App) tenancy(ctx context.Context, url string, opts store.Options) (stor
 		if err != nil {
 			return opts, err
 		}
-		if r, ok := a.Stderr.(*redactor); ok {
-			r.add(tok)
-		}
+		a.redactToo(tok)
 		opts.AuthToken = tok
 	}
 	return opts, nil

@@ -42,6 +42,10 @@ type Deps struct {
 	// Open opens the saved store name read-only and unchecked
 	// (store.Options.Unchecked: no request), with its own token.
 	Open func(ctx context.Context, name string) (*store.Store, error)
+	// Done, when set, takes back the store Open returned once it was read
+	// (err: the read's error), which the view then does not close
+	// (tuiconfig.Config.ProbeDone); nil: the view closes it.
+	Done func(name string, err error)
 	// Platform reads what the store's platform says of it, in a few
 	// words (tuiconfig.Config.Platform), after its pulse; nil: nothing.
 	Platform func(ctx context.Context, name string) (string, error)
@@ -162,7 +166,7 @@ func (m Model) Refresh() tea.Cmd {
 // readCmd reads one store's pulse, waiting for a slot of the bound; the
 // read (token, open, statement) has ReadTimeout.
 func (m Model) readCmd(name string) tea.Cmd {
-	sem, open, now, slotEnd, platform := m.sem, m.deps.Open, m.deps.Now, m.slotEnd, m.deps.Platform
+	sem, open, done, now, slotEnd, platform := m.sem, m.deps.Open, m.deps.Done, m.deps.Now, m.slotEnd, m.deps.Platform
 	return func() tea.Msg {
 		// The timeout starts with the slot: stores queued behind slow
 		// ones are not failed for the wait (a store has at most one read
@@ -180,13 +184,19 @@ func (m Model) readCmd(name string) tea.Cmd {
 		if err != nil {
 			return read{name: name, err: err}
 		}
-		defer s.Close()
 		start := time.Now()
 		p, err := coord.ReadPulse(ctx, s, now())
-		r := read{name: name, pulse: p, rtt: time.Since(start), err: err}
+		rtt := time.Since(start)
+		if done != nil {
+			done(name, err)
+		} else {
+			s.Close()
+		}
+		r := read{name: name, pulse: p, rtt: rtt, err: err}
 		if platform != nil {
-			if r.platform, err = platform(ctx, name); err != nil {
-				r.platform = "? " + err.Error()
+			var perr error
+			if r.platform, perr = platform(ctx, name); perr != nil {
+				r.platform = "? " + perr.Error()
 			}
 		}
 		return r
