@@ -13,6 +13,7 @@ import (
 
 	"kvdeck/internal/platform"
 	"kvdeck/internal/storeconfig"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -424,7 +425,7 @@ func (f tenancyFacts) text() string {
 		parts = append(parts, fmt.Sprintf("lag %d", *f.ReplicaLag))
 	}
 	if f.StorageBytes != nil {
-		parts = append(parts, fmt.Sprintf("%s r%d w%d", bytesText(*f.StorageBytes), *f.RowsRead, *f.RowsWritten))
+		parts = append(parts, fmt.Sprintf("%s r%d w%d", usertext.BytesText(*f.StorageBytes), *f.RowsRead, *f.RowsWritten))
 	}
 	if f.Error != "" {
 		parts = append(parts, "? "+f.Error)
@@ -433,17 +434,4 @@ func (f tenancyFacts) text() string {
 		return "-"
 	}
 	return strings.Join(parts, " · ")
-}
-
-// bytesText is n bytes in binary units.
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
