@@ -279,13 +279,13 @@ func redactURL(raw string) string {
 // benchmarks and for tests. A writable database gets synchronous=FULL,
 // WAL or not: a write kvdeck reports is on the disk, as SQLite's default
 // makes the service's (NORMAL on a WAL file may lose the last commits at
-// a power loss); wal is kept for the callers.
-func (t Target) SQLiteDSN(readOnly, wal bool, busy time.Duration) string {
-	return t.dsn(readOnly, wal, busy.Milliseconds())
+// a power loss).
+func (t Target) SQLiteDSN(readOnly bool, busy time.Duration) string {
+	return t.dsn(readOnly, busy.Milliseconds())
 }
 
 // dsn builds the modernc.org/sqlite URI for an embedded database.
-func (t Target) dsn(readOnly, wal bool, busyMS int64) string {
+func (t Target) dsn(readOnly bool, busyMS int64) string {
 	abs, err := filepath.Abs(t.Path)
 	if err != nil {
 		abs = t.Path

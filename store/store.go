@@ -335,7 +335,7 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 	if exists && !wal {
 		s.watch.journal.Store(journalRollback) // the feed reads it without locks from the first read
 	}
-	connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
+	connURL = target.dsn(opts.ReadOnly, s.busy.Milliseconds())
 	if !opts.ReadOnly {
 		return connURL, created, nil
 	}

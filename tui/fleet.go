@@ -47,7 +47,8 @@ func (m model) openFleet() (model, tea.Cmd) {
 // everywhere (not while its filter is typed).
 func (m model) handleFleet(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if !m.fl.view.Capturing() && key.Matches(msg, m.keys.Quit) {
-		return m, m.quit()
+		cmd := m.quit()
+		return m, cmd
 	}
 	var cmd tea.Cmd
 	var act fleet.Action
