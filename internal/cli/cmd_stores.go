@@ -184,7 +184,7 @@ func (c *StoresAddCmd) Run(app *App) error {
 	ro := !c.Writable
 	s := storeconfig.Store{Name: c.Name, URL: url, Group: c.Group, ReadOnly: &ro,
 		TokenEnv: c.TokenEnv, TokenCommand: c.TokenCommand, TokenFile: c.TokenFile}
-	if err := c.storeTenancy.apply(app, &s); err != nil {
+	if err := c.storeTenancy.apply(&s); err != nil {
 		return err
 	}
 	if c.TokenStdin {

@@ -28,7 +28,7 @@ type storeTenancy struct {
 }
 
 // apply checks the flags and sets them on s (nothing is sent).
-func (t storeTenancy) apply(app *App, s *storeconfig.Store) error {
+func (t storeTenancy) apply(s *storeconfig.Store) error {
 	target, err := store.ParseTarget(s.URL)
 	if err != nil {
 		return err
@@ -411,7 +411,7 @@ func (a *App) tursoFlags(ctx context.Context, s storeconfig.Store, f *tenancyFac
 			return nil
 		}
 	}
-	return fmt.Errorf("Turso lists no database %s in group %s", s.TursoDatabase, s.TursoGroup)
+	return fmt.Errorf("the Platform API lists no database %s in group %s", s.TursoDatabase, s.TursoGroup)
 }
 
 // text is the facts in a few words for a table's cell: "lag 3",

@@ -72,6 +72,7 @@ func TestSqldNamespaces(t *testing.T) {
 // tursoAPI answers the Turso Platform API's documented shapes for the
 // calls platform.Turso makes (no test can reach the real one).
 func tursoAPI(t *testing.T, token string) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+token {
 			w.WriteHeader(http.StatusUnauthorized)

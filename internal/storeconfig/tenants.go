@@ -32,8 +32,8 @@ import (
 // values are checked where they are used: a namespace or URL kvdeck
 // cannot use is refused by the open, naming the store).
 func checkTenancy(name string, s Store) error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: store %q: %s", ErrConfig, name, fmt.Sprintf(format, a...))
+	bad := func(what string) error {
+		return fmt.Errorf("%w: store %q: %s", ErrConfig, name, what)
 	}
 	if (s.Namespace != "" || s.ReplicaURL != "" || s.AdminURL != "") && !remote(s.URL) {
 		return bad("a database file has no namespace, replica_url or admin_url")
