@@ -147,8 +147,8 @@ func (m Model) refuseReadOnly(msg tea.KeyMsg) tea.Cmd {
 //
 // The filter belongs to the level where `/` was pressed (filterOn), not
 // to the cursor's: a filter that hides the cursor's row moved the cursor
-// to another level, and the next character filtered that one (issue 22
-// point 2). The cursor stays in the level, on its first row left.
+// to another level, and the next character filtered that one. The cursor
+// stays in the level, on its first row left.
 func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 	lvl := m.filter.level
 	switch {

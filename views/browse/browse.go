@@ -179,7 +179,7 @@ func (m Model) Init() tea.Cmd {
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
 	// A cursor on screen stays on screen when the terminal shrinks (it
-	// was left below the last row until the next key, issue 13 bug 2).
+	// was left below the last row until the next key).
 	visible := m.cursor >= m.offset && m.cursor < m.offset+m.treeRows()
 	m.width, m.height = w, h
 	if visible {
@@ -436,7 +436,7 @@ func (m *Model) nextTag() int {
 
 // Failed reports whether the tree or the entry shows a failed load. The
 // root re-reads a tab that says so at its next tick that reads the store,
-// though seq stood still (issue 22 point 9): Refresh alone retried a
+// though seq stood still: Refresh alone retried a
 // failed level once, so a retry that failed too (a read timing out while
 // the version read answers, a connection the server dropped) kept
 // "✗ database unreachable" until r.

@@ -6,7 +6,7 @@ import (
 	"kvdeck/views"
 )
 
-// The loaded edge of a large level (issue 22 point 14): G and pgdn
+// The loaded edge of a large level: G and pgdn
 // stopped on the "… more" line. G now loads the level to its end, in
 // large pages, the cursor following (any key stops it); pgdn past the
 // edge goes on by the rest of its page once the next page has arrived.
@@ -107,7 +107,7 @@ const filterLoadCap = countBound
 
 // loadForFilter is tab while filtering: the filter sees only the loaded
 // children, so the rest of the level loads (up to filterLoadCap), the
-// cursor staying where it is (issue 22 point 2).
+// cursor staying where it is.
 func (m *Model) loadForFilter(lvl *node) tea.Cmd {
 	if lvl.more == nil || lvl.kind != nodePart {
 		return views.Flash(views.FlashInfo, "the whole level is loaded: the filter sees every child")

@@ -96,7 +96,7 @@ func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 		// read, the error shows under them, and the next Refresh (the
 		// root's next tick, told by Failed) retries. Left stale, every
 		// relayout re-read them: a loop of failing requests while the
-		// store was away, Busy all along (issue 22 point 9).
+		// store was away, Busy all along.
 		n.retry = false
 		for i := range n.pages {
 			n.pages[i].stale = false
@@ -268,7 +268,7 @@ func (m *Model) reloadVisible() tea.Cmd {
 			// Only a cursor coming down towards the level's end loads
 			// on: one below it (on a later sibling, after G) loaded the
 			// whole level in the background, a page each time the "more"
-			// line came back on screen (issue 22 point 14).
+			// line came back on screen.
 			cmds = append(cmds, m.loadLevel(lvl, len(lvl.pages), lvl.more, false))
 		case r.kind == rowError && lvl.retry:
 			lvl.retry = false

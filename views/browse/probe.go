@@ -11,7 +11,7 @@ import (
 	"kvdeck/views"
 )
 
-// :goto reads the store before it walks the tree (issue 22 point 4): the
+// :goto reads the store before it walks the tree: the
 // tree holds what was read at the last refresh, so a key written a moment
 // ago was "no key" until the next one, and a key deleted since was shown
 // as if it were there. The probe says where the key stands now: a row is

@@ -7,7 +7,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// "What changed since I looked" (issue 23 point 1). Browse remembers, per
+// "What changed since I looked". Browse remembers, per
 // key, the row the user last looked at: its stamp, and its value when it
 // is at most seenValueCap bytes, for the last seenKeys keys (least
 // recently looked at forgotten first). A row is looked at when the cursor

@@ -28,7 +28,7 @@ func (m Model) treeView() string {
 		text := fmt.Sprintf("%d/%d", m.cursor+1, len(m.rows))
 		if lvl := m.filterLevel(); !lvl.complete() && lvl.kind == nodePart {
 			// A level loaded in part: how many of its children are
-			// loaded, of how many the store holds (issue 22 point 14).
+			// loaded, of how many the store holds.
 			text = "level " + lvl.sizeText() + " loaded"
 		}
 		pos = m.styles.Muted.Render(text)
@@ -75,7 +75,7 @@ func (m Model) treeFooter() string {
 }
 
 // filterNote says, while a filter is on a level only partly loaded, that
-// it sees only the loaded children (issue 22 point 2).
+// it sees only the loaded children.
 func (m Model) filterNote() string {
 	lvl := m.clearable()
 	if m.filter.on {
