@@ -80,7 +80,7 @@ func join(lines []line) []Entry {
 // its outcome line is read.
 func intentEntry(r record) *Entry {
 	e := &Entry{ID: r.ID, Time: time.UnixMilli(r.At), Op: r.Op, Kind: r.Kind, Outcome: store.OutcomeUnknown,
-		Undoes: r.Undoes, PID: r.PID, Host: r.Host}
+		Undoes: r.Undoes, PID: r.PID, Host: r.Host, Setting: r.Setting.change()}
 	for _, k := range r.Keys {
 		raw, _ := hex.DecodeString(k) // validated by parseLine
 		e.Keys = append(e.Keys, raw)
@@ -176,7 +176,7 @@ func Undoable(e Entry, entries []Entry) error {
 		return fmt.Errorf("%w: entry %s (%s) was applied, but the rows it replaced are unknown (its answer was lost, or it was settled by reading its keys): it cannot be undone", ErrNotUndoable, e.ID, e.Op)
 	case e.After == nil:
 		return fmt.Errorf("%w: entry %s (%s) was applied without a readable versionstamp: the rows it left cannot be checked", ErrNotUndoable, e.ID, e.Op)
-	case len(e.After) == 0:
+	case len(e.After) == 0 && e.Setting == nil:
 		return fmt.Errorf("%w: entry %s (%s) changed no row: there is nothing to restore", ErrNotUndoable, e.ID, e.Op)
 	case e.UndoneBy != "":
 		last := e.UndoneBy

@@ -50,6 +50,9 @@ type Entry struct {
 	Restores  []store.RestoreOp
 	// Undoes is the ID of the entry this write undid, for an undo.
 	Undoes string
+	// Setting is the store-level setting the write changed (setting.go),
+	// nil for a write of rows.
+	Setting *store.SettingChange
 
 	// Checks are the commit's checks.
 	Checks []store.Check
@@ -187,6 +190,7 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 	for _, o := range w.Restores {
 		rec.Restores = append(rec.Restores, newRestoreRec(o))
 	}
+	rec.Setting = newSettingRec(w.Setting)
 	line, err := formatLine(rec)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", j.path, err)

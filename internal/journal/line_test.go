@@ -40,6 +40,7 @@ func richRecords(t testing.TB) []record {
 		{T: recOutcome, ID: "abcd1234", At: 3, Outcome: "applied", Stamp: "00000000000000000008",
 			Before: []rowRec{newRowRec(bad), newRowRec(store.RawRow{Key: []byte{2, 'a', 0}, Value: []byte(`"\u2028"`), Ver: 1})}},
 		{T: recOutcome, ID: "x", At: 4, Outcome: "unknown", BeforeUnknown: true, Settled: true, Err: "boom \xff"},
+		{T: recIntent, ID: "s", At: 5, Op: "wal", Kind: "journal-mode", Setting: &settingRec{Name: store.SettingJournalMode, From: "rollback", To: "wal"}},
 	}
 }
 

@@ -105,6 +105,9 @@ func wants(e Entry) ([]want, bool) {
 
 // settle reads e's keys and records its outcome when the rows tell it.
 func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, bound int64) error {
+	if e.Setting != nil {
+		return j.settleSetting(s, e)
+	}
 	ws, ok := wants(e)
 	if !ok {
 		return nil
@@ -199,6 +202,9 @@ type Plan struct {
 	// Conflicts are keys changed since the entry's write: the undo would
 	// be refused.
 	Conflicts []store.RestoreConflict
+	// Setting is the undo of a setting's entry (setting.go), which has no
+	// Ops; nil otherwise.
+	Setting *SettingPlan
 }
 
 // PlanUndo builds the inverse of entry id ("" = the last applied entry
@@ -226,6 +232,9 @@ func (j *Journal) PlanUndo(ctx context.Context, s *store.Store, id string) (Plan
 	p := Plan{Entry: e}
 	if err := Undoable(e, entries); err != nil {
 		return p, err
+	}
+	if e.Setting != nil {
+		return planSetting(s, p)
 	}
 	keys := undoKeys(e)
 	p.Ops = restoreOps(entries, e, keys)
@@ -367,7 +376,7 @@ func pick(entries []Entry, id string) (Entry, error) {
 	if id == "" {
 		for i := len(entries) - 1; i >= 0; i-- {
 			e := entries[i]
-			if e.Outcome == store.OutcomeApplied && e.UndoneBy == "" && (e.BeforeUnknown || len(e.After) > 0) {
+			if e.Outcome == store.OutcomeApplied && e.UndoneBy == "" && (e.BeforeUnknown || len(e.After) > 0 || e.Setting != nil) {
 				return e, nil
 			}
 		}
@@ -395,10 +404,14 @@ func pick(entries []Entry, id string) (Entry, error) {
 // undoes p.Entry). The Restore checks every key again: when one changed
 // since the plan was read, nothing is written and the result says which
 // (RestoreResult.Conflicts). s must be journaled by j (Of(s) == j), so
-// that the undo is itself an entry and can be undone.
+// that the undo is itself an entry and can be undone. A setting's entry
+// is set back instead (setting.go).
 func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (store.RestoreResult, error) {
 	if Of(s) != j {
 		return store.RestoreResult{}, fmt.Errorf("undo %s: the store's writes are not recorded in this journal (%s), so the undo could not be undone", p.Entry.ID, j.path)
+	}
+	if p.Setting != nil {
+		return j.undoSetting(ctx, s, p)
 	}
 	if len(p.Ops) == 0 {
 		return store.RestoreResult{}, fmt.Errorf("%w: entry %s: the plan restores nothing", ErrNotUndoable, p.Entry.ID)
