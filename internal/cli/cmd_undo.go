@@ -65,20 +65,29 @@ func (c *UndoCmd) Run(app *App) error {
 	if len(p.Conflicts) > 0 {
 		return refused(p.Entry.ID, p.Conflicts)
 	}
+	if p.Setting != nil && p.Setting.Conflict() != "" {
+		return NotDone("undo %s refused, nothing was changed: %s", p.Entry.ID, p.Setting.Conflict())
+	}
 	if !c.Yes {
 		if err := confirm(app, p); err != nil {
 			return err
 		}
 	}
 	res, err := j.Undo(app.Context(), s, p)
-	if err != nil {
+	switch {
+	case p.Setting != nil && (errors.Is(err, store.ErrLocked) || errors.Is(err, journal.ErrNotUndoable)):
+		return NotDone("%v", err)
+	case err != nil:
 		return err
-	}
-	if !res.OK {
+	case !res.OK:
 		return refused(p.Entry.ID, res.Conflicts)
 	}
 	out := undoJSON{OK: true, Undid: p.Entry.ID, Versionstamp: stampOrNull(res.Versionstamp), Keys: len(p.Ops), Entry: undoEntry(j, p.Entry.ID)}
 	text := fmt.Sprintf("undid %s: %s restored", p.Entry.ID, plural(int64(len(p.Ops)), "key"))
+	if p.Setting != nil {
+		out.Setting = settingOf(&p.Setting.Change)
+		text = fmt.Sprintf("undid %s: %s is %s again", p.Entry.ID, p.Setting.Change.Name, p.Setting.Change.To)
+	}
 	if res.Versionstamp != "" {
 		text += " (new versionstamp " + res.Versionstamp + ")"
 	}
@@ -106,11 +115,31 @@ func undoEntry(j *journal.Journal, id string) string {
 
 // undoJSON is the result line of an undo.
 type undoJSON struct {
-	OK           bool    `json:"ok"`
-	Undid        string  `json:"undid"`
-	Entry        string  `json:"entry,omitempty"`
-	Versionstamp *string `json:"versionstamp"`
-	Keys         int     `json:"keys"`
+	OK           bool         `json:"ok"`
+	Undid        string       `json:"undid"`
+	Entry        string       `json:"entry,omitempty"`
+	Versionstamp *string      `json:"versionstamp"`
+	Keys         int          `json:"keys"`
+	Setting      *settingJSON `json:"setting,omitempty"`
+}
+
+// settingJSON is a store-level setting an entry (or its undo) changed.
+type settingJSON struct {
+	Name string `json:"name"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+func settingOf(c *store.SettingChange) *settingJSON {
+	if c == nil {
+		return nil
+	}
+	return &settingJSON{Name: c.Name, From: c.From, To: c.To}
+}
+
+// settingText is a setting change as the preview and the list say it.
+func settingText(c *store.SettingChange) string {
+	return fmt.Sprintf("%s %s → %s", c.Name, c.From, c.To)
 }
 
 // refused is the exit-1 error of an undo that found keys changed since
@@ -126,13 +155,21 @@ func refused(id string, conflicts []store.RestoreConflict) error {
 // confirm asks on a terminal; elsewhere it refuses (exit 2) so that a
 // script never undoes without --yes.
 func confirm(app *App, p journal.Plan) error {
+	return ask(app, "Undo "+p.Entry.ID+"?", "undo asks before it writes, and stdin is not a terminal: pass --yes to undo "+p.Entry.ID, "not undone")
+}
+
+// ask puts question on stderr and reads the answer, one line of stdin:
+// y or yes goes on, anything else is declined (exit 1). Where stdin is
+// not a terminal it refuses with notTerminal (exit 2), so that a script
+// never writes without its --yes.
+func ask(app *App, question, notTerminal, declined string) error {
 	if !app.terminal(app.Stdin) {
-		return fmt.Errorf("undo asks before it writes, and stdin is not a terminal: pass --yes to undo %s", p.Entry.ID)
+		return errors.New(notTerminal)
 	}
 	if err := app.Out.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stderr, "Undo %s? [y/N] ", p.Entry.ID)
+	fmt.Fprintf(app.Stderr, "%s [y/N] ", question)
 	answer, err := bufio.NewReader(app.Stdin).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
@@ -141,7 +178,7 @@ func confirm(app *App, p journal.Plan) error {
 	case "y", "yes":
 		return nil
 	}
-	return NotDone("not undone")
+	return NotDone("%s", declined)
 }
 
 // stdinTerminal reports whether r is a terminal (a character device;
@@ -161,6 +198,7 @@ type planJSON struct {
 	Command   string        `json:"command"`
 	Time      int64         `json:"time"`
 	Keys      []planKeyJSON `json:"keys"`
+	Setting   *settingJSON  `json:"setting,omitempty"`
 	Conflicts int           `json:"conflicts"`
 }
 
@@ -185,6 +223,10 @@ func (c *UndoCmd) preview(app *App, p journal.Plan) {
 	conflict := map[string]bool{}
 	for _, k := range p.Conflicts {
 		conflict[string(k.Key)] = true
+	}
+	if p.Setting != nil {
+		c.previewSetting(app, p)
+		return
 	}
 	if app.Out.JSON() {
 		out := planJSON{Undo: p.Entry.ID, Command: p.Entry.Op, Time: p.Entry.Time.UnixMilli(), Conflicts: len(p.Conflicts)}
@@ -213,6 +255,27 @@ func (c *UndoCmd) preview(app *App, p journal.Plan) {
 			break
 		}
 	}
+}
+
+// previewSetting prints the undo of a setting's entry: the setting as it
+// is now and as the undo leaves it, and the conflict when there is one.
+func (c *UndoCmd) previewSetting(app *App, p journal.Plan) {
+	sp := p.Setting
+	conflicts := 0
+	if sp.Conflict() != "" {
+		conflicts = 1
+	}
+	if app.Out.JSON() {
+		app.Out.Object(planJSON{Undo: p.Entry.ID, Command: p.Entry.Op, Time: p.Entry.Time.UnixMilli(), Keys: []planKeyJSON{},
+			Setting: &settingJSON{Name: sp.Change.Name, From: sp.Now, To: sp.Change.To}, Conflicts: conflicts})
+		return
+	}
+	app.Out.Textf("undo %s  %s  %s  (%s):", p.Entry.ID, timeText(p.Entry.Time.UnixMilli()), entryOp(p.Entry), sp.Change.Name)
+	mark := " "
+	if conflicts > 0 {
+		mark = "!"
+	}
+	app.Out.Textf("%s %s  %s  →  %s", mark, sp.Change.Name, sp.Now, sp.Change.To)
 }
 
 // expectText is the stamp a key must be at for the undo ("absent": 0).

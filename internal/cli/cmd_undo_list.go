@@ -26,6 +26,7 @@ type journalEntryJSON struct {
 	UndoneBy      string           `json:"undoneBy,omitempty"`
 	Undoable      bool             `json:"undoable"`
 	Why           string           `json:"why,omitempty"`
+	Setting       *settingJSON     `json:"setting,omitempty"`
 }
 
 // journalKeyJSON is a key of an entry: tagged JSON when it decodes, and
@@ -71,7 +72,7 @@ func (c *UndoCmd) list(app *App) error {
 		}
 		out := journalEntryJSON{ID: e.ID, Time: e.Time.UnixMilli(), Command: e.Op, Kind: e.Kind, Outcome: string(e.Outcome),
 			Versionstamp: stampOrNull(e.Stamp), Settled: e.Settled, BeforeUnknown: e.BeforeUnknown, Undoes: e.Undoes,
-			UndoneBy: e.UndoneBy, Undoable: why == nil}
+			UndoneBy: e.UndoneBy, Undoable: why == nil, Setting: settingOf(e.Setting)}
 		if why != nil {
 			out.Why = why.Error()
 		}
@@ -82,8 +83,12 @@ func (c *UndoCmd) list(app *App) error {
 			}
 			out.Keys = append(out.Keys, jk)
 		}
+		what := keysText(e.Keys, 40)
+		if e.Setting != nil {
+			what = settingText(e.Setting)
+		}
 		app.Out.Result(out, fmt.Sprintf("%-8s  %s  %-14s  %-40s  %s", e.ID, timeText(e.Time.UnixMilli()),
-			usertext.Sanitize(entryOp(e)), usertext.Sanitize(keysText(e.Keys, 40)), outcomeText(e)))
+			usertext.Sanitize(entryOp(e)), usertext.Sanitize(what), outcomeText(e)))
 	}
 	if len(entries) == 0 && !app.Out.JSON() {
 		app.Out.Textf("no journal entries for %s (%s)", s.Info().Display, j.Path())
@@ -119,7 +124,7 @@ func outcomeText(e journal.Entry) string {
 	switch {
 	case e.Outcome == store.OutcomeApplied && e.BeforeUnknown:
 		parts = append(parts, "applied (rows it replaced unknown: not undoable)")
-	case e.Outcome == store.OutcomeApplied && e.After != nil && len(e.After) == 0:
+	case e.Outcome == store.OutcomeApplied && e.After != nil && len(e.After) == 0 && e.Setting == nil:
 		parts = append(parts, "applied (changed no row)")
 	case e.Outcome == store.OutcomeNotApplied:
 		parts = append(parts, "not applied")
