@@ -199,6 +199,9 @@ func (m model) onUndoMsg(msg tea.Msg) (model, tea.Cmd) {
 // refused at once, naming the key, its stamp and its value now.
 func (m *model) askUndo(p journal.Plan) tea.Cmd {
 	e := p.Entry
+	if p.Setting != nil {
+		return m.askSettingUndo(p)
+	}
 	if len(p.Conflicts) > 0 {
 		return views.Flash(views.FlashError, "%s", refusalText(e.ID, p.Conflicts))
 	}
@@ -231,6 +234,8 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("undo %s failed: %v", id, msg.err)}
 	case !msg.res.OK:
 		text = views.FlashMsg{Level: views.FlashError, Text: refusalText(id, msg.res.Conflicts)}
+	case msg.plan.Setting != nil:
+		text = m.settingUndone(msg.plan)
 	default:
 		at := ""
 		if msg.res.Versionstamp != "" {
@@ -320,7 +325,7 @@ func (m model) entryLine(e journal.Entry, selected bool) string {
 	}
 	kw := m.keysWidth()
 	text := fmt.Sprintf("%s%-8s  %s  %-16s  %-*s  %s", mark, e.ID, usertext.FormatTimeFixed(e.Time.UnixMilli()),
-		widgets.ClipText(op, 16), kw, widgets.ClipText(keysText(e.Keys), kw), entryOutcome(e))
+		widgets.ClipText(op, 16), kw, widgets.ClipText(entryWhat(e), kw), entryOutcome(e))
 	text = widgets.FitWidth(widgets.Sanitize(text), m.width-4)
 	switch {
 	case selected:
@@ -373,6 +378,9 @@ func (m model) previewLines() []string {
 		return append(lines, widgets.ProseLines("This entry cannot be undone: "+u.planErr.Error(), st.Error, w)...)
 	}
 	p := u.plan
+	if p.Setting != nil {
+		return m.settingPreview(*p)
+	}
 	e := p.Entry
 	outcome := entryOutcome(e)
 	if e.Stamp != "" {
