@@ -66,8 +66,8 @@ func TestRollbackJournalMarkForms(t *testing.T) {
 // thing (what it costs, what WAL changes, the command that switches);
 // the switch made meanwhile (`kvdeck wal`, into this store's journal)
 // is listed by z as the setting it changed, previewed and undone from
-// the TUI (asking first), and undone again (a redo): the mark follows
-// the store's mode.
+// the TUI (asking first), and redone (R): the mark follows the store's
+// mode.
 func TestRollbackJournalExplainedAndUndone(t *testing.T) {
 	a, _ := journaled(t)
 	a.keys("?")
@@ -77,20 +77,22 @@ func TestRollbackJournalExplainedAndUndone(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.keys("z")
-	a.waitFor("UNDO · the write journal", "journal_mode → wal", "applied")
+	a.waitFor("UNDO · the write journal", "journal_mode → wal", "applied", "setting journal_mode rollback → wal")
 	a.keys("enter")
 	a.waitFor("UNDO · PREVIEW", "journal_mode", "wal → rollback")
 	a.keys("enter")
 	a.waitFor("Sets journal_mode of", "y undo")
 	a.keys("y")
-	a.waitFor("journal_mode is rollback again", "undoes ")
+	a.waitFor("journal_mode is rollback again", "takes back ") // the list read again
 	if a.s.JournalMode() != store.JournalRollback {
 		t.Fatalf("after the undo the store is in %s mode", a.s.JournalMode())
 	}
+	a.keys("j") // the switch, now undone
+	a.waitFor("setting journal_mode rollback → wal")
+	a.keys("R") // its redo
+	a.waitFor("REDO · PREVIEW", "rollback → wal")
 	a.keys("enter")
-	a.waitFor("UNDO · PREVIEW", "rollback → wal")
-	a.keys("enter")
-	a.waitFor("Sets journal_mode of", "y undo")
+	a.waitFor("Sets journal_mode of", "y redo")
 	a.keys("y")
 	a.waitFor("journal_mode is wal again")
 	a.keys("esc")

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -11,53 +12,84 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// The undo overlay's words for an entry that changed a store-level
-// setting (a file's journal mode, `kvdeck wal`): it names no key, and
-// its undo sets the value back (journal.SettingPlan).
+// The undo overlay's words for an action that changed a store-level
+// setting and no row (a file's journal mode, `kvdeck wal`): its undo and
+// redo set the value back (journal.Plan.Settings), and the store's
+// description is read again after, so that the status bar's mark
+// follows.
 
-// entryWhat is what the list shows of an entry in its KEYS column: its
-// keys, or the setting it changed and the value it set (the preview
-// shows the one before).
-func entryWhat(e journal.Entry) string {
-	if c := e.Setting; c != nil {
-		return c.Name + " → " + c.To
+// actionWhat is what the list shows of an action after its command: its
+// first keys, or the setting it changed and the value it set.
+func actionWhat(a journal.Action) string {
+	if ss := a.Settings(); len(ss) > 0 && a.KeyCount == 0 {
+		return ss[0].Name + " → " + ss[0].To
 	}
-	return keysText(e.Keys)
+	return keysText(a.FirstKeys, a.KeyCount)
 }
 
-// settingPreview is the preview of a setting's undo: the setting as it
-// is now and as the undo leaves it, and why it would be refused.
+// keysLine is the detail's line of an action's keys (ks, the first
+// ones), or of the settings it changed when it names no key.
+func keysLine(a journal.Action, ks []string) string {
+	if ss := a.Settings(); len(ss) > 0 && a.KeyCount == 0 {
+		var parts []string
+		for _, c := range ss {
+			parts = append(parts, c.Name+" "+c.From+" → "+c.To)
+		}
+		return "setting " + strings.Join(parts, ", ")
+	}
+	return "keys " + strings.Join(ks, ", ")
+}
+
+// settingsOnly: the plan sets settings back and puts back no row.
+func settingsOnly(p journal.Plan) bool { return len(p.Ops) == 0 && len(p.Settings) > 0 }
+
+// settingPreview is the preview of a settings-only plan: each setting as
+// it is now → as the undo leaves it, and what refuses it.
 func (m model) settingPreview(p journal.Plan) []string {
-	st, w, sp, e := m.styles, m.width-6, p.Setting, p.Entry
-	head := fmt.Sprintf("Undo %s: %s (%s) of %s, %s. The setting as it is now → as the undo leaves it:", e.ID, e.Op, e.Kind,
-		usertext.FormatTime(e.Time.UnixMilli()), entryOutcome(e))
-	lines := append([]string{""}, widgets.ProseLines(head, st.Text, w)...)
-	lines = append(lines, "", st.Label.Render(sp.Change.Name), "  "+st.Text.Render(sp.Now+" → "+sp.Change.To), "")
-	if why := sp.Conflict(); why != "" {
-		return append(lines, widgets.ProseLines("The undo would be refused: "+why+". Nothing would be changed.", st.Error, w)...)
+	st, w, a := m.styles, m.width-6, p.Action
+	verb := map[bool]string{false: "Undo", true: "Redo"}[p.Redo]
+	head := fmt.Sprintf("%s %s: %s of %s, %s. The setting as it is now → as the %s leaves it:", verb, a.ID, a.Op,
+		usertext.FormatTime(a.Time.UnixMilli()), a.Outcome(), strings.ToLower(verb))
+	lines := append([]string{""}, widgets.ProseLines(widgets.Sanitize(head), st.Text, w)...)
+	for _, s := range p.Settings {
+		lines = append(lines, "", st.Label.Render(s.Change.Name), st.Text.Render("  "+s.Now+" → "+s.Change.To))
+		if why := s.Conflict(); why != "" {
+			lines = append(lines, indented("✗ changed since the action: "+why, st.Error, w)...)
+		}
 	}
-	return append(lines, widgets.ProseLines("enter asks, then sets it back, tried once without waiting: refused while another process has the file open or a connection is using it. Undoing the undo redoes.", st.Muted, w)...)
+	lines = append(lines, "")
+	if len(p.Conflicts) > 0 {
+		return append(lines, widgets.ProseLines(fmt.Sprintf("The %s would be refused: %s changed since the action. Nothing would be changed.", strings.ToLower(verb), journal.ChangedText(p.Conflicts)), st.Error, w)...)
+	}
+	return append(lines, widgets.ProseLines("enter asks, then sets it back, tried once without waiting: refused, with nothing changed, while another process has the file open or a connection is using it.", st.Muted, w)...)
 }
 
-// askSettingUndo asks before a setting's undo (refused at once when the
-// setting changed since).
+// askSettingUndo asks before a settings-only undo or redo.
 func (m *model) askSettingUndo(p journal.Plan) tea.Cmd {
-	e, sp := p.Entry, p.Setting
-	if why := sp.Conflict(); why != "" {
-		return views.Flash(views.FlashError, "undo %s refused, nothing was changed: %s", e.ID, why)
+	a := p.Action
+	verb := map[bool]string{false: "Undo", true: "Redo"}[p.Redo]
+	var lines []string
+	for _, s := range p.Settings {
+		lines = append(lines, fmt.Sprintf("Sets %s of %s back from %s to %s (%s %s, %s, %s).", s.Change.Name, usertext.Sanitize(m.info.Display), s.Now, s.Change.To,
+			strings.ToLower(verb), a.ID, usertext.Sanitize(a.Op), usertext.FormatTime(a.Time.UnixMilli())))
 	}
+	lines = append(lines, "Refused, with nothing changed, while another process has the file open or a connection is using it.")
 	do := makeUndo(journal.Of(m.store), m.store, m.session, m.undo.gen, p)
-	return views.Confirm("Undo "+e.ID+"?", "undo", do,
-		fmt.Sprintf("Sets %s of %s back from %s to %s, as before %s (%s, %s).", sp.Change.Name, m.info.Display, sp.Now, sp.Change.To,
-			e.ID, e.Op, usertext.FormatTime(e.Time.UnixMilli())),
-		"Refused, with nothing changed, while another process has the file open or a connection is using it.")
+	return views.Confirm(verb+" "+a.ID+"?", strings.ToLower(verb), do, lines...)
 }
 
-// settingUndone is the flash of a setting's undo done, and the store's
-// description read again (its journal mode changed: the status bar's
-// mark follows).
-func (m *model) settingUndone(p journal.Plan) views.FlashMsg {
+// settingsSet is the flash of a settings-only undo or redo made; the
+// store's description is read again (its journal mode changed).
+func (m *model) settingsSet(p journal.Plan, res journal.Result) views.FlashMsg {
 	m.info = m.store.Info()
-	return views.FlashMsg{Level: views.FlashOK, Text: fmt.Sprintf("undone %s (%s): %s is %s again; z again lists it, and undoing the undo redoes",
-		p.Entry.ID, p.Entry.Op, p.Setting.Change.Name, p.Setting.Change.To)}
+	var set []string
+	for _, c := range res.Set {
+		set = append(set, c.Name+" is "+c.To+" again")
+	}
+	again := "R in z redoes it"
+	if p.Redo {
+		again = "z undoes it again"
+	}
+	return views.FlashMsg{Level: views.FlashOK, Text: fmt.Sprintf("%s %s (%s): %s; %s", map[bool]string{false: "undone", true: "redone"}[p.Redo],
+		p.Action.ID, usertext.Sanitize(p.Action.Op), strings.Join(set, ", "), again)}
 }

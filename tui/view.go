@@ -165,8 +165,19 @@ func (m model) statusBar() string {
 	if info.ReadOnly {
 		items = append(items, st.Badge.Render(" READ-ONLY "))
 	}
+	if past := m.pastShown(); past != "" {
+		// The store is a restore of its past (--at): said in the error
+		// colour, reversed, so that it is never taken for the live store.
+		badge := " AS OF " + usertext.Sanitize(past) + " "
+		if narrow {
+			badge = " PAST "
+		}
+		items = append(items, st.Error.Bold(true).Reverse(true).Render(badge))
+	}
 	mark := -1
-	if info.Journal == store.JournalRollback {
+	if info.Journal == store.JournalRollback && m.pastShown() == "" {
+		// A restore of the past is kvdeck's own copy: no service commits
+		// there.
 		forms := rollbackMarks()
 		mark, items = len(items), append(items, st.Warn.Render(forms[len(forms)-1]))
 	}
@@ -197,6 +208,9 @@ func (m model) statusBar() string {
 		// After seq, when the database name keeps its 10 cells.
 		at := 2 // backend, seq
 		if info.ReadOnly {
+			at++
+		}
+		if m.pastShown() != "" {
 			at++
 		}
 		if mark >= 0 {

@@ -47,7 +47,9 @@ var writeCommands = map[string][]string{
 	"IndexDropCmd":    {"index", "drop"},
 	"WALCmd":          {"wal", "--yes"},
 	"UndoCmd":         {"undo", "--yes"},
+	"RedoCmd":         {"redo", "--yes"},
 	"CopyCmd":         {"copy", "--from", "x.db", "--to", "y.db", "[]"},
+	"PutBackCmd":      {"--at", "txid:1", "put-back", `["k"]`},
 }
 
 // writers walks the kong command tree (Root's cmd fields, recursively) and

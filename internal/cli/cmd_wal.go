@@ -40,7 +40,7 @@ type walJSON struct {
 	Changed bool   `json:"changed"`
 	From    string `json:"from"`
 	To      string `json:"to"`
-	Entry   string `json:"entry,omitempty"`
+	Action  string `json:"action,omitempty"`
 }
 
 // Run says what changes, asks, and switches.
@@ -61,7 +61,10 @@ func (c *WALCmd) Run(app *App) error {
 		if !app.Out.JSON() {
 			walPreview(app, s)
 		}
-		if err := ask(app, "Switch "+display+" to WAL?", "wal asks before it switches, and stdin is not a terminal: pass --yes to switch "+display+" to WAL", "not switched"); err != nil {
+		if !app.terminal(app.Stdin) {
+			return errors.New("wal asks before it switches, and stdin is not a terminal: pass --yes to switch " + display + " to WAL")
+		}
+		if err := askYes(app, "Switch "+display+" to WAL?", "not switched"); err != nil {
 			return err
 		}
 	}
@@ -77,8 +80,8 @@ func (c *WALCmd) Run(app *App) error {
 	}
 	text := "switched " + display + " to WAL (it was in rollback-journal mode)"
 	if j := journal.Of(s); j != nil {
-		out.Entry = lastEntry(j, "journal-mode")
-		text += "; this is journal entry " + out.Entry + ": kvdeck undo " + out.Entry + " switches it back"
+		out.Action = lastSwitch(j)
+		text += "; this is action " + out.Action + " of the journal: kvdeck undo " + out.Action + " switches it back"
 	} else {
 		text += "; not journaled (--no-journal): kvdeck undo cannot switch it back"
 	}
@@ -109,16 +112,16 @@ func walRefused(err error) error {
 	return fmt.Errorf("wal refused: %w", err)
 }
 
-// lastEntry is the ID of the newest applied entry of kind in j, "" when
-// the journal cannot say.
-func lastEntry(j *journal.Journal, kind string) string {
-	entries, _, err := j.List()
+// lastSwitch is the ID of the newest action of j that changed a setting
+// (the switch just made), "" when the journal cannot say.
+func lastSwitch(j *journal.Journal) string {
+	h, _, err := j.History()
 	if err != nil {
 		return ""
 	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		if e := entries[i]; e.Kind == kind && e.Outcome == store.OutcomeApplied {
-			return e.ID
+	for i := len(h.Actions) - 1; i >= 0; i-- {
+		if len(h.Actions[i].Settings()) > 0 {
+			return h.Actions[i].ID
 		}
 	}
 	return ""

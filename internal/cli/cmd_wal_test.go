@@ -52,8 +52,8 @@ func TestWALSwitchesAndUndoSwitchesBack(t *testing.T) {
 		t.Fatalf("wal answered y: %v (the file says %s)", r, storetest.JournalMode(t, path))
 	}
 	entries := c.entries()
-	if len(entries) != 1 || entries[0].Kind != "journal-mode" || entries[0].Command != "wal" || !entries[0].Undoable ||
-		entries[0].Setting == nil || *entries[0].Setting != (settingJSON{Name: "journal_mode", From: "rollback", To: "wal"}) ||
+	if len(entries) != 1 || entries[0].Writes != 1 || entries[0].Entries[0].Kind != "journal-mode" || entries[0].Command != "wal" || !entries[0].Undoable ||
+		len(entries[0].Settings) != 1 || entries[0].Settings[0] != (settingJSON{Name: "journal_mode", From: "rollback", To: "wal"}) ||
 		!strings.Contains(r.stdout, "kvdeck undo "+entries[0].ID+" switches it back") {
 		t.Fatalf("journal %+v after %s", entries, r.stdout)
 	}
@@ -71,15 +71,15 @@ func TestWALSwitchesAndUndoSwitchesBack(t *testing.T) {
 		t.Errorf("doctor after the switch:\n%s", doc.stdout)
 	}
 	r = c.run("undo", "--yes")
-	if r.code != 0 || !strings.Contains(r.stdout, "journal_mode  wal  →  rollback") || !strings.Contains(r.stdout, "undid "+entries[0].ID+": journal_mode is rollback again") ||
-		storetest.JournalMode(t, path) != "delete" {
+	if r.code != 0 || !strings.Contains(r.stdout, "(0 keys, journal_mode wal → rollback)") || !strings.Contains(r.stdout, "sets journal_mode back from wal to rollback") ||
+		!strings.Contains(r.stdout, "undid "+entries[0].ID+" (wal): 0 keys restored, journal_mode rollback again") || storetest.JournalMode(t, path) != "delete" {
 		t.Fatalf("undo: %v (the file says %s)", r, storetest.JournalMode(t, path))
 	}
 	if out := c.must("doctor"); !strings.Contains(out, "store.rollback-journal") {
 		t.Errorf("doctor after the undo:\n%s", out)
 	}
-	if r := c.run("undo", "--yes"); r.code != 0 || storetest.JournalMode(t, path) != "wal" {
-		t.Fatalf("undo of the undo: %v (the file says %s)", r, storetest.JournalMode(t, path))
+	if r := c.run("redo", "--yes"); r.code != 0 || storetest.JournalMode(t, path) != "wal" {
+		t.Fatalf("redo: %v (the file says %s)", r, storetest.JournalMode(t, path))
 	}
 	if after := rows(t, c.url); !sameRows(before, after) {
 		t.Errorf("the rows changed:\n%v\n%v", before, after)

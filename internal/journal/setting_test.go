@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,10 +22,21 @@ func rollbackStore(t *testing.T, j *Journal) (*store.Store, string) {
 	return s, path
 }
 
-// TestSettingUndoToggles: a switch to WAL on a real file is one entry
-// with its setting and no key; the default undo picks it, previews the
-// mode now and what the undo sets, and switches back (an entry that
-// undoes it); undoing that redoes. Rows are untouched throughout.
+// lastAction is the journal's newest action.
+func lastAction(t *testing.T, j *Journal) (History, Action) {
+	t.Helper()
+	h, notes, err := j.History()
+	if err != nil || len(notes) != 0 || len(h.Actions) == 0 {
+		t.Fatalf("history %+v, notes %v, %v", h, notes, err)
+	}
+	return h, h.Actions[len(h.Actions)-1]
+}
+
+// TestSettingUndoToggles: a switch to WAL on a real file is one action
+// of one write with its setting and no key; the default undo picks it
+// (its plan sets the mode back, and its preview says so), undo switches
+// back as an action of its own, redo switches again, and undo again;
+// rows are untouched throughout.
 func TestSettingUndoToggles(t *testing.T) {
 	ctx := storetest.Ctx(t)
 	j := openIn(t, t.TempDir(), "file:set.db", 0)
@@ -37,30 +47,36 @@ func TestSettingUndoToggles(t *testing.T) {
 	if changed, err := s.SetJournalMode(store.WithWriteOp(ctx, "wal"), store.JournalWAL); err != nil || !changed {
 		t.Fatalf("switch: %v %v", changed, err)
 	}
-	entries, notes, err := j.List()
-	if err != nil || len(notes) != 0 || len(entries) != 2 {
-		t.Fatalf("entries %+v, notes %v, %v", entries, notes, err)
-	}
-	e := entries[1]
+	h, a := lastAction(t, j)
 	want := store.SettingChange{Name: store.SettingJournalMode, From: "rollback", To: "wal"}
-	if e.Op != "wal" || e.Kind != "journal-mode" || e.Setting == nil || *e.Setting != want || len(e.Keys) != 0 ||
-		e.Outcome != store.OutcomeApplied || Undoable(e, entries) != nil {
-		t.Fatalf("entry %+v (setting %+v), undoable: %v", e, e.Setting, Undoable(e, entries))
+	if len(h.Actions) != 2 || a.Op != "wal" || len(a.Entries) != 1 || a.Entries[0].Kind != "journal-mode" || a.KeyCount != 0 ||
+		len(a.Settings()) != 1 || a.Settings()[0] != want || h.Undoable(a) != nil {
+		t.Fatalf("action %+v, settings %+v, undoable: %v", a, a.Settings(), h.Undoable(a))
 	}
-	for round, to := range []store.JournalMode{store.JournalRollback, store.JournalWAL, store.JournalRollback} {
-		p, err := j.PlanUndo(ctx, s, "")
-		if err != nil || p.Setting == nil || len(p.Ops) != 0 || p.Setting.Change.To != string(to) || p.Setting.Now == string(to) ||
-			p.Setting.Conflict() != "" {
-			t.Fatalf("round %d: plan %+v (setting %+v), %v", round, p, p.Setting, err)
+	wal := a.ID
+	for round, step := range []struct {
+		redo bool
+		to   store.JournalMode
+	}{{false, store.JournalRollback}, {true, store.JournalWAL}, {false, store.JournalRollback}} {
+		plan := j.PlanUndo
+		if step.redo {
+			plan = j.PlanRedo
+		}
+		p, err := plan(ctx, s, "")
+		if err != nil || p.Action.ID != wal || len(p.Ops) != 0 || len(p.Conflicts) != 0 || len(p.Settings) != 1 ||
+			p.Settings[0].Change.To != string(step.to) || p.Settings[0].Now == string(step.to) {
+			t.Fatalf("round %d: plan %+v, %v", round, p, err)
+		}
+		if notes := strings.Join(PlanNotes(p), " "); !strings.Contains(notes, "sets journal_mode back from "+p.Settings[0].Change.From+" to "+string(step.to)) {
+			t.Errorf("round %d: notes %q", round, notes)
 		}
 		res, err := j.Undo(ctx, s, p)
-		if err != nil || !res.OK || s.JournalMode() != to {
-			t.Fatalf("round %d: undo %+v, %v; the mode is %s, want %s", round, res, err, s.JournalMode(), to)
+		if err != nil || !res.OK || res.Action == "" || len(res.Set) != 1 || s.JournalMode() != step.to || storetest.JournalMode(t, s.Info().Display[len("file:"):]) != map[store.JournalMode]string{store.JournalWAL: "wal", store.JournalRollback: "delete"}[step.to] {
+			t.Fatalf("round %d: undo %+v, %v; the mode is %s, want %s", round, res, err, s.JournalMode(), step.to)
 		}
-		entries, _, _ := j.List()
-		last := entries[len(entries)-1]
-		if last.Undoes != p.Entry.ID || last.Setting == nil || last.Setting.To != string(to) || last.Op != "undo "+p.Entry.ID {
-			t.Fatalf("round %d: the undo's entry %+v (setting %+v)", round, last, last.Setting)
+		h, last := lastAction(t, j)
+		if last.ID != res.Action || last.Undoes == "" || h.Root(last).ID != wal || h.Undone(h.Root(last)) == step.redo {
+			t.Fatalf("round %d: the undo's action %+v (root %s)", round, last, h.Root(last).ID)
 		}
 	}
 	if e, found, err := s.Get(ctx, key("k")); err != nil || !found || string(e.Value) != "1" {
@@ -70,12 +86,12 @@ func TestSettingUndoToggles(t *testing.T) {
 
 // TestSettingUndoRefusedWhenChangedSince: when the mode was switched
 // again outside the journal, the plan names the conflict and the undo is
-// refused, nothing changed.
+// refused, nothing changed and nothing journaled.
 func TestSettingUndoRefusedWhenChangedSince(t *testing.T) {
 	ctx := storetest.Ctx(t)
 	j := openIn(t, t.TempDir(), "file:c.db", 0)
 	s, _ := rollbackStore(t, j)
-	if _, err := s.SetJournalMode(ctx, store.JournalWAL); err != nil {
+	if _, err := s.SetJournalMode(store.WithWriteOp(ctx, "wal"), store.JournalWAL); err != nil {
 		t.Fatal(err)
 	}
 	s.SetRecorder(nil)
@@ -84,21 +100,19 @@ func TestSettingUndoRefusedWhenChangedSince(t *testing.T) {
 	}
 	s.SetRecorder(j)
 	p, err := j.PlanUndo(ctx, s, "")
-	if err != nil || p.Setting == nil || !strings.Contains(p.Setting.Conflict(), "journal_mode is rollback now; the write left it wal") {
-		t.Fatalf("plan %+v (setting %+v), %v", p, p.Setting, err)
+	if err != nil || len(p.Conflicts) != 1 || p.Conflicts[0].Setting == nil || p.Conflicts[0].Text() != "journal_mode is rollback now; the action left it wal" {
+		t.Fatalf("plan %+v, %v", p, err)
 	}
-	if _, err := j.Undo(ctx, s, p); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "nothing was changed") {
-		t.Errorf("undo after the change: %v", err)
+	res, err := j.Undo(ctx, s, p)
+	if err != nil || res.OK || len(res.Conflicts) != 1 || res.Action != "" || s.JournalMode() != store.JournalRollback {
+		t.Errorf("undo after the change: %+v, %v (mode %s)", res, err, s.JournalMode())
 	}
-	if s.JournalMode() != store.JournalRollback {
-		t.Errorf("mode %s", s.JournalMode())
-	}
-	if entries, _, _ := j.List(); len(entries) != 1 {
-		t.Errorf("the refused undo was journaled: %+v", entries)
+	if h, _, _ := j.History(); len(h.Actions) != 1 {
+		t.Errorf("the refused undo was journaled: %+v", h.Actions)
 	}
 }
 
-// TestSettleSetting: a setting's entry without an outcome (its process
+// TestSettleSetting: a setting's write without an outcome (its process
 // died) is settled by the setting as it reads: applied (and undoable:
 // the value before is in the intent) when it holds the entry's value,
 // not applied when it holds the one before.
@@ -109,9 +123,10 @@ func TestSettleSetting(t *testing.T) {
 		switched bool
 		want     store.Outcome
 	}{{true, store.OutcomeApplied}, {false, store.OutcomeNotApplied}} {
-		dead := openIn(t, dir, "file:settle-"+string(c.want)+".db", 0)
+		url := "file:settle-" + string(c.want) + ".db"
+		dead := openIn(t, dir, url, 0)
 		s, _ := rollbackStore(t, nil)
-		id, err := dead.Before(ctx, store.PendingWrite{Op: "wal", Kind: "journal-mode",
+		id, err := dead.Before(ctx, store.PendingWrite{Op: "wal", Kind: "journal-mode", Action: store.NewAction("wal"),
 			Setting: &store.SettingChange{Name: store.SettingJournalMode, From: "rollback", To: "wal"}})
 		if err != nil {
 			t.Fatal(err)
@@ -121,16 +136,17 @@ func TestSettleSetting(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		j := openIn(t, dir, "file:settle-"+string(c.want)+".db", 0) // another process's Journal
+		j := openIn(t, dir, url, 0) // another process's Journal
 		if err := j.Settle(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		entries, _, _ := j.List()
-		if len(entries) != 1 || entries[0].ID != id || entries[0].Outcome != c.want || !entries[0].Settled || entries[0].BeforeUnknown {
-			t.Fatalf("switched %v: %+v", c.switched, entries)
+		h, a := lastAction(t, j)
+		e := a.Entries[0]
+		if len(h.Actions) != 1 || e.ID != id || e.Outcome != c.want || !e.Settled || e.BeforeUnknown || !strings.Contains(e.Why, "journal_mode is") {
+			t.Fatalf("switched %v: %+v", c.switched, e)
 		}
-		if c.switched && Undoable(entries[0], entries) != nil {
-			t.Errorf("a settled switch is not undoable: %v", Undoable(entries[0], entries))
+		if c.switched && h.Undoable(a) != nil {
+			t.Errorf("a settled switch is not undoable: %v", h.Undoable(a))
 		}
 	}
 }
