@@ -11,7 +11,7 @@ import (
 
 // rollbackStore is a reference-made rollback-journal file, opened with j
 // attached.
-func rollbackStore(t *testing.T, j *Journal) (*store.Store, string) {
+func rollbackStore(t *testing.T, j *Journal) *store.Store {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "kv.db")
 	storetest.SeedRollbackJournal(t, path, 5)
@@ -19,7 +19,7 @@ func rollbackStore(t *testing.T, j *Journal) (*store.Store, string) {
 	if j != nil {
 		s.SetRecorder(j)
 	}
-	return s, path
+	return s
 }
 
 // lastAction is the journal's newest action.
@@ -40,7 +40,7 @@ func lastAction(t *testing.T, j *Journal) (History, Action) {
 func TestSettingUndoToggles(t *testing.T) {
 	ctx := storetest.Ctx(t)
 	j := openIn(t, t.TempDir(), "file:set.db", 0)
-	s, _ := rollbackStore(t, j)
+	s := rollbackStore(t, j)
 	if _, err := s.Set(store.WithWriteOp(ctx, "set"), key("k"), []byte("1"), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestSettingUndoToggles(t *testing.T) {
 func TestSettingUndoRefusedWhenChangedSince(t *testing.T) {
 	ctx := storetest.Ctx(t)
 	j := openIn(t, t.TempDir(), "file:c.db", 0)
-	s, _ := rollbackStore(t, j)
+	s := rollbackStore(t, j)
 	if _, err := s.SetJournalMode(store.WithWriteOp(ctx, "wal"), store.JournalWAL); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestSettleSetting(t *testing.T) {
 	}{{true, store.OutcomeApplied}, {false, store.OutcomeNotApplied}} {
 		url := "file:settle-" + string(c.want) + ".db"
 		dead := openIn(t, dir, url, 0)
-		s, _ := rollbackStore(t, nil)
+		s := rollbackStore(t, nil)
 		id, err := dead.Before(ctx, store.PendingWrite{Op: "wal", Kind: "journal-mode", Action: store.NewAction("wal"),
 			Setting: &store.SettingChange{Name: store.SettingJournalMode, From: "rollback", To: "wal"}})
 		if err != nil {
