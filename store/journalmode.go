@@ -147,7 +147,7 @@ func (s *Store) SetJournalMode(ctx context.Context, mode JournalMode) (changed b
 		return false, err
 	}
 	s.closeIdle()
-	db, err := sql.Open("sqlite", s.target.dsn(false, false, 0))
+	db, err := sql.Open("sqlite", s.target.dsn(false, 0))
 	if err != nil {
 		return false, s.classify(err)
 	}

@@ -22,16 +22,14 @@ import (
 // of the test's own; it returns the store's path for a second writer.
 func journaled(t *testing.T) (*app, string) {
 	t.Helper()
-	a, path, _ := journaledAt(t, 120, 40, journal.Options{Dir: t.TempDir()})
-	return a, path
+	return journaledAt(t, 120, 40, journal.Options{Dir: t.TempDir()})
 }
 
-// journaledAt is journaled at w x h with the journal's options; it also
-// returns the journal.
-func journaledAt(t *testing.T, w, h int, opts journal.Options, seed ...func(*store.Store)) (*app, string, *journal.Journal) {
+// journaledAt is journaled at w x h with the journal's options.
+func journaledAt(t *testing.T, w, h int, opts journal.Options, seed ...func(*store.Store)) (*app, string) {
 	t.Helper()
-	s, path, clock, j := journaledStore(t, opts, nil, seed...)
-	return start(t, s, clock, w, h, time.Hour), path, j
+	s, path, clock, _ := journaledStore(t, opts, nil, seed...)
+	return start(t, s, clock, w, h, time.Hour), path
 }
 
 // journaledStore is a copy of the reference store on the fixed clock,
@@ -59,6 +57,7 @@ func journaledStore(t *testing.T, opts journal.Options, before func(*store.Store
 // steadyJournal is a journal whose times and IDs are the same on every
 // run (a minute apart, counted), for screens compared with goldens.
 func steadyJournal(t *testing.T) journal.Options {
+	t.Helper()
 	var n, ids atomic.Int64
 	t0 := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
 	return journal.Options{Dir: t.TempDir(),
@@ -70,6 +69,7 @@ func steadyJournal(t *testing.T) journal.Options {
 // an undo of the last, and a load of 1,200 keys in two commits (one
 // action).
 func seedActions(t *testing.T, j **journal.Journal) func(*store.Store) {
+	t.Helper()
 	return func(s *store.Store) {
 		ctx := viewtest.Ctx
 		for i := range 12 {
@@ -109,7 +109,7 @@ func TestUndoListGolden(t *testing.T) {
 		for _, step := range []string{"list", "oldest", "preview"} {
 			t.Run(fmt.Sprintf("%s_%dx%d", step, sz.w, sz.h), func(t *testing.T) {
 				var j *journal.Journal
-				a, _, _ := journaledAt(t, sz.w, sz.h, steadyJournal(t), seedActions(t, &j))
+				a, _ := journaledAt(t, sz.w, sz.h, steadyJournal(t), seedActions(t, &j))
 				a.keys("z")
 				a.waitFor("UNDO", "load")
 				switch step {

@@ -13,7 +13,10 @@ import (
 
 // rowsOf is every physical row of s, but for the stamps (an undo renews
 // them).
-func rowsOf(t *testing.T, s *store.Store) string { return storetest.RowsText(t, s, false) }
+func rowsOf(t *testing.T, s *store.Store) string {
+	t.Helper()
+	return storetest.RowsText(t, s, false)
+}
 
 // TestUndoWholeAction: the writes of one action (2,600 sets in three
 // SetMany commits, as a load makes them, some over rows that were there)
