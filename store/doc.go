@@ -24,6 +24,11 @@
 //     each time it is built).
 //   - readonly.go: a read-only WAL file read as immutable (no -wal, no
 //     -shm left behind) until a writer comes; LeftFiles.
+//   - journalmode.go: JournalMode (a file's, read at open), the advice
+//     on a rollback-journal file (RollbackAdvice, JournalAdvice), and
+//     SetJournalMode, the switch `kvdeck wal` makes: refused while
+//     another process has the file open (openers_linux.go, through
+//     /proc), tried once without waiting, journaled as a SettingChange.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
 //     SQLite URI they become; RedactURL (a token never shows).
 //   - wsbatch.go: the WebSocket transport's Hrana connections (a request
