@@ -18,6 +18,9 @@ type knobs struct {
 	// insertChunk, maxStmtArgs and checkChunk replace the limits of a
 	// commit's statements (write.go, bulk.go).
 	insertChunk, maxStmtArgs, checkChunk int
+	// expiredWindow and sortedBytes replace the rows an expired scan's
+	// window examines and maxSortedBytes (expired.go).
+	expiredWindow, sortedBytes int
 	// sweepStepHook runs between a sweep step's read and its delete.
 	sweepStepHook func()
 	// lockFreeOff reads with locks as before lockfree.go (the paced walk

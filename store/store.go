@@ -226,6 +226,8 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 	created = !exists
 	if exists && !wal {
 		s.watch.journal.Store(journalRollback) // the feed reads it without locks from the first read
+	} else {
+		s.watch.journal.Store(journalOther) // WAL (kvdeck creates its files so)
 	}
 	connURL = target.dsn(opts.ReadOnly, wal || created, s.busy.Milliseconds())
 	if !opts.ReadOnly {
