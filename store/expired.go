@@ -108,6 +108,11 @@ type expiredScan struct {
 	key   []byte
 	done  bool
 	win   *readWindow
+	// first, when not zero, has a listing's window hand over only its
+	// first rows in key order, that many of them, below the key below
+	// (nil: any): the rows a listing of the first rows may keep.
+	first int
+	below []byte
 }
 
 // newExpiredScan starts a walk of [lo, hi) (hi nil: unbounded) for the
@@ -245,7 +250,8 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 // sql is the statement of a window of n rows from the scan's position.
 // Parameters: ?1 the cut, ?2 now, ?3 the real clock, ?4 where the window
 // starts (a rowid or a key), ?5 n, ?6 the range's end (a bounded key
-// range only). Columns: k, v, ver, expires_at (a listing's rows), then
+// range only), then, for a listing of its first rows, the key they are
+// below (NULL: any) and how many. Columns: k, v, ver, expires_at (a listing's rows), then
 // the window's summary and a sweep's keys (its last row): the summary is
 // a JSON array (the next window's first rowid, or first key as keyHex
 // writes it; seq; the rows examined; when counting, the rows expired at
@@ -286,10 +292,18 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	}
 	summary := "SELECT NULL, NULL, NULL, NULL, json_array(" + nrowid + ", " + nkey + ", (SELECT seq FROM kv_meta WHERE id = 0), count(*), " +
 		expired + ", " + live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + "), " + keys + " FROM kv WHERE " + where
-	if x.mode == expiredRows {
-		return with + "SELECT " + x.s.entrySQL() + ", NULL, NULL FROM kv WHERE " + where + " AND expires_at <= ?1 UNION ALL " + summary, args
+	if x.mode != expiredRows {
+		return with + summary, args
 	}
-	return with + summary, args
+	rows := "SELECT " + x.s.entrySQL() + ", NULL, NULL FROM kv WHERE " + where + " AND expires_at <= ?1"
+	if x.first > 0 {
+		// Only the first rows in key order, below the listing's bound:
+		// the window's others cannot be among the rows it hands over.
+		args = append(args, x.below, x.first)
+		below, first := fmt.Sprintf("?%d", len(args)-1), fmt.Sprintf("?%d", len(args))
+		rows = "SELECT * FROM (" + rows + " AND (" + below + " IS NULL OR k < " + below + ") ORDER BY k LIMIT " + first + ")"
+	}
+	return with + rows + " UNION ALL " + summary, args
 }
 
 // expiredTotals are the summaries of an expired scan's windows, added up.
@@ -324,15 +338,17 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (
 // order, at most limit of them (zero: all), and returns the scan's
 // totals (over the whole range, unless limit or fn stopped it). A scan
 // in key windows hands each window's rows over as it reads them; one in
-// windows of rowids keeps the limit smallest keys (no limit: every row,
-// up to maxSortedBytes, past which it walks the range again in key
-// windows) and hands them over at its end.
+// windows of rowids keeps the limit smallest keys (each window hands over
+// only those below the largest kept; no limit: every row, up to
+// maxSortedBytes, past which it walks the range again in key windows)
+// and hands them over at its end.
 func (s *Store) listExpired(ctx context.Context, lo, hi []byte, c sweepClock, limit int, fn func(Entry) error) (expiredTotals, error) {
 	var t expiredTotals
 	x := s.newExpiredScan(lo, hi, c, expiredRows)
 	var held []expiredRow
 	heldBytes, sent := 0, 0
 	for !x.done {
+		x.first = max(limit-sent, 0)
 		w, err := x.next(ctx)
 		if err != nil {
 			return t, err
@@ -340,13 +356,12 @@ func (s *Store) listExpired(ctx context.Context, lo, hi []byte, c sweepClock, li
 		t.add(w)
 		if !x.byRowid {
 			for _, r := range w.rows {
-				if limit > 0 && sent >= limit {
-					return t, nil
-				}
 				if err := fn(r.entry()); err != nil {
 					return t, err
 				}
-				sent++
+			}
+			if sent += len(w.rows); limit > 0 && sent >= limit {
+				return t, nil
 			}
 			continue
 		}
@@ -355,17 +370,15 @@ func (s *Store) listExpired(ctx context.Context, lo, hi []byte, c sweepClock, li
 			heldBytes += r.size()
 		}
 		switch {
-		case limit > 0 && len(held) > 2*limit:
+		case limit > 0 && len(held) >= limit:
 			slices.SortFunc(held, byKey)
 			held = held[:limit:limit]
+			x.below = held[limit-1].k.b
 		case limit == 0 && heldBytes > s.sortedBytes():
 			held, t, x = nil, expiredTotals{}, x.inKeyOrder()
 		}
 	}
 	slices.SortFunc(held, byKey)
-	if limit > 0 && len(held) > limit {
-		held = held[:limit]
-	}
 	for _, r := range held {
 		if err := fn(r.entry()); err != nil {
 			return t, err

@@ -5,8 +5,9 @@ package store
 // the zero value of each field means production's default.
 type knobs struct {
 	// censusWindow and changesWindow replace the rows a census statement
-	// and a change scan's window examine (tests of window boundaries).
-	censusWindow, changesWindow int
+	// and a change scan's window examine (tests of window boundaries);
+	// censusRanges the prefix ranges a census statement aggregates.
+	censusWindow, changesWindow, censusRanges int
 	// findFileRows replaces the keys of a find page's window on a file.
 	findFileRows int
 	// keylessPage replaces the NULL-key rows one dump statement reads.
