@@ -71,7 +71,8 @@ type expiredWindow struct {
 	expired, liveByReal int64
 	next                *int64
 	// examined is how many rows the window holds; seq is kv_meta's seq as
-	// the statement read it (a row written since has a higher ver).
+	// the statement read it, or the highest stamp of a sweep's rows when
+	// higher (a row written since has a higher ver).
 	examined int
 	seq      int64
 }
@@ -221,6 +222,7 @@ const (
 	sumExpired
 	sumLive
 	sumNext
+	sumMaxVer
 	sumLen
 )
 
@@ -244,6 +246,12 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 	sum.nkey = jsonHex(a[sumKey])
 	w.seq, w.examined, w.expired, w.liveByReal = n(sumSeq), int(n(sumExamined)), n(sumExpired), n(sumLive)
 	w.next = jsonExpiry(a[sumNext])
+	// Rows the read found already stamped above seq (another program's,
+	// kv_meta behind them) were not written since: the deletes take them
+	// too (a stamp as its ceiling, as the census reads one).
+	if at := jsonExpiry(a[sumMaxVer]); at != nil {
+		w.seq = max(w.seq, *at)
+	}
 	return nil
 }
 
@@ -256,7 +264,7 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 // a JSON array (the next window's first rowid, or first key as keyHex
 // writes it; seq; the rows examined; when counting, the rows expired at
 // the cut; those expired at now but live at the real clock; the earliest
-// expiry after now), the keys their hex, comma-separated, all in one
+// expiry after now; for a sweep, the highest stamp of its rows), the keys their hex, comma-separated, all in one
 // aggregate: one pass over the window, one value to hand over (a row
 // handed over costs several times what examining it does).
 func (x *expiredScan) sql(n int) (string, []any) {
@@ -280,18 +288,19 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	}
 	// Every bound parameter appears (libsql-client-go refuses one left
 	// unused): a figure not asked for names its parameter in a constant.
-	expired, live, keys := "0 * ?1", "0 * ?3", "NULL"
+	expired, live, keys, maxVer := "0 * ?1", "0 * ?3", "NULL", "NULL"
 	switch x.mode {
 	case expiredCount:
 		expired = "count(*) FILTER (WHERE expires_at <= ?1)"
 	case expiredKeys:
 		keys = "group_concat(hex(k), ',') FILTER (WHERE expires_at <= ?1)"
+		maxVer = "max(ver) FILTER (WHERE expires_at <= ?1 AND ver < '')" // a number: TEXT and BLOB sort above
 	}
 	if x.clock.real < x.clock.now {
 		live = "count(*) FILTER (WHERE expires_at > ?3 AND expires_at <= ?2)"
 	}
 	summary := "SELECT NULL, NULL, NULL, NULL, json_array(" + nrowid + ", " + nkey + ", (SELECT seq FROM kv_meta WHERE id = 0), count(*), " +
-		expired + ", " + live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + "), " + keys + " FROM kv WHERE " + where
+		expired + ", " + live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + ", " + maxVer + "), " + keys + " FROM kv WHERE " + where
 	if x.mode != expiredRows {
 		return with + summary, args
 	}
