@@ -94,6 +94,10 @@
 //   - census.go: the census's statements (prefix boundaries by seeks, range
 //     aggregates, the row checks when asked) and how their figures are
 //     gathered.
+//   - lockfree.go: a read without SQLite's locks on a rollback-journal
+//     file, validated (docs/design/lock-free-reads.md), through the
+//     inotify watch of the file (lockfree_watch_linux.go; elsewhere no
+//     read goes without locks, and LockFreeNotice says so).
 //   - lockfree_read.go: readShort, one read statement without SQLite's
 //     locks on a rollback-journal file where it can (the census, sweep's
 //     reads); readWindowed, the census's and the expired scans' windows,

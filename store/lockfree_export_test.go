@@ -8,6 +8,7 @@ import (
 // Querier is what a test's read gets of the lock-free connection.
 type Querier interface {
 	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
 // ReadLockFree exposes readLockFree to the tests of lockfree.go.
@@ -33,3 +34,16 @@ func SetLockFreeHook(s *Store, fn func()) { s.knobs.lockFreeHook = fn }
 
 // SetLockFreeOff turns the lock-free reads of s off (true) or on.
 func SetLockFreeOff(s *Store, off bool) { s.knobs.lockFreeOff = off }
+
+// BlindLockFree makes s's lock-free reads as where the file cannot be
+// watched for writes, for the reason why.
+func BlindLockFree(s *Store, why string) {
+	l := s.lockFreeConn()
+	l.watchOnce.Do(func() {})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.watch != nil {
+		l.watch.close()
+	}
+	l.watch, l.blind = nil, why
+}

@@ -52,6 +52,11 @@ the path of a SQLite database), opened read-only, or a dump file as
 sides are read as streams in key order, so memory stays flat whatever
 their size; a dump whose lines are out of key order is refused.
 
+Either side can be a store as it was: STORE@TIME, where STORE is a saved
+store, a URL or path, or nothing for the store of --db/--store, and TIME
+is as --at takes it (RFC 3339, -10m, txid:N): diff prod@-10m prod shows
+what changed in the last ten minutes (history lists the points).
+
 A token goes only to the server it was given for: --a-auth-token to A's
 server, --b-auth-token to B's. The global token (--auth-token or its
 environment variables) goes to a side only where that is unambiguous: the
@@ -114,6 +119,9 @@ func (c *DiffCmd) Run(app *App) error {
 	prefix, err := ParseOptionalKey("--prefix", c.Prefix)
 	if err != nil {
 		return err
+	}
+	if app.Globals.At != "" {
+		return errors.New("diff takes a time for each side, as STORE@TIME (diff @-10m prod), not --at")
 	}
 	if c.A == "-" && c.B == "-" {
 		return errors.New("both sides are - (stdin): at most one of A and B can be read from stdin")
@@ -343,6 +351,9 @@ const sqliteHeader = "SQLite format 3\x00"
 // only. A path that exists is a database when it starts with SQLite's
 // header, a dump otherwise; a URL is a store.
 func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix codec.Key) (iter.Seq2[diffRow, error], error) {
+	if base, at, ok := splitPast(arg, app.Now()); ok {
+		return openPastSide(ctx, app, name, base, at, token, prefix) // timemachine.go
+	}
 	isDump := arg == "-"
 	if !isDump && !hasScheme(arg) {
 		f, err := os.Open(arg)

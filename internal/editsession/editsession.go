@@ -51,9 +51,16 @@ func Base() string {
 // Open makes the session's directory under base (0700), after removing
 // the directories left by sessions whose process is gone (killed with
 // SIGKILL, which no code can catch).
-func Open(base string) (*Session, error) {
-	RemoveStale(base)
-	dir, err := os.MkdirTemp(base, dirPrefix+strconv.Itoa(os.Getpid())+"-")
+func Open(base string) (*Session, error) { return open(base, dirPrefix) }
+
+// OpenFor is Open for another private use of files that must not
+// outlive kvdeck: its directories are named kvdeck-KIND-<pid>-<random>
+// (internal/history restores a store's past under kind "at").
+func OpenFor(base, kind string) (*Session, error) { return open(base, "kvdeck-"+kind+"-") }
+
+func open(base, prefix string) (*Session, error) {
+	removeStale(base, prefix)
+	dir, err := os.MkdirTemp(base, prefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -67,14 +74,16 @@ func Open(base string) (*Session, error) {
 // RemoveStale removes the session directories under base whose pid names
 // no running process, and returns how many it removed. A directory of a
 // live kvdeck (or of a pid reused since) is left alone.
-func RemoveStale(base string) int {
+func RemoveStale(base string) int { return removeStale(base, dirPrefix) }
+
+func removeStale(base, prefix string) int {
 	ents, err := os.ReadDir(base)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || !e.IsDir() {
 			continue
 		}

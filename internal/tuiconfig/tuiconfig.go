@@ -54,6 +54,12 @@ type Config struct {
 	// Edits is the private directory and the editors of Browse's E; tui.Run
 	// makes it and removes it when the session ends or a signal stops it.
 	Edits *editsession.Session
+	// Past, when not empty, names the point in the store's past the TUI
+	// shows (--at: "txid 42 · 2026-…"): the store is a read-only restore
+	// of it, and the status bar says so while it is shown. PastOf names
+	// the store it is the past of (its saved name or URL), which the
+	// status bar shows instead of the restore's temporary file.
+	Past, PastOf string
 }
 
 // SavedStore is a saved store as the TUI shows it: never its token.
