@@ -71,26 +71,13 @@ func TestSweepReadsBesideReferenceWriter(t *testing.T) {
 			}
 			s := storetest.Open(t, path, store.Options{Clock: storetest.NewClock(now).Now})
 			ctx := storetest.CtxTimeout(t, 5*time.Minute)
-			w := storetest.StartRefWriter(t, path, period, storetest.RefMix(rows))
-			reads := 0
-			for end := time.Now().Add(3 * time.Second); time.Now().Before(end) || reads < 3; reads++ {
+			readsBesideWriter(t, ctx, s, path, rows, period, c.name, func() error {
 				wrong, err := c.run(ctx, s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if wrong != "" {
+				if err == nil && wrong != "" {
 					t.Fatal(wrong)
 				}
-			}
-			commits, lost := w.Stop()
-			lf := s.LockFreeCounts()
-			t.Logf("%d reads beside %d commits, %d lost; lock-free reads %+v", reads, commits, len(lost), lf)
-			if len(lost) > 0 {
-				t.Errorf("%d of %d commits lost beside the %s: %v", len(lost), commits, c.name, lost[0])
-			}
-			if commits < 5 || lf.Reads == 0 {
-				t.Errorf("%d commits, %+v lock-free reads: the test saw no contention", commits, lf)
-			}
+				return err
+			})
 		})
 	}
 }
