@@ -27,9 +27,9 @@ import (
 // keys were not written in key order, measured on 1M rows). A window of a
 // key range (a prefix, or a kv without rowid) is the next rows of the
 // range in key order, its end found by an index-only OFFSET. Either holds
-// at most its window of rows. Whole-store windows keep today's rule of
-// which rows a sweep reaches: those whose k is a BLOB (k >= x''), the rows
-// every key range holds.
+// at most its window of rows. Whole-store windows keep to the rows a
+// sweep reaches: those whose k is a BLOB (k >= x''), the rows every key
+// range holds.
 //
 // On a file a window is read as readWindowed reads (without SQLite's
 // locks on a rollback-journal file, shorter beside a writer); over a
@@ -172,10 +172,10 @@ func (x *expiredScan) next(ctx context.Context) (expiredWindow, error) {
 		x.done = true
 	}
 	slices.SortFunc(w.keys, bytes.Compare)
-	if !x.byRowid { // in key order already, as the index gave them (listExpired orders a rowid scan's)
+	if !x.byRowid { // a key window's rows in key order; listExpired orders a rowid scan's at its end
 		slices.SortFunc(w.rows, byKey)
 	}
-	x.s.rowsRead.Add(int64(len(w.rows) + 1))
+	x.s.rowsRead.Add(int64(len(w.keys) + len(w.rows) + 1))
 	return w, nil
 }
 
