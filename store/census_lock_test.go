@@ -100,7 +100,7 @@ func censusesBesideWriter(t *testing.T, rows int, period time.Duration, opts sto
 	storetest.SeedRollbackJournal(t, path, rows)
 	s := storetest.Open(t, path, store.Options{})
 	ctx := storetest.CtxTimeout(t, 5*time.Minute)
-	readsBesideWriter(t, ctx, s, path, rows, period, fmt.Sprintf("census, checks %v", opts.Check), func() error {
+	readsBesideWriter(t, s, path, rows, period, fmt.Sprintf("census, checks %v", opts.Check), func() error {
 		st, err := s.StatsWith(ctx, opts)
 		if err != nil {
 			return err
@@ -118,7 +118,7 @@ func censusesBesideWriter(t *testing.T, rows int, period time.Duration, opts sto
 // over the rows rows seeded at path) committing every period beside read,
 // called again and again for 3 s (3 times at least) on s, and fails when
 // read fails, the writer lost a commit, or it met no contention.
-func readsBesideWriter(t *testing.T, ctx context.Context, s *store.Store, path string, rows int, period time.Duration, what string, read func() error) {
+func readsBesideWriter(t *testing.T, s *store.Store, path string, rows int, period time.Duration, what string, read func() error) {
 	t.Helper()
 	w := storetest.StartRefWriter(t, path, period, storetest.RefMix(rows))
 	reads := 0

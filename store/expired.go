@@ -307,6 +307,7 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	case expiredKeys:
 		keys = "group_concat(hex(k), ',') FILTER (WHERE expires_at <= ?1)"
 		maxVer = "max(ver) FILTER (WHERE expires_at <= ?1 AND ver < '')" // a number: TEXT and BLOB sort above
+	case expiredRows: // the rows travel, counted as read
 	}
 	if x.clock.real < x.clock.now {
 		live = "count(*) FILTER (WHERE expires_at > ?3 AND expires_at <= ?2)"

@@ -71,7 +71,7 @@ func TestSweepReadsBesideReferenceWriter(t *testing.T) {
 			}
 			s := storetest.Open(t, path, store.Options{Clock: storetest.NewClock(now).Now})
 			ctx := storetest.CtxTimeout(t, 5*time.Minute)
-			readsBesideWriter(t, ctx, s, path, rows, period, c.name, func() error {
+			readsBesideWriter(t, s, path, rows, period, c.name, func() error {
 				wrong, err := c.run(ctx, s)
 				if err == nil && wrong != "" {
 					t.Fatal(wrong)
