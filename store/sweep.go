@@ -150,30 +150,14 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		res.Elapsed = time.Since(start)
 		return res, err
 	}
-	if opts.Pause == 0 && !s.sweepPauses() {
+	// Where reads do not wait on writes (a WAL file, a server) the next
+	// window is read while this one's keys are deleted; on a
+	// rollback-journal file the sweep pauses after each delete instead.
+	ahead := !s.sweepPauses()
+	if opts.Pause == 0 && ahead {
 		opts.Pause = -1
 	}
-	var found expiredTotals
-	for x := s.newExpiredScan(lo, hi, clock, expiredKeys); !x.done; {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		var w expiredWindow
-		if w, err = x.next(ctx); err != nil {
-			break
-		}
-		if s.knobs.sweepStepHook != nil {
-			s.knobs.sweepStepHook()
-		}
-		found.add(w)
-		// A window of keys wholly expired is one run of the key order: its
-		// deletes walk it as a plain range DELETE does; else each key is
-		// a seek (a walk would hold the write lock over live rows too).
-		walk := !x.byRowid && int(w.expired) == w.examined
-		if err = s.deleteWindow(ctx, opts, w.keys, w.seq, walk, clock, &res); err != nil {
-			break
-		}
-	}
+	found, err := s.sweepWindows(ctx, opts, s.newExpiredScan(lo, hi, clock, expiredKeys), ahead, &res)
 	res.LiveByReal = found.liveByReal
 	if err == nil {
 		res.Remaining, res.NextExpiry = found.expired-res.Swept, found.next
@@ -186,6 +170,83 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 	}
 	res.Elapsed = time.Since(start)
 	return res, err
+}
+
+// sweepWindows reads x's windows and deletes the expired keys of each,
+// counting into res; it returns the windows' summaries added up. With
+// ahead, the next window is read beside the current one's deletes.
+func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredScan, ahead bool, res *SweepResult) (expiredTotals, error) {
+	var found expiredTotals
+	reads := windowReads{x: x, ahead: ahead}
+	defer reads.stop()
+	for {
+		if err := ctx.Err(); err != nil {
+			return found, err
+		}
+		r := reads.get(ctx)
+		if r.err != nil {
+			return found, r.err
+		}
+		if s.knobs.sweepStepHook != nil {
+			s.knobs.sweepStepHook()
+		}
+		found.add(r.w)
+		// A window of keys wholly expired is one run of the key order: its
+		// deletes walk it as a plain range DELETE does; else each key is
+		// a seek (a walk would hold the write lock over live rows too).
+		walk := !r.byRowid && int(r.w.expired) == r.w.examined
+		if err := s.deleteWindow(ctx, opts, r.w.keys, r.w.seq, walk, x.clock, res); err != nil {
+			return found, err
+		}
+		if r.done {
+			return found, nil
+		}
+	}
+}
+
+// windowReads hands a sweep its windows, one read ahead when asked.
+type windowReads struct {
+	x       *expiredScan
+	ahead   bool
+	pending chan windowRead
+}
+
+// windowRead is one window read: its mode (byRowid) and whether it was
+// the range's last.
+type windowRead struct {
+	w             expiredWindow
+	byRowid, done bool
+	err           error
+}
+
+// get returns the next window and, ahead, starts reading the one after.
+// Only the read in flight touches x.
+func (r *windowReads) get(ctx context.Context) windowRead {
+	var wr windowRead
+	if r.pending != nil {
+		wr, r.pending = <-r.pending, nil
+	} else {
+		wr = r.read(ctx)
+	}
+	if r.ahead && wr.err == nil && !wr.done {
+		r.pending = make(chan windowRead, 1)
+		go func(ch chan<- windowRead) { ch <- r.read(ctx) }(r.pending)
+	}
+	return wr
+}
+
+// read reads the next window now.
+func (r *windowReads) read(ctx context.Context) windowRead {
+	w, err := r.x.next(ctx)
+	return windowRead{w: w, byRowid: r.x.byRowid, done: r.x.done, err: err}
+}
+
+// stop waits for a read still in flight.
+func (r *windowReads) stop() {
+	if r.pending != nil {
+		<-r.pending
+		r.pending = nil
+	}
 }
 
 // dryRun counts what a sweep at c would delete in [lo, hi) (the range of
