@@ -220,13 +220,16 @@ func redactURL(raw string) string {
 
 // SQLiteDSN is the modernc.org/sqlite URI the store opens an embedded
 // database with: the same driver and settings, for raw-SQL baselines in
-// benchmarks and for tests. wal selects synchronous=NORMAL.
-func (t Target) SQLiteDSN(readOnly, wal bool, busy time.Duration) string {
-	return t.dsn(readOnly, wal, busy.Milliseconds())
+// benchmarks and for tests. A writable database gets synchronous=FULL,
+// WAL or not: a write kvdeck reports is on the disk, as SQLite's default
+// makes the service's (NORMAL on a WAL file may lose the last commits at
+// a power loss).
+func (t Target) SQLiteDSN(readOnly bool, busy time.Duration) string {
+	return t.dsn(readOnly, busy.Milliseconds())
 }
 
 // dsn builds the modernc.org/sqlite URI for an embedded database.
-func (t Target) dsn(readOnly, wal bool, busyMS int64) string {
+func (t Target) dsn(readOnly bool, busyMS int64) string {
 	abs, err := filepath.Abs(t.Path)
 	if err != nil {
 		abs = t.Path
@@ -236,8 +239,8 @@ func (t Target) dsn(readOnly, wal bool, busyMS int64) string {
 	q := []string{fmt.Sprintf("_pragma=busy_timeout(%d)", busyMS), "_txlock=immediate"}
 	if readOnly {
 		q = append(q, "mode=ro", "_pragma=query_only(1)")
-	} else if wal {
-		q = append(q, "_pragma=synchronous(NORMAL)")
+	} else {
+		q = append(q, "_pragma=synchronous(FULL)")
 	}
 	return "file://" + u.EscapedPath() + "?" + strings.Join(q, "&")
 }

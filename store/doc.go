@@ -18,6 +18,10 @@
 //     creates gets WAL; the schema is checked), Options (Clock, read-only,
 //     auth, busy timeout), Store, Info, Counters (statements and rows
 //     read, for tests that prove how much work an operation did), Close.
+//   - connector.go: the database/sql connector of each database; an
+//     embedded file's built once per SQLite URI for the life of the
+//     process (fileConnectors: libsql-client-go's leaves a handle open
+//     each time it is built).
 //   - readonly.go: a read-only WAL file read as immutable (no -wal, no
 //     -shm left behind) until a writer comes; LeftFiles.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
@@ -73,17 +77,20 @@
 //     the prepared statement cache of embedded files.
 //   - recorder.go: the write journal's contract. Recorder (Before and
 //     After around every write), PendingWrite, WriteResult, RawRow,
-//     WithWriteOp; SetRecorder attaches one (internal/journal's).
+//     Action (what one command or key did: WithWriteOp starts one,
+//     WithAction joins it); SetRecorder attaches one (internal/journal's).
 //   - journal.go: the engine side of it. Every write tells the Recorder
 //     before anything is sent (a refusal is ErrJournal, and no write)
 //     and once after (applied, not applied, unknown); its before-images
 //     come from its own transaction: a SELECT of the keys after the
 //     commit's head, or the DELETE's RETURNING. Nothing is read when no
 //     Recorder is set.
-//   - restore.go: Restore (RestoreOp, RestoreResult, RestoreConflict),
-//     the checked inverse of a journaled write: one commit that puts rows
-//     back as they were, under a new stamp, only if every key's physical
-//     row is the one expected.
+//   - restore.go: Restore and RestoreAt (RestoreOp, RestoreResult,
+//     RestoreConflict), the checked inverse of a journaled write: one
+//     commit that puts rows back as they were, under a new stamp, only if
+//     every key's physical row is the one expected (and, for RestoreAt,
+//     seq has not gone below a floor: another life of the database);
+//     ReadRows, the physical rows at keys.
 //   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
 //     expired rows in short batches that re-check their expiry (a dry run
 //     counts them and, with SweepOptions.Each, lists them); ScanExpired

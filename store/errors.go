@@ -45,6 +45,8 @@ var (
 	// but its answer did not come back (a timeout, an interrupt, a dropped
 	// connection), and re-reading could not settle whether it was applied.
 	ErrOutcomeUnknown = errors.New("outcome unknown")
+	// ErrBadToken: the auth token is not one line of printable text.
+	ErrBadToken = errors.New("malformed auth token")
 )
 
 // classify wraps a driver or transport error in the sentinel that describes
@@ -55,7 +57,7 @@ func (s *Store) classify(err error) (out error) {
 		return nil
 	}
 	defer func() { out = s.scrub(out) }()
-	for _, sentinel := range []error{ErrBadURL, ErrTokenInURL, ErrUnreachable, ErrUnauthorized, ErrNotStore, ErrLocked, ErrReadOnly, ErrInvalidValue, ErrInvalidArgument, ErrOutcomeUnknown} {
+	for _, sentinel := range []error{ErrBadURL, ErrTokenInURL, ErrUnreachable, ErrUnauthorized, ErrNotStore, ErrLocked, ErrReadOnly, ErrInvalidValue, ErrInvalidArgument, ErrOutcomeUnknown, ErrBadToken} {
 		if errors.Is(err, sentinel) {
 			return err
 		}

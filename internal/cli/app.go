@@ -66,6 +66,8 @@ type App struct {
 	// TUI's status bar.
 	past, pastOf string
 	tokens       tokenScope // the TUI's tokens, each bound to its server
+	// probes are the Fleet view's stores, kept open between its reads.
+	probes fleetMembers
 }
 
 // Context is the command's context, cancelled on interrupt.
@@ -280,11 +282,17 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 
 // close closes every store the command opened.
 func (a *App) close() {
+	a.probes.close()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
-		if j := journal.Of(s); j != nil && j.Err() != nil {
-			a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+		if j := journal.Of(s); j != nil {
+			if j.Err() != nil {
+				a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+			}
+			for _, n := range j.Notices() {
+				a.Warnf("%s", n)
+			}
 		}
 		_ = s.Close()
 		c := s.Cost()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
 	"strings"
@@ -59,9 +60,9 @@ what changed in the last ten minutes (history lists the points).
 
 A token goes only to the server it was given for: --a-auth-token to A's
 server, --b-auth-token to B's. The global token (--auth-token or its
-environment variables) goes to a side only where that is unambiguous: the
-side is on the server of --db (or KVDECK_DB, ...), or it is the only
-server of the two; two other servers get none and must be given theirs.
+environment variables) goes to a side only when that side is on the
+server of --db (or KVDECK_DB, ...), the one it was given for; any other
+server gets none and must be given its own.
 
 Exit status, as diff(1): 0 when A and B hold the same rows, 1 when they
 differ, 2 on an error.`
@@ -357,8 +358,14 @@ func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix
 	isDump := arg == "-"
 	if !isDump && !hasScheme(arg) {
 		f, err := os.Open(arg)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", name, shown(arg), err)
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: no file %s (a side is a database file, a URL, or a dump file; - reads stdin)", name, shown(arg))
+		case errors.As(err, &pe):
+			return nil, fmt.Errorf("%s: cannot read %s: %w", name, shown(arg), pe.Err)
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		head := make([]byte, len(sqliteHeader))
 		n, _ := io.ReadFull(f, head)
@@ -373,36 +380,22 @@ func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix
 	opts.AuthToken = token
 	s, err := app.open(ctx, arg, opts)
 	if err != nil {
-		if errors.Is(err, store.ErrUnauthorized) && token == "" {
-			err = fmt.Errorf("%w (no token was sent to %s's server: give it with --%s-auth-token)", err, name, strings.ToLower(name))
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, noTokenHint(err, token, name, "--"+strings.ToLower(name)+"-auth-token"))
 	}
 	return storeRows(ctx, name, s, prefix), nil
 }
 
 // diffTokens is the token each side's server gets: its own flag's, else
-// the global token where it was plainly given for that server (the server
-// of the selected database, or the one server the comparison talks to),
-// else none. A token never goes to a server it was not given for (issue
-// 25 point 4: one token was sent to both sides, a stranger's included).
+// the global token where it was given for that server (globalTokenFor:
+// the server of --db), else none.
 func diffTokens(app *App, c *DiffCmd) (a, b string) {
-	global := app.Globals.ResolveToken(app.Env)
-	db, _ := app.Globals.ResolveDB(app.Env)
-	home := serverOf(db)
-	sa, sb := diffServer(c.A), diffServer(c.B)
-	pick := func(own, server, other string) string {
-		switch {
-		case own != "":
+	pick := func(own, arg string) string {
+		if own != "" || diffServer(arg) == "" {
 			return own
-		case server == "" || global == "":
-			return ""
-		case server == home, other == "" || other == server:
-			return global
 		}
-		return ""
+		return app.globalTokenFor(arg)
 	}
-	return pick(c.ATok, sa, sb), pick(c.BTok, sb, sa)
+	return pick(c.ATok, c.A), pick(c.BTok, c.B)
 }
 
 // diffServer is the server of a diff side given as a URL; "" for a file,

@@ -48,7 +48,8 @@ type Root struct {
 	Diff    DiffCmd    `cmd:"" help:"Compare two stores, two dumps, or a store and a dump: added, removed, changed keys; exit 1 when they differ."`
 	Index   IndexCmd   `cmd:"" help:"Show, add or drop the opt-in index on kv(ver) that makes the change feed cheap on large stores."`
 	Bench   BenchCmd   `cmd:"" help:"Measure the engine beside raw SQL on the same driver (embedded, and --remote URL)."`
-	Undo    UndoCmd    `cmd:"" help:"Undo a write kvdeck made (default: the last one), checked against every key; --list shows the journal."`
+	Undo    UndoCmd    `cmd:"" help:"Undo what a command or key of kvdeck did (default: the last; again steps back), checked against every key; --list shows the journal."`
+	Redo    RedoCmd    `cmd:"" help:"Redo an action undo took back (default: the last undone), checked against every key."`
 	Version VersionCmd `cmd:"" help:"Print the version and build information."`
 	Stores  StoresCmd  `cmd:"" help:"Saved stores (config.toml): list, show, add, remove; open one with --store NAME."`
 	Fleet   FleetCmd   `cmd:"" help:"Act on every saved store (or a group): status (the default), find, doctor."`

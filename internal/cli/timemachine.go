@@ -283,7 +283,7 @@ func (a *App) pastTargetOf(base, token string) (pastTarget, error) {
 	}
 	if storeName.MatchString(base) {
 		if _, err := os.Stat(base); err != nil {
-			url, tok, _, name, err := copySide(a, "side", base)
+			url, tok, _, name, err := copySide(a, "side", base, token)
 			if err != nil {
 				return pastTarget{}, err
 			}

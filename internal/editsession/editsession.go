@@ -39,10 +39,14 @@ type Session struct {
 
 // Base is where session directories are made: $XDG_RUNTIME_DIR when set
 // (private to the user, emptied at logout), else os.TempDir().
-func Base() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
+func Base() string { return BaseOf(os.Getenv("XDG_RUNTIME_DIR")) }
+
+// BaseOf is Base with runtimeDir for $XDG_RUNTIME_DIR (an environment
+// other than the process's: internal/cli's Main is given one).
+func BaseOf(runtimeDir string) string {
+	if runtimeDir != "" {
+		if st, err := os.Stat(runtimeDir); err == nil && st.IsDir() {
+			return runtimeDir
 		}
 	}
 	return os.TempDir()
@@ -73,7 +77,12 @@ func open(base, prefix string) (*Session, error) {
 
 // RemoveStale removes the session directories under base whose pid names
 // no running process, and returns how many it removed. A directory of a
-// live kvdeck (or of a pid reused since) is left alone.
+// live kvdeck (or of a pid reused since) is left alone, and so is one an
+// editor still runs on (its editorMark names a live process): a kvdeck
+// killed with SIGKILL leaves its editor running, and the user may still
+// save into the directory; it goes at the first cleanup after the editor
+// ended. Every kvdeck command runs it (internal/cli's Main), not only the
+// TUI.
 func RemoveStale(base string) int { return removeStale(base, dirPrefix) }
 
 func removeStale(base, prefix string) int {
@@ -92,11 +101,37 @@ func removeStale(base, prefix string) int {
 		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
 			continue
 		}
-		if os.RemoveAll(filepath.Join(base, e.Name())) == nil {
+		dir := filepath.Join(base, e.Name())
+		if editing(dir) {
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
 			n++
 		}
 	}
 	return n
+}
+
+// editorMark starts the name of the empty file that says an editor runs
+// on a session directory: editor-<pid>, made when the editor starts and
+// removed when it ends.
+const editorMark = "editor-"
+
+// editing reports whether an editor of dir's session may still run: a
+// mark names a live process.
+func editing(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if rest, ok := strings.CutPrefix(e.Name(), editorMark); ok {
+			if pid, err := strconv.Atoi(rest); err == nil && pid > 0 && alive(pid) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // alive reports whether pid names a process (signal 0; EPERM means one
@@ -154,8 +189,13 @@ func (c *Cmd) Run() error {
 		return ErrClosed
 	}
 	err := c.Start()
+	mark := ""
 	if err == nil {
 		s.procs[c.Process] = struct{}{}
+		mark = filepath.Join(s.dir, editorMark+strconv.Itoa(c.Process.Pid))
+		if f, ferr := os.OpenFile(mark, os.O_CREATE|os.O_WRONLY, 0o600); ferr == nil {
+			f.Close()
+		}
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -164,6 +204,7 @@ func (c *Cmd) Run() error {
 	err = c.Wait()
 	s.mu.Lock()
 	delete(s.procs, c.Process)
+	os.Remove(mark)
 	s.mu.Unlock()
 	return err
 }

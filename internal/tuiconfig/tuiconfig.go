@@ -48,6 +48,12 @@ type Config struct {
 	// and unchecked (store.Options.Unchecked: no request; the view's one
 	// read is the check), with its own token. nil: no Fleet view.
 	OpenProbe func(ctx context.Context, name string) (*store.Store, error)
+	// ProbeDone, when set, takes back the store OpenProbe returned for
+	// name once the Fleet view has read it (err: the read's error): the
+	// opener keeps it open for the next read (the token had and the
+	// connection made once) and closes it after an error. Without it the
+	// view closes the store itself.
+	ProbeDone func(name string, err error)
 	// Current is the saved store the TUI starts on (--store, KVDECK_STORE
 	// or the config's default); zero when it started on a URL.
 	Current SavedStore
