@@ -99,8 +99,11 @@
 //     seq has not gone below a floor: another life of the database);
 //     ReadRows, the physical rows at keys.
 //   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
-//     expired rows in short batches that re-check their expiry;
-//     ScanExpired lists them.
+//     expired rows in short batches that re-check their expiry (a dry run
+//     counts them and, with SweepOptions.Each, lists them); ScanExpired
+//     lists them. expired.go: how they are found, by SQL, in windows of
+//     rows (of rowids over the whole store, of keys over a range): only
+//     expired rows travel, with one summary per window.
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
 //   - census.go: the census's statements (prefix boundaries by seeks, range
 //     aggregates, the row checks when asked) and how their figures are
@@ -111,7 +114,7 @@
 //     read goes without locks, and LockFreeNotice says so).
 //   - lockfree_read.go: readShort, one read statement without SQLite's
 //     locks on a rollback-journal file where it can (the census, sweep's
-//     reads); readWindowed, the census's and sweep's counting windows,
+//     reads); readWindowed, the census's and the expired scans' windows,
 //     halved while a writer's commits leave no room for a lock-free read
 //     of them and grown back after, remembered per store.
 //   - knobs.go: the limits and hooks tests change on one store (windows,

@@ -340,6 +340,8 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 	s.fileJournal.Store(map[bool]JournalMode{true: JournalWAL, false: JournalRollback}[wal || created])
 	if exists && !wal {
 		s.watch.journal.Store(journalRollback) // the feed reads it without locks from the first read
+	} else {
+		s.watch.journal.Store(journalOther) // WAL (kvdeck creates its files so)
 	}
 	connURL = target.dsn(opts.ReadOnly, s.busy.Milliseconds())
 	if !opts.ReadOnly {
