@@ -75,8 +75,22 @@ import (
 // descriptor while another connection of the process holds a lock.
 
 // lockFreeTries is how many times a read is tried without locks before
-// the caller reads with them.
+// the caller reads with them, or before it shrinks a window (readWindow)
+// when it may.
 const lockFreeTries = 12
+
+// lockFreePatience is how long a read that would otherwise be made with
+// locks keeps trying without them, lockFreeTries past: a service whose
+// commits take most of each period (fsync on a busy machine) leaves gaps
+// that a dozen tries, ~130 ms, often miss, and a read with locks then
+// costs it commits. A file that stayed hot that long (a crashed writer's
+// journal, a long transaction) is taken as written without a gap for
+// lockFreeImpatient after: its reads try lockFreeTries times only, else
+// every read would wait out the patience.
+const (
+	lockFreePatience  = 2 * time.Second
+	lockFreeImpatient = 10 * time.Second
+)
 
 // lockFreeMark tags a Mark read on the lock-free connection, so that it
 // never equals one read on the watch connection (they count apart).
@@ -102,6 +116,9 @@ type lockFree struct {
 	// markDrops and markData are the mark of the last read kept and the
 	// drops and data_version it was read at.
 	drops, mark, markDrops, markData int64
+	// impatient is until when reads try lockFreeTries times only (a
+	// patience ran out: lockFreePatience).
+	impatient time.Time
 }
 
 // LockFreeCounts are what the lock-free reads of a store did: reads kept,
@@ -254,7 +271,15 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	wait := 500 * time.Microsecond
-	for try := 0; try < tries; try++ {
+	var patience time.Time // zero: tries only
+	p := lockFreePatience
+	if s.knobs.lockFreePatience != 0 {
+		p = s.knobs.lockFreePatience
+	}
+	if now := time.Now(); fallback && p > 0 && now.After(l.impatient) {
+		patience = now.Add(p)
+	}
+	for try := 0; try < tries || time.Now().Before(patience); try++ {
 		if try > 0 {
 			l.retries++
 			select {
@@ -280,6 +305,9 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 	}
 	if fallback {
 		l.fallbacks++
+		if !patience.IsZero() {
+			l.impatient = time.Now().Add(lockFreeImpatient)
+		}
 	} else {
 		l.shrinks++
 	}

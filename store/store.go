@@ -63,6 +63,10 @@ type Options struct {
 	// kv_meta is the check (ProbeRow reports their absence as
 	// ErrNotStore). For one-request reads, e.g. kvdeck fleet's.
 	Unchecked bool
+	// OnLockedRead, when not nil, is told once, before the store first
+	// reads a rollback-journal file with SQLite's locks, what that costs
+	// and why it does (lockednote.go); Store.LockedReadNote keeps it.
+	OnLockedRead func(text string)
 }
 
 // DefaultRequestTimeout is how long one request to a server may take
@@ -107,6 +111,12 @@ type Store struct {
 	// lf reads a rollback-journal file without locks (lockfree.go).
 	lfOnce sync.Once
 	lf     *lockFree
+	// lockNote is what the store said before its first locked read of a
+	// rollback-journal file (lockednote.go), once, to onLockedRead.
+	lockNote     atomic.Pointer[string]
+	lockNoteOnce sync.Once
+	onLockedRead func(string)
+	lockedReads  atomic.Int64
 	// windows are the last windows of the windowed reads, by kind
 	// (lockfree_read.go).
 	windows [windowKinds]atomic.Int64
@@ -133,7 +143,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout}
+	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout, onLockedRead: opts.OnLockedRead}
 	if s.clock == nil {
 		s.clock = SystemClock
 	}
@@ -417,6 +427,20 @@ func (s *Store) Created() bool { return s.created }
 // tables returns the store's tables (kv, kv_meta) with their column names,
 // and the names of the database's other tables, in one query.
 func (s *Store) tables(ctx context.Context) (store map[string][]string, others []string, err error) {
+	if s.lockFreeUsable() {
+		// A service's rollback-journal file: the schema is read without
+		// locks too (lockfree.go), or the open alone could fail a commit.
+		rows, ok, err := s.queryLockFree(ctx, tablesSQL, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			defer rows.Close()
+			store, others, err = scanTables(rows)
+			return store, others, s.classify(err)
+		}
+	}
+	s.lockedRead()
 	rows, err := s.db.QueryContext(ctx, tablesSQL)
 	if err != nil {
 		return nil, nil, s.classify(err)
