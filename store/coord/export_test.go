@@ -2,4 +2,4 @@ package coord
 
 // ReadPulseBounded is ReadPulse counting at most bound rows (tests of the
 // bound without 100000 rows).
-var ReadPulseBounded = readPulse
+var ReadPulseSampled = readPulse
