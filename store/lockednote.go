@@ -53,13 +53,24 @@ func (s *Store) lockedRead() {
 	})
 }
 
-// lockedReadWhy says why a read of a rollback-journal file takes locks.
-func (s *Store) lockedReadWhy() string {
+// lockFreeBlocked says why a rollback-journal file may not be read
+// without locks now, in words for the user (lockedRead); "" when it may.
+// A condition under which a read without locks would not be correct
+// belongs here: the store then reads with locks, and says so first.
+func (s *Store) lockFreeBlocked() string {
 	if s.knobs.lockFreeOff {
 		return "its reads without locks are turned off"
 	}
 	if _, err := os.Lstat(s.target.Path + "-wal"); !errors.Is(err, os.ErrNotExist) {
 		return "a -wal file is beside it (it is being switched to WAL mode), and a read without locks is not correct then"
+	}
+	return ""
+}
+
+// lockedReadWhy says why a read of a rollback-journal file takes locks.
+func (s *Store) lockedReadWhy() string {
+	if why := s.lockFreeBlocked(); why != "" {
+		return why
 	}
 	if s.lockFreeConn() == nil {
 		return "a connection that reads it without locks could not be opened"

@@ -137,15 +137,12 @@ func (s *Store) LockFreeCounts() LockFreeCounts {
 	return LockFreeCounts{l.reads, l.retries, l.fallbacks, l.shrinks}
 }
 
-// lockFreeUsable reports whether reads of the feed may go without locks:
-// a rollback-journal file read with locks otherwise, with no -wal beside
-// it (a file being switched to WAL is read the ordinary way).
+// lockFreeUsable reports whether reads may go without locks: a
+// rollback-journal file read with locks otherwise, where nothing keeps a
+// read without them from being correct (lockFreeBlocked: a file being
+// switched to WAL is read the ordinary way).
 func (s *Store) lockFreeUsable() bool {
-	if s.knobs.lockFreeOff || !s.rollbackFile() {
-		return false
-	}
-	_, err := os.Lstat(s.target.Path + "-wal")
-	return errors.Is(err, os.ErrNotExist)
+	return s.rollbackFile() && s.lockFreeBlocked() == ""
 }
 
 // lockFreeConn returns the lock-free connection pool, opening it when

@@ -18,6 +18,7 @@ import (
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/themes"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -81,6 +82,9 @@ type row struct {
 	lastAt                time.Time
 	rate                  *float64
 	rates, ready, overdue widgets.Series
+	// saidLocked: the flash line said that a read of the store took
+	// SQLite's locks (read.locked).
+	saidLocked bool
 }
 
 // Model is the Fleet view.
@@ -114,6 +118,9 @@ type (
 		pulse coord.Pulse
 		rtt   time.Duration
 		err   error
+		// locked is what the store said when it read its file with
+		// SQLite's locks (store.LockedReadNote), "" when it did not.
+		locked string
 	}
 )
 
@@ -177,7 +184,7 @@ func (m Model) readCmd(name string) tea.Cmd {
 		defer s.Close()
 		start := time.Now()
 		p, err := coord.ReadPulse(ctx, s, now())
-		return read{name: name, pulse: p, rtt: time.Since(start), err: err}
+		return read{name: name, pulse: p, rtt: time.Since(start), err: err, locked: s.LockedReadNote()}
 	}
 }
 
@@ -194,6 +201,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case read:
 		if r := m.rows[msg.name]; r != nil {
 			r.note(msg, m.deps.Wall())
+			if msg.locked != "" && !r.saidLocked {
+				// Said once a row: a store is opened afresh each read.
+				r.saidLocked = true
+				return m, views.Flash(views.FlashError, "%s: %s", r.saved.Name, msg.locked)
+			}
 		}
 	}
 	return m, nil
