@@ -287,7 +287,9 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 			wait = min(2*wait, 20*time.Millisecond)
 		}
 		if err := l.open(ctx); err != nil {
-			return 0, false, nil
+			// The caller's context ended: no read at all, not one with
+			// locks.
+			return 0, false, ctx.Err()
 		}
 		d, kept, rerr := l.try(ctx, lfConn{l}, s.knobs.lockFreeHook, read)
 		if !kept {
