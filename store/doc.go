@@ -18,6 +18,10 @@
 //     creates gets WAL; the schema is checked), Options (Clock, read-only,
 //     auth, busy timeout), Store, Info, Counters (statements and rows
 //     read, for tests that prove how much work an operation did), Close.
+//   - connector.go: the database/sql connector of each database; an
+//     embedded file's built once per SQLite URI for the life of the
+//     process (fileConnectors: libsql-client-go's leaves a handle open
+//     each time it is built).
 //   - readonly.go: a read-only WAL file read as immutable (no -wal, no
 //     -shm left behind) until a writer comes; LeftFiles.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
@@ -91,6 +95,10 @@
 //   - census.go: the census's statements (prefix boundaries by seeks, range
 //     aggregates, the row checks when asked) and how their figures are
 //     gathered.
+//   - lockfree.go: a read without SQLite's locks on a rollback-journal
+//     file, validated (docs/design/lock-free-reads.md), through the
+//     inotify watch of the file (lockfree_watch_linux.go; elsewhere no
+//     read goes without locks, and LockFreeNotice says so).
 //   - lockfree_read.go: readShort, one read statement without SQLite's
 //     locks on a rollback-journal file where it can; queryLockFree, the
 //     same for Store.query (every read: its rows read whole before they

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -44,6 +45,8 @@ var (
 	// but its answer did not come back (a timeout, an interrupt, a dropped
 	// connection), and re-reading could not settle whether it was applied.
 	ErrOutcomeUnknown = errors.New("outcome unknown")
+	// ErrBadToken: the auth token is not one line of printable text.
+	ErrBadToken = errors.New("malformed auth token")
 )
 
 // classify wraps a driver or transport error in the sentinel that describes
@@ -54,7 +57,7 @@ func (s *Store) classify(err error) (out error) {
 		return nil
 	}
 	defer func() { out = s.scrub(out) }()
-	for _, sentinel := range []error{ErrBadURL, ErrTokenInURL, ErrUnreachable, ErrUnauthorized, ErrNotStore, ErrLocked, ErrReadOnly, ErrInvalidValue, ErrInvalidArgument, ErrOutcomeUnknown} {
+	for _, sentinel := range []error{ErrBadURL, ErrTokenInURL, ErrUnreachable, ErrUnauthorized, ErrNotStore, ErrLocked, ErrReadOnly, ErrInvalidValue, ErrInvalidArgument, ErrOutcomeUnknown, ErrBadToken} {
 		if errors.Is(err, sentinel) {
 			return err
 		}
@@ -70,6 +73,11 @@ func (s *Store) classify(err error) (out error) {
 		case sqlite3.SQLITE_NOTADB:
 			return fmt.Errorf("%w: %s is not an SQLite database: %w", ErrNotStore, s.display, err)
 		case sqlite3.SQLITE_READONLY:
+			if se.Code() == sqlite3.SQLITE_READONLY_ROLLBACK {
+				// SQLite's own words ("attempt to write a readonly
+				// database") would send the user to the permissions.
+				return &scrubbed{err: errors.Join(ErrLocked, err), msg: fmt.Sprintf("%v: %s: SQLite took its journal %s-journal for hot (SQLITE_READONLY_ROLLBACK), which a read-only connection may not roll back: either a writer's transaction ended just as kvdeck began to read (that passes: read again), or a writer stopped mid-transaction and left the journal, which SQLite rolls back when a connection that may write opens the file (kvdeck without --read-only, or the service)", ErrLocked, s.display, s.target.Path)}
+			}
 			if why := s.walFilesRefused(se.Code()); why != "" {
 				return fmt.Errorf("%w: %s, which SQLite needs to read or write a WAL database; to read it, pass --read-only (kvdeck then reads the file without them when no writer has it open), or make them writable for this user: %w", ErrReadOnly, why, err)
 			}
@@ -136,6 +144,35 @@ type scrubbed struct {
 
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.err }
+
+// hotJournal reports whether err is SQLite's SQLITE_READONLY_ROLLBACK: a
+// read-only connection took the journal for hot as a read began, and may
+// not roll it back. Beside a live writer that is a race, not a matter of
+// permissions: SQLite found the writer's journal and no writer's lock,
+// then could not open the journal (the transaction had ended and deleted
+// it), and assumes it hot. It passes.
+func hotJournal(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_READONLY_ROLLBACK
+}
+
+// retryHotJournal runs read again while it fails with hotJournal, backing
+// off, for up to the busy timeout (a writer's rollback takes
+// milliseconds; a journal left by a writer that stopped stays).
+func (s *Store) retryHotJournal(ctx context.Context, read func() error) error {
+	deadline := time.Now().Add(s.busy)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		err := read()
+		if !hotJournal(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
 
 // walFilesRefused names why an embedded database's SQLITE_READONLY
 // (extended code code) came from its -wal and -shm rather than from the

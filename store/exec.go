@@ -206,25 +206,30 @@ func (s *Store) queryLocked(ctx context.Context, q string, args ...any) (*reqRow
 		}
 		return &reqRows{rowSource: rows, cancel: cancel}, nil
 	}
-	st, err := s.prepared(ctx, q)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	db, after, err := s.reader()
-	if err != nil {
-		cancel()
-		return nil, err
-	}
 	var rows *sql.Rows
-	if st != nil {
-		rows, err = st.QueryContext(ctx, args...)
-	} else {
-		rows, err = db.QueryContext(ctx, q, args...)
-	}
+	var after func() error
+	err := s.retryHotJournal(ctx, func() error {
+		st, err := s.prepared(ctx, q)
+		if err != nil {
+			return err
+		}
+		var db *sql.DB
+		if db, after, err = s.reader(); err != nil {
+			return err
+		}
+		if st != nil {
+			rows, err = st.QueryContext(ctx, args...)
+		} else {
+			rows, err = db.QueryContext(ctx, q, args...)
+		}
+		if err != nil {
+			return s.classify(s.timedOut(ctx, err))
+		}
+		return nil
+	})
 	if err != nil {
 		cancel()
-		return nil, s.classify(s.timedOut(ctx, err))
+		return nil, err
 	}
 	return &reqRows{rowSource: rows, cancel: cancel, after: after}, nil
 }

@@ -64,6 +64,13 @@ func (s *Store) lockFreeBlocked() string {
 	if _, err := os.Lstat(s.target.Path + "-wal"); !errors.Is(err, os.ErrNotExist) {
 		return "a -wal file is beside it (it is being switched to WAL mode), and a read without locks is not correct then"
 	}
+	l := s.lockFreeConn()
+	if l == nil {
+		return "a connection that reads it without locks could not be opened"
+	}
+	if !l.armed() {
+		return "kvdeck reads without them only a file it can watch for writes (lockfree.go), and here " + l.blind
+	}
 	return ""
 }
 
@@ -71,9 +78,6 @@ func (s *Store) lockFreeBlocked() string {
 func (s *Store) lockedReadWhy() string {
 	if why := s.lockFreeBlocked(); why != "" {
 		return why
-	}
-	if s.lockFreeConn() == nil {
-		return "a connection that reads it without locks could not be opened"
 	}
 	return "it was being written during every read kvdeck tried without them (a long transaction, or commits without a pause)"
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,67 +13,29 @@ import (
 	"time"
 )
 
-// Reading a rollback-journal file without SQLite's locks (issue 25
-// point 1).
+// Reading a rollback-journal file without SQLite's locks; the rule and
+// why it holds are told in docs/design/lock-free-reads.md.
 //
-// On a rollback-journal file every read holds SQLite's SHARED lock, and a
-// writer without a busy timeout (the reference's service) fails its
-// commit when it meets one. The reads of the change feed and of Version,
-// which the TUI and `watch` make after every commit, therefore run on a
-// connection of their own opened with nolock=1 (and mode=ro): SQLite
-// takes no lock for them, and validates instead, as a seqlock reader
-// does. A writer changes the database file only while its journal is hot
-// (the -journal file holds a header: SQLite writes it before the first
-// page of the file and deletes, truncates or zeroes it, by journal mode,
-// after the last), and every commit moves the file change counter
-// (header offset 24), which the nolock connection compares at the start
-// of each transaction and reports as PRAGMA data_version. So a read
+// A read's SHARED lock fails the commit of a writer that sets no busy
+// timeout (the reference's service), so the reads of the feed, of
+// Version, the census and sweep run on a connection of their own opened
+// with nolock=1 and mode=ro, and validate as a seqlock reader does. A try
 //
-//  1. reads data_version, then checks that the journal is cold (absent,
-//     empty or zeroed);
+//  0. drains the inotify watch of the database file (fileWatch);
+//  1. reads data_version, then checks that the journal is cold;
 //  2. runs its one statement (one read transaction);
-//  3. checks the journal again, then reads data_version again;
+//  3. checks the journal again, reads data_version again, compares the
+//     file's identity, size and time, and checks that no event came;
 //
-// and is kept only when both checks found the journal cold, data_version
-// did not move and the file's size and time are as they were; otherwise
-// it is discarded and tried again (lockFreeTries, backing off), and after
-// that the caller reads the ordinary, locked way.
-//
-// The counter data_version stands for is the one of the last page 1 the
-// connection read from the file (SQLite's pager copies it from the page,
-// readDbPage, and drops its cache when the file's counter differs), and
-// that page may have been read while a commit was being written: its
-// page 1, with the new counter, goes to the file first. Hence the order
-// of step 1 (the counter, then the journal): a commit whose page 1 was
-// read there is either still under way at the check (hot journal) or
-// wholly written. (SQLite tests for a hot journal itself when a
-// transaction starts, before it reads the counter; a journal written
-// between the two escapes that test. TestLockFreeVersionBeforeJournal
-// writes a commit between step 1's checks: the other way round, the torn
-// read was kept.) A write that began after step 1 and wrote a page during
-// step 2 is either still under way at step 3 (hot journal) or committed,
-// and then its page 1 moved the counter on the file, which the
-// transaction of step 3 finds. A discarded try empties the connection's
-// page cache (dropCache): its statement may have read, and cached, pages
-// of a commit half written, under that commit's counter, which the next
-// transaction would find on the file and keep (a torn read kept). The
-// cache of a kept read is kept for the next read: SQLite drops it
-// whenever the counter moved. The file's time is a further check only:
-// it moves on every write where timestamps are fine-grained (Linux's
-// multigrain timestamps), not within a clock tick elsewhere.
-//
-// What this cannot see: a transaction that spilled pages into the file
-// before its commit and was then rolled back, wholly within one read (its
-// playback restores the counter; the file's time usually moves); a
-// writer with journal_mode MEMORY or OFF, which has no journal file; and
-// a schema change being written while the connection parses the schema
-// (SQLite does that when it prepares a statement, outside the checks, and
-// keeps what it parsed until the schema cookie moves again).
+// and is kept only when nothing moved; otherwise its page cache is
+// dropped and it is tried again (lockFreeTries, backing off), and after
+// that the caller reads with locks. Every write a read can see is made
+// while a journal is hot; if the journal is cold at step 3, that write's
+// system call has returned, and so queued its event. Where the file
+// cannot be watched (not Linux, a network or FUSE file system, inotify's
+// limits) no read is made without locks, and LockFreeNotice says so.
 // kvdeck never opens a descriptor of its own on the database file (closing
-// one would drop the process's locks, readonly.go): the journal, which
-// SQLite does not lock, is read with a descriptor of kvdeck's own; the
-// database only through SQLite, whose unix VFS defers the close of a
-// descriptor while another connection of the process holds a lock.
+// one would drop the process's locks, readonly.go).
 
 // lockFreeTries is how many times a read is tried without locks before
 // the caller reads with them, or before it shrinks a window (readWindow)
@@ -119,6 +82,17 @@ type lockFree struct {
 	// impatient is until when reads try lockFreeTries times only (a
 	// patience ran out: lockFreePatience).
 	impatient time.Time
+	// watch reports the writes to the file, set up once (armed); nil
+	// where the file cannot be watched, and blind then says why.
+	watchOnce sync.Once
+	watch     *fileWatch
+	blind     string
+}
+
+// armed reports whether the file is watched, watching it on first use.
+func (l *lockFree) armed() bool {
+	l.watchOnce.Do(func() { l.watch, l.blind = newFileWatch(l.path) })
+	return l.watch != nil
 }
 
 // LockFreeCounts are what the lock-free reads of a store did: reads kept,
@@ -140,9 +114,27 @@ func (s *Store) LockFreeCounts() LockFreeCounts {
 // lockFreeUsable reports whether reads may go without locks: a
 // rollback-journal file read with locks otherwise, where nothing keeps a
 // read without them from being correct (lockFreeBlocked: a file being
-// switched to WAL is read the ordinary way).
+// switched to WAL, a file kvdeck cannot watch for writes, is read the
+// ordinary way).
 func (s *Store) lockFreeUsable() bool {
 	return s.rollbackFile() && s.lockFreeBlocked() == ""
+}
+
+// LockFreeNotice is "" unless the store is a rollback-journal file whose
+// reads kvdeck would make without SQLite's locks but cannot here, since
+// it cannot watch the file for writes: it then says so, and why, for the
+// user to read once before kvdeck takes a lock there (a writer that sets
+// no busy timeout, as the reference's service, fails a commit that meets
+// one).
+func (s *Store) LockFreeNotice() string {
+	if s.knobs.lockFreeOff || !s.rollbackFile() {
+		return ""
+	}
+	l := s.lockFreeConn()
+	if l == nil || l.armed() {
+		return ""
+	}
+	return fmt.Sprintf("%s is in rollback-journal mode, where kvdeck reads without SQLite's locks only a file it can watch for writes, and here %s: its reads take SQLite's read lock, and a writer that sets no busy timeout (the reference's service sets none) fails a commit that meets that lock", s.display, l.blind)
 }
 
 // lockFreeConn returns the lock-free connection pool, opening it when
@@ -175,6 +167,9 @@ func (s *Store) closeLockFree() error {
 	}
 	s.lf.mu.Lock()
 	s.lf.release(false)
+	if s.lf.watch != nil {
+		s.lf.watch.close()
+	}
 	s.lf.mu.Unlock()
 	return s.lf.db.Close()
 }
@@ -262,7 +257,7 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 // window to shrink (readWindow).
 func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool, read func(ctx context.Context, conn lfConn) error) (mark int64, ok bool, err error) {
 	l := s.lockFreeConn()
-	if l == nil {
+	if l == nil || !l.armed() {
 		return 0, false, nil
 	}
 	l.mu.Lock()
@@ -343,6 +338,9 @@ func (l *lockFree) markOf(d int64) int64 {
 // this file). hook, when not nil, runs between step 1's two checks
 // (tests).
 func (l *lockFree) try(ctx context.Context, conn lfConn, hook func(), read func(context.Context, lfConn) error) (data int64, kept bool, err error) {
+	if l.watch == nil || !l.watch.drain() {
+		return 0, false, nil
+	}
 	var d1, d2 int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&d1); err != nil {
 		return 0, false, nil
@@ -355,6 +353,11 @@ func (l *lockFree) try(ctx context.Context, conn lfConn, hook func(), read func(
 	}
 	st1, err1 := os.Stat(l.path)
 	rerr := read(ctx, conn)
+	if hotJournal(rerr) {
+		// SQLite took the journal for hot as the statement began: a
+		// writer's transaction ended just then (hotJournal).
+		return 0, false, nil
+	}
 	if !journalCold(l.path) {
 		return 0, false, nil
 	}
@@ -363,6 +366,9 @@ func (l *lockFree) try(ctx context.Context, conn lfConn, hook func(), read func(
 	}
 	st2, err2 := os.Stat(l.path)
 	if err1 != nil || err2 != nil || st1.Size() != st2.Size() || !st1.ModTime().Equal(st2.ModTime()) || !os.SameFile(st1, st2) {
+		return 0, false, nil
+	}
+	if !l.watch.quiet() {
 		return 0, false, nil
 	}
 	if rerr != nil && ctx.Err() != nil {

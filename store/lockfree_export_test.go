@@ -9,6 +9,7 @@ import (
 // Querier is what a test's read gets of the lock-free connection.
 type Querier interface {
 	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
 // ReadLockFree exposes readLockFree to the tests of lockfree.go.
@@ -42,3 +43,16 @@ func SetLockFreePatience(s *Store, d time.Duration) { s.knobs.lockFreePatience =
 // SetWindowRows sets the full window of the windowed reads of a
 // rollback-journal file (listings, level counts, children's counts).
 func SetWindowRows(s *Store, n int) { s.knobs.windowRows = n }
+
+// BlindLockFree makes s's lock-free reads as where the file cannot be
+// watched for writes, for the reason why.
+func BlindLockFree(s *Store, why string) {
+	l := s.lockFreeConn()
+	l.watchOnce.Do(func() {})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.watch != nil {
+		l.watch.close()
+	}
+	l.watch, l.blind = nil, why
+}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-
-	"github.com/tursodatabase/libsql-client-go/libsql"
 )
 
 // Reading a WAL database read-only without leaving files behind.
@@ -99,11 +97,11 @@ func (s *Store) reader() (*sql.DB, func() error, error) {
 	if r.untouched() {
 		return s.db, s.tornRead, nil
 	}
-	connector, err := libsql.NewConnector(r.dsn)
+	conn, err := connector(TransportFile, r.dsn, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
 	}
-	r.live = sql.OpenDB(connector)
+	r.live = sql.OpenDB(conn)
 	return r.live, nil, nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tursodatabase/libsql-client-go/libsql"
 	_ "modernc.org/sqlite" // registers "sqlite", the driver libsql-client-go hands file: URLs to
 )
 
@@ -154,6 +153,11 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if s.reqTimeout <= 0 {
 		s.reqTimeout = DefaultRequestTimeout
 	}
+	if target.Transport.Remote() {
+		if err := checkToken(opts.AuthToken); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.hranaClients(opts.AuthToken); err != nil {
 		return nil, err
 	}
@@ -163,15 +167,11 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	var libsqlOpts []libsql.Option
-	if opts.AuthToken != "" && target.Transport.Remote() {
-		libsqlOpts = append(libsqlOpts, libsql.WithAuthToken(opts.AuthToken))
-	}
-	connector, err := libsql.NewConnector(connURL, libsqlOpts...)
+	conn, err := connector(target.Transport, connURL, opts.AuthToken)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
 	}
-	s.db = sql.OpenDB(boundedConnector{connector})
+	s.db = sql.OpenDB(boundedConnector{conn})
 	switch target.Transport {
 	case TransportHTTP:
 		// sqld expires idle Hrana streams; closing ours first avoids a failed
@@ -195,6 +195,28 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, s.classify(s.timedOut(ictx, err))
 	}
 	return s, nil
+}
+
+// checkToken refuses a token that is not one line of printable text (a
+// control byte: a line break or an escape sequence pasted with it), which
+// no HTTP header can carry, before anything is sent; the error says
+// where, never what.
+func checkToken(token string) error {
+	for i := 0; i < len(token); i++ {
+		if c := token[i]; c < 0x20 || c == 0x7f {
+			what := fmt.Sprintf("control byte 0x%02x", c)
+			switch c {
+			case '\n', '\r':
+				what = "a line break"
+			case 0x1b:
+				what = "an escape (ESC)"
+			case '\t':
+				what = "a tab"
+			}
+			return fmt.Errorf("%w: the auth token holds %s at byte %d of %d; a token is one line of printable text (was a line break or a terminal's escape pasted with it?)", ErrBadToken, what, i+1, len(token))
+		}
+	}
+	return nil
 }
 
 // hranaClients makes kvdeck's own Hrana client of a server (wsbatch.go,

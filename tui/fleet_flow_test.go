@@ -178,7 +178,11 @@ func TestFleetEscComesBack(t *testing.T) {
 	a.waitFor("switched to store ref", `"accounts"`)
 	a.keys("/")
 	a.tm.Type("acc")
-	a.keys("enter", "esc") // the filter takes this esc
+	a.keys("enter")
+	// The filter drawn before esc: else the filter and its clearing can
+	// fall in one frame, which redraws nothing to wait for.
+	a.waitFor("/acc")
+	a.keys("esc") // the filter takes this esc
 	a.waitFor(`"attachments"`, `"dwk_cron"`)
 	a.keys("esc") // nothing left to back out of: the fleet
 	a.waitFor("FLEET", "/ref")

@@ -175,6 +175,8 @@ func (m model) handlePicker(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 func (m model) storeLabel() string {
 	c := m.sw.current
 	switch {
+	case m.pastShown() != "" && m.cfg.PastOf != "":
+		return m.cfg.PastOf
 	case c.Name == "":
 		return m.info.Display
 	case c.Group == "":
@@ -256,4 +258,13 @@ func (m model) savedPrefix() string {
 		return ""
 	}
 	return usertext.Sanitize(m.storeLabel()) + ": "
+}
+
+// pastShown names the point of the store's past the TUI shows (--at),
+// "" once another store was opened (:open, :store) or for the live store.
+func (m model) pastShown() string {
+	if m.owned {
+		return ""
+	}
+	return m.cfg.Past
 }

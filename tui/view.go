@@ -164,6 +164,15 @@ func (m model) statusBar() string {
 	if info.ReadOnly {
 		items = append(items, st.Badge.Render(" READ-ONLY "))
 	}
+	if past := m.pastShown(); past != "" {
+		// The store is a restore of its past (--at): said in the error
+		// colour, reversed, so that it is never taken for the live store.
+		badge := " AS OF " + usertext.Sanitize(past) + " "
+		if narrow {
+			badge = " PAST "
+		}
+		items = append(items, st.Error.Bold(true).Reverse(true).Render(badge))
+	}
 	// Rows < 0: a rollback-journal file, where the refresh counts no rows
 	// (each count held the live writer's lock: store.Version).
 	if v := m.refresh.version; m.refresh.known && (narrow || v.Rows < 0) {
@@ -191,6 +200,9 @@ func (m model) statusBar() string {
 		// After seq, when the database name keeps its 10 cells.
 		at := 2 // backend, seq
 		if info.ReadOnly {
+			at++
+		}
+		if m.pastShown() != "" {
 			at++
 		}
 		at = min(at, len(items))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kvdeck/internal/demo"
+	"kvdeck/internal/editsession"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
@@ -57,7 +58,16 @@ type App struct {
 
 	mu     sync.Mutex
 	stores []*store.Store
-	tokens tokenScope // the TUI's tokens, each bound to its server
+	// after runs once the stores are closed: what made a past readable
+	// goes (a restored file, a branch database: timemachine.go).
+	after []func()
+	dir   *editsession.Session // the private directory of restored points
+	// past names the point --at opened and pastOf its store, for the
+	// TUI's status bar.
+	past, pastOf string
+	tokens       tokenScope // the TUI's tokens, each bound to its server
+	// probes are the Fleet view's stores, kept open between its reads.
+	probes fleetMembers
 	// inTUI: the TUI has the terminal (lockedReadNote); noteMu keeps the
 	// notes of stores read at once (the fleet's) apart.
 	inTUI  atomic.Bool
@@ -130,6 +140,9 @@ func (a *App) OpenToWriteForOneCall(create Creation) (*store.Store, error) {
 // Open opens the store the global flags and environment select (--db,
 // KVDECK_DB, ...). It is closed when the command returns.
 func (a *App) Open() (*store.Store, error) {
+	if a.Globals.At != "" {
+		return a.OpenPast() // the store as it was (timemachine.go)
+	}
 	url, source := a.Globals.ResolveDB(a.Env)
 	s, err := a.OpenURL(a.ctx, url)
 	if err != nil && source == "default" && errors.Is(err, store.ErrNotStore) {
@@ -180,6 +193,9 @@ type writer interface{ Writes() string }
 // readOnlyRefusal is the one refusal of a write under --read-only (nil
 // when the store is writable); what names the write.
 func (a *App) readOnlyRefusal(what string) error {
+	if err := a.pastRefusal(what); err != nil {
+		return err // --at (timemachine.go)
+	}
 	if !a.Globals.ReadOnly {
 		return nil
 	}
@@ -277,7 +293,7 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 		return err
 	}
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
-	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh}
+	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf}
 	a.savedForTUI(&cfg) // the store switcher (cmd_tui.go)
 	a.inTUI.Store(true)
 	defer a.inTUI.Store(false)
@@ -286,6 +302,7 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 
 // close closes every store the command opened.
 func (a *App) close() {
+	a.probes.close()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
@@ -306,4 +323,8 @@ func (a *App) close() {
 		}
 	}
 	a.stores = nil
+	for i := len(a.after) - 1; i >= 0; i-- {
+		a.after[i]()
+	}
+	a.after = nil
 }

@@ -47,6 +47,7 @@ var writeCommands = map[string][]string{
 	"IndexDropCmd":    {"index", "drop"},
 	"UndoCmd":         {"undo", "--yes"},
 	"CopyCmd":         {"copy", "--from", "x.db", "--to", "y.db", "[]"},
+	"PutBackCmd":      {"--at", "txid:1", "put-back", `["k"]`},
 }
 
 // writers walks the kong command tree (Root's cmd fields, recursively) and

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storeconfig"
 	"kvdeck/store"
 )
 
@@ -20,6 +21,8 @@ type CopyCmd struct {
 	Prefix    string `arg:"" name:"prefix" help:"Key prefix (key text, e.g. '[\"users\"]'); '[]' copies every live row."`
 	Overwrite bool   `name:"overwrite" help:"Also write the keys that hold a different value (or expiry) in the target; each is checked against the stamp read there, so a key changed meanwhile is not overwritten."`
 	DryRun    bool   `name:"dry-run" help:"Show what would be written and skipped; write nothing."`
+	FromTok   string `name:"from-auth-token" placeholder:"TOKEN" env:"KVDECK_COPY_FROM_AUTH_TOKEN" help:"Auth token for --from's server only. Never printed."`
+	ToTok     string `name:"to-auth-token" placeholder:"TOKEN" env:"KVDECK_COPY_TO_AUTH_TOKEN" help:"Auth token for --to's server only. Never printed."`
 }
 
 // copyBatch is how many keys one commit of copy carries: read in the
@@ -59,28 +62,40 @@ type copySummary struct {
 var storeName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // copySide resolves --from or --to: a saved store (its URL, its own
-// token, its read-only setting) or a URL (the token of --auth-token or
-// the token variables, as --db). A name-like value that is no saved store
-// is refused with the names that exist, so that a typo never creates a
-// database file of that name.
-func copySide(app *App, flag, v string) (url, token string, readOnly bool, name string, err error) {
-	if !storeName.MatchString(v) {
-		return v, app.Globals.ResolveToken(app.Env), false, "", nil
+// token, its read-only setting) or a URL, with own (the side's
+// --from-auth-token or --to-auth-token) as its token when given; else a
+// saved store's own token, and for a URL the global token only when the
+// URL is on --db's server (globalTokenFor). A name-like value that is no
+// saved store is refused with the names that exist, so that a typo never
+// creates a database file of that name.
+func copySide(app *App, flag, v, own string) (url, token string, readOnly bool, name string, err error) {
+	url = v
+	var s storeconfig.Store
+	var cfg *storeconfig.Config
+	if storeName.MatchString(v) {
+		if cfg, err = loadConfig(app); err != nil {
+			return "", "", false, "", fmt.Errorf("--%s %s: %w", flag, v, err)
+		}
+		if s, err = cfg.Get(v); err != nil {
+			return "", "", false, "", fmt.Errorf("--%s: %w (a URL names a file as file:%s)", flag, err, v)
+		}
+		url, readOnly, name = s.URL, s.IsReadOnly(), s.Name
 	}
-	cfg, err := loadConfig(app)
-	if err != nil {
-		return "", "", false, "", fmt.Errorf("--%s %s: %w", flag, v, err)
+	switch {
+	case own != "":
+		if serverOf(url) == "" {
+			return "", "", false, "", fmt.Errorf("%w: --%s-auth-token is for a server, and --%s %s is not one", store.ErrBadURL, flag, flag, shown(v))
+		}
+		token = own
+	case cfg != nil:
+		if token, err = cfg.Token(app.Context(), s, app.Env); err != nil {
+			return "", "", false, "", fmt.Errorf("--%s %s: %w", flag, v, err)
+		}
+		app.redactToo(token)
+	default:
+		token = app.globalTokenFor(url)
 	}
-	s, err := cfg.Get(v)
-	if err != nil {
-		return "", "", false, "", fmt.Errorf("--%s: %w (a URL names a file as file:%s)", flag, err, v)
-	}
-	if app.Globals.AuthToken != "" {
-		token = app.Globals.AuthToken
-	} else if token, err = cfg.Token(app.Context(), s, app.Env); err != nil {
-		return "", "", false, "", fmt.Errorf("--%s %s: %w", flag, v, err)
-	}
-	return s.URL, token, s.IsReadOnly(), s.Name, nil
+	return url, token, readOnly, name, nil
 }
 
 // Run plans and writes batch by batch: the source's live rows under the
@@ -128,15 +143,19 @@ func (c *CopyCmd) Run(app *App) error {
 	if err == nil {
 		err = flush()
 	}
-	if err != nil {
-		return err
-	}
+	// The summary comes whether or not copy finished: after an interrupt
+	// or an error it is what the commits made so far did, each all or
+	// nothing.
 	verb := "copied"
 	if c.DryRun {
 		verb = "would copy"
 	}
 	app.Out.Result(sum, fmt.Sprintf("%s %d (created %d, overwritten %d); unchanged %d; skipped %d (differ in the target%s); invalid %d; %d commit(s)",
 		verb, sum.Created+sum.Overwritten, sum.Created, sum.Overwritten, sum.Unchanged, sum.Skipped, map[bool]string{true: "", false: "; --overwrite writes them"}[c.Overwrite], sum.Invalid, sum.Commits))
+	if err != nil {
+		return fmt.Errorf("copy stopped after %s (%s created, %d overwritten; every commit is all or nothing): %w",
+			plural(int64(sum.Commits), "commit"), plural(int64(sum.Created), "row"), sum.Overwritten, err)
+	}
 	if sum.Skipped > 0 || sum.Invalid > 0 {
 		return NotDone("")
 	}
@@ -147,11 +166,11 @@ func (c *CopyCmd) Run(app *App) error {
 // dry run), each with its own token; the same database twice, or a target
 // that is read-only, is refused before anything is opened.
 func (c *CopyCmd) openSides(app *App) (from, to *store.Store, err error) {
-	fromURL, fromToken, _, _, err := copySide(app, "from", c.From)
+	fromURL, fromToken, _, _, err := copySide(app, "from", c.From, c.FromTok)
 	if err != nil {
 		return nil, nil, err
 	}
-	toURL, toToken, toRO, toName, err := copySide(app, "to", c.To)
+	toURL, toToken, toRO, toName, err := copySide(app, "to", c.To, c.ToTok)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,14 +188,14 @@ func (c *CopyCmd) openSides(app *App) (from, to *store.Store, err error) {
 	fopts.AuthToken, fopts.ReadOnly = fromToken, true
 	from, err = app.open(app.Context(), fromURL, fopts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--from: %w", err)
+		return nil, nil, fmt.Errorf("--from: %w", noTokenHint(err, fromToken, "--from", "--from-auth-token"))
 	}
 	topts := app.StoreOptions()
 	topts.AuthToken, topts.ReadOnly = toToken, c.DryRun
 	topts.Create = !c.DryRun
 	to, err = app.open(app.Context(), toURL, topts) // journaled unless read-only
 	if err != nil {
-		return nil, nil, fmt.Errorf("--to: %w", err)
+		return nil, nil, fmt.Errorf("--to: %w", noTokenHint(err, toToken, "--to", "--to-auth-token"))
 	}
 	return from, to, nil
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -187,6 +189,55 @@ func TestCopyChecked(t *testing.T) {
 		}
 		if g := runMain(t, env, "", []string{"--db", url, "get", `["q", 2]`}); !strings.Contains(g.stdout, "theirs") {
 			t.Errorf("the key changed meanwhile was overwritten: %+v", g)
+		}
+	})
+}
+
+// afterRecorder calls after once the first write's outcome is recorded.
+type afterRecorder struct {
+	store.Recorder
+	once  *sync.Once
+	after func()
+}
+
+func (a afterRecorder) After(ctx context.Context, id string, r store.WriteResult) {
+	a.Recorder.After(ctx, id, r)
+	a.once.Do(a.after)
+}
+
+// TestCopyInterruptedSaysWhatItCopied: a copy interrupted after its first
+// commit (of three) prints the summary of what it wrote, and says on
+// stderr that it stopped and after what; the exit code is the interrupt's.
+// Before, it printed the interrupt alone: what was already copied went
+// unsaid.
+func TestCopyInterruptedSaysWhatItCopied(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		env := storesEnv(t)
+		src := "file:" + filepath.Join(t.TempDir(), "src.db")
+		var in strings.Builder
+		for i := range 1200 {
+			fmt.Fprintf(&in, `{"key":[{"type":"string","value":"q"},{"type":"string","value":"%04d"}],"value":%d}`+"\n", i, i)
+		}
+		if r := runMain(t, env, in.String(), []string{"--db", src, "load", "-"}); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var once sync.Once
+		opt := func(o *options) {
+			o.wrapRecorder = func(r store.Recorder) store.Recorder {
+				return afterRecorder{Recorder: r, once: &once, after: cancel}
+			}
+		}
+		var out, errb bytes.Buffer
+		code := Main(ctx, []string{"-o", "json", "copy", "--from", src, "--to", url, `["q"]`}, strings.NewReader(""), &out, &errb, env, opt)
+		_, sum := copyLines(t, out.String())
+		if code != CodeInterrupted || !sum.Summary || sum.Created != copyBatch || sum.Commits != 1 {
+			t.Errorf("exit %d, summary %+v; want %d, the first commit's %d created", code, sum, CodeInterrupted, copyBatch)
+		}
+		if !strings.Contains(errb.String(), "copy stopped after 1 commit (500 rows created, 0 overwritten") {
+			t.Errorf("stderr %q does not say where copy stopped", errb.String())
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
 	"strings"
@@ -52,11 +53,16 @@ the path of a SQLite database), opened read-only, or a dump file as
 sides are read as streams in key order, so memory stays flat whatever
 their size; a dump whose lines are out of key order is refused.
 
+Either side can be a store as it was: STORE@TIME, where STORE is a saved
+store, a URL or path, or nothing for the store of --db/--store, and TIME
+is as --at takes it (RFC 3339, -10m, txid:N): diff prod@-10m prod shows
+what changed in the last ten minutes (history lists the points).
+
 A token goes only to the server it was given for: --a-auth-token to A's
 server, --b-auth-token to B's. The global token (--auth-token or its
-environment variables) goes to a side only where that is unambiguous: the
-side is on the server of --db (or KVDECK_DB, ...), or it is the only
-server of the two; two other servers get none and must be given theirs.
+environment variables) goes to a side only when that side is on the
+server of --db (or KVDECK_DB, ...), the one it was given for; any other
+server gets none and must be given its own.
 
 Exit status, as diff(1): 0 when A and B hold the same rows, 1 when they
 differ, 2 on an error.`
@@ -114,6 +120,9 @@ func (c *DiffCmd) Run(app *App) error {
 	prefix, err := ParseOptionalKey("--prefix", c.Prefix)
 	if err != nil {
 		return err
+	}
+	if app.Globals.At != "" {
+		return errors.New("diff takes a time for each side, as STORE@TIME (diff @-10m prod), not --at")
 	}
 	if c.A == "-" && c.B == "-" {
 		return errors.New("both sides are - (stdin): at most one of A and B can be read from stdin")
@@ -343,11 +352,20 @@ const sqliteHeader = "SQLite format 3\x00"
 // only. A path that exists is a database when it starts with SQLite's
 // header, a dump otherwise; a URL is a store.
 func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix codec.Key) (iter.Seq2[diffRow, error], error) {
+	if base, at, ok := splitPast(arg, app.Now()); ok {
+		return openPastSide(ctx, app, name, base, at, token, prefix) // timemachine.go
+	}
 	isDump := arg == "-"
 	if !isDump && !hasScheme(arg) {
 		f, err := os.Open(arg)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", name, shown(arg), err)
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: no file %s (a side is a database file, a URL, or a dump file; - reads stdin)", name, shown(arg))
+		case errors.As(err, &pe):
+			return nil, fmt.Errorf("%s: cannot read %s: %w", name, shown(arg), pe.Err)
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		head := make([]byte, len(sqliteHeader))
 		n, _ := io.ReadFull(f, head)
@@ -362,36 +380,22 @@ func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix
 	opts.AuthToken = token
 	s, err := app.open(ctx, arg, opts)
 	if err != nil {
-		if errors.Is(err, store.ErrUnauthorized) && token == "" {
-			err = fmt.Errorf("%w (no token was sent to %s's server: give it with --%s-auth-token)", err, name, strings.ToLower(name))
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, noTokenHint(err, token, name, "--"+strings.ToLower(name)+"-auth-token"))
 	}
 	return storeRows(ctx, name, s, prefix), nil
 }
 
 // diffTokens is the token each side's server gets: its own flag's, else
-// the global token where it was plainly given for that server (the server
-// of the selected database, or the one server the comparison talks to),
-// else none. A token never goes to a server it was not given for (issue
-// 25 point 4: one token was sent to both sides, a stranger's included).
+// the global token where it was given for that server (globalTokenFor:
+// the server of --db), else none.
 func diffTokens(app *App, c *DiffCmd) (a, b string) {
-	global := app.Globals.ResolveToken(app.Env)
-	db, _ := app.Globals.ResolveDB(app.Env)
-	home := serverOf(db)
-	sa, sb := diffServer(c.A), diffServer(c.B)
-	pick := func(own, server, other string) string {
-		switch {
-		case own != "":
+	pick := func(own, arg string) string {
+		if own != "" || diffServer(arg) == "" {
 			return own
-		case server == "" || global == "":
-			return ""
-		case server == home, other == "" || other == server:
-			return global
 		}
-		return ""
+		return app.globalTokenFor(arg)
 	}
-	return pick(c.ATok, sa, sb), pick(c.BTok, sb, sa)
+	return pick(c.ATok, c.A), pick(c.BTok, c.B)
 }
 
 // diffServer is the server of a diff side given as a URL; "" for a file,

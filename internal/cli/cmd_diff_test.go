@@ -216,9 +216,13 @@ func TestDiffBadInput(t *testing.T) {
 		{"malformed", good, writeFile(t, "bad.jsonl", k0+"\n{\"key\":1}\n"), "B: line 2.key: codec"},
 		{"hex mismatch", good, writeFile(t, "hex.jsonl", strings.Replace(k0, "026100", "026200", 1)+"\n"), "does not match the key"},
 		{"two stdins", "-", "-", "at most one of A and B"},
-		{"missing", filepath.Join(t.TempDir(), "nope.jsonl"), good, "A "},
+		// The side, then the file once, without Go's "open PATH:".
+		{"missing", filepath.Join(t.TempDir(), "nope.jsonl"), good, "kvdeck: A: no file "},
 	} {
 		r := c.run("diff", tc.a, tc.b)
+		if tc.name == "missing" && (strings.Count(r.stderr, "nope.jsonl") != 1 || strings.Contains(r.stderr, "open ")) {
+			t.Errorf("missing: stderr %q names the file more than once", r.stderr)
+		}
 		if r.code != 2 || !strings.Contains(r.stderr, tc.err) {
 			t.Errorf("%s: exit %d, stderr %q, want 2 and %q", tc.name, r.code, r.stderr, tc.err)
 		}

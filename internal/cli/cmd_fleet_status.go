@@ -86,11 +86,16 @@ func (c *FleetStatusCmd) Run(app *App) error {
 		return err
 	}
 	trends := map[string]*fleetTrend{}
+	var members *fleetMembers // the stores kept open between rounds (--watch)
+	if c.Watch > 0 {
+		members = &fleetMembers{}
+		defer members.close()
+	}
 	for round := 0; ; round++ {
 		if round > 0 && !app.Out.JSON() {
 			app.Out.Textf("\n%s", time.Now().UTC().Format(time.TimeOnly))
 		}
-		failed := c.round(app, cfg, stores, trends)
+		failed := c.round(app, cfg, stores, trends, members)
 		switch {
 		case c.Watch == 0 && failed:
 			return &ExitError{Code: CodeError}
@@ -107,7 +112,7 @@ func (c *FleetStatusCmd) Run(app *App) error {
 
 // round reads every store once and prints the rows; failed is whether a
 // row is an error.
-func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []storeconfig.Store, trends map[string]*fleetTrend) (failed bool) {
+func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []storeconfig.Store, trends map[string]*fleetTrend, members *fleetMembers) (failed bool) {
 	estimated := false
 	var text strings.Builder
 	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
@@ -117,7 +122,7 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 	}
 	fmt.Fprintln(tw, head)
 	fleetEach(app, stores, c.Concurrency,
-		func(s storeconfig.Store) fleetStatusRow { return c.examine(app, cfg, s) },
+		func(s storeconfig.Store) fleetStatusRow { return c.examine(app, cfg, s, members) },
 		func(s storeconfig.Store, err error) fleetStatusRow {
 			return fleetStatusRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error()}
 		},
@@ -153,12 +158,13 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 // fleetEstimateNote says what a ~ figure is, under a table that has one.
 const fleetEstimateNote = "~ estimated from a sample of at most 4096 rows spread over the store (ROWS, EXPIRED); kvdeck stats or doctor counts them all"
 
-// examine opens one store unchecked (no request) and reads its pulse: the
-// one request, which is also the schema check.
-func (c *FleetStatusCmd) examine(app *App, cfg *storeconfig.Config, s storeconfig.Store) fleetStatusRow {
+// examine opens one store unchecked (no request), or takes it from
+// members, and reads its pulse: the one request, which is also the schema
+// check.
+func (c *FleetStatusCmd) examine(app *App, cfg *storeconfig.Config, s storeconfig.Store, members *fleetMembers) fleetStatusRow {
 	start := time.Now()
 	r := fleetStatusRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "ok"}
-	p, token, rtt, err := fleetPulse(app, cfg, s, c.Timeout)
+	p, token, rtt, err := fleetPulse(app, cfg, s, c.Timeout, members)
 	r.RTTMS, r.MS = rtt.Milliseconds(), time.Since(start).Milliseconds()
 	if err != nil {
 		r.Status, r.Error = "error", fleetError(err, token)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -286,5 +287,111 @@ func TestFleetStatusEstimates(t *testing.T) {
 	if len(l) != 4 || !strings.Contains(l[1], " ~36k ") || !strings.Contains(l[1], " ~6.") || !strings.Contains(l[2], " 300 ") ||
 		!strings.HasPrefix(l[3], "~ estimated from a sample of at most 4096 rows") {
 		t.Errorf("text:\n%s", r.stdout)
+	}
+}
+
+// TestFleetStatusWatchKeepsStoresOpen: kvdeck fleet -w opens each store
+// once and reads it every round: a sqld with JWT auth whose token comes
+// from a token_command runs that command once however many rounds there
+// are (it ran every round, and the store was opened anew each time). A
+// store whose read fails is opened again the next round (a file created
+// after the first round is then read), and a file replaced by another
+// database is read anew, not through the handle of the removed one.
+func TestFleetStatusWatchKeepsStoresOpen(t *testing.T) {
+	env := storesEnv(t)
+	dir := t.TempDir()
+	srv := sqldtest.Start(t, sqldtest.WithJWT())
+	token := srv.Token(t)
+	if r := runMain(t, env, "", []string{"--db", srv.URL, "--auth-token", token, "set", `["a"]`, "1"}); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	runs := filepath.Join(dir, "runs")
+	tokFile := writeFile(t, "tok", token)
+	late, replaced := filepath.Join(dir, "late.db"), filepath.Join(dir, "replaced.db")
+	if r := runMain(t, env, "", []string{"--db", replaced, "set", `["a"]`, "1"}); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	configFile(t, env, "[stores.jwt]\nurl = \""+srv.URL+"\"\ntoken_command = \"echo run >> "+runs+"; cat "+tokFile+"\"\n"+
+		"[stores.late]\nurl = \"file:"+late+"\"\n[stores.replaced]\nurl = \"file:"+replaced+"\"\n", 0o600)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- Main(ctx, []string{"fleet", "-o", "json", "-w", "200ms"}, strings.NewReader(""), &out, &errb, env)
+	}()
+	time.Sleep(700 * time.Millisecond)
+	// The late store comes; the replaced one is removed and made again
+	// with more commits (seq 3, where the first had 1).
+	if r := runMain(t, env, "", []string{"--db", late, "set", `["a"]`, "1"}); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	for _, p := range []string{replaced, replaced + "-wal", replaced + "-shm"} {
+		os.Remove(p)
+	}
+	for i := range 3 {
+		if r := runMain(t, env, "", []string{"--db", replaced, "set", `["a"]`, strconv.Itoa(i)}); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+	}
+	time.Sleep(900 * time.Millisecond)
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	rounds, lateOK, lastReplacedSeq := 0, false, int64(-1)
+	for _, l := range lines(out.String()) {
+		var r fleetStatusRow
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		switch r.Store {
+		case "jwt":
+			switch {
+			case r.Status == "ok":
+				rounds++
+			case !strings.Contains(r.Error, "context canceled"): // the interrupt may end a round
+				t.Errorf("jwt: %+v", r)
+			}
+		case "late":
+			lateOK = lateOK || r.Status == "ok"
+		case "replaced":
+			if r.Seq != nil {
+				lastReplacedSeq = *r.Seq
+			}
+		}
+	}
+	b, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "run"); rounds < 4 || n != 1 {
+		t.Errorf("%d rounds ran the token command %d times; want one run over 4 or more rounds", rounds, n)
+	}
+	if !lateOK {
+		t.Errorf("the store created after the first round was never read:\n%s", out.String())
+	}
+	if lastReplacedSeq != 3 {
+		t.Errorf("the replaced store's last seq is %d; want 3 (the new database's)", lastReplacedSeq)
+	}
+}
+
+// TestFleetTimeoutBoundsTheTokenCommand: a store whose token command
+// hangs (the shell waits on a sleep that holds its output) is an error
+// row after --timeout, not when the sleep ends; the command's children
+// are gone with it.
+func TestFleetTimeoutBoundsTheTokenCommand(t *testing.T) {
+	env := storesEnv(t)
+	configFile(t, env, "[stores.hung]\nurl = \"http://127.0.0.1:9\"\ntoken_command = \"sleep 60\"\n", 0o600)
+	start := time.Now()
+	r := runMain(t, env, "", []string{"fleet", "-o", "json", "--timeout", "1s"})
+	took := time.Since(start)
+	rows := statusRows(t, r.stdout)
+	if r.code != CodeError || rows["hung"].Status != "error" || !strings.Contains(rows["hung"].Error, "no answer within 1s") {
+		t.Errorf("exit %d, rows %+v\n%s", r.code, rows, r.stderr)
+	}
+	if took > 5*time.Second {
+		t.Errorf("fleet --timeout 1s took %s", took)
 	}
 }

@@ -38,6 +38,7 @@ func (a *App) savedForTUI(cfg *tuiconfig.Config) {
 	cfg.Stores = a.tuiStores
 	cfg.OpenStore = a.tuiOpenStore
 	cfg.OpenProbe = a.tuiOpenProbe
+	cfg.ProbeDone = a.probes.give
 	if ss := a.Globals.saved; ss != nil {
 		cfg.Current = tuiconfig.SavedStore{Name: ss.name, Group: ss.group, URL: ss.url, ReadOnly: a.Globals.ReadOnly}
 	}
@@ -82,7 +83,9 @@ func (a *App) tuiStores() ([]tuiconfig.SavedStore, error) {
 // tuiOpenProbe opens the saved store name for the Fleet view: read-only
 // and unchecked (no request: the view's one read is the check), with its
 // own token (--auth-token only for the store the command line named).
-// The token is cut out of any error.
+// The store stays open from one read to the next (a.probes: the view
+// gives it back through ProbeDone, and the command's end closes it). The
+// token is cut out of any error.
 func (a *App) tuiOpenProbe(ctx context.Context, name string) (*store.Store, error) {
 	cfg, err := a.loadStores()
 	if err != nil {
@@ -92,15 +95,18 @@ func (a *App) tuiOpenProbe(ctx context.Context, name string) (*store.Store, erro
 	if err != nil {
 		return nil, err
 	}
-	var token string
-	if a.Globals.AuthToken != "" && a.Globals.saved != nil && a.Globals.saved.name == st.Name {
-		token = a.Globals.AuthToken
-	} else if token, err = cfg.Token(ctx, st, a.Env); err != nil {
-		return nil, err
-	}
-	opts := a.StoreOptions()
-	opts.AuthToken, opts.ReadOnly, opts.Unchecked, opts.Create, opts.Force = token, true, true, false, false
-	s, err := store.Open(ctx, st.URL, opts)
+	s, token, err := a.probes.take(ctx, st, func(ctx context.Context) (string, *store.Store, error) {
+		token := ""
+		if a.Globals.AuthToken != "" && a.Globals.saved != nil && a.Globals.saved.name == st.Name {
+			token = a.Globals.AuthToken
+		} else if token, err = cfg.Token(ctx, st, a.Env); err != nil {
+			return "", nil, err
+		}
+		opts := a.StoreOptions()
+		opts.AuthToken, opts.ReadOnly, opts.Unchecked, opts.Create, opts.Force = token, true, true, false, false
+		s, err := store.Open(ctx, st.URL, opts)
+		return token, s, err
+	})
 	if err != nil && token != "" && strings.Contains(err.Error(), token) {
 		err = errors.New(fleetError(err, token))
 	}

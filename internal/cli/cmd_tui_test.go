@@ -161,3 +161,77 @@ token_env = "E_TOKEN"
 		t.Errorf("--db: Current %+v, c %+v; want none, c writable", cur, got["c"])
 	}
 }
+
+// TestTUIFleetProbesStayOpen: the Fleet view's opener keeps a saved
+// store open from one read to the next (the view hands it back through
+// ProbeDone): a second read gets the same store without running its
+// token command again; a read that failed makes the next one open anew
+// (the token asked for again); the command's end closes what is kept.
+// Before, every read of the view opened the store and ran the command.
+func TestTUIFleetProbesStayOpen(t *testing.T) {
+	srv := sqldtest.Start(t, sqldtest.WithJWT())
+	token := srv.Token(t)
+	if r := runMain(t, nil, "", []string{"--db", srv.URL, "--auth-token", token, "set", `["a"]`, "1"}); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	env := storesEnv(t)
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	tokFile := writeFile(t, "tok", token)
+	tuiDB := "file:" + filepath.Join(dir, "tui.db")
+	if r := runMain(t, env, "", []string{"--db", tuiDB, "init"}); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	configFile(t, env, "[stores.jwt]\nurl = \""+srv.URL+"\"\ntoken_command = \"echo run >> "+runs+"; cat "+tokFile+"\"\n"+
+		"[stores.local]\nurl = \""+tuiDB+"\"\n", 0o600)
+	ran := func() int {
+		b, _ := os.ReadFile(runs)
+		return strings.Count(string(b), "run")
+	}
+	var kept, local *store.Store
+	runner := func(ctx context.Context, _ *store.Store, cfg tuiconfig.Config) error {
+		readOne := func(name string, fail error) *store.Store {
+			t.Helper()
+			s, err := cfg.OpenProbe(ctx, name)
+			if err != nil {
+				t.Fatalf("open probe: %v", err)
+			}
+			if _, err := s.Seq(ctx); err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			if cfg.ProbeDone != nil {
+				cfg.ProbeDone(name, fail)
+			} else {
+				s.Close()
+			}
+			return s
+		}
+		read := func(fail error) *store.Store { return readOne("jwt", fail) }
+		local = readOne("local", nil)
+		if again := readOne("local", nil); again != local {
+			t.Error("a file store was opened again for its second read")
+		}
+		first := read(nil)
+		if second := read(nil); second != first || ran() != 1 {
+			t.Errorf("second read: same store %v, token command ran %d times; want the same store, one run", second == first, ran())
+		}
+		read(fmt.Errorf("the read failed"))
+		kept = read(nil)
+		if kept == first || ran() != 2 {
+			t.Errorf("after a failed read: same store %v, token command ran %d times; want a new store, two runs", kept == first, ran())
+		}
+		return nil
+	}
+	r := runMain(t, env, "", []string{"--db", tuiDB, "tui"}, WithTUI(runner))
+	if r.code != 0 {
+		t.Fatalf("tui: exit %d: %s", r.code, r.stderr)
+	}
+	if kept == nil {
+		t.Fatal("no store was kept")
+	}
+	// A file store's handle tells it was closed (a closed store over HTTP
+	// still reads through kvdeck's own client).
+	if _, err := local.Seq(storetest.Ctx(t)); err == nil {
+		t.Error("the file store kept for the Fleet view is still open after the command")
+	}
+}

@@ -129,10 +129,16 @@ func confirm(app *App, p journal.Plan) error {
 	if !app.terminal(app.Stdin) {
 		return fmt.Errorf("undo asks before it writes, and stdin is not a terminal: pass --yes to undo %s", p.Entry.ID)
 	}
+	return askYes(app, fmt.Sprintf("Undo %s?", p.Entry.ID), "not undone")
+}
+
+// askYes asks question on stderr (after the output so far) and reads the
+// answer from stdin: y or yes goes on, anything else is NotDone(no).
+func askYes(app *App, question, no string) error {
 	if err := app.Out.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stderr, "Undo %s? [y/N] ", p.Entry.ID)
+	fmt.Fprintf(app.Stderr, "%s [y/N] ", question)
 	answer, err := bufio.NewReader(app.Stdin).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
@@ -141,7 +147,7 @@ func confirm(app *App, p journal.Plan) error {
 	case "y", "yes":
 		return nil
 	}
-	return NotDone("not undone")
+	return NotDone("%s", no)
 }
 
 // stdinTerminal reports whether r is a terminal (a character device;

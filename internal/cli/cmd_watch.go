@@ -77,6 +77,10 @@ type watchEvent struct {
 	Old    *watchRow  `json:"old"`
 	New    *watchRow  `json:"new"`
 	Seen   int64      `json:"seen"`
+	// raw and cur are the key and the row now (nil: none) as the store
+	// holds them, for kvdeck record.
+	raw []byte
+	cur *store.Entry
 }
 
 // watcher is the state of one watch: the position in the change feed and
@@ -95,6 +99,9 @@ type watcher struct {
 	// prefix holds. It keeps at most watchValueBudget bytes of values.
 	// Rechecks go round it in key order.
 	seen *seenRows
+	// base, when set, is given every row start reads (kvdeck record
+	// keeps them as its first point).
+	base func(store.Entry) error
 	// due counts the rows seen still to re-read since a commit was last
 	// noticed: until it is zero a poll rechecks even when nothing was
 	// committed since the last one (the mark says nothing of the rows
@@ -230,18 +237,26 @@ func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 		if c.Once && len(events) > 0 {
 			return nil
 		}
-		next := c.Interval
-		switch {
-		case err != nil:
-			retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
-			next = retry
-			fmt.Fprintf(app.Stderr, "kvdeck: watch: the store did not answer (%s); retrying in %s\n", usertext.Sanitize(err.Error()), retry)
-		case retry > 0:
-			retry = 0
-			fmt.Fprintf(app.Stderr, "kvdeck: watch: the store answers again; watching\n")
-		}
+		var next time.Duration
+		next, retry = backoff(app, "watch", err, retry, c.Interval)
 		timer.Reset(next)
 	}
+}
+
+// backoff is the wait before the next poll of what (watch, record): the
+// interval while the store answers; after a failure watchRetryFirst,
+// doubling up to watchRetryMax, each said on stderr, and said again when
+// the store answers. retry is the last wait after a failure (0: none).
+func backoff(app *App, what string, err error, retry, interval time.Duration) (next, retried time.Duration) {
+	switch {
+	case err != nil:
+		retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
+		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store did not answer (%s); retrying in %s\n", what, usertext.Sanitize(err.Error()), retry)
+		return retry, retry
+	case retry > 0:
+		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store answers again\n", what)
+	}
+	return interval, 0
 }
 
 // interrupted returns ctx's error when ctx ended (the store's error then
@@ -278,6 +293,9 @@ func (w *watcher) start(ctx context.Context) error {
 	for _, p := range w.prefixes {
 		err := w.s.Scan(ctx, store.ListOptions{Prefix: p, Unbounded: len(p) == 0}, func(e store.Entry) error {
 			w.see(e)
+			if w.base != nil && w.seen.err == nil {
+				return w.base(e)
+			}
 			return w.seen.err
 		})
 		if err != nil {
@@ -442,7 +460,7 @@ func (w *watcher) recheckBatch(n int) [][]byte {
 // newWatchEvent is the event of the row at e's key: old as the watch saw
 // it (nil: none), cur the row now (nil: none).
 func newWatchEvent(change string, e *store.Entry, old *watchRow, cur *store.Entry, seen int64) watchEvent {
-	ev := watchEvent{Change: change, Old: old, New: newWatchRow(cur), Seen: seen}
+	ev := watchEvent{Change: change, Old: old, New: newWatchRow(cur), Seen: seen, raw: e.Raw, cur: cur}
 	if e.KeyErr == nil {
 		k := e.Key
 		ev.Key = &k

@@ -279,3 +279,27 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestSideTokensNeverEchoed: the tokens of one side of a two-store
+// command (--from-auth-token, --a-auth-token, KVDECK_COPY_TO_AUTH_TOKEN,
+// …) are redacted from stderr as --auth-token's are. Before, only
+// --auth-token and the global variables were.
+func TestSideTokensNeverEchoed(t *testing.T) {
+	const secret = "SIDESECRETVALUE"
+	db := "file:" + filepath.Join(t.TempDir(), "kv.db")
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+	}{
+		{nil, []string{"copy", "--from-auth-token", secret, "--from", db, "--to", db + "2", secret}},
+		{nil, []string{"copy", "--to-auth-token=" + secret, "--from", db, "--to", db + "2", secret}},
+		{nil, []string{"diff", "--a-auth-token", secret, "--prefix", secret, db, db}},
+		{map[string]string{"KVDECK_COPY_FROM_AUTH_TOKEN": secret}, []string{"copy", "--from", db, "--to", db + "2", secret}},
+		{map[string]string{"KVDECK_DIFF_B_AUTH_TOKEN": secret}, []string{"diff", "--prefix", secret, db, db}},
+	} {
+		r := runMain(t, c.env, "", c.args)
+		if r.code != CodeError || strings.Contains(r.stderr+r.stdout, secret) || !strings.Contains(r.stderr, "<redacted>") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 with the token redacted", c.args, r.code, r.stderr)
+		}
+	}
+}

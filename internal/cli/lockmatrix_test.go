@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alecthomas/kong"
 )
@@ -92,6 +95,7 @@ func writesOnly() map[string]string {
 		"alarm set": "a commit", "alarm delete": "a commit", "alarm fire": "commits",
 		"queue send": "a commit", "queue poll": "takes messages", "queue purge": "deletes",
 		"index add": "DDL", "index drop": "DDL", "undo": "a commit (undo --list reads: in the matrix)",
+		"put-back": "a commit",
 	}
 }
 
@@ -151,6 +155,9 @@ func cliMatrix() []cliCase {
 		{cmd: "alarm get", args: []string{"alarm", "get", "billing", fmt.Sprintf("%032x", 0)}},
 		{cmd: "queue list", args: []string{"queue", "list"}},
 		{cmd: "index show", args: []string{"index", "show"}},
+		{cmd: "record", args: []string{"record"}, long: true},
+		{cmd: "history", args: []string{"history"}, setup: recording},
+		{cmd: "history", args: []string{"history", `["bulk", 5n]`}, setup: recording},
 	}
 }
 
@@ -182,6 +189,16 @@ func journalEntry(t *testing.T, path, dir string, env map[string]string) {
 	if r := runMain(t, env, "", []string{"--db", "file:" + path, "set", `["kvdeck", "note"]`, `"hello"`}); r.code != 0 {
 		t.Fatalf("set: %d %s", r.code, r.stderr)
 	}
+}
+
+// recording gives the store a history of kvdeck record's (a second of
+// it), which history reads.
+func recording(t *testing.T, path, dir string, env map[string]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	Main(ctx, []string{"--db", "file:" + path, "record"}, strings.NewReader(""), &out, &errb, env)
 }
 
 // copyFileTo copies the file at from to to.

@@ -54,6 +54,9 @@ type Root struct {
 	Fleet   FleetCmd   `cmd:"" help:"Act on every saved store (or a group): status (the default), find, doctor."`
 	Copy    CopyCmd    `cmd:"" help:"Copy the live rows under a prefix from one store to another (saved names or URLs) as checked commits; never overwrites a key that differs unless --overwrite."`
 	Shell   ShellCmd   `cmd:"" name:"completion" help:"Print the shell code for completing kvdeck's commands, flags and saved stores: bash, zsh or fish."`
+	History HistoryCmd `cmd:"" help:"The store's restore points (Litestream replica, kvdeck record), or with KEY the key's values across them."`
+	PutBack PutBackCmd `cmd:"" name:"put-back" help:"Put KEYs back as they were at --at TIME: one checked, journaled write (undo undoes it)."`
+	Record  RecordCmd  `cmd:"" help:"Follow the store's changes into a bounded local history that --at and history read when no replica is configured."`
 }
 
 // Globals are the flags every command takes. The
@@ -73,6 +76,8 @@ type Globals struct {
 	Output      string        `name:"output" short:"o" placeholder:"text|json" help:"Output format: text or json (one JSON object per line). Default text; dump and watch default to json (their lines are read by programs: load reads dump)."`
 	Theme       string        `name:"theme" enum:"auto,dark,light,high-contrast" default:"auto" help:"TUI colours: auto, dark, light, high-contrast."`
 	Stats       bool          `name:"stats" help:"Print what the command cost on stderr: requests, bytes each way, rows the server read and wrote, time."`
+	At          string        `name:"at" placeholder:"TIME" help:"Open the store as it was at TIME (RFC 3339, -10m, txid:N), read-only, from its history: the saved store's litestream_replica, --replica, a Turso branch, or kvdeck record's."`
+	Replica     string        `name:"replica" placeholder:"URL" help:"The Litestream replica of the store (file:///path, s3://..., a path): where --at, diff @TIME and history read its past."`
 
 	saved *savedStore // the saved store selected (stores.go: resolveSaved)
 }

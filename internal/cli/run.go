@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"kvdeck/internal/demo"
+	"kvdeck/internal/editsession"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
@@ -71,6 +72,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %s\n", parseErrorText(err))
 		return CodeError
 	}
+	// The edit folders a TUI killed with SIGKILL left (no code of its
+	// ran) go at the next command of any kind, once their editor ended.
+	editsession.RemoveStale(editsession.BaseOf(env["XDG_RUNTIME_DIR"]))
 	vc, err := settleGlobals(ctx, kctx, &root.Globals, env, errw)
 	if err != nil {
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
@@ -224,21 +228,29 @@ func parseErrorText(err error) string {
 }
 
 // secrets collects the auth tokens Main can see: the values given to
-// --auth-token and the token environment variables.
+// --auth-token and to every flag of a side's own token (--a-auth-token,
+// --from-auth-token, …), and the variables whose name ends in
+// AUTH_TOKEN (KVDECK_AUTH_TOKEN, KVDECK_DIFF_A_AUTH_TOKEN, …).
 func secrets(args []string, env map[string]string) []string {
 	var out []string
 	for i, a := range args {
 		if a == "--" {
 			break
 		}
-		if v, ok := strings.CutPrefix(a, "--auth-token="); ok {
+		flag, v, hasValue := strings.Cut(a, "=")
+		if !strings.HasPrefix(flag, "--") || !strings.HasSuffix(flag, "auth-token") {
+			continue
+		}
+		if hasValue {
 			out = append(out, v)
-		} else if a == "--auth-token" && i+1 < len(args) {
+		} else if i+1 < len(args) {
 			out = append(out, args[i+1])
 		}
 	}
-	for _, name := range TokenEnv() {
-		out = append(out, env[name])
+	for name, v := range env {
+		if strings.HasSuffix(name, "AUTH_TOKEN") {
+			out = append(out, v)
+		}
 	}
 	return out
 }

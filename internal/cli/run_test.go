@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -53,5 +57,37 @@ func TestHelpNamesEveryJSONDefault(t *testing.T) {
 	want := strings.Join(names, " and ") + " default to json"
 	if !strings.Contains(line, want) {
 		t.Errorf("--output help %q does not say %q", line, want)
+	}
+}
+
+// TestEveryCommandRemovesStaleEditDirs: the private directory a TUI
+// killed with SIGKILL left (its process gone, no editor running on it,
+// a value file inside) is removed by the next kvdeck command of any
+// kind, not only by the next TUI; a live session's stays. Before, only
+// a TUI start removed it.
+func TestEveryCommandRemovesStaleEditDirs(t *testing.T) {
+	base := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(base, "kvdeck-edit-"+strconv.Itoa(dead.Process.Pid)+"-1")
+	live := filepath.Join(base, "kvdeck-edit-"+strconv.Itoa(os.Getpid())+"-2")
+	for _, d := range []string{stale, live} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "value-1.json"), []byte(`{"secret":1}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := runMain(t, map[string]string{"XDG_RUNTIME_DIR": base}, "", []string{"key", "encode", `["a"]`}); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the dead session's directory stays after a command: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live session's directory was removed: %v", err)
 	}
 }

@@ -20,7 +20,8 @@ type savedStore struct {
 	name, group, url string
 	from             string // "--store", "KVDECK_STORE" or "config default"
 	token            string
-	readOnly         bool // opened read-only because it was saved so (no --write)
+	readOnly         bool              // opened read-only because it was saved so (no --write)
+	conf             storeconfig.Store // as saved (its history sources: timemachine.go)
 }
 
 // noStoreCommands are the commands that open no store of the global
@@ -42,6 +43,9 @@ func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[s
 			node = node.Parent
 		}
 		top = node.Name
+	}
+	if noStoreCommands[top] && (g.At != "" || g.Replica != "") {
+		return "", fmt.Errorf("--at and --replica read the past of the store a command opens; %s opens none", top)
 	}
 	if noStoreCommands[top] || (top == "demo" && g.Store == "") {
 		// The demo seeds fake state: it takes a database only from a
@@ -87,7 +91,7 @@ func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[s
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", from, err)
 	}
-	ss := &savedStore{name: st.Name, group: st.Group, url: st.URL, from: from}
+	ss := &savedStore{name: st.Name, group: st.Group, url: st.URL, from: from, conf: st}
 	if g.AuthToken == "" {
 		if ss.token, err = cfg.Token(ctx, st, env); err != nil {
 			return "", err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -77,4 +78,40 @@ func (a *App) openWithToken(ctx context.Context, url, token string) (*store.Stor
 		a.tokens.bind(url, token)
 	}
 	return s, err
+}
+
+// globalTokenFor is the global token (--auth-token, else the token
+// variables, or the saved store --store selected) for url in a command
+// that names stores of its own (copy's --from and --to, diff's A and B):
+// given only when url is on the server of the database the global flags
+// select (--db, KVDECK_DB, LIBSQL_URL, TURSO_DATABASE_URL, --store), the
+// one it was given for; "" for a file or a URL on another server. A
+// token goes only to the store it was given for.
+func (a *App) globalTokenFor(url string) string {
+	server := serverOf(url)
+	if server == "" {
+		return ""
+	}
+	if db, _ := a.Globals.ResolveDB(a.Env); serverOf(db) != server {
+		return ""
+	}
+	return a.Globals.ResolveToken(a.Env)
+}
+
+// noTokenHint adds to a side's refusal by its server, when no token was
+// sent there, how to give one: the side's own flag, or --db naming that
+// server for the global token.
+func noTokenHint(err error, token, side, flag string) error {
+	if token != "" || !errors.Is(err, store.ErrUnauthorized) {
+		return err
+	}
+	return fmt.Errorf("%w (no token was sent to %s's server: give it with %s; --auth-token and the token variables go only to the server of --db)", err, side, flag)
+}
+
+// redactToo adds a token had while the command runs (a saved store's, for
+// one side of a copy) to what stderr redacts.
+func (a *App) redactToo(token string) {
+	if r, ok := a.Stderr.(*redactor); ok && token != "" {
+		r.secrets = append(r.secrets, token)
+	}
 }

@@ -39,10 +39,14 @@ type Session struct {
 
 // Base is where session directories are made: $XDG_RUNTIME_DIR when set
 // (private to the user, emptied at logout), else os.TempDir().
-func Base() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
+func Base() string { return BaseOf(os.Getenv("XDG_RUNTIME_DIR")) }
+
+// BaseOf is Base with runtimeDir for $XDG_RUNTIME_DIR (an environment
+// other than the process's: internal/cli's Main is given one).
+func BaseOf(runtimeDir string) string {
+	if runtimeDir != "" {
+		if st, err := os.Stat(runtimeDir); err == nil && st.IsDir() {
+			return runtimeDir
 		}
 	}
 	return os.TempDir()
@@ -51,9 +55,16 @@ func Base() string {
 // Open makes the session's directory under base (0700), after removing
 // the directories left by sessions whose process is gone (killed with
 // SIGKILL, which no code can catch).
-func Open(base string) (*Session, error) {
-	RemoveStale(base)
-	dir, err := os.MkdirTemp(base, dirPrefix+strconv.Itoa(os.Getpid())+"-")
+func Open(base string) (*Session, error) { return open(base, dirPrefix) }
+
+// OpenFor is Open for another private use of files that must not
+// outlive kvdeck: its directories are named kvdeck-KIND-<pid>-<random>
+// (internal/history restores a store's past under kind "at").
+func OpenFor(base, kind string) (*Session, error) { return open(base, "kvdeck-"+kind+"-") }
+
+func open(base, prefix string) (*Session, error) {
+	removeStale(base, prefix)
+	dir, err := os.MkdirTemp(base, prefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -66,15 +77,22 @@ func Open(base string) (*Session, error) {
 
 // RemoveStale removes the session directories under base whose pid names
 // no running process, and returns how many it removed. A directory of a
-// live kvdeck (or of a pid reused since) is left alone.
-func RemoveStale(base string) int {
+// live kvdeck (or of a pid reused since) is left alone, and so is one an
+// editor still runs on (its editorMark names a live process): a kvdeck
+// killed with SIGKILL leaves its editor running, and the user may still
+// save into the directory; it goes at the first cleanup after the editor
+// ended. Every kvdeck command runs it (internal/cli's Main), not only the
+// TUI.
+func RemoveStale(base string) int { return removeStale(base, dirPrefix) }
+
+func removeStale(base, prefix string) int {
 	ents, err := os.ReadDir(base)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || !e.IsDir() {
 			continue
 		}
@@ -83,11 +101,37 @@ func RemoveStale(base string) int {
 		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
 			continue
 		}
-		if os.RemoveAll(filepath.Join(base, e.Name())) == nil {
+		dir := filepath.Join(base, e.Name())
+		if editing(dir) {
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
 			n++
 		}
 	}
 	return n
+}
+
+// editorMark starts the name of the empty file that says an editor runs
+// on a session directory: editor-<pid>, made when the editor starts and
+// removed when it ends.
+const editorMark = "editor-"
+
+// editing reports whether an editor of dir's session may still run: a
+// mark names a live process.
+func editing(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if rest, ok := strings.CutPrefix(e.Name(), editorMark); ok {
+			if pid, err := strconv.Atoi(rest); err == nil && pid > 0 && alive(pid) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // alive reports whether pid names a process (signal 0; EPERM means one
@@ -145,8 +189,13 @@ func (c *Cmd) Run() error {
 		return ErrClosed
 	}
 	err := c.Start()
+	mark := ""
 	if err == nil {
 		s.procs[c.Process] = struct{}{}
+		mark = filepath.Join(s.dir, editorMark+strconv.Itoa(c.Process.Pid))
+		if f, ferr := os.OpenFile(mark, os.O_CREATE|os.O_WRONLY, 0o600); ferr == nil {
+			f.Close()
+		}
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -155,6 +204,7 @@ func (c *Cmd) Run() error {
 	err = c.Wait()
 	s.mu.Lock()
 	delete(s.procs, c.Process)
+	os.Remove(mark)
 	s.mu.Unlock()
 	return err
 }

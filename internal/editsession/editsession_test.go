@@ -123,6 +123,38 @@ func child(args []string) int {
 	}
 }
 
+// editingChild starts a kvdeck session (the test binary as child) with a
+// fake editor open on a value, and returns it, its base, its directory
+// and the editor's pid, both killed when the test ends.
+func editingChild(t *testing.T) (c *exec.Cmd, base, dir string, pid int) {
+	t.Helper()
+	tmp := t.TempDir()
+	base, pidFile, ready := filepath.Join(tmp, "base"), filepath.Join(tmp, "editor.pid"), filepath.Join(tmp, "ready")
+	os.Mkdir(base, 0o700)
+	editor := filepath.Join(tmp, "fake editor")
+	script := "#!/bin/sh\necho $$ > '" + pidFile + "'\nexec sleep 60\n"
+	if err := os.WriteFile(editor, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c = exec.Command(os.Args[0], "-test.run=^$")
+	c.Env = append(os.Environ(), childEnv+"="+base+"\n'"+editor+"'\n"+ready)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill() })
+	for deadline := time.Now().Add(10 * time.Second); pid == 0 || dir == ""; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the child did not start its editor")
+		}
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		d, _ := os.ReadFile(ready)
+		dir = string(d)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	return c, base, dir, pid
+}
+
 // TestSignalStopsEditorAndRemovesDir: SIGTERM, SIGHUP or SIGINT to a
 // kvdeck session with an editor open stops the editor and removes the
 // session's directory with the value file (issue 25 point 5: the file
@@ -130,32 +162,7 @@ func child(args []string) int {
 func TestSignalStopsEditorAndRemovesDir(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			tmp := t.TempDir()
-			base, pidFile, ready := filepath.Join(tmp, "base"), filepath.Join(tmp, "editor.pid"), filepath.Join(tmp, "ready")
-			os.Mkdir(base, 0o700)
-			editor := filepath.Join(tmp, "fake editor")
-			script := "#!/bin/sh\necho $$ > '" + pidFile + "'\nexec sleep 60\n"
-			if err := os.WriteFile(editor, []byte(script), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			c := exec.Command(os.Args[0], "-test.run=^$")
-			c.Env = append(os.Environ(), childEnv+"="+base+"\n'"+editor+"'\n"+ready)
-			if err := c.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer c.Process.Kill()
-			var dir string
-			pid := 0
-			for deadline := time.Now().Add(10 * time.Second); pid == 0 || dir == ""; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("the child did not start its editor")
-				}
-				b, _ := os.ReadFile(pidFile)
-				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-				d, _ := os.ReadFile(ready)
-				dir = string(d)
-			}
-			defer syscall.Kill(pid, syscall.SIGKILL)
+			c, _, dir, pid := editingChild(t)
 			if err := c.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -175,5 +182,34 @@ func TestSignalStopsEditorAndRemovesDir(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStaleDirWaitsForItsEditor: a kvdeck killed with SIGKILL while an
+// editor has a value open leaves its directory; the next cleanup keeps it
+// while the editor runs (the user may still save into it) and removes it
+// once the editor is gone. Before, the first cleanup removed it under the
+// running editor.
+func TestStaleDirWaitsForItsEditor(t *testing.T) {
+	c, base, dir, pid := editingChild(t)
+	c.Process.Kill() // SIGKILL: no code of kvdeck runs
+	c.Wait()
+	if n := editsession.RemoveStale(base); n != 0 {
+		t.Errorf("removed %d directories while their editor runs", n)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the directory of a running editor was removed: %v", err)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the editor did not end")
+		}
+	}
+	if n := editsession.RemoveStale(base); n != 1 {
+		t.Errorf("removed %d directories once the editor was gone; want 1", n)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the directory stays after its editor ended: %v", err)
 	}
 }

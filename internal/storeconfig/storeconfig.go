@@ -10,6 +10,7 @@
 //	token_env = "DEV_TOKEN"      # or token_command = "pass show kv/dev",
 //	read_only = false            #    token_file = "~/.kv-token", token = "..."
 //	group = "dev"
+//	litestream_replica = "file:///backups/dev.db"  # its past, for --at
 //
 // A literal token (token, or the file token_file names) is used only when
 // its file is readable by its owner alone (0600 or stricter); otherwise
@@ -69,6 +70,19 @@ type Store struct {
 	ReadOnly *bool `toml:"read_only,omitempty"`
 	// Group gathers stores (an environment, a region, a tenant).
 	Group string `toml:"group,omitempty"`
+	// LitestreamReplica is the store's Litestream replica, a URL
+	// (file:///backups/prod.db, s3://bucket/prod) or a path: where --at,
+	// diff NAME@TIME and history read the store's past
+	// (internal/history).
+	LitestreamReplica string `toml:"litestream_replica,omitempty"`
+	// The Turso database behind the store, for --at through a branch
+	// made from a timestamp: its organisation and name, the variable
+	// that holds a Platform API token, and the API's address (default
+	// https://api.turso.tech). All or none of the first three.
+	TursoOrg         string `toml:"turso_org,omitempty"`
+	TursoDatabase    string `toml:"turso_database,omitempty"`
+	TursoAPITokenEnv string `toml:"turso_api_token_env,omitempty"`
+	TursoAPI         string `toml:"turso_api,omitempty"`
 }
 
 // IsReadOnly reports whether the store opens read-only by default.
@@ -166,7 +180,7 @@ func parse(raw []byte) (file, error) {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return f, fmt.Errorf("%w: unknown key %s (known: default, and per store url, token_env, token_command, token_file, token, read_only, group)", ErrConfig, strings.Join(keys, ", "))
+		return f, fmt.Errorf("%w: unknown key %s (known: default, and per store url, token_env, token_command, token_file, token, read_only, group, litestream_replica, turso_org, turso_database, turso_api_token_env, turso_api)", ErrConfig, strings.Join(keys, ", "))
 	}
 	if f.Stores == nil {
 		f.Stores = map[string]Store{}
@@ -197,6 +211,9 @@ func check(name string, s Store) error {
 	}
 	if n > 1 {
 		return fmt.Errorf("%w: store %q gives more than one of token_env, token_command, token_file and token; keep one", ErrConfig, name)
+	}
+	if t := []string{s.TursoOrg, s.TursoDatabase, s.TursoAPITokenEnv}; (t[0] == "" || t[1] == "" || t[2] == "") && (t[0] != "" || t[1] != "" || t[2] != "" || s.TursoAPI != "") {
+		return fmt.Errorf("%w: store %q gives some of turso_org, turso_database and turso_api_token_env; a Turso branch needs all three", ErrConfig, name)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeConfig(t *testing.T, text string, mode os.FileMode) string {
@@ -259,4 +260,150 @@ func TestEditRefusedWhereLinesCannotSay(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != text {
 		t.Fatalf("file changed: %q", got)
 	}
+}
+
+// gone reports whether the process pid has ended (a zombie counts: it
+// runs nothing and holds no pipe).
+func gone(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return true
+	}
+	_, after, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(after, "Z")
+}
+
+// TestTokenCommandKeepsItsBound: a token command that hangs ends at the
+// bound (the caller's deadline, else CommandTimeout), with every process
+// it started killed, not when its last child lets go of the output; one
+// that prints the token and leaves a background child holding its output
+// gives the token at once. Before, both took as long as the child slept:
+// the shell was killed, the sleep it forked kept the pipe open.
+func TestTokenCommandKeepsItsBound(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	cfg := &Config{Path: "x"}
+	dir := t.TempDir()
+	pidFile := func(name string) string { return filepath.Join(dir, name) }
+	run := func(command string, bound time.Duration) (string, error, time.Duration) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		start := time.Now()
+		type answer struct {
+			tok string
+			err error
+		}
+		ch := make(chan answer, 1)
+		go func() {
+			tok, err := cfg.Token(ctx, Store{Name: "a", TokenCommand: command}, nil)
+			ch <- answer{tok, err}
+		}()
+		select {
+		case a := <-ch:
+			return a.tok, a.err, time.Since(start)
+		case <-time.After(bound + 10*time.Second):
+			t.Fatalf("%q: no answer %s past its bound of %s", command, 10*time.Second, bound)
+			return "", nil, 0
+		}
+	}
+	// Hangs: the shell waits on a sleep that holds the output.
+	tok, err, took := run("sleep 60 & echo $! > "+pidFile("hang")+"; wait", time.Second)
+	if !errors.Is(err, ErrToken) || tok != "" || !strings.Contains(err.Error(), "no answer within 1s") {
+		t.Errorf("hanging command: %q, %v", tok, err)
+	}
+	if took > 4*time.Second {
+		t.Errorf("hanging command with a bound of 1s took %s", took)
+	}
+	// Prints the token at once and leaves a sleep holding the output.
+	tok, err, took = run("printf tok-42; sleep 60 & echo $! > "+pidFile("bg"), time.Minute)
+	if err != nil || tok != "tok-42" {
+		t.Errorf("token then a background child: %q, %v", tok, err)
+	}
+	if took > 4*time.Second {
+		t.Errorf("token then a background child took %s", took)
+	}
+	for _, name := range []string{"hang", "bg"} {
+		b, err := os.ReadFile(pidFile(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := strings.TrimSpace(string(b))
+		deadline := time.Now().Add(2 * time.Second)
+		for !gone(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !gone(pid) {
+			t.Errorf("%s: the command's child %s still runs", name, pid)
+		}
+	}
+}
+
+// TestTokenCommandRedactsPartialTokens: a failing token command's stderr
+// is shown without any part of what it printed on stdout (a prefix, a
+// middle, the whole) and without a word that looks like a token even
+// when stdout had none; the rest of the line stays readable. Before, only
+// the whole of stdout was cut out.
+func TestTokenCommandRedactsPartialTokens(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sh")
+	}
+	cfg := &Config{Path: "x"}
+	jwt := "eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.eyJpYXQiOjE3MDAwMDAwMDB9.c2lnbmF0dXJlLXBhcnQ"
+	for _, c := range []struct {
+		command string
+		secrets []string
+		keep    []string
+	}{
+		{`echo tok-abcdef-123456; echo "vault is locked: tok-abcdef-12" >&2; exit 3`, []string{"tok-abcdef"}, []string{"vault is locked", "exit status 3"}},
+		{`echo abcdefghijklmnopqrstuvwx; echo "bad secret ...ijklmnopq... in ~/.kv/token.gpg" >&2; exit 1`, []string{"ijklmnopq"}, []string{"bad secret", "~/.kv/token.gpg"}},
+		{`echo "refused: ` + jwt[:40] + `" >&2; exit 1`, []string{jwt[:20]}, []string{"refused"}},
+		{`echo "refused: Bearer ` + jwt + `" >&2; exit 1`, []string{jwt[:20], jwt[40:60]}, []string{"refused: Bearer"}},
+	} {
+		_, err := cfg.Token(context.Background(), Store{Name: "a", TokenCommand: c.command}, nil)
+		if !errors.Is(err, ErrToken) {
+			t.Fatalf("%q: %v", c.command, err)
+		}
+		msg := err.Error()
+		for _, s := range c.secrets {
+			if strings.Contains(msg, s) {
+				t.Errorf("%q: the error shows %q: %s", c.command, s, msg)
+			}
+		}
+		for _, s := range append(c.keep, "<redacted>") {
+			if !strings.Contains(msg, s) {
+				t.Errorf("%q: the error lacks %q: %s", c.command, s, msg)
+			}
+		}
+	}
+}
+
+// FuzzRedact: whatever a command printed and wrote on stderr, the line
+// redact returns holds no run of token characters long enough to be a
+// piece of a printed word, and nothing outside the words is lost.
+func FuzzRedact(f *testing.F) {
+	f.Add("vault is locked: tok-abcdef-12", "tok-abcdef-123456\n")
+	f.Add("refused: Bearer eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.eyJ", "")
+	f.Add("a\x1b[31mb c", "c")
+	f.Fuzz(func(t *testing.T, line, stdout string) {
+		got := redact(line, stdout)
+		printed := strings.FieldsFunc(stdout, func(r rune) bool { return !tokenChar(r) })
+		for _, w := range strings.FieldsFunc(got, func(r rune) bool { return !tokenChar(r) }) {
+			if w != "redacted" && sharesRun(w, printed) {
+				t.Fatalf("redact(%q, %q) = %q keeps %q", line, stdout, got, w)
+			}
+		}
+		strip := func(s string) string {
+			return strings.Map(func(r rune) rune {
+				if tokenChar(r) {
+					return -1
+				}
+				return r
+			}, s)
+		}
+		if strip(strings.ReplaceAll(got, "<redacted>", "")) != strip(line) {
+			t.Fatalf("redact(%q, %q) = %q changed what lies between the words", line, stdout, got)
+		}
+	})
 }

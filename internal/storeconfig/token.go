@@ -66,32 +66,58 @@ func private(path string) error {
 	return nil
 }
 
-// runTokenCommand runs the store's token command through the shell and
-// returns its standard output, trimmed. A failure is summarised from its
-// standard error (first line, at most 200 bytes, sanitised, and with any
-// output it printed redacted), never showing the token.
+// outputGrace is how long a token command's output may stay open after
+// its shell exited: a child it left in the background holds the pipe,
+// and what the shell printed by its exit is the token.
+const outputGrace = 200 * time.Millisecond
+
+// runTokenCommand runs the store's token command through the shell, in a
+// process group of its own, and returns its standard output, trimmed: what
+// it printed by the time the shell exited (a child left in the background
+// does not hold the answer up). At the bound (ctx's deadline, at most
+// CommandTimeout) the whole group is killed and the command fails. A
+// failure is summarised from its standard error (summary), never showing
+// the token.
 func runTokenCommand(ctx context.Context, s Store, env map[string]string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
 	defer cancel()
+	bound := CommandTimeout
+	if d, ok := ctx.Deadline(); ok {
+		bound = time.Until(d).Round(100 * time.Millisecond)
+	}
 	var cmd *exec.Cmd
 	if runtime.GOOS == "windows" {
 		cmd = exec.CommandContext(ctx, "cmd", "/C", s.TokenCommand)
 	} else {
 		cmd = exec.CommandContext(ctx, "/bin/sh", "-c", s.TokenCommand)
 	}
+	ownGroup(cmd)
+	cmd.WaitDelay = outputGrace
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	var out bytes.Buffer
+	errb := &capped{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = &out, errb
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) || ctx.Err() != nil {
+		// Something the command started still held its output: it goes
+		// with the group.
+		_ = killGroup(cmd)
+	}
+	if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {
+		err = nil // the shell succeeded; a child it left kept the pipe
+	}
 	token := strings.TrimSpace(out.String())
 	if err != nil {
 		why := err.Error()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			why = fmt.Sprintf("no answer in %s", CommandTimeout)
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			why = fmt.Sprintf("no answer within %s", bound)
+		case ctx.Err() != nil:
+			why = "interrupted"
 		}
-		if sum := summary(errb.String(), token); sum != "" {
+		if sum := summary(errb.String(), out.String()); sum != "" {
 			why += ": " + sum
 		}
 		return "", fmt.Errorf("%w for store %q: token_command failed (%s)", ErrToken, s.Name, why)
@@ -99,14 +125,28 @@ func runTokenCommand(ctx context.Context, s Store, env map[string]string) (strin
 	return nonEmpty(s, token, "token_command")
 }
 
-// summary is the first non-empty line of stderr, without the token,
-// at most 200 bytes, safe for a terminal.
-func summary(stderr, token string) string {
-	if token != "" {
-		stderr = strings.ReplaceAll(stderr, token, "<redacted>")
+// capped keeps the first max bytes written to it and drops the rest.
+type capped struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
 	}
+	return len(p), nil
+}
+
+func (c *capped) String() string { return c.buf.String() }
+
+// summary is the first non-empty line of stderr with every word that
+// may be (part of) a token cut out (redact), at most 200 bytes, safe for
+// a terminal. stdout is what the command printed, perhaps the token.
+func summary(stderr, stdout string) string {
 	for _, line := range strings.Split(stderr, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
+			line = redact(line[:min(len(line), 4096)], stdout[:min(len(stdout), 4096)])
 			if len(line) > 200 {
 				line = strings.ToValidUTF8(line[:200], "") + "…"
 			}
@@ -114,6 +154,71 @@ func summary(stderr, token string) string {
 		}
 	}
 	return ""
+}
+
+// tokenChar reports whether r may be part of a token: base64 (standard
+// and URL-safe), a JWT's dots, the dashes and underscores of API keys.
+func tokenChar(r rune) bool {
+	return r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("+/=_.-", r))
+}
+
+// redact replaces with <redacted> every word of line (a run of token
+// characters) that shares a run of several characters with a word of
+// stdout (a token, or the part of one a failing command printed before
+// the whole), or that looks like a token itself (tokenLike) though
+// stdout had none.
+func redact(line, stdout string) string {
+	printed := strings.FieldsFunc(stdout, func(r rune) bool { return !tokenChar(r) })
+	var b strings.Builder
+	for len(line) > 0 {
+		i := strings.IndexFunc(line, tokenChar)
+		if i < 0 {
+			b.WriteString(line)
+			break
+		}
+		b.WriteString(line[:i])
+		line = line[i:]
+		j := strings.IndexFunc(line, func(r rune) bool { return !tokenChar(r) })
+		if j < 0 {
+			j = len(line)
+		}
+		word := line[:j]
+		line = line[j:]
+		if tokenLike(word) || sharesRun(word, printed) {
+			b.WriteString("<redacted>")
+		} else {
+			b.WriteString(word)
+		}
+	}
+	return b.String()
+}
+
+// sharesRun reports whether word holds a run of a printed word's
+// characters long enough to be a piece of it: half of it, between 4 and 8
+// characters (a word printed shorter than 4 is too short to be a secret
+// worth a lost error message).
+func sharesRun(word string, printed []string) bool {
+	for _, p := range printed {
+		if len(p) < 4 {
+			continue
+		}
+		n := min(8, max(4, len(p)/2))
+		for i := 0; i+n <= len(word); i++ {
+			if strings.Contains(p, word[i:i+n]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tokenLike reports whether word looks like a token: 20 characters or
+// more, letters and digits mixed, and not a path (no leading / . or ~).
+func tokenLike(word string) bool {
+	if len(word) < 20 || strings.ContainsAny(word[:1], "/.~") {
+		return false
+	}
+	return strings.ContainsAny(word, "0123456789") && strings.IndexFunc(word, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
 }
 
 func nonEmpty(s Store, token, from string) (string, error) {

@@ -72,11 +72,16 @@ func (w *RefWriter) run(period time.Duration, next func(i int) RefOp) {
 	}
 }
 
-// commit runs one commit the reference's way: BEGIN IMMEDIATE, the
-// statements, COMMIT; on an error, ROLLBACK.
-func (w *RefWriter) commit(op RefOp) (err error) {
+// commit runs one commit the reference's way (RefCommit).
+func (w *RefWriter) commit(op RefOp) error { return RefCommit(w.db, op) }
+
+// RefCommit runs one commit of op on db the reference's way: BEGIN
+// IMMEDIATE, the statements, COMMIT; on an error, ROLLBACK. A test that
+// must see the store between commits (a dump after each) drives it
+// itself; db is opened as StartRefWriter opens its own.
+func RefCommit(db *sql.DB, op RefOp) (err error) {
 	ctx := context.Background()
-	conn, err := w.db.Conn(ctx)
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}

@@ -48,12 +48,24 @@ type Config struct {
 	// and unchecked (store.Options.Unchecked: no request; the view's one
 	// read is the check), with its own token. nil: no Fleet view.
 	OpenProbe func(ctx context.Context, name string) (*store.Store, error)
+	// ProbeDone, when set, takes back the store OpenProbe returned for
+	// name once the Fleet view has read it (err: the read's error): the
+	// opener keeps it open for the next read (the token had and the
+	// connection made once) and closes it after an error. Without it the
+	// view closes the store itself.
+	ProbeDone func(name string, err error)
 	// Current is the saved store the TUI starts on (--store, KVDECK_STORE
 	// or the config's default); zero when it started on a URL.
 	Current SavedStore
 	// Edits is the private directory and the editors of Browse's E; tui.Run
 	// makes it and removes it when the session ends or a signal stops it.
 	Edits *editsession.Session
+	// Past, when not empty, names the point in the store's past the TUI
+	// shows (--at: "txid 42 · 2026-…"): the store is a read-only restore
+	// of it, and the status bar says so while it is shown. PastOf names
+	// the store it is the past of (its saved name or URL), which the
+	// status bar shows instead of the restore's temporary file.
+	Past, PastOf string
 }
 
 // SavedStore is a saved store as the TUI shows it: never its token.

@@ -59,11 +59,18 @@ func Jq(expr string) (*Matcher, error) {
 		}
 		return nil, bad("jq expression %s: %v", quote(expr), err)
 	}
-	code, err := gojq.Compile(q, gojq.WithVariables([]string{"$key", "$versionstamp"}))
+	m := &Matcher{text: expr}
+	a, err := newArith(m.memoryLimit)
+	if err == nil {
+		err = guard(q)
+	}
 	if err != nil {
 		return nil, bad("jq expression %s: %v", quote(expr), err)
 	}
-	return &Matcher{code: code, text: expr}, nil
+	if m.code, err = gojq.Compile(q, append(a.options(), gojq.WithVariables([]string{"$key", "$versionstamp"}))...); err != nil {
+		return nil, bad("jq expression %s: %v", quote(expr), err)
+	}
+	return m, nil
 }
 
 // Contains matches the entries whose stored value text (JSON as stored,
@@ -125,11 +132,7 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 	if e.KeyErr == nil {
 		key = codec.Format(e.Key)
 	}
-	limit := m.MemoryLimit
-	if limit <= 0 {
-		limit = DefaultMemoryLimit
-	}
-	bounded, stop := memoryBound(ctx, limit)
+	bounded, stop := memoryBound(ctx, m.memoryLimit())
 	defer stop()
 	iter := m.code.RunWithContext(bounded, v, key, e.Versionstamp())
 	for {
@@ -144,6 +147,9 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 			if cause := context.Cause(bounded); errors.Is(cause, ErrMemoryLimit) {
 				return false, cause
 			}
+			if errors.Is(err, ErrMemoryLimit) {
+				return false, err // one step past the budget, refused (guard.go)
+			}
 			var halt *gojq.HaltError
 			if errors.As(err, &halt) && halt.Value() == nil {
 				return false, nil // halt: no more outputs
@@ -154,6 +160,14 @@ func (m *Matcher) Match(ctx context.Context, e store.Entry) (bool, error) {
 			return true, nil
 		}
 	}
+}
+
+// memoryLimit is MemoryLimit, or DefaultMemoryLimit when it is not set.
+func (m *Matcher) memoryLimit() int64 {
+	if m.MemoryLimit <= 0 {
+		return DefaultMemoryLimit
+	}
+	return m.MemoryLimit
 }
 
 // column is the 1-based column (in runes) of byte offset off in s.

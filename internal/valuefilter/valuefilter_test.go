@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -256,4 +257,57 @@ func TestSearch(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestOneStepPastTheBudget: an operation that would make one string,
+// array or number larger than the memory budget in a single allocation
+// (a string repeated 2e9 times, two large strings joined) is refused with ErrMemoryLimit before it allocates: what the
+// evaluation allocated stays under the budget. Before, the heap watcher
+// saw only the finished allocation: `"x" * 2e9` peaked at 1.97 GB under
+// a 512 MiB budget. Operators keep their results and their order of
+// outputs otherwise.
+func TestOneStepPastTheBudget(t *testing.T) {
+	const limit = 64 << 20
+	for _, c := range []struct{ expr, value string }{
+		{`"x" * 3e8`, `1`},
+		{`3e8 * "x"`, `1`},
+		{`("x" * 4e7) as $a | $a + $a`, `1`},
+		{`.s *= 3e8`, `{"s":"x"}`},
+		{`("y" * 4e7) as $a | {s: $a} | .s += $a`, `1`},
+		{`"x" * 2e9`, `1`},
+	} {
+		m, err := valuefilter.Jq(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.MemoryLimit = limit
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = m.Match(context.Background(), entry(t, `["k"]`, c.value))
+		runtime.ReadMemStats(&after)
+		allocated := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s: %v; %d MiB allocated", c.expr, err, allocated>>20)
+		if !errors.Is(err, valuefilter.ErrMemoryLimit) || allocated > limit {
+			t.Errorf("%s: %v, %d MiB allocated; want ErrMemoryLimit under %d MiB", c.expr, err, allocated>>20, limit>>20)
+		}
+	}
+	for _, c := range []struct{ expr, value string }{
+		{`[(1,2) * (10,20)] == [10,20,20,40]`, `1`},
+		{`[(1,2) + (10,20)] == [11,12,21,22]`, `1`},
+		{`("ab" * 3) + "c" == "abababc"`, `1`},
+		{`.a *= 2 | .a += 1 | .a == 7`, `{"a":3}`},
+		{`({"a":{"b":1}} * {"a":{"c":2}}) == {"a":{"b":1,"c":2}}`, `1`},
+		{`[1] + [2] + null == [1,2]`, `1`},
+		{`(100000000000000000000 * 100000000000000000000 | tostring) == "10000000000000000000000000000000000000000"`, `1`},
+		{`"x" * -1 == null`, `1`},
+		{`def f(a; b): a * b; f(3; 4) == 12`, `1`},
+	} {
+		m, err := valuefilter.Jq(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := m.Match(context.Background(), entry(t, `["k"]`, c.value)); !ok || err != nil {
+			t.Errorf("%s on %s: %v, %v; want a match", c.expr, c.value, ok, err)
+		}
+	}
 }

@@ -43,6 +43,10 @@ type Deps struct {
 	// Open opens the saved store name read-only and unchecked
 	// (store.Options.Unchecked: no request), with its own token.
 	Open func(ctx context.Context, name string) (*store.Store, error)
+	// Done, when set, takes back the store Open returned once it was read
+	// (err: the read's error), which the view then does not close
+	// (tuiconfig.Config.ProbeDone); nil: the view closes it.
+	Done func(name string, err error)
 	// Now is the store clock (the pulse's now); Wall the time an answer
 	// arrived (the commit rate's clock).
 	Now  func() int64
@@ -163,7 +167,7 @@ func (m Model) Refresh() tea.Cmd {
 // readCmd reads one store's pulse, waiting for a slot of the bound; the
 // read (token, open, statement) has ReadTimeout.
 func (m Model) readCmd(name string) tea.Cmd {
-	sem, open, now, slotEnd := m.sem, m.deps.Open, m.deps.Now, m.slotEnd
+	sem, open, done, now, slotEnd := m.sem, m.deps.Open, m.deps.Done, m.deps.Now, m.slotEnd
 	return func() tea.Msg {
 		// The timeout starts with the slot: stores queued behind slow
 		// ones are not failed for the wait (a store has at most one read
@@ -181,10 +185,15 @@ func (m Model) readCmd(name string) tea.Cmd {
 		if err != nil {
 			return read{name: name, err: err}
 		}
-		defer s.Close()
 		start := time.Now()
 		p, err := coord.ReadPulse(ctx, s, now())
-		return read{name: name, pulse: p, rtt: time.Since(start), err: err, locked: s.LockedReadNote()}
+		rtt, locked := time.Since(start), s.LockedReadNote()
+		if done != nil {
+			done(name, err)
+		} else {
+			s.Close()
+		}
+		return read{name: name, pulse: p, rtt: rtt, err: err, locked: locked}
 	}
 }
 

@@ -1,0 +1,159 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"sort"
+
+	"kvdeck/store"
+)
+
+// KeyState is a key's physical row at a point (nil: no row) and the
+// store's seq there.
+type KeyState struct {
+	Seq int64
+	Row *store.RawRow
+}
+
+// sameRow reports whether two states hold the same row (or none).
+func sameRow(a, b KeyState) bool {
+	switch {
+	case a.Row == nil || b.Row == nil:
+		return a.Row == nil && b.Row == nil
+	case a.Row.Ver != b.Row.Ver || !bytes.Equal(a.Row.Value, b.Row.Value):
+		return false
+	case (a.Row.ExpiresAt == nil) != (b.Row.ExpiresAt == nil):
+		return false
+	}
+	return a.Row.ExpiresAt == nil || *a.Row.ExpiresAt == *b.Row.ExpiresAt
+}
+
+// unchanged reports whether a key with state a at one point and b at a
+// later one kept a's row at every point between, without reading them.
+// Within one life of a database seq only grows and a set gives its keys
+// the new seq, so: the same row (same ver) at both ends was never
+// replaced in between (a set would have given a higher ver, and a delete
+// could be undone only by a set); no row at both ends with seq unmoved
+// means no set happened at all in between. Where seq went down (a
+// database restored over the store), nothing is assumed.
+func unchanged(a, b KeyState) bool {
+	if b.Seq < a.Seq || !sameRow(a, b) {
+		return false
+	}
+	return a.Row != nil || a.Seq == b.Seq
+}
+
+// KeyChange is the key's row from one point on.
+type KeyChange struct {
+	// Index is the first point read that holds the row; Point is it.
+	Index int
+	Point Point
+	// After is the last point read that holds the row before (-1 for the
+	// first change): the change was made after point After and by point
+	// Index. Index == After+1 when the change is pinned to two adjacent
+	// points.
+	After int
+	// Row is the row (nil: no row); Seq the store's seq at Index.
+	Row *store.RawRow
+	Seq int64
+}
+
+// Unread is a run of points not read (the read budget ran out): the key
+// had one state at First and another, or the same with sets between
+// that may have touched it, at Last.
+type Unread struct{ First, Last int }
+
+// KeyHistoryResult is a key's history across a source's points.
+type KeyHistoryResult struct {
+	Changes []KeyChange
+	// Reads counts the points read; Of the points in all.
+	Reads, Of int
+	// Unread are the stretches left unsettled when maxReads ran out.
+	Unread []Unread
+}
+
+// KeyHistory finds the points where a key's row changed, reading as few
+// points as it can: the first and the last, then the middle of every
+// stretch whose ends differ (bisection), skipping a stretch its ends
+// settle (unchanged). A stretch with no row at either end but sets in
+// between may hide a row that came and went: such stretches are read
+// after every stretch whose ends differ, while maxReads allows (0: no
+// bound). read(i) gives the key's state at points[i].
+func KeyHistory(ctx context.Context, points []Point, maxReads int, read func(ctx context.Context, i int) (KeyState, error)) (KeyHistoryResult, error) {
+	res := KeyHistoryResult{Of: len(points)}
+	if len(points) == 0 {
+		return res, nil
+	}
+	states := map[int]KeyState{}
+	get := func(i int) (KeyState, error) {
+		if s, ok := states[i]; ok {
+			return s, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return KeyState{}, err
+		}
+		s, err := read(ctx, i)
+		if err != nil {
+			return KeyState{}, err
+		}
+		states[i] = s
+		res.Reads++
+		return s, nil
+	}
+	last := len(points) - 1
+	a, err := get(0)
+	if err != nil {
+		return res, err
+	}
+	b, err := get(last)
+	if err != nil {
+		return res, err
+	}
+	// Two queues of stretches (i, j), ends read: those whose ends differ
+	// come first (each holds a change), then the rowless ones.
+	var differ, rowless []Unread
+	push := func(i, j int, si, sj KeyState) {
+		switch {
+		case j-i <= 1 || unchanged(si, sj):
+		case sameRow(si, sj) && si.Row == nil:
+			rowless = append(rowless, Unread{i, j})
+		default:
+			differ = append(differ, Unread{i, j})
+		}
+	}
+	push(0, last, a, b)
+	for len(differ)+len(rowless) > 0 {
+		if maxReads > 0 && res.Reads >= maxReads {
+			break
+		}
+		var u Unread
+		if len(differ) > 0 {
+			u, differ = differ[len(differ)-1], differ[:len(differ)-1]
+		} else {
+			u, rowless = rowless[0], rowless[1:]
+		}
+		m := (u.First + u.Last) / 2
+		sm, err := get(m)
+		if err != nil {
+			return res, err
+		}
+		push(u.First, m, states[u.First], sm)
+		push(m, u.Last, sm, states[u.Last])
+	}
+	res.Unread = append(append(res.Unread, differ...), rowless...)
+	sort.Slice(res.Unread, func(i, j int) bool { return res.Unread[i].First < res.Unread[j].First })
+	seen := make([]int, 0, len(states))
+	for i := range states {
+		seen = append(seen, i)
+	}
+	sort.Ints(seen)
+	prev := -1
+	for _, i := range seen {
+		s := states[i]
+		if prev < 0 || !sameRow(states[prev], s) {
+			res.Changes = append(res.Changes, KeyChange{Index: i, Point: points[i], After: prev, Row: s.Row, Seq: s.Seq})
+		}
+		prev = i
+	}
+	return res, nil
+}

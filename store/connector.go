@@ -1,0 +1,37 @@
+package store
+
+import (
+	"database/sql/driver"
+	"sync"
+
+	"github.com/tursodatabase/libsql-client-go/libsql"
+)
+
+// fileConnectors holds the database/sql connector of every embedded
+// database this process opened, by its SQLite URI, built once and kept
+// for the life of the process: libsql-client-go's connector of a file:
+// URL calls sql.Open("sqlite", …) to take modernc's driver and never
+// closes that *sql.DB (its connectionOpener goroutine stays). Built per
+// Open, that grew without bound (kvdeck fleet -w over 50 file stores:
+// thousands of goroutines in two minutes); built once per URI it is one
+// handle per database whatever the number of opens. A URI is the path
+// with the open's mode (read-only, immutable, busy timeout), so a
+// database has at most a few.
+var fileConnectors sync.Map // SQLite URI -> func() (driver.Connector, error)
+
+// connector returns the connector of a database at connURL: an embedded
+// file's from fileConnectors, a server's built anew (it holds nothing but
+// its address and token).
+func connector(transport Transport, connURL, token string) (driver.Connector, error) {
+	if transport == TransportFile {
+		build, _ := fileConnectors.LoadOrStore(connURL, sync.OnceValues(func() (driver.Connector, error) {
+			return libsql.NewConnector(connURL)
+		}))
+		return build.(func() (driver.Connector, error))()
+	}
+	var opts []libsql.Option
+	if token != "" {
+		opts = append(opts, libsql.WithAuthToken(token))
+	}
+	return libsql.NewConnector(connURL, opts...)
+}
