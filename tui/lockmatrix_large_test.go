@@ -30,12 +30,11 @@ import (
 // (TestLockMatrixCoversTabsAndOverlays); the commands' matrix is
 // internal/cli's TestLockMatrixLarge.
 func TestLockMatrixLarge(t *testing.T) {
-	seed := storetest.SeedServiceStore(t, filepath.Join(t.TempDir(), "seed.db"), time.Now().UnixMilli())
 	var surfaces []storetest.Surface
 	for _, sf := range tuiMatrix() {
 		surfaces = append(surfaces, sf.surface())
 	}
-	storetest.RunBesideWriter(t, seed, storetest.MatrixTime(), surfaces, nil)
+	storetest.LockMatrix(t, surfaces)
 }
 
 // surface runs the TUI on the copy at path: opens the surface, then

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"kvdeck/internal/storetest"
 )
@@ -24,12 +23,11 @@ import (
 // The TUI's tabs and overlays have their matrix in tui
 // (TestLockMatrixLarge there), on the same store and writer.
 func TestLockMatrixLarge(t *testing.T) {
-	seed := storetest.SeedServiceStore(t, filepath.Join(t.TempDir(), "seed.db"), time.Now().UnixMilli())
 	var surfaces []storetest.Surface
 	for _, c := range cliMatrix() {
 		surfaces = append(surfaces, c.surface())
 	}
-	storetest.RunBesideWriter(t, seed, storetest.MatrixTime(), surfaces, nil)
+	storetest.LockMatrix(t, surfaces)
 }
 
 // surface is the case as the matrix runs it: kvdeck in-process on the

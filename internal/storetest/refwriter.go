@@ -131,6 +131,13 @@ func (w *RefWriter) Stop() (commits int, lost []string) {
 	return w.commits, append([]string(nil), w.lost...)
 }
 
+// Commits is how many commits the writer has tried so far.
+func (w *RefWriter) Commits() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.commits
+}
+
 // Busy reports whether every lost commit was lost to a lock (SQLITE_BUSY):
 // any other error is the test's own fault.
 func Busy(lost []string) bool {
