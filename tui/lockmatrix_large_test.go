@@ -44,6 +44,7 @@ func (sf tuiSurface) surface() storetest.Surface {
 	return storetest.Surface{
 		Name: "TUI " + sf.name,
 		Setup: func(t *testing.T, path string) {
+			t.Helper()
 			dir := t.TempDir()
 			conf := filepath.Join(dir, "config.toml")
 			if err := os.WriteFile(conf, []byte(fmt.Sprintf("[stores.svc]\nurl = %q\nread_only = false\n", "file:"+path)), 0o600); err != nil {
@@ -54,6 +55,7 @@ func (sf tuiSurface) surface() storetest.Surface {
 			saved[path] = c
 		},
 		Run: func(ctx context.Context, t *testing.T, path string, lockedNotes *int) error {
+			t.Helper()
 			c := saved[path]
 			s, entry, err := c.open(ctx, "svc")
 			if err != nil {

@@ -39,6 +39,7 @@ func (c cliCase) surface() storetest.Surface {
 	}
 	dirs := map[string]string{}
 	envOf := func(t *testing.T, path string) map[string]string {
+		t.Helper()
 		dir, ok := dirs[path]
 		if !ok {
 			dir = t.TempDir()
@@ -53,12 +54,14 @@ func (c cliCase) surface() storetest.Surface {
 	return storetest.Surface{
 		Name: name,
 		Setup: func(t *testing.T, path string) {
+			t.Helper()
 			if c.setup != nil {
 				env := envOf(t, path)
 				c.setup(t, path, dirs[path], env)
 			}
 		},
 		Run: func(ctx context.Context, t *testing.T, path string, lockedNotes *int) error {
+			t.Helper()
 			env := envOf(t, path)
 			args := c.args
 			if args[0] == "diff" {
