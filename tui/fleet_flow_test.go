@@ -179,9 +179,9 @@ func TestFleetEscComesBack(t *testing.T) {
 	a.keys("/")
 	a.tm.Type("acc")
 	a.keys("enter")
-	// The filter drawn before esc: else the filter and its clearing can
-	// fall in one frame, which redraws nothing to wait for.
-	a.waitFor("/acc")
+	// The filter shown before esc: a screen drawn again the same (all of
+	// it in one frame) writes nothing for the next wait to see.
+	a.waitFor("esc clears")
 	a.keys("esc") // the filter takes this esc
 	a.waitFor(`"attachments"`, `"dwk_cron"`)
 	a.keys("esc") // nothing left to back out of: the fleet

@@ -67,7 +67,9 @@ type App struct {
 	past, pastOf string
 	tokens       tokenScope // the TUI's tokens, each bound to its server
 	// probes are the Fleet view's stores, kept open between its reads.
-	probes fleetMembers
+	probes  fleetMembers
+	minted  mintedTokens // Turso group tokens minted this session (tenants.go)
+	listing tursoListing // Turso groups' listings, shared by a Fleet refresh
 	// inTUI: the TUI has the terminal (lockedReadNote); noteMu keeps the
 	// notes of stores read at once (the fleet's) apart.
 	inTUI  atomic.Bool
@@ -246,6 +248,10 @@ func (a *App) openWith(ctx context.Context, url, token string) (*store.Store, er
 // open opens url with opts, announces a store it created, and closes the
 // store when the command returns.
 func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.Store, error) {
+	opts, err := a.tenancy(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
 	s, err := store.Open(ctx, url, opts)
 	if err != nil {
 		if errors.Is(err, store.ErrNoStoreYet) && a.Globals.ReadOnly {
@@ -306,8 +312,13 @@ func (a *App) close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
-		if j := journal.Of(s); j != nil && j.Err() != nil {
-			a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+		if j := journal.Of(s); j != nil {
+			if j.Err() != nil {
+				a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+			}
+			for _, n := range j.Notices() {
+				a.Warnf("%s", n)
+			}
 		}
 		_ = s.Close()
 		c := s.Cost()

@@ -5,11 +5,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"kvdeck/internal/storetest"
 )
@@ -72,6 +77,9 @@ func (c cliCase) surface() storetest.Surface {
 			} else if args[0] != "fleet" {
 				args = append([]string{"--db", "file:" + path}, args...)
 			}
+			if c.scrape {
+				return scrapeWhile(ctx, args, env, lockedNotes)
+			}
 			runs := 0
 			for {
 				var out, errb bytes.Buffer
@@ -93,4 +101,68 @@ func (c cliCase) surface() storetest.Surface {
 func firstLines(s string, n int) string {
 	ls := strings.SplitN(s, "\n", n+1)
 	return strings.Join(ls[:min(n, len(ls))], "\n")
+}
+
+// scrapeWhile runs the exporter (args) until ctx ends, reading its
+// /metrics every 500 ms (each scrape reads the saved stores): every
+// scrape must answer with the store's rows.
+func scrapeWhile(ctx context.Context, args []string, env map[string]string, lockedNotes *int) error {
+	var out bytes.Buffer
+	errb := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, args, strings.NewReader(""), &out, errb, env) }()
+	defer func() { *lockedNotes += strings.Count(errb.String(), "kvdeck now reads it with SQLite's locks") }()
+	scrapes := 0
+	for {
+		select {
+		case code := <-done:
+			if ctx.Err() == nil || code != 0 {
+				return fmt.Errorf("the exporter ended (exit %d) after %d scrapes: %s", code, scrapes, firstLines(errb.String(), 5))
+			}
+			if scrapes == 0 {
+				return errors.New("no scrape was made")
+			}
+			return nil
+		case <-time.After(500 * time.Millisecond):
+		}
+		_, addr, ok := strings.Cut(errb.String(), "serving http://")
+		if !ok {
+			continue
+		}
+		addr, _, _ = strings.Cut(addr, "/")
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			if ctx.Err() != nil {
+				continue
+			}
+			return err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `kvdeck_store_rows{group="",store="svc"}`) {
+			if ctx.Err() != nil {
+				continue
+			}
+			return fmt.Errorf("scrape %d: %d %v\n%s", scrapes, resp.StatusCode, err, firstLines(string(body), 30))
+		}
+		scrapes++
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -95,7 +95,7 @@ func writesOnly() map[string]string {
 		"alarm set": "a commit", "alarm delete": "a commit", "alarm fire": "commits",
 		"queue send": "a commit", "queue poll": "takes messages", "queue purge": "deletes",
 		"index add": "DDL", "index drop": "DDL", "undo": "a commit (undo --list reads: in the matrix)",
-		"put-back": "a commit",
+		"put-back": "a commit", "redo": "a commit",
 	}
 }
 
@@ -111,6 +111,7 @@ func readsNoStore() map[string]string {
 		"bench":       "its own scratch databases",
 		"stores list": "config.toml only", "stores show": "config.toml only",
 		"stores add": "config.toml only", "stores remove": "config.toml only",
+		"stores discover turso": "Turso's platform API and config.toml",
 	}
 }
 
@@ -121,6 +122,9 @@ type cliCase struct {
 	// long: runs until interrupted (watch, fleet -w): started once and
 	// cancelled at the end; else run again and again.
 	long bool
+	// scrape: a long command that serves metrics (the exporter): its
+	// /metrics is read every 500 ms meanwhile.
+	scrape bool
 	// codes are the exit codes that mean the run went right (0 when
 	// none is given).
 	codes []int
@@ -156,6 +160,7 @@ func cliMatrix() []cliCase {
 		{cmd: "queue list", args: []string{"queue", "list"}},
 		{cmd: "index show", args: []string{"index", "show"}},
 		{cmd: "record", args: []string{"record"}, long: true},
+		{cmd: "exporter", args: []string{"exporter", "--listen", "127.0.0.1:0"}, long: true, scrape: true, setup: saveStore},
 		{cmd: "history", args: []string{"history"}, setup: recording},
 		{cmd: "history", args: []string{"history", `["bulk", 5n]`}, setup: recording},
 	}

@@ -1,5 +1,14 @@
 package coord
 
-// ReadPulseBounded is ReadPulse counting at most bound rows (tests of the
-// bound without 100000 rows).
-var ReadPulseSampled = readPulse
+import (
+	"context"
+
+	"kvdeck/store"
+)
+
+// ReadPulseSampled is ReadPulse sampling windows windows of width rowids
+// (tests of the sample without thousands of rows).
+func ReadPulseSampled(ctx context.Context, s *store.Store, now, windows, width int64) (Pulse, error) {
+	p, _, err := readPulse(ctx, s, now, windows, width, false)
+	return p, err
+}
