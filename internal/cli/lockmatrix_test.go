@@ -95,7 +95,7 @@ func writesOnly() map[string]string {
 		"alarm set": "a commit", "alarm delete": "a commit", "alarm fire": "commits",
 		"queue send": "a commit", "queue poll": "takes messages", "queue purge": "deletes",
 		"index add": "DDL", "index drop": "DDL", "undo": "a commit (undo --list reads: in the matrix)",
-		"put-back": "a commit", "redo": "a commit",
+		"put-back": "a commit", "redo": "a commit", "wal": "switches the journal mode (refused while another process has the file open)",
 	}
 }
 
