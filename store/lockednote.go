@@ -69,7 +69,7 @@ func (s *Store) lockFreeBlocked() string {
 		return "a connection that reads it without locks could not be opened"
 	}
 	if !l.armed() {
-		return "kvdeck reads without them only a file it can watch for writes (lockfree.go), and here " + l.blind
+		return "kvdeck reads without them only a file it can watch for writes, and here " + l.blind
 	}
 	return ""
 }
