@@ -71,6 +71,10 @@ type Options struct {
 	// seen, writes to the URL Open was given (the primary). It gets the
 	// store's token and namespace.
 	Replica string
+	// OnLockedRead, when not nil, is told once, before the store first
+	// reads a rollback-journal file with SQLite's locks, what that costs
+	// and why it does (lockednote.go); Store.LockedReadNote keeps it.
+	OnLockedRead func(text string)
 }
 
 // DefaultRequestTimeout is how long one request to a server may take
@@ -118,6 +122,12 @@ type Store struct {
 	// lf reads a rollback-journal file without locks (lockfree.go).
 	lfOnce sync.Once
 	lf     *lockFree
+	// lockNote is what the store said before its first locked read of a
+	// rollback-journal file (lockednote.go), once, to onLockedRead.
+	lockNote     atomic.Pointer[string]
+	lockNoteOnce sync.Once
+	onLockedRead func(string)
+	lockedReads  atomic.Int64
 	// windows are the last windows of the windowed reads, by kind
 	// (lockfree_read.go).
 	windows [windowKinds]atomic.Int64
@@ -149,7 +159,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout}
+	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout, onLockedRead: opts.OnLockedRead}
 	if s.clock == nil {
 		s.clock = SystemClock
 	}
@@ -511,6 +521,20 @@ func (s *Store) tables(ctx context.Context) (store map[string][]string, others [
 		store, others, err = scanTables(rows)
 		return store, others, s.classify(err)
 	}
+	if s.lockFreeUsable() {
+		// A service's rollback-journal file: the schema is read without
+		// locks too (lockfree.go), or the open alone could fail a commit.
+		rows, ok, err := s.queryLockFree(ctx, tablesSQL, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			defer rows.Close()
+			store, others, err = scanTables(rows)
+			return store, others, s.classify(err)
+		}
+	}
+	s.lockedRead()
 	rows, err := s.db.QueryContext(ctx, tablesSQL)
 	if err != nil {
 		return nil, nil, s.classify(err)

@@ -85,8 +85,11 @@ type model struct {
 
 	refresh refreshState
 	lastErr string
-	rate    commitRate       // commits per second, from the refresh's reads
-	wall    func() time.Time // when a read arrived (the rate's clock)
+	// lockNoted is the store's LockedReadNote the flash line showed
+	// (refresh.go: noteLockedReads).
+	lockNoted string
+	rate      commitRate       // commits per second, from the refresh's reads
+	wall      func() time.Time // when a read arrived (the rate's clock)
 	// busySince is when the version read or the visible tab's load in
 	// flight began (zero when none is): the status bar says "loading…"
 	// only for a slow one.

@@ -70,6 +70,10 @@ type App struct {
 	probes  fleetMembers
 	minted  mintedTokens // Turso group tokens minted this session (tenants.go)
 	listing tursoListing // Turso groups' listings, shared by a Fleet refresh
+	// inTUI: the TUI has the terminal (lockedReadNote); noteMu keeps the
+	// notes of stores read at once (the fleet's) apart.
+	inTUI  atomic.Bool
+	noteMu sync.Mutex
 }
 
 // Context is the command's context, cancelled on interrupt.
@@ -97,12 +101,26 @@ func (a *App) Pinned(fn func(now int64) error) error {
 // StoreOptions are the options every store of this command is opened with.
 func (a *App) StoreOptions() store.Options {
 	return store.Options{
-		AuthToken:   a.Globals.ResolveToken(a.Env),
-		ReadOnly:    a.Globals.ReadOnly,
-		Clock:       a.Now,
-		BusyTimeout: a.Globals.BusyTimeout,
-		OneShot:     a.oneCall,
+		AuthToken:    a.Globals.ResolveToken(a.Env),
+		ReadOnly:     a.Globals.ReadOnly,
+		Clock:        a.Now,
+		BusyTimeout:  a.Globals.BusyTimeout,
+		OneShot:      a.oneCall,
+		OnLockedRead: a.lockedReadNote,
 	}
+}
+
+// lockedReadNote says on stderr, once per store, that kvdeck reads a
+// rollback-journal file with SQLite's locks (store.Options.OnLockedRead),
+// before it does; not while the TUI has the terminal (it shows the store's
+// LockedReadNote itself).
+func (a *App) lockedReadNote(text string) {
+	if a.inTUI.Load() {
+		return
+	}
+	a.noteMu.Lock()
+	defer a.noteMu.Unlock()
+	fmt.Fprintf(a.Stderr, "kvdeck: note: %s\n", text)
 }
 
 // OpenForOneCall is Open for a command that makes one call on the store
@@ -283,6 +301,8 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
 	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf}
 	a.savedForTUI(&cfg) // the store switcher (cmd_tui.go)
+	a.inTUI.Store(true)
+	defer a.inTUI.Store(false)
 	return a.tui(a.ctx, s, cfg)
 }
 

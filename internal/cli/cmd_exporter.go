@@ -81,7 +81,7 @@ func (c *ExporterCmd) targets(app *App, tokens *exporterTokens) ([]exporter.Targ
 			}
 			return store.Open(ctx, savedURL(s), savedOptions(s, store.Options{
 				AuthToken: token, ReadOnly: true, Unchecked: true, Clock: app.Now,
-				BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: c.Timeout,
+				BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: c.Timeout, OnLockedRead: app.lockedReadNote,
 			}))
 		}}
 	}

@@ -257,6 +257,39 @@ func TestSparkText(t *testing.T) {
 	}
 }
 
+// TestFleetStatusEstimates: a store whose rowids span more than the
+// pulse's sample gets its rows and expired rows estimated, said so (~ and
+// a line under the table; estimated and sampledRows in JSON) and close;
+// a small store's are exact. Before, EXPIRED counted over the first
+// 100,000 rows in key order showed a bound (≥11 for 50,011).
+func TestFleetStatusEstimates(t *testing.T) {
+	env := storesEnv(t)
+	dir := t.TempDir()
+	big, small := filepath.Join(dir, "big.db"), filepath.Join(dir, "small.db")
+	storetest.SeedRollbackJournal(t, big, 30_000)
+	storetest.Exec(t, "file:"+big, `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 6000) `+
+		`INSERT INTO kv SELECT CAST(x'0274310004' || unhex(printf('8%015x', i)) AS BLOB), '1', 30000 + i, `+strconv.FormatInt(storetest.T0, 10)+` FROM c`)
+	storetest.SeedRollbackJournal(t, small, 300)
+	configFile(t, env, "[stores.big]\nurl = \"file:"+big+"\"\n[stores.small]\nurl = \"file:"+small+"\"\n", 0o600)
+	now := strconv.FormatInt(storetest.T0+1, 10)
+	r := runMain(t, env, "", []string{"--now", now, "fleet", "-o", "json"})
+	rows := statusRows(t, r.stdout)
+	b, s := rows["big"], rows["small"]
+	if r.code != 0 || !b.Estimated || b.SampledRows == 0 || b.SampledRows > 4096 || s.Estimated || s.Rows != 300 || s.Expired != 0 {
+		t.Fatalf("exit %d: big %+v, small %+v; want big estimated from at most 4096 rows, small exact", r.code, b, s)
+	}
+	if b.Rows < 34_200 || b.Rows > 37_800 || b.Expired < 5_400 || b.Expired > 6_600 {
+		t.Errorf("big: ~%d rows, ~%d expired; want 36000 and 6000 within 5%% and 10%%", b.Rows, b.Expired)
+	}
+	r = runMain(t, env, "", []string{"--now", now, "fleet"})
+	t.Logf("kvdeck fleet:\n%s", r.stdout)
+	l := lines(r.stdout)
+	if len(l) != 4 || !strings.Contains(l[1], " ~36k ") || !strings.Contains(l[1], " ~6.") || !strings.Contains(l[2], " 300 ") ||
+		!strings.HasPrefix(l[3], "~ estimated from a sample of at most 4096 rows") {
+		t.Errorf("text:\n%s", r.stdout)
+	}
+}
+
 // TestFleetStatusWatchKeepsStoresOpen: kvdeck fleet -w opens each store
 // once and reads it every round: a sqld with JWT auth whose token comes
 // from a token_command runs that command once however many rounds there

@@ -89,7 +89,7 @@ func fleetOpen(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout t
 	}
 	st, err = store.Open(ctx, savedURL(s), savedOptions(s, store.Options{
 		AuthToken: token, ReadOnly: true, Clock: app.Now,
-		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout,
+		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout, OnLockedRead: app.lockedReadNote,
 	}))
 	return ctx, cancel, st, token, err
 }
@@ -118,7 +118,7 @@ func fleetPulse(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout 
 		}
 		st, err := store.Open(ctx, savedURL(s), savedOptions(s, store.Options{
 			AuthToken: token, ReadOnly: true, Unchecked: true, Clock: app.Now,
-			BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout,
+			BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout, OnLockedRead: app.lockedReadNote,
 		}))
 		return token, st, err
 	})
