@@ -54,8 +54,8 @@ func TestBacklogCatchesUp(t *testing.T) {
 	bulk(t, s, 30, 100)
 	seq := seqOf(t, s)
 	h := newActivityHarness(t, s, clock, 120, 40)
-	if h.M.f.after != seq {
-		t.Errorf("read to stamp %d of seq %d while the store is still", h.M.f.after, seq)
+	if h.M.f.c.After() != seq {
+		t.Errorf("read to stamp %d of seq %d while the store is still", h.M.f.c.After(), seq)
 	}
 	sets := 0
 	for _, ev := range h.M.f.events {
@@ -95,8 +95,8 @@ func TestBulkWhileOpenCatchesUp(t *testing.T) {
 		}
 		h.Refresh()
 		seq := seqOf(t, s)
-		if h.M.f.after != seq {
-			t.Errorf("read to stamp %d of seq %d while the store is still", h.M.f.after, seq)
+		if h.M.f.c.After() != seq {
+			t.Errorf("read to stamp %d of seq %d while the store is still", h.M.f.c.After(), seq)
 		}
 		if ev, _ := h.M.selected(); codec.Format(ev.key) != `["after", 2]` || ev.before {
 			t.Errorf("the top row is %s (before %v), want the last set", codec.Format(ev.key), ev.before)
@@ -368,7 +368,7 @@ func TestIdleCatchUpReadsMore(t *testing.T) {
 	m, cmd := h.M.Refresh()
 	ticks := 0
 	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 && (m.behind || m.loading || m.f.after != seq) {
+	for len(queue) > 0 && (m.behind || m.loading || m.f.c.After() != seq) {
 		c := queue[0]
 		queue = queue[1:]
 		for _, msg := range collect(c) {
@@ -380,13 +380,13 @@ func TestIdleCatchUpReadsMore(t *testing.T) {
 			if next != nil {
 				queue = append(queue, next)
 			}
-			if m.behind && !m.loading && !strings.Contains(ansi.Strip(m.View()), fmt.Sprintf("catching up: read to stamp %d", m.f.after)) {
+			if m.behind && !m.loading && !strings.Contains(ansi.Strip(m.View()), fmt.Sprintf("catching up: read to stamp %d", m.f.c.After())) {
 				t.Errorf("behind, the title does not say how far it read:\n%s", m.View())
 			}
 		}
 	}
-	if m.f.after != seq {
-		t.Fatalf("read to stamp %d of seq %d", m.f.after, seq)
+	if m.f.c.After() != seq {
+		t.Fatalf("read to stamp %d of seq %d", m.f.c.After(), seq)
 	}
 	if ticks > 2 {
 		t.Errorf("catching up took %d ticks, want 2", ticks)
