@@ -66,7 +66,7 @@ type netStep struct {
 }
 
 // oneCallOps are the steps that open as get, set, delete and atomic do
-// (App.OpenForOneCall): the schema check goes with their one call.
+// (Opening.OneCall): the schema check goes with their one call.
 var oneCallOps = map[string]bool{"get (open + get)": true, "set (open + set)": true}
 
 // netRun measures steps through the latency proxy and keeps their lines.

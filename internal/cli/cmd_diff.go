@@ -375,10 +375,7 @@ func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix
 	if isDump {
 		return checkedDump(app, name, arg, prefix)
 	}
-	opts := app.StoreOptions()
-	opts.ReadOnly = true
-	opts.AuthToken = token
-	s, err := app.open(ctx, arg, opts)
+	s, err := app.Open(ctx, Opening{URL: arg, Token: token, Access: ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, noTokenHint(err, token, name, "--"+strings.ToLower(name)+"-auth-token"))
 	}

@@ -51,7 +51,7 @@ type IndexShowCmd struct{}
 
 // Run lists the indexes of kv whose first column is ver.
 func (c *IndexShowCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (c *IndexAddCmd) Writes() string { return "index add" }
 
 // Run creates kvdeck_kv_ver unless it exists.
 func (c *IndexAddCmd) Run(app *App) error {
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (c *IndexDropCmd) Writes() string { return "index drop" }
 
 // Run drops kvdeck_kv_ver when it exists.
 func (c *IndexDropCmd) Run(app *App) error {
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}

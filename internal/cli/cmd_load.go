@@ -64,7 +64,7 @@ func (c *LoadCmd) Run(app *App) error {
 	if err := c.validate(app, in); err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite(MayCreate)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate})
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func (c *PutBackCmd) Run(app *App) error {
 		return err
 	}
 	fmt.Fprintf(app.Stderr, "kvdeck: --at: %s\n", past.label())
-	live, err := app.OpenToWrite(MustExist)
+	live, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}

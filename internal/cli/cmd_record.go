@@ -58,9 +58,7 @@ func (c *RecordCmd) Run(app *App) error {
 	}
 	ctx := app.Context()
 	url, _ := app.Globals.ResolveDB(app.Env)
-	opts := app.StoreOptions()
-	opts.ReadOnly = true
-	s, err := app.open(ctx, url, opts)
+	s, err := app.Open(ctx, Opening{Access: ReadOnly})
 	if err != nil {
 		return err
 	}

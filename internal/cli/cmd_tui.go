@@ -22,7 +22,7 @@ func (c *TUICmd) Run(app *App) error {
 	if c.Refresh <= 0 {
 		return fmt.Errorf("--refresh %s: must be positive", c.Refresh)
 	}
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -102,9 +102,7 @@ func (a *App) tuiOpenProbe(ctx context.Context, name string) (*store.Store, erro
 		} else if token, err = cfg.Token(ctx, st, a.Env); err != nil {
 			return "", nil, err
 		}
-		opts := a.StoreOptions()
-		opts.AuthToken, opts.ReadOnly, opts.Unchecked, opts.Create, opts.Force = token, true, true, false, false
-		s, err := store.Open(ctx, st.URL, opts)
+		s, err := a.Open(ctx, Opening{URL: st.URL, Token: token, Access: ReadOnly, Unchecked: true, Own: true})
 		return token, s, err
 	})
 	if err != nil && token != "" && strings.Contains(err.Error(), token) {
@@ -134,9 +132,11 @@ func (a *App) tuiOpenStore(ctx context.Context, name string) (*store.Store, tuic
 	} else if token, err = cfg.Token(ctx, st, a.Env); err != nil {
 		return nil, entry, err
 	}
-	opts := a.StoreOptions()
-	opts.AuthToken, opts.ReadOnly = token, entry.ReadOnly
-	s, err := a.open(ctx, st.URL, opts)
+	access := Writable
+	if entry.ReadOnly {
+		access = ReadOnly
+	}
+	s, err := a.Open(ctx, Opening{URL: st.URL, Token: token, Access: access})
 	if err != nil {
 		if token != "" && strings.Contains(err.Error(), token) {
 			err = errors.New(strings.ReplaceAll(err.Error(), token, "<redacted>"))

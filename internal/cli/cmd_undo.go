@@ -44,7 +44,7 @@ func (c *UndoCmd) Run(app *App) error {
 	if app.JournalOff() {
 		return errors.New("undo works through the write journal, which --no-journal (or KVDECK_JOURNAL=off) turns off: the undo itself could not be recorded, nor undone")
 	}
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ type journalKeyJSON struct {
 // entries whose outcome is unknown. A read-only session or a journal
 // turned off reads the file without settling (settling writes to it).
 func (c *UndoCmd) list(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func (c *WatchCmd) Run(app *App) error {
 		}
 		prefixes = append(prefixes, k)
 	}
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}

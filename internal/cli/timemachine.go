@@ -201,11 +201,9 @@ func (a *App) openPoint(ctx context.Context, src history.Source, p history.Point
 		}
 	})
 	a.mu.Unlock()
-	opts := a.StoreOptions()
-	opts.ReadOnly, opts.AuthToken, opts.OneShot = true, opened.Token, false
 	var s *store.Store
 	for wait := 500 * time.Millisecond; ; wait *= 2 {
-		s, err = store.Open(ctx, opened.URL, opts)
+		s, err = a.Open(ctx, Opening{URL: opened.URL, Token: opened.Token, Access: ReadOnly})
 		// A branch just made may not answer yet: retry a while.
 		if err == nil || !errors.Is(err, store.ErrUnreachable) || src.Kind() == history.KindLitestream || src.Kind() == history.KindRecord || wait > 8*time.Second {
 			break
@@ -216,13 +214,7 @@ func (a *App) openPoint(ctx context.Context, src history.Source, p history.Point
 		case <-time.After(wait):
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	a.stores = append(a.stores, s)
-	a.mu.Unlock()
-	return s, nil
+	return s, err
 }
 
 // OpenPast opens the store of the global flags as it was at --at,
