@@ -10,6 +10,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/bench"
 	"kvdeck/internal/latency"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
@@ -238,7 +239,7 @@ func (c *BenchCmd) printNetwork(app *App, title string, lines []netJSON) {
 			rate = fmt.Sprintf("%.0f", l.RowsPerSec)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", l.Op, l.Requests, time.Duration(l.Ms*float64(time.Millisecond)).Round(time.Millisecond), rows, rate,
-			byteText(l.BytesSent), byteText(l.BytesReceived), l.ServerRead, l.ServerWritten)
+			usertext.Bytes(l.BytesSent), usertext.Bytes(l.BytesReceived), l.ServerRead, l.ServerWritten)
 	}
 	tw.Flush()
 	app.Out.Textf("%s", title)
