@@ -101,7 +101,7 @@ func (c *RecordCmd) Run(app *App) error {
 func (c *RecordCmd) loop(ctx context.Context, app *App, w *watcher, rec *history.Recording) error {
 	timer := time.NewTimer(c.Interval)
 	defer timer.Stop()
-	var retry time.Duration
+	retries := pollBackoff()
 	lastTrim := time.Time{}
 	for {
 		select {
@@ -125,9 +125,7 @@ func (c *RecordCmd) loop(ctx context.Context, app *App, w *watcher, rec *history
 				return interrupted(ctx, perr)
 			}
 		}
-		var next time.Duration
-		next, retry = backoff(app, "record", err, retry, c.Interval)
-		timer.Reset(next)
+		timer.Reset(backoff(app, "record", err, retries, c.Interval))
 	}
 }
 

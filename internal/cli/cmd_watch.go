@@ -15,6 +15,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/changefeed"
 	"kvdeck/internal/usertext"
+	"kvdeck/internal/retry"
 	"kvdeck/store"
 )
 
@@ -181,6 +182,9 @@ const (
 	watchRetryMax   = 30 * time.Second
 )
 
+// pollBackoff is the backoff of a watch's (or record's) polls.
+func pollBackoff() *retry.Backoff { return &retry.Backoff{First: watchRetryFirst, Max: watchRetryMax} }
+
 // loop polls every interval and prints the changes. A poll that fails
 // (the server went away) is retried with backoff, said on stderr; the
 // watch keeps its position, so a set the store still holds is printed
@@ -189,7 +193,7 @@ func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 	timer := time.NewTimer(c.Interval)
 	defer timer.Stop()
 	said := false
-	var retry time.Duration // 0: the last poll answered
+	retries := pollBackoff()
 	for {
 		select {
 		case <-ctx.Done():
@@ -216,26 +220,25 @@ func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 		if c.Once && len(events) > 0 {
 			return nil
 		}
-		var next time.Duration
-		next, retry = backoff(app, "watch", err, retry, c.Interval)
-		timer.Reset(next)
+		timer.Reset(backoff(app, "watch", err, retries, c.Interval))
 	}
 }
 
 // backoff is the wait before the next poll of what (watch, record): the
-// interval while the store answers; after a failure watchRetryFirst,
-// doubling up to watchRetryMax, each said on stderr, and said again when
-// the store answers. retry is the last wait after a failure (0: none).
-func backoff(app *App, what string, err error, retry, interval time.Duration) (next, retried time.Duration) {
-	switch {
-	case err != nil:
-		retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
-		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store did not answer (%s); retrying in %s\n", what, usertext.Sanitize(err.Error()), retry)
-		return retry, retry
-	case retry > 0:
-		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store answers again\n", what)
+// interval while the store answers; after a failure the next of retries
+// (watchRetryFirst, doubling up to watchRetryMax), each said on stderr,
+// and said again when the store answers.
+func backoff(app *App, what string, err error, retries *retry.Backoff, interval time.Duration) time.Duration {
+	if err != nil {
+		wait := retries.Next()
+		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store did not answer (%s); retrying in %s\n", what, usertext.Sanitize(err.Error()), wait)
+		return wait
 	}
-	return interval, 0
+	if retries.Failed() {
+		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store answers again\n", what)
+		retries.Reset()
+	}
+	return interval
 }
 
 // interrupted returns ctx's error when ctx ended (the store's error then
