@@ -14,8 +14,8 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/changefeed"
-	"kvdeck/internal/usertext"
 	"kvdeck/internal/retry"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 

@@ -13,8 +13,8 @@ import (
 	"kvdeck/internal/editsession"
 	"kvdeck/internal/history"
 	"kvdeck/internal/journal"
-	"kvdeck/internal/storeconfig"
 	"kvdeck/internal/retry"
+	"kvdeck/internal/storeconfig"
 	"kvdeck/store"
 )
 
