@@ -20,20 +20,7 @@ import (
 // statusRows parses fleet status's JSON lines (in name order).
 func statusRows(t *testing.T, out string) map[string]fleetStatusRow {
 	t.Helper()
-	rows := map[string]fleetStatusRow{}
-	var order []string
-	for _, l := range lines(out) {
-		var r fleetStatusRow
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("line %q: %v", l, err)
-		}
-		rows[r.Store] = r
-		order = append(order, r.Store)
-	}
-	if !slices.IsSorted(order) {
-		t.Errorf("rows not in name order: %v", order)
-	}
-	return rows
+	return fleetLines(t, out, func(r fleetStatusRow) string { return r.Store })
 }
 
 // TestFleetStatus: seven saved stores (files, the reference's store, a

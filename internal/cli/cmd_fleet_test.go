@@ -16,15 +16,22 @@ import (
 // fleetRows parses fleet doctor's JSON lines.
 func fleetRows(t *testing.T, out string) map[string]fleetDoctorRow {
 	t.Helper()
-	rows := map[string]fleetDoctorRow{}
+	return fleetLines(t, out, func(r fleetDoctorRow) string { return r.Store })
+}
+
+// fleetLines parses a fleet command's JSON lines, a row a store, by the
+// store's name; they must come in name order.
+func fleetLines[R any](t *testing.T, out string, name func(R) string) map[string]R {
+	t.Helper()
+	rows := map[string]R{}
 	var order []string
 	for _, l := range lines(out) {
-		var r fleetDoctorRow
+		var r R
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}
-		rows[r.Store] = r
-		order = append(order, r.Store)
+		rows[name(r)] = r
+		order = append(order, name(r))
 	}
 	if !slices.IsSorted(order) {
 		t.Errorf("rows not in name order: %v", order)

@@ -11,16 +11,20 @@ import (
 	"kvdeck/codec"
 )
 
+// parseCase is a line, whether it is a row, and the Record's fields
+// (describe) or the error's text.
+type parseCase struct {
+	line string
+	ok   bool
+	want string
+}
+
 // TestParse: every shape of row a dump holds reads back as the row it
 // was (key or raw bytes, JSON or raw value, NULLs, stamp, expiry, error);
 // a blank line and the meta trailer are no row; a line that contradicts
 // itself is refused naming the line and the field.
 func TestParse(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		ok   bool
-		want string // the Record's fields, or the error's text
-	}{
+	for _, tc := range []parseCase{
 		{`{"key":[{"type":"string","value":"a"}],"hex":"026100","value":{"x":[1]},"versionstamp":"00000000000000000001","expiresAt":1767312000000,"expired":false}`,
 			true, `key ["a"] raw 026100 value {"x":[1]} json stamp 00000000000000000001 expires 1767312000000`},
 		{`{"key":"[\"a\"]","value":1}`, true, `key ["a"] raw 026100 value 1 json`},

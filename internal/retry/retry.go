@@ -28,8 +28,12 @@ func (b *Backoff) Reset() { b.last = 0 }
 // Reset.
 func (b *Backoff) Failed() bool { return b.last > 0 }
 
-// Sleep waits d, and reports false when ctx ended first.
+// Sleep waits d, and reports false when ctx ended first (at once when d
+// is not positive).
 func Sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
