@@ -171,16 +171,8 @@ func TestFollowingOrPinned(t *testing.T) {
 // still there it shows the key. Failed before: it sent Browse to the
 // missing key without a word.
 func TestEnterOnASetRowOfADeletedKey(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	h := newActivityHarness(t, s, clock, 120, 40)
-	for i := 1; i <= 2; i++ {
-		if _, err := s.Set(ctx, mkKey("q", i), []byte(`1`), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h.Refresh()
-	if err := s.Delete(ctx, mkKey("q", 1)); err != nil {
+	s, h := feedOf(t, 120, 40, "q", 2)
+	if err := s.Delete(storetest.Ctx(t), mkKey("q", 1)); err != nil {
 		t.Fatal(err)
 	}
 	// No refresh yet: the feed still shows the set as the last of it.
