@@ -82,7 +82,7 @@ func TestWatchLargePrefixMemoryLarge(t *testing.T) {
 		if m.HeapAlloc > 120<<20 {
 			t.Errorf("a watch of %d rows of 2 KB holds %d MB of heap", rows, m.HeapAlloc>>20)
 		}
-		// The values kept live in seenRows' SQLite table, whose memory
+		// The values kept live in DiskRows' SQLite table, whose memory
 		// the Go heap above does not count: the bound is checked itself.
 		if w.seen.Kept() > watchValueBudget {
 			t.Errorf("the watch keeps %d MB of values, over its budget of %d MB", w.seen.Kept()>>20, watchValueBudget>>20)
