@@ -41,12 +41,18 @@ func feedOf(t *testing.T, w, h int, name string, n int) (*store.Store, *viewtest
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	hs := newActivityHarness(t, s, clock, w, h)
 	for i := 1; i <= n; i++ {
-		if _, err := s.Set(storetest.Ctx(t), mkKey(name, i), []byte(`1`), nil); err != nil {
-			t.Fatal(err)
-		}
+		setOne(t, s, mkKey(name, i))
 	}
 	hs.Refresh()
 	return s, hs
+}
+
+// setOne sets k to 1 in s.
+func setOne(t *testing.T, s *store.Store, k codec.Key) {
+	t.Helper()
+	if _, err := s.Set(storetest.Ctx(t), k, []byte(`1`), nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func mkKey(parts ...any) codec.Key {
@@ -213,13 +219,7 @@ func TestMarkFilterJump(t *testing.T) {
 // stays on the newest as changes arrive; moved down, it keeps its event.
 func TestFeedFollowsTheHead(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	put := func(i int) {
-		t.Helper()
-		if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(i int) { t.Helper(); setOne(t, s, mkKey("n", i)) }
 	put(0)
 	h := newActivityHarness(t, s, clock, 100, 30)
 	for i := 1; i <= 3; i++ {

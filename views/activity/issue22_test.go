@@ -113,13 +113,7 @@ func TestBulkWhileOpenCatchesUp(t *testing.T) {
 // and enter opened whatever was newest at the key press.
 func TestFollowingOrPinned(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	put := func(i int) {
-		t.Helper()
-		if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(i int) { t.Helper(); setOne(t, s, mkKey("n", i)) }
 	at := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	h := newActivityHarness(t, s, clock, 120, 40, func(tn *tuning) {
 		tn.wallNow = func() time.Time { return at }
