@@ -87,10 +87,10 @@ func KeyHistory(ctx context.Context, points []Point, maxReads int, read func(ctx
 	b := &bisection{ctx: ctx, read: read, states: map[int]KeyState{}}
 	defer func() { res.Reads = b.reads }() // on every return, errors too
 	last := len(points) - 1
-	if _, err := b.get(0); err != nil {
+	if err := b.load(0); err != nil {
 		return res, err
 	}
-	if _, err := b.get(last); err != nil {
+	if err := b.load(last); err != nil {
 		return res, err
 	}
 	b.push(0, last)
@@ -100,7 +100,7 @@ func KeyHistory(ctx context.Context, points []Point, maxReads int, read func(ctx
 		}
 		u := b.next()
 		m := (u.First + u.Last) / 2
-		if _, err := b.get(m); err != nil {
+		if err := b.load(m); err != nil {
 			return res, err
 		}
 		b.push(u.First, m)
@@ -123,21 +123,21 @@ type bisection struct {
 	differ, rowless []Unread
 }
 
-// get is the key's state at point i, read once.
-func (b *bisection) get(i int) (KeyState, error) {
-	if s, ok := b.states[i]; ok {
-		return s, nil
+// load reads the key's state at point i into states, once.
+func (b *bisection) load(i int) error {
+	if _, ok := b.states[i]; ok {
+		return nil
 	}
 	if err := b.ctx.Err(); err != nil {
-		return KeyState{}, err
+		return err
 	}
 	s, err := b.read(b.ctx, i)
 	if err != nil {
-		return KeyState{}, err
+		return err
 	}
 	b.states[i] = s
 	b.reads++
-	return s, nil
+	return nil
 }
 
 // push queues the stretch (i, j), both ends read, unless its ends settle
