@@ -1,9 +1,9 @@
 // Package store is the engine of the coordination store: a byte-compatible Go
 // implementation of the reference LibsqlKv over any libSQL database (an
-// embedded SQLite file through modernc.org/sqlite, or sqld / Turso over HTTP
-// or WebSocket), through github.com/tursodatabase/libsql-client-go, and
-// over a server through kvdeck's own Hrana clients for every read through
-// Store.query and every write.
+// embedded SQLite file through modernc.org/sqlite, reached through
+// github.com/tursodatabase/libsql-client-go, or sqld / Turso over HTTP or
+// WebSocket through kvdeck's own Hrana clients only: every request a
+// remote store sends, the schema check included).
 //
 // It knows nothing of terminals. Every operation takes its notion of "now"
 // from the injected Clock, holds locks as briefly as it can (reads in short
@@ -44,8 +44,10 @@
 //     out of an answer and decoded before encoding/json reads the rest
 //     (fuzzed); hranascan.go: database/sql's conversions for the rows of
 //     an answer. hranameter.go: Cost, what the requests cost (requests,
-//     bytes, the server's rows read and written), libsql-client-go's HTTP
-//     requests included.
+//     bytes, the server's rows read and written). hranaroute.go: what
+//     every request carries beside its statements (the sqld namespace's
+//     header; on a store with a replica, reads go to it carrying the
+//     highest replication index seen), and Replication, the replica lag.
 //   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),
 //     and the scanning of rows written by anyone, odd ones included.
 //   - read.go: Get, GetRaw, GetMany, List (ListOptions, Page: bounded
@@ -77,17 +79,20 @@
 //     the prepared statement cache of embedded files.
 //   - recorder.go: the write journal's contract. Recorder (Before and
 //     After around every write), PendingWrite, WriteResult, RawRow,
-//     WithWriteOp; SetRecorder attaches one (internal/journal's).
+//     Action (what one command or key did: WithWriteOp starts one,
+//     WithAction joins it); SetRecorder attaches one (internal/journal's).
 //   - journal.go: the engine side of it. Every write tells the Recorder
 //     before anything is sent (a refusal is ErrJournal, and no write)
 //     and once after (applied, not applied, unknown); its before-images
 //     come from its own transaction: a SELECT of the keys after the
 //     commit's head, or the DELETE's RETURNING. Nothing is read when no
 //     Recorder is set.
-//   - restore.go: Restore (RestoreOp, RestoreResult, RestoreConflict),
-//     the checked inverse of a journaled write: one commit that puts rows
-//     back as they were, under a new stamp, only if every key's physical
-//     row is the one expected.
+//   - restore.go: Restore and RestoreAt (RestoreOp, RestoreResult,
+//     RestoreConflict), the checked inverse of a journaled write: one
+//     commit that puts rows back as they were, under a new stamp, only if
+//     every key's physical row is the one expected (and, for RestoreAt,
+//     seq has not gone below a floor: another life of the database);
+//     ReadRows, the physical rows at keys.
 //   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
 //     expired rows in short batches that re-check their expiry;
 //     ScanExpired lists them.

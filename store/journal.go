@@ -38,7 +38,7 @@ func (s *Store) beginWrite(ctx context.Context, w PendingWrite) (*journaled, err
 	if s.recorder == nil {
 		return nil, nil
 	}
-	w.Op = WriteOp(ctx)
+	w.Op, w.Action = WriteOp(ctx), ActionOf(ctx)
 	id, err := s.recorder.Before(ctx, w)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s not made: %w", ErrJournal, w.Kind, err)

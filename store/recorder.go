@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"sync"
 )
 
 // The write journal's hook. Every write the engine makes (Commit and
@@ -45,6 +46,11 @@ type PendingWrite struct {
 	// Op is the user action behind the write (WithWriteOp), e.g. "set",
 	// "sweep", "browse: edit"; empty when the caller named none.
 	Op string
+	// Action is the user action the write belongs to (WithWriteOp,
+	// WithAction): every write of one command or key shares it, so the
+	// journal undoes them as one. Nil when the caller named none: the
+	// write is an action of its own.
+	Action *Action
 	// Kind is the engine call: "commit", "delete", "delete-raw",
 	// "set-many", "sweep", "restore".
 	Kind string
@@ -101,16 +107,58 @@ func (s *Store) Recorder() Recorder { return s.recorder }
 
 type writeOpKey struct{}
 
-// WithWriteOp names the user action behind the writes made with ctx, for
-// the journal ("set", "lease break", "browse: edit").
+// Action is one user action: what one command or one key did, however
+// many writes it took (a sweep's batches, an alarm fire's claim, lease
+// and clear). The front ends start one per command or key (WithWriteOp)
+// and every write made with that context joins it; the engine needs no
+// change per command. A non-row step of an action (a journal mode
+// switched and back) is told to the Recorder as a PendingWrite of its
+// own Kind under the same Action.
+type Action struct {
+	// Op names the action for the journal ("set", "lease break").
+	Op string
+
+	once sync.Once
+	id   string
+}
+
+// NewAction starts a user action named op. Writes join it through
+// WithAction.
+func NewAction(op string) *Action { return &Action{Op: op} }
+
+// ID is the action's identifier, chosen by name on the first call (the
+// Recorder names actions; the engine does not): every later call returns
+// the same.
+func (a *Action) ID(name func() string) string {
+	a.once.Do(func() { a.id = name() })
+	return a.id
+}
+
+// WithAction makes the writes made with ctx join action a.
+func WithAction(ctx context.Context, a *Action) context.Context {
+	return context.WithValue(ctx, writeOpKey{}, a)
+}
+
+// WithWriteOp starts a user action named op ("set", "lease break",
+// "browse: edit"): every write made with ctx, or a context derived from
+// it, joins that one action in the journal, until a derived context
+// starts another.
 func WithWriteOp(ctx context.Context, op string) context.Context {
-	return context.WithValue(ctx, writeOpKey{}, op)
+	return WithAction(ctx, NewAction(op))
+}
+
+// ActionOf is the action of ctx's writes, nil when none was started.
+func ActionOf(ctx context.Context) *Action {
+	a, _ := ctx.Value(writeOpKey{}).(*Action)
+	return a
 }
 
 // WriteOp is the action named by WithWriteOp, or "".
 func WriteOp(ctx context.Context) string {
-	op, _ := ctx.Value(writeOpKey{}).(string)
-	return op
+	if a := ActionOf(ctx); a != nil {
+		return a.Op
+	}
+	return ""
 }
 
 // RestoreOp is one key of a Restore: the physical row expected now, and
@@ -146,4 +194,8 @@ type RestoreResult struct {
 	// Conflicts lists, when OK is false, the keys not as expected, re-read
 	// after the refusal (best effort, as Commit's Failed).
 	Conflicts []RestoreConflict
+	// SeqBelow is, for a RestoreAt refused because the store's seq is
+	// below its minSeq (another life of the database), that seq; 0
+	// otherwise.
+	SeqBelow int64
 }

@@ -24,9 +24,10 @@ const restoreChunk = 500
 // expected absent, fit.
 const maxRestoreVariables = 32000
 
-// restoreReadChunk is how many keys one re-read of a refused Restore
-// names: one request for any Restore that fits maxRestoreVariables.
-const restoreReadChunk = 16000
+// restoreReadChunk is how many keys one statement of ReadRows names: a
+// short statement, and an answer far under what a server sends at once
+// for rows of ordinary size.
+const restoreReadChunk = 1000
 
 // Restore writes ops as one atomic commit, but only when every key's
 // physical row is exactly the one expected (its ver, or no row): the
@@ -41,6 +42,15 @@ const restoreReadChunk = 16000
 // then puts and deletes guarded by it. Keys must be distinct. A refusal
 // writes nothing and re-reads the keys (one request) to fill Conflicts.
 func (s *Store) Restore(ctx context.Context, ops []RestoreOp) (RestoreResult, error) {
+	return s.RestoreAt(ctx, 0, ops)
+}
+
+// RestoreAt is Restore that also requires the store's seq to be at least
+// minSeq (0: no such check), in the same verdict: a database recreated or
+// copied back from an older file starts its stamps again, and the same
+// stamps then name other rows. A refusal for that reason alone has no
+// Conflicts and SeqBelow set.
+func (s *Store) RestoreAt(ctx context.Context, minSeq int64, ops []RestoreOp) (RestoreResult, error) {
 	if err := s.checkWritable("restore"); err != nil {
 		return RestoreResult{}, err
 	}
@@ -51,7 +61,7 @@ func (s *Store) Restore(ctx context.Context, ops []RestoreOp) (RestoreResult, er
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	stmts, hasPut, err := buildRestore(ops)
+	stmts, hasPut, err := buildRestore(ops, minSeq)
 	if err != nil {
 		return RestoreResult{}, err
 	}
@@ -66,7 +76,14 @@ func (s *Store) Restore(ctx context.Context, ops []RestoreOp) (RestoreResult, er
 	}
 	if !res.OK {
 		conflicts, err := s.restoreConflicts(ctx, ops)
-		return RestoreResult{Conflicts: conflicts}, err
+		out := RestoreResult{Conflicts: conflicts}
+		if err == nil && len(conflicts) == 0 && minSeq > 0 {
+			var seq int64
+			if seq, err = s.Seq(ctx); err == nil && seq < minSeq {
+				out.SeqBelow = seq
+			}
+		}
+		return out, err
 	}
 	return RestoreResult{OK: true, Versionstamp: res.Versionstamp}, nil
 }
@@ -92,8 +109,8 @@ func restoreKeys(ops []RestoreOp) ([][]byte, error) {
 // buildRestore produces a Restore's statements: the head (statement 0,
 // returning ok and seq), then the puts and deletes in chunks, each
 // guarded by the verdict.
-func buildRestore(ops []RestoreOp) ([]stmt, bool, error) {
-	verdict, vargs := restoreVerdict(ops)
+func buildRestore(ops []RestoreOp, minSeq int64) ([]stmt, bool, error) {
+	verdict, vargs := restoreVerdict(ops, minSeq)
 	var puts, dels []RestoreOp
 	for _, op := range ops {
 		if op.Put != nil {
@@ -152,12 +169,12 @@ func buildRestore(ops []RestoreOp) ([]stmt, bool, error) {
 }
 
 // restoreVerdict renders "every key's physical row is the expected one"
-// as one SQL boolean, one term per chunk of keys: keys that must have no
+// (and, when minSeq is set, "seq has reached minSeq") as one SQL boolean, one term per chunk of keys: keys that must have no
 // row, NOT EXISTS over an IN list; keys that must have a row at a ver, a
 // count of the rows that match a VALUES list of (key, ver) pairs, which
 // must be all of them (keys are distinct, so each pair matches at most
 // one row). Liveness plays no part: an expired row is there.
-func restoreVerdict(ops []RestoreOp) (string, []any) {
+func restoreVerdict(ops []RestoreOp, minSeq int64) (string, []any) {
 	var absent, present []RestoreOp
 	for _, op := range ops {
 		if op.ExpectVer == 0 {
@@ -168,6 +185,12 @@ func restoreVerdict(ops []RestoreOp) (string, []any) {
 	}
 	var parts []string
 	var args []any
+	if minSeq > 0 {
+		// seq is kv_meta's own column: the head is an UPDATE of that row,
+		// and reads it as it was before the update.
+		parts = append(parts, "seq >= ?")
+		args = append(args, minSeq)
+	}
 	for chunk := range slices.Chunk(absent, restoreChunk) {
 		parts = append(parts, "NOT EXISTS (SELECT 1 FROM kv WHERE k IN ("+placeholders(len(chunk))+"))")
 		args = append(args, byteArgs(opKeys(chunk))...)
@@ -187,37 +210,43 @@ func restoreVerdict(ops []RestoreOp) (string, []any) {
 }
 
 // restoreConflicts re-reads the keys of a refused Restore (their physical
-// rows, in one request up to restoreReadChunk keys) and lists those not
-// as expected. Best effort, as Commit's Failed: another writer may act in
-// between.
+// rows) and lists those not as expected. Best effort, as Commit's Failed:
+// another writer may act in between.
 func (s *Store) restoreConflicts(ctx context.Context, ops []RestoreOp) ([]RestoreConflict, error) {
-	found := make(map[string]Entry, len(ops))
-	keys := opKeys(ops)
-	for len(keys) > 0 {
-		chunk := keys[:min(restoreReadChunk, len(keys))]
-		keys = keys[len(chunk):]
-		rows, err := s.collect(ctx, "SELECT "+s.entrySQL()+" FROM kv WHERE k IN ("+placeholders(len(chunk))+")", byteArgs(chunk))
-		if err != nil {
-			return nil, fmt.Errorf("the restore was refused (a key is not as expected); re-reading the keys failed too: %w", err)
-		}
-		for _, e := range rows {
-			found[string(e.Raw)] = e
-		}
+	rows, err := s.ReadRows(ctx, opKeys(ops))
+	if err != nil {
+		return nil, fmt.Errorf("the restore was refused (a key is not as expected); re-reading the keys failed too: %w", err)
 	}
 	var out []RestoreConflict
-	for _, op := range ops {
-		e, ok := found[string(op.Key)]
-		if ok && op.ExpectVer != 0 && e.Ver == op.ExpectVer {
+	for i, op := range ops {
+		row := rows[i]
+		if (row != nil && op.ExpectVer != 0 && row.Ver == op.ExpectVer) || (row == nil && op.ExpectVer == 0) {
 			continue
 		}
-		if !ok && op.ExpectVer == 0 {
-			continue
+		out = append(out, RestoreConflict{Key: op.Key, ExpectVer: op.ExpectVer, Found: row})
+	}
+	return out, nil
+}
+
+// ReadRows reads the physical rows at keys, expired ones included (what a
+// Restore checks), in the order of keys, nil where there is none: one
+// statement per restoreReadChunk keys.
+func (s *Store) ReadRows(ctx context.Context, keys [][]byte) ([]*RawRow, error) {
+	found := make(map[string]*RawRow, len(keys))
+	for rest := keys; len(rest) > 0; {
+		chunk := rest[:min(restoreReadChunk, len(rest))]
+		rest = rest[len(chunk):]
+		rows, err := s.collect(ctx, "SELECT "+s.entrySQL()+" FROM kv WHERE k IN ("+placeholders(len(chunk))+")", byteArgs(chunk))
+		if err != nil {
+			return nil, err
 		}
-		c := RestoreConflict{Key: op.Key, ExpectVer: op.ExpectVer}
-		if ok {
-			c.Found = &RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
+		for _, e := range rows {
+			found[string(e.Raw)] = &RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
 		}
-		out = append(out, c)
+	}
+	out := make([]*RawRow, len(keys))
+	for i, k := range keys {
+		out[i] = found[string(k)]
 	}
 	return out, nil
 }

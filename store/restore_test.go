@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,20 +29,7 @@ func dumpText(t *testing.T, s *store.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	fmt.Fprintf(&out, "seq %d\n", seq)
-	err = s.Dump(storetest.Ctx(t), nil, func(e store.Entry) error {
-		exp := "none"
-		if e.ExpiresAt != nil {
-			exp = fmt.Sprint(*e.ExpiresAt)
-		}
-		fmt.Fprintf(&out, "%x %q %d %s\n", e.Raw, e.Value, e.Ver, exp)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
+	return fmt.Sprintf("seq %d\n", seq) + storetest.RowsText(t, s, true)
 }
 
 // TestRestoreApplies: a Restore checks each key's physical row (an
@@ -306,6 +292,29 @@ func TestRestoreAtItsLimit(t *testing.T) {
 		}
 		if dumpText(t, s) != before {
 			t.Error("a refused restore wrote something")
+		}
+	})
+}
+
+// TestRestoreAtSeqFloor: RestoreAt refuses, writing nothing, when the
+// store's seq is below its floor even though every key is at the
+// expected ver (a recreated database issues the same stamps again), and
+// says the seq it found; at the floor it applies.
+func TestRestoreAtSeqFloor(t *testing.T) {
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
+		ctx := storetest.Ctx(t)
+		v := stampVer(t, mustSet(t, s, `["life"]`, `"service"`, nil))
+		ops := []store.RestoreOp{{Key: enc(t, `["life"]`), ExpectVer: v, Put: &store.RawRow{Value: []byte(`"mine"`)}}}
+		before := dumpText(t, s)
+		res, err := s.RestoreAt(ctx, v+5, ops)
+		if err != nil || res.OK || len(res.Conflicts) != 0 || res.SeqBelow != v {
+			t.Fatalf("below the floor: %+v %v; want refused, no conflicts, SeqBelow %d", res, err, v)
+		}
+		if after := dumpText(t, s); after != before {
+			t.Fatalf("a refused RestoreAt wrote:\n%s", after)
+		}
+		if res, err := s.RestoreAt(ctx, v, ops); err != nil || !res.OK {
+			t.Fatalf("at the floor: %+v %v", res, err)
 		}
 	})
 }

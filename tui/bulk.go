@@ -33,6 +33,9 @@ type bulkRun struct {
 	done     int // units applied
 	skipped  []codec.Key
 	stopping bool
+	// action is the run's one user action: its commits are journaled as
+	// one, undone whole.
+	action *store.Action
 }
 
 // bulkStart is the confirmed action; bulkCommitted answers one commit.
@@ -77,7 +80,7 @@ func (m model) onBulkMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.bulkGen++
-		m.bulk = &bulkRun{gen: m.bulkGen, name: msg.name, plan: msg.plan}
+		m.bulk = &bulkRun{gen: m.bulkGen, name: msg.name, plan: msg.plan, action: store.NewAction("bulk: " + msg.name)}
 		for _, c := range msg.plan.Commits {
 			m.bulk.units += len(c)
 		}
@@ -155,7 +158,7 @@ func (m model) bulkConfirm(req views.BulkMsg, a views.BulkAction) tea.Cmd {
 	}
 	lines = append(lines, "", commits+";",
 		"a row changed since you marked it is skipped, not overwritten;",
-		"each commit is journaled (z undoes it); esc stops between commits.")
+		"one journaled action: z undoes it whole; esc stops between commits.")
 	start := bulkStart{session: m.session, name: a.Name, plan: plan}
 	return views.Confirm(fmt.Sprintf("%s %s?", capitalize(a.Name), req.What), a.Name,
 		func() tea.Msg { return start }, lines...)
@@ -172,11 +175,11 @@ func capitalize(s string) string {
 // bulkCommit runs the run's next commit in a command.
 func (m model) bulkCommit() tea.Cmd {
 	b := m.bulk
-	units, s, session, gen, name := b.plan.Commits[b.next], m.store, m.session, b.gen, b.name
+	units, s, session, gen, act := b.plan.Commits[b.next], m.store, m.session, b.gen, b.action
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
 		defer cancel()
-		out, err := s.CommitBulk(store.WithWriteOp(ctx, "bulk: "+name), units)
+		out, err := s.CommitBulk(store.WithAction(ctx, act), units)
 		return bulkCommitted{session: session, gen: gen, out: out, err: err}
 	}
 }

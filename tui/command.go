@@ -167,7 +167,8 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch c.verb {
 	case "quit":
-		return m, m.quit()
+		cmd = m.quit()
+		return m, cmd
 	case "log":
 		m.logging = true
 		m.helpOff = clampHelp(1<<20, len(m.logLines()), m.helpPage()) // the newest at the bottom

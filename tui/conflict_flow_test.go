@@ -16,15 +16,10 @@ import (
 // conflict screen shows.
 func conflictOnHooli(t *testing.T, a *app) {
 	t.Helper()
-	a.command(`goto ["accounts", "hooli"]`)
-	a.waitFor("026163636f756e74730002686f6f6c6900")
-	a.keys("e")
-	a.waitFor("EDIT")
+	editHooli(t, a, `{"by":"mine"}`)
 	if _, err := a.s.Set(viewtest.Ctx, storetest.Key(t, `["accounts", "hooli"]`), []byte(`{"by":"theirs"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	a.keys("end", "ctrl+u") // the value is `true`, one line
-	a.tm.Type(`{"by":"mine"}`)
 	a.keys("ctrl+s")
 	a.waitFor("CONFLICT", "theirs → yours", `"theirs" → "mine"`)
 }

@@ -34,7 +34,7 @@ func (m model) openFleet() (model, tea.Cmd) {
 		return m, views.Flash(views.FlashError, "no saved stores here (kvdeck stores add NAME URL saves one)")
 	}
 	if !m.fl.made {
-		m.fl.view = fleet.New(fleet.Deps{Stores: m.cfg.Stores, Open: m.cfg.OpenProbe, Done: m.cfg.ProbeDone, Now: m.cfg.Clock.Now, Wall: m.wall}, m.styles)
+		m.fl.view = fleet.New(fleet.Deps{Stores: m.cfg.Stores, Open: m.cfg.OpenProbe, Done: m.cfg.ProbeDone, Platform: m.cfg.Platform, Now: m.cfg.Clock.Now, Wall: m.wall}, m.styles)
 		m.fl.made = true
 	}
 	m.fl.shown = true
@@ -47,7 +47,8 @@ func (m model) openFleet() (model, tea.Cmd) {
 // everywhere (not while its filter is typed).
 func (m model) handleFleet(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if !m.fl.view.Capturing() && key.Matches(msg, m.keys.Quit) {
-		return m, m.quit()
+		cmd := m.quit()
+		return m, cmd
 	}
 	var cmd tea.Cmd
 	var act fleet.Action

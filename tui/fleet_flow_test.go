@@ -178,7 +178,11 @@ func TestFleetEscComesBack(t *testing.T) {
 	a.waitFor("switched to store ref", `"accounts"`)
 	a.keys("/")
 	a.tm.Type("acc")
-	a.keys("enter", "esc") // the filter takes this esc
+	a.keys("enter")
+	// The filter shown before esc: a screen drawn again the same (all of
+	// it in one frame) writes nothing for the next wait to see.
+	a.waitFor("esc clears")
+	a.keys("esc") // the filter takes this esc
 	a.waitFor(`"attachments"`, `"dwk_cron"`)
 	a.keys("esc") // nothing left to back out of: the fleet
 	a.waitFor("FLEET", "/ref")

@@ -88,10 +88,13 @@ func (a *app) command(line string) {
 	a.keys("enter")
 }
 
-// final quits and returns the last model.
+// final quits, as a SIGTERM does (without asking, whatever the tabs
+// hold), and returns the last model.
 func (a *app) final() model {
 	a.t.Helper()
-	a.keys("ctrl+c")
+	if err := a.tm.Quit(); err != nil {
+		a.t.Fatal(err)
+	}
 	return a.tm.FinalModel(a.t, teatest.WithFinalTimeout(10*time.Second)).(model)
 }
 

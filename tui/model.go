@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -39,8 +38,11 @@ type model struct {
 	logging bool // the message log (:log) is shown
 	helpOff int  // the first line shown of the help or the log: both scroll
 	confirm widgets.ConfirmDialog
-	cmdline textinput.Model
-	typing  bool // the command line has the keys
+	// quitAsked: the dialog open is the quit dialog (quit.go), which a
+	// second ctrl+c answers.
+	quitAsked bool
+	cmdline   textinput.Model
+	typing    bool // the command line has the keys
 	// askingFor is the URL of :open URL --auth-token while the command
 	// line asks for its token ("" otherwise).
 	askingFor string
@@ -215,6 +217,7 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, out
 	case views.ConfirmMsg:
 		m.confirm.Ask(msg)
+		m.quitAsked = false
 		return m, nil
 	case views.ComposeMsg:
 		// "Compose from here": show the Compose tab with the staged ops.
@@ -248,10 +251,11 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(fl, out)
 }
 
-// handleKey: ctrl+c always quits; then the dialog, the help screen, the
-// command line and a view's text input each take every key while open;
-// then the global keys; then the focused view. While a jump to another
-// tab is in flight, every key but q waits for its target (jump.go).
+// handleKey: ctrl+c quits (asking first while work is held, quit.go);
+// then the dialog, the help screen, the command line and a view's text
+// input each take every key while open; then the global keys; then the
+// focused view. While a jump to another tab is in flight, every key but
+// q waits for its target (jump.go).
 func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 		return m.splitRunes(msg)
@@ -259,7 +263,7 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, m.keys.ForceQuit):
-		return m, tea.Quit
+		return m.forceQuit()
 	case m.confirm.Open():
 		m.confirm, cmd = m.confirm.Update(msg)
 		return m, cmd
@@ -307,7 +311,7 @@ func (m model) handleGlobalKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, m.keys.Quit):
-		return m, m.quit()
+		cmd = m.quit()
 	case key.Matches(msg, m.keys.Help):
 		m.helping, m.helpOff = true, 0
 	case key.Matches(msg, m.keys.Command):
@@ -345,17 +349,6 @@ func (m model) handleGlobalKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 func enabled(b key.Binding) key.Binding {
 	b.SetEnabled(true)
 	return b
-}
-
-// quit quits, asking first when Compose holds staged operations: they
-// would be lost without a trace (ctrl+c still quits at once).
-func (m model) quit() tea.Cmd {
-	if n := m.tabs.compose.Staged(); n > 0 {
-		return views.Confirm("Quit with a composition staged?", "quit", tea.Quit,
-			fmt.Sprintf("Compose holds %d staged operation(s) that were not committed; quitting drops them.", n),
-			"n stays; in Compose, w saves them as atomic JSON.")
-	}
-	return tea.Quit
 }
 
 // splitRunes handles keys that arrived in one read (fast typing, key

@@ -54,10 +54,28 @@ func Run(ctx context.Context, s *store.Store, cfg Config) error {
 	cfg.Edits = edits
 
 	m := newModel(s, cfg, themes.NewStyles(theme), osc52(os.Stdout))
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(30))
+	// ctx is the one way a signal stops the TUI (main cancels it on
+	// SIGINT, SIGTERM and SIGHUP; ctrl+c is a key in raw mode). bubbletea's
+	// own handler took SIGTERM too and then waited, without end, to hand
+	// its quit to an event loop that had already ended on ctx: the TUI
+	// hung on about one SIGTERM in four.
+	return runProgram(ctx, m, os.Stderr, os.Getenv, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(30), tea.WithoutSignalHandler())
+}
+
+// runProgram shows m until the user quits or ctx ends (main cancels it on
+// SIGTERM and SIGHUP), then prints to stderr what the session gave up
+// and how to get each back (exit.go): the last lines printed. Stores
+// opened with :open are closed on the way out.
+func runProgram(ctx context.Context, m model, stderr io.Writer, getenv func(string) string, opts ...tea.ProgramOption) error {
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx)}, opts...)...)
 	final, err := p.Run()
-	if fm, ok := final.(model); ok && fm.owned {
-		fm.store.Close()
+	if fm, ok := final.(model); ok {
+		for _, line := range fm.exitReport(getenv, os.Getpid()) {
+			fmt.Fprintln(stderr, line)
+		}
+		if fm.owned {
+			fm.store.Close()
+		}
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the caller cancelled: a normal way out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"kvdeck/internal/journal"
 	"kvdeck/internal/usertext"
@@ -16,40 +17,49 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// The undo overlay (z): the store's write journal, newest first; enter
-// previews an entry's inverse, key by key (now → will be), and enter
-// again asks, then makes the checked undo (journal.Undo: one
-// store.Restore refused whole when any key changed since the write). The
-// journal is read, settled and undone in commands; the overlay shows
-// what they answered.
+// The undo overlay (z): the store's write journal as actions (what one
+// command or key did), newest first, with the selected action's keys and
+// outcome below the list; enter previews the action's undo (R its redo),
+// key by key (now → will be), and enter again asks, then makes it
+// (journal.Undo: checked on every key, refused whole when one changed
+// since). The journal is read, settled and undone in commands; the
+// overlay shows what they answered.
 
 // undoState is the overlay while it is open.
 type undoState struct {
-	gen      int // tags the reads and the undo of this opening
-	loading  bool
-	entries  []journal.Entry // newest first
-	notes    []journal.Note
-	err      error
-	cursor   int
+	gen     int // tags the reads and the undo of this opening
+	loading bool
+	hist    journal.History
+	actions []journal.Action // newest first
+	notes   []journal.Note
+	err     error
+	list    widgets.ListCursor
+	filter  widgets.Filter
+	// planning: a preview is being read; plan is the preview (nil on the
+	// list); planErr why it cannot be made.
 	planning bool
-	plan     *journal.Plan // the preview (enter), nil on the list
+	redo     bool
+	plan     *journal.Plan
 	planErr  error
 }
 
 // undoKeys are the overlay's keys.
 type undoKeys struct {
-	Up, Down, Preview, Undo, Back, Close, Reload key.Binding
+	Nav                                      widgets.NavKeys
+	Filter                                   widgets.FilterKeys
+	Preview, Redo, Undo, Back, Close, Reload key.Binding
 }
 
 func defaultUndoKeys() undoKeys {
 	return undoKeys{
-		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "newer")),
-		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "older")),
-		Preview: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "preview the undo")),
-		Undo:    key.NewBinding(key.WithKeys("enter", "u"), key.WithHelp("enter", "undo it (asks)")),
+		Nav:     widgets.DefaultNavKeys(),
+		Filter:  widgets.DefaultFilterKeys(),
+		Preview: key.NewBinding(key.WithKeys("enter", "u"), key.WithHelp("enter", "preview its undo")),
+		Redo:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "preview its redo")),
+		Undo:    key.NewBinding(key.WithKeys("enter", "y"), key.WithHelp("enter", "make it (asks)")),
 		Back:    key.NewBinding(key.WithKeys("esc", "left", "h"), key.WithHelp("esc", "back to the list")),
 		Close:   key.NewBinding(key.WithKeys("esc", "z", "q"), key.WithHelp("esc", "close")),
-		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read the journal again")),
+		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read again")),
 	}
 }
 
@@ -58,7 +68,7 @@ func defaultUndoKeys() undoKeys {
 type (
 	journalListed struct {
 		session, gen int
-		entries      []journal.Entry
+		hist         journal.History
 		notes        []journal.Note
 		err          error
 	}
@@ -70,31 +80,35 @@ type (
 	undoDone struct {
 		session, gen int
 		plan         journal.Plan
-		res          store.RestoreResult
+		res          journal.Result
 		err          error
 	}
 )
 
-// listJournal settles the entries of unknown outcome (by reading their
-// keys) and reads the journal.
+// listJournal settles the writes of unknown outcome (by reading their
+// keys) and reads the journal as actions.
 func listJournal(j *journal.Journal, s *store.Store, session, gen int) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		settled := j.Settle(ctx, s)
-		entries, notes, err := j.List()
+		h, notes, err := j.History()
 		if err == nil && settled != nil {
-			err = fmt.Errorf("settling entries of unknown outcome: %w", settled)
+			err = fmt.Errorf("settling writes of unknown outcome: %w", settled)
 		}
-		for i, k := 0, len(entries)-1; i < k; i, k = i+1, k-1 {
-			entries[i], entries[k] = entries[k], entries[i]
-		}
-		return journalListed{session: session, gen: gen, entries: entries, notes: notes, err: err}
+		return journalListed{session: session, gen: gen, hist: h, notes: notes, err: err}
 	})
 }
 
-// planUndo builds the inverse of entry id and reads its keys now.
-func planUndo(j *journal.Journal, s *store.Store, session, gen int, id string) tea.Cmd {
+// planUndo builds the inverse of action id (its undo, or its redo) and
+// reads its keys now.
+func planUndo(j *journal.Journal, s *store.Store, session, gen int, id string, redo bool) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		p, err := j.PlanUndo(ctx, s, id)
+		var p journal.Plan
+		var err error
+		if redo {
+			p, err = j.PlanRedo(ctx, s, id)
+		} else {
+			p, err = j.PlanUndo(ctx, s, id)
+		}
 		return undoPlanned{session: session, gen: gen, plan: p, err: err}
 	})
 }
@@ -127,16 +141,20 @@ func (m model) openUndo() (model, tea.Cmd) {
 		return m, out
 	}
 	m.undoGen++
-	m.undo = &undoState{gen: m.undoGen, loading: true}
+	m.undo = &undoState{gen: m.undoGen, loading: true, filter: widgets.NewFilter("id, command, key or outcome", m.styles)}
+	m.undo.filter.SetLineWidth(m.width - 6)
 	return m, listJournal(journal.Of(m.store), m.store, m.session, m.undoGen)
 }
+
+// previewing: the overlay shows a preview (or is reading one).
+func (u *undoState) previewing() bool { return u.plan != nil || u.planErr != nil || u.planning }
 
 // handleUndo handles keys while the overlay is open.
 func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 	u, k := *m.undo, m.undoKeys
 	m.undo = &u
 	j := journal.Of(m.store)
-	if u.plan != nil || u.planErr != nil || u.planning {
+	if u.previewing() {
 		switch {
 		case key.Matches(msg, k.Back):
 			u.plan, u.planErr, u.planning = nil, nil, false
@@ -149,21 +167,58 @@ func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 		}
 		return m, nil
 	}
+	if u.filter.Typing() {
+		if u.filter.Type(msg, &m.undoKeys.Filter) {
+			u.list.Follow(m.undoIDs(), m.undoPage())
+		}
+		return m, nil
+	}
+	if ok, changed, cmd := u.filter.Start(msg, &m.undoKeys.Filter); ok {
+		if changed {
+			u.list.Follow(m.undoIDs(), m.undoPage())
+		}
+		return m, cmd
+	}
+	acts := m.undoShown()
 	switch {
 	case key.Matches(msg, k.Close):
 		m.undo = nil
-	case key.Matches(msg, k.Up):
-		u.cursor = max(u.cursor-1, 0)
-	case key.Matches(msg, k.Down):
-		u.cursor = max(min(u.cursor+1, len(u.entries)-1), 0)
+	case u.list.Handle(msg, k.Nav, m.undoIDs(), m.undoPage()):
 	case key.Matches(msg, k.Reload) && !u.loading:
 		u.loading = true
 		return m, listJournal(j, m.store, m.session, u.gen)
-	case key.Matches(msg, k.Preview) && u.cursor < len(u.entries) && !u.loading:
-		u.planning, m.helpOff = true, 0
-		return m, planUndo(j, m.store, m.session, u.gen, u.entries[u.cursor].ID)
+	case (key.Matches(msg, k.Preview) || key.Matches(msg, k.Redo)) && u.list.Cur < len(acts) && !u.loading:
+		a := m.undoRoot(acts[u.list.Cur])
+		u.planning, u.redo, m.helpOff = true, key.Matches(msg, k.Redo), 0
+		return m, planUndo(j, m.store, m.session, u.gen, a.ID, u.redo)
 	}
 	return m, nil
+}
+
+// undoRoot is the user action an undo or a redo in the list stands for:
+// z on an undo previews the user action's undo or redo.
+func (m model) undoRoot(a journal.Action) journal.Action {
+	return m.undo.hist.Root(a)
+}
+
+// undoShown are the actions the filter lets through, newest first.
+func (m model) undoShown() []journal.Action {
+	u := m.undo
+	if u.filter.Text() == "" {
+		return u.actions
+	}
+	var out []journal.Action
+	for _, a := range u.actions {
+		if u.filter.Match(a.ID + " " + a.Op + " " + keysText(a.FirstKeys, a.KeyCount) + " " + m.actionState(a)) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// undoIDs are the shown actions' IDs.
+func (m model) undoIDs() []string {
+	return widgets.IDs(m.undoShown(), func(a journal.Action) string { return a.ID })
 }
 
 // onUndoMsg takes the overlay's answers.
@@ -175,9 +230,13 @@ func (m model) onUndoMsg(msg tea.Msg) (model, tea.Cmd) {
 			return m, nil
 		}
 		v := *u
-		v.loading, v.entries, v.notes, v.err = false, msg.entries, msg.notes, msg.err
-		v.cursor = max(min(v.cursor, len(v.entries)-1), 0)
+		v.loading, v.hist, v.notes, v.err = false, msg.hist, msg.notes, msg.err
+		v.actions = make([]journal.Action, len(msg.hist.Actions))
+		for i, a := range msg.hist.Actions {
+			v.actions[len(v.actions)-1-i] = a
+		}
 		m.undo = &v
+		v.list.Follow(m.undoIDs(), m.undoPage())
 	case undoPlanned:
 		if u == nil || msg.session != m.session || msg.gen != u.gen || !u.planning {
 			return m, nil
@@ -194,27 +253,46 @@ func (m model) onUndoMsg(msg tea.Msg) (model, tea.Cmd) {
 	return m, nil
 }
 
-// askUndo asks before the undo, naming each key as it is now and as it
-// will be; a plan already refused (a key changed since the write) is
-// refused at once, naming the key, its stamp and its value now.
+// askUndo asks before the undo, naming keys as they are now and as they
+// will be; a plan already refused (a key changed since the action) is
+// refused at once, naming the keys.
 func (m *model) askUndo(p journal.Plan) tea.Cmd {
-	e := p.Entry
+	a := p.Action
 	if len(p.Conflicts) > 0 {
-		return views.Flash(views.FlashError, "%s", refusalText(e.ID, p.Conflicts))
+		return views.Flash(views.FlashError, "%s", refusalText(p, p.Conflicts))
 	}
-	lines := []string{fmt.Sprintf("Puts back %d key(s) as they were before %s (%s, %s), in one commit checked on every key:",
-		len(p.Ops), e.ID, e.Op, usertext.FormatTime(e.Time.UnixMilli()))}
+	lines := []string{fmt.Sprintf("Puts back %d key(s) as they were before %s (%s, %s), checked on every key:",
+		len(p.Ops), a.ID, usertext.Sanitize(a.Op), usertext.FormatTime(a.Time.UnixMilli()))}
+	if p.Redo {
+		lines[0] = fmt.Sprintf("Makes %s (%s, %s) again on %d key(s), checked on every key:", a.ID, usertext.Sanitize(a.Op), usertext.FormatTime(a.Time.UnixMilli()), len(p.Ops))
+	}
 	for i, op := range p.Ops {
 		if i == 3 {
-			lines = append(lines, fmt.Sprintf("… and %d more key(s): the preview lists them all", len(p.Ops)-3))
+			lines = append(lines, fmt.Sprintf("… and %d more key(s): the preview lists them", len(p.Ops)-3))
 			break
 		}
-		lines = append(lines, journal.KeyText(op.Key)+":")
+		lines = append(lines, usertext.Sanitize(journal.KeyText(op.Key))+":")
 		lines = append(lines, widgets.ChangeLines(rawImage(p.Now[string(op.Key)]), rawImage(op.Put))...)
 	}
-	lines = append(lines, "If anyone changed one of these keys since the write, nothing is written. Restored rows get a new versionstamp.")
+	lines = append(lines, atomicText(len(p.Ops)))
+	for _, n := range journal.PlanNotes(p) {
+		lines = append(lines, usertext.Sanitize(n)+".")
+	}
 	do := makeUndo(journal.Of(m.store), m.store, m.session, m.undo.gen, p)
-	return views.Confirm("Undo "+e.ID+"?", "undo", do, lines...)
+	verb := "Undo"
+	if p.Redo {
+		verb = "Redo"
+	}
+	return views.Confirm(verb+" "+a.ID+"?", strings.ToLower(verb), do, lines...)
+}
+
+// atomicText says how many commits an undo of n keys takes and what a
+// change by another writer does to it.
+func atomicText(n int) string {
+	if n <= journal.UndoChunk {
+		return "One commit: if anyone changed one of these keys since, nothing is written."
+	}
+	return fmt.Sprintf("Every key is checked first: if anyone changed one, nothing is written. Then %d commits of up to %d keys (a live service commits between them); one refused part-way stops the rest.", (n+journal.UndoChunk-1)/journal.UndoChunk, journal.UndoChunk)
 }
 
 // onUndone reports the undo: done, or refused with the keys that changed.
@@ -222,21 +300,30 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 	if msg.session != m.session {
 		return m, nil
 	}
-	id := msg.plan.Entry.ID
+	p, res := msg.plan, msg.res
+	id, verb := p.Action.ID, p.Verb()
 	var text views.FlashMsg
 	switch {
 	case msg.err != nil && errors.Is(msg.err, journal.ErrNotUndoable):
-		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("undo %s: %v", id, msg.err)}
+		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("%s %s: %v", verb, id, msg.err)}
 	case msg.err != nil:
-		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("undo %s failed: %v", id, msg.err)}
-	case !msg.res.OK:
-		text = views.FlashMsg{Level: views.FlashError, Text: refusalText(id, msg.res.Conflicts)}
+		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("%s %s failed after %d key(s): %v", verb, id, res.Restored, msg.err)}
+	case res.SeqBelow > 0:
+		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("%s %s refused, nothing was written: the store's seq went down to %d, below stamp %d this journal recorded (the database was recreated or copied back)", verb, id, res.SeqBelow, p.MinSeq)}
+	case !res.OK && res.Restored == 0:
+		text = views.FlashMsg{Level: views.FlashError, Text: refusalText(p, res.Conflicts)}
+	case !res.OK:
+		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("%s %s stopped part-way: %d of %d key(s) restored (action %s), then a key changed: %s", verb, id, res.Restored, len(p.Ops), res.Action, conflictList(res.Conflicts))}
 	default:
 		at := ""
-		if msg.res.Versionstamp != "" {
-			at = " at stamp " + msg.res.Versionstamp + " (restored rows get a new versionstamp)"
+		if res.First != "" {
+			at = " at stamp " + res.First + " (restored rows get a new versionstamp)"
 		}
-		text = views.FlashMsg{Level: views.FlashOK, Text: fmt.Sprintf("undone %s (%s): %d key(s) put back%s; z again lists it, and undoing the undo redoes", id, msg.plan.Entry.Op, len(msg.plan.Ops), at)}
+		again := "R in z redoes it"
+		if p.Redo {
+			again = "z undoes it again"
+		}
+		text = views.FlashMsg{Level: views.FlashOK, Text: fmt.Sprintf("%s %s (%s): %d key(s) put back%s; %s", map[bool]string{false: "undone", true: "redone"}[p.Redo], id, usertext.Sanitize(p.Action.Op), res.Restored, at, again)}
 	}
 	out := m.flash.show(text)
 	if m.undo == nil || msg.gen != m.undo.gen {
@@ -245,25 +332,35 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 	v := *m.undo
 	m.undo = &v
 	j := journal.Of(m.store)
-	if msg.err == nil && !msg.res.OK {
+	if msg.err == nil && !res.OK && res.Restored == 0 {
 		// Refused: the preview again, read now, marks the keys that
 		// changed with their stamp and value.
 		v.plan, v.planErr, v.planning = nil, nil, true
-		return m, tea.Batch(out, planUndo(j, m.store, m.session, v.gen, id))
+		return m, tea.Batch(out, planUndo(j, m.store, m.session, v.gen, id, p.Redo))
 	}
-	// Back to the list, read again: the undo is an entry of its own.
-	v.plan, v.planErr, v.planning, v.loading, v.cursor = nil, nil, false, true, 0
+	// Back to the list, read again: the undo is an action of its own.
+	v.plan, v.planErr, v.planning, v.loading = nil, nil, false, true
+	v.list = widgets.ListCursor{}
 	return m, tea.Batch(out, listJournal(j, m.store, m.session, v.gen))
 }
 
-// refusalText names every key that changed since the write: its stamp and
-// value now.
-func refusalText(id string, conflicts []store.RestoreConflict) string {
-	parts := make([]string, len(conflicts))
+// refusalText names the keys that changed since the action: their stamp
+// and value now (the first few, and how many).
+func refusalText(p journal.Plan, conflicts []journal.Conflict) string {
+	return fmt.Sprintf("%s %s refused, nothing was written: %d key(s) changed since the action: %s", p.Verb(), p.Action.ID, len(conflicts), conflictList(conflicts))
+}
+
+// conflictList names up to three conflicts.
+func conflictList(conflicts []journal.Conflict) string {
+	var parts []string
 	for i, c := range conflicts {
-		parts[i] = journal.ConflictText(c)
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(conflicts)-3))
+			break
+		}
+		parts = append(parts, usertext.Sanitize(c.Text()))
 	}
-	return fmt.Sprintf("undo %s refused, nothing was written: %d key(s) changed since the write: %s", id, len(conflicts), strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 // rawImage is a physical row as a preview shows it (nil: no row).
@@ -274,95 +371,181 @@ func rawImage(r *store.RawRow) *widgets.RowImage {
 	return &widgets.RowImage{Value: r.Value, ExpiresAt: r.ExpiresAt}
 }
 
-// undoView draws the overlay: the journal, or an entry's preview.
-func (m model) undoView(h int) string {
-	u := m.undo
-	if u.plan != nil || u.planErr != nil || u.planning {
-		lines := m.previewLines()
-		return m.scrolledAt("UNDO · PREVIEW", lines, h, clampHelp(m.helpOff, len(lines), max(h-3, 1)))
-	}
-	title := "UNDO · the write journal, newest first"
-	if j := journal.Of(m.store); j != nil {
-		title += " · " + j.Path()
-	}
-	lines := []string{""}
-	switch {
-	case u.loading && len(u.entries) == 0:
-		lines = append(lines, m.styles.Muted.Render("reading the journal…"))
-	case u.err != nil:
-		lines = append(lines, m.styles.Error.Render(widgets.Sanitize(u.err.Error())))
-	case len(u.entries) == 0:
-		lines = append(lines, m.styles.Muted.Render("No journaled write yet: every write kvdeck makes on this store (here or from the CLI) lands here, and z undoes it."))
-	}
-	for _, n := range u.notes {
-		lines = append(lines, m.styles.Warn.Render(widgets.Sanitize("skipped: "+n.String())))
-	}
-	if len(u.entries) > 0 {
-		lines = append(lines, m.styles.Label.Render(fmt.Sprintf("   %-8s  %-24s  %-16s  %-*s  %s", "ID", "TIME (UTC)", "OP", m.keysWidth(), "KEYS", "OUTCOME")))
-	}
-	page := max(h-3-len(lines), 1)
-	off := max(min(u.cursor-page/2, len(u.entries)-page), 0)
-	for i := off; i < min(off+page, len(u.entries)); i++ {
-		lines = append(lines, m.entryLine(u.entries[i], i == u.cursor))
-	}
-	return m.scrolledAt(title, lines, h, 0)
+// undoDetailLines is how many lines the selected action's detail takes.
+const undoDetailLines = 4
+
+// undoPage is how many actions the list shows at once.
+func (m model) undoPage() int {
+	h := max(m.height-3, 1)
+	return max(h-3-2-undoDetailLines, 1)
 }
 
-// entryLine is one journal entry in the list.
-func (m model) entryLine(e journal.Entry, selected bool) string {
-	mark := "   "
+// undoView draws the overlay: the journal, or an action's preview.
+func (m model) undoView(h int) string {
+	u, st := m.undo, m.styles
+	if u.previewing() {
+		lines := m.previewLines()
+		title := "UNDO · PREVIEW"
+		if u.redo {
+			title = "REDO · PREVIEW"
+		}
+		return m.scrolledAt(title, lines, h, clampHelp(m.helpOff, len(lines), max(h-3, 1)))
+	}
+	w := m.width - 4
+	lines := []string{}
+	switch {
+	case u.filter.Typing() || u.filter.Text() != "":
+		lines = append(lines, u.filter.View())
+	default:
+		lines = append(lines, st.Muted.Render(widgets.FitWidth(fmt.Sprintf("%d action(s), newest first · one per command or key", len(u.actions)), w)))
+	}
+	shown := m.undoShown()
+	switch {
+	case u.loading && len(u.actions) == 0:
+		lines = append(lines, st.Muted.Render("reading the journal…"))
+	case u.err != nil:
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(u.err.Error()), st.Error, w)...)
+	case len(u.actions) == 0:
+		lines = append(lines, widgets.ProseLines("No journaled write yet: every write kvdeck makes on this store (here or from the CLI) lands here, one action per command or key, and z undoes it.", st.Muted, w)...)
+	case len(shown) == 0:
+		lines = append(lines, st.Muted.Render(u.filter.Nothing()))
+	}
+	for _, n := range u.notes {
+		lines = append(lines, st.Warn.Render(widgets.FitWidth(widgets.Sanitize("skipped: "+n.String()), w)))
+	}
+	page := m.undoPage()
+	from, to := u.list.Window(len(shown), page)
+	for i := from; i < to; i++ {
+		lines = append(lines, m.actionLine(shown[i], i == u.list.Cur, w))
+	}
+	for len(lines) < page+1 {
+		lines = append(lines, "")
+	}
+	if a, ok := widgets.Selected(u.list, shown); ok {
+		lines = append(lines, st.Muted.Render(strings.Repeat("─", max(w, 1))))
+		detail := m.actionDetail(a, w)
+		lines = append(lines, detail[:min(len(detail), undoDetailLines)]...)
+	}
+	return m.scrolledAt("UNDO · the write journal", lines, h, 0)
+}
+
+// actionLine is one action in the list: id, time, state, command and
+// its first key.
+func (m model) actionLine(a journal.Action, selected bool, w int) string {
+	mark := "  "
 	if selected {
-		mark = " ❯ "
+		mark = "❯ "
 	}
-	op := e.Op
-	if op == "" {
-		op = e.Kind
+	what := a.Op
+	if what == "" && len(a.Entries) > 0 {
+		what = a.Entries[0].Kind
 	}
-	kw := m.keysWidth()
-	text := fmt.Sprintf("%s%-8s  %s  %-16s  %-*s  %s", mark, e.ID, usertext.FormatTimeFixed(e.Time.UnixMilli()),
-		widgets.ClipText(op, 16), kw, widgets.ClipText(keysText(e.Keys), kw), entryOutcome(e))
-	text = widgets.FitWidth(widgets.Sanitize(text), m.width-4)
+	what += " · " + keysText(a.FirstKeys, a.KeyCount)
+	text := fmt.Sprintf("%s%-8s  %s  %-11s  %s", mark, a.ID, strings.Replace(usertext.FormatTimeFixed(a.Time.UnixMilli())[5:19], "T", " ", 1), widgets.ClipText(m.actionState(a), 11), what)
+	text = widgets.FitWidth(widgets.Sanitize(text), w)
 	switch {
 	case selected:
 		return m.styles.Selected.Render(text)
-	case journal.Undoable(e, m.undo.entries) != nil:
+	case a.Undoes != "" || m.undo.hist.Undoable(a) != nil:
 		return m.styles.Muted.Render(text)
 	}
 	return m.styles.Text.Render(text)
 }
 
-// keysWidth is the width of the list's KEYS column: what the other
-// columns leave, keeping about 34 cells for the outcome and its stamp.
-func (m model) keysWidth() int {
-	return max(m.width-4-(3+8+2+24+2+16+2+2)-34, 12)
+// actionState is an action's state in a word or two: what undo would do
+// with it.
+func (m model) actionState(a journal.Action) string {
+	h := m.undo.hist
+	switch {
+	case a.Life < h.NewestLife:
+		return "old db life"
+	case a.Undoes != "":
+		if t, ok := h.Action(a.Undoes); ok && t.Undoes != "" {
+			return "redo"
+		}
+		return "undo"
+	case h.Undone(a):
+		return "undone"
+	}
+	switch o := a.Outcome(); o {
+	case "applied":
+		if h.Undoable(a) != nil {
+			return "not undoable"
+		}
+		return "applied"
+	default:
+		return o
+	}
 }
 
-// keysText is an entry's first key and how many more.
-func keysText(keys [][]byte) string {
-	switch len(keys) {
-	case 0:
+// actionDetail says all about the selected action: its outcome, writes
+// and keys first (what a short screen must show), then its stamps, its
+// database life and what undo and redo would do.
+func (m model) actionDetail(a journal.Action, w int) []string {
+	h, st := m.undo.hist, m.styles
+	head := fmt.Sprintf("%s %s · %s · %d write(s) · %d key(s)", a.ID, a.Op, a.Outcome(), len(a.Entries), a.KeyCount)
+	var ks []string
+	for i, k := range a.FirstKeys {
+		if i == 3 {
+			ks = append(ks, fmt.Sprintf("+%d more", a.KeyCount-3))
+			break
+		}
+		ks = append(ks, journal.KeyText(k))
+	}
+	out := widgets.ProseLines(widgets.Sanitize(head), st.Text, w)
+	out = append(out, widgets.ProseLines(widgets.Sanitize("keys "+strings.Join(ks, ", ")), st.Text, w)...)
+	var state []string
+	if first, last := a.Stamps(); first != "" {
+		stamps := "stamp " + first
+		if last != first {
+			stamps = "stamps " + first + " to " + last
+		}
+		state = append(state, stamps)
+	}
+	switch {
+	case a.Undoes != "":
+		root := h.Root(a)
+		state = append(state, "takes back "+a.Undoes+" (of "+root.ID+" "+root.Op+")")
+	case h.Undone(a):
+		chain := h.Chain(a)
+		state = append(state, "undone by "+chain[len(chain)-1].ID+": R redoes it")
+	default:
+		if err := h.Undoable(a); err != nil {
+			state = append(state, strings.TrimPrefix(err.Error(), journal.ErrNotUndoable.Error()+": "))
+		} else {
+			state = append(state, "enter previews its undo")
+		}
+	}
+	if h.NewestLife > 0 {
+		state = append(state, fmt.Sprintf("database life %d of %d", a.Life+1, h.NewestLife+1))
+	}
+	for _, e := range a.Entries {
+		if e.Settled && e.Why != "" {
+			state = append(state, e.ID+" settled: "+e.Why)
+			break
+		}
+	}
+	return append(out, widgets.ProseLines(widgets.Sanitize(strings.Join(state, " · ")), st.Muted, w)...)
+}
+
+// keysText is an action's first key and how many more (of n).
+func keysText(first [][]byte, n int) string {
+	switch {
+	case len(first) == 0:
 		return "-"
-	case 1:
-		return journal.KeyText(keys[0])
+	case n == 1:
+		return journal.KeyText(first[0])
 	}
-	return fmt.Sprintf("%s +%d", journal.KeyText(keys[0]), len(keys)-1)
+	return fmt.Sprintf("%s +%d", journal.KeyText(first[0]), n-1)
 }
 
-// entryOutcome is an entry's outcome and its undo links (the preview
-// adds its stamp).
-func entryOutcome(e journal.Entry) string {
-	out := string(e.Outcome)
-	if e.Undoes != "" {
-		out += " · undoes " + e.Undoes
-	}
-	if e.UndoneBy != "" {
-		out += " · undone by " + e.UndoneBy
-	}
-	return out
-}
+// previewKeys is how many keys the preview lists (those that refuse it
+// first).
+const previewKeys = 200
 
-// previewLines is the preview of the selected entry's undo: per key,
-// now → will be; the keys changed since the write, which refuse it.
+// previewLines is the preview of the selected action's undo or redo: per
+// key, now → will be; the keys changed since the action, which refuse it;
+// what cannot be taken back; what it changes besides the rows.
 func (m model) previewLines() []string {
 	u, st, w := m.undo, m.styles, m.width-6
 	lines := []string{""}
@@ -370,35 +553,66 @@ func (m model) previewLines() []string {
 		return append(lines, st.Muted.Render("reading the keys…"))
 	}
 	if u.planErr != nil {
-		return append(lines, widgets.ProseLines("This entry cannot be undone: "+u.planErr.Error(), st.Error, w)...)
+		return append(lines, widgets.ProseLines(widgets.Sanitize("This action cannot be "+map[bool]string{false: "undone", true: "redone"}[u.redo]+": "+u.planErr.Error()), st.Error, w)...)
 	}
 	p := u.plan
-	e := p.Entry
-	outcome := entryOutcome(e)
-	if e.Stamp != "" {
-		outcome += " at stamp " + e.Stamp
+	a := p.Action
+	verb := "Undo"
+	if p.Redo {
+		verb = "Redo"
 	}
-	head := fmt.Sprintf("Undo %s: %s (%s) of %s, %s. Per key, as it is now → as the undo leaves it:", e.ID, e.Op, e.Kind,
-		usertext.FormatTime(e.Time.UnixMilli()), outcome)
-	lines = append(lines, widgets.ProseLines(head, st.Text, w)...)
-	conflict := map[string]store.RestoreConflict{}
+	head := fmt.Sprintf("%s %s: %s of %s, %d write(s), %s. Per key, as it is now → as the %s leaves it:", verb, a.ID, a.Op,
+		usertext.FormatTime(a.Time.UnixMilli()), len(a.Entries), a.Outcome(), strings.ToLower(verb))
+	lines = append(lines, widgets.ProseLines(widgets.Sanitize(head), st.Text, w)...)
+	conflict := map[string]journal.Conflict{}
 	for _, c := range p.Conflicts {
 		conflict[string(c.Key)] = c
 	}
+	ops := make([]store.RestoreOp, 0, len(p.Ops))
 	for _, op := range p.Ops {
-		lines = append(lines, "", st.Label.Render(widgets.ClipText(journal.KeyText(op.Key), w)))
+		if _, ok := conflict[string(op.Key)]; ok {
+			ops = append(ops, op)
+		}
+	}
+	for _, op := range p.Ops {
+		if _, ok := conflict[string(op.Key)]; !ok {
+			ops = append(ops, op)
+		}
+	}
+	for i, op := range ops {
+		if i == previewKeys {
+			lines = append(lines, "", st.Muted.Render(fmt.Sprintf("… and %d more key(s) (kvdeck %s %s -o json lists them)", len(ops)-i, strings.ToLower(verb), a.ID)))
+			break
+		}
+		lines = append(lines, "", st.Label.Render(widgets.ClipText(widgets.Sanitize(journal.KeyText(op.Key)), w)))
 		for _, l := range widgets.ChangeLines(rawImage(p.Now[string(op.Key)]), rawImage(op.Put)) {
-			lines = append(lines, widgets.ProseLines("  "+l, st.Text, w)...)
+			lines = append(lines, indented(widgets.Sanitize(l), st.Text, w)...)
 		}
 		if c, ok := conflict[string(op.Key)]; ok {
-			lines = append(lines, widgets.ProseLines("  ✗ changed since the write: "+journal.ConflictText(c), st.Error, w)...)
+			lines = append(lines, indented(widgets.Sanitize("✗ changed since the action: "+c.Text()), st.Error, w)...)
 		}
+	}
+	for _, sk := range p.Skipped {
+		lines = append(lines, "")
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(fmt.Sprintf("Not taken back: %d key(s) of write %s: %s", len(sk.Keys), sk.Entry, sk.Why)), st.Warn, w)...)
 	}
 	lines = append(lines, "")
 	if len(p.Conflicts) > 0 {
-		lines = append(lines, widgets.ProseLines(fmt.Sprintf("The undo would be refused: %d key(s) changed since the write (another writer, or a later write of yours). Nothing would be written.", len(p.Conflicts)), st.Error, w)...)
-	} else {
-		lines = append(lines, widgets.ProseLines("enter asks, then puts every key back in one commit checked on each (refused whole if one changes meanwhile). Restored rows get a new versionstamp; undoing the undo redoes.", st.Muted, w)...)
+		lines = append(lines, widgets.ProseLines(fmt.Sprintf("The %s would be refused: %d key(s) changed since the action (another writer, or a later action of yours). Nothing would be written.", strings.ToLower(verb), len(p.Conflicts)), st.Error, w)...)
+		return lines
+	}
+	for _, n := range journal.PlanNotes(*p) {
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(capitalize(n)+"."), st.Warn, w)...)
+	}
+	lines = append(lines, widgets.ProseLines("enter asks, then "+strings.ToLower(atomicText(len(p.Ops))[:1])+atomicText(len(p.Ops))[1:], st.Muted, w)...)
+	return lines
+}
+
+// indented wraps text under a key, every line indented by two cells.
+func indented(text string, style lipgloss.Style, w int) []string {
+	lines := widgets.Wrap(text, max(w-2, 1))
+	for i, l := range lines {
+		lines[i] = style.Render("  " + l)
 	}
 	return lines
 }
@@ -410,11 +624,18 @@ func (m model) scrolledAt(title string, lines []string, h, off int) string {
 	return widgets.Pane(m.styles.PaneFocused, strings.Join(shown, "\n"), m.width, h)
 }
 
-// undoHelp is the overlay's one-line help.
+// undoHelp is the overlay's one-line help: the keys that do something
+// now (no "make it" on a preview that would be refused).
 func (m model) undoHelp() []key.Binding {
-	k := m.undoKeys
-	if u := m.undo; u.plan != nil || u.planErr != nil || u.planning {
-		return []key.Binding{k.Undo, k.Back}
+	k, u := m.undoKeys, m.undo
+	switch {
+	case u.filter.Typing():
+		return u.filter.Help()
+	case u.previewing():
+		if u.plan != nil && len(u.plan.Conflicts) == 0 {
+			return []key.Binding{k.Undo, k.Back}
+		}
+		return []key.Binding{k.Back}
 	}
-	return []key.Binding{k.Up, k.Down, k.Preview, k.Reload, k.Close}
+	return []key.Binding{k.Preview, k.Redo, k.Filter.Filter, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom, k.Nav.Up, k.Nav.Down, k.Reload, k.Close}
 }

@@ -3,9 +3,14 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"kvdeck/codec"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
@@ -17,15 +22,108 @@ import (
 // of the test's own; it returns the store's path for a second writer.
 func journaled(t *testing.T) (*app, string) {
 	t.Helper()
+	return journaledAt(t, 120, 40, journal.Options{Dir: t.TempDir()})
+}
+
+// journaledAt is journaled at w x h with the journal's options.
+func journaledAt(t *testing.T, w, h int, opts journal.Options, seed ...func(*store.Store)) (*app, string) {
+	t.Helper()
+	s, path, clock, _ := journaledStore(t, opts, nil, seed...)
+	return start(t, s, clock, w, h, time.Hour), path
+}
+
+// journaledStore is a copy of the reference store on the fixed clock,
+// with rows written by before (not journaled), then journaled by a
+// journal of opts, then seed's writes.
+func journaledStore(t *testing.T, opts journal.Options, before func(*store.Store), seed ...func(*store.Store)) (*store.Store, string, *store.VirtualClock, *journal.Journal) {
+	t.Helper()
 	path := storetest.CopyReference(t)
 	clock := viewtest.FixedClock()
 	s := viewtest.Open(t, path, clock, false)
-	j, err := journal.Open(path, journal.Options{Dir: t.TempDir()})
+	if before != nil {
+		before(s)
+	}
+	j, err := journal.Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetRecorder(j)
-	return start(t, s, clock, 120, 40, time.Hour), path
+	for _, f := range seed {
+		f(s)
+	}
+	return s, path, clock, j
+}
+
+// steadyJournal is a journal whose times and IDs are the same on every
+// run (a minute apart, counted), for screens compared with goldens.
+func steadyJournal(t *testing.T) journal.Options {
+	t.Helper()
+	var n, ids atomic.Int64
+	t0 := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
+	return journal.Options{Dir: t.TempDir(),
+		Now:   func() time.Time { return t0.Add(time.Duration(n.Add(1)) * time.Minute) },
+		NewID: func() string { return fmt.Sprintf("a%07d", ids.Add(1)) }}
+}
+
+// seedActions journals 14 actions on s as commands would: twelve sets,
+// an undo of the last, and a load of 1,200 keys in two commits (one
+// action).
+func seedActions(t *testing.T, j **journal.Journal) func(*store.Store) {
+	t.Helper()
+	return func(s *store.Store) {
+		ctx := viewtest.Ctx
+		for i := range 12 {
+			k := codec.Key{codec.String("notes"), codec.Number(float64(i))}
+			if _, err := s.Set(store.WithWriteOp(ctx, "set"), k, []byte(fmt.Sprintf(`{"n":%d}`, i)), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		jj := journal.Of(s)
+		*j = jj
+		p, err := jj.PlanUndo(ctx, s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := jj.Undo(ctx, s, p); err != nil {
+			t.Fatal(err)
+		}
+		load := store.WithWriteOp(ctx, "load")
+		for lo := 0; lo < 1200; lo += 600 {
+			var sets []store.Mutation
+			for i := lo; i < lo+600; i++ {
+				sets = append(sets, store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String("bulk"), codec.Number(float64(i))}, Value: []byte(`1`)})
+			}
+			if _, err := s.SetMany(load, sets); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestUndoListGolden: the z list at 80x24 and 60x18: one line per action
+// (the load's two commits are one), newest first, the selected action's
+// keys and outcome below; G pages to the oldest; enter on the load
+// previews its undo, lines wrapped under their key keep their indent.
+func TestUndoListGolden(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {60, 18}} {
+		for _, step := range []string{"list", "oldest", "preview"} {
+			t.Run(fmt.Sprintf("%s_%dx%d", step, sz.w, sz.h), func(t *testing.T) {
+				var j *journal.Journal
+				a, _ := journaledAt(t, sz.w, sz.h, steadyJournal(t), seedActions(t, &j))
+				a.keys("z")
+				a.waitFor("UNDO", "load")
+				switch step {
+				case "oldest":
+					a.keys("G")
+					a.waitFor(`["notes", 0]`)
+				case "preview":
+					a.keys("enter")
+					a.waitFor("PREVIEW", "Per key")
+				}
+				golden.RequireEqual(t, a.final().View())
+			})
+		}
+	}
 }
 
 // TestUndoOverlay: a delete made in Browse is listed by z (newest first,
@@ -62,7 +160,7 @@ func TestUndoOverlay(t *testing.T) {
 	a.keys("y")
 	// One wait: the flash and the list's new "undoes" entry can come in
 	// one frame, and a wait consumes what it read.
-	a.waitFor("undone ", "1 key(s) put back at stamp", "undoes ")
+	a.waitFor("undone ", "1 key(s) put back at stamp", "undo         undo ")
 	if got := a.value(globex); got != was {
 		t.Fatalf("globex after the undo = %s, want %s", got, was)
 	}
@@ -87,7 +185,7 @@ func TestUndoOverlay(t *testing.T) {
 	a.waitFor("Puts back 1 key(s)")
 	a.keys("y")
 	// One wait: the flash and the preview's conflict can come in one frame.
-	a.waitFor("refused, nothing was written", "✗ changed since the write", "is at stamp", `{"by":"another writer"}`)
+	a.waitFor("refused, nothing was written", "✗ changed since the action", "is at stamp", `{"by":"another writer"}`)
 	if got := a.value(globex); got != `{"by":"another writer"}` {
 		t.Fatalf("globex after a refused undo = %s", got)
 	}
@@ -98,6 +196,12 @@ func TestUndoOverlay(t *testing.T) {
 	}
 	if !strings.Contains(m.flash.msg.Text, `(value {"by":"another writer"})`) || !strings.Contains(m.flash.msg.Text, globex+" is at stamp") {
 		t.Fatalf("the refusal does not name the key, its stamp and value: %q", m.flash.msg.Text)
+	}
+	// A preview that would be refused offers esc only, not enter.
+	for _, b := range m.undoHelp() {
+		if b.Help().Key == "enter" {
+			t.Errorf("the refused preview's help offers %q", b.Help().Desc)
+		}
 	}
 }
 
@@ -117,5 +221,56 @@ func TestUndoOff(t *testing.T) {
 				t.Errorf("overlay open %v, z in help %v", m.undo != nil, m.keys.Undo.Enabled())
 			}
 		})
+	}
+}
+
+// TestFlowBulkIsOneAction: a bulk delete of 250 keys in three commits is
+// one action of the journal (three before, each undone by its own round
+// of keys), and one z undo puts all 250 back.
+func TestFlowBulkIsOneAction(t *testing.T) {
+	s, _, clock, j := journaledStore(t, journal.Options{Dir: t.TempDir()}, func(s *store.Store) { seedRows(t, s, 250) })
+	m := testModel(s, clock, time.Hour)
+	m.bulkLimits = store.BulkLimits{Rows: 100}
+	a := run(t, m, 120, 40)
+	markAllBulk(a, 250)
+	a.keys(";")
+	a.waitFor("Bulk action on 250 keys")
+	a.keys("d")
+	a.waitFor("in 3 checked atomic commits")
+	a.keys("y")
+	a.waitFor("delete: 250 of 250 done in 3 of 3 commits")
+	h, _, err := j.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Actions) != 1 || h.Actions[0].Op != "bulk: delete" || len(h.Actions[0].Entries) != 3 {
+		t.Fatalf("%d actions; want one bulk delete of 3 writes", len(h.Actions))
+	}
+	a.keys("z")
+	a.waitFor("bulk: delete", "3 write(s) · 250 key(s)")
+	a.keys("enter")
+	a.waitFor("PREVIEW", "Per key")
+	a.keys("enter")
+	a.waitFor("Puts back 250 key(s)")
+	a.keys("y")
+	a.waitFor("250 key(s) put back")
+	a.final()
+	if n := countRows(t, s); n != 250 {
+		t.Fatalf("%d rows after the undo; want 250", n)
+	}
+}
+
+// TestPreviewWrapKeepsIndent: a preview line under its key that wraps
+// keeps the key's indent on every line (the continuation started at the
+// margin before).
+func TestPreviewWrapKeepsIndent(t *testing.T) {
+	lines := indented("value   "+strings.Repeat("word ", 20)+"→ (no row: deleted)", lipgloss.NewStyle(), 30)
+	if len(lines) < 3 {
+		t.Fatalf("%d lines; want it wrapped", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "  ") || len([]rune(l)) > 30 {
+			t.Errorf("line %q: want two cells of indent within 30", l)
+		}
 	}
 }

@@ -2,8 +2,11 @@ package tui
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 
+	"kvdeck/internal/atomicjson"
 	"kvdeck/internal/storetest"
 )
 
@@ -45,11 +48,26 @@ func TestQuitWithStagedOpsAsks(t *testing.T) {
 	a.keys("c")
 	a.waitFor("COMPOSE · 2 operation(s)")
 	a.keys("q")
-	a.waitFor("Quit with a composition staged?", "2 staged operation(s)")
+	a.waitFor("Quit and give up what is not saved?", "2 staged operation(s)")
 	a.keys("n")
 	a.keys("2")
 	a.waitFor("[2 Leases]")
-	if m := a.final(); m.tab != tabLeases {
+	m := a.final()
+	if m.tab != tabLeases {
 		t.Fatalf("q quit without asking (tab %v)", m.tab)
+	}
+	// Quit anyway (a signal): the composition is kept as the atomic JSON
+	// document kvdeck atomic commits, and the last line says so.
+	dir, getenv := stateDir(t)
+	lines := m.exitReport(getenv, os.Getpid())
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], "' writes it") || !strings.Contains(lines[0], " atomic '") {
+		t.Fatalf("exit report: %q", lines)
+	}
+	b, err := os.ReadFile(keptPath(t, lines[0], dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checks, muts, err := atomicjson.Parse(b); err != nil || len(checks) != 1 || len(muts) != 1 {
+		t.Fatalf("the kept composition: %d check(s), %d mutation(s), %v:\n%s", len(checks), len(muts), err, b)
 	}
 }

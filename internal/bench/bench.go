@@ -54,7 +54,7 @@ func NewEnv(ctx context.Context, dir string) (*Env, error) {
 	e.Store = s
 	target, err := store.ParseTarget(path)
 	if err == nil {
-		e.Raw, err = sql.Open("sqlite", target.SQLiteDSN(false, true, store.DefaultBusyTimeout))
+		e.Raw, err = sql.Open("sqlite", target.SQLiteDSN(false, store.DefaultBusyTimeout))
 	}
 	if err == nil {
 		e.upsert, err = e.Raw.PrepareContext(ctx, upsertSQL)

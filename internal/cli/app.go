@@ -65,7 +65,9 @@ type App struct {
 	past, pastOf string
 	tokens       tokenScope // the TUI's tokens, each bound to its server
 	// probes are the Fleet view's stores, kept open between its reads.
-	probes fleetMembers
+	probes  fleetMembers
+	minted  mintedTokens // Turso group tokens minted this session (tenants.go)
+	listing tursoListing // Turso groups' listings, shared by a Fleet refresh
 }
 
 // Context is the command's context, cancelled on interrupt.
@@ -121,6 +123,9 @@ type Opening struct {
 	Unchecked bool
 	// Timeout bounds each request to a server (0: none).
 	Timeout time.Duration
+	// Replica is a read replica's URL to read through (a saved store's
+	// replica_url, store.Options.Replica).
+	Replica string
 	// Own: the caller closes the store (a race's workers, a fleet's
 	// members kept between reads), and it is not journaled. Else the
 	// store is closed when the command returns, and journaled unless it
@@ -170,9 +175,14 @@ func (a *App) Open(ctx context.Context, o Opening) (*store.Store, error) {
 		Force:          o.Force,
 		Unchecked:      o.Unchecked,
 		RequestTimeout: o.Timeout,
+		Replica:        o.Replica,
 	}
 	if o.Access != AsFlags {
 		opts.ReadOnly = o.Access == ReadOnly
+	}
+	opts, err := a.tenancy(ctx, url, opts) // the saved store's replica, a minted token
+	if err != nil {
+		return nil, err
 	}
 	s, err := store.Open(ctx, url, opts)
 	if err != nil && !o.Own {
@@ -302,8 +312,13 @@ func (a *App) close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.stores {
-		if j := journal.Of(s); j != nil && j.Err() != nil {
-			a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+		if j := journal.Of(s); j != nil {
+			if j.Err() != nil {
+				a.Warnf("%v; kvdeck undo --list settles it by reading its keys", j.Err())
+			}
+			for _, n := range j.Notices() {
+				a.Warnf("%s", n)
+			}
 		}
 		_ = s.Close()
 		c := s.Cost()

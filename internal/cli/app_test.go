@@ -46,6 +46,7 @@ var writeCommands = map[string][]string{
 	"IndexAddCmd":     {"index", "add"},
 	"IndexDropCmd":    {"index", "drop"},
 	"UndoCmd":         {"undo", "--yes"},
+	"RedoCmd":         {"redo", "--yes"},
 	"CopyCmd":         {"copy", "--from", "x.db", "--to", "y.db", "[]"},
 	"PutBackCmd":      {"--at", "txid:1", "put-back", `["k"]`},
 }

@@ -239,7 +239,7 @@ func (c *BenchCmd) printNetwork(app *App, title string, lines []netJSON) {
 			rate = fmt.Sprintf("%.0f", l.RowsPerSec)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", l.Op, l.Requests, time.Duration(l.Ms*float64(time.Millisecond)).Round(time.Millisecond), rows, rate,
-			usertext.Bytes(l.BytesSent), usertext.Bytes(l.BytesReceived), l.ServerRead, l.ServerWritten)
+			usertext.BytesText(l.BytesSent), usertext.BytesText(l.BytesReceived), l.ServerRead, l.ServerWritten)
 	}
 	tw.Flush()
 	app.Out.Textf("%s", title)

@@ -11,17 +11,25 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattn/go-isatty"
+
 	"kvdeck/codec"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
-// UndoCmd undoes a journaled write, or lists the journal.
+// UndoCmd undoes a journaled action, or lists the journal.
 type UndoCmd struct {
-	ID   string `arg:"" optional:"" name:"id" help:"The entry to undo: an ID from --list or a unique prefix of one. Default: the newest applied write not yet undone (an undo included, so undo twice redoes)."`
-	List bool   `name:"list" help:"List the store's journal, oldest first: id, time, command, keys, outcome."`
+	ID   string `arg:"" optional:"" name:"id" help:"The action to undo: an ID from --list or a unique prefix of one. Default: the newest action not undone yet; repeating steps further back."`
+	List bool   `name:"list" help:"List the store's journal, oldest first: one line per action (a command, a key): id, time, command, keys, outcome."`
 	Yes  bool   `name:"yes" help:"Undo without asking (scripts). Without it undo shows the preview and asks on a terminal, and refuses when stdin is not one."`
+}
+
+// RedoCmd makes an undone action again: the inverse of its undo.
+type RedoCmd struct {
+	ID  string `arg:"" optional:"" name:"id" help:"The undone action to redo: an ID from undo --list or a unique prefix of one. Default: the action undone last."`
+	Yes bool   `name:"yes" help:"Redo without asking (scripts); without it redo asks on a terminal, and refuses when stdin is not one."`
 }
 
 // Writes names the write for the read-only refusal (writer); --list
@@ -33,7 +41,10 @@ func (c *UndoCmd) Writes() string {
 	return "undo"
 }
 
-// Run lists the journal or undoes one entry.
+// Writes names the write for the read-only refusal (writer).
+func (c *RedoCmd) Writes() string { return "redo" }
+
+// Run lists the journal or undoes one action.
 func (c *UndoCmd) Run(app *App) error {
 	if c.List {
 		if c.ID != "" || c.Yes {
@@ -41,8 +52,20 @@ func (c *UndoCmd) Run(app *App) error {
 		}
 		return c.list(app)
 	}
+	return undoOrRedo(app, c.ID, c.Yes, false)
+}
+
+// Run redoes one action.
+func (c *RedoCmd) Run(app *App) error { return undoOrRedo(app, c.ID, c.Yes, true) }
+
+// undoOrRedo plans, previews, asks and makes an undo (or a redo).
+func undoOrRedo(app *App, id string, yes, redo bool) error {
+	verb := "undo"
+	if redo {
+		verb = "redo"
+	}
 	if app.JournalOff() {
-		return errors.New("undo works through the write journal, which --no-journal (or KVDECK_JOURNAL=off) turns off: the undo itself could not be recorded, nor undone")
+		return fmt.Errorf("%s works through the write journal, which --no-journal (or KVDECK_JOURNAL=off) turns off: it could not be recorded, nor taken back", verb)
 	}
 	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
@@ -52,7 +75,12 @@ func (c *UndoCmd) Run(app *App) error {
 	if j == nil {
 		return errors.New("the write journal of this store could not be opened")
 	}
-	p, err := j.PlanUndo(app.Context(), s, c.ID)
+	var p journal.Plan
+	if redo {
+		p, err = j.PlanRedo(app.Context(), s, id)
+	} else {
+		p, err = j.PlanUndo(app.Context(), s, id)
+	}
 	switch {
 	case errors.Is(err, journal.ErrNoEntry):
 		return err
@@ -61,75 +89,101 @@ func (c *UndoCmd) Run(app *App) error {
 	case err != nil:
 		return err
 	}
-	c.preview(app, p)
+	previewPlan(app, p)
 	if len(p.Conflicts) > 0 {
-		return refused(p.Entry.ID, p.Conflicts)
+		return refused(p, p.Conflicts)
 	}
-	if !c.Yes {
+	if !yes {
 		if err := confirm(app, p); err != nil {
 			return err
 		}
 	}
 	res, err := j.Undo(app.Context(), s, p)
 	if err != nil {
+		if res.Restored > 0 {
+			return fmt.Errorf("%s %s stopped after %s of %d (action %s; kvdeck undo --list shows it): %w", verb, p.Action.ID, plural(int64(res.Restored), "key"), len(p.Ops), res.Action, err)
+		}
 		return err
 	}
-	if !res.OK {
-		return refused(p.Entry.ID, res.Conflicts)
+	switch {
+	case res.SeqBelow > 0:
+		return NotDone("%s %s refused, nothing was written: the store's seq went down to %d, below stamp %d this journal recorded: the database was recreated, or copied back from an older file", verb, p.Action.ID, res.SeqBelow, p.MinSeq)
+	case !res.OK && res.Restored == 0:
+		return refused(p, res.Conflicts)
+	case !res.OK:
+		return NotDone("%s %s stopped part-way: %s of %d restored in %d commit(s) (action %s), then a key changed between the check and its commit: %s; the others are as the action left them (kvdeck undo --list shows both)",
+			verb, p.Action.ID, plural(int64(res.Restored), "key"), len(p.Ops), res.Commits, res.Action, conflictsText(res.Conflicts))
 	}
-	out := undoJSON{OK: true, Undid: p.Entry.ID, Versionstamp: stampOrNull(res.Versionstamp), Keys: len(p.Ops), Entry: undoEntry(j, p.Entry.ID)}
-	text := fmt.Sprintf("undid %s: %s restored", p.Entry.ID, plural(int64(len(p.Ops)), "key"))
-	if res.Versionstamp != "" {
-		text += " (new versionstamp " + res.Versionstamp + ")"
+	out := undoJSON{OK: true, Action: res.Action, Versionstamp: stampOrNull(res.First), Keys: res.Restored, Commits: res.Commits}
+	if redo {
+		out.Redid = p.Action.ID
+	} else {
+		out.Undid = p.Action.ID
 	}
-	if out.Entry != "" {
-		text += "; this undo is entry " + out.Entry + ": kvdeck undo " + out.Entry + " redoes it"
+	past := map[bool]string{false: "undid", true: "redid"}[redo]
+	text := fmt.Sprintf("%s %s (%s): %s restored", past, p.Action.ID, usertext.Sanitize(p.Action.Op), plural(int64(res.Restored), "key"))
+	if res.Commits > 1 {
+		text += fmt.Sprintf(" in %d commits", res.Commits)
+	}
+	if res.First != "" {
+		text += " (new versionstamp " + res.First
+		if res.Last != res.First {
+			text += " to " + res.Last
+		}
+		text += ")"
+	}
+	if redo {
+		text += "; kvdeck undo " + p.Action.ID + " undoes it again"
+	} else {
+		text += "; kvdeck redo " + p.Action.ID + " redoes it"
 	}
 	app.Out.Result(out, text)
 	return nil
 }
 
-// undoEntry is the journal entry of the undo of id just made (the
-// newest that undoes it); "" when the journal cannot say.
-func undoEntry(j *journal.Journal, id string) string {
-	entries, _, err := j.List()
-	if err != nil {
-		return ""
-	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Undoes == id {
-			return entries[i].ID
-		}
-	}
-	return ""
-}
-
-// undoJSON is the result line of an undo.
+// undoJSON is the result line of an undo or a redo.
 type undoJSON struct {
 	OK           bool    `json:"ok"`
-	Undid        string  `json:"undid"`
-	Entry        string  `json:"entry,omitempty"`
+	Undid        string  `json:"undid,omitempty"`
+	Redid        string  `json:"redid,omitempty"`
+	Action       string  `json:"action,omitempty"`
 	Versionstamp *string `json:"versionstamp"`
 	Keys         int     `json:"keys"`
+	Commits      int     `json:"commits"`
 }
+
+// refusedShown is how many changed keys a refusal names.
+const refusedShown = 20
 
 // refused is the exit-1 error of an undo that found keys changed since
-// the write: each named with its stamp and value now; nothing written.
-func refused(id string, conflicts []store.RestoreConflict) error {
-	msgs := make([]string, len(conflicts))
-	for i, c := range conflicts {
-		msgs[i] = journal.ConflictText(c)
-	}
-	return NotDone("undo %s refused, nothing was written: %s changed since the write: %s", id, plural(int64(len(conflicts)), "key"), strings.Join(msgs, "; "))
+// the action: each named with its stamp and value now; nothing written.
+func refused(p journal.Plan, conflicts []journal.Conflict) error {
+	return NotDone("%s %s refused, nothing was written: %s changed since the action: %s", p.Verb(), p.Action.ID, plural(int64(len(conflicts)), "key"), conflictsText(conflicts))
 }
 
-// confirm asks on a terminal; elsewhere it refuses (exit 2) so that a
-// script never undoes without --yes.
+// conflictsText names up to refusedShown conflicts, and how many more.
+func conflictsText(conflicts []journal.Conflict) string {
+	var msgs []string
+	for i, c := range conflicts {
+		if i == refusedShown {
+			msgs = append(msgs, fmt.Sprintf("and %d more (-o json lists them)", len(conflicts)-i))
+			break
+		}
+		msgs = append(msgs, usertext.Sanitize(c.Text()))
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// confirm asks on a terminal; elsewhere (a pipe, a file, /dev/null) it
+// refuses (exit 2) so that a script never undoes without --yes.
 func confirm(app *App, p journal.Plan) error {
 	if !app.terminal(app.Stdin) {
-		return fmt.Errorf("undo asks before it writes, and stdin is not a terminal: pass --yes to undo %s", p.Entry.ID)
+		return fmt.Errorf("%s asks before it writes, and stdin is not a terminal: pass --yes to %s %s", p.Verb(), p.Verb(), p.Action.ID)
 	}
-	return askYes(app, fmt.Sprintf("Undo %s?", p.Entry.ID), "not undone")
+	if p.Redo {
+		return askYes(app, fmt.Sprintf("Redo %s?", p.Action.ID), "not redone")
+	}
+	return askYes(app, fmt.Sprintf("Undo %s?", p.Action.ID), "not undone")
 }
 
 // askYes asks question on stderr (after the output so far) and reads the
@@ -150,24 +204,33 @@ func askYes(app *App, question, no string) error {
 	return NotDone("%s", no)
 }
 
-// stdinTerminal reports whether r is a terminal (a character device;
-// /dev/null is one too, and its empty answer is a no).
+// stdinTerminal reports whether r is a terminal (a tty: /dev/null is a
+// character device but no terminal).
 func stdinTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }
 
 // planJSON is the preview of an undo in JSON.
 type planJSON struct {
-	Undo      string        `json:"undo"`
+	Undo      string        `json:"undo,omitempty"`
+	Redo      string        `json:"redo,omitempty"`
 	Command   string        `json:"command"`
 	Time      int64         `json:"time"`
 	Keys      []planKeyJSON `json:"keys"`
+	MoreKeys  int           `json:"moreKeys"`
 	Conflicts int           `json:"conflicts"`
+	Skipped   []skippedJSON `json:"skipped,omitempty"`
+	Notes     []string      `json:"notes,omitempty"`
+}
+
+type skippedJSON struct {
+	Entry string `json:"entry"`
+	Keys  int    `json:"keys"`
+	Why   string `json:"why"`
 }
 
 type planKeyJSON struct {
@@ -185,16 +248,45 @@ type rowJSON struct {
 	ExpiresAt    *int64          `json:"expiresAt"`
 }
 
-// preview prints each key of the plan: what is there now, and what the
-// undo will leave.
-func (c *UndoCmd) preview(app *App, p journal.Plan) {
+// previewShown is how many keys the text preview lists (conflicting keys
+// first); previewJSON how many the JSON one does.
+const (
+	previewShown = 20
+	previewJSON  = 1000
+)
+
+// previewPlan prints keys of the plan, those that refuse it first: what
+// is there now, and what the undo will leave; then what it cannot take
+// back, and what it changes besides the rows (new stamps, leases).
+func previewPlan(app *App, p journal.Plan) {
 	conflict := map[string]bool{}
 	for _, k := range p.Conflicts {
 		conflict[string(k.Key)] = true
 	}
+	ops := make([]store.RestoreOp, 0, len(p.Ops))
+	for _, op := range p.Ops {
+		if conflict[string(op.Key)] {
+			ops = append(ops, op)
+		}
+	}
+	for _, op := range p.Ops {
+		if !conflict[string(op.Key)] {
+			ops = append(ops, op)
+		}
+	}
+	notes := journal.PlanNotes(p)
 	if app.Out.JSON() {
-		out := planJSON{Undo: p.Entry.ID, Command: p.Entry.Op, Time: p.Entry.Time.UnixMilli(), Conflicts: len(p.Conflicts)}
-		for _, op := range p.Ops {
+		out := planJSON{Command: p.Action.Op, Time: p.Action.Time.UnixMilli(), Conflicts: len(p.Conflicts), Notes: notes}
+		if p.Redo {
+			out.Redo = p.Action.ID
+		} else {
+			out.Undo = p.Action.ID
+		}
+		for i, op := range ops {
+			if i == previewJSON {
+				out.MoreKeys = len(ops) - i
+				break
+			}
 			k := planKeyJSON{Hex: hex.EncodeToString(op.Key), Now: undoRowOf(p.Now[string(op.Key)], true), WillBe: undoRowOf(op.Put, false),
 				ExpectVer: expectText(op.ExpectVer), Conflict: conflict[string(op.Key)]}
 			if dk, err := codec.Decode(op.Key); err == nil {
@@ -202,22 +294,29 @@ func (c *UndoCmd) preview(app *App, p journal.Plan) {
 			}
 			out.Keys = append(out.Keys, k)
 		}
+		for _, sk := range p.Skipped {
+			out.Skipped = append(out.Skipped, skippedJSON{Entry: sk.Entry, Keys: len(sk.Keys), Why: sk.Why})
+		}
 		app.Out.Object(out)
 		return
 	}
-	app.Out.Textf("undo %s  %s  %s  (%s):", p.Entry.ID, timeText(p.Entry.Time.UnixMilli()), entryOp(p.Entry), plural(int64(len(p.Ops)), "key"))
-	for _, op := range p.Ops {
+	app.Out.Textf("%s %s  %s  %s  (%s):", p.Verb(), p.Action.ID, timeText(p.Action.Time.UnixMilli()), usertext.Sanitize(p.Action.Op), plural(int64(len(p.Ops)), "key"))
+	for i, op := range ops {
+		if i == previewShown {
+			app.Out.Textf("  … and %d more keys (-o json lists up to %d)", len(ops)-i, previewJSON)
+			break
+		}
 		mark := " "
 		if conflict[string(op.Key)] {
 			mark = "!"
 		}
 		app.Out.Textf("%s %s  %s  →  %s", mark, usertext.Sanitize(journal.KeyText(op.Key)), undoRowText(p.Now[string(op.Key)], true), undoRowText(op.Put, false))
 	}
-	for _, op := range p.Ops {
-		if op.Put != nil {
-			app.Out.Textf("restored rows get a new versionstamp")
-			break
-		}
+	for _, sk := range p.Skipped {
+		app.Out.Textf("not taken back: %s of write %s: %s", plural(int64(len(sk.Keys)), "key"), sk.Entry, usertext.Sanitize(sk.Why))
+	}
+	for _, n := range notes {
+		app.Out.Textf("%s", usertext.Sanitize(n))
 	}
 }
 
@@ -262,11 +361,14 @@ func undoRowText(r *store.RawRow, withStamp bool) string {
 	return b.String()
 }
 
-// entryOp is the command that made an entry, or its engine call when no
-// command was named.
-func entryOp(e journal.Entry) string {
-	if e.Op != "" {
-		return e.Op
+// actionOp is the command that made an action, or its engine call when
+// no command was named.
+func actionOp(a journal.Action) string {
+	if a.Op != "" {
+		return a.Op
 	}
-	return "(" + e.Kind + ")"
+	if len(a.Entries) > 0 {
+		return "(" + a.Entries[0].Kind + ")"
+	}
+	return "-"
 }

@@ -11,33 +11,55 @@ import (
 	"kvdeck/store"
 )
 
-// journalEntryJSON is one entry of undo --list -o json.
-type journalEntryJSON struct {
-	ID            string           `json:"id"`
-	Time          int64            `json:"time"`
-	Command       string           `json:"command"`
-	Kind          string           `json:"kind"`
-	Keys          []journalKeyJSON `json:"keys"`
-	Outcome       string           `json:"outcome"`
-	Versionstamp  *string          `json:"versionstamp"`
-	Settled       bool             `json:"settled"`
-	BeforeUnknown bool             `json:"beforeUnknown"`
-	Undoes        string           `json:"undoes,omitempty"`
-	UndoneBy      string           `json:"undoneBy,omitempty"`
-	Undoable      bool             `json:"undoable"`
-	Why           string           `json:"why,omitempty"`
+// journalActionJSON is one action of undo --list -o json.
+type journalActionJSON struct {
+	ID      string `json:"id"`
+	Time    int64  `json:"time"`
+	Command string `json:"command"`
+	// Writes counts its journaled writes; Keys are the first listKeys of
+	// the keys they name, KeyCount all of them.
+	Writes        int                `json:"writes"`
+	Keys          []journalKeyJSON   `json:"keys"`
+	KeyCount      int                `json:"keyCount"`
+	Outcome       string             `json:"outcome"`
+	Versionstamp  *string            `json:"versionstamp"`
+	Settled       bool               `json:"settled"`
+	BeforeUnknown bool               `json:"beforeUnknown"`
+	Undoes        string             `json:"undoes,omitempty"`
+	UndoneBy      string             `json:"undoneBy,omitempty"`
+	Life          int                `json:"life"`
+	Undoable      bool               `json:"undoable"`
+	Redoable      bool               `json:"redoable"`
+	Why           string             `json:"why,omitempty"`
+	Entries       []journalEntryJSON `json:"entries"`
 }
 
-// journalKeyJSON is a key of an entry: tagged JSON when it decodes, and
+// journalEntryJSON is one write of an action.
+type journalEntryJSON struct {
+	ID            string  `json:"id"`
+	Kind          string  `json:"kind"`
+	Keys          int     `json:"keys"`
+	Outcome       string  `json:"outcome"`
+	Versionstamp  *string `json:"versionstamp"`
+	Settled       bool    `json:"settled"`
+	Why           string  `json:"why,omitempty"`
+	BeforeUnknown bool    `json:"beforeUnknown"`
+}
+
+// journalKeyJSON is a key of an action: tagged JSON when it decodes, and
 // its hex always.
 type journalKeyJSON struct {
 	Key *codec.Key `json:"key"`
 	Hex string     `json:"hex"`
 }
 
-// list prints the journal of the store, oldest first, after settling the
-// entries whose outcome is unknown. A read-only session or a journal
-// turned off reads the file without settling (settling writes to it).
+// listKeys is how many keys of an action the JSON list names.
+const listKeys = 20
+
+// list prints the journal of the store, one line per action, oldest
+// first, after settling the writes whose outcome is unknown. A read-only
+// session or a journal turned off reads the file without settling
+// (settling writes to it).
 func (c *UndoCmd) list(app *App) error {
 	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
@@ -56,7 +78,7 @@ func (c *UndoCmd) list(app *App) error {
 			return err
 		}
 	}
-	entries, notes, err := j.List()
+	h, notes, err := j.History()
 	if err != nil {
 		return err
 	}
@@ -64,46 +86,62 @@ func (c *UndoCmd) list(app *App) error {
 		app.Warnf("journal line skipped: %s", n)
 	}
 	unknown := 0
-	for _, e := range entries {
-		why := journal.Undoable(e, entries)
-		if e.Outcome == store.OutcomeUnknown {
+	for _, a := range h.Actions {
+		out := actionJSON(h, a)
+		if out.Outcome == "unknown" || out.Outcome == "partly unknown" {
 			unknown++
 		}
-		out := journalEntryJSON{ID: e.ID, Time: e.Time.UnixMilli(), Command: e.Op, Kind: e.Kind, Outcome: string(e.Outcome),
-			Versionstamp: stampOrNull(e.Stamp), Settled: e.Settled, BeforeUnknown: e.BeforeUnknown, Undoes: e.Undoes,
-			UndoneBy: e.UndoneBy, Undoable: why == nil}
-		if why != nil {
-			out.Why = why.Error()
-		}
-		for _, k := range e.Keys {
-			jk := journalKeyJSON{Hex: hex.EncodeToString(k)}
-			if dk, err := codec.Decode(k); err == nil {
-				jk.Key = &dk
-			}
-			out.Keys = append(out.Keys, jk)
-		}
-		app.Out.Result(out, fmt.Sprintf("%-8s  %s  %-14s  %-40s  %s", e.ID, timeText(e.Time.UnixMilli()),
-			usertext.Sanitize(entryOp(e)), usertext.Sanitize(keysText(e.Keys, 40)), outcomeText(e)))
+		app.Out.Result(out, fmt.Sprintf("%-8s  %s  %-14s  %-40s  %s", a.ID, timeText(a.Time.UnixMilli()),
+			usertext.Sanitize(actionOp(a)), usertext.Sanitize(keysText(a.FirstKeys, a.KeyCount, 40)), usertext.Sanitize(outcomeText(h, a))))
 	}
-	if len(entries) == 0 && !app.Out.JSON() {
+	if len(h.Actions) == 0 && !app.Out.JSON() {
 		app.Out.Textf("no journal entries for %s (%s)", s.Info().Display, j.Path())
 	}
 	if unknown > 0 && !settle {
-		app.Warnf("%s of unknown outcome not settled: settling writes to the journal, which a read-only session or --no-journal does not", plural(int64(unknown), "entry"))
+		app.Warnf("%s of unknown outcome not settled: settling writes to the journal, which a read-only session or --no-journal does not", plural(int64(unknown), "action"))
 	}
 	return nil
 }
 
-// keysText is an entry's keys shortened to about width cells: the first
-// key (cut in its middle) and how many more.
-func keysText(keys [][]byte, width int) string {
+// actionJSON is an action as undo --list -o json prints it.
+func actionJSON(h journal.History, a journal.Action) journalActionJSON {
+	first, _ := a.Stamps()
+	out := journalActionJSON{ID: a.ID, Time: a.Time.UnixMilli(), Command: a.Op, Writes: len(a.Entries), KeyCount: a.KeyCount,
+		Outcome: a.Outcome(), Versionstamp: stampOrNull(first), Undoes: a.Undoes, UndoneBy: a.UndoneBy, Life: a.Life}
+	if a.Undoes == "" {
+		why := h.Undoable(a)
+		out.Undoable = why == nil
+		out.Redoable = h.Redoable(a) == nil
+		if why != nil && !out.Redoable {
+			out.Why = why.Error()
+		}
+	}
+	for _, k := range a.FirstKeys[:min(len(a.FirstKeys), listKeys)] {
+		jk := journalKeyJSON{Hex: hex.EncodeToString(k)}
+		if dk, err := codec.Decode(k); err == nil {
+			jk.Key = &dk
+		}
+		out.Keys = append(out.Keys, jk)
+	}
+	for _, e := range a.Entries {
+		out.Settled = out.Settled || e.Settled
+		out.BeforeUnknown = out.BeforeUnknown || e.BeforeUnknown
+		out.Entries = append(out.Entries, journalEntryJSON{ID: e.ID, Kind: e.Kind, Keys: len(e.Keys), Outcome: string(e.Outcome),
+			Versionstamp: stampOrNull(e.Stamp), Settled: e.Settled, Why: e.Why, BeforeUnknown: e.BeforeUnknown})
+	}
+	return out
+}
+
+// keysText is an action's keys (the first ones, of n) shortened to about
+// width cells: the first key (cut in its middle) and how many more.
+func keysText(keys [][]byte, n, width int) string {
 	if len(keys) == 0 {
 		return "-"
 	}
 	first := journal.KeyText(keys[0])
 	more := ""
-	if len(keys) > 1 {
-		more = fmt.Sprintf(" +%d more", len(keys)-1)
+	if n > 1 {
+		more = fmt.Sprintf(" +%d more", n-1)
 	}
 	room := width - len(more)
 	if r := []rune(first); len(r) > room && room > 5 {
@@ -113,27 +151,52 @@ func keysText(keys [][]byte, width int) string {
 	return first + more
 }
 
-// outcomeText is an entry's outcome with what happened to it since.
-func outcomeText(e journal.Entry) string {
-	var parts []string
-	switch {
-	case e.Outcome == store.OutcomeApplied && e.BeforeUnknown:
-		parts = append(parts, "applied (rows it replaced unknown: not undoable)")
-	case e.Outcome == store.OutcomeApplied && e.After != nil && len(e.After) == 0:
-		parts = append(parts, "applied (changed no row)")
-	case e.Outcome == store.OutcomeNotApplied:
-		parts = append(parts, "not applied")
-	default:
-		parts = append(parts, string(e.Outcome))
+// outcomeText is an action's outcome with what happened to it since.
+func outcomeText(h journal.History, a journal.Action) string {
+	parts := []string{a.Outcome()}
+	settled, beforeUnknown, changed := false, false, a.Changed()
+	var why string
+	for _, e := range a.Entries {
+		settled = settled || e.Settled
+		if e.BeforeUnknown {
+			beforeUnknown = true
+		}
+		if e.Settled && e.Outcome == store.OutcomeUnknown && why == "" {
+			why = e.Why
+		}
 	}
-	if e.Settled {
+	switch {
+	case beforeUnknown:
+		parts[0] += " (rows it replaced unknown: not undoable)"
+	case a.Outcome() == "applied" && changed == 0:
+		parts[0] += " (changed no row)"
+	}
+	if settled {
 		parts[0] += " (settled by reading)"
 	}
-	if e.Undoes != "" {
-		parts = append(parts, "undoes "+e.Undoes)
+	if len(a.Entries) > 1 {
+		parts = append(parts, fmt.Sprintf("%d writes", len(a.Entries)))
 	}
-	if e.UndoneBy != "" {
-		parts = append(parts, "undone by "+e.UndoneBy)
+	if a.Undoes != "" {
+		verb := "undoes "
+		if t, ok := h.Action(a.Undoes); ok && t.Undoes != "" {
+			verb = "redoes "
+			a.Undoes = h.Root(t).ID
+		}
+		parts = append(parts, verb+a.Undoes)
+	}
+	if a.UndoneBy != "" {
+		verb := "undone by "
+		if a.Undoes != "" {
+			verb = "taken back by "
+		}
+		parts = append(parts, verb+a.UndoneBy)
+	}
+	if a.Life < h.NewestLife {
+		parts = append(parts, fmt.Sprintf("an earlier life of the database (%d)", a.Life+1))
+	}
+	if why != "" {
+		parts = append(parts, why)
 	}
 	return strings.Join(parts, ", ")
 }

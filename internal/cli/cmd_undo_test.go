@@ -106,12 +106,12 @@ func sameRows(a, b map[string]string) bool {
 	return true
 }
 
-// entries is undo --list -o json.
-func (c *cli) entries() []journalEntryJSON {
+// entries is undo --list -o json: one per action.
+func (c *cli) entries() []journalActionJSON {
 	c.t.Helper()
-	var out []journalEntryJSON
+	var out []journalActionJSON
 	for _, l := range lines(c.must("-o", "json", "undo", "--list")) {
-		var e journalEntryJSON
+		var e journalActionJSON
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			c.t.Fatalf("%s: %v", l, err)
 		}
@@ -120,10 +120,11 @@ func (c *cli) entries() []journalEntryJSON {
 	return out
 }
 
-// TestUndoEveryWriteCommand: after each write command, undoing the
-// entries it journaled (newest first) gives every row back exactly
-// (value and expiry; keys it created are gone again), on a file and on
-// sqld over HTTP and WebSocket. Each entry is named after its command.
+// TestUndoEveryWriteCommand: each write command is one action of the
+// journal (an alarm fire's claim, lease, clear and release included:
+// four actions before), named after the command, and one undo of it
+// gives every row back exactly (value and expiry; keys it created are
+// gone again), on a file and on sqld over HTTP and WebSocket.
 func TestUndoEveryWriteCommand(t *testing.T) {
 	type step struct {
 		name  string
@@ -188,22 +189,15 @@ func TestUndoEveryWriteCommand(t *testing.T) {
 					t.Fatalf("%v changed nothing", argv)
 				}
 				all := c.entries()
-				if len(all) <= known {
-					t.Fatalf("%v journaled nothing", argv)
+				if len(all) != known+1 {
+					t.Fatalf("%v journaled %d actions; want one", argv, len(all)-known)
 				}
-				var ids []string
-				for _, e := range all[known:] {
-					if e.Command != st.op {
-						t.Errorf("entry %s: command %q; want %q", e.ID, e.Command, st.op)
-					}
-					if e.Undoable {
-						ids = append(ids, e.ID)
-					}
+				e := all[known]
+				if e.Command != st.op || !e.Undoable {
+					t.Fatalf("action %s: command %q, undoable %v (%s); want %q", e.ID, e.Command, e.Undoable, e.Why, st.op)
 				}
-				for i := len(ids) - 1; i >= 0; i-- {
-					if r := c.run("undo", "--yes", ids[i]); r.code != 0 {
-						t.Fatalf("undo %s: exit %d %s %s", ids[i], r.code, r.stdout, r.stderr)
-					}
+				if r := c.run("undo", "--yes", e.ID); r.code != 0 {
+					t.Fatalf("undo %s: exit %d %s %s", e.ID, r.code, r.stdout, r.stderr)
 				}
 				if after := rows(t, c.url); !sameRows(after, before) {
 					t.Errorf("after the undo:\n got %v\nwant %v", after, before)
@@ -237,7 +231,7 @@ func TestUndoRefusedAfterAnotherWriter(t *testing.T) {
 		before := rows(t, c.url)
 		r = c.run("undo", "--yes")
 		if r.code != 1 || !strings.Contains(r.stderr, `["f", "y"]`) || !strings.Contains(r.stderr, `"theirs"`) ||
-			!strings.Contains(r.stderr, "nothing was written") || strings.Contains(r.stderr, `["f", "x"] is at`) {
+			!strings.Contains(r.stderr, "nothing was written") || strings.Contains(r.stderr, `["f", "x"] is at`) || !strings.Contains(r.stderr, "changed since the action") {
 			t.Fatalf("undo: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 		}
 		if !regexpStamp.MatchString(r.stderr) {
@@ -249,39 +243,59 @@ func TestUndoRefusedAfterAnotherWriter(t *testing.T) {
 	})
 }
 
-// TestUndoOfUndoRedoes: undo, then undo again (the default target is now
-// the undo): the write is back, value and expiry; the list shows who
-// undid whom.
-func TestUndoOfUndoRedoes(t *testing.T) {
+// TestUndoStepsBackAndRedo: undo takes back the newest action, and
+// again the one before it (undoing an undo redid before); redo makes the
+// undone actions again, newest undone first, value and expiry; the list
+// shows who undid and redid whom; undo of an undone action, or of an
+// undo, says to redo instead.
+func TestUndoStepsBackAndRedo(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		c, _ := journaled(t, b.URL(t))
 		c.must("set", `["r"]`, `"first"`)
+		first := rows(t, c.url)
 		c.must("set", `["r"]`, `"second"`, "--expire-in", "1h")
-		written := rows(t, c.url)
+		second := rows(t, c.url)
 		c.must("undo", "--yes")
-		if got := c.must("get", `["r"]`); !strings.Contains(got, `"first"`) {
-			t.Fatalf("after undo: %s", got)
+		if got := rows(t, c.url); !sameRows(got, first) {
+			t.Fatalf("after undo: %v", got)
 		}
 		c.must("undo", "--yes")
-		if after := rows(t, c.url); !sameRows(after, written) {
-			t.Fatalf("after redo:\n got %v\nwant %v", after, written)
+		if got := c.run("get", `["r"]`); got.code != 1 {
+			t.Fatalf("after the second undo the key is there: %v", got)
+		}
+		if r := c.run("undo", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "no applied action") {
+			t.Fatalf("a third undo: %v", r)
+		}
+		c.must("redo", "--yes")
+		if got := rows(t, c.url); !sameRows(got, first) {
+			t.Fatalf("after redo: %v", got)
+		}
+		out := c.must("redo", "--yes")
+		if got := rows(t, c.url); !sameRows(got, second) {
+			t.Fatalf("after the second redo:\n got %v\nwant %v", got, second)
 		}
 		es := c.entries()
-		if len(es) != 4 || es[1].UndoneBy != es[2].ID || es[2].Undoes != es[1].ID || es[3].Undoes != es[2].ID || es[2].UndoneBy != es[3].ID ||
-			es[2].Command != "undo "+es[1].ID {
-			t.Fatalf("entries %+v", es)
+		if len(es) != 6 || !strings.Contains(out, "redid "+es[1].ID) {
+			t.Fatalf("%d actions, redo said %q", len(es), out)
 		}
-		// Once more: the redo is undone (the default toggles).
-		c.must("undo", "--yes")
-		if got := c.must("get", `["r"]`); !strings.Contains(got, `"first"`) {
-			t.Fatalf("after the third undo: %s", got)
+		if es[2].Undoes != es[1].ID || es[3].Undoes != es[0].ID || es[4].Undoes != es[3].ID || es[5].Undoes != es[2].ID ||
+			es[1].UndoneBy != es[2].ID || es[2].UndoneBy != es[5].ID || !es[1].Undoable || es[1].Redoable {
+			t.Fatalf("actions %+v", es)
 		}
-		// The second write was undone, redone, undone: naming it says
-		// which undo to undo instead.
-		es = c.entries()
+		if r := c.run("redo", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "no undone action") {
+			t.Fatalf("redo with nothing undone: %v", r)
+		}
+		c.must("undo", "--yes", es[1].ID)
 		r := c.run("undo", "--yes", es[1].ID)
-		if want := "undo " + es[4].ID + " instead"; r.code != 1 || !strings.Contains(r.stderr, want) {
-			t.Fatalf("undo of an undone entry: exit %d %s; want %q", r.code, r.stderr, want)
+		if r.code != 1 || !strings.Contains(r.stderr, "kvdeck redo "+es[1].ID) {
+			t.Fatalf("undo of an undone action: exit %d %s", r.code, r.stderr)
+		}
+		if r := c.run("undo", "--yes", es[2].ID); r.code != 1 || !strings.Contains(r.stderr, "is an undo or a redo of "+es[1].ID) {
+			t.Fatalf("undo of an undo: exit %d %s", r.code, r.stderr)
+		}
+		list := c.must("undo", "--list")
+		if !strings.Contains(list, "redoes "+es[1].ID) || !strings.Contains(list, "undoes "+es[1].ID) {
+			t.Fatalf("list:\n%s", list)
 		}
 	})
 }
@@ -294,30 +308,7 @@ func TestKilledBetweenIntentAndOutcome(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		c, state := journaled(t, b.URL(t))
 		kill := func(at, key string) {
-			cmd := childCommand(context.Background(), os.Args[0], []string{"XDG_STATE_HOME=" + state, envJournalBlock + "=" + at},
-				"--db", c.url, "set", key, `"killed"`)
-			errPipe, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(errPipe)
-			blocked := false
-			for sc.Scan() {
-				if sc.Text() == journalBlocked {
-					blocked = true
-					break
-				}
-			}
-			if !blocked {
-				cmd.Wait()
-				t.Fatalf("the child never blocked (%s)", at)
-			}
-			cmd.Process.Signal(syscall.SIGKILL)
-			go io.Copy(io.Discard, errPipe)
-			cmd.Wait()
+			killAt(t, state, at, "--db", c.url, "set", key, `"killed"`)
 		}
 		kill("before", `["k", "before"]`)
 		kill("after", `["k", "after"]`)
@@ -329,7 +320,7 @@ func TestKilledBetweenIntentAndOutcome(t *testing.T) {
 		if len(es) != 2 {
 			t.Fatalf("entries %+v", es)
 		}
-		if e := es[0]; e.Outcome != "not-applied" || !e.Settled || e.Undoable {
+		if e := es[0]; e.Outcome != "not applied" || !e.Settled || e.Undoable || !strings.Contains(e.Entries[0].Why, "another journaled write's") {
 			t.Errorf("killed before the commit: %+v", e)
 		}
 		if e := es[1]; e.Outcome != "applied" || !e.Settled || !e.BeforeUnknown || e.Undoable || e.Versionstamp == nil {
@@ -352,6 +343,77 @@ func TestKilledBetweenIntentAndOutcome(t *testing.T) {
 	})
 }
 
+// killAt runs kvdeck args in a child process that stops inside the
+// journal at (envJournalBlock), and kills it there with SIGKILL.
+func killAt(t *testing.T, state, at string, args ...string) {
+	t.Helper()
+	cmd := childCommand(context.Background(), os.Args[0], []string{"XDG_STATE_HOME=" + state, envJournalBlock + "=" + at}, args...)
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(errPipe)
+	blocked := false
+	for sc.Scan() {
+		if sc.Text() == journalBlocked {
+			blocked = true
+			break
+		}
+	}
+	if !blocked {
+		cmd.Wait()
+		t.Fatalf("the child never blocked (%s)", at)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	go io.Copy(io.Discard, errPipe)
+	cmd.Wait()
+}
+
+// TestKilledAfterCommitThenChanged: a queue send and a set killed after
+// their commit and before their outcome line, whose keys another writer
+// changed since (the consumer took the message; a service rewrote the
+// set key), are not labelled "not applied" (every such run was, before):
+// they are unknown, and the list says which key to check.
+func TestKilledAfterCommitThenChanged(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		c, state := journaled(t, b.URL(t))
+		now := strconv.FormatInt(c.now, 10)
+		killAt(t, state, "after", "--db", c.url, "--now", now, "queue", "send", "jobs", `{"n":1}`)
+		killAt(t, state, "after", "--db", c.url, "--now", now, "set", `["cfg", "mode"]`, `"mine"`)
+		// The other writers journal nothing.
+		c.must("--no-journal", "queue", "poll", "jobs", "--ack")
+		c.must("--no-journal", "set", `["cfg", "mode"]`, `"theirs"`)
+		es := c.entries()
+		if len(es) != 2 {
+			t.Fatalf("actions %+v", es)
+		}
+		for _, e := range es {
+			if e.Outcome != "unknown" || !e.Settled || e.Undoable || !strings.Contains(e.Entries[0].Why, "check whether") {
+				t.Errorf("%s: outcome %s, settled %v: %q", e.Command, e.Outcome, e.Settled, e.Entries[0].Why)
+			}
+		}
+		if list := c.must("undo", "--list"); !strings.Contains(list, `["cfg", "mode"] shows nothing of it`) {
+			t.Errorf("the list does not name the key to check:\n%s", list)
+		}
+	})
+}
+
+// TestUndoDevNullIsNoTerminal: /dev/null is a character device, not a
+// terminal: undo without --yes refuses there (exit 2) instead of asking.
+func TestUndoDevNullIsNoTerminal(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if stdinTerminal(f) {
+		t.Fatal("/dev/null taken for a terminal")
+	}
+}
+
 // journalFile is the one journal file under state.
 func journalFile(t *testing.T, state string) string {
 	t.Helper()
@@ -369,4 +431,20 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// TestUndoLeaseSaysNobodyHoldsIt: the preview of undoing a lease break
+// says the lease comes back under a new stamp, its holder's fencing
+// token, held by nobody, and until when.
+func TestUndoLeaseSaysNobodyHoldsIt(t *testing.T) {
+	c, _ := journaled(t, storetest.File().URL(t))
+	c.must("--no-journal", "lease", "acquire", `["dwk_lease", "job", "1"]`, "--ttl", "30s")
+	c.must("lease", "break", `["dwk_lease", "job", "1"]`)
+	tty := *c
+	tty.opts = []Option{func(o *options) { o.terminal = func(io.Reader) bool { return true } }}
+	r := tty.runIn("n\n", "undo")
+	if r.code != 1 || !strings.Contains(r.stdout, `["dwk_lease", "job", "1"] is a lease`) || !strings.Contains(r.stdout, "fencing token") ||
+		!strings.Contains(r.stdout, "nobody holds it until it expires at") {
+		t.Fatalf("undo of a break: %v", r)
+	}
 }

@@ -17,5 +17,5 @@ func costText(c store.Cost, took time.Duration) string {
 		plural = ""
 	}
 	return fmt.Sprintf("%d request%s, %s sent, %s received, server rows read %d, written %d, %s",
-		c.Requests, plural, usertext.Bytes(c.BytesSent), usertext.Bytes(c.BytesReceived), c.RowsRead, c.RowsWritten, took.Round(time.Millisecond))
+		c.Requests, plural, usertext.BytesText(c.BytesSent), usertext.BytesText(c.BytesReceived), c.RowsRead, c.RowsWritten, took.Round(time.Millisecond))
 }

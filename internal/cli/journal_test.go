@@ -143,7 +143,7 @@ func TestJournalUnwritable(t *testing.T) {
 // (exit 2); a bad ID is exit 2; nothing left to undo is exit 1.
 func TestUndoAsks(t *testing.T) {
 	c, _ := journaled(t, storetest.File().URL(t))
-	if r := c.run("undo", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "no applied write") {
+	if r := c.run("undo", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "no applied action") {
 		t.Fatalf("undo of an empty journal: %v", r)
 	}
 	c.must("set", `["q"]`, `{"a":1}`)
@@ -255,5 +255,36 @@ func TestDemoNotJournaled(t *testing.T) {
 	}
 	if names, _ := os.ReadDir(state); len(names) != 0 {
 		t.Fatalf("the demo journaled: %v", names)
+	}
+}
+
+// outcomeLost makes the journal's outcome line fail (the disk full
+// between the two lines): after the intent, the file is replaced by a
+// directory.
+type outcomeLost struct{ store.Recorder }
+
+func (o outcomeLost) Unwrap() store.Recorder { return o.Recorder }
+
+func (o outcomeLost) Before(ctx context.Context, w store.PendingWrite) (string, error) {
+	id, err := o.Recorder.Before(ctx, w)
+	if j, ok := o.Recorder.(*journal.Journal); ok && err == nil {
+		os.Rename(j.Path(), j.Path()+".gone")
+		os.Mkdir(j.Path(), 0o700)
+	}
+	return id, err
+}
+
+// TestJournalOutcomeLost: when the outcome line cannot be written, the
+// write was made (exit 0) and the warning says it cannot be undone, as
+// docs/cli.md says.
+func TestJournalOutcomeLost(t *testing.T) {
+	c, _ := journaled(t, storetest.File().URL(t))
+	c.opts = []Option{func(o *options) { o.wrapRecorder = func(r store.Recorder) store.Recorder { return outcomeLost{r} } }}
+	r := c.run("set", `["lost"]`, `1`)
+	if r.code != 0 || !strings.Contains(r.stderr, "could not record the outcome of write") || !strings.Contains(r.stderr, "(applied): it cannot be undone") {
+		t.Fatalf("set: %v", r)
+	}
+	if got := c.must("get", `["lost"]`); !strings.Contains(got, "1") {
+		t.Fatalf("the write was not made: %s", got)
 	}
 }

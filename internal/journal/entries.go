@@ -2,7 +2,6 @@ package journal
 
 import (
 	"encoding/hex"
-	"fmt"
 	"time"
 
 	"kvdeck/codec"
@@ -22,11 +21,16 @@ func (j *Journal) List() ([]Entry, []Note, error) {
 // completes it. The writing process's own applied or not-applied wins
 // over a settlement (Settle may have read the keys while the write was
 // still on its way); a settlement wins over the writer's "unknown". An
-// outcome whose intent is gone (rotated away, torn) is dropped.
+// outcome whose intent is gone (dropped, torn) is dropped. Lines are read
+// in file order, which is the order they were written: each entry's
+// bound is the highest stamp recorded before its intent, and a stamp not
+// above its own write's bound starts a new life of the database.
 func join(lines []line) []Entry {
 	var order []string
 	byID := map[string]*Entry{}
 	told := map[string]bool{} // the writer's own outcome was read
+	var seen int64            // the highest stamp of the current life so far
+	life := 0
 	for _, l := range lines {
 		r := l.rec
 		switch r.T {
@@ -34,12 +38,14 @@ func join(lines []line) []Entry {
 			if byID[r.ID] != nil {
 				continue
 			}
-			byID[r.ID] = intentEntry(r)
+			e := intentEntry(r)
+			e.bound, e.Life = seen, life
+			byID[r.ID] = e
 			order = append(order, r.ID)
 		case recOutcome:
 			e := byID[r.ID]
 			unknown := store.Outcome(r.Outcome) == store.OutcomeUnknown
-			if e == nil || (r.Settled && told[r.ID]) || (!r.Settled && unknown && e.Settled) {
+			if e == nil || (r.Settled && (told[r.ID] || e.Settled)) || (!r.Settled && unknown && e.Settled) {
 				continue
 			}
 			if !r.Settled && !unknown {
@@ -50,37 +56,119 @@ func join(lines []line) []Entry {
 			e.Stamp = r.Stamp
 			e.BeforeUnknown = r.BeforeUnknown
 			e.Settled = r.Settled
+			e.Why = r.Why
 			e.Err = r.Err
-			e.Before = e.Before[:0]
+			e.Before, e.of = e.Before[:0], e.of[:0]
 			for _, b := range r.Before {
 				row, _ := b.row() // validated by parseLine
 				e.Before = append(e.Before, row)
+				e.of = append(e.of, b.Of)
+				seen = max(seen, row.Ver)
+			}
+			if v, err := codec.ParseStamp(r.Stamp); err == nil && v > 0 && e.Outcome == store.OutcomeApplied {
+				if v <= e.bound && e.Life == life {
+					// Issued after its intent, yet not above a stamp
+					// recorded before it: another life of the database.
+					life++
+					seen = 0
+				}
+				e.Life = life
+				seen = max(seen, v)
 			}
 		}
 	}
 	out := make([]Entry, 0, len(order))
-	index := map[string]int{}
 	for _, id := range order {
-		e := byID[id]
-		e.After = afterOf(*e)
-		index[id] = len(out)
-		out = append(out, *e)
+		out = append(out, *byID[id])
 	}
-	for _, e := range out {
-		if e.Undoes != "" && e.Outcome == store.OutcomeApplied {
-			if i, ok := index[e.Undoes]; ok {
-				out[i].UndoneBy = e.ID
-			}
-		}
+	resolve(out)
+	for i := range out {
+		out[i].After = afterOf(out[i])
 	}
 	return out
 }
 
+// resolve fills the rows entries refer to instead of repeating them (a
+// restore's From, a before-image's Of) from the entries they name; an
+// entry whose reference names an entry no longer in the journal is
+// marked unresolved (it cannot be undone, nor its undo redone).
+func resolve(entries []Entry) {
+	at := make(map[string]int, len(entries))
+	for i, e := range entries {
+		at[e.ID] = i
+	}
+	// rowOf is entry id's before-image of k (nil: it had none), following
+	// references; depth bounds a cycle only a corrupt journal could make.
+	byKey := map[int]map[string]int{}
+	var rowOf func(id string, k []byte, depth int) (*store.RawRow, bool)
+	rowOf = func(id string, k []byte, depth int) (*store.RawRow, bool) {
+		i, ok := at[id]
+		if !ok || depth > len(entries) {
+			return nil, false
+		}
+		e := &entries[i]
+		m := byKey[i]
+		if m == nil {
+			m = make(map[string]int, len(e.Before))
+			for b := range e.Before {
+				m[string(e.Before[b].Key)] = b
+			}
+			byKey[i] = m
+		}
+		b, ok := m[string(k)]
+		if !ok {
+			return nil, true
+		}
+		if b < len(e.of) && e.of[b] != "" {
+			src, ok := rowOf(e.of[b], k, depth+1)
+			if !ok || src == nil {
+				return nil, false
+			}
+			row := e.Before[b]
+			row.Value, row.ExpiresAt = src.Value, copyInt(src.ExpiresAt)
+			return &row, true
+		}
+		return &e.Before[b], true
+	}
+	for i := range entries {
+		e := &entries[i]
+		for b := range e.of {
+			if e.of[b] == "" {
+				continue
+			}
+			src, ok := rowOf(e.of[b], e.Before[b].Key, 0)
+			if !ok || src == nil {
+				e.unresolved = true
+				continue
+			}
+			e.Before[b].Value, e.Before[b].ExpiresAt = src.Value, copyInt(src.ExpiresAt)
+			e.of[b] = ""
+		}
+		for r := range e.from {
+			if e.from[r] == "" {
+				continue
+			}
+			src, ok := rowOf(e.from[r], e.Restores[r].Key, 0)
+			if !ok || src == nil {
+				e.unresolved = true
+				continue
+			}
+			put := *src
+			put.ExpiresAt = copyInt(src.ExpiresAt)
+			e.Restores[r].Put = &put
+		}
+	}
+}
+
 // intentEntry is the entry an intent line opens: outcome unknown until
-// its outcome line is read.
+// its outcome line is read. Keys not written out are those of its
+// mutations or restores.
 func intentEntry(r record) *Entry {
-	e := &Entry{ID: r.ID, Time: time.UnixMilli(r.At), Op: r.Op, Kind: r.Kind, Outcome: store.OutcomeUnknown,
+	e := &Entry{ID: r.ID, Act: r.Act, Time: time.UnixMilli(r.At), Op: r.Op, Kind: r.Kind, Outcome: store.OutcomeUnknown,
 		Undoes: r.Undoes, PID: r.PID, Host: r.Host}
+	if e.Act == "" {
+		e.Act = e.ID
+	}
 	for _, k := range r.Keys {
 		raw, _ := hex.DecodeString(k) // validated by parseLine
 		e.Keys = append(e.Keys, raw)
@@ -89,13 +177,26 @@ func intentEntry(r record) *Entry {
 		k, _ := decodeKey(c.K)
 		e.Checks = append(e.Checks, store.Check{Key: k, Versionstamp: c.Stamp})
 	}
+	derive := len(e.Keys) == 0
+	seen := map[string]bool{}
+	add := func(k []byte) {
+		if derive && !seen[string(k)] {
+			seen[string(k)] = true
+			e.Keys = append(e.Keys, k)
+		}
+	}
 	for _, m := range r.Muts {
 		mu, _ := m.mutation()
 		e.Mutations = append(e.Mutations, mu)
+		e.hashes = append(e.hashes, m.VH)
+		raw, _ := hex.DecodeString(m.K)
+		add(raw)
 	}
 	for _, o := range r.Restores {
 		op, _ := o.op()
 		e.Restores = append(e.Restores, op)
+		e.from = append(e.from, o.From)
+		add(op.Key)
 	}
 	return e
 }
@@ -162,42 +263,6 @@ func afterOf(e Entry) map[string]int64 {
 		}
 	}
 	return after
-}
-
-// Undoable says why e cannot be undone, or nil; entries (List) resolve the
-// entry that undid it.
-func Undoable(e Entry, entries []Entry) error {
-	switch {
-	case e.Outcome == store.OutcomeNotApplied:
-		return fmt.Errorf("%w: entry %s (%s) was not applied: there is nothing to undo", ErrNotUndoable, e.ID, e.Op)
-	case e.Outcome != store.OutcomeApplied:
-		return fmt.Errorf("%w: entry %s (%s) has an unknown outcome: reading its keys could not tell whether it was applied", ErrNotUndoable, e.ID, e.Op)
-	case e.BeforeUnknown:
-		return fmt.Errorf("%w: entry %s (%s) was applied, but the rows it replaced are unknown (its answer was lost, or it was settled by reading its keys): it cannot be undone", ErrNotUndoable, e.ID, e.Op)
-	case e.After == nil:
-		return fmt.Errorf("%w: entry %s (%s) was applied without a readable versionstamp: the rows it left cannot be checked", ErrNotUndoable, e.ID, e.Op)
-	case len(e.After) == 0:
-		return fmt.Errorf("%w: entry %s (%s) changed no row: there is nothing to restore", ErrNotUndoable, e.ID, e.Op)
-	case e.UndoneBy != "":
-		last := e.UndoneBy
-		for seen := 0; seen < len(entries); seen++ {
-			next := ""
-			for _, x := range entries {
-				if x.ID == last {
-					next = x.UndoneBy
-				}
-			}
-			if next == "" {
-				break
-			}
-			last = next
-		}
-		if last == e.UndoneBy {
-			return fmt.Errorf("%w: entry %s (%s) is already undone by %s; undo %s to redo it", ErrNotUndoable, e.ID, e.Op, e.UndoneBy, e.UndoneBy)
-		}
-		return fmt.Errorf("%w: entry %s (%s) was undone by %s, and that by later undos up to %s; undo %s instead", ErrNotUndoable, e.ID, e.Op, e.UndoneBy, last, last)
-	}
-	return nil
 }
 
 // KeyText is an encoded key as people read it: the key text when it

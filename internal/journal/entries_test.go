@@ -11,13 +11,21 @@ import (
 )
 
 // write journals a write by hand as the engine would: intent, then
-// outcome; undoes tags it as an undo of that entry.
+// outcome, an action of its own; undoes tags it as an undo of that
+// action.
 func write(t *testing.T, j *Journal, w store.PendingWrite, r store.WriteResult, undoes string) string {
+	t.Helper()
+	return writeIn(t, j, nil, w, r, undoes)
+}
+
+// writeIn is write as a write of action act.
+func writeIn(t *testing.T, j *Journal, act *store.Action, w store.PendingWrite, r store.WriteResult, undoes string) string {
 	t.Helper()
 	ctx := context.Background()
 	if undoes != "" {
-		ctx = context.WithValue(ctx, undoKey{}, undoes)
+		ctx = context.WithValue(ctx, undoKey{}, &undoing{target: undoes})
 	}
+	w.Action = act
 	id, err := j.Before(ctx, w)
 	if err != nil {
 		t.Fatal(err)
@@ -29,73 +37,102 @@ func write(t *testing.T, j *Journal, w store.PendingWrite, r store.WriteResult, 
 func key(s string) codec.Key { return codec.Key{codec.String(s)} }
 func enc(s string) []byte    { return codec.MustEncode(key(s)) }
 
+// actOf is the action of entry id.
+func actOf(t *testing.T, h History, id string) Action {
+	t.Helper()
+	for _, a := range h.Actions {
+		for _, e := range a.Entries {
+			if e.ID == id {
+				return a
+			}
+		}
+	}
+	t.Fatalf("no action holds entry %s", id)
+	return Action{}
+}
+
 // TestAfterAndDefault: what each kind of write leaves (its stamp for a
 // key it set, 0 for a row it removed, nothing for a key it deleted that
-// had no row), and the default target: the newest applied entry that
-// changed a row and is not undone; an undo is such an entry, so the
-// default toggles.
+// had no row); the writes of one store.Action are one action; the
+// default undo is the newest user action not undone that changed a row,
+// and after its undo the default steps further back, while redo's
+// default is the action just undone.
 func TestAfterAndDefault(t *testing.T) {
 	j := openIn(t, t.TempDir(), "file:a.db", 0)
 	a := write(t, j, store.PendingWrite{Op: "atomic", Kind: "commit", Keys: [][]byte{enc("x"), enc("y"), enc("z")},
 		Mutations: []store.Mutation{{Type: store.MutationSet, Key: key("x"), Value: []byte("1")}, {Type: store.MutationDelete, Key: key("y")}, {Type: store.MutationDelete, Key: key("z")}}},
 		store.WriteResult{Outcome: store.OutcomeApplied, Stamp: codec.FormatStamp(5), Before: []store.RawRow{{Key: enc("y"), Value: []byte("2"), Ver: 3}}}, "")
-	sw := write(t, j, store.PendingWrite{Op: "sweep", Kind: "sweep", Keys: [][]byte{enc("p"), enc("q")}},
+	sweep := store.NewAction("sweep")
+	sw1 := writeIn(t, j, sweep, store.PendingWrite{Op: "sweep", Kind: "sweep", Keys: [][]byte{enc("p"), enc("q")}},
 		store.WriteResult{Outcome: store.OutcomeApplied, Before: []store.RawRow{{Key: enc("p"), Value: []byte("3"), Ver: 2}}}, "")
+	sw2 := writeIn(t, j, sweep, store.PendingWrite{Op: "sweep", Kind: "sweep", Keys: [][]byte{enc("r")}},
+		store.WriteResult{Outcome: store.OutcomeApplied, Before: []store.RawRow{{Key: enc("r"), Value: []byte("4"), Ver: 1}}}, "")
 	nothing := write(t, j, store.PendingWrite{Op: "delete", Kind: "delete", Keys: [][]byte{enc("n")}, Mutations: []store.Mutation{{Type: store.MutationDelete, Key: key("n")}}},
 		store.WriteResult{Outcome: store.OutcomeApplied}, "")
 	failed := write(t, j, store.PendingWrite{Op: "atomic", Kind: "commit", Keys: [][]byte{enc("x")}, Mutations: []store.Mutation{{Type: store.MutationSet, Key: key("x"), Value: []byte("9")}}},
 		store.WriteResult{Outcome: store.OutcomeNotApplied}, "")
-	entries, _, err := j.List()
+	h, _, err := j.History()
 	if err != nil {
 		t.Fatal(err)
 	}
 	byID := map[string]Entry{}
-	for _, e := range entries {
+	for _, e := range h.Entries {
 		byID[e.ID] = e
 	}
 	if got := byID[a].After; len(got) != 2 || got[string(enc("x"))] != 5 || got[string(enc("y"))] != 0 {
 		t.Errorf("atomic After %v; want x:5, y:0 and not z", got)
 	}
-	if got := byID[sw].After; len(got) != 1 || got[string(enc("p"))] != 0 {
+	if got := byID[sw1].After; len(got) != 1 || got[string(enc("p"))] != 0 {
 		t.Errorf("sweep After %v; want p:0", got)
 	}
-	if err := Undoable(byID[nothing], entries); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "changed no row") {
+	if len(h.Actions) != 4 {
+		t.Fatalf("%d actions; want 4 (the sweep's two writes are one)", len(h.Actions))
+	}
+	swept := actOf(t, h, sw2)
+	if swept.ID != actOf(t, h, sw1).ID || len(swept.Entries) != 2 || swept.Changed() != 2 || swept.Op != "sweep" {
+		t.Fatalf("the sweep action: %+v", swept)
+	}
+	if err := h.Undoable(actOf(t, h, nothing)); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "changed no row") {
 		t.Errorf("delete of an absent key: %v", err)
 	}
-	if err := Undoable(byID[failed], entries); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "not applied") {
+	if err := h.Undoable(actOf(t, h, failed)); !errors.Is(err, ErrNotUndoable) || !strings.Contains(err.Error(), "not applied") {
 		t.Errorf("failed commit: %v", err)
 	}
-	// The default skips the entries that changed nothing.
-	if e, err := pick(entries, ""); err != nil || e.ID != sw {
-		t.Fatalf("default %s %v; want the sweep %s", e.ID, err, sw)
+	// The default skips the actions that changed nothing.
+	if got, err := h.DefaultUndo(); err != nil || got.ID != swept.ID {
+		t.Fatalf("default %s %v; want the sweep %s", got.ID, err, swept.ID)
 	}
-	// An undo of the sweep (by hand): the default becomes that undo, and
-	// the sweep reads as undone.
-	u1 := write(t, j, store.PendingWrite{Op: "undo " + sw, Kind: "restore", Keys: [][]byte{enc("p")},
-		Restores: []store.RestoreOp{{Key: enc("p"), ExpectVer: 0, Put: &store.RawRow{Key: enc("p"), Value: []byte("3"), Ver: 2}}}},
-		store.WriteResult{Outcome: store.OutcomeApplied, Stamp: codec.FormatStamp(6)}, sw)
-	entries, _, _ = j.List()
-	if e, _ := pick(entries, ""); e.ID != u1 || e.Undoes != sw {
-		t.Fatalf("default after an undo: %+v; want %s", e, u1)
+	if _, err := h.DefaultRedo(); !errors.Is(err, ErrNotUndoable) {
+		t.Fatalf("redo with nothing undone: %v", err)
 	}
-	for _, e := range entries {
-		if e.ID == sw {
-			if e.UndoneBy != u1 {
-				t.Errorf("sweep UndoneBy %q; want %s", e.UndoneBy, u1)
-			}
-			if err := Undoable(e, entries); err == nil || !strings.Contains(err.Error(), "undo "+u1+" to redo") {
-				t.Errorf("undo of an undone entry: %v", err)
-			}
-		}
-		if e.ID == u1 && (len(e.After) != 1 || e.After[string(enc("p"))] != 6) {
-			t.Errorf("undo After %v; want p:6", e.After)
-		}
+	// An undo of the sweep (by hand): the sweep reads as undone, the
+	// default undo steps back to the atomic, redo's is the sweep.
+	write(t, j, store.PendingWrite{Op: "undo " + swept.ID, Kind: "restore", Keys: [][]byte{enc("p"), enc("r")},
+		Restores: []store.RestoreOp{{Key: enc("p"), Put: &store.RawRow{Key: enc("p"), Value: []byte("3")}}, {Key: enc("r"), Put: &store.RawRow{Key: enc("r"), Value: []byte("4")}}}},
+		store.WriteResult{Outcome: store.OutcomeApplied, Stamp: codec.FormatStamp(6)}, swept.ID)
+	h, _, _ = j.History()
+	swept, _ = h.Action(swept.ID)
+	if !h.Undone(swept) || swept.UndoneBy == "" {
+		t.Fatalf("the sweep after its undo: %+v", swept)
+	}
+	if err := h.Undoable(swept); err == nil || !strings.Contains(err.Error(), "kvdeck redo "+swept.ID) {
+		t.Errorf("undo of an undone action: %v", err)
+	}
+	if got, err := h.DefaultUndo(); err != nil || got.ID != actOf(t, h, a).ID {
+		t.Fatalf("default after an undo: %s %v; want the atomic", got.ID, err)
+	}
+	if got, err := h.DefaultRedo(); err != nil || got.ID != swept.ID {
+		t.Fatalf("redo's default: %s %v; want the sweep", got.ID, err)
+	}
+	undo, _ := h.Action(swept.UndoneBy)
+	if err := h.Undoable(undo); err == nil || !strings.Contains(err.Error(), "is an undo or a redo of "+swept.ID) {
+		t.Errorf("undo of an undo: %v", err)
 	}
 	// By a unique prefix; an unknown ID is ErrNoEntry.
-	if e, err := pick(entries, a[:5]); err != nil || e.ID != a {
-		t.Errorf("prefix %s: %s %v", a[:5], e.ID, err)
+	if got, err := h.Find(swept.ID[:5]); err != nil || got.ID != swept.ID {
+		t.Errorf("prefix %s: %s %v", swept.ID[:5], got.ID, err)
 	}
-	if _, err := pick(entries, "nope-nope"); !errors.Is(err, ErrNoEntry) {
+	if _, err := h.Find("nope-nope"); !errors.Is(err, ErrNoEntry) {
 		t.Errorf("unknown id: %v", err)
 	}
 }

@@ -15,11 +15,11 @@ import (
 	"kvdeck/store"
 )
 
-// DefaultMaxBytes is the size at which a journal file is rotated: it
-// becomes NAME.1 (replacing the one before) and a new file starts, so a
-// store's journal holds at most about twice this (a single line larger
-// than the cap is still written whole).
-const DefaultMaxBytes = 8 << 20
+// DefaultMaxBytes is the size past which a store's journal is compacted
+// (retain.go): the oldest actions are dropped, whole, with their undos and
+// redos, until it is half this size; the newest action is always kept
+// whole, however large.
+const DefaultMaxBytes = 64 << 20
 
 // StateDir is the directory journals live in: $XDG_STATE_HOME/kvdeck
 // when XDG_STATE_HOME is set to an absolute path (the XDG spec ignores a
@@ -124,60 +124,89 @@ func narrow(path string, mode os.FileMode) error {
 	return nil
 }
 
-// appendLine appends one line with one write call on a descriptor opened
-// with O_APPEND, so lines of concurrent kvdeck processes never interleave;
-// the file is opened per line, so a rotation by another process is
-// followed at once.
-func (j *Journal) appendLine(line []byte) error {
+// appendIntent appends an intent line of action act. The first write of
+// an action in this process may compact the file first (retain.go): never
+// in the middle of an action, so that a large one pays for reading the
+// file once, not per write.
+func (j *Journal) appendIntent(act string, line []byte) error {
+	j.mu.Lock()
+	first := !j.acts[act]
+	j.acts[act] = true
+	j.mu.Unlock()
+	return j.append(line, first)
+}
+
+// appendLine appends an outcome line.
+func (j *Journal) appendLine(line []byte) error { return j.append(line, false) }
+
+// append appends one line with one write call on a descriptor opened
+// with O_APPEND, so lines of concurrent kvdeck processes never
+// interleave, and syncs it to the disk before returning: an intent is on
+// the disk before its write is sent, an outcome before the command says
+// the write was made. The file is opened per line under a shared lock on
+// NAME.lock, which compaction takes exclusively to rewrite the file, so
+// no line is appended to a file being replaced.
+func (j *Journal) append(line []byte, mayCompact bool) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.prepare(); err != nil {
 		return err
 	}
-	if err := j.rotateIfFull(); err != nil {
+	if mayCompact {
+		if err := j.compactIfFull(); err != nil {
+			return err
+		}
+	}
+	unlock, err := lockFile(j.path+".lock", false)
+	if err != nil {
 		return err
 	}
+	defer unlock()
+	_, statErr := os.Stat(j.path)
 	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
 	_, werr := f.Write(line)
+	if werr == nil {
+		werr = f.Sync()
+	}
 	cerr := f.Close()
 	if werr != nil {
 		return werr
 	}
-	return cerr
+	if cerr != nil {
+		return cerr
+	}
+	if errors.Is(statErr, os.ErrNotExist) {
+		// A new file is found after a crash only if its directory entry
+		// is on the disk too.
+		return syncDir(j.dir)
+	}
+	return nil
 }
 
-// rotateIfFull renames the file to NAME.1 when it has reached the cap.
-// The rename is made under an exclusive lock on NAME.lock, after looking
-// at the size again, so two processes never rotate twice in a row (the
-// second would put the new, nearly empty file over the full one).
-func (j *Journal) rotateIfFull() error {
-	fi, err := os.Stat(j.path)
-	if err != nil || fi.Size() < j.maxBytes {
-		return nil
-	}
-	unlock, err := lockFile(j.path + ".lock")
+// syncDir syncs a directory's entries to the disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	fi, err = os.Stat(j.path)
-	if err != nil || fi.Size() < j.maxBytes {
-		return nil
-	}
-	return os.Rename(j.path, j.path+".1")
+	defer d.Close()
+	return d.Sync()
 }
 
-// line is one parsed line and where it stands.
+// line is one parsed line and where it stands; raw is its text as read
+// (compaction writes kept lines back byte for byte).
 type line struct {
 	rec  record
 	file string
 	no   int
+	raw  []byte
 }
 
-// readLines reads NAME.1 then NAME: every good line, and a Note for each
+// readLines reads NAME.1 (a rotated file an older kvdeck left; the next
+// compaction folds it in) then NAME: every good line, and a Note for each
 // line skipped. A missing file is no error.
 func (j *Journal) readLines() ([]line, []Note, error) {
 	var out []line
@@ -207,7 +236,7 @@ func (j *Journal) readLines() ([]line, []Note, error) {
 func parseNumbered(text []byte, name string, no int, last bool) (*line, *Note) {
 	rec, perr := parseLine(text)
 	if perr == nil {
-		return &line{rec: rec, file: name, no: no}, nil
+		return &line{rec: rec, file: name, no: no, raw: text}, nil
 	}
 	why := perr.Error()
 	if last {
@@ -216,7 +245,7 @@ func parseNumbered(text []byte, name string, no int, last bool) (*line, *Note) {
 	var good *line
 	if i := bytes.LastIndex(text, []byte(linePrefix)); i > 0 {
 		if rec, e := parseLine(text[i:]); e == nil {
-			good = &line{rec: rec, file: name, no: no}
+			good = &line{rec: rec, file: name, no: no, raw: text[i:]}
 			why = "a torn line before the good one on the same line"
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"kvdeck/codec"
 	"kvdeck/store"
@@ -186,41 +187,73 @@ func TestTornLine(t *testing.T) {
 	}
 }
 
-// TestRotation: past the cap the file becomes NAME.1 (one kept) and List
-// reads both, oldest first.
-func TestRotation(t *testing.T) {
+// TestCompaction: past the cap, the first write of the next action
+// drops the oldest actions, whole (a user action with its undo), until
+// half the cap is left; the newest is kept however large; a file an
+// older kvdeck rotated (NAME.1) is folded in; dropping actions that could
+// still be undone is said (Notices), once.
+func TestCompaction(t *testing.T) {
 	dir := t.TempDir()
-	j := openIn(t, dir, "file:r.db", 2000)
+	j := openIn(t, dir, "file:r.db", 4000)
+	// An older kvdeck's rotated file.
+	old := openIn(t, dir, "file:r.db", 0)
+	first := record1(t, old, 1000)
+	if err := os.Rename(old.Path(), old.Path()+".1"); err != nil {
+		t.Fatal(err)
+	}
 	var ids []string
 	for i := range 40 {
 		ids = append(ids, record1(t, j, i))
 	}
-	if _, err := os.Stat(j.Path() + ".1"); err != nil {
-		t.Fatalf("no rotated file: %v", err)
+	// One large action, its writes past the cap: kept whole.
+	big := store.NewAction("load")
+	var bigIDs []string
+	for i := range 30 {
+		k := codec.Key{codec.String("big"), codec.Number(float64(i))}
+		bigIDs = append(bigIDs, writeIn(t, j, big, store.PendingWrite{Op: "load", Kind: "set-many", Keys: [][]byte{codec.MustEncode(k)},
+			Mutations: []store.Mutation{{Type: store.MutationSet, Key: k, Value: []byte(fmt.Sprint(i))}}},
+			store.WriteResult{Outcome: store.OutcomeApplied, Stamp: codec.FormatStamp(int64(100 + i))}, ""))
 	}
-	if m := mode(t, j.Path()+".1"); m != 0o600 {
-		t.Errorf("rotated file %v", m)
+	if _, err := os.Stat(j.Path() + ".1"); !os.IsNotExist(err) {
+		t.Errorf("the rotated file is still there: %v", err)
 	}
-	names, _ := filepath.Glob(filepath.Join(dir, "*"))
-	if len(names) != 3 { // NAME, NAME.1, NAME.lock
-		t.Errorf("files %v; want the journal, one .1 and the lock", names)
-	}
-	for _, p := range []string{j.Path(), j.Path() + ".1"} {
-		if fi, _ := os.Stat(p); fi.Size() > 2000+400 {
-			t.Errorf("%s is %d bytes; cap 2000", p, fi.Size())
-		}
-	}
-	entries, notes, err := j.List()
+	h, notes, err := j.History()
 	if err != nil || len(notes) != 0 {
 		t.Fatal(err, notes)
 	}
-	if len(entries) == 0 || len(entries) >= 40 || entries[len(entries)-1].ID != ids[39] {
-		t.Fatalf("%d entries, last %v; want the newest ones ending with %s", len(entries), entries[len(entries)-1].ID, ids[39])
+	if got := actOf(t, h, bigIDs[29]); len(got.Entries) != 30 {
+		t.Fatalf("the large action has %d of its 30 writes", len(got.Entries))
 	}
-	for i := 1; i < len(entries); i++ {
-		if !entries[i-1].Time.Before(entries[i].Time) && entries[i-1].Time != entries[i].Time {
-			t.Errorf("entries out of order at %d", i)
+	for _, e := range h.Entries {
+		if e.ID == first {
+			t.Error("the rotated file's entry survived compaction")
 		}
+	}
+	n := j.Notices()
+	if len(n) == 0 || !strings.Contains(n[0], "grew past 3.9 KiB and dropped its") || !strings.Contains(n[0], "can no longer be undone") {
+		t.Fatalf("notices %q", n)
+	}
+	// The next action keeps it (the newest until then); the one after
+	// drops it (it no longer fits half the cap) and says so.
+	bigAct := actOf(t, h, bigIDs[0]).ID
+	next := record1(t, j, 200)
+	if h, _, _ = j.History(); len(h.Actions) < 2 || len(actOf(t, h, bigIDs[0]).Entries) != 30 {
+		t.Fatalf("the next action dropped the large one: %d actions", len(h.Actions))
+	}
+	n = j.Notices()
+	last := record1(t, j, 201)
+	h, _, _ = j.History()
+	if len(h.Actions) != 2 || h.Actions[0].Entries[0].ID != next || h.Actions[1].Entries[0].ID != last {
+		t.Fatalf("after two more actions: %d actions", len(h.Actions))
+	}
+	if got := j.Notices(); len(got) != len(n)+1 || !strings.Contains(got[len(n)], "the newest "+bigAct+" (load") {
+		t.Fatalf("notices %q; want the large action named", got)
+	}
+	if m := mode(t, j.Path()); m != 0o600 {
+		t.Errorf("compacted file %v", m)
+	}
+	if len(ids) != 40 {
+		t.Fatal(ids)
 	}
 }
 
@@ -253,5 +286,36 @@ func TestConcurrentAppends(t *testing.T) {
 		if e.Outcome != store.OutcomeApplied {
 			t.Fatalf("entry %s: %s", e.ID, e.Outcome)
 		}
+	}
+}
+
+// TestCompactionBesideWriteInFlight: a write of this process still
+// waiting for its answer when another action's first write compacts the
+// journal is kept (its outcome line comes later), and the compaction
+// does not wait on the journal's own lock.
+func TestCompactionBesideWriteInFlight(t *testing.T) {
+	j := openIn(t, t.TempDir(), "file:f.db", 2000)
+	k := codec.Key{codec.String("slow")}
+	slow, err := j.Before(context.Background(), store.PendingWrite{Op: "set", Kind: "commit", Keys: [][]byte{codec.MustEncode(k)},
+		Mutations: []store.Mutation{{Type: store.MutationSet, Key: k, Value: []byte(`1`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 40 {
+			record1(t, j, i)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("compaction beside a write in flight never ended")
+	}
+	j.After(context.Background(), slow, store.WriteResult{Outcome: store.OutcomeApplied, Stamp: codec.FormatStamp(99)})
+	entries, _, _ := j.List()
+	if entries[0].ID != slow || entries[0].Outcome != store.OutcomeApplied {
+		t.Fatalf("the write in flight: %+v", entries[0])
 	}
 }

@@ -26,11 +26,15 @@ import (
 	"kvdeck/store"
 )
 
-// Entry is one journaled write, its intent and outcome joined.
+// Entry is one journaled write, its intent and outcome joined. The writes
+// of one user action share its Act (Action groups them).
 type Entry struct {
-	// ID is short, unique in the store's journal, and what `kvdeck undo ID`
-	// takes.
-	ID   string
+	// ID is short and unique in the store's journal.
+	ID string
+	// Act is the ID of the user action the write belongs to (the ID
+	// `kvdeck undo` takes); a write of an older kvdeck is an action of its
+	// own (Act == ID).
+	Act  string
 	Time time.Time
 	// Op is the user action (store.WithWriteOp), Kind the engine call.
 	Op, Kind string
@@ -45,10 +49,13 @@ type Entry struct {
 	Before []store.RawRow
 	// After is, per key the write changed, the ver it left (0: no row).
 	After map[string]int64
-	// Mutations, Restores: what the write was about to do.
+	// Mutations, Restores: what the write was about to do. A set's value
+	// longer than the journal writes out is nil here; its hash is in
+	// hashes.
 	Mutations []store.Mutation
 	Restores  []store.RestoreOp
-	// Undoes is the ID of the entry this write undid, for an undo.
+	// Undoes is the ID of the action this write takes back (an undo, or
+	// a redo: the undo of an undo); an entry ID for an older kvdeck's.
 	Undoes string
 
 	// Checks are the commit's checks.
@@ -58,16 +65,31 @@ type Entry struct {
 	// be undone.
 	BeforeUnknown bool
 	// Settled: the outcome was found by reading the keys (Settle), not
-	// told by the process that wrote.
+	// told by the process that wrote; Why says what was found.
 	Settled bool
+	Why     string
 	// Err is the write's error as its process reported it.
 	Err string
-	// UndoneBy is the ID of the applied undo that reverted this entry.
-	UndoneBy string
 	// PID and Host are the process that wrote.
 	PID  int
 	Host string
+	// Life numbers the database's lives the journal saw, from 0: a new one
+	// starts where a write's stamp is not above every stamp seen before
+	// it (the database was recreated, or copied back from an older file).
+	Life int
 
+	// hashes are, per mutation, the hash of a value journaled by its hash.
+	hashes []string
+	// from are, per restore, the entry whose before-image it puts back;
+	// of are, per before-image, the entry whose before-image holds its
+	// value (both resolved into Restores and Before by resolve).
+	from, of []string
+	// unresolved: a row this entry refers to is no longer in the journal.
+	unresolved bool
+	// bound is the highest stamp the journal had recorded (outcome stamps,
+	// before-images' vers) when this entry's intent was written: every
+	// row at a ver up to it was there before the write began.
+	bound int64
 	// ended: an outcome line was read (the writer's, even "unknown", or
 	// a settlement): the write is no longer in flight.
 	ended bool
@@ -87,9 +109,13 @@ func (n Note) String() string { return fmt.Sprintf("%s:%d: %s", n.File, n.Line, 
 type Options struct {
 	// Dir overrides the state directory (tests); empty means XDG.
 	Dir string
-	// MaxBytes is the size at which the file is rotated; 0 means the
-	// default.
+	// MaxBytes is the size past which the file is compacted (retain.go);
+	// 0 means DefaultMaxBytes.
 	MaxBytes int64
+	// Now and NewID replace the wall clock and the random IDs (tests that
+	// compare screens); nil means the real ones.
+	Now   func() time.Time
+	NewID func() string
 }
 
 // ErrNotUndoable: the entry cannot be undone (not applied, nothing to
@@ -102,11 +128,15 @@ type Journal struct {
 	dir, path string
 	maxBytes  int64
 	host      string
+	now       func() time.Time
+	newID     func() string
 
 	mu       sync.Mutex
 	prepared bool
 	pending  map[string]bool // ids whose outcome this process has not written yet
 	err      error           // the first outcome line that could not be written
+	acts     map[string]bool // actions this process has written to: compaction never drops them
+	notices  []string        // what compaction dropped, for the command to say
 }
 
 // Open opens (creating 0700/0600 as needed) the journal of the store at
@@ -129,14 +159,30 @@ func Open(storeURL string, opts Options) (*Journal, error) {
 		max = DefaultMaxBytes
 	}
 	host, _ := os.Hostname()
-	return &Journal{dir: dir, path: filepath.Join(dir, fileName(id, slug)), maxBytes: max, host: host, pending: map[string]bool{}}, nil
+	j := &Journal{dir: dir, path: filepath.Join(dir, fileName(id, slug)), maxBytes: max, host: host,
+		now: opts.Now, newID: opts.NewID, pending: map[string]bool{}, acts: map[string]bool{}}
+	if j.now == nil {
+		j.now = time.Now
+	}
+	if j.newID == nil {
+		j.newID = randomID
+	}
+	return j, nil
 }
 
 // Of is the journal attached to s (store.SetRecorder), nil when its
 // writes are not journaled (read-only, --no-journal, the race and demo
 // workloads).
 func Of(s *store.Store) *Journal {
-	j, _ := s.Recorder().(*Journal)
+	r := s.Recorder()
+	for range 8 {
+		if w, ok := r.(interface{ Unwrap() store.Recorder }); ok {
+			r = w.Unwrap() // a Recorder wrapped around the journal (tests)
+			continue
+		}
+		break
+	}
+	j, _ := r.(*Journal)
 	return j
 }
 
@@ -145,30 +191,67 @@ func (j *Journal) Path() string { return j.path }
 
 // Err is the first error met writing an outcome line (After cannot
 // return one): that write's entry stays without an outcome until Settle
-// reads its keys. nil when every line was written.
+// reads its keys, and cannot be undone. nil when every line was written.
 func (j *Journal) Err() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.err
 }
 
-// undoKey carries, in the context of an undo's Restore, the ID it undoes.
+// Notices are what this process's writes made the journal drop to stay
+// within its size (retain.go), one line each, for the command to say:
+// the actions named can no longer be undone.
+func (j *Journal) Notices() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]string(nil), j.notices...)
+}
+
+// undoKey carries, in the context of an undo's or a redo's Restores,
+// what the journal needs to record them compactly (undoing).
 type undoKey struct{}
+
+// undoing is what an undo tells its journal: the action it takes back,
+// and per key where the rows it puts back and finds are already recorded.
+type undoing struct {
+	target string
+	// from: per key, the entry whose before-image the restore puts back.
+	from map[string]string
+	// left: per key, the row the undo expects to find (the one the target
+	// left), when an entry's before-image already records it.
+	left map[string]leftRow
+}
+
+// leftRow is a row recorded as entry id's before-image.
+type leftRow struct {
+	id  string
+	row store.RawRow
+}
 
 // Before implements store.Recorder: it appends the intent line. An error
 // (naming the file; the store wraps it in store.ErrJournal) stops the
 // write.
 func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, error) {
-	id := newID()
+	id := j.newID()
 	op := w.Op
 	if op == "" {
 		op = store.WriteOp(ctx)
 	}
-	undoes, _ := ctx.Value(undoKey{}).(string)
-	rec := record{T: recIntent, ID: id, At: nowMS(), Host: j.host, PID: os.Getpid(),
-		Op: op, Kind: w.Kind, Undoes: undoes}
-	for _, k := range w.Keys {
-		rec.Keys = append(rec.Keys, hex.EncodeToString(k))
+	act := id
+	if a := w.Action; a != nil {
+		act = a.ID(j.newID)
+	}
+	u, _ := ctx.Value(undoKey{}).(*undoing)
+	rec := record{T: recIntent, ID: id, Act: act, At: j.nowMS(), Host: j.host, PID: os.Getpid(),
+		Op: op, Kind: w.Kind}
+	if u != nil {
+		rec.Undoes = u.target
+	}
+	if len(w.Mutations) == 0 && len(w.Restores) == 0 {
+		// Otherwise the keys are those of the mutations or restores.
+		for _, k := range w.Keys {
+			rec.Keys = append(rec.Keys, hex.EncodeToString(k))
+		}
 	}
 	for _, c := range w.Checks {
 		enc, err := codec.Encode(c.Key)
@@ -185,13 +268,17 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 		rec.Muts = append(rec.Muts, mr)
 	}
 	for _, o := range w.Restores {
-		rec.Restores = append(rec.Restores, newRestoreRec(o))
+		from := ""
+		if u != nil {
+			from = u.from[string(o.Key)]
+		}
+		rec.Restores = append(rec.Restores, newRestoreRec(o, from))
 	}
 	line, err := formatLine(rec)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", j.path, err)
 	}
-	if err := j.appendLine(line); err != nil {
+	if err := j.appendIntent(act, line); err != nil {
 		return "", fmt.Errorf("%s: %w", j.path, err)
 	}
 	j.mu.Lock()
@@ -204,13 +291,22 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 // that fails the entry stays without an outcome (Settle finds it later)
 // and Err reports why.
 func (j *Journal) After(ctx context.Context, id string, r store.WriteResult) {
-	rec := record{T: recOutcome, ID: id, At: nowMS(), Outcome: string(r.Outcome),
+	rec := record{T: recOutcome, ID: id, At: j.nowMS(), Outcome: string(r.Outcome),
 		Stamp: r.Stamp, BeforeUnknown: r.BeforeUnknown}
 	if rec.Outcome == "" {
 		rec.Outcome = string(store.OutcomeUnknown)
 	}
+	u, _ := ctx.Value(undoKey{}).(*undoing)
 	for _, b := range r.Before {
-		rec.Before = append(rec.Before, newRowRec(b))
+		row := newRowRec(b)
+		if u != nil {
+			// An undo finds the rows the action it takes back left; when
+			// an entry already records one, name it.
+			if l, ok := u.left[string(b.Key)]; ok && sameRow(&l.row, &b) {
+				row = rowRec{K: row.K, Ver: b.Ver, Of: l.id}
+			}
+		}
+		rec.Before = append(rec.Before, row)
 	}
 	if r.Err != nil {
 		rec.Err = r.Err.Error()
@@ -220,7 +316,7 @@ func (j *Journal) After(ctx context.Context, id string, r store.WriteResult) {
 	defer j.mu.Unlock()
 	delete(j.pending, id)
 	if err != nil && j.err == nil {
-		j.err = fmt.Errorf("the journal %s could not record the outcome of write %s: %w", j.path, id, err)
+		j.err = fmt.Errorf("the journal %s could not record the outcome of write %s (%s): it cannot be undone, and its entry stays of unknown outcome until it is settled by reading its keys: %w", j.path, id, r.Outcome, err)
 	}
 }
 
@@ -241,9 +337,16 @@ func (j *Journal) inFlight(e Entry) bool {
 		return false
 	}
 	j.mu.Lock()
-	mine := j.pending[e.ID]
-	j.mu.Unlock()
-	if mine {
+	defer j.mu.Unlock()
+	return j.inFlightLocked(e)
+}
+
+// inFlightLocked is inFlight with j.mu held (compaction holds it).
+func (j *Journal) inFlightLocked(e Entry) bool {
+	if e.ended {
+		return false
+	}
+	if j.pending[e.ID] {
 		return true
 	}
 	if e.Host != j.host || e.PID == os.Getpid() {
@@ -255,10 +358,10 @@ func (j *Journal) inFlight(e Entry) bool {
 // idAlphabet spells IDs: lower case, no i, l, o, u.
 const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
-// newID is eight random characters (40 bits): short to type, and two
+// randomID is eight random characters (40 bits): short to type, and two
 // entries of one journal sharing one is about one chance in ten
 // thousand at 20,000 entries; undo refuses an ambiguous ID anyway.
-func newID() string {
+func randomID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	for i := range b {
@@ -269,4 +372,4 @@ func newID() string {
 
 // nowMS is the wall clock in epoch milliseconds: journal times are when
 // kvdeck wrote, not the store's (virtual) clock.
-func nowMS() int64 { return time.Now().UnixMilli() }
+func (j *Journal) nowMS() int64 { return j.now().UnixMilli() }

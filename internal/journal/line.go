@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -50,6 +51,10 @@ type record struct {
 	At int64 `json:"at"`
 
 	// Intent.
+	// Act is the user action the write belongs to (store.Action): every
+	// write of one command or key shares it. Lines of older kvdeck have
+	// none: each write is then an action of its own, named by its ID.
+	Act      string       `json:"act,omitempty"`
 	Host     string       `json:"host,omitempty"`
 	PID      int          `json:"pid,omitempty"`
 	Op       string       `json:"op,omitempty"`
@@ -67,8 +72,11 @@ type record struct {
 	BeforeUnknown bool     `json:"beforeUnknown,omitempty"`
 	// Settled marks an outcome found by reading the keys (Settle), not
 	// told by the process that made the write.
-	Settled bool   `json:"settled,omitempty"`
-	Err     string `json:"err,omitempty"`
+	Settled bool `json:"settled,omitempty"`
+	// Why says what a settlement found (the evidence, or why it found
+	// none).
+	Why string `json:"why,omitempty"`
+	Err string `json:"err,omitempty"`
 }
 
 type checkRec struct {
@@ -77,18 +85,25 @@ type checkRec struct {
 }
 
 type mutRec struct {
-	Type      string  `json:"type"`
-	K         string  `json:"k"`
-	V         *string `json:"v,omitempty"`
-	VX        string  `json:"vx,omitempty"`
-	ExpireIn  *int64  `json:"expireInMs,omitempty"`
-	ExpiresAt *int64  `json:"expiresAt,omitempty"`
+	Type string  `json:"type"`
+	K    string  `json:"k"`
+	V    *string `json:"v,omitempty"`
+	VX   string  `json:"vx,omitempty"`
+	// VH stands for a value longer than inlineValue: its hash (valueHash),
+	// enough to tell whether a row holds it (settling, undo's checks); the
+	// value itself is journaled only if an undo takes it away.
+	VH        string `json:"vh,omitempty"`
+	ExpireIn  *int64 `json:"expireInMs,omitempty"`
+	ExpiresAt *int64 `json:"expiresAt,omitempty"`
 }
 
 type restoreRec struct {
 	K      string  `json:"k"`
 	Expect int64   `json:"expectVer"`
 	Put    *rowRec `json:"put,omitempty"`
+	// From names the entry whose before-image of K is the row put back,
+	// instead of writing that row a second time.
+	From string `json:"from,omitempty"`
 }
 
 type rowRec struct {
@@ -97,6 +112,10 @@ type rowRec struct {
 	VX  string  `json:"vx,omitempty"`
 	Ver int64   `json:"ver"`
 	Exp *int64  `json:"exp,omitempty"`
+	// Of names the entry whose before-image of K holds this row's value
+	// and expiry (an undo's before-images are the rows an earlier entry
+	// recorded): they are not written a second time.
+	Of string `json:"of,omitempty"`
 }
 
 // formatLine renders r as one checksummed line with its line feed.
@@ -213,6 +232,17 @@ func decodeKey(h string) (codec.Key, error) {
 	return k, nil
 }
 
+// inlineValue is the longest mutation value the journal writes out; a
+// longer one is journaled by its hash (valueHash).
+const inlineValue = 64
+
+// valueHash names a value by its hash (SHA-256, the first 16 bytes in
+// hex): what the journal keeps of a long value it is about to write.
+func valueHash(v []byte) string {
+	sum := sha256.Sum256(v)
+	return hex.EncodeToString(sum[:16])
+}
+
 // valueText splits a value into the text field (UTF-8) or the hex one.
 func valueText(v []byte) (*string, string) {
 	if utf8.Valid(v) {
@@ -242,10 +272,18 @@ func newRowRec(r store.RawRow) rowRec {
 	return rowRec{K: hex.EncodeToString(r.Key), V: v, VX: vx, Ver: r.Ver, Exp: copyInt(r.ExpiresAt)}
 }
 
+// row is the row r records; for a reference (Of) its value and expiry
+// are resolved later (resolve), from the entry it names.
 func (r rowRec) row() (store.RawRow, error) {
 	k, err := hex.DecodeString(r.K)
 	if err != nil {
 		return store.RawRow{}, fmt.Errorf("row key %q: %w", r.K, err)
+	}
+	if r.Of != "" {
+		if r.V != nil || r.VX != "" || r.Exp != nil {
+			return store.RawRow{}, errors.New("a row reference with a value")
+		}
+		return store.RawRow{Key: k, Ver: r.Ver}, nil
 	}
 	v, err := valueBytes(r.V, r.VX)
 	if err != nil {
@@ -262,12 +300,17 @@ func newMutRec(m store.Mutation) (mutRec, error) {
 	out := mutRec{Type: string(m.Type), K: hex.EncodeToString(enc), ExpiresAt: copyInt(m.ExpiresAt)}
 	if m.Type == store.MutationSet {
 		// The value as it will be stored (JSON.stringify's text); one the
-		// engine will refuse is kept as given.
+		// engine will refuse is kept as given. A long one is journaled by
+		// its hash.
 		v := m.Value
 		if n, err := codec.NormalizeJSON(v); err == nil {
 			v = n
 		}
-		out.V, out.VX = valueText(v)
+		if len(v) > inlineValue {
+			out.VH = valueHash(v)
+		} else {
+			out.V, out.VX = valueText(v)
+		}
 	}
 	if m.ExpireIn != nil {
 		ms := m.ExpireIn.Milliseconds()
@@ -284,11 +327,17 @@ func (m mutRec) mutation() (store.Mutation, error) {
 	out := store.Mutation{Type: store.MutationType(m.Type), Key: k, ExpiresAt: copyInt(m.ExpiresAt)}
 	switch out.Type {
 	case store.MutationSet:
+		if m.VH != "" {
+			if m.V != nil || m.VX != "" {
+				return store.Mutation{}, errors.New("a set with both a value and its hash")
+			}
+			break
+		}
 		if out.Value, err = valueBytes(m.V, m.VX); err != nil {
 			return store.Mutation{}, err
 		}
 	case store.MutationDelete:
-		if m.V != nil || m.VX != "" {
+		if m.V != nil || m.VX != "" || m.VH != "" {
 			return store.Mutation{}, errors.New("a delete with a value")
 		}
 	default:
@@ -301,22 +350,34 @@ func (m mutRec) mutation() (store.Mutation, error) {
 	return out, nil
 }
 
-func newRestoreRec(o store.RestoreOp) restoreRec {
+// newRestoreRec records o; from, when set, names the entry whose
+// before-image o puts back, which is then not written again.
+func newRestoreRec(o store.RestoreOp, from string) restoreRec {
 	out := restoreRec{K: hex.EncodeToString(o.Key), Expect: o.ExpectVer}
-	if o.Put != nil {
+	switch {
+	case o.Put != nil && from != "":
+		out.From = from
+	case o.Put != nil:
 		put := newRowRec(*o.Put)
 		out.Put = &put
 	}
 	return out
 }
 
+// op is the restore o records; one that puts back a row From names gets
+// its value later (resolve): until then its Put holds only the key.
 func (o restoreRec) op() (store.RestoreOp, error) {
 	k, err := hex.DecodeString(o.K)
 	if err != nil {
 		return store.RestoreOp{}, fmt.Errorf("restore key %q: %w", o.K, err)
 	}
 	out := store.RestoreOp{Key: k, ExpectVer: o.Expect}
-	if o.Put != nil {
+	switch {
+	case o.From != "" && o.Put != nil:
+		return store.RestoreOp{}, errors.New("a restore with both a row and a reference")
+	case o.From != "":
+		out.Put = &store.RawRow{Key: k}
+	case o.Put != nil:
 		put, err := o.Put.row()
 		if err != nil {
 			return store.RestoreOp{}, err

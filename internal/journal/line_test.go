@@ -30,16 +30,21 @@ func richRecords(t testing.TB) []record {
 	if err != nil {
 		t.Fatal(err)
 	}
+	long, err := newMutRec(store.Mutation{Type: store.MutationSet, Key: key, Value: []byte(`"` + strings.Repeat("x", 100) + `"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	bad := store.RawRow{Key: []byte{0xff, 0x00}, Value: []byte{0xc3, 0x28, '"'}, Ver: 7, ExpiresAt: &exp}
 	return []record{
-		{T: recIntent, ID: "abcd1234", At: 1, Host: "h", PID: 9, Op: "set", Kind: "commit",
+		{T: recIntent, ID: "abcd1234", Act: "act00001", At: 1, Host: "h", PID: 9, Op: "set", Kind: "commit",
 			Keys: []string{m1.K, "ff00"}, Checks: []checkRec{{K: m1.K, Stamp: "00000000000000000007"}},
-			Muts: []mutRec{m1, m2, m3}, Undoes: "zzzz0000"},
+			Muts: []mutRec{m1, m2, m3, long}, Undoes: "zzzz0000"},
 		{T: recIntent, ID: "r", At: 2, Kind: "restore",
-			Restores: []restoreRec{newRestoreRec(store.RestoreOp{Key: bad.Key, ExpectVer: 3, Put: &bad}), newRestoreRec(store.RestoreOp{Key: []byte{2}, ExpectVer: 0})}},
+			Restores: []restoreRec{newRestoreRec(store.RestoreOp{Key: bad.Key, ExpectVer: 3, Put: &bad}, ""), newRestoreRec(store.RestoreOp{Key: []byte{2}, ExpectVer: 0}, ""),
+				newRestoreRec(store.RestoreOp{Key: []byte{3}, ExpectVer: 4, Put: &bad}, "abcd1234")}},
 		{T: recOutcome, ID: "abcd1234", At: 3, Outcome: "applied", Stamp: "00000000000000000008",
-			Before: []rowRec{newRowRec(bad), newRowRec(store.RawRow{Key: []byte{2, 'a', 0}, Value: []byte(`"\u2028"`), Ver: 1})}},
-		{T: recOutcome, ID: "x", At: 4, Outcome: "unknown", BeforeUnknown: true, Settled: true, Err: "boom \xff"},
+			Before: []rowRec{newRowRec(bad), newRowRec(store.RawRow{Key: []byte{2, 'a', 0}, Value: []byte(`"\u2028"`), Ver: 1}), {K: "03", Ver: 9, Of: "r"}}},
+		{T: recOutcome, ID: "x", At: 4, Outcome: "unknown", BeforeUnknown: true, Settled: true, Why: "no key tells", Err: "boom \xff"},
 	}
 }
 
@@ -76,11 +81,24 @@ func TestLineRoundTrip(t *testing.T) {
 }
 
 // TestIntentValueAsStored: a set's value is journaled as the store will
-// keep it (JSON.stringify's text), not as typed.
+// keep it (JSON.stringify's text), not as typed; a long one by the hash
+// of that text, and a restore that puts back a recorded row by the entry
+// that recorded it: no value is written twice.
 func TestIntentValueAsStored(t *testing.T) {
 	m, err := newMutRec(store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String("n")}, Value: []byte(`{ "a" : 1e3, "b": -0 }`)})
 	if err != nil || m.V == nil || *m.V != `{"a":1000,"b":0}` {
 		t.Fatalf("%+v %v", m, err)
+	}
+	long := `{ "text": "` + strings.Repeat("y", 80) + `" }`
+	m, err = newMutRec(store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String("n")}, Value: []byte(long)})
+	norm, _ := codec.NormalizeJSON([]byte(long))
+	if err != nil || m.V != nil || m.VX != "" || m.VH != valueHash(norm) {
+		t.Fatalf("a long value: %+v %v", m, err)
+	}
+	row := store.RawRow{Key: []byte{1}, Value: []byte(long), Ver: 3}
+	r := newRestoreRec(store.RestoreOp{Key: []byte{1}, ExpectVer: 5, Put: &row}, "e1")
+	if r.Put != nil || r.From != "e1" {
+		t.Fatalf("a restore of a recorded row: %+v", r)
 	}
 }
 

@@ -2,9 +2,9 @@
 
 package journal
 
-// lockFile is a no-op where flock is not available: two processes that
-// rotate one journal at the same instant may lose the older half.
-func lockFile(string) (func(), error) { return func() {}, nil }
+// lockFile is a no-op where flock is not available: a line another
+// process appends while one compacts the journal may be lost.
+func lockFile(string, bool) (func(), error) { return func() {}, nil }
 
 // alive cannot tell here; an entry without an outcome is settled.
 func alive(int) bool { return false }

@@ -8,14 +8,18 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock on path (created 0600),
-// waiting for it; unlock releases it.
-func lockFile(path string) (unlock func(), err error) {
+// lockFile takes an advisory lock on path (created 0600), exclusive or
+// shared, waiting for it; unlock releases it.
+func lockFile(path string, exclusive bool) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
 		f.Close()
 		return nil, err
 	}

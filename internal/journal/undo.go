@@ -6,259 +6,322 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"kvdeck/codec"
 	"kvdeck/store"
 )
 
-// ErrNoEntry: the ID names no entry of the journal, or more than one.
-var ErrNoEntry = errors.New("no such journal entry")
+// ErrNoEntry: the ID names no action of the journal, or more than one.
+var ErrNoEntry = errors.New("no such journal action")
 
-// Settle reads the keys of every entry whose outcome is unknown and
-// records what it finds (applied or not applied). An entry whose process
-// is still running on this machine (its write may be on its way) is left
-// alone. A write is found applied when every key it changes is exactly as
-// it would have left it (a set: its value, and its expiry when that was
-// absolute; a delete: no row), the set keys all under one stamp greater
-// than every stamp the journal recorded before its intent; applied that
-// way it cannot be undone (its before-images were never recorded). It is
-// found not applied when no key shows it. Anything in between stays
-// unknown. Each settlement is a new outcome line marked settled.
-func (j *Journal) Settle(ctx context.Context, s *store.Store) error {
-	entries, _, err := j.List()
-	if err != nil {
-		return err
-	}
-	var bound int64
-	for _, e := range entries {
-		if e.Outcome == store.OutcomeUnknown && !j.inFlight(e) {
-			if err := j.settle(ctx, s, e, bound); err != nil {
-				return fmt.Errorf("settle journal entry %s: %w", e.ID, err)
-			}
-		}
-		if v, err := codec.ParseStamp(e.Stamp); err == nil {
-			bound = max(bound, v)
-		}
-		for _, b := range e.Before {
-			bound = max(bound, b.Ver)
-		}
-	}
-	return nil
-}
+// UndoChunk is how many keys one commit of an undo restores: about a
+// sweep batch, so that each commit holds the database's write lock as
+// briefly as the sweep does and a live service keeps committing between
+// them. An action of up to UndoChunk changed keys is undone in one
+// atomic commit.
+const UndoChunk = 1000
 
-// want is how a write leaves one key.
-type want struct {
-	key    []byte
-	absent bool
-	value  []byte
-	exp    *int64
-	// checkExp: the expiry was absolute, so it can be compared.
-	checkExp bool
-}
-
-// wants is how e would leave each key it writes, in key order of its
-// mutations; false when it cannot be told.
-func wants(e Entry) ([]want, bool) {
-	var out []want
-	at := map[string]int{}
-	put := func(w want) {
-		if i, ok := at[string(w.key)]; ok {
-			out[i] = w
-			return
-		}
-		at[string(w.key)] = len(out)
-		out = append(out, w)
-	}
-	switch {
-	case len(e.Restores) > 0:
-		for _, o := range e.Restores {
-			if o.Put == nil {
-				put(want{key: o.Key, absent: true})
-			} else {
-				put(want{key: o.Key, value: o.Put.Value, exp: o.Put.ExpiresAt, checkExp: true})
-			}
-		}
-	case len(e.Mutations) > 0:
-		for _, m := range e.Mutations {
-			enc, err := codec.Encode(m.Key)
-			if err != nil {
-				return nil, false
-			}
-			if m.Type != store.MutationSet {
-				put(want{key: enc, absent: true})
-				continue
-			}
-			v, err := codec.NormalizeJSON(m.Value)
-			if err != nil {
-				return nil, false
-			}
-			put(want{key: enc, value: v, exp: m.ExpiresAt, checkExp: m.ExpireIn == nil})
-		}
-	default:
-		for _, k := range e.Keys {
-			put(want{key: k, absent: true})
-		}
-	}
-	return out, true
-}
-
-// settle reads e's keys and records its outcome when the rows tell it.
-func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, bound int64) error {
-	ws, ok := wants(e)
-	if !ok {
-		return nil
-	}
-	keys := make([][]byte, len(ws))
-	for i, w := range ws {
-		keys[i] = w.key
-	}
-	rows, err := readRows(ctx, s, keys)
-	if err != nil {
-		return err
-	}
-	shown, stamp, sameStamp := 0, int64(0), true
-	for i, w := range ws {
-		row := rows[i]
-		switch {
-		case w.absent:
-			if row == nil {
-				shown++
-			}
-		case row != nil && row.Ver > bound && bytes.Equal(row.Value, w.value) &&
-			(!w.checkExp || equalExp(row.ExpiresAt, w.exp)):
-			if stamp != 0 && row.Ver != stamp {
-				sameStamp = false
-			}
-			stamp = row.Ver
-			shown++
-		}
-	}
-	rec := record{T: recOutcome, ID: e.ID, At: nowMS(), Settled: true}
-	switch {
-	case len(ws) > 0 && shown == len(ws) && sameStamp:
-		rec.Outcome, rec.BeforeUnknown = string(store.OutcomeApplied), true
-		if stamp != 0 {
-			rec.Stamp = codec.FormatStamp(stamp)
-		}
-	case shown == 0:
-		rec.Outcome = string(store.OutcomeNotApplied)
-	default:
-		return nil
-	}
-	return j.writeRecord(rec)
-}
-
-func equalExp(a, b *int64) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return *a == *b
-}
-
-// readRows reads the physical rows (expired ones included) at keys, nil
-// where there is none: the live ones in one statement per 500 keys
-// (store.GetRawMany), then each key not found live on its own (an
-// expired row, or none).
-func readRows(ctx context.Context, s *store.Store, keys [][]byte) ([]*store.RawRow, error) {
-	out := make([]*store.RawRow, len(keys))
-	for lo := 0; lo < len(keys); lo += 500 {
-		hi := min(lo+500, len(keys))
-		live, err := s.GetRawMany(ctx, keys[lo:hi])
-		if err != nil {
-			return nil, err
-		}
-		for i, e := range live {
-			if e != nil {
-				out[lo+i] = &store.RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
-			}
-		}
-	}
-	for i, k := range keys {
-		if out[i] != nil {
-			continue
-		}
-		e, found, err := s.GetRaw(ctx, k)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			out[i] = &store.RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
-		}
-	}
-	return out, nil
-}
-
-// Plan is the inverse of an entry, to preview before it is made.
+// Plan is the inverse of an action, to preview before it is made.
 type Plan struct {
-	Entry Entry
+	// Action is the user action undone or redone; Target the action whose
+	// inverse is made (Action itself for an undo, its undo for a redo,
+	// its redo for an undo after a redo).
+	Action, Target Action
+	Redo           bool
 	// Ops is the checked inverse, one store.RestoreOp per key.
 	Ops []store.RestoreOp
 	// Now is each key's physical row now (nil: none), read for the preview.
 	Now map[string]*store.RawRow
-	// Conflicts are keys changed since the entry's write: the undo would
-	// be refused.
-	Conflicts []store.RestoreConflict
+	// Conflicts are keys changed since the action: the undo would be
+	// refused, whole.
+	Conflicts []Conflict
+	// Skipped are the keys of the action's writes whose effect cannot be
+	// taken back (outcome unknown, before-images lost), with why; the
+	// rest is undone.
+	Skipped []Skipped
+	// MinSeq is the highest stamp the journal saw in this database life:
+	// the store's seq must not be below it (RestoreAt).
+	MinSeq int64
+	// Seq is the store's seq when the plan was read.
+	Seq int64
+
+	want map[string]want
+	from map[string]string
+	left map[string]leftRow
 }
 
-// PlanUndo builds the inverse of entry id ("" = the last applied entry
-// not yet undone), reading the keys' rows now for the preview.
-//
-// id may be any unique prefix of an ID. The default is the newest entry
-// that was applied, changed a row, and has not been undone by a later
-// applied undo. An undo is itself such an entry, so repeating the default
-// undoes the undo (a redo), and again: it toggles the last change, as z
-// does in an editor that keeps its undo history as changes. To go
-// further back, name an older entry. Entries of unknown outcome are
-// settled first (Settle).
-func (j *Journal) PlanUndo(ctx context.Context, s *store.Store, id string) (Plan, error) {
-	if err := j.Settle(ctx, s); err != nil {
-		return Plan{}, err
+// Conflict is a key not as the action left it.
+type Conflict struct {
+	store.RestoreConflict
+	// Other: the row has the stamp the action left but another value or
+	// expiry (the stamp was issued again: another life of the database).
+	Other bool
+}
+
+// Skipped are keys the undo leaves as they are, and why.
+type Skipped struct {
+	Entry string
+	Keys  [][]byte
+	Why   string
+}
+
+// Verb is "undo" or "redo".
+func (p Plan) Verb() string {
+	if p.Redo {
+		return "redo"
 	}
+	return "undo"
+}
+
+// PlanUndo builds the inverse of user action id ("" = the newest not yet
+// undone: DefaultUndo), reading the keys' rows now for the preview.
+// Entries of unknown outcome are settled first (Settle).
+func (j *Journal) PlanUndo(ctx context.Context, s *store.Store, id string) (Plan, error) {
+	return j.plan(ctx, s, id, false)
+}
+
+// PlanRedo builds the inverse of the undo of user action id ("" = the
+// most recently undone: DefaultRedo).
+func (j *Journal) PlanRedo(ctx context.Context, s *store.Store, id string) (Plan, error) {
+	return j.plan(ctx, s, id, true)
+}
+
+func (j *Journal) plan(ctx context.Context, s *store.Store, id string, redo bool) (Plan, error) {
 	entries, _, err := j.List()
 	if err != nil {
 		return Plan{}, err
 	}
-	e, err := pick(entries, id)
+	if wrote, err := j.settleAll(ctx, s, entries); err != nil {
+		return Plan{}, err
+	} else if wrote {
+		if entries, _, err = j.List(); err != nil {
+			return Plan{}, err
+		}
+	}
+	h := group(entries)
+	var a Action
+	switch {
+	case id != "":
+		a, err = h.Find(id)
+	case redo:
+		a, err = h.DefaultRedo()
+	default:
+		a, err = h.DefaultUndo()
+	}
 	if err != nil {
 		return Plan{}, err
 	}
-	p := Plan{Entry: e}
-	if err := Undoable(e, entries); err != nil {
-		return p, err
+	p := Plan{Action: a, Redo: redo}
+	if redo {
+		err = h.Redoable(a)
+	} else {
+		err = h.Undoable(a)
 	}
-	keys := undoKeys(e)
-	p.Ops = restoreOps(entries, e, keys)
-	rows, err := readRows(ctx, s, keys)
 	if err != nil {
 		return p, err
 	}
-	p.Now = map[string]*store.RawRow{}
-	for i, op := range p.Ops {
-		p.Now[string(op.Key)] = rows[i]
-		ver := int64(0)
-		if rows[i] != nil {
-			ver = rows[i].Ver
-		}
-		if ver != op.ExpectVer {
-			p.Conflicts = append(p.Conflicts, store.RestoreConflict{Key: op.Key, ExpectVer: op.ExpectVer, Found: rows[i]})
+	chain := h.Chain(a)
+	p.Target = chain[len(chain)-1]
+	p.MinSeq = h.LifeMax[h.NewestLife]
+	if p.Seq, err = s.Seq(ctx); err != nil {
+		return p, err
+	}
+	if p.Seq < p.MinSeq {
+		return p, fmt.Errorf("%w: the store's seq is %d, below stamp %d, which this journal recorded for it: the database was recreated, or copied back from an older file, since these writes; undo does not restore rows into another life of the database", ErrNotUndoable, p.Seq, p.MinSeq)
+	}
+	h.inverse(&p)
+	if len(p.Ops) == 0 {
+		return p, fmt.Errorf("%w: %s: nothing left to restore (%d part(s) cannot be: %s)", ErrNotUndoable, a.ID, len(p.Skipped), skippedWhy(p.Skipped))
+	}
+	return p, p.check(ctx, s)
+}
+
+// skippedWhy is the first reason of skipped.
+func skippedWhy(sk []Skipped) string {
+	if len(sk) == 0 {
+		return ""
+	}
+	return sk[0].Why
+}
+
+// inverse fills p.Ops: each key p.Target changed back as it was before
+// its first write of the key (or deleted, when it created it), guarded by
+// the ver its last write of the key left (expectVer), and by that row's
+// value and expiry (want). Keys of writes whose effect is in doubt are
+// skipped, and so are steps of a kind that is no row write (a Kind this
+// kvdeck does not know): their inverse belongs in this function.
+func (h History) inverse(p *Plan) {
+	t := p.Target
+	doubt := map[string]bool{}
+	for _, e := range t.Entries {
+		switch {
+		case doubtful(e):
+			for _, k := range e.Keys {
+				doubt[string(k)] = true
+			}
+			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: doubtWhy(Action{Entries: []Entry{e}})})
+		case e.Outcome == store.OutcomeApplied && !rowKind(e.Kind):
+			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: fmt.Sprintf("a %q step, which this kvdeck cannot take back", e.Kind)})
 		}
 	}
-	return p, nil
+	idx := map[string]*keyed{}
+	of := func(e *Entry) *keyed {
+		if x := idx[e.ID]; x != nil {
+			return x
+		}
+		x := index(*e)
+		idx[e.ID] = x
+		return x
+	}
+	first := map[string]*Entry{}
+	last := map[string]*Entry{}
+	var keys [][]byte
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if e.Outcome != store.OutcomeApplied || doubtful(*e) || !rowKind(e.Kind) {
+			continue
+		}
+		for _, k := range undoKeys(*e) {
+			if doubt[string(k)] {
+				continue
+			}
+			if first[string(k)] == nil {
+				first[string(k)] = e
+				keys = append(keys, k)
+			}
+			last[string(k)] = e
+		}
+	}
+	// The writes after each key's last write in p.Target that changed it
+	// again (expectVer follows them).
+	pos := make(map[string]int, len(h.Entries))
+	for i, e := range h.Entries {
+		pos[e.ID] = i
+	}
+	later := map[string][]*Entry{}
+	if len(t.Entries) > 0 {
+		for i := pos[t.Entries[0].ID] + 1; i < len(h.Entries); i++ {
+			x := &h.Entries[i]
+			if x.Act == t.ID {
+				continue
+			}
+			for k := range x.After {
+				if z := last[k]; z != nil && pos[z.ID] < i {
+					later[k] = append(later[k], x)
+				}
+			}
+		}
+	}
+	p.want, p.from, p.left = map[string]want{}, map[string]string{}, map[string]leftRow{}
+	for _, k := range keys {
+		f, z := first[string(k)], last[string(k)]
+		op := store.RestoreOp{Key: k, ExpectVer: expectVer(later[string(k)], of, z, k)}
+		if b := of(f).row(f, k); b != nil {
+			row := *b
+			op.Put = &row
+			p.from[string(k)] = f.ID
+		}
+		p.Ops = append(p.Ops, op)
+		zx := of(z)
+		if w, ok := zx.wants[string(k)]; ok {
+			p.want[string(k)] = w
+		} else {
+			p.want[string(k)] = want{key: k}
+		}
+		if i, ok := zx.restores[string(k)]; ok && z.from[i] != "" && z.Restores[i].Put != nil {
+			p.left[string(k)] = leftRow{id: z.from[i], row: *z.Restores[i].Put}
+		}
+	}
+}
+
+// rowKind reports whether an engine call (store.PendingWrite.Kind)
+// writes rows.
+func rowKind(kind string) bool {
+	switch kind {
+	case "commit", "delete", "delete-raw", "set-many", "sweep", "restore":
+		return true
+	}
+	return false
+}
+
+// keyed is one entry's rows by key.
+type keyed struct {
+	before   map[string]int // index into Before
+	restores map[string]int // index into Restores
+	wants    map[string]want
+}
+
+// index builds e's keyed index.
+func index(e Entry) *keyed {
+	x := &keyed{before: make(map[string]int, len(e.Before)), restores: make(map[string]int, len(e.Restores)), wants: map[string]want{}}
+	for i, b := range e.Before {
+		x.before[string(b.Key)] = i
+	}
+	for i, o := range e.Restores {
+		x.restores[string(o.Key)] = i
+	}
+	if ws, ok := wants(e); ok {
+		for _, w := range ws {
+			x.wants[string(w.key)] = w
+		}
+	}
+	return x
+}
+
+// row is e's before-image of k (nil: it had none).
+func (x *keyed) row(e *Entry, k []byte) *store.RawRow {
+	if i, ok := x.before[string(k)]; ok {
+		return &e.Before[i]
+	}
+	return nil
+}
+
+// check reads the plan's keys now and lists those not as the action left
+// them: another stamp (or a row where it left none, none where it left
+// one), or the same stamp with another value or expiry.
+func (p *Plan) check(ctx context.Context, s *store.Store) error {
+	keys := make([][]byte, len(p.Ops))
+	for i, op := range p.Ops {
+		keys[i] = op.Key
+	}
+	rows, err := s.ReadRows(ctx, keys)
+	if err != nil {
+		return err
+	}
+	p.Now, p.Conflicts = map[string]*store.RawRow{}, nil
+	for i, op := range p.Ops {
+		row := rows[i]
+		p.Now[string(op.Key)] = row
+		ver := int64(0)
+		if row != nil {
+			ver = row.Ver
+		}
+		c := Conflict{RestoreConflict: store.RestoreConflict{Key: op.Key, ExpectVer: op.ExpectVer, Found: row}}
+		switch w := p.want[string(op.Key)]; {
+		case ver != op.ExpectVer:
+			p.Conflicts = append(p.Conflicts, c)
+		case row != nil && w.known && !w.holds(row):
+			c.Other = true
+			p.Conflicts = append(p.Conflicts, c)
+		}
+	}
+	return nil
 }
 
 // undoKeys are the keys entry e changed: those it names, in its order,
 // then any other key it has an after-image of, sorted.
 func undoKeys(e Entry) [][]byte {
 	var keys [][]byte
+	seen := map[string]bool{}
 	for _, k := range e.Keys {
-		if _, ok := e.After[string(k)]; ok && !containsKey(keys, k) {
+		if _, ok := e.After[string(k)]; ok && !seen[string(k)] {
+			seen[string(k)] = true
 			keys = append(keys, k)
 		}
 	}
 	var extra []string
 	for k := range e.After {
-		if !containsKey(keys, []byte(k)) {
+		if !seen[k] {
 			extra = append(extra, k)
 		}
 	}
@@ -269,40 +332,15 @@ func undoKeys(e Entry) [][]byte {
 	return keys
 }
 
-// restoreOps puts each of keys back as it was before e (or deletes it,
-// when e created it), each guarded by the version it must have now
-// (expectVer: what e left, as later journaled writes carried it on).
-func restoreOps(entries []Entry, e Entry, keys [][]byte) []store.RestoreOp {
-	before := map[string]store.RawRow{}
-	for _, b := range e.Before {
-		before[string(b.Key)] = b
-	}
-	at := 0
-	for i, x := range entries {
-		if x.ID == e.ID {
-			at = i
-		}
-	}
-	var ops []store.RestoreOp
-	for _, k := range keys {
-		op := store.RestoreOp{Key: k, ExpectVer: expectVer(entries[at+1:], e, k)}
-		if b, ok := before[string(k)]; ok {
-			row := b
-			op.Put = &row
-		}
-		ops = append(ops, op)
-	}
-	return ops
-}
-
-// expectVer is the ver key k must be at for e's undo: the ver e left,
-// or, when later journaled writes changed k and an undo among them put
-// back exactly the row e left, the ver that undo left. So after z undoes
-// a later write, an earlier one that touched the same key (a lease taken,
-// then released) can still be undone: its row is back, under a new
-// stamp. The chain is followed only while each write found k at the ver
-// the one before left; anything else is left to the conflict check.
-func expectVer(later []Entry, e Entry, k []byte) int64 {
+// expectVer is the ver key k must be at for the undo of e, its last
+// write of k: the ver e left, or, when later journaled writes changed k
+// (later: those, in order) and an undo among them put back exactly the
+// row e left, the ver that undo left. So after undo takes back a later
+// action, an earlier one that touched the same key (a lease taken, then
+// released) can still be undone: its row is back, under a new stamp. The
+// chain is followed only while each write found k at the ver the one
+// before left; anything else is left to the conflict check.
+func expectVer(later []*Entry, of func(*Entry) *keyed, e *Entry, k []byte) int64 {
 	cur := e.After[string(k)]
 	var left *store.RawRow // the row e left, as the next write found it
 	first := true
@@ -311,7 +349,8 @@ func expectVer(later []Entry, e Entry, k []byte) int64 {
 		if !ok || x.Outcome != store.OutcomeApplied {
 			continue
 		}
-		found := rowIn(x.Before, k)
+		xi := of(x)
+		found := xi.row(x, k)
 		if (found == nil && cur != 0) || (found != nil && found.Ver != cur) {
 			return e.After[string(k)]
 		}
@@ -319,29 +358,11 @@ func expectVer(later []Entry, e Entry, k []byte) int64 {
 			left, first = found, false
 		}
 		cur = v
-		if len(x.Restores) > 0 && sameRow(restorePut(x.Restores, k), left) {
+		if i, ok := xi.restores[string(k)]; ok && sameRow(x.Restores[i].Put, left) {
 			return cur
 		}
 	}
 	return e.After[string(k)]
-}
-
-func rowIn(rows []store.RawRow, k []byte) *store.RawRow {
-	for i := range rows {
-		if bytes.Equal(rows[i].Key, k) {
-			return &rows[i]
-		}
-	}
-	return nil
-}
-
-func restorePut(ops []store.RestoreOp, k []byte) *store.RawRow {
-	for _, o := range ops {
-		if bytes.Equal(o.Key, k) {
-			return o.Put
-		}
-	}
-	return nil
 }
 
 // sameRow: both absent, or the same value and expiry.
@@ -352,74 +373,107 @@ func sameRow(a, b *store.RawRow) bool {
 	return bytes.Equal(a.Value, b.Value) && equalExp(a.ExpiresAt, b.ExpiresAt)
 }
 
-func containsKey(keys [][]byte, k []byte) bool {
-	for _, x := range keys {
-		if bytes.Equal(x, k) {
-			return true
-		}
-	}
-	return false
+// Result is what an undo did.
+type Result struct {
+	// OK: every key was restored.
+	OK bool
+	// Action is the undo's own action ID (what `kvdeck undo`/`redo` of it
+	// names); "" when nothing was written.
+	Action string
+	// Restored counts the keys restored, Commits the commits made.
+	Restored, Commits int
+	// Stamps are the first and last stamp the commits issued.
+	First, Last string
+	// Conflicts: the keys found changed (before anything was written when
+	// Restored is 0; else by the commit that stopped the undo part-way).
+	Conflicts []Conflict
+	// SeqBelow: refused because the store's seq went below the plan's
+	// MinSeq (another life of the database).
+	SeqBelow int64
 }
 
-// pick finds the entry id names (exactly or by a unique prefix), or the
-// default target when id is "".
-func pick(entries []Entry, id string) (Entry, error) {
-	if id == "" {
-		for i := len(entries) - 1; i >= 0; i-- {
-			e := entries[i]
-			if e.Outcome == store.OutcomeApplied && e.UndoneBy == "" && (e.BeforeUnknown || len(e.After) > 0) {
-				return e, nil
-			}
-		}
-		return Entry{}, fmt.Errorf("%w: the journal holds no applied write that is not undone yet", ErrNotUndoable)
-	}
-	var found []Entry
-	for _, e := range entries {
-		if e.ID == id {
-			return e, nil
-		}
-		if strings.HasPrefix(e.ID, id) {
-			found = append(found, e)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return Entry{}, fmt.Errorf("%w: %q is not the ID of an entry of this store's journal (kvdeck undo --list shows them)", ErrNoEntry, id)
-	case 1:
-		return found[0], nil
-	}
-	return Entry{}, fmt.Errorf("%w: %q starts %d entry IDs; give more of it", ErrNoEntry, id, len(found))
-}
-
-// Undo makes p's inverse as one store.Restore (journaled as an entry that
-// undoes p.Entry). The Restore checks every key again: when one changed
-// since the plan was read, nothing is written and the result says which
-// (RestoreResult.Conflicts). s must be journaled by j (Of(s) == j), so
-// that the undo is itself an entry and can be undone.
-func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (store.RestoreResult, error) {
+// Undo makes p's inverse. It reads every key again first and writes
+// nothing when one is not as the action left it (Result.Conflicts).
+// Then it restores the keys in commits of UndoChunk keys, each an atomic
+// store.RestoreAt checked on every key and on the store's seq, all of
+// them one action of the journal (the undo, which redo takes back). A
+// commit refused part-way (a key changed between the check and its
+// commit) stops the undo there: the keys of the commits before it stay
+// restored, and the Result says how many. s must be journaled by j
+// (Of(s) == j), so that the undo is itself an action and can be taken
+// back.
+func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (Result, error) {
 	if Of(s) != j {
-		return store.RestoreResult{}, fmt.Errorf("undo %s: the store's writes are not recorded in this journal (%s), so the undo could not be undone", p.Entry.ID, j.path)
+		return Result{}, fmt.Errorf("%s %s: the store's writes are not recorded in this journal (%s), so it could not be taken back", p.Verb(), p.Action.ID, j.path)
 	}
 	if len(p.Ops) == 0 {
-		return store.RestoreResult{}, fmt.Errorf("%w: entry %s: the plan restores nothing", ErrNotUndoable, p.Entry.ID)
+		return Result{}, fmt.Errorf("%w: %s: the plan restores nothing", ErrNotUndoable, p.Action.ID)
 	}
-	ctx = store.WithWriteOp(ctx, "undo "+p.Entry.ID)
-	ctx = context.WithValue(ctx, undoKey{}, p.Entry.ID)
-	return s.Restore(ctx, p.Ops)
+	if err := p.check(ctx, s); err != nil {
+		return Result{}, err
+	}
+	if len(p.Conflicts) > 0 {
+		return Result{Conflicts: p.Conflicts}, nil
+	}
+	act := store.NewAction(p.Verb() + " " + p.Action.ID)
+	ctx = store.WithAction(ctx, act)
+	ctx = context.WithValue(ctx, undoKey{}, &undoing{target: p.Target.ID, from: p.from, left: p.left})
+	var out Result
+	for lo := 0; lo < len(p.Ops); lo += UndoChunk {
+		chunk := p.Ops[lo:min(lo+UndoChunk, len(p.Ops))]
+		res, err := s.RestoreAt(ctx, p.MinSeq, chunk)
+		if out.Restored > 0 || res.OK {
+			out.Action = act.ID(j.newID)
+		}
+		if err != nil {
+			return out, err
+		}
+		if !res.OK {
+			for _, c := range res.Conflicts {
+				out.Conflicts = append(out.Conflicts, Conflict{RestoreConflict: c})
+			}
+			out.SeqBelow = res.SeqBelow
+			return out, nil
+		}
+		out.Restored += len(chunk)
+		out.Commits++
+		if res.Versionstamp != "" {
+			if out.First == "" {
+				out.First = res.Versionstamp
+			}
+			out.Last = res.Versionstamp
+		}
+	}
+	out.OK = true
+	return out, nil
 }
 
-// ConflictText says, for a refusal, what stands at a key now: "KEY is at
-// stamp S (value V), not at the stamp E the write left" or "KEY has no
-// row ...". Values longer than 200 bytes are cut.
+// ConflictText says, for a refused store.Restore, what stands at a key
+// now: "KEY is at stamp S (value V); the write left E" or "KEY has no row
+// ...". Values longer than 200 bytes are cut.
 func ConflictText(c store.RestoreConflict) string {
+	return conflictText(c, "the write")
+}
+
+// Text says, for a refused undo, what stands at the key now, and when it
+// is the stamp the action left with another value, that another life of
+// the database issued it again.
+func (c Conflict) Text() string {
+	if c.Other && c.Found != nil {
+		return fmt.Sprintf("%s is at stamp %s, the one the action left, but holds another value or expiry (value %s): the stamp was issued again, by another life of the database (recreated, or copied back from an older file)", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200))
+	}
+	return conflictText(c.RestoreConflict, "the action")
+}
+
+func conflictText(c store.RestoreConflict, who string) string {
 	left := "no row"
 	if c.ExpectVer != 0 {
 		left = "stamp " + codec.FormatStamp(c.ExpectVer)
 	}
 	if c.Found == nil {
-		return fmt.Sprintf("%s has no row now; the write left %s", KeyText(c.Key), left)
+		return fmt.Sprintf("%s has no row now; %s left %s", KeyText(c.Key), who, left)
 	}
-	return fmt.Sprintf("%s is at stamp %s now (value %s); the write left %s", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200), left)
+	return fmt.Sprintf("%s is at stamp %s now (value %s); %s left %s", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200), who, left)
 }
 
 // ValueText is a stored value for a message, cut at n bytes.

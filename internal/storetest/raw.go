@@ -22,7 +22,7 @@ func RawDB(t testing.TB, url string) *sql.DB {
 	}
 	conn := target.URL
 	if target.Transport == store.TransportFile {
-		conn = target.SQLiteDSN(false, false, store.DefaultBusyTimeout)
+		conn = target.SQLiteDSN(false, store.DefaultBusyTimeout)
 	}
 	connector, err := libsql.NewConnector(conn)
 	if err != nil {

@@ -75,6 +75,7 @@ func rewrite(v reflect.Value) {
 				*q = gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: name, Args: []*gojq.Query{q.Left, q.Right}}}}
 			}
 		}
+	default: // numbers, strings, maps, ...: no query inside
 	}
 }
 

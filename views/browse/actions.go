@@ -204,9 +204,16 @@ func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
 		out := m.wantEntry()
 		return m, out
 	}
+	if key.Matches(msg, f.swap) && f.alt != nil && !f.saving && !f.reloading {
+		f.swapTexts()
+		return m, nil
+	}
 	act, cmd := f.Handle(msg)
 	switch act {
 	case widgets.FormCancel:
+		if f.unsaved() {
+			return m, m.askDiscard()
+		}
 		m.form = nil
 		return m, nil
 	case widgets.FormSubmit:

@@ -257,6 +257,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onTreeParsed(msg)
 	case saveConfirmed:
 		return m.onSaveConfirmed(msg)
+	case discardConfirmed:
+		return m.onDiscardConfirmed(msg)
 	case tea.MouseMsg:
 		return m.onMouse(msg)
 	case tea.KeyMsg:

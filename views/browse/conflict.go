@@ -53,6 +53,9 @@ type conflictState struct {
 	theirs  store.Entry // ... that row
 	err     error       // the read failed
 	diff    widgets.ValueDiff
+	// discardAsk tags the "discard your edit?" question of esc without a
+	// form (discard.go).
+	discardAsk int
 }
 
 // theirsRead answers readTheirs.
@@ -134,9 +137,11 @@ func (m Model) handleConflict(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, c.keys.Keep) && m.form != nil:
 		m.conflict = nil
 		return m, nil
-	case key.Matches(msg, c.keys.Discard, c.keys.Keep):
+	case key.Matches(msg, c.keys.Keep):
 		// Without a form (E on a value over its 64 KiB) there is no
-		// text to go back to: esc discards.
+		// text to go back to: esc discards, once asked.
+		return m, m.askDiscard()
+	case key.Matches(msg, c.keys.Discard):
 		m.conflict, m.form = nil, nil
 		m, cmd := m.Refresh()
 		return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "your edit of %s was discarded; nothing was written", codec.Format(c.yours.mut.Key)))

@@ -147,10 +147,12 @@ func TestExternalEditConflictScreen(t *testing.T) {
 	}
 }
 
-// TestExternalEditLargeValueConflict: E on a value over the form's 64 KiB
-// meets the conflict screen too (whole values, not walked by path); the
-// confirmed overwrite saves the edit over their stamp.
-func TestExternalEditLargeValueConflict(t *testing.T) {
+// largeValueConflict: E on ["big", "value"], a value over the form's
+// 64 KiB, turns "free" into "gold" while another writer sets theirs; the
+// save's dialog is answered and the conflict screen shows, with no form
+// behind it.
+func largeValueConflict(t *testing.T) *viewtest.Harness[Model] {
+	t.Helper()
 	h := newHarness(t, false, 120, 40)
 	big := `{"pad":"` + strings.Repeat("z", 2*widgets.ValueCap) + `","plan":"free"}`
 	setValue(t, h, `["big", "value"]`, []byte(big))
@@ -169,6 +171,14 @@ func TestExternalEditLargeValueConflict(t *testing.T) {
 	setValue(t, h, `["big", "value"]`, []byte(`{"plan":"theirs"}`)) // another writer, while the editor ran
 	h.Send(editorClosed{session: f.session, path: f.path, e: f.e, big: true})
 	h.Confirm()
+	return h
+}
+
+// TestExternalEditLargeValueConflict: E on a value over the form's 64 KiB
+// meets the conflict screen too (whole values, not walked by path); the
+// confirmed overwrite saves the edit over their stamp.
+func TestExternalEditLargeValueConflict(t *testing.T) {
+	h := largeValueConflict(t)
 	h.RequireView("CONFLICT", "theirs → yours", "whole value", "x/esc discard")
 	h.Keys("ctrl+s")
 	h.Confirm()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,17 +42,29 @@ type entryForm struct {
 	reloading bool         // a reload of the stored row is in flight
 	sent      *formRequest // the last save sent (a conflict shows it as yours)
 	saving    bool
-	keyField  int // the index of each field; -1 when absent
-	valField  int
-	ttlField  int
-	width     int
+	// filled are the fields' texts as the form was filled (from the
+	// stored row, or a new key's start): the edit is what differs.
+	filled []string
+	// alt is the other text after a reload replaced yours with theirs
+	// (nil before any): ctrl+r swaps it in, so neither is lost. altYours
+	// says which it is.
+	alt      []string
+	altYours bool
+	swap     key.Binding
+	// discardAsk tags the "discard your edit?" question in flight.
+	discardAsk int
+	keyField   int // the index of each field; -1 when absent
+	valField   int
+	ttlField   int
+	width      int
 }
 
 // newForm builds the parts every form has: the key field for a new key,
 // the value and the TTL.
 func newForm(styles themes.Styles, now func() int64, isNew bool, title string) *entryForm {
 	f := &entryForm{isNew: isNew, styles: styles, now: now, keyField: -1,
-		reload: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload stored value and stamp"), key.WithDisabled())}
+		reload: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload stored value and stamp (yours kept)"), key.WithDisabled()),
+		swap:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "swap: your text ↔ theirs"), key.WithDisabled())}
 	f.Form = widgets.NewForm(title, "", styles)
 	if isNew {
 		f.keyField, f.valField = 0, 1
@@ -84,7 +97,55 @@ func newKeyForm(styles themes.Styles, now func() int64, prefix codec.Key) *entry
 	f.SetValue(f.keyField, text)
 	f.SetValue(f.valField, "{}")
 	f.FocusOn(f.keyField)
+	f.filled = f.texts()
 	return f
+}
+
+// texts are the fields' texts, in field order.
+func (f *entryForm) texts() []string {
+	out := make([]string, 0, 3)
+	if f.keyField >= 0 {
+		out = append(out, f.Value(f.keyField))
+	}
+	return append(out, f.Value(f.valField), f.Value(f.ttlField))
+}
+
+// setTexts puts texts (from texts) back into the fields.
+func (f *entryForm) setTexts(texts []string) {
+	i := 0
+	if f.keyField >= 0 {
+		f.SetValue(f.keyField, texts[i])
+		i++
+	}
+	f.SetValue(f.valField, texts[i])
+	f.ToTop(f.valField)
+	f.SetValue(f.ttlField, texts[i+1])
+}
+
+// differs reports whether texts are not what the form was filled with.
+func (f *entryForm) differs(texts []string) bool {
+	return texts != nil && !slices.Equal(texts, f.filled)
+}
+
+// unsaved reports whether the form holds typed text that closing it
+// would lose: its fields edited, or your text kept aside by a reload.
+func (f *entryForm) unsaved() bool {
+	return f.differs(f.texts()) || f.altYours && f.differs(f.alt)
+}
+
+// swapTexts is ctrl+r after a reload: your text and theirs (as reloaded,
+// with any edit made to it) trade places; the save stays checked against
+// the stamp read last.
+func (f *entryForm) swapTexts() {
+	cur := f.texts()
+	f.setTexts(f.alt)
+	f.alt, f.altYours = cur, !f.altYours
+	f.Err = ""
+	if f.altYours {
+		f.Notice = "theirs is back in the form (as reloaded); ctrl+r swaps your text in again"
+	} else {
+		f.Notice = "your text is back; ctrl+r swaps theirs in again. The save stays checked against stamp " + stampText(f.stamp)
+	}
 }
 
 // load fills the form from a stored row.
@@ -105,6 +166,7 @@ func (f *entryForm) load(e store.Entry, now int64) {
 	if e.ExpiresAt != nil {
 		f.SetValue(f.ttlField, ttlKeep)
 	}
+	f.filled = f.texts()
 	f.setHeader()
 }
 
@@ -148,9 +210,16 @@ func (f *entryForm) reloaded(st entryState, now int64) {
 		f.setHeader()
 		f.Notice = "the key is gone now (deleted or swept); saving creates it again if it is still absent"
 	default:
+		mine := f.texts()
 		yours := []byte(f.Value(f.valField))
 		f.load(st.e, now)
 		f.Notice = "reloaded: the text holds the stored value at stamp " + st.e.Versionstamp() + lostEdit(f.styles, st.e.Value, yours)
+		if f.differs(mine) {
+			// Yours is kept aside, not dropped: ctrl+r swaps it back.
+			f.alt, f.altYours = mine, true
+			f.swap.SetEnabled(true)
+			f.Notice += ". ctrl+r swaps your text back in"
+		}
 	}
 }
 
@@ -276,11 +345,11 @@ func (f *entryForm) ttlHint(text string) string {
 // ShortHelp returns the form's main keys.
 func (f *entryForm) ShortHelp() []key.Binding {
 	k := f.Keys()
-	return []key.Binding{k.Submit, f.reload, k.Next, k.Cancel}
+	return []key.Binding{k.Submit, f.reload, f.swap, k.Next, k.Cancel}
 }
 
 // FullHelp returns every form key.
 func (f *entryForm) FullHelp() [][]key.Binding {
 	k := f.Keys()
-	return [][]key.Binding{{k.Submit, f.reload, k.Next, k.Prev, k.Cancel}}
+	return [][]key.Binding{{k.Submit, f.reload, f.swap, k.Next, k.Prev, k.Cancel}}
 }

@@ -89,6 +89,8 @@ func (m Model) hint(w int) string {
 		return ""
 	case m.peek != nil:
 		return st.Muted.Render(widgets.FitWidth("↑/↓ scroll · esc closes", w))
+	case m.markAll != nil:
+		return st.Accent.Render(widgets.FitWidth(m.markingLine(), w))
 	}
 	return m.Hint("n send · enter peek · t take a batch · d purge · ←/→ queues / messages", w)
 }

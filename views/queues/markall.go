@@ -2,6 +2,7 @@ package queues
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -112,27 +113,17 @@ func (m Model) startMarkAll(queue string, total int) (Model, tea.Cmd) {
 	m.markGen++
 	st.gen = m.markGen
 	m.markAll = st
-	return m, tea.Batch(readMarkPage(m.Store, m.Deps.Session, st.gen, queue, "", m.Deps.Now()), progress(m.Deps.Session, st.gen))
+	return m, readMarkPage(m.Store, m.Deps.Session, st.gen, queue, "", m.Deps.Now())
 }
 
-// markProgress asks for the "marking N of M" line. It is a message of
-// the tab's own, not a flash sent beside the page read: the two run at
-// once, and a flash delivered after the read's answer replaced the line
-// that answer left ("marking stopped at …"). Its line is written when it
-// arrives, and not at all once the marking is over.
-type markProgress struct{ session, gen int }
-
-func progress(session, gen int) tea.Cmd {
-	return func() tea.Msg { return markProgress{session: session, gen: gen} }
-}
-
-// onMarkProgress shows how far the marking under way has come.
-func (m Model) onMarkProgress(msg markProgress) (Model, tea.Cmd) {
+// markingLine is how far the marking under way has come, drawn under
+// the messages while it reads (hint). It is the view's, not a flash: a
+// flash is a command of its own, and one sent with a page read could
+// arrive after the end's and replace it ("marking 2,000 of 3,000…" after
+// "3,000 marked", seen under load).
+func (m Model) markingLine() string {
 	st := m.markAll
-	if st == nil || msg.gen != st.gen || msg.session != m.Deps.Session {
-		return m, nil // over, or another store's
-	}
-	return m, views.Flash(views.FlashInfo, "marking %s of %s… esc stops", count(m.marks.Len()), count(max(st.total, m.marks.Len())))
+	return fmt.Sprintf("marking %s of %s… esc stops", count(m.marks.Len()), count(max(st.total, m.marks.Len())))
 }
 
 // onMarkPage marks the messages of one page and reads the next.
@@ -163,7 +154,7 @@ func (m Model) onMarkPage(msg markPage) (Model, tea.Cmd) {
 		return m, views.Flash(views.FlashInfo, "%s marked: every message of %s · ; acts on them · ctrl+a clears",
 			count(m.marks.Len()), widgets.Sanitize(st.queue))
 	}
-	return m, tea.Batch(readMarkPage(m.Store, m.Deps.Session, st.gen, st.queue, msg.page.Cursor, m.Deps.Now()), progress(m.Deps.Session, st.gen))
+	return m, readMarkPage(m.Store, m.Deps.Session, st.gen, st.queue, msg.page.Cursor, m.Deps.Now())
 }
 
 // stopMarkAll stops the reading (esc); the marks made stay.

@@ -3,9 +3,8 @@ package queues
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
-
-	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/store"
 	"kvdeck/store/coord"
@@ -73,10 +72,8 @@ func TestQueuesMarkAllEscStops(t *testing.T) {
 	if m.Busy() {
 		t.Fatal("esc did not stop the reading")
 	}
-	for _, c := range cmd().(tea.BatchMsg) {
-		if p, ok := c().(markPage); ok {
-			m, _ = m.Update(p)
-		}
+	if p, ok := cmd().(markPage); ok { // the page in flight lands after esc
+		m, _ = m.Update(p)
 	}
 	if m.marks.Len() != 200 {
 		t.Fatalf("after esc: %d marked, want the 200 marked before", m.marks.Len())
@@ -103,20 +100,29 @@ func TestQueuesMarkAllBounds(t *testing.T) {
 	}
 }
 
-// TestQueuesMarkAllProgressComesFirst: a progress line that arrives after
-// the marking is over shows nothing, so it cannot replace the line the
-// end left (the two were sent at once: TestQueuesMarkAllBounds once saw
-// "marking 200 of 450…" after "marking stopped at …").
-func TestQueuesMarkAllProgressComesFirst(t *testing.T) {
+// TestQueuesMarkAllProgressInTheView: how far the marking has come is
+// drawn under the messages while it reads, and never flashed: a progress
+// flash could arrive after the end's line and replace it (the tui's
+// TestFlowMarkAllQueueRetry saw "marking 2,000 of 3,000…" after the end
+// under load, and never "3,000 marked").
+func TestQueuesMarkAllProgressInTheView(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	seedBig(t, s, clock, 400)
 	h := newQueuesHarness(t, s, clock, 120, 37)
-	h.M.markMax = markBounds{count: 100000, bytes: 10000}
-	h.Keys("l", "ctrl+a", "ctrl+a")
-	h.RequireFlash("marking stopped at", "act on these (;)")
-	before := len(h.Flashes)
-	h.Send(markProgress{session: h.M.Deps.Session, gen: h.M.markGen}) // the late one
-	if len(h.Flashes) != before {
-		t.Fatalf("a progress line after the end: %q", h.Flashes[len(h.Flashes)-1].Text)
+	h.Keys("l", "ctrl+a")
+	m, cmd := h.M.Update(viewtest.Key("ctrl+a"))
+	if !strings.Contains(m.View(), "marking 200 of 400… esc stops") {
+		t.Fatalf("the marking under way is not drawn:\n%s", m.View())
+	}
+	h.M = m
+	h.Settle(cmd)
+	for _, f := range h.Flashes {
+		if strings.Contains(f.Text, "esc stops") {
+			t.Errorf("a progress flash: %q", f.Text)
+		}
+	}
+	h.RequireFlash("400 marked: every message of big")
+	if strings.Contains(h.M.View(), "esc stops") {
+		t.Errorf("the progress line stays after the end:\n%s", h.M.View())
 	}
 }

@@ -18,6 +18,10 @@ import (
 	"kvdeck/views/widgets"
 )
 
+// pollOp names a take's writes in the journal (its claims, then the
+// decisions written back).
+const pollOp = "queues: poll"
+
 // pollDecideTimeout bounds how long a claimed batch waits for the
 // operator: after it the consumer gives up and every message counts as
 // undecided (redelivered after its backoff, or dropped on its final
@@ -76,7 +80,8 @@ type pollLink struct {
 type pollState struct {
 	gen     int
 	queue   string
-	now     int64 // the poll's now: retry delays count from it
+	now     int64     // the poll's now: retry delays count from it
+	started time.Time // the wall clock at the claim: its journal entries are newer
 	phase   pollPhase
 	link    pollLink
 	items   []pollItem
@@ -141,7 +146,7 @@ func runPoll(s *store.Store, session, gen int, queue string, now int64, link pol
 				return ctx.Err()
 			}
 		}, coord.ConsumerOptions{})
-		ds, err := b.PollQueue(store.WithWriteOp(ctx, "queues: poll"), queue, now)
+		ds, err := b.PollQueue(store.WithWriteOp(ctx, pollOp), queue, now)
 		close(link.batch)
 		return pollDone{session: session, gen: gen, queue: queue, deliveries: ds, err: err}
 	}
@@ -201,7 +206,7 @@ func (m Model) startPoll(msg pollConfirmed) (Model, tea.Cmd) {
 	link := pollLink{batch: make(chan []pollItem, 1), verdicts: make(chan []pollItem, 1)}
 	in := widgets.NewInput("retry after ", "10s", m.Styles)
 	in.SetValue("10s")
-	m.poll = &pollState{gen: m.NextTag(), queue: q.Name, now: now, link: link, delayIn: in}
+	m.poll = &pollState{gen: m.NextTag(), queue: q.Name, now: now, started: time.Now(), link: link, delayIn: in}
 	m.report = nil
 	return m, tea.Batch(runPoll(m.Store, m.Deps.Session, m.poll.gen, q.Name, now, link), awaitBatch(m.Deps.Session, m.poll.gen, link))
 }

@@ -144,8 +144,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onPollDone(msg)
 	case markPage:
 		return m.onMarkPage(msg)
-	case markProgress:
-		return m.onMarkProgress(msg)
 	case views.BulkDoneMsg:
 		if m.Focused {
 			m.marks.Clear()

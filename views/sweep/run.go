@@ -33,6 +33,7 @@ type sweepRun struct {
 	batches     atomic.Int64
 	cancel      context.CancelFunc
 	started     time.Time
+	pace        func(store.SweepProgress) // Model.pace
 }
 
 // sweepProgress answers pollSweep.
@@ -65,6 +66,9 @@ func runSweep(ctx context.Context, src *store.Store, session int, run *sweepRun,
 	opts.Progress = func(p store.SweepProgress) {
 		run.swept.Store(p.Swept)
 		run.batches.Store(int64(p.Batches))
+		if run.pace != nil {
+			run.pace(p)
+		}
 	}
 	return func() tea.Msg {
 		defer run.cancel()

@@ -82,6 +82,10 @@ type Model struct {
 	// pollEvery the progress poll; tests make both smaller.
 	batch     int
 	pollEvery time.Duration
+	// pace, when set (tests), is called on the sweep's goroutine after
+	// each batch is counted: a test holds the sweep there to press a key
+	// at a known point, whatever the machine's load.
+	pace func(store.SweepProgress)
 	// The newest census, dry run and confirmation; older answers are dropped.
 	scanGen, dryGen, askGen int
 
@@ -274,7 +278,7 @@ func (m Model) start(msg sweepConfirmed) (Model, tea.Cmd) {
 	}
 	sc := msg.scope
 	ctx, cancel := context.WithTimeout(store.WithWriteOp(context.Background(), "sweep: sweep"), sweepTimeout)
-	m.run = &sweepRun{gen: m.nextTag(), scope: scopeName(sc), total: msg.total, includeLive: msg.includeLive, cancel: cancel, started: time.Now()}
+	m.run = &sweepRun{gen: m.nextTag(), scope: scopeName(sc), total: msg.total, includeLive: msg.includeLive, cancel: cancel, started: time.Now(), pace: m.pace}
 	m.progress, m.receipt, m.swept = sweepProgress{}, nil, true
 	m.keys.Cancel.SetEnabled(true)
 	// The guard holds in every sweep: RealNow keeps what the real clock

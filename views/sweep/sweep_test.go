@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,6 +100,16 @@ func sweepCancelHalfway(t *testing.T, n, batch int) { //nolint:thelper // a test
 	viewtest.SeedExpired(t, s, "tmp", n)
 	h := newSweepHarness(t, s, clock, path)
 	h.M.batch, h.M.pollEvery = batch, time.Millisecond
+	// The sweep waits, past half, until x has been handled: the cancel
+	// lands before the end however slow the machine is (under load the
+	// sweep finished all n rows before the key was taken).
+	pressed := make(chan struct{})
+	var once sync.Once
+	h.M.pace = func(p store.SweepProgress) {
+		if p.Swept >= int64(n/2) {
+			once.Do(func() { <-pressed })
+		}
+	}
 	if got := h.M.census.scopes[0].expired; got != int64(n) {
 		t.Fatalf("census: %d expired, want %d", got, n)
 	}
@@ -111,11 +123,18 @@ func sweepCancelHalfway(t *testing.T, n, batch int) { //nolint:thelper // a test
 	}
 	var progressSeen []int64
 	var bar string
-	half := func() bool { return run.swept.Load() >= int64(n/2) }
+	// x once half is swept and a progress bar has been drawn (the sweep
+	// waits there for it).
+	var drawn atomic.Bool
+	half := func() bool { return run.swept.Load() >= int64(n/2) && drawn.Load() }
 	h.Drive(cmd, half, viewtest.Key("x"), func(v Model, msg tea.Msg) {
+		if k, ok := msg.(tea.KeyMsg); ok && k.String() == "x" {
+			close(pressed)
+		}
 		if p, ok := msg.(sweepProgress); ok && v.run != nil && p.swept > 0 && p.swept < int64(n) {
 			progressSeen = append(progressSeen, p.swept)
 			bar = v.View()
+			drawn.Store(true)
 		}
 	}, func(v Model) bool { return v.run == nil && v.receipt != nil && !v.scanning })
 	r := h.M.receipt.res

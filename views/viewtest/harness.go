@@ -256,34 +256,32 @@ func (h *Harness[V]) ViewLine(text string) string {
 	return ""
 }
 
-// Drive runs cmd like Settle, but until done says so (or 3 minutes pass)
-// rather than until nothing is left, so that commands which re-arm
-// themselves (progress ticks) may run. When trigger (which must only read
-// atomics) first holds, key is sent, as a user would press it at that
-// moment. seen is told every message the tab took.
+// Drive runs cmd like Settle, but while done does not hold (or until 3
+// minutes pass) rather than until nothing is left, so that commands which
+// re-arm themselves (progress ticks) may run. Once done holds it still
+// takes the answer of every command in flight: a flash batched with the
+// last state change may arrive after it (dropping it made tests that look
+// for that flash fail now and then). So a command must stop re-arming once
+// done holds. When trigger (which must only read atomics) first holds,
+// key is sent, as a user would press it at that moment. seen is told
+// every message the tab took.
 func (h *Harness[V]) Drive(cmd tea.Cmd, trigger func() bool, key tea.Msg, seen func(V, tea.Msg), done func(V) bool) {
 	h.T.Helper()
-	msgs := make(chan tea.Msg, 64)
+	answers := make(chan tea.Msg, 64) // one per command run, nil included
+	keys := make(chan tea.Msg, 1)
 	stop := make(chan struct{})
 	defer close(stop)
-	var spawn func(tea.Cmd)
-	spawn = func(c tea.Cmd) {
+	running := 0 // commands started and not answered; this goroutine's own
+	spawn := func(c tea.Cmd) {
 		if c == nil {
 			return
 		}
+		running++
 		go func() {
 			msg := c()
-			if batch, ok := msg.(tea.BatchMsg); ok {
-				for _, bc := range batch {
-					spawn(bc)
-				}
-				return
-			}
-			if msg != nil {
-				select {
-				case msgs <- msg:
-				case <-stop:
-				}
+			select {
+			case answers <- msg:
+			case <-stop:
 			}
 		}()
 	}
@@ -296,28 +294,37 @@ func (h *Harness[V]) Drive(cmd tea.Cmd, trigger func() bool, key tea.Msg, seen f
 				case <-time.After(200 * time.Microsecond):
 				}
 			}
-			select {
-			case msgs <- key:
-			case <-stop:
-			}
+			keys <- key
 		}()
+	}
+	take := func(msg tea.Msg) {
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range batch {
+				spawn(c)
+			}
+			return
+		}
+		if msg == nil || h.keepRoot(msg) {
+			return
+		}
+		var c tea.Cmd
+		h.M, c = h.M.Update(msg)
+		if seen != nil {
+			seen(h.M, msg)
+		}
+		spawn(c)
 	}
 	spawn(cmd)
 	deadline := time.After(3 * time.Minute)
-	for !done(h.M) {
+	for !done(h.M) || running > 0 {
 		select {
-		case msg := <-msgs:
-			if h.keepRoot(msg) {
-				continue
-			}
-			var c tea.Cmd
-			h.M, c = h.M.Update(msg)
-			if seen != nil {
-				seen(h.M, msg)
-			}
-			spawn(c)
+		case msg := <-answers:
+			running--
+			take(msg)
+		case msg := <-keys:
+			take(msg)
 		case <-deadline:
-			h.T.Fatal("the view did not finish within 3 minutes")
+			h.T.Fatalf("the view did not finish within 3 minutes (done: %v, %d command(s) running)", done(h.M), running)
 		}
 	}
 }

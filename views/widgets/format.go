@@ -8,9 +8,9 @@ import (
 	"kvdeck/internal/usertext"
 )
 
-// BytesText is a byte count the way people read one (usertext.Bytes):
-// 812 B, 4.2 KiB, 3.1 MiB.
-func BytesText(n int64) string { return usertext.Bytes(n) }
+// BytesText is a byte count the way people read one: 812 B, 4.2 KiB,
+// 3.1 MiB (usertext.BytesText).
+func BytesText(n int64) string { return usertext.BytesText(n) }
 
 // Countdown says how far away an instant is: "in 29s" or "expired 12s ago".
 func Countdown(d time.Duration) string {

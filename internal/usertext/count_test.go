@@ -19,8 +19,8 @@ func TestSizesAndCounts(t *testing.T) {
 		{3 << 30, "3.0 GiB", "3,221,225,472", "3221.2M"},
 		{-1234, "-1234 B", "-1,234", "-1234"},
 	} {
-		if got := Bytes(tc.n); got != tc.bytes {
-			t.Errorf("Bytes(%d) = %q, want %q", tc.n, got, tc.bytes)
+		if got := BytesText(tc.n); got != tc.bytes {
+			t.Errorf("BytesText(%d) = %q, want %q", tc.n, got, tc.bytes)
 		}
 		if got := Count(tc.n); got != tc.count {
 			t.Errorf("Count(%d) = %q, want %q", tc.n, got, tc.count)

@@ -1,24 +1,6 @@
 package usertext
 
-import (
-	"fmt"
-	"strconv"
-)
-
-// Bytes is a byte count the way people read one, in binary units: 812 B,
-// 4.2 KiB, 3.1 MiB, 1.0 GiB. Every size kvdeck shows (the CLI's --stats,
-// the TUI's status bar and views) is written so.
-func Bytes(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-}
+import "strconv"
 
 // Count is a count to the unit, with thousands separators: 3,412.
 func Count(n int64) string {

@@ -1,0 +1,51 @@
+package journal
+
+import (
+	"fmt"
+
+	"kvdeck/codec"
+	"kvdeck/internal/usertext"
+)
+
+// leasePrefix is the first key part of the reference's leases
+// (docs: the coordination records), whose stamp is the holder's fencing
+// token.
+const leasePrefix = "dwk_lease"
+
+// PlanNotes are what a plan changes besides the rows it puts back, for
+// every preview to say: restored rows get new stamps, and a lease put
+// back is held by nobody (its stamp was its holder's token).
+func PlanNotes(p Plan) []string {
+	var notes []string
+	puts, leases := 0, 0
+	var lease []byte
+	var exp *int64
+	for _, op := range p.Ops {
+		if op.Put == nil {
+			continue
+		}
+		puts++
+		if k, err := codec.Decode(op.Key); err == nil && len(k) > 0 && k[0] == codec.String(leasePrefix) {
+			leases++
+			if lease == nil {
+				lease, exp = op.Key, op.Put.ExpiresAt
+			}
+		}
+	}
+	if puts > 0 {
+		notes = append(notes, "restored rows get a new versionstamp: a client holding the old one must read again")
+	}
+	if leases > 0 {
+		n := fmt.Sprintf("%s is a lease", KeyText(lease))
+		if leases > 1 {
+			n = fmt.Sprintf("%s and %d more keys are leases", KeyText(lease), leases-1)
+		}
+		n += ": it comes back under a new stamp, and a lease's stamp is its holder's fencing token, so whoever held it (kvdeck included) can no longer renew or release it; nobody holds it"
+		if exp != nil {
+			n += " until it expires at " + usertext.FormatTime(*exp)
+		}
+		n += ", and lease break frees it sooner"
+		notes = append(notes, n)
+	}
+	return notes
+}
