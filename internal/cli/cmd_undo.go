@@ -114,6 +114,13 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 		return NotDone("%s %s stopped part-way: %s of %d restored in %d commit(s) (action %s), then a key changed between the check and its commit: %s; the others are as the action left them (kvdeck undo --list shows both)",
 			verb, p.Action.ID, plural(int64(res.Restored), "key"), len(p.Ops), res.Commits, res.Action, conflictsText(res.Conflicts))
 	}
+	undone(app, p, res, redo)
+	return nil
+}
+
+// undone prints the result of an undo (or a redo) that restored every
+// key of p.
+func undone(app *App, p journal.Plan, res journal.Result, redo bool) {
 	out := undoJSON{OK: true, Action: res.Action, Versionstamp: stampOrNull(res.First), Keys: res.Restored, Commits: res.Commits}
 	if redo {
 		out.Redid = p.Action.ID
@@ -138,7 +145,6 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 		text += "; kvdeck redo " + p.Action.ID + " redoes it"
 	}
 	app.Out.Result(out, text)
-	return nil
 }
 
 // undoJSON is the result line of an undo or a redo.
