@@ -13,6 +13,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers "sqlite", the driver libsql-client-go hands file: URLs to
+
+	"kvdeck/internal/retry"
 )
 
 // Clock returns the current time in epoch milliseconds.
@@ -378,18 +380,9 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 // could deadlock), although the winner is done a moment later. Every step of
 // init is idempotent, so trying again is safe.
 func (s *Store) initPatiently(ctx context.Context, created bool, opts Options) error {
-	deadline := time.Now().Add(s.busy)
-	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		err := s.init(ctx, created, opts)
-		if err == nil || !errors.Is(err, ErrLocked) || time.Now().Add(wait).After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-	}
+	p := retry.Policy{Backoff: retry.Backoff{First: 5 * time.Millisecond, Max: 100 * time.Millisecond}, Deadline: time.Now().Add(s.busy)}
+	locked := func(err error) bool { return errors.Is(err, ErrLocked) }
+	return retry.Until(ctx, p, locked, func() error { return s.init(ctx, created, opts) })
 }
 
 // inspectFile reports whether an embedded database exists and whether its

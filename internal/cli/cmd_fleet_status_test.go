@@ -20,20 +20,7 @@ import (
 // statusRows parses fleet status's JSON lines (in name order).
 func statusRows(t *testing.T, out string) map[string]fleetStatusRow {
 	t.Helper()
-	rows := map[string]fleetStatusRow{}
-	var order []string
-	for _, l := range lines(out) {
-		var r fleetStatusRow
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("line %q: %v", l, err)
-		}
-		rows[r.Store] = r
-		order = append(order, r.Store)
-	}
-	if !slices.IsSorted(order) {
-		t.Errorf("rows not in name order: %v", order)
-	}
-	return rows
+	return fleetLines(t, out, func(r fleetStatusRow) string { return r.Store })
 }
 
 // TestFleetStatus: seven saved stores (files, the reference's store, a
@@ -63,34 +50,15 @@ func TestFleetStatus(t *testing.T) {
 	at(busy, t0+2000, "queue", "send", "jobs", `{"n":2}`)
 	at(busy, t0, "queue", "send", "jobs", `{"n":3}`, "--delay", "1h")
 	at(busy, t0, "set", `["s"]`, "1", "--expire-in", "1s")
-	reference := storetest.CopyReference(t)
-	up := sqldtest.Start(t)
-	at(up.URL, t0, "set", `["a"]`, "1")
-	down := sqldtest.Start(t)
-	at(down.URL, t0, "set", `["a"]`, "1")
-	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
+	mix := newFleetMix(t, dir, func(url string) { at(url, t0, "set", `["a"]`, "1") })
+	down := mix.down
 	configFile(t, env, `[stores.busy]
 url = "`+busy+`"
 group = "files\u001b]52;c;aGk=\u0007"
-[stores.reference]
-url = "`+reference+`"
-group = "files"
-[stores.missing]
-url = "`+filepath.Join(dir, "missing.db")+`"
-group = "files"
-[stores.sqld-up]
-url = "`+up.URL+`"
-group = "sqld"
-[stores.sqld-down]
-url = "`+down.URL+`"
-group = "stopped"
-[stores.sqld-hung]
-url = "`+hung.URL+`"
-group = "sqld"
 [stores.sqld-up-ws]
-url = "`+up.WSURL+`"
+url = "`+mix.up.WSURL+`"
 group = "sqld"
-`, 0o600)
+`+mix.conf, 0o600)
 	now := strconv.FormatInt(t0+9000, 10)
 
 	start := time.Now()
