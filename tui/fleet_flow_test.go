@@ -126,8 +126,8 @@ group = "prod"
 	final := a.final()
 	t.Cleanup(func() { final.store.Close() })
 	now := time.Now()
-	if final.fl.shown || final.sw.current.Name != "sqld-up" {
-		t.Errorf("final: fleet shown %v, store %q; want the tabs on sqld-up", final.fl.shown, final.sw.current.Name)
+	if final.fleetOpen() || final.sw.current.Name != "sqld-up" {
+		t.Errorf("final: fleet shown %v, store %q; want the tabs on sqld-up", final.fleetOpen(), final.sw.current.Name)
 	}
 	for name, want := range map[string]string{"plain": "ok", "ref": "ok", "sqld-up": "ok", "missing": "", "other": "not a store", "sqld-down": "unreachable"} {
 		got, _ := final.fl.view.State(name, now)
@@ -188,7 +188,7 @@ func TestFleetEscComesBack(t *testing.T) {
 	a.waitFor("FLEET", "/ref")
 	final := a.final()
 	t.Cleanup(func() { final.store.Close() })
-	if !final.fl.shown || final.sw.current.Name != "ref" {
-		t.Errorf("final: fleet shown %v on store %q; want the fleet, opened over ref", final.fl.shown, final.sw.current.Name)
+	if !final.fleetOpen() || final.sw.current.Name != "ref" {
+		t.Errorf("final: fleet shown %v on store %q; want the fleet, opened over ref", final.fleetOpen(), final.sw.current.Name)
 	}
 }

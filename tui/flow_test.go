@@ -255,7 +255,7 @@ func TestFlowReadOnlyRefusal(t *testing.T) {
 	a.keys("d")
 	a.waitFor("read-only: delete")
 	m := a.final()
-	if m.confirm.Open() || m.tabs.browse.Capturing() {
+	if m.dialog() != nil || m.tabs.browse.Capturing() {
 		t.Fatal("a write action opened in read-only mode")
 	}
 }
@@ -438,7 +438,7 @@ func TestClickTab(t *testing.T) {
 					t.Fatalf("width %d: no column shows tab %v", w, want)
 				}
 				next, _ := m.handleMouse(tea.MouseMsg{X: x, Y: 0, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
-				if got := next.(model).tab; got != want {
+				if got := next.tab; got != want {
 					t.Errorf("width %d: a click at column %d shows %v, want %v", w, x, got, want)
 				}
 			}

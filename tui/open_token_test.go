@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"kvdeck/internal/storetest"
@@ -116,8 +115,8 @@ func TestOpenNeverShowsATokenOnScreen(t *testing.T) {
 	if len(given) != 1 || given[0] != "http://127.0.0.1:1 PROMPTSECRET" {
 		t.Errorf("OpenWithToken got %q", given)
 	}
-	if final.askingFor != "" || final.cmdline.Value() != "" || final.cmdline.EchoMode != textinput.EchoNormal || final.cmdline.Prompt != ":" {
-		t.Errorf("the command line kept the prompt's state: %q %q %v %q", final.askingFor, final.cmdline.Value(), final.cmdline.EchoMode, final.cmdline.Prompt)
+	if c := final.cmdline(); c != nil {
+		t.Errorf("the command line kept the prompt's state: %q %q %v %q", c.askingFor, c.input.Value(), c.input.EchoMode, c.input.Prompt)
 	}
 }
 

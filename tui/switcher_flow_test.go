@@ -205,7 +205,7 @@ group = "gone"
 	if !slices.Equal(keys, []string{`["c-only"]`}) {
 		t.Errorf("c's journal holds %q; want c's one write", keys)
 	}
-	if final.undo != nil && slices.ContainsFunc(final.undo.actions, func(a journal.Action) bool {
+	if final.undo() != nil && slices.ContainsFunc(final.undo().actions, func(a journal.Action) bool {
 		return strings.Contains(journal.KeyText(a.Keys()[0]), "a-")
 	}) {
 		t.Error("the z overlay shows a's writes on c")

@@ -191,8 +191,8 @@ func TestUndoOverlay(t *testing.T) {
 	}
 	a.keys("enter") // refused at once now: the preview knows
 	m := a.final()
-	if m.undo == nil || m.undo.plan == nil || len(m.undo.plan.Conflicts) != 1 || m.confirm.Open() {
-		t.Fatalf("the preview after the refusal: %+v, dialog open %v", m.undo, m.confirm.Open())
+	if m.undo() == nil || m.undo().plan == nil || len(m.undo().plan.Conflicts) != 1 || m.dialog() != nil {
+		t.Fatalf("the preview after the refusal: %+v, dialog open %v", m.undo(), m.dialog() != nil)
 	}
 	if !strings.Contains(m.flash.msg.Text, `(value {"by":"another writer"})`) || !strings.Contains(m.flash.msg.Text, globex+" is at stamp") {
 		t.Fatalf("the refusal does not name the key, its stamp and value: %q", m.flash.msg.Text)
@@ -217,8 +217,8 @@ func TestUndoOff(t *testing.T) {
 			a.keys("z")
 			a.waitFor(c.why)
 			m := a.final()
-			if m.undo != nil || m.keys.Undo.Enabled() {
-				t.Errorf("overlay open %v, z in help %v", m.undo != nil, m.keys.Undo.Enabled())
+			if m.undo() != nil || m.keys.Undo.Enabled() {
+				t.Errorf("overlay open %v, z in help %v", m.undo() != nil, m.keys.Undo.Enabled())
 			}
 		})
 	}
