@@ -120,10 +120,7 @@ func TestParseFind(t *testing.T) {
 // goes to Browse again.
 func TestBackAfterRecordJump(t *testing.T) {
 	a := reference(t, false, 120, 40)
-	a.keys("2")
-	a.waitFor("LEASES", "Ticker")
-	a.keys("j", "o")
-	a.waitFor("[1 Browse]", "234f594be1ed8ecc8c4d393b295c02f3")
+	a.leaseInBrowse("234f594be1ed8ecc8c4d393b295c02f3")
 	a.keys("[")
 	a.waitFor("[2 Leases]")
 	m := a.final()

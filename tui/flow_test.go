@@ -82,6 +82,16 @@ func (a *app) keys(names ...string) {
 	}
 }
 
+// leaseInBrowse shows Leases and jumps (o) from its second lease to the
+// lease's raw row in Browse, once Browse shows every text of shows.
+func (a *app) leaseInBrowse(shows ...string) {
+	a.t.Helper()
+	a.keys("2")
+	a.waitFor("LEASES", "Ticker")
+	a.keys("j", "o")
+	a.waitFor(append([]string{"[1 Browse]"}, shows...)...)
+}
+
 func (a *app) command(line string) {
 	a.keys(":")
 	a.tm.Type(line)

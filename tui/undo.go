@@ -590,6 +590,28 @@ func (m model) previewLines() []string {
 	head := fmt.Sprintf("%s %s: %s of %s, %d write(s), %s. Per key, as it is now → as the %s leaves it:", verb, a.ID, a.Op,
 		usertext.FormatTime(a.Time.UnixMilli()), len(a.Entries), a.Outcome(), strings.ToLower(verb))
 	lines = append(lines, widgets.ProseLines(widgets.Sanitize(head), st.Text, w)...)
+	lines = append(lines, m.previewKeyLines(*p, verb, w)...)
+	for _, sk := range p.Skipped {
+		lines = append(lines, "")
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(fmt.Sprintf("Not taken back: %d key(s) of write %s: %s", len(sk.Keys), sk.Entry, sk.Why)), st.Warn, w)...)
+	}
+	lines = append(lines, "")
+	if len(p.Conflicts) > 0 {
+		lines = append(lines, widgets.ProseLines(fmt.Sprintf("The %s would be refused: %d key(s) changed since the action (another writer, or a later action of yours). Nothing would be written.", strings.ToLower(verb), len(p.Conflicts)), st.Error, w)...)
+		return lines
+	}
+	for _, n := range journal.PlanNotes(*p) {
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(capitalize(n)+"."), st.Warn, w)...)
+	}
+	lines = append(lines, widgets.ProseLines("enter asks, then "+strings.ToLower(atomicText(len(p.Ops))[:1])+atomicText(len(p.Ops))[1:], st.Muted, w)...)
+	return lines
+}
+
+// previewKeyLines are the preview's keys, those changed since the action
+// (which refuse it) first, each as it is now → as the undo or redo leaves
+// it; the first previewKeys of them.
+func (m model) previewKeyLines(p journal.Plan, verb string, w int) []string {
+	st := m.styles
 	conflict := map[string]journal.Conflict{}
 	for _, c := range p.Conflicts {
 		conflict[string(c.Key)] = c
@@ -605,9 +627,10 @@ func (m model) previewLines() []string {
 			ops = append(ops, op)
 		}
 	}
+	var lines []string
 	for i, op := range ops {
 		if i == previewKeys {
-			lines = append(lines, "", st.Muted.Render(fmt.Sprintf("… and %d more key(s) (kvdeck %s %s -o json lists them)", len(ops)-i, strings.ToLower(verb), a.ID)))
+			lines = append(lines, "", st.Muted.Render(fmt.Sprintf("… and %d more key(s) (kvdeck %s %s -o json lists them)", len(ops)-i, strings.ToLower(verb), p.Action.ID)))
 			break
 		}
 		lines = append(lines, "", st.Label.Render(widgets.ClipText(widgets.Sanitize(journal.KeyText(op.Key)), w)))
@@ -618,19 +641,6 @@ func (m model) previewLines() []string {
 			lines = append(lines, indented(widgets.Sanitize("✗ changed since the action: "+c.Text()), st.Error, w)...)
 		}
 	}
-	for _, sk := range p.Skipped {
-		lines = append(lines, "")
-		lines = append(lines, widgets.ProseLines(widgets.Sanitize(fmt.Sprintf("Not taken back: %d key(s) of write %s: %s", len(sk.Keys), sk.Entry, sk.Why)), st.Warn, w)...)
-	}
-	lines = append(lines, "")
-	if len(p.Conflicts) > 0 {
-		lines = append(lines, widgets.ProseLines(fmt.Sprintf("The %s would be refused: %d key(s) changed since the action (another writer, or a later action of yours). Nothing would be written.", strings.ToLower(verb), len(p.Conflicts)), st.Error, w)...)
-		return lines
-	}
-	for _, n := range journal.PlanNotes(*p) {
-		lines = append(lines, widgets.ProseLines(widgets.Sanitize(capitalize(n)+"."), st.Warn, w)...)
-	}
-	lines = append(lines, widgets.ProseLines("enter asks, then "+strings.ToLower(atomicText(len(p.Ops))[:1])+atomicText(len(p.Ops))[1:], st.Muted, w)...)
 	return lines
 }
 

@@ -167,21 +167,7 @@ func (m model) statusBar() string {
 		items = append(items, st.Error.Render("✗ "+usertext.Sanitize(m.lastErr)))
 	}
 	sep := st.StatusSep.Render(" │ ")
-	if rate := m.rate.text(narrow, st.Accent); rate != "" {
-		// After seq, when the database name keeps its 10 cells.
-		at := 2 // backend, seq
-		if info.ReadOnly {
-			at++
-		}
-		if m.pastShown() != "" {
-			at++
-		}
-		at = min(at, len(items))
-		with := append(append(append([]string{}, items[:at]...), rate), items[at:]...)
-		if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
-			items = with
-		}
-	}
+	items = m.withRate(items, sep, narrow)
 	items = m.withCost(items, refresh, sep, narrow)
 	right := strings.Join(items, sep)
 	room := max(m.width-ansi.StringWidth(right)-4, 10)
@@ -190,6 +176,28 @@ func (m model) statusBar() string {
 		db = "…" + ansi.TruncateLeft(db, n-room+1, "")
 	}
 	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
+}
+
+// withRate puts the commit rate into the status bar's items after seq,
+// when the database name keeps its 10 cells.
+func (m model) withRate(items []string, sep string, narrow bool) []string {
+	rate := m.rate.text(narrow, m.styles.Accent)
+	if rate == "" {
+		return items
+	}
+	at := 2 // backend, seq
+	if m.info.ReadOnly {
+		at++
+	}
+	if m.pastShown() != "" {
+		at++
+	}
+	at = min(at, len(items))
+	with := append(append(append([]string{}, items[:at]...), rate), items[at:]...)
+	if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
+		return with
+	}
+	return items
 }
 
 // withCost puts a remote store's cost segment (cost.go) into the status
