@@ -19,19 +19,12 @@ import (
 // database has at most a few.
 var fileConnectors sync.Map // SQLite URI -> func() (driver.Connector, error)
 
-// connector returns the connector of a database at connURL: an embedded
-// file's from fileConnectors, a server's built anew (it holds nothing but
-// its address and token).
-func connector(transport Transport, connURL, token string) (driver.Connector, error) {
-	if transport == TransportFile {
-		build, _ := fileConnectors.LoadOrStore(connURL, sync.OnceValues(func() (driver.Connector, error) {
-			return libsql.NewConnector(connURL)
-		}))
-		return build.(func() (driver.Connector, error))()
-	}
-	var opts []libsql.Option
-	if token != "" {
-		opts = append(opts, libsql.WithAuthToken(token))
-	}
-	return libsql.NewConnector(connURL, opts...)
+// fileConnector returns the connector of the embedded database at
+// connURL, from fileConnectors (a server has none: a remote store speaks
+// through kvdeck's own Hrana clients only).
+func fileConnector(connURL string) (driver.Connector, error) {
+	build, _ := fileConnectors.LoadOrStore(connURL, sync.OnceValues(func() (driver.Connector, error) {
+		return libsql.NewConnector(connURL)
+	}))
+	return build.(func() (driver.Connector, error))()
 }

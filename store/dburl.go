@@ -42,15 +42,22 @@ type Target struct {
 	Transport Transport
 	// Path is the filesystem path of an embedded database.
 	Path string
-	// URL is the server URL handed to libsql-client-go (remote only).
+	// URL is the server URL kvdeck's Hrana clients reach (remote only),
+	// without its namespace parameter.
 	URL string
 	// Display is the URL without secrets, for status bars and messages.
 	Display string
+	// Namespace is the sqld namespace the URL names (?namespace=NAME;
+	// remote only): every request of the store carries it in the
+	// x-namespace-bin header, so an IP address reaches it too.
+	Namespace string
 }
 
 // ParseTarget reads a database URL in any of the accepted forms:
 // file:PATH, file:///abs/path, a bare filesystem path, libsql://, http(s)://,
-// ws(s)://. A token inside the URL is refused (use the auth-token flag).
+// ws(s)://; a server's URL may name an sqld namespace with
+// ?namespace=NAME, its one query parameter. A token inside the URL is
+// refused (use the auth-token flag).
 func ParseTarget(raw string) (Target, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -149,6 +156,10 @@ func fileTarget(path string) (Target, error) {
 }
 
 func remoteTarget(raw string) (Target, error) {
+	raw, ns, err := cutNamespace(raw)
+	if err != nil {
+		return Target{}, err
+	}
 	// Secrets are refused before parsing: a parse error would quote the
 	// whole URL, and url.Query drops malformed pairs silently (a token
 	// with a bad %-escape would pass).
@@ -166,7 +177,10 @@ func remoteTarget(raw string) (Target, error) {
 	if u.Host == "" || u.Hostname() == "" {
 		return Target{}, fmt.Errorf("%w: %q has no host; expected e.g. libsql://my-db.turso.io or http://127.0.0.1:8080", ErrBadURL, redactURL(raw))
 	}
-	t := Target{URL: u.String(), Display: u.String()}
+	t := Target{URL: u.String(), Display: u.String(), Namespace: ns}
+	if ns != "" {
+		t.Display += "?namespace=" + ns
+	}
 	switch strings.ToLower(u.Scheme) {
 	case "ws", "wss":
 		t.Transport = TransportWS
@@ -174,6 +188,48 @@ func remoteTarget(raw string) (Target, error) {
 		t.Transport = TransportHTTP
 	}
 	return t, nil
+}
+
+// cutNamespace takes the namespace=NAME parameter out of a server URL's
+// query and returns the URL without it (other parameters stay, for
+// refuseSecrets to refuse) and the name. A URL with a fragment is left
+// whole. Errors never repeat what was given.
+func cutNamespace(raw string) (rest, ns string, err error) {
+	base, query, ok := strings.Cut(raw, "?")
+	if !ok || strings.Contains(query, "#") {
+		return raw, "", nil
+	}
+	var others []string
+	found := false
+	for _, p := range strings.Split(query, "&") {
+		name, ok := strings.CutPrefix(p, "namespace=")
+		if !ok {
+			others = append(others, p)
+			continue
+		}
+		if found {
+			return "", "", fmt.Errorf("%w: %s: the URL names a namespace twice", ErrBadURL, redactURL(raw))
+		}
+		if err := CheckNamespace(name); err != nil {
+			return "", "", fmt.Errorf("%w: %s: %w", ErrBadURL, redactURL(raw), err)
+		}
+		ns, found = name, true
+	}
+	if len(others) > 0 {
+		base += "?" + strings.Join(others, "&")
+	}
+	return base, ns, nil
+}
+
+// CheckNamespace refuses a namespace name kvdeck does not send: sqld's
+// names are taken as letters, digits, '.', '-' and '_', 1 to 128 of them,
+// not starting with '.' (what a URL path and a file name take as they
+// are, "." and ".." excluded). The error does not repeat the name.
+func CheckNamespace(name string) error {
+	if name == "" || len(name) > 128 || name[0] == '.' || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+		return errors.New("a namespace is 1 to 128 letters, digits, '.', '-' and '_', not starting with '.'")
+	}
+	return nil
 }
 
 // Server is the host:port a remote target reaches, with the host in

@@ -1,9 +1,9 @@
 // Package store is the engine of the coordination store: a byte-compatible Go
 // implementation of the reference LibsqlKv over any libSQL database (an
-// embedded SQLite file through modernc.org/sqlite, or sqld / Turso over HTTP
-// or WebSocket), through github.com/tursodatabase/libsql-client-go, and
-// over a server through kvdeck's own Hrana clients for every read through
-// Store.query and every write.
+// embedded SQLite file through modernc.org/sqlite, reached through
+// github.com/tursodatabase/libsql-client-go, or sqld / Turso over HTTP or
+// WebSocket through kvdeck's own Hrana clients only: every request a
+// remote store sends, the schema check included).
 //
 // It knows nothing of terminals. Every operation takes its notion of "now"
 // from the injected Clock, holds locks as briefly as it can (reads in short
@@ -44,8 +44,10 @@
 //     out of an answer and decoded before encoding/json reads the rest
 //     (fuzzed); hranascan.go: database/sql's conversions for the rows of
 //     an answer. hranameter.go: Cost, what the requests cost (requests,
-//     bytes, the server's rows read and written), libsql-client-go's HTTP
-//     requests included.
+//     bytes, the server's rows read and written). hranaroute.go: what
+//     every request carries beside its statements (the sqld namespace's
+//     header; on a store with a replica, reads go to it carrying the
+//     highest replication index seen), and Replication, the replica lag.
 //   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),
 //     and the scanning of rows written by anyone, odd ones included.
 //   - read.go: Get, GetRaw, GetMany, List (ListOptions, Page: bounded

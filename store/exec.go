@@ -97,7 +97,6 @@ func (s *Store) writeCtx(ctx context.Context, n int) (context.Context, context.C
 	if !s.target.Transport.Remote() {
 		return ctx, func() {}
 	}
-	ctx = withMeter(ctx, &s.meter)
 	return context.WithTimeoutCause(ctx, s.reqTimeout+time.Duration(n)*perStatement, errRequestTimeout)
 }
 

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"net/http"
 )
 
 // The setters below change one store's knobs (knobs.go), before or
@@ -48,10 +47,8 @@ func SetKeylessPage(s *Store, n int) (restore func()) {
 	return func() { s.knobs.keylessPage = p }
 }
 
-// CloseIdle drops the idle connections of kvdeck's Hrana HTTP client
-// and of libsql-client-go's (http.DefaultClient), so that a test can
-// count the goroutines a read leaves behind.
+// CloseIdle drops the idle connections of kvdeck's Hrana HTTP client,
+// so that a test can count the goroutines a read leaves behind.
 func CloseIdle() {
 	hranaClient.CloseIdleConnections()
-	http.DefaultClient.CloseIdleConnections()
 }

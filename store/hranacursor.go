@@ -73,7 +73,7 @@ func (s *Store) dumpCursor(ctx context.Context, fn func(Entry) error) error {
 // may stop it by returning an error: the answer's body is closed (the
 // connection with it) and the error returned.
 func (s *Store) readCursor(ctx context.Context, rd cursorRead, fn func(Entry) error) (err error) {
-	if s.http.noCursor.Load() {
+	if s.reads.http.noCursor.Load() {
 		return errNoCursor
 	}
 	if err := s.ready(ctx); err != nil {
@@ -91,7 +91,7 @@ func (s *Store) readCursor(ctx context.Context, rd cursorRead, fn func(Entry) er
 	defer cancel(nil)
 	idle := time.AfterFunc(s.reqTimeout, func() { cancel(errRequestTimeout) })
 	defer idle.Stop()
-	body, err := s.http.cursor(ctx, hsteps)
+	body, err := s.reads.http.cursor(ctx, hsteps)
 	idle.Stop()
 	if err != nil {
 		return s.classify(s.cursorErr(ctx, err))
@@ -101,7 +101,7 @@ func (s *Store) readCursor(ctx context.Context, rd cursorRead, fn func(Entry) er
 	defer func() {
 		s.meter.read.Add(d.serverRows())
 		if d.baton != "" {
-			s.http.closeStream(d.baton, min(s.reqTimeout, 5*time.Second))
+			s.reads.http.closeStream(d.baton, min(s.reqTimeout, 5*time.Second))
 		}
 	}()
 	for {
@@ -306,7 +306,9 @@ func (s *Store) cursorErr(ctx context.Context, err error) error {
 // one before did) and returns its answer's body, lines of JSON; the
 // meter counts its bytes as they are read.
 func (h *hranaHTTP) cursor(ctx context.Context, steps []hranaStep) (io.ReadCloser, error) {
-	body, err := json.Marshal(map[string]any{"baton": nil, "batch": map[string]any{"steps": steps}})
+	stamped, _ := h.route.stamp(batchReq(steps))
+	batch := stamped.Batch
+	body, err := json.Marshal(map[string]any{"baton": nil, "batch": batch})
 	if err != nil {
 		return nil, err
 	}
@@ -315,10 +317,7 @@ func (h *hranaHTTP) cursor(ctx context.Context, steps []hranaStep) (io.ReadClose
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if h.token != "" {
-		req.Header.Set("Authorization", "Bearer "+h.token)
-	}
+	h.header(req)
 	h.meter.sent(len(body))
 	resp, err := hranaClient.Do(req)
 	if err != nil {

@@ -26,6 +26,8 @@ type hranaHTTP struct {
 	url   string // the pipeline endpoint
 	token string
 	meter *meter
+	// route is what every request carries beside its body (hranaroute.go).
+	route *hranaRoute
 	// noCursor is set once the server answered that it has no cursor
 	// endpoint (hranacursor.go): reads then go in pages at once.
 	noCursor atomic.Bool
@@ -42,7 +44,7 @@ var hranaClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport
 
 // newHranaHTTP returns the client of the server at base (http(s):// or
 // libsql://, which is HTTPS).
-func newHranaHTTP(base, token string, m *meter) (*hranaHTTP, error) {
+func newHranaHTTP(base, token string, m *meter, route *hranaRoute) (*hranaHTTP, error) {
 	u, err := url.Parse(base)
 	if err != nil {
 		return nil, err
@@ -51,28 +53,30 @@ func newHranaHTTP(base, token string, m *meter) (*hranaHTTP, error) {
 		u.Scheme = "https"
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/v2/pipeline"
-	return &hranaHTTP{url: u.String(), token: token, meter: m}, nil
+	return &hranaHTTP{url: u.String(), token: token, meter: m, route: route}, nil
 }
 
 // hranaReq is one request of a pipeline.
 type hranaReq struct {
 	Type string `json:"type"`
 	// StreamID names the stream over WebSocket (wsBatcher.stream).
-	StreamID *int       `json:"stream_id,omitempty"`
-	Stmt     *hranaStmt `json:"stmt,omitempty"`
-	Batch    *struct {
-		Steps []hranaStep `json:"steps"`
-	} `json:"batch,omitempty"`
+	StreamID *int        `json:"stream_id,omitempty"`
+	Stmt     *hranaStmt  `json:"stmt,omitempty"`
+	Batch    *hranaBatch `json:"batch,omitempty"`
+}
+
+// hranaBatch is a batch request's body.
+type hranaBatch struct {
+	Steps []hranaStep `json:"steps"`
+	// ReplicationIndex: a replica answers once it has applied this
+	// index (hranaroute.go).
+	ReplicationIndex string `json:"replication_index,omitempty"`
 }
 
 func executeReq(st hranaStmt) hranaReq { return hranaReq{Type: "execute", Stmt: &st} }
 
 func batchReq(steps []hranaStep) hranaReq {
-	r := hranaReq{Type: "batch"}
-	r.Batch = &struct {
-		Steps []hranaStep `json:"steps"`
-	}{steps}
-	return r
+	return hranaReq{Type: "batch", Batch: &hranaBatch{Steps: steps}}
 }
 
 var closeReq = hranaReq{Type: "close"}
@@ -80,8 +84,9 @@ var closeReq = hranaReq{Type: "close"}
 // hranaBatchResult is a batch's answer: per step its result, or its error,
 // or neither when its condition was false.
 type hranaBatchResult struct {
-	StepResults []*hranaStmtResult `json:"step_results"`
-	StepErrors  []*hranaError      `json:"step_errors"`
+	StepResults      []*hranaStmtResult `json:"step_results"`
+	StepErrors       []*hranaError      `json:"step_errors"`
+	ReplicationIndex replicationIndex   `json:"replication_index"`
 }
 
 // pipeResult is the answer to one request of a pipeline: Error when the
@@ -195,10 +200,7 @@ func (h *hranaHTTP) send(ctx context.Context, baton *string, reqs []hranaReq, m 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if h.token != "" {
-		req.Header.Set("Authorization", "Bearer "+h.token)
-	}
+	h.header(req)
 	if replayable {
 		// Present without a value: net/http's mark, not sent.
 		req.Header["Idempotency-Key"] = nil
@@ -235,8 +237,19 @@ func (h *hranaHTTP) send(ctx context.Context, baton *string, reqs []hranaReq, m 
 	}
 	for _, r := range out {
 		m.rows(r)
+		h.route.note(r)
 	}
 	return out, nil
+}
+
+// header sets what every request to the server carries: the content
+// type, the token, and the route's headers (the namespace).
+func (h *hranaHTTP) header(req *http.Request) {
+	req.Header.Set("Content-Type", "application/json")
+	if h.token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.token)
+	}
+	h.route.header(req.Header)
 }
 
 // statusText is the error of an answer with an HTTP error status, in the
@@ -276,8 +289,8 @@ var errNoAnswer = errors.New("the server's answer lacks a result")
 // database connection") to every request once about 128 are open: a
 // value search stopping at its bound 100 times in a row met it. The
 // caller does not wait for the close (a stream still busy with the
-// cursor's statement is closed once it is done); Store.Close does. Like
-// libsql-client-go's background closes, the meter does not count it.
+// cursor's statement is closed once it is done); Store.Close does. The
+// meter does not count it.
 func (h *hranaHTTP) closeStream(baton string, timeout time.Duration) {
 	h.closing.Add(1)
 	go func() {

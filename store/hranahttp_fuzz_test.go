@@ -63,48 +63,6 @@ func FuzzDecodePipeline(f *testing.F) {
 	})
 }
 
-// FuzzRowScan: the row counts found in an answer do not depend on how it
-// is cut into reads, and equal the decoded ones for sqld's answers.
-func FuzzRowScan(f *testing.F) {
-	for _, s := range pipelineSeeds {
-		f.Add([]byte(s), uint8(7))
-	}
-	f.Fuzz(func(t *testing.T, body []byte, cut uint8) {
-		whole := rowScan{name: `"rows_read":`}
-		want := whole.scan(body)
-		pieces := rowScan{name: `"rows_read":`}
-		var got int64
-		step := int(cut) + 1
-		for i := 0; i < len(body); i += step {
-			got += pieces.scan(body[i:min(i+step, len(body))])
-		}
-		// (A number at the very end counts in neither: it ends only at the
-		// next byte, and an answer ends with its closing brace.)
-		if got != want {
-			t.Fatalf("in pieces of %d: %d, whole: %d", step, got, want)
-		}
-	})
-}
-
-// TestRowScanMatchesDecoded: on sqld's answers the scan finds the
-// counts the decoder reads.
-func TestRowScanMatchesDecoded(t *testing.T) {
-	for i, s := range pipelineSeeds[:1] {
-		out, err := decodePipeline([]byte(s), 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m meter
-		for _, r := range out {
-			m.rows(r)
-		}
-		read, written := rowScan{name: `"rows_read":`}, rowScan{name: `"rows_written":`}
-		if r, w := read.scan([]byte(s)), written.scan([]byte(s)); r != m.read.Load() || w != m.written.Load() {
-			t.Errorf("seed %d: scanned %d read %d written, decoded %d and %d", i, r, w, m.read.Load(), m.written.Load())
-		}
-	}
-}
-
 // FuzzRowLine: every cursor line the fast decoder accepts decodes to the
 // same row with encoding/json.
 func FuzzRowLine(f *testing.F) {

@@ -83,10 +83,13 @@ func (s *Store) oneShotRow(ctx context.Context, opts Options, q string, args []a
 	s.roundTrips.Add(1)
 	rctx, cancel := s.requestCtx(ctx)
 	defer cancel()
-	res, err := s.send(rctx, []hranaReq{executeReq(hranaStmt{SQL: tablesSQL, WantRows: true}), executeReq(st)})
+	tables, backTables := s.reads.route.stamp(executeReq(hranaStmt{SQL: tablesSQL, WantRows: true}))
+	read, backRead := s.reads.route.stamp(executeReq(st))
+	res, err := s.reads.send(rctx, []hranaReq{tables, read})
 	if err != nil {
 		return false, s.classify(s.timedOut(rctx, err))
 	}
+	res[0], res[1] = backTables(res[0]), backRead(res[1])
 	done, err := s.tablesChecked(ctx, res[0], opts)
 	if err != nil {
 		return false, err
@@ -117,14 +120,20 @@ func hranaStatement(st stmt) (hranaStmt, error) {
 	return hranaStmt{SQL: st.sql, Args: args, WantRows: true}, nil
 }
 
+// send sends reqs to the primary in one request, with the stream's
+// close, and returns their answers.
+func (s *Store) send(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
+	return s.primary().send(ctx, reqs)
+}
+
 // send sends reqs to the server in one request, with the stream's close,
 // and returns their answers: over HTTP one pipeline, over WebSocket one
 // burst of messages on a stream of their own.
-func (s *Store) send(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
-	if s.ws != nil {
-		return s.ws.stream(ctx, reqs)
+func (e endpoint) send(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
+	if e.ws != nil {
+		return e.ws.stream(ctx, reqs)
 	}
-	res, err := s.http.pipeline(ctx, append(reqs, closeReq))
+	res, err := e.http.pipeline(ctx, append(reqs, closeReq))
 	if err != nil {
 		return nil, err
 	}

@@ -31,15 +31,17 @@ func (s *Store) remoteRows(ctx context.Context, q string, args []any) (*batchRow
 	if err != nil {
 		return nil, err
 	}
+	req, back := s.reads.route.stamp(executeReq(st))
 	var res pipeResult
-	if s.ws != nil {
-		res, err = s.ws.query(ctx, executeReq(st))
+	if s.reads.ws != nil {
+		res, err = s.reads.ws.query(ctx, req)
 	} else {
-		res, err = s.readHTTP(ctx, executeReq(st))
+		res, err = s.readHTTP(ctx, req)
 	}
 	if err != nil {
 		return nil, err
 	}
+	res = back(res)
 	if res.Error != nil {
 		return nil, errStmt(res.Error)
 	}
@@ -50,10 +52,11 @@ func (s *Store) remoteRows(ctx context.Context, q string, args []any) (*batchRow
 }
 
 // readHTTP sends one read request with the stream's close in one
-// pipeline, marked replayable: a read may be sent again on another
-// connection when a kept-alive one turns out closed.
+// pipeline to the server reads go to, marked replayable: a read may be
+// sent again on another connection when a kept-alive one turns out
+// closed.
 func (s *Store) readHTTP(ctx context.Context, req hranaReq) (pipeResult, error) {
-	res, err := s.http.send(ctx, nil, []hranaReq{req, closeReq}, s.http.meter, true)
+	res, err := s.reads.http.send(ctx, nil, []hranaReq{req, closeReq}, s.reads.http.meter, true)
 	if err != nil {
 		return pipeResult{}, err
 	}

@@ -266,7 +266,7 @@ const (
 // rows; otherwise it is read page by page (no transaction stays open
 // between pages).
 func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
-	if s.http != nil {
+	if s.reads.http != nil {
 		st, err := s.scanStmt(opts)
 		if err != nil {
 			return err
@@ -367,7 +367,7 @@ func (s *Store) Dump(ctx context.Context, prefix codec.Key, fn func(Entry) error
 // inserted (rowid), as SQLite orders them before every key: every
 // physical row of the store, what kvdeck dump writes.
 func (s *Store) DumpAll(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
-	if s.http != nil && len(prefix) == 0 {
+	if s.reads.http != nil && len(prefix) == 0 {
 		// One streamed request where the server offers it (hranacursor.go):
 		// the NULL keys, then every key.
 		if err := s.dumpCursor(ctx, fn); !errors.Is(err, errNoCursor) {

@@ -97,7 +97,7 @@ func (s *Store) reader() (*sql.DB, func() error, error) {
 	if r.untouched() {
 		return s.db, s.tornRead, nil
 	}
-	conn, err := connector(TransportFile, r.dsn, "")
+	conn, err := fileConnector(r.dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
 	}

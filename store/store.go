@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +61,16 @@ type Options struct {
 	// kv_meta is the check (ProbeRow reports their absence as
 	// ErrNotStore). For one-request reads, e.g. kvdeck fleet's.
 	Unchecked bool
+	// Namespace names the sqld namespace of a server's database, as the
+	// URL's ?namespace=NAME does (both: they must agree); every request
+	// carries it (hranaroute.go). A file store takes none.
+	Namespace string
+	// Replica is the URL of a read replica of the server's database
+	// (sqld started with --primary-grpc-url, or a Turso replica): reads
+	// go there, carrying the highest replication index the store has
+	// seen, writes to the URL Open was given (the primary). It gets the
+	// store's token and namespace.
+	Replica string
 }
 
 // DefaultRequestTimeout is how long one request to a server may take
@@ -85,6 +94,9 @@ type Store struct {
 	// http sends write transactions (and a one-shot's first request) over
 	// HTTP (nil on other transports).
 	http *hranaHTTP
+	// reads is the server reads go to: the replica (Options.Replica), or
+	// the primary (ws or http).
+	reads endpoint
 	// meter counts the requests and what they cost (Cost).
 	meter meter
 	// deferred holds the options of a OneShot open whose schema check is
@@ -143,33 +155,19 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if s.reqTimeout <= 0 {
 		s.reqTimeout = DefaultRequestTimeout
 	}
+	created := false
 	if target.Transport.Remote() {
 		if err := checkToken(opts.AuthToken); err != nil {
 			return nil, err
 		}
+		// A server is reached through kvdeck's own Hrana clients only,
+		// the schema check included: no database/sql pool.
+		err = s.hranaClients(opts)
+	} else {
+		created, err = s.fileDB(opts)
 	}
-	if err := s.hranaClients(opts.AuthToken); err != nil {
-		return nil, err
-	}
-	connURL, created := target.URL, false
-	if target.Transport == TransportFile {
-		if connURL, created, err = s.fileConn(opts); err != nil {
-			return nil, err
-		}
-	}
-	conn, err := connector(target.Transport, connURL, opts.AuthToken)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
-	}
-	s.db = sql.OpenDB(boundedConnector{conn})
-	switch target.Transport {
-	case TransportHTTP:
-		// sqld expires idle Hrana streams; closing ours first avoids a failed
-		// request (and a retry) after a pause.
-		s.db.SetConnMaxIdleTime(5 * time.Second)
-	case TransportWS:
-		s.db.SetConnMaxIdleTime(30 * time.Second)
-	case TransportFile:
+		return nil, err
 	}
 	if opts.OneShot && target.Transport.Remote() {
 		s.deferred = &opts
@@ -181,7 +179,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	ictx, cancel := s.requestCtx(ctx)
 	defer cancel()
 	if err := s.initPatiently(ictx, created, opts); err != nil {
-		s.db.Close()
+		s.Close()
 		return nil, s.classify(s.timedOut(ictx, err))
 	}
 	return s, nil
@@ -209,24 +207,112 @@ func checkToken(token string) error {
 	return nil
 }
 
-// hranaClients makes kvdeck's own Hrana client of a server (wsbatch.go,
-// hranahttp.go).
-func (s *Store) hranaClients(token string) error {
+// fileDB opens the connection pool of an embedded database (through
+// libsql-client-go, which hands file: URLs to modernc.org/sqlite), and
+// reports whether opening creates the file.
+func (s *Store) fileDB(opts Options) (created bool, err error) {
+	if opts.Namespace != "" || opts.Replica != "" {
+		return false, fmt.Errorf("%w: %s is a database file, which has no namespace or replica", ErrBadURL, s.display)
+	}
+	connURL, created, err := s.fileConn(opts)
+	if err != nil {
+		return false, err
+	}
+	conn, err := fileConnector(connURL)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
+	}
+	s.db = sql.OpenDB(conn)
+	return created, nil
+}
+
+// hranaClients makes kvdeck's own Hrana clients of a server (wsbatch.go,
+// hranahttp.go): the primary's, and the replica's where opts names one,
+// each with its route (hranaroute.go).
+func (s *Store) hranaClients(opts Options) error {
 	target := s.target
-	if target.Transport.Remote() {
-		s.token = token // only for scrub: never printed
-	}
-	switch target.Transport {
-	case TransportWS:
-		s.ws = &wsBatcher{url: target.URL, token: token, meter: &s.meter}
-	case TransportHTTP:
-		var err error
-		if s.http, err = newHranaHTTP(target.URL, token, &s.meter); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
+	ns := target.Namespace
+	if opts.Namespace != "" {
+		if err := CheckNamespace(opts.Namespace); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
 		}
-	case TransportFile:
+		if ns != "" && ns != opts.Namespace {
+			return fmt.Errorf("%w: %s names namespace %s, and the store's options %s", ErrBadURL, s.display, ns, opts.Namespace)
+		}
+		if ns == "" {
+			ns = opts.Namespace
+			s.display += "?namespace=" + ns
+		}
 	}
+	s.target.Namespace = ns
+	s.token = opts.AuthToken // only for scrub: never printed
+	primary, replica := newRoutes(ns, opts.Replica != "")
+	p, err := newEndpoint(target, opts.AuthToken, &s.meter, primary)
+	if err != nil {
+		return err
+	}
+	s.http, s.ws, s.reads = p.http, p.ws, p
+	if opts.Replica == "" {
+		return nil
+	}
+	rt, err := ParseTarget(opts.Replica)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the replica: %w", err)
+	case !rt.Transport.Remote():
+		return fmt.Errorf("%w: the replica %s is not a server's URL", ErrBadURL, rt.Display)
+	case rt.Namespace != "" && rt.Namespace != ns:
+		return fmt.Errorf("%w: the replica %s names another namespace than the store", ErrBadURL, rt.Display)
+	}
+	if s.reads, err = newEndpoint(rt, opts.AuthToken, &s.meter, replica); err != nil {
+		return err
+	}
+	s.display += " (reads: " + rt.Display + ")"
 	return nil
+}
+
+// endpoint is kvdeck's own Hrana client of one server: over HTTP or
+// over WebSocket (the other nil), with its route.
+type endpoint struct {
+	http  *hranaHTTP
+	ws    *wsBatcher
+	route *hranaRoute
+}
+
+// newEndpoint makes the client of the server target names.
+func newEndpoint(target Target, token string, m *meter, route *hranaRoute) (endpoint, error) {
+	e := endpoint{route: route}
+	if target.Transport == TransportWS {
+		e.ws = &wsBatcher{url: target.URL, token: token, meter: m, route: route}
+		return e, nil
+	}
+	var err error
+	if e.http, err = newHranaHTTP(target.URL, token, m, route); err != nil {
+		return e, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
+	}
+	return e, nil
+}
+
+// primary is the client writes go to.
+func (s *Store) primary() endpoint {
+	e := endpoint{http: s.http, ws: s.ws}
+	if s.http != nil {
+		e.route = s.http.route
+	} else if s.ws != nil {
+		e.route = s.ws.route
+	}
+	return e
+}
+
+// close ends the client's connections (WebSocket) and waits for its
+// stream closes on their way (HTTP).
+func (e endpoint) close() {
+	if e.ws != nil {
+		e.ws.close()
+	}
+	if e.http != nil {
+		e.http.waitClosing()
+	}
 }
 
 // fileConn returns the driver's address of an embedded database, and
@@ -265,37 +351,6 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 		connURL += "&immutable=1"
 	}
 	return connURL, created, nil
-}
-
-// boundedConnector makes a connection attempt end with its context:
-// libsql-client-go's WebSocket connector dials with a fixed two-minute
-// timeout of its own, so a server that accepts and never answers the
-// upgrade would hold database/sql (which calls Connect synchronously) that
-// long. A connection that arrives after its caller gave up is closed.
-type boundedConnector struct{ driver.Connector }
-
-// Connect implements driver.Connector.
-func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	type result struct {
-		conn driver.Conn
-		err  error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		conn, err := c.Connector.Connect(ctx)
-		ch <- result{conn, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.conn, r.err
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.err == nil {
-				r.conn.Close()
-			}
-		}()
-		return nil, ctx.Err()
-	}
 }
 
 // initPatiently runs init, retrying while the database is locked, for up
@@ -437,8 +492,17 @@ func (s *Store) checkTables(ctx context.Context, tables map[string][]string, oth
 func (s *Store) Created() bool { return s.created }
 
 // tables returns the store's tables (kv, kv_meta) with their column names,
-// and the names of the database's other tables, in one query.
+// and the names of the database's other tables, in one query (over a
+// server, one request of kvdeck's own client).
 func (s *Store) tables(ctx context.Context) (store map[string][]string, others []string, err error) {
+	if s.target.Transport.Remote() {
+		rows, err := s.remoteRows(ctx, tablesSQL, nil)
+		if err != nil {
+			return nil, nil, s.classify(err)
+		}
+		store, others, err = scanTables(rows)
+		return store, others, s.classify(err)
+	}
 	rows, err := s.db.QueryContext(ctx, tablesSQL)
 	if err != nil {
 		return nil, nil, s.classify(err)
@@ -481,13 +545,15 @@ func checkColumns(table string, got, want []string) error {
 func (s *Store) Close() error {
 	s.closeWatch()
 	s.closePrepared()
-	if s.ws != nil {
-		s.ws.close()
+	s.primary().close()
+	if s.reads.route != nil && s.reads.route.replica {
+		s.reads.close()
 	}
-	if s.http != nil {
-		s.http.waitClosing()
+	var err error
+	if s.db != nil {
+		err = s.db.Close()
 	}
-	return errors.Join(s.db.Close(), s.closeImmutable(), s.closeLockFree())
+	return errors.Join(err, s.closeImmutable(), s.closeLockFree())
 }
 
 // Info describes the store.

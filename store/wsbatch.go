@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ type wsBatcher struct {
 	url   string
 	token string
 	meter *meter
+	// route is what every connection carries (hranaroute.go): the
+	// namespace on its upgrade; answers' replication indexes are noted.
+	route *hranaRoute
 
 	mu       sync.Mutex
 	idle     []*wsConn
@@ -138,6 +142,9 @@ type hranaStmt struct {
 	SQL      string       `json:"sql"`
 	Args     []hranaValue `json:"args,omitempty"`
 	WantRows bool         `json:"want_rows"`
+	// ReplicationIndex: a replica answers once it has applied this
+	// index (hranaroute.go).
+	ReplicationIndex string `json:"replication_index,omitempty"`
 }
 
 type hranaCond struct {
@@ -157,9 +164,10 @@ type hranaError struct {
 }
 
 type hranaStmtResult struct {
-	Rows        [][]hranaValue `json:"rows"`
-	RowsRead    int64          `json:"rows_read"`
-	RowsWritten int64          `json:"rows_written"`
+	Rows             [][]hranaValue   `json:"rows"`
+	RowsRead         int64            `json:"rows_read"`
+	RowsWritten      int64            `json:"rows_written"`
+	ReplicationIndex replicationIndex `json:"replication_index"`
 }
 
 type hranaMsg struct {
@@ -227,6 +235,7 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 	for i, a := range answers[:len(reqs)] {
 		out[i] = a.result()
 		w.meter.rows(out[i])
+		w.route.note(out[i])
 	}
 	return out, nil
 }
@@ -303,7 +312,9 @@ func (m hranaMsg) errText() string {
 // dial opens a connection and says hello (one round trip after the
 // upgrade).
 func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
-	conn, _, err := websocket.Dial(ctx, w.url, &websocket.DialOptions{Subprotocols: []string{"hrana2", "hrana1"}})
+	h := http.Header{}
+	w.route.header(h)
+	conn, _, err := websocket.Dial(ctx, w.url, &websocket.DialOptions{Subprotocols: []string{"hrana2", "hrana1"}, HTTPHeader: h})
 	if err != nil {
 		return nil, fmt.Errorf("failed to WebSocket dial: %w", err)
 	}

@@ -77,5 +77,6 @@ func (w *wsBatcher) exec(ctx context.Context, c *wsConn, req hranaReq) (pipeResu
 	w.give(&w.readIdle, c)
 	res := answers[len(answers)-1].result()
 	w.meter.rows(res)
+	w.route.note(res)
 	return res, nil
 }

@@ -52,7 +52,7 @@ func (m model) openFleet() (model, tea.Cmd) {
 		return m, views.Flash(views.FlashError, "no saved stores here (kvdeck stores add NAME URL saves one)")
 	}
 	if !m.fl.made {
-		m.fl.view = fleet.New(fleet.Deps{Stores: m.cfg.Stores, Open: m.cfg.OpenProbe, Done: m.cfg.ProbeDone, Now: m.cfg.Clock.Now, Wall: m.wall}, m.styles)
+		m.fl.view = fleet.New(fleet.Deps{Stores: m.cfg.Stores, Open: m.cfg.OpenProbe, Done: m.cfg.ProbeDone, Platform: m.cfg.Platform, Now: m.cfg.Clock.Now, Wall: m.wall}, m.styles)
 		m.fl.made = true
 	}
 	m.overlays.put(fleetShown{})

@@ -67,7 +67,9 @@ type App struct {
 	past, pastOf string
 	tokens       tokenScope // the TUI's tokens, each bound to its server
 	// probes are the Fleet view's stores, kept open between its reads.
-	probes fleetMembers
+	probes  fleetMembers
+	minted  mintedTokens // Turso group tokens minted this session (tenants.go)
+	listing tursoListing // Turso groups' listings, shared by a Fleet refresh
 }
 
 // Context is the command's context, cancelled on interrupt.
@@ -228,6 +230,10 @@ func (a *App) openWith(ctx context.Context, url, token string) (*store.Store, er
 // open opens url with opts, announces a store it created, and closes the
 // store when the command returns.
 func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.Store, error) {
+	opts, err := a.tenancy(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
 	s, err := store.Open(ctx, url, opts)
 	if err != nil {
 		if errors.Is(err, store.ErrNoStoreYet) && a.Globals.ReadOnly {

@@ -41,7 +41,7 @@ func TestCompletion(t *testing.T) {
 		{"kvdeck stores show ", []string{"dev", "prod-eu", "prod-us"}},
 		{"kvdeck stores remove p", []string{"prod-eu", "prod-us"}},
 		{"kvdeck sto", []string{"stores"}},
-		{"kvdeck stores ", []string{"add", "list", "remove", "show"}},
+		{"kvdeck stores ", []string{"add", "discover", "list", "remove", "show"}},
 		{"kvdeck completion ", []string{"bash", "fish", "zsh"}},
 		{"kvdeck --the", []string{"--theme"}},
 		{"kvdeck --theme ", []string{"auto", "dark", "high-contrast", "light"}},

@@ -79,7 +79,7 @@ func copySide(app *App, flag, v, own string) (url, token string, readOnly bool, 
 		if s, err = cfg.Get(v); err != nil {
 			return "", "", false, "", fmt.Errorf("--%s: %w (a URL names a file as file:%s)", flag, err, v)
 		}
-		url, readOnly, name = s.URL, s.IsReadOnly(), s.Name
+		url, readOnly, name = savedURL(s), s.IsReadOnly(), s.Name
 	}
 	switch {
 	case own != "":
@@ -88,7 +88,7 @@ func copySide(app *App, flag, v, own string) (url, token string, readOnly bool, 
 		}
 		token = own
 	case cfg != nil:
-		if token, err = cfg.Token(app.Context(), s, app.Env); err != nil {
+		if token, err = cfg.TokenFor(app.Context(), s, app.Env, flag == "to"); err != nil {
 			return "", "", false, "", fmt.Errorf("--%s %s: %w", flag, v, err)
 		}
 		app.redactToo(token)
@@ -302,7 +302,7 @@ func sameDatabase(a, b string) bool {
 		pb, err2 := filepath.Abs(tb.Path)
 		return err1 == nil && err2 == nil && pa == pb
 	}
-	return ta.Transport == tb.Transport && ta.URL == tb.URL
+	return ta.Transport == tb.Transport && ta.URL == tb.URL && ta.Namespace == tb.Namespace
 }
 
 // sameRow reports whether the target's row already holds value (normalised

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -62,6 +64,10 @@ type fleetStatusRow struct {
 	// fleet doctor has them all); FindingErrors those of severity error.
 	Findings      int `json:"findings"`
 	FindingErrors int `json:"findingErrors"`
+	// What the store's platform says of it (cmd_stores_tenants.go):
+	// present only for a store whose entry names a namespace's admin
+	// API, a replica or a Turso group.
+	tenancyFacts
 }
 
 // Run reads the stores, at most --concurrency at once, each server's
@@ -114,6 +120,10 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 	if c.Watch > 0 {
 		head += "\tCOMMITS/S\tTREND"
 	}
+	platformColumn := slices.ContainsFunc(stores, hasTenancy)
+	if platformColumn {
+		head += "\tPLATFORM"
+	}
 	fmt.Fprintln(tw, head)
 	fleetEach(app, stores, c.Concurrency,
 		func(s storeconfig.Store) fleetStatusRow { return c.examine(app, cfg, s, members) },
@@ -136,6 +146,9 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 			if c.Watch > 0 {
 				watch = tr.cells(r.CommitsPerSec)
 			}
+			if platformColumn {
+				watch = append(watch, r.tenancyFacts.text())
+			}
 			fmt.Fprintln(tw, fleetStatusText(r, watch))
 		})
 	if !app.Out.JSON() {
@@ -152,9 +165,17 @@ func (c *FleetStatusCmd) examine(app *App, cfg *storeconfig.Config, s storeconfi
 	start := time.Now()
 	r := fleetStatusRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "ok"}
 	p, token, rtt, err := fleetPulse(app, cfg, s, c.Timeout, members)
+	if hasTenancy(s) {
+		ctx, cancel := context.WithTimeout(app.Context(), c.Timeout)
+		r.tenancyFacts = readTenancy(ctx, app, cfg, s)
+		cancel()
+	}
 	r.RTTMS, r.MS = rtt.Milliseconds(), time.Since(start).Milliseconds()
 	if err != nil {
 		r.Status, r.Error = "error", fleetError(err, token)
+		if r.Blocked != "" {
+			r.Error += " (the platform blocks its " + r.Blocked + ")"
+		}
 		return r
 	}
 	r.Seq, r.Rows, r.RowsCapped, r.Expired, r.InvalidJSON = p.Seq, p.Rows, p.Capped, p.Expired, p.InvalidJSON

@@ -13,24 +13,29 @@ import (
 
 // StoresCmd manages the saved stores of the config file.
 type StoresCmd struct {
-	List   StoresListCmd   `cmd:"" default:"1" help:"List the saved stores (the default)."`
-	Show   StoresShowCmd   `cmd:"" help:"Show one saved store: URL, group, read-only, where its token comes from (never the token)."`
-	Add    StoresAddCmd    `cmd:"" help:"Save a store under a name (read-only unless --writable)."`
-	Remove StoresRemoveCmd `cmd:"" help:"Remove a saved store from the config file."`
+	List     StoresListCmd     `cmd:"" default:"1" help:"List the saved stores (the default)."`
+	Show     StoresShowCmd     `cmd:"" help:"Show one saved store: URL, group, read-only, where its token comes from (never the token)."`
+	Add      StoresAddCmd      `cmd:"" help:"Save a store under a name (read-only unless --writable)."`
+	Remove   StoresRemoveCmd   `cmd:"" help:"Remove a saved store from the config file."`
+	Discover StoresDiscoverCmd `cmd:"" help:"List a platform's databases and save the chosen ones as stores (Turso)."`
 }
 
 // storeJSON is a saved store as list and show print it: never the token.
 type storeJSON struct {
-	Name     string `json:"name"`
-	URL      string `json:"url"`
-	Group    string `json:"group,omitempty"`
-	ReadOnly bool   `json:"readOnly"`
-	Token    string `json:"token"`
-	Default  bool   `json:"default,omitempty"`
+	Name      string `json:"name"`
+	URL       string `json:"url"`
+	Group     string `json:"group,omitempty"`
+	ReadOnly  bool   `json:"readOnly"`
+	Token     string `json:"token"`
+	Default   bool   `json:"default,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Replica   string `json:"replica,omitempty"`
+	Admin     string `json:"admin,omitempty"`
 }
 
 func storeRow(cfg *storeconfig.Config, s storeconfig.Store) storeJSON {
-	return storeJSON{Name: s.Name, URL: s.URL, Group: s.Group, ReadOnly: s.IsReadOnly(), Token: s.TokenSource(), Default: cfg.Default == s.Name}
+	return storeJSON{Name: s.Name, URL: s.URL, Group: s.Group, ReadOnly: s.IsReadOnly(), Token: s.TokenSource(), Default: cfg.Default == s.Name,
+		Namespace: s.NamespaceName(), Replica: s.ReplicaURL, Admin: s.AdminURL}
 }
 
 // loadConfig reads the config file of the command's environment.
@@ -39,7 +44,8 @@ func loadConfig(app *App) (*storeconfig.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return storeconfig.Load(path)
+	cfg, err := storeconfig.Load(path)
+	return app.withMint(cfg), err
 }
 
 // StoresListCmd lists the saved stores.
@@ -128,6 +134,7 @@ func (c *StoresShowCmd) Run(app *App) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "name\t%s\nurl\t%s\ngroup\t%s\nmode\t%s (--write opens it to write)\ntoken\t%s\nconfig\t%s\n",
 		r.Name, r.URL, orDash(r.Group), modeText(r.ReadOnly), r.Token, cfg.Path)
+	tenancyLines(tw, s)
 	if s.TokenSource() == "literal" && cfg.Mode&0o077 != 0 {
 		fmt.Fprintf(tw, "warning\tthe token will be refused: %s is mode %04o (chmod 600 it)\n", filepath.Base(cfg.Path), cfg.Mode)
 	}
@@ -150,6 +157,7 @@ type StoresAddCmd struct {
 	TokenFile    string `name:"token-file" placeholder:"PATH" xor:"token" help:"Read the token from this file (it must be 0600)."`
 	TokenStdin   bool   `name:"token-stdin" xor:"token" help:"Read a token from stdin and save it literally in the config (written 0600)."`
 	Replace      bool   `name:"replace" help:"Save over a store of the same name."`
+	storeTenancy
 }
 
 // Run saves the store and says where.
@@ -176,6 +184,9 @@ func (c *StoresAddCmd) Run(app *App) error {
 	ro := !c.Writable
 	s := storeconfig.Store{Name: c.Name, URL: url, Group: c.Group, ReadOnly: &ro,
 		TokenEnv: c.TokenEnv, TokenCommand: c.TokenCommand, TokenFile: c.TokenFile}
+	if err := c.storeTenancy.apply(&s); err != nil {
+		return err
+	}
 	if c.TokenStdin {
 		b, err := io.ReadAll(io.LimitReader(app.Stdin, 64<<10))
 		if err != nil {
@@ -187,6 +198,9 @@ func (c *StoresAddCmd) Run(app *App) error {
 	}
 	if err := cfg.Add(s, c.Replace); err != nil {
 		return err
+	}
+	if err := c.storeTenancy.create(app, s); err != nil {
+		return fmt.Errorf("saved store %s in %s, but %w", s.Name, cfg.Path, err)
 	}
 	app.Out.Result(storeRow(cfg, s), fmt.Sprintf("saved store %s (%s, token: %s) in %s", s.Name, modeText(ro), s.TokenSource(), cfg.Path))
 	return nil

@@ -39,6 +39,7 @@ func (a *App) savedForTUI(cfg *tuiconfig.Config) {
 	cfg.OpenStore = a.tuiOpenStore
 	cfg.OpenProbe = a.tuiOpenProbe
 	cfg.ProbeDone = a.probes.give
+	cfg.Platform = a.tuiPlatform
 	if ss := a.Globals.saved; ss != nil {
 		cfg.Current = tuiconfig.SavedStore{Name: ss.name, Group: ss.group, URL: ss.url, ReadOnly: a.Globals.ReadOnly}
 	}
@@ -50,7 +51,8 @@ func (a *App) loadStores() (*storeconfig.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return storeconfig.Load(path)
+	cfg, err := storeconfig.Load(path)
+	return a.withMint(cfg), err
 }
 
 // tuiReadOnly is whether the TUI opens st read-only: --read-only (the
@@ -102,9 +104,9 @@ func (a *App) tuiOpenProbe(ctx context.Context, name string) (*store.Store, erro
 		} else if token, err = cfg.Token(ctx, st, a.Env); err != nil {
 			return "", nil, err
 		}
-		opts := a.StoreOptions()
+		opts := savedOptions(st, a.StoreOptions())
 		opts.AuthToken, opts.ReadOnly, opts.Unchecked, opts.Create, opts.Force = token, true, true, false, false
-		s, err := store.Open(ctx, st.URL, opts)
+		s, err := store.Open(ctx, savedURL(st), opts)
 		return token, s, err
 	})
 	if err != nil && token != "" && strings.Contains(err.Error(), token) {
@@ -131,12 +133,12 @@ func (a *App) tuiOpenStore(ctx context.Context, name string) (*store.Store, tuic
 	var token string
 	if a.Globals.AuthToken != "" && a.Globals.saved != nil && a.Globals.saved.name == st.Name {
 		token = a.Globals.AuthToken
-	} else if token, err = cfg.Token(ctx, st, a.Env); err != nil {
+	} else if token, err = cfg.TokenFor(ctx, st, a.Env, !entry.ReadOnly); err != nil {
 		return nil, entry, err
 	}
-	opts := a.StoreOptions()
+	opts := savedOptions(st, a.StoreOptions())
 	opts.AuthToken, opts.ReadOnly = token, entry.ReadOnly
-	s, err := a.open(ctx, st.URL, opts)
+	s, err := a.open(ctx, savedURL(st), opts)
 	if err != nil {
 		if token != "" && strings.Contains(err.Error(), token) {
 			err = errors.New(strings.ReplaceAll(err.Error(), token, "<redacted>"))

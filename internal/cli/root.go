@@ -26,38 +26,39 @@ func TokenEnv() []string {
 type Root struct {
 	Globals
 
-	TUI     TUICmd     `cmd:"" name:"tui" default:"withargs" help:"Open the terminal explorer (the default command)."`
-	Init    InitCmd    `cmd:"" help:"Create a store at --db (--force: also in a database that has other tables)."`
-	Get     GetCmd     `cmd:"" help:"Print the live entry at KEY (exit 1 when absent)."`
-	Set     SetCmd     `cmd:"" help:"Set KEY to a JSON value; print the versionstamp."`
-	Delete  DeleteCmd  `cmd:"" help:"Delete KEY."`
-	List    ListCmd    `cmd:"" help:"List live entries under a prefix, in key order."`
-	Dump    DumpCmd    `cmd:"" help:"Print every physical row (expired and undecodable ones included) as JSON lines."`
-	Load    LoadCmd    `cmd:"" help:"Write the rows of a dump (or {key,value,expiresAt} lines) in atomic batches."`
-	Atomic  AtomicCmd  `cmd:"" help:"Commit checks and mutations from a JSON document atomically."`
-	Sweep   SweepCmd   `cmd:"" help:"Delete expired rows in batches."`
-	Stats   StatsCmd   `cmd:"" help:"Summarise the store: rows, live, expired, per top-level prefix."`
-	Key     KeyCmd     `cmd:"" help:"Encode and decode keys (for debugging raw rows)."`
-	Race    RaceCmd    `cmd:"" help:"Race workers incrementing a JSON counter with read / check / set / retry; --naive shows lost updates."`
-	Demo    DemoCmd    `cmd:"" help:"Seed (or reuse) a demo store, simulate replicas on it and open the TUI; --headless prints a summary."`
-	Lease   LeaseCmd   `cmd:"" help:"Leases: list, acquire, release, break (CAS-guarded)."`
-	Alarm   AlarmCmd   `cmd:"" help:"Alarms: list, set, get, delete, fire."`
-	Queue   QueueCmd   `cmd:"" help:"Queues: list, send, poll as a consumer, purge."`
-	Doctor  DoctorCmd  `cmd:"" help:"Check the store for the weak spots of the coordination records; exit 1 when any finding is an error."`
-	Watch   WatchCmd   `cmd:"" help:"Print each change of keys or prefixes (set, delete, expire; old and new row) until interrupted."`
-	Diff    DiffCmd    `cmd:"" help:"Compare two stores, two dumps, or a store and a dump: added, removed, changed keys; exit 1 when they differ."`
-	Index   IndexCmd   `cmd:"" help:"Show, add or drop the opt-in index on kv(ver) that makes the change feed cheap on large stores."`
-	Bench   BenchCmd   `cmd:"" help:"Measure the engine beside raw SQL on the same driver (embedded, and --remote URL)."`
-	Undo    UndoCmd    `cmd:"" help:"Undo what a command or key of kvdeck did (default: the last; again steps back), checked against every key; --list shows the journal."`
-	Redo    RedoCmd    `cmd:"" help:"Redo an action undo took back (default: the last undone), checked against every key."`
-	Version VersionCmd `cmd:"" help:"Print the version and build information."`
-	Stores  StoresCmd  `cmd:"" help:"Saved stores (config.toml): list, show, add, remove; open one with --store NAME."`
-	Fleet   FleetCmd   `cmd:"" help:"Act on every saved store (or a group): status (the default), find, doctor."`
-	Copy    CopyCmd    `cmd:"" help:"Copy the live rows under a prefix from one store to another (saved names or URLs) as checked commits; never overwrites a key that differs unless --overwrite."`
-	Shell   ShellCmd   `cmd:"" name:"completion" help:"Print the shell code for completing kvdeck's commands, flags and saved stores: bash, zsh or fish."`
-	History HistoryCmd `cmd:"" help:"The store's restore points (Litestream replica, kvdeck record), or with KEY the key's values across them."`
-	PutBack PutBackCmd `cmd:"" name:"put-back" help:"Put KEYs back as they were at --at TIME: one checked, journaled write (undo undoes it)."`
-	Record  RecordCmd  `cmd:"" help:"Follow the store's changes into a bounded local history that --at and history read when no replica is configured."`
+	TUI      TUICmd      `cmd:"" name:"tui" default:"withargs" help:"Open the terminal explorer (the default command)."`
+	Init     InitCmd     `cmd:"" help:"Create a store at --db (--force: also in a database that has other tables)."`
+	Get      GetCmd      `cmd:"" help:"Print the live entry at KEY (exit 1 when absent)."`
+	Set      SetCmd      `cmd:"" help:"Set KEY to a JSON value; print the versionstamp."`
+	Delete   DeleteCmd   `cmd:"" help:"Delete KEY."`
+	List     ListCmd     `cmd:"" help:"List live entries under a prefix, in key order."`
+	Dump     DumpCmd     `cmd:"" help:"Print every physical row (expired and undecodable ones included) as JSON lines."`
+	Load     LoadCmd     `cmd:"" help:"Write the rows of a dump (or {key,value,expiresAt} lines) in atomic batches."`
+	Atomic   AtomicCmd   `cmd:"" help:"Commit checks and mutations from a JSON document atomically."`
+	Sweep    SweepCmd    `cmd:"" help:"Delete expired rows in batches."`
+	Stats    StatsCmd    `cmd:"" help:"Summarise the store: rows, live, expired, per top-level prefix."`
+	Key      KeyCmd      `cmd:"" help:"Encode and decode keys (for debugging raw rows)."`
+	Race     RaceCmd     `cmd:"" help:"Race workers incrementing a JSON counter with read / check / set / retry; --naive shows lost updates."`
+	Demo     DemoCmd     `cmd:"" help:"Seed (or reuse) a demo store, simulate replicas on it and open the TUI; --headless prints a summary."`
+	Lease    LeaseCmd    `cmd:"" help:"Leases: list, acquire, release, break (CAS-guarded)."`
+	Alarm    AlarmCmd    `cmd:"" help:"Alarms: list, set, get, delete, fire."`
+	Queue    QueueCmd    `cmd:"" help:"Queues: list, send, poll as a consumer, purge."`
+	Doctor   DoctorCmd   `cmd:"" help:"Check the store for the weak spots of the coordination records; exit 1 when any finding is an error."`
+	Watch    WatchCmd    `cmd:"" help:"Print each change of keys or prefixes (set, delete, expire; old and new row) until interrupted."`
+	Diff     DiffCmd     `cmd:"" help:"Compare two stores, two dumps, or a store and a dump: added, removed, changed keys; exit 1 when they differ."`
+	Index    IndexCmd    `cmd:"" help:"Show, add or drop the opt-in index on kv(ver) that makes the change feed cheap on large stores."`
+	Bench    BenchCmd    `cmd:"" help:"Measure the engine beside raw SQL on the same driver (embedded, and --remote URL)."`
+	Undo     UndoCmd     `cmd:"" help:"Undo what a command or key of kvdeck did (default: the last; again steps back), checked against every key; --list shows the journal."`
+	Redo     RedoCmd     `cmd:"" help:"Redo an action undo took back (default: the last undone), checked against every key."`
+	Version  VersionCmd  `cmd:"" help:"Print the version and build information."`
+	Stores   StoresCmd   `cmd:"" help:"Saved stores (config.toml): list, show, add, remove; open one with --store NAME."`
+	Fleet    FleetCmd    `cmd:"" help:"Act on every saved store (or a group): status (the default), find, doctor."`
+	Copy     CopyCmd     `cmd:"" help:"Copy the live rows under a prefix from one store to another (saved names or URLs) as checked commits; never overwrites a key that differs unless --overwrite."`
+	Shell    ShellCmd    `cmd:"" name:"completion" help:"Print the shell code for completing kvdeck's commands, flags and saved stores: bash, zsh or fish."`
+	History  HistoryCmd  `cmd:"" help:"The store's restore points (Litestream replica, kvdeck record), or with KEY the key's values across them."`
+	PutBack  PutBackCmd  `cmd:"" name:"put-back" help:"Put KEYs back as they were at --at TIME: one checked, journaled write (undo undoes it)."`
+	Record   RecordCmd   `cmd:"" help:"Follow the store's changes into a bounded local history that --at and history read when no replica is configured."`
+	Exporter ExporterCmd `cmd:"" help:"Serve Prometheus metrics of the saved stores (or a group): one statement per store per scrape, on --listen (loopback by default)."`
 }
 
 // Globals are the flags every command takes. The

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -261,11 +262,22 @@ func secrets(args []string, env map[string]string) []string {
 // a stored name or a typed argument cannot act on the terminal.
 type redactor struct {
 	w       io.Writer
+	mu      sync.Mutex
 	secrets []string
+}
+
+// add makes secret one of those never written (a token had after the
+// command started: a saved store's, a minted one), safe beside Write.
+func (r *redactor) add(secret string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.secrets = append(r.secrets, secret)
 }
 
 // Write redacts p and writes it; it reports len(p) on success.
 func (r *redactor) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	s := string(p)
 	for _, sec := range r.secrets {
 		if sec != "" {

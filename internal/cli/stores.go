@@ -27,7 +27,7 @@ type savedStore struct {
 // noStoreCommands are the commands that open no store of the global
 // flags: a saved store is not resolved for them (its token command does
 // not run, an unknown KVDECK_STORE does not stop them).
-var noStoreCommands = map[string]bool{"stores": true, "completion": true, "key": true, "version": true, "fleet": true, "copy": true}
+var noStoreCommands = map[string]bool{"stores": true, "completion": true, "key": true, "version": true, "fleet": true, "copy": true, "exporter": true}
 
 // resolveSaved selects the store: --db or --store (both: refused), else
 // KVDECK_DB or KVDECK_STORE (both: refused), else the generic URL
@@ -91,8 +91,10 @@ func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[s
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", from, err)
 	}
-	ss := &savedStore{name: st.Name, group: st.Group, url: st.URL, from: from, conf: st}
-	if g.AuthToken == "" {
+	ss := &savedStore{name: st.Name, group: st.Group, url: savedURL(st), from: from, conf: st}
+	if g.AuthToken == "" && !st.Minted() {
+		// A minted token is had when the store is opened, read-only or
+		// to write as it is opened (App.tenancy).
 		if ss.token, err = cfg.Token(ctx, st, env); err != nil {
 			return "", err
 		}

@@ -13,6 +13,7 @@ import (
 	"kvdeck/internal/editsession"
 	"kvdeck/internal/history"
 	"kvdeck/internal/journal"
+	"kvdeck/internal/platform"
 	"kvdeck/internal/storeconfig"
 	"kvdeck/store"
 )
@@ -61,8 +62,9 @@ func (a *App) pastRefusal(what string) error {
 }
 
 // source finds where t's past is kept: --replica, the saved store's
-// litestream_replica, its Turso database, or kvdeck record's history of
-// its URL. The source is closed with the command.
+// litestream_replica, its Turso database, a fork of its sqld namespace
+// (the present only), or kvdeck record's history of its URL. The source
+// is closed with the command.
 func (a *App) source(t pastTarget) (history.Source, error) {
 	replica := t.replica
 	if replica == "" && t.conf != nil {
@@ -76,11 +78,20 @@ func (a *App) source(t pastTarget) (history.Source, error) {
 		return history.NewLitestream(bin, replica, environ(a.Env))
 	}
 	if t.conf != nil && t.conf.TursoOrg != "" {
-		tok := a.Env[t.conf.TursoAPITokenEnv]
-		if tok == "" {
-			return nil, fmt.Errorf("store %s: a Turso branch needs a Platform API token in $%s (turso_api_token_env), and it is not set", t.name, t.conf.TursoAPITokenEnv)
+		tok, err := t.conf.TursoAPIToken(a.ctx, a.Env)
+		if err != nil {
+			return nil, fmt.Errorf("store %s: a Turso branch needs a Platform API token: %w", t.name, err)
 		}
 		return &history.Turso{API: t.conf.TursoAPI, Org: t.conf.TursoOrg, Database: t.conf.TursoDatabase, Token: tok}, nil
+	}
+	if t.conf != nil && t.conf.AdminURL != "" {
+		// A namespace on an sqld with its admin API: a fork of the
+		// present (history.SqldFork says so for any earlier time).
+		key, err := t.conf.AdminKey(a.Env)
+		if err != nil {
+			return nil, err
+		}
+		return &history.SqldFork{Admin: platform.Sqld{Admin: t.conf.AdminURL, Key: key}, Namespace: t.conf.NamespaceName(), URL: t.url, Token: t.token}, nil
 	}
 	rec, err := a.recording(t.url, false)
 	if errors.Is(err, history.ErrNoRecording) {
@@ -170,7 +181,7 @@ func (a *App) openPast(ctx context.Context, t pastTarget, text string) (pastStor
 	if err != nil {
 		return pastStore{}, err
 	}
-	choice, err := history.Pick(points, spec, src.Kind() == history.KindTurso)
+	choice, err := history.Pick(points, spec, src.Kind() == history.KindTurso || src.Kind() == history.KindSqld)
 	if err != nil {
 		return pastStore{}, fmt.Errorf("%s: %w (%s)", t.name, err, src.Describe())
 	}

@@ -112,6 +112,6 @@ func noTokenHint(err error, token, side, flag string) error {
 // one side of a copy) to what stderr redacts.
 func (a *App) redactToo(token string) {
 	if r, ok := a.Stderr.(*redactor); ok && token != "" {
-		r.secrets = append(r.secrets, token)
+		r.add(token)
 	}
 }

@@ -1,24 +1,21 @@
 package history
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"kvdeck/internal/platform"
 	"kvdeck/internal/usertext"
 )
 
 // TursoAPI is the Turso Platform API's address.
-const TursoAPI = "https://api.turso.tech"
+const TursoAPI = platform.TursoAPI
 
 // Turso restores a Turso database as of a time through the Platform API:
 // a new database seeded from the store's at that timestamp (Turso's
@@ -101,7 +98,7 @@ func (t *Turso) Open(ctx context.Context, p Point, _ Dir) (Opened, error) {
 	var made struct {
 		Database tursoDB `json:"database"`
 	}
-	if err := t.call(ctx, http.MethodPost, "/v1/organizations/"+url.PathEscape(t.Org)+"/databases", body, &made); err != nil {
+	if err := t.call(ctx, http.MethodPost, "/databases", body, &made); err != nil {
 		return Opened{}, fmt.Errorf("making the branch %s: %w", name, err)
 	}
 	drop := func(ctx context.Context) error {
@@ -111,7 +108,7 @@ func (t *Turso) Open(ctx context.Context, p Point, _ Dir) (Opened, error) {
 		return nil
 	}
 	host := made.Database.Hostname
-	if !validHost.MatchString(host) {
+	if !platform.ValidHost(host) {
 		err := fmt.Errorf("the branch %s was made, but the API gave no usable hostname (%q)", name, usertext.Sanitize(host))
 		return Opened{}, errors.Join(err, drop(context.WithoutCancel(ctx)))
 	}
@@ -138,74 +135,10 @@ func (t *Turso) scheme() string {
 	return "libsql://"
 }
 
-// validHost is what a database hostname may be.
-var validHost = regexp.MustCompile(`^[A-Za-z0-9.-]+(:[0-9]+)?$`)
+func (t *Turso) dbPath(name string) string { return "/databases/" + url.PathEscape(name) }
 
-func (t *Turso) dbPath(name string) string {
-	return "/v1/organizations/" + url.PathEscape(t.Org) + "/databases/" + url.PathEscape(name)
-}
-
-// call makes one Platform API request; a non-2xx answer is an error with
-// the API's {"error": "..."} message (sanitised), never the token.
+// call makes one Platform API request (platform.Turso.Call): the token
+// goes to the API only and never into an error.
 func (t *Turso) call(ctx context.Context, method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	api := strings.TrimRight(t.API, "/")
-	if api == "" {
-		api = TursoAPI
-	}
-	req, err := http.NewRequestWithContext(ctx, method, api+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+t.Token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	client := t.Client
-	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("Turso Platform API %s %s: %w", method, api, redactErr(err, t.Token))
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Error string `json:"error"`
-		}
-		_ = json.Unmarshal(b, &e)
-		msg := e.Error
-		if msg == "" {
-			msg = firstLines(string(b), 1)
-		}
-		msg = strings.ReplaceAll(msg, t.Token, "<redacted>")
-		return fmt.Errorf("Turso Platform API %s %s: %s: %s", method, path, resp.Status, usertext.Sanitize(msg))
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("Turso Platform API %s %s: an answer kvdeck cannot read: %w", method, path, err)
-	}
-	return nil
-}
-
-// redactErr removes the token from an error's text.
-func redactErr(err error, token string) error {
-	if token == "" || !strings.Contains(err.Error(), token) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), token, "<redacted>"))
+	return platform.Turso{API: t.API, Org: t.Org, Token: t.Token, Client: t.Client}.Call(ctx, method, path, body, out)
 }

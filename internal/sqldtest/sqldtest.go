@@ -12,12 +12,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,6 +41,12 @@ type Server struct {
 	WSURL string
 	// Dir holds the server's data.
 	Dir string
+	// AdminURL is the admin API's address (WithNamespaces), e.g.
+	// http://127.0.0.1:41235; "" without.
+	AdminURL string
+	// GRPCURL is the inter-node RPC address replicas reach the server
+	// at (WithGRPC), e.g. http://127.0.0.1:41236; "" without.
+	GRPCURL string
 
 	key  ed25519.PrivateKey
 	cmd  *exec.Cmd
@@ -47,7 +55,8 @@ type Server struct {
 }
 
 type options struct {
-	jwt bool
+	jwt, namespaces, grpc bool
+	primary               string // the primary's gRPC URL (StartReplica)
 }
 
 // Option changes how Start runs the server.
@@ -56,6 +65,18 @@ type Option func(*options)
 // WithJWT starts the server with JWT authentication: requests need a token
 // minted by Server.Token.
 func WithJWT() Option { return func(o *options) { o.jwt = true } }
+
+// WithNamespaces starts the server with namespaces on
+// (--enable-namespaces) and its admin API on a free address
+// (Server.AdminURL), where CreateNamespace makes them. A request then
+// names its namespace (the x-namespace-bin header, or the Host's first
+// label); one that names none reaches "default", which does not exist
+// until created.
+func WithNamespaces() Option { return func(o *options) { o.namespaces = true } }
+
+// WithGRPC starts the server with its inter-node RPC on a free address
+// (Server.GRPCURL), so that StartReplica can start a replica of it.
+func WithGRPC() Option { return func(o *options) { o.grpc = true } }
 
 // Binary returns the path of the sqld binary, failing the test under CI and
 // skipping it elsewhere when the binary cannot be found; with -short (the
@@ -130,13 +151,37 @@ func Start(t testing.TB, opts ...Option) *Server {
 		}
 		args = append(args, "--auth-jwt-key-file", keyFile)
 	}
+	if o.namespaces {
+		args = append(args, "--enable-namespaces")
+	}
+	if o.primary != "" {
+		args = append(args, "--primary-grpc-url", o.primary)
+	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		addr, err := freeAddr()
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, append(args, "--http-listen-addr", addr)...)
+		run := append(slices.Clone(args), "--http-listen-addr", addr)
+		s.AdminURL, s.GRPCURL = "", ""
+		if o.namespaces {
+			admin, err := freeAddr()
+			if err != nil {
+				t.Fatal(err)
+			}
+			run = append(run, "--admin-listen-addr", admin)
+			s.AdminURL = "http://" + admin
+		}
+		if o.grpc {
+			grpc, err := freeAddr()
+			if err != nil {
+				t.Fatal(err)
+			}
+			run = append(run, "--grpc-listen-addr", grpc)
+			s.GRPCURL = "http://" + grpc
+		}
+		cmd := exec.Command(bin, run...)
 		cmd.Stdout, cmd.Stderr = s.log, s.log
 		cmd.SysProcAttr = procAttr()
 		if err := cmd.Start(); err != nil {
@@ -278,4 +323,34 @@ func StartProxy(t testing.TB, target string, delay time.Duration) *latency.Proxy
 	}
 	t.Cleanup(func() { p.Close() })
 	return p
+}
+
+// StartReplica runs a replica of primary (started WithGRPC): a fresh sqld
+// with --primary-grpc-url, which copies the primary's frames as they
+// come and sends the writes it is given to the primary. It is stopped
+// when the test ends.
+func StartReplica(t testing.TB, primary *Server, opts ...Option) *Server {
+	t.Helper()
+	if primary.GRPCURL == "" {
+		t.Fatal("sqldtest: StartReplica needs a primary started WithGRPC")
+	}
+	return Start(t, append(opts, func(o *options) { o.primary = primary.GRPCURL })...)
+}
+
+// CreateNamespace creates the namespace name on a server started
+// WithNamespaces (the admin API's POST /v1/namespaces/NAME/create).
+func (s *Server) CreateNamespace(t testing.TB, name string) {
+	t.Helper()
+	if s.AdminURL == "" {
+		t.Fatal("sqldtest: CreateNamespace needs a server started WithNamespaces")
+	}
+	resp, err := http.Post(s.AdminURL+"/v1/namespaces/"+name+"/create", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatalf("create namespace %s: %v", name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("create namespace %s: %s %s", name, resp.Status, body)
+	}
 }

@@ -11,6 +11,8 @@
 //	read_only = false            #    token_file = "~/.kv-token", token = "..."
 //	group = "dev"
 //	litestream_replica = "file:///backups/dev.db"  # its past, for --at
+//	namespace = "tenant-a"       # an sqld namespace (tenants.go: also
+//	admin_url = "http://127.0.0.1:9090"  # replica_url, the Turso fields)
 //
 // A literal token (token, or the file token_file names) is used only when
 // its file is readable by its owner alone (0600 or stricter); otherwise
@@ -20,6 +22,7 @@
 package storeconfig
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,6 +86,17 @@ type Store struct {
 	TursoDatabase    string `toml:"turso_database,omitempty"`
 	TursoAPITokenEnv string `toml:"turso_api_token_env,omitempty"`
 	TursoAPI         string `toml:"turso_api,omitempty"`
+	// The tenancy of the store (tenants.go): its sqld namespace, a read
+	// replica, the sqld admin API its namespace's figures come from (and
+	// the variable holding that API's key), the Platform API token's
+	// command (instead of turso_api_token_env), and the Turso group whose
+	// tokens are minted for the store when it has no token of its own.
+	Namespace            string `toml:"namespace,omitempty"`
+	ReplicaURL           string `toml:"replica_url,omitempty"`
+	AdminURL             string `toml:"admin_url,omitempty"`
+	AdminKeyEnv          string `toml:"admin_key_env,omitempty"`
+	TursoAPITokenCommand string `toml:"turso_api_token_command,omitempty"`
+	TursoGroup           string `toml:"turso_group,omitempty"`
 }
 
 // IsReadOnly reports whether the store opens read-only by default.
@@ -100,6 +114,8 @@ func (s Store) TokenSource() string {
 		return "file " + s.TokenFile
 	case s.Token != "":
 		return "literal"
+	case s.Minted():
+		return "minted (Turso group " + s.TursoGroup + ")"
 	}
 	return "none"
 }
@@ -114,6 +130,10 @@ type Config struct {
 	Default string
 	// Stores are the saved stores by name.
 	Stores map[string]Store
+	// Mint gets the token of a store whose token is minted (Store.Minted):
+	// a Turso group token, read-only unless write. The CLI sets it (and
+	// keeps what it minted for the session); nil refuses such a store.
+	Mint func(ctx context.Context, s Store, write bool) (string, error)
 
 	raw []byte // the file's text, edited by Add and Remove
 }
@@ -180,7 +200,7 @@ func parse(raw []byte) (file, error) {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return f, fmt.Errorf("%w: unknown key %s (known: default, and per store url, token_env, token_command, token_file, token, read_only, group, litestream_replica, turso_org, turso_database, turso_api_token_env, turso_api)", ErrConfig, strings.Join(keys, ", "))
+		return f, fmt.Errorf("%w: unknown key %s (known: default, and per store url, token_env, token_command, token_file, token, read_only, group, litestream_replica, turso_org, turso_database, turso_api_token_env, turso_api_token_command, turso_api, turso_group, namespace, replica_url, admin_url, admin_key_env)", ErrConfig, strings.Join(keys, ", "))
 	}
 	if f.Stores == nil {
 		f.Stores = map[string]Store{}
@@ -212,10 +232,7 @@ func check(name string, s Store) error {
 	if n > 1 {
 		return fmt.Errorf("%w: store %q gives more than one of token_env, token_command, token_file and token; keep one", ErrConfig, name)
 	}
-	if t := []string{s.TursoOrg, s.TursoDatabase, s.TursoAPITokenEnv}; (t[0] == "" || t[1] == "" || t[2] == "") && (t[0] != "" || t[1] != "" || t[2] != "" || s.TursoAPI != "") {
-		return fmt.Errorf("%w: store %q gives some of turso_org, turso_database and turso_api_token_env; a Turso branch needs all three", ErrConfig, name)
-	}
-	return nil
+	return checkTenancy(name, s)
 }
 
 // nameRE is what Add accepts as a store name: a bare TOML key.

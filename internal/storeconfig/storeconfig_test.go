@@ -286,7 +286,7 @@ func TestTokenCommandKeepsItsBound(t *testing.T) {
 	cfg := &Config{Path: "x"}
 	dir := t.TempDir()
 	pidFile := func(name string) string { return filepath.Join(dir, name) }
-	run := func(command string, bound time.Duration) (string, error, time.Duration) {
+	run := func(command string, bound time.Duration) (string, time.Duration, error) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), bound)
 		defer cancel()
@@ -302,14 +302,14 @@ func TestTokenCommandKeepsItsBound(t *testing.T) {
 		}()
 		select {
 		case a := <-ch:
-			return a.tok, a.err, time.Since(start)
+			return a.tok, time.Since(start), a.err
 		case <-time.After(bound + 10*time.Second):
 			t.Fatalf("%q: no answer %s past its bound of %s", command, 10*time.Second, bound)
-			return "", nil, 0
+			return "", 0, nil
 		}
 	}
 	// Hangs: the shell waits on a sleep that holds the output.
-	tok, err, took := run("sleep 60 & echo $! > "+pidFile("hang")+"; wait", time.Second)
+	tok, took, err := run("sleep 60 & echo $! > "+pidFile("hang")+"; wait", time.Second)
 	if !errors.Is(err, ErrToken) || tok != "" || !strings.Contains(err.Error(), "no answer within 1s") {
 		t.Errorf("hanging command: %q, %v", tok, err)
 	}
@@ -317,7 +317,7 @@ func TestTokenCommandKeepsItsBound(t *testing.T) {
 		t.Errorf("hanging command with a bound of 1s took %s", took)
 	}
 	// Prints the token at once and leaves a sleep holding the output.
-	tok, err, took = run("printf tok-42; sleep 60 & echo $! > "+pidFile("bg"), time.Minute)
+	tok, took, err = run("printf tok-42; sleep 60 & echo $! > "+pidFile("bg"), time.Minute)
 	if err != nil || tok != "tok-42" {
 		t.Errorf("token then a background child: %q, %v", tok, err)
 	}

@@ -24,6 +24,8 @@ const CommandTimeout = time.Minute
 // in. An error never contains the token.
 func (c *Config) Token(ctx context.Context, s Store, env map[string]string) (string, error) {
 	switch {
+	case s.Minted():
+		return c.TokenFor(ctx, s, env, false)
 	case s.TokenEnv != "":
 		v := env[s.TokenEnv]
 		if v == "" {

@@ -54,6 +54,11 @@ type Config struct {
 	// connection made once) and closes it after an error. Without it the
 	// view closes the store itself.
 	ProbeDone func(name string, err error)
+	// Platform reads what the saved store name's platform says of it, in
+	// a few words for the Fleet view's PLATFORM column ("lag 3", "blocked
+	// writes", a namespace's storage and rows): "" when its entry names
+	// no platform to ask. nil: no such column.
+	Platform func(ctx context.Context, name string) (string, error)
 	// Current is the saved store the TUI starts on (--store, KVDECK_STORE
 	// or the config's default); zero when it started on a URL.
 	Current SavedStore

@@ -8,6 +8,7 @@
 //   - durations (ParseDuration, ParseDurationAtLeast): Go durations of
 //     whole milliseconds, the store's resolution;
 //   - versionstamps (ParseStamp, StampText);
+//   - byte counts (BytesText: 812 B, 4.2 KiB);
 //   - the one rule that makes text from a database (or any other untrusted
 //     source) safe to show on a terminal (Sanitize, Unsafe, EscapeJSON).
 //

@@ -1,5 +1,14 @@
 package coord
 
+import (
+	"context"
+
+	"kvdeck/store"
+)
+
 // ReadPulseBounded is ReadPulse counting at most bound rows (tests of the
 // bound without 100000 rows).
-var ReadPulseBounded = readPulse
+func ReadPulseBounded(ctx context.Context, s *store.Store, now, bound int64) (Pulse, error) {
+	p, _, err := readPulse(ctx, s, now, bound, false)
+	return p, err
+}

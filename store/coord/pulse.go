@@ -2,11 +2,9 @@ package coord
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 
 	"kvdeck/codec"
 	"kvdeck/store"
@@ -92,10 +90,7 @@ const pulseSQL = `SELECT
    count(*) FILTER (WHERE att >= ?4),
    count(DISTINCT q) FILTER (WHERE due <= ?5),
    count(*) FILTER (WHERE att > 0 AND att < ?4))
-  FROM (SELECT substr(k, 1, ?12 + 1 + instr(substr(k, ?12 + 2), x'00')) AS q,
-   substr(k, ?12 + 2 + instr(substr(k, ?12 + 2), x'00'), 9) AS due,
-   CASE WHEN json_valid(v) THEN json_extract(v, '$.attempts') END AS att
-   FROM kv WHERE k > ?10 AND k < ?11 AND (expires_at IS NULL OR expires_at > ?1))),
+  FROM (` + pulseQueueRows + `)),
  (SELECT json_array(count(*) FILTER (WHERE k > ?14 AND k < ?15), count(*) FILTER (WHERE k = ?16 AND v IS NOT '"central"'))
   FROM kv WHERE k > ?17 AND k < ?18 AND (expires_at IS NULL OR expires_at > ?1))`
 
@@ -104,14 +99,16 @@ const pulseSQL = `SELECT
 // a database without the store's tables fails with store.ErrNotStore.
 // s must be open read-only (store.Store.ProbeRow).
 func ReadPulse(ctx context.Context, s *store.Store, now int64) (Pulse, error) {
-	return readPulse(ctx, s, now, PulseRowBound)
+	p, _, err := readPulse(ctx, s, now, PulseRowBound, false)
+	return p, err
 }
 
-// readPulse is ReadPulse counting at most bound rows.
-func readPulse(ctx context.Context, s *store.Store, now int64, bound int64) (Pulse, error) {
+// readPulse is ReadPulse counting at most bound rows, and each queue's
+// figures when perQueue (still one statement).
+func readPulse(ctx context.Context, s *store.Store, now int64, bound int64, perQueue bool) (Pulse, []QueuePulse, error) {
 	nowPart, err := codec.EncodePart(codec.Number(float64(now)))
 	if err != nil {
-		return Pulse{}, fmt.Errorf("pulse: %w", err)
+		return Pulse{}, nil, fmt.Errorf("pulse: %w", err)
 	}
 	args := []any{now, bound, now + int64(ExpiringShare*float64(DefaultLeaseTTL.Milliseconds())),
 		DefaultMaxAttempts - 1, nowPart}
@@ -119,7 +116,7 @@ func readPulse(ctx context.Context, s *store.Store, now int64, bound int64) (Pul
 	for _, p := range []string{PrefixLease, PrefixAlarmDue, PrefixQueueDue} {
 		lo, err := codec.Encode(codec.Key{codec.String(p)})
 		if err != nil {
-			return Pulse{}, fmt.Errorf("pulse: %w", err)
+			return Pulse{}, nil, fmt.Errorf("pulse: %w", err)
 		}
 		args = append(args, lo, append(append([]byte{}, lo...), 0xFF))
 		queueLen = len(lo)
@@ -129,19 +126,30 @@ func readPulse(ctx context.Context, s *store.Store, now int64, bound int64) (Pul
 	mode, err2 := codec.Encode(ModeKey())
 	meta, err3 := codec.Encode(codec.Key{codec.String(PrefixMeta)})
 	if err := errors.Join(err1, err2, err3); err != nil {
-		return Pulse{}, fmt.Errorf("pulse: %w", err)
+		return Pulse{}, nil, fmt.Errorf("pulse: %w", err)
 	}
 	args = append(args, probe, append(append([]byte{}, probe...), 0xFF), mode, meta, append(append([]byte{}, meta...), 0xFF))
 	var seq *int64
-	var all, leases, alarms, queues, metas string
-	if _, err := s.ProbeRow(ctx, pulseSQL, args, &seq, &all, &leases, &alarms, &queues, &metas); err != nil {
-		return Pulse{}, fmt.Errorf("pulse: %w", err)
+	var all, leases, alarms, queues, metas, eachQueue string
+	q, dest := pulseSQL, []any{&seq, &all, &leases, &alarms, &queues, &metas}
+	if perQueue {
+		q, dest = q+pulseQueuesColumn, append(dest, &eachQueue)
+	}
+	if _, err := s.ProbeRow(ctx, q, args, dest...); err != nil {
+		return Pulse{}, nil, fmt.Errorf("pulse: %w", err)
 	}
 	p := Pulse{Seq: seq}
 	if err := p.fill([]string{all, leases, alarms, queues, metas}, now, bound); err != nil {
-		return Pulse{}, fmt.Errorf("pulse: %w", err)
+		return Pulse{}, nil, fmt.Errorf("pulse: %w", err)
 	}
-	return p, nil
+	if !perQueue {
+		return p, nil, nil
+	}
+	byQueue, err := parseQueues(eachQueue, now)
+	if err != nil {
+		return Pulse{}, nil, fmt.Errorf("pulse: %w", err)
+	}
+	return p, byQueue, nil
 }
 
 // fill reads the statement's JSON arrays and counts the findings.
@@ -159,15 +167,10 @@ func (p *Pulse) fill(texts []string, now, bound int64) error {
 	p.probes, p.modeOff = int(mt[0]), int(mt[1])
 	p.QueueReady, p.QueueDelayed = jsonInt(q[0]), jsonInt(q[1])
 	p.QueueFinal, p.QueuesWithReady, p.redelivered = jsonInt(q[3]), jsonInt(q[4]), jsonInt(q[5])
+	var err error
 	if h, _ := q[2].(string); h != "" {
-		raw, err := hex.DecodeString(h)
-		if err != nil {
-			return fmt.Errorf("the oldest ready message's due time %q: %w", h, err)
-		}
-		if k, err := codec.Decode(raw); err == nil && len(k) == 1 && k[0].Kind() == codec.KindNumber {
-			if due := k[0].NumberValue(); !math.IsNaN(due) {
-				p.OldestReadyMs = now - int64(due)
-			}
+		if p.OldestReadyMs, err = dueAge(h, now); err != nil {
+			return err
 		}
 	}
 	p.count()

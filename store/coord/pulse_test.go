@@ -193,3 +193,45 @@ func TestPulseBound(t *testing.T) {
 		t.Errorf("bound 31 over 30 rows: rows %d capped %v expired %d", p.Rows, p.Capped, p.Expired)
 	}
 }
+
+// TestPulseQueuesAgreeWithInspect: ReadPulseQueues's figures per queue
+// (one statement) are Inspect's per queue, and its totals ReadPulse's, on
+// the reference's rows plus messages of two more queues (ready, delayed,
+// on their final attempt), on a file and over HTTP.
+func TestPulseQueuesAgreeWithInspect(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		storetest.CopyReferenceRows(t, url)
+		w := storetest.Open(t, url, store.Options{Clock: func() int64 { return storetest.T0 }})
+		ctx := storetest.Ctx(t)
+		for i, m := range []struct {
+			queue, v string
+			due      int64
+		}{{"mail", `{"body":1,"attempts":4}`, -60_000}, {"mail", `{"body":2,"attempts":0}`, 60_000}, {"sms", `{"body":3,"attempts":1}`, -1000}} {
+			if _, err := w.Set(ctx, coord.QueueKey(m.queue, storetest.T0+m.due, "m"+itoa(int64(i))), []byte(m.v), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+		s := storetest.Open(t, url, store.Options{ReadOnly: true, Unchecked: true})
+		p, queues, err := coord.ReadPulseQueues(ctx, s, storetest.T0)
+		must(t, err)
+		total, err := coord.ReadPulse(ctx, s, storetest.T0)
+		must(t, err)
+		samePulse(t, "totals", p, total)
+		r, err := coord.Inspect(ctx, s, storetest.T0)
+		must(t, err)
+		var want []coord.QueuePulse
+		for _, q := range r.Queues {
+			want = append(want, coord.QueuePulse{Name: q.Name, Ready: q.Ready, Delayed: q.Delayed, Final: q.Final, OldestReadyMs: q.OldestReadyAgeMs})
+		}
+		if len(queues) != len(want) || len(want) < 2 {
+			t.Fatalf("queues %+v, want %+v", queues, want)
+		}
+		for i := range want {
+			if queues[i] != want[i] {
+				t.Errorf("queue %d: %+v, want %+v", i, queues[i], want[i])
+			}
+		}
+	})
+}

@@ -46,6 +46,9 @@ type Deps struct {
 	// (err: the read's error), which the view then does not close
 	// (tuiconfig.Config.ProbeDone); nil: the view closes it.
 	Done func(name string, err error)
+	// Platform reads what the store's platform says of it, in a few
+	// words (tuiconfig.Config.Platform), after its pulse; nil: nothing.
+	Platform func(ctx context.Context, name string) (string, error)
 	// Now is the store clock (the pulse's now); Wall the time an answer
 	// arrived (the commit rate's clock).
 	Now  func() int64
@@ -79,6 +82,8 @@ type row struct {
 	pulse         coord.Pulse
 	rtt           time.Duration
 	err           error
+	// platform is what the store's platform said at the last read.
+	platform string
 	// The commit rate: seq and when it was read; rate is the last one
 	// (nil before two reads).
 	lastSeq               *int64
@@ -114,10 +119,11 @@ type (
 	}
 	// read is one store's answer.
 	read struct {
-		name  string
-		pulse coord.Pulse
-		rtt   time.Duration
-		err   error
+		name     string
+		pulse    coord.Pulse
+		rtt      time.Duration
+		err      error
+		platform string
 	}
 )
 
@@ -160,7 +166,7 @@ func (m Model) Refresh() tea.Cmd {
 // readCmd reads one store's pulse, waiting for a slot of the bound; the
 // read (token, open, statement) has ReadTimeout.
 func (m Model) readCmd(name string) tea.Cmd {
-	sem, open, done, now, slotEnd := m.sem, m.deps.Open, m.deps.Done, m.deps.Now, m.slotEnd
+	sem, open, done, now, slotEnd, platform := m.sem, m.deps.Open, m.deps.Done, m.deps.Now, m.slotEnd, m.deps.Platform
 	return func() tea.Msg {
 		// The timeout starts with the slot: stores queued behind slow
 		// ones are not failed for the wait (a store has at most one read
@@ -186,7 +192,14 @@ func (m Model) readCmd(name string) tea.Cmd {
 		} else {
 			s.Close()
 		}
-		return read{name: name, pulse: p, rtt: rtt, err: err}
+		r := read{name: name, pulse: p, rtt: rtt, err: err}
+		if platform != nil {
+			var perr error
+			if r.platform, perr = platform(ctx, name); perr != nil {
+				r.platform = "? " + perr.Error()
+			}
+		}
+		return r
 	}
 }
 
@@ -226,7 +239,7 @@ func (m *Model) setStores(stores []tuiconfig.SavedStore) {
 
 // note takes a read's answer in.
 func (r *row) note(msg read, at time.Time) {
-	r.reading, r.done, r.rtt, r.err = false, true, msg.rtt, msg.err
+	r.reading, r.done, r.rtt, r.err, r.platform = false, true, msg.rtt, msg.err, msg.platform
 	if msg.err != nil {
 		return
 	}

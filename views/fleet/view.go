@@ -84,7 +84,7 @@ func (m Model) columns() []column {
 	spark := func(s widgets.Series) string {
 		return widgets.Sparkline(s.Values(), trendLen/2, lipgloss.NewStyle()).Text
 	}
-	return []column{
+	cols := []column{
 		{"GROUP", 8, 4, func(r *row, _ string) string { return dash(r.saved.Group) }},
 		{"STATE", 14, 0, func(r *row, st string) string { return m.stateCell(r, st) }},
 		{"SEQ", 8, 6, func(r *row, _ string) string {
@@ -124,6 +124,11 @@ func (m Model) columns() []column {
 			return fmt.Sprint(r.pulse.Findings)
 		}},
 	}
+	if m.deps.Platform != nil && slices.ContainsFunc(m.names, func(n string) bool { return m.rows[n].platform != "" }) {
+		// Only when a store's entry names a platform to ask.
+		cols = append(cols, column{"PLATFORM", 18, 7, func(r *row, _ string) string { return dash(r.platform) }})
+	}
+	return cols
 }
 
 // fitColumns drops columns, highest drop rank first, until the table
@@ -205,7 +210,7 @@ func (m Model) rowLine(r *row, selected bool, cols []column, nameW, w int) strin
 	line := mark + widgets.FitWidth(usertext.Sanitize(r.saved.Name), nameW)
 	for _, c := range cols {
 		cell := c.cell(r, state)
-		if (!r.done || r.err != nil) && c.title != "STATE" && c.title != "GROUP" {
+		if (!r.done || r.err != nil) && c.title != "STATE" && c.title != "GROUP" && c.title != "PLATFORM" {
 			cell = ""
 		}
 		line += " " + widgets.FitWidth(usertext.Sanitize(cell), c.w)
