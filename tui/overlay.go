@@ -31,7 +31,8 @@ type overlay interface {
 	// help is the keys the message line lists while the overlay is the
 	// top one with help; false: none (the tab's show).
 	help(m model) ([]key.Binding, bool)
-	// mouse handles a mouse event; false lets it through to the tabs.
+	// mouse handles a mouse event; false passes it to the overlay below
+	// (then the tab bar and the tab).
 	mouse(m model, msg tea.MouseMsg) (model, tea.Cmd, bool)
 	// generation tags the answers of the overlay's commands (0: none);
 	// answer takes such an answer while the overlay holds its
