@@ -24,6 +24,11 @@
 //     each time it is built).
 //   - readonly.go: a read-only WAL file read as immutable (no -wal, no
 //     -shm left behind) until a writer comes; LeftFiles.
+//   - journalmode.go: JournalMode (a file's, read at open), the advice
+//     on a rollback-journal file (RollbackAdvice, JournalAdvice), and
+//     SetJournalMode, the switch `kvdeck wal` makes: refused while
+//     another process has the file open (openers_linux.go, through
+//     /proc), tried once without waiting, journaled as a SettingChange.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
 //     SQLite URI they become; RedactURL (a token never shows).
 //   - wsbatch.go: the WebSocket transport's Hrana connections (a request
@@ -94,8 +99,11 @@
 //     seq has not gone below a floor: another life of the database);
 //     ReadRows, the physical rows at keys.
 //   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
-//     expired rows in short batches that re-check their expiry;
-//     ScanExpired lists them.
+//     expired rows in short batches that re-check their expiry (a dry run
+//     counts them and, with SweepOptions.Each, lists them); ScanExpired
+//     lists them. expired.go: how they are found, by SQL, in windows of
+//     rows (of rowids over the whole store, of keys over a range): only
+//     expired rows travel, with one summary per window.
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
 //   - census.go: the census's statements (prefix boundaries by seeks, range
 //     aggregates, the row checks when asked) and how their figures are
@@ -106,7 +114,7 @@
 //     read goes without locks, and LockFreeNotice says so).
 //   - lockfree_read.go: readShort, one read statement without SQLite's
 //     locks on a rollback-journal file where it can (the census, sweep's
-//     reads); readWindowed, the census's and sweep's counting windows,
+//     reads); readWindowed, the census's and the expired scans' windows,
 //     halved while a writer's commits leave no room for a lock-free read
 //     of them and grown back after, remembered per store.
 //   - knobs.go: the limits and hooks tests change on one store (windows,

@@ -5,8 +5,9 @@ package store
 // the zero value of each field means production's default.
 type knobs struct {
 	// censusWindow and changesWindow replace the rows a census statement
-	// and a change scan's window examine (tests of window boundaries).
-	censusWindow, changesWindow int
+	// and a change scan's window examine (tests of window boundaries);
+	// censusRanges the prefix ranges a census statement aggregates.
+	censusWindow, changesWindow, censusRanges int
 	// findFileRows replaces the keys of a find page's window on a file.
 	findFileRows int
 	// keylessPage replaces the NULL-key rows one dump statement reads.
@@ -18,6 +19,9 @@ type knobs struct {
 	// insertChunk, maxStmtArgs and checkChunk replace the limits of a
 	// commit's statements (write.go, bulk.go).
 	insertChunk, maxStmtArgs, checkChunk int
+	// expiredWindow and sortedBytes replace the rows an expired scan's
+	// window examines and maxSortedBytes (expired.go).
+	expiredWindow, sortedBytes int
 	// sweepStepHook runs between a sweep step's read and its delete.
 	sweepStepHook func()
 	// lockFreeOff reads with locks as before lockfree.go (the paced walk

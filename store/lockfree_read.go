@@ -12,7 +12,7 @@ import (
 // setting no busy timeout; read may then be called more than once, and
 // must start afresh each time), else, or when the file kept being written
 // during every try, the ordinary way. For the statements that examine many
-// rows and run again and again: the census's windows, sweep's counts.
+// rows and run again and again: the census's windows, the expired scans'.
 func (s *Store) readShort(ctx context.Context, q string, args []any, read func(resultRows) error) error {
 	_, err := s.readShortTries(ctx, lockFreeTries, true, q, args, read)
 	return err
@@ -51,7 +51,7 @@ func (s *Store) readShortTries(ctx context.Context, tries int, fallback bool, q 
 }
 
 // Windows that shrink beside a writer. A windowed read (the census's
-// statements, sweep's counts) examines up to a window of rows per
+// statements, the expired scans of sweeps, dry runs and previews) examines up to a window of rows per
 // statement, each read without locks on a rollback-journal file and kept
 // only when no commit came during it: a window that takes longer than the
 // gaps between a writer's commits is never kept, and was read with locks
@@ -82,6 +82,7 @@ const (
 	windowCensus windowKind = iota
 	windowChecked
 	windowCount
+	windowExpired
 	windowKinds
 )
 

@@ -123,6 +123,9 @@ type Store struct {
 	windows [windowKinds]atomic.Int64
 	// knobs are what tests change on this store (knobs.go).
 	knobs knobs
+	// fileJournal is a file's JournalMode (journalmode.go); unset for a
+	// server.
+	fileJournal atomic.Value
 }
 
 // Info describes an open store for status bars and stats.
@@ -133,6 +136,8 @@ type Info struct {
 	Transport Transport
 	// ReadOnly is true when the store refuses writes.
 	ReadOnly bool
+	// Journal is a file's journal mode (JournalMode); "" for a server.
+	Journal JournalMode
 }
 
 // Open connects to the database at rawURL and checks that it is a store.
@@ -332,8 +337,11 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 		return "", false, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
 	}
 	created = !exists
+	s.fileJournal.Store(map[bool]JournalMode{true: JournalWAL, false: JournalRollback}[wal || created])
 	if exists && !wal {
 		s.watch.journal.Store(journalRollback) // the feed reads it without locks from the first read
+	} else {
+		s.watch.journal.Store(journalOther) // WAL (kvdeck creates its files so)
 	}
 	connURL = target.dsn(opts.ReadOnly, s.busy.Milliseconds())
 	if !opts.ReadOnly {
@@ -558,7 +566,7 @@ func (s *Store) Close() error {
 
 // Info describes the store.
 func (s *Store) Info() Info {
-	return Info{Display: s.display, Transport: s.target.Transport, ReadOnly: s.readOnly}
+	return Info{Display: s.display, Transport: s.target.Transport, ReadOnly: s.readOnly, Journal: s.JournalMode()}
 }
 
 // Now is the store's current time in epoch milliseconds.

@@ -235,7 +235,7 @@ func (m model) undoShown() []journal.Action {
 	}
 	var out []journal.Action
 	for _, a := range u.actions {
-		if u.filter.Match(a.ID + " " + a.Op + " " + keysText(a.FirstKeys, a.KeyCount) + " " + m.actionState(a)) {
+		if u.filter.Match(a.ID + " " + a.Op + " " + actionWhat(a) + " " + m.actionState(a)) {
 			out = append(out, a)
 		}
 	}
@@ -286,6 +286,9 @@ func (m *model) askUndo(p journal.Plan) tea.Cmd {
 	a := p.Action
 	if len(p.Conflicts) > 0 {
 		return views.Flash(views.FlashError, "%s", refusalText(p, p.Conflicts))
+	}
+	if settingsOnly(p) {
+		return m.askSettingUndo(p)
 	}
 	lines := []string{fmt.Sprintf("Puts back %d key(s) as they were before %s (%s, %s), checked on every key:",
 		len(p.Ops), a.ID, usertext.Sanitize(a.Op), usertext.FormatTime(a.Time.UnixMilli()))}
@@ -338,6 +341,8 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("%s %s refused, nothing was written: the store's seq went down to %d, below stamp %d this journal recorded (the database was recreated or copied back)", verb, id, res.SeqBelow, p.MinSeq)}
 	case !res.OK && res.Restored == 0:
 		text = views.FlashMsg{Level: views.FlashError, Text: refusalText(p, res.Conflicts)}
+	case res.OK && settingsOnly(p):
+		text = m.settingsSet(p, res)
 	case !res.OK:
 		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("%s %s stopped part-way: %d of %d key(s) restored (action %s), then a key changed: %s", verb, id, res.Restored, len(p.Ops), res.Action, conflictList(res.Conflicts))}
 	default:
@@ -373,7 +378,7 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 // refusalText names the keys that changed since the action: their stamp
 // and value now (the first few, and how many).
 func refusalText(p journal.Plan, conflicts []journal.Conflict) string {
-	return fmt.Sprintf("%s %s refused, nothing was written: %d key(s) changed since the action: %s", p.Verb(), p.Action.ID, len(conflicts), conflictList(conflicts))
+	return fmt.Sprintf("%s %s refused, nothing was written: %s changed since the action: %s", p.Verb(), p.Action.ID, journal.ChangedText(conflicts), conflictList(conflicts))
 }
 
 // conflictList names up to three conflicts.
@@ -466,7 +471,7 @@ func (m model) actionLine(a journal.Action, selected bool, w int) string {
 	if what == "" && len(a.Entries) > 0 {
 		what = a.Entries[0].Kind
 	}
-	what += " · " + keysText(a.FirstKeys, a.KeyCount)
+	what += " · " + actionWhat(a)
 	text := fmt.Sprintf("%s%-8s  %s  %-11s  %s", mark, a.ID, strings.Replace(usertext.FormatTimeFixed(a.Time.UnixMilli())[5:19], "T", " ", 1), widgets.ClipText(m.actionState(a), 11), what)
 	text = widgets.FitWidth(widgets.Sanitize(text), w)
 	switch {
@@ -519,7 +524,7 @@ func (m model) actionDetail(a journal.Action, w int) []string {
 		ks = append(ks, journal.KeyText(k))
 	}
 	out := widgets.ProseLines(widgets.Sanitize(head), st.Text, w)
-	out = append(out, widgets.ProseLines(widgets.Sanitize("keys "+strings.Join(ks, ", ")), st.Text, w)...)
+	out = append(out, widgets.ProseLines(widgets.Sanitize(keysLine(a, ks)), st.Text, w)...)
 	var state []string
 	if first, last := a.Stamps(); first != "" {
 		stamps := "stamp " + first
@@ -582,6 +587,9 @@ func (m model) previewLines() []string {
 		return append(lines, widgets.ProseLines(widgets.Sanitize("This action cannot be "+map[bool]string{false: "undone", true: "redone"}[u.redo]+": "+u.planErr.Error()), st.Error, w)...)
 	}
 	p := u.plan
+	if settingsOnly(*p) {
+		return append(lines[:0], m.settingPreview(*p)...)
+	}
 	a := p.Action
 	verb := "Undo"
 	if p.Redo {

@@ -119,10 +119,11 @@ func (m model) flashLine() string {
 	return fit(st.Render(text), m.width)
 }
 
-// statusBar: database, backend, read-only badge, seq, commit rate, clock,
-// a remote store's cost (withCost), refresh, last error. Below 110
-// columns the items get shorter; the database URL gets what room is left,
-// cut from the left (its end names the file).
+// statusBar: database, backend, read-only badge, the rollback journal's
+// mark, seq, commit rate, clock, a remote store's cost (withCost),
+// refresh, last error. Below 110 columns the items get shorter; the
+// database URL gets what room is left, cut from the left (its end names
+// the file).
 func (m model) statusBar() string {
 	st := m.styles
 	narrow := m.width < 110
@@ -143,6 +144,13 @@ func (m model) statusBar() string {
 			badge = " PAST "
 		}
 		items = append(items, st.Error.Bold(true).Reverse(true).Render(badge))
+	}
+	mark := -1
+	if info.Journal == store.JournalRollback && m.pastShown() == "" {
+		// A restore of the past is kvdeck's own copy: no service commits
+		// there.
+		forms := rollbackMarks()
+		mark, items = len(items), append(items, st.Warn.Render(forms[len(forms)-1]))
 	}
 	// Rows < 0: a rollback-journal file, where the refresh counts no rows
 	// (each count held the live writer's lock: store.Version).
@@ -167,8 +175,11 @@ func (m model) statusBar() string {
 		items = append(items, st.Error.Render("✗ "+usertext.Sanitize(m.lastErr)))
 	}
 	sep := st.StatusSep.Render(" │ ")
-	items = m.withRate(items, sep, narrow)
+	items = m.withRate(items, sep, narrow, mark >= 0)
 	items = m.withCost(items, refresh, sep, narrow)
+	if mark >= 0 {
+		items = m.withRollbackMark(items, mark, sep)
+	}
 	right := strings.Join(items, sep)
 	room := max(m.width-ansi.StringWidth(right)-4, 10)
 	db := usertext.Sanitize(m.storeLabel()) // the saved store's name (group), else the URL
@@ -178,9 +189,10 @@ func (m model) statusBar() string {
 	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
 }
 
-// withRate puts the commit rate into the status bar's items after seq,
-// when the database name keeps its 10 cells.
-func (m model) withRate(items []string, sep string, narrow bool) []string {
+// withRate puts the commit rate into the status bar's items after seq
+// (after the badges and the rollback journal's mark, when marked), when
+// the database name keeps its 10 cells.
+func (m model) withRate(items []string, sep string, narrow, marked bool) []string {
 	rate := m.rate.text(narrow, m.styles.Accent)
 	if rate == "" {
 		return items
@@ -192,10 +204,35 @@ func (m model) withRate(items []string, sep string, narrow bool) []string {
 	if m.pastShown() != "" {
 		at++
 	}
+	if marked {
+		at++
+	}
 	at = min(at, len(items))
 	with := append(append(append([]string{}, items[:at]...), rate), items[at:]...)
 	if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
 		return with
+	}
+	return items
+}
+
+// rollbackMarks are the forms of a rollback-journal file's mark, longest
+// first; ? (the help) explains it.
+func rollbackMarks() []string {
+	return []string{"rollback journal: reads can fail the service's commits (? explains)", "rollback journal (? explains)", "rollback journal ?"}
+}
+
+// withRollbackMark puts the longest form of the rollback journal's mark
+// at items[at] that leaves the database name its width up to 20 cells;
+// the shortest stays otherwise. It is one steady item, from the mode the
+// store read at open (store.Info), never a flash.
+func (m model) withRollbackMark(items []string, at int, sep string) []string {
+	name := min(ansi.StringWidth(usertext.Sanitize(m.storeLabel())), 20)
+	for _, f := range rollbackMarks() {
+		with := append([]string{}, items...)
+		with[at] = m.styles.Warn.Render(f)
+		if ansi.StringWidth(strings.Join(with, sep))+4+name <= m.width {
+			return with
+		}
 	}
 	return items
 }
@@ -305,7 +342,14 @@ func (m model) helpLines() []string {
 		"Every tab's keys side by side, one meaning per key: the key table in the README.",
 		"Commands: "+strings.TrimPrefix(commandUsage, "commands: "),
 		"Store: "+m.savedPrefix()+storeLine(m.info)+". ? or esc closes this help.")
-	text := []string{"", m.helpGrid(groups, m.width-4), ""}
+	text := []string{""}
+	if m.info.Journal == store.JournalRollback {
+		// First, as the status bar's mark sends here.
+		advice := "Rollback journal. " + store.RollbackAdvice(strings.TrimPrefix(m.info.Display, "file:"))
+		text = append(text, widgets.ProseLines(advice, m.styles.Warn, m.width-6)...)
+		text = append(text, "")
+	}
+	text = append(text, m.helpGrid(groups, m.width-4), "")
 	for _, n := range notes {
 		text = append(text, widgets.ProseLines(n, m.styles.Muted, m.width-6)...)
 	}

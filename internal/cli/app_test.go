@@ -45,6 +45,7 @@ var writeCommands = map[string][]string{
 	"QueuePurgeCmd":   {"queue", "purge", "q"},
 	"IndexAddCmd":     {"index", "add"},
 	"IndexDropCmd":    {"index", "drop"},
+	"WALCmd":          {"wal", "--yes"},
 	"UndoCmd":         {"undo", "--yes"},
 	"RedoCmd":         {"redo", "--yes"},
 	"CopyCmd":         {"copy", "--from", "x.db", "--to", "y.db", "[]"},

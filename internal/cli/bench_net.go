@@ -137,10 +137,7 @@ func (c *BenchCmd) netSteps(ctx context.Context, renv *bench.Env, now int64) []n
 		{"doctor", true, func(s *store.Store) (int64, error) { _, err := coord.Doctor(ctx, s, now); return 0, err }},
 		{"sweep --dry-run", true, func(s *store.Store) (int64, error) {
 			var n int64
-			if err := s.ScanExpired(ctx, nil, now, 0, func(store.Entry) error { n++; return nil }); err != nil {
-				return 0, err
-			}
-			_, err := s.Sweep(ctx, store.SweepOptions{Now: now, DryRun: true})
+			_, err := s.Sweep(ctx, store.SweepOptions{Now: now, DryRun: true, Each: func(store.Entry) error { n++; return nil }})
 			return n, err
 		}},
 		{"dump", true, func(s *store.Store) (int64, error) {

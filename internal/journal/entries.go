@@ -165,7 +165,7 @@ func resolve(entries []Entry) {
 // mutations or restores.
 func intentEntry(r record) *Entry {
 	e := &Entry{ID: r.ID, Act: r.Act, Time: time.UnixMilli(r.At), Op: r.Op, Kind: r.Kind, Outcome: store.OutcomeUnknown,
-		Undoes: r.Undoes, PID: r.PID, Host: r.Host}
+		Undoes: r.Undoes, PID: r.PID, Host: r.Host, Setting: r.Setting.change()}
 	if e.Act == "" {
 		e.Act = e.ID
 	}

@@ -207,6 +207,9 @@ func wants(e Entry) ([]want, bool) {
 // the store's now).
 func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64) (record, error) {
 	rec := record{T: recOutcome, ID: e.ID, At: j.nowMS(), Settled: true, Outcome: string(store.OutcomeUnknown)}
+	if e.Setting != nil {
+		return settleSetting(s, e, rec), nil
+	}
 	ws, ok := wants(e)
 	if !ok || len(ws) == 0 {
 		rec.Why = "what it writes cannot be read back from the journal"

@@ -39,6 +39,9 @@ type Plan struct {
 	// taken back (outcome unknown, before-images lost), with why; the
 	// rest is undone.
 	Skipped []Skipped
+	// Settings are the store-level settings the inverse sets back
+	// (setting.go), newest step first; they have no Ops.
+	Settings []SettingStep
 	// MinSeq is the highest stamp the journal saw in this database life:
 	// the store's seq must not be below it (RestoreAt).
 	MinSeq int64
@@ -56,6 +59,9 @@ type Conflict struct {
 	// Other: the row has the stamp the action left but another value or
 	// expiry (the stamp was issued again: another life of the database).
 	Other bool
+	// Setting, when set, is a setting step not as the action left it
+	// (setting.go): the conflict names no key.
+	Setting *SettingStep
 }
 
 // Skipped are keys the undo leaves as they are, and why.
@@ -130,7 +136,7 @@ func (j *Journal) plan(ctx context.Context, s *store.Store, id string, redo bool
 		return p, fmt.Errorf("%w: the store's seq is %d, below stamp %d, which this journal recorded for it: the database was recreated, or copied back from an older file, since these writes; undo does not restore rows into another life of the database", ErrNotUndoable, p.Seq, p.MinSeq)
 	}
 	h.inverse(&p)
-	if len(p.Ops) == 0 {
+	if len(p.Ops) == 0 && len(p.Settings) == 0 {
 		return p, fmt.Errorf("%w: %s: nothing left to restore (%d part(s) cannot be: %s)", ErrNotUndoable, a.ID, len(p.Skipped), skippedWhy(p.Skipped))
 	}
 	return p, p.check(ctx, s)
@@ -160,6 +166,8 @@ func (h History) inverse(p *Plan) {
 				doubt[string(k)] = true
 			}
 			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: doubtWhy(Action{Entries: []Entry{e}})})
+		case e.Outcome == store.OutcomeApplied && e.Setting != nil:
+			p.Settings = append([]SettingStep{stepOf(e)}, p.Settings...)
 		case e.Outcome == store.OutcomeApplied && !rowKind(e.Kind):
 			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: fmt.Sprintf("a %q step, which this kvdeck cannot take back", e.Kind)})
 		}
@@ -278,7 +286,8 @@ func (x *keyed) row(e *Entry, k []byte) *store.RawRow {
 
 // check reads the plan's keys now and lists those not as the action left
 // them: another stamp (or a row where it left none, none where it left
-// one), or the same stamp with another value or expiry.
+// one), or the same stamp with another value or expiry; and its settings
+// no longer at the value the action left (checkSettings).
 func (p *Plan) check(ctx context.Context, s *store.Store) error {
 	keys := make([][]byte, len(p.Ops))
 	for i, op := range p.Ops {
@@ -305,7 +314,7 @@ func (p *Plan) check(ctx context.Context, s *store.Store) error {
 			p.Conflicts = append(p.Conflicts, c)
 		}
 	}
-	return nil
+	return p.checkSettings(s)
 }
 
 // undoKeys are the keys entry e changed: those it names, in its order,
@@ -390,6 +399,8 @@ type Result struct {
 	// SeqBelow: refused because the store's seq went below the plan's
 	// MinSeq (another life of the database).
 	SeqBelow int64
+	// Set are the settings set back (Plan.Settings), in order.
+	Set []store.SettingChange
 }
 
 // Undo makes p's inverse. It reads every key again first and writes
@@ -406,7 +417,7 @@ func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (Result, err
 	if Of(s) != j {
 		return Result{}, fmt.Errorf("%s %s: the store's writes are not recorded in this journal (%s), so it could not be taken back", p.Verb(), p.Action.ID, j.path)
 	}
-	if len(p.Ops) == 0 {
+	if len(p.Ops) == 0 && len(p.Settings) == 0 {
 		return Result{}, fmt.Errorf("%w: %s: the plan restores nothing", ErrNotUndoable, p.Action.ID)
 	}
 	if err := p.check(ctx, s); err != nil {
@@ -444,6 +455,9 @@ func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (Result, err
 			out.Last = res.Versionstamp
 		}
 	}
+	if len(p.Settings) > 0 {
+		return j.setBack(ctx, s, p, act, out)
+	}
 	out.OK = true
 	return out, nil
 }
@@ -459,6 +473,9 @@ func ConflictText(c store.RestoreConflict) string {
 // is the stamp the action left with another value, that another life of
 // the database issued it again.
 func (c Conflict) Text() string {
+	if c.Setting != nil {
+		return c.Setting.Conflict()
+	}
 	if c.Other && c.Found != nil {
 		return fmt.Sprintf("%s is at stamp %s, the one the action left, but holds another value or expiry (value %s): the stamp was issued again, by another life of the database (recreated, or copied back from an older file)", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200))
 	}

@@ -1,4 +1,4 @@
-package browse
+package reader
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // The reader once laid the whole value out in memory (readerText); the
-// streaming scan (readerscan.go) must lay it out the same way, and these
+// streaming scan (scan.go) must lay it out the same way, and these
 // are its reference, kept for the tests.
 
 // readerText is a whole value laid out for the reader: pretty-printed

@@ -1,4 +1,4 @@
-package browse
+package reader
 
 import (
 	"bytes"
@@ -9,11 +9,10 @@ import (
 )
 
 // The reader's / streams through the whole value (a search scan,
-// readerscan.go), a chunk per command: the matches arrive as it goes
-// ("match 3 of ≥10 so far", "searching 12 MB of 40 MB…"), esc stops it
-// between two chunks, and a new query or layout drops it (issue 22
-// point 7, issue 23 point 4). A match is a row holding the query, case
-// aside.
+// scan.go), a chunk per command: the matches arrive as it goes ("match 3
+// of ≥10 so far", "searching 12 MB of 40 MB…"), esc stops it between two
+// chunks, and a new query or layout drops it. A match is a row holding
+// the query, case aside.
 
 // searchKeep bounds the matches kept (8 bytes each); past it they are
 // counted only.
@@ -94,40 +93,38 @@ func searchCmd(session, gen int, s *scan, rm *rowMatcher, kept int) tea.Cmd {
 	}
 }
 
-// find starts the search for the query over the layout wanted now; with
-// jump, the cursor goes to the first match after the screen as soon as
-// one is found.
-func (m *Model) find(jump bool) tea.Cmd {
-	r := m.reader
-	r.gen++
-	r.find = readerSearch{gen: r.gen, match: -1, jump: jump}
-	if r.query == "" {
+// startFind starts the search for the query over the layout wanted now;
+// with jump, the cursor goes to the first match after the screen as soon
+// as one is found.
+func (m *Model) startFind(jump bool) tea.Cmd {
+	m.gen++
+	m.find = readerSearch{gen: m.gen, match: -1, jump: jump}
+	if m.query == "" {
 		return nil
 	}
-	r.find.busy = true
-	k := m.readerKey()
-	s := newScan(m.deps.Store, m.entry.e.Raw, k.width, r.idx.json, k.lines, scanPos{})
-	if r.idx.key != k || r.idx.ver == 0 {
-		m.entry.checkJSON(s) // not known yet: decided in the command
+	m.find.busy = true
+	k := m.layoutKey()
+	s := newScan(m.deps.Store, m.row.E.Raw, k.width, m.idx.json, k.lines, scanPos{})
+	if m.idx.key != k || m.idx.ver == 0 {
+		checkJSON(m.row, s) // not known yet: decided in the command
 	}
-	return searchCmd(m.deps.Session, r.gen, s, &rowMatcher{query: bytes.ToLower([]byte(r.query))}, 0)
+	return searchCmd(m.deps.Session, m.gen, s, &rowMatcher{query: bytes.ToLower([]byte(m.query))}, 0)
 }
 
 // stopFind stops the search in flight, keeping what it found.
-func (r *readerState) stopFind() {
-	if r.find.busy {
-		r.find.busy, r.find.stopped = false, true
-		r.gen++ // the step in flight is dropped
+func (m *Model) stopFind() {
+	if m.find.busy {
+		m.find.busy, m.find.stopped = false, true
+		m.gen++ // the step in flight is dropped
 	}
 }
 
 // onSearchStep keeps a chunk's matches and asks the next chunk.
 func (m Model) onSearchStep(msg searchStep) (Model, tea.Cmd) {
-	r := m.reader
-	if r == nil || msg.session != m.deps.Session || msg.gen != r.find.gen || !r.find.busy {
+	if !m.open || msg.session != m.deps.Session || msg.gen != m.find.gen || !m.find.busy {
 		return m, nil
 	}
-	f, s := &r.find, msg.s
+	f, s := &m.find, msg.s
 	f.matches = append(f.matches, msg.matches...)
 	f.count += msg.count
 	f.read, f.size = s.pos.src, s.size
@@ -147,9 +144,9 @@ func (m Model) onSearchStep(msg searchStep) (Model, tea.Cmd) {
 // (wrapping to the first when the search is over); it reports whether it
 // went.
 func (m *Model) jumpToMatch() bool {
-	f := &m.reader.find
+	f := &m.find
 	for i, row := range f.matches {
-		if row >= m.reader.off {
+		if row >= m.off {
 			m.goToMatch(i)
 			return true
 		}
@@ -163,11 +160,10 @@ func (m *Model) jumpToMatch() bool {
 
 // goToMatch makes match i the current one, on screen.
 func (m *Model) goToMatch(i int) {
-	r := m.reader
-	r.find.match = i
-	row := r.find.matches[i]
-	total := max(r.idx.rows, row+1)
-	r.off = widgets.ScrollTo(r.off, row, m.entryRows(), total)
+	m.find.match = i
+	row := m.find.matches[i]
+	total := max(m.idx.rows, row+1)
+	m.off = widgets.ScrollTo(m.off, row, m.rows(), total)
 }
 
 // nextMatch goes to the next match (dir 1) or the previous one (-1). From
@@ -177,15 +173,14 @@ func (m *Model) goToMatch(i int) {
 // wraps, and says so; while the search is still going it stops there
 // and says so instead (a later match may come).
 func (m *Model) nextMatch(dir int) {
-	r := m.reader
-	f := &r.find
-	r.note = ""
+	f := &m.find
+	m.note = ""
 	if len(f.matches) == 0 {
 		f.match = -1
 		return
 	}
-	rows, n := m.entryRows(), len(f.matches)
-	onScreen := f.match >= 0 && f.matches[f.match] >= r.off && f.matches[f.match] < r.off+rows
+	rows, n := m.rows(), len(f.matches)
+	onScreen := f.match >= 0 && f.matches[f.match] >= m.off && f.matches[f.match] < m.off+rows
 	next := -1
 	switch {
 	case onScreen:
@@ -193,14 +188,14 @@ func (m *Model) nextMatch(dir int) {
 	case dir > 0:
 		next = n
 		for i, row := range f.matches {
-			if row >= r.off {
+			if row >= m.off {
 				next = i
 				break
 			}
 		}
 	default:
 		for i := n - 1; i >= 0; i-- {
-			if f.matches[i] < r.off+rows {
+			if f.matches[i] < m.off+rows {
 				next = i
 				break
 			}
@@ -209,15 +204,15 @@ func (m *Model) nextMatch(dir int) {
 	switch {
 	case next >= 0 && next < n:
 	case f.busy || f.stopped || f.count > n:
-		r.note = "no further match found yet"
+		m.note = "no further match found yet"
 		if f.stopped {
-			r.note = "no further match: the search was stopped"
+			m.note = "no further match: the search was stopped"
 		}
 		return
 	case next >= n:
-		next, r.note = 0, "wrapped to the first match"
+		next, m.note = 0, "wrapped to the first match"
 	default:
-		next, r.note = n-1, "wrapped to the last match"
+		next, m.note = n-1, "wrapped to the last match"
 	}
 	m.goToMatch(next)
 }

@@ -1,4 +1,4 @@
-package browse
+package reader
 
 import (
 	"context"
@@ -11,15 +11,16 @@ import (
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/browse/entry"
 )
 
-// The reader (v) never holds the whole value (issue 22 point 7, issue 23
-// point 4): a scan streams the value from the store (store.ValueChunk),
-// turns it into the text the reader shows (indented when it is JSON, with
-// lines its strings' \n as line breaks, sanitized: the pager's pipeline,
-// stream.go) and wraps it into rows, one row at a time. Three scans run
-// over it, each a chain of commands of one chunk each (never on the UI
-// goroutine, and stopped between two chunks):
+// The reader never holds the whole value: a scan streams the value from
+// the store (store.ValueChunk), turns it into the text the reader shows
+// (indented when it is JSON, with lines its strings' \n as line breaks,
+// sanitized: the pager's pipeline, entry.Stream) and wraps it into rows,
+// one row at a time. Three scans run over it, each a chain of commands of
+// one chunk each (never on the UI goroutine, and stopped between two
+// chunks):
 //
 //   - the index counts the rows and keeps a mark every scanMarkEvery
 //     source bytes (the scan's whole state there: a few hundred bytes);
@@ -45,7 +46,7 @@ var errValueGone = errors.New("the key is gone: it was deleted while it was read
 type scanPos struct {
 	src   int64  // the next source byte
 	tail  []byte // an incomplete UTF-8 sequence, completed by the next bytes
-	ind   jsonIndenter
+	ind   entry.Indenter
 	row   int    // the open row's index
 	cells int    // cells on the open row
 	open  []byte // the open row's text
@@ -55,7 +56,7 @@ type scanPos struct {
 func (p scanPos) clone() scanPos {
 	p.tail = append([]byte(nil), p.tail...)
 	p.open = append([]byte(nil), p.open...)
-	p.ind.buf = nil // a copy shares no buffer with the scan it came from
+	p.ind = p.ind.Copy() // a copy shares no buffer with the scan it came from
 	return p
 }
 
@@ -83,7 +84,7 @@ type scan struct {
 // newScan starts a scan at pos (a mark, or the start).
 func newScan(src *store.Store, raw []byte, width int, json, lines bool, pos scanPos) *scan {
 	s := &scan{src: src, raw: raw, width: max(width, 1), json: json, pos: pos.clone()}
-	s.pos.ind.lines = lines
+	s.pos.ind.SetLines(lines)
 	return s
 }
 
@@ -148,10 +149,10 @@ func (s *scan) feed(b []byte, last bool) {
 	data := append(p.tail, b...)
 	p.tail = nil
 	if !last {
-		data, p.tail = cutRune(data)
+		data, p.tail = entry.CutRune(data)
 	}
 	if s.json {
-		data = p.ind.write(data)
+		data = p.ind.Write(data)
 	}
 	s.rows(usertext.SanitizeLines(string(data)))
 	if last {

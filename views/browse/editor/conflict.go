@@ -1,4 +1,4 @@
-package browse
+package editor
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// An edit conflict (issue 23 point 1): e's save found the key moved on
-// from the stamp the form was filled at. The conflict screen reads what
+// An edit conflict: e's save found the key moved on from the stamp the
+// form was filled at. The conflict screen reads what
 // is stored now (theirs) and shows it against the edit (yours) as a
 // structural diff, with three ways on: keep editing (the text as typed),
 // discard the edit, or save yours over THEIR stamp: a confirmed commit
@@ -83,28 +83,16 @@ func (m *Model) openConflict(req formRequest, based string) tea.Cmd {
 	return readTheirs(m.deps.Store, m.deps.Session, c.readGen, req.mut.Key)
 }
 
-// recheckConflict reads theirs again (the root's refresh: the store
-// moved), so the screen compares with what is stored now; the overwrite
-// is checked against the stamp read last either way.
-func (m *Model) recheckConflict() tea.Cmd {
+// Recheck reads theirs again (the root's refresh: the store moved), so
+// the conflict screen compares with what is stored now; the overwrite is
+// checked against the stamp read last either way.
+func (m *Model) Recheck() tea.Cmd {
 	c := m.conflict
 	if c == nil || c.loading || m.committing {
 		return nil
 	}
 	c.loading, c.readGen = true, m.nextTag()
 	return readTheirs(m.deps.Store, m.deps.Session, c.readGen, c.yours.mut.Key)
-}
-
-// onConflictMsg takes the conflict screen's answers (update's last
-// resort: any other message is dropped).
-func (m Model) onConflictMsg(msg tea.Msg) (Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case theirsRead:
-		return m.onTheirs(msg)
-	case overwriteConfirmed:
-		return m.onOverwrite(msg)
-	}
-	return m, nil
 }
 
 // onTheirs takes the read of the stored row and compares it with yours.
@@ -143,8 +131,8 @@ func (m Model) handleConflict(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, m.askDiscard()
 	case key.Matches(msg, c.keys.Discard):
 		m.conflict, m.form = nil, nil
-		m, cmd := m.Refresh()
-		return m, tea.Batch(cmd, views.Flash(views.FlashInfo, "your edit of %s was discarded; nothing was written", codec.Format(c.yours.mut.Key)))
+		m.ask.Refresh = true
+		return m, views.Flash(views.FlashInfo, "your edit of %s was discarded; nothing was written", codec.Format(c.yours.mut.Key))
 	case key.Matches(msg, c.keys.Overwrite):
 		if !c.read || c.err != nil || m.committing {
 			return m, nil
@@ -193,7 +181,7 @@ func (m Model) onOverwrite(msg overwriteConfirmed) (Model, tea.Cmd) {
 func (m Model) conflictView(w, h int) string {
 	st := m.styles
 	c := m.conflict
-	inner := m.entryInner()
+	inner := m.inner()
 	lines := []string{st.PaneTitle.Render("CONFLICT ") + widgets.KeySpans(st, c.yours.mut.Key).Render(false)}
 	based := "absent"
 	if c.based != "" {
@@ -245,8 +233,8 @@ func (m Model) onOverwritten(msg committed) (Model, tea.Cmd) {
 		return m, views.Flash(views.FlashError, "not saved: the key moved again; nothing was written")
 	}
 	m.conflict, m.form = nil, nil
-	m, cmd := m.Refresh()
-	return m, tea.Batch(cmd, views.Flash(views.FlashOK, "saved %s over their stamp %s, at stamp %s", codec.Format(msg.key), stampText(msg.expected), msg.res.Versionstamp))
+	m.ask.Refresh = true
+	return m, views.Flash(views.FlashOK, "saved %s over their stamp %s, at stamp %s", codec.Format(msg.key), stampText(msg.expected), msg.res.Versionstamp)
 }
 
 // stampText is a stamp, or what an empty check stamp means.

@@ -1,4 +1,4 @@
-package browse
+package reader
 
 import (
 	"fmt"
@@ -12,23 +12,6 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-// bigValue is a JSON array of about size bytes: records whose strings
-// hold \n, a "hit-N" every 1000 records, a rune cut by any chunk size,
-// an escape that must not reach the terminal, and a needle at the end.
-func bigValue(size int) []byte {
-	var b strings.Builder
-	b.Grow(size + 1024)
-	b.WriteString(`{"items":[`)
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, `{"n":%d,"s":"héllo ✓ wörld\nline two","e":{}},`, i)
-		if i%1000 == 0 {
-			fmt.Fprintf(&b, `"hit-%d",`, i/1000)
-		}
-	}
-	b.WriteString(`"needle at the end\u001b[31m"]}`)
-	return []byte(b.String())
-}
-
 // TestReaderStreamsAValueOfAnySize: issue 22 point 7, issue 23 point 4.
 // A value of several MB (2.5 MB on a file, 1 MB over sqld, whose client
 // decodes each chunk's JSON slowly under -race: ten and four chunks and
@@ -41,36 +24,43 @@ func bigValue(size int) []byte {
 func TestReaderStreamsAValueOfAnySize(t *testing.T) {
 	for _, backend := range []string{"file", "sqld"} {
 		t.Run(backend, func(t *testing.T) {
-			value := bigValue(10 * scanMarkEvery)
-			clock := viewtest.FixedClock()
+			value := viewtest.BigValue(10 * scanMarkEvery)
 			url := filepath.Join(t.TempDir(), "big.db")
 			if backend == "sqld" {
 				url = sqldtest.Start(t).URL
-				value = bigValue(4 * scanMarkEvery)
+				value = viewtest.BigValue(4 * scanMarkEvery)
 			}
-			s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
-			h := startHarness(t, s, clock, 100, 30)
-			setValue(t, h, `["big", "value"]`, value)
-			h.Refresh()
-			goTo(h, `["big", "value"]`)
-			checkBigReader(t, h, value)
+			checkBigReader(t, bigHarness(t, url, value, 100, 30), value)
 		})
 	}
 }
 
+// bigHarness hosts a reader of w x h cells over a new store at url
+// where value is at ["big", "value"], selected.
+func bigHarness(t *testing.T, url string, value []byte, w, h int) *viewtest.Harness[host] {
+	t.Helper()
+	clock := viewtest.FixedClock()
+	s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
+	hs := startHarness(t, s, clock, w, h)
+	setValue(t, hs, `["big", "value"]`, value)
+	hs.Refresh()
+	goTo(hs, `["big", "value"]`)
+	return hs
+}
+
 // checkBigReader reads value, stored at ["big", "value"], in the reader.
-func checkBigReader(t *testing.T, h *viewtest.Harness[Model], value []byte) {
+func checkBigReader(t *testing.T, h *viewtest.Harness[host], value []byte) {
 	t.Helper()
 	h.Keys("v")
-	r := h.M.reader
-	want := layoutValue(value, h.M.entryInner(), false)
+	r := &h.M.reader
+	want := layoutValue(value, h.M.reader.inner(), false)
 	if !r.idx.done || r.idx.err != nil || r.idx.rows != len(want.rows) {
 		t.Fatalf("the index counted %d rows (done %v, %v); the whole layout has %d", r.idx.rows, r.idx.done, r.idx.err, len(want.rows))
 	}
 	if n := len(r.idx.marks); n != (len(value)+scanMarkEvery-1)/scanMarkEvery {
 		t.Errorf("%d marks for %d bytes", n, len(value))
 	}
-	rows := h.M.entryRows()
+	rows := h.M.reader.rows()
 	checkWindow := func(what string) {
 		t.Helper()
 		if len(r.win.rows) > 4*rows {
@@ -124,8 +114,8 @@ func checkBigReader(t *testing.T, h *viewtest.Harness[Model], value []byte) {
 // "searching 256.0 KiB of …"), n past the last match found waits instead
 // of wrapping, and esc stops the search where it is, saying so.
 func TestReaderSearchProgress(t *testing.T) {
-	h := newHarness(t, false, 180, 30)
-	value := bigValue(6 * scanMarkEvery)
+	h := newHarness(t, 180, 30)
+	value := viewtest.BigValue(6 * scanMarkEvery)
 	setValue(t, h, `["big", "value"]`, value)
 	goTo(h, `["big", "value"]`)
 	h.Keys("v", "/")
@@ -156,15 +146,15 @@ func TestReaderSearchProgress(t *testing.T) {
 // is not spliced with the old one: a window read from the index's marks
 // finds the new stamp, and the reader counts the new value's rows again.
 func TestReaderValueRewritten(t *testing.T) {
-	h := newHarness(t, false, 100, 30)
-	setValue(t, h, `["big", "value"]`, bigValue(4*scanMarkEvery))
+	h := newHarness(t, 100, 30)
+	setValue(t, h, `["big", "value"]`, viewtest.BigValue(4*scanMarkEvery))
 	goTo(h, `["big", "value"]`)
 	h.Keys("v")
 	small := []byte(`{"now":"small"}`)
 	setValue(t, h, `["big", "value"]`, small)
 	h.Keys("G") // reads the end from a mark: the stamp differs
 	r := h.M.reader
-	if r == nil || !r.idx.done || r.idx.rows != len(layoutValue(small, h.M.entryInner(), false).rows) {
+	if !r.open || !r.idx.done || r.idx.rows != len(layoutValue(small, h.M.reader.inner(), false).rows) {
 		t.Fatalf("after the rewrite the reader counts %d rows (done %v)", r.idx.rows, r.idx.done)
 	}
 	h.RequireView(`"now": "small"`)
@@ -175,8 +165,8 @@ func TestReaderValueRewritten(t *testing.T) {
 // as the whole layout in memory did, with and without L, at two widths;
 // a window scan from any mark gives the same rows from there.
 func TestScanMatchesTheWholeLayout(t *testing.T) {
-	h := newHarness(t, false, 80, 18)
-	value := bigValue(3*scanMarkEvery + 1000)
+	h := newHarness(t, 80, 18)
+	value := viewtest.BigValue(3*scanMarkEvery + 1000)
 	setValue(t, h, `["big", "value"]`, value)
 	goTo(h, `["big", "value"]`)
 	for _, lines := range []bool{false, true} {
@@ -184,7 +174,7 @@ func TestScanMatchesTheWholeLayout(t *testing.T) {
 			want := layoutValue(value, w, lines)
 			var got []string
 			var marks []scanPos
-			s := newScan(h.S, h.M.entry.e.Raw, w, true, lines, scanPos{})
+			s := newScan(h.S, h.M.row.E.Raw, w, true, lines, scanPos{})
 			s.emit = func(_ int, text []byte, _ bool) { got = append(got, string(text)) }
 			s.mark = func(p scanPos) { marks = append(marks, p) }
 			for !s.done {
@@ -199,7 +189,7 @@ func TestScanMatchesTheWholeLayout(t *testing.T) {
 				}
 			}
 			mark := marks[len(marks)-1]
-			s = newScan(h.S, h.M.entry.e.Raw, w, true, lines, mark)
+			s = newScan(h.S, h.M.row.E.Raw, w, true, lines, mark)
 			n := 0
 			s.emit = func(row int, text []byte, _ bool) {
 				if row != mark.row+n || string(text) != want.row(row) {

@@ -1,12 +1,14 @@
-package browse
+package reader
 
 import (
 	"bytes"
 
+	"kvdeck/views/browse/entry"
+
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// The reader's index and window scans (readerscan.go) as commands, and
+// The reader's index and window scans (scan.go) as commands, and
 // their answers in Update.
 
 // readerIndex is what the index scan learnt of the value laid out at one
@@ -98,109 +100,115 @@ func windowCmd(session, gen int, k layoutKey, s *scan, from, to int, ver int64) 
 	}
 }
 
-// wantLayout keeps the reader's index for the value, width and mode
-// shown, and its window on the rows on screen (Update calls it after
-// every message).
-func (m *Model) wantLayout() tea.Cmd {
-	r := m.reader
-	if r == nil {
+// Layout keeps the reader's index for the value, width and mode shown,
+// and its window on the rows on screen. The parent calls it after every
+// message: SetSize and SetRow, which change the layout, cannot answer
+// with a command.
+func (m *Model) Layout() tea.Cmd {
+	if !m.open {
 		return nil
 	}
-	k := m.readerKey()
-	if r.idx.key != k || r.idx.gen == 0 {
+	k := m.layoutKey()
+	if m.idx.key != k || m.idx.gen == 0 {
 		return m.startIndex(k)
 	}
 	return m.wantWindow()
 }
 
-// readerKey names the layout the reader wants now.
-func (m Model) readerKey() layoutKey {
-	return layoutKey{m.entry.e.Ver, m.entryInner(), m.reader.lines}
+// layoutKey names the layout the reader wants now.
+func (m Model) layoutKey() layoutKey {
+	return layoutKey{m.row.E.Ver, m.inner(), m.lines}
 }
 
 // startIndex starts the index scan for k (a search in flight starts over
 // with it: its rows are the old layout's).
 func (m *Model) startIndex(k layoutKey) tea.Cmd {
-	r := m.reader
-	r.gen++
-	r.idx = readerIndex{key: k, gen: r.gen, busy: true}
-	r.winBusy = false
-	if r.win.key == k {
-		r.win = readerWindow{} // read again: its rows may be another value's
+	m.gen++
+	m.idx = readerIndex{key: k, gen: m.gen, busy: true}
+	m.winBusy = false
+	if m.win.key == k {
+		m.win = readerWindow{} // read again: its rows may be another value's
 	}
-	s := newScan(m.deps.Store, m.entry.e.Raw, k.width, false, k.lines, scanPos{})
-	m.entry.checkJSON(s)
-	cmd := indexCmd(m.deps.Session, r.gen, s, 3*m.entryRows())
-	if r.query != "" {
-		cmd = tea.Batch(cmd, m.find(r.find.jump || r.find.match < 0))
+	s := newScan(m.deps.Store, m.row.E.Raw, k.width, false, k.lines, scanPos{})
+	checkJSON(m.row, s)
+	cmd := indexCmd(m.deps.Session, m.gen, s, 3*m.rows())
+	if m.query != "" {
+		cmd = tea.Batch(cmd, m.startFind(m.find.jump || m.find.match < 0))
 	}
 	return cmd
 }
 
+// checkJSON tells a scan of row's value whether it is JSON: the database
+// said so for a cut value; a whole one is checked in the scan's command.
+func checkJSON(row entry.Row, s *scan) {
+	if row.Cut {
+		s.json = row.JSON
+		return
+	}
+	s.check = row.E.Value
+}
+
 // onIndexStep keeps a chunk's marks and rows, and asks the next chunk.
 func (m Model) onIndexStep(msg indexStep) (Model, tea.Cmd) {
-	r := m.reader
-	if r == nil || msg.session != m.deps.Session || msg.gen != r.idx.gen || !r.idx.busy {
+	if !m.open || msg.session != m.deps.Session || msg.gen != m.idx.gen || !m.idx.busy {
 		return m, nil
 	}
-	s, idx := msg.s, &r.idx
+	s, idx := msg.s, &m.idx
 	idx.marks = append(idx.marks, msg.marks...)
 	idx.rows, idx.read, idx.size, idx.ver, idx.json = s.pos.row, s.pos.src, s.size, s.ver, s.json
 	switch {
 	case len(msg.first) == 0:
-	case msg.firstFrom == 0 && r.win.key != idx.key:
-		r.win = readerWindow{key: idx.key, rows: msg.first}
-	case r.win.key == idx.key && r.win.from == 0 && len(r.win.rows) == msg.firstFrom:
-		r.win.rows = append(r.win.rows, msg.first...)
+	case msg.firstFrom == 0 && m.win.key != idx.key:
+		m.win = readerWindow{key: idx.key, rows: msg.first}
+	case m.win.key == idx.key && m.win.from == 0 && len(m.win.rows) == msg.firstFrom:
+		m.win.rows = append(m.win.rows, msg.first...)
 	}
 	if !s.done {
-		return m, indexCmd(m.deps.Session, msg.gen, s, 3*m.entryRows())
+		return m, indexCmd(m.deps.Session, msg.gen, s, 3*m.rows())
 	}
 	idx.busy, idx.done, idx.err = false, true, s.err
-	if r.bottom {
-		r.bottom = false
-		m.scrollReader(1 << 30)
+	if m.bottom {
+		m.bottom = false
+		m.scroll(1 << 30)
 	}
 	return m, nil
 }
 
 // wantWindow reads the rows on screen when the window lacks them.
 func (m *Model) wantWindow() tea.Cmd {
-	r := m.reader
-	rows := m.entryRows()
-	from, to := r.off, min(r.off+rows, r.idx.rows)
-	if from >= to || r.win.has(r.idx.key, from, to) || len(r.idx.marks) == 0 {
+	rows := m.rows()
+	from, to := m.off, min(m.off+rows, m.idx.rows)
+	if from >= to || m.win.has(m.idx.key, from, to) || len(m.idx.marks) == 0 {
 		return nil
 	}
-	if r.winBusy && r.winWant == from {
+	if m.winBusy && m.winWant == from {
 		return nil
 	}
-	i := len(r.idx.marks) - 1
-	for i > 0 && r.idx.marks[i].row > from {
+	i := len(m.idx.marks) - 1
+	for i > 0 && m.idx.marks[i].row > from {
 		i--
 	}
-	mark := r.idx.marks[i]
-	r.gen++
-	r.winBusy, r.winGen, r.winWant = true, r.gen, from
-	s := newScan(m.deps.Store, m.entry.e.Raw, r.idx.key.width, r.idx.json, r.idx.key.lines, mark)
+	mark := m.idx.marks[i]
+	m.gen++
+	m.winBusy, m.winGen, m.winWant = true, m.gen, from
+	s := newScan(m.deps.Store, m.row.E.Raw, m.idx.key.width, m.idx.json, m.idx.key.lines, mark)
 	start := max(mark.row, from-rows)
-	return windowCmd(m.deps.Session, r.gen, r.idx.key, s, start, from+2*rows, r.idx.ver)
+	return windowCmd(m.deps.Session, m.gen, m.idx.key, s, start, from+2*rows, m.idx.ver)
 }
 
 // onWindow keeps the rows a window scan read; a value rewritten meanwhile
 // is indexed again.
 func (m Model) onWindow(msg windowRead) (Model, tea.Cmd) {
-	r := m.reader
-	if r == nil || msg.session != m.deps.Session || msg.gen != r.winGen || !r.winBusy {
+	if !m.open || msg.session != m.deps.Session || msg.gen != m.winGen || !m.winBusy {
 		return m, nil
 	}
-	r.winBusy = false
+	m.winBusy = false
 	if msg.err != nil {
-		r.note = "✗ " + msg.err.Error() + ": reading it again"
-		r.idx.gen = 0 // wantLayout starts over
+		m.note = "✗ " + msg.err.Error() + ": reading it again"
+		m.idx.gen = 0 // Layout starts over
 		return m, nil
 	}
-	r.win = readerWindow{key: msg.key, from: msg.from, rows: msg.rows}
+	m.win = readerWindow{key: msg.key, from: msg.from, rows: msg.rows}
 	return m, nil
 }
 

@@ -1,4 +1,4 @@
-package browse
+package reader
 
 import (
 	"fmt"

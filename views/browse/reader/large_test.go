@@ -1,28 +1,20 @@
 //go:build largedata
 
-package browse
+package reader
 
 import (
 	"path/filepath"
 	"runtime"
 	"testing"
 
-	"kvdeck/internal/storetest"
-	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
 
 // TestLargeReader reads a 50 MB value in the reader on a file, as
 // TestReaderStreamsAValueOfAnySize reads a few MB.
 func TestLargeReader(t *testing.T) {
-	value := bigValue(50 << 20)
-	clock := viewtest.FixedClock()
-	s := storetest.Open(t, filepath.Join(t.TempDir(), "big.db"), store.Options{Clock: clock.Now, Create: true})
-	h := startHarness(t, s, clock, 100, 30)
-	setValue(t, h, `["big", "value"]`, value)
-	h.Refresh()
-	goTo(h, `["big", "value"]`)
-	checkBigReader(t, h, value)
+	value := viewtest.BigValue(50 << 20)
+	checkBigReader(t, bigHarness(t, filepath.Join(t.TempDir(), "big.db"), value, 100, 30), value)
 }
 
 // TestLargeReaderMemory reports what opening a 50 MB value in the reader
@@ -31,13 +23,8 @@ func TestLargeReader(t *testing.T) {
 // assertion; the entry pane's read of the row (the whole value, as List
 // returns it) is outside both.
 func TestLargeReaderMemory(t *testing.T) {
-	value := bigValue(50 << 20)
-	clock := viewtest.FixedClock()
-	s := storetest.Open(t, filepath.Join(t.TempDir(), "big.db"), store.Options{Clock: clock.Now, Create: true})
-	h := startHarness(t, s, clock, 120, 37)
-	setValue(t, h, `["big", "value"]`, value)
-	h.Refresh()
-	goTo(h, `["big", "value"]`)
+	value := viewtest.BigValue(50 << 20)
+	h := bigHarness(t, filepath.Join(t.TempDir(), "big.db"), value, 120, 37)
 
 	measure := func(open func() any) (allocated, kept uint64) {
 		var before, after runtime.MemStats
@@ -51,14 +38,14 @@ func TestLargeReaderMemory(t *testing.T) {
 	}
 	var whole *readerText
 	oldAlloc, oldKept := measure(func() any {
-		whole = layoutValue(value, h.M.entryInner(), false)
+		whole = layoutValue(value, h.M.reader.inner(), false)
 		return whole
 	})
 	t.Logf("the whole layout: %d MB of text, %d rows (%d MB of ranges)", len(whole.text)>>20, len(whole.rows), cap(whole.rows)*16>>20)
 	whole = nil
 	newAlloc, newKept := measure(func() any {
 		h.Keys("v")
-		r := h.M.reader
+		r := &h.M.reader
 		h.Keys("G")
 		return r
 	})

@@ -1,4 +1,4 @@
-package browse
+package editor
 
 import (
 	"fmt"
@@ -56,18 +56,13 @@ func (m Model) onDiscardConfirmed(msg discardConfirmed) (Model, tea.Cmd) {
 	default:
 		return m, nil // answered for a form or a screen gone since
 	}
-	refresh := m.conflict != nil // the screen compared with theirs: show it
+	m.ask.Refresh = m.conflict != nil // the screen compared with theirs: show it
 	m.conflict, m.form = nil, nil
 	what := "the new key was discarded"
 	if k != nil {
 		what = fmt.Sprintf("your edit of %s was discarded", codec.Format(k))
 	}
-	flash := views.Flash(views.FlashInfo, "%s; nothing was written", what)
-	if !refresh {
-		return m, flash
-	}
-	m, cmd := m.Refresh()
-	return m, tea.Batch(cmd, flash)
+	return m, views.Flash(views.FlashInfo, "%s; nothing was written", what)
 }
 
 // Held is the typed text a quit would drop (views.Holder): the form's

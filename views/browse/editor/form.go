@@ -1,4 +1,4 @@
-package browse
+package editor
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/themes"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/widgets"
 )
 
@@ -196,24 +197,24 @@ func (f *entryForm) setState(saving, reloading bool) {
 }
 
 // reloaded takes the fresh read of the row after a conflict.
-func (f *entryForm) reloaded(st entryState, now int64) {
+func (f *entryForm) reloaded(st entry.Row, now int64) {
 	f.setState(false, false)
 	f.Err = ""
 	f.reload.SetEnabled(false)
 	switch {
-	case st.err != nil:
-		f.Err = "reload failed: " + st.err.Error()
-	case st.size > widgets.ValueCap: // never load a cut value: a save would write its head
-		f.Err = fmt.Sprintf("the value is %d bytes now; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", st.size, widgets.ValueCap)
-	case !st.found:
+	case st.Err != nil:
+		f.Err = "reload failed: " + st.Err.Error()
+	case st.Size > widgets.ValueCap: // never load a cut value: a save would write its head
+		f.Err = fmt.Sprintf("the value is %d bytes now; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", st.Size, widgets.ValueCap)
+	case !st.Found:
 		f.stamp, f.expiresAt, f.orig = "", nil, nil
 		f.setHeader()
 		f.Notice = "the key is gone now (deleted or swept); saving creates it again if it is still absent"
 	default:
 		mine := f.texts()
 		yours := []byte(f.Value(f.valField))
-		f.load(st.e, now)
-		f.Notice = "reloaded: the text holds the stored value at stamp " + st.e.Versionstamp() + lostEdit(f.styles, st.e.Value, yours)
+		f.load(st.E, now)
+		f.Notice = "reloaded: the text holds the stored value at stamp " + st.E.Versionstamp() + lostEdit(f.styles, st.E.Value, yours)
 		if f.differs(mine) {
 			// Yours is kept aside, not dropped: ctrl+r swaps it back.
 			f.alt, f.altYours = mine, true
@@ -224,8 +225,8 @@ func (f *entryForm) reloaded(st entryState, now int64) {
 }
 
 // lostEdit says where the text a reload replaced (yours) differed from
-// the stored value (theirs), by JSON path, on one line (issue 23 point
-// 1: theirs against yours); "" when it did not differ or is not JSON.
+// the stored value (theirs), by JSON path, on one line (theirs against
+// yours); "" when it did not differ or is not JSON.
 func lostEdit(st themes.Styles, theirs, yours []byte) string {
 	d := widgets.NewValueDiff(theirs, yours)
 	if d.Whole || len(d.Changes) == 0 {
@@ -319,8 +320,7 @@ func (f *entryForm) expireIn(text string, now int64) (*time.Duration, error) {
 	}
 	// The one parser of durations (usertext), as the CLI and every other
 	// form: whole milliseconds, at least one (time.ParseDuration took
-	// "500us" and stored 0 ms, a row expired as it was written; issue 24
-	// point 2).
+	// "500us" and stored 0 ms, a row expired as it was written).
 	d, err := usertext.ParseDurationAtLeast(text, time.Millisecond)
 	if err != nil {
 		return nil, fmt.Errorf("%q: %w; type keep, none, or one like 30s or 5m", text, err)

@@ -1,4 +1,4 @@
-package browse
+package reader
 
 import (
 	"io"
@@ -11,59 +11,69 @@ import (
 
 	"kvdeck/internal/editsession"
 	"kvdeck/views"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/widgets"
 )
 
 // | hands the selected value, any size, to $PAGER (less when unset) or a
-// command typed at its prompt, from the tree or the reader, as the reader lays it out: pretty-printed,
-// sanitized, and with strings' \n as lines when the reader's L is on
-// (issue 22 point 7). The value is streamed to the pager's stdin from the
-// store a chunk at a time (stream.go): it was written whole to a
-// temporary file first, after the entry read had loaded it whole.
+// command typed at its prompt, from the tree or the reader, as the reader
+// lays it out: pretty-printed, sanitized, and with strings' \n as lines
+// when the reader's L is on. The value is streamed to the pager's stdin
+// from the store a chunk at a time (entry.Stream): neither kvdeck nor a
+// temporary file holds it whole.
 
 // pagerClosed: the pager exited.
 type pagerClosed struct {
 	err error
 }
 
-// startPager opens the prompt of the command the value is piped to,
-// $PAGER (else less) typed in: enter runs it, esc closes it.
-func (m *Model) startPager() tea.Cmd {
-	if !m.entry.loaded || !m.entry.found {
+// OpenPipe opens, on row, the prompt of the command the value is piped
+// to, $PAGER (else less) typed in: enter runs it, esc closes it.
+func (m *Model) OpenPipe(row entry.Row) tea.Cmd {
+	if !row.Found {
 		return views.Flash(views.FlashInfo, "select a stored key: | hands its value to $PAGER")
 	}
+	m.row = row
 	in := widgets.NewInput("| ", "a command to pipe the value to", m.styles)
 	in.SetValue(pagerText())
 	in.CursorEnd()
-	in.Width = m.treeInner() - 4
-	m.pipeIn = &in
+	in.Width = m.promptWidth
+	m.pipe = &in
 	return in.Focus()
+}
+
+// PromptView is the pipe prompt, for the parent's footer ("" when closed).
+func (m Model) PromptView() string {
+	if m.pipe == nil {
+		return ""
+	}
+	return m.pipe.View()
 }
 
 // handlePipe edits, runs or closes the command prompt.
 func (m Model) handlePipe(msg tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, m.input.Accept):
-		text := strings.TrimSpace(m.pipeIn.Value())
-		m.pipeIn = nil
+		text := strings.TrimSpace(m.pipe.Value())
+		m.pipe = nil
 		if text == "" {
 			return m, nil
 		}
 		return m, tea.Exec(m.pager(text), func(err error) tea.Msg { return pagerClosed{err: err} })
 	case key.Matches(msg, m.input.Cancel):
-		m.pipeIn = nil
+		m.pipe = nil
 		return m, nil
 	}
-	in, cmd := m.pipeIn.Update(msg)
-	m.pipeIn = &in
+	in, cmd := m.pipe.Update(msg)
+	m.pipe = &in
 	return m, cmd
 }
 
 // pager is the command text run as the pager, reading the selected row's
 // value.
 func (m *Model) pager(text string) *pagerCmd {
-	lines := m.reader != nil && m.reader.lines
-	src := newValueStream(m.deps.Store, m.entry.e.Raw, m.entry.json, lines)
+	lines := m.open && m.lines
+	src := entry.NewStream(m.deps.Store, m.row.E.Raw, m.row.JSON, lines)
 	return &pagerCmd{Cmd: m.deps.Edits.Command(pagerCommand(text)), src: src}
 }
 
@@ -104,9 +114,9 @@ func assignment(text string) bool {
 }
 
 // onPager reports a pager that failed.
-func (m Model) onPager(msg tea.Msg) (Model, tea.Cmd) {
-	if msg, ok := msg.(pagerClosed); ok && msg.err != nil {
-		return m, views.Flash(views.FlashError, "the pager failed: %v", msg.err)
+func onPager(msg pagerClosed) tea.Cmd {
+	if msg.err != nil {
+		return views.Flash(views.FlashError, "the pager failed: %v", msg.err)
 	}
-	return m, nil
+	return nil
 }
