@@ -127,31 +127,8 @@ func (m model) flashLine() string {
 func (m model) statusBar() string {
 	st := m.styles
 	narrow := m.width < 110
-	info := m.info
-	backend := "embedded"
-	if info.Transport.Remote() {
-		backend = "remote " + info.Transport.String()
-	}
-	items := []string{backend}
-	if info.ReadOnly {
-		items = append(items, st.Badge.Render(" READ-ONLY "))
-	}
-	if past := m.pastShown(); past != "" {
-		// The store is a restore of its past (--at): said in the error
-		// colour, reversed, so that it is never taken for the live store.
-		badge := " AS OF " + usertext.Sanitize(past) + " "
-		if narrow {
-			badge = " PAST "
-		}
-		items = append(items, st.Error.Bold(true).Reverse(true).Render(badge))
-	}
-	mark := -1
-	if info.Journal == store.JournalRollback && m.pastShown() == "" {
-		// A restore of the past is kvdeck's own copy: no service commits
-		// there.
-		forms := rollbackMarks()
-		mark, items = len(items), append(items, st.Warn.Render(forms[len(forms)-1]))
-	}
+	items, mark := m.statusBadges(narrow)
+	rateAt := len(items) + 1 // after seq
 	// Rows < 0: a rollback-journal file, where the refresh counts no rows
 	// (each count held the live writer's lock: store.Version).
 	if v := m.refresh.version; m.refresh.known && (narrow || v.Rows < 0) {
@@ -175,7 +152,7 @@ func (m model) statusBar() string {
 		items = append(items, st.Error.Render("✗ "+usertext.Sanitize(m.lastErr)))
 	}
 	sep := st.StatusSep.Render(" │ ")
-	items = m.withRate(items, sep, narrow, mark >= 0)
+	items = m.withRate(items, rateAt, sep, narrow)
 	items = m.withCost(items, refresh, sep, narrow)
 	if mark >= 0 {
 		items = m.withRollbackMark(items, mark, sep)
@@ -189,23 +166,44 @@ func (m model) statusBar() string {
 	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
 }
 
-// withRate puts the commit rate into the status bar's items after seq
-// (after the badges and the rollback journal's mark, when marked), when
-// the database name keeps its 10 cells.
-func (m model) withRate(items []string, sep string, narrow, marked bool) []string {
+// statusBadges are the status bar's first items: the backend, then the
+// badges (read-only, a restore of the past, a rollback-journal file's
+// mark, whose index is mark; -1 when not marked).
+func (m model) statusBadges(narrow bool) (items []string, mark int) {
+	st, info := m.styles, m.info
+	backend := "embedded"
+	if info.Transport.Remote() {
+		backend = "remote " + info.Transport.String()
+	}
+	items = []string{backend}
+	if info.ReadOnly {
+		items = append(items, st.Badge.Render(" READ-ONLY "))
+	}
+	if past := m.pastShown(); past != "" {
+		// The store is a restore of its past (--at): said in the error
+		// colour, reversed, so that it is never taken for the live store.
+		badge := " AS OF " + usertext.Sanitize(past) + " "
+		if narrow {
+			badge = " PAST "
+		}
+		items = append(items, st.Error.Bold(true).Reverse(true).Render(badge))
+	}
+	mark = -1
+	if info.Journal == store.JournalRollback && m.pastShown() == "" {
+		// A restore of the past is kvdeck's own copy: no service commits
+		// there.
+		forms := rollbackMarks()
+		mark, items = len(items), append(items, st.Warn.Render(forms[len(forms)-1]))
+	}
+	return items, mark
+}
+
+// withRate puts the commit rate into the status bar's items at index at
+// (after seq), when the database name keeps its 10 cells.
+func (m model) withRate(items []string, at int, sep string, narrow bool) []string {
 	rate := m.rate.text(narrow, m.styles.Accent)
 	if rate == "" {
 		return items
-	}
-	at := 2 // backend, seq
-	if m.info.ReadOnly {
-		at++
-	}
-	if m.pastShown() != "" {
-		at++
-	}
-	if marked {
-		at++
 	}
 	at = min(at, len(items))
 	with := append(append(append([]string{}, items[:at]...), rate), items[at:]...)
