@@ -47,7 +47,7 @@ func editInEditor(t *testing.T, h *viewtest.Harness[host], edit func(text string
 // JSON is written back with a check on the stamp it was read at (issue
 // 13: open the value in $EDITOR for editing).
 func TestExternalEditSavesWithCAS(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
 	editInEditor(t, h, func(text string) string { return strings.Replace(text, `"enterprise"`, `"gold"`, 1) })
 	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); strings.Contains(string(e.Value), `"gold"`) {
@@ -75,7 +75,7 @@ func TestExternalEditSavesWithCAS(t *testing.T) {
 // changed while the editor ran, is not written; the entry form opens with
 // the edited text and says why.
 func TestExternalEditRefusalKeepsTheText(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
 	editInEditor(t, h, func(string) string { return `{"plan": ` })
 	if h.M.editor.form == nil || !strings.Contains(h.M.editor.form.Err, "not valid JSON") || h.M.editor.form.Value(h.M.editor.form.valField) != `{"plan":` {
@@ -103,7 +103,7 @@ func TestExternalEditRefusalKeepsTheText(t *testing.T) {
 // says so; the stamp stays (issue 19: a write that changes nothing is not
 // made). A cancelled dialog keeps the edited text in the form.
 func TestExternalEditNoChangeWritesNothing(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
 	before := viewtest.Digest(t, h.S)
 	editInEditor(t, h, func(text string) string { return strings.Join(strings.Fields(text), "") + "\n\n" })
@@ -125,7 +125,7 @@ func TestExternalEditNoChangeWritesNothing(t *testing.T) {
 // call takes long, nothing is written, and the flash says why (issue 25
 // point 3: the form was built on the UI goroutine, 30 s for 20 MB).
 func TestExternalEditLargeValueStaysResponsive(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
 	before := viewtest.Digest(t, h.S)
 	m := h.M
@@ -206,7 +206,7 @@ func TestEditorCommandIsShellText(t *testing.T) {
 // session's private directory, and goes when the session closes (issue 25
 // point 5).
 func TestExternalEditFileInSessionDir(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
 	s, err := editsession.Open(t.TempDir())
 	if err != nil {
@@ -232,9 +232,9 @@ func TestExternalEditFileInSessionDir(t *testing.T) {
 // (checked against the stamp it was read at) after a dialog that names
 // the sizes, without the value entering the form.
 func TestExternalEditLargeValue(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	big := `{"pad":"` + strings.Repeat("z", 2*widgets.ValueCap) + `","plan":"free"}`
-	setValue(t, h, `["big", "value"]`, []byte(big))
+	setBig(t, h, []byte(big))
 	goTo(h, `["big", "value"]`)
 	m := h.M
 	f, ok := m.editor.External(m.row)().(FileReady)
@@ -270,9 +270,9 @@ func TestExternalEditLargeValue(t *testing.T) {
 // (Model.BigCap) is not handed to the editor only to be refused after the
 // edit: E says so at once and offers | (issue 22 point 7).
 func TestExternalEditOverItsCapSaysSo(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	h.M.editor.BigCap = 3 * widgets.ValueCap
-	setValue(t, h, `["big", "value"]`, []byte(`"`+strings.Repeat("z", 4*widgets.ValueCap)+`"`))
+	setBig(t, h, []byte(`"`+strings.Repeat("z", 4*widgets.ValueCap)+`"`))
 	goTo(h, `["big", "value"]`)
 	h.Keys("E")
 	h.RequireFlash("E edits values up to 192.0 KiB", "| pipes it to $PAGER")
@@ -285,7 +285,7 @@ func TestExternalEditOverItsCapSaysSo(t *testing.T) {
 // closed makes no second file (session 7 saw two quick presses each write
 // one, and two editors run in turn); once it has closed, E edits again.
 func TestExternalEditOnceAtATime(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
 	m := h.M
 	f, ok := m.editor.External(m.row)().(FileReady)
@@ -303,7 +303,7 @@ func TestExternalEditOnceAtATime(t *testing.T) {
 // TestExternalEditConflictScreen: E's save meets the same screen when
 // another writer changed the row while the editor ran.
 func TestExternalEditConflictScreen(t *testing.T) {
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
 	editInEditor(t, h, func(text string) string {
 		if _, err := h.S.Set(viewtest.Ctx, storetest.Key(t, `["accounts", "acme"]`), []byte(`{"plan":"other"}`), nil); err != nil {
@@ -326,9 +326,9 @@ func TestExternalEditConflictScreen(t *testing.T) {
 // behind it.
 func largeValueConflict(t *testing.T) *viewtest.Harness[host] {
 	t.Helper()
-	h := newHarness(t, 120, 40)
+	h := newHarness(t)
 	big := `{"pad":"` + strings.Repeat("z", 2*widgets.ValueCap) + `","plan":"free"}`
-	setValue(t, h, `["big", "value"]`, []byte(big))
+	setBig(t, h, []byte(big))
 	goTo(h, `["big", "value"]`)
 	f, ok := h.M.editor.External(h.M.row)().(FileReady)
 	if !ok || f.Err != nil || !f.big {
@@ -341,7 +341,7 @@ func largeValueConflict(t *testing.T) *viewtest.Harness[host] {
 	if err := os.WriteFile(f.Path, []byte(strings.Replace(string(b), `"free"`, `"gold"`, 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	setValue(t, h, `["big", "value"]`, []byte(`{"plan":"theirs"}`)) // another writer, while the editor ran
+	setBig(t, h, []byte(`{"plan":"theirs"}`)) // another writer, while the editor ran
 	h.Send(f.Closed(nil))
 	h.Confirm()
 	return h

@@ -78,11 +78,11 @@ func readRow(src *store.Store, raw []byte) tea.Cmd {
 }
 
 // newHarness opens a fresh copy of the reference store and hosts an
-// editor of w x h cells on it.
-func newHarness(t *testing.T, w, h int) *viewtest.Harness[host] {
+// editor of 120 x 40 cells on it.
+func newHarness(t *testing.T) *viewtest.Harness[host] {
 	t.Helper()
 	s, clock, _ := viewtest.Reference(t, false)
-	return viewtest.Start[host, *host](t, s, clock, w, h, func(deps views.Deps, styles themes.Styles) host {
+	return viewtest.Start[host, *host](t, s, clock, 120, 40, func(deps views.Deps, styles themes.Styles) host {
 		return host{editor: New(deps, styles), deps: deps}
 	})
 }
@@ -113,10 +113,10 @@ func getRaw(t *testing.T, s *store.Store, text string) (store.Entry, bool) {
 	return e, ok
 }
 
-// setValue writes key = value in the harness's store.
-func setValue(t *testing.T, h *viewtest.Harness[host], k string, value []byte) {
+// setBig writes ["big", "value"] = value in the harness's store.
+func setBig(t *testing.T, h *viewtest.Harness[host], value []byte) {
 	t.Helper()
-	if _, err := h.S.Commit(viewtest.Ctx, nil, []store.Mutation{{Type: store.MutationSet, Key: storetest.Key(t, k), Value: value}}); err != nil {
+	if _, err := h.S.Commit(viewtest.Ctx, nil, []store.Mutation{{Type: store.MutationSet, Key: storetest.Key(t, `["big", "value"]`), Value: value}}); err != nil {
 		t.Fatal(err)
 	}
 }

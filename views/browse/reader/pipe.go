@@ -96,21 +96,11 @@ func pagerText() string {
 	return "less"
 }
 
-// pagerCommand runs shell text (as git runs $PAGER).
+// pagerCommand runs shell text (as git runs $PAGER); the shell becomes
+// the pager where it can (editsession.Script), so the session stops the
+// pager itself.
 func pagerCommand(value string) *exec.Cmd {
-	if !strings.ContainsAny(value, ";&|()\n") && !assignment(value) {
-		// The shell becomes the pager: the session stops the pager
-		// itself, not a shell waiting on it.
-		value = "exec " + value
-	}
-	return exec.Command("sh", "-c", value)
-}
-
-// assignment reports whether shell text starts with VAR=, which exec
-// would take for a command name.
-func assignment(text string) bool {
-	name, _, ok := strings.Cut(text, "=")
-	return ok && name != "" && !strings.ContainsAny(name, " \t'\"$") && (name[0] < '0' || name[0] > '9')
+	return exec.Command("sh", "-c", editsession.Script(value))
 }
 
 // onPager reports a pager that failed.

@@ -1,4 +1,4 @@
-package cli
+package changefeed
 
 import (
 	"testing"
@@ -7,23 +7,24 @@ import (
 	"kvdeck/store"
 )
 
-// newTestSeen is a seenRows closed with the test.
-func newTestSeen(t testing.TB) *seenRows {
+// newTestDisk is a DiskRows closed with the test, keeping values up to
+// 4 KiB each and 32 MiB in all (a watch's bounds).
+func newTestDisk(t testing.TB) *DiskRows {
 	t.Helper()
-	r, err := newSeenRows()
+	r, err := NewDiskRows(4<<10, 32<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(r.close)
+	t.Cleanup(r.Close)
 	return r
 }
 
-// TestSeenRows: the rows a watch saw, on disk, read back as they were
+// TestDiskRows: the rows a watch saw, on disk, read back as they were
 // (an unkept value as nil, an expiry, a malformed note), counted, gone
 // when deleted, their expiries in key order, and rechecked in turn in key
 // order, round and round.
-func TestSeenRows(t *testing.T) {
-	r := newTestSeen(t)
+func TestDiskRows(t *testing.T) {
+	r := newTestDisk(t)
 	raw := func(s string) []byte { return codec.MustEncode(codec.Key{codec.String(s)}) }
 	exp := int64(500)
 	r.put(store.Entry{Raw: raw("b"), Value: []byte(`"x"`), Ver: 2, ExpiresAt: &exp, Malformed: "ver odd"}, 1<<10, 1<<20)

@@ -1,21 +1,27 @@
-package cli
+package changefeed
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 
+	_ "modernc.org/sqlite" // the rows seen are kept in a temporary SQLite file
+
 	"kvdeck/codec"
 	"kvdeck/store"
 )
 
-// seenRows holds the rows a watch has seen (key, stamp, expiry, and the
+// DiskRows holds the rows a watch has seen (key, stamp, expiry, and the
 // value while the budget allows) in a private temporary SQLite database
-// rather than in memory (issue 25 point 2): SQLite's empty file name
-// makes a file of its own, unlinked from the directory as it is created,
-// and keeps in memory no more than its page cache. A watch of any prefix
-// that list can read holds a bounded heap.
-type seenRows struct {
+// rather than in memory: SQLite's empty file name makes a file of its
+// own, unlinked from the directory as it is created, and keeps in memory
+// no more than its page cache. A watch of any prefix that list can read
+// holds a bounded heap. Re-reads go round it in key order.
+type DiskRows struct {
+	// MaxValue and Budget bound the values kept: at most MaxValue bytes
+	// each and Budget in all; a row's value beyond them is not kept (Row.Unkept).
+	MaxValue, Budget int64
+
 	db   *sql.DB
 	conn *sql.Conn
 	// the statements of every row: prepared once
@@ -25,13 +31,13 @@ type seenRows struct {
 	kept int64
 	// cursor is the last key a recheck batch named (nil: from the first).
 	cursor []byte
-	// err is the first error of the temporary database; the watch ends
-	// with it.
+	// err is the first error of the temporary database (Err).
 	err error
 }
 
-// newSeenRows opens the private temporary database.
-func newSeenRows() (*seenRows, error) {
+// NewDiskRows opens the private temporary database, keeping values up
+// to maxValue bytes each and budget in all.
+func NewDiskRows(maxValue, budget int64) (*DiskRows, error) {
 	ctx := context.Background()
 	db, err := sql.Open("sqlite", "")
 	if err != nil {
@@ -55,7 +61,7 @@ func newSeenRows() (*seenRows, error) {
 			return nil, err
 		}
 	}
-	r := &seenRows{db: db, conn: conn}
+	r := &DiskRows{MaxValue: maxValue, Budget: budget, db: db, conn: conn}
 	for _, p := range []struct {
 		st **sql.Stmt
 		q  string
@@ -65,15 +71,15 @@ func newSeenRows() (*seenRows, error) {
 		{&r.sel, "SELECT ver, exp, v, vnull, unkept, malformed FROM seen WHERE k = ?"},
 	} {
 		if *p.st, err = conn.PrepareContext(ctx, p.q); err != nil {
-			r.close()
+			r.Close()
 			return nil, err
 		}
 	}
 	return r, nil
 }
 
-// close removes the temporary database.
-func (r *seenRows) close() {
+// Close removes the temporary database.
+func (r *DiskRows) Close() {
 	for _, st := range []*sql.Stmt{r.ins, r.upd, r.sel} {
 		if st != nil {
 			st.Close()
@@ -84,14 +90,14 @@ func (r *seenRows) close() {
 }
 
 // fail keeps the first error.
-func (r *seenRows) fail(err error) {
+func (r *DiskRows) fail(err error) {
 	if err != nil && r.err == nil {
 		r.err = err
 	}
 }
 
 // exec runs a statement, keeping its error.
-func (r *seenRows) exec(q string, args ...any) int64 {
+func (r *DiskRows) exec(q string, args ...any) int64 {
 	res, err := r.conn.ExecContext(context.Background(), q, args...)
 	if err != nil {
 		r.fail(err)
@@ -103,7 +109,7 @@ func (r *seenRows) exec(q string, args ...any) int64 {
 
 // get returns the row seen at raw (Value nil when unkept: its value was
 // not kept) and, when it was kept, the size of its value.
-func (r *seenRows) get(raw string) (e store.Entry, unkept bool, kept int64, had bool) {
+func (r *DiskRows) get(raw string) (e store.Entry, unkept bool, kept int64, had bool) {
 	var exp sql.NullInt64
 	var v []byte
 	var vnull bool
@@ -138,7 +144,7 @@ func (r *seenRows) get(raw string) (e store.Entry, unkept bool, kept int64, had 
 
 // put records e, with its value while that is at most max bytes and the
 // values kept stay within budget (kept).
-func (r *seenRows) put(e store.Entry, max, budget int64) {
+func (r *DiskRows) put(e store.Entry, max, budget int64) {
 	ctx := context.Background()
 	n := int64(len(e.Value))
 	value := func() (any, bool) {
@@ -174,27 +180,66 @@ func (r *seenRows) put(e store.Entry, max, budget int64) {
 }
 
 // del forgets the row at raw.
-func (r *seenRows) del(raw string) {
+func (r *DiskRows) del(raw string) {
 	if _, _, kept, had := r.get(raw); had {
 		r.kept -= kept
 		r.n -= int(r.exec("DELETE FROM seen WHERE k = ?", []byte(raw)))
 	}
 }
 
-// begin and commit bracket many puts (start's) in one transaction.
-func (r *seenRows) begin()  { r.exec("BEGIN") }
-func (r *seenRows) commit() { r.exec("COMMIT") }
+// Begin and Commit bracket many puts (a watch's first read) in one
+// transaction.
+func (r *DiskRows) Begin()  { r.exec("BEGIN") }
+func (r *DiskRows) Commit() { r.exec("COMMIT") }
+
+// Err is the first error of the temporary database; the watch ends with
+// it.
+func (r *DiskRows) Err() error { return r.err }
+
+// Kept is the bytes of the values kept.
+func (r *DiskRows) Kept() int64 { return r.kept }
+
+// Get is the row seen at raw (Value nil when unkept).
+func (r *DiskRows) Get(raw []byte) (Row, bool) {
+	e, unkept, _, had := r.get(string(raw))
+	return Row{Entry: e, Unkept: unkept}, had
+}
+
+// Put keeps e, with its value within MaxValue and Budget.
+func (r *DiskRows) Put(e store.Entry) { r.put(e, r.MaxValue, r.Budget) }
+
+// Drop forgets the row at raw.
+func (r *DiskRows) Drop(raw []byte) { r.del(string(raw)) }
+
+// Len is how many rows are kept.
+func (r *DiskRows) Len() int { return r.n }
+
+// Next is the next n rows after the last batch, in key order, round and
+// round.
+func (r *DiskRows) Next(n int) [][]byte { return r.batch(n) }
+
+// Expired is the rows whose expiry is at or before now, in key order.
+func (r *DiskRows) Expired(now int64) [][]byte {
+	var out [][]byte
+	for _, k := range r.expired(now) {
+		out = append(out, []byte(k))
+	}
+	return out
+}
+
+// Settle does nothing: every row seen is kept.
+func (r *DiskRows) Settle() {}
 
 // expired returns the keys of the rows seen whose expiry is at or before
 // now, in key order.
-func (r *seenRows) expired(now int64) []string {
+func (r *DiskRows) expired(now int64) []string {
 	return r.keys("SELECT k FROM seen WHERE exp IS NOT NULL AND exp <= ? ORDER BY k", now)
 }
 
 // batch returns up to n keys seen after the cursor, in key order, going
 // round to the first key past the last: every row seen comes within n/len
 // batches.
-func (r *seenRows) batch(n int) [][]byte {
+func (r *DiskRows) batch(n int) [][]byte {
 	var out [][]byte
 	from := r.cursor
 	if from == nil {
@@ -215,7 +260,7 @@ func (r *seenRows) batch(n int) [][]byte {
 }
 
 // keys runs a query answering keys.
-func (r *seenRows) keys(q string, args ...any) []string {
+func (r *DiskRows) keys(q string, args ...any) []string {
 	rows, err := r.conn.QueryContext(context.Background(), q, args...)
 	if err != nil {
 		r.fail(err)
