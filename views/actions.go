@@ -223,22 +223,3 @@ func Step[M any](f func(M, tea.KeyMsg) (M, tea.Cmd)) func(*M, tea.KeyMsg) tea.Cm
 		return cmd
 	}
 }
-
-// Disable turns every write key off (read-only mode).
-func (ws WriteKeys) Disable() {
-	for _, w := range ws {
-		w.Binding.SetEnabled(false)
-	}
-}
-
-// Refuse says why a write key does nothing when the store is read-only;
-// nil when it is not, or when msg is none of the write keys.
-func (ws WriteKeys) Refuse(readOnly bool, msg tea.KeyMsg) tea.Cmd {
-	if !readOnly {
-		return nil
-	}
-	if w, ok := ws.Match(msg); ok {
-		return Flash(FlashError, "%s", w.Refusal())
-	}
-	return nil
-}
