@@ -70,7 +70,7 @@ func (m Model) treeFooter() string {
 		if lvl != m.filterLevel() {
 			where = "on " + levelName(lvl)
 		}
-		return widgets.FitWidth(m.styles.Accent.Render("/"+widgets.Sanitize(lvl.filter))+m.styles.Muted.Render(" ("+where+"; esc clears)"), m.treeInner())
+		return widgets.FitWidth(m.styles.Accent.Render("/"+widgets.Sanitize(lvl.filter))+m.styles.Muted.Render(" ("+where+"; "+views.KeyName(m.keys.ClearFilter)+" clears)"), m.treeInner())
 	}
 	return ""
 }

@@ -62,7 +62,7 @@ func (m Model) reportLines(w int) []string {
 	if r.err != nil {
 		out = append(out, widgets.ProseLines("✗ "+r.err.Error(), st.Error, w)...)
 	}
-	return append(out, st.Muted.Render("(esc or moving the cursor closes this report)"))
+	return append(out, st.Muted.Render(views.Hint("(%s or moving the cursor closes this report)", m.keys.Close)))
 }
 
 // peekLines is the whole body of the peeked message, scrolled.
