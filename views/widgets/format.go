@@ -21,26 +21,12 @@ func Countdown(d time.Duration) string {
 }
 
 // Human formats a duration the way people read one: 850ms, 12s, 5m12s,
-// 2h3m, 3d4h, 5y12d (years of 365 days).
+// 2h3m, 3d4h, 5y12d (usertext.DurationText, the CLI's words too).
 func Human(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour && int(d.Seconds())%60 == 0:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
-	case d < 365*24*time.Hour:
-		return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
-	case d == math.MaxInt64:
+	if d == math.MaxInt64 {
 		return "more than 292y" // saturated (MsDur): at least this far
 	}
-	days := int64(d.Hours()) / 24
-	return fmt.Sprintf("%dy%dd", days/365, days%365)
+	return usertext.DurationText(d.Milliseconds())
 }
 
 // TableTime is an instant as the tables show it: month-day and time of
