@@ -124,10 +124,14 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 		out.Undid = p.Action.ID
 	}
 	past := map[bool]string{false: "undid", true: "redid"}[redo]
-	text := fmt.Sprintf("%s %s (%s): %s restored", past, p.Action.ID, usertext.Sanitize(p.Action.Op), plural(int64(res.Restored), "key"))
-	for _, c := range res.Set {
-		text += fmt.Sprintf(", %s %s again", c.Name, c.To)
+	var did []string
+	if len(p.Ops) > 0 {
+		did = append(did, journal.DoneText(p, res.Restored))
 	}
+	for _, c := range res.Set {
+		did = append(did, fmt.Sprintf("%s %s again", c.Name, c.To))
+	}
+	text := fmt.Sprintf("%s %s (%s): %s", past, p.Action.ID, usertext.Sanitize(p.Action.Op), strings.Join(did, ", "))
 	if res.Commits > 1 {
 		text += fmt.Sprintf(" in %d commits", res.Commits)
 	}
