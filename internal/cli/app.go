@@ -237,13 +237,10 @@ func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.
 	s, err := store.Open(ctx, url, opts)
 	if err != nil {
 		if errors.Is(err, store.ErrNoStoreYet) && a.Globals.ReadOnly {
-			// Only the user's own --read-only is named: diff opens its
-			// sides read-only without being asked (issue 25 point 14).
-			how := "drop --read-only"
-			if a.Globals.saved != nil && a.Globals.saved.readOnly {
-				how = "give --write"
-			}
-			err = fmt.Errorf("%w; %s to create a store there", err, how)
+			// Only where the user's --read-only (or the saved store's)
+			// made the open read-only: diff opens its sides read-only
+			// without being asked.
+			err = fmt.Errorf("%w; %s creates a store there", err, a.Globals.initCommand(url))
 		}
 		return nil, err
 	}

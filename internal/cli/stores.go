@@ -106,6 +106,21 @@ func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[s
 	return ss.token, nil
 }
 
+// initCommand is the command that creates a store at url, the database
+// g selects: init, which writes, so without the --read-only given and
+// with --write for a store saved read-only (a command that only reads
+// creates nothing, whatever its flags).
+func (g Globals) initCommand(url string) string {
+	if g.saved != nil {
+		write := ""
+		if g.saved.readOnly {
+			write = " --write"
+		}
+		return "`kvdeck --store " + shellQuote(g.saved.name) + write + " init`"
+	}
+	return "`kvdeck init --db " + shellQuote(url) + "`"
+}
+
 // readOnlyReason says why writes are refused: the --read-only flag, or
 // the saved store's setting (and how to write anyway).
 func (g Globals) readOnlyReason() string {
