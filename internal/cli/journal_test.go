@@ -173,7 +173,11 @@ func TestUndoAsks(t *testing.T) {
 	}
 	// The list, in text: id, time, command, keys, outcome.
 	out := lines(c.must("undo", "--list"))
-	if len(out) != 3 || !strings.Contains(out[1], "  set  ") || !strings.Contains(out[1], `["q"]`) || !strings.HasSuffix(out[1], "applied, undone by "+strings.Fields(out[2])[0]) ||
+	if len(out) != 4 || !strings.HasPrefix(out[0], "ID        TIME") {
+		t.Fatalf("list:\n%s", strings.Join(out, "\n"))
+	}
+	out = out[1:]
+	if !strings.Contains(out[1], "  set  ") || !strings.Contains(out[1], `["q"]`) || !strings.HasSuffix(out[1], "applied, undone by "+strings.Fields(out[2])[0]) ||
 		!strings.Contains(out[2], "undo "+strings.Fields(out[1])[0]) {
 		t.Fatalf("list:\n%s", strings.Join(out, "\n"))
 	}
