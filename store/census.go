@@ -95,14 +95,15 @@ func firstLenSQL(s string) string {
 
 // fastKeySQL is true for a key k of a range whose first part is l bytes
 // long when what follows the first part is nothing, one fixed-size part,
-// or one bytes/string part whose only 0x00 is its terminator; else 0. A
+// or one bytes/string part whose only 0x00 is its terminator (a tag with
+// no terminator after it is none: instr finds no 0x00); else 0. A
 // CASE on the tag byte, so that only its shape's test runs (SQLite
 // evaluates every operand of an OR or AND that computes a value).
 func fastKeySQL(l string) string {
 	return "coalesce(CASE WHEN length(k) = " + l + " THEN 1 ELSE CASE substr(k, " + l + " + 1, 1)" +
-		" WHEN x'02' THEN instr(substr(k, " + l + " + 2), x'00') = length(k) - " + l + " - 1" +
+		" WHEN x'02' THEN nullif(instr(substr(k, " + l + " + 2), x'00'), 0) = length(k) - " + l + " - 1" +
 		" WHEN x'04' THEN length(k) = " + l + " + 9" +
-		" WHEN x'01' THEN instr(substr(k, " + l + " + 2), x'00') = length(k) - " + l + " - 1" +
+		" WHEN x'01' THEN nullif(instr(substr(k, " + l + " + 2), x'00'), 0) = length(k) - " + l + " - 1" +
 		" WHEN x'03' THEN CASE WHEN length(k) = " + l + " + 9 THEN " + nanOK("substr(k, "+l+" + 2, 8)") + " ELSE 0 END" +
 		" WHEN x'05' THEN CASE WHEN length(k) = " + l + " + 2 THEN substr(k, " + l + " + 2, 1) IN (x'00', x'01') ELSE 0 END" +
 		" ELSE 0 END END, 0)"

@@ -47,6 +47,11 @@ func TestCensusMatchesDecodingOnHostileKeys(t *testing.T) {
 			{0x05, 0x02, 0x05, 0x01},
 			{0xff},
 			{0xff, 0xff, 0x00},
+			// A bare bytes or string tag after the first part (no
+			// payload, no terminator): the fast shapes once took it for
+			// an empty part (FuzzCensusKeyGrammar found it).
+			{0x04, 1, 2, 3, 4, 5, 6, 7, 8, 0x01},
+			{0x02, 0x61, 0x00, 0x02},
 		}
 		for tag := 0; tag < 256; tag += 17 {
 			keys = append(keys, []byte{byte(tag), 0x61, 0x00})

@@ -1,5 +1,7 @@
 package store
 
+import "time"
+
 // knobs are the limits and hooks that tests change on one store (through
 // the export_test files) to reach, on small data, the paths of large data;
 // the zero value of each field means production's default.
@@ -30,6 +32,14 @@ type knobs struct {
 	// lockFreeHook runs inside each lock-free try, between the two checks
 	// that open it (lockfree.go's step 1), so that a test can write there.
 	lockFreeHook func()
+	// lockFreePatience replaces how long a read keeps trying without
+	// locks before it takes them (lockFreePatience); negative: not at
+	// all past lockFreeTries.
+	lockFreePatience time.Duration
+	// windowRows replaces the full window of the windowed reads a
+	// rollback-journal file gets apart from the census (a filtered
+	// listing's, a level's count, children's counts).
+	windowRows int
 }
 
 // or is n when it is positive, else def.

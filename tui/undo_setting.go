@@ -74,7 +74,7 @@ func (m *model) askSettingUndo(p journal.Plan) tea.Cmd {
 			strings.ToLower(verb), a.ID, usertext.Sanitize(a.Op), usertext.FormatTime(a.Time.UnixMilli())))
 	}
 	lines = append(lines, "Refused, with nothing changed, while another process has the file open or a connection is using it.")
-	do := makeUndo(journal.Of(m.store), m.store, m.session, m.undo.gen, p)
+	do := makeUndo(journal.Of(m.store), m.store, m.session, m.undo().gen, p)
 	return views.Confirm(verb+" "+a.ID+"?", strings.ToLower(verb), do, lines...)
 }
 

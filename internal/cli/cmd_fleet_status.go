@@ -36,10 +36,15 @@ type fleetStatusRow struct {
 	// CommitsPerSec is seq's change per second since the previous round
 	// of --watch (absent in the first).
 	CommitsPerSec *float64 `json:"commitsPerSec,omitempty"`
-	// Rows counts up to coord.PulseRowBound; RowsCapped says it stopped
-	// there (Rows, Expired and InvalidJSON are then lower bounds).
-	Rows       int64 `json:"rows"`
-	RowsCapped bool  `json:"rowsCapped,omitempty"`
+	// Rows counts every row. Rows, Expired and InvalidJSON are exact
+	// unless Estimated: then estimated from a sample of SampledRows rows
+	// spread over the table (coord.PulseWindows).
+	Rows        int64 `json:"rows"`
+	Estimated   bool  `json:"estimated,omitempty"`
+	SampledRows int64 `json:"sampledRows,omitempty"`
+	// rowsText and expiredText are Rows and Expired as the table shows
+	// them (coord.EstimateText).
+	rowsText, expiredText string
 	// Leases: held, expiring (at most coord.ExpiringShare of the default
 	// TTL left), expired and not swept (they hold nothing).
 	LeasesHeld     int `json:"leasesHeld"`
@@ -124,6 +129,7 @@ func (c *FleetStatusCmd) Run(app *App) error {
 // row is an error, err a failure to write them.
 func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []storeconfig.Store, trends map[string]*fleetTrend, members *fleetMembers, out *fleetStatusOut) (failed bool, err error) {
 	var lines []fleetLine
+	estimated := false
 	fleetEach(app, stores, c.Concurrency,
 		func(s storeconfig.Store) fleetStatusRow { return c.examine(app, cfg, s, members) },
 		func(s storeconfig.Store, err error) fleetStatusRow {
@@ -131,6 +137,7 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 		},
 		func(r fleetStatusRow) {
 			failed = failed || r.Status == "error"
+			estimated = estimated || r.Estimated
 			tr := trends[r.Store]
 			if tr == nil {
 				tr = &fleetTrend{}
@@ -153,7 +160,7 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 	if app.Out.JSON() {
 		return failed, app.Out.Flush() // each round as it ends (--watch)
 	}
-	return failed, out.round(lines)
+	return failed, out.round(lines, estimated)
 }
 
 // fleetStatusOut prints fleet status's text rounds: where, and what the
@@ -169,6 +176,8 @@ type fleetStatusOut struct {
 	// column widened); notes are the errors of the last round.
 	heads string
 	notes []string
+	// estimated is whether a pipe's reader was told what ~ means.
+	estimated bool
 }
 
 func (c *FleetStatusCmd) output(app *App, platform bool) *fleetStatusOut {
@@ -194,16 +203,22 @@ func (c *FleetStatusCmd) columns(platform bool) []fleetColumn {
 	return cols
 }
 
-// round prints one round's lines and flushes them.
-func (o *fleetStatusOut) round(lines []fleetLine) error {
+// round prints one round's lines and flushes them; estimated says a
+// figure is estimated (fleetEstimateNote goes under the table, or once
+// on stderr beside a pipe's one line per store).
+func (o *fleetStatusOut) round(lines []fleetLine, estimated bool) error {
 	o.rounds++
 	o.notes = fleetNotes(lines)
+	var foot []string
+	if estimated {
+		foot = []string{fleetEstimateNote}
+	}
 	width, height, tty := o.out.Terminal()
 	switch {
 	case tty && o.watch > 0:
-		return o.out.Redraw(o.table.screen(o.title(lines, width), lines, width, height))
+		return o.out.Redraw(o.table.screen(o.title(lines), lines, foot, width, height))
 	case tty:
-		o.out.Textf("%s", strings.Join(o.table.fitted(lines, width), "\n"))
+		o.out.Textf("%s", strings.Join(append(o.table.fitted(lines, width), foot...), "\n"))
 	case o.watch > 0:
 		o.table.grow(lines)
 		at := timeText(time.Now().UnixMilli())
@@ -215,15 +230,19 @@ func (o *fleetStatusOut) round(lines []fleetLine) error {
 		for _, l := range lines {
 			o.out.Textf("%s  %s", at, withNote(o.table.row(l.cells, cols), l.note))
 		}
+		if estimated && !o.estimated {
+			o.estimated = true
+			fmt.Fprintf(o.stderr, "kvdeck: %s\n", fleetEstimateNote)
+		}
 	default:
-		o.out.Textf("%s", strings.Join(o.table.text(lines), "\n"))
+		o.out.Textf("%s", strings.Join(append(o.table.text(lines), foot...), "\n"))
 	}
 	return o.out.Flush()
 }
 
 // title is the first line of a --watch screen: what it is, when it was
 // read, and how the stores are.
-func (o *fleetStatusOut) title(lines []fleetLine, width int) string {
+func (o *fleetStatusOut) title(lines []fleetLine) string {
 	bad := 0
 	for _, l := range lines {
 		if l.note != "" {
@@ -249,6 +268,9 @@ func (o *fleetStatusOut) end() {
 	}
 }
 
+// fleetEstimateNote says what a ~ figure is, under a table that has one.
+const fleetEstimateNote = "~ estimated from a sample of at most 4096 rows spread over the store (ROWS, EXPIRED); kvdeck stats or doctor counts them all"
+
 // examine opens one store unchecked (no request), or takes it from
 // members, and reads its pulse: the one request, which is also the schema
 // check.
@@ -269,7 +291,11 @@ func (c *FleetStatusCmd) examine(app *App, cfg *storeconfig.Config, s storeconfi
 		}
 		return r
 	}
-	r.Seq, r.Rows, r.RowsCapped, r.Expired, r.InvalidJSON = p.Seq, p.Rows, p.Capped, p.Expired, p.InvalidJSON
+	r.Seq, r.Rows, r.Expired, r.InvalidJSON = p.Seq, p.Rows, p.Expired, p.InvalidJSON
+	r.rowsText, r.expiredText = p.RowsText(), p.ExpiredText()
+	if p.Estimated {
+		r.Estimated, r.SampledRows = true, p.Sampled
+	}
 	r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired = p.LeasesHeld, p.LeasesExpiring, p.LeasesExpired
 	r.AlarmsOverdue, r.WorstLatenessMS = p.AlarmsOverdue, p.WorstLatenessMs
 	r.QueueReady, r.QueueDelayed, r.OldestReadyMS, r.QueueFinal = p.QueueReady, p.QueueDelayed, p.OldestReadyMs, p.QueueFinal
@@ -355,10 +381,7 @@ func fleetStatusLine(r fleetStatusRow, more []string) fleetLine {
 	if r.FindingErrors > 0 {
 		findings += fmt.Sprintf(" (%d error)", r.FindingErrors)
 	}
-	rows, expired := fmt.Sprint(r.Rows), fmt.Sprint(r.Expired)
-	if r.RowsCapped {
-		rows, expired = "≥"+rows, "≥"+expired
-	}
+	rows, expired := r.rowsText, r.expiredText
 	cells = append(cells, "ok", usertext.DurationText(r.RTTMS), seq, rows,
 		fmt.Sprintf("%d/%d/%d", r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired), late,
 		fmt.Sprintf("%d/%d/%s/%d", r.QueueReady, r.QueueDelayed, usertext.DurationText(r.OldestReadyMS), r.QueueFinal),

@@ -257,7 +257,7 @@ func (c *StoresAddCmd) checkFile(app *App, s storeconfig.Store) error {
 		}
 		problem = fmt.Sprintf("no database at %s yet (`kvdeck --store %s%s init` creates one)", t.Path, shellQuote(s.Name), write)
 	} else {
-		st, err := store.Open(app.Context(), s.URL, store.Options{ReadOnly: true, Clock: app.Now, BusyTimeout: app.Globals.BusyTimeout})
+		st, err := app.Open(app.Context(), Opening{URL: s.URL, Access: ReadOnly, Own: true})
 		switch {
 		case err == nil:
 			return st.Close()

@@ -52,11 +52,7 @@ func (c *SweepCmd) Run(app *App) error {
 	if c.Batch < 0 {
 		return fmt.Errorf("--batch %d: must be positive", c.Batch)
 	}
-	open := func() (*store.Store, error) { return app.OpenToWrite(MustExist) }
-	if c.DryRun {
-		open = app.Open
-	}
-	s, err := open()
+	s, err := app.Open(app.Context(), Opening{Write: !c.DryRun, Create: MustExist})
 	if err != nil {
 		return err
 	}

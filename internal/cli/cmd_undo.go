@@ -67,7 +67,7 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 	if app.JournalOff() {
 		return fmt.Errorf("%s works through the write journal, which --no-journal (or KVDECK_JOURNAL=off) turns off: it could not be recorded, nor taken back", verb)
 	}
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}
@@ -114,6 +114,13 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 		return NotDone("%s %s stopped part-way: %s of %d restored in %d commit(s) (action %s), then a key changed between the check and its commit: %s; the others are as the action left them (kvdeck undo --list shows both)",
 			verb, p.Action.ID, plural(int64(res.Restored), "key"), len(p.Ops), res.Commits, res.Action, conflictsText(res.Conflicts))
 	}
+	undone(app, p, res, redo)
+	return nil
+}
+
+// undone prints the result of an undo (or a redo) that restored every
+// key of p.
+func undone(app *App, p journal.Plan, res journal.Result, redo bool) {
 	out := undoJSON{OK: true, Action: res.Action, Versionstamp: stampOrNull(res.First), Keys: res.Restored, Commits: res.Commits}
 	for _, c := range res.Set {
 		out.Settings = append(out.Settings, settingJSON{Name: c.Name, From: c.From, To: c.To})
@@ -148,7 +155,6 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 		text += "; kvdeck redo " + p.Action.ID + " redoes it"
 	}
 	app.Out.Result(out, text)
-	return nil
 }
 
 // undoJSON is the result line of an undo or a redo.

@@ -76,7 +76,7 @@ const listKeys = 20
 // session or a journal turned off reads the file without settling
 // (settling writes to it).
 func (c *UndoCmd) list(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}

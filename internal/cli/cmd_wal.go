@@ -45,7 +45,7 @@ type walJSON struct {
 
 // Run says what changes, asks, and switches.
 func (c *WALCmd) Run(app *App) error {
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}

@@ -186,11 +186,11 @@ func fleetNotes(lines []fleetLine) []string {
 
 // screen is one round of --watch on a terminal of width x height: the
 // title, the columns that fit, the notes cut to the width, what a wider
-// terminal would show; every line cut to the width and, when the
+// terminal would show, foot; every line cut to the width and, when the
 // terminal is short, the rows that do not fit counted on the last line.
 // A line never reaches the last row of the terminal (writing there
 // would scroll the screen).
-func (t *fleetTable) screen(title string, lines []fleetLine, width, height int) []string {
+func (t *fleetTable) screen(title string, lines []fleetLine, foot []string, width, height int) []string {
 	t.grow(lines)
 	cols := t.shown(width)
 	out := []string{title, "", t.header(cols)}
@@ -204,6 +204,7 @@ func (t *fleetTable) screen(title string, lines []fleetLine, width, height int) 
 	if h := t.hidden(cols); len(h) > 0 {
 		more = append(more, "not shown (a wider terminal shows them): "+strings.Join(h, ", "))
 	}
+	more = append(more, foot...)
 	room := max(height-1, 4)
 	switch {
 	case len(out) > room:

@@ -53,7 +53,7 @@ func fleetRounds() [2][]fleetLine {
 	row := func(name, group string, seq, rate, round int) fleetStatusRow {
 		s, r := int64(seq), float64(rate)
 		out := fleetStatusRow{Store: name, Group: group, Status: "ok", RTTMS: 12, Seq: &s, Rows: 4200, LeasesHeld: 3,
-			AlarmsOverdue: 2, WorstLatenessMS: 29_217_000_000, QueueReady: 14, QueueDelayed: 6, OldestReadyMS: 21_000, Expired: 1,
+			AlarmsOverdue: 2, WorstLatenessMS: 29_217_000_000, QueueReady: 14, QueueDelayed: 6, OldestReadyMS: 21_000, Expired: 1, rowsText: "4200", expiredText: "1",
 			Findings: 16, FindingErrors: 1, CommitsPerSec: &r}
 		if round == 1 { // narrower figures: the columns stay as wide
 			out.RTTMS, out.AlarmsOverdue, out.WorstLatenessMS, out.QueueReady, out.OldestReadyMS, out.Findings, out.FindingErrors = 1250, 0, 0, 1, 125_000, 3, 0
@@ -93,7 +93,7 @@ func TestFleetWatchScreens(t *testing.T) {
 			var frames []string
 			var heads []string
 			for _, lines := range rounds {
-				screen := out.table.screen("kvdeck fleet · 7 stores, 3 not read · every 1s · 2026-12-06T08:51:37.104Z · ctrl+c ends", lines, size[0], size[1])
+				screen := out.table.screen("kvdeck fleet · 7 stores, 3 not read · every 1s · 2026-12-06T08:51:37.104Z · ctrl+c ends", lines, nil, size[0], size[1])
 				if len(screen) >= size[1] {
 					t.Errorf("%d lines on a screen of %d rows: the last row would scroll it", len(screen), size[1])
 				}

@@ -158,20 +158,7 @@ func skippedWhy(sk []Skipped) string {
 // kvdeck does not know): their inverse belongs in this function.
 func (h History) inverse(p *Plan) {
 	t := p.Target
-	doubt := map[string]bool{}
-	for _, e := range t.Entries {
-		switch {
-		case doubtful(e):
-			for _, k := range e.Keys {
-				doubt[string(k)] = true
-			}
-			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: doubtWhy(Action{Entries: []Entry{e}})})
-		case e.Outcome == store.OutcomeApplied && e.Setting != nil:
-			p.Settings = append([]SettingStep{stepOf(e)}, p.Settings...)
-		case e.Outcome == store.OutcomeApplied && !rowKind(e.Kind):
-			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: fmt.Sprintf("a %q step, which this kvdeck cannot take back", e.Kind)})
-		}
-	}
+	doubt := skipDoubtful(p)
 	idx := map[string]*keyed{}
 	of := func(e *Entry) *keyed {
 		if x := idx[e.ID]; x != nil {
@@ -181,45 +168,8 @@ func (h History) inverse(p *Plan) {
 		idx[e.ID] = x
 		return x
 	}
-	first := map[string]*Entry{}
-	last := map[string]*Entry{}
-	var keys [][]byte
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		if e.Outcome != store.OutcomeApplied || doubtful(*e) || !rowKind(e.Kind) {
-			continue
-		}
-		for _, k := range undoKeys(*e) {
-			if doubt[string(k)] {
-				continue
-			}
-			if first[string(k)] == nil {
-				first[string(k)] = e
-				keys = append(keys, k)
-			}
-			last[string(k)] = e
-		}
-	}
-	// The writes after each key's last write in p.Target that changed it
-	// again (expectVer follows them).
-	pos := make(map[string]int, len(h.Entries))
-	for i, e := range h.Entries {
-		pos[e.ID] = i
-	}
-	later := map[string][]*Entry{}
-	if len(t.Entries) > 0 {
-		for i := pos[t.Entries[0].ID] + 1; i < len(h.Entries); i++ {
-			x := &h.Entries[i]
-			if x.Act == t.ID {
-				continue
-			}
-			for k := range x.After {
-				if z := last[k]; z != nil && pos[z.ID] < i {
-					later[k] = append(later[k], x)
-				}
-			}
-		}
-	}
+	first, last, keys := firstAndLast(t, doubt)
+	later := h.laterWrites(t, last)
 	p.want, p.from, p.left = map[string]want{}, map[string]string{}, map[string]leftRow{}
 	for _, k := range keys {
 		f, z := first[string(k)], last[string(k)]
@@ -240,6 +190,77 @@ func (h History) inverse(p *Plan) {
 			p.left[string(k)] = leftRow{id: z.from[i], row: *z.Restores[i].Put}
 		}
 	}
+}
+
+// skipDoubtful notes in p.Skipped the steps of p.Target it cannot take
+// back (a write whose effect is in doubt, a step that is no row write)
+// and in p.Settings the settings it changed (last first), and returns
+// the keys of the doubtful steps.
+func skipDoubtful(p *Plan) map[string]bool {
+	doubt := map[string]bool{}
+	for _, e := range p.Target.Entries {
+		switch {
+		case doubtful(e):
+			for _, k := range e.Keys {
+				doubt[string(k)] = true
+			}
+			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: doubtWhy(Action{Entries: []Entry{e}})})
+		case e.Outcome == store.OutcomeApplied && e.Setting != nil:
+			p.Settings = append([]SettingStep{stepOf(e)}, p.Settings...)
+		case e.Outcome == store.OutcomeApplied && !rowKind(e.Kind):
+			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: fmt.Sprintf("a %q step, which this kvdeck cannot take back", e.Kind)})
+		}
+	}
+	return doubt
+}
+
+// firstAndLast are, by key not in doubt, the first and the last applied
+// row write of t that wrote it, and those keys in the order t first
+// wrote them.
+func firstAndLast(t Action, doubt map[string]bool) (first, last map[string]*Entry, keys [][]byte) {
+	first, last = map[string]*Entry{}, map[string]*Entry{}
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if e.Outcome != store.OutcomeApplied || doubtful(*e) || !rowKind(e.Kind) {
+			continue
+		}
+		for _, k := range undoKeys(*e) {
+			if doubt[string(k)] {
+				continue
+			}
+			if first[string(k)] == nil {
+				first[string(k)] = e
+				keys = append(keys, k)
+			}
+			last[string(k)] = e
+		}
+	}
+	return first, last, keys
+}
+
+// laterWrites are, by key, the writes after the key's last write in t
+// (last) that changed it again (expectVer follows them).
+func (h History) laterWrites(t Action, last map[string]*Entry) map[string][]*Entry {
+	pos := make(map[string]int, len(h.Entries))
+	for i, e := range h.Entries {
+		pos[e.ID] = i
+	}
+	later := map[string][]*Entry{}
+	if len(t.Entries) == 0 {
+		return later
+	}
+	for i := pos[t.Entries[0].ID] + 1; i < len(h.Entries); i++ {
+		x := &h.Entries[i]
+		if x.Act == t.ID {
+			continue
+		}
+		for k := range x.After {
+			if z := last[k]; z != nil && pos[z.ID] < i {
+				later[k] = append(later[k], x)
+			}
+		}
+	}
+	return later
 }
 
 // rowKind reports whether an engine call (store.PendingWrite.Kind)

@@ -131,6 +131,13 @@ func (w *RefWriter) Stop() (commits int, lost []string) {
 	return w.commits, append([]string(nil), w.lost...)
 }
 
+// Commits is how many commits the writer has tried so far.
+func (w *RefWriter) Commits() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.commits
+}
+
 // Close is Stop, and closes the writer's connection: in WAL mode an
 // idle connection holds a shared lock on the file until it is closed.
 func (w *RefWriter) Close() (commits int, lost []string) {
