@@ -47,6 +47,8 @@ type App struct {
 	wrapRecorder func(store.Recorder) store.Recorder
 	// terminal reports whether stdin is a terminal (undo's question).
 	terminal func(io.Reader) bool
+	// name is what kvdeck was invoked as (WithName), without a path.
+	name string
 	// command is the command's path ("lease acquire"); writes is what its
 	// Writes method names (writer), "" for a command that only reads.
 	command, writes string

@@ -177,7 +177,9 @@ func TestFleetWatchOnATerminal(t *testing.T) {
 		} else if lines[2] != head {
 			t.Errorf("round %d: the header moved:\n%s\n%s", i, head, lines[2])
 		}
-		if !anyLine(lines, func(l string) bool { return strings.HasPrefix(l, "far: pulse: database unreachable:") && strings.HasSuffix(l, "…") }) ||
+		if !anyLine(lines, func(l string) bool {
+			return strings.HasPrefix(l, "far: pulse: database unreachable:") && strings.HasSuffix(l, "…")
+		}) ||
 			!anyLine(lines, func(l string) bool { return strings.HasPrefix(l, "gone   files   missing file") }) {
 			t.Errorf("round %d: the unreachable store's error is not cut to the width, or the missing file not said:\n%s", i, f)
 		}
@@ -229,7 +231,9 @@ func TestFleetWatchPiped(t *testing.T) {
 	defer cancel()
 	done := make(chan int)
 	var errb syncBuffer
-	go func() { done <- Main(ctx, []string{"fleet", "-w", "100ms", "--timeout", "2s"}, strings.NewReader(""), w, &errb, env) }()
+	go func() {
+		done <- Main(ctx, []string{"fleet", "-w", "100ms", "--timeout", "2s"}, strings.NewReader(""), w, &errb, env)
+	}()
 	for deadline := time.Now().Add(20 * time.Second); len(seen()) < 1+3*4 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -264,7 +268,9 @@ func TestFleetWatchPiped(t *testing.T) {
 			t.Errorf("round %s: %d lines, want one per store:\n%s", at, len(stores), strings.Join(stores, "\n"))
 		}
 	}
-	if !anyLine(lines, func(l string) bool { return strings.Contains(l, "far    remote  unreachable") && strings.HasSuffix(l, "connection refused") }) {
+	if !anyLine(lines, func(l string) bool {
+		return strings.Contains(l, "far    remote  unreachable") && strings.HasSuffix(l, "connection refused")
+	}) {
 		t.Errorf("the unreachable store's line with its whole error:\n%s", strings.Join(lines, "\n"))
 	}
 }
