@@ -30,9 +30,9 @@ func Human(d time.Duration) string {
 }
 
 // TableTime is an instant as the tables show it: month-day and time of
-// day in UTC, with milliseconds when there are any.
+// day in UTC, with milliseconds (three digits) when there are any.
 func TableTime(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("01-02 15:04:05.999")
+	return time.UnixMilli(ms).UTC().Format(usertext.WithMillis(ms, "01-02 15:04:05"))
 }
 
 // TableTimeCell is TableTime for a table cell: always 18 cells wide
@@ -45,9 +45,9 @@ func TableTimeCell(ms int64) string { return fmt.Sprintf("%-18s", TableTime(ms))
 func ShortTime(ms, now int64) string {
 	t, n := time.UnixMilli(ms).UTC(), time.UnixMilli(now).UTC()
 	if t.YearDay() == n.YearDay() && t.Year() == n.Year() {
-		return t.Format("15:04:05.999")
+		return t.Format(usertext.WithMillis(ms, "15:04:05"))
 	}
-	return t.Format("Jan 2 15:04:05.999")
+	return t.Format(usertext.WithMillis(ms, "Jan 2 15:04:05"))
 }
 
 // ShortTimeCell is ShortTime for a table column (the Activity tab's SEEN):
