@@ -109,7 +109,7 @@ func TestTornJournalLine(t *testing.T) {
 	f.Close()
 	c.must("set", `["t"]`, `2`)
 	r := c.run("undo", "--list")
-	if r.code != 0 || !strings.Contains(r.stderr, "journal line skipped: "+path+":3:") || len(lines(r.stdout)) != 2 {
+	if r.code != 0 || !strings.Contains(r.stderr, "journal line skipped: "+path+":3:") || len(lines(r.stdout)) != 3 {
 		t.Fatalf("list: %v", r)
 	}
 	c.must("undo", "--yes")
