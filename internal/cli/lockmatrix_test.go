@@ -110,7 +110,7 @@ func readsNoStore() map[string]string {
 		"completion":  "no store",
 		"bench":       "its own scratch databases",
 		"stores list": "config.toml only", "stores show": "config.toml only",
-		"stores remove": "config.toml only",
+		"stores remove":         "config.toml only",
 		"stores discover turso": "Turso's platform API and config.toml",
 	}
 }
