@@ -332,7 +332,7 @@ func (h *hranaHTTP) cursor(ctx context.Context, steps []hranaStep) (io.ReadClose
 		answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		h.meter.received(len(answer))
-		return nil, &serverError{statusText(resp.StatusCode, answer)}
+		return nil, &serverError{msg: statusText(resp.StatusCode, answer)}
 	}
 	return &meteredBody{ReadCloser: resp.Body, in: &h.meter.in}, nil
 }
