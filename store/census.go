@@ -30,8 +30,11 @@ import (
 
 // censusQuery is what one census statement is built from.
 type censusQuery struct {
-	lo, hi    []byte
-	window    int
+	lo, hi []byte
+	window int
+	// ranges is the most prefix ranges one statement aggregates: each is
+	// a row of its answer.
+	ranges    int
 	now, soon int64
 	hist      ExpiringOptions
 	// keyless also aggregates the rows whose k is NULL, and those whose k
@@ -92,14 +95,15 @@ func firstLenSQL(s string) string {
 
 // fastKeySQL is true for a key k of a range whose first part is l bytes
 // long when what follows the first part is nothing, one fixed-size part,
-// or one bytes/string part whose only 0x00 is its terminator; else 0. A
+// or one bytes/string part whose only 0x00 is its terminator (a tag with
+// no terminator after it is none: instr finds no 0x00); else 0. A
 // CASE on the tag byte, so that only its shape's test runs (SQLite
 // evaluates every operand of an OR or AND that computes a value).
 func fastKeySQL(l string) string {
 	return "coalesce(CASE WHEN length(k) = " + l + " THEN 1 ELSE CASE substr(k, " + l + " + 1, 1)" +
-		" WHEN x'02' THEN instr(substr(k, " + l + " + 2), x'00') = length(k) - " + l + " - 1" +
+		" WHEN x'02' THEN nullif(instr(substr(k, " + l + " + 2), x'00'), 0) = length(k) - " + l + " - 1" +
 		" WHEN x'04' THEN length(k) = " + l + " + 9" +
-		" WHEN x'01' THEN instr(substr(k, " + l + " + 2), x'00') = length(k) - " + l + " - 1" +
+		" WHEN x'01' THEN nullif(instr(substr(k, " + l + " + 2), x'00'), 0) = length(k) - " + l + " - 1" +
 		" WHEN x'03' THEN CASE WHEN length(k) = " + l + " + 9 THEN " + nanOK("substr(k, "+l+" + 2, 8)") + " ELSE 0 END" +
 		" WHEN x'05' THEN CASE WHEN length(k) = " + l + " + 2 THEN substr(k, " + l + " + 2, 1) IN (x'00', x'01') ELSE 0 END" +
 		" ELSE 0 END END, 0)"
@@ -222,15 +226,19 @@ func (q censusQuery) sql() (string, []any) {
 		"(SELECT seq FROM kv_meta WHERE id = 0) FROM (SELECT (SELECT k FROM kv WHERE k >= " + pLo + " AND " + upper +
 		" ORDER BY k LIMIT 1 OFFSET " + pWindow + ") AS k) AS w), " +
 		// b: each boundary s with the next one n (NULL past the last key),
-		// found by one seek each; r: the ranges inside the window,
-		// materialized (else SQLite flattens it into the aggregates and
-		// works out each range's first-part length again for every row:
-		// doctor's census took 2.5 times as long).
-		"b(s, n) AS (SELECT f, (SELECT min(k) FROM kv WHERE k >= " + firstEndSQL("f") + ") FROM (SELECT (SELECT min(k) FROM kv WHERE k >= " + pLo + ") AS f) " +
-		"UNION ALL SELECT b.n, (SELECT min(k) FROM kv WHERE k >= " + firstEndSQL("b.n") + ") FROM b, c WHERE b.n < c.x), " +
+		// found by one seek each, at most q.ranges of them (i counts
+		// them); r: the ranges inside the window, materialized (else
+		// SQLite flattens it into the aggregates and works out each
+		// range's first-part length again for every row: doctor's census
+		// took 2.5 times as long).
+		"b(s, n, i) AS (SELECT f, (SELECT min(k) FROM kv WHERE k >= " + firstEndSQL("f") + "), 1 FROM (SELECT (SELECT min(k) FROM kv WHERE k >= " + pLo + ") AS f) " +
+		"UNION ALL SELECT b.n, (SELECT min(k) FROM kv WHERE k >= " + firstEndSQL("b.n") + "), b.i + 1 FROM b, c WHERE b.n < c.x AND b.i < " + fmt.Sprint(q.ranges) + "), " +
 		"r(s, e, l) AS MATERIALIZED (SELECT s, coalesce(min(n, c.x), c.x), " + firstLenSQL("s") + " FROM b, c WHERE b.s < c.x) " +
 		"SELECT 0, " + keyHex("r.s") + ", " + figuresSQL(q, "k >= r.s AND k < r.e", decodesSQL("r.l")) + " FROM r " +
-		"UNION ALL SELECT 4, CASE WHEN more THEN " + keyHex("x") + " END, seq FROM c"
+		// The window ends where its last range does: before x when the
+		// ranges ran out first.
+		"UNION ALL SELECT 4, CASE WHEN (SELECT max(e) FROM r) < x THEN " + keyHex("(SELECT max(e) FROM r)") +
+		" WHEN more THEN " + keyHex("x") + " END, seq FROM c"
 	if q.keyless {
 		text += " UNION ALL SELECT 2, NULL, " + figuresSQL(q, "k IS NULL", "0") +
 			// SQLite orders numbers and TEXT before every BLOB.

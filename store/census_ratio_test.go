@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"testing"
 	"time"
 
@@ -62,6 +63,9 @@ func censusRatio(t testing.TB, db *sql.DB, now int64, rounds int, w censusJob) (
 		if w.expired {
 			want = expired
 		}
+		if w.count != 0 {
+			want = w.count
+		}
 		start = time.Now()
 		got, err := w.run(ctx)
 		if err != nil {
@@ -119,17 +123,19 @@ func benchCensusRatio(b *testing.B, n int, backends ...storetest.Backend) {
 }
 
 // censusJob is one count: run returns the rows it counted, or with
-// expired the expired rows.
+// expired the expired rows, or count when it is not zero.
 type censusJob struct {
 	name    string
 	run     func(ctx context.Context) (int64, error)
 	expired bool
+	count   int64
 }
 
 // censusWork is every whole-store count the ratio covers: stats (seq,
 // the census), the Sweep tab's census (its 30 slices of the next hour),
-// doctor's census (its counts; then with the row checks) and sweep
-// --dry-run.
+// doctor's census (its counts; then with the row checks), sweep
+// --dry-run's count alone and with its listing, and the Sweep tab's
+// preview (the first 200 expired rows).
 func censusWork(s *store.Store, now int64) []censusJob {
 	census := func(opts store.CensusOptions) func(ctx context.Context) (int64, error) {
 		return func(ctx context.Context) (int64, error) { st, err := s.Census(ctx, opts); return st.Rows, err }
@@ -140,9 +146,25 @@ func censusWork(s *store.Store, now int64) []censusJob {
 		{name: "sweep-census", run: census(store.CensusOptions{Now: now, Soon: now + hour, Expiring: store.ExpiringOptions{Span: hour, Buckets: 30}, Expiries: true})},
 		{name: "doctor-census", run: census(store.CensusOptions{Now: now, OldestKey: true})},
 		{name: "doctor-checks", run: census(store.CensusOptions{Now: now, OldestKey: true, Check: true})},
-		{name: "sweep-dry-run", expired: true, run: func(ctx context.Context) (int64, error) {
+		{name: "sweep-count", expired: true, run: func(ctx context.Context) (int64, error) {
 			res, err := s.Sweep(ctx, store.SweepOptions{Now: now, DryRun: true})
 			return res.Swept, err
+		}},
+		// `sweep --dry-run` as the CLI makes it: every row that would go
+		// (handed over, not printed), and the receipt.
+		{name: "sweep-dry-run", expired: true, run: func(ctx context.Context) (int64, error) {
+			var n int64
+			res, err := s.Sweep(ctx, store.SweepOptions{Now: now, DryRun: true, Each: func(store.Entry) error { n++; return nil }})
+			if err == nil && n != res.Swept {
+				err = fmt.Errorf("listed %d rows, counted %d", n, res.Swept)
+			}
+			return n, err
+		}},
+		// The Sweep tab's preview: the first 200 expired rows.
+		{name: "sweep-preview", count: 200, run: func(ctx context.Context) (int64, error) {
+			var n int64
+			err := s.ScanExpired(ctx, nil, now, 200, func(store.Entry) error { n++; return nil })
+			return n, err
 		}},
 	}
 }

@@ -485,6 +485,7 @@ func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
 			return h, s.classify(err)
 		}
 	}
+	s.lockedRead()
 	w := &s.watch
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -68,7 +68,16 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 		return ChildPage{}, err
 	}
 	limit, bound, pos, hi := opts.resolve(p)
-	q, args := childrenSQL(len(p), pos, hi, limit, bound)
+	// On a rollback-journal file the counts are read apart, in windows
+	// (countWindowed): counted in the walk, a page's counts examine up to
+	// limit*bound rows in one statement, longer than a busy service leaves
+	// between two commits for a read without locks.
+	apart := s.lockFreeUsable()
+	counted := limit
+	if apart {
+		counted = 0
+	}
+	q, args := childrenSQL(len(p), pos, hi, limit, counted, bound)
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return ChildPage{}, err
@@ -106,6 +115,9 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 	s.rowsRead.Add(read)
 	if err := rows.Err(); err != nil {
 		return ChildPage{}, s.classify(err)
+	}
+	if apart {
+		return page, s.countWindowed(ctx, page.Children, bound)
 	}
 	if mismatch >= 0 && !page.Children[mismatch].Undecodable {
 		// The SQL counted another range than the child's: count again
@@ -174,6 +186,56 @@ func (s *Store) countChildren(ctx context.Context, children []Child, bound int) 
 	return nil
 }
 
+// countWindowed fills in the bounded row counts of children, each
+// counted over its range a window of rows at a time (readWindowed:
+// without locks on a rollback-journal file, the window as long as the
+// file's writer leaves room for).
+func (s *Store) countWindowed(ctx context.Context, children []Child, bound int) error {
+	w := s.newReadWindow(windowChildren, or(s.knobs.windowRows, childCountWindow))
+	for i := range children {
+		c := &children[i]
+		if c.Undecodable {
+			continue
+		}
+		lo, hi := c.Raw, codec.PrefixEnd(c.Raw)
+		var total int64
+		for {
+			var used int
+			var n int64
+			var last []byte
+			err := s.readWindowed(ctx, w, func(size int) (string, []any) {
+				used = size
+				return "SELECT count(*), max(k) FROM (SELECT k FROM kv WHERE k >= ? AND k < ? ORDER BY k LIMIT ?)", []any{lo, hi, size}
+			}, func(rows resultRows) error {
+				n, last = 0, nil
+				if rows.Next() {
+					if err := rows.Scan(&n, &last); err != nil {
+						return err
+					}
+				}
+				return rows.Err()
+			})
+			if err != nil {
+				return s.classify(err)
+			}
+			total += n
+			if n < int64(used) || total > int64(bound) || last == nil {
+				break
+			}
+			lo = append(bytes.Clone(last), 0x00)
+		}
+		c.Count, c.Capped = total, false
+		if total > int64(bound) {
+			c.Count, c.Capped = int64(bound), true
+		}
+	}
+	return nil
+}
+
+// childCountWindow is the rows one statement of countWindowed counts at
+// most.
+const childCountWindow = 4096
+
 // childOf builds the child whose first row is k.
 func childOf(p, k []byte, exp *int64, count int64, bound int) Child {
 	part, n, err := codec.DecodePart(k[len(p):])
@@ -231,10 +293,11 @@ func childNextSQL(col string, plen int) string {
 
 // childrenSQL is the skip-scan: walk holds each child's first row and the
 // position past the child; the recursion seeks from there to the next
-// child, limit+1 times at most; each of the first limit children gets its
+// child, limit+1 times at most; each of the first counted children (all
+// limit of them, or none when the counts are read apart) gets its
 // bounded count. The first row's expires_at is tagged on every transport
 // (intSQL), so an odd TEXT there cannot fail the level over a server.
-func childrenSQL(plen int, pos, hi []byte, limit, bound int) (string, []any) {
+func childrenSQL(plen int, pos, hi []byte, limit, counted, bound int) (string, []any) {
 	rng := "k >= %s"
 	if hi != nil {
 		rng += " AND k < ?"
@@ -254,6 +317,6 @@ func childrenSQL(plen int, pos, hi []byte, limit, bound int) (string, []any) {
 	if hi != nil {
 		args = append(args, hi)
 	}
-	args = append(args, limit, limit, bound+1)
+	args = append(args, limit, counted, bound+1)
 	return q, args
 }

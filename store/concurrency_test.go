@@ -126,6 +126,8 @@ func TestMain(m *testing.M) {
 		os.Exit(writerProcess())
 	case "opener":
 		os.Exit(openerProcess())
+	case "holder":
+		os.Exit(holderProcess())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown KVDECK_TEST_ROLE")
 		os.Exit(2)

@@ -24,6 +24,11 @@
 //     each time it is built).
 //   - readonly.go: a read-only WAL file read as immutable (no -wal, no
 //     -shm left behind) until a writer comes; LeftFiles.
+//   - journalmode.go: JournalMode (a file's, read at open), the advice
+//     on a rollback-journal file (RollbackAdvice, JournalAdvice), and
+//     SetJournalMode, the switch `kvdeck wal` makes: refused while
+//     another process has the file open (openers_linux.go, through
+//     /proc), tried once without waiting, journaled as a SettingChange.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
 //     SQLite URI they become; RedactURL (a token never shows).
 //   - wsbatch.go: the WebSocket transport's Hrana connections (a request
@@ -47,7 +52,8 @@
 //     answers read into kept buffers; hranablob.go: blobs' base64 taken
 //     out of an answer and decoded before encoding/json reads the rest
 //     (fuzzed); hranascan.go: database/sql's conversions for the rows of
-//     an answer. hranameter.go: Cost, what the requests cost (requests,
+//     an answer; hranarow.go: a cursor's row line decoded without
+//     reflection (FuzzRowLine). hranameter.go: Cost, what the requests cost (requests,
 //     bytes, the server's rows read and written). hranaroute.go: what
 //     every request carries beside its statements (the sqld namespace's
 //     header; on a store with a replica, reads go to it carrying the
@@ -63,6 +69,8 @@
 //     confirmed by decoding, in windows sized in bytes over a server.
 //   - children.go: Children (ChildrenOptions, ChildPage, Child), the
 //     distinct next key parts under a prefix, found by a skip-scan.
+//     level_count.go: CountChildren, the same walk counting only.
+//     valuechunk.go: ValueChunk, a large value read in chunks.
 //   - write.go: the commit. Commit (Check, Mutation, CommitResult,
 //     CheckFailure) evaluates every check before any mutation in one
 //     statement shape on every transport, and re-reads the checked keys
@@ -98,8 +106,11 @@
 //     seq has not gone below a floor: another life of the database);
 //     ReadRows, the physical rows at keys.
 //   - sweep.go: Sweep (SweepOptions, SweepProgress, SweepResult) deletes
-//     expired rows in short batches that re-check their expiry;
-//     ScanExpired lists them.
+//     expired rows in short batches that re-check their expiry (a dry run
+//     counts them and, with SweepOptions.Each, lists them); ScanExpired
+//     lists them. expired.go: how they are found, by SQL, in windows of
+//     rows (of rowids over the whole store, of keys over a range): only
+//     expired rows travel, with one summary per window.
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
 //   - census.go: the census's statements (prefix boundaries by seeks, range
 //     aggregates, the row checks when asked) and how their figures are
@@ -109,20 +120,32 @@
 //     inotify watch of the file (lockfree_watch_linux.go; elsewhere no
 //     read goes without locks, and LockFreeNotice says so).
 //   - lockfree_read.go: readShort, one read statement without SQLite's
-//     locks on a rollback-journal file where it can (the census, sweep's
-//     reads); readWindowed, the census's and sweep's counting windows,
-//     halved while a writer's commits leave no room for a lock-free read
-//     of them and grown back after, remembered per store.
+//     locks on a rollback-journal file where it can; queryLockFree, the
+//     same for Store.query (every read: its rows read whole before they
+//     are handed on); readWindowed, the windows of the reads that examine
+//     many rows (the census, the expired scans, a filtered listing, a
+//     level's and children's counts, the finder), halved while a
+//     writer's commits leave no room for a lock-free read of them and
+//     grown back after, remembered per store by kind.
+//   - lockednote.go: a read with locks on a rollback-journal file is the
+//     exception: why it is made (lockFreeBlocked, lockedReadWhy), and
+//     the store says so once, before the first (Options.OnLockedRead,
+//     LockedReadNote, LockedReads).
+//   - listwindow.go: a filtered listing of a rollback-journal file read
+//     in windows of rows, each row answered with whether the filter
+//     keeps it.
 //   - knobs.go: the limits and hooks tests change on one store (windows,
 //     page sizes, commit limits, the sweep step and lock-free hooks); the
 //     zero value is production's.
 //   - version.go: Version and Seq, the cheap fingerprint a UI polls for
 //     change detection.
 //   - probe.go: ProbeRow, one read-only statement of the caller's in one
-//     request (coord.ReadPulse, the fleet's health read); with
+//     request (coord.ReadPulse, the fleet's health read, a sample of
+//     rowids); with
 //     Options.Unchecked, Open sends nothing and that statement is the
 //     schema check.
-//   - changes.go: the change feed. Changes (ChangesOptions, ChangesPage)
+//   - changes.go: the change feed (changes_odd.go: OddStamps, the rows
+//     whose ver has no place in stamp order). Changes (ChangesOptions, ChangesPage)
 //     returns the rows stamped after a point (ver > After), ascending by
 //     stamp and then key, in pages that chain (Next, NextKey, More) even
 //     inside one commit; each row once, as it is now. It reads nothing

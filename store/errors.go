@@ -14,6 +14,8 @@ import (
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"kvdeck/internal/retry"
 )
 
 // Sentinel errors. Every error the store returns for one of these conditions
@@ -160,18 +162,8 @@ func hotJournal(err error) bool {
 // off, for up to the busy timeout (a writer's rollback takes
 // milliseconds; a journal left by a writer that stopped stays).
 func (s *Store) retryHotJournal(ctx context.Context, read func() error) error {
-	deadline := time.Now().Add(s.busy)
-	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
-		err := read()
-		if !hotJournal(err) || time.Now().Add(wait).After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-	}
+	p := retry.Policy{Backoff: retry.Backoff{First: time.Millisecond, Max: 50 * time.Millisecond}, Deadline: time.Now().Add(s.busy)}
+	return retry.Until(ctx, p, hotJournal, read)
 }
 
 // walFilesRefused names why an embedded database's SQLITE_READONLY

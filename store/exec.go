@@ -170,11 +170,30 @@ func (r *reqRows) Close() error {
 }
 
 // query runs one read statement: one round trip on every transport, within
-// the request deadline.
+// the request deadline. On a rollback-journal file it reads without
+// SQLite's locks where it can (queryLockFree: the statement is over, and
+// its rows read whole, before they are handed on), and with them only
+// after the store said so once (lockedRead).
 func (s *Store) query(ctx context.Context, q string, args ...any) (*reqRows, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
+	if s.lockFreeUsable() {
+		rows, ok, err := s.queryLockFree(ctx, q, args)
+		if ok || err != nil {
+			return rows, err
+		}
+	}
+	return s.queryLocked(ctx, q, args...)
+}
+
+// queryLocked is query with SQLite's locks on a file (said once on a
+// rollback-journal file: lockedRead).
+func (s *Store) queryLocked(ctx context.Context, q string, args ...any) (*reqRows, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	s.lockedRead()
 	s.statements.Add(1)
 	s.roundTrips.Add(1)
 	ctx, cancel := s.requestCtx(ctx)

@@ -11,6 +11,18 @@ import (
 // the default), so that tests cross window boundaries on small stores.
 func SetCensusWindow(s *Store, n int) { s.knobs.censusWindow = n }
 
+// SetCensusRanges makes every census statement of s aggregate at most n
+// prefix ranges (0: the default).
+func SetCensusRanges(s *Store, n int) { s.knobs.censusRanges = n }
+
+// SetExpiredWindows makes every window of an expired scan of s (sweeps,
+// their dry runs, ScanExpired) examine n rows, and a listing of the whole
+// store hold at most sorted bytes before it walks the range in key order
+// (0: the defaults).
+func SetExpiredWindows(s *Store, n, sorted int) {
+	s.knobs.expiredWindow, s.knobs.sortedBytes = n, sorted
+}
+
 // SetRemotePage sets the rows and bytes of a remote Scan page of s and
 // returns a function that restores them.
 func SetRemotePage(s *Store, rows int, bytes int64) (restore func()) {

@@ -56,32 +56,35 @@ func (s *Store) FindKeys(ctx context.Context, text string, after []byte, limit i
 	if text == "" {
 		return FindPage{}, ErrEmptyNeedle
 	}
-	q, args := s.findSQL(text, after)
-	res, err := s.query(ctx, q, args...)
-	if err != nil {
-		return FindPage{}, err
-	}
-	defer res.Close()
 	var page FindPage
 	var end []byte
 	var more int64
-	for res.Next() {
-		var k bytesCol
-		var last, m, seen int64
-		if err := res.Scan(&k, &last, &m, &seen); err != nil {
-			return FindPage{}, s.classify(err)
+	read := func(res resultRows) error {
+		page, end, more = FindPage{}, nil, 0
+		for res.Next() {
+			var k bytesCol
+			var last, m, seen int64
+			if err := res.Scan(&k, &last, &m, &seen); err != nil {
+				return err
+			}
+			if last == 1 {
+				end, more, page.Scanned = k.b, m, int(seen)
+				continue
+			}
+			key, err := codec.Decode(k.b)
+			if err != nil || !KeyTextContains(key, text) {
+				continue // undecodable, or the bytes are not inside one part
+			}
+			page.Matches = append(page.Matches, FoundKey{Key: key, Raw: bytes.Clone(k.b)})
 		}
-		if last == 1 {
-			end, more, page.Scanned = k.b, m, int(seen)
-			continue
-		}
-		key, err := codec.Decode(k.b)
-		if err != nil || !KeyTextContains(key, text) {
-			continue // undecodable, or the bytes are not inside one part
-		}
-		page.Matches = append(page.Matches, FoundKey{Key: key, Raw: bytes.Clone(k.b)})
+		return res.Err()
 	}
-	if err := res.Err(); err != nil {
+	// On a rollback-journal file the window is as long as a read without
+	// locks beside the file's writer allows (readWindowed): a page of the
+	// full window took ~15 ms, longer than a busy service leaves between
+	// commits.
+	w := s.newReadWindow(windowFind, or(s.knobs.findFileRows, findFileRows))
+	if err := s.readWindowed(ctx, w, func(n int) (string, []any) { return s.findSQL(text, after, n) }, read); err != nil {
 		return FindPage{}, s.classify(err)
 	}
 	if more > 0 {
@@ -96,10 +99,11 @@ func (s *Store) FindKeys(ctx context.Context, text string, after []byte, limit i
 }
 
 // findSQL is a find page's statement over the window of keys after
-// after (from the start when nil): the matching live keys, then one last
-// row with the window's end, how many rows follow it and how many it held.
-func (s *Store) findSQL(text string, after []byte) (string, []any) {
-	rows, budget := or(s.knobs.findFileRows, findFileRows), int64(1)<<62
+// after (from the start when nil), of fileRows keys on a file: the
+// matching live keys, then one last row with the window's end, how many
+// rows follow it and how many it held.
+func (s *Store) findSQL(text string, after []byte, fileRows int) (string, []any) {
+	rows, budget := fileRows, int64(1)<<62
 	if s.target.Transport.Remote() {
 		rows, budget = s.remotePage()
 	}

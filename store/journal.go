@@ -77,7 +77,8 @@ func (j *journaled) settled(stamp string) {
 
 // reader is a statement reader that appends the (k, v, ver, expires_at)
 // rows it is handed to j.before: a before-image SELECT's or a DELETE ...
-// RETURNING's. Rows are read as every reader reads them (scanEntry). The
+// RETURNING's. Columns are read as every reader reads them (scanEntry's
+// scanners; the key is not decoded: an image keeps its bytes). The
 // reader of a write's first such statement starts j.before afresh: a
 // server batch answered "locked" part-way is tried again (execBatch), and
 // its rows must not count twice.
@@ -87,11 +88,13 @@ func (j *journaled) reader(first bool) txResult {
 			j.before = nil
 		}
 		for rows.Next() {
-			e, err := scanEntry(rows)
-			if err != nil {
+			var k, v bytesCol
+			var ver verCol
+			var exp expiryCol
+			if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
 				return err
 			}
-			j.before = append(j.before, RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt})
+			j.before = append(j.before, RawRow{Key: k.b, Value: v.b, Ver: ver.n, ExpiresAt: exp.at})
 		}
 		return rows.Err()
 	}

@@ -1,12 +1,15 @@
 package store
 
+import "time"
+
 // knobs are the limits and hooks that tests change on one store (through
 // the export_test files) to reach, on small data, the paths of large data;
 // the zero value of each field means production's default.
 type knobs struct {
 	// censusWindow and changesWindow replace the rows a census statement
-	// and a change scan's window examine (tests of window boundaries).
-	censusWindow, changesWindow int
+	// and a change scan's window examine (tests of window boundaries);
+	// censusRanges the prefix ranges a census statement aggregates.
+	censusWindow, changesWindow, censusRanges int
 	// findFileRows replaces the keys of a find page's window on a file.
 	findFileRows int
 	// keylessPage replaces the NULL-key rows one dump statement reads.
@@ -18,6 +21,9 @@ type knobs struct {
 	// insertChunk, maxStmtArgs and checkChunk replace the limits of a
 	// commit's statements (write.go, bulk.go).
 	insertChunk, maxStmtArgs, checkChunk int
+	// expiredWindow and sortedBytes replace the rows an expired scan's
+	// window examines and maxSortedBytes (expired.go).
+	expiredWindow, sortedBytes int
 	// sweepStepHook runs between a sweep step's read and its delete.
 	sweepStepHook func()
 	// lockFreeOff reads with locks as before lockfree.go (the paced walk
@@ -26,6 +32,14 @@ type knobs struct {
 	// lockFreeHook runs inside each lock-free try, between the two checks
 	// that open it (lockfree.go's step 1), so that a test can write there.
 	lockFreeHook func()
+	// lockFreePatience replaces how long a read keeps trying without
+	// locks before it takes them (lockFreePatience); negative: not at
+	// all past lockFreeTries.
+	lockFreePatience time.Duration
+	// windowRows replaces the full window of the windowed reads a
+	// rollback-journal file gets apart from the census (a filtered
+	// listing's, a level's count, children's counts).
+	windowRows int
 }
 
 // or is n when it is positive, else def.

@@ -38,8 +38,22 @@ import (
 // one would drop the process's locks, readonly.go).
 
 // lockFreeTries is how many times a read is tried without locks before
-// the caller reads with them.
+// the caller reads with them, or before it shrinks a window (readWindow)
+// when it may.
 const lockFreeTries = 12
+
+// lockFreePatience is how long a read that would otherwise be made with
+// locks keeps trying without them, lockFreeTries past: a service whose
+// commits take most of each period (fsync on a busy machine) leaves gaps
+// that a dozen tries, ~130 ms, often miss, and a read with locks then
+// costs it commits. A file that stayed hot that long (a crashed writer's
+// journal, a long transaction) is taken as written without a gap for
+// lockFreeImpatient after: its reads try lockFreeTries times only, else
+// every read would wait out the patience.
+const (
+	lockFreePatience  = 2 * time.Second
+	lockFreeImpatient = 10 * time.Second
+)
 
 // lockFreeMark tags a Mark read on the lock-free connection, so that it
 // never equals one read on the watch connection (they count apart).
@@ -65,6 +79,9 @@ type lockFree struct {
 	// markDrops and markData are the mark of the last read kept and the
 	// drops and data_version it was read at.
 	drops, mark, markDrops, markData int64
+	// impatient is until when reads try lockFreeTries times only (a
+	// patience ran out: lockFreePatience).
+	impatient time.Time
 	// watch reports the writes to the file, set up once (armed); nil
 	// where the file cannot be watched, and blind then says why.
 	watchOnce sync.Once
@@ -94,19 +111,13 @@ func (s *Store) LockFreeCounts() LockFreeCounts {
 	return LockFreeCounts{l.reads, l.retries, l.fallbacks, l.shrinks}
 }
 
-// lockFreeUsable reports whether reads of the feed may go without locks:
-// a rollback-journal file read with locks otherwise, with no -wal beside
-// it (a file being switched to WAL is read the ordinary way), whose
-// writes kvdeck can watch.
+// lockFreeUsable reports whether reads may go without locks: a
+// rollback-journal file read with locks otherwise, where nothing keeps a
+// read without them from being correct (lockFreeBlocked: a file being
+// switched to WAL, a file kvdeck cannot watch for writes, is read the
+// ordinary way).
 func (s *Store) lockFreeUsable() bool {
-	if s.knobs.lockFreeOff || !s.rollbackFile() {
-		return false
-	}
-	if _, err := os.Lstat(s.target.Path + "-wal"); !errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	l := s.lockFreeConn()
-	return l != nil && l.armed()
+	return s.rollbackFile() && s.lockFreeBlocked() == ""
 }
 
 // LockFreeNotice is "" unless the store is a rollback-journal file whose
@@ -252,7 +263,15 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	wait := 500 * time.Microsecond
-	for try := 0; try < tries; try++ {
+	var patience time.Time // zero: tries only
+	p := lockFreePatience
+	if s.knobs.lockFreePatience != 0 {
+		p = s.knobs.lockFreePatience
+	}
+	if now := time.Now(); fallback && p > 0 && now.After(l.impatient) {
+		patience = now.Add(p)
+	}
+	for try := 0; try < tries || time.Now().Before(patience); try++ {
 		if try > 0 {
 			l.retries++
 			select {
@@ -263,7 +282,9 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 			wait = min(2*wait, 20*time.Millisecond)
 		}
 		if err := l.open(ctx); err != nil {
-			return 0, false, nil
+			// The caller's context ended: no read at all, not one with
+			// locks.
+			return 0, false, ctx.Err()
 		}
 		d, kept, rerr := l.try(ctx, lfConn{l}, s.knobs.lockFreeHook, read)
 		if !kept {
@@ -278,6 +299,9 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 	}
 	if fallback {
 		l.fallbacks++
+		if !patience.IsZero() {
+			l.impatient = time.Now().Add(lockFreeImpatient)
+		}
 	} else {
 		l.shrinks++
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 // Querier is what a test's read gets of the lock-free connection.
@@ -34,6 +35,14 @@ func SetLockFreeHook(s *Store, fn func()) { s.knobs.lockFreeHook = fn }
 
 // SetLockFreeOff turns the lock-free reads of s off (true) or on.
 func SetLockFreeOff(s *Store, off bool) { s.knobs.lockFreeOff = off }
+
+// SetLockFreePatience sets how long a read of s keeps trying without
+// locks past its tries (negative: not at all).
+func SetLockFreePatience(s *Store, d time.Duration) { s.knobs.lockFreePatience = d }
+
+// SetWindowRows sets the full window of the windowed reads of a
+// rollback-journal file (listings, level counts, children's counts).
+func SetWindowRows(s *Store, n int) { s.knobs.windowRows = n }
 
 // BlindLockFree makes s's lock-free reads as where the file cannot be
 // watched for writes, for the reason why.

@@ -212,6 +212,7 @@ func TestLockFreeNoticeWhereBlind(t *testing.T) {
 		t.Fatalf("notice on a watched file: %q", n)
 	}
 	store.BlindLockFree(s, "its file system (nfs) may not report writes made on another machine")
+	opened := s.LockFreeCounts() // the open's schema check, before
 	n := s.LockFreeNotice()
 	for _, want := range []string{path, "nfs", "read lock", "busy timeout"} {
 		if !strings.Contains(n, want) {
@@ -231,8 +232,12 @@ func TestLockFreeNoticeWhereBlind(t *testing.T) {
 	if _, err := s.Version(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if lf := s.LockFreeCounts(); lf.Reads != 0 {
-		t.Errorf("lock-free reads where blind: %+v", lf)
+	if lf := s.LockFreeCounts(); lf.Reads != opened.Reads {
+		t.Errorf("lock-free reads where blind: %+v (%+v at open)", lf, opened)
+	}
+	// The reads with locks were said, once, with why.
+	if note := s.LockedReadNote(); !strings.Contains(note, "nfs") || !strings.Contains(note, "watch for writes") {
+		t.Errorf("the store said %q before its reads with locks", note)
 	}
 	wal := filepath.Join(t.TempDir(), "wal.db")
 	if n := storetest.Open(t, wal, store.Options{Create: true}).LockFreeNotice(); n != "" {

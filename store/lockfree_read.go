@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"sync/atomic"
 )
 
@@ -12,7 +14,7 @@ import (
 // setting no busy timeout; read may then be called more than once, and
 // must start afresh each time), else, or when the file kept being written
 // during every try, the ordinary way. For the statements that examine many
-// rows and run again and again: the census's windows, sweep's counts.
+// rows and run again and again: the census's windows, the expired scans'.
 func (s *Store) readShort(ctx context.Context, q string, args []any, read func(resultRows) error) error {
 	_, err := s.readShortTries(ctx, lockFreeTries, true, q, args, read)
 	return err
@@ -42,7 +44,7 @@ func (s *Store) readShortTries(ctx context.Context, tries int, fallback bool, q 
 			return false, errWindowTooLong
 		}
 	}
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.queryLocked(ctx, q, args...)
 	if err != nil {
 		return false, err
 	}
@@ -50,8 +52,88 @@ func (s *Store) readShortTries(ctx context.Context, tries int, fallback bool, q 
 	return false, read(rows)
 }
 
+// queryLockFree runs one read statement without SQLite's locks
+// (readLockFree) and hands its rows on once the read was kept: they are
+// read whole first, as a try may be discarded (the caller of query sees
+// nothing of the tries). ok is false when every try met a writer's
+// commit (the caller reads with locks).
+func (s *Store) queryLockFree(ctx context.Context, q string, args []any) (rows *reqRows, ok bool, err error) {
+	var buf bufRows
+	_, ok, err = s.readLockFree(ctx, func(ctx context.Context, conn lfConn) error {
+		buf = bufRows{at: -1}
+		rows, err := conn.QueryContext(ctx, q, args...)
+		if err != nil {
+			return s.classify(err)
+		}
+		defer rows.Close()
+		return buf.fill(rows)
+	})
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return &reqRows{rowSource: &buf, cancel: func() {}}, true, nil
+}
+
+// bufRows are the rows of a statement read whole, as database/sql scans
+// them into an any (nil, int64, float64, string, []byte: a copy), and
+// handed to the destinations as a server's answer is (assign).
+type bufRows struct {
+	rows [][]any
+	at   int
+}
+
+// fill reads every row of rows.
+func (b *bufRows) fill(rows *sql.Rows) error {
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		row := make([]any, len(cols))
+		dest := make([]any, len(cols))
+		for i := range row {
+			dest[i] = &row[i]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		b.rows = append(b.rows, row)
+	}
+	b.at = -1
+	return rows.Err()
+}
+
+// Next moves to the next row.
+func (b *bufRows) Next() bool {
+	if b.at+1 >= len(b.rows) {
+		return false
+	}
+	b.at++
+	return true
+}
+
+// Scan copies the current row into dest (see assign).
+func (b *bufRows) Scan(dest ...any) error {
+	row := b.rows[b.at]
+	if len(dest) != len(row) {
+		return fmt.Errorf("scan: %d destinations for %d columns", len(dest), len(row))
+	}
+	for i, d := range dest {
+		if err := assign(d, row[i]); err != nil {
+			return fmt.Errorf("scan column %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// Err is nil: the rows were read whole.
+func (b *bufRows) Err() error { return nil }
+
+// Close does nothing: the statement is over.
+func (b *bufRows) Close() error { return nil }
+
 // Windows that shrink beside a writer. A windowed read (the census's
-// statements, sweep's counts) examines up to a window of rows per
+// statements, the expired scans of sweeps, dry runs and previews) examines up to a window of rows per
 // statement, each read without locks on a rollback-journal file and kept
 // only when no commit came during it: a window that takes longer than the
 // gaps between a writer's commits is never kept, and was read with locks
@@ -82,6 +164,11 @@ const (
 	windowCensus windowKind = iota
 	windowChecked
 	windowCount
+	windowList
+	windowFind
+	windowChildren
+	windowLevel
+	windowExpired
 	windowKinds
 )
 

@@ -140,8 +140,14 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	if limit <= 0 {
 		limit = DefaultPageSize
 	}
-	q, args := s.listQuery(opts, lo, hi, limit)
-	entries, end, err := s.collectSized(ctx, q, args, opts.budget > 0)
+	var entries []Entry
+	var end int64
+	if filter, _ := s.listFilter(opts); filter != "" && s.lockFreeUsable() {
+		entries, end, err = s.listWindows(ctx, opts, lo, hi, limit)
+	} else {
+		q, args := s.listQuery(opts, lo, hi, limit)
+		entries, end, err = s.collectSized(ctx, q, args, opts.budget > 0)
+	}
 	if err != nil {
 		return Page{}, err
 	}
@@ -179,6 +185,22 @@ func listRange(opts ListOptions) (lo, hi []byte, err error) {
 func (s *Store) listWhere(opts ListOptions, lo, hi []byte) (where string, args []any, order string) {
 	rng, args := rangeWhere(lo, hi)
 	conds := []string{rng}
+	if filter, fargs := s.listFilter(opts); filter != "" {
+		conds = append(conds, filter)
+		args = append(args, fargs...)
+	}
+	order = "ASC"
+	if opts.Reverse {
+		order = "DESC"
+	}
+	return strings.Join(conds, " AND "), args, order
+}
+
+// listFilter is the condition a listing's rows must meet besides their
+// range ("" when none: every row of the range is listed), and its
+// arguments.
+func (s *Store) listFilter(opts ListOptions) (cond string, args []any) {
+	var conds []string
 	if !opts.IncludeExpired {
 		conds = append(conds, liveSQL)
 		args = append(args, s.Now())
@@ -193,11 +215,7 @@ func (s *Store) listWhere(opts ListOptions, lo, hi []byte) (where string, args [
 		conds = append(conds, "instr(CAST(v AS BLOB), ?) > 0")
 		args = append(args, opts.ValueContains)
 	}
-	order = "ASC"
-	if opts.Reverse {
-		order = "DESC"
-	}
-	return strings.Join(conds, " AND "), args, order
+	return strings.Join(conds, " AND "), args
 }
 
 // listQuery is List's statement over [lo, hi) and its arguments: the

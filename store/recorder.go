@@ -7,8 +7,8 @@ import (
 )
 
 // The write journal's hook. Every write the engine makes (Commit and
-// TryCommit, Delete, DeleteRaw, SetMany, the sweep's deletes, Restore)
-// tells the store's Recorder, when one is set, what it is about to do
+// TryCommit, Delete, DeleteRaw, SetMany, the sweep's deletes, Restore,
+// SetJournalMode) tells the store's Recorder, when one is set, what it is about to do
 // before it sends anything, and how it ended afterwards, with the rows it
 // replaced or removed exactly as its own transaction found them (so an
 // undo restores what was there, not what a read before the write saw).
@@ -52,7 +52,7 @@ type PendingWrite struct {
 	// write is an action of its own.
 	Action *Action
 	// Kind is the engine call: "commit", "delete", "delete-raw",
-	// "set-many", "sweep", "restore".
+	// "set-many", "sweep", "restore", "journal-mode".
 	Kind string
 	// Keys are the encoded keys the write may change, in the order of its
 	// mutations, each once.
@@ -64,6 +64,9 @@ type PendingWrite struct {
 	Mutations []Mutation
 	// Restores are a Restore's operations.
 	Restores []RestoreOp
+	// Setting is the store-level setting a write that touches no row
+	// changes (Kind "journal-mode": SetJournalMode); nil otherwise.
+	Setting *SettingChange
 }
 
 // WriteResult is how a write ended, told to the Recorder after it.

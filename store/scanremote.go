@@ -215,7 +215,3 @@ func tooLarge(err error) bool {
 	var se *serverError
 	return errors.As(err, &se) && se.code == "RESPONSE_TOO_LARGE"
 }
-
-// entryCost is entryCostSQL of a row read: its estimated size in a
-// server's answer.
-func entryCost(e Entry) int64 { return 160 + 2*int64(len(e.Raw)) + 2*int64(len(e.Value)) }

@@ -130,10 +130,14 @@ const maxExpiringBuckets = 60
 
 // The rows one census statement aggregates: short reads on a file (a long
 // read on a rollback-journal file blocks a service's commit), few requests
-// to a server (each statement's answer is a handful of aggregate rows).
+// to a server (a store of a million rows in one or two). Its answer is a
+// row of figures per top-level prefix in the window, at most
+// censusMaxRanges of them (about 250 bytes each over a server: far from
+// sqld's 10 MB however many prefixes a window holds).
 const (
 	censusWindowFile   = 5000
-	censusWindowRemote = 200000
+	censusWindowRemote = 1000000
+	censusMaxRanges    = 10000
 )
 
 // censusWindow is how many rows one aggregate statement examines.
@@ -157,7 +161,7 @@ func (s *Store) Stats(ctx context.Context, now int64) (Stats, error) {
 // ignored).
 //
 // Seq is the one the census's last statement read (no request of its
-// own; a remote stats is one request on a store of up to 200k rows).
+// own; a remote stats is one request on a store of up to 1M rows).
 func (s *Store) StatsWith(ctx context.Context, opts CensusOptions) (Stats, error) {
 	var journal string
 	if s.target.Transport == TransportFile {
@@ -205,7 +209,7 @@ func (s *Store) Census(ctx context.Context, opts CensusOptions) (Stats, error) {
 		return Stats{}, fmt.Errorf("%w: expiring slices: %d slices of a %d ms span (1 to %d slices of at least 1 ms)",
 			ErrInvalidArgument, hist.Buckets, hist.Span, maxExpiringBuckets)
 	}
-	q := censusQuery{now: now, soon: max(opts.Soon, now), hist: hist, hi: hi,
+	q := censusQuery{now: now, soon: max(opts.Soon, now), hist: hist, hi: hi, ranges: or(s.knobs.censusRanges, censusMaxRanges),
 		check: opts.Check, details: opts.Expiries || opts.Check || opts.OldestKey}
 	kind := windowCensus
 	if opts.Check {

@@ -117,6 +117,17 @@ func censusMatchesOracle(t *testing.T, s *store.Store, now, soon int64, windows 
 				t.Errorf("check %v, window %d:\n got %s\nwant %s", check, window, got, want)
 			}
 		}
+		// Two prefix ranges per statement: windows end where the ranges
+		// run out.
+		store.SetCensusRanges(s, 2)
+		st, err := s.Census(storetest.Ctx(t), store.CensusOptions{Now: now, Soon: soon, Expiries: true, Check: check})
+		store.SetCensusRanges(s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := describeStats(st); got != want {
+			t.Errorf("check %v, 2 ranges a statement:\n got %s\nwant %s", check, got, want)
+		}
 	}
 }
 

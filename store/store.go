@@ -13,6 +13,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers "sqlite", the driver libsql-client-go hands file: URLs to
+
+	"kvdeck/internal/retry"
 )
 
 // Clock returns the current time in epoch milliseconds.
@@ -71,6 +73,10 @@ type Options struct {
 	// seen, writes to the URL Open was given (the primary). It gets the
 	// store's token and namespace.
 	Replica string
+	// OnLockedRead, when not nil, is told once, before the store first
+	// reads a rollback-journal file with SQLite's locks, what that costs
+	// and why it does (lockednote.go); Store.LockedReadNote keeps it.
+	OnLockedRead func(text string)
 }
 
 // DefaultRequestTimeout is how long one request to a server may take
@@ -118,11 +124,20 @@ type Store struct {
 	// lf reads a rollback-journal file without locks (lockfree.go).
 	lfOnce sync.Once
 	lf     *lockFree
+	// lockNote is what the store said before its first locked read of a
+	// rollback-journal file (lockednote.go), once, to onLockedRead.
+	lockNote     atomic.Pointer[string]
+	lockNoteOnce sync.Once
+	onLockedRead func(string)
+	lockedReads  atomic.Int64
 	// windows are the last windows of the windowed reads, by kind
 	// (lockfree_read.go).
 	windows [windowKinds]atomic.Int64
 	// knobs are what tests change on this store (knobs.go).
 	knobs knobs
+	// fileJournal is a file's JournalMode (journalmode.go); unset for a
+	// server.
+	fileJournal atomic.Value
 }
 
 // Info describes an open store for status bars and stats.
@@ -133,6 +148,8 @@ type Info struct {
 	Transport Transport
 	// ReadOnly is true when the store refuses writes.
 	ReadOnly bool
+	// Journal is a file's journal mode (JournalMode); "" for a server.
+	Journal JournalMode
 }
 
 // Open connects to the database at rawURL and checks that it is a store.
@@ -144,7 +161,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout}
+	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout, onLockedRead: opts.OnLockedRead}
 	if s.clock == nil {
 		s.clock = SystemClock
 	}
@@ -332,8 +349,11 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 		return "", false, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
 	}
 	created = !exists
+	s.fileJournal.Store(map[bool]JournalMode{true: JournalWAL, false: JournalRollback}[wal || created])
 	if exists && !wal {
 		s.watch.journal.Store(journalRollback) // the feed reads it without locks from the first read
+	} else {
+		s.watch.journal.Store(journalOther) // WAL (kvdeck creates its files so)
 	}
 	connURL = target.dsn(opts.ReadOnly, s.busy.Milliseconds())
 	if !opts.ReadOnly {
@@ -360,18 +380,9 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 // could deadlock), although the winner is done a moment later. Every step of
 // init is idempotent, so trying again is safe.
 func (s *Store) initPatiently(ctx context.Context, created bool, opts Options) error {
-	deadline := time.Now().Add(s.busy)
-	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		err := s.init(ctx, created, opts)
-		if err == nil || !errors.Is(err, ErrLocked) || time.Now().Add(wait).After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-	}
+	p := retry.Policy{Backoff: retry.Backoff{First: 5 * time.Millisecond, Max: 100 * time.Millisecond}, Deadline: time.Now().Add(s.busy)}
+	locked := func(err error) bool { return errors.Is(err, ErrLocked) }
+	return retry.Until(ctx, p, locked, func() error { return s.init(ctx, created, opts) })
 }
 
 // inspectFile reports whether an embedded database exists and whether its
@@ -503,6 +514,20 @@ func (s *Store) tables(ctx context.Context) (store map[string][]string, others [
 		store, others, err = scanTables(rows)
 		return store, others, s.classify(err)
 	}
+	if s.lockFreeUsable() {
+		// A service's rollback-journal file: the schema is read without
+		// locks too (lockfree.go), or the open alone could fail a commit.
+		rows, ok, err := s.queryLockFree(ctx, tablesSQL, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			defer rows.Close()
+			store, others, err = scanTables(rows)
+			return store, others, s.classify(err)
+		}
+	}
+	s.lockedRead()
 	rows, err := s.db.QueryContext(ctx, tablesSQL)
 	if err != nil {
 		return nil, nil, s.classify(err)
@@ -558,7 +583,7 @@ func (s *Store) Close() error {
 
 // Info describes the store.
 func (s *Store) Info() Info {
-	return Info{Display: s.display, Transport: s.target.Transport, ReadOnly: s.readOnly}
+	return Info{Display: s.display, Transport: s.target.Transport, ReadOnly: s.readOnly, Journal: s.JournalMode()}
 }
 
 // Now is the store's current time in epoch milliseconds.

@@ -2,31 +2,28 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"strings"
 	"time"
 
 	"kvdeck/codec"
 )
 
-// DefaultSweepBatch is how many rows one sweep step examines and at most
-// deletes: small enough that the write lock is held for a few milliseconds,
-// so a live service keeps committing during a large sweep.
+// DefaultSweepBatch is how many expired rows one delete transaction of a
+// sweep on a file takes at most: few enough that the write lock is held
+// for a few milliseconds, so a live service keeps committing during a
+// large sweep.
 const DefaultSweepBatch = 1000
-
-// countWindow is how many rows one counting read examines on a file.
-const countWindow = 5000
 
 // Over a remote transport every request costs a round trip and the
 // server's own journal (WAL) lets readers and writers pass: one sweep read
-// examines remoteSweepWindow rows, its expired keys are deleted in
-// transactions of remoteSweepChunk rows (short for the server: primary-key
-// deletes), and one counting read examines remoteCountWindow rows.
+// examines remoteSweepWindow rows (its answer holds their expired keys),
+// which are deleted in transactions of remoteSweepChunk rows (short for
+// the server: primary-key deletes), and one counting read examines
+// remoteCountWindow rows (its answer is one row: a store of a million
+// rows is counted in a request or two, as the change feed reads it).
 const (
 	remoteSweepWindow = 50000
 	remoteSweepChunk  = 5000
-	remoteCountWindow = 200000
+	remoteCountWindow = 1000000
 )
 
 // SweepOptions configure Sweep.
@@ -36,12 +33,17 @@ type SweepOptions struct {
 	// Prefix limits the sweep to keys under it; empty sweeps everything
 	// (undecodable rows included, like the reference).
 	Prefix codec.Key
-	// Batch is the number of rows one step examines (DefaultSweepBatch when
-	// zero); each step deletes the expired ones among them in one short
-	// transaction.
+	// Batch is the most expired rows one delete transaction takes
+	// (DefaultSweepBatch on a file when zero, remoteSweepChunk over a
+	// server). The reads that find them examine windows the store sizes
+	// (expired.go).
 	Batch int
 	// DryRun counts what would be swept without deleting.
 	DryRun bool
+	// Each, in a dry run, is handed every row the sweep would delete, in
+	// key order, before Sweep returns; on a file the rows and the
+	// receipt's counts come from the same reads.
+	Each func(Entry) error
 	// Progress, when set, is called after each delete transaction.
 	Progress func(SweepProgress)
 	// Pause is how long the sweep waits after each delete transaction, so
@@ -118,12 +120,12 @@ type SweepResult struct {
 }
 
 // Sweep deletes rows with expires_at <= now, like the reference's
-// sweepExpired, but in steps: a short read examines the next Batch rows in
-// key order and returns the expired ones, then a short transaction deletes
-// them, re-checking each row's expiry (so a row a service re-set meanwhile
-// survives). No read or write spans more than one step. Cancelling ctx
-// stops between steps; the result then says how much was done, with ctx's
-// error.
+// sweepExpired, but in steps: a short read finds the expired rows of the
+// next window by SQL (expired.go: only their keys travel), then short
+// transactions delete them, Batch at a time, each re-checking every row's
+// expiry (so a row a service re-set meanwhile survives). No read or write
+// spans more than one step. Cancelling ctx stops between transactions;
+// the result then says how much was done, with ctx's error.
 func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, error) {
 	start := time.Now()
 	now := opts.Now
@@ -131,7 +133,6 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		now = s.Now()
 	}
 	clock := clockOf(opts, now)
-	batch, chunk := s.sweepSizes(opts)
 	res := SweepResult{DryRun: opts.DryRun}
 	if !opts.DryRun {
 		if err := s.checkWritable("sweep"); err != nil {
@@ -143,94 +144,163 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		return res, err
 	}
 	if opts.DryRun {
-		var n expiredCount
-		n, res.NextExpiry, err = s.countExpired(ctx, lo, hi, clock)
-		res.Swept, res.LiveByReal = n.expired, n.liveByReal
-		res.Remaining = res.Swept
+		var t expiredTotals
+		t, err = s.dryRun(ctx, opts.Prefix, lo, hi, clock, opts.Each)
+		res.Swept, res.Remaining, res.LiveByReal, res.NextExpiry = t.expired, t.expired, t.liveByReal, t.next
 		res.Elapsed = time.Since(start)
 		return res, err
 	}
-	if opts.Pause == 0 && !s.sweepPauses(ctx) {
+	// Where reads do not wait on writes (a WAL file, a server) the next
+	// window is read while this one's keys are deleted; on a
+	// rollback-journal file the sweep pauses after each delete instead.
+	ahead := !s.sweepPauses()
+	if opts.Pause == 0 && ahead {
 		opts.Pause = -1
 	}
-	var found int64
-	var next *int64
-	for cursor := lo; cursor != nil; {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		var w keysWindow
-		if w, err = s.expiredWindow(ctx, cursor, hi, batch, clock); err != nil {
-			break
-		}
-		if s.knobs.sweepStepHook != nil {
-			s.knobs.sweepStepHook()
-		}
-		found += int64(len(w.expired))
-		res.LiveByReal += w.liveByReal
-		next = earliest(next, w.next)
-		cursor = w.after
-		if err = s.deleteWindow(ctx, opts, w, chunk, clock, &res); err != nil {
-			break
-		}
-	}
+	found, err := s.sweepWindows(ctx, opts, s.newExpiredScan(lo, hi, clock, expiredKeys), ahead, &res)
+	res.LiveByReal = found.liveByReal
 	if err == nil {
-		res.Remaining, res.NextExpiry = found-res.Swept, next
+		res.Remaining, res.NextExpiry = found.expired-res.Swept, found.next
 	} else {
 		// Count what is left with a fresh context: ctx may be the cancelled one.
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		var n expiredCount
-		n, res.NextExpiry, _ = s.countExpired(cctx, lo, hi, clock)
-		res.Remaining = n.expired
+		left, _ := s.countExpired(cctx, lo, hi, clock)
+		res.Remaining, res.NextExpiry = left.expired, left.next
 		cancel()
 	}
 	res.Elapsed = time.Since(start)
 	return res, err
 }
 
-// sweepSizes returns how many rows a sweep's read examines (batch) and
-// how many keys one delete takes (chunk): the caller's Batch for both,
-// else a window read in one request with smaller deletes on a server,
-// else DefaultSweepBatch.
-func (s *Store) sweepSizes(opts SweepOptions) (batch, chunk int) {
+// sweepWindows reads x's windows and deletes the expired keys of each,
+// counting into res; it returns the windows' summaries added up. With
+// ahead, the next window is read beside the current one's deletes.
+func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredScan, ahead bool, res *SweepResult) (expiredTotals, error) {
+	var found expiredTotals
+	reads := windowReads{x: x, ahead: ahead}
+	defer reads.stop()
+	for {
+		if err := ctx.Err(); err != nil {
+			return found, err
+		}
+		r := reads.get(ctx)
+		if r.err != nil {
+			return found, r.err
+		}
+		if s.knobs.sweepStepHook != nil {
+			s.knobs.sweepStepHook()
+		}
+		found.add(r.w)
+		// A window of keys wholly expired is one run of the key order: its
+		// deletes walk it as a plain range DELETE does; else each key is
+		// a seek (a walk would hold the write lock over live rows too).
+		walk := !r.byRowid && int(r.w.expired) == r.w.examined
+		if err := s.deleteWindow(ctx, opts, r.w.keys, r.w.seq, walk, x.clock, res); err != nil {
+			return found, err
+		}
+		if r.done {
+			return found, nil
+		}
+	}
+}
+
+// windowReads hands a sweep its windows, one read ahead when asked.
+type windowReads struct {
+	x       *expiredScan
+	ahead   bool
+	pending chan windowRead
+}
+
+// windowRead is one window read: its mode (byRowid) and whether it was
+// the range's last.
+type windowRead struct {
+	w             expiredWindow
+	byRowid, done bool
+	err           error
+}
+
+// get returns the next window and, ahead, starts reading the one after.
+// Only the read in flight touches x.
+func (r *windowReads) get(ctx context.Context) windowRead {
+	var wr windowRead
+	if r.pending != nil {
+		wr, r.pending = <-r.pending, nil
+	} else {
+		wr = r.read(ctx)
+	}
+	if r.ahead && wr.err == nil && !wr.done {
+		r.pending = make(chan windowRead, 1)
+		go func(ch chan<- windowRead) { ch <- r.read(ctx) }(r.pending)
+	}
+	return wr
+}
+
+// read reads the next window now.
+func (r *windowReads) read(ctx context.Context) windowRead {
+	w, err := r.x.next(ctx)
+	return windowRead{w: w, byRowid: r.x.byRowid, done: r.x.done, err: err}
+}
+
+// stop waits for a read still in flight.
+func (r *windowReads) stop() {
+	if r.pending != nil {
+		<-r.pending
+		r.pending = nil
+	}
+}
+
+// dryRun counts what a sweep at c would delete in [lo, hi) (the range of
+// prefix) and, with
+// each, hands each such row over in key order: on a file from the same
+// reads (listExpired); over a server, where a listing is one streamed
+// request filtered by the server and a count window holds a million rows,
+// a listing then the count.
+func (s *Store) dryRun(ctx context.Context, prefix codec.Key, lo, hi []byte, c sweepClock, each func(Entry) error) (expiredTotals, error) {
+	if each == nil {
+		return s.countExpired(ctx, lo, hi, c)
+	}
+	if !s.target.Transport.Remote() {
+		return s.listExpired(ctx, lo, hi, c, 0, each)
+	}
+	if err := s.scanExpiredRemote(ctx, prefix, c.cut, 0, each); err != nil {
+		return expiredTotals{}, err
+	}
+	return s.countExpired(ctx, lo, hi, c)
+}
+
+// sweepChunk is how many keys one delete transaction takes.
+func (s *Store) sweepChunk(opts SweepOptions) int {
 	switch {
 	case opts.Batch > 0:
-		return opts.Batch, opts.Batch
+		return opts.Batch
 	case s.target.Transport.Remote():
-		return remoteSweepWindow, remoteSweepChunk
+		return remoteSweepChunk
 	}
-	return DefaultSweepBatch, DefaultSweepBatch
+	return DefaultSweepBatch
 }
 
 // sweepPauses reports whether a sweep pauses after each delete by
-// default: on a file in rollback-journal mode (or one whose mode cannot be
-// read), not on a WAL file or a server.
-func (s *Store) sweepPauses(ctx context.Context) bool {
-	if s.target.Transport.Remote() {
-		return false
-	}
-	var mode string
-	if found, err := s.queryRow(ctx, "SELECT journal_mode FROM pragma_journal_mode()", nil, &mode); err != nil || !found {
-		return true
-	}
-	return !strings.EqualFold(mode, "wal")
+// default: on a file in rollback-journal mode, not on a WAL file or a
+// server. The mode is the one the store knows (the file's header at open,
+// then what its reads saw): asking SQLite would take a read lock, which a
+// service's commit meets.
+func (s *Store) sweepPauses() bool {
+	return s.target.Transport == TransportFile && s.watch.journal.Load() != journalOther
 }
 
-// deleteWindow deletes the expired keys one window read found, chunk
-// keys per transaction, counting each delete into res and reporting
-// progress after it, then pausing as opts says.
-func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w keysWindow, chunk int, clock sweepClock, res *SweepResult) error {
-	expired := w.expired
-	// Most of the window expired: each delete walks its keys' range (as a
-	// plain range DELETE does) rather than seeking every key.
-	walk := len(expired)*4 >= w.examined
+// deleteWindow deletes the expired keys one window read found (in key
+// order, when the store's seq was seq), a chunk of keys per transaction,
+// counting each delete into res and reporting progress after it, then
+// pausing as opts says.
+func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, expired [][]byte, seq int64, walk bool, clock sweepClock, res *SweepResult) error {
+	chunk := s.sweepChunk(opts)
 	for len(expired) > 0 {
 		keys := expired[:min(chunk, len(expired))]
 		expired = expired[len(keys):]
 		// The guard holds in the delete's own transaction: it deletes
 		// only rows expired at clock.cut, so a row re-set meanwhile to
 		// a time the real clock has not reached survives.
-		n, took, err := s.deleteExpired(ctx, keys, clock.cut, w.seq, walk)
+		n, took, err := s.deleteExpired(ctx, keys, clock.cut, seq, walk)
 		if err != nil {
 			return err
 		}
@@ -247,109 +317,6 @@ func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w keysWindo
 		}
 	}
 	return nil
-}
-
-// keysWindow is what one sweep step read.
-type keysWindow struct {
-	expired [][]byte
-	next    *int64
-	// after is where the next step starts; nil at the end of the range.
-	after []byte
-	// liveByReal counts the window's rows expired at the sweep's now but
-	// live by the real clock.
-	liveByReal int64
-	// examined is how many rows the window read; seq is the store's seq
-	// as that read saw it (a row written since has a higher ver).
-	examined int
-	seq      int64
-}
-
-// expiredWindow examines the next n rows from lo and returns the keys
-// among them expired at c.cut, the earliest expiry after c.now, how many
-// are live at c.real but expired at c.now, and the position after them.
-func (s *Store) expiredWindow(ctx context.Context, lo, hi []byte, n int, c sweepClock) (keysWindow, error) {
-	if !s.target.Transport.Remote() {
-		return s.expiredWindowFile(ctx, lo, hi, n, c)
-	}
-	where, args := rangeWhere(lo, hi)
-	q := "WITH w AS MATERIALIZED (SELECT k, expires_at FROM kv WHERE " + where + " ORDER BY k LIMIT ?) " +
-		"SELECT 0, k, NULL, NULL, NULL, NULL FROM w WHERE expires_at IS NOT NULL AND expires_at <= ? " +
-		"UNION ALL SELECT 1, max(k), min(CASE WHEN expires_at > ? THEN expires_at END), count(*), (SELECT seq FROM kv_meta WHERE id = 0), " +
-		"count(*) FILTER (WHERE expires_at > ? AND expires_at <= ?) FROM w"
-	rows, err := s.query(ctx, q, append(args, n, c.cut, c.now, c.real, c.now)...)
-	if err != nil {
-		return keysWindow{}, err
-	}
-	defer rows.Close()
-	var w keysWindow
-	for rows.Next() {
-		var summary int
-		var k []byte
-		var next expiryCol
-		var examined, seq, live sql.NullInt64
-		if err := rows.Scan(&summary, &k, &next, &examined, &seq, &live); err != nil {
-			return keysWindow{}, s.classify(err)
-		}
-		if summary == 0 {
-			w.expired = append(w.expired, k)
-			continue
-		}
-		w.next, w.liveByReal, w.examined, w.seq = next.at, live.Int64, int(examined.Int64), seq.Int64
-		if k != nil && examined.Int64 >= int64(n) { // a full window: more rows may follow
-			w.after = append(k, 0x00)
-		}
-	}
-	s.rowsRead.Add(int64(len(w.expired) + 1))
-	return w, s.classify(rows.Err())
-}
-
-// expiredWindowFile is expiredWindow on a file, in one pass: every row
-// the window examines comes back with what SQL says of it (expired at
-// c.cut, its expiry when after c.now, live at c.real but expired at
-// c.now), summed here. A read of a file is a call, not a request: one
-// pass over the window costs less than the server's form, which
-// materialises the window to send back only the expired keys and a
-// summary (measured: about 40% less on a window of 1000 expired rows).
-// SQL compares, as in the server's form: an odd expires_at (TEXT, REAL)
-// is judged the same way.
-func (s *Store) expiredWindowFile(ctx context.Context, lo, hi []byte, n int, c sweepClock) (keysWindow, error) {
-	where, args := rangeWhere(lo, hi)
-	q := "SELECT k, expires_at IS NOT NULL AND expires_at <= ?, CASE WHEN expires_at > ? THEN expires_at END, " +
-		"expires_at > ? AND expires_at <= ?, (SELECT seq FROM kv_meta WHERE id = 0) FROM kv WHERE " + where + " ORDER BY k LIMIT ?"
-	var w keysWindow
-	var last []byte
-	// Without SQLite's locks on a rollback-journal file where it can
-	// (readShort): the delete that follows is a write, this read need not
-	// hold a service's commit off.
-	err := s.readShort(ctx, q, append([]any{c.cut, c.now, c.real, c.now}, append(args, n)...), func(rows resultRows) error {
-		w, last = keysWindow{}, nil
-		for rows.Next() {
-			var k []byte
-			var expired, live sql.NullBool
-			var next expiryCol
-			if err := rows.Scan(&k, &expired, &next, &live, &w.seq); err != nil {
-				return s.classify(err)
-			}
-			w.examined++
-			last = k
-			if expired.Bool {
-				w.expired = append(w.expired, k)
-			}
-			if live.Bool {
-				w.liveByReal++
-			}
-			w.next = earliest(w.next, next.at)
-		}
-		return s.classify(rows.Err())
-	})
-	if err != nil {
-		return keysWindow{}, err
-	}
-	if last != nil && w.examined >= n { // a full window: more rows may follow
-		w.after = append(last, 0x00)
-	}
-	s.rowsRead.Add(int64(w.examined))
-	return w, nil
 }
 
 // deleteExpired deletes keys (in key order, as a window read found them
@@ -401,64 +368,6 @@ func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64
 	return n, took, err
 }
 
-// expiredCount is what countExpired counts.
-type expiredCount struct {
-	// expired: expires_at <= the clock's cut; liveByReal: expired at its
-	// now but live at its real clock.
-	expired, liveByReal int64
-}
-
-// countExpired counts the rows in [lo, hi) expired at c.cut and those
-// expired at c.now but live at c.real, and finds the earliest expiry after
-// c.now, in windows of countWindow rows (one short aggregate read each,
-// on the server when it is remote; shorter beside a writer: readWindowed).
-// A statement finds its window's end by an index-only OFFSET, then
-// aggregates the range up to it directly (no subquery handing rows over
-// one by one).
-func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (expiredCount, *int64, error) {
-	var total expiredCount
-	var next *int64
-	window := s.newReadWindow(windowCount, countWindow)
-	if s.target.Transport.Remote() {
-		window = s.newReadWindow(windowCount, remoteCountWindow)
-	}
-	// ?4 the range's start, ?5 its end (NULL unbounded), ?6 the window.
-	upper, end := "k < ?5", "?5"
-	if hi == nil {
-		upper, end = "?5 IS NULL", "CAST((SELECT max(k) FROM kv) || x'00' AS BLOB)"
-	}
-	q := "WITH w(x) AS MATERIALIZED (SELECT (SELECT k FROM kv WHERE k >= ?4 AND " + upper + " ORDER BY k LIMIT 1 OFFSET ?6)) " +
-		"SELECT count(*) FILTER (WHERE expires_at <= ?1), count(*) FILTER (WHERE expires_at > ?2 AND expires_at <= ?3), " +
-		"min(expires_at) FILTER (WHERE expires_at > ?3), (SELECT x FROM w) FROM kv WHERE k >= ?4 AND k < coalesce((SELECT x FROM w), " + end + ")"
-	for cursor := lo; cursor != nil; {
-		var bound any
-		if hi != nil {
-			bound = hi
-		}
-		var n, live int64
-		var min expiryCol
-		var last []byte
-		stmt := func(n int) (string, []any) { return q, []any{c.cut, c.real, c.now, cursor, bound, n} }
-		err := s.readWindowed(ctx, window, stmt, func(rows resultRows) error {
-			if !rows.Next() {
-				return s.classify(rows.Err())
-			}
-			return s.classify(rows.Scan(&n, &live, &min, &last))
-		})
-		if err != nil {
-			return total, next, err
-		}
-		total.expired += n
-		total.liveByReal += live
-		next = earliest(next, min.at)
-		cursor = last // the next window's first key; nil when the range is done
-	}
-	return total, next, nil
-}
-
-// errEnough stops a scan that has what it needs.
-var errEnough = errors.New("enough")
-
 // pause waits d, or took when d is zero, without outliving ctx.
 func pause(ctx context.Context, d, took time.Duration) error {
 	if d == 0 {
@@ -497,27 +406,24 @@ func rangeWhere(lo, hi []byte) (string, []any) {
 
 // ScanExpired streams the expired rows under prefix (all rows, undecodable
 // ones included, for an empty prefix) at now, in key order: what a sweep
-// at now would delete; limit caps them (zero: no cap). Over a remote transport the filter runs on the
-// server (pages of expired rows only, sized in bytes); on a file it reads
-// every row in short pages and filters them here, so that no read runs
-// long over a sparse range.
+// at now would delete; limit caps them (zero: no cap). Only expired rows
+// are read: on a file by windows of rows (expired.go, listExpired), over
+// a remote transport by one listing the server filters (pages of expired
+// rows only, sized in bytes).
 func (s *Store) ScanExpired(ctx context.Context, prefix codec.Key, now int64, limit int, fn func(Entry) error) error {
-	if !s.target.Transport.Remote() {
-		n := 0
-		err := s.Dump(ctx, prefix, func(e Entry) error {
-			if e.Live(now) {
-				return nil
-			}
-			if n++; limit > 0 && n > limit {
-				return errEnough
-			}
-			return fn(e)
-		})
-		if errors.Is(err, errEnough) {
-			return nil
-		}
+	if s.target.Transport.Remote() {
+		return s.scanExpiredRemote(ctx, prefix, now, limit, fn)
+	}
+	lo, hi, err := bounds(ListOptions{Prefix: prefix, Unbounded: len(prefix) == 0})
+	if err != nil {
 		return err
 	}
+	_, err = s.listExpired(ctx, lo, hi, sweepClock{now: now, cut: now, real: now}, limit, fn)
+	return err
+}
+
+// scanExpiredRemote is ScanExpired over a remote transport.
+func (s *Store) scanExpiredRemote(ctx context.Context, prefix codec.Key, now int64, limit int, fn func(Entry) error) error {
 	return s.Scan(ctx, ListOptions{Prefix: prefix, IncludeExpired: true, Unbounded: len(prefix) == 0, expiredAt: now, Limit: limit}, func(e Entry) error {
 		if e.Live(now) { // cannot happen: the server filtered on the same rule
 			return nil

@@ -7,15 +7,19 @@ import (
 	"time"
 
 	"kvdeck/internal/bench"
+	"kvdeck/internal/journal"
 )
 
 // BenchmarkSweepRatio measures the engine's sweep beside a plain DELETE of
 // the same expired rows (bench.Env's sweep op: 100 000 rows per call, the
-// rows seeded again, untimed, before every call), the two sides taking
-// turns in one run; it reports the engine's speed as a share of the plain
-// DELETE's (ratio, the goal is at least 0.5), the same by this process's
-// CPU time (cpu-ratio: steadier on a machine other work keeps busy) and
-// the longest delete transaction of the engine's sweeps (longest-tx-ms):
+// rows seeded again, untimed, before every call), and the same sweep with
+// the write journal on (as `kvdeck sweep` runs: RETURNING hands every
+// deleted row to the journal), the sides taking turns in one run. It
+// reports each engine side's speed as a share of the plain DELETE's
+// (ratio, the goal is at least 0.5; journal-ratio), the same by this
+// process's CPU time (cpu-ratio, journal-cpu-ratio: steadier on a machine
+// other work keeps busy) and the longest delete transaction of the
+// engine's sweeps (longest-tx-ms):
 //
 //	go test -run '^$' -bench SweepRatio -benchtime 3x ./store/
 func BenchmarkSweepRatio(b *testing.B) {
@@ -25,28 +29,30 @@ func BenchmarkSweepRatio(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer env.Close()
-	op := env.SweepOp(100_000)
-	var engine, raw, engineCPU, rawCPU time.Duration
+	if env.SweepRecorder, err = journal.Open(env.Store.Info().Display, journal.Options{Dir: b.TempDir()}); err != nil {
+		b.Fatal(err)
+	}
+	op, journaled := env.SweepOp(100_000), env.JournaledSweepOp(100_000)
+	var d, cpu [3]time.Duration // raw, engine, engine with the journal
 	for i := 0; i < b.N; i++ {
-		for _, side := range []struct {
-			run    func(context.Context, int) error
-			d, cpu *time.Duration
-		}{{op.Raw, &raw, &rawCPU}, {op.Engine, &engine, &engineCPU}} {
+		for j, run := range []func(context.Context, int) error{op.Raw, op.Engine, journaled.Engine} {
 			b.StopTimer()
 			if err := op.Reset(ctx); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
 			t0, c0 := time.Now(), cpuTime()
-			if err := side.run(ctx, i); err != nil {
+			if err := run(ctx, i); err != nil {
 				b.Fatal(err)
 			}
-			*side.d += time.Since(t0)
-			*side.cpu += cpuTime() - c0
+			d[j] += time.Since(t0)
+			cpu[j] += cpuTime() - c0
 		}
 	}
-	b.ReportMetric(raw.Seconds()/engine.Seconds(), "ratio")
-	b.ReportMetric(rawCPU.Seconds()/engineCPU.Seconds(), "cpu-ratio")
+	b.ReportMetric(d[0].Seconds()/d[1].Seconds(), "ratio")
+	b.ReportMetric(cpu[0].Seconds()/cpu[1].Seconds(), "cpu-ratio")
+	b.ReportMetric(d[0].Seconds()/d[2].Seconds(), "journal-ratio")
+	b.ReportMetric(cpu[0].Seconds()/cpu[2].Seconds(), "journal-cpu-ratio")
 	b.ReportMetric(float64(env.LongestSweepTx().Microseconds())/1000, "longest-tx-ms")
 }
 

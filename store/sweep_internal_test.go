@@ -34,14 +34,14 @@ func sweepSparesReSet(t *testing.T, walk bool, ttl time.Duration) {
 	if _, err := s.Set(ctx, k, []byte(`1`), &zero); err != nil {
 		t.Fatal(err)
 	}
-	w, err := s.expiredWindow(ctx, nil, nil, 10, sweepClock{now: now, cut: now, real: now})
-	if err != nil || len(w.expired) != 1 {
+	w, err := s.newExpiredScan([]byte{}, nil, sweepClock{now: now, cut: now, real: now}, expiredKeys).next(ctx)
+	if err != nil || len(w.keys) != 1 {
 		t.Fatalf("window %+v %v", w, err)
 	}
 	if _, err := s.Set(ctx, k, []byte(`2`), &ttl); err != nil {
 		t.Fatal(err)
 	}
-	n, _, err := s.deleteExpired(ctx, w.expired, now, w.seq, walk)
+	n, _, err := s.deleteExpired(ctx, w.keys, now, w.seq, walk)
 	if err != nil || n != 0 {
 		t.Fatalf("deleted %d rows (%v): the re-set row must survive", n, err)
 	}

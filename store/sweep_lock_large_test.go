@@ -3,7 +3,6 @@
 package store_test
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -66,22 +65,5 @@ func TestSweepBesideReferenceWriterLarge(t *testing.T) {
 				t.Errorf("%d of %d commits lost beside the sweep", len(lost), commits)
 			}
 		})
-	}
-}
-
-// seedExpiredRaw adds n rows under ["tmp", i] that expired long ago to the
-// store at path (stamps after the seeded rows'), in one statement.
-func seedExpiredRaw(t *testing.T, path string, seeded, n int) {
-	t.Helper()
-	db := storetest.RawDB(t, path)
-	ctx := context.Background()
-	for _, q := range []string{
-		fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) `+
-			`INSERT INTO kv SELECT CAST(x'02746d700004' || unhex(printf('8%%015x', i)) AS BLOB), '{"tmp":' || i || '}', %d + i, 1 FROM c`, n, seeded),
-		fmt.Sprintf(`UPDATE kv_meta SET seq = %d`, seeded+n),
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
 	}
 }

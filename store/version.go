@@ -101,6 +101,7 @@ func (s *Store) Version(ctx context.Context) (Version, error) {
 
 // dataVersion reads PRAGMA data_version on the watch connection (w.mu held).
 func (s *Store) dataVersion(ctx context.Context) (int64, error) {
+	s.lockedRead()
 	w := &s.watch
 	if w.conn == nil {
 		conn, err := s.db.Conn(ctx)

@@ -23,8 +23,10 @@ import (
 // each a checked, journaled store.CommitBulk, with a progress bar on the
 // message line; esc stops between commits and says how many were done.
 
-// bulkRun is a bulk action in progress.
+// bulkRun is a bulk action in progress, an overlay (overlay.go) that
+// holds the keys: esc stops it between commits.
 type bulkRun struct {
+	bare
 	gen      int
 	name     string
 	plan     store.BulkPlan
@@ -37,6 +39,43 @@ type bulkRun struct {
 	// one, undone whole.
 	action *store.Action
 }
+
+func (*bulkRun) layer() layer { return layerBulkRun }
+
+func (*bulkRun) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	return taken(m.handleBulkRun(msg))
+}
+
+func (*bulkRun) line(m model) (string, bool) { return m.bulkProgress(), true }
+
+func (b *bulkRun) generation() int { return b.gen }
+
+func (*bulkRun) answer(m model, msg tea.Msg) (model, tea.Cmd) {
+	return answerWith(m, msg, model.onBulkCommitted)
+}
+
+// bulk is the bulk run in progress, nil when none is.
+func (m model) bulk() *bulkRun { return opened[*bulkRun](m.overlays) }
+
+// bulkMenu is the ; menu of a tab's marked rows: an action's key chooses
+// it, esc closes it.
+type bulkMenu struct {
+	bare
+	req views.BulkMsg
+}
+
+func (*bulkMenu) layer() layer { return layerBulkMenu }
+
+func (*bulkMenu) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	return taken(m.handleBulkMenu(msg))
+}
+
+func (*bulkMenu) draw(m model, body string, h int) string {
+	return m.over(body, m.bulkMenuView(), h)
+}
+
+// menu is the bulk menu open, nil when none is.
+func (m model) menu() *bulkMenu { return opened[*bulkMenu](m.overlays) }
 
 // bulkStart is the confirmed action; bulkCommitted answers one commit.
 type (
@@ -56,37 +95,38 @@ type (
 	}
 )
 
+func (c bulkCommitted) overlayGen() int { return c.gen }
+
 // bulkFirstKeys is how many keys the confirm names.
 const bulkFirstKeys = 5
 
 // bulkKeys: esc closes the menu or stops a run between commits.
 var bulkStop = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop after this commit"))
 
-// onBulkMsg handles the bulk messages.
-func (m model) onBulkMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
+// onBulkMsg handles the bulk messages: a menu asked for, a run
+// confirmed, keys copied.
+func (m model) onBulkMsg(msg tea.Msg) (model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case views.BulkMsg:
-		if m.bulk != nil {
+		if m.bulk() != nil {
 			return m, views.Flash(views.FlashInfo, "a bulk action is running: esc stops it")
 		}
-		if m.export != nil {
+		if m.export() != nil {
 			return m, views.Flash(views.FlashInfo, "an export is running: esc stops it")
 		}
 		msg.Actions = append(msg.Actions[:len(msg.Actions):len(msg.Actions)], bulkExportAction)
-		m.bulkMenu = &msg
+		m.overlays.put(&bulkMenu{req: msg})
 		return m, nil
 	case bulkStart:
-		if msg.session != m.session || m.bulk != nil {
+		if msg.session != m.session || m.bulk() != nil {
 			return m, nil
 		}
-		m.bulkGen++
-		m.bulk = &bulkRun{gen: m.bulkGen, name: msg.name, plan: msg.plan, action: store.NewAction("bulk: " + msg.name)}
+		b := &bulkRun{gen: m.overlays.newGen(), name: msg.name, plan: msg.plan, action: store.NewAction("bulk: " + msg.name)}
 		for _, c := range msg.plan.Commits {
-			m.bulk.units += len(c)
+			b.units += len(c)
 		}
+		m.overlays.put(b)
 		return m, m.bulkCommit()
-	case bulkCommitted:
-		return m.onBulkCommitted(msg)
 	case bulkCopied:
 		if msg.err != nil {
 			return m, views.Flash(views.FlashError, "copy failed: %v", msg.err)
@@ -98,17 +138,17 @@ func (m model) onBulkMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // handleBulkMenu: an action's key chooses it; esc closes the menu.
-func (m model) handleBulkMenu(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	req := *m.bulkMenu
+func (m model) handleBulkMenu(msg tea.KeyMsg) (model, tea.Cmd) {
+	req := m.menu().req
 	if key.Matches(msg, m.input.Cancel) {
-		m.bulkMenu = nil
+		m.overlays.drop(layerBulkMenu)
 		return m, nil
 	}
 	for _, a := range req.Actions {
 		if msg.String() != a.Key {
 			continue
 		}
-		m.bulkMenu = nil
+		m.overlays.drop(layerBulkMenu)
 		if a.Key == bulkExportAction.Key && a.Name == bulkExportAction.Name {
 			return m.startExport(req)
 		}
@@ -174,7 +214,7 @@ func capitalize(s string) string {
 
 // bulkCommit runs the run's next commit in a command.
 func (m model) bulkCommit() tea.Cmd {
-	b := m.bulk
+	b := m.bulk()
 	units, s, session, gen, act := b.plan.Commits[b.next], m.store, m.session, b.gen, b.action
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), views.WriteTimeout)
@@ -186,19 +226,19 @@ func (m model) bulkCommit() tea.Cmd {
 
 // onBulkCommitted counts a commit and runs the next, unless it failed, was
 // the last, or esc asked to stop.
-func (m model) onBulkCommitted(msg bulkCommitted) (tea.Model, tea.Cmd) {
-	if m.bulk == nil || msg.session != m.session || msg.gen != m.bulk.gen {
+func (m model) onBulkCommitted(msg bulkCommitted) (model, tea.Cmd) {
+	if m.bulk() == nil || msg.session != m.session || msg.gen != m.bulk().gen {
 		return m, nil
 	}
-	b := *m.bulk
+	b := *m.bulk()
 	b.next++
 	b.done += msg.out.Applied
 	b.skipped = append(b.skipped, msg.out.Skipped...)
-	m.bulk = &b
+	m.overlays.put(&b)
 	if msg.err == nil && !b.stopping && b.next < len(b.plan.Commits) {
 		return m, m.bulkCommit()
 	}
-	m.bulk = nil
+	m.overlays.drop(layerBulkRun)
 	text := fmt.Sprintf("%s: %d of %d done in %d of %d commits", b.name, b.done, b.units, b.next, len(b.plan.Commits))
 	level := views.FlashOK
 	switch {
@@ -219,11 +259,11 @@ func (m model) onBulkCommitted(msg bulkCommitted) (tea.Model, tea.Cmd) {
 
 // handleBulkRun: while a run is in progress, esc stops it after the
 // commit in flight; every other key waits.
-func (m model) handleBulkRun(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m model) handleBulkRun(msg tea.KeyMsg) (model, tea.Cmd) {
 	if key.Matches(msg, bulkStop) {
-		b := *m.bulk
+		b := *m.bulk()
 		b.stopping = true
-		m.bulk = &b
+		m.overlays.put(&b)
 	}
 	return m, nil
 }
@@ -231,7 +271,7 @@ func (m model) handleBulkRun(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // bulkProgress is the message line during a run: the bar, the rows and
 // commits done, and how to stop.
 func (m model) bulkProgress() string {
-	b := m.bulk
+	b := m.bulk()
 	bar := widgets.ShareBar(int64(b.done+len(b.skipped)), int64(max(b.units, 1)), 20, m.styles.OK, m.styles.Muted).Render(false)
 	tail := "esc stops after this commit"
 	if b.stopping {
@@ -244,7 +284,7 @@ func (m model) bulkProgress() string {
 // bulkMenuView is the menu over the body: what is marked, then one line
 // per action.
 func (m model) bulkMenuView() string {
-	req := m.bulkMenu
+	req := m.menu().req
 	lines := []string{m.styles.DialogTitle.Render("Bulk action on " + usertext.Sanitize(req.What))}
 	for _, a := range req.Actions {
 		lines = append(lines, m.styles.HelpKey.Render(a.Key)+"  "+a.Name)

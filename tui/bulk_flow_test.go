@@ -109,6 +109,25 @@ func markAllBulk(a *app, n int) {
 	a.waitFor(fmt.Sprintf("%d marked", n))
 }
 
+// askBulkDelete marks the n rows of ["bulk"] in Browse and asks for their
+// delete (; then d); the dialog says says.
+func askBulkDelete(a *app, n int, says ...string) {
+	markAllBulk(a, n)
+	a.keys(";")
+	a.waitFor(fmt.Sprintf("Bulk action on %d keys", n))
+	a.keys("d")
+	a.waitFor(says...)
+}
+
+// runSmallCommits runs the TUI over s with bulk commits of at most 100
+// rows, so that a small action takes several.
+func runSmallCommits(t *testing.T, s *store.Store, clock *store.VirtualClock) *app {
+	t.Helper()
+	m := testModel(s, clock, time.Hour)
+	m.bulkLimits = store.BulkLimits{Rows: 100}
+	return run(t, m, 120, 40)
+}
+
 // TestFlowBulkDeleteBudgetOverSqld: over sqld behind the latency proxy
 // (50 ms a request), a 1,000-key bulk delete from Browse is 2 commits,
 // each one request: the whole run, confirm to done, costs a handful of
@@ -117,11 +136,7 @@ func TestFlowBulkDeleteBudgetOverSqld(t *testing.T) {
 	s, p, clock := remoteReference(t, 50*time.Millisecond)
 	seedRows(t, s, 1000)
 	a := start(t, s, clock, 120, 40, time.Hour)
-	markAllBulk(a, 1000)
-	a.keys(";")
-	a.waitFor("Bulk action on 1000 keys")
-	a.keys("d")
-	a.waitFor("Delete 1000 keys?", "in 2 checked atomic commits (at most 500 writes per commit);")
+	askBulkDelete(a, 1000, "Delete 1000 keys?", "in 2 checked atomic commits (at most 500 writes per commit);")
 	n := requestsFor(p, func() { a.keys("y"); a.waitFor("delete: 1000 of 1000 done in 2 of 2 commits") })
 	t.Logf("1,000-key bulk delete over the 50 ms proxy: %d requests (2 commits + the reload)", n)
 	if n > 6 {
@@ -140,14 +155,8 @@ func TestFlowBulkDeleteBudgetOverSqld(t *testing.T) {
 func TestFlowBulkStopsBetweenCommits(t *testing.T) {
 	s, p, clock := remoteReference(t, 0)
 	seedRows(t, s, 1000)
-	m := testModel(s, clock, time.Hour)
-	m.bulkLimits = store.BulkLimits{Rows: 100}
-	a := run(t, m, 120, 40)
-	markAllBulk(a, 1000)
-	a.keys(";")
-	a.waitFor("Bulk action on 1000 keys")
-	a.keys("d")
-	a.waitFor("in 10 checked atomic commits (at most 100 writes per commit);")
+	a := runSmallCommits(t, s, clock)
+	askBulkDelete(a, 1000, "in 10 checked atomic commits (at most 100 writes per commit);")
 	p.SetDelay(200 * time.Millisecond)
 	a.keys("y")
 	a.waitFor("esc stops after this commit")

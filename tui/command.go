@@ -136,50 +136,85 @@ func (c clockChange) apply(clock *store.VirtualClock) {
 	}
 }
 
-// handleCommandLine handles keys while the command line is open.
-func (m model) handleCommandLine(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+// commandLine is the command line (:) on the message line, or the
+// prompt for an auth token (:open URL --auth-token) in its place.
+type commandLine struct {
+	bare
+	input textinput.Model
+	// askingFor is the URL whose token the prompt asks for ("" on the
+	// command line).
+	askingFor string
+}
+
+func (*commandLine) layer() layer { return layerCommand }
+
+func (*commandLine) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	return taken(m.handleCommandLine(msg))
+}
+
+func (c *commandLine) line(m model) (string, bool) {
+	in := c.input
+	in.Width = m.width - 3
+	return fit(in.View(), m.width), true
+}
+
+// commandPlaceholder is what the empty command line shows.
+const commandPlaceholder = `open URL · goto ["users", 42] · refresh 500ms|off · clock +5m|now`
+
+// openCommandLine opens an empty command line.
+func (m *model) openCommandLine() tea.Cmd {
+	c := &commandLine{input: widgets.NewInput(":", commandPlaceholder, m.styles)}
+	m.overlays.put(c)
+	return c.input.Focus()
+}
+
+// cmdline is the command line open, nil when none is.
+func (m model) cmdline() *commandLine { return opened[*commandLine](m.overlays) }
+
+// handleCommandLine handles keys while the command line is open: enter
+// runs the command (or opens with the token given), esc closes it; what
+// was typed goes with it.
+func (m model) handleCommandLine(msg tea.KeyMsg) (model, tea.Cmd) {
+	c := *m.cmdline()
 	switch {
 	case key.Matches(msg, m.input.Cancel):
-		m.typing = false
-		m.endTokenPrompt()
+		m.overlays.drop(layerCommand)
 		return m, nil
-	case key.Matches(msg, m.input.Accept) && m.askingFor != "":
-		url, token := m.askingFor, m.cmdline.Value()
-		m.typing = false
-		m.endTokenPrompt()
-		return m.open(url, token, true)
+	case key.Matches(msg, m.input.Accept) && c.askingFor != "":
+		m.overlays.drop(layerCommand)
+		return m.open(c.askingFor, c.input.Value(), true)
 	case key.Matches(msg, m.input.Accept):
-		m.typing = false
-		c, err := parseCommand(m.cmdline.Value())
+		m.overlays.drop(layerCommand)
+		cmd, err := parseCommand(c.input.Value())
 		if err != nil {
 			out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: err.Error()})
 			return m, out
 		}
-		return m.run(c)
+		return m.run(cmd)
 	}
 	var cmd tea.Cmd
-	m.cmdline, cmd = m.cmdline.Update(msg)
+	c.input.Width = m.width - 3
+	c.input, cmd = c.input.Update(msg)
+	m.overlays.put(&c)
 	return m, cmd
 }
 
 // run carries out a parsed command.
-func (m model) run(c command) (tea.Model, tea.Cmd) {
+func (m model) run(c command) (model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch c.verb {
 	case "quit":
 		cmd = m.quit()
 		return m, cmd
 	case "log":
-		m.logging = true
-		m.helpOff = clampHelp(1<<20, len(m.logLines()), m.helpPage()) // the newest at the bottom
+		m.openLog()
 		return m, nil
 	case "open":
 		if c.askToken {
 			if m.cfg.OpenWithToken == nil {
 				return m, views.Flash(views.FlashError, ":open --auth-token is not available here")
 			}
-			m.askToken(c.url)
-			return m, m.cmdline.Focus()
+			return m, m.askToken(c.url)
 		}
 		return m.open(c.url, "", false)
 	case "store":
@@ -210,32 +245,21 @@ func (m model) run(c command) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// askToken turns the command line into a prompt for the auth token of
+// askToken opens the command line as a prompt for the auth token of
 // url: what is typed shows as asterisks and never enters the command
-// history, a flash or the model beyond the prompt itself.
-func (m *model) askToken(url string) {
-	m.askingFor = url
-	m.typing = true
-	m.cmdline.Reset()
-	m.cmdline.EchoMode = textinput.EchoPassword
-	m.cmdline.Prompt = "auth token for " + store.RedactURL(url) + ": "
-}
-
-// endTokenPrompt gives the command line back its usual form and forgets
-// what was typed.
-func (m *model) endTokenPrompt() {
-	if m.askingFor == "" {
-		return
-	}
-	m.askingFor = ""
-	m.cmdline.Reset()
-	m.cmdline.EchoMode = textinput.EchoNormal
-	m.cmdline.Prompt = ":"
+// history, a flash or the model beyond the prompt itself, which goes
+// when it closes.
+func (m *model) askToken(url string) tea.Cmd {
+	in := widgets.NewInput("auth token for "+store.RedactURL(url)+": ", commandPlaceholder, m.styles)
+	in.EchoMode = textinput.EchoPassword
+	c := &commandLine{input: in, askingFor: url}
+	m.overlays.put(c)
+	return c.input.Focus()
 }
 
 // open starts opening url: with the token given (withToken, :open URL
 // --auth-token), or with the one bound to url's server, if any.
-func (m model) open(url, token string, withToken bool) (tea.Model, tea.Cmd) {
+func (m model) open(url, token string, withToken bool) (model, tea.Cmd) {
 	if m.cfg.Open == nil {
 		return m, views.Flash(views.FlashError, ":open is not available here")
 	}
@@ -277,7 +301,7 @@ func closeStore(s *store.Store) tea.Cmd {
 
 // onOpened switches every view to the new store under a new session, so
 // that answers still in flight from the old one are dropped.
-func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
+func (m model) onOpened(msg storeOpened) (model, tea.Cmd) {
 	if msg.err != nil {
 		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("cannot open %s: %v", store.RedactURL(msg.url), msg.err)})
 		return m, out
@@ -289,8 +313,9 @@ func (m model) onOpened(msg storeOpened) (tea.Model, tea.Cmd) {
 	m.store, m.info, m.owned = msg.s, msg.s.Info(), true
 	m.sw.current = tuiconfig.SavedStore{} // a URL; a saved store's switch sets it back
 	m.session++
-	m.undo = nil
-	m.finder, m.hist, m.browseAt = nil, history{}, nil // places of the other store
+	m.overlays.drop(layerUndo)
+	m.overlays.drop(layerFinder)
+	m.hist, m.browseAt = history{}, nil // places of the other store
 	m.keys.Undo.SetEnabled(m.undoOff() == "")
 	m.tabs = newTabs(m.deps(), m.styles)
 	for t := range numTabs {

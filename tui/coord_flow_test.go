@@ -264,12 +264,9 @@ func TestFlowQueueSendPeekPurge(t *testing.T) {
 // on a queue message shows their rows too (issue 13).
 func TestJumpBetweenRowsAndBrowse(t *testing.T) {
 	a := reference(t, false, 120, 40)
-	a.keys("2")
-	a.waitFor("LEASES", "Ticker")
-	a.keys("j", "o")
 	// The hex line is Browse's alone (Leases' detail shows the key too):
 	// o must not be pressed before Browse has the row selected.
-	a.waitFor("[1 Browse]", "hex     0264776b5f6c656173650002546963")
+	a.leaseInBrowse("hex     0264776b5f6c656173650002546963")
 	a.keys("o")
 	a.waitFor("[2 Leases]")
 	a.keys("3")

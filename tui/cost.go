@@ -3,11 +3,11 @@ package tui
 import (
 	"fmt"
 	"reflect"
-	"strconv"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views/widgets"
 )
@@ -115,20 +115,9 @@ func (c costMeter) text(s *store.Store, f costForm) string {
 	if f == costShort {
 		return fmt.Sprintf("⇅ %d req", all.Requests) + last
 	}
-	text := fmt.Sprintf("⇅ %d req · %s · %s rows read", all.Requests, widgets.BytesText(all.BytesSent+all.BytesReceived), count(all.RowsRead))
+	text := fmt.Sprintf("⇅ %d req · %s · %s rows read", all.Requests, widgets.BytesText(all.BytesSent+all.BytesReceived), usertext.CountShort(all.RowsRead))
 	if all.RowsWritten > 0 {
-		text += " · " + count(all.RowsWritten) + " written"
+		text += " · " + usertext.CountShort(all.RowsWritten) + " written"
 	}
 	return text + last
-}
-
-// count writes a count compactly: 812, 3.4k, 1.2M.
-func count(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
-	}
-	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
 }

@@ -37,8 +37,11 @@ const exportPage = 200
 // bulkExportKey is the bulk menu's export entry, in every tab's menu.
 var bulkExportAction = views.BulkAction{Key: "o", Name: "export to a dump file"}
 
-// exportRun is an export being asked for or running.
+// exportRun is an export being asked for or running, an overlay
+// (overlay.go): its prompt over the body, then its progress on the
+// message line.
 type exportRun struct {
+	bare
 	gen       int
 	what      string
 	keys      []codec.Key
@@ -54,6 +57,33 @@ type exportRun struct {
 	stopping  bool
 }
 
+func (*exportRun) layer() layer { return layerExport }
+
+func (*exportRun) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	return taken(m.handleExport(msg))
+}
+
+func (e *exportRun) draw(m model, body string, h int) string {
+	if e.running {
+		return body
+	}
+	return m.over(body, m.exportView(), h)
+}
+
+func (e *exportRun) line(m model) (string, bool) {
+	if !e.running {
+		return "", false
+	}
+	return m.exportProgress(), true
+}
+
+func (e *exportRun) generation() int { return e.gen }
+
+func (*exportRun) answer(m model, msg tea.Msg) (model, tea.Cmd) { return m.onExportMsg(msg) }
+
+// export is the export open, nil when none is.
+func (m model) export() *exportRun { return opened[*exportRun](m.overlays) }
+
 type (
 	// exportOpened answers the open of the temp file (or that the path exists).
 	exportOpened struct {
@@ -68,6 +98,9 @@ type (
 		err    error
 	}
 )
+
+func (o exportOpened) overlayGen() int { return o.gen }
+func (p exportPaged) overlayGen() int  { return p.gen }
 
 // exportDefault is the path offered: kvdeck-export-<store>-<time>.jsonl in
 // the current directory.
@@ -88,31 +121,31 @@ func (m model) exportDefault() string {
 }
 
 // startExport opens the path prompt for req's keys.
-func (m model) startExport(req views.BulkMsg) (tea.Model, tea.Cmd) {
+func (m model) startExport(req views.BulkMsg) (model, tea.Cmd) {
 	in := textinput.New()
 	in.Prompt = "file: "
 	in.CharLimit = 4096
 	in.SetValue(m.exportDefault())
 	in.CursorEnd()
-	m.exportGen++
-	m.export = &exportRun{gen: m.exportGen, what: req.What, keys: req.Keys, input: in}
-	return m, m.export.input.Focus()
+	e := &exportRun{gen: m.overlays.newGen(), what: req.What, keys: req.Keys, input: in}
+	m.overlays.put(e)
+	return m, e.input.Focus()
 }
 
 // handleExport: at the prompt, enter starts (or, over an existing file,
 // asks again) and esc cancels; while running, esc stops between pages.
-func (m model) handleExport(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	e := *m.export
+func (m model) handleExport(msg tea.KeyMsg) (model, tea.Cmd) {
+	e := *m.export()
 	if e.running {
 		if key.Matches(msg, m.input.Cancel) {
 			e.stopping = true
-			m.export = &e
+			m.overlays.put(&e)
 		}
 		return m, nil
 	}
 	switch {
 	case key.Matches(msg, m.input.Cancel):
-		m.export = nil
+		m.overlays.drop(layerExport)
 		return m, nil
 	case msg.Type == tea.KeyEnter:
 		path := strings.TrimSpace(e.input.Value())
@@ -122,13 +155,13 @@ func (m model) handleExport(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		replace := e.overwrite && path == e.path
 		e.path, e.overwrite, e.running = path, false, true
 		e.now = m.store.Now()
-		m.export = &e
+		m.overlays.put(&e)
 		return m, exportOpen(e.gen, path, replace)
 	}
 	var cmd tea.Cmd
 	e.input, cmd = e.input.Update(msg)
 	e.overwrite = false
-	m.export = &e
+	m.overlays.put(&e)
 	return m, cmd
 }
 
@@ -147,11 +180,11 @@ func exportOpen(gen int, path string, replace bool) tea.Cmd {
 }
 
 // onExportMsg handles the export's answers.
-func (m model) onExportMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if m.export == nil {
+func (m model) onExportMsg(msg tea.Msg) (model, tea.Cmd) {
+	if m.export() == nil {
 		return m, nil
 	}
-	e := *m.export
+	e := *m.export()
 	switch msg := msg.(type) {
 	case exportOpened:
 		if msg.gen != e.gen {
@@ -159,15 +192,15 @@ func (m model) onExportMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		switch {
 		case msg.err != nil:
-			m.export = nil
+			m.overlays.drop(layerExport)
 			return m, views.Flash(views.FlashError, "export: %v", msg.err)
 		case msg.exists:
 			e.overwrite, e.running = true, false
-			m.export = &e
+			m.overlays.put(&e)
 			return m, nil
 		}
 		e.tmp, e.w = msg.tmp, bufio.NewWriter(msg.tmp)
-		m.export = &e
+		m.overlays.put(&e)
 		return m, m.exportRead()
 	case exportPaged:
 		if msg.gen != e.gen {
@@ -175,11 +208,11 @@ func (m model) onExportMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		e.written += msg.n
 		e.next = min(e.next+exportPage, len(e.keys))
-		m.export = &e
+		m.overlays.put(&e)
 		if msg.err == nil && !e.stopping && e.next < len(e.keys) {
 			return m, m.exportRead()
 		}
-		m.export = nil
+		m.overlays.drop(layerExport)
 		return m, exportFinish(e, msg.err)
 	}
 	return m, nil
@@ -187,7 +220,7 @@ func (m model) onExportMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // exportRead reads and writes the next page of keys in a command.
 func (m model) exportRead() tea.Cmd {
-	e := m.export
+	e := m.export()
 	keys := e.keys[e.next:min(e.next+exportPage, len(e.keys))]
 	s, w, gen, now := m.store, e.w, e.gen, e.now
 	return func() tea.Msg {
@@ -244,7 +277,7 @@ func exportFinish(e exportRun, err error) tea.Cmd {
 
 // exportView is the prompt over the body.
 func (m model) exportView() string {
-	e := m.export
+	e := m.export()
 	lines := []string{m.styles.DialogTitle.Render("Export " + usertext.Sanitize(e.what) + " to a dump file"),
 		"The rows as `kvdeck dump` writes them: `kvdeck load` and `kvdeck diff` read the file.", "",
 		e.input.View(), ""}
@@ -257,7 +290,7 @@ func (m model) exportView() string {
 
 // exportProgress is the message line during an export.
 func (m model) exportProgress() string {
-	e := m.export
+	e := m.export()
 	tail := "esc stops (nothing is written)"
 	if e.stopping {
 		tail = "stopping…"

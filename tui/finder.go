@@ -28,8 +28,9 @@ import (
 // maxRecentFinds bounds the recent finds kept.
 const maxRecentFinds = 20
 
-// finderState is the overlay while it is open.
+// finderState is the overlay (overlay.go) while it is open.
 type finderState struct {
+	opaque
 	gen      int // tags the pages of the scan running
 	input    textinput.Model
 	text     string // what the list's matches contain ("" before a find)
@@ -64,6 +65,27 @@ type finderPage struct {
 	err          error
 }
 
+func (p finderPage) overlayGen() int { return p.gen }
+
+func (*finderState) layer() layer { return layerFinder }
+
+func (*finderState) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	return taken(m.handleFinder(msg))
+}
+
+func (*finderState) draw(m model, _ string, h int) string { return m.finderView(h) }
+
+func (*finderState) help(m model) ([]key.Binding, bool) { return m.finderHelp(), true }
+
+func (f *finderState) generation() int { return f.gen }
+
+func (*finderState) answer(m model, msg tea.Msg) (model, tea.Cmd) {
+	return answerWith(m, msg, model.onFinderPage)
+}
+
+// finder is the finder open, nil when none is.
+func (m model) finder() *finderState { return opened[*finderState](m.overlays) }
+
 // findPage reads the page after raw key after.
 func findPage(s *store.Store, session, gen int, text string, after []byte, limit int) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
@@ -77,8 +99,9 @@ func (m model) openFinder(text string) (model, tea.Cmd) {
 	in := widgets.NewInput("find ", "text in a key (string or bytes parts)", m.styles)
 	in.Width = max(m.width-12, 10)
 	in.SetValue(text)
-	m.finder = &finderState{input: in}
-	focus := m.finder.input.Focus()
+	f := &finderState{input: in}
+	m.overlays.put(f)
+	focus := f.input.Focus()
 	if text == "" {
 		return m, focus
 	}
@@ -88,10 +111,9 @@ func (m model) openFinder(text string) (model, tea.Cmd) {
 
 // startFind starts a scan for text (dropping the one running).
 func (m model) startFind(text string) (model, tea.Cmd) {
-	f := *m.finder
-	m.finder = &f
-	m.finderGen++
-	f.gen, f.text, f.scanning, f.stopped = m.finderGen, text, true, false
+	f := *m.finder()
+	m.overlays.put(&f)
+	f.gen, f.text, f.scanning, f.stopped = m.overlays.newGen(), text, true, false
 	f.matches, f.scanned, f.pages, f.err, f.cursor = nil, 0, 0, nil, 0
 	m.finds = slices.DeleteFunc(m.finds, func(s string) bool { return s == text })
 	m.finds = append([]string{text}, m.finds...)
@@ -103,17 +125,17 @@ func (m model) startFind(text string) (model, tea.Cmd) {
 
 // handleFinder handles keys while the overlay is open.
 func (m model) handleFinder(msg tea.KeyMsg) (model, tea.Cmd) {
-	f, k := *m.finder, m.finderKeys
-	m.finder = &f
+	f, k := *m.finder(), m.finderKeys
+	m.overlays.put(&f)
 	typed := strings.TrimSpace(f.input.Value())
 	switch {
 	case key.Matches(msg, k.Cancel):
 		if f.scanning {
 			f.scanning, f.stopped = false, true
-			m.finderGen++ // the page in flight is dropped
+			f.gen = m.overlays.newGen() // the page in flight is dropped
 			return m, nil
 		}
-		m.finder = nil
+		m.overlays.drop(layerFinder)
 		return m, nil
 	case key.Matches(msg, k.Up):
 		f.cursor = max(f.cursor-1, 0)
@@ -133,7 +155,7 @@ func (m model) handleFinder(msg tea.KeyMsg) (model, tea.Cmd) {
 			return m.startFind(typed)
 		case f.cursor < len(f.matches):
 			to := f.matches[f.cursor].Key
-			m.finder = nil
+			m.overlays.drop(layerFinder)
 			return m.gotoKey(to)
 		}
 		return m, nil
@@ -149,20 +171,20 @@ func (m model) handleFinder(msg tea.KeyMsg) (model, tea.Cmd) {
 // finderRows is how many rows the list shows: the matches, or the recent
 // finds while the line is empty.
 func (m model) finderRows() int {
-	if strings.TrimSpace(m.finder.input.Value()) == "" {
+	if strings.TrimSpace(m.finder().input.Value()) == "" {
 		return len(m.finds)
 	}
-	return len(m.finder.matches)
+	return len(m.finder().matches)
 }
 
 // onFinderPage takes a page: its matches join the list, and the next
 // page is asked for until the bound or the end of the store.
 func (m model) onFinderPage(msg finderPage) (model, tea.Cmd) {
-	if m.finder == nil || msg.session != m.session || msg.gen != m.finder.gen || !m.finder.scanning {
+	if m.finder() == nil || msg.session != m.session || msg.gen != m.finder().gen || !m.finder().scanning {
 		return m, nil
 	}
-	f := *m.finder
-	m.finder = &f
+	f := *m.finder()
+	m.overlays.put(&f)
 	f.pages++
 	if msg.err != nil {
 		f.err, f.scanning = msg.err, false
@@ -195,7 +217,7 @@ func (f *finderState) status() string {
 
 // finderView draws the overlay.
 func (m model) finderView(h int) string {
-	f, st, w := m.finder, m.styles, m.width-4
+	f, st, w := m.finder(), m.styles, m.width-4
 	lines := []string{f.input.View(), ""}
 	typed := strings.TrimSpace(f.input.Value())
 	var rows []string

@@ -81,25 +81,25 @@ func TestFinderEscStopsBetweenPages(t *testing.T) {
 	s := viewtest.Open(t, storetest.CopyReference(t), clock, false)
 	m := newModel(s, Config{Clock: clock}, themes.NewStyles(themes.Dark()), func(string) error { return nil })
 	m, cmd := m.openFinder("acc")
-	if cmd == nil || m.finder == nil || !m.finder.scanning {
+	if cmd == nil || m.finder() == nil || !m.finder().scanning {
 		t.Fatal(":find did not start a scan")
 	}
-	gen := m.finder.gen
+	gen := m.finder().gen
 	m, _ = m.handleFinder(tea.KeyMsg{Type: tea.KeyEsc})
-	if m.finder == nil || m.finder.scanning || !m.finder.stopped {
+	if m.finder() == nil || m.finder().scanning || !m.finder().stopped {
 		t.Fatal("esc did not stop the scan")
 	}
 	page := finderPage{session: m.session, gen: gen, text: "acc", page: store.FindPage{
 		Matches: []store.FoundKey{{Key: codec.Key{codec.String("accounts")}}}, Next: []byte{2}}}
 	m, cmd = m.onFinderPage(page)
-	if cmd != nil || len(m.finder.matches) != 0 {
-		t.Errorf("the page in flight after esc was taken (%d matches, next read %v)", len(m.finder.matches), cmd != nil)
+	if cmd != nil || len(m.finder().matches) != 0 {
+		t.Errorf("the page in flight after esc was taken (%d matches, next read %v)", len(m.finder().matches), cmd != nil)
 	}
-	if m.finder.status() != "stopped after 0 key(s): 0 found" {
-		t.Errorf("status %q", m.finder.status())
+	if m.finder().status() != "stopped after 0 key(s): 0 found" {
+		t.Errorf("status %q", m.finder().status())
 	}
 	m, _ = m.handleFinder(tea.KeyMsg{Type: tea.KeyEsc})
-	if m.finder != nil {
+	if m.finder() != nil {
 		t.Error("esc after the stop did not close the finder")
 	}
 }
@@ -120,10 +120,7 @@ func TestParseFind(t *testing.T) {
 // goes to Browse again.
 func TestBackAfterRecordJump(t *testing.T) {
 	a := reference(t, false, 120, 40)
-	a.keys("2")
-	a.waitFor("LEASES", "Ticker")
-	a.keys("j", "o")
-	a.waitFor("[1 Browse]", "234f594be1ed8ecc8c4d393b295c02f3")
+	a.leaseInBrowse("234f594be1ed8ecc8c4d393b295c02f3")
 	a.keys("[")
 	a.waitFor("[2 Leases]")
 	m := a.final()
@@ -144,9 +141,9 @@ func TestFinderHostileKey(t *testing.T) {
 	m := newModel(s, Config{Clock: clock}, themes.NewStyles(themes.Dark()), func(string) error { return nil })
 	m.setSize(120, 40)
 	m, _ = m.openFinder("")
-	m.finder.input.SetValue("evil")
-	m.finder.text = "evil"
-	m.finder.matches = []store.FoundKey{{Key: codec.Key{codec.String("evil\x1b]0;pwned\x07\x1b[2J")}}}
+	m.finder().input.SetValue("evil")
+	m.finder().text = "evil"
+	m.finder().matches = []store.FoundKey{{Key: codec.Key{codec.String("evil\x1b]0;pwned\x07\x1b[2J")}}}
 	if v := m.finderView(30); strings.ContainsAny(v, "\x1b\x07") {
 		t.Errorf("the finder shows a raw escape: %q", v)
 	}

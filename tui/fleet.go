@@ -18,15 +18,33 @@ import (
 // use for (views.EscUser: no filter, peek or mark of its own to back out
 // of; a prompt or a form has every key).
 
-// fleetState is the root's part of the Fleet view.
+// fleetState is the root's part of the Fleet view: the view is kept
+// while it is closed (it keeps its rows and trends); fleetShown, on the
+// overlay stack, shows it.
 type fleetState struct {
-	view  fleet.Model
-	made  bool // view was built (it keeps its rows and trends)
-	shown bool
+	view fleet.Model
+	made bool // view was built
 	// from names the store opened from the view: in its tabs, an esc the
 	// tab does not use comes back (backToFleet).
 	from string
 }
+
+// fleetShown is the Fleet view shown over the tabs, an overlay
+// (overlay.go).
+type fleetShown struct{ opaque }
+
+func (fleetShown) layer() layer { return layerFleet }
+
+func (fleetShown) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	return taken(m.handleFleet(msg))
+}
+
+func (fleetShown) draw(m model, _ string, h int) string { return m.fl.view.View(m.width, h) }
+
+func (fleetShown) help(m model) ([]key.Binding, bool) { return m.fl.view.Help(), true }
+
+// fleetOpen reports whether the Fleet view is shown.
+func (m model) fleetOpen() bool { return m.overlays.has(layerFleet) }
 
 // openFleet shows the Fleet view and lists the saved stores again.
 func (m model) openFleet() (model, tea.Cmd) {
@@ -37,7 +55,7 @@ func (m model) openFleet() (model, tea.Cmd) {
 		m.fl.view = fleet.New(fleet.Deps{Stores: m.cfg.Stores, Open: m.cfg.OpenProbe, Done: m.cfg.ProbeDone, Platform: m.cfg.Platform, Now: m.cfg.Clock.Now, Wall: m.wall}, m.styles)
 		m.fl.made = true
 	}
-	m.fl.shown = true
+	m.overlays.put(fleetShown{})
 	var cmd tea.Cmd
 	m.fl.view, cmd = m.fl.view.Open()
 	return m, cmd
@@ -45,7 +63,7 @@ func (m model) openFleet() (model, tea.Cmd) {
 
 // handleFleet handles keys while the Fleet view is shown; q quits as
 // everywhere (not while its filter is typed).
-func (m model) handleFleet(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m model) handleFleet(msg tea.KeyMsg) (model, tea.Cmd) {
 	if !m.fl.view.Capturing() && key.Matches(msg, m.keys.Quit) {
 		cmd := m.quit()
 		return m, cmd
@@ -56,11 +74,12 @@ func (m model) handleFleet(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch act {
 	case fleet.OpenStore:
 		name, _ := m.fl.view.Selected()
-		m.fl.shown, m.fl.from = false, name
+		m.fl.from = name
+		m.overlays.drop(layerFleet)
 		next, open := m.switchStore(name)
 		return next, tea.Batch(cmd, open)
 	case fleet.CloseView:
-		m.fl.shown = false
+		m.overlays.drop(layerFleet)
 	case fleet.None:
 	}
 	return m, cmd
@@ -68,7 +87,7 @@ func (m model) handleFleet(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // fleetTick reads the stores again on a live tick while the view shows.
 func (m model) fleetTick(msg refreshTick) tea.Cmd {
-	if !m.fl.shown || msg.gen != m.refresh.gen || m.refresh.paused {
+	if !m.fleetOpen() || msg.gen != m.refresh.gen || m.refresh.paused {
 		return nil
 	}
 	return m.fl.view.Refresh()

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -52,36 +51,9 @@ func TestFleetFlow(t *testing.T) {
 	storetest.CopyReferenceRows(t, down.URL)
 	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
 	dir := t.TempDir()
-	plainURL := "file:" + filepath.Join(dir, "plain.db")
-	other := "file:" + filepath.Join(dir, "other.db")
-	storetest.Exec(t, other, `CREATE TABLE t (x)`)
-	conf := fmt.Sprintf(`[stores.plain]
-url = %q
-read_only = false
-group = "dev"
-[stores.ref]
-url = %q
-group = "dev"
-[stores.missing]
-url = %q
-[stores.other]
-url = %q
-[stores.sqld-up]
-url = %q
-group = "prod"
-[stores.sqld-down]
-url = %q
-group = "prod"
-[stores.hung]
-url = %q
-group = "prod"
-`, plainURL, "file:"+storetest.CopyReference(t), "file:"+filepath.Join(dir, "missing.db"), other, up.URL, down.URL, hung.URL)
-	path := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	conf, plainURL := fleetConf(t, dir, up.URL, down.URL, hung.URL)
 	clock := viewtest.FixedClock()
-	saved := savedStores{path: path, journals: filepath.Join(dir, "state"), clock: clock}
+	saved := saveStores(t, dir, conf, nil, clock)
 	plain := storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
 	ctx := storetest.Ctx(t)
 	s, entry, err := saved.open(ctx, "plain")
@@ -125,9 +97,17 @@ group = "prod"
 
 	final := a.final()
 	t.Cleanup(func() { final.store.Close() })
+	checkFleetEnd(t, final)
+}
+
+// checkFleetEnd: TestFleetFlow ended in the tabs on sqld-up, and the
+// Fleet view kept each store's state: the broken ones as what they are,
+// the hung one slow or unreachable, plain with a commit rate.
+func checkFleetEnd(t *testing.T, final model) {
+	t.Helper()
 	now := time.Now()
-	if final.fl.shown || final.sw.current.Name != "sqld-up" {
-		t.Errorf("final: fleet shown %v, store %q; want the tabs on sqld-up", final.fl.shown, final.sw.current.Name)
+	if final.fleetOpen() || final.sw.current.Name != "sqld-up" {
+		t.Errorf("final: fleet shown %v, store %q; want the tabs on sqld-up", final.fleetOpen(), final.sw.current.Name)
 	}
 	for name, want := range map[string]string{"plain": "ok", "ref": "ok", "sqld-up": "ok", "missing": "", "other": "not a store", "sqld-down": "unreachable"} {
 		got, _ := final.fl.view.State(name, now)
@@ -143,6 +123,39 @@ group = "prod"
 	}
 }
 
+// fleetConf is TestFleetFlow's config.toml, seven stores: plain (a new
+// file in dir, writable), ref (the reference), missing, other (a file
+// that is no store), sqld-up, sqld-down and hung (the sqld URLs given).
+// It returns the config and plain's URL.
+func fleetConf(t *testing.T, dir, up, down, hung string) (conf, plainURL string) {
+	t.Helper()
+	plainURL = "file:" + filepath.Join(dir, "plain.db")
+	other := "file:" + filepath.Join(dir, "other.db")
+	storetest.Exec(t, other, `CREATE TABLE t (x)`)
+	conf = fmt.Sprintf(`[stores.plain]
+url = %q
+read_only = false
+group = "dev"
+[stores.ref]
+url = %q
+group = "dev"
+[stores.missing]
+url = %q
+[stores.other]
+url = %q
+[stores.sqld-up]
+url = %q
+group = "prod"
+[stores.sqld-down]
+url = %q
+group = "prod"
+[stores.hung]
+url = %q
+group = "prod"
+`, plainURL, "file:"+storetest.CopyReference(t), "file:"+filepath.Join(dir, "missing.db"), other, up, down, hung)
+	return conf, plainURL
+}
+
 // TestFleetEscComesBack: issue 21 point 3. In the tabs of a store opened
 // from the Fleet view, esc comes back to the fleet once the active tab has
 // nothing of its own to back out of: Browse's filter in force takes the
@@ -153,12 +166,8 @@ func TestFleetEscComesBack(t *testing.T) {
 	ref := "file:" + storetest.CopyReference(t)
 	plainURL := "file:" + filepath.Join(dir, "plain.db")
 	conf := fmt.Sprintf("[stores.plain]\nurl = %q\nread_only = false\n[stores.ref]\nurl = %q\n", plainURL, ref)
-	path := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	clock := viewtest.FixedClock()
-	saved := savedStores{path: path, journals: filepath.Join(dir, "state"), clock: clock}
+	saved := saveStores(t, dir, conf, nil, clock)
 	storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
 	s, entry, err := saved.open(storetest.Ctx(t), "plain")
 	if err != nil {
@@ -188,7 +197,7 @@ func TestFleetEscComesBack(t *testing.T) {
 	a.waitFor("FLEET", "/ref")
 	final := a.final()
 	t.Cleanup(func() { final.store.Close() })
-	if !final.fl.shown || final.sw.current.Name != "ref" {
-		t.Errorf("final: fleet shown %v on store %q; want the fleet, opened over ref", final.fl.shown, final.sw.current.Name)
+	if !final.fleetOpen() || final.sw.current.Name != "ref" {
+		t.Errorf("final: fleet shown %v on store %q; want the fleet, opened over ref", final.fleetOpen(), final.sw.current.Name)
 	}
 }

@@ -82,6 +82,16 @@ func (a *app) keys(names ...string) {
 	}
 }
 
+// leaseInBrowse shows Leases and jumps (o) from its second lease to the
+// lease's raw row in Browse, once Browse shows every text of shows.
+func (a *app) leaseInBrowse(shows ...string) {
+	a.t.Helper()
+	a.keys("2")
+	a.waitFor("LEASES", "Ticker")
+	a.keys("j", "o")
+	a.waitFor(append([]string{"[1 Browse]"}, shows...)...)
+}
+
 func (a *app) command(line string) {
 	a.keys(":")
 	a.tm.Type(line)
@@ -255,7 +265,7 @@ func TestFlowReadOnlyRefusal(t *testing.T) {
 	a.keys("d")
 	a.waitFor("read-only: delete")
 	m := a.final()
-	if m.confirm.Open() || m.tabs.browse.Capturing() {
+	if m.dialog() != nil || m.tabs.browse.Capturing() {
 		t.Fatal("a write action opened in read-only mode")
 	}
 }
@@ -438,7 +448,7 @@ func TestClickTab(t *testing.T) {
 					t.Fatalf("width %d: no column shows tab %v", w, want)
 				}
 				next, _ := m.handleMouse(tea.MouseMsg{X: x, Y: 0, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
-				if got := next.(model).tab; got != want {
+				if got := next.tab; got != want {
 					t.Errorf("width %d: a click at column %d shows %v, want %v", w, x, got, want)
 				}
 			}

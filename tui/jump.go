@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -20,8 +21,10 @@ import (
 // it has loaded the rows its record is among. A jump that does not happen
 // drops them and its flash says how many. ctrl+c and q act at once.
 
-// jumpWait is a jump asked for and not landed yet.
+// jumpWait is a jump asked for and not landed yet: an overlay
+// (overlay.go) that draws nothing and holds every key but q.
 type jumpWait struct {
+	bare
 	gen     int          // tags the answers of the jump key's commands
 	pending int          // those commands not answered yet
 	landed  bool         // the jump's message switched the tab
@@ -29,6 +32,26 @@ type jumpWait struct {
 	held    []tea.KeyMsg // keys pressed meanwhile, for the target
 	flash   *views.FlashMsg
 }
+
+func (*jumpWait) layer() layer { return layerJump }
+
+// key holds msg for the jump's target; q goes on (it quits).
+func (j *jumpWait) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	if key.Matches(msg, m.keys.Quit) {
+		return m, nil, false
+	}
+	j.hold(msg)
+	return m, nil, true
+}
+
+func (j *jumpWait) generation() int { return j.gen }
+
+func (*jumpWait) answer(m model, msg tea.Msg) (model, tea.Cmd) {
+	return answerWith(m, msg, model.onJumpAnswer)
+}
+
+// jump is the jump in flight, nil when none is.
+func (m model) jump() *jumpWait { return opened[*jumpWait](m.overlays) }
 
 // maxHeld bounds the keys held during a jump (Browse's bound too).
 const maxHeld = 32
@@ -39,6 +62,11 @@ type jumpAnswer struct {
 	gen int
 	msg tea.Msg
 }
+
+func (a jumpAnswer) overlayGen() int { return a.gen }
+
+// orphaned: the jump ended already, so its answer is an ordinary message.
+func (a jumpAnswer) orphaned(m model) (model, tea.Cmd) { return m.untracked(a.msg) }
 
 // track tags cmd's answer with gen.
 func track(gen int, cmd tea.Cmd) tea.Cmd {
@@ -51,9 +79,9 @@ func (m *model) awaitJump(cmd tea.Cmd) tea.Cmd {
 	if cmd == nil {
 		return nil
 	}
-	m.jumpGen++
-	m.jump = &jumpWait{gen: m.jumpGen, pending: 1}
-	return track(m.jumpGen, cmd)
+	j := &jumpWait{gen: m.overlays.newGen(), pending: 1}
+	m.overlays.put(j)
+	return track(j.gen, cmd)
 }
 
 // hold keeps a key pressed while the jump is in flight.
@@ -66,9 +94,9 @@ func (j *jumpWait) hold(msg tea.KeyMsg) {
 // onJumpAnswer takes an answer of the jump key's commands: a batch is
 // tracked further, the jump's message switches the tab, anything else
 // goes where it would have gone untracked.
-func (m model) onJumpAnswer(a jumpAnswer) (tea.Model, tea.Cmd) {
-	j := m.jump
-	if j == nil || j.gen != a.gen || j.landed {
+func (m model) onJumpAnswer(a jumpAnswer) (model, tea.Cmd) {
+	j := m.jump()
+	if j.landed {
 		// The jump ended already: an ordinary message now.
 		return m.untracked(a.msg)
 	}
@@ -114,15 +142,14 @@ func (m model) onJumpAnswer(a jumpAnswer) (tea.Model, tea.Cmd) {
 	if j.pending > 0 {
 		return next, cmd
 	}
-	nm := next.(model)
-	fail := nm.failJump()
-	return nm, tea.Batch(cmd, fail)
+	fail := next.failJump()
+	return next, tea.Batch(cmd, fail)
 }
 
 // untracked handles msg as if it had come untagged: a batch's commands
 // run; a message bubbletea itself acts on (quit, exec, ...) goes back to
 // it.
-func (m model) untracked(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m model) untracked(msg tea.Msg) (model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case nil:
 		return m, nil
@@ -138,8 +165,8 @@ func (m model) untracked(msg tea.Msg) (tea.Model, tea.Cmd) {
 // are dropped, and the flash (the view's reason, if it gave one) says how
 // many.
 func (m *model) failJump() tea.Cmd {
-	j := m.jump
-	m.jump = nil
+	j := m.jump()
+	m.overlays.drop(layerJump)
 	n := len(j.held)
 	if j.flash == nil && n == 0 {
 		return nil
@@ -157,21 +184,21 @@ func (m *model) failJump() tea.Cmd {
 // settleJump replays the held keys once the jump has landed: at once on
 // Browse (which holds them while its own jump walks to the key), on a
 // coordination tab once its load is in (the record selected).
-func (m model) settleJump(cmd tea.Cmd) (tea.Model, tea.Cmd) {
-	j := m.jump
+func (m model) settleJump(cmd tea.Cmd) (model, tea.Cmd) {
+	j := m.jump()
 	if j == nil || !j.landed {
 		return m, cmd
 	}
 	if m.tab == j.to && j.to != tabBrowse && m.tabs.view(j.to).Busy() {
 		return m, cmd
 	}
-	m.jump = nil
+	m.overlays.drop(layerJump)
 	cmds := []tea.Cmd{cmd}
-	var next tea.Model = m
+	next := m
 	for _, k := range j.held {
 		// A held key that asks for another jump holds the ones after it.
 		var c tea.Cmd
-		next, c = next.(model).handleKey(k)
+		next, c = next.handleKey(k)
 		cmds = append(cmds, c)
 	}
 	return next, tea.Batch(cmds...)

@@ -42,21 +42,7 @@ func TestKeyTableInREADME(t *testing.T) {
 // (nested structs included).
 func bindingKeys(v any) []string {
 	var out []string
-	var walk func(r reflect.Value)
-	walk = func(r reflect.Value) {
-		if b, ok := r.Interface().(key.Binding); ok {
-			out = append(out, b.Help().Key)
-			return
-		}
-		if r.Kind() == reflect.Struct {
-			for i := range r.NumField() {
-				if r.Type().Field(i).IsExported() {
-					walk(r.Field(i))
-				}
-			}
-		}
-	}
-	walk(reflect.ValueOf(v))
+	walkBindings(v, func(b key.Binding) { out = append(out, b.Help().Key) })
 	return out
 }
 

@@ -64,10 +64,7 @@ func TestFlowMarkAllQueueRetry(t *testing.T) {
 	s := viewtest.Open(t, path, clock, false)
 	seedQueue(t, s, "aaa-bulk", 3000, clock.Now()+time.Hour.Milliseconds())
 	a := start(t, s, clock, 120, 40, time.Hour)
-	a.keys("4")
-	a.waitFor("QUEUES", "aaa-bulk", "m-00000")
-	a.keys("l", "ctrl+a")
-	a.waitFor("200 of 3,000 marked · ctrl+a again: all 3,000 in the queue")
+	markBulkQueue(a, "3,000")
 	a.keys("ctrl+a")
 	a.waitFor("3,000 marked: every message of aaa-bulk")
 	a.keys(";")
@@ -89,10 +86,7 @@ func TestFlowMarkAllBudgetOverSqld(t *testing.T) {
 	s, p, clock := remoteReference(t, 50*time.Millisecond)
 	seedQueue(t, s, "aaa-bulk", 2000, clock.Now()+time.Hour.Milliseconds())
 	a := start(t, s, clock, 120, 40, time.Hour)
-	a.keys("4")
-	a.waitFor("QUEUES", "aaa-bulk", "m-00000")
-	a.keys("l", "ctrl+a")
-	a.waitFor("200 of 2,000 marked · ctrl+a again: all 2,000 in the queue")
+	markBulkQueue(a, "2,000")
 	n := requestsFor(p, func() { a.keys("ctrl+a"); a.waitFor("2,000 marked: every message of aaa-bulk") })
 	t.Logf("marking all 2,000 messages over the 50 ms proxy: %d requests", n)
 	if n > 3 {
@@ -109,4 +103,14 @@ func TestFlowMarkAllBudgetOverSqld(t *testing.T) {
 	}
 	a.final()
 	checkRetried(t, s, "aaa-bulk", 2000, clock.Now())
+}
+
+// markBulkQueue shows the messages of the queue aaa-bulk (n of them, as
+// the tab writes the number) and marks the 200 shown (ctrl+a).
+func markBulkQueue(a *app, n string) {
+	a.t.Helper()
+	a.keys("4")
+	a.waitFor("QUEUES", "aaa-bulk", "m-00000")
+	a.keys("l", "ctrl+a")
+	a.waitFor("200 of " + n + " marked · ctrl+a again: all " + n + " in the queue")
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -28,55 +27,32 @@ type model struct {
 	styles  themes.Styles
 	keys    GlobalKeys
 	input   widgets.InputKeys
-	clip    func(string) error
-
-	tab     tab
-	tabs    tabs
-	seen    [numTabs]store.Version // the store version each tab last showed
-	help    help.Model
-	helping bool
-	logging bool // the message log (:log) is shown
-	helpOff int  // the first line shown of the help or the log: both scroll
-	confirm widgets.ConfirmDialog
-	// quitAsked: the dialog open is the quit dialog (quit.go), which a
-	// second ctrl+c answers.
-	quitAsked bool
-	cmdline   textinput.Model
-	typing    bool // the command line has the keys
-	// askingFor is the URL of :open URL --auth-token while the command
-	// line asks for its token ("" otherwise).
-	askingFor string
-	flash     flashState
-	// jump is a jump to another tab asked for and not landed yet: the
-	// keys pressed meanwhile wait for its target (jump.go).
-	jump     *jumpWait
-	jumpGen  int
-	jumpKeys [numTabs]key.Binding
-	// undo is the z overlay (undo.go), nil when closed.
-	undo     *undoState
-	undoGen  int
-	undoKeys undoKeys
-	// sw is the store switcher (switcher.go): the saved store shown,
-	// a switch in flight, the picker.
-	sw switchState
-	// finder is the key finder (finder.go), nil when closed; finds are
-	// the texts found this session, the latest first.
-	finder     *finderState
-	finderGen  int
+	// jumpKeys are each tab's key that asks for another tab (jump.go);
+	// undoKeys and finderKeys the keys of those overlays.
+	jumpKeys   [numTabs]key.Binding
+	undoKeys   undoKeys
 	finderKeys finderKeys
-	finds      []string
-	// bulkMenu is the B menu of a tab's marked rows (bulk.go), nil when
-	// closed; bulk is the bulk action running, nil when none; bulkLimits
-	// bound each of its commits (zero: the store's defaults; a test sets
-	// small ones so that a small action takes several commits).
-	bulkMenu   *views.BulkMsg
-	bulk       *bulkRun
-	bulkGen    int
+	clip       func(string) error
+
+	tab  tab
+	tabs tabs
+	seen [numTabs]store.Version // the store version each tab last showed
+	help help.Model
+	// overlays are the dialogs, prompts, lists and runs open over the
+	// tabs (overlay.go): the top one takes the keys.
+	overlays overlayStack
+	flash    flashState
+	// sw is the store switcher (switcher.go): the saved store shown and
+	// a switch in flight.
+	sw switchState
+	// finds are the texts the key finder found this session, the latest
+	// first (finder.go).
+	finds []string
+	// bulkLimits bound each commit of a bulk run (zero: the store's
+	// defaults; a test sets small ones so that a small action takes
+	// several commits).
 	bulkLimits store.BulkLimits
-	// export is the bulk menu's export to a dump file (export.go).
-	export    *exportRun
-	exportGen int
-	// fl is the Fleet view (fleet.go).
+	// fl is the Fleet view (fleet.go), kept while closed.
 	fl fleetState
 	// hist is the back stack (history.go); browseAt is the key the root
 	// last sent Browse to.
@@ -85,8 +61,11 @@ type model struct {
 
 	refresh refreshState
 	lastErr string
-	rate    commitRate       // commits per second, from the refresh's reads
-	wall    func() time.Time // when a read arrived (the rate's clock)
+	// lockNoted is the store's LockedReadNote the flash line showed
+	// (refresh.go: noteLockedReads).
+	lockNoted string
+	rate      commitRate       // commits per second, from the refresh's reads
+	wall      func() time.Time // when a read arrived (the rate's clock)
 	// busySince is when the version read or the visible tab's load in
 	// flight began (zero when none is): the status bar says "loading…"
 	// only for a slow one.
@@ -112,8 +91,6 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		finderKeys: defaultFinderKeys(),
 		input:      widgets.DefaultInputKeys(),
 		help:       help.New(),
-		confirm:    widgets.NewConfirmDialog(widgets.DefaultConfirmKeys(), st),
-		cmdline:    widgets.NewInput(":", `open URL · goto ["users", 42] · refresh 500ms|off · clock +5m|now`, st),
 		refresh:    refreshState{interval: cfg.Refresh},
 		rate:       newCommitRate(),
 		wall:       time.Now,
@@ -149,7 +126,7 @@ func (m model) Init() tea.Cmd {
 	return tea.Batch(m.tabs.init(m.tab), readVersion(m.store, m.session), tickAfter(m.refresh.interval, m.refresh.gen), secondTick())
 }
 
-// Update routes a message: keys through the modal layers, the root's own
+// Update routes a message: keys through the overlays, the root's own
 // messages to their handlers, everything else to every view. Keys held
 // while a jump was in flight are replayed once it has landed.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -170,9 +147,8 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	next, cmd := m.update(msg)
-	nm := next.(model)
-	nm.noteBusy()
-	next, cmd = nm.settleJump(cmd)
+	next.noteBusy()
+	next, cmd = next.settleJump(cmd)
 	if gen != 0 {
 		cmd = trackKey(cmd, gen)
 	}
@@ -190,23 +166,24 @@ func (m *model) noteBusy() {
 	}
 }
 
-func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case jumpAnswer:
-		return m.onJumpAnswer(msg)
+	case overlayAnswer:
+		return m.deliver(msg)
 	case tea.WindowSizeMsg:
 		m.setSize(msg.Width, msg.Height)
 		return m, nil
 	case tea.KeyMsg:
 		next, cmd := m.handleKey(msg)
-		return next.(model).takeBrowsePlaces(), cmd
+		return next.takeBrowsePlaces(), cmd
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case refreshTick:
 		next, cmd := m.onTick(msg)
-		return next, tea.Batch(cmd, m.fleetTick(msg))
+		return next.(model), tea.Batch(cmd, m.fleetTick(msg))
 	case versionRead:
-		return m.onVersion(msg)
+		next, cmd := m.onVersion(msg)
+		return next.(model), cmd
 	case clockTick:
 		return m, secondTick() // re-rendering is the point: countdowns move
 	case flashExpired:
@@ -216,8 +193,7 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		out := m.flash.show(msg)
 		return m, out
 	case views.ConfirmMsg:
-		m.confirm.Ask(msg)
-		m.quitAsked = false
+		m.ask(msg, false)
 		return m, nil
 	case views.ComposeMsg:
 		// "Compose from here": show the Compose tab with the staged ops.
@@ -232,15 +208,9 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.showRecord(msg.Key)
 	case storeOpened:
 		return m.onOpened(msg)
-	case journalListed, undoPlanned, undoDone:
-		return m.onUndoMsg(msg)
-	case storesListed, storeSwitched:
-		return m.onSwitchMsg(msg)
-	case finderPage:
-		return m.onFinderPage(msg)
-	case exportOpened, exportPaged:
-		return m.onExportMsg(msg)
-	case views.BulkMsg, bulkStart, bulkCommitted, bulkCopied:
+	case storeSwitched:
+		return m.onSwitched(msg)
+	case views.BulkMsg, bulkStart, bulkCopied:
 		return m.onBulkMsg(msg)
 	}
 	var fl tea.Cmd
@@ -252,53 +222,21 @@ func (m model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // handleKey: ctrl+c quits (asking first while work is held, quit.go);
-// then the dialog, the help screen, the command line and a view's text
-// input each take every key while open; then the global keys; then the
-// focused view. While a jump to another tab is in flight, every key but
-// q waits for its target (jump.go).
-func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+// then the overlays, top first (overlay.go: a dialog, a run, a menu, a
+// jump in flight holding every key but q, help, a list, the command
+// line); then a view's text input; then the global keys; then the
+// focused view.
+func (m model) handleKey(msg tea.KeyMsg) (model, tea.Cmd) {
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 		return m.splitRunes(msg)
 	}
-	var cmd tea.Cmd
-	switch {
-	case key.Matches(msg, m.keys.ForceQuit):
+	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.forceQuit()
-	case m.confirm.Open():
-		m.confirm, cmd = m.confirm.Update(msg)
-		return m, cmd
-	case m.bulk != nil:
-		return m.handleBulkRun(msg)
-	case m.export != nil:
-		return m.handleExport(msg)
-	case m.bulkMenu != nil:
-		return m.handleBulkMenu(msg)
-	case m.jump != nil && !key.Matches(msg, m.keys.Quit):
-		m.jump.hold(msg)
-		return m, nil
-	case m.helping:
-		if key.Matches(msg, m.keys.Help, m.keys.Quit, m.input.Cancel) {
-			m.helping = false
-		}
-		m.helpOff = clampHelp(scrollHelp(msg, m.helpOff, m.helpPage()), len(m.helpLines()), m.helpPage())
-		return m, nil
-	case m.logging:
-		if key.Matches(msg, m.keys.Help, m.keys.Quit, m.input.Cancel) {
-			m.logging = false
-		}
-		m.helpOff = clampHelp(scrollHelp(msg, m.helpOff, m.helpPage()), len(m.logLines()), m.helpPage())
-		return m, nil
-	case m.undo != nil:
-		return m.handleUndo(msg)
-	case m.sw.picker != nil:
-		return m.handlePicker(msg)
-	case m.finder != nil:
-		return m.handleFinder(msg)
-	case m.fl.shown && !m.typing:
-		return m.handleFleet(msg)
-	case m.typing:
-		return m.handleCommandLine(msg)
-	case m.tabs.view(m.tab).Capturing():
+	}
+	if next, cmd, ok := m.overlayKey(msg); ok {
+		return next, cmd
+	}
+	if m.tabs.view(m.tab).Capturing() {
 		out := m.tabs.update(m.tab, msg)
 		return m, out
 	}
@@ -307,17 +245,15 @@ func (m model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // handleGlobalKey: the global keys, else the focused view's (a jump key
 // waits for its target tab).
-func (m model) handleGlobalKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m model) handleGlobalKey(msg tea.KeyMsg) (model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		cmd = m.quit()
 	case key.Matches(msg, m.keys.Help):
-		m.helping, m.helpOff = true, 0
+		m.overlays.put(&textScreen{})
 	case key.Matches(msg, m.keys.Command):
-		m.typing = true
-		m.cmdline.Reset()
-		cmd = m.cmdline.Focus()
+		cmd = m.openCommandLine()
 	case key.Matches(msg, m.keys.Pause):
 		cmd = m.togglePause()
 	case key.Matches(msg, enabled(m.keys.Undo)):
@@ -354,39 +290,32 @@ func enabled(b key.Binding) key.Binding {
 // splitRunes handles keys that arrived in one read (fast typing, key
 // repeat, a script) one by one: bubbletea delivers them as one message,
 // which would match no binding.
-func (m model) splitRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m model) splitRunes(msg tea.KeyMsg) (model, tea.Cmd) {
 	cmds := make([]tea.Cmd, 0, len(msg.Runes))
-	var next tea.Model = m
+	next := m
 	for _, r := range msg.Runes {
 		var cmd tea.Cmd
-		next, cmd = next.(model).handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+		next, cmd = next.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
 		cmds = append(cmds, cmd)
 	}
 	return next, tea.Batch(cmds...)
 }
 
-// handleMouse gives wheel and clicks on the body to the focused view, in
-// the view's coordinates.
-func (m model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if m.undo != nil || m.sw.picker != nil || m.finder != nil || m.fl.shown {
-		return m, nil
+// handleMouse gives the mouse to the overlays, top first; one that
+// does not take it lets it through: a click on a tab's label shows that
+// tab, and wheel and clicks on the body go to the focused view, in the
+// view's coordinates.
+func (m model) handleMouse(msg tea.MouseMsg) (model, tea.Cmd) {
+	if next, cmd, ok := m.overlayMouse(msg); ok {
+		return next, cmd
 	}
-	if m.helping {
-		m.helpOff = clampHelp(scrollHelpWheel(msg, m.helpOff), len(m.helpLines()), m.helpPage())
-		return m, nil
-	}
-	if m.logging {
-		m.helpOff = clampHelp(scrollHelpWheel(msg, m.helpOff), len(m.logLines()), m.helpPage())
-		return m, nil
-	}
-	if msg.Y == 0 && !m.confirm.Open() && msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress {
-		// A click on a tab's label shows that tab.
+	if msg.Y == 0 && msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress {
 		if t, ok := m.tabAt(msg.X); ok {
 			return m, m.switchTab(t)
 		}
 		return m, nil
 	}
-	if m.confirm.Open() || msg.Y < 1 || msg.Y >= m.height-2 {
+	if msg.Y < 1 || msg.Y >= m.height-2 {
 		return m, nil
 	}
 	msg.Y--
@@ -421,13 +350,11 @@ func (m *model) setSize(w, h int) {
 	for t := range numTabs {
 		m.tabs.view(t).SetSize(w, body)
 	}
-	m.confirm.SetSize(w, body)
-	m.cmdline.Width = w - 3
 }
 
 // showRecord shows the coordination tab of a dwk_* key: Leases (with the
 // row selected), Alarms or Queues.
-func (m model) showRecord(k codec.Key) (tea.Model, tea.Cmd) {
+func (m model) showRecord(k codec.Key) (model, tea.Cmd) {
 	t, ok := recordTab(k)
 	if !ok {
 		out := m.flash.show(notRecord(k))

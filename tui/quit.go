@@ -52,15 +52,14 @@ func (m *model) quit() tea.Cmd {
 		stay = "n stays (then u gives the batch back, enter applies); ctrl+c again quits."
 	}
 	lines = append(lines, stay)
-	m.confirm.Ask(views.ConfirmMsg{Title: quitTitle, Yes: "quit", Do: tea.Quit, Lines: lines})
-	m.quitAsked = true
+	m.ask(views.ConfirmMsg{Title: quitTitle, Yes: "quit", Do: tea.Quit, Lines: lines}, true)
 	return nil
 }
 
 // forceQuit is ctrl+c: it asks as q does, and quits at once when the
 // quit dialog is already open.
-func (m model) forceQuit() (tea.Model, tea.Cmd) {
-	if m.quitAsked && m.confirm.Open() {
+func (m model) forceQuit() (model, tea.Cmd) {
+	if d := m.dialog(); d != nil && d.quit {
 		return m, tea.Quit
 	}
 	cmd := m.quit()

@@ -100,6 +100,25 @@ func (m model) onVersion(msg versionRead) (tea.Model, tea.Cmd) {
 	if msg.session != m.session {
 		return m, nil
 	}
+	m, note := m.noteLockedReads()
+	m, out := m.onVersionRead(msg)
+	return m, tea.Batch(note, out)
+}
+
+// noteLockedReads shows, once, what the store said when it first read a
+// rollback-journal file with SQLite's locks (store.LockedReadNote): the
+// CLI prints it on stderr, which the TUI covers.
+func (m model) noteLockedReads() (model, tea.Cmd) {
+	text := m.store.LockedReadNote()
+	if text == "" || text == m.lockNoted {
+		return m, nil
+	}
+	m.lockNoted = text
+	return m, m.flash.show(views.FlashMsg{Level: views.FlashError, Text: text})
+}
+
+// onVersionRead is onVersion for an answer of this session.
+func (m model) onVersionRead(msg versionRead) (model, tea.Cmd) {
 	r := &m.refresh
 	r.reading = false
 	if msg.err != nil {

@@ -13,6 +13,7 @@ import (
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // The store switcher (issue 21 point 2): :store NAME, or the picker (O,
@@ -29,33 +30,63 @@ type switchState struct {
 	current    tuiconfig.SavedStore // the saved store shown; zero after :open URL
 	connecting string               // the store being opened, "" when none
 	gen        int                  // tags the opens; older answers are dropped
-	listGen    int                  // tags the picker's listings
-	picker     *pickerState         // nil when the picker is closed
 }
 
-// pickerState is the picker while it is open.
+// pickerState is the picker, an overlay (overlay.go), while it is open.
 type pickerState struct {
+	opaque
+	gen     int // tags its listing
 	loading bool
 	stores  []tuiconfig.SavedStore
 	err     error
 	cursor  int
 }
 
-// pickerKeys are the picker's keys.
+// pickerKeys are the picker's keys: up and down as in every list.
 type pickerKeys struct {
-	Up, Down, Switch, Close key.Binding
+	Nav           widgets.NavKeys
+	Switch, Close key.Binding
 }
 
 func defaultPickerKeys() pickerKeys {
 	return pickerKeys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Nav:    widgets.DefaultNavKeys(),
 		Switch: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "switch to it")),
 		Close:  key.NewBinding(key.WithKeys("esc", "q", "O"), key.WithHelp("esc", "close")),
 	}
 }
 
-// Answers of the switcher's commands, tagged with its generation.
+func (*pickerState) layer() layer { return layerPicker }
+
+func (*pickerState) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	return taken(m.handlePicker(msg))
+}
+
+func (p *pickerState) draw(m model, body string, h int) string { return m.pickerView(body, h) }
+
+func (*pickerState) help(model) ([]key.Binding, bool) { return pickerHelp(), true }
+
+func (p *pickerState) generation() int { return p.gen }
+
+// answer takes the saved stores read.
+func (p *pickerState) answer(m model, msg tea.Msg) (model, tea.Cmd) {
+	if l, ok := msg.(storesListed); ok {
+		p.loading, p.stores, p.err = false, l.stores, l.err
+		p.cursor = 0
+		for i, st := range l.stores {
+			if st.Name == m.sw.current.Name {
+				p.cursor = i
+			}
+		}
+	}
+	return m, nil
+}
+
+// picker is the picker open, nil when none is.
+func (m model) picker() *pickerState { return opened[*pickerState](m.overlays) }
+
+// Answers of the switcher's commands: the picker's listing, tagged with
+// the picker's generation; an open, tagged with the switcher's.
 type (
 	storesListed struct {
 		gen    int
@@ -70,6 +101,8 @@ type (
 		err   error
 	}
 )
+
+func (a storesListed) overlayGen() int { return a.gen }
 
 // listStores reads the saved stores (config.toml) in a command.
 func listStores(list func() ([]tuiconfig.SavedStore, error), gen int) tea.Cmd {
@@ -94,9 +127,9 @@ func (m model) openPicker() (model, tea.Cmd) {
 	if m.cfg.Stores == nil || m.cfg.OpenStore == nil {
 		return m, views.Flash(views.FlashError, "no saved stores here (kvdeck stores add NAME URL saves one)")
 	}
-	m.sw.listGen++
-	m.sw.picker = &pickerState{loading: true}
-	return m, listStores(m.cfg.Stores, m.sw.listGen)
+	p := &pickerState{gen: m.overlays.newGen(), loading: true}
+	m.overlays.put(p)
+	return m, listStores(m.cfg.Stores, p.gen)
 }
 
 // switchStore starts opening the saved store name.
@@ -112,59 +145,44 @@ func (m model) switchStore(name string) (model, tea.Cmd) {
 	return m, tea.Batch(openSaved(m.cfg.OpenStore, name, m.sw.gen), note)
 }
 
-// onSwitchMsg handles the switcher's answers.
-func (m model) onSwitchMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case storesListed:
-		if p := m.sw.picker; p != nil && msg.gen == m.sw.listGen {
-			p.loading, p.stores, p.err = false, msg.stores, msg.err
-			p.cursor = 0
-			for i, st := range msg.stores {
-				if st.Name == m.sw.current.Name {
-					p.cursor = i
-				}
-			}
+// onSwitched takes an open's answer: the store it opened is shown, or
+// the error says which store failed.
+func (m model) onSwitched(msg storeSwitched) (model, tea.Cmd) {
+	if msg.gen != m.sw.gen {
+		// A switch asked for later won: this one is not shown.
+		if msg.s != nil {
+			return m, closeStore(msg.s)
 		}
 		return m, nil
-	case storeSwitched:
-		if msg.gen != m.sw.gen {
-			// A switch asked for later won: this one is not shown.
-			if msg.s != nil {
-				return m, closeStore(msg.s)
-			}
-			return m, nil
-		}
-		m.sw.connecting = ""
-		if msg.err != nil {
-			still := m.storeLabel()
-			out := m.flash.show(views.FlashMsg{Level: views.FlashError,
-				Text: fmt.Sprintf("cannot switch to store %s (still on %s): %v", msg.name, still, msg.err)})
-			return m, out
-		}
-		next, cmd := m.onOpened(storeOpened{url: msg.entry.URL, s: msg.s})
-		nm := next.(model)
-		nm.sw.current = msg.entry
-		text := "switched to store " + nm.storeLabel()
-		if nm.info.ReadOnly {
-			text += " (read-only)"
-		}
-		return nm, tea.Batch(cmd, nm.flash.show(views.FlashMsg{Level: views.FlashOK, Text: text}))
 	}
-	return m, nil
+	m.sw.connecting = ""
+	if msg.err != nil {
+		still := m.storeLabel()
+		out := m.flash.show(views.FlashMsg{Level: views.FlashError,
+			Text: fmt.Sprintf("cannot switch to store %s (still on %s): %v", msg.name, still, msg.err)})
+		return m, out
+	}
+	nm, cmd := m.onOpened(storeOpened{url: msg.entry.URL, s: msg.s})
+	nm.sw.current = msg.entry
+	text := "switched to store " + nm.storeLabel()
+	if nm.info.ReadOnly {
+		text += " (read-only)"
+	}
+	return nm, tea.Batch(cmd, nm.flash.show(views.FlashMsg{Level: views.FlashOK, Text: text}))
 }
 
 // handlePicker handles keys while the picker is open.
-func (m model) handlePicker(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	p, k := m.sw.picker, defaultPickerKeys()
+func (m model) handlePicker(msg tea.KeyMsg) (model, tea.Cmd) {
+	p, k := m.picker(), defaultPickerKeys()
 	switch {
 	case key.Matches(msg, k.Close):
-		m.sw.picker = nil
-	case key.Matches(msg, k.Up):
+		m.overlays.drop(layerPicker)
+	case key.Matches(msg, k.Nav.Up):
 		p.cursor = max(p.cursor-1, 0)
-	case key.Matches(msg, k.Down):
+	case key.Matches(msg, k.Nav.Down):
 		p.cursor = max(min(p.cursor+1, len(p.stores)-1), 0)
 	case key.Matches(msg, k.Switch) && len(p.stores) > 0:
-		m.sw.picker = nil
+		m.overlays.drop(layerPicker)
 		return m.switchStore(p.stores[p.cursor].Name)
 	}
 	return m, nil
@@ -188,13 +206,13 @@ func (m model) storeLabel() string {
 // pickerHelp are the picker's keys for the message line.
 func pickerHelp() []key.Binding {
 	k := defaultPickerKeys()
-	return []key.Binding{k.Up, k.Down, k.Switch, k.Close}
+	return []key.Binding{k.Nav.Up, k.Nav.Down, k.Switch, k.Close}
 }
 
 // pickerView draws the picker: one line per saved store, the one shown
 // marked, in a pane over the dimmed screen.
 func (m model) pickerView(back string, h int) string {
-	p, st := m.sw.picker, m.styles
+	p, st := m.picker(), m.styles
 	w := min(max(m.width-4, 20), 100)
 	inner := w - 4 // the pane's border and padding
 	lines := []string{st.PaneTitle.Render("STORES") + st.Muted.Render(" · saved in config.toml · the tab stays"), ""}
@@ -242,7 +260,7 @@ func (m model) pickerView(back string, h int) string {
 		lines = append(lines, line)
 	}
 	box := st.PaneFocused.Width(w - 2).Render(strings.Join(lines, "\n"))
-	return overlay(back, box, m.width, h, st.Muted.Faint(true))
+	return m.over(back, box, h)
 }
 
 // readOnlyWhy says why a saved store shown is read-only: saved so (the

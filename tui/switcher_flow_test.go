@@ -33,6 +33,17 @@ type savedStores struct {
 	clock          *store.VirtualClock
 }
 
+// saveStores writes conf as dir/config.toml: the saved stores, their
+// journals under dir/state, tokens from env.
+func saveStores(t *testing.T, dir, conf string, env map[string]string, clock *store.VirtualClock) savedStores {
+	t.Helper()
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return savedStores{path: path, journals: filepath.Join(dir, "state"), env: env, clock: clock}
+}
+
 func (c savedStores) list() ([]tuiconfig.SavedStore, error) {
 	cfg, err := storeconfig.Load(c.path)
 	if err != nil {
@@ -105,45 +116,8 @@ func (c savedStores) seed(t *testing.T, name string, keys ...string) store.Versi
 // the saved ones; an unreachable store keeps the old one and names the
 // one that failed.
 func TestStoreSwitchFlow(t *testing.T) {
-	srv := sqldtest.Start(t, sqldtest.WithJWT())
-	dir := t.TempDir()
-	aURL, bURL := "file:"+filepath.Join(dir, "a.db"), "file:"+filepath.Join(dir, "b.db")
-	conf := fmt.Sprintf(`[stores.a]
-url = %q
-read_only = false
-group = "dev"
-
-[stores.b]
-url = %q
-group = "dev"
-
-[stores.c]
-url = %q
-token_env = "C_TOKEN"
-read_only = false
-group = "prod"
-
-[stores.d]
-url = "http://127.0.0.1:1"
-group = "gone"
-`, aURL, bURL, srv.URL)
-	path := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	clock := viewtest.FixedClock()
-	saved := savedStores{path: path, journals: filepath.Join(dir, "state"), env: map[string]string{"C_TOKEN": srv.Token(t)}, clock: clock}
-	storetest.Open(t, aURL, store.Options{Clock: clock.Now})
-	aVersion := saved.seed(t, "a", `["a-only"]`, `["a-2"]`, `["a-3"]`, `["a-4"]`, `["a-5"]`)
-	b := storetest.Open(t, bURL, store.Options{Clock: clock.Now})
-	if _, err := b.Set(storetest.Ctx(t), storetest.Key(t, `["b-only"]`), []byte(`1`), nil); err != nil {
-		t.Fatal(err)
-	}
-	cVersion := saved.seed(t, "c", `["c-only"]`)
-	if aVersion.Seq == cVersion.Seq {
-		t.Fatalf("a and c stand at the same seq %d: the stale answer below would prove nothing", aVersion.Seq)
-	}
-
+	saved, aVersion, cVersion := switchStores(t)
+	clock := saved.clock
 	ctx := storetest.Ctx(t)
 	a, entryA, err := saved.open(ctx, "a")
 	if err != nil {
@@ -182,6 +156,57 @@ group = "gone"
 
 	final := app.final()
 	t.Cleanup(func() { final.store.Close() })
+	checkSwitchEnd(t, final, aVersion, cVersion)
+}
+
+// switchStores saves TestStoreSwitchFlow's stores: files a and b (b
+// saved read-only), c over a sqld with its own token, d unreachable; it
+// seeds a (five keys), b and c (a key each) and returns a's and c's
+// versions, which differ.
+func switchStores(t *testing.T) (saved savedStores, aVersion, cVersion store.Version) {
+	t.Helper()
+	srv := sqldtest.Start(t, sqldtest.WithJWT())
+	dir := t.TempDir()
+	aURL, bURL := "file:"+filepath.Join(dir, "a.db"), "file:"+filepath.Join(dir, "b.db")
+	conf := fmt.Sprintf(`[stores.a]
+url = %q
+read_only = false
+group = "dev"
+
+[stores.b]
+url = %q
+group = "dev"
+
+[stores.c]
+url = %q
+token_env = "C_TOKEN"
+read_only = false
+group = "prod"
+
+[stores.d]
+url = "http://127.0.0.1:1"
+group = "gone"
+`, aURL, bURL, srv.URL)
+	clock := viewtest.FixedClock()
+	saved = saveStores(t, dir, conf, map[string]string{"C_TOKEN": srv.Token(t)}, clock)
+	storetest.Open(t, aURL, store.Options{Clock: clock.Now})
+	aVersion = saved.seed(t, "a", `["a-only"]`, `["a-2"]`, `["a-3"]`, `["a-4"]`, `["a-5"]`)
+	b := storetest.Open(t, bURL, store.Options{Clock: clock.Now})
+	if _, err := b.Set(storetest.Ctx(t), storetest.Key(t, `["b-only"]`), []byte(`1`), nil); err != nil {
+		t.Fatal(err)
+	}
+	cVersion = saved.seed(t, "c", `["c-only"]`)
+	if aVersion.Seq == cVersion.Seq {
+		t.Fatalf("a and c stand at the same seq %d: the stale answer below would prove nothing", aVersion.Seq)
+	}
+	return saved, aVersion, cVersion
+}
+
+// checkSwitchEnd: TestStoreSwitchFlow ended on c, writable, in the tab
+// the switches kept (Queues), with c's seq (a's late answer dropped), and
+// c's journal holds c's one write, none of a's.
+func checkSwitchEnd(t *testing.T, final model, aVersion, cVersion store.Version) {
+	t.Helper()
 	if final.tab != tabQueues || final.sw.current.Name != "c" || final.info.ReadOnly || final.sw.connecting != "" {
 		t.Errorf("final: tab %s, store %q, read-only %v, connecting %q; want Queues (the tab kept), c, writable, none", final.tab, final.sw.current.Name, final.info.ReadOnly, final.sw.connecting)
 	}
@@ -205,7 +230,7 @@ group = "gone"
 	if !slices.Equal(keys, []string{`["c-only"]`}) {
 		t.Errorf("c's journal holds %q; want c's one write", keys)
 	}
-	if final.undo != nil && slices.ContainsFunc(final.undo.actions, func(a journal.Action) bool {
+	if final.undo() != nil && slices.ContainsFunc(final.undo().actions, func(a journal.Action) bool {
 		return strings.Contains(journal.KeyText(a.Keys()[0]), "a-")
 	}) {
 		t.Error("the z overlay shows a's writes on c")

@@ -50,7 +50,7 @@ func TestStorePickerSanitises(t *testing.T) {
 	m := newModel(s, Config{Clock: clock}, themes.NewStyles(themes.Dark()), func(string) error { return nil })
 	m.setSize(100, 30)
 	m.sw.current = tuiconfig.SavedStore{Name: "evil\x1b]0;pwned\x07", Group: "g\x1b[2J"}
-	m.sw.picker = &pickerState{stores: []tuiconfig.SavedStore{m.sw.current, {Name: "ok", URL: "file:/x\x1b[31m.db"}}}
+	m.overlays.put(&pickerState{stores: []tuiconfig.SavedStore{m.sw.current, {Name: "ok", URL: "file:/x\x1b[31m.db"}}})
 	if v := m.View(); strings.Contains(v, "\x1b]") || strings.Contains(v, "\x07") || strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\x1b[31m") {
 		t.Errorf("the picker or the status bar draws an escape raw:\n%q", v)
 	}

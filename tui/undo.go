@@ -25,8 +25,9 @@ import (
 // since). The journal is read, settled and undone in commands; the
 // overlay shows what they answered.
 
-// undoState is the overlay while it is open.
+// undoState is the overlay (overlay.go) while it is open.
 type undoState struct {
+	opaque
 	gen     int // tags the reads and the undo of this opening
 	loading bool
 	hist    journal.History
@@ -41,7 +42,25 @@ type undoState struct {
 	redo     bool
 	plan     *journal.Plan
 	planErr  error
+	off      int // the preview's first line shown
 }
+
+func (*undoState) layer() layer { return layerUndo }
+
+func (*undoState) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
+	return taken(m.handleUndo(msg))
+}
+
+func (*undoState) draw(m model, _ string, h int) string { return m.undoView(h) }
+
+func (*undoState) help(m model) ([]key.Binding, bool) { return m.undoHelp(), true }
+
+func (u *undoState) generation() int { return u.gen }
+
+func (*undoState) answer(m model, msg tea.Msg) (model, tea.Cmd) { return m.onUndoMsg(msg) }
+
+// undo is the overlay open, nil when none is.
+func (m model) undo() *undoState { return opened[*undoState](m.overlays) }
 
 // undoKeys are the overlay's keys.
 type undoKeys struct {
@@ -84,6 +103,13 @@ type (
 		err          error
 	}
 )
+
+func (a journalListed) overlayGen() int { return a.gen }
+func (a undoPlanned) overlayGen() int   { return a.gen }
+func (a undoDone) overlayGen() int      { return a.gen }
+
+// orphaned: the undo's outcome is said though its overlay was closed.
+func (a undoDone) orphaned(m model) (model, tea.Cmd) { return m.onUndone(a) }
 
 // listJournal settles the writes of unknown outcome (by reading their
 // keys) and reads the journal as actions.
@@ -140,10 +166,10 @@ func (m model) openUndo() (model, tea.Cmd) {
 		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: why})
 		return m, out
 	}
-	m.undoGen++
-	m.undo = &undoState{gen: m.undoGen, loading: true, filter: widgets.NewFilter("id, command, key or outcome", m.styles)}
-	m.undo.filter.SetLineWidth(m.width - 6)
-	return m, listJournal(journal.Of(m.store), m.store, m.session, m.undoGen)
+	u := &undoState{gen: m.overlays.newGen(), loading: true, filter: widgets.NewFilter("id, command, key or outcome", m.styles)}
+	u.filter.SetLineWidth(m.width - 6)
+	m.overlays.put(u)
+	return m, listJournal(journal.Of(m.store), m.store, m.session, u.gen)
 }
 
 // previewing: the overlay shows a preview (or is reading one).
@@ -151,19 +177,19 @@ func (u *undoState) previewing() bool { return u.plan != nil || u.planErr != nil
 
 // handleUndo handles keys while the overlay is open.
 func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
-	u, k := *m.undo, m.undoKeys
-	m.undo = &u
+	u, k := *m.undo(), m.undoKeys
+	m.overlays.put(&u)
 	j := journal.Of(m.store)
 	if u.previewing() {
 		switch {
 		case key.Matches(msg, k.Back):
 			u.plan, u.planErr, u.planning = nil, nil, false
 		case key.Matches(msg, m.keys.Quit), msg.String() == "z":
-			m.undo = nil
+			m.overlays.drop(layerUndo)
 		case key.Matches(msg, k.Undo) && u.plan != nil:
 			return m, m.askUndo(*u.plan)
 		default:
-			m.helpOff = clampHelp(scrollHelp(msg, m.helpOff, m.helpPage()), len(m.previewLines()), m.helpPage())
+			u.off = clampHelp(scrollHelp(msg, u.off, m.helpPage()), len(m.previewLines()), m.helpPage())
 		}
 		return m, nil
 	}
@@ -182,14 +208,14 @@ func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 	acts := m.undoShown()
 	switch {
 	case key.Matches(msg, k.Close):
-		m.undo = nil
+		m.overlays.drop(layerUndo)
 	case u.list.Handle(msg, k.Nav, m.undoIDs(), m.undoPage()):
 	case key.Matches(msg, k.Reload) && !u.loading:
 		u.loading = true
 		return m, listJournal(j, m.store, m.session, u.gen)
 	case (key.Matches(msg, k.Preview) || key.Matches(msg, k.Redo)) && u.list.Cur < len(acts) && !u.loading:
 		a := m.undoRoot(acts[u.list.Cur])
-		u.planning, u.redo, m.helpOff = true, key.Matches(msg, k.Redo), 0
+		u.planning, u.redo, u.off = true, key.Matches(msg, k.Redo), 0
 		return m, planUndo(j, m.store, m.session, u.gen, a.ID, u.redo)
 	}
 	return m, nil
@@ -198,18 +224,18 @@ func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 // undoRoot is the user action an undo or a redo in the list stands for:
 // z on an undo previews the user action's undo or redo.
 func (m model) undoRoot(a journal.Action) journal.Action {
-	return m.undo.hist.Root(a)
+	return m.undo().hist.Root(a)
 }
 
 // undoShown are the actions the filter lets through, newest first.
 func (m model) undoShown() []journal.Action {
-	u := m.undo
+	u := m.undo()
 	if u.filter.Text() == "" {
 		return u.actions
 	}
 	var out []journal.Action
 	for _, a := range u.actions {
-		if u.filter.Match(a.ID + " " + a.Op + " " + keysText(a.FirstKeys, a.KeyCount) + " " + m.actionState(a)) {
+		if u.filter.Match(a.ID + " " + a.Op + " " + actionWhat(a) + " " + m.actionState(a)) {
 			out = append(out, a)
 		}
 	}
@@ -223,7 +249,7 @@ func (m model) undoIDs() []string {
 
 // onUndoMsg takes the overlay's answers.
 func (m model) onUndoMsg(msg tea.Msg) (model, tea.Cmd) {
-	u := m.undo
+	u := m.undo()
 	switch msg := msg.(type) {
 	case journalListed:
 		if u == nil || msg.session != m.session || msg.gen != u.gen {
@@ -235,7 +261,7 @@ func (m model) onUndoMsg(msg tea.Msg) (model, tea.Cmd) {
 		for i, a := range msg.hist.Actions {
 			v.actions[len(v.actions)-1-i] = a
 		}
-		m.undo = &v
+		m.overlays.put(&v)
 		v.list.Follow(m.undoIDs(), m.undoPage())
 	case undoPlanned:
 		if u == nil || msg.session != m.session || msg.gen != u.gen || !u.planning {
@@ -246,7 +272,7 @@ func (m model) onUndoMsg(msg tea.Msg) (model, tea.Cmd) {
 		if msg.err == nil {
 			v.plan = &msg.plan
 		}
-		m.undo = &v
+		m.overlays.put(&v)
 	case undoDone:
 		return m.onUndone(msg)
 	}
@@ -260,6 +286,9 @@ func (m *model) askUndo(p journal.Plan) tea.Cmd {
 	a := p.Action
 	if len(p.Conflicts) > 0 {
 		return views.Flash(views.FlashError, "%s", refusalText(p, p.Conflicts))
+	}
+	if settingsOnly(p) {
+		return m.askSettingUndo(p)
 	}
 	lines := []string{fmt.Sprintf("Puts back %d key(s) as they were before %s (%s, %s), checked on every key:",
 		len(p.Ops), a.ID, usertext.Sanitize(a.Op), usertext.FormatTime(a.Time.UnixMilli()))}
@@ -278,7 +307,7 @@ func (m *model) askUndo(p journal.Plan) tea.Cmd {
 	for _, n := range journal.PlanNotes(p) {
 		lines = append(lines, usertext.Sanitize(n)+".")
 	}
-	do := makeUndo(journal.Of(m.store), m.store, m.session, m.undo.gen, p)
+	do := makeUndo(journal.Of(m.store), m.store, m.session, m.undo().gen, p)
 	verb := "Undo"
 	if p.Redo {
 		verb = "Redo"
@@ -312,6 +341,8 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("%s %s refused, nothing was written: the store's seq went down to %d, below stamp %d this journal recorded (the database was recreated or copied back)", verb, id, res.SeqBelow, p.MinSeq)}
 	case !res.OK && res.Restored == 0:
 		text = views.FlashMsg{Level: views.FlashError, Text: refusalText(p, res.Conflicts)}
+	case res.OK && settingsOnly(p):
+		text = m.settingsSet(p, res)
 	case !res.OK:
 		text = views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("%s %s stopped part-way: %d of %d key(s) restored (action %s), then a key changed: %s", verb, id, res.Restored, len(p.Ops), res.Action, conflictList(res.Conflicts))}
 	default:
@@ -326,11 +357,11 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 		text = views.FlashMsg{Level: views.FlashOK, Text: fmt.Sprintf("%s %s (%s): %d key(s) put back%s; %s", map[bool]string{false: "undone", true: "redone"}[p.Redo], id, usertext.Sanitize(p.Action.Op), res.Restored, at, again)}
 	}
 	out := m.flash.show(text)
-	if m.undo == nil || msg.gen != m.undo.gen {
+	if m.undo() == nil || msg.gen != m.undo().gen {
 		return m, out
 	}
-	v := *m.undo
-	m.undo = &v
+	v := *m.undo()
+	m.overlays.put(&v)
 	j := journal.Of(m.store)
 	if msg.err == nil && !res.OK && res.Restored == 0 {
 		// Refused: the preview again, read now, marks the keys that
@@ -347,7 +378,7 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 // refusalText names the keys that changed since the action: their stamp
 // and value now (the first few, and how many).
 func refusalText(p journal.Plan, conflicts []journal.Conflict) string {
-	return fmt.Sprintf("%s %s refused, nothing was written: %d key(s) changed since the action: %s", p.Verb(), p.Action.ID, len(conflicts), conflictList(conflicts))
+	return fmt.Sprintf("%s %s refused, nothing was written: %s changed since the action: %s", p.Verb(), p.Action.ID, journal.ChangedText(conflicts), conflictList(conflicts))
 }
 
 // conflictList names up to three conflicts.
@@ -382,14 +413,14 @@ func (m model) undoPage() int {
 
 // undoView draws the overlay: the journal, or an action's preview.
 func (m model) undoView(h int) string {
-	u, st := m.undo, m.styles
+	u, st := m.undo(), m.styles
 	if u.previewing() {
 		lines := m.previewLines()
 		title := "UNDO · PREVIEW"
 		if u.redo {
 			title = "REDO · PREVIEW"
 		}
-		return m.scrolledAt(title, lines, h, clampHelp(m.helpOff, len(lines), max(h-3, 1)))
+		return m.scrolledAt(title, lines, h, clampHelp(u.off, len(lines), max(h-3, 1)))
 	}
 	w := m.width - 4
 	lines := []string{}
@@ -440,13 +471,13 @@ func (m model) actionLine(a journal.Action, selected bool, w int) string {
 	if what == "" && len(a.Entries) > 0 {
 		what = a.Entries[0].Kind
 	}
-	what += " · " + keysText(a.FirstKeys, a.KeyCount)
+	what += " · " + actionWhat(a)
 	text := fmt.Sprintf("%s%-8s  %s  %-11s  %s", mark, a.ID, strings.Replace(usertext.FormatTimeFixed(a.Time.UnixMilli())[5:19], "T", " ", 1), widgets.ClipText(m.actionState(a), 11), what)
 	text = widgets.FitWidth(widgets.Sanitize(text), w)
 	switch {
 	case selected:
 		return m.styles.Selected.Render(text)
-	case a.Undoes != "" || m.undo.hist.Undoable(a) != nil:
+	case a.Undoes != "" || m.undo().hist.Undoable(a) != nil:
 		return m.styles.Muted.Render(text)
 	}
 	return m.styles.Text.Render(text)
@@ -455,7 +486,7 @@ func (m model) actionLine(a journal.Action, selected bool, w int) string {
 // actionState is an action's state in a word or two: what undo would do
 // with it.
 func (m model) actionState(a journal.Action) string {
-	h := m.undo.hist
+	h := m.undo().hist
 	switch {
 	case a.Life < h.NewestLife:
 		return "old db life"
@@ -482,7 +513,7 @@ func (m model) actionState(a journal.Action) string {
 // and keys first (what a short screen must show), then its stamps, its
 // database life and what undo and redo would do.
 func (m model) actionDetail(a journal.Action, w int) []string {
-	h, st := m.undo.hist, m.styles
+	h, st := m.undo().hist, m.styles
 	head := fmt.Sprintf("%s %s · %s · %d write(s) · %d key(s)", a.ID, a.Op, a.Outcome(), len(a.Entries), a.KeyCount)
 	var ks []string
 	for i, k := range a.FirstKeys {
@@ -493,7 +524,7 @@ func (m model) actionDetail(a journal.Action, w int) []string {
 		ks = append(ks, journal.KeyText(k))
 	}
 	out := widgets.ProseLines(widgets.Sanitize(head), st.Text, w)
-	out = append(out, widgets.ProseLines(widgets.Sanitize("keys "+strings.Join(ks, ", ")), st.Text, w)...)
+	out = append(out, widgets.ProseLines(widgets.Sanitize(keysLine(a, ks)), st.Text, w)...)
 	var state []string
 	if first, last := a.Stamps(); first != "" {
 		stamps := "stamp " + first
@@ -547,7 +578,7 @@ const previewKeys = 200
 // key, now → will be; the keys changed since the action, which refuse it;
 // what cannot be taken back; what it changes besides the rows.
 func (m model) previewLines() []string {
-	u, st, w := m.undo, m.styles, m.width-6
+	u, st, w := m.undo(), m.styles, m.width-6
 	lines := []string{""}
 	if u.planning {
 		return append(lines, st.Muted.Render("reading the keys…"))
@@ -556,6 +587,9 @@ func (m model) previewLines() []string {
 		return append(lines, widgets.ProseLines(widgets.Sanitize("This action cannot be "+map[bool]string{false: "undone", true: "redone"}[u.redo]+": "+u.planErr.Error()), st.Error, w)...)
 	}
 	p := u.plan
+	if settingsOnly(*p) {
+		return append(lines[:0], m.settingPreview(*p)...)
+	}
 	a := p.Action
 	verb := "Undo"
 	if p.Redo {
@@ -564,6 +598,28 @@ func (m model) previewLines() []string {
 	head := fmt.Sprintf("%s %s: %s of %s, %d write(s), %s. Per key, as it is now → as the %s leaves it:", verb, a.ID, a.Op,
 		usertext.FormatTime(a.Time.UnixMilli()), len(a.Entries), a.Outcome(), strings.ToLower(verb))
 	lines = append(lines, widgets.ProseLines(widgets.Sanitize(head), st.Text, w)...)
+	lines = append(lines, m.previewKeyLines(*p, verb, w)...)
+	for _, sk := range p.Skipped {
+		lines = append(lines, "")
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(fmt.Sprintf("Not taken back: %d key(s) of write %s: %s", len(sk.Keys), sk.Entry, sk.Why)), st.Warn, w)...)
+	}
+	lines = append(lines, "")
+	if len(p.Conflicts) > 0 {
+		lines = append(lines, widgets.ProseLines(fmt.Sprintf("The %s would be refused: %d key(s) changed since the action (another writer, or a later action of yours). Nothing would be written.", strings.ToLower(verb), len(p.Conflicts)), st.Error, w)...)
+		return lines
+	}
+	for _, n := range journal.PlanNotes(*p) {
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(capitalize(n)+"."), st.Warn, w)...)
+	}
+	lines = append(lines, widgets.ProseLines("enter asks, then "+strings.ToLower(atomicText(len(p.Ops))[:1])+atomicText(len(p.Ops))[1:], st.Muted, w)...)
+	return lines
+}
+
+// previewKeyLines are the preview's keys, those changed since the action
+// (which refuse it) first, each as it is now → as the undo or redo leaves
+// it; the first previewKeys of them.
+func (m model) previewKeyLines(p journal.Plan, verb string, w int) []string {
+	st := m.styles
 	conflict := map[string]journal.Conflict{}
 	for _, c := range p.Conflicts {
 		conflict[string(c.Key)] = c
@@ -579,9 +635,10 @@ func (m model) previewLines() []string {
 			ops = append(ops, op)
 		}
 	}
+	var lines []string
 	for i, op := range ops {
 		if i == previewKeys {
-			lines = append(lines, "", st.Muted.Render(fmt.Sprintf("… and %d more key(s) (kvdeck %s %s -o json lists them)", len(ops)-i, strings.ToLower(verb), a.ID)))
+			lines = append(lines, "", st.Muted.Render(fmt.Sprintf("… and %d more key(s) (kvdeck %s %s -o json lists them)", len(ops)-i, strings.ToLower(verb), p.Action.ID)))
 			break
 		}
 		lines = append(lines, "", st.Label.Render(widgets.ClipText(widgets.Sanitize(journal.KeyText(op.Key)), w)))
@@ -592,19 +649,6 @@ func (m model) previewLines() []string {
 			lines = append(lines, indented(widgets.Sanitize("✗ changed since the action: "+c.Text()), st.Error, w)...)
 		}
 	}
-	for _, sk := range p.Skipped {
-		lines = append(lines, "")
-		lines = append(lines, widgets.ProseLines(widgets.Sanitize(fmt.Sprintf("Not taken back: %d key(s) of write %s: %s", len(sk.Keys), sk.Entry, sk.Why)), st.Warn, w)...)
-	}
-	lines = append(lines, "")
-	if len(p.Conflicts) > 0 {
-		lines = append(lines, widgets.ProseLines(fmt.Sprintf("The %s would be refused: %d key(s) changed since the action (another writer, or a later action of yours). Nothing would be written.", strings.ToLower(verb), len(p.Conflicts)), st.Error, w)...)
-		return lines
-	}
-	for _, n := range journal.PlanNotes(*p) {
-		lines = append(lines, widgets.ProseLines(widgets.Sanitize(capitalize(n)+"."), st.Warn, w)...)
-	}
-	lines = append(lines, widgets.ProseLines("enter asks, then "+strings.ToLower(atomicText(len(p.Ops))[:1])+atomicText(len(p.Ops))[1:], st.Muted, w)...)
 	return lines
 }
 
@@ -627,7 +671,7 @@ func (m model) scrolledAt(title string, lines []string, h, off int) string {
 // undoHelp is the overlay's one-line help: the keys that do something
 // now (no "make it" on a preview that would be refused).
 func (m model) undoHelp() []key.Binding {
-	k, u := m.undoKeys, m.undo
+	k, u := m.undoKeys, m.undo()
 	switch {
 	case u.filter.Typing():
 		return u.filter.Help()

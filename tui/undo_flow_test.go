@@ -190,11 +190,19 @@ func TestUndoOverlay(t *testing.T) {
 		t.Fatalf("globex after a refused undo = %s", got)
 	}
 	a.keys("enter") // refused at once now: the preview knows
-	m := a.final()
-	if m.undo == nil || m.undo.plan == nil || len(m.undo.plan.Conflicts) != 1 || m.confirm.Open() {
-		t.Fatalf("the preview after the refusal: %+v, dialog open %v", m.undo, m.confirm.Open())
+	checkRefusedPreview(t, a.final(), globex)
+}
+
+// checkRefusedPreview: after an undo of key was refused (another writer
+// set it), m shows the preview again with the one conflict, no dialog,
+// the flash names the key, its stamp and value, and the help offers no
+// enter.
+func checkRefusedPreview(t *testing.T, m model, key string) {
+	t.Helper()
+	if m.undo() == nil || m.undo().plan == nil || len(m.undo().plan.Conflicts) != 1 || m.dialog() != nil {
+		t.Fatalf("the preview after the refusal: %+v, dialog open %v", m.undo(), m.dialog() != nil)
 	}
-	if !strings.Contains(m.flash.msg.Text, `(value {"by":"another writer"})`) || !strings.Contains(m.flash.msg.Text, globex+" is at stamp") {
+	if !strings.Contains(m.flash.msg.Text, `(value {"by":"another writer"})`) || !strings.Contains(m.flash.msg.Text, key+" is at stamp") {
 		t.Fatalf("the refusal does not name the key, its stamp and value: %q", m.flash.msg.Text)
 	}
 	// A preview that would be refused offers esc only, not enter.
@@ -217,8 +225,8 @@ func TestUndoOff(t *testing.T) {
 			a.keys("z")
 			a.waitFor(c.why)
 			m := a.final()
-			if m.undo != nil || m.keys.Undo.Enabled() {
-				t.Errorf("overlay open %v, z in help %v", m.undo != nil, m.keys.Undo.Enabled())
+			if m.undo() != nil || m.keys.Undo.Enabled() {
+				t.Errorf("overlay open %v, z in help %v", m.undo() != nil, m.keys.Undo.Enabled())
 			}
 		})
 	}
@@ -229,14 +237,8 @@ func TestUndoOff(t *testing.T) {
 // of keys), and one z undo puts all 250 back.
 func TestFlowBulkIsOneAction(t *testing.T) {
 	s, _, clock, j := journaledStore(t, journal.Options{Dir: t.TempDir()}, func(s *store.Store) { seedRows(t, s, 250) })
-	m := testModel(s, clock, time.Hour)
-	m.bulkLimits = store.BulkLimits{Rows: 100}
-	a := run(t, m, 120, 40)
-	markAllBulk(a, 250)
-	a.keys(";")
-	a.waitFor("Bulk action on 250 keys")
-	a.keys("d")
-	a.waitFor("in 3 checked atomic commits")
+	a := runSmallCommits(t, s, clock)
+	askBulkDelete(a, 250, "in 3 checked atomic commits")
 	a.keys("y")
 	a.waitFor("delete: 250 of 250 done in 3 of 3 commits")
 	h, _, err := j.History()

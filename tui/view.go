@@ -16,37 +16,13 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// View draws the tab bar, the body (the view, or help, or a dialog), the
-// flash / command line and the status bar.
+// View draws the tab bar, the body (the view, with the overlays open
+// drawn over it, bottom first), the message line and the status bar.
 func (m model) View() string {
 	if m.width == 0 {
 		return ""
 	}
-	body := m.tabs.view(m.tab).View()
-	bodyH := max(m.height-3, 1)
-	switch {
-	case m.helping:
-		body = m.helpView(bodyH)
-	case m.logging:
-		body = m.logView(bodyH)
-	case m.undo != nil:
-		body = m.undoView(bodyH)
-	case m.sw.picker != nil:
-		body = m.pickerView(body, bodyH)
-	case m.finder != nil:
-		body = m.finderView(bodyH)
-	case m.fl.shown:
-		body = m.fl.view.View(m.width, bodyH)
-	}
-	if m.bulkMenu != nil {
-		body = overlay(body, m.bulkMenuView(), m.width, bodyH, m.styles.Muted.Faint(true))
-	}
-	if m.export != nil && !m.export.running {
-		body = overlay(body, m.exportView(), m.width, bodyH, m.styles.Muted.Faint(true))
-	}
-	if m.confirm.Open() {
-		body = overlay(body, m.confirm.View(), m.width, bodyH, m.styles.Muted.Faint(true))
-	}
+	body := m.drawOverlays(m.tabs.view(m.tab).View(), max(m.height-3, 1))
 	return strings.Join([]string{m.tabBar(), body, m.messageLine(), m.statusBar()}, "\n")
 }
 
@@ -103,42 +79,18 @@ func (m model) tabAt(x int) (tab, bool) {
 	return 0, false
 }
 
-// messageLine is the command line while typing, else the flash, else the
-// short help of the focused view.
+// messageLine is the top overlay's line (a run's progress, the command
+// line), else the flash, else the help of the top overlay that has help,
+// else the short help of the focused view.
 func (m model) messageLine() string {
-	switch {
-	case m.typing:
-		return fit(m.cmdline.View(), m.width)
-	case m.bulk != nil:
-		return m.bulkProgress()
-	case m.export != nil && m.export.running:
-		return m.exportProgress()
-	case m.flash.on:
-		st := m.styles.FlashInfo
-		switch m.flash.msg.Level {
-		case views.FlashOK:
-			st = m.styles.FlashOK
-		case views.FlashError:
-			st = m.styles.FlashError
-		case views.FlashInfo:
-		}
-		text := usertext.Sanitize(m.flash.msg.Text)
-		if ansi.StringWidth(text) > m.width {
-			// Cut (keys first, so that the verb stays), but say where
-			// the whole text is.
-			text = widgets.FitMessage(text, max(m.width-15, 10)) + " (all in :log)"
-		}
-		return fit(st.Render(text), m.width)
-	case m.confirm.Open():
-		return fit(m.help.ShortHelpView(m.confirm.Keys()), m.width)
-	case m.undo != nil:
-		return fit(m.help.ShortHelpView(m.undoHelp()), m.width)
-	case m.sw.picker != nil:
-		return fit(m.help.ShortHelpView(pickerHelp()), m.width)
-	case m.finder != nil:
-		return fit(m.help.ShortHelpView(m.finderHelp()), m.width)
-	case m.fl.shown && !m.typing:
-		return fit(m.help.ShortHelpView(m.fl.view.Help()), m.width)
+	if line, ok := m.overlayLine(); ok {
+		return line
+	}
+	if m.flash.on {
+		return m.flashLine()
+	}
+	if h, ok := m.overlayHelp(); ok {
+		return fit(m.help.ShortHelpView(h), m.width)
 	}
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()
@@ -148,31 +100,35 @@ func (m model) messageLine() string {
 	return fit(m.help.ShortHelpView(short), m.width)
 }
 
-// statusBar: database, backend, read-only badge, seq, commit rate, clock,
-// a remote store's cost (withCost), refresh, last error. Below 110
-// columns the items get shorter; the database URL gets what room is left,
-// cut from the left (its end names the file).
+// flashLine is the flash, in its level's colour, cut to the width.
+func (m model) flashLine() string {
+	st := m.styles.FlashInfo
+	switch m.flash.msg.Level {
+	case views.FlashOK:
+		st = m.styles.FlashOK
+	case views.FlashError:
+		st = m.styles.FlashError
+	case views.FlashInfo:
+	}
+	text := usertext.Sanitize(m.flash.msg.Text)
+	if ansi.StringWidth(text) > m.width {
+		// Cut (keys first, so that the verb stays), but say where the
+		// whole text is.
+		text = widgets.FitMessage(text, max(m.width-15, 10)) + " (all in :log)"
+	}
+	return fit(st.Render(text), m.width)
+}
+
+// statusBar: database, backend, read-only badge, the rollback journal's
+// mark, seq, commit rate, clock, a remote store's cost (withCost),
+// refresh, last error. Below 110 columns the items get shorter; the
+// database URL gets what room is left, cut from the left (its end names
+// the file).
 func (m model) statusBar() string {
 	st := m.styles
 	narrow := m.width < 110
-	info := m.info
-	backend := "embedded"
-	if info.Transport.Remote() {
-		backend = "remote " + info.Transport.String()
-	}
-	items := []string{backend}
-	if info.ReadOnly {
-		items = append(items, st.Badge.Render(" READ-ONLY "))
-	}
-	if past := m.pastShown(); past != "" {
-		// The store is a restore of its past (--at): said in the error
-		// colour, reversed, so that it is never taken for the live store.
-		badge := " AS OF " + usertext.Sanitize(past) + " "
-		if narrow {
-			badge = " PAST "
-		}
-		items = append(items, st.Error.Bold(true).Reverse(true).Render(badge))
-	}
+	items, mark := m.statusBadges(narrow)
+	rateAt := len(items) + 1 // after seq
 	// Rows < 0: a rollback-journal file, where the refresh counts no rows
 	// (each count held the live writer's lock: store.Version).
 	if v := m.refresh.version; m.refresh.known && (narrow || v.Rows < 0) {
@@ -196,22 +152,11 @@ func (m model) statusBar() string {
 		items = append(items, st.Error.Render("✗ "+usertext.Sanitize(m.lastErr)))
 	}
 	sep := st.StatusSep.Render(" │ ")
-	if rate := m.rate.text(narrow, st.Accent); rate != "" {
-		// After seq, when the database name keeps its 10 cells.
-		at := 2 // backend, seq
-		if info.ReadOnly {
-			at++
-		}
-		if m.pastShown() != "" {
-			at++
-		}
-		at = min(at, len(items))
-		with := append(append(append([]string{}, items[:at]...), rate), items[at:]...)
-		if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
-			items = with
-		}
-	}
+	items = m.withRate(items, rateAt, sep, narrow)
 	items = m.withCost(items, refresh, sep, narrow)
+	if mark >= 0 {
+		items = m.withRollbackMark(items, mark, sep)
+	}
 	right := strings.Join(items, sep)
 	room := max(m.width-ansi.StringWidth(right)-4, 10)
 	db := usertext.Sanitize(m.storeLabel()) // the saved store's name (group), else the URL
@@ -219,6 +164,75 @@ func (m model) statusBar() string {
 		db = "…" + ansi.TruncateLeft(db, n-room+1, "")
 	}
 	return fit(st.StatusBar.Render(" "+db+sep+right), m.width)
+}
+
+// statusBadges are the status bar's first items: the backend, then the
+// badges (read-only, a restore of the past, a rollback-journal file's
+// mark, whose index is mark; -1 when not marked).
+func (m model) statusBadges(narrow bool) (items []string, mark int) {
+	st, info := m.styles, m.info
+	backend := "embedded"
+	if info.Transport.Remote() {
+		backend = "remote " + info.Transport.String()
+	}
+	items = []string{backend}
+	if info.ReadOnly {
+		items = append(items, st.Badge.Render(" READ-ONLY "))
+	}
+	if past := m.pastShown(); past != "" {
+		// The store is a restore of its past (--at): said in the error
+		// colour, reversed, so that it is never taken for the live store.
+		badge := " AS OF " + usertext.Sanitize(past) + " "
+		if narrow {
+			badge = " PAST "
+		}
+		items = append(items, st.Error.Bold(true).Reverse(true).Render(badge))
+	}
+	mark = -1
+	if info.Journal == store.JournalRollback && m.pastShown() == "" {
+		// A restore of the past is kvdeck's own copy: no service commits
+		// there.
+		forms := rollbackMarks()
+		mark, items = len(items), append(items, st.Warn.Render(forms[len(forms)-1]))
+	}
+	return items, mark
+}
+
+// withRate puts the commit rate into the status bar's items at index at
+// (after seq), when the database name keeps its 10 cells.
+func (m model) withRate(items []string, at int, sep string, narrow bool) []string {
+	rate := m.rate.text(narrow, m.styles.Accent)
+	if rate == "" {
+		return items
+	}
+	at = min(at, len(items))
+	with := append(append(append([]string{}, items[:at]...), rate), items[at:]...)
+	if ansi.StringWidth(strings.Join(with, sep))+14 <= m.width {
+		return with
+	}
+	return items
+}
+
+// rollbackMarks are the forms of a rollback-journal file's mark, longest
+// first; ? (the help) explains it.
+func rollbackMarks() []string {
+	return []string{"rollback journal: reads can fail the service's commits (? explains)", "rollback journal (? explains)", "rollback journal ?"}
+}
+
+// withRollbackMark puts the longest form of the rollback journal's mark
+// at items[at] that leaves the database name its width up to 20 cells;
+// the shortest stays otherwise. It is one steady item, from the mode the
+// store read at open (store.Info), never a flash.
+func (m model) withRollbackMark(items []string, at int, sep string) []string {
+	name := min(ansi.StringWidth(usertext.Sanitize(m.storeLabel())), 20)
+	for _, f := range rollbackMarks() {
+		with := append([]string{}, items...)
+		with[at] = m.styles.Warn.Render(f)
+		if ansi.StringWidth(strings.Join(with, sep))+4+name <= m.width {
+			return with
+		}
+	}
+	return items
 }
 
 // withCost puts a remote store's cost segment (cost.go) into the status
@@ -281,19 +295,6 @@ func plural(n int64, one, many string) string {
 	return many
 }
 
-// helpView is the full help: the global keys and every live key of the
-// focused view, then notes true of this tab. It scrolls (↑↓, pgup/pgdn,
-// g/G, the wheel) when it is taller than the screen.
-func (m model) helpView(h int) string {
-	return m.scrolled("HELP · "+m.tab.String(), m.helpLines(), h)
-}
-
-// logView is the message log: every flash and refresh error of the
-// session, in full, oldest first.
-func (m model) logView(h int) string {
-	return m.scrolled("MESSAGE LOG", m.logLines(), h)
-}
-
 // logLines is the log below its title, one screen line each.
 func (m model) logLines() []string {
 	text := []string{""}
@@ -320,11 +321,11 @@ func (m model) logLines() []string {
 	return append(text, "", m.styles.Muted.Render(fmt.Sprintf("The last %d messages are kept. esc closes the log.", maxLog)))
 }
 
-// scrolled draws lines in a framed page under title, from m.helpOff, with
+// scrolled draws lines in a framed page under title, from line off, with
 // the position in the title when they do not all fit.
-func (m model) scrolled(title string, lines []string, h int) string {
+func (m model) scrolled(title string, lines []string, h, off int) string {
 	page := max(h-3, 1) // the frame and the title line
-	off := clampHelp(m.helpOff, len(lines), page)
+	off = clampHelp(off, len(lines), page)
 	if len(lines) > page {
 		title += fmt.Sprintf("  lines %d-%d of %d · ↑↓ pgup pgdn scroll", off+1, min(off+page, len(lines)), len(lines))
 	}
@@ -339,7 +340,14 @@ func (m model) helpLines() []string {
 		"Every tab's keys side by side, one meaning per key: the key table in the README.",
 		"Commands: "+strings.TrimPrefix(commandUsage, "commands: "),
 		"Store: "+m.savedPrefix()+storeLine(m.info)+". ? or esc closes this help.")
-	text := []string{"", m.helpGrid(groups, m.width-4), ""}
+	text := []string{""}
+	if m.info.Journal == store.JournalRollback {
+		// First, as the status bar's mark sends here.
+		advice := "Rollback journal. " + store.RollbackAdvice(strings.TrimPrefix(m.info.Display, "file:"))
+		text = append(text, widgets.ProseLines(advice, m.styles.Warn, m.width-6)...)
+		text = append(text, "")
+	}
+	text = append(text, m.helpGrid(groups, m.width-4), "")
 	for _, n := range notes {
 		text = append(text, widgets.ProseLines(n, m.styles.Muted, m.width-6)...)
 	}
@@ -419,10 +427,11 @@ func storeLine(info store.Info) string {
 	return s
 }
 
-// overlay draws front centred over back, which is shown dimmed (its own
+// over draws front centred over back, which is shown dimmed (its own
 // colours dropped, faint, so that it reads as the background without
 // colour too): a dialog over the screen it is about, not on a blank one.
-func overlay(back, front string, w, h int, dim lipgloss.Style) string {
+func (m model) over(back, front string, h int) string {
+	w, dim := m.width, m.styles.Muted.Faint(true)
 	bl := strings.Split(back, "\n")
 	fl := strings.Split(front, "\n")
 	fw := lipgloss.Width(front)

@@ -37,6 +37,10 @@ type Env struct {
 	upsert, get *sql.Stmt
 	// longestTx is the longest delete transaction of the engine's sweeps.
 	longestTx time.Duration
+	// SweepRecorder, when set, adds a sweep journaled as `kvdeck sweep`
+	// journals (the CLI attaches the write journal) to Ops: each delete
+	// hands it its keys before and the rows it removed after.
+	SweepRecorder store.Recorder
 }
 
 // LongestSweepTx is the longest delete transaction of the engine's sweeps
@@ -227,6 +231,9 @@ func (e *Env) Ops(keys, rows int) []Op {
 		write = "one upsert statement (one request)"
 	}
 	ops := []Op{e.setOp(keys, value, write), e.getOp(keys), e.casOp(keys, value, write), e.listOp(rows), e.SweepOp(rows)}
+	if e.SweepRecorder != nil {
+		ops = append(ops, e.JournaledSweepOp(rows))
+	}
 	if !e.remote { // a server's store is the user's: no whole-store census of it here
 		ops = append(ops, e.censusOp(rows))
 	}
@@ -337,11 +344,23 @@ func (e *Env) listOp(rows int) Op {
 // SweepOp: the engine's sweep beside one DELETE of the same expired rows
 // (rows rows, seeded again before every call). The engine's longest
 // delete transaction is kept (LongestSweepTx).
-func (e *Env) SweepOp(rows int) Op {
+func (e *Env) SweepOp(rows int) Op { return e.sweepOp("sweep", rows, nil) }
+
+// JournaledSweepOp is SweepOp with the engine's deletes journaled by
+// SweepRecorder, as `kvdeck sweep` runs (the raw side is the same DELETE).
+func (e *Env) JournaledSweepOp(rows int) Op { return e.sweepOp("sweep+journal", rows, e.SweepRecorder) }
+
+// sweepOp is a sweep op named name, its engine side journaled by rec when
+// rec is not nil.
+func (e *Env) sweepOp(name string, rows int, rec store.Recorder) Op {
 	return Op{
-		Name: "sweep", Baseline: "plain DELETE of expired rows", Rows: rows,
+		Name: name, Baseline: "plain DELETE of expired rows", Rows: rows,
 		Reset: func(ctx context.Context) error { return e.Seed(ctx, "sweep", rows, true) },
 		Engine: func(ctx context.Context, _ int) error {
+			if rec != nil {
+				e.Store.SetRecorder(rec)
+				defer e.Store.SetRecorder(nil)
+			}
 			res, err := e.Store.Sweep(ctx, store.SweepOptions{Prefix: e.prefix("sweep")})
 			e.longestTx = max(e.longestTx, res.LongestTx)
 			return expectRows(err, int(res.Swept), rows)

@@ -51,8 +51,6 @@ type App struct {
 	// Writes method names (writer), "" for a command that only reads.
 	command, writes string
 	pinned          atomic.Int64 // epoch ms while Pinned runs; 0 otherwise
-	// oneCall: the command makes one call on its store (OpenForOneCall).
-	oneCall bool
 	// cost sums what the closed stores cost (--stats).
 	cost store.Cost
 
@@ -70,6 +68,10 @@ type App struct {
 	probes  fleetMembers
 	minted  mintedTokens // Turso group tokens minted this session (tenants.go)
 	listing tursoListing // Turso groups' listings, shared by a Fleet refresh
+	// inTUI: the TUI has the terminal (lockedReadNote); noteMu keeps the
+	// notes of stores read at once (the fleet's) apart.
+	inTUI  atomic.Bool
+	noteMu sync.Mutex
 }
 
 // Context is the command's context, cancelled on interrupt.
@@ -94,52 +96,160 @@ func (a *App) Pinned(fn func(now int64) error) error {
 	return fn(now)
 }
 
-// StoreOptions are the options every store of this command is opened with.
-func (a *App) StoreOptions() store.Options {
-	return store.Options{
-		AuthToken:   a.Globals.ResolveToken(a.Env),
-		ReadOnly:    a.Globals.ReadOnly,
-		Clock:       a.Now,
-		BusyTimeout: a.Globals.BusyTimeout,
-		OneShot:     a.oneCall,
+// lockedReadNote says on stderr, once per store, that kvdeck reads a
+// rollback-journal file with SQLite's locks (store.Options.OnLockedRead),
+// before it does; not while the TUI has the terminal (it shows the store's
+// LockedReadNote itself).
+func (a *App) lockedReadNote(text string) {
+	if a.inTUI.Load() {
+		return
 	}
+	a.noteMu.Lock()
+	defer a.noteMu.Unlock()
+	fmt.Fprintf(a.Stderr, "kvdeck: note: %s\n", text)
 }
 
-// OpenForOneCall is Open for a command that makes one call on the store
-// (get): over HTTP the schema check goes in that call's request
-// (store.Options.OneShot), so the command sends one request.
-func (a *App) OpenForOneCall() (*store.Store, error) {
-	a.oneCall = true
-	return a.Open()
+// Opening says how App.Open opens a store. Its zero value opens the
+// store the global flags select (--db, --store, KVDECK_DB, ...; as it
+// was at --at) with the global token, read-only when they say so, to
+// read, and closes it when the command returns.
+type Opening struct {
+	// URL opens another database; "" the global flags' own.
+	URL string
+	// Token is the auth token URL's server gets ("" none); the global
+	// flags' store gets the global token. A token goes only to the store
+	// it was given for (globalTokenFor).
+	Token string
+	// Write: the command writes here, and is refused under --read-only
+	// and --at (readOnlyRefusal); the global flags' store is then the
+	// live one, even under --at (put-back).
+	Write bool
+	// Create makes a store where there is none (MayCreate); Force adds
+	// its tables to a database that has others (init --force).
+	Create Creation
+	Force  bool
+	// Access overrides the global flags' read-only where they do not
+	// decide it.
+	Access Access
+	// OneCall: the command makes one call on the store (get, set), and
+	// over HTTP the schema check goes in that call's request
+	// (store.Options.OneShot), so the command sends one request.
+	OneCall bool
+	// Unchecked opens with no request: the first read is the check
+	// (store.Options.Unchecked, the fleet's pulse).
+	Unchecked bool
+	// Timeout bounds each request to a server (0: none).
+	Timeout time.Duration
+	// Replica is a read replica's URL to read through (a saved store's
+	// replica_url, store.Options.Replica).
+	Replica string
+	// Own: the caller closes the store (a race's workers, a fleet's
+	// members kept between reads), and it is not journaled. Else the
+	// store is closed when the command returns, and journaled unless it
+	// is read-only.
+	Own bool
 }
 
-// OpenToWriteForOneCall is OpenToWrite for a command that makes one write
-// (set, delete, atomic; an atomic whose check fails re-reads the checked
-// keys in a second request).
-func (a *App) OpenToWriteForOneCall(create Creation) (*store.Store, error) {
-	a.oneCall = true
-	return a.OpenToWrite(create)
+// Access says whether a store is opened read-only.
+type Access int
+
+const (
+	// AsFlags: read-only under --read-only or for a store saved
+	// read-only (unless --write).
+	AsFlags Access = iota
+	// ReadOnly whatever the flags say: a diff side, copy's --from,
+	// record, the fleet, a point of the past.
+	ReadOnly
+	// Writable whatever the flags say: a store whose read-only the
+	// command decided itself (copy's --to, the TUI's store switcher).
+	Writable
+)
+
+// Open is the one opener of a command's stores (see Opening). A write is
+// refused under --read-only (readOnlyRefusal) before anything is opened;
+// a store created where there was none is said on stderr.
+func (a *App) Open(ctx context.Context, o Opening) (*store.Store, error) {
+	if o.Write {
+		if err := a.readOnlyRefusal(a.writes); err != nil {
+			return nil, err
+		}
+	}
+	url, token, source := o.URL, o.Token, ""
+	if url == "" {
+		if a.Globals.At != "" && !o.Write {
+			return a.OpenPast() // the store as it was (timemachine.go)
+		}
+		url, source = a.Globals.ResolveDB(a.Env)
+		token = a.Globals.ResolveToken(a.Env)
+	}
+	opts := store.Options{
+		AuthToken:      token,
+		ReadOnly:       a.Globals.ReadOnly,
+		Clock:          a.Now,
+		BusyTimeout:    a.Globals.BusyTimeout,
+		OneShot:        o.OneCall,
+		Create:         bool(o.Create),
+		Force:          o.Force,
+		Unchecked:      o.Unchecked,
+		RequestTimeout: o.Timeout,
+		Replica:        o.Replica,
+		OnLockedRead:   a.lockedReadNote,
+	}
+	if o.Access != AsFlags {
+		opts.ReadOnly = o.Access == ReadOnly
+	}
+	opts, err := a.tenancy(ctx, url, opts) // the saved store's replica, a minted token
+	if err != nil {
+		return nil, err
+	}
+	s, err := store.Open(ctx, url, opts)
+	if err != nil && !o.Own {
+		err = a.openError(err, source)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !opts.ReadOnly && !o.Own {
+		a.attachJournal(s, url)
+	}
+	if s.Created() && s.Info().Transport == store.TransportFile {
+		// A remote database without tables is initialised silently on any
+		// open, as the reference does: no typo creates a server database.
+		fmt.Fprintf(a.Stderr, "kvdeck: created a new store at %s\n", s.Info().Display)
+	}
+	if !o.Own {
+		a.mu.Lock()
+		a.stores = append(a.stores, s)
+		a.mu.Unlock()
+	}
+	return s, nil
 }
 
-// Open opens the store the global flags and environment select (--db,
-// KVDECK_DB, ...). It is closed when the command returns.
-func (a *App) Open() (*store.Store, error) {
-	if a.Globals.At != "" {
-		return a.OpenPast() // the store as it was (timemachine.go)
+// openError adds to a refused open of a store the command keeps what
+// the user can do: a missing store under --read-only is created without
+// it; a missing default database beside the demo's store is the demo's
+// (demoHint). A store its caller owns (a fleet's, a worker's) says its
+// error as it is.
+func (a *App) openError(err error, source string) error {
+	if errors.Is(err, store.ErrNoStoreYet) && a.Globals.ReadOnly {
+		// Only the user's own --read-only is named: diff opens its
+		// sides read-only without being asked.
+		how := "drop --read-only"
+		if a.Globals.saved != nil && a.Globals.saved.readOnly {
+			how = "give --write"
+		}
+		return fmt.Errorf("%w; %s to create a store there", err, how)
 	}
-	url, source := a.Globals.ResolveDB(a.Env)
-	s, err := a.OpenURL(a.ctx, url)
-	if err != nil && source == "default" && errors.Is(err, store.ErrNotStore) {
-		err = demoHint(err)
+	if source == "default" && errors.Is(err, store.ErrNotStore) {
+		return demoHint(err)
 	}
-	return s, err
+	return err
 }
 
 // demoHint replaces the hint of a missing default database (kvdeck.db)
 // where the demo's store is beside it: a newcomer who ran `kvdeck demo`
 // and then `kvdeck watch ...` in the same directory is sent to the demo's
-// store, not to `kvdeck init`, which would create an empty one (issue 22
-// point 16).
+// store, not to `kvdeck init`, which would create an empty one.
 func demoHint(err error) error {
 	path, demoPath := strings.TrimPrefix(DefaultDB, "file:"), strings.TrimPrefix(DemoDB, "file:")
 	if _, serr := os.Stat(path); !errors.Is(serr, fs.ErrNotExist) {
@@ -170,8 +280,8 @@ const (
 // write in the read-only refusal ("lease acquire"), or is "" when this
 // invocation only reads (sweep --dry-run, undo --list). Main refuses a
 // writer under --read-only before its Run starts, so no input is read
-// and nothing is opened; OpenToWrite refuses too, so a command that
-// writes without declaring it is refused all the same.
+// and nothing is opened; Open refuses an Opening.Write too, so a command
+// that writes without declaring it is refused all the same.
 type writer interface{ Writes() string }
 
 // readOnlyRefusal is the one refusal of a write under --read-only (nil
@@ -187,78 +297,6 @@ func (a *App) readOnlyRefusal(what string) error {
 		what = a.command
 	}
 	return fmt.Errorf("%w: %s refused; %s", store.ErrReadOnly, what, a.Globals.readOnlyReason())
-}
-
-// OpenToWrite is the one opener of a command that writes: refused under
-// --read-only (readOnlyRefusal), else the store of the global flags with
-// the journal attached, created there or not as create says. It is
-// closed when the command returns.
-func (a *App) OpenToWrite(create Creation) (*store.Store, error) {
-	url, _ := a.Globals.ResolveDB(a.Env)
-	return a.OpenURLToWrite(a.ctx, url, create)
-}
-
-// OpenURLToWrite is OpenToWrite on another database (the demo's).
-func (a *App) OpenURLToWrite(ctx context.Context, url string, create Creation) (*store.Store, error) {
-	opts := a.StoreOptions()
-	opts.Create = bool(create)
-	return a.openToWrite(ctx, url, opts)
-}
-
-// openToWrite refuses under --read-only, else opens url with opts (init
-// adds Force).
-func (a *App) openToWrite(ctx context.Context, url string, opts store.Options) (*store.Store, error) {
-	if err := a.readOnlyRefusal(a.writes); err != nil {
-		return nil, err
-	}
-	return a.open(ctx, url, opts)
-}
-
-// OpenURL opens another database with the same options (token,
-// read-only, clock, busy timeout). It is closed when the command returns.
-func (a *App) OpenURL(ctx context.Context, url string) (*store.Store, error) {
-	return a.openWith(ctx, url, a.Globals.ResolveToken(a.Env))
-}
-
-// openWith is OpenURL with the given auth token.
-func (a *App) openWith(ctx context.Context, url, token string) (*store.Store, error) {
-	opts := a.StoreOptions()
-	opts.AuthToken = token
-	return a.open(ctx, url, opts)
-}
-
-// open opens url with opts, announces a store it created, and closes the
-// store when the command returns.
-func (a *App) open(ctx context.Context, url string, opts store.Options) (*store.Store, error) {
-	opts, err := a.tenancy(ctx, url, opts)
-	if err != nil {
-		return nil, err
-	}
-	s, err := store.Open(ctx, url, opts)
-	if err != nil {
-		if errors.Is(err, store.ErrNoStoreYet) && a.Globals.ReadOnly {
-			// Only the user's own --read-only is named: diff opens its
-			// sides read-only without being asked (issue 25 point 14).
-			how := "drop --read-only"
-			if a.Globals.saved != nil && a.Globals.saved.readOnly {
-				how = "give --write"
-			}
-			err = fmt.Errorf("%w; %s to create a store there", err, how)
-		}
-		return nil, err
-	}
-	if !opts.ReadOnly {
-		a.attachJournal(s, url)
-	}
-	if s.Created() && s.Info().Transport == store.TransportFile {
-		// A remote database without tables is initialised silently on any
-		// open, as the reference does: no typo creates a server database.
-		fmt.Fprintf(a.Stderr, "kvdeck: created a new store at %s\n", s.Info().Display)
-	}
-	a.mu.Lock()
-	a.stores = append(a.stores, s)
-	a.mu.Unlock()
-	return s, nil
 }
 
 // Writable refuses a write under --read-only (readOnlyRefusal); what
@@ -283,6 +321,8 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
 	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf}
 	a.savedForTUI(&cfg) // the store switcher (cmd_tui.go)
+	a.inTUI.Store(true)
+	defer a.inTUI.Store(false)
 	return a.tui(a.ctx, s, cfg)
 }
 

@@ -45,6 +45,7 @@ var writeCommands = map[string][]string{
 	"QueuePurgeCmd":   {"queue", "purge", "q"},
 	"IndexAddCmd":     {"index", "add"},
 	"IndexDropCmd":    {"index", "drop"},
+	"WALCmd":          {"wal", "--yes"},
 	"UndoCmd":         {"undo", "--yes"},
 	"RedoCmd":         {"redo", "--yes"},
 	"CopyCmd":         {"copy", "--from", "x.db", "--to", "y.db", "[]"},
@@ -129,15 +130,16 @@ func (r *Root) writeName(typeName string) string {
 	return find(reflect.ValueOf(r).Elem())
 }
 
-// TestOpenToWriteRefusesReadOnly: the opener refuses by itself too, so a
-// command that writes without declaring it is refused all the same.
+// TestOpenToWriteRefusesReadOnly: the opener refuses a write by itself
+// too, so a command that writes without declaring it is refused all the
+// same.
 func TestOpenToWriteRefusesReadOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ro.db")
 	app := &App{Globals: Globals{DB: path, ReadOnly: true}, ctx: context.Background(), command: "lease acquire", Clock: store.NewVirtualClock(nil)}
 	for _, create := range []Creation{MayCreate, MustExist} {
-		s, err := app.OpenToWrite(create)
+		s, err := app.Open(app.ctx, Opening{Write: true, Create: create})
 		if !errors.Is(err, store.ErrReadOnly) || s != nil || !strings.Contains(err.Error(), "lease acquire refused") {
-			t.Errorf("OpenToWrite(%v) under --read-only: %v, %v; want ErrReadOnly naming lease acquire", create, s, err)
+			t.Errorf("Open to write (create %v) under --read-only: %v, %v; want ErrReadOnly naming lease acquire", create, s, err)
 		}
 	}
 }

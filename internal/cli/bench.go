@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kvdeck/internal/bench"
+	"kvdeck/internal/journal"
 )
 
 // BenchCmd measures the engine: each operation
@@ -83,6 +84,12 @@ func (c *BenchCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	// The journaled sweep, as `kvdeck sweep` runs, journals into the
+	// temporary folder.
+	if env.SweepRecorder, err = journal.Open(env.Store.Info().Display, journal.Options{Dir: dir}); err != nil {
+		env.Close()
+		return err
+	}
 	lines, err := c.measure(app, env, "embedded", c.Keys)
 	env.Close()
 	if err != nil {
@@ -150,7 +157,7 @@ func (c *BenchCmd) measure(app *App, env *bench.Env, target string, rows int) ([
 		if target == "embedded" {
 			line.Goal = goal(op.Name)
 		}
-		if op.Name == "sweep" {
+		if strings.HasPrefix(op.Name, "sweep") {
 			line.LongestTxMs = float64(env.LongestSweepTx().Microseconds()) / 1000
 		}
 		out = append(out, line)

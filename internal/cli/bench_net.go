@@ -10,6 +10,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/bench"
 	"kvdeck/internal/latency"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
@@ -66,7 +67,7 @@ type netStep struct {
 }
 
 // oneCallOps are the steps that open as get, set, delete and atomic do
-// (App.OpenForOneCall): the schema check goes with their one call.
+// (Opening.OneCall): the schema check goes with their one call.
 var oneCallOps = map[string]bool{"get (open + get)": true, "set (open + set)": true}
 
 // netRun measures steps through the latency proxy and keeps their lines.
@@ -137,10 +138,7 @@ func (c *BenchCmd) netSteps(ctx context.Context, renv *bench.Env, now int64) []n
 		{"doctor", true, func(s *store.Store) (int64, error) { _, err := coord.Doctor(ctx, s, now); return 0, err }},
 		{"sweep --dry-run", true, func(s *store.Store) (int64, error) {
 			var n int64
-			if err := s.ScanExpired(ctx, nil, now, 0, func(store.Entry) error { n++; return nil }); err != nil {
-				return 0, err
-			}
-			_, err := s.Sweep(ctx, store.SweepOptions{Now: now, DryRun: true})
+			_, err := s.Sweep(ctx, store.SweepOptions{Now: now, DryRun: true, Each: func(store.Entry) error { n++; return nil }})
 			return n, err
 		}},
 		{"dump", true, func(s *store.Store) (int64, error) {
@@ -238,7 +236,7 @@ func (c *BenchCmd) printNetwork(app *App, title string, lines []netJSON) {
 			rate = fmt.Sprintf("%.0f", l.RowsPerSec)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", l.Op, l.Requests, time.Duration(l.Ms*float64(time.Millisecond)).Round(time.Millisecond), rows, rate,
-			byteText(l.BytesSent), byteText(l.BytesReceived), l.ServerRead, l.ServerWritten)
+			usertext.BytesText(l.BytesSent), usertext.BytesText(l.BytesReceived), l.ServerRead, l.ServerWritten)
 	}
 	tw.Flush()
 	app.Out.Textf("%s", title)

@@ -46,8 +46,8 @@ func TestBench(t *testing.T) {
 		}
 		got[l.Target+" "+l.Op] = l
 	}
-	if len(got) != 11 {
-		t.Fatalf("want 5 operations on 2 targets and the census on the file, got %d: %s", len(got), r.stdout)
+	if len(got) != 12 {
+		t.Fatalf("want 5 operations on 2 targets, the census and the journaled sweep on the file, got %d: %s", len(got), r.stdout)
 	}
 	if _, ok := got["remote census"]; ok {
 		t.Error("bench ran a whole-store census of the server (the user's store)")

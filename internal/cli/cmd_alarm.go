@@ -44,7 +44,7 @@ type AlarmListCmd struct {
 // overdue, orphan or malformed), then every by-id record without a
 // matching due entry (state never-fires, or malformed).
 func (c *AlarmListCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (c *AlarmSetCmd) Run(app *App) error {
 	if err != nil {
 		return fmt.Errorf("TIME: %w", err)
 	}
-	s, err := app.OpenToWrite(MayCreate)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate})
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ type AlarmGetCmd struct {
 
 // Run prints the alarm, or nulls and exit 1 when none is set.
 func (c *AlarmGetCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (c *AlarmDeleteCmd) Writes() string { return "alarm delete" }
 
 // Run deletes both rows; exit 1 when there was no alarm.
 func (c *AlarmDeleteCmd) Run(app *App) error {
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (c *AlarmFireCmd) Run(app *App) error {
 	if timeout == 0 {
 		timeout = -1
 	}
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func (c *AtomicCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenToWriteForOneCall(MayCreate)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate, OneCall: true})
 	if err != nil {
 		return err
 	}

@@ -184,16 +184,17 @@ func (c *CopyCmd) openSides(app *App) (from, to *store.Store, err error) {
 		}
 		return nil, nil, fmt.Errorf("%w: copy refused; %s", store.ErrReadOnly, why)
 	}
-	fopts := app.StoreOptions()
-	fopts.AuthToken, fopts.ReadOnly = fromToken, true
-	from, err = app.open(app.Context(), fromURL, fopts)
+	from, err = app.Open(app.Context(), Opening{URL: fromURL, Token: fromToken, Access: ReadOnly})
 	if err != nil {
 		return nil, nil, fmt.Errorf("--from: %w", noTokenHint(err, fromToken, "--from", "--from-auth-token"))
 	}
-	topts := app.StoreOptions()
-	topts.AuthToken, topts.ReadOnly = toToken, c.DryRun
-	topts.Create = !c.DryRun
-	to, err = app.open(app.Context(), toURL, topts) // journaled unless read-only
+	// The target is read-only for a dry run, else writable (refused
+	// above when it is not), and journaled.
+	access := Writable
+	if c.DryRun {
+		access = ReadOnly
+	}
+	to, err = app.Open(app.Context(), Opening{URL: toURL, Token: toToken, Access: access, Create: Creation(!c.DryRun)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("--to: %w", noTokenHint(err, toToken, "--to", "--to-auth-token"))
 	}

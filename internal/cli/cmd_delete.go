@@ -25,7 +25,7 @@ func (c *DeleteCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenToWriteForOneCall(MayCreate)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate, OneCall: true})
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,8 @@ func (c *DemoCmd) Run(app *App) error {
 		seed = time.Now().UnixNano()%999_999 + 1
 		fmt.Fprintf(app.Stderr, "kvdeck: demo seed %d (--seed %d repeats this run)\n", seed, seed)
 	}
-	s, err := app.OpenURLToWrite(app.Context(), url, MayCreate)
+	token := app.globalTokenFor(url)
+	s, err := app.Open(app.Context(), Opening{URL: url, Token: token, Write: true, Create: MayCreate})
 	if err != nil {
 		return err
 	}
@@ -82,10 +83,12 @@ func (c *DemoCmd) Run(app *App) error {
 		fmt.Fprintf(app.Stderr, "kvdeck: seeded %d rows: %d leases, %d alarms, %d messages, %d cron rows, %d expired rows not swept\n",
 			rep.Rows, rep.Leases, rep.Alarms, rep.Messages, rep.CronRows, rep.Expired)
 	}
-	opts := app.StoreOptions()
 	cfg := demo.SimConfig{
-		// Each replica its own store, closed by Simulate: separate clients.
-		Open:     func(ctx context.Context) (*store.Store, error) { return store.Open(ctx, url, opts) },
+		// Each replica its own store, closed by Simulate: separate
+		// clients, not journaled (the demo's workload).
+		Open: func(ctx context.Context) (*store.Store, error) {
+			return app.Open(ctx, Opening{URL: url, Token: token, Own: true})
+		},
 		Replicas: c.Replicas, Tick: c.Tick, Duration: c.Duration, Seed: seed,
 		Progress: app.demoProgress,
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"kvdeck/codec"
-	"kvdeck/internal/atomicjson"
+	"kvdeck/internal/dumpfile"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
@@ -375,10 +375,7 @@ func openDiffSide(ctx context.Context, app *App, name, arg, token string, prefix
 	if isDump {
 		return checkedDump(app, name, arg, prefix)
 	}
-	opts := app.StoreOptions()
-	opts.ReadOnly = true
-	opts.AuthToken = token
-	s, err := app.open(ctx, arg, opts)
+	s, err := app.Open(ctx, Opening{URL: arg, Token: token, Access: ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, noTokenHint(err, token, name, "--"+strings.ToLower(name)+"-auth-token"))
 	}
@@ -461,7 +458,7 @@ func dumpRows(name string, in io.ReadCloser, prefix codec.Key) iter.Seq2[diffRow
 		var prev diffRow // the last row with a key
 		keyed := false   // a row with a key was read
 		stopped := false
-		err := eachLine(in, func(line []byte, n int) error {
+		err := dumpfile.EachLine(in, func(line []byte, n int) error {
 			r, ok, err := parseDiffLine(line, n)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
@@ -542,86 +539,10 @@ func checkedDump(app *App, name, arg string, prefix codec.Key) (iter.Seq2[diffRo
 	return dumpRows(name, spool, prefix), nil
 }
 
-// parseDiffLine reads one dump line (as load does, also the rows load
-// skips: a key that does not decode, a value that is not JSON).
+// parseDiffLine reads one dump line (dumpfile.Parse), the rows load
+// skips included: a key that does not decode, a value that is not JSON.
 func parseDiffLine(line []byte, n int) (r diffRow, ok bool, err error) {
-	if len(bytes.Trim(line, " \t\r")) == 0 {
-		return r, false, nil
-	}
-	o, err := atomicjson.DecodeObject(line, fmt.Sprintf("line %d", n), dumpFields...)
-	if err != nil {
-		return r, false, err
-	}
-	if o.Has("meta") {
-		if o.Len() != 1 {
-			return r, false, fmt.Errorf("%s: a meta line carries nothing else", o.Where())
-		}
-		return r, false, nil
-	}
-	msg, err := o.Str("error")
-	if err != nil {
-		return r, false, err
-	}
-	h, err := o.Str("hex")
-	if err != nil {
-		return r, false, err
-	}
-	switch {
-	case o.IsNull("key") && (!o.Has("hex") || o.IsNull("hex")) && strings.Contains(msg, nullKeyError):
-		r.keyNull = true // another program's row: no key, no hex
-	case !o.IsNull("key"):
-		if r.key, err = o.Key("key"); err != nil {
-			return r, false, err
-		}
-		r.raw = codec.MustEncode(r.key)
-		if o.Has("hex") && !o.IsNull("hex") && h != hex.EncodeToString(r.raw) {
-			return r, false, fmt.Errorf("%s: %q does not match the key, which encodes to %x", o.Field("hex"), h, r.raw)
-		}
-	default:
-		if r.raw, err = hex.DecodeString(h); err != nil || !o.Has("hex") {
-			return r, false, fmt.Errorf("%s: a row without a key needs the hex of its raw key", o.Field("hex"))
-		}
-	}
-	if strings.Contains(msg, nullValueError) && o.IsNull("value") {
-		r.valueNull = true
-	} else if r.value, r.valid, err = diffValue(o, msg); err != nil {
-		return r, false, err
-	}
-	if r.stamp, err = o.Stamp("versionstamp"); err != nil && o.Has("versionstamp") && !o.IsNull("versionstamp") {
-		// Dumps before issue 25 printed a malformed ver as a stamp of
-		// zeros; such a row has no stamp to compare.
-		if z, _ := o.Str("versionstamp"); !o.Has("malformed") || strings.Trim(z, "0") != "" {
-			return r, false, err
-		}
-		r.stamp = ""
-	}
-	if r.expiresAt, err = o.Int("expiresAt"); err != nil {
-		return r, false, err
-	}
-	return r, true, nil
-}
-
-// diffValue is a dump line's value as its row holds it: the exact bytes of
-// valueHex (a value that is not UTF-8), the text of a value that is not
-// JSON, else the JSON value; valid tells JSON from raw text.
-func diffValue(o atomicjson.Object, msg string) (value []byte, valid bool, err error) {
-	if vh, err := o.Str("valueHex"); err != nil {
-		return nil, false, err
-	} else if o.Has("valueHex") {
-		// The exact bytes of a value that is not UTF-8 (its "value" shows
-		// them with U+FFFD).
-		if value, err = hex.DecodeString(vh); err != nil {
-			return nil, false, fmt.Errorf("%s: %w", o.Field("valueHex"), err)
-		}
-		return value, validJSON(value), nil
-	}
-	if strings.Contains(msg, "value is not valid JSON") {
-		text, err := o.Str("value")
-		if err != nil {
-			return nil, false, fmt.Errorf("%s: a value that is not JSON is dumped as a string of its text", o.Field("value"))
-		}
-		return []byte(text), false, nil
-	}
-	value, err = o.Value("value")
-	return value, err == nil, err
+	l, ok, err := dumpfile.Parse(line, n)
+	r = diffRow{raw: l.Raw, key: l.Key, value: l.Value, valid: l.Valid, stamp: l.Stamp, expiresAt: l.ExpiresAt, keyNull: l.KeyNull, valueNull: l.ValueNull}
+	return r, ok, err
 }

@@ -14,7 +14,7 @@ type DoctorCmd struct{}
 // is an error. Opening the store already checked the schema: a database
 // that is not a store exits 2.
 func (c *DoctorCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func (c *DumpCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}

@@ -79,10 +79,7 @@ func (c *ExporterCmd) targets(app *App, tokens *exporterTokens) ([]exporter.Targ
 			if err != nil {
 				return nil, err
 			}
-			return store.Open(ctx, savedURL(s), savedOptions(s, store.Options{
-				AuthToken: token, ReadOnly: true, Unchecked: true, Clock: app.Now,
-				BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: c.Timeout,
-			}))
+			return app.Open(ctx, Opening{URL: savedURL(s), Token: token, Access: ReadOnly, Unchecked: true, Timeout: c.Timeout, Replica: s.ReplicaURL, Own: true})
 		}}
 	}
 	return out, nil

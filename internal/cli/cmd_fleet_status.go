@@ -36,10 +36,15 @@ type fleetStatusRow struct {
 	// CommitsPerSec is seq's change per second since the previous round
 	// of --watch (absent in the first).
 	CommitsPerSec *float64 `json:"commitsPerSec,omitempty"`
-	// Rows counts up to coord.PulseRowBound; RowsCapped says it stopped
-	// there (Rows, Expired and InvalidJSON are then lower bounds).
-	Rows       int64 `json:"rows"`
-	RowsCapped bool  `json:"rowsCapped,omitempty"`
+	// Rows counts every row. Rows, Expired and InvalidJSON are exact
+	// unless Estimated: then estimated from a sample of SampledRows rows
+	// spread over the table (coord.PulseWindows).
+	Rows        int64 `json:"rows"`
+	Estimated   bool  `json:"estimated,omitempty"`
+	SampledRows int64 `json:"sampledRows,omitempty"`
+	// rowsText and expiredText are Rows and Expired as the table shows
+	// them (coord.EstimateText).
+	rowsText, expiredText string
 	// Leases: held, expiring (at most coord.ExpiringShare of the default
 	// TTL left), expired and not swept (they hold nothing).
 	LeasesHeld     int `json:"leasesHeld"`
@@ -114,6 +119,7 @@ func (c *FleetStatusCmd) Run(app *App) error {
 // round reads every store once and prints the rows; failed is whether a
 // row is an error.
 func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []storeconfig.Store, trends map[string]*fleetTrend, members *fleetMembers) (failed bool) {
+	estimated := false
 	var text strings.Builder
 	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
 	head := "STORE\tGROUP\tSTATUS\tRTT\tSEQ\tROWS\tLEASES h/e/x\tALARMS LATE\tQUEUES r/d/oldest/final\tEXPIRED\tFINDINGS"
@@ -132,6 +138,7 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 		},
 		func(r fleetStatusRow) {
 			failed = failed || r.Status == "error"
+			estimated = estimated || r.Estimated
 			tr := trends[r.Store]
 			if tr == nil {
 				tr = &fleetTrend{}
@@ -154,9 +161,15 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 	if !app.Out.JSON() {
 		_ = tw.Flush()
 		app.Out.Textf("%s", strings.TrimSuffix(text.String(), "\n"))
+		if estimated {
+			app.Out.Textf("%s", fleetEstimateNote)
+		}
 	}
 	return failed
 }
+
+// fleetEstimateNote says what a ~ figure is, under a table that has one.
+const fleetEstimateNote = "~ estimated from a sample of at most 4096 rows spread over the store (ROWS, EXPIRED); kvdeck stats or doctor counts them all"
 
 // examine opens one store unchecked (no request), or takes it from
 // members, and reads its pulse: the one request, which is also the schema
@@ -178,7 +191,11 @@ func (c *FleetStatusCmd) examine(app *App, cfg *storeconfig.Config, s storeconfi
 		}
 		return r
 	}
-	r.Seq, r.Rows, r.RowsCapped, r.Expired, r.InvalidJSON = p.Seq, p.Rows, p.Capped, p.Expired, p.InvalidJSON
+	r.Seq, r.Rows, r.Expired, r.InvalidJSON = p.Seq, p.Rows, p.Expired, p.InvalidJSON
+	r.rowsText, r.expiredText = p.RowsText(), p.ExpiredText()
+	if p.Estimated {
+		r.Estimated, r.SampledRows = true, p.Sampled
+	}
 	r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired = p.LeasesHeld, p.LeasesExpiring, p.LeasesExpired
 	r.AlarmsOverdue, r.WorstLatenessMS = p.AlarmsOverdue, p.WorstLatenessMs
 	r.QueueReady, r.QueueDelayed, r.OldestReadyMS, r.QueueFinal = p.QueueReady, p.QueueDelayed, p.OldestReadyMs, p.QueueFinal
@@ -263,10 +280,7 @@ func fleetStatusText(r fleetStatusRow, watch []string) string {
 	if r.FindingErrors > 0 {
 		findings += fmt.Sprintf(" (%d error)", r.FindingErrors)
 	}
-	rows, expired := fmt.Sprint(r.Rows), fmt.Sprint(r.Expired)
-	if r.RowsCapped {
-		rows, expired = "≥"+rows, "≥"+expired
-	}
+	rows, expired := r.rowsText, r.expiredText
 	cells = append(cells, "ok", usertext.ShortMillis(r.RTTMS), seq, rows,
 		fmt.Sprintf("%d/%d/%d", r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired), late,
 		fmt.Sprintf("%d/%d/%s/%d", r.QueueReady, r.QueueDelayed, usertext.ShortMillis(r.OldestReadyMS), r.QueueFinal),

@@ -20,20 +20,7 @@ import (
 // statusRows parses fleet status's JSON lines (in name order).
 func statusRows(t *testing.T, out string) map[string]fleetStatusRow {
 	t.Helper()
-	rows := map[string]fleetStatusRow{}
-	var order []string
-	for _, l := range lines(out) {
-		var r fleetStatusRow
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("line %q: %v", l, err)
-		}
-		rows[r.Store] = r
-		order = append(order, r.Store)
-	}
-	if !slices.IsSorted(order) {
-		t.Errorf("rows not in name order: %v", order)
-	}
-	return rows
+	return fleetLines(t, out, func(r fleetStatusRow) string { return r.Store })
 }
 
 // TestFleetStatus: seven saved stores (files, the reference's store, a
@@ -63,34 +50,15 @@ func TestFleetStatus(t *testing.T) {
 	at(busy, t0+2000, "queue", "send", "jobs", `{"n":2}`)
 	at(busy, t0, "queue", "send", "jobs", `{"n":3}`, "--delay", "1h")
 	at(busy, t0, "set", `["s"]`, "1", "--expire-in", "1s")
-	reference := storetest.CopyReference(t)
-	up := sqldtest.Start(t)
-	at(up.URL, t0, "set", `["a"]`, "1")
-	down := sqldtest.Start(t)
-	at(down.URL, t0, "set", `["a"]`, "1")
-	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
+	mix := newFleetMix(t, dir, func(url string) { at(url, t0, "set", `["a"]`, "1") })
+	down := mix.down
 	configFile(t, env, `[stores.busy]
 url = "`+busy+`"
 group = "files\u001b]52;c;aGk=\u0007"
-[stores.reference]
-url = "`+reference+`"
-group = "files"
-[stores.missing]
-url = "`+filepath.Join(dir, "missing.db")+`"
-group = "files"
-[stores.sqld-up]
-url = "`+up.URL+`"
-group = "sqld"
-[stores.sqld-down]
-url = "`+down.URL+`"
-group = "stopped"
-[stores.sqld-hung]
-url = "`+hung.URL+`"
-group = "sqld"
 [stores.sqld-up-ws]
-url = "`+up.WSURL+`"
+url = "`+mix.up.WSURL+`"
 group = "sqld"
-`, 0o600)
+`+mix.conf, 0o600)
 	now := strconv.FormatInt(t0+9000, 10)
 
 	start := time.Now()
@@ -254,6 +222,39 @@ func TestFleetStatusWatch(t *testing.T) {
 func TestSparkText(t *testing.T) {
 	if got := sparkText([]float64{0, 1, 2, 4, 8}); got != "▁▂▃▅█" {
 		t.Errorf("sparkText: %q", got)
+	}
+}
+
+// TestFleetStatusEstimates: a store whose rowids span more than the
+// pulse's sample gets its rows and expired rows estimated, said so (~ and
+// a line under the table; estimated and sampledRows in JSON) and close;
+// a small store's are exact. Before, EXPIRED counted over the first
+// 100,000 rows in key order showed a bound (≥11 for 50,011).
+func TestFleetStatusEstimates(t *testing.T) {
+	env := storesEnv(t)
+	dir := t.TempDir()
+	big, small := filepath.Join(dir, "big.db"), filepath.Join(dir, "small.db")
+	storetest.SeedRollbackJournal(t, big, 30_000)
+	storetest.Exec(t, "file:"+big, `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 6000) `+
+		`INSERT INTO kv SELECT CAST(x'0274310004' || unhex(printf('8%015x', i)) AS BLOB), '1', 30000 + i, `+strconv.FormatInt(storetest.T0, 10)+` FROM c`)
+	storetest.SeedRollbackJournal(t, small, 300)
+	configFile(t, env, "[stores.big]\nurl = \"file:"+big+"\"\n[stores.small]\nurl = \"file:"+small+"\"\n", 0o600)
+	now := strconv.FormatInt(storetest.T0+1, 10)
+	r := runMain(t, env, "", []string{"--now", now, "fleet", "-o", "json"})
+	rows := statusRows(t, r.stdout)
+	b, s := rows["big"], rows["small"]
+	if r.code != 0 || !b.Estimated || b.SampledRows == 0 || b.SampledRows > 4096 || s.Estimated || s.Rows != 300 || s.Expired != 0 {
+		t.Fatalf("exit %d: big %+v, small %+v; want big estimated from at most 4096 rows, small exact", r.code, b, s)
+	}
+	if b.Rows < 34_200 || b.Rows > 37_800 || b.Expired < 5_400 || b.Expired > 6_600 {
+		t.Errorf("big: ~%d rows, ~%d expired; want 36000 and 6000 within 5%% and 10%%", b.Rows, b.Expired)
+	}
+	r = runMain(t, env, "", []string{"--now", now, "fleet"})
+	t.Logf("kvdeck fleet:\n%s", r.stdout)
+	l := lines(r.stdout)
+	if len(l) != 4 || !strings.Contains(l[1], " ~36k ") || !strings.Contains(l[1], " ~6.") || !strings.Contains(l[2], " 300 ") ||
+		!strings.HasPrefix(l[3], "~ estimated from a sample of at most 4096 rows") {
+		t.Errorf("text:\n%s", r.stdout)
 	}
 }
 

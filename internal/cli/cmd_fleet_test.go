@@ -16,15 +16,58 @@ import (
 // fleetRows parses fleet doctor's JSON lines.
 func fleetRows(t *testing.T, out string) map[string]fleetDoctorRow {
 	t.Helper()
-	rows := map[string]fleetDoctorRow{}
+	return fleetLines(t, out, func(r fleetDoctorRow) string { return r.Store })
+}
+
+// fleetMix are the stores the fleet tests read beside their own files:
+// the reference's store and a missing file (group files), an sqld that
+// answers and one behind a proxy that never answers in time (group
+// sqld), and an sqld the test stops (group stopped); set writes a row on
+// each sqld. conf is their lines of config.toml.
+type fleetMix struct {
+	conf     string
+	up, down *sqldtest.Server
+}
+
+func newFleetMix(t *testing.T, dir string, set func(url string)) fleetMix {
+	t.Helper()
+	reference := storetest.CopyReference(t)
+	up, down := sqldtest.Start(t), sqldtest.Start(t)
+	set(up.URL)
+	set(down.URL)
+	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
+	conf := `[stores.reference]
+url = "` + reference + `"
+group = "files"
+[stores.missing]
+url = "` + filepath.Join(dir, "missing.db") + `"
+group = "files"
+[stores.sqld-up]
+url = "` + up.URL + `"
+group = "sqld"
+[stores.sqld-down]
+url = "` + down.URL + `"
+group = "stopped"
+[stores.sqld-hung]
+url = "` + hung.URL + `"
+group = "sqld"
+`
+	return fleetMix{conf: conf, up: up, down: down}
+}
+
+// fleetLines parses a fleet command's JSON lines, a row a store, by the
+// store's name; they must come in name order.
+func fleetLines[R any](t *testing.T, out string, name func(R) string) map[string]R {
+	t.Helper()
+	rows := map[string]R{}
 	var order []string
 	for _, l := range lines(out) {
-		var r fleetDoctorRow
+		var r R
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}
-		rows[r.Store] = r
-		order = append(order, r.Store)
+		rows[name(r)] = r
+		order = append(order, name(r))
 	}
 	if !slices.IsSorted(order) {
 		t.Errorf("rows not in name order: %v", order)
@@ -51,34 +94,15 @@ func TestFleetDoctor(t *testing.T) {
 	broken := "file:" + filepath.Join(dir, "broken.db")
 	at(broken, "alarm", "set", "Cart", "lost", "+1s")
 	at(broken, "delete", `["dwk_alarm_due", "Cart", 1767312001000, "lost"]`)
-	reference := storetest.CopyReference(t) // warnings and infos only: healthy
-	up := sqldtest.Start(t)
-	at(up.URL, "set", `["a"]`, "1")
-	down := sqldtest.Start(t) // stopped between the first run and the second
-	at(down.URL, "set", `["a"]`, "1")
-	hung := sqldtest.StartProxy(t, up.URL, time.Hour)
+	mix := newFleetMix(t, dir, func(url string) { at(url, "set", `["a"]`, "1") }) // the reference: warnings and infos only, healthy
+	up, down := mix.up, mix.down
 	configFile(t, env, `[stores.healthy]
 url = "`+healthy+`"
 group = "files"
 [stores.broken]
 url = "`+broken+`"
 group = "files"
-[stores.reference]
-url = "`+reference+`"
-group = "files"
-[stores.missing]
-url = "`+filepath.Join(dir, "missing.db")+`"
-group = "files"
-[stores.sqld-up]
-url = "`+up.URL+`"
-group = "sqld"
-[stores.sqld-down]
-url = "`+down.URL+`"
-group = "stopped"
-[stores.sqld-hung]
-url = "`+hung.URL+`"
-group = "sqld"
-`, 0o600)
+`+mix.conf, 0o600)
 
 	start := time.Now()
 	r := runMain(t, env, "", []string{"--now", now, "fleet", "doctor", "--timeout", "5s", "--concurrency", "3"})
@@ -96,7 +120,7 @@ group = "sqld"
 	if b := rows["broken"]; b.Errors != 1 || b.Findings[0].Code != "alarm.never-fires" {
 		t.Errorf("broken: %+v", b)
 	}
-	if ref := rows["reference"]; ref.Warnings != 1 || ref.Infos != 6 {
+	if ref := rows["reference"]; ref.Warnings != 2 || ref.Infos != 6 { // the probe left over, the rollback journal
 		t.Errorf("reference: %+v", ref)
 	}
 	// The hung store costs its timeout, not an hour; generous bound for a

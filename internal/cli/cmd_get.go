@@ -12,7 +12,7 @@ func (c *GetCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenForOneCall()
+	s, err := app.Open(app.Context(), Opening{OneCall: true})
 	if err != nil {
 		return err
 	}

@@ -226,9 +226,7 @@ func (a *App) keyAt(ctx context.Context, src history.Source, p history.Point, ra
 		return history.KeyState{}, err
 	}
 	defer opened.Close(context.WithoutCancel(ctx))
-	opts := a.StoreOptions()
-	opts.ReadOnly, opts.AuthToken, opts.OneShot = true, opened.Token, false
-	s, err := store.Open(ctx, opened.URL, opts)
+	s, err := a.Open(ctx, Opening{URL: opened.URL, Token: opened.Token, Access: ReadOnly, Own: true})
 	if err != nil {
 		return history.KeyState{}, fmt.Errorf("%s: %w", p.Label(src.Kind()), err)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -51,7 +52,7 @@ type IndexShowCmd struct{}
 
 // Run lists the indexes of kv whose first column is ver.
 func (c *IndexShowCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -66,19 +67,8 @@ func (c *IndexAddCmd) Writes() string { return "index add" }
 
 // Run creates kvdeck_kv_ver unless it exists.
 func (c *IndexAddCmd) Run(app *App) error {
-	s, err := app.OpenToWrite(MustExist)
-	if err != nil {
-		return err
-	}
-	created, err := s.AddVerIndex(app.Context())
-	if err != nil {
-		return err
-	}
-	what := "created the index " + store.VerIndex + " on kv(ver)"
-	if !created {
-		what = "the index " + store.VerIndex + " exists already"
-	}
-	return printIndexes(app, s, &created, what)
+	return changeIndex(app, (*store.Store).AddVerIndex,
+		"created the index "+store.VerIndex+" on kv(ver)", "the index "+store.VerIndex+" exists already")
 }
 
 // IndexDropCmd removes the index on ver kvdeck created.
@@ -89,19 +79,24 @@ func (c *IndexDropCmd) Writes() string { return "index drop" }
 
 // Run drops kvdeck_kv_ver when it exists.
 func (c *IndexDropCmd) Run(app *App) error {
-	s, err := app.OpenToWrite(MustExist)
+	return changeIndex(app, (*store.Store).DropVerIndex, "dropped the index "+store.VerIndex, "there is no index "+store.VerIndex)
+}
+
+// changeIndex makes change on the store of the global flags and prints
+// done, or same when there was nothing to change, and the indexes now.
+func changeIndex(app *App, change func(*store.Store, context.Context) (bool, error), done, same string) error {
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}
-	dropped, err := s.DropVerIndex(app.Context())
+	changed, err := change(s, app.Context())
 	if err != nil {
 		return err
 	}
-	what := "dropped the index " + store.VerIndex
-	if !dropped {
-		what = "there is no index " + store.VerIndex
+	if !changed {
+		done = same
 	}
-	return printIndexes(app, s, &dropped, what)
+	return printIndexes(app, s, &changed, done)
 }
 
 // printIndexes prints the result line: what was done, then the indexes

@@ -17,10 +17,7 @@ func (c *InitCmd) Writes() string { return "init" }
 
 // Run creates the store, or confirms that there is one already.
 func (c *InitCmd) Run(app *App) error {
-	url, _ := app.Globals.ResolveDB(app.Env)
-	opts := app.StoreOptions()
-	opts.Create, opts.Force = true, c.Force
-	s, err := app.openToWrite(app.Context(), url, opts)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate, Force: c.Force})
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ type LeaseListCmd struct{}
 
 // Run prints one line per lease and cron tick row, expired ones included.
 func (c *LeaseListCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (c *LeaseAcquireCmd) Run(app *App) error {
 	if timeout == 0 {
 		timeout = -1 // one attempt
 	}
-	s, err := app.OpenToWrite(MayCreate)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate})
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (c *LeaseReleaseCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (c *LeaseBreakCmd) Run(app *App) error {
 			return err
 		}
 	}
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}

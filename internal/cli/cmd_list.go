@@ -46,7 +46,7 @@ func (c *ListCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"kvdeck/codec"
+	"kvdeck/internal/dumpfile"
 	"kvdeck/store"
 )
 
@@ -64,7 +65,7 @@ func (c *LoadCmd) Run(app *App) error {
 	if err := c.validate(app, in); err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite(MayCreate)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate})
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func (c *LoadCmd) Run(app *App) error {
 	l := &loader{app: app, s: s, cmd: c}
 	var batch []loadRecord
 	var batchBytes int64
-	err = eachLine(second, func(line []byte, n int) error {
+	err = dumpfile.EachLine(second, func(line []byte, n int) error {
 		rec, ok, err := parseLoadLine(line, n)
 		if err != nil {
 			return fmt.Errorf("the input changed after it was validated: %w", err)
@@ -126,7 +127,7 @@ func (c *LoadCmd) batchSize(s *store.Store) (size int, maxBytes int64) {
 // validate reads every line once and reports the malformed ones.
 func (c *LoadCmd) validate(app *App, in *twoPass) error {
 	var errs []string
-	err := eachLine(in.first, func(line []byte, n int) error {
+	err := dumpfile.EachLine(in.first, func(line []byte, n int) error {
 		rec, _, err := parseLoadLine(line, n)
 		if err != nil {
 			if errs = append(errs, err.Error()); len(errs) == maxLoadErrors {

@@ -66,20 +66,39 @@ func (c *PutBackCmd) Run(app *App) error {
 		return err
 	}
 	fmt.Fprintf(app.Stderr, "kvdeck: --at: %s\n", past.label())
-	live, err := app.OpenToWrite(MustExist)
+	live, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}
-	var ops []store.RestoreOp
-	same := 0
-	for i, raw := range raws {
-		then, err := physical(ctx, past.s, raw)
-		if err != nil {
+	ops, same, err := putBackPlan(ctx, app, past.s, live, keys, raws)
+	if err != nil {
+		return err
+	}
+	at := past.choice.Text(past.src.Kind())
+	if len(ops) == 0 {
+		app.Out.Result(putBackJSON{OK: true, Same: same, At: at}, fmt.Sprintf("nothing to put back: %s as it was at %s", plural(int64(same), "key"), at))
+		return nil
+	}
+	if !c.Yes {
+		if err := c.confirm(app, len(ops)); err != nil {
 			return err
+		}
+	}
+	return putBack(ctx, app, live, ops, same, at)
+}
+
+// putBackPlan reads each key then (in past) and now (in live), says the
+// keys that are as they were, and shows and returns the restores of the
+// others, each checked against the stamp it has now.
+func putBackPlan(ctx context.Context, app *App, past, live *store.Store, keys []codec.Key, raws [][]byte) (ops []store.RestoreOp, same int, err error) {
+	for i, raw := range raws {
+		then, err := physical(ctx, past, raw)
+		if err != nil {
+			return nil, 0, err
 		}
 		now, err := physical(ctx, live, raw)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		if sameRaw(then, now) || (then != nil && now != nil && string(then.Value) == string(now.Value) && sameExpiry(then, now)) {
 			same++
@@ -94,16 +113,12 @@ func (c *PutBackCmd) Run(app *App) error {
 		app.Out.Result(putBackKey{Key: keys[i], Now: rawWatchRow(now), Then: rawWatchRow(then)},
 			fmt.Sprintf("~ %s  now %s  ->  then %s", usertext.Sanitize(codec.Format(keys[i])), rawRowText(now), thenText(then)))
 	}
-	at := past.choice.Text(past.src.Kind())
-	if len(ops) == 0 {
-		app.Out.Result(putBackJSON{OK: true, Same: same, At: at}, fmt.Sprintf("nothing to put back: %s as it was at %s", plural(int64(same), "key"), at))
-		return nil
-	}
-	if !c.Yes {
-		if err := c.confirm(app, len(ops)); err != nil {
-			return err
-		}
-	}
+	return ops, same, nil
+}
+
+// putBack writes ops in one commit and says so, or names the keys that
+// changed since they were read (nothing is written then).
+func putBack(ctx context.Context, app *App, live *store.Store, ops []store.RestoreOp, same int, at string) error {
 	res, err := live.Restore(ctx, ops)
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ func (c *QueueListCmd) Run(app *App) error {
 	if c.MaxAttempts <= 0 {
 		return fmt.Errorf("--max-attempts %d: must be positive", c.MaxAttempts)
 	}
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (c *QueueSendCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenToWrite(MayCreate)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate})
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (c *QueuePollCmd) Run(app *App) error {
 			return err
 		}
 	}
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func (c *QueuePurgeCmd) Writes() string { return "queue purge" }
 
 // Run deletes the queue's messages and prints how many went.
 func (c *QueuePurgeCmd) Run(app *App) error {
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}

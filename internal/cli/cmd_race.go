@@ -62,14 +62,13 @@ func (c *RaceCmd) Run(app *App) error {
 		return fmt.Errorf("--increments %d: want at least 1", c.Increments)
 	}
 	// Create the store (and say so) once, before the workers open it.
-	if _, err := app.OpenToWrite(MayCreate); err != nil {
+	if _, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate}); err != nil {
 		return err
 	}
-	url, _ := app.Globals.ResolveDB(app.Env)
-	opts := app.StoreOptions()
 	res, err := race.Run(app.Context(), race.Config{
-		// Each worker its own store, closed by the race: separate clients.
-		Open:       func(ctx context.Context) (*store.Store, error) { return store.Open(ctx, url, opts) },
+		// Each worker its own store, closed by the race: separate
+		// clients, not journaled (the race is a workload).
+		Open:       func(ctx context.Context) (*store.Store, error) { return app.Open(ctx, Opening{Own: true}) },
 		Key:        key,
 		Workers:    c.Workers,
 		Increments: c.Increments,

@@ -58,9 +58,7 @@ func (c *RecordCmd) Run(app *App) error {
 	}
 	ctx := app.Context()
 	url, _ := app.Globals.ResolveDB(app.Env)
-	opts := app.StoreOptions()
-	opts.ReadOnly = true
-	s, err := app.open(ctx, url, opts)
+	s, err := app.Open(ctx, Opening{Access: ReadOnly})
 	if err != nil {
 		return err
 	}
@@ -72,12 +70,11 @@ func (c *RecordCmd) Run(app *App) error {
 	if err != nil {
 		return fmt.Errorf("record: %s: %w", rec.Path(), err)
 	}
-	seen, err := newSeenRows()
+	w, err := newWatcher(s, []codec.Key{{}}, false)
 	if err != nil {
-		return fmt.Errorf("record: a temporary file for the rows seen: %w", err)
+		return fmt.Errorf("record: %w", err)
 	}
-	defer seen.close()
-	w := &watcher{s: s, seen: seen, prefixes: []codec.Key{{}}}
+	defer w.close()
 	first, err := rec.Begin(ctx, app.Now(), true, len(had) > 0)
 	if err != nil {
 		return err
@@ -87,11 +84,11 @@ func (c *RecordCmd) Run(app *App) error {
 		first.Rollback()
 		return interrupted(ctx, err)
 	}
-	n, err := first.Commit(ctx, w.after)
+	n, err := first.Commit(ctx, w.feed.After())
 	if err != nil {
 		return err
 	}
-	how := "a first point of " + plural(int64(w.seen.n), "row")
+	how := "a first point of " + plural(int64(w.seen.Len()), "row")
 	if len(had) > 0 {
 		how = fmt.Sprintf("resuming after %s: %s changed meanwhile (a gap: when is unknown)", timeText(had[len(had)-1].At), plural(int64(n), "row"))
 	}
@@ -104,7 +101,7 @@ func (c *RecordCmd) Run(app *App) error {
 func (c *RecordCmd) loop(ctx context.Context, app *App, w *watcher, rec *history.Recording) error {
 	timer := time.NewTimer(c.Interval)
 	defer timer.Stop()
-	var retry time.Duration
+	retries := pollBackoff()
 	lastTrim := time.Time{}
 	for {
 		select {
@@ -124,13 +121,11 @@ func (c *RecordCmd) loop(ctx context.Context, app *App, w *watcher, rec *history
 			return ctx.Err()
 		}
 		if len(events) > 0 {
-			if perr := keepPoint(ctx, app, rec, now, w.after, events); perr != nil {
+			if perr := keepPoint(ctx, app, rec, now, w.feed.After(), events); perr != nil {
 				return interrupted(ctx, perr)
 			}
 		}
-		var next time.Duration
-		next, retry = backoff(app, "record", err, retry, c.Interval)
-		timer.Reset(next)
+		timer.Reset(backoff(app, "record", err, retries, c.Interval))
 	}
 }
 

@@ -50,7 +50,7 @@ func (c *SetCmd) Run(app *App) error {
 		}
 		expireIn = &d
 	}
-	s, err := app.OpenToWriteForOneCall(MayCreate)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate, OneCall: true})
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ type prefixStatJSON struct {
 // Run aggregates every row on the server (store.Census) at the virtual
 // now; with --check it checks every row too.
 func (c *StatsCmd) Run(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}

@@ -175,6 +175,21 @@ func (c *StoresDiscoverTursoCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	save, err := c.chosen(dbs)
+	if err != nil {
+		return err
+	}
+	var cfg *storeconfig.Config
+	if c.All || len(save) > 0 {
+		if cfg, err = loadConfig(app); err != nil {
+			return err
+		}
+	}
+	return c.list(app, cfg, api, dbs, save)
+}
+
+// chosen are the databases --save names, each of them listed in dbs.
+func (c *StoresDiscoverTursoCmd) chosen(dbs []platform.Database) (map[string]bool, error) {
 	save := map[string]bool{}
 	for _, name := range c.Save {
 		for _, n := range strings.Split(name, ",") {
@@ -185,15 +200,15 @@ func (c *StoresDiscoverTursoCmd) Run(app *App) error {
 	}
 	for name := range save {
 		if !slices.ContainsFunc(dbs, func(d platform.Database) bool { return d.Name == name }) {
-			return fmt.Errorf("--save %s: no such database in %s (listed: %s)", shown(name), c.where(), dbNames(dbs))
+			return nil, fmt.Errorf("--save %s: no such database in %s (listed: %s)", shown(name), c.where(), dbNames(dbs))
 		}
 	}
-	var cfg *storeconfig.Config
-	if c.All || len(save) > 0 {
-		if cfg, err = loadConfig(app); err != nil {
-			return err
-		}
-	}
+	return save, nil
+}
+
+// list saves the databases chosen (--all, or save) into cfg and prints a
+// row each: a table, or a JSON line.
+func (c *StoresDiscoverTursoCmd) list(app *App, cfg *storeconfig.Config, api platform.Turso, dbs []platform.Database, save map[string]bool) error {
 	var text strings.Builder
 	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DATABASE\tGROUP\tREGION\tHOSTNAME\tBLOCKED\tSAVED AS")
@@ -359,7 +374,7 @@ func replicaLag(ctx context.Context, app *App, cfg *storeconfig.Config, s storec
 	if err != nil {
 		return 0, err
 	}
-	st, err := store.Open(ctx, savedURL(s), savedOptions(s, store.Options{AuthToken: token, ReadOnly: true, Unchecked: true, Clock: app.Now}))
+	st, err := app.Open(ctx, Opening{URL: savedURL(s), Token: token, Access: ReadOnly, Unchecked: true, Replica: s.ReplicaURL, Own: true})
 	if err != nil {
 		return 0, err
 	}

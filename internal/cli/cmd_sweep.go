@@ -12,7 +12,7 @@ import (
 type SweepCmd struct {
 	DryRun bool   `name:"dry-run" help:"Print the rows that would go and count them; delete nothing."`
 	Prefix string `name:"prefix" placeholder:"KEY" help:"Only rows under this key prefix (default: every row, undecodable ones included)."`
-	Batch  int    `name:"batch" placeholder:"N" help:"Rows per read and per delete transaction (default 1000 on a file; on a server, reads of 50000 rows deleted in transactions of 5000)."`
+	Batch  int    `name:"batch" placeholder:"N" help:"Expired rows per delete transaction (default 1000 on a file, 5000 on a server)."`
 	// IncludeLive is the explicit yes the guard asks for.
 	IncludeLive bool `name:"include-live" help:"Under a clock ahead of the real one (--now in the future, a positive --clock-offset), also sweep the rows the real clock still sees live (a lease its holder still holds). Without it they are kept, counted, and the sweep exits 1."`
 }
@@ -52,32 +52,26 @@ func (c *SweepCmd) Run(app *App) error {
 	if c.Batch < 0 {
 		return fmt.Errorf("--batch %d: must be positive", c.Batch)
 	}
-	open := func() (*store.Store, error) { return app.OpenToWrite(MustExist) }
-	if c.DryRun {
-		open = app.Open
-	}
-	s, err := open()
+	s, err := app.Open(app.Context(), Opening{Write: !c.DryRun, Create: MustExist})
 	if err != nil {
 		return err
 	}
 	// The guard: under a clock ahead of the real one, what the real clock
 	// still sees live stays unless --include-live (store.SweepOptions).
 	now, real := app.Now(), store.SystemClock()
-	cut := now
-	if real < now && !c.IncludeLive {
-		cut = real
-	}
+	opts := store.SweepOptions{Now: now, RealNow: real, IncludeLive: c.IncludeLive, Prefix: prefix, Batch: c.Batch, DryRun: c.DryRun}
 	if c.DryRun {
-		err := s.ScanExpired(app.Context(), prefix, cut, 0, func(e store.Entry) error {
+		// Each row that would go, then the receipt: the same reads find
+		// both (the guard's cut decides which rows).
+		opts.Each = func(e store.Entry) error {
 			app.Out.Entry(e, now, true)
 			return nil
-		})
-		if err != nil {
-			return err
 		}
 	}
-	res, err := s.Sweep(app.Context(), store.SweepOptions{Now: now, RealNow: real, IncludeLive: c.IncludeLive,
-		Prefix: prefix, Batch: c.Batch, DryRun: c.DryRun})
+	res, err := s.Sweep(app.Context(), opts)
+	if err != nil && c.DryRun {
+		return err
+	}
 	out := sweepJSON{Swept: res.Swept, Remaining: res.Remaining, ElapsedMs: res.Elapsed.Milliseconds(),
 		Batches: res.Batches, NextExpiry: res.NextExpiry, DryRun: res.DryRun, LiveByReal: res.LiveByReal,
 		IncludeLive: c.IncludeLive && res.LiveByReal > 0}

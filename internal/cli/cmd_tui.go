@@ -22,7 +22,7 @@ func (c *TUICmd) Run(app *App) error {
 	if c.Refresh <= 0 {
 		return fmt.Errorf("--refresh %s: must be positive", c.Refresh)
 	}
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -104,9 +104,7 @@ func (a *App) tuiOpenProbe(ctx context.Context, name string) (*store.Store, erro
 		} else if token, err = cfg.Token(ctx, st, a.Env); err != nil {
 			return "", nil, err
 		}
-		opts := savedOptions(st, a.StoreOptions())
-		opts.AuthToken, opts.ReadOnly, opts.Unchecked, opts.Create, opts.Force = token, true, true, false, false
-		s, err := store.Open(ctx, savedURL(st), opts)
+		s, err := a.Open(ctx, Opening{URL: savedURL(st), Token: token, Access: ReadOnly, Unchecked: true, Replica: st.ReplicaURL, Own: true})
 		return token, s, err
 	})
 	if err != nil && token != "" && strings.Contains(err.Error(), token) {
@@ -136,9 +134,11 @@ func (a *App) tuiOpenStore(ctx context.Context, name string) (*store.Store, tuic
 	} else if token, err = cfg.TokenFor(ctx, st, a.Env, !entry.ReadOnly); err != nil {
 		return nil, entry, err
 	}
-	opts := savedOptions(st, a.StoreOptions())
-	opts.AuthToken, opts.ReadOnly = token, entry.ReadOnly
-	s, err := a.open(ctx, savedURL(st), opts)
+	access := Writable
+	if entry.ReadOnly {
+		access = ReadOnly
+	}
+	s, err := a.Open(ctx, Opening{URL: savedURL(st), Token: token, Access: access, Replica: st.ReplicaURL})
 	if err != nil {
 		if token != "" && strings.Contains(err.Error(), token) {
 			err = errors.New(strings.ReplaceAll(err.Error(), token, "<redacted>"))

@@ -67,7 +67,7 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 	if app.JournalOff() {
 		return fmt.Errorf("%s works through the write journal, which --no-journal (or KVDECK_JOURNAL=off) turns off: it could not be recorded, nor taken back", verb)
 	}
-	s, err := app.OpenToWrite(MustExist)
+	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,17 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 		return NotDone("%s %s stopped part-way: %s of %d restored in %d commit(s) (action %s), then a key changed between the check and its commit: %s; the others are as the action left them (kvdeck undo --list shows both)",
 			verb, p.Action.ID, plural(int64(res.Restored), "key"), len(p.Ops), res.Commits, res.Action, conflictsText(res.Conflicts))
 	}
+	undone(app, p, res, redo)
+	return nil
+}
+
+// undone prints the result of an undo (or a redo) that restored every
+// key of p.
+func undone(app *App, p journal.Plan, res journal.Result, redo bool) {
 	out := undoJSON{OK: true, Action: res.Action, Versionstamp: stampOrNull(res.First), Keys: res.Restored, Commits: res.Commits}
+	for _, c := range res.Set {
+		out.Settings = append(out.Settings, settingJSON{Name: c.Name, From: c.From, To: c.To})
+	}
 	if redo {
 		out.Redid = p.Action.ID
 	} else {
@@ -122,6 +132,9 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 	}
 	past := map[bool]string{false: "undid", true: "redid"}[redo]
 	text := fmt.Sprintf("%s %s (%s): %s restored", past, p.Action.ID, usertext.Sanitize(p.Action.Op), plural(int64(res.Restored), "key"))
+	for _, c := range res.Set {
+		text += fmt.Sprintf(", %s %s again", c.Name, c.To)
+	}
 	if res.Commits > 1 {
 		text += fmt.Sprintf(" in %d commits", res.Commits)
 	}
@@ -138,7 +151,6 @@ func undoOrRedo(app *App, id string, yes, redo bool) error {
 		text += "; kvdeck redo " + p.Action.ID + " redoes it"
 	}
 	app.Out.Result(out, text)
-	return nil
 }
 
 // undoJSON is the result line of an undo or a redo.
@@ -150,6 +162,8 @@ type undoJSON struct {
 	Versionstamp *string `json:"versionstamp"`
 	Keys         int     `json:"keys"`
 	Commits      int     `json:"commits"`
+	// Settings are the store-level settings set back (kvdeck wal's).
+	Settings []settingJSON `json:"settings,omitempty"`
 }
 
 // refusedShown is how many changed keys a refusal names.
@@ -158,7 +172,7 @@ const refusedShown = 20
 // refused is the exit-1 error of an undo that found keys changed since
 // the action: each named with its stamp and value now; nothing written.
 func refused(p journal.Plan, conflicts []journal.Conflict) error {
-	return NotDone("%s %s refused, nothing was written: %s changed since the action: %s", p.Verb(), p.Action.ID, plural(int64(len(conflicts)), "key"), conflictsText(conflicts))
+	return NotDone("%s %s refused, nothing was written: %s changed since the action: %s", p.Verb(), p.Action.ID, journal.ChangedText(conflicts), conflictsText(conflicts))
 }
 
 // conflictsText names up to refusedShown conflicts, and how many more.
@@ -300,7 +314,11 @@ func previewPlan(app *App, p journal.Plan) {
 		app.Out.Object(out)
 		return
 	}
-	app.Out.Textf("%s %s  %s  %s  (%s):", p.Verb(), p.Action.ID, timeText(p.Action.Time.UnixMilli()), usertext.Sanitize(p.Action.Op), plural(int64(len(p.Ops)), "key"))
+	what := plural(int64(len(p.Ops)), "key")
+	for _, st := range p.Settings {
+		what += ", " + st.Change.Name + " " + st.Now + " → " + st.Change.To
+	}
+	app.Out.Textf("%s %s  %s  %s  (%s):", p.Verb(), p.Action.ID, timeText(p.Action.Time.UnixMilli()), usertext.Sanitize(p.Action.Op), what)
 	for i, op := range ops {
 		if i == previewShown {
 			app.Out.Textf("  … and %d more keys (-o json lists up to %d)", len(ops)-i, previewJSON)

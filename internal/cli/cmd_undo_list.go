@@ -32,6 +32,15 @@ type journalActionJSON struct {
 	Redoable      bool               `json:"redoable"`
 	Why           string             `json:"why,omitempty"`
 	Entries       []journalEntryJSON `json:"entries"`
+	// Settings are the store-level settings it changed (kvdeck wal).
+	Settings []settingJSON `json:"settings,omitempty"`
+}
+
+// settingJSON is a store-level setting an action changed.
+type settingJSON struct {
+	Name string `json:"name"`
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // journalEntryJSON is one write of an action.
@@ -61,7 +70,7 @@ const listKeys = 20
 // session or a journal turned off reads the file without settling
 // (settling writes to it).
 func (c *UndoCmd) list(app *App) error {
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
@@ -91,8 +100,12 @@ func (c *UndoCmd) list(app *App) error {
 		if out.Outcome == "unknown" || out.Outcome == "partly unknown" {
 			unknown++
 		}
+		what := keysText(a.FirstKeys, a.KeyCount, 40)
+		if ss := a.Settings(); len(ss) > 0 && a.KeyCount == 0 {
+			what = fmt.Sprintf("%s %s → %s", ss[0].Name, ss[0].From, ss[0].To)
+		}
 		app.Out.Result(out, fmt.Sprintf("%-8s  %s  %-14s  %-40s  %s", a.ID, timeText(a.Time.UnixMilli()),
-			usertext.Sanitize(actionOp(a)), usertext.Sanitize(keysText(a.FirstKeys, a.KeyCount, 40)), usertext.Sanitize(outcomeText(h, a))))
+			usertext.Sanitize(actionOp(a)), usertext.Sanitize(what), usertext.Sanitize(outcomeText(h, a))))
 	}
 	if len(h.Actions) == 0 && !app.Out.JSON() {
 		app.Out.Textf("no journal entries for %s (%s)", s.Info().Display, j.Path())
@@ -122,6 +135,9 @@ func actionJSON(h journal.History, a journal.Action) journalActionJSON {
 			jk.Key = &dk
 		}
 		out.Keys = append(out.Keys, jk)
+	}
+	for _, c := range a.Settings() {
+		out.Settings = append(out.Settings, settingJSON{Name: c.Name, From: c.From, To: c.To})
 	}
 	for _, e := range a.Entries {
 		out.Settled = out.Settled || e.Settled
@@ -168,7 +184,7 @@ func outcomeText(h journal.History, a journal.Action) string {
 	switch {
 	case beforeUnknown:
 		parts[0] += " (rows it replaced unknown: not undoable)"
-	case a.Outcome() == "applied" && changed == 0:
+	case a.Outcome() == "applied" && changed == 0 && len(a.Settings()) == 0:
 		parts[0] += " (changed no row)"
 	}
 	if settled {

@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/changefeed"
+	"kvdeck/internal/retry"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
@@ -83,67 +86,51 @@ type watchEvent struct {
 	cur *store.Entry
 }
 
-// watcher is the state of one watch: the position in the change feed and
-// the live rows seen under the watched prefixes, by raw key.
+// watcher is the state of one watch: the change feed's consumer
+// (internal/changefeed) over the rows seen under the watched prefixes,
+// kept on disk (changefeed.DiskRows): the heap stays bounded whatever
+// the prefix holds.
 type watcher struct {
 	s        *store.Store
 	prefixes []codec.Key
-	exact    map[string]bool // raw keys, with --exact
-	after    int64
-	afterKey []byte
-	mark     int64              // ChangesPage.Mark of the last page
-	walk     *store.ChangesWalk // a paced walk under way
-	paced    bool               // the feed was walked at a pace (said once)
-	// seen holds the live rows seen, by raw key, in a private temporary
-	// database (cmd_watch_seen.go): the heap stays bounded whatever the
-	// prefix holds. It keeps at most watchValueBudget bytes of values.
-	// Rechecks go round it in key order.
-	seen *seenRows
+	feed     *changefeed.Consumer
+	seen     *changefeed.DiskRows
+	paced    bool // the feed was walked at a pace (said once)
 	// base, when set, is given every row start reads (kvdeck record
 	// keeps them as its first point).
 	base func(store.Entry) error
-	// due counts the rows seen still to re-read since a commit was last
-	// noticed: until it is zero a poll rechecks even when nothing was
-	// committed since the last one (the mark says nothing of the rows
-	// the last batches did not hold).
-	due int
 }
 
 // The values of the rows seen that a watch keeps, to show them as old
 // values: at most watchValueMax bytes each and watchValueBudget in all.
-// The keys and stamps of every row seen are kept on disk (seenRows; a
-// deletion names the row); an old value beyond the budget is shown as
-// null with "unkept" saying why. Before the bound a watch of a 350k-row
-// prefix held 0.5 GB; with the values bounded, 105 MB at 200k rows.
+// The keys and stamps of every row seen are kept on disk (a deletion
+// names the row); an old value beyond the budget is shown as null with
+// "unkept" saying why. Before the bound a watch of a 350k-row prefix
+// held 0.5 GB; with the values bounded, 105 MB at 200k rows.
 const (
 	watchValueMax    = 4 << 10
 	watchValueBudget = 32 << 20
 )
 
-// see records e as seen, keeping its value while the budget allows.
-func (w *watcher) see(e store.Entry) {
-	w.seen.put(e, watchValueMax, watchValueBudget)
+// newWatcher is a watch of prefixes on s (exact: of those keys only),
+// its rows seen in a temporary file closed by close.
+func newWatcher(s *store.Store, prefixes []codec.Key, exact bool) (*watcher, error) {
+	seen, err := changefeed.NewDiskRows(watchValueMax, watchValueBudget)
+	if err != nil {
+		return nil, fmt.Errorf("a temporary file for the rows seen: %w", err)
+	}
+	w := &watcher{s: s, prefixes: prefixes, feed: changefeed.New(seen), seen: seen}
+	if exact {
+		w.feed.Exact = map[string]bool{}
+		for _, k := range prefixes {
+			w.feed.Exact[string(codec.MustEncode(k))] = true
+		}
+	}
+	return w, nil
 }
 
-// drop forgets the row seen at raw.
-func (w *watcher) drop(raw string) {
-	w.seen.del(raw)
-}
-
-// old returns the row seen at raw as an old row for an event; nil when
-// none was seen.
-func (w *watcher) old(raw string) *watchRow {
-	e, unkept, _, had := w.seen.get(raw)
-	if !had {
-		return nil
-	}
-	r := newWatchRow(&e)
-	if unkept {
-		r.Value, r.raw = json.RawMessage("null"), false
-		r.Unkept = "the watch keeps old values up to 4 KiB each and 32 MiB in all"
-	}
-	return r
-}
+// close removes the temporary file of the rows seen.
+func (w *watcher) close() { w.seen.Close() }
 
 // Run reads what is there, then polls until interrupted (or, with --once,
 // until a change).
@@ -151,30 +138,23 @@ func (c *WatchCmd) Run(app *App) error {
 	if c.Interval < 10*time.Millisecond {
 		return fmt.Errorf("--interval %s: must be at least 10ms", c.Interval)
 	}
-	seen, err := newSeenRows()
-	if err != nil {
-		return fmt.Errorf("watch: a temporary file for the rows seen: %w", err)
-	}
-	defer seen.close()
-	w := &watcher{seen: seen}
-	if c.Exact {
-		w.exact = map[string]bool{}
-	}
+	var prefixes []codec.Key
 	for _, text := range c.Keys {
 		k, err := ParseKey("KEY", text)
 		if err != nil {
 			return err
 		}
-		w.prefixes = append(w.prefixes, k)
-		if w.exact != nil {
-			w.exact[string(codec.MustEncode(k))] = true
-		}
+		prefixes = append(prefixes, k)
 	}
-	s, err := app.Open()
+	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {
 		return err
 	}
-	w.s = s
+	w, err := newWatcher(s, prefixes, c.Exact)
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	defer w.close()
 	ctx := app.Context()
 	if err := w.start(ctx); err != nil {
 		return interrupted(ctx, err)
@@ -190,7 +170,7 @@ func (c *WatchCmd) Run(app *App) error {
 			what = "keys"
 		}
 	}
-	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%s now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, plural(int64(w.seen.n), "live row"), c.Interval)
+	fmt.Fprintf(app.Stderr, "kvdeck: watching %d %s (%s now), polling every %s; Ctrl-C stops\n", len(w.prefixes), what, plural(int64(w.seen.Len()), "live row"), c.Interval)
 	return c.loop(ctx, app, w)
 }
 
@@ -202,6 +182,9 @@ const (
 	watchRetryMax   = 30 * time.Second
 )
 
+// pollBackoff is the backoff of a watch's (or record's) polls.
+func pollBackoff() *retry.Backoff { return &retry.Backoff{First: watchRetryFirst, Max: watchRetryMax} }
+
 // loop polls every interval and prints the changes. A poll that fails
 // (the server went away) is retried with backoff, said on stderr; the
 // watch keeps its position, so a set the store still holds is printed
@@ -210,7 +193,7 @@ func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 	timer := time.NewTimer(c.Interval)
 	defer timer.Stop()
 	said := false
-	var retry time.Duration // 0: the last poll answered
+	retries := pollBackoff()
 	for {
 		select {
 		case <-ctx.Done():
@@ -237,26 +220,25 @@ func (c *WatchCmd) loop(ctx context.Context, app *App, w *watcher) error {
 		if c.Once && len(events) > 0 {
 			return nil
 		}
-		var next time.Duration
-		next, retry = backoff(app, "watch", err, retry, c.Interval)
-		timer.Reset(next)
+		timer.Reset(backoff(app, "watch", err, retries, c.Interval))
 	}
 }
 
 // backoff is the wait before the next poll of what (watch, record): the
-// interval while the store answers; after a failure watchRetryFirst,
-// doubling up to watchRetryMax, each said on stderr, and said again when
-// the store answers. retry is the last wait after a failure (0: none).
-func backoff(app *App, what string, err error, retry, interval time.Duration) (next, retried time.Duration) {
-	switch {
-	case err != nil:
-		retry = min(max(2*retry, watchRetryFirst), watchRetryMax)
-		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store did not answer (%s); retrying in %s\n", what, usertext.Sanitize(err.Error()), retry)
-		return retry, retry
-	case retry > 0:
-		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store answers again\n", what)
+// interval while the store answers; after a failure the next of retries
+// (watchRetryFirst, doubling up to watchRetryMax), each said on stderr,
+// and said again when the store answers.
+func backoff(app *App, what string, err error, retries *retry.Backoff, interval time.Duration) time.Duration {
+	if err != nil {
+		wait := retries.Next()
+		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store did not answer (%s); retrying in %s\n", what, usertext.Sanitize(err.Error()), wait)
+		return wait
 	}
-	return interval, 0
+	if retries.Failed() {
+		fmt.Fprintf(app.Stderr, "kvdeck: %s: the store answers again\n", what)
+		retries.Reset()
+	}
+	return interval
 }
 
 // interrupted returns ctx's error when ctx ended (the store's error then
@@ -278,31 +260,31 @@ func (w *watcher) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.after, w.mark = p.Version.Seq, p.Mark
-	w.seen.begin() // one transaction of the temporary database for all
-	defer w.seen.commit()
-	if w.exact != nil {
+	w.feed.Start(p, p.Version.Seq)
+	w.seen.Begin() // one transaction of the temporary database for all
+	defer w.seen.Commit()
+	if w.feed.Exact != nil {
 		entries, err := w.s.GetMany(ctx, w.prefixes)
 		for _, e := range entries {
 			if e != nil {
-				w.see(*e)
+				w.feed.See(*e)
 			}
 		}
-		return errors.Join(err, w.seen.err)
+		return errors.Join(err, w.seen.Err())
 	}
 	for _, p := range w.prefixes {
 		err := w.s.Scan(ctx, store.ListOptions{Prefix: p, Unbounded: len(p) == 0}, func(e store.Entry) error {
-			w.see(e)
-			if w.base != nil && w.seen.err == nil {
+			w.feed.See(e)
+			if w.base != nil && w.seen.Err() == nil {
 				return w.base(e)
 			}
-			return w.seen.err
+			return w.seen.Err()
 		})
 		if err != nil {
 			return err
 		}
 	}
-	return w.seen.err
+	return w.seen.Err()
 }
 
 // Rows seen that a poll re-reads to find deletions (deletes issue no
@@ -316,159 +298,79 @@ const (
 	watchRecheckRemote = 500
 )
 
-// poll reads the changes since the last poll: expiries first (the clock
-// passed a seen row's expiry), then deletions (a seen row is gone), then
-// sets in stamp order, then the sets a recheck found that no stamp
-// announced (rechecks). On an error it returns the changes it had read
-// (the position is past them) with the error.
+// poll reads the changes since the last poll, page after page, and
+// returns them in the order watch prints them (watchOrder). On an error
+// it returns the changes it had read (the position is past them) with
+// the error.
 func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
-	expired := w.expire(now)
 	batch := watchRecheckFile
 	if w.s.Info().Transport.Remote() {
 		batch = watchRecheckRemote
 	}
-	inline := w.recheckBatch(batch)
-	mark := w.mark
-	if w.due > 0 {
-		mark = 0 // recheck whatever the mark says
-	}
-	opts := store.ChangesOptions{After: w.after, AfterKey: w.afterKey, Prefixes: w.prefixes, Limit: 1000, Recheck: inline, Mark: mark, Walk: w.walk}
-	var sets []watchEvent
-	var rechecked []*store.Entry
-	readAt := now // the store's clock at the recheck
-	fresh := map[string]bool{}
-	for first := true; ; first = false {
-		page, err := w.s.Changes(ctx, opts)
+	var events []changefeed.Event
+	req := w.feed.Next(batch)
+	for {
+		page, err := w.s.Changes(ctx, req.Options(w.prefixes, 1000))
 		if err != nil {
 			// What was read stays read: the position moved past it.
-			return append(expired, sets...), err
+			return watchEvents(events), err
 		}
-		if first {
-			rechecked, readAt = page.Rechecked, page.Now
-			w.noteMark(page, len(inline))
-		}
-		w.mark, w.walk = page.Mark, page.Walk
+		events = append(events, w.feed.Apply(page, req, now)...)
 		if page.Walk != nil {
 			w.paced = true
 			break // the walk goes on at the next poll
 		}
-		w.after, w.afterKey = page.Next, page.NextKey
-		for _, e := range page.Entries {
-			ev, ok := w.change(e, now)
-			if ok {
-				fresh[string(e.Raw)] = true
-			}
-			if ev != nil && ev.Change == "expire" {
-				expired = append(expired, *ev)
-			} else if ev != nil {
-				sets = append(sets, *ev)
-			}
-		}
 		if !page.More {
 			break
 		}
-		opts.After, opts.AfterKey, opts.Recheck, opts.Walk = page.Next, page.NextKey, nil, nil
+		req = w.feed.Continue()
 	}
-	gone, deleted, odd := w.rechecks(inline, rechecked, fresh, now, readAt)
-	return append(append(append(append(expired, gone...), deleted...), sets...), odd...), w.seen.err
+	return watchEvents(events), w.seen.Err()
 }
 
-// expire forgets the rows seen whose expiry the clock passed, in key
-// order, and returns their events.
-func (w *watcher) expire(now int64) []watchEvent {
-	var out []watchEvent
-	for _, raw := range w.seen.expired(now) { // key order: stable output
-		e, _, _, _ := w.seen.get(raw)
-		old := w.old(raw)
-		out = append(out, newWatchEvent("expire", &e, old, nil, now))
-		w.drop(raw)
+// watchOrder ranks a poll's lines: expiries, then deletions, then sets
+// in stamp order, then the sets a re-read found that no stamp announced.
+func watchOrder(ev changefeed.Event) int {
+	switch {
+	case ev.Kind == changefeed.Expire:
+		return 0
+	case ev.Kind == changefeed.Delete:
+		return 1
+	case ev.Odd != "":
+		return 3
+	}
+	return 2
+}
+
+// watchEvents are the lines of a poll's events, in watchOrder.
+func watchEvents(events []changefeed.Event) []watchEvent {
+	slices.SortStableFunc(events, func(a, b changefeed.Event) int { return watchOrder(a) - watchOrder(b) })
+	out := make([]watchEvent, 0, len(events))
+	for _, ev := range events {
+		out = append(out, newWatchEvent(ev))
 	}
 	return out
 }
 
-// noteMark counts the rows due for a recheck after a page's head: a
-// commit since the last poll makes every row seen due again.
-func (w *watcher) noteMark(page store.ChangesPage, inline int) {
-	if page.Mark != w.mark {
-		w.due = w.seen.n
-	}
-	if len(page.Rechecked) > 0 {
-		w.due -= inline
-	}
-}
-
-// change takes a row of the feed: its event (nil when there is none to
-// print) and whether it was news (a row start had read is not).
-func (w *watcher) change(e store.Entry, now int64) (*watchEvent, bool) {
-	raw := string(e.Raw)
-	if w.exact != nil && !w.exact[raw] {
-		return nil, false
-	}
-	seen, _, _, had := w.seen.get(raw)
-	if had && seen.Ver == e.Ver {
-		return nil, false // read by start already
-	}
-	old := w.old(raw)
-	if !e.Live(now) {
-		// Written already expired: nobody could read it.
-		if !had {
-			return nil, true
+// newWatchEvent is the line of ev.
+func newWatchEvent(ev changefeed.Event) watchEvent {
+	e := ev.Entry()
+	out := watchEvent{Change: ev.Kind.String(), New: newWatchRow(ev.New), Seen: ev.At, raw: ev.Raw, cur: ev.New}
+	if ev.Old != nil {
+		out.Old = newWatchRow(&ev.Old.Entry)
+		if ev.Old.Unkept {
+			out.Old.Value, out.Old.raw = json.RawMessage("null"), false
+			out.Old.Unkept = "the watch keeps old values up to 4 KiB each and 32 MiB in all"
 		}
-		ev := newWatchEvent("expire", &seen, old, nil, now)
-		w.drop(raw)
-		return &ev, true
 	}
-	ev := newWatchEvent("set", &e, old, &e, now)
-	w.see(e)
-	return &ev, true
-}
-
-// rechecks compares the rows rechecked with what was seen. A row seen
-// that is gone, and was not set meanwhile (fresh), expired when the
-// store's clock at the recheck (readAt, which runs after now) had passed
-// its expiry, else was deleted. A row still there whose stamp changed to
-// one the feed can never carry (none after the position: another
-// program's ver that is no whole number) was set outside the feed
-// (odd). It returns the expiries, the deletions and those sets.
-func (w *watcher) rechecks(inline [][]byte, rechecked []*store.Entry, fresh map[string]bool, now, readAt int64) (expired, deleted, odd []watchEvent) {
-	for i, e := range rechecked {
-		raw := string(inline[i])
-		seen, _, _, had := w.seen.get(raw)
-		if !had || fresh[raw] || e != nil && (e.Ver == seen.Ver || e.Ver > w.after) {
-			continue
-		}
-		old := w.old(raw)
-		switch {
-		case e != nil:
-			odd = append(odd, newWatchEvent("set", e, old, e, now))
-			w.see(*e)
-			continue
-		case seen.Live(readAt):
-			deleted = append(deleted, newWatchEvent("delete", &seen, old, nil, now))
-		default:
-			expired = append(expired, newWatchEvent("expire", &seen, old, nil, readAt))
-		}
-		w.drop(raw)
-	}
-	return expired, deleted, odd
-}
-
-func (w *watcher) recheckBatch(n int) [][]byte {
-	return w.seen.batch(n)
-}
-
-// newWatchEvent is the event of the row at e's key: old as the watch saw
-// it (nil: none), cur the row now (nil: none).
-func newWatchEvent(change string, e *store.Entry, old *watchRow, cur *store.Entry, seen int64) watchEvent {
-	ev := watchEvent{Change: change, Old: old, New: newWatchRow(cur), Seen: seen, raw: e.Raw, cur: cur}
 	if e.KeyErr == nil {
 		k := e.Key
-		ev.Key = &k
+		out.Key = &k
 	} else {
 		h := hex.EncodeToString(e.Raw)
-		ev.Hex = &h
+		out.Hex = &h
 	}
-	return ev
+	return out
 }
 
 func newWatchRow(e *store.Entry) *watchRow {

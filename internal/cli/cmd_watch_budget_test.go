@@ -12,6 +12,17 @@ import (
 	"kvdeck/store"
 )
 
+// newTestWatcher is a watch of prefixes on s, closed with the test.
+func newTestWatcher(t testing.TB, s *store.Store, prefixes []codec.Key) *watcher {
+	t.Helper()
+	w, err := newWatcher(s, prefixes, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.close)
+	return w
+}
+
 // TestWatchPollRequests: behind the latency proxy a poll of a watch is one
 // request over HTTP, idle or not, deletions included.
 func TestWatchPollRequests(t *testing.T) {
@@ -25,7 +36,7 @@ func TestWatchPollRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := &watcher{s: s, prefixes: []codec.Key{storetest.Key(t, `["w"]`)}, seen: newTestSeen(t)}
+	w := newTestWatcher(t, s, []codec.Key{storetest.Key(t, `["w"]`)})
 	if err := w.start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +79,7 @@ func TestWatchExpiryBetweenClockReadings(t *testing.T) {
 		if _, err := s.Set(ctx, storetest.Key(t, `["w", "e"]`), []byte(`5`), &ttl); err != nil {
 			t.Fatal(err)
 		}
-		w := &watcher{s: s, prefixes: []codec.Key{storetest.Key(t, `["w"]`)}, seen: newTestSeen(t)}
+		w := newTestWatcher(t, s, []codec.Key{storetest.Key(t, `["w"]`)})
 		if err := w.start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +113,7 @@ func TestWatchSeesASetWithNoStamp(t *testing.T) {
 		if _, err := s.Set(ctx, storetest.Key(t, `["w", "a"]`), []byte(`1`), nil); err != nil {
 			t.Fatal(err)
 		}
-		w := &watcher{s: s, prefixes: []codec.Key{storetest.Key(t, `["w"]`)}, seen: newTestSeen(t)}
+		w := newTestWatcher(t, s, []codec.Key{storetest.Key(t, `["w"]`)})
 		if err := w.start(ctx); err != nil {
 			t.Fatal(err)
 		}

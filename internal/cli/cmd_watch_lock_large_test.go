@@ -35,7 +35,7 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			w := &watcher{s: s, prefixes: []codec.Key{{codec.String("bulk")}}, seen: newTestSeen(t)}
+			w := newTestWatcher(t, s, []codec.Key{{codec.String("bulk")}})
 			if err := w.start(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -79,9 +79,9 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := 0; w.walk != nil || w.after < final; i++ {
+			for i := 0; w.feed.Walk() != nil || w.feed.After() < final; i++ {
 				if i > 200 {
-					t.Fatalf("the watch did not reach seq %d (at %d)", final, w.after)
+					t.Fatalf("the watch did not reach seq %d (at %d)", final, w.feed.After())
 				}
 				poll()
 			}

@@ -29,12 +29,12 @@ func seedBulk(t *testing.T, url string, rows, valueBytes int) {
 // saw rows rows.
 func startBulkWatch(ctx context.Context, t *testing.T, s *store.Store, rows int) *watcher {
 	t.Helper()
-	w := &watcher{s: s, prefixes: []codec.Key{{codec.String("bulk")}}, seen: newTestSeen(t)}
+	w := newTestWatcher(t, s, []codec.Key{{codec.String("bulk")}})
 	if err := w.start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if w.seen.n != rows {
-		t.Fatalf("start saw %d rows, want %d", w.seen.n, rows)
+	if w.seen.Len() != rows {
+		t.Fatalf("start saw %d rows, want %d", w.seen.Len(), rows)
 	}
 	return w
 }
@@ -78,14 +78,14 @@ func TestWatchLargePrefixMemoryLarge(t *testing.T) {
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		t.Logf("after start: heap %d MB, values kept %d MB", m.HeapAlloc>>20, w.seen.kept>>20)
+		t.Logf("after start: heap %d MB, values kept %d MB", m.HeapAlloc>>20, w.seen.Kept()>>20)
 		if m.HeapAlloc > 120<<20 {
 			t.Errorf("a watch of %d rows of 2 KB holds %d MB of heap", rows, m.HeapAlloc>>20)
 		}
-		// The values kept live in seenRows' SQLite table, whose memory
+		// The values kept live in DiskRows' SQLite table, whose memory
 		// the Go heap above does not count: the bound is checked itself.
-		if w.seen.kept > watchValueBudget {
-			t.Errorf("the watch keeps %d MB of values, over its budget of %d MB", w.seen.kept>>20, watchValueBudget>>20)
+		if w.seen.Kept() > watchValueBudget {
+			t.Errorf("the watch keeps %d MB of values, over its budget of %d MB", w.seen.Kept()>>20, watchValueBudget>>20)
 		}
 		requireSeesNextSet(ctx, t, s, w)
 	})

@@ -24,11 +24,11 @@ func (w *watcher) oddStamps(ctx context.Context, out io.Writer) {
 		fmt.Fprintf(out, "kvdeck: watch: could not look for rows with a malformed stamp: %s\n", usertext.Sanitize(err.Error()))
 		return
 	}
-	if w.exact != nil {
+	if w.feed.Exact != nil {
 		total = 0
 		kept := rows[:0]
 		for _, e := range rows {
-			if w.exact[string(e.Raw)] {
+			if w.feed.Exact[string(e.Raw)] {
 				kept = append(kept, e)
 				total++
 			}

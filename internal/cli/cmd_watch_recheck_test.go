@@ -41,7 +41,7 @@ func TestWatchRechecksInTurn(t *testing.T) {
 			if _, err := a.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			w := &watcher{s: s, prefixes: []codec.Key{{codec.String("big")}}, seen: newTestSeen(t)}
+			w := newTestWatcher(t, s, []codec.Key{{codec.String("big")}})
 			if err := w.start(ctx); err != nil {
 				t.Fatal(err)
 			}

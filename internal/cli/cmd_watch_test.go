@@ -98,6 +98,26 @@ func (p *watchProc) next() watchLine {
 	return watchLine{}
 }
 
+// textLine returns the next line of -o text output, failing after 30 s.
+func (p *watchProc) textLine() string {
+	p.t.Helper()
+	select {
+	case line := <-p.lines:
+		return line
+	case <-time.After(30 * time.Second):
+		p.t.Fatal("no line")
+	}
+	return ""
+}
+
+// ended fails unless watch --once exits 0.
+func (p *watchProc) ended() {
+	p.t.Helper()
+	if err := p.cmd.Wait(); err != nil {
+		p.t.Errorf("--once: %v", err)
+	}
+}
+
 // quiet fails when a line is printed within d.
 func (p *watchProc) quiet(d time.Duration) {
 	p.t.Helper()
@@ -234,17 +254,10 @@ func TestWatchOnceExactText(t *testing.T) {
 	if _, err := s.Set(ctx, storetest.Key(t, `["k"]`), []byte(`"\u001b]52;c;x\u0007"`), nil); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case line := <-w.lines:
-		if !strings.Contains(line, `set     ["k"]  v=00000000000000000001 -> v=00000000000000000003`) || strings.ContainsAny(line, "\x1b\x07") {
-			t.Errorf("text line %q", line)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no line")
+	if line := w.textLine(); !strings.Contains(line, `set     ["k"]  v=00000000000000000001 -> v=00000000000000000003`) || strings.ContainsAny(line, "\x1b\x07") {
+		t.Errorf("text line %q", line)
 	}
-	if err := w.cmd.Wait(); err != nil {
-		t.Errorf("--once: %v", err)
-	}
+	w.ended()
 }
 
 // TestWatchTextTimesFixedWidth: -o text writes every time with three
@@ -259,18 +272,11 @@ func TestWatchTextTimesFixedWidth(t *testing.T) {
 	if _, err := s.Set(ctx, storetest.Key(t, `["k"]`), []byte(`1`), &minute); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case line := <-w.lines:
-		want := `2026-01-02T00:00:00.100Z  set     ["k"]  new v=00000000000000000001  1  expires=2026-01-02T00:01:00.000Z`
-		if line != want {
-			t.Errorf("text line\n%s\nwant\n%s", line, want)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no line")
+	want := `2026-01-02T00:00:00.100Z  set     ["k"]  new v=00000000000000000001  1  expires=2026-01-02T00:01:00.000Z`
+	if line := w.textLine(); line != want {
+		t.Errorf("text line\n%s\nwant\n%s", line, want)
 	}
-	if err := w.cmd.Wait(); err != nil {
-		t.Errorf("--once: %v", err)
-	}
+	w.ended()
 }
 
 // TestWatchBadInput: bad keys and intervals are refused before anything
@@ -307,9 +313,7 @@ func TestWatchOnceOneLineTextShort(t *testing.T) {
 	if _, err := s.Atomic().Set(key(`["k", "a"]`), []byte(`"new"`)).Set(key(`["k", "b"]`), []byte(big)).Set(key(`["k", "c"]`), []byte(`3`)).Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.cmd.Wait(); err != nil {
-		t.Errorf("--once: %v", err)
-	}
+	w.ended()
 	var lines []string
 	for line := range w.lines {
 		lines = append(lines, line)
@@ -325,13 +329,8 @@ func TestWatchOnceOneLineTextShort(t *testing.T) {
 	if _, err := s.Set(ctx, key(`["k", "b"]`), []byte(big[:len(big)-1]+`y"`), nil); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case line := <-w.lines:
-		// The old value (1 MB) is over what a watch keeps: not shown.
-		if len(line) > 400 || !strings.Contains(line, `(value not kept) -> "xxx`) || !strings.Contains(line, "… (1048579 bytes)") {
-			t.Errorf("a 1 MB value's text line: %d bytes, %.400q", len(line), line)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no line")
+	// The old value (1 MB) is over what a watch keeps: not shown.
+	if line := w.textLine(); len(line) > 400 || !strings.Contains(line, `(value not kept) -> "xxx`) || !strings.Contains(line, "… (1048579 bytes)") {
+		t.Errorf("a 1 MB value's text line: %d bytes, %.400q", len(line), line)
 	}
 }

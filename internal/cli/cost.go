@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -16,17 +17,5 @@ func costText(c store.Cost, took time.Duration) string {
 		plural = ""
 	}
 	return fmt.Sprintf("%d request%s, %s sent, %s received, server rows read %d, written %d, %s",
-		c.Requests, plural, byteText(c.BytesSent), byteText(c.BytesReceived), c.RowsRead, c.RowsWritten, took.Round(time.Millisecond))
-}
-
-// byteText is n bytes in B, kB or MB (powers of 1000).
-func byteText(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1000)
-	default:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	}
+		c.Requests, plural, usertext.BytesText(c.BytesSent), usertext.BytesText(c.BytesReceived), c.RowsRead, c.RowsWritten, took.Round(time.Millisecond))
 }

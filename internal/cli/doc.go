@@ -12,7 +12,7 @@
 //	}
 //
 //	func (c *LeaseListCmd) Run(app *cli.App) error {
-//		s, err := app.Open()          // resolves --db/--auth-token/env; a write: OpenToWrite
+//		s, err := app.Open(app.Context(), Opening{}) // --db/--auth-token/env; a write: Opening{Write: true, ...}
 //		if err != nil {
 //			return err                // exit 2, "kvdeck: <message>" on stderr
 //		}
@@ -32,11 +32,11 @@
 //
 // # Helpers
 //
-//   - App: Open (the store from the global flags, closed when the command
-//     returns), OpenURL (another database with the same options),
-//     OpenToWrite (the one opener of a write: refused under --read-only,
-//     journaled, MayCreate or MustExist), Context, Now (the virtual clock),
-//     Pinned (run with the clock frozen), Warnf, RunTUI.
+//   - App: Open, the one opener (an Opening says which store, its token,
+//     a write: refused under --read-only, journaled, MayCreate or
+//     MustExist; the store is closed when the command returns), Context,
+//     Now (the virtual clock), Pinned (run with the clock frozen), Warnf,
+//     RunTUI.
 //   - A command that writes declares it: a Writes method naming the write
 //     ("lease acquire"), which Main refuses under --read-only before Run
 //     reads any input (writer, in app.go).

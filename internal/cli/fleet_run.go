@@ -87,10 +87,7 @@ func fleetOpen(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout t
 	if token, err = fleetToken(ctx, app, cfg, s, timeout); err != nil {
 		return ctx, cancel, nil, "", err
 	}
-	st, err = store.Open(ctx, savedURL(s), savedOptions(s, store.Options{
-		AuthToken: token, ReadOnly: true, Clock: app.Now,
-		BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout,
-	}))
+	st, err = app.Open(ctx, Opening{URL: savedURL(s), Token: token, Access: ReadOnly, Timeout: timeout, Replica: s.ReplicaURL, Own: true})
 	return ctx, cancel, st, token, err
 }
 
@@ -116,10 +113,7 @@ func fleetPulse(app *App, cfg *storeconfig.Config, s storeconfig.Store, timeout 
 		if err != nil {
 			return token, nil, err
 		}
-		st, err := store.Open(ctx, savedURL(s), savedOptions(s, store.Options{
-			AuthToken: token, ReadOnly: true, Unchecked: true, Clock: app.Now,
-			BusyTimeout: app.Globals.BusyTimeout, RequestTimeout: timeout,
-		}))
+		st, err := app.Open(ctx, Opening{URL: savedURL(s), Token: token, Access: ReadOnly, Unchecked: true, Timeout: timeout, Replica: s.ReplicaURL, Own: true})
 		return token, st, err
 	})
 	if err != nil {

@@ -80,33 +80,6 @@ func FuzzEntryValue(f *testing.F) {
 	})
 }
 
-func FuzzParseDiffLine(f *testing.F) {
-	for _, s := range []string{
-		`{"key":[{"type":"string","value":"a"}],"hex":"026100","value":{"x":[1]},"versionstamp":"00000000000000000001","expiresAt":1767312000000,"expired":false}`,
-		`{"key":null,"hex":"ff01","value":1,"versionstamp":"00000000000000000001","expiresAt":null,"expired":false,"error":"key does not decode"}`,
-		`{"key":[],"hex":"","value":"not json","versionstamp":"00000000000000000002","expiresAt":null,"error":"value is not valid JSON"}`,
-		`{"key":null,"value":1}`, `{"meta":{"seq":63}}`, ``, `{"key":"[\"a\"]","value":null}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		r, ok, err := parseDiffLine(line, 1)
-		if err != nil || !ok {
-			return
-		}
-		if r.key != nil {
-			if enc, err := codec.Encode(r.key); err != nil || !bytes.Equal(enc, r.raw) {
-				t.Fatalf("accepted key %v does not encode to its raw %x: %v", r.key, r.raw, err)
-			}
-		}
-		if r.valid {
-			if norm, err := codec.NormalizeJSON(r.value); err != nil || !bytes.Equal(norm, r.value) {
-				t.Fatalf("accepted value %q is not normalised: %v", r.value, err)
-			}
-		}
-	})
-}
-
 // FuzzListFilterFlags: --where and --contains either give a matcher or an
 // error naming the flag; nothing panics.
 func FuzzListFilterFlags(f *testing.F) {

@@ -12,12 +12,12 @@ import (
 )
 
 // The write journal (internal/journal) records every write a command or
-// the TUI makes through a store the App opened to write: open attaches
+// the TUI makes through a store the App opened to write: Open attaches
 // it, so no command can forget it, and Main names each write after the
 // command (store.WithWriteOp). Read-only stores, --no-journal and
 // KVDECK_JOURNAL=off journal nothing; `kvdeck race` workers and `kvdeck
-// demo`'s seed and replicas open their stores without the App and are
-// not journaled either.
+// demo`'s replicas own their stores (Opening.Own) and the demo's seed
+// goes without its recorder: workloads are not journaled either.
 
 // JournalOff reports whether writes go unjournaled: --no-journal, or
 // KVDECK_JOURNAL=off (any case).

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +48,30 @@ func TestLocked(t *testing.T) {
 	}
 	if out := c.must("get", `["k"]`); out != `["k"]  1  v=00000000000000000001`+"\n" {
 		t.Errorf("after the lock: %q", out)
+	}
+}
+
+// TestLockedReadSaidOnce: where kvdeck cannot read a rollback-journal
+// file without SQLite's locks (here a journal it takes as hot, always),
+// a command says so on stderr, once and before its first such read, and
+// reads the file with them; a file it can read without locks gets no
+// word.
+func TestLockedReadSaidOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kv.db")
+	storetest.SeedRollbackJournal(t, path, 50)
+	c := &cli{t: t, url: "file:" + path, now: storetest.T0}
+	if r := c.run("list", `["bulk"]`, "--limit", "2"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("a cold journal: exit %d, stderr %q; want nothing said", r.code, r.stderr)
+	}
+	if err := os.WriteFile(path+"-journal", []byte("\x00\xd9\xd5\x05\xf9 \xa1c\xd7"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := c.run("list", `["bulk"]`, "--limit", "2")
+	if r.code != 0 || len(lines(r.stdout)) != 2 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	said := "kvdeck: note: file:" + path + " is a rollback-journal file, and kvdeck now reads it with SQLite's locks"
+	if strings.Count(r.stderr, "kvdeck: note:") != 1 || !strings.HasPrefix(r.stderr, said) || !strings.Contains(r.stderr, "busy timeout") {
+		t.Errorf("stderr %q: want the one note, %q...", r.stderr, said)
 	}
 }

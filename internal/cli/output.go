@@ -163,10 +163,7 @@ func entryError(e store.Entry) string {
 // a dump line's "error" field and value (see there).
 func decodeError(e store.Entry) string { return dumpfile.DecodeError(e) }
 
-const (
-	nullKeyError   = dumpfile.NullKeyError
-	nullValueError = dumpfile.NullValueError
-)
+const nullValueError = dumpfile.NullValueError
 
 func validJSON(b []byte) bool { return dumpfile.ValidJSON(b) }
 

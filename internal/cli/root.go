@@ -47,6 +47,7 @@ type Root struct {
 	Watch    WatchCmd    `cmd:"" help:"Print each change of keys or prefixes (set, delete, expire; old and new row) until interrupted."`
 	Diff     DiffCmd     `cmd:"" help:"Compare two stores, two dumps, or a store and a dump: added, removed, changed keys; exit 1 when they differ."`
 	Index    IndexCmd    `cmd:"" help:"Show, add or drop the opt-in index on kv(ver) that makes the change feed cheap on large stores."`
+	WAL      WALCmd      `cmd:"" name:"wal" help:"Switch a rollback-journal file to WAL (asks; journaled: undo switches back), where readers never fail the service's commits."`
 	Bench    BenchCmd    `cmd:"" help:"Measure the engine beside raw SQL on the same driver (embedded, and --remote URL)."`
 	Undo     UndoCmd     `cmd:"" help:"Undo what a command or key of kvdeck did (default: the last; again steps back), checked against every key; --list shows the journal."`
 	Redo     RedoCmd     `cmd:"" help:"Redo an action undo took back (default: the last undone), checked against every key."`

@@ -37,38 +37,9 @@ var noStoreCommands = map[string]bool{"stores": true, "completion": true, "key":
 // --auth-token overrides it) and read-only unless --write. It returns the
 // token, so Main can redact it.
 func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[string]string) (token string, err error) {
-	top := ""
-	if node := kctx.Selected(); node != nil {
-		for node.Parent != nil && node.Parent.Parent != nil {
-			node = node.Parent
-		}
-		top = node.Name
-	}
-	if noStoreCommands[top] && (g.At != "" || g.Replica != "") {
-		return "", fmt.Errorf("--at and --replica read the past of the store a command opens; %s opens none", top)
-	}
-	if noStoreCommands[top] || (top == "demo" && g.Store == "") {
-		// The demo seeds fake state: it takes a database only from a
-		// flag (DemoDB), never from the environment or the default.
-		return "", nil
-	}
-	name, from := "", ""
-	switch {
-	case g.DB != "" && g.Store != "":
-		return "", fmt.Errorf("give --db or --store, not both")
-	case g.DB != "":
-		return "", nil
-	case g.Store != "":
-		name, from = g.Store, "--store"
-	case env["KVDECK_DB"] != "" && env[StoreEnv] != "":
-		return "", fmt.Errorf("both KVDECK_DB and %s are set; unset one (or give --db or --store)", StoreEnv)
-	case env[StoreEnv] != "":
-		name, from = env[StoreEnv], StoreEnv
-	}
-	if name == "" {
-		if _, src := g.ResolveDB(env); src != "default" {
-			return "", nil // a URL variable
-		}
+	name, from, lookDefault, err := savedName(kctx, g, env)
+	if err != nil || (name == "" && !lookDefault) {
+		return "", err
 	}
 	path, err := storeconfig.Path(env)
 	if err != nil {
@@ -104,6 +75,42 @@ func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[s
 	}
 	g.saved = ss
 	return ss.token, nil
+}
+
+// savedName is the saved store the flags or the environment name (from
+// says which), or none with lookDefault when the config's default store
+// decides; neither when the command resolves no saved store (--db, a URL
+// variable, a command that opens no store of the global flags).
+func savedName(kctx *kong.Context, g *Globals, env map[string]string) (name, from string, lookDefault bool, err error) {
+	top := ""
+	if node := kctx.Selected(); node != nil {
+		for node.Parent != nil && node.Parent.Parent != nil {
+			node = node.Parent
+		}
+		top = node.Name
+	}
+	if noStoreCommands[top] && (g.At != "" || g.Replica != "") {
+		return "", "", false, fmt.Errorf("--at and --replica read the past of the store a command opens; %s opens none", top)
+	}
+	if noStoreCommands[top] || (top == "demo" && g.Store == "") {
+		// The demo seeds fake state: it takes a database only from a
+		// flag (DemoDB), never from the environment or the default.
+		return "", "", false, nil
+	}
+	switch {
+	case g.DB != "" && g.Store != "":
+		return "", "", false, fmt.Errorf("give --db or --store, not both")
+	case g.DB != "":
+		return "", "", false, nil
+	case g.Store != "":
+		return g.Store, "--store", false, nil
+	case env["KVDECK_DB"] != "" && env[StoreEnv] != "":
+		return "", "", false, fmt.Errorf("both KVDECK_DB and %s are set; unset one (or give --db or --store)", StoreEnv)
+	case env[StoreEnv] != "":
+		return env[StoreEnv], StoreEnv, false, nil
+	}
+	_, src := g.ResolveDB(env)
+	return "", "", src == "default", nil // else a URL variable
 }
 
 // readOnlyReason says why writes are refused: the --read-only flag, or

@@ -14,6 +14,7 @@ import (
 	"kvdeck/internal/history"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/platform"
+	"kvdeck/internal/retry"
 	"kvdeck/internal/storeconfig"
 	"kvdeck/store"
 )
@@ -212,28 +213,21 @@ func (a *App) openPoint(ctx context.Context, src history.Source, p history.Point
 		}
 	})
 	a.mu.Unlock()
-	opts := a.StoreOptions()
-	opts.ReadOnly, opts.AuthToken, opts.OneShot = true, opened.Token, false
+	// A branch just made may not answer yet: retry a while (waits of
+	// 0.5 s doubling to 8 s); a restored file answers or never will.
 	var s *store.Store
-	for wait := 500 * time.Millisecond; ; wait *= 2 {
-		s, err = store.Open(ctx, opened.URL, opts)
-		// A branch just made may not answer yet: retry a while.
-		if err == nil || !errors.Is(err, store.ErrUnreachable) || src.Kind() == history.KindLitestream || src.Kind() == history.KindRecord || wait > 8*time.Second {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
+	policy := retry.Policy{Backoff: retry.Backoff{First: 500 * time.Millisecond, Max: 8 * time.Second}, Tries: 6}
+	unreachable := func(err error) bool {
+		return errors.Is(err, store.ErrUnreachable) && src.Kind() != history.KindLitestream && src.Kind() != history.KindRecord
 	}
-	if err != nil {
-		return nil, err
+	err = retry.Until(ctx, policy, unreachable, func() (err error) {
+		s, err = a.Open(ctx, Opening{URL: opened.URL, Token: opened.Token, Access: ReadOnly})
+		return err
+	})
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
-	a.mu.Lock()
-	a.stores = append(a.stores, s)
-	a.mu.Unlock()
-	return s, nil
+	return s, err
 }
 
 // OpenPast opens the store of the global flags as it was at --at,

@@ -60,7 +60,7 @@ func serverOf(url string) string {
 // bound to url's server, if any: what the TUI's :open URL and its views'
 // extra connections use.
 func (a *App) openScoped(ctx context.Context, url string) (*store.Store, error) {
-	return a.openWith(ctx, url, a.tokens.lookup(url))
+	return a.Open(ctx, Opening{URL: url, Token: a.tokens.lookup(url)})
 }
 
 // openWithToken opens url with token (the TUI's :open URL --auth-token)
@@ -73,7 +73,7 @@ func (a *App) openWithToken(ctx context.Context, url, token string) (*store.Stor
 		}
 		return nil, fmt.Errorf("%w: a database file takes no auth token", store.ErrBadURL)
 	}
-	s, err := a.openWith(ctx, url, token)
+	s, err := a.Open(ctx, Opening{URL: url, Token: token})
 	if err == nil {
 		a.tokens.bind(url, token)
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"kvdeck/internal/retry"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 )
@@ -67,14 +68,14 @@ func newReplica(i int, s *store.Store, cfg SimConfig, t *tally) *replica {
 // Tick plus up to a fifth at random (at once when a poll took longer)
 // until ctx ends. Replicas start staggered so that their polls interleave.
 func (r *replica) run(ctx context.Context) {
-	if !sleep(ctx, time.Duration(r.n-1)*r.cfg.Tick/time.Duration(r.cfg.Replicas)) {
+	if !retry.Sleep(ctx, time.Duration(r.n-1)*r.cfg.Tick/time.Duration(r.cfg.Replicas)) {
 		return
 	}
 	r.t.fail(ctx, r.what("startup probe"), coord.Probe(ctx, r.s))
 	for ctx.Err() == nil {
 		began := time.Now()
 		r.tick(ctx)
-		if !sleep(ctx, r.cfg.Tick+between(r.r, 0, r.cfg.Tick/5)-time.Since(began)) {
+		if !retry.Sleep(ctx, r.cfg.Tick+between(r.r, 0, r.cfg.Tick/5)-time.Since(began)) {
 			return
 		}
 	}
@@ -138,7 +139,7 @@ func (r *replica) onAlarm(ctx context.Context, a coord.AlarmInvocation) error {
 	case x < 15:
 		return fmt.Errorf("%w: %s/%s: downstream timeout", errHandler, a.Class, a.ID)
 	case x < 25:
-		sleep(ctx, between(r.r, r.cfg.Tick/2, 3*r.cfg.Tick/2))
+		retry.Sleep(ctx, between(r.r, r.cfg.Tick/2, 3*r.cfg.Tick/2))
 	}
 	if a.Class == ClassTicker || r.r.IntN(5) == 0 {
 		r.schedule(ctx, a.Class, a.ID)
@@ -231,7 +232,7 @@ func (r *replica) sweep(ctx context.Context) {
 // the contention, then sleeps.
 func (r *replica) waitForLease(ctx context.Context, d time.Duration) error {
 	r.t.add(func(s *Summary) { s.LeasesContended++ })
-	if !sleep(ctx, d) {
+	if !retry.Sleep(ctx, d) {
 		return ctx.Err()
 	}
 	return nil

@@ -235,18 +235,3 @@ func Simulate(ctx context.Context, cfg SimConfig) (Summary, error) {
 	sum.ElapsedMs = time.Since(start).Milliseconds()
 	return sum, nil
 }
-
-// sleep waits d or until ctx ends; it reports whether the wait was full.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/retry"
 	"kvdeck/store/coord"
 )
 
@@ -89,7 +90,7 @@ func (r *replica) countRequest(ctx context.Context, class string) {
 			stamp = e.Versionstamp()
 			_ = json.Unmarshal(e.Value, &c) // a foreign value restarts the count
 		}
-		if !sleep(ctx, between(r.r, 20*time.Millisecond, 100*time.Millisecond)) {
+		if !retry.Sleep(ctx, between(r.r, 20*time.Millisecond, 100*time.Millisecond)) {
 			return
 		}
 		c.N++

@@ -213,3 +213,32 @@ func TestStaleDirWaitsForItsEditor(t *testing.T) {
 		t.Errorf("the directory stays after its editor ended: %v", err)
 	}
 }
+
+// TestScript is the one rule for running shell text (an editor, a
+// pager): the shell becomes the command when the text is one simple
+// command, which needs a command word first. VAR= (a name as POSIX spells
+// one) is an assignment, so no exec; A-B=x is no name, so a command the
+// shell execs. Before, the pager took A-B=x for an assignment and the
+// editor did not.
+func TestScript(t *testing.T) {
+	for text, want := range map[string]string{
+		`less -R`:                `exec less -R`,
+		`code --wait "$@"`:       `exec code --wait "$@"`,
+		`'/opt/My Ed/ed' "$@"`:   `exec '/opt/My Ed/ed' "$@"`,
+		`LESS=R less`:            `LESS=R less`,
+		`_x1=2 less`:             `_x1=2 less`,
+		`A-B=x`:                  `exec A-B=x`,
+		`1A=x less`:              `exec 1A=x less`,
+		`less; echo done`:        `less; echo done`,
+		`cat | less`:             `cat | less`,
+		`(less)`:                 `(less)`,
+		"less\necho":             "less\necho",
+		`less && echo`:           `less && echo`,
+		`"A=b" less`:             `exec "A=b" less`,
+		`vi -c 'set tw=72' "$@"`: `exec vi -c 'set tw=72' "$@"`,
+	} {
+		if got := editsession.Script(text); got != want {
+			t.Errorf("Script(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -79,81 +79,107 @@ type KeyHistoryResult struct {
 // between may hide a row that came and went: such stretches are read
 // after every stretch whose ends differ, while maxReads allows (0: no
 // bound). read(i) gives the key's state at points[i].
-func KeyHistory(ctx context.Context, points []Point, maxReads int, read func(ctx context.Context, i int) (KeyState, error)) (KeyHistoryResult, error) {
-	res := KeyHistoryResult{Of: len(points)}
+func KeyHistory(ctx context.Context, points []Point, maxReads int, read func(ctx context.Context, i int) (KeyState, error)) (res KeyHistoryResult, err error) {
+	res.Of = len(points)
 	if len(points) == 0 {
 		return res, nil
 	}
-	states := map[int]KeyState{}
-	get := func(i int) (KeyState, error) {
-		if s, ok := states[i]; ok {
-			return s, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return KeyState{}, err
-		}
-		s, err := read(ctx, i)
-		if err != nil {
-			return KeyState{}, err
-		}
-		states[i] = s
-		res.Reads++
-		return s, nil
-	}
+	b := &bisection{ctx: ctx, read: read, states: map[int]KeyState{}}
+	defer func() { res.Reads = b.reads }() // on every return, errors too
 	last := len(points) - 1
-	a, err := get(0)
-	if err != nil {
+	if err := b.load(0); err != nil {
 		return res, err
 	}
-	b, err := get(last)
-	if err != nil {
+	if err := b.load(last); err != nil {
 		return res, err
 	}
-	// Two queues of stretches (i, j), ends read: those whose ends differ
-	// come first (each holds a change), then the rowless ones.
-	var differ, rowless []Unread
-	push := func(i, j int, si, sj KeyState) {
-		switch {
-		case j-i <= 1 || unchanged(si, sj):
-		case sameRow(si, sj) && si.Row == nil:
-			rowless = append(rowless, Unread{i, j})
-		default:
-			differ = append(differ, Unread{i, j})
-		}
-	}
-	push(0, last, a, b)
-	for len(differ)+len(rowless) > 0 {
-		if maxReads > 0 && res.Reads >= maxReads {
+	b.push(0, last)
+	for len(b.differ)+len(b.rowless) > 0 {
+		if maxReads > 0 && b.reads >= maxReads {
 			break
 		}
-		var u Unread
-		if len(differ) > 0 {
-			u, differ = differ[len(differ)-1], differ[:len(differ)-1]
-		} else {
-			u, rowless = rowless[0], rowless[1:]
-		}
+		u := b.next()
 		m := (u.First + u.Last) / 2
-		sm, err := get(m)
-		if err != nil {
+		if err := b.load(m); err != nil {
 			return res, err
 		}
-		push(u.First, m, states[u.First], sm)
-		push(m, u.Last, sm, states[u.Last])
+		b.push(u.First, m)
+		b.push(m, u.Last)
 	}
-	res.Unread = append(append(res.Unread, differ...), rowless...)
+	res.Unread = append(append(res.Unread, b.differ...), b.rowless...)
 	sort.Slice(res.Unread, func(i, j int) bool { return res.Unread[i].First < res.Unread[j].First })
-	seen := make([]int, 0, len(states))
-	for i := range states {
+	res.Changes = b.changes(points)
+	return res, nil
+}
+
+// bisection is KeyHistory under way: the states read, by point, and two
+// queues of stretches (i, j) whose ends are read: those whose ends
+// differ come first (each holds a change), then the rowless ones.
+type bisection struct {
+	ctx             context.Context
+	read            func(ctx context.Context, i int) (KeyState, error)
+	states          map[int]KeyState
+	reads           int
+	differ, rowless []Unread
+}
+
+// load reads the key's state at point i into states, once.
+func (b *bisection) load(i int) error {
+	if _, ok := b.states[i]; ok {
+		return nil
+	}
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+	s, err := b.read(b.ctx, i)
+	if err != nil {
+		return err
+	}
+	b.states[i] = s
+	b.reads++
+	return nil
+}
+
+// push queues the stretch (i, j), both ends read, unless its ends settle
+// it.
+func (b *bisection) push(i, j int) {
+	si, sj := b.states[i], b.states[j]
+	switch {
+	case j-i <= 1 || unchanged(si, sj):
+	case sameRow(si, sj) && si.Row == nil:
+		b.rowless = append(b.rowless, Unread{i, j})
+	default:
+		b.differ = append(b.differ, Unread{i, j})
+	}
+}
+
+// next takes the stretch to read next: the last one whose ends differ,
+// else the first rowless one.
+func (b *bisection) next() (u Unread) {
+	if len(b.differ) > 0 {
+		u, b.differ = b.differ[len(b.differ)-1], b.differ[:len(b.differ)-1]
+		return u
+	}
+	u, b.rowless = b.rowless[0], b.rowless[1:]
+	return u
+}
+
+// changes are the points read where the row differs from the point read
+// before it (the first point read included).
+func (b *bisection) changes(points []Point) []KeyChange {
+	seen := make([]int, 0, len(b.states))
+	for i := range b.states {
 		seen = append(seen, i)
 	}
 	sort.Ints(seen)
+	var out []KeyChange
 	prev := -1
 	for _, i := range seen {
-		s := states[i]
-		if prev < 0 || !sameRow(states[prev], s) {
-			res.Changes = append(res.Changes, KeyChange{Index: i, Point: points[i], After: prev, Row: s.Row, Seq: s.Seq})
+		s := b.states[i]
+		if prev < 0 || !sameRow(b.states[prev], s) {
+			out = append(out, KeyChange{Index: i, Point: points[i], After: prev, Row: s.Row, Seq: s.Seq})
 		}
 		prev = i
 	}
-	return res, nil
+	return out
 }

@@ -273,7 +273,7 @@ func (h History) invertible(l, root Action) error {
 			doubt++
 		case e.Outcome == store.OutcomeApplied:
 			known++
-			changed += len(e.After)
+			changed += len(e.After) + e.settings()
 		}
 	}
 	switch {
@@ -353,7 +353,7 @@ func (h History) DefaultUndo() (Action, error) {
 		if a.Undoes != "" || !a.applied() && !a.inDoubt() || h.Undone(a) {
 			continue
 		}
-		if a.Changed() > 0 || a.inDoubt() {
+		if a.Changed() > 0 || a.inDoubt() || a.setsSetting() {
 			return a, nil
 		}
 	}

@@ -93,42 +93,9 @@ func join(lines []line) []Entry {
 // entry whose reference names an entry no longer in the journal is
 // marked unresolved (it cannot be undone, nor its undo redone).
 func resolve(entries []Entry) {
-	at := make(map[string]int, len(entries))
+	r := resolver{entries: entries, at: make(map[string]int, len(entries)), byKey: map[int]map[string]int{}}
 	for i, e := range entries {
-		at[e.ID] = i
-	}
-	// rowOf is entry id's before-image of k (nil: it had none), following
-	// references; depth bounds a cycle only a corrupt journal could make.
-	byKey := map[int]map[string]int{}
-	var rowOf func(id string, k []byte, depth int) (*store.RawRow, bool)
-	rowOf = func(id string, k []byte, depth int) (*store.RawRow, bool) {
-		i, ok := at[id]
-		if !ok || depth > len(entries) {
-			return nil, false
-		}
-		e := &entries[i]
-		m := byKey[i]
-		if m == nil {
-			m = make(map[string]int, len(e.Before))
-			for b := range e.Before {
-				m[string(e.Before[b].Key)] = b
-			}
-			byKey[i] = m
-		}
-		b, ok := m[string(k)]
-		if !ok {
-			return nil, true
-		}
-		if b < len(e.of) && e.of[b] != "" {
-			src, ok := rowOf(e.of[b], k, depth+1)
-			if !ok || src == nil {
-				return nil, false
-			}
-			row := e.Before[b]
-			row.Value, row.ExpiresAt = src.Value, copyInt(src.ExpiresAt)
-			return &row, true
-		}
-		return &e.Before[b], true
+		r.at[e.ID] = i
 	}
 	for i := range entries {
 		e := &entries[i]
@@ -136,7 +103,7 @@ func resolve(entries []Entry) {
 			if e.of[b] == "" {
 				continue
 			}
-			src, ok := rowOf(e.of[b], e.Before[b].Key, 0)
+			src, ok := r.rowOf(e.of[b], e.Before[b].Key, 0)
 			if !ok || src == nil {
 				e.unresolved = true
 				continue
@@ -144,20 +111,61 @@ func resolve(entries []Entry) {
 			e.Before[b].Value, e.Before[b].ExpiresAt = src.Value, copyInt(src.ExpiresAt)
 			e.of[b] = ""
 		}
-		for r := range e.from {
-			if e.from[r] == "" {
+		for x := range e.from {
+			if e.from[x] == "" {
 				continue
 			}
-			src, ok := rowOf(e.from[r], e.Restores[r].Key, 0)
+			src, ok := r.rowOf(e.from[x], e.Restores[x].Key, 0)
 			if !ok || src == nil {
 				e.unresolved = true
 				continue
 			}
 			put := *src
 			put.ExpiresAt = copyInt(src.ExpiresAt)
-			e.Restores[r].Put = &put
+			e.Restores[x].Put = &put
 		}
 	}
+}
+
+// resolver follows the references between entries' rows: entries by id
+// (at) and each entry's before-images by key (byKey, built as asked).
+type resolver struct {
+	entries []Entry
+	at      map[string]int
+	byKey   map[int]map[string]int
+}
+
+// rowOf is entry id's before-image of k (nil: it had none), following
+// references; ok is false when one names an entry no longer in the
+// journal. depth bounds a cycle only a corrupt journal could make.
+func (r *resolver) rowOf(id string, k []byte, depth int) (*store.RawRow, bool) {
+	i, ok := r.at[id]
+	if !ok || depth > len(r.entries) {
+		return nil, false
+	}
+	e := &r.entries[i]
+	m := r.byKey[i]
+	if m == nil {
+		m = make(map[string]int, len(e.Before))
+		for b := range e.Before {
+			m[string(e.Before[b].Key)] = b
+		}
+		r.byKey[i] = m
+	}
+	b, ok := m[string(k)]
+	if !ok {
+		return nil, true
+	}
+	if b < len(e.of) && e.of[b] != "" {
+		src, ok := r.rowOf(e.of[b], k, depth+1)
+		if !ok || src == nil {
+			return nil, false
+		}
+		row := e.Before[b]
+		row.Value, row.ExpiresAt = src.Value, copyInt(src.ExpiresAt)
+		return &row, true
+	}
+	return &e.Before[b], true
 }
 
 // intentEntry is the entry an intent line opens: outcome unknown until
@@ -165,7 +173,7 @@ func resolve(entries []Entry) {
 // mutations or restores.
 func intentEntry(r record) *Entry {
 	e := &Entry{ID: r.ID, Act: r.Act, Time: time.UnixMilli(r.At), Op: r.Op, Kind: r.Kind, Outcome: store.OutcomeUnknown,
-		Undoes: r.Undoes, PID: r.PID, Host: r.Host}
+		Undoes: r.Undoes, PID: r.PID, Host: r.Host, Setting: r.Setting.change()}
 	if e.Act == "" {
 		e.Act = e.ID
 	}

@@ -57,6 +57,9 @@ type Entry struct {
 	// Undoes is the ID of the action this write takes back (an undo, or
 	// a redo: the undo of an undo); an entry ID for an older kvdeck's.
 	Undoes string
+	// Setting is the store-level setting the write changed (setting.go),
+	// nil for a write of rows.
+	Setting *store.SettingChange
 
 	// Checks are the commit's checks.
 	Checks []store.Check
@@ -274,6 +277,7 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 		}
 		rec.Restores = append(rec.Restores, newRestoreRec(o, from))
 	}
+	rec.Setting = newSettingRec(w.Setting)
 	line, err := formatLine(rec)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", j.path, err)

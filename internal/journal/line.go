@@ -64,6 +64,7 @@ type record struct {
 	Muts     []mutRec     `json:"muts,omitempty"`
 	Restores []restoreRec `json:"restores,omitempty"`
 	Undoes   string       `json:"undoes,omitempty"`
+	Setting  *settingRec  `json:"setting,omitempty"`
 
 	// Outcome.
 	Outcome       string   `json:"outcome,omitempty"`
@@ -215,7 +216,7 @@ func (r record) validate() error {
 			return err
 		}
 	}
-	return nil
+	return r.Setting.validate()
 }
 
 // decodeKey reads a hex encoded key that must decode (a mutation's or a

@@ -45,6 +45,7 @@ func richRecords(t testing.TB) []record {
 		{T: recOutcome, ID: "abcd1234", At: 3, Outcome: "applied", Stamp: "00000000000000000008",
 			Before: []rowRec{newRowRec(bad), newRowRec(store.RawRow{Key: []byte{2, 'a', 0}, Value: []byte(`"\u2028"`), Ver: 1}), {K: "03", Ver: 9, Of: "r"}}},
 		{T: recOutcome, ID: "x", At: 4, Outcome: "unknown", BeforeUnknown: true, Settled: true, Why: "no key tells", Err: "boom \xff"},
+		{T: recIntent, ID: "s", Act: "w", At: 5, Op: "wal", Kind: "journal-mode", Setting: &settingRec{Name: store.SettingJournalMode, From: "rollback", To: "wal"}},
 	}
 }
 

@@ -13,8 +13,9 @@ import (
 const leasePrefix = "dwk_lease"
 
 // PlanNotes are what a plan changes besides the rows it puts back, for
-// every preview to say: restored rows get new stamps, and a lease put
-// back is held by nobody (its stamp was its holder's token).
+// every preview to say: restored rows get new stamps, a lease put back
+// is held by nobody (its stamp was its holder's token), and a setting is
+// set back (settingNotes).
 func PlanNotes(p Plan) []string {
 	var notes []string
 	puts, leases := 0, 0
@@ -47,5 +48,5 @@ func PlanNotes(p Plan) []string {
 		n += ", and lease break frees it sooner"
 		notes = append(notes, n)
 	}
-	return notes
+	return append(notes, settingNotes(p)...)
 }

@@ -207,6 +207,9 @@ func wants(e Entry) ([]want, bool) {
 // the store's now).
 func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64) (record, error) {
 	rec := record{T: recOutcome, ID: e.ID, At: j.nowMS(), Settled: true, Outcome: string(store.OutcomeUnknown)}
+	if e.Setting != nil {
+		return settleSetting(s, e, rec), nil
+	}
 	ws, ok := wants(e)
 	if !ok || len(ws) == 0 {
 		rec.Why = "what it writes cannot be read back from the journal"
@@ -224,14 +227,7 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 	if err != nil {
 		return rec, err
 	}
-	checked := map[string]int64{}
-	for _, c := range e.Checks {
-		if v, err := codec.ParseStamp(c.Versionstamp); err == nil && v > 0 {
-			if k, err := codec.Encode(c.Key); err == nil {
-				checked[string(k)] = v
-			}
-		}
-	}
+	checked := checkedStamps(e)
 	shown, stamp, sameStamp := 0, int64(0), true
 	var other []byte // a key that shows neither the write nor a proof
 	for i, w := range ws {
@@ -269,6 +265,19 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 		rec.Why = fmt.Sprintf("no key proves whether it was applied: %s shows nothing of it, and another writer may have changed it since (a queue's consumer deletes the message it took); check whether what it wrote arrived before making it again", usertext.Sanitize(KeyText(other)))
 	}
 	return rec, nil
+}
+
+// checkedStamps are the stamps e's checks held its keys to, by raw key.
+func checkedStamps(e Entry) map[string]int64 {
+	checked := map[string]int64{}
+	for _, c := range e.Checks {
+		if v, err := codec.ParseStamp(c.Versionstamp); err == nil && v > 0 {
+			if k, err := codec.Encode(c.Key); err == nil {
+				checked[string(k)] = v
+			}
+		}
+	}
+	return checked
 }
 
 func equalExp(a, b *int64) bool {

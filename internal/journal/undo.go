@@ -39,6 +39,9 @@ type Plan struct {
 	// taken back (outcome unknown, before-images lost), with why; the
 	// rest is undone.
 	Skipped []Skipped
+	// Settings are the store-level settings the inverse sets back
+	// (setting.go), newest step first; they have no Ops.
+	Settings []SettingStep
 	// MinSeq is the highest stamp the journal saw in this database life:
 	// the store's seq must not be below it (RestoreAt).
 	MinSeq int64
@@ -56,6 +59,9 @@ type Conflict struct {
 	// Other: the row has the stamp the action left but another value or
 	// expiry (the stamp was issued again: another life of the database).
 	Other bool
+	// Setting, when set, is a setting step not as the action left it
+	// (setting.go): the conflict names no key.
+	Setting *SettingStep
 }
 
 // Skipped are keys the undo leaves as they are, and why.
@@ -130,7 +136,7 @@ func (j *Journal) plan(ctx context.Context, s *store.Store, id string, redo bool
 		return p, fmt.Errorf("%w: the store's seq is %d, below stamp %d, which this journal recorded for it: the database was recreated, or copied back from an older file, since these writes; undo does not restore rows into another life of the database", ErrNotUndoable, p.Seq, p.MinSeq)
 	}
 	h.inverse(&p)
-	if len(p.Ops) == 0 {
+	if len(p.Ops) == 0 && len(p.Settings) == 0 {
 		return p, fmt.Errorf("%w: %s: nothing left to restore (%d part(s) cannot be: %s)", ErrNotUndoable, a.ID, len(p.Skipped), skippedWhy(p.Skipped))
 	}
 	return p, p.check(ctx, s)
@@ -152,18 +158,7 @@ func skippedWhy(sk []Skipped) string {
 // kvdeck does not know): their inverse belongs in this function.
 func (h History) inverse(p *Plan) {
 	t := p.Target
-	doubt := map[string]bool{}
-	for _, e := range t.Entries {
-		switch {
-		case doubtful(e):
-			for _, k := range e.Keys {
-				doubt[string(k)] = true
-			}
-			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: doubtWhy(Action{Entries: []Entry{e}})})
-		case e.Outcome == store.OutcomeApplied && !rowKind(e.Kind):
-			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: fmt.Sprintf("a %q step, which this kvdeck cannot take back", e.Kind)})
-		}
-	}
+	doubt := skipDoubtful(p)
 	idx := map[string]*keyed{}
 	of := func(e *Entry) *keyed {
 		if x := idx[e.ID]; x != nil {
@@ -173,45 +168,8 @@ func (h History) inverse(p *Plan) {
 		idx[e.ID] = x
 		return x
 	}
-	first := map[string]*Entry{}
-	last := map[string]*Entry{}
-	var keys [][]byte
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		if e.Outcome != store.OutcomeApplied || doubtful(*e) || !rowKind(e.Kind) {
-			continue
-		}
-		for _, k := range undoKeys(*e) {
-			if doubt[string(k)] {
-				continue
-			}
-			if first[string(k)] == nil {
-				first[string(k)] = e
-				keys = append(keys, k)
-			}
-			last[string(k)] = e
-		}
-	}
-	// The writes after each key's last write in p.Target that changed it
-	// again (expectVer follows them).
-	pos := make(map[string]int, len(h.Entries))
-	for i, e := range h.Entries {
-		pos[e.ID] = i
-	}
-	later := map[string][]*Entry{}
-	if len(t.Entries) > 0 {
-		for i := pos[t.Entries[0].ID] + 1; i < len(h.Entries); i++ {
-			x := &h.Entries[i]
-			if x.Act == t.ID {
-				continue
-			}
-			for k := range x.After {
-				if z := last[k]; z != nil && pos[z.ID] < i {
-					later[k] = append(later[k], x)
-				}
-			}
-		}
-	}
+	first, last, keys := firstAndLast(t, doubt)
+	later := h.laterWrites(t, last)
 	p.want, p.from, p.left = map[string]want{}, map[string]string{}, map[string]leftRow{}
 	for _, k := range keys {
 		f, z := first[string(k)], last[string(k)]
@@ -232,6 +190,77 @@ func (h History) inverse(p *Plan) {
 			p.left[string(k)] = leftRow{id: z.from[i], row: *z.Restores[i].Put}
 		}
 	}
+}
+
+// skipDoubtful notes in p.Skipped the steps of p.Target it cannot take
+// back (a write whose effect is in doubt, a step that is no row write)
+// and in p.Settings the settings it changed (last first), and returns
+// the keys of the doubtful steps.
+func skipDoubtful(p *Plan) map[string]bool {
+	doubt := map[string]bool{}
+	for _, e := range p.Target.Entries {
+		switch {
+		case doubtful(e):
+			for _, k := range e.Keys {
+				doubt[string(k)] = true
+			}
+			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: doubtWhy(Action{Entries: []Entry{e}})})
+		case e.Outcome == store.OutcomeApplied && e.Setting != nil:
+			p.Settings = append([]SettingStep{stepOf(e)}, p.Settings...)
+		case e.Outcome == store.OutcomeApplied && !rowKind(e.Kind):
+			p.Skipped = append(p.Skipped, Skipped{Entry: e.ID, Keys: e.Keys, Why: fmt.Sprintf("a %q step, which this kvdeck cannot take back", e.Kind)})
+		}
+	}
+	return doubt
+}
+
+// firstAndLast are, by key not in doubt, the first and the last applied
+// row write of t that wrote it, and those keys in the order t first
+// wrote them.
+func firstAndLast(t Action, doubt map[string]bool) (first, last map[string]*Entry, keys [][]byte) {
+	first, last = map[string]*Entry{}, map[string]*Entry{}
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if e.Outcome != store.OutcomeApplied || doubtful(*e) || !rowKind(e.Kind) {
+			continue
+		}
+		for _, k := range undoKeys(*e) {
+			if doubt[string(k)] {
+				continue
+			}
+			if first[string(k)] == nil {
+				first[string(k)] = e
+				keys = append(keys, k)
+			}
+			last[string(k)] = e
+		}
+	}
+	return first, last, keys
+}
+
+// laterWrites are, by key, the writes after the key's last write in t
+// (last) that changed it again (expectVer follows them).
+func (h History) laterWrites(t Action, last map[string]*Entry) map[string][]*Entry {
+	pos := make(map[string]int, len(h.Entries))
+	for i, e := range h.Entries {
+		pos[e.ID] = i
+	}
+	later := map[string][]*Entry{}
+	if len(t.Entries) == 0 {
+		return later
+	}
+	for i := pos[t.Entries[0].ID] + 1; i < len(h.Entries); i++ {
+		x := &h.Entries[i]
+		if x.Act == t.ID {
+			continue
+		}
+		for k := range x.After {
+			if z := last[k]; z != nil && pos[z.ID] < i {
+				later[k] = append(later[k], x)
+			}
+		}
+	}
+	return later
 }
 
 // rowKind reports whether an engine call (store.PendingWrite.Kind)
@@ -278,7 +307,8 @@ func (x *keyed) row(e *Entry, k []byte) *store.RawRow {
 
 // check reads the plan's keys now and lists those not as the action left
 // them: another stamp (or a row where it left none, none where it left
-// one), or the same stamp with another value or expiry.
+// one), or the same stamp with another value or expiry; and its settings
+// no longer at the value the action left (checkSettings).
 func (p *Plan) check(ctx context.Context, s *store.Store) error {
 	keys := make([][]byte, len(p.Ops))
 	for i, op := range p.Ops {
@@ -305,7 +335,7 @@ func (p *Plan) check(ctx context.Context, s *store.Store) error {
 			p.Conflicts = append(p.Conflicts, c)
 		}
 	}
-	return nil
+	return p.checkSettings(s)
 }
 
 // undoKeys are the keys entry e changed: those it names, in its order,
@@ -390,6 +420,8 @@ type Result struct {
 	// SeqBelow: refused because the store's seq went below the plan's
 	// MinSeq (another life of the database).
 	SeqBelow int64
+	// Set are the settings set back (Plan.Settings), in order.
+	Set []store.SettingChange
 }
 
 // Undo makes p's inverse. It reads every key again first and writes
@@ -406,7 +438,7 @@ func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (Result, err
 	if Of(s) != j {
 		return Result{}, fmt.Errorf("%s %s: the store's writes are not recorded in this journal (%s), so it could not be taken back", p.Verb(), p.Action.ID, j.path)
 	}
-	if len(p.Ops) == 0 {
+	if len(p.Ops) == 0 && len(p.Settings) == 0 {
 		return Result{}, fmt.Errorf("%w: %s: the plan restores nothing", ErrNotUndoable, p.Action.ID)
 	}
 	if err := p.check(ctx, s); err != nil {
@@ -444,6 +476,9 @@ func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (Result, err
 			out.Last = res.Versionstamp
 		}
 	}
+	if len(p.Settings) > 0 {
+		return j.setBack(ctx, s, p, act, out)
+	}
 	out.OK = true
 	return out, nil
 }
@@ -459,6 +494,9 @@ func ConflictText(c store.RestoreConflict) string {
 // is the stamp the action left with another value, that another life of
 // the database issued it again.
 func (c Conflict) Text() string {
+	if c.Setting != nil {
+		return c.Setting.Conflict()
+	}
 	if c.Other && c.Found != nil {
 		return fmt.Sprintf("%s is at stamp %s, the one the action left, but holds another value or expiry (value %s): the stamp was issued again, by another life of the database (recreated, or copied back from an older file)", KeyText(c.Key), codec.FormatStamp(c.Found.Ver), ValueText(c.Found.Value, 200))
 	}

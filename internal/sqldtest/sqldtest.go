@@ -145,52 +145,10 @@ func Start(t testing.TB, opts ...Option) *Server {
 	bin := Binary(t)
 	dir := t.TempDir()
 	s := &Server{Dir: dir, log: &logBuffer{}}
-	args := []string{"--db-path", filepath.Join(dir, "data.sqld"), "--no-welcome"}
-	if o.jwt {
-		pub, priv, err := ed25519.GenerateKey(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.key = priv
-		keyFile := filepath.Join(dir, "jwt.key")
-		if err := os.WriteFile(keyFile, []byte(base64.RawURLEncoding.EncodeToString(pub)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "--auth-jwt-key-file", keyFile)
-	}
-	if o.namespaces {
-		args = append(args, "--enable-namespaces")
-	}
-	if o.primary != "" {
-		args = append(args, "--primary-grpc-url", o.primary)
-	}
-	if o.maxResponse != "" {
-		args = append(args, "--max-response-size", o.maxResponse)
-	}
+	args := s.args(t, o)
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		addr, err := freeAddr()
-		if err != nil {
-			t.Fatal(err)
-		}
-		run := append(slices.Clone(args), "--http-listen-addr", addr)
-		s.AdminURL, s.GRPCURL = "", ""
-		if o.namespaces {
-			admin, err := freeAddr()
-			if err != nil {
-				t.Fatal(err)
-			}
-			run = append(run, "--admin-listen-addr", admin)
-			s.AdminURL = "http://" + admin
-		}
-		if o.grpc {
-			grpc, err := freeAddr()
-			if err != nil {
-				t.Fatal(err)
-			}
-			run = append(run, "--grpc-listen-addr", grpc)
-			s.GRPCURL = "http://" + grpc
-		}
+		run, addr := s.listen(t, o, args)
 		cmd := exec.Command(bin, run...)
 		cmd.Stdout, cmd.Stderr = s.log, s.log
 		cmd.SysProcAttr = procAttr()
@@ -209,6 +167,64 @@ func Start(t testing.TB, opts ...Option) *Server {
 	}
 	t.Fatalf("sqld did not become healthy: %v\n%s", lastErr, s.log.String())
 	return nil
+}
+
+// args are sqld's flags for o, but its addresses; with JWT auth the
+// public key is written into s.Dir and s keeps the private one.
+func (s *Server) args(t testing.TB, o options) []string {
+	t.Helper()
+	args := []string{"--db-path", filepath.Join(s.Dir, "data.sqld"), "--no-welcome"}
+	if o.jwt {
+		pub, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.key = priv
+		keyFile := filepath.Join(s.Dir, "jwt.key")
+		if err := os.WriteFile(keyFile, []byte(base64.RawURLEncoding.EncodeToString(pub)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--auth-jwt-key-file", keyFile)
+	}
+	if o.namespaces {
+		args = append(args, "--enable-namespaces")
+	}
+	if o.primary != "" {
+		args = append(args, "--primary-grpc-url", o.primary)
+	}
+	if o.maxResponse != "" {
+		args = append(args, "--max-response-size", o.maxResponse)
+	}
+	return args
+}
+
+// listen is args with free addresses to listen on: HTTP (addr), and the
+// admin API and gRPC when o asks for them (s.AdminURL, s.GRPCURL).
+func (s *Server) listen(t testing.TB, o options, args []string) (run []string, addr string) {
+	t.Helper()
+	addr, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run = append(slices.Clone(args), "--http-listen-addr", addr)
+	s.AdminURL, s.GRPCURL = "", ""
+	if o.namespaces {
+		admin, err := freeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		run = append(run, "--admin-listen-addr", admin)
+		s.AdminURL = "http://" + admin
+	}
+	if o.grpc {
+		grpc, err := freeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		run = append(run, "--grpc-listen-addr", grpc)
+		s.GRPCURL = "http://" + grpc
+	}
+	return run, addr
 }
 
 // Stop ends the server; it is safe to call more than once.

@@ -131,6 +131,21 @@ func (w *RefWriter) Stop() (commits int, lost []string) {
 	return w.commits, append([]string(nil), w.lost...)
 }
 
+// Commits is how many commits the writer has tried so far.
+func (w *RefWriter) Commits() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.commits
+}
+
+// Close is Stop, and closes the writer's connection: in WAL mode an
+// idle connection holds a shared lock on the file until it is closed.
+func (w *RefWriter) Close() (commits int, lost []string) {
+	commits, lost = w.Stop()
+	w.db.Close()
+	return commits, lost
+}
+
 // Busy reports whether every lost commit was lost to a lock (SQLITE_BUSY):
 // any other error is the test's own fault.
 func Busy(lost []string) bool {
@@ -174,6 +189,22 @@ func SeedRollbackJournal(t testing.TB, path string, rows int) {
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "delete" {
 		t.Fatalf("journal mode %q, %v", mode, err)
 	}
+}
+
+// JournalMode is the journal mode ("delete", "wal", ...) a new
+// connection of another program finds in the file at path.
+func JournalMode(t testing.TB, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	return mode
 }
 
 // BulkRaw is the raw key of row i of SeedRollbackJournal: ["bulk", i] with

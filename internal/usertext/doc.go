@@ -8,7 +8,8 @@
 //   - durations (ParseDuration, ParseDurationAtLeast): Go durations of
 //     whole milliseconds, the store's resolution;
 //   - versionstamps (ParseStamp, StampText);
-//   - byte counts (BytesText: 812 B, 4.2 KiB);
+//   - byte counts (BytesText: 812 B, 4.2 KiB) and counts (Count: 3,412;
+//     CountShort: 3.4k);
 //   - the one rule that makes text from a database (or any other untrusted
 //     source) safe to show on a terminal (Sanitize, Unsafe, EscapeJSON).
 //

@@ -87,8 +87,28 @@ func Inspect(ctx context.Context, s *store.Store, now int64) (Report, error) {
 // leases without expiry, missing cron buckets, double wins and skewed
 // claims, leftover probes, a mode other than "central", expired rows not
 // swept, undecodable keys, invalid JSON) and every coordination row of an
-// unexpected shape. A healthy store yields no finding.
+// unexpected shape; and, of the store itself, a rollback-journal file
+// (fileFindings). A healthy store yields no finding.
 func Doctor(ctx context.Context, s *store.Store, now int64) ([]Finding, error) {
 	r, err := Inspect(ctx, s, now)
-	return r.Findings, err
+	if err != nil {
+		return nil, err
+	}
+	fs := append(r.Findings, fileFindings(s)...)
+	SortFindings(fs)
+	return fs, nil
+}
+
+// fileFindings are what doctor says of a file store's file rather than of
+// its rows: a rollback-journal file, where any read during a commit fails
+// that commit when its writer sets no busy timeout
+// (store.JournalAdvice: what it costs, what WAL changes, the command that
+// switches). A warning: the store works, and the cost depends on its
+// readers; the TUI's tabs, which show Inspect, leave it to the status
+// bar.
+func fileFindings(s *store.Store) []Finding {
+	if a := s.JournalAdvice(); a != "" {
+		return []Finding{{Severity: SeverityWarning, Code: "store.rollback-journal", Message: a}}
+	}
+	return nil
 }

@@ -6,9 +6,9 @@ import (
 	"kvdeck/store"
 )
 
-// ReadPulseBounded is ReadPulse counting at most bound rows (tests of the
-// bound without 100000 rows).
-func ReadPulseBounded(ctx context.Context, s *store.Store, now, bound int64) (Pulse, error) {
-	p, _, err := readPulse(ctx, s, now, bound, false)
+// ReadPulseSampled is ReadPulse sampling windows windows of width rowids
+// (tests of the sample without thousands of rows).
+func ReadPulseSampled(ctx context.Context, s *store.Store, now, windows, width int64) (Pulse, error) {
+	p, _, err := readPulse(ctx, s, now, windows, width, false)
 	return p, err
 }

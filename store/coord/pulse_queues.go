@@ -28,7 +28,7 @@ type QueuePulse struct {
 // grouped by queue in one more column. For a scrape that labels its
 // figures by queue (kvdeck exporter).
 func ReadPulseQueues(ctx context.Context, s *store.Store, now int64) (Pulse, []QueuePulse, error) {
-	return readPulse(ctx, s, now, PulseRowBound, true)
+	return readPulse(ctx, s, now, PulseWindows, PulseWindowRows, true)
 }
 
 // pulseQueueRows are the live queue entries as (q, due, att): the

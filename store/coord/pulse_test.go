@@ -63,7 +63,7 @@ func pulseOf(r coord.Report) coord.Pulse {
 // comparable drops what only ReadPulse has (the unexported counts behind
 // Findings) by copying the exported fields.
 func comparable(p coord.Pulse) coord.Pulse {
-	return coord.Pulse{Seq: p.Seq, Rows: p.Rows, Capped: p.Capped, Expired: p.Expired, InvalidJSON: p.InvalidJSON,
+	return coord.Pulse{Seq: p.Seq, Rows: p.Rows, Estimated: p.Estimated, Expired: p.Expired, InvalidJSON: p.InvalidJSON,
 		LeasesHeld: p.LeasesHeld, LeasesExpiring: p.LeasesExpiring, LeasesExpired: p.LeasesExpired, LeasesNoExpiry: p.LeasesNoExpiry,
 		AlarmsOverdue: p.AlarmsOverdue, WorstLatenessMs: p.WorstLatenessMs,
 		QueueReady: p.QueueReady, QueueDelayed: p.QueueDelayed, QueueFinal: p.QueueFinal, QueuesWithReady: p.QueuesWithReady,
@@ -163,10 +163,11 @@ func TestPulseIsTheSchemaCheck(t *testing.T) {
 	}
 }
 
-// TestPulseBound: past the row bound, Rows stops at it and says so
-// (Capped), and Expired counts over the bounded rows only (a lower
-// bound); under it the counts are exact.
-func TestPulseBound(t *testing.T) {
+// TestPulseSample: the store-wide figures are counted over windows of
+// rowids; where the windows cover every rowid they are exact, else they
+// are estimates that say so (Estimated, Sampled) and scale the sample's
+// counts by the stride between windows.
+func TestPulseSample(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.db")
 	w := storetest.Open(t, "file:"+path, store.Options{Create: true, Clock: func() int64 { return storetest.T0 }})
 	ctx := storetest.Ctx(t)
@@ -182,15 +183,51 @@ func TestPulseBound(t *testing.T) {
 	}
 	s := storetest.Open(t, "file:"+path, store.Options{ReadOnly: true, Unchecked: true})
 	later := storetest.T0 + 5000
-	p, err := coord.ReadPulseBounded(ctx, s, later, 10)
+	// 4 windows of 2 rowids over rowids 1-30: a stride of 8, rowids 1-2,
+	// 9-10, 17-18 and 25-26, half of them expired (i = rowid-1 even).
+	p, err := coord.ReadPulseSampled(ctx, s, later, 4, 2)
 	must(t, err)
-	if p.Rows != 10 || !p.Capped || p.Expired > 10 || p.Expired == 0 {
-		t.Errorf("bound 10 over 30 rows: rows %d capped %v expired %d", p.Rows, p.Capped, p.Expired)
+	if !p.Estimated || p.Sampled != 8 || p.Rows != 32 || p.Expired != 16 {
+		t.Errorf("4 windows of 2 over 30 rows: estimated %v, sampled %d, rows %d, expired %d; want true, 8, 32, 16",
+			p.Estimated, p.Sampled, p.Rows, p.Expired)
 	}
-	p, err = coord.ReadPulseBounded(ctx, s, later, 31)
+	p, err = coord.ReadPulseSampled(ctx, s, later, 16, 2)
 	must(t, err)
-	if p.Rows != 30 || p.Capped || p.Expired != 15 {
-		t.Errorf("bound 31 over 30 rows: rows %d capped %v expired %d", p.Rows, p.Capped, p.Expired)
+	if p.Estimated || p.Sampled != 30 || p.Rows != 30 || p.Expired != 15 {
+		t.Errorf("16 windows of 2 over 30 rows: estimated %v, sampled %d, rows %d, expired %d; want exact 30 rows, 15 expired",
+			p.Estimated, p.Sampled, p.Rows, p.Expired)
+	}
+	emptyPath := filepath.Join(t.TempDir(), "e.db")
+	storetest.Open(t, "file:"+emptyPath, store.Options{Create: true})
+	p, err = coord.ReadPulse(ctx, storetest.Open(t, "file:"+emptyPath, store.Options{ReadOnly: true, Unchecked: true}), later)
+	must(t, err)
+	if p.Estimated || p.Rows != 0 || p.Sampled != 0 {
+		t.Errorf("an empty store: %+v", p)
+	}
+}
+
+// TestEstimateText: an exact figure as it is; an estimate with ~ and as
+// many digits as its sampled rows bear.
+func TestEstimateText(t *testing.T) {
+	for _, c := range []struct {
+		n, sampled int64
+		estimated  bool
+		want       string
+	}{
+		{50011, 50011, false, "50011"},
+		{46884, 192, true, "~47k"},
+		{1000192, 4096, true, "~1.0M"},
+		{1950000, 4096, true, "~2.0M"},
+		{12_500_000, 4096, true, "~13M"},
+		{7200, 29, true, "~7.2k"},
+		{244, 1, true, "~200"},
+		{95, 40, true, "~95"},
+		{0, 0, true, "~0"},
+		{0, 0, false, "0"},
+	} {
+		if got := coord.EstimateText(c.n, c.sampled, c.estimated); got != c.want {
+			t.Errorf("EstimateText(%d, %d, %v) = %q, want %q", c.n, c.sampled, c.estimated, got, c.want)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/changefeed"
 	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views"
@@ -125,6 +126,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		deps: deps, styles: styles, keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
 		filterIn: widgets.NewInput("/", filterHint, styles),
 		diffs:    &diffMemo{},
+		f:        newFeed(),
 		tune:     defaultTuning(),
 	}
 }
@@ -140,7 +142,7 @@ const filterHint = `a word in the key, or a key prefix: ["dwk_lease"]`
 // Init reads where seq stands and the last commits before it (under
 // generation 0, which the model holds until its first Refresh).
 func (m Model) Init() tea.Cmd {
-	return readFeed(m.deps.Store, m.deps.Session, 0, position{}, nil, m.tune.pageRows, m.deps.Now(), true, 1)
+	return readFeed(m.deps.Store, m.deps.Session, 0, changefeed.Request{}, m.tune.pageRows, m.deps.Now(), true, 1)
 }
 
 // Refresh reads the feed after the position (the root calls it when seq
@@ -156,8 +158,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	if s.Info().Transport.Remote() {
 		batch = recheckRemote
 	}
-	keys := m.f.recheckKeys(batch)
-	return m, readFeed(s, m.deps.Session, m.gen, m.f.position(), keys, m.tune.pageRows, m.deps.Now(), !m.f.started, 1)
+	return m, readFeed(s, m.deps.Session, m.gen, m.f.c.Next(batch), m.tune.pageRows, m.deps.Now(), !m.f.started, 1)
 }
 
 // SetSize sets the view's rectangle.
@@ -185,7 +186,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case fed:
 		return m.onFed(msg)
 	case walkTick:
-		if msg.session != m.deps.Session || msg.gen != m.gen || (m.f.walk == nil && m.f.due <= 0 && !m.behind) {
+		if msg.session != m.deps.Session || msg.gen != m.gen || (!m.f.c.Pending() && !m.behind) {
 			return m, nil // a refresh came first
 		}
 		return m.Refresh()
@@ -226,13 +227,12 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.err = nil
-	// A walk under way keeps the position it started from (the first
-	// read's is the backlog's).
-	m.f.after, m.f.afterK = msg.pos.after, msg.pos.afterKey
 	if msg.start {
-		m.f.openSeq, m.odd = msg.openSeq, msg.odd
+		// The first read starts at the backlog's position.
+		m.f.c.Start(msg.head, msg.req.After)
+		m.f.openSeq, m.odd = msg.head.Version.Seq, msg.odd
 	}
-	m.f.apply(msg.page, msg.keys, msg.now)
+	m.f.apply(msg.page, msg.req, msg.now)
 	if m.pinned {
 		m.list.Follow(m.ids(), m.listRows())
 	} else {
@@ -253,11 +253,11 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		limit = pagesIdle // catching up on a still store
 	}
 	if msg.page.More && msg.chained < limit {
-		return m, readFeed(m.deps.Store, m.deps.Session, m.gen, m.f.position(), nil, m.tune.pageRows, m.deps.Now(), false, msg.chained+1)
+		return m, readFeed(m.deps.Store, m.deps.Session, m.gen, m.f.c.Continue(), m.tune.pageRows, m.deps.Now(), false, msg.chained+1)
 	}
 	m.loading = false
 	m.behind, m.endedAt = msg.page.More, msg.page.Version
-	if msg.page.Walk != nil || m.f.due > 0 || m.behind {
+	if m.f.c.Pending() || m.behind {
 		// A walk under way, rows kept still to recheck since the last
 		// commit, or a backlog left to read: go on at a pace even if the
 		// store stays still.
@@ -299,10 +299,10 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			m.mark = nil
 			return m, views.Flash(views.FlashInfo, "mark cleared: the whole feed shows")
 		}
-		m.mark = &mark{n: m.f.next, at: m.deps.Now(), seq: m.f.after}
+		m.mark = &mark{n: m.f.next, at: m.deps.Now(), seq: m.f.c.After()}
 		m.pinned = false
 		m.list.Set(0, m.ids(), m.listRows())
-		return m, views.Flash(views.FlashInfo, "marked at seq %d: only what changes from now on shows (M again clears)", m.f.after)
+		return m, views.Flash(views.FlashInfo, "marked at seq %d: only what changes from now on shows (M again clears)", m.f.c.After())
 	case key.Matches(msg, k.Filter):
 		m.filterIn.Placeholder = filterHint
 		m.filtering = true

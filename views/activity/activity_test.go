@@ -34,6 +34,27 @@ func newActivityHarness(t *testing.T, s *store.Store, clock *store.VirtualClock,
 	})
 }
 
+// feedOf is the tab at w x h over the coordination store after sets of
+// [name, 1] .. [name, n], read: the store and the harness.
+func feedOf(t *testing.T, w, h int, name string, n int) (*store.Store, *viewtest.Harness[Model]) {
+	t.Helper()
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	hs := newActivityHarness(t, s, clock, w, h)
+	for i := 1; i <= n; i++ {
+		setOne(t, s, mkKey(name, i))
+	}
+	hs.Refresh()
+	return s, hs
+}
+
+// setOne sets k to 1 in s.
+func setOne(t *testing.T, s *store.Store, k codec.Key) {
+	t.Helper()
+	if _, err := s.Set(storetest.Ctx(t), k, []byte(`1`), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func mkKey(parts ...any) codec.Key {
 	var k codec.Key
 	for _, p := range parts {
@@ -198,13 +219,7 @@ func TestMarkFilterJump(t *testing.T) {
 // stays on the newest as changes arrive; moved down, it keeps its event.
 func TestFeedFollowsTheHead(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	put := func(i int) {
-		t.Helper()
-		if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(i int) { t.Helper(); setOne(t, s, mkKey("n", i)) }
 	put(0)
 	h := newActivityHarness(t, s, clock, 100, 30)
 	for i := 1; i <= 3; i++ {
@@ -226,15 +241,7 @@ func TestFeedFollowsTheHead(t *testing.T) {
 // enter then jumps to that event's key (issue 13: rows clicks on every
 // tab); a click on the header selects nothing new.
 func TestActivityClickSelectsARow(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	h := newActivityHarness(t, s, clock, 100, 30)
-	for i := 1; i <= 3; i++ {
-		if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h.Refresh()
+	_, h := feedOf(t, 100, 30, "n", 3)
 	h.ClickOn(`["n", 1]`, 0)
 	if ev, _ := h.M.selected(); codec.Format(ev.key) != `["n", 1]` {
 		t.Fatalf("a click on [\"n\", 1]'s row selects %v", ev.key)

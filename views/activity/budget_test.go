@@ -36,7 +36,7 @@ func TestActivityRequestBudget(t *testing.T) {
 	// The root's refresh is what is counted: the recheck of the rows kept
 	// beyond one batch goes on a request a second after it (a tick).
 	h.Parked = func(m Model) int {
-		if !m.loading && m.f.due > 0 {
+		if !m.loading && m.f.c.Due() > 0 {
 			return 1
 		}
 		return 0

@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/internal/changefeed"
 	"kvdeck/store"
 	"kvdeck/views"
 )
@@ -23,16 +24,6 @@ const (
 	pagesIdle       = 25
 )
 
-// position is where the next read of the feed starts: after a stamp (and
-// a key inside its commit), the last page's mark and a paced walk under
-// way.
-type position struct {
-	after    int64
-	afterKey []byte
-	mark     int64
-	walk     *store.ChangesWalk
-}
-
 // walkTick continues a paced walk of the table (store.ChangesPage.Walk),
 // the recheck of the rows kept, or the reading of a backlog cut by
 // pagesPerRefresh, when no refresh comes first.
@@ -42,25 +33,26 @@ type walkTick struct{ session, gen int }
 type fed struct {
 	session, gen int
 	page         store.ChangesPage
-	pos          position // where the page started
-	keys         [][]byte // the rows rechecked, in the order of page.Rechecked
+	req          changefeed.Request // what the page read
 	now          int64
-	start        bool  // the first read: a backlog, from before the tab opened
-	openSeq      int64 // where seq stood at the first read (start)
-	chained      int   // pages read by this refresh so far
+	start        bool // the first read: a backlog, from before the tab opened
+	// head says where the store stood at the first read (start).
+	head    store.ChangesPage
+	chained int // pages read by this refresh so far
 	// odd counts the rows whose ver is not a whole number (start only):
 	// never in the feed, said under the list. -1: not known.
 	odd int64
 	err error
 }
 
-// readFeed reads one page of the change feed after the position (rows
-// stamped since, bounded), re-reading keys in the same request to find
-// the rows that vanished. The first read asks where seq stands (a read of
-// no row) and then the last backlog commits. A page holds rows at most.
-func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, rows int, now int64, start bool, chained int) tea.Cmd {
+// readFeed reads one page of the change feed for req (rows stamped
+// after its position, bounded, and its rows re-read in the same request
+// to find the rows that vanished). The first read asks where seq stands
+// (a read of no row) and then the last backlog commits. A page holds
+// rows at most.
+func readFeed(s *store.Store, session, gen int, req changefeed.Request, rows int, now int64, start bool, chained int) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		msg := fed{session: session, gen: gen, keys: keys, now: now, start: start, chained: chained}
+		msg := fed{session: session, gen: gen, now: now, start: start, chained: chained}
 		if start {
 			// Where seq stands: nothing is stamped after MaxInt64.
 			p, err := s.Changes(ctx, store.ChangesOptions{After: math.MaxInt64})
@@ -68,14 +60,14 @@ func readFeed(s *store.Store, session, gen int, pos position, keys [][]byte, row
 				msg.err = err
 				return msg
 			}
-			pos = position{after: max(p.Version.Seq-backlog, 0), mark: p.Mark}
-			msg.openSeq = p.Version.Seq
+			msg.head = p
+			req = changefeed.Request{After: max(p.Version.Seq-backlog, 0), Mark: p.Mark}
 			if _, msg.odd, err = s.OddStamps(ctx, nil, 0); err != nil {
 				msg.odd = -1 // not fatal: the note says it is not known
 			}
 		}
-		msg.pos = pos
-		msg.page, msg.err = s.Changes(ctx, store.ChangesOptions{After: pos.after, AfterKey: pos.afterKey, Recheck: keys, Limit: rows, Mark: pos.mark, Walk: pos.walk})
+		msg.req = req
+		msg.page, msg.err = s.Changes(ctx, req.Options(nil, rows))
 		return msg
 	})
 }

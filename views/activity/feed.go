@@ -1,13 +1,12 @@
 package activity
 
 import (
-	"bytes"
 	"fmt"
-	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
+	"kvdeck/internal/changefeed"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views/widgets"
@@ -71,37 +70,24 @@ type event struct {
 	text   string // the key as kvdeck's key syntax (or the raw hex): the filter's match
 }
 
-// seenRow is what kvdeck last read of a row: the recheck set.
-type seenRow struct {
-	ver    int64
-	value  []byte
-	expiry *int64
-	key    codec.Key
-	record string
-}
-
-// feed is the Activity tab's state over the store: the position in the
-// change feed, the rows seen (re-read to find deletions), the events.
+// feed is the Activity tab's events over the change feed's consumer
+// (internal/changefeed: the position, the rows seen and re-read, what
+// happened to each), which decides them; the tab only shows them.
 type feed struct {
+	c       *changefeed.Consumer
 	started bool
-	after   int64  // rows stamped up to after have been read
-	afterK  []byte // within a commit cut by a page
-	seen    map[string]seenRow
-	order   [][]byte // seen keys, oldest read first (the recheck window)
-	turn    int      // where in order the next recheck batch starts
-	mark    int64    // store.ChangesPage.Mark of the last page
-	walk    *store.ChangesWalk
-	// due counts the rows kept still to re-read since a commit was last
-	// noticed: until it is zero a read rechecks whatever the mark says.
-	due     int
 	events  []event
 	next    int // the n of the next event
 	dropped int // events dropped past maxEvents
-	version store.Version
 	// openSeq is where seq stood when the tab opened: a row stamped at or
 	// before it is the backlog (`earlier`), however many pages it takes.
 	openSeq int64
 	keyW    int // the widest key text kept (the KEY column's width)
+}
+
+// newFeed is a feed that keeps the newest maxKept rows read.
+func newFeed() feed {
+	return feed{c: changefeed.New(&changefeed.MemRows{Max: maxKept})}
 }
 
 // recordKind names the coordination record a key belongs to (as
@@ -127,119 +113,37 @@ func recordKind(k codec.Key) string {
 	return "plain"
 }
 
-// recheckKeys are the rows to re-read: batch of the rows kept, in turn,
-// so that a deletion of any of them is found within len(order)/batch
-// reads.
-func (f *feed) recheckKeys(batch int) [][]byte {
-	n := min(batch, len(f.order))
-	out := make([][]byte, 0, n)
-	for i := range n {
-		out = append(out, f.order[(f.turn+i)%len(f.order)])
-	}
-	if len(f.order) > 0 {
-		f.turn = (f.turn + n) % len(f.order)
-	}
-	return out
-}
-
-// apply takes a page of the change feed read at now, with the rows that
-// were rechecked (in the order of keys). Changes become events in stamp
-// order, then what the recheck found (recheck). The store's own clock
-// reading (p.Now), taken after now, judges expiries.
-func (f *feed) apply(p store.ChangesPage, keys [][]byte, now int64) {
-	now = max(now, p.Now)
-	if p.Mark != f.mark || p.Version != f.version {
-		f.due = len(f.order) // a commit: every row kept is due again
-	}
-	if len(p.Rechecked) > 0 {
-		f.due -= len(keys)
-	}
-	f.version, f.mark, f.walk = p.Version, p.Mark, p.Walk
-	changed := map[string]bool{}
-	for _, e := range p.Entries {
-		changed[string(e.Raw)] = true
-		f.set(e, e.Ver <= f.openSeq, "", now)
-	}
-	f.recheck(p, keys, changed, now)
-	if p.Walk == nil && !p.More {
-		// Up to date: a row kept whose expiry the clock passed is
-		// expired, read or not (an idle page reads nothing).
-		var gone [][]byte
-		for _, raw := range f.order {
-			if r := f.seen[string(raw)]; r.expiry != nil && *r.expiry <= now {
-				f.add(event{kind: evExpired, raw: raw, key: r.key, record: r.record, ver: r.ver, value: r.value, expiry: r.expiry, seenAt: now})
-				gone = append(gone, raw)
-			}
-		}
-		for _, raw := range gone {
-			f.forget(raw)
-		}
-	}
-	if p.Walk == nil {
-		f.after, f.afterK = p.Next, p.NextKey
+// apply takes a page of the change feed, read for req with the clock at
+// now: the consumer's events join the list.
+func (f *feed) apply(p store.ChangesPage, req changefeed.Request, now int64) {
+	for _, ev := range f.c.Apply(p, req, now) {
+		f.add(f.event(ev))
 	}
 	f.trim()
-	f.trimOrder()
 	f.started = true
 }
 
-// set takes a row set: an event, unless the row was read at this stamp
-// before (a page boundary re-read it); before marks a backlog row, odd a
-// set no stamp announced (what its ver holds).
-func (f *feed) set(e store.Entry, before bool, odd string, now int64) {
-	ev := event{kind: evSet, raw: e.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, before: before, odd: odd, seenAt: now}
+// event is the line of ev: a set stamped at or before openSeq is the
+// backlog.
+func (f *feed) event(ev changefeed.Event) event {
+	e := ev.Entry()
+	out := event{kind: evSet, raw: ev.Raw, key: e.Key, ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, odd: ev.Odd, seenAt: ev.At}
+	switch ev.Kind {
+	case changefeed.Delete:
+		out.kind = evDeleted
+	case changefeed.Expire:
+		out.kind = evExpired
+	case changefeed.Set:
+		out.before = ev.Odd == "" && e.Ver <= f.openSeq
+		if ev.Old != nil {
+			out.old, out.hadOld = ev.Old.Value, true
+		}
+	}
+	out.record = "undecodable"
 	if e.KeyErr == nil {
-		ev.record = recordKind(e.Key)
-	} else {
-		ev.record = "undecodable"
+		out.record = recordKind(e.Key)
 	}
-	if old, ok := f.seen[string(e.Raw)]; ok {
-		if old.ver == e.Ver {
-			return
-		}
-		ev.old, ev.hadOld = old.value, true
-	}
-	f.add(ev)
-	f.remember(e.Raw, seenRow{ver: e.Ver, value: e.Value, expiry: e.ExpiresAt, key: e.Key, record: ev.record})
-}
-
-// recheck compares the rows rechecked (keys) with what was kept: a row
-// gone, and not set in the page (changed), was deleted, or expired when
-// its expiry has passed; a row still there whose stamp changed to one the
-// feed can never carry (none after the page's position: another
-// program's ver that is no whole number) was set outside the feed.
-func (f *feed) recheck(p store.ChangesPage, keys [][]byte, changed map[string]bool, now int64) {
-	for i, raw := range keys {
-		old, ok := f.seen[string(raw)]
-		if i >= len(p.Rechecked) || changed[string(raw)] || !ok {
-			continue
-		}
-		if e := p.Rechecked[i]; e != nil {
-			if e.Ver != old.ver && e.Ver <= p.Next {
-				odd := e.Malformed
-				if odd == "" {
-					odd = "ver " + strconv.FormatInt(e.Ver, 10) + ", not after the feed's position"
-				}
-				f.set(*e, false, odd, now)
-			}
-			continue
-		}
-		kind := evDeleted
-		if old.expiry != nil && *old.expiry <= now {
-			kind = evExpired
-		}
-		f.add(event{kind: kind, raw: raw, key: old.key, record: old.record, ver: old.ver, value: old.value, expiry: old.expiry, seenAt: now})
-		f.forget(raw)
-	}
-}
-
-// position is where the next read starts.
-func (f *feed) position() position {
-	mark := f.mark
-	if f.due > 0 {
-		mark = 0 // recheck whatever the mark says
-	}
-	return position{after: f.after, afterKey: f.afterK, mark: mark, walk: f.walk}
+	return out
 }
 
 func (f *feed) add(ev event) {
@@ -266,47 +170,6 @@ func keyText(ev event) string {
 		return fmt.Sprintf("(undecodable) %x", ev.raw)
 	}
 	return widgets.Sanitize(codec.Format(ev.key))
-}
-
-// remember puts raw at the newest end of the recheck window.
-func (f *feed) remember(raw []byte, r seenRow) {
-	if f.seen == nil {
-		f.seen = map[string]seenRow{}
-	}
-	if _, ok := f.seen[string(raw)]; ok {
-		f.dropOrder(raw)
-	}
-	f.seen[string(raw)] = r
-	f.order = append(f.order, raw)
-}
-
-// trimOrder lets go of the rows past the recheck window, once a page.
-func (f *feed) trimOrder() {
-	if over := len(f.order) - maxKept; over > 0 {
-		// Rows past the window are no longer watched for deletion.
-		for _, k := range f.order[:over] {
-			delete(f.seen, string(k))
-		}
-		f.order = append([][]byte(nil), f.order[over:]...)
-		f.turn = max(f.turn-over, 0)
-	}
-}
-
-func (f *feed) forget(raw []byte) {
-	delete(f.seen, string(raw))
-	f.dropOrder(raw)
-}
-
-func (f *feed) dropOrder(raw []byte) {
-	for i, k := range f.order {
-		if bytes.Equal(k, raw) {
-			f.order = append(f.order[:i:i], f.order[i+1:]...)
-			if i < f.turn {
-				f.turn-- // the rows after it moved down one: skip none
-			}
-			return
-		}
-	}
 }
 
 // Events describes the feed, oldest first, as "what key" (tests of the

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"kvdeck/codec"
+	"kvdeck/internal/changefeed"
 	"kvdeck/store"
 )
 
@@ -19,9 +20,9 @@ func BenchmarkApplyBulkPage(b *testing.B) {
 		}
 		return p
 	}
-	var f feed
+	f := newFeed()
 	for i := 0; i < maxEvents+maxKept; i += 200 {
-		f.apply(page(i), nil, 0)
+		f.apply(page(i), changefeed.Request{}, 0)
 	}
 	pages := make([]store.ChangesPage, 64)
 	for i := range pages {
@@ -29,6 +30,6 @@ func BenchmarkApplyBulkPage(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		f.apply(pages[i%len(pages)], nil, 0)
+		f.apply(pages[i%len(pages)], changefeed.Request{}, 0)
 	}
 }

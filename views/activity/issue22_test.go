@@ -54,8 +54,8 @@ func TestBacklogCatchesUp(t *testing.T) {
 	bulk(t, s, 30, 100)
 	seq := seqOf(t, s)
 	h := newActivityHarness(t, s, clock, 120, 40)
-	if h.M.f.after != seq {
-		t.Errorf("read to stamp %d of seq %d while the store is still", h.M.f.after, seq)
+	if h.M.f.c.After() != seq {
+		t.Errorf("read to stamp %d of seq %d while the store is still", h.M.f.c.After(), seq)
 	}
 	sets := 0
 	for _, ev := range h.M.f.events {
@@ -95,8 +95,8 @@ func TestBulkWhileOpenCatchesUp(t *testing.T) {
 		}
 		h.Refresh()
 		seq := seqOf(t, s)
-		if h.M.f.after != seq {
-			t.Errorf("read to stamp %d of seq %d while the store is still", h.M.f.after, seq)
+		if h.M.f.c.After() != seq {
+			t.Errorf("read to stamp %d of seq %d while the store is still", h.M.f.c.After(), seq)
 		}
 		if ev, _ := h.M.selected(); codec.Format(ev.key) != `["after", 2]` || ev.before {
 			t.Errorf("the top row is %s (before %v), want the last set", codec.Format(ev.key), ev.before)
@@ -113,13 +113,7 @@ func TestBulkWhileOpenCatchesUp(t *testing.T) {
 // and enter opened whatever was newest at the key press.
 func TestFollowingOrPinned(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	put := func(i int) {
-		t.Helper()
-		if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(i int) { t.Helper(); setOne(t, s, mkKey("n", i)) }
 	at := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	h := newActivityHarness(t, s, clock, 120, 40, func(tn *tuning) {
 		tn.wallNow = func() time.Time { return at }
@@ -171,16 +165,8 @@ func TestFollowingOrPinned(t *testing.T) {
 // still there it shows the key. Failed before: it sent Browse to the
 // missing key without a word.
 func TestEnterOnASetRowOfADeletedKey(t *testing.T) {
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	h := newActivityHarness(t, s, clock, 120, 40)
-	for i := 1; i <= 2; i++ {
-		if _, err := s.Set(ctx, mkKey("q", i), []byte(`1`), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h.Refresh()
-	if err := s.Delete(ctx, mkKey("q", 1)); err != nil {
+	s, h := feedOf(t, 120, 40, "q", 2)
+	if err := s.Delete(storetest.Ctx(t), mkKey("q", 1)); err != nil {
 		t.Fatal(err)
 	}
 	// No refresh yet: the feed still shows the set as the last of it.
@@ -368,7 +354,7 @@ func TestIdleCatchUpReadsMore(t *testing.T) {
 	m, cmd := h.M.Refresh()
 	ticks := 0
 	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 && (m.behind || m.loading || m.f.after != seq) {
+	for len(queue) > 0 && (m.behind || m.loading || m.f.c.After() != seq) {
 		c := queue[0]
 		queue = queue[1:]
 		for _, msg := range collect(c) {
@@ -380,13 +366,13 @@ func TestIdleCatchUpReadsMore(t *testing.T) {
 			if next != nil {
 				queue = append(queue, next)
 			}
-			if m.behind && !m.loading && !strings.Contains(ansi.Strip(m.View()), fmt.Sprintf("catching up: read to stamp %d", m.f.after)) {
+			if m.behind && !m.loading && !strings.Contains(ansi.Strip(m.View()), fmt.Sprintf("catching up: read to stamp %d", m.f.c.After())) {
 				t.Errorf("behind, the title does not say how far it read:\n%s", m.View())
 			}
 		}
 	}
-	if m.f.after != seq {
-		t.Fatalf("read to stamp %d of seq %d", m.f.after, seq)
+	if m.f.c.After() != seq {
+		t.Fatalf("read to stamp %d of seq %d", m.f.c.After(), seq)
 	}
 	if ticks > 2 {
 		t.Errorf("catching up took %d ticks, want 2", ticks)

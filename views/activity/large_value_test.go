@@ -56,7 +56,7 @@ func TestLargeValueOnTheUIPath(t *testing.T) {
 			var msg tea.Msg
 			began := time.Now()
 			read := allocated(func() {
-				msg = readFeed(s, m.deps.Session, m.gen, m.f.position(), m.f.recheckKeys(recheckFile), m.tune.pageRows, m.deps.Now(), round == 0, 0)()
+				msg = readFeed(s, m.deps.Session, m.gen, m.f.c.Next(recheckFile), m.tune.pageRows, m.deps.Now(), round == 0, 0)()
 			})
 			t.Logf("round %d: the store's read (a command, off the UI path): %s, %d bytes", round, time.Since(began).Round(time.Millisecond), read)
 			var next Model

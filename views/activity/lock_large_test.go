@@ -38,7 +38,7 @@ func TestActivityBesideReferenceWriterLarge(t *testing.T) {
 			// A paced walk's next step, or the next batch of rechecks,
 			// waits on a tick: it does not keep the harness busy.
 			h.Parked = func(m Model) int {
-				if !m.loading && (m.f.walk != nil || m.f.due > 0) {
+				if !m.loading && (m.f.c.Pending()) {
 					return 1
 				}
 				return 0
@@ -73,9 +73,9 @@ func TestActivityBesideReferenceWriterLarge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := 0; h.M.f.walk != nil || h.M.f.after < final; i++ {
+			for i := 0; h.M.f.c.Walk() != nil || h.M.f.c.After() < final; i++ {
 				if i > 200 {
-					t.Fatalf("the feed did not reach seq %d (at %d; loading %v, due %d, walk %v, err %v)", final, h.M.f.after, h.M.loading, h.M.f.due, h.M.f.walk != nil, h.M.err)
+					t.Fatalf("the feed did not reach seq %d (at %d; loading %v, due %d, walk %v, err %v)", final, h.M.f.c.After(), h.M.loading, h.M.f.c.Due(), h.M.f.c.Walk() != nil, h.M.err)
 				}
 				refresh()
 			}

@@ -40,7 +40,7 @@ func TestWatchAndActivityBesideReferenceWriterLarge(t *testing.T) {
 	s := storetest.Open(t, path, store.Options{Clock: clock.Now})
 	h := newActivityHarness(t, s, clock, 120, 40, realPace)
 	h.Parked = func(m Model) int {
-		if !m.loading && (m.f.walk != nil || m.f.due > 0) {
+		if !m.loading && (m.f.c.Pending()) {
 			return 1
 		}
 		return 0

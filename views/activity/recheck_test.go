@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/changefeed"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
@@ -43,7 +44,7 @@ func deletionsOfEveryRow(t *testing.T, rows int) {
 			t.Fatal(err)
 		}
 		h.Refresh() // reads the commit: every row kept
-		if got := len(h.M.f.seen); got != rows {
+		if got := h.M.f.c.Rows().Len(); got != rows {
 			t.Errorf("%d rows kept, want %d", got, rows)
 		}
 		for i := 0; i < rows; i += rows / 20 { // 20 deletions, the oldest rows first
@@ -121,26 +122,26 @@ func oneRowFeed(t *testing.T, url string, c *storetest.Clock, ttl *time.Duration
 	if _, err := s.Set(storetest.Ctx(t), mkKey("row", 1), []byte(`1`), ttl); err != nil {
 		t.Fatal(err)
 	}
-	f := &feed{}
+	f := newFeed()
 	p, err := s.Changes(storetest.Ctx(t), store.ChangesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.apply(p, nil, c.Now())
-	if len(f.seen) != 1 {
-		t.Fatalf("%d rows kept, want 1", len(f.seen))
+	f.apply(p, changefeed.Request{}, c.Now())
+	if f.c.Rows().Len() != 1 {
+		t.Fatalf("%d rows kept, want 1", f.c.Rows().Len())
 	}
-	return s, f
+	return s, &f
 }
 
 // recheckRead reads the feed after f's position, rechecking its rows, and
 // applies the page at now.
 func recheckRead(t *testing.T, s *store.Store, f *feed, now int64) {
 	t.Helper()
-	keys := f.recheckKeys(16)
-	p, err := s.Changes(storetest.Ctx(t), store.ChangesOptions{After: f.after, Recheck: keys})
+	req := f.c.Next(16)
+	p, err := s.Changes(storetest.Ctx(t), store.ChangesOptions{After: f.c.After(), Recheck: req.Recheck})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.apply(p, keys, now)
+	f.apply(p, req, now)
 }

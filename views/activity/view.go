@@ -126,7 +126,7 @@ const (
 // table lays the columns out in w cells (see eventColumns).
 func (m Model) table(w int) widgets.Table {
 	cols := append([]widgets.Column(nil), eventColumns...)
-	cols[stampColumn].Width = max(len(strconv.FormatInt(m.f.version.Seq, 10)), cols[stampColumn].Width)
+	cols[stampColumn].Width = max(len(strconv.FormatInt(m.f.c.Version().Seq, 10)), cols[stampColumn].Width)
 	cols[keyColumn].Width = min(max(m.f.keyW, 3), keyMax)
 	t := widgets.NewTable(cols, w)
 	if short := changeMin - t.FlexW; short > 0 && cols[keyColumn].Width > keyMin {
@@ -153,9 +153,9 @@ func (m Model) title() string {
 	case !m.f.started:
 		return t
 	}
-	info := fmt.Sprintf("  seq %d", m.f.version.Seq)
-	if m.f.version.Rows >= 0 { // a file counts none (a count walks the table)
-		info += fmt.Sprintf(" · %d rows", m.f.version.Rows)
+	info := fmt.Sprintf("  seq %d", m.f.c.Version().Seq)
+	if m.f.c.Version().Rows >= 0 { // a file counts none (a count walks the table)
+		info += fmt.Sprintf(" · %d rows", m.f.c.Version().Rows)
 	}
 	if m.f.dropped > 0 {
 		info += fmt.Sprintf(" · newest %d of %d event(s) kept", len(m.f.events), len(m.f.events)+m.f.dropped)
@@ -169,9 +169,9 @@ func (m Model) title() string {
 		info += " · " + m.marks.Indicator()
 	}
 	if m.behind {
-		info += fmt.Sprintf(" · catching up: read to stamp %d", m.f.after)
+		info += fmt.Sprintf(" · catching up: read to stamp %d", m.f.c.After())
 	}
-	if w := m.f.walk; w != nil {
+	if w := m.f.c.Walk(); w != nil {
 		info += fmt.Sprintf(" · no index on ver: walking the table at a pace (%d rows read; kvdeck index add)", w.Windows()*store.ChangesWindowPaced)
 	}
 	switch {

@@ -2,7 +2,6 @@ package browse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -12,13 +11,14 @@ import (
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/widgets"
 )
 
 // handleBrowsing handles keys while the tree has them.
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
-	m.toEnd, m.endStay, m.carryTo, m.carryLvl = nil, false, 0, nil // any key stops G's and pgdn's loading
+	m.edge = edgeState{} // any key stops G's and pgdn's loading
 	if key.Matches(msg, k.Top, k.Bottom, k.Expand, k.Collapse, k.Toggle) {
 		// A far move: the key left is a place (places.go).
 		from, ok := m.Selected()
@@ -33,77 +33,94 @@ func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m.handleBrowsingKey(msg)
 }
 
-// handleBrowsingKey acts on a key while browsing.
+// handleBrowsingKey acts on a key while browsing: a move, or an action
+// on the selection.
 func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	if cmd, ok := m.moveKey(msg); ok {
+		return m, cmd
+	}
 	k := m.keys
-	var cmd tea.Cmd
 	switch {
-	case key.Matches(msg, k.Up):
-		cmd = m.move(-1)
-	case key.Matches(msg, k.Down):
-		cmd = m.move(1)
-	case key.Matches(msg, k.PageUp):
-		cmd = m.move(-m.treeRows())
-	case key.Matches(msg, k.PageDown):
-		cmd = m.pageDown()
-	case key.Matches(msg, k.Top):
-		cmd = m.selectRow(0)
-	case key.Matches(msg, k.Bottom):
-		cmd = m.bottom()
-	case key.Matches(msg, k.Expand):
-		cmd = m.expand()
-	case key.Matches(msg, k.Collapse):
-		cmd = m.collapse()
-	case key.Matches(msg, k.Toggle):
-		cmd = m.activate()
-	case key.Matches(msg, k.ScrollUp):
-		m.scrollEntry(-3)
-	case key.Matches(msg, k.ScrollDown):
-		m.scrollEntry(3)
-	case key.Matches(msg, k.Edit):
-		cmd = m.startEdit()
-	case key.Matches(msg, k.New):
-		m.startNew()
 	case key.Matches(msg, k.Marks.Mark, k.Marks.MarkAll, k.Marks.Bulk):
 		return m.handleMark(msg)
-	case key.Matches(msg, k.Delete):
-		cmd = m.askDelete()
-	case key.Matches(msg, k.Copy):
-		cmd = m.copySelected()
-	case key.Matches(msg, k.Compose):
-		cmd = m.composeFromHere()
-	case key.Matches(msg, k.Record):
-		cmd = m.showRecord()
-	case key.Matches(msg, k.CopyValue):
-		cmd = m.copyValue()
-	case key.Matches(msg, k.Read):
-		cmd = m.startReading()
-	case key.Matches(msg, k.Pager):
-		cmd = m.startPager()
-	case key.Matches(msg, k.EditExternal):
-		cmd = m.startExternalEdit()
-	case key.Matches(msg, k.Filter):
-		cmd = m.startFilter()
-	case key.Matches(msg, k.ClearFilter):
-		cmd = m.clearFilter()
 	case key.Matches(msg, k.Reload):
 		return m.Refresh()
-	case key.Matches(msg, k.Search):
-		cmd = m.startSearch()
-	default:
-		cmd = m.refuseReadOnly(msg)
 	}
-	return m, cmd
+	for _, a := range k.actions() {
+		if key.Matches(msg, a.binding) {
+			return m, a.do(&m)
+		}
+	}
+	return m, m.refuseReadOnly(msg)
+}
+
+// action is a key that acts on the selection, and what it does.
+type action struct {
+	binding key.Binding
+	do      func(*Model) tea.Cmd
+}
+
+// actions are the keys that act on the selection (a disabled binding,
+// read-only, matches none: refuseReadOnly says why).
+func (k Keys) actions() []action {
+	return []action{
+		{k.Edit, (*Model).startEdit},
+		{k.New, func(m *Model) tea.Cmd { m.startNew(); return nil }},
+		{k.Delete, (*Model).askDelete},
+		{k.Copy, (*Model).copySelected},
+		{k.Compose, (*Model).composeFromHere},
+		{k.Record, (*Model).showRecord},
+		{k.CopyValue, (*Model).copyValue},
+		{k.Read, func(m *Model) tea.Cmd { return m.reader.Open(m.entry.row()) }},
+		{k.Pager, func(m *Model) tea.Cmd { return m.reader.OpenPipe(m.entry.row()) }},
+		{k.EditExternal, (*Model).startExternalEdit},
+		{k.Filter, (*Model).startFilter},
+		{k.ClearFilter, (*Model).clearFilter},
+		{k.Search, func(m *Model) tea.Cmd { return m.search.Start(m.selectedPrefix()) }},
+	}
+}
+
+// moveKey moves the cursor in the tree, opens or closes a level, or
+// scrolls the entry pane; false when msg is none of those keys.
+func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		return m.move(-1), true
+	case key.Matches(msg, k.Down):
+		return m.move(1), true
+	case key.Matches(msg, k.PageUp):
+		return m.move(-m.treeRows()), true
+	case key.Matches(msg, k.PageDown):
+		return m.pageDown(), true
+	case key.Matches(msg, k.Top):
+		return m.selectRow(0), true
+	case key.Matches(msg, k.Bottom):
+		return m.bottom(), true
+	case key.Matches(msg, k.Expand):
+		return m.expand(), true
+	case key.Matches(msg, k.Collapse):
+		return m.collapse(), true
+	case key.Matches(msg, k.Toggle):
+		return m.activate(), true
+	case key.Matches(msg, k.ScrollUp):
+		m.scrollEntry(-3)
+		return nil, true
+	case key.Matches(msg, k.ScrollDown):
+		m.scrollEntry(3)
+		return nil, true
+	}
+	return nil, false
 }
 
 // startFilter opens the filter prompt on the level `/` was pressed on.
 func (m *Model) startFilter() tea.Cmd {
-	m.filtering = true
-	m.filterFrom, _ = m.Selected()
-	m.filterOn = m.filterLevel()
-	m.filterIn.SetValue(m.filterOn.filter)
-	m.filterIn.CursorEnd()
-	return m.filterIn.Focus()
+	m.filter.on = true
+	m.filter.from, _ = m.Selected()
+	m.filter.level = m.filterLevel()
+	m.filter.in.SetValue(m.filter.level.filter)
+	m.filter.in.CursorEnd()
+	return m.filter.in.Focus()
 }
 
 // clearFilter is esc: it clears the filter the prompt set.
@@ -130,22 +147,22 @@ func (m Model) refuseReadOnly(msg tea.KeyMsg) tea.Cmd {
 //
 // The filter belongs to the level where `/` was pressed (filterOn), not
 // to the cursor's: a filter that hides the cursor's row moved the cursor
-// to another level, and the next character filtered that one (issue 22
-// point 2). The cursor stays in the level, on its first row left.
+// to another level, and the next character filtered that one. The cursor
+// stays in the level, on its first row left.
 func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
-	lvl := m.filterOn
+	lvl := m.filter.level
 	switch {
 	case key.Matches(msg, m.input.Accept):
-		m.filtering = false
-		m.filterIn.Blur()
+		m.filter.on = false
+		m.filter.in.Blur()
 		out := m.relayout()
-		m.leftPlace(m.filterFrom, m.filterFrom != nil)
+		m.leftPlace(m.filter.from, m.filter.from != nil)
 		return m, out
 	case key.Matches(msg, m.input.Cancel):
-		m.filtering = false
-		m.filterIn.Blur()
+		m.filter.on = false
+		m.filter.in.Blur()
 		lvl.filter = ""
-		m.toEnd, m.endStay = nil, false
+		m.edge.toEnd, m.edge.stay = nil, false
 		out := m.relayout()
 		return m, out
 	case key.Matches(msg, m.keys.FilterAll):
@@ -153,8 +170,8 @@ func (m Model) handleFiltering(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, out
 	}
 	var cmd tea.Cmd
-	m.filterIn, cmd = m.filterIn.Update(msg)
-	lvl.filter = m.filterIn.Value()
+	m.filter.in, cmd = m.filter.in.Update(msg)
+	lvl.filter = m.filter.in.Value()
 	out := tea.Batch(cmd, m.relayout(), m.stayInLevel(lvl))
 	return m, out
 }
@@ -182,77 +199,15 @@ func (m Model) clearable() *node {
 	if lvl := m.filterLevel(); lvl.filter != "" {
 		return lvl
 	}
-	if m.filterOn != nil && m.filterOn.filter != "" {
-		return m.filterOn
+	if m.filter.level != nil && m.filter.level.filter != "" {
+		return m.filter.level
 	}
 	return nil
 }
 
-// handleForm handles keys while the entry form is open.
-func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
-	if m.conflict != nil {
-		return m.handleConflict(msg) // the form's save met another writer
-	}
-	f := m.form
-	if key.Matches(msg, f.reload) {
-		f.setState(false, true)
-		f.Notice = ""
-		m.entry.stale = true
-		if m.entryBusy {
-			m.entry.gen = m.nextTag() // drop the answer in flight: it may predate the conflict
-		}
-		out := m.wantEntry()
-		return m, out
-	}
-	if key.Matches(msg, f.swap) && f.alt != nil && !f.saving && !f.reloading {
-		f.swapTexts()
-		return m, nil
-	}
-	act, cmd := f.Handle(msg)
-	switch act {
-	case widgets.FormCancel:
-		if f.unsaved() {
-			return m, m.askDiscard()
-		}
-		m.form = nil
-		return m, nil
-	case widgets.FormSubmit:
-		out := m.save()
-		return m, out
-	}
-	return m, cmd
-}
-
-// save validates the form and commits it; a save that would leave the
-// row as it is (the same normalized value and expiry) writes nothing.
-func (m *Model) save() tea.Cmd {
-	f := m.form
-	if f.saving || f.reloading {
-		return nil
-	}
-	req, err := f.Request(m.deps.Now())
-	if err != nil {
-		f.Err = err.Error()
-		return nil
-	}
-	if f.unchanged(req) {
-		m.form = nil
-		return nothingChanged(req.mut.Key)
-	}
-	f.setState(true, false)
-	f.Err, f.Notice = "", ""
-	f.sent = &req
-	m.committing = true
-	return commit(m.deps.Store, m.deps.Session, m.nextTag(), req.op, req.check, req.mut)
-}
-
-// nothingChanged is the answer to a save that would write what is stored.
-func nothingChanged(k codec.Key) tea.Cmd {
-	return views.Flash(views.FlashInfo, "nothing changed, nothing written: %s keeps its value and expiry (and its stamp)", codec.Format(k))
-}
-
-// startEdit opens the form on the selected entry.
-func (m *Model) startEdit() tea.Cmd {
+// editRefusal says why e cannot edit the selection's value (nil: it
+// can): it must be a stored key, read, whose value the form takes.
+func (m Model) editRefusal() tea.Cmd {
 	n := m.selected()
 	switch {
 	case n == nil || n.kind == nodeUndecodable || (n.kind == nodePart && !n.isKey):
@@ -261,11 +216,18 @@ func (m *Model) startEdit() tea.Cmd {
 		return views.Flash(views.FlashError, "an undecodable row cannot be addressed by key, so it cannot be edited here")
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
-	case m.entry.size > widgets.ValueCap: // a cut value (entryHeadCap) is never loaded into the form
+	case m.entry.size > widgets.ValueCap: // a cut value (entry.HeadCap) is never loaded into the form
 		return views.Flash(views.FlashError, "the value is %d bytes; the TUI edits values up to %d bytes (kvdeck get / set handle it whole)", m.entry.size, widgets.ValueCap)
 	}
-	m.form = newEditForm(m.styles, m.entry.e, m.deps.Now)
-	m.form.SetSize(m.entryInner(), m.innerHeight())
+	return nil
+}
+
+// startEdit opens the form on the selected entry.
+func (m *Model) startEdit() tea.Cmd {
+	if cmd := m.editRefusal(); cmd != nil {
+		return cmd
+	}
+	m.editor.Edit(m.entry.e)
 	return nil
 }
 
@@ -278,8 +240,22 @@ func (m *Model) startNew() {
 			prefix = n.key[:len(n.key)-1]
 		}
 	}
-	m.form = newKeyForm(m.styles, m.deps.Now, prefix)
-	m.form.SetSize(m.entryInner(), m.innerHeight())
+	m.editor.NewKey(prefix)
+}
+
+// startExternalEdit hands the selected value to $EDITOR (E): a stored
+// key's value of any size (over the form's, it never enters the form);
+// any other selection is refused as e refuses it. E again before the
+// editor has closed only says so (the editor's part).
+func (m *Model) startExternalEdit() tea.Cmd {
+	n := m.selected()
+	big := n != nil && n.kind == nodePart && n.isKey && m.entry.loaded && m.entry.found && m.entry.size > widgets.ValueCap
+	if !big && !m.editor.Launching() {
+		if cmd := m.editRefusal(); cmd != nil {
+			return cmd
+		}
+	}
+	return m.editor.External(m.entry.row())
 }
 
 // askDelete asks to delete the selected key, guarded by the shown stamp.
@@ -294,87 +270,7 @@ func (m *Model) askDelete() tea.Cmd {
 	case !m.entry.loaded || !m.entry.found:
 		return views.Flash(views.FlashInfo, "the entry is not loaded yet")
 	}
-	e := m.entry.e
-	stamp, guard := "", "only if it is still expired or absent (it expired without being swept)"
-	if e.Live(m.deps.Now()) {
-		stamp, guard = e.Versionstamp(), "only if it is still at stamp "+e.Versionstamp()
-	}
-	do := commit(m.deps.Store, m.deps.Session, m.nextTag(), opDelete,
-		store.Check{Key: e.Key, Versionstamp: stamp}, store.Mutation{Type: store.MutationDelete, Key: e.Key})
-	return views.Confirm("Delete this key?", "delete", do,
-		"Deletes the row "+codec.Format(e.Key)+",",
-		guard+"; if another writer changed it meanwhile, nothing is deleted.")
-}
-
-// onCommitted reports a commit's outcome.
-func (m Model) onCommitted(msg committed) (Model, tea.Cmd) {
-	if msg.session != m.deps.Session {
-		return m, nil
-	}
-	m.committing = false
-	if msg.op == opOverwrite {
-		return m.onOverwritten(msg)
-	}
-	if m.form != nil {
-		m.form.setState(false, m.form.reloading)
-	}
-	switch {
-	case msg.err != nil && errors.Is(msg.err, store.ErrReadOnly):
-		return m, views.Flash(views.FlashError, "read-only: %v", msg.err)
-	case msg.err != nil:
-		if m.form != nil {
-			m.form.Err = msg.err.Error()
-			return m, nil
-		}
-		return m, views.Flash(views.FlashError, "%v", msg.err)
-	case !msg.res.OK:
-		return m.onConflict(msg)
-	}
-	text := "deleted " + codec.Format(msg.key)
-	if msg.op != opDelete {
-		text = "saved " + codec.Format(msg.key) + " at stamp " + msg.res.Versionstamp
-	}
-	m.form = nil
-	m, cmd := m.Refresh()
-	if msg.op == opNew {
-		m.jump = newJump(msg.key)
-		cmd = tea.Batch(cmd, m.advanceJump())
-	}
-	return m, tea.Batch(cmd, views.Flash(views.FlashOK, "%s", text))
-}
-
-// onConflict explains a failed check: what the user saw and what is there
-// now, and offers the reload.
-func (m Model) onConflict(msg committed) (Model, tea.Cmd) {
-	actual := "absent or expired"
-	if len(msg.res.Failed) > 0 && msg.res.Failed[0].Actual != "" {
-		actual = "at stamp " + msg.res.Failed[0].Actual
-	}
-	saw := "absent"
-	if msg.expected != "" {
-		saw = "at stamp " + msg.expected
-	}
-	text := "conflict: you saw the key " + saw + "; it is now " + actual + ". Nothing was written."
-	if m.form != nil {
-		if msg.op == opNew {
-			m.form.Err = "the key exists now (" + actual + "); choose another key or edit that one"
-			return m, nil
-		}
-		m.form.Err = text + " ctrl+r reloads it."
-		m.form.reload.SetEnabled(true)
-		if m.form.sent != nil {
-			// The conflict screen: theirs against yours (conflict.go).
-			return m, m.openConflict(*m.form.sent, msg.expected)
-		}
-		return m, nil
-	}
-	if msg.op == opEdit {
-		// E's save of a value too large for the form: the conflict
-		// screen, without a form to go back to.
-		return m, m.openConflict(formRequest{op: opEdit, mut: msg.mut}, msg.expected)
-	}
-	m, cmd := m.Refresh()
-	return m, tea.Batch(cmd, views.Flash(views.FlashError, "not deleted: %s", text))
+	return m.editor.Delete(m.entry.e)
 }
 
 // composeFromHere stages, in the Compose tab, a check on the selected
@@ -429,7 +325,7 @@ func (m *Model) copyValue() tea.Cmd {
 	}
 	src, raw, ver, clip := m.deps.Store, m.entry.e.Raw, m.entry.e.Ver, m.deps.Clipboard
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		e, err := readWhole(ctx, src, raw, ver) // the pane holds only its head
+		e, err := entry.ReadWhole(ctx, src, raw, ver) // the pane holds only its head
 		if err != nil {
 			return copied{err: err}
 		}

@@ -4,8 +4,6 @@
 package browse
 
 import (
-	"time"
-
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -13,6 +11,9 @@ import (
 	"kvdeck/codec"
 	"kvdeck/themes"
 	"kvdeck/views"
+	"kvdeck/views/browse/editor"
+	"kvdeck/views/browse/reader"
+	"kvdeck/views/browse/search"
 	"kvdeck/views/widgets"
 )
 
@@ -26,12 +27,12 @@ type Keys struct {
 	FilterAll                               key.Binding // while filtering: load the whole level
 	Record                                  key.Binding // a dwk_* key's coordination tab
 	CopyValue                               key.Binding
-	Search                                  key.Binding // search values under the selected prefix
-	Read                                    key.Binding // the value reader: page and search the value
-	Pager                                   key.Binding // the value, streamed, to $PAGER
-	EditExternal                            key.Binding // edit the value in $EDITOR
-	Diff                                    key.Binding // what changed since you looked (seen.go)
-	Reader                                  ReaderKeys
+	Search                                  key.Binding      // search values under the selected prefix
+	Read                                    key.Binding      // the value reader: page and search the value
+	Pager                                   key.Binding      // the value, streamed, to $PAGER
+	EditExternal                            key.Binding      // edit the value in $EDITOR
+	Diff                                    key.Binding      // what changed since you looked (seen.go)
+	Reader                                  ReaderKeys       // the value reader (views/browse/reader)
 	Marks                                   widgets.MarkKeys // space, ctrl+a, B (bulk.go)
 }
 
@@ -63,7 +64,7 @@ func DefaultKeys() Keys {
 		Search:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search values (again: back to the results)")),
 		Read:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "read the value: page, / search")),
 		Pager:        key.NewBinding(key.WithKeys("|"), key.WithHelp("|", "pipe the value to $PAGER or a command (streamed)")),
-		Reader:       DefaultReaderKeys(),
+		Reader:       reader.DefaultKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
 		Diff:         key.NewBinding(key.WithKeys("="), key.WithHelp("=", "what changed since you looked (again: hide)")),
 		Marks:        widgets.DefaultMarkKeys(),
@@ -82,7 +83,11 @@ func (k *Keys) Writes() views.WriteKeys {
 	}
 }
 
-// Model is the key-prefix tree (left) and the selected entry (right).
+// ReaderKeys are the value reader's keys (v).
+type ReaderKeys = reader.Keys
+
+// Model is the key-prefix tree (left) and the selected entry (right),
+// with its parts: the editor, the value search and the value reader.
 type Model struct {
 	deps     views.Deps
 	styles   themes.Styles
@@ -98,45 +103,44 @@ type Model struct {
 	offset int // first visible tree row
 	tags   int // source of generation tags
 
-	entry      entryState
-	entryBusy  bool                // an entry read is in flight
-	entryOff   int                 // first visible line of the entry pane
-	vcache     *widgets.ValueCache // the entry's value lines, prepared once
-	seen       *seenState          // rows looked at, for "changed since you looked" (seen.go)
-	committing bool                // a commit is in flight
-	// editing: E's file is being written or its editor runs; a second E
-	// meanwhile would make a second file and a second editor.
-	editing bool
-	// bigEditCap bounds the large values E edits (New:
-	// defaultBigEditCap; external_big.go).
-	bigEditCap int64
+	entry  entryState
+	pane   entryPane
+	filter filterState
+	left   []codec.Key   // keys far moves left, for the root's back stack (TakeLeft)
+	jump   *jumpState    // a :goto in progress
+	held   heldKeys      // keys pressed during the jump, for its target (jump.go)
+	edge   edgeState     // G's and pgdn's loads past the loaded edge (edge.go)
+	marks  widgets.Marks // the keys marked for a bulk action (bulk.go)
 
-	filtering bool // the filter input has the keys
-	filterIn  textinput.Model
-	// filterOn is the level the last `/` filtered: the prompt types into
-	// it whatever row the cursor falls on, and esc clears it.
-	filterOn   *node
-	filterFrom codec.Key      // where the cursor was at `/`: a place if enter leaves it (places.go)
-	left       []codec.Key    // keys far moves left, for the root's back stack (TakeLeft)
-	form       *entryForm     // the edit / new-key form, when open
-	conflict   *conflictState // the form's save met another writer (conflict.go)
-	jump       *jumpState     // a :goto in progress
-	held       []tea.KeyMsg   // keys pressed during the jump, for its target (jump.go)
-	heldOn     *ref           // the row whose entry the held keys wait for
-	toEnd      *node          // G loads this level to its end (edge.go)
-	endStay    bool           // ... for the filter: the cursor stays
-	carryTo    int            // pgdn's target row past the loaded edge
-	carryLvl   *node          // the level whose next page pgdn waits for
-	search     *searchState   // the value search (search.go), when open
-	// searchWait is each search call's deadline (0: views.ReadTimeout);
-	// searchScan the rows one call examines (New: defaultSearchScan).
-	searchWait time.Duration
-	searchScan int
-	reader     *readerState     // the value reader (reader.go), when open
-	pipeIn     *textinput.Model // |'s command prompt (pager.go), when open
-	marks      widgets.Marks    // the keys marked for a bulk action (bulk.go)
+	editor editor.Model // the entry's writes: the form, E, d, the conflict screen
+	search search.Model // the value search (s)
+	reader reader.Model // the value reader (v) and its pipe prompt (|)
 
 	width, height int
+}
+
+// entryPane is how the entry pane shows the selected row.
+type entryPane struct {
+	busy  bool                // an entry read is in flight
+	off   int                 // first visible line of the entry pane
+	cache *widgets.ValueCache // the entry's value lines, prepared once
+	seen  *seenState          // rows looked at, for "changed since you looked" (seen.go)
+}
+
+// filterState is the level filter (/).
+type filterState struct {
+	on bool // the filter input has the keys
+	in textinput.Model
+	// level is the level the last `/` filtered: the prompt types into it
+	// whatever row the cursor falls on, and esc clears it.
+	level *node
+	from  codec.Key // where the cursor was at `/`: a place if enter leaves it (places.go)
+}
+
+// heldKeys are the keys pressed while a jump is in flight (jump.go).
+type heldKeys struct {
+	keys []tea.KeyMsg
+	on   *ref // the row whose entry the held keys wait for
 }
 
 // New returns the Browse view over deps.Store.
@@ -148,14 +152,15 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		input:    widgets.DefaultInputKeys(),
 		readOnly: deps.Store.ReadOnly(),
 		root:     &node{depth: -1, expanded: true},
-		filterIn: widgets.NewInput("/ ", "filter this level", styles),
+		filter:   filterState{in: widgets.NewInput("/ ", "filter this level", styles)},
 		focused:  true,
-		vcache:   &widgets.ValueCache{},
-		seen:     newSeen(),
+		pane:     entryPane{cache: &widgets.ValueCache{}, seen: newSeen()},
 
-		searchScan: defaultSearchScan,
-		bigEditCap: defaultBigEditCap,
+		editor: editor.New(deps, styles),
+		search: search.New(deps, styles),
+		reader: reader.New(deps, styles),
 	}
+	m.reader.KeyMap = m.keys.Reader
 	if m.readOnly {
 		m.keys.Writes().Disable()
 	}
@@ -174,7 +179,7 @@ func (m Model) Init() tea.Cmd {
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
 	// A cursor on screen stays on screen when the terminal shrinks (it
-	// was left below the last row until the next key, issue 13 bug 2).
+	// was left below the last row until the next key).
 	visible := m.cursor >= m.offset && m.cursor < m.offset+m.treeRows()
 	m.width, m.height = w, h
 	if visible {
@@ -182,45 +187,66 @@ func (m *Model) SetSize(w, h int) {
 	} else {
 		m.offset = widgets.ClampOffset(m.offset, m.treeRows(), len(m.rows))
 	}
-	m.filterIn.Width = m.treeInner() - 4
-	if m.form != nil {
-		m.form.SetSize(m.entryInner(), m.innerHeight())
-	}
+	m.filter.in.Width = m.treeInner() - 4
+	m.search.SetSize(m.entryWidth(), m.height)
+	m.reader.SetSize(m.entryWidth(), m.height)
+	m.reader.SetPromptWidth(m.treeInner() - 4)
+	m.editor.SetSize(m.entryWidth(), m.height)
 }
 
 // Focus gives the view the keys.
-func (m *Model) Focus() { m.focused = true }
+func (m *Model) Focus() {
+	m.focused = true
+	m.editor.Focus()
+	m.search.Focus()
+	m.reader.Focus()
+}
 
 // Blur takes the keys away; a blurred view ignores keys.
-func (m *Model) Blur() { m.focused = false }
+func (m *Model) Blur() {
+	m.focused = false
+	m.editor.Blur()
+	m.search.Blur()
+	m.reader.Blur()
+}
 
 // Busy reports whether a store call of the view is in flight; the root's
 // live refresh skips a round while it is.
 func (m Model) Busy() bool {
-	return m.entryBusy || m.committing || anyLoading(m.root) || m.conflict != nil && m.conflict.loading
+	return m.pane.busy || m.editor.Busy() || anyLoading(m.root)
 }
 
 // Capturing reports whether a text input has the keys, so that the root
 // passes it every key (q and the digits included).
 func (m Model) Capturing() bool {
-	return m.filtering || m.form != nil || m.conflict != nil || m.searching() || m.reader != nil || m.pipeIn != nil
+	return m.filter.on || m.editor.Open() || m.searching() || m.reader.Capturing()
 }
 
-// searching reports whether the value search is open (not parked).
-func (m Model) searching() bool { return m.search != nil && !m.search.parked }
+// Held is the typed text a quit would drop (views.Holder): the editor's
+// edit, kept by the root in a private file on the way out.
+func (m Model) Held() []views.Held { return m.editor.Held() }
+
+// searching reports whether the value search is shown (open, not parked).
+func (m Model) searching() bool { return m.search.Active() }
 
 // Update handles a message. Keys held while a jump was in flight are
 // replayed once it has landed.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	m.reader.SetRow(m.entry.row())
 	m, cmd := m.update(msg)
 	// The reader lays the value out again when its width or the value
-	// changed (SetSize cannot answer with a command).
-	cmd = tea.Batch(cmd, m.wantLayout())
+	// changed (SetSize and SetRow cannot answer with a command).
+	m.reader.SetRow(m.entry.row())
+	cmd = tea.Batch(cmd, m.reader.Layout())
 	return m.replayHeld(cmd)
 }
 
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return m.onKey(msg)
+	case tea.MouseMsg:
+		return m.onMouse(msg)
 	case childrenLoaded:
 		return m.onChildren(msg)
 	case probed:
@@ -229,11 +255,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onCounted(msg)
 	case entryLoaded:
 		return m.onEntry(msg)
-	case committed:
-		return m.onCommitted(msg)
 	case copied:
-		out := m.onCopied(msg)
-		return m, out
+		return m, m.onCopied(msg)
 	case marksRead:
 		return m.onMarksRead(msg)
 	case views.BulkDoneMsg:
@@ -241,51 +264,94 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.marks.Clear()
 		}
 		return m, nil
-	case searched:
-		return m.onSearched(msg)
-	case editorFile, editorClosed, editorText, editorBig, bigSaveConfirmed:
-		return m.onEditor(msg)
-	case pagerClosed:
-		return m.onPager(msg)
-	case indexStep:
-		return m.onIndexStep(msg)
-	case windowRead:
-		return m.onWindow(msg)
-	case searchStep:
-		return m.onSearchStep(msg)
-	case treeParsed:
-		return m.onTreeParsed(msg)
-	case saveConfirmed:
-		return m.onSaveConfirmed(msg)
-	case discardConfirmed:
-		return m.onDiscardConfirmed(msg)
-	case tea.MouseMsg:
-		return m.onMouse(msg)
-	case tea.KeyMsg:
-		if !m.focused {
-			return m, nil
-		}
-		switch {
-		case m.pipeIn != nil:
-			return m.handlePipe(msg)
-		case m.form != nil || m.conflict != nil:
-			return m.handleForm(msg)
-		case m.filtering:
-			return m.handleFiltering(msg)
-		case m.searching():
-			return m.handleSearch(msg)
-		case m.reader != nil:
-			return m.handleReading(msg)
-		case m.holding():
-			// The cursor is still on the row it had before the jump, or
-			// the target's entry is not read yet: a key pressed now is
-			// meant for the target, after the keys held before it.
-			m.hold(msg)
-			return m, nil
-		}
-		return m.handleBrowsing(msg)
 	}
-	return m.onConflictMsg(msg)
+	return m.offer(msg)
+}
+
+// onKey hands a key to what has the keys: a part's open text input or
+// screen (the pipe prompt, the editor), the filter prompt, the search,
+// the reader; keys held for a jump's target; else the tree.
+func (m Model) onKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	switch {
+	case !m.focused:
+		return m, nil
+	case m.reader.Piping():
+		return m.toReader(msg)
+	case m.editor.Open():
+		return m.toEditor(msg)
+	case m.filter.on:
+		return m.handleFiltering(msg)
+	case m.searching():
+		return m.toSearch(msg)
+	case m.reader.Reading():
+		return m.toReader(msg)
+	case m.holding():
+		// The cursor is still on the row it had before the jump, or
+		// the target's entry is not read yet: a key pressed now is
+		// meant for the target, after the keys held before it.
+		m.hold(msg)
+		return m, nil
+	}
+	return m.handleBrowsing(msg)
+}
+
+// offer offers a message Browse does not own to each part, which
+// ignores what it does not own.
+func (m Model) offer(msg tea.Msg) (Model, tea.Cmd) {
+	m, cmd := m.toEditor(msg)
+	var sc, rc tea.Cmd
+	m.search, sc = m.search.Update(msg)
+	m.reader, rc = m.reader.Update(msg)
+	return m, tea.Batch(cmd, sc, rc)
+}
+
+// toEditor hands a message to the editor, then does what it asks: read
+// the row again (ctrl+r), show the store again (a write, a discarded
+// conflict), go to the key a save created.
+func (m Model) toEditor(msg tea.Msg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	m.editor, cmd = m.editor.Update(msg)
+	ask := m.editor.TakeAsk()
+	if ask.Reread {
+		m.entry.stale = true
+		if m.pane.busy {
+			m.entry.gen = m.nextTag() // drop the answer in flight: it may predate the conflict
+		}
+		cmd = tea.Batch(cmd, m.wantEntry())
+	}
+	if ask.Refresh {
+		var c tea.Cmd
+		m, c = m.Refresh()
+		cmd = tea.Batch(cmd, c)
+	}
+	if ask.Select != nil {
+		m.jump = newJump(ask.Select)
+		cmd = tea.Batch(cmd, m.advanceJump())
+	}
+	return m, cmd
+}
+
+// toSearch hands a key to the value search; a match it shows (enter) is
+// a jump within Browse, and a place left (places.go).
+func (m Model) toSearch(msg tea.KeyMsg) (Model, tea.Cmd) {
+	m.search.SetSelected(m.selectedPrefix())
+	var cmd tea.Cmd
+	m.search, cmd = m.search.Update(msg)
+	if k := m.search.TakeShow(); k != nil {
+		from, ok := m.Selected()
+		var jump tea.Cmd
+		m, jump = m.Goto(k)
+		m.leftPlace(from, ok)
+		cmd = tea.Batch(jump, cmd)
+	}
+	return m, cmd
+}
+
+// toReader hands a key to the reader or its pipe prompt.
+func (m Model) toReader(msg tea.KeyMsg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	m.reader, cmd = m.reader.Update(msg)
+	return m, cmd
 }
 
 // Refresh re-reads what is on screen: the store changed.
@@ -293,7 +359,7 @@ func (m Model) Refresh() (Model, tea.Cmd) {
 	m.root.markStale()
 	m.root.markSizesStale()
 	m.entry.stale = true
-	out := tea.Batch(m.reloadVisible(), m.wantEntry(), m.recheckConflict())
+	out := tea.Batch(m.reloadVisible(), m.wantEntry(), m.editor.Recheck())
 	return m, out
 }
 
@@ -309,24 +375,16 @@ func (m Model) Goto(key codec.Key) (Model, tea.Cmd) {
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
 	switch {
-	case m.pipeIn != nil:
-		return []key.Binding{m.input.Accept, m.input.Cancel}
-	case m.conflict != nil:
-		k := m.conflict.keys
-		return []key.Binding{k.Keep, k.Discard, k.Overwrite}
-	case m.form != nil:
-		return m.form.ShortHelp()
-	case m.filtering:
+	case m.reader.Piping():
+		return m.reader.ShortHelp()
+	case m.editor.Open():
+		return m.editor.ShortHelp()
+	case m.filter.on:
 		return []key.Binding{m.input.Accept, m.keys.FilterAll, m.input.Cancel}
-	case m.searching() && m.search.typing:
-		return []key.Binding{m.input.Accept, m.search.keys.Scope, m.input.Cancel}
 	case m.searching():
-		k := m.search.keys
-		return []key.Binding{k.Open, k.More, k.Again, k.Close}
-	case m.reader != nil && m.reader.typing:
-		return []key.Binding{m.input.Accept, m.input.Cancel}
-	case m.reader != nil:
-		return m.readerHelp()
+		return m.search.ShortHelp()
+	case m.reader.Reading():
+		return m.reader.ShortHelp()
 	}
 	k := m.keys
 	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}
@@ -335,22 +393,16 @@ func (m Model) ShortHelp() []key.Binding {
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
 	switch {
-	case m.pipeIn != nil:
-		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
-	case m.conflict != nil:
-		return [][]key.Binding{m.ShortHelp()}
-	case m.form != nil:
-		return m.form.FullHelp()
-	case m.filtering:
+	case m.reader.Piping():
+		return m.reader.FullHelp()
+	case m.editor.Open():
+		return m.editor.FullHelp()
+	case m.filter.on:
 		return [][]key.Binding{{m.input.Accept, m.keys.FilterAll, m.input.Cancel}}
-	case m.searching() && m.search.typing:
-		return [][]key.Binding{{m.input.Accept, m.search.keys.Scope, m.input.Cancel}}
 	case m.searching():
-		k := m.search.keys
-		return [][]key.Binding{{k.Up, k.Down, k.Open, k.More, k.Again, k.Close}}
-	case m.reader != nil:
-		k := m.keys.Reader
-		return [][]key.Binding{k.Bindings(), m.ShortHelp()}
+		return m.search.FullHelp()
+	case m.reader.Reading():
+		return m.reader.FullHelp()
 	}
 	k := m.keys
 	return [][]key.Binding{
@@ -384,7 +436,7 @@ func (m *Model) nextTag() int {
 
 // Failed reports whether the tree or the entry shows a failed load. The
 // root re-reads a tab that says so at its next tick that reads the store,
-// though seq stood still (issue 22 point 9): Refresh alone retried a
+// though seq stood still: Refresh alone retried a
 // failed level once, so a retry that failed too (a read timing out while
 // the version read answers, a connection the server dropped) kept
 // "✗ database unreachable" until r.

@@ -13,7 +13,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// Marking keys for a bulk action (issue 23 point 5): space marks the
+// Marking keys for a bulk action: space marks the
 // stored key under the cursor and moves down, ctrl+a marks every stored
 // key shown (again: clears), ; offers delete and copy keys over the
 // marked ones (the root asks and runs them, tui/bulk.go). A mark holds

@@ -2,15 +2,13 @@ package browse
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
 	"kvdeck/store"
 	"kvdeck/views"
-	"kvdeck/views/widgets"
+	"kvdeck/views/browse/entry"
 )
 
 // childrenLoaded answers loadChildren.
@@ -36,84 +34,14 @@ func loadChildren(src *store.Store, session, gen int, prefix codec.Key, at int, 
 // entryLoaded answers loadEntry.
 type entryLoaded struct {
 	session, gen int
-	found        bool
-	head         store.EntryHead
-	err          error
+	row          entry.Row
 }
 
-// entryHeadCap is what the entry read takes of a value: one byte more
-// than the pane shows (widgets.ValueCap), so that a value the form could
-// edit is read whole and a longer one is cut (and shown cut). What needs
-// the whole value reads it on demand (readWhole).
-const entryHeadCap = widgets.ValueCap + 1
-
-// loadEntry reads one physical row by its raw key, expired or not (Browse
-// shows expired, unswept rows struck through), with at most entryHeadCap
-// bytes of its value: one statement, and a 50 MB value costs 64 KiB.
+// loadEntry reads the selected row as the entry pane shows it
+// (entry.Read: the head of its value).
 func loadEntry(src *store.Store, session, gen int, raw []byte) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		h, found, err := src.GetRawHead(ctx, raw, entryHeadCap)
-		return entryLoaded{session: session, gen: gen, found: found, head: h, err: err}
-	})
-}
-
-// readWhole reads the whole value of the row the entry pane shows cut, in
-// a command, for what needs all of it (Y, E, the tree): the row must still
-// be at stamp ver, or the read fails (the pane is read again first).
-func readWhole(ctx context.Context, src *store.Store, raw []byte, ver int64) (store.Entry, error) {
-	e, found, err := src.GetRaw(ctx, raw)
-	switch {
-	case err != nil:
-		return e, err
-	case !found:
-		return e, errors.New("the key is gone since it was read")
-	case e.Ver != ver:
-		return e, fmt.Errorf("the value changed since it was read (stamp %s, now %s): select it again", codec.FormatStamp(ver), e.Versionstamp())
-	}
-	return e, nil
-}
-
-// commitOp names what a commit was for, to word its outcome.
-type commitOp int
-
-const (
-	opEdit commitOp = iota
-	opNew
-	opDelete
-	opOverwrite // an edit saved over the stamp a conflict showed (conflict.go)
-)
-
-// writeOp names the commit in the write journal (store.WithWriteOp).
-func (op commitOp) writeOp() string {
-	switch op {
-	case opNew:
-		return "browse: new key"
-	case opDelete:
-		return "browse: delete"
-	case opOverwrite:
-		return "browse: save over their stamp"
-	case opEdit:
-	}
-	return "browse: edit"
-}
-
-// committed answers commit.
-type committed struct {
-	session, gen int
-	op           commitOp
-	key          codec.Key
-	expected     string // the stamp the check asked for ("" = absent or expired)
-	mut          store.Mutation
-	res          store.CommitResult
-	err          error
-}
-
-// commit runs one atomic commit: the CAS check on the stamp the user saw
-// and the mutation.
-func commit(src *store.Store, session, gen int, op commitOp, check store.Check, mut store.Mutation) tea.Cmd {
-	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
-		res, err := src.Commit(store.WithWriteOp(ctx, op.writeOp()), []store.Check{check}, []store.Mutation{mut})
-		return committed{session: session, gen: gen, op: op, key: mut.Key, expected: check.Versionstamp, mut: mut, res: res, err: err}
+		return entryLoaded{session: session, gen: gen, row: entry.Read(ctx, src, raw)}
 	})
 }
 

@@ -2,8 +2,6 @@ package browse
 
 import (
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -12,7 +10,6 @@ import (
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
-	"kvdeck/views/widgets"
 )
 
 // conflictSetup opens Browse on a store at url with one key, its form
@@ -31,10 +28,10 @@ func conflictSetup(t *testing.T, url string, w, hgt int) (*viewtest.Harness[Mode
 	h := startHarness(t, s, clock, w, hgt)
 	goTo(h, `["users", "alice"]`)
 	h.Keys("e")
-	if h.M.form == nil {
+	if !h.M.editor.Editing() {
 		t.Fatalf("e opened no form:\n%s", h.M.View())
 	}
-	h.M.form.SetValue(h.M.form.valField, `{"plan":"free","seats":5,"tags":["a"]}`) // yours
+	h.M.editor.SetText(`{"plan":"free","seats":5,"tags":["a"]}`) // yours
 	if _, err := other.Set(ctx, k, []byte(`{"plan":"gold","seats":1,"tags":["a","b"]}`), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +54,7 @@ func TestEditConflictScreen(t *testing.T) {
 		theirs, _, _ := other.Get(ctx, k)
 
 		h.Keys("esc") // keep editing: the form, yours kept
-		if h.M.conflict != nil || h.M.form == nil || h.M.form.Value(h.M.form.valField) != `{"plan":"free","seats":5,"tags":["a"]}` {
+		if h.M.editor.Conflicting() || !h.M.editor.Editing() || h.M.editor.Text() != `{"plan":"free","seats":5,"tags":["a"]}` {
 			t.Fatalf("keep editing lost the form or your text:\n%s", h.M.View())
 		}
 		h.Keys("ctrl+s")
@@ -85,7 +82,7 @@ func TestEditConflictScreen(t *testing.T) {
 		if string(e.Value) != `{"plan":"free","seats":5,"tags":["a"]}` {
 			t.Errorf("after the confirmed overwrite the key holds %s, want yours", e.Value)
 		}
-		if h.M.conflict != nil || h.M.form != nil {
+		if h.M.editor.Conflicting() || h.M.editor.Editing() {
 			t.Error("the saved overwrite left the conflict or the form open")
 		}
 	})
@@ -106,7 +103,7 @@ func TestEditConflictDiscard(t *testing.T) {
 	h.Refresh()
 	h.RequireView("CONFLICT", "at stamp "+newer+" now")
 	h.Keys("x")
-	if h.M.conflict != nil || h.M.form != nil {
+	if h.M.editor.Conflicting() || h.M.editor.Editing() {
 		t.Fatal("x left the conflict or the form open")
 	}
 	e, _, _ := other.Get(storetest.Ctx(t), k)
@@ -124,66 +121,5 @@ func TestEditConflictGolden(t *testing.T) {
 			h.Keys("ctrl+s")
 			golden.RequireEqual(t, h.M.View())
 		})
-	}
-}
-
-// TestExternalEditConflictScreen: E's save meets the same screen when
-// another writer changed the row while the editor ran.
-func TestExternalEditConflictScreen(t *testing.T) {
-	h := newHarness(t, false, 120, 40)
-	goTo(h, `["accounts", "acme"]`)
-	editInEditor(t, h, func(text string) string {
-		if _, err := h.S.Set(viewtest.Ctx, storetest.Key(t, `["accounts", "acme"]`), []byte(`{"plan":"other"}`), nil); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Replace(text, `"enterprise"`, `"gold"`, 1)
-	})
-	h.Confirm()
-	h.RequireView("CONFLICT", "theirs → yours", `"other" → "gold"`, "+ .seats")
-	h.Keys("ctrl+s")
-	h.Confirm()
-	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); !strings.Contains(string(e.Value), `"plan":"gold"`) {
-		t.Fatalf("the confirmed overwrite stored %s", e.Value)
-	}
-}
-
-// largeValueConflict: E on ["big", "value"], a value over the form's
-// 64 KiB, turns "free" into "gold" while another writer sets theirs; the
-// save's dialog is answered and the conflict screen shows, with no form
-// behind it.
-func largeValueConflict(t *testing.T) *viewtest.Harness[Model] {
-	t.Helper()
-	h := newHarness(t, false, 120, 40)
-	big := `{"pad":"` + strings.Repeat("z", 2*widgets.ValueCap) + `","plan":"free"}`
-	setValue(t, h, `["big", "value"]`, []byte(big))
-	goTo(h, `["big", "value"]`)
-	f, ok := h.M.startExternalEdit()().(editorFile)
-	if !ok || f.err != nil || !f.big {
-		t.Fatalf("no file for the editor: %+v", f)
-	}
-	b, err := os.ReadFile(f.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(f.path, []byte(strings.Replace(string(b), `"free"`, `"gold"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	setValue(t, h, `["big", "value"]`, []byte(`{"plan":"theirs"}`)) // another writer, while the editor ran
-	h.Send(editorClosed{session: f.session, path: f.path, e: f.e, big: true})
-	h.Confirm()
-	return h
-}
-
-// TestExternalEditLargeValueConflict: E on a value over the form's 64 KiB
-// meets the conflict screen too (whole values, not walked by path); the
-// confirmed overwrite saves the edit over their stamp.
-func TestExternalEditLargeValueConflict(t *testing.T) {
-	h := largeValueConflict(t)
-	h.RequireView("CONFLICT", "theirs → yours", "whole value", "x/esc discard")
-	h.Keys("ctrl+s")
-	h.Confirm()
-	h.RequireFlash("over their stamp")
-	if e, ok := getRaw(t, h.S, `["big", "value"]`); !ok || !strings.HasSuffix(string(e.Value), `"plan":"gold"}`) {
-		t.Fatalf("stored %d bytes ending %q", len(e.Value), e.Value[max(len(e.Value)-20, 0):])
 	}
 }

@@ -14,32 +14,32 @@ func TestEscOnEditedValueAsks(t *testing.T) {
 	goTo(h, `["accounts", "acme"]`)
 	was, _ := getRaw(t, h.S, `["accounts", "acme"]`)
 	h.Keys("e", "esc")
-	if h.M.form != nil || len(h.Confirms) != 0 {
-		t.Fatalf("esc on an untouched form: form open %v, %d dialog(s)", h.M.form != nil, len(h.Confirms))
+	if h.M.editor.Editing() || len(h.Confirms) != 0 {
+		t.Fatalf("esc on an untouched form: form open %v, %d dialog(s)", h.M.editor.Editing(), len(h.Confirms))
 	}
 	h.Keys("n", "esc")
-	if h.M.form != nil || len(h.Confirms) != 0 {
-		t.Fatalf("esc on a new key's untouched form: form open %v, %d dialog(s)", h.M.form != nil, len(h.Confirms))
+	if h.M.editor.Editing() || len(h.Confirms) != 0 {
+		t.Fatalf("esc on a new key's untouched form: form open %v, %d dialog(s)", h.M.editor.Editing(), len(h.Confirms))
 	}
 
 	h.Keys("e")
 	mine := `{"plan":"mine"}`
-	h.M.form.SetValue(h.M.form.valField, mine)
+	h.M.editor.SetText(mine)
 	h.Keys("esc")
-	if len(h.Confirms) != 1 || h.M.form == nil {
-		t.Fatalf("esc on an edited value: %d dialog(s), form open %v; want the question and the form kept", len(h.Confirms), h.M.form != nil)
+	if len(h.Confirms) != 1 || !h.M.editor.Editing() {
+		t.Fatalf("esc on an edited value: %d dialog(s), form open %v; want the question and the form kept", len(h.Confirms), h.M.editor.Editing())
 	}
 	c := h.Confirms[0]
 	if c.Title != "Discard your edit?" || !strings.Contains(strings.Join(c.Lines, " "), `["accounts", "acme"]`) {
 		t.Errorf("the question: %q %q", c.Title, c.Lines)
 	}
 	h.Confirms = nil // n: the root closes the dialog, nothing reaches the tab
-	if h.M.form == nil || h.M.form.Value(h.M.form.valField) != mine {
+	if !h.M.editor.Editing() || h.M.editor.Text() != mine {
 		t.Fatal("n lost the form or its text")
 	}
 	h.Keys("esc")
 	h.Confirm()
-	if h.M.form != nil {
+	if h.M.editor.Editing() {
 		t.Fatal("y left the form open")
 	}
 	h.RequireFlash(`your edit of ["accounts", "acme"] was discarded; nothing was written`)
@@ -58,8 +58,8 @@ func TestReloadKeepsYourText(t *testing.T) {
 	h.Keys("ctrl+s")
 	h.RequireView("CONFLICT")
 	h.Keys("esc", "ctrl+r")
-	f := h.M.form
-	if got := f.Value(f.valField); strings.Contains(got, `"seats": 5`) || !strings.Contains(got, `"gold"`) {
+	f := &h.M.editor
+	if got := f.Text(); strings.Contains(got, `"seats": 5`) || !strings.Contains(got, `"gold"`) {
 		t.Fatalf("ctrl+r did not load theirs: %s", got)
 	}
 	h.RequireView("ctrl+r swaps your text back in")
@@ -72,17 +72,17 @@ func TestReloadKeepsYourText(t *testing.T) {
 	}
 	h.Confirms = nil
 	h.Keys("ctrl+r")
-	if got := f.Value(f.valField); got != yours {
+	if got := f.Text(); got != yours {
 		t.Fatalf("ctrl+r did not put your text back: %s", got)
 	}
 	h.RequireView("your text is back")
-	f.SetValue(f.valField, yours+" ") // typed on yours, then swapped: kept
+	f.SetText(yours + " ") // typed on yours, then swapped: kept
 	h.Keys("ctrl+r")
-	if got := f.Value(f.valField); !strings.Contains(got, `"gold"`) {
+	if got := f.Text(); !strings.Contains(got, `"gold"`) {
 		t.Fatalf("the second swap did not bring theirs: %s", got)
 	}
 	h.Keys("ctrl+r")
-	if got := f.Value(f.valField); got != yours+" " {
+	if got := f.Text(); got != yours+" " {
 		t.Fatalf("the edit made on yours was lost by the swaps: %q", got)
 	}
 }
@@ -97,32 +97,9 @@ func TestHeldEdit(t *testing.T) {
 	if held := h.M.Held(); len(held) != 0 {
 		t.Fatalf("an untouched form holds %+v", held)
 	}
-	h.M.form.SetValue(h.M.form.valField, `{"it's":"mine"}`)
+	h.M.editor.SetText(`{"it's":"mine"}`)
 	held := h.M.Held()
 	if len(held) != 1 || string(held[0].Keep) != `{"it's":"mine"}` || held[0].Use != `set '["accounts", "acme"]' - < FILE` {
 		t.Fatalf("Held of an edited form: %+v", held)
-	}
-}
-
-// TestEscOnLargeValueConflictAsks: on the conflict screen of a value too
-// large for the form there is no form to go back to, so esc discarded
-// the edit at once; it asks now. The screen holds the edited value.
-func TestEscOnLargeValueConflictAsks(t *testing.T) {
-	h := largeValueConflict(t)
-	h.RequireView("CONFLICT")
-	if held := h.M.Held(); len(held) != 1 || !strings.HasSuffix(string(held[0].Keep), `"plan":"gold"}`) {
-		t.Fatalf("the conflict screen holds %d thing(s)", len(held))
-	}
-	h.Keys("esc")
-	if h.M.conflict == nil || len(h.Confirms) != 1 || h.Confirms[0].Title != "Discard your edit?" {
-		t.Fatalf("esc: conflict open %v, dialogs %+v", h.M.conflict != nil, h.Confirms)
-	}
-	h.Confirm()
-	if h.M.conflict != nil {
-		t.Fatal("y left the conflict screen open")
-	}
-	h.RequireFlash(`your edit of ["big", "value"] was discarded`)
-	if e, _ := getRaw(t, h.S, `["big", "value"]`); string(e.Value) != `{"plan":"theirs"}` {
-		t.Errorf("the discard wrote %q", e.Value[:min(len(e.Value), 40)])
 	}
 }

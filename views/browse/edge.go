@@ -6,10 +6,18 @@ import (
 	"kvdeck/views"
 )
 
-// The loaded edge of a large level (issue 22 point 14): G and pgdn
+// The loaded edge of a large level: G and pgdn
 // stopped on the "… more" line. G now loads the level to its end, in
 // large pages, the cursor following (any key stops it); pgdn past the
 // edge goes on by the rest of its page once the next page has arrived.
+
+// edgeState is G's and pgdn's loads past a level's loaded edge.
+type edgeState struct {
+	toEnd    *node // G loads this level to its end
+	stay     bool  // ... for the filter: the cursor stays
+	carryTo  int   // pgdn's target row past the loaded edge
+	carryLvl *node // the level whose next page pgdn waits for
+}
 
 // endPage is how many children one of G's loads asks for.
 const endPage = 1000
@@ -34,7 +42,7 @@ func (m *Model) bottom() tea.Cmd {
 	if lvl == nil {
 		return cmd
 	}
-	m.toEnd = lvl
+	m.edge.toEnd = lvl
 	var load tea.Cmd
 	if !lvl.loading {
 		load = m.loadEndPage(lvl)
@@ -51,7 +59,7 @@ func (m *Model) bottom() tea.Cmd {
 func (m *Model) pageDown() tea.Cmd {
 	to := m.cursor + m.treeRows()
 	if lvl := m.lastMore(); lvl != nil && to > len(m.rows)-1 {
-		m.carryTo, m.carryLvl = to, lvl
+		m.edge.carryTo, m.edge.carryLvl = to, lvl
 	}
 	return m.selectRow(to)
 }
@@ -59,28 +67,28 @@ func (m *Model) pageDown() tea.Cmd {
 // goOn carries G or pgdn on when a page of n has arrived.
 func (m *Model) goOn(n *node) tea.Cmd {
 	switch {
-	case m.toEnd == n && m.endStay:
+	case m.edge.toEnd == n && m.edge.stay:
 		if n.more == nil || n.err != nil || n.loadedKids() >= filterLoadCap {
-			m.toEnd, m.endStay = nil, false
+			m.edge.toEnd, m.edge.stay = nil, false
 		}
-		if m.toEnd != nil && !n.loading {
+		if m.edge.toEnd != nil && !n.loading {
 			return m.loadEndPage(n)
 		}
 		return nil
-	case m.toEnd == n:
+	case m.edge.toEnd == n:
 		if n.more == nil || n.err != nil {
-			m.toEnd = nil
+			m.edge.toEnd = nil
 		}
 		var load tea.Cmd
-		if m.toEnd != nil && !n.loading {
+		if m.edge.toEnd != nil && !n.loading {
 			load = m.loadEndPage(n)
 		}
 		return tea.Batch(m.selectRow(len(m.rows)-1), load)
-	case m.carryLvl == n:
-		to := m.carryTo
-		m.carryTo, m.carryLvl = 0, nil
+	case m.edge.carryLvl == n:
+		to := m.edge.carryTo
+		m.edge.carryTo, m.edge.carryLvl = 0, nil
 		if m.lastMore() == n && to > len(m.rows)-1 {
-			m.carryTo, m.carryLvl = to, n
+			m.edge.carryTo, m.edge.carryLvl = to, n
 		}
 		return m.selectRow(to)
 	}
@@ -99,7 +107,7 @@ const filterLoadCap = countBound
 
 // loadForFilter is tab while filtering: the filter sees only the loaded
 // children, so the rest of the level loads (up to filterLoadCap), the
-// cursor staying where it is (issue 22 point 2).
+// cursor staying where it is.
 func (m *Model) loadForFilter(lvl *node) tea.Cmd {
 	if lvl.more == nil || lvl.kind != nodePart {
 		return views.Flash(views.FlashInfo, "the whole level is loaded: the filter sees every child")
@@ -107,7 +115,7 @@ func (m *Model) loadForFilter(lvl *node) tea.Cmd {
 	if lvl.loadedKids() >= filterLoadCap {
 		return views.Flash(views.FlashInfo, "the filter sees the first %d children loaded; :goto KEY reads the store for one key", filterLoadCap)
 	}
-	m.toEnd, m.endStay = lvl, true
+	m.edge.toEnd, m.edge.stay = lvl, true
 	if lvl.loading {
 		return nil
 	}

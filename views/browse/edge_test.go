@@ -9,21 +9,12 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
-	"kvdeck/views/viewtest"
 )
 
 // seedBig writes ["big", "kNNNNN"] for n keys: the store's only level.
 func seedBig(t *testing.T, n int) (*store.Store, *store.VirtualClock) {
 	t.Helper()
-	s, clock, _ := viewtest.CoordStoreAt(t)
-	a := s.Atomic()
-	for i := range n {
-		a.Set(codec.Key{codec.String("big"), codec.String(fmt.Sprintf("k%05d", i))}, []byte(`1`))
-	}
-	if _, err := a.Commit(storetest.Ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	return s, clock
+	return seedLevel(t, codec.Key{codec.String("big")}, n)
 }
 
 // TestLargeLevelCountsAndLoadsOnDemand: issue 22 point 14. The title

@@ -34,7 +34,7 @@ func (m Model) entryLines(w int) (string, []string) {
 	case !m.entry.found:
 		out := m.field("key", widgets.KeySpans(st, n.key), w)
 		return title, append(out, m.wrapText("No row here any more: it was deleted or swept after the tree was read. r reloads.", st.Warn, w)...)
-	case m.seen.showing:
+	case m.pane.seen.showing:
 		return st.PaneTitle.Render("CHANGED SINCE YOU LOOKED"), m.seenDiffLines(w, m.entryRows())
 	}
 	return title, m.rowLines(m.entry.e, n, w)
@@ -66,9 +66,9 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	if n.kind == nodePart && n.hasChildren() {
 		out = append(out, m.field("prefix", widgets.Line{{Text: fmt.Sprintf("also the prefix of %s more row(s)", countText(n.count-1, n.capped)), Style: st.Muted}}, w)...)
 	}
-	values, note, valid := m.vcache.Lines(st, m.entry.answers, e.Value, w, live)
+	values, note, valid := m.pane.cache.Lines(st, m.entry.answers, e.Value, w, live)
 	head := widgets.Line{{Text: "JSON", Style: st.OK}}
-	if m.entry.cut { // the read took the head only (entryHeadCap)
+	if m.entry.cut { // the read took the head only (entry.HeadCap)
 		valid = m.entry.json
 		note = fmt.Sprintf("value is %s: its first %s shown; v reads it all, | pipes it",
 			widgets.BytesText(m.entry.size), widgets.BytesText(widgets.ValueCap))

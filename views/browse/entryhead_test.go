@@ -9,13 +9,14 @@ import (
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/viewtest"
 	"kvdeck/views/widgets"
 )
 
 // TestEntryReadTakesTheHeadOfABigValue: issue 23 point 4 (22 point 7).
 // Selecting a key whose value is larger than the pane shows reads its
-// first entryHeadCap bytes, its size, stamp and expiry in one statement,
+// first entry.HeadCap bytes, its size, stamp and expiry in one statement,
 // not the whole value (the read went through store.List, which loaded
 // it whole); the pane says how large it is and how to read it all. What
 // needs the whole reads it on demand: Y copies the whole value; e and c
@@ -33,15 +34,15 @@ func TestEntryReadTakesTheHeadOfABigValue(t *testing.T) {
 			}
 			s := storetest.Open(t, url, store.Options{Clock: clock.Now, Create: true})
 			h := startHarness(t, s, clock, 100, 30)
-			value := bigValue(4 << 20)
+			value := viewtest.BigValue(4 << 20)
 			setValue(t, h, `["big", "value"]`, value)
 			h.Refresh()
 
 			goTo(h, `["big", "value"]`)
 			raw := h.M.entry.raw
 			headBytes := allocated(func() {
-				if msg := loadEntry(s, 1, 1, raw)().(entryLoaded); msg.err != nil || !msg.found {
-					t.Fatalf("entry read: %v, found %v", msg.err, msg.found)
+				if msg := loadEntry(s, 1, 1, raw)().(entryLoaded); msg.row.Err != nil || !msg.row.Found {
+					t.Fatalf("entry read: %v, found %v", msg.row.Err, msg.row.Found)
 				}
 			})
 			wholeBytes := allocated(func() {
@@ -52,17 +53,17 @@ func TestEntryReadTakesTheHeadOfABigValue(t *testing.T) {
 			t.Logf("%s: the entry read of a %d-byte value allocates %d bytes; the read it replaced (store.List of the row) %d bytes",
 				backend, len(value), headBytes, wholeBytes)
 			st := h.M.entry
-			if !st.found || !st.cut || st.size != int64(len(value)) || !st.json || !bytes.Equal(st.e.Value, value[:entryHeadCap]) {
-				t.Fatalf("the entry holds %d bytes (cut %v, size %d, json %v); want the first %d of %d", len(st.e.Value), st.cut, st.size, st.json, entryHeadCap, len(value))
+			if !st.found || !st.cut || st.size != int64(len(value)) || !st.json || !bytes.Equal(st.e.Value, value[:entry.HeadCap]) {
+				t.Fatalf("the entry holds %d bytes (cut %v, size %d, json %v); want the first %d of %d", len(st.e.Value), st.cut, st.size, st.json, entry.HeadCap, len(value))
 			}
 			if headBytes > int64(len(value))/2 {
-				t.Errorf("selecting the value allocated %d bytes; want about its head (%d), not the value (%d)", headBytes, entryHeadCap, len(value))
+				t.Errorf("selecting the value allocated %d bytes; want about its head (%d), not the value (%d)", headBytes, entry.HeadCap, len(value))
 			}
 			h.RequireView("value is 4.0 MiB: its first 64.0 KiB shown;")
 
 			h.Keys("e")
 			h.RequireFlash("the TUI edits values up to")
-			if h.M.form != nil {
+			if h.M.editor.Editing() {
 				t.Fatal("e opened the form on the head of a value")
 			}
 			h.Keys("c")
@@ -89,29 +90,29 @@ func TestEditFormNeverTakesTheHeadOnReload(t *testing.T) {
 	h.Refresh()
 	goTo(h, `["big", "value"]`)
 	h.Keys("e")
-	if h.M.form == nil {
+	if !h.M.editor.Editing() {
 		t.Fatalf("e opened no form (flashes %v)", h.Flashes)
 	}
-	value := bigValue(widgets.ValueCap * 3)
+	value := viewtest.BigValue(widgets.ValueCap * 3)
 	setValue(t, h, `["big", "value"]`, value)
 	h.Keys("end", "ctrl+u")
 	h.TypeText(`"mine"`)
 	h.Keys("ctrl+s") // conflicts: the stamp moved
-	if h.M.form == nil || !h.M.form.reload.Enabled() {
-		t.Fatalf("the save did not conflict (form %v, flashes %v)", h.M.form != nil, h.Flashes)
+	if !h.M.editor.Editing() || !h.M.editor.Reloadable() {
+		t.Fatalf("the save did not conflict (form %v, flashes %v)", h.M.editor.Editing(), h.Flashes)
 	}
-	if h.M.conflict != nil {
+	if h.M.editor.Conflicting() {
 		h.Keys("e") // the conflict screen (theirs against yours): keep editing
 	}
 	h.Keys("ctrl+r")
-	if h.M.form == nil || !h.M.entry.cut {
-		t.Fatalf("the reload did not read the cut row (form %v, cut %v)", h.M.form != nil, h.M.entry.cut)
+	if !h.M.editor.Editing() || !h.M.entry.cut {
+		t.Fatalf("the reload did not read the cut row (form %v, cut %v)", h.M.editor.Editing(), h.M.entry.cut)
 	}
-	if got := h.M.form.Value(h.M.form.valField); len(got) >= widgets.ValueCap || h.M.form.Err == "" {
-		t.Fatalf("the form took %d bytes of text on reload (error %q); want it refused", len(got), h.M.form.Err)
+	if got := h.M.editor.Text(); len(got) >= widgets.ValueCap || h.M.editor.Err() == "" {
+		t.Fatalf("the form took %d bytes of text on reload (error %q); want it refused", len(got), h.M.editor.Err())
 	}
 	h.Keys("ctrl+s") // still the old stamp: conflicts again, writes nothing
-	if h.M.conflict != nil {
+	if h.M.editor.Conflicting() {
 		h.Keys("x") // discard the edit
 	}
 	if got, _, _ := h.S.GetRaw(viewtest.Ctx, h.M.entry.e.Raw); !bytes.Equal(got.Value, value) {
@@ -137,7 +138,7 @@ func TestChangedSinceYouLookedOverTheHead(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	goTo(h, `["accounts", "acme"]`)
 	h.Keys("j") // looked at acme, then left it
-	value := bigValue(3 * widgets.ValueCap)
+	value := viewtest.BigValue(3 * widgets.ValueCap)
 	setValue(t, h, `["accounts", "acme"]`, value)
 	h.Refresh()
 	h.Keys("k")
@@ -145,7 +146,7 @@ func TestChangedSinceYouLookedOverTheHead(t *testing.T) {
 	h.Keys("=")
 	h.RequireView("CHANGED SINCE YOU LOOKED", "only its stamp is compared")
 	h.Keys("=", "j") // looked at the cut value
-	if r := h.M.seen.rows[string(h.M.seen.order[len(h.M.seen.order)-1])]; r.value != nil || r.big != len(value) {
+	if r := h.M.pane.seen.rows[string(h.M.pane.seen.order[len(h.M.pane.seen.order)-1])]; r.value != nil || r.big != len(value) {
 		t.Fatalf("the cut value is remembered as %d bytes kept, size %d; want its size %d and no bytes", len(r.value), r.big, len(value))
 	}
 }

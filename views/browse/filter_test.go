@@ -2,6 +2,7 @@ package browse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,16 +18,23 @@ import (
 // "many" under "users", and a few top-level keys beside "users".
 func seedMany(t *testing.T, n int) (*store.Store, *store.VirtualClock) {
 	t.Helper()
+	users := codec.String("users")
+	return seedLevel(t, codec.Key{users, codec.String("many")}, n,
+		codec.Key{users, codec.String("alice")}, codec.Key{users, codec.String("bob")},
+		codec.Key{codec.String("apps")}, codec.Key{codec.String("zeta")})
+}
+
+// seedLevel writes level + ["kNNNNN"] for n keys, and the keys more, each
+// holding 1, in an empty store.
+func seedLevel(t *testing.T, level codec.Key, n int, more ...codec.Key) (*store.Store, *store.VirtualClock) {
+	t.Helper()
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	a := s.Atomic()
 	for i := range n {
-		a.Set(codec.Key{codec.String("users"), codec.String("many"), codec.String(fmt.Sprintf("k%05d", i))}, []byte(`1`))
+		a.Set(append(slices.Clone(level), codec.String(fmt.Sprintf("k%05d", i))), []byte(`1`))
 	}
-	for _, k := range []string{"alice", "bob"} {
-		a.Set(codec.Key{codec.String("users"), codec.String(k)}, []byte(`1`))
-	}
-	for _, k := range []string{"apps", "zeta"} {
-		a.Set(codec.Key{codec.String(k)}, []byte(`1`))
+	for _, k := range more {
+		a.Set(k, []byte(`1`))
 	}
 	if _, err := a.Commit(storetest.Ctx(t)); err != nil {
 		t.Fatal(err)
@@ -60,7 +68,7 @@ func TestFilterStaysOnItsLevel(t *testing.T) {
 	h.Keys("backspace", "backspace", "backspace", "backspace") // k0
 	h.TypeText("0199")
 	h.Keys("tab")
-	if many.more != nil || many.loadedKids() != 200 || h.M.filterOn != many {
+	if many.more != nil || many.loadedKids() != 200 || h.M.filter.level != many {
 		t.Fatalf("tab loaded %d of many's 200 children (more %v)", many.loadedKids(), many.more != nil)
 	}
 	h.RequireView(`"k00199" ●`)

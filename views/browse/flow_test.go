@@ -33,7 +33,7 @@ func TestBrowseEditConflictThenReload(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	goTo(h, `["accounts", "hooli"]`)
 	h.Keys("e")
-	if h.M.form == nil {
+	if !h.M.editor.Editing() {
 		t.Fatalf("e opened no form; flashes %v", h.Flashes)
 	}
 	// Another writer changes the key between showing and committing.
@@ -44,7 +44,7 @@ func TestBrowseEditConflictThenReload(t *testing.T) {
 	h.Keys("end", "ctrl+u") // clear the line: the value is `true`
 	h.TypeText(`"mine"`)
 	h.Keys("ctrl+s")
-	// The conflict screen (conflict.go); keep editing returns to the
+	// The conflict screen (editor/conflict.go); keep editing returns to the
 	// form, which says what happened and offers the reload.
 	h.RequireView("CONFLICT", "theirs → yours", `"theirs" → "mine"`)
 	h.Keys("esc")
@@ -57,7 +57,7 @@ func TestBrowseEditConflictThenReload(t *testing.T) {
 	h.Keys("end", "ctrl+u")
 	h.TypeText(`"mine"`)
 	h.Keys("ctrl+s")
-	if h.M.form != nil {
+	if h.M.editor.Editing() {
 		t.Fatalf("form still open after save:\n%s", h.M.View())
 	}
 	if e, _ := getRaw(t, h.S, `["accounts", "hooli"]`); string(e.Value) != `"mine"` {
@@ -135,7 +135,7 @@ func TestBrowseReadOnlyRefuses(t *testing.T) {
 			t.Errorf("%s: flash = %q, want a read-only refusal", k, h.LastFlash())
 		}
 	}
-	if h.M.form != nil || len(h.Confirms) > 0 {
+	if h.M.editor.Editing() || len(h.Confirms) > 0 {
 		t.Fatal("a write action opened in read-only mode")
 	}
 	for _, col := range h.M.FullHelp() {
@@ -333,8 +333,8 @@ func TestBrowseMouse(t *testing.T) {
 		t.Errorf("a refresh scrolled the tree from %d to %d", off, h.M.offset)
 	}
 	wheel(60, tea.MouseButtonWheelDown)
-	if h.M.entryOff != 0 { // the otp-a entry fits: nothing to scroll
-		t.Errorf("entry scrolled to %d", h.M.entryOff)
+	if h.M.pane.off != 0 { // the otp-a entry fits: nothing to scroll
+		t.Errorf("entry scrolled to %d", h.M.pane.off)
 	}
 	var c tea.Cmd
 	h.M, c = h.M.Update(tea.MouseMsg{X: 5, Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
@@ -374,5 +374,30 @@ func TestBrowseCopyKeyEscapesZeroWidth(t *testing.T) {
 	got := h.Copied[len(h.Copied)-1]
 	if strings.ContainsRune(got, '\u200b') || !strings.Contains(got, `\u200b`) {
 		t.Fatalf("y copied %q, want the zero-width space escaped as \\u200b", got)
+	}
+}
+
+// TestBrowseEditNoChangeWritesNothing: e then ctrl+s with nothing changed
+// (the TTL kept) writes nothing and keeps the stamp; a changed TTL alone
+// is a change and is saved.
+func TestBrowseEditNoChangeWritesNothing(t *testing.T) {
+	h := newHarness(t, false, 120, 40)
+	goTo(h, `["accounts", "acme"]`)
+	before := viewtest.Digest(t, h.S)
+	h.Keys("e", "ctrl+s")
+	if viewtest.Digest(t, h.S) != before {
+		t.Fatal("e, ctrl+s with nothing changed wrote to the store")
+	}
+	h.RequireFlash("nothing changed, nothing written")
+	if h.M.editor.Editing() {
+		t.Fatal("the form stays open after a save that had nothing to write")
+	}
+	h.Keys("e", "tab")
+	h.ClearInput()
+	h.TypeText("5m")
+	h.Keys("ctrl+s")
+	h.RequireFlash("saved")
+	if e, _ := getRaw(t, h.S, `["accounts", "acme"]`); e.ExpiresAt == nil {
+		t.Fatal("a new TTL alone was not saved")
 	}
 }

@@ -60,41 +60,53 @@ func (m *Model) advanceJump() tea.Cmd {
 			return tea.Batch(m.loadLevel(n, 0, nil, false), m.relayout())
 		}
 		child := n.find(part)
-		if child != nil {
-			n = child
-			continue
+		if child == nil {
+			return m.seekChild(n, d)
 		}
-		if n.loading {
-			// A reload in flight (after a write, the new key's level)
-			// may bring the child: its answer advances the jump again.
-			return nil
-		}
-		if j.follow {
-			if n.more == nil {
-				return m.endFollow()
-			}
-			return m.loadLevel(n, len(n.pages), n.more, false)
-		}
-		partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil) || n.anyStale()
-		if !partial && j.exists && j.reread != d && j.seekDepth != d {
-			// The level was read whole before the key was written: read it
-			// again from its start, as far as it was and a page more.
-			j.reread = d
-			return m.loadLevelLimit(n, n.loadedKids()+m.pageSize())
-		}
-		if !partial && j.exists && j.seekDepth != d {
-			partial = true // more was written than the reread reached
-		}
-		if !partial || j.seekDepth == d {
-			return m.failJump("no key %s", codec.Format(j.target))
-		}
-		j.seekDepth = d
-		seek, err := codec.Encode(j.target[:d+1])
-		if err != nil {
-			return m.failJump("cannot go to %s: %v", codec.Format(j.target), err)
-		}
-		return m.loadLevel(n, 0, seek, true)
+		n = child
 	}
+	return m.land(n)
+}
+
+// seekChild asks for the next page that may hold the jump's child at
+// depth d, missing from the loaded children of its level n (or says it
+// is not there).
+func (m *Model) seekChild(n *node, d int) tea.Cmd {
+	j := m.jump
+	if n.loading {
+		// A reload in flight (after a write, the new key's level)
+		// may bring the child: its answer advances the jump again.
+		return nil
+	}
+	if j.follow {
+		if n.more == nil {
+			return m.endFollow()
+		}
+		return m.loadLevel(n, len(n.pages), n.more, false)
+	}
+	partial := n.more != nil || (len(n.pages) > 0 && n.pages[0].after != nil) || n.anyStale()
+	if !partial && j.exists && j.reread != d && j.seekDepth != d {
+		// The level was read whole before the key was written: read it
+		// again from its start, as far as it was and a page more.
+		j.reread = d
+		return m.loadLevelLimit(n, n.loadedKids()+m.pageSize())
+	}
+	if !partial && j.exists && j.seekDepth != d {
+		partial = true // more was written than the reread reached
+	}
+	if !partial || j.seekDepth == d {
+		return m.failJump("no key %s", codec.Format(j.target))
+	}
+	j.seekDepth = d
+	seek, err := codec.Encode(j.target[:d+1])
+	if err != nil {
+		return m.failJump("cannot go to %s: %v", codec.Format(j.target), err)
+	}
+	return m.loadLevel(n, 0, seek, true)
+}
+
+// land ends the jump on n, its target, in view.
+func (m *Model) land(n *node) tea.Cmd {
 	m.jump = nil
 	if n == m.root {
 		return m.selectRow(0)
@@ -130,10 +142,10 @@ func (m *Model) jumpFound(msg childrenLoaded) bool {
 func (m *Model) failJump(format string, args ...any) tea.Cmd {
 	m.jump = nil
 	text := fmt.Sprintf(format, args...)
-	if n := len(m.held); n > 0 {
+	if n := len(m.held.keys); n > 0 {
 		text += fmt.Sprintf(" (%d key(s) pressed meanwhile ignored)", n)
 	}
-	m.held, m.heldOn = nil, nil
+	m.held.keys, m.held.on = nil, nil
 	return tea.Batch(m.relayout(), views.Flash(views.FlashError, "%s", text))
 }
 
@@ -179,7 +191,7 @@ func (m *Model) followSelection() bool {
 func (m *Model) endFollow() tea.Cmd {
 	gone := codec.Format(m.jump.target)
 	m.jump = nil
-	if n := len(m.held); n > 0 {
+	if n := len(m.held.keys); n > 0 {
 		return m.failJump("%s is gone", gone)
 	}
 	return m.relayout()
@@ -193,14 +205,14 @@ const maxHeld = 32
 // loading), and o, e, d or j there would act on the wrong row. The key is
 // replayed when the jump lands (replayHeld).
 func (m *Model) hold(msg tea.KeyMsg) {
-	if len(m.held) < maxHeld {
-		m.held = append(m.held, msg)
+	if len(m.held.keys) < maxHeld {
+		m.held.keys = append(m.held.keys, msg)
 	}
 }
 
 // holding reports whether a key pressed now waits behind held keys: a
 // jump is in flight, or it landed and the held keys wait for the entry.
-func (m Model) holding() bool { return m.jump != nil || len(m.held) > 0 }
+func (m Model) holding() bool { return m.jump != nil || len(m.held.keys) > 0 }
 
 // replayHeld hands the held keys to update once the jump has landed, in
 // the order they were pressed, after cmd. On a stored key they wait for
@@ -211,26 +223,26 @@ func (m Model) holding() bool { return m.jump != nil || len(m.held) > 0 }
 // Browse (leaves) drops them: they were meant for Browse.
 func (m Model) replayHeld(cmd tea.Cmd) (Model, tea.Cmd) {
 	cmds := []tea.Cmd{cmd}
-	for m.jump == nil && len(m.held) > 0 {
-		if m.heldOn != nil && *m.heldOn != m.sel {
+	for m.jump == nil && len(m.held.keys) > 0 {
+		if m.held.on != nil && *m.held.on != m.sel {
 			// A reload took the cursor off the row (its key deleted).
 			cmds = append(cmds, m.dropHeld("the cursor left the row they waited for"))
 			break
 		}
 		if m.entry.wanted && !m.entry.loaded {
 			sel := m.sel
-			m.heldOn = &sel
+			m.held.on = &sel
 			break // the entry's answer replays them (onEntry, via Update)
 		}
-		m.heldOn = nil
+		m.held.on = nil
 		if m.entry.wanted && (m.entry.err != nil || !m.entry.found) {
 			cmds = append(cmds, m.dropHeld(m.entryFailure()))
 			break
 		}
-		k := m.held[0]
-		m.held = m.held[1:]
-		rest := m.held
-		m.held = nil
+		k := m.held.keys[0]
+		m.held.keys = m.held.keys[1:]
+		rest := m.held.keys
+		m.held.keys = nil
 		leaves := m.leaves(k)
 		var c tea.Cmd
 		m, c = m.update(k)
@@ -239,7 +251,7 @@ func (m Model) replayHeld(cmd tea.Cmd) (Model, tea.Cmd) {
 			cmds = append(cmds, views.Flash(views.FlashInfo, "%s (%d key(s) pressed after it ignored)", leaves, len(rest)))
 			break
 		}
-		m.held = append(m.held, rest...)
+		m.held.keys = append(m.held.keys, rest...)
 	}
 	return m, tea.Batch(cmds...)
 }
@@ -247,8 +259,8 @@ func (m Model) replayHeld(cmd tea.Cmd) (Model, tea.Cmd) {
 // dropHeld drops the held keys, which cannot act on what they were
 // pressed for, and says why.
 func (m *Model) dropHeld(why string) tea.Cmd {
-	n := len(m.held)
-	m.held, m.heldOn = nil, nil
+	n := len(m.held.keys)
+	m.held.keys, m.held.on = nil, nil
 	return views.Flash(views.FlashError, "%s (%d key(s) pressed meanwhile ignored)", why, n)
 }
 

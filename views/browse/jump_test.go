@@ -47,12 +47,18 @@ func (s *stepper) run(c tea.Cmd) {
 // drain delivers every answer, and the answers those bring, in order.
 func (s *stepper) drain(m Model) Model {
 	for len(s.queue) > 0 {
-		msg := s.queue[0]
-		s.queue = s.queue[1:]
-		var c tea.Cmd
-		m, c = m.Update(msg)
-		s.run(c)
+		m = s.next(m)
 	}
+	return m
+}
+
+// next delivers the first answer waiting.
+func (s *stepper) next(m Model) Model {
+	msg := s.queue[0]
+	s.queue = s.queue[1:]
+	var c tea.Cmd
+	m, c = m.Update(msg)
+	s.run(c)
 	return m
 }
 
@@ -77,6 +83,17 @@ func freshBrowse(t *testing.T) (Model, tea.Cmd) {
 	return m, m.Init()
 }
 
+// freshJump is freshBrowse with a jump to target in flight, its answers
+// waiting in a stepper.
+func freshJump(t *testing.T, target string) (Model, *stepper) {
+	t.Helper()
+	m, initCmd := freshBrowse(t)
+	s := &stepper{}
+	m, gotoCmd := m.Goto(storetest.Key(t, target))
+	s.run(tea.Batch(initCmd, gotoCmd))
+	return m, s
+}
+
 // selectedKey is the key under the cursor, or "" on a line that is not a
 // decoded key part.
 func selectedKey(m Model) string {
@@ -93,10 +110,7 @@ func selectedKey(m Model) string {
 // j then moves on from the lease.
 func TestBrowseKeysDuringJumpActOnTarget(t *testing.T) {
 	const lease = `["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]`
-	m, initCmd := freshBrowse(t)
-	s := &stepper{}
-	m, gotoCmd := m.Goto(storetest.Key(t, lease))
-	s.run(tea.Batch(initCmd, gotoCmd))
+	m, s := freshJump(t, lease)
 	m = s.drain(s.press(m, "o"))
 	if got := selectedKey(m); got != lease {
 		t.Fatalf("after the jump the cursor is on %q, want the lease", got)
@@ -114,10 +128,7 @@ func TestBrowseKeysDuringJumpActOnTarget(t *testing.T) {
 	}
 
 	// Keys held meanwhile are replayed in order: o, then j to the next row.
-	m, initCmd = freshBrowse(t)
-	s = &stepper{}
-	m, gotoCmd = m.Goto(storetest.Key(t, lease))
-	s.run(tea.Batch(initCmd, gotoCmd))
+	m, s = freshJump(t, lease)
 	m = s.press(m, "j")
 	if !strings.Contains(m.View(), `going to ["dwk_lease", "Ticker", "234f`) {
 		t.Errorf("the tree does not say where it is going:\n%s", m.View())
@@ -133,10 +144,7 @@ func TestBrowseKeysDuringJumpActOnTarget(t *testing.T) {
 // stayed on (d there would ask to delete another key), and the flash says
 // they were ignored.
 func TestBrowseJumpFailureDropsHeldKeys(t *testing.T) {
-	m, initCmd := freshBrowse(t)
-	s := &stepper{}
-	m, gotoCmd := m.Goto(storetest.Key(t, `["accounts", "nobody"]`))
-	s.run(tea.Batch(initCmd, gotoCmd))
+	m, s := freshJump(t, `["accounts", "nobody"]`)
 	m = s.drain(s.press(m, "d"))
 	if len(s.asks) != 0 {
 		t.Errorf("d held during a failed jump asked %q", s.asks[0].Title)
@@ -191,10 +199,7 @@ func TestBrowseRefreshKeepsKeyPastDroppedPages(t *testing.T) {
 	pressed := false
 	for len(st.queue) > 0 {
 		msg := st.queue[0]
-		st.queue = st.queue[1:]
-		var c tea.Cmd
-		m, c = m.Update(msg)
-		st.run(c)
+		m = st.next(m)
 		r := m.rows[m.cursor]
 		if got := selectedKey(m); got != target && r.kind != rowMore {
 			t.Fatalf("after %T the cursor is on %q (row kind %d), neither the key nor the level's more line", msg, got, r.kind)
@@ -251,11 +256,7 @@ func (s *stepper) untilEntry(t *testing.T, m Model) (Model, int) {
 				return m, i
 			}
 		}
-		msg := s.queue[0]
-		s.queue = s.queue[1:]
-		var c tea.Cmd
-		m, c = m.Update(msg)
-		s.run(c)
+		m = s.next(m)
 	}
 	t.Fatal("no entry was read")
 	return m, -1
@@ -267,10 +268,7 @@ func (s *stepper) untilEntry(t *testing.T, m Model) (Model, int) {
 // after the landing, while the entry is read, waits behind it.
 func TestBrowseHeldKeysWaitForEntry(t *testing.T) {
 	const target = `["accounts", "acme"]`
-	m, initCmd := freshBrowse(t)
-	s := &stepper{}
-	m, gotoCmd := m.Goto(storetest.Key(t, target))
-	s.run(tea.Batch(initCmd, gotoCmd))
+	m, s := freshJump(t, target)
 	m = s.press(m, "d")
 	m, _ = s.untilEntry(t, m)
 	if got := selectedKey(m); got != target {
@@ -302,7 +300,7 @@ func TestBrowseHeldKeysWaitForEntry(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	m = h.M
 	s = &stepper{}
-	m, gotoCmd = m.Goto(storetest.Key(t, target))
+	m, gotoCmd := m.Goto(storetest.Key(t, target))
 	s.run(gotoCmd)
 	m = s.drain(s.press(m, "y", "j", "Y"))
 	next := selectedKey(m)
@@ -323,19 +321,16 @@ func TestBrowseHeldKeysWaitForEntry(t *testing.T) {
 // be read, the keys held for it are dropped, and the flash says so.
 func TestBrowseHeldKeysDroppedWhenEntryFails(t *testing.T) {
 	const target = `["accounts", "acme"]`
-	m, initCmd := freshBrowse(t)
-	s := &stepper{}
-	m, gotoCmd := m.Goto(storetest.Key(t, target))
-	s.run(tea.Batch(initCmd, gotoCmd))
+	m, s := freshJump(t, target)
 	m = s.press(m, "e", "d")
 	m, i := s.untilEntry(t, m)
 	// The store's answer, as a read past its deadline gives it.
 	e := s.queue[i].(entryLoaded)
-	e.found, e.err = false, context.DeadlineExceeded
+	e.row.Found, e.row.Err = false, context.DeadlineExceeded
 	s.queue[i] = e
 	m = s.drain(m)
-	if len(s.asks) != 0 || m.form != nil {
-		t.Errorf("keys held for an entry that failed to load acted: asks %v, form open %v", s.asks, m.form != nil)
+	if len(s.asks) != 0 || m.editor.Editing() {
+		t.Errorf("keys held for an entry that failed to load acted: asks %v, form open %v", s.asks, m.editor.Editing())
 	}
 	want := "cannot read " + target + ": context deadline exceeded (2 key(s) pressed meanwhile ignored)"
 	if len(s.flashes) != 1 || s.flashes[0].Text != want {
@@ -352,10 +347,7 @@ func TestBrowseHeldKeysDroppedWhenEntryFails(t *testing.T) {
 // lease's row, j moved the cursor) and the flash says they were ignored.
 func TestBrowseHeldKeysStopAtRecord(t *testing.T) {
 	const lease = `["dwk_lease", "Ticker", "234f594be1ed8ecc8c4d393b295c02f3"]`
-	m, initCmd := freshBrowse(t)
-	s := &stepper{}
-	m, gotoCmd := m.Goto(storetest.Key(t, lease))
-	s.run(tea.Batch(initCmd, gotoCmd))
+	m, s := freshJump(t, lease)
 	m = s.drain(s.press(m, "o", "j", "d"))
 	if len(s.records) != 1 || codec.Format(s.records[0].Key) != lease {
 		t.Fatalf("o asked for records %v", s.records)
@@ -369,8 +361,8 @@ func TestBrowseHeldKeysStopAtRecord(t *testing.T) {
 	if len(s.flashes) != 1 || s.flashes[0].Text != "o shows another tab (2 key(s) pressed after it ignored)" {
 		t.Errorf("flashes %v", s.flashes)
 	}
-	if len(m.held) != 0 || m.holding() {
-		t.Errorf("keys still held after o: %v", m.held)
+	if len(m.held.keys) != 0 || m.holding() {
+		t.Errorf("keys still held after o: %v", m.held.keys)
 	}
 }
 
@@ -406,6 +398,6 @@ func TestBrowseHeldKeysDroppedWhenRowGoes(t *testing.T) {
 		t.Errorf("flashes %v, want %q", s.flashes, want)
 	}
 	if m.holding() {
-		t.Errorf("keys still held: %v", m.held)
+		t.Errorf("keys still held: %v", m.held.keys)
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // A level is loaded a page at a time; its title said "KEYS 5445/5445",
-// the rows loaded, as if that were the level (issue 22 point 14). The
+// the rows loaded, as if that were the level. The
 // store counts the level's children (a bounded count: "10000+" past
 // it), once when a partly loaded level shows and again after a refresh,
 // and the title shows loaded/total.

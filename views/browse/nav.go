@@ -5,6 +5,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/store"
+	"kvdeck/views/browse/entry"
 	"kvdeck/views/widgets"
 )
 
@@ -20,7 +21,7 @@ type entryState struct {
 	loaded bool
 	stale  bool
 	found  bool
-	e      store.Entry // its Value cut to entryHeadCap bytes when cut
+	e      store.Entry // its Value cut to entry.HeadCap bytes when cut
 	err    error
 	// size is the value's whole length; cut, that e.Value holds only its
 	// head; json, that the whole value is JSON.
@@ -28,6 +29,11 @@ type entryState struct {
 	cut, json bool
 	// answers counts the reads applied; it tells the value cache that e changed.
 	answers int
+}
+
+// row is the entry as the reader and the editor take it.
+func (st entryState) row() entry.Row {
+	return entry.Row{E: st.e, Found: st.loaded && st.found, Err: st.err, Size: st.size, Cut: st.cut, JSON: st.json}
 }
 
 // Layout: the tree takes two fifths of the width, the entry the rest.
@@ -90,7 +96,7 @@ func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 		// read, the error shows under them, and the next Refresh (the
 		// root's next tick, told by Failed) retries. Left stale, every
 		// relayout re-read them: a loop of failing requests while the
-		// store was away, Busy all along (issue 22 point 9).
+		// store was away, Busy all along.
 		n.retry = false
 		for i := range n.pages {
 			n.pages[i].stale = false
@@ -122,16 +128,15 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 	if msg.session != m.deps.Session {
 		return m, nil
 	}
-	m.entryBusy = false
+	m.pane.busy = false
 	if msg.gen == m.entry.gen {
-		m.reread(msg.found, msg.head.Entry)
+		r := msg.row
+		m.reread(r.Found, r.E)
 		m.entry.loaded, m.entry.stale = true, false
-		m.entry.found, m.entry.e, m.entry.err = msg.found, msg.head.Entry, msg.err
-		m.entry.size, m.entry.cut, m.entry.json = msg.head.Size, msg.head.Cut(), msg.head.Valid()
+		m.entry.found, m.entry.e, m.entry.err = r.Found, r.E, r.Err
+		m.entry.size, m.entry.cut, m.entry.json = r.Size, r.Cut, r.JSON
 		m.entry.answers++
-		if m.form != nil && m.form.reloading {
-			m.form.reloaded(m.entry, m.deps.Now())
-		}
+		m.editor.Reloaded(m.entry.row())
 	}
 	out := m.wantEntry()
 	return m, out
@@ -140,10 +145,10 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 // wantEntry reads the selected row when it needs reading and no read is in
 // flight; a selection that moved on while one was is read when it lands.
 func (m *Model) wantEntry() tea.Cmd {
-	if m.entryBusy || !m.entry.wanted || (m.entry.loaded && !m.entry.stale) {
+	if m.pane.busy || !m.entry.wanted || (m.entry.loaded && !m.entry.stale) {
 		return nil
 	}
-	m.entryBusy = true
+	m.pane.busy = true
 	m.entry.gen = m.nextTag()
 	return loadEntry(m.deps.Store, m.deps.Session, m.entry.gen, m.entry.raw)
 }
@@ -204,7 +209,7 @@ func (m *Model) placeCursor(i int, reveal bool) tea.Cmd {
 				m.entry.key = n.key
 			}
 		}
-		m.entryOff = 0
+		m.pane.off = 0
 	}
 	m.entry.node = n
 	return tea.Batch(m.wantEntry(), m.reloadVisible())
@@ -212,6 +217,15 @@ func (m *Model) placeCursor(i int, reveal bool) tea.Cmd {
 
 // selected returns the node under the cursor, or nil.
 func (m Model) selected() *node { return m.entry.node }
+
+// selectedPrefix is the key of the node under the cursor, nil on an
+// undecodable row or nothing: where the value search looks.
+func (m Model) selectedPrefix() codec.Key {
+	if n := m.selected(); n != nil && n.kind == nodePart {
+		return n.key
+	}
+	return nil
+}
 
 // levelOf returns the level (parent node) a row belongs to and the page
 // of that level it sits in.
@@ -254,7 +268,7 @@ func (m *Model) reloadVisible() tea.Cmd {
 			// Only a cursor coming down towards the level's end loads
 			// on: one below it (on a later sibling, after G) loaded the
 			// whole level in the background, a page each time the "more"
-			// line came back on screen (issue 22 point 14).
+			// line came back on screen.
 			cmds = append(cmds, m.loadLevel(lvl, len(lvl.pages), lvl.more, false))
 		case r.kind == rowError && lvl.retry:
 			lvl.retry = false
@@ -335,12 +349,12 @@ func (m Model) onMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 	case tea.MouseButtonWheelDown:
 		step = 3
 	case tea.MouseButtonLeft:
-		if msg.Action == tea.MouseActionPress && inTree && m.form == nil {
+		if msg.Action == tea.MouseActionPress && inTree && !m.editor.Editing() {
 			if i := m.offset + msg.Y - 2; msg.Y >= 2 && i < len(m.rows) {
 				// A row clicked is chosen: a jump in flight would take
 				// the cursor away from it when it lands, so it ends here
 				// (and the keys held for its target with it).
-				m.jump, m.held, m.heldOn = nil, nil, nil
+				m.jump, m.held.keys, m.held.on = nil, nil, nil
 				out := m.selectRow(i)
 				return m, out
 			}
@@ -357,14 +371,4 @@ func (m Model) onMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 	m.offset = widgets.ClampOffset(m.offset+step, m.treeRows(), len(m.rows))
 	out := m.reloadVisible()
 	return m, out
-}
-
-// checkJSON tells a scan of the value whether it is JSON: the database
-// said so for a cut value; a whole one is checked in the scan's command.
-func (st entryState) checkJSON(s *scan) {
-	if st.cut {
-		s.json = st.json
-		return
-	}
-	s.check = st.e.Value
 }

@@ -4,7 +4,7 @@ import (
 	"kvdeck/codec"
 )
 
-// Places for the back stack (issue 23 point 3). Like vim's jump list,
+// Places for the back stack. Like vim's jump list,
 // which counts G, gg, a search or % but not j/k, a Browse move counts as a
 // place when the key's purpose is to go somewhere rather than to the
 // next row, and the selection changed by it:
@@ -39,7 +39,7 @@ func (m *Model) leftPlace(from codec.Key, ok bool) {
 	if !ok {
 		return
 	}
-	if to, tok := m.Selected(); tok && to.Equal(from) && m.toEnd == nil {
+	if to, tok := m.Selected(); tok && to.Equal(from) && m.edge.toEnd == nil {
 		return
 	}
 	m.left = append(m.left, from)

@@ -11,7 +11,7 @@ import (
 	"kvdeck/views"
 )
 
-// :goto reads the store before it walks the tree (issue 22 point 4): the
+// :goto reads the store before it walks the tree: the
 // tree holds what was read at the last refresh, so a key written a moment
 // ago was "no key" until the next one, and a key deleted since was shown
 // as if it were there. The probe says where the key stands now: a row is
@@ -66,10 +66,10 @@ func (m Model) onProbed(msg probed) (Model, tea.Cmd) {
 	}
 	// The keys held were meant for the key, which is not there.
 	text := fmt.Sprintf("no key %s: not in the store (deleted, or never written); showing where it would be, beside %s", key, msg.target[len(msg.target)-1])
-	if n := len(m.held); n > 0 {
+	if n := len(m.held.keys); n > 0 {
 		text += fmt.Sprintf(" (%d key(s) pressed meanwhile ignored)", n)
 	}
-	m.held, m.heldOn = nil, nil
+	m.held.keys, m.held.on = nil, nil
 	m.jump = newJump(msg.target)
 	m.jump.exists = true
 	out := tea.Batch(m.advanceJump(), views.Flash(views.FlashInfo, "%s", text))

@@ -42,47 +42,47 @@ func TestSearchResumesAfterAnError(t *testing.T) {
 	}
 	s := storetest.Open(t, p.URL, store.Options{Clock: clock.Now})
 	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
-	h.M.searchWait = 3 * time.Second // each call's deadline: far above a call's time on a busy machine
-	h.M.searchScan = 400             // calls of 400 rows: 5 for the search
+	h.M.search.Wait = 3 * time.Second // each call's deadline: far above a call's time on a busy machine
+	h.M.search.Scan = 400             // calls of 400 rows: 5 for the search
 	h.RequireView(`"users"`)
 	h.Keys("s")
 	h.TypeText(`.n % 7 == 0`)
 	n := p.Count(func() { h.Keys("enter") })
-	sr := h.M.search
-	if sr.err != nil || sr.scanned != 400 || sr.cursor == "" || n != 1 {
-		t.Fatalf("the first call: %d rows in %d requests, %v; want 400 in 1, a cursor", sr.scanned, n, sr.err)
+	sr := &h.M.search
+	if sr.Err() != nil || sr.Scanned() != 400 || !sr.More() || n != 1 {
+		t.Fatalf("the first call: %d rows in %d requests, %v; want 400 in 1, a cursor", sr.Scanned(), n, sr.Err())
 	}
 	p.SlowFrom(1, time.Minute) // the second call outlives its deadline
 	began := time.Now()
 	h.Keys("n")
 	t.Logf("n: %v", time.Since(began))
 	p.SlowFrom(0, 0)
-	if sr.err == nil {
-		t.Fatalf("the slow call did not fail the search (%d matches, %d rows)", len(sr.results), sr.scanned)
+	if sr.Err() == nil {
+		t.Fatalf("the slow call did not fail the search (%d matches, %d rows)", len(sr.Results()), sr.Scanned())
 	}
-	if len(sr.results) == 0 || sr.scanned != 400 {
-		t.Fatalf("the error came at %d rows (%d matches): want after the first call's 400", sr.scanned, len(sr.results))
+	if len(sr.Results()) == 0 || sr.Scanned() != 400 {
+		t.Fatalf("the error came at %d rows (%d matches): want after the first call's 400", sr.Scanned(), len(sr.Results()))
 	}
 	h.RequireView("n resumes after ✗")
-	t.Logf("stopped at row %d by %v", sr.scanned, sr.err)
-	stopped := sr.scanned
+	t.Logf("stopped at row %d by %v", sr.Scanned(), sr.Err())
+	stopped := sr.Scanned()
 	for range 10 {
-		if h.M.search.cursor == "" && h.M.search.err == nil {
+		if !h.M.search.More() && h.M.search.Err() == nil {
 			break
 		}
 		began := time.Now()
 		h.Keys("n")
-		t.Logf("n: %v, %d rows", time.Since(began), h.M.search.scanned)
+		t.Logf("n: %v, %d rows", time.Since(began), h.M.search.Scanned())
 	}
 	h.RequireView("done")
 	var got []string
-	for _, e := range h.M.search.results {
+	for _, e := range h.M.search.Results() {
 		got = append(got, codec.Format(e.Key))
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("after resuming at row %d: %d matches, want %d (none skipped or repeated)\n got %v", stopped, len(got), len(want), got)
 	}
-	if h.M.search.scanned != rows {
-		t.Errorf("%d rows examined in all, want %d: each once", h.M.search.scanned, rows)
+	if h.M.search.Scanned() != rows {
+		t.Errorf("%d rows examined in all, want %d: each once", h.M.search.Scanned(), rows)
 	}
 }

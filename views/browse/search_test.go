@@ -9,6 +9,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/storetest"
+	"kvdeck/views/browse/search"
 	"kvdeck/views/viewtest"
 )
 
@@ -40,12 +41,12 @@ func TestSearchValues(t *testing.T) {
 	h.ClearInput()
 	h.TypeText(`.plan == "gold"`)
 	h.Keys("enter")
-	if got := len(h.M.search.results); got != searchPage {
-		t.Fatalf("the first page holds %d matches, want %d", got, searchPage)
+	if got := len(h.M.search.Results()); got != search.PageSize {
+		t.Fatalf("the first page holds %d matches, want %d", got, search.PageSize)
 	}
 	h.RequireView(`SEARCH VALUES under ["users"]`, "200 match(es)", "n searches on")
 	h.Keys("n")
-	if got := len(h.M.search.results); got != 300 {
+	if got := len(h.M.search.Results()); got != 300 {
 		t.Errorf("all the gold users under [\"users\"]: %d, want 300 (not the one under [\"other\"])", got)
 	}
 	h.RequireView("done")
@@ -61,7 +62,7 @@ func TestSearchValues(t *testing.T) {
 	h.TypeText(`"n":44}`)
 	h.Keys("enter")
 	var keys []string
-	for _, e := range h.M.search.results {
+	for _, e := range h.M.search.Results() {
 		keys = append(keys, codec.Format(e.Key))
 	}
 	if strings.Join(keys, " ") != `["users", 44]` {
@@ -69,11 +70,11 @@ func TestSearchValues(t *testing.T) {
 	}
 	// The database compared the text: the one match is all that was read.
 	h.RequireView("1 match(es), found by the database")
-	if h.M.search.scanned != 1 {
-		t.Errorf("the substring search examined %d rows here, want only the match", h.M.search.scanned)
+	if h.M.search.Scanned() != 1 {
+		t.Errorf("the substring search examined %d rows here, want only the match", h.M.search.Scanned())
 	}
 	h.Keys("esc")
-	if h.M.search != nil || strings.Contains(ansi.Strip(h.M.View()), "SEARCH VALUES") {
+	if h.M.search.Open() || strings.Contains(ansi.Strip(h.M.View()), "SEARCH VALUES") {
 		t.Error("esc did not close the search")
 	}
 }
@@ -103,8 +104,8 @@ func TestSearchKeptAndWholeStore(t *testing.T) {
 	h.RequireView(`key     ["users", 2]`)
 	h.Keys("s")
 	h.RequireView(`SEARCH VALUES under ["users"]`, "5 match(es)")
-	if h.M.search.cur != 2 {
-		t.Errorf("back in the results, the cursor is on match %d; want 2, the one shown", h.M.search.cur)
+	if h.M.search.Index() != 2 {
+		t.Errorf("back in the results, the cursor is on match %d; want 2, the one shown", h.M.search.Index())
 	}
 	h.Keys("s")
 	h.RequireView(`(tab: every key)`)

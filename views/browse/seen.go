@@ -7,7 +7,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// "What changed since I looked" (issue 23 point 1). Browse remembers, per
+// "What changed since I looked". Browse remembers, per
 // key, the row the user last looked at: its stamp, and its value when it
 // is at most seenValueCap bytes, for the last seenKeys keys (least
 // recently looked at forgotten first). A row is looked at when the cursor
@@ -44,7 +44,7 @@ type seenState struct {
 func newSeen() *seenState { return &seenState{rows: map[string]seenRow{}} }
 
 // remember records e, whose value is size bytes (e.Value holds only its
-// head when it is cut: entryHeadCap), as looked at; only if nothing of it
+// head when it is cut: entry.HeadCap), as looked at; only if nothing of it
 // is remembered when onlyNew.
 func (s *seenState) remember(e store.Entry, size int64, onlyNew bool) {
 	raw := string(e.Raw)
@@ -84,9 +84,9 @@ func (s *seenState) changed(e store.Entry) (seenRow, bool) {
 // leaves it; the diff closes.
 func (m *Model) lookedAway() {
 	if m.entry.loaded && m.entry.found {
-		m.seen.remember(m.entry.e, m.entry.size, false)
+		m.pane.seen.remember(m.entry.e, m.entry.size, false)
 	}
-	m.seen.showing = false
+	m.pane.seen.showing = false
 }
 
 // reread records the entry shown before a re-read of the same row
@@ -94,22 +94,22 @@ func (m *Model) lookedAway() {
 // the row stays selected is a change since the user looked too.
 func (m *Model) reread(found bool, e store.Entry) {
 	if m.entry.loaded && m.entry.found && found && string(e.Raw) == string(m.entry.e.Raw) {
-		m.seen.remember(m.entry.e, m.entry.size, true)
+		m.pane.seen.remember(m.entry.e, m.entry.size, true)
 	}
 }
 
 // toggleSeenDiff is =: show (or hide) what changed since the user looked.
 func (m *Model) toggleSeenDiff() {
-	if m.seen.showing {
-		m.seen.showing = false
+	if m.pane.seen.showing {
+		m.pane.seen.showing = false
 		return
 	}
 	if !m.entry.loaded || !m.entry.found {
 		return
 	}
-	if _, ok := m.seen.changed(m.entry.e); ok {
-		m.seen.showing = true
-		m.entryOff = 0
+	if _, ok := m.pane.seen.changed(m.entry.e); ok {
+		m.pane.seen.showing = true
+		m.pane.off = 0
 	}
 }
 
@@ -117,16 +117,16 @@ func (m *Model) toggleSeenDiff() {
 // computed once per pair of stamps.
 func (m Model) seenDiff(r seenRow) widgets.ValueDiff {
 	of := r.stamp + " " + m.entry.e.Versionstamp()
-	if m.seen.of != of {
-		m.seen.diff, m.seen.of = widgets.NewValueDiff(r.value, m.entry.e.Value), of
+	if m.pane.seen.of != of {
+		m.pane.seen.diff, m.pane.seen.of = widgets.NewValueDiff(r.value, m.entry.e.Value), of
 	}
-	return m.seen.diff
+	return m.pane.seen.diff
 }
 
 // changedLines is the entry's "changed since you looked" line (none when
 // its stamp is the one remembered).
 func (m Model) changedLines(e store.Entry, w int) []string {
-	r, ok := m.seen.changed(e)
+	r, ok := m.pane.seen.changed(e)
 	if !ok {
 		return nil
 	}
@@ -138,7 +138,7 @@ func (m Model) changedLines(e store.Entry, w int) []string {
 func (m Model) seenDiffLines(w, rows int) []string {
 	st := m.styles
 	e := m.entry.e
-	r, ok := m.seen.changed(e)
+	r, ok := m.pane.seen.changed(e)
 	if !ok {
 		return m.wrapText("unchanged since you looked", st.Muted, w)
 	}

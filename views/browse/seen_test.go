@@ -97,7 +97,7 @@ func TestSeenBounds(t *testing.T) {
 	}
 	goTo(h, codec.Format(k))
 	h.Keys("j")
-	if r := h.M.seen.rows[string(h.M.entry.e.Raw)]; r.value != nil {
+	if r := h.M.pane.seen.rows[string(h.M.entry.e.Raw)]; r.value != nil {
 		t.Fatal("moved to the next row? the test expects acme to be left")
 	}
 	if _, err := h.S.Set(viewtest.Ctx, k, []byte(`{"blob":"small"}`), nil); err != nil {

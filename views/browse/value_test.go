@@ -81,7 +81,7 @@ func TestLargeValueFrames(t *testing.T) {
 		if strings.Contains(view, "\x1b]52") {
 			t.Errorf("%d-byte value: the frame holds a raw OSC 52", size)
 		}
-		h.M.vcache.Forget() // prepare again: the cost of the first frame after a load
+		h.M.pane.cache.Forget() // prepare again: the cost of the first frame after a load
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		_ = h.M.View()

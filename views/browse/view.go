@@ -28,7 +28,7 @@ func (m Model) treeView() string {
 		text := fmt.Sprintf("%d/%d", m.cursor+1, len(m.rows))
 		if lvl := m.filterLevel(); !lvl.complete() && lvl.kind == nodePart {
 			// A level loaded in part: how many of its children are
-			// loaded, of how many the store holds (issue 22 point 14).
+			// loaded, of how many the store holds.
 			text = "level " + lvl.sizeText() + " loaded"
 		}
 		pos = m.styles.Muted.Render(text)
@@ -48,18 +48,18 @@ func (m Model) treeView() string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, m.treeFooter())
-	box := widgets.PaneBox(m.styles, m.focused && m.form == nil && m.reader == nil)
+	box := widgets.PaneBox(m.styles, m.focused && !m.editor.Editing() && !m.reader.Reading())
 	return widgets.Pane(box, strings.Join(lines, "\n"), m.treeWidth(), m.height)
 }
 
 // treeFooter shows the filter input, a jump in flight, or the filter in
 // force.
 func (m Model) treeFooter() string {
-	if m.pipeIn != nil {
-		return m.pipeIn.View()
+	if m.reader.Piping() {
+		return m.reader.PromptView()
 	}
-	if m.filtering {
-		return m.filterIn.View()
+	if m.filter.on {
+		return m.filter.in.View()
 	}
 	if m.jump != nil {
 		return m.styles.Muted.Render(widgets.FitWidth("going to "+widgets.Sanitize(codec.Format(m.jump.target))+"…", m.treeInner()))
@@ -75,19 +75,19 @@ func (m Model) treeFooter() string {
 }
 
 // filterNote says, while a filter is on a level only partly loaded, that
-// it sees only the loaded children (issue 22 point 2).
+// it sees only the loaded children.
 func (m Model) filterNote() string {
 	lvl := m.clearable()
-	if m.filtering {
-		lvl = m.filterOn
+	if m.filter.on {
+		lvl = m.filter.level
 	}
 	if lvl == nil || lvl.filter == "" || lvl.more == nil {
 		return ""
 	}
-	if m.toEnd == lvl && m.endStay {
+	if m.edge.toEnd == lvl && m.edge.stay {
 		return fmt.Sprintf("loading for the filter: %s", lvl.sizeText())
 	}
-	if m.filtering && lvl.loadedKids() < filterLoadCap {
+	if m.filter.on && lvl.loadedKids() < filterLoadCap {
 		if text := fmt.Sprintf("filters %s loaded · tab: all", lvl.sizeText()); ansi.StringWidth(text) <= m.treeInner()-6 {
 			return text
 		}
@@ -201,21 +201,18 @@ func (m Model) moreText(r row) string {
 // with its body scrolled by K/J or the wheel.
 func (m Model) rightView() string {
 	w, h := m.entryWidth(), m.height
-	if m.conflict != nil {
-		return m.conflictView(w, h)
-	}
-	if m.form != nil {
-		return widgets.Pane(m.styles.PaneFocused, m.form.View(), w, h)
+	if m.editor.Open() {
+		return m.editor.View()
 	}
 	if m.searching() {
-		return m.searchView(w, h)
+		return m.search.View()
 	}
-	if m.reader != nil {
-		return m.readerView(w, h)
+	if m.reader.Reading() {
+		return m.reader.View()
 	}
 	title, body := m.entryLines(m.entryInner())
 	rows := m.entryRows()
-	off := widgets.ClampOffset(m.entryOff, rows, len(body))
+	off := widgets.ClampOffset(m.pane.off, rows, len(body))
 	box := m.styles.Pane
 	switch {
 	case len(body) > rows:
@@ -235,5 +232,5 @@ func (m Model) entryRows() int { return max(m.innerHeight()-1, 1) }
 // scrollEntry scrolls the entry pane by delta lines, within its body.
 func (m *Model) scrollEntry(delta int) {
 	_, body := m.entryLines(m.entryInner())
-	m.entryOff = widgets.ClampOffset(m.entryOff+delta, m.entryRows(), len(body))
+	m.pane.off = widgets.ClampOffset(m.pane.off+delta, m.entryRows(), len(body))
 }

@@ -1,9 +1,11 @@
 package browse
 
 import (
+	"os"
 	"strings"
 	"testing"
 
+	"kvdeck/views/browse/editor"
 	"kvdeck/views/viewtest"
 )
 
@@ -27,8 +29,30 @@ func TestBrowseWriteKeys(t *testing.T) {
 				h.Keys(key)
 				return
 			}
-			editInEditor(h.T, h, func(text string) string { return strings.Replace(text, `"enterprise"`, `"gold"`, 1) })
+			actAsEditor(h, func(text string) string { return strings.Replace(text, `"enterprise"`, `"gold"`, 1) })
 		},
 		Capturing: Model.Capturing,
 	})
+}
+
+// actAsEditor is E on the selection with the test as $EDITOR (tea.Exec
+// runs nothing in the harness): edit changes the value's file, then the
+// editor's exit is answered; the file is gone after.
+func actAsEditor(h *viewtest.Harness[Model], edit func(text string) string) {
+	h.T.Helper()
+	m := h.M
+	cmd := m.startExternalEdit()
+	h.M = m
+	f, ok := cmd().(editor.FileReady)
+	b, err := os.ReadFile(f.Path)
+	if !ok || f.Err != nil || err != nil {
+		h.T.Fatalf("no file for the editor: %+v, %v", f, err)
+	}
+	if err := os.WriteFile(f.Path, []byte(edit(string(b))), 0o600); err != nil {
+		h.T.Fatal(err)
+	}
+	h.Send(f.Closed(nil))
+	if _, err := os.Stat(f.Path); !os.IsNotExist(err) {
+		h.T.Errorf("the temporary file is left behind: %v", err)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/themes"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -90,6 +91,9 @@ type row struct {
 	lastAt                time.Time
 	rate                  *float64
 	rates, ready, overdue widgets.Series
+	// saidLocked: the flash line said that a read of the store took
+	// SQLite's locks (read.locked).
+	saidLocked bool
 }
 
 // Model is the Fleet view.
@@ -124,6 +128,9 @@ type (
 		rtt      time.Duration
 		err      error
 		platform string
+		// locked is what the store said when it read its file with
+		// SQLite's locks (store.LockedReadNote), "" when it did not.
+		locked string
 	}
 )
 
@@ -186,13 +193,13 @@ func (m Model) readCmd(name string) tea.Cmd {
 		}
 		start := time.Now()
 		p, err := coord.ReadPulse(ctx, s, now())
-		rtt := time.Since(start)
+		rtt, locked := time.Since(start), s.LockedReadNote()
 		if done != nil {
 			done(name, err)
 		} else {
 			s.Close()
 		}
-		r := read{name: name, pulse: p, rtt: rtt, err: err}
+		r := read{name: name, pulse: p, rtt: rtt, err: err, locked: locked}
 		if platform != nil {
 			var perr error
 			if r.platform, perr = platform(ctx, name); perr != nil {
@@ -216,6 +223,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case read:
 		if r := m.rows[msg.name]; r != nil {
 			r.note(msg, m.deps.Wall())
+			if msg.locked != "" && !r.saidLocked {
+				// Said once a row: a store is opened afresh each read.
+				r.saidLocked = true
+				return m, views.Flash(views.FlashError, "%s: %s", r.saved.Name, msg.locked)
+			}
 		}
 	}
 	return m, nil

@@ -39,8 +39,8 @@ func goldenFleet(t *testing.T) Model {
 	seq := func(n int64) *int64 { return &n }
 	pulses := map[string][2]coord.Pulse{
 		"dev": {{Seq: seq(100), Rows: 60}, {Seq: seq(130), Rows: 61, Expired: 1, Findings: 1}},
-		"prod-eu": {{Seq: seq(1_000_000), Rows: 100_000, Capped: true, LeasesHeld: 40, QueueReady: 10},
-			{Seq: seq(1_000_500), Rows: 100_000, Capped: true, Expired: 100_000, LeasesHeld: 41, LeasesExpiring: 3, LeasesExpired: 2,
+		"prod-eu": {{Seq: seq(1_000_000), Rows: 1_000_192, Estimated: true, Sampled: 4096, LeasesHeld: 40, QueueReady: 10},
+			{Seq: seq(1_000_500), Rows: 1_000_448, Estimated: true, Sampled: 4096, Expired: 46_884, SampledExpired: 192, LeasesHeld: 41, LeasesExpiring: 3, LeasesExpired: 2,
 				AlarmsOverdue: 7, WorstLatenessMs: 95_000, QueueReady: 120, QueueDelayed: 30, OldestReadyMs: 65_000, QueueFinal: 2, Findings: 61, FindingErrors: 1}},
 		"prod-us":                 {{Seq: seq(5), Rows: 12}, {Seq: seq(5), Rows: 12}},
 		"tenant-with-a-long-name": {{Seq: seq(7), Rows: 3, QueueReady: 1}, {Seq: seq(9), Rows: 3, QueueReady: 2, OldestReadyMs: 1500, Findings: 1}},

@@ -100,7 +100,7 @@ func (m Model) columns() []column {
 			return fmt.Sprintf("%.1f", *r.rate)
 		}},
 		{"TREND", trendLen / 2, 1, func(r *row, _ string) string { return spark(r.rates) }},
-		{"ROWS", 7, 2, func(r *row, _ string) string { return capped(r.pulse.Rows, r.pulse.Capped) }},
+		{"ROWS", 7, 2, func(r *row, _ string) string { return r.pulse.RowsText() }},
 		{"LEASES h/e/x", 12, 3, func(r *row, _ string) string {
 			p := r.pulse
 			return fmt.Sprintf("%d/%d/%d", p.LeasesHeld, p.LeasesExpiring, p.LeasesExpired)
@@ -116,7 +116,7 @@ func (m Model) columns() []column {
 			return fmt.Sprintf("%d/%d/%s/%d", p.QueueReady, p.QueueDelayed, usertext.ShortMillis(p.OldestReadyMs), p.QueueFinal)
 		}},
 		{"READY~", trendLen / 2, 5, func(r *row, _ string) string { return spark(r.ready) }},
-		{"EXPIRED", 7, 2, func(r *row, _ string) string { return capped(r.pulse.Expired, r.pulse.Capped) }},
+		{"EXPIRED", 7, 2, func(r *row, _ string) string { return r.pulse.ExpiredText() }},
 		{"FIND", 5, 0, func(r *row, _ string) string {
 			if r.pulse.FindingErrors > 0 {
 				return fmt.Sprintf("%d!", r.pulse.Findings)
@@ -239,7 +239,11 @@ func (m Model) detail(rows []*row, w int) string {
 	case r.err != nil:
 		return st.Error.Render(widgets.FitWidth(usertext.Sanitize(r.saved.Name+": "+r.err.Error()), w))
 	case r.done:
-		text += fmt.Sprintf(" · read in %s · %d finding(s) doctor would report of the ones one statement sees", usertext.ShortMillis(r.rtt.Milliseconds()), r.pulse.Findings)
+		text += fmt.Sprintf(" · read in %s", usertext.ShortMillis(r.rtt.Milliseconds()))
+		if r.pulse.Estimated {
+			text += fmt.Sprintf(" · ~ ROWS and EXPIRED estimated from a sample of %d rows spread over it (kvdeck doctor counts all)", r.pulse.Sampled)
+		}
+		text += fmt.Sprintf(" · %d finding(s) doctor would report of the ones one statement sees", r.pulse.Findings)
 	}
 	return st.Muted.Render(widgets.FitWidth(text, w))
 }
@@ -258,14 +262,7 @@ func (m Model) stateCell(r *row, state string) string {
 	return "✗ " + state
 }
 
-// capped is n, "≥n" when the count stopped at its bound.
-func capped(n int64, c bool) string {
-	if c {
-		return "≥" + fmt.Sprint(n)
-	}
-	return fmt.Sprint(n)
-}
-
+// dash is s, "-" when it is empty.
 func dash(s string) string {
 	if s == "" {
 		return "-"

@@ -3,11 +3,11 @@ package queues
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views"
@@ -163,11 +163,5 @@ func (m Model) stopMarkAll() (Model, tea.Cmd) {
 	return m, views.Flash(views.FlashInfo, "marking stopped: %s marked (ctrl+a clears)", count(m.marks.Len()))
 }
 
-// count writes n with thousands separators: 3,412.
-func count(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+// count writes n with thousands separators (usertext.Count): 3,412.
+func count(n int) string { return usertext.Count(int64(n)) }

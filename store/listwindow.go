@@ -1,0 +1,97 @@
+package store
+
+import (
+	"bytes"
+	"context"
+)
+
+// A filtered listing of a rollback-journal file reads in windows.
+//
+// A listing that filters its range (live rows only, a value holding some
+// bytes, expired rows) may examine many rows for each one it keeps: `list
+// ["t1"]` over 50,000 expired rows examines them all to keep none, one
+// statement of tens of milliseconds. Read without SQLite's locks
+// (lockfree.go) such a statement is kept only when no commit came during
+// it, which a service committing every 10 ms leaves no room for; read with
+// them it fails the service's commits that meet it. So on such a file a
+// filtered listing examines its range a window of rows at a time
+// (readWindowed: shorter while a writer leaves no room, longer again
+// after), each window answering every row it examined with whether the
+// filter keeps it (a row it does not keep travels without its value),
+// until the page is full (limit+1 rows, or its byte budget) or the range
+// is done. The windows are read one after another, as pages are: a page
+// is no snapshot either way.
+
+// listWindowRows is the rows a listing's window examines at most.
+const listWindowRows = 2048
+
+// listWindows reads a List page of opts over [lo, hi) in windows: up to
+// limit+1 entries, and with a budget the running size of the last one
+// (as listQuery's fifth column has it).
+func (s *Store) listWindows(ctx context.Context, opts ListOptions, lo, hi []byte, limit int) (out []Entry, end int64, err error) {
+	w := s.newReadWindow(windowList, or(s.knobs.windowRows, listWindowRows))
+	for {
+		var used, examined int
+		var got []Entry
+		var last []byte
+		err := s.readWindowed(ctx, w, func(n int) (string, []any) {
+			used = n
+			return s.listWindowSQL(opts, lo, hi, n)
+		}, func(rows resultRows) error {
+			got, last, examined = got[:0], nil, 0
+			for rows.Next() {
+				var keep int64
+				e, err := scanEntry(rows, &keep)
+				if err != nil {
+					return err
+				}
+				examined++
+				last = e.Raw
+				if keep != 0 {
+					got = append(got, e)
+				}
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return nil, 0, s.classify(err)
+		}
+		s.rowsRead.Add(int64(examined))
+		for _, e := range got {
+			if opts.budget > 0 && len(out) > 0 && end >= opts.budget {
+				return out, end, nil
+			}
+			out = append(out, e)
+			end += entryCost(e)
+			if len(out) > limit {
+				return out, end, nil
+			}
+		}
+		if examined < used || last == nil {
+			return out, end, nil
+		}
+		if opts.Reverse {
+			hi = last
+		} else {
+			lo = append(bytes.Clone(last), 0x00) // the smallest key past last
+		}
+	}
+}
+
+// listWindowSQL is a window of n rows of [lo, hi) in the listing's
+// order: each row with whether the listing's filter keeps it (its fifth
+// column), its value only when it does.
+func (s *Store) listWindowSQL(opts ListOptions, lo, hi []byte, n int) (string, []any) {
+	rng, rargs := rangeWhere(lo, hi)
+	filter, args := s.listFilter(opts)
+	order := "ASC"
+	if opts.Reverse {
+		order = "DESC"
+	}
+	q := "SELECT k, CASE WHEN m THEN v END, " + s.intSQL("ver") + ", " + s.intSQL("expires_at") + ", m FROM (" +
+		"SELECT k, v, ver, expires_at, (" + filter + ") AS m FROM kv WHERE " + rng + " ORDER BY k " + order + " LIMIT ?) ORDER BY k " + order
+	return q, append(append(args, rargs...), n)
+}
+
+// entryCost is entryCostSQL of an entry read.
+func entryCost(e Entry) int64 { return 160 + 2*int64(len(e.Raw)) + 2*int64(len(e.Value)) }
