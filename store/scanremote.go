@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"kvdeck/internal/retry"
 )
 
 // How a scan reads a server (Scan over HTTP or WebSocket: list, dump,
@@ -181,18 +183,8 @@ const retryPause = 100 * time.Millisecond
 // retryRead runs read, and once more when it failed on the way
 // (transient) and nothing of it reached the caller (unseen).
 func (s *Store) retryRead(ctx context.Context, read func() error, unseen func() bool) error {
-	err := read()
-	if err == nil || !transient(err) || ctx.Err() != nil || !unseen() {
-		return err
-	}
-	t := time.NewTimer(retryPause)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return err
-	case <-t.C:
-	}
-	return read()
+	again := func(err error) bool { return transient(err) && unseen() }
+	return retry.Until(ctx, retry.Policy{Backoff: retry.Backoff{First: retryPause, Max: retryPause}, Tries: 2}, again, read)
 }
 
 // transientStatus is an HTTP status that a request sent again may not
