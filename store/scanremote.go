@@ -40,6 +40,11 @@ import (
 // it is a read, and none of its rows reached the caller. A second
 // failure is the scan's error.
 
+// minRowCost is the least entryCost of a row (no key, no value): the
+// first page's bound on its rows, so that the server's sizing of it looks
+// at no more rows than a page of its budget can hold.
+const minRowCost = 160
+
 // remotePager reads the pages of one remote scan.
 type remotePager struct {
 	s    *Store
@@ -64,10 +69,11 @@ func (p *remotePager) next(ctx context.Context, cursor string, limit int, last [
 		}
 		p.rowCost = sum / int64(len(last))
 	}
-	rows := maxRows
-	if p.rowCost > 0 {
-		rows = int(min(max(budget/p.rowCost, 1), int64(maxRows)))
+	cost := p.rowCost
+	if cost <= 0 {
+		cost = minRowCost // no page holds more rows than this allows
 	}
+	rows := int(min(max(budget/cost, 1), int64(maxRows)))
 	if limit > 0 && limit < rows {
 		rows = limit
 	}

@@ -120,6 +120,9 @@ func Cursor(ctx context.Context, url string) (int, error) {
 	}
 	if json.Unmarshal(head, &h) == nil && h.Baton != nil {
 		_, err = post(ctx, url+"/v2/pipeline", map[string]any{"baton": *h.Baton, "requests": []any{map[string]any{"type": "close"}}})
+		if err != nil && strings.Contains(err.Error(), "STREAM_EXPIRED") {
+			err = nil // the stream was closed for us: the rows were read
+		}
 	}
 	return rows, err
 }
