@@ -256,11 +256,7 @@ func rowsText(t *testing.T, out []pipeResult) string {
 	t.Helper()
 	var b strings.Builder
 	for _, r := range out {
-		results := []*hranaStmtResult{r.Stmt}
-		if r.Batch != nil {
-			results = append(results, r.Batch.StepResults...)
-		}
-		for _, st := range results {
+		for _, st := range r.stmtResults() {
 			if st == nil {
 				b.WriteString("none;")
 				continue

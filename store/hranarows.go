@@ -61,14 +61,7 @@ func restoreRows(res *pipeResult, arrays [][][]hranaValue) {
 	if len(arrays) == 0 {
 		return
 	}
-	var results []*hranaStmtResult
-	if res.Stmt != nil {
-		results = append(results, res.Stmt)
-	}
-	if res.Batch != nil {
-		results = append(results, res.Batch.StepResults...)
-	}
-	for _, st := range results {
+	for _, st := range res.stmtResults() {
 		if st == nil || len(st.Rows) != 1 || len(st.Rows[0]) != 1 {
 			continue
 		}
@@ -80,6 +73,19 @@ func restoreRows(res *pipeResult, arrays [][][]hranaValue) {
 			st.Rows = arrays[n]
 		}
 	}
+}
+
+// stmtResults are the statement results of res: its statement's, or
+// its batch's steps' (a step that did not run is nil).
+func (res *pipeResult) stmtResults() []*hranaStmtResult {
+	var out []*hranaStmtResult
+	if res.Stmt != nil {
+		out = append(out, res.Stmt)
+	}
+	if res.Batch != nil {
+		out = append(out, res.Batch.StepResults...)
+	}
+	return out
 }
 
 // decodeRows decodes the rows array at the start of p, [[cell, ...],

@@ -18,18 +18,25 @@ import (
 	"kvdeck/store"
 )
 
-// seedSameRows writes into the store at url n rows ["s", i] whose values
-// hold a pad of about pad digits (every tenth row expired at T0), the
-// same rows on every backend: the rows of a file are the reference a
+// seedSameRows writes into the store at url n rows [prefix, i] whose
+// values hold a pad of about pad digits (every tenth row expired at T0),
+// the same rows on every backend: the rows of a file are the reference a
 // server's scan must read.
 func seedSameRows(t *testing.T, url, prefix string, n, pad int) {
+	t.Helper()
+	seedRows(t, url, prefix, n, fmt.Sprintf("printf('%%0%dd', i)", max(pad, 1)))
+}
+
+// seedRows writes n rows [prefix, i] into the store at url, generated on
+// the server: values {"n": i, "pad": <padSQL>}, every tenth expired at T0.
+func seedRows(t *testing.T, url, prefix string, n int, padSQL string) {
 	t.Helper()
 	storetest.Open(t, url, store.Options{Create: true}).Close()
 	storetest.Exec(t, url, fmt.Sprintf(
 		"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < %d) "+
 			"INSERT INTO kv SELECT unhex('02' || hex('%s') || '0004' || printf('80%%014X', i)), "+
-			"'{\"n\":' || i || ',\"pad\":\"' || printf('%%0%dd', i) || '\"}', i + 1, "+
-			"CASE WHEN i %% 10 = 3 THEN %d - 1 END FROM n", n, prefix, max(pad, 1), storetest.T0))
+			"'{\"n\":' || i || ',\"pad\":\"' || %s || '\"}', i + 1, "+
+			"CASE WHEN i %% 10 = 3 THEN %d - 1 END FROM n", n, prefix, padSQL, storetest.T0))
 }
 
 // scanText is every row a Scan of opts reads, one line each.

@@ -18,12 +18,7 @@ import (
 // expired at T0) into the store at url, generated on the server.
 func seedScanRows(t *testing.T, url string, n, pad int) {
 	t.Helper()
-	storetest.Open(t, url, store.Options{Create: true}).Close()
-	storetest.Exec(t, url, fmt.Sprintf(
-		"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < %d) "+
-			"INSERT INTO kv SELECT unhex('02730004' || printf('80%%014X', i)), "+
-			"'{\"n\":' || i || ',\"pad\":\"' || hex(randomblob(%d)) || '\"}', i + 1, "+
-			"CASE WHEN i %% 10 = 3 THEN %d - 1 END FROM n", n, max(pad/2, 1), storetest.T0))
+	seedRows(t, url, "s", n, fmt.Sprintf("hex(randomblob(%d))", max(pad/2, 1)))
 }
 
 // TestScanStoppedEarlyLeavesNothing: fn stops a scan of a large store
