@@ -21,13 +21,10 @@ import (
 // the answer; sqld refuses one over 10 MB). The first page, with no
 // rows before it, is sized by the server (cutPageSQL): a small scan is
 // one request, whatever its rows' sizes. The next page is read while
-// the caller handles this one (scanPages). What each way costs the
-// server, measured by its CPU time (/proc/PID/stat) for the rows of a
-// 350k-row store (BenchmarkScanServerCPU, TestScanServerCPU): Hrana 3's
-// cursor (/v3/cursor), which streams every row as a line of its own,
-// 4.4-7.1 times these pages; pages whose size the statement computes
-// with a running sum (a window over rows and values) 1.9 times; these
-// pages 1.0-1.1 times a plain pager's 50,000-row pages.
+// the caller handles this one (scanPages). Such pages cost sqld the
+// least CPU of the ways measured (Hrana 3's streamed cursor several
+// times more, a running sum in every page about twice): see
+// docs/design/remote-scans.md; TestScanServerCPULarge keeps the ratio.
 //
 // A page the server refuses as too large (its rows grew past what the
 // page before promised) is read again cut by the server's own count of
