@@ -59,7 +59,7 @@ func TestAppendLineMatchesEntry(t *testing.T) {
 	key := codec.MustEncode(codec.Key{codec.String("users"), codec.String("ä\u202e\x1b"), codec.Number(-0.5), codec.Bigint(7), codec.Bool(true), codec.Bytes([]byte{0, 255})})
 	for _, v := range []string{
 		`{"plan":"pro","n":[1,2.5e-7,-0,true,null],"s":"\u0007 é \u2028"}`, // compact: written as it is
-		"{\"a\": 1,\n \"b\" : [ 2 ] }", // white space: compacted
+		"{\"a\": 1,\n \"b\" : [ 2 ] }",                                     // white space: compacted
 		"\"\x1b]52;c;eA==\x07\"", "\"\u009b\u202e\ufeff\"", "\"\xff\"", "not json", "{\"a\":1", "", "1 2", "01",
 		"\"\\ud800\"", "-", "1.", "1e", "[" + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "]", "<b>&amp;</b>", "\"<&>\"",
 	} {
