@@ -158,13 +158,23 @@ func (p keyPart) least(i, n int) int {
 }
 
 // KeyCellMin is the fewest cells in which KeyCell draws k with every
-// part readable (its short parts whole, a little of each long one): a
-// table gives its key column at least this much, letting a column that
-// shows less go first.
+// part readable: its short parts whole, a little of each long one
+// ("dwk_q…", 17…46, "…d136"). A table gives its key column at least
+// this much, letting a column that would show less than that go first.
 func KeyCellMin(k codec.Key) int {
 	n := 2 + 2*max(len(k)-1, 0)
 	for i, p := range k {
-		n += newKeyPart(p, lipgloss.Style{}).least(i, len(k))
+		kp := newKeyPart(p, lipgloss.Style{})
+		switch {
+		case kp.width-kp.quotes() <= shortKeyPart:
+			n += kp.width
+		case i == len(k)-1 && i > 0:
+			n += min(kp.width, lastKeyPart)
+		case i == 0:
+			n += min(kp.width, firstKeyPart)
+		default:
+			n += min(kp.width, middleKeyPart)
+		}
 	}
 	return n
 }

@@ -156,7 +156,7 @@ func FuzzKeyCell(f *testing.F) {
 		if whole := usertext.Sanitize(codec.Format(k)); ansi.StringWidth(whole) <= w && got != whole {
 			t.Fatalf("the whole key %q fits %d cells, got %q", whole, w, got)
 		}
-		if w >= KeyCellMin(k) {
+		if w >= KeyCellMin(k) && len(k) > 0 {
 			for _, p := range k {
 				if kp := newKeyPart(p, st.Text); kp.width-kp.quotes() <= shortKeyPart && !strings.Contains(got, kp.text) {
 					t.Fatalf("%q cuts the short part %s though %d cells were given (KeyCellMin %d)", got, kp.text, w, KeyCellMin(k))
@@ -167,4 +167,24 @@ func FuzzKeyCell(f *testing.F) {
 			t.Fatalf("%q does not start as a key", got)
 		}
 	})
+}
+
+// TestKeyCellMin: in KeyCellMin cells every part of a key keeps a
+// little of itself, its short parts whole.
+func TestKeyCellMin(t *testing.T) {
+	st := themes.NewStyles(themes.Dark())
+	for _, c := range []struct {
+		key  codec.Key
+		want string
+	}{
+		{keyOf("users", "bob"), `["users", "bob"]`},
+		{keyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), `["dwk_q…", "emails", 17…50, "…1841"]`},
+		{keyOf("sessions", "5d9cc0aa-9d9f-4e1b-9d9f-f2751d9fa3e2"), `["sessions", "…a3e2"]`},
+		{keyOf("0123456789abcdefghij"), `["01…hij"]`},
+	} {
+		w := KeyCellMin(c.key)
+		if got := KeyCell(st, c.key, w).Render(true); got != c.want {
+			t.Errorf("KeyCell(%s, KeyCellMin %d) = %q, want %q", codec.Format(c.key), w, got, c.want)
+		}
+	}
 }
