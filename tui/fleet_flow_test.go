@@ -201,3 +201,43 @@ func TestFleetEscComesBack(t *testing.T) {
 		t.Errorf("final: fleet shown %v on store %q; want the fleet, opened over ref", final.fleetOpen(), final.sw.current.Name)
 	}
 }
+
+// TestFleetListKeys: the Fleet view's keys are a list's: ? shows its
+// help, g and G move, enter on a store that cannot be opened stays in
+// the view and says why there, q closes the view (it quit the TUI), and
+// F opens it again.
+func TestFleetListKeys(t *testing.T) {
+	dir := t.TempDir()
+	plainURL := "file:" + filepath.Join(dir, "plain.db")
+	conf := fmt.Sprintf("[stores.missing]\nurl = %q\n[stores.plain]\nurl = %q\nread_only = false\n", "file:"+filepath.Join(dir, "missing.db"), plainURL)
+	clock := viewtest.FixedClock()
+	saved := saveStores(t, dir, conf, nil, clock)
+	storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
+	s, entry, err := saved.open(storetest.Ctx(t), "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cfg := Config{Clock: clock, Refresh: time.Hour, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
+	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))}
+	a.waitFor("plain", "KEYS")
+	a.keys("F")
+	a.waitFor("FLEET", "2 saved store(s)", "● plain")
+	a.keys("?")
+	a.waitFor("HELP · Fleet", "esc/q", "g/home")
+	a.keys("esc")
+	a.waitFor("FLEET")
+	a.keys("G", "g", "enter")
+	a.waitFor("cannot open missing (still on plain)")
+	a.keys("q")
+	a.waitFor("KEYS")
+	a.keys("F")
+	a.waitFor("FLEET")
+	a.keys("G", "enter")
+	final := a.final()
+	t.Cleanup(func() { final.store.Close() })
+	if !final.fleetOpen() || final.sw.current.Name != "plain" {
+		t.Errorf("final: fleet shown %v on store %q; want the fleet over plain", final.fleetOpen(), final.sw.current.Name)
+	}
+}
