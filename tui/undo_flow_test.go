@@ -100,12 +100,12 @@ func seedActions(t *testing.T, j **journal.Journal) func(*store.Store) {
 	}
 }
 
-// TestUndoListGolden: the z list at 80x24 and 60x18: one line per action
+// TestUndoListGolden: the z list at 120x40, 80x24 and 60x18: one line per action
 // (the load's two commits are one), newest first, the selected action's
 // keys and outcome below; G pages to the oldest; enter on the load
 // previews its undo, lines wrapped under their key keep their indent.
 func TestUndoListGolden(t *testing.T) {
-	for _, sz := range []struct{ w, h int }{{80, 24}, {60, 18}} {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
 		for _, step := range []string{"list", "oldest", "preview"} {
 			t.Run(fmt.Sprintf("%s_%dx%d", step, sz.w, sz.h), func(t *testing.T) {
 				var j *journal.Journal
