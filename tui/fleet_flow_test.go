@@ -205,7 +205,8 @@ func TestFleetListKeys(t *testing.T) {
 	a.waitFor("KEYS")
 	a.keys("F")
 	a.waitFor("FLEET")
-	a.keys("G", "enter")
+	a.keys("G", "g", "enter") // missing again: the answer keeps the fleet
+	a.waitFor("cannot open missing (still on plain)")
 	final := a.final()
 	t.Cleanup(func() { final.store.Close() })
 	if !final.fleetOpen() || final.sw.current.Name != "plain" {
