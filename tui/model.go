@@ -42,6 +42,8 @@ type model struct {
 	// tabs (overlay.go): the top one takes the keys.
 	overlays overlayStack
 	flash    flashState
+	// news marks the tabs whose news went to the log (news.go).
+	news newsMarks
 	// sw is the store switcher (switcher.go): the saved store shown and
 	// a switch in flight.
 	sw switchState
@@ -192,6 +194,8 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 	case views.FlashMsg:
 		out := m.flash.show(msg)
 		return m, out
+	case tabNews:
+		return m.onNews(msg)
 	case views.ConfirmMsg:
 		m.ask(msg, false)
 		return m, nil
@@ -217,7 +221,7 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 	if m.fl.made {
 		m.fl.view, fl = m.fl.view.Update(msg)
 	}
-	out := m.tabs.updateAll(msg)
+	out := m.tabs.updateAll(msg, m.tab)
 	return m, tea.Batch(fl, out)
 }
 
@@ -331,6 +335,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 	}
 	m.tabs.view(m.tab).Blur()
 	m.tab = t
+	m.news.clear(t)
 	m.tabs.view(t).Focus()
 	if start := m.tabs.show(t); start != nil {
 		m.seen[t] = m.refresh.version // its first load reads what is there now

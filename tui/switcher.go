@@ -156,6 +156,7 @@ func (m model) onSwitched(msg storeSwitched) (model, tea.Cmd) {
 		return m, nil
 	}
 	m.sw.connecting = ""
+	m = m.fleetSwitched(msg)
 	if msg.err != nil {
 		still := m.storeLabel()
 		out := m.flash.show(views.FlashMsg{Level: views.FlashError,

@@ -7,11 +7,11 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 )
 
-// TestReaderGolden draws the value reader at both sizes: the text (and L,
+// TestReaderGolden draws the value reader at each screen size: the text (and L,
 // strings' \n as lines), a search, and the JSON tree (T) folded and
 // unfolded.
 func TestReaderGolden(t *testing.T) {
-	for _, sz := range sizes {
+	for _, sz := range screenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			h := newHarness(t, false, sz.w, sz.h)
 			goTo(h, `["accounts", "acme"]`)

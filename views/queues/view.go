@@ -108,7 +108,7 @@ var queueColumns = []widgets.Column{
 
 var messageColumns = []widgets.Column{
 	{Title: "", Width: 3}, {Title: "ID", Width: 18, Grow: true, Max: 36, Middle: true}, {Title: "DUE", Width: 11}, {Title: "ATT", Width: 3, Drop: 2},
-	{Title: "FLAGS", Width: 7, Drop: 1}, {Title: "BODY", Width: 0},
+	{Title: "FLAGS", Width: 7, Drop: 1}, {Title: "BODY", Width: 0, Drop: 3},
 }
 
 // View renders the queues and the selected queue.
