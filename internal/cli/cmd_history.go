@@ -161,11 +161,11 @@ type historyChange struct {
 // found across a replica's points by history.KeyHistory.
 func (c *HistoryCmd) key(ctx context.Context, app *App, src history.Source, points []history.Point, key codec.Key) error {
 	raw := codec.MustEncode(key)
-	dir, err := app.pastDir()
+	m, err := app.machine(src)
 	if err != nil {
 		return err
 	}
-	res, restored, err := history.KeyChanges(ctx, src, dir, app.pointOpener(src), points, raw, c.MaxReads)
+	res, restored, err := m.KeyChanges(ctx, points, raw, c.MaxReads)
 	if err != nil {
 		return err
 	}

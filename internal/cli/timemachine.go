@@ -190,11 +190,11 @@ func (a *App) openPastOwn(ctx context.Context, t pastTarget, text string) (*hist
 	if err != nil {
 		return nil, err
 	}
-	dir, err := a.pastDir()
+	m, err := a.machine(src)
 	if err != nil {
 		return nil, err
 	}
-	p, err := history.OpenAt(ctx, src, dir, a.pointOpener(src), text, a.Now())
+	p, err := m.At(ctx, text, a.Now())
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -202,6 +202,26 @@ func (a *App) openPastOwn(ctx context.Context, t pastTarget, text string) (*hist
 		return nil, fmt.Errorf("%s: %w", t.name, err)
 	}
 	return p, nil
+}
+
+// machine reads src's points into the command's private directory.
+func (a *App) machine(src history.Source) (*history.Machine, error) {
+	dir, err := a.pastDir()
+	if err != nil {
+		return nil, err
+	}
+	return &history.Machine{Source: src, Dir: dir, Open: a.pointOpener(src)}, nil
+}
+
+// tuiTimeMachine is the TUI's time machine: the source of the store of
+// the global flags, its restores in the command's private directory
+// (removed when the TUI ends).
+func (a *App) tuiTimeMachine(context.Context) (*history.Machine, error) {
+	src, err := a.source(a.globalTarget())
+	if err != nil {
+		return nil, err
+	}
+	return a.machine(src)
 }
 
 // closePast closes a past, saying what it could not remove.

@@ -12,6 +12,16 @@ import (
 // the caller closes the store it returns.
 type Opener func(ctx context.Context, url, token string) (*store.Store, error)
 
+// Machine reads one store's past: its source, the private directory
+// restores go to, and how a point made readable is opened. The CLI makes
+// one per command; the TUI keeps one for its session (:at, a key's
+// history).
+type Machine struct {
+	Source Source
+	Dir    Dir
+	Open   Opener
+}
+
 // Past is a store opened as it was at a point: what every front end
 // shows under --at (the CLI's commands, the TUI's :at).
 type Past struct {
@@ -53,10 +63,11 @@ func Continuous(src Source) bool {
 	return src.Kind() == KindTurso || src.Kind() == KindSqld
 }
 
-// OpenAt opens src's store as of the spec text (ParseSpec at now): its
-// points listed, the one for the spec picked (Pick), made readable in w
-// and opened with open. The caller closes the Past.
-func OpenAt(ctx context.Context, src Source, w Dir, open Opener, text string, now int64) (*Past, error) {
+// At opens the store as of the spec text (ParseSpec at now): the
+// source's points listed, the one for the spec picked (Pick), made
+// readable and opened. The caller closes the Past.
+func (m *Machine) At(ctx context.Context, text string, now int64) (*Past, error) {
+	src, w, open := m.Source, m.Dir, m.Open
 	spec, err := ParseSpec(text, now)
 	if err != nil {
 		return nil, err
@@ -81,10 +92,11 @@ func OpenAt(ctx context.Context, src Source, w Dir, open Opener, text string, no
 	return &Past{Store: s, Source: src, Points: points, Choice: choice, opened: opened}, nil
 }
 
-// KeyAt restores point p of src into w, reads the key's physical row and
-// the store's seq there, and removes the restore at once (a key's
-// history reads many points).
-func KeyAt(ctx context.Context, src Source, w Dir, open Opener, p Point, raw []byte) (KeyState, error) {
+// KeyAt restores point p, reads the key's physical row and the store's
+// seq there, and removes the restore at once (a key's history reads many
+// points).
+func (m *Machine) KeyAt(ctx context.Context, p Point, raw []byte) (KeyState, error) {
+	src, w, open := m.Source, m.Dir, m.Open
 	opened, err := src.Open(ctx, p, w)
 	if err != nil {
 		return KeyState{}, err
@@ -103,17 +115,17 @@ func KeyAt(ctx context.Context, src Source, w Dir, open Opener, p Point, raw []b
 	return KeyState{Seq: seq, Row: row}, err
 }
 
-// KeyChanges is the key's history across points (a window of src's
-// points): from a recording, its versions (nothing restored: restored
-// false); from another source, KeyHistory restoring at most maxReads
-// points (0: no bound).
-func KeyChanges(ctx context.Context, src Source, w Dir, open Opener, points []Point, raw []byte, maxReads int) (res KeyHistoryResult, restored bool, err error) {
-	if rs, ok := src.(RecordingSource); ok {
+// KeyChanges is the key's history across points (a window of the
+// source's points): from a recording, its versions (nothing restored:
+// restored false); from another source, KeyHistory restoring at most
+// maxReads points (0: no bound).
+func (m *Machine) KeyChanges(ctx context.Context, points []Point, raw []byte, maxReads int) (res KeyHistoryResult, restored bool, err error) {
+	if rs, ok := m.Source.(RecordingSource); ok {
 		res, err = RecordedChanges(ctx, rs.R, points, raw)
 		return res, false, err
 	}
 	res, err = KeyHistory(ctx, points, maxReads, func(ctx context.Context, i int) (KeyState, error) {
-		return KeyAt(ctx, src, w, open, points[i], raw)
+		return m.KeyAt(ctx, points[i], raw)
 	})
 	return res, true, err
 }

@@ -77,6 +77,8 @@ func (k Keys) actions() []action {
 		{k.Filter, (*Model).startFilter},
 		{k.ClearFilter, (*Model).clearFilter},
 		{k.Search, func(m *Model) tea.Cmd { return m.search.Start(m.selectedPrefix()) }},
+		{k.PutBack, (*Model).askPutBack},
+		{k.History, (*Model).askHistory},
 	}
 }
 
