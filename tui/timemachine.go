@@ -196,8 +196,9 @@ func (m model) onPastOpened(msg pastOpened) (model, tea.Cmd) {
 	}
 	m.cfg.Clock.Fix(at)
 	cmd = tea.Batch(cmd, m.showStore())
-	text := "AS OF " + p.Text() + " · " + pointsText(p) + " · :at lists them, :at now returns"
-	if p.Source.Kind() == kvhist.KindRecord {
+	kind := p.Source.Kind()
+	text := "AS OF " + p.Choice.Text(kind) + " · " + pointsText(p) + " · :at lists them, :at now returns · from " + p.Source.Describe()
+	if kind == kvhist.KindRecord {
 		text += " · " + p.Source.Limits()
 	}
 	return m, tea.Batch(cmd, m.flash.show(views.FlashMsg{Level: views.FlashOK, Text: usertext.Sanitize(text)}))
