@@ -204,15 +204,16 @@ func (m model) keyHistoryLines(o *keyHistoryState, inner, h int) []string {
 	if !o.restored {
 		read = fmt.Sprintf("none of %d points restored (a recording holds each version it saw)", res.Of)
 	}
-	lines := widgetsProse(st.Muted, fmt.Sprintf("%s · %s · %s", keysStates(len(res.Changes)), read, o.src.Describe()), inner)
-	lines = append(lines, widgetsProse(st.Muted, "cannot know: "+o.src.Limits(), inner)...)
+	lines := capLines(widgetsProse(st.Muted, fmt.Sprintf("%s · %s · %s", keysStates(len(res.Changes)), read, o.src.Describe()), inner), 2, inner)
+	lines = append(lines, capLines(widgetsProse(st.Muted, "cannot know: "+o.src.Limits(), inner), max(h/10, 1), inner)...)
 	for _, u := range res.Unread {
 		text := fmt.Sprintf("not read: %s to %s (%d points): the key may have changed between them", o.points[u.First].Label(kind), o.points[u.Last].Label(kind), u.Last-u.First-1)
 		lines = append(lines, st.Warn.Render(fit(text, inner)))
 	}
 	lines = append(lines, "")
-	// The list takes at most half the screen; the diff the rest.
-	page := max(min(len(res.Changes), (h-len(lines)-6)/2), 1)
+	// The list takes at most half of what is left in the box (its
+	// border, the title, a blank and the diff's label); the diff the rest.
+	page := max(min(len(res.Changes), (h-len(lines)-5)/2), 1)
 	off := max(min(o.cursor-page/2, len(res.Changes)-page), 0)
 	for i := off; i < min(off+page, len(res.Changes)); i++ {
 		ch := res.Changes[i]
@@ -238,7 +239,7 @@ func (m model) keyHistoryLines(o *keyHistoryState, inner, h int) []string {
 	if len(res.Changes) == 0 {
 		return append(lines, st.Muted.Render("no point holds it"))
 	}
-	return append(append(lines, ""), m.keyHistoryDiff(o, inner, max(h-len(lines)-6, 1))...)
+	return append(append(lines, ""), m.keyHistoryDiff(o, inner, max(h-len(lines)-5, 1))...)
 }
 
 // keyHistoryDiff is the cursor's row against the pinned one (unpinned:
@@ -275,4 +276,15 @@ func keysStates(n int) string {
 // widgetsProse wraps text in one style to w cells.
 func widgetsProse(style lipgloss.Style, text string, w int) []string {
 	return widgets.ProseLines(usertext.Sanitize(text), style, w)
+}
+
+// capLines keeps at most n of lines, the last ending in an ellipsis when
+// some are left out: a small screen keeps its rows for the list.
+func capLines(lines []string, n, w int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	lines = lines[:n]
+	lines[n-1] = fit(lines[n-1]+" …", w)
+	return lines
 }

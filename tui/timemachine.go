@@ -375,7 +375,8 @@ func (m model) pointsView(back string, h int) string {
 	inner := w - 4
 	kind := p.Source.Kind()
 	lines := []string{fit(st.PaneTitle.Render("RESTORE POINTS")+st.Muted.Render(" · "+usertext.Sanitize(p.Source.Describe())), inner)}
-	lines = append(lines, widgetsProse(st.Muted, fmt.Sprintf("%d points · ● is shown: %s · cannot know: %s", len(p.Points), p.Choice.Text(kind), p.Source.Limits()), inner)...)
+	lines = append(lines, capLines(widgetsProse(st.Muted, fmt.Sprintf("%d points · ● is shown: %s", len(p.Points), p.Choice.Text(kind)), inner), 2, inner)...)
+	lines = append(lines, capLines(widgetsProse(st.Muted, "cannot know: "+p.Source.Limits(), inner), max(h/10, 1), inner)...)
 	lines = append(lines, "")
 	page := max(h-len(lines)-4, 1)
 	off := max(min(o.cursor-page/2, len(p.Points)-page), 0)
