@@ -85,6 +85,9 @@ func (sf tuiSurface) surface() storetest.Surface {
 				if sf.typed != "" {
 					a.tm.Type(sf.typed)
 				}
+				if sf.past {
+					a.keys("enter")
+				}
 				if err := shows(a, sf.shows); err != nil {
 					a.final()
 					return err
