@@ -61,11 +61,11 @@ func overlayOpeners() map[layer]func(model) model {
 		}
 	}
 	return map[layer]func(model) model{
-		layerFleet:    key("F"),
-		layerCommand:  key(":"),
-		layerFinder:   func(m model) model { return send(m, tea.KeyMsg{Type: tea.KeyCtrlP}) },
-		layerPicker:   key("O"),
-		layerUndo:     key("z"),
+		layerFleet:   key("F"),
+		layerCommand: key(":"),
+		layerFinder:  func(m model) model { return send(m, tea.KeyMsg{Type: tea.KeyCtrlP}) },
+		layerPicker:  key("O"),
+		layerUndo:    key("z"),
 		// :at alone at a point: the point shown is the store itself,
 		// handed as the answer of an :at (kvhist.Machine.At is tested
 		// on real sources in internal/history and internal/cli).
