@@ -73,6 +73,9 @@ type model struct {
 	// only for a slow one.
 	busySince time.Time
 	cost      costMeter // the status bar's cost segment (cost.go)
+	// tm is the time machine (timemachine.go): the point of the past
+	// shown by :at, and the live store beside it.
+	tm timeMachine
 
 	width, height int
 }
@@ -120,7 +123,13 @@ func (m model) deps() views.Deps {
 		url := m.info.Display
 		open = func(ctx context.Context) (*store.Store, error) { return cfgOpen(ctx, url) }
 	}
-	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits}
+	var live *store.Store
+	if m.tm.past != nil {
+		// A point of the past: no workload on its restore; Browse shows
+		// each key now too.
+		open, live = nil, m.tm.live
+	}
+	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, Live: live}
 }
 
 // Init starts the views, reads the store version and arms the ticks.
@@ -214,6 +223,16 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 		return m.onOpened(msg)
 	case storeSwitched:
 		return m.onSwitched(msg)
+	case pastOpened:
+		return m.onPastOpened(msg)
+	case views.PutBackMsg:
+		return m.putBack(msg)
+	case putBackPlanned:
+		return m.onPutBackPlanned(msg)
+	case putBackDone:
+		return m.onPutBackDone(msg)
+	case views.KeyHistoryMsg:
+		return m.openKeyHistory(msg)
 	case views.BulkMsg, bulkStart, bulkCopied:
 		return m.onBulkMsg(msg)
 	}

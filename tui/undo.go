@@ -150,11 +150,11 @@ func makeUndo(j *journal.Journal, s *store.Store, session, gen int, p journal.Pl
 // undoOff says why z does nothing in this session ("" when it works).
 func (m model) undoOff() string {
 	switch {
-	case m.store.ReadOnly() && m.sw.current.Name != "":
+	case m.writeStore().ReadOnly() && m.sw.current.Name != "":
 		return "z (undo) is off: " + m.readOnlyWhy() + " (nothing is written, nothing journaled)"
-	case m.store.ReadOnly():
+	case m.writeStore().ReadOnly():
 		return "z (undo) is off: the store was opened with --read-only (nothing is written, nothing journaled)"
-	case journal.Of(m.store) == nil:
+	case journal.Of(m.writeStore()) == nil:
 		return "z (undo) is off: this session's writes are not journaled (--no-journal or KVDECK_JOURNAL=off), so there is nothing to undo"
 	}
 	return ""
@@ -169,7 +169,7 @@ func (m model) openUndo() (model, tea.Cmd) {
 	u := &undoState{gen: m.overlays.newGen(), loading: true, filter: widgets.NewFilter("id, command, key or outcome", m.styles)}
 	u.filter.SetLineWidth(m.width - 6)
 	m.overlays.put(u)
-	return m, listJournal(journal.Of(m.store), m.store, m.session, u.gen)
+	return m, listJournal(journal.Of(m.writeStore()), m.writeStore(), m.session, u.gen)
 }
 
 // previewing: the overlay shows a preview (or is reading one).
@@ -179,7 +179,7 @@ func (u *undoState) previewing() bool { return u.plan != nil || u.planErr != nil
 func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 	u, k := *m.undo(), m.undoKeys
 	m.overlays.put(&u)
-	j := journal.Of(m.store)
+	j := journal.Of(m.writeStore())
 	if u.previewing() {
 		switch {
 		case key.Matches(msg, k.Back):
@@ -212,11 +212,11 @@ func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 	case u.list.Handle(msg, k.Nav, m.undoIDs(), m.undoPage()):
 	case key.Matches(msg, k.Reload) && !u.loading:
 		u.loading = true
-		return m, listJournal(j, m.store, m.session, u.gen)
+		return m, listJournal(j, m.writeStore(), m.session, u.gen)
 	case (key.Matches(msg, k.Preview) || key.Matches(msg, k.Redo)) && u.list.Cur < len(acts) && !u.loading:
 		a := m.undoRoot(acts[u.list.Cur])
 		u.planning, u.redo, u.off = true, key.Matches(msg, k.Redo), 0
-		return m, planUndo(j, m.store, m.session, u.gen, a.ID, u.redo)
+		return m, planUndo(j, m.writeStore(), m.session, u.gen, a.ID, u.redo)
 	}
 	return m, nil
 }
@@ -307,7 +307,7 @@ func (m *model) askUndo(p journal.Plan) tea.Cmd {
 	for _, n := range journal.PlanNotes(p) {
 		lines = append(lines, usertext.Sanitize(n)+".")
 	}
-	do := makeUndo(journal.Of(m.store), m.store, m.session, m.undo().gen, p)
+	do := makeUndo(journal.Of(m.writeStore()), m.writeStore(), m.session, m.undo().gen, p)
 	verb := "Undo"
 	if p.Redo {
 		verb = "Redo"
@@ -362,17 +362,17 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 	}
 	v := *m.undo()
 	m.overlays.put(&v)
-	j := journal.Of(m.store)
+	j := journal.Of(m.writeStore())
 	if msg.err == nil && !res.OK && res.Restored == 0 {
 		// Refused: the preview again, read now, marks the keys that
 		// changed with their stamp and value.
 		v.plan, v.planErr, v.planning = nil, nil, true
-		return m, tea.Batch(out, planUndo(j, m.store, m.session, v.gen, id, p.Redo))
+		return m, tea.Batch(out, planUndo(j, m.writeStore(), m.session, v.gen, id, p.Redo))
 	}
 	// Back to the list, read again: the undo is an action of its own.
 	v.plan, v.planErr, v.planning, v.loading = nil, nil, false, true
 	v.list = widgets.ListCursor{}
-	return m, tea.Batch(out, listJournal(j, m.store, m.session, v.gen))
+	return m, tea.Batch(out, listJournal(j, m.writeStore(), m.session, v.gen))
 }
 
 // refusalText names the keys that changed since the action: their stamp

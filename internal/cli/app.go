@@ -320,7 +320,8 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 	}
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
 	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf}
-	a.savedForTUI(&cfg) // the store switcher (cmd_tui.go)
+	a.savedForTUI(&cfg)                // the store switcher (cmd_tui.go)
+	cfg.TimeMachine = a.tuiTimeMachine // :at and H (timemachine.go)
 	a.inTUI.Store(true)
 	defer a.inTUI.Store(false)
 	return a.tui(a.ctx, s, cfg)

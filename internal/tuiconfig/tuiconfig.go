@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kvdeck/internal/editsession"
+	"kvdeck/internal/history"
 	"kvdeck/store"
 )
 
@@ -71,6 +72,11 @@ type Config struct {
 	// the store it is the past of (its saved name or URL), which the
 	// status bar shows instead of the restore's temporary file.
 	Past, PastOf string
+	// TimeMachine opens the time machine of the store the TUI started on
+	// (its Litestream replica, Turso database or kvdeck record's
+	// history, as --at finds it): :at TIME and a key's history (H) read
+	// through it. It is called in a command, once. nil: none here.
+	TimeMachine func(ctx context.Context) (*history.Machine, error)
 }
 
 // SavedStore is a saved store as the TUI shows it: never its token.

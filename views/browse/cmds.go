@@ -35,13 +35,22 @@ func loadChildren(src *store.Store, session, gen int, prefix codec.Key, at int, 
 type entryLoaded struct {
 	session, gen int
 	row          entry.Row
+	// now is the row in the live store when src is a point of its past
+	// (views.Deps.Live), read in the same command.
+	now *entry.Row
 }
 
 // loadEntry reads the selected row as the entry pane shows it
-// (entry.Read: the head of its value).
-func loadEntry(src *store.Store, session, gen int, raw []byte) tea.Cmd {
+// (entry.Read: the head of its value), and, at a point of the past, the
+// row now in live (nil: the live store is shown).
+func loadEntry(src, live *store.Store, session, gen int, raw []byte) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		return entryLoaded{session: session, gen: gen, row: entry.Read(ctx, src, raw)}
+		out := entryLoaded{session: session, gen: gen, row: entry.Read(ctx, src, raw)}
+		if live != nil {
+			now := entry.Read(ctx, live, raw)
+			out.now = &now
+		}
+		return out
 	})
 }
 
