@@ -95,7 +95,10 @@ func (m model) messageLine() string {
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()
 	if !v.Capturing() {
-		short = append(short, m.keys.Help, m.keys.Command, m.keys.Quit)
+		short = append(short, m.keys.Help, m.keys.Command)
+		if !keeps(v, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'q'}}) {
+			short = append(short, m.keys.Quit)
+		}
 	}
 	return fit(m.help.ShortHelpView(short), m.width)
 }
