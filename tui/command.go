@@ -316,7 +316,7 @@ func (m model) onOpened(msg storeOpened) (model, tea.Cmd) {
 	m.overlays.drop(layerUndo)
 	m.overlays.drop(layerFinder)
 	m.hist, m.browseAt = history{}, nil // places of the other store
-	m.keys.Undo.SetEnabled(m.undoOff() == "")
+	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	m.tabs = newTabs(m.deps(), m.styles)
 	for t := range numTabs {
 		if t != m.tab {

@@ -101,7 +101,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 	}
 	m.sw.current = cfg.Current
 	m.tabs = newTabs(m.deps(), st)
-	m.keys.Undo.SetEnabled(m.undoOff() == "")
+	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	return m
 }
 

@@ -28,6 +28,10 @@ import (
 // undoState is the overlay (overlay.go) while it is open.
 type undoState struct {
 	opaque
+	// j is the journal listed; undoOff, when not empty, says why undo is
+	// off in this session (--no-journal): the list is read-only.
+	j       *journal.Journal
+	undoOff string
 	gen     int // tags the reads and the undo of this opening
 	loading bool
 	hist    journal.History
@@ -112,10 +116,14 @@ func (a undoDone) overlayGen() int      { return a.gen }
 func (a undoDone) orphaned(m model) (model, tea.Cmd) { return m.onUndone(a) }
 
 // listJournal settles the writes of unknown outcome (by reading their
-// keys) and reads the journal as actions.
-func listJournal(j *journal.Journal, s *store.Store, session, gen int) tea.Cmd {
+// keys; not when read-only: settling writes their outcome to the
+// journal) and reads the journal as actions.
+func listJournal(j *journal.Journal, s *store.Store, session, gen int, readOnly bool) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		settled := j.Settle(ctx, s)
+		var settled error
+		if !readOnly {
+			settled = j.Settle(ctx, s)
+		}
 		h, notes, err := j.History()
 		if err == nil && settled != nil {
 			err = fmt.Errorf("settling writes of unknown outcome: %w", settled)
@@ -162,15 +170,33 @@ func (m model) undoOff() string {
 
 // openUndo opens the overlay and reads the journal.
 func (m model) openUndo() (model, tea.Cmd) {
-	if why := m.undoOff(); why != "" {
-		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: why})
+	j, off := journal.Of(m.store), m.undoOff()
+	if off != "" && m.journalReadable() {
+		var err error
+		if j, err = m.cfg.ReadJournal(m.store.Info().Display); err != nil {
+			out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: off + "; its journal cannot be read: " + err.Error()})
+			return m, out
+		}
+	} else if off != "" {
+		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: off})
 		return m, out
 	}
-	u := &undoState{gen: m.overlays.newGen(), loading: true, filter: widgets.NewFilter("id, command, key or outcome", m.styles)}
+	u := &undoState{j: j, undoOff: off, gen: m.overlays.newGen(), loading: true, filter: widgets.NewFilter("id, command, key or outcome", m.styles)}
 	u.filter.SetLineWidth(m.width - 6)
 	m.overlays.put(u)
-	return m, listJournal(journal.Of(m.store), m.store, m.session, u.gen)
+	return m, listJournal(j, m.store, m.session, u.gen, off != "")
 }
+
+// journalReadable reports whether z lists the journal read-only: the
+// session journals nothing (--no-journal) on a store it may write, and
+// the journal can be read (as undo --list reads it).
+func (m model) journalReadable() bool {
+	return m.cfg.JournalOff && m.cfg.ReadJournal != nil && !m.store.ReadOnly() && journal.Of(m.store) == nil
+}
+
+// undoKeyOn reports whether z does something here (the list, read-only
+// or not), for help.
+func (m model) undoKeyOn() bool { return m.undoOff() == "" || m.journalReadable() }
 
 // previewing: the overlay shows a preview (or is reading one).
 func (u *undoState) previewing() bool { return u.plan != nil || u.planErr != nil || u.planning }
@@ -179,7 +205,7 @@ func (u *undoState) previewing() bool { return u.plan != nil || u.planErr != nil
 func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 	u, k := *m.undo(), m.undoKeys
 	m.overlays.put(&u)
-	j := journal.Of(m.store)
+	j := u.j
 	if u.previewing() {
 		switch {
 		case key.Matches(msg, k.Back):
@@ -212,7 +238,9 @@ func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 	case u.list.Handle(msg, k.Nav, m.undoIDs(), m.undoPage()):
 	case key.Matches(msg, k.Reload) && !u.loading:
 		u.loading = true
-		return m, listJournal(j, m.store, m.session, u.gen)
+		return m, listJournal(j, m.store, m.session, u.gen, u.undoOff != "")
+	case (key.Matches(msg, k.Preview) || key.Matches(msg, k.Redo)) && u.undoOff != "":
+		return m, views.Flash(views.FlashError, "the list is read-only: this session journals nothing (--no-journal or KVDECK_JOURNAL=off), so it undoes nothing; kvdeck undo ID does")
 	case (key.Matches(msg, k.Preview) || key.Matches(msg, k.Redo)) && u.list.Cur < len(acts) && !u.loading:
 		a := m.undoRoot(acts[u.list.Cur])
 		u.planning, u.redo, u.off = true, key.Matches(msg, k.Redo), 0
@@ -362,7 +390,7 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 	}
 	v := *m.undo()
 	m.overlays.put(&v)
-	j := journal.Of(m.store)
+	j := v.j
 	if msg.err == nil && !res.OK && res.Restored == 0 {
 		// Refused: the preview again, read now, marks the keys that
 		// changed with their stamp and value.
@@ -372,7 +400,7 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 	// Back to the list, read again: the undo is an action of its own.
 	v.plan, v.planErr, v.planning, v.loading = nil, nil, false, true
 	v.list = widgets.ListCursor{}
-	return m, tea.Batch(out, listJournal(j, m.store, m.session, v.gen))
+	return m, tea.Batch(out, listJournal(j, m.store, m.session, v.gen, v.undoOff != ""))
 }
 
 // refusalText names the keys that changed since the action: their stamp
@@ -457,7 +485,11 @@ func (m model) undoView(h int) string {
 		detail := m.actionDetail(a, w)
 		lines = append(lines, detail[:min(len(detail), undoDetailLines)]...)
 	}
-	return m.scrolledAt("UNDO · the write journal", lines, h, 0)
+	title := "UNDO · the write journal"
+	if u.undoOff != "" {
+		title += " · read-only: undo is off (--no-journal or KVDECK_JOURNAL=off)"
+	}
+	return m.scrolledAt(title, lines, h, 0)
 }
 
 // actionLine is one action in the list: id, time, state, command and

@@ -276,3 +276,30 @@ func TestPreviewWrapKeepsIndent(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoListWithoutJournal: a --no-journal session says so in the
+// status bar and z lists the store's journal (as undo --list reads it)
+// read-only: the title says undo is off, and enter says why it does not
+// preview. z only said undo was off, and nothing said so before it.
+func TestUndoListWithoutJournal(t *testing.T) {
+	dir := t.TempDir()
+	var j *journal.Journal
+	s, path, clock, _ := journaledStore(t, journal.Options{Dir: dir}, nil, seedActions(t, &j))
+	s.SetRecorder(nil) // this session journals nothing
+	m := testModel(s, clock, time.Hour)
+	m.cfg.JournalOff = true
+	m.cfg.ReadJournal = func(url string) (*journal.Journal, error) { return journal.Open(url, journal.Options{Dir: dir}) }
+	m.keys.Undo.SetEnabled(m.undoKeyOn())
+	if s.Info().Display != "file:"+path && s.Info().Display != path {
+		t.Logf("the store shows as %s", s.Info().Display)
+	}
+	a := run(t, m, 120, 40, "NO JOURNAL")
+	a.keys("z")
+	a.waitFor("read-only: undo is off", "load · ")
+	a.keys("enter")
+	a.waitFor("the list is read-only")
+	fm := a.final()
+	if u := fm.undo(); u == nil || u.previewing() || len(u.actions) != 14 {
+		t.Fatalf("the list: %+v", u)
+	}
+}

@@ -182,6 +182,14 @@ func (m model) statusBadges(narrow bool) (items []string, mark int) {
 	if info.ReadOnly {
 		items = append(items, st.Badge.Render(" READ-ONLY "))
 	}
+	if m.cfg.JournalOff && !info.ReadOnly {
+		// --no-journal: the writes made now cannot be undone.
+		badge := " NO JOURNAL: no undo "
+		if narrow {
+			badge = " NO JOURNAL "
+		}
+		items = append(items, st.Warn.Bold(true).Reverse(true).Render(badge))
+	}
 	if past := m.pastShown(); past != "" {
 		// The store is a restore of its past (--at): said in the error
 		// colour, reversed, so that it is never taken for the live store.

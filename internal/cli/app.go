@@ -319,7 +319,8 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 		return err
 	}
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
-	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf}
+	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf,
+		JournalOff: a.JournalOff(), ReadJournal: a.JournalFor}
 	a.savedForTUI(&cfg) // the store switcher (cmd_tui.go)
 	a.inTUI.Store(true)
 	defer a.inTUI.Store(false)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kvdeck/internal/editsession"
+	"kvdeck/internal/journal"
 	"kvdeck/store"
 )
 
@@ -65,6 +66,13 @@ type Config struct {
 	// Edits is the private directory and the editors of Browse's E; tui.Run
 	// makes it and removes it when the session ends or a signal stops it.
 	Edits *editsession.Session
+	// JournalOff: the session's writes are not journaled (--no-journal or
+	// KVDECK_JOURNAL=off). The status bar says so, and z lists the
+	// store's journal read-only through ReadJournal (undo is off).
+	JournalOff bool
+	// ReadJournal opens the journal of the store at url (as undo --list
+	// reads it), nil: none to read.
+	ReadJournal func(url string) (*journal.Journal, error)
 	// Past, when not empty, names the point in the store's past the TUI
 	// shows (--at: "txid 42 · 2026-…"): the store is a read-only restore
 	// of it, and the status bar says so while it is shown. PastOf names
