@@ -7,6 +7,8 @@
 package coordkit
 
 import (
+	"fmt"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/store"
@@ -157,3 +159,17 @@ func (b *Base) ActionAnswered(session int) bool {
 // screen its notes and hints fold away first (issue 22: at 60x18 the
 // permanent notes took the room and left one row).
 const MinRows = 5
+
+// Raced says what became of the rows a dialog counted due (asked) that
+// an action then did not get (got fewer): another poller or consumer (a
+// live service's replicas, the demo's) took them between the dialog and
+// the yes. "" when it got them all.
+func Raced(got, asked int, what, who string) string {
+	switch {
+	case got >= asked:
+		return ""
+	case got == 0:
+		return fmt.Sprintf("nothing was due any more: the %d %s due when asked went to another %s meanwhile", asked, what, who)
+	}
+	return fmt.Sprintf("%d of the %d %s due when asked went to another %s meanwhile", asked-got, asked, what, who)
+}

@@ -252,3 +252,28 @@ func TestQueuesFilter(t *testing.T) {
 	}
 	viewtest.CheckFilterMatchesNothing(h, Model.queueNames, "no such thing")
 }
+
+// TestQueuesPollSaysWhenAnotherConsumerWon: t's dialog counted the ready
+// messages; when another consumer (the demo's replicas) takes them
+// between the dialog and the yes, the answer says so instead of a bare
+// "nothing was due".
+func TestQueuesPollSaysWhenAnotherConsumerWon(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	w := viewtest.Seeder{T: t, S: s, Clock: clock}
+	for i := range 2 {
+		w.Set(coord.QueueKey("jobs", viewtest.T-int64(2-i)*1000, "j"+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
+	}
+	clock.Fix(viewtest.T)
+	h := newQueuesHarness(t, s, clock, 120, 37)
+	h.Keys("t")
+	if len(h.Confirms) != 1 || !strings.Contains(h.Confirms[0].Title, "claim 2 of its 2 ready") {
+		t.Fatalf("dialogs %+v", h.Confirms)
+	}
+	for i := range 2 {
+		if err := s.Delete(viewtest.Ctx, coord.QueueKey("jobs", viewtest.T-int64(2-i)*1000, "j"+string(rune('1'+i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Confirm()
+	h.RequireFlash("polled jobs", "the 2 message(s) due when asked went to another consumer meanwhile")
+}
