@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"kvdeck/codec"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
@@ -643,8 +645,36 @@ func (m model) previewLines() []string {
 	for _, n := range journal.PlanNotes(*p) {
 		lines = append(lines, widgets.ProseLines(widgets.Sanitize(capitalize(n)+"."), st.Warn, w)...)
 	}
+	for _, n := range m.ownLeaseNotes(*p) {
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(n), st.Accent, w)...)
+	}
 	lines = append(lines, widgets.ProseLines("enter asks, then "+strings.ToLower(atomicText(len(p.Ops))[:1])+atomicText(len(p.Ops))[1:], st.Muted, w)...)
 	return lines
+}
+
+// ownLeaseNotes name the leases the plan puts back that this session
+// acquired (the Leases tab knows their holder, a random id per
+// acquisition): they come back under a new stamp, and the Leases tab
+// calls them kvdeck's again at it, so d releases them.
+func (m model) ownLeaseNotes(p journal.Plan) []string {
+	var notes []string
+	for _, op := range p.Ops {
+		if op.Put == nil {
+			continue
+		}
+		k, err := codec.Decode(op.Key)
+		if err != nil {
+			continue
+		}
+		var v struct {
+			Holder string `json:"holder"`
+		}
+		if json.Unmarshal(op.Put.Value, &v) != nil || !m.tabs.leases.Acquired(k, v.Holder) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s is kvdeck's own lease (acquired in this session as holder %s): the Leases tab takes it back as kvdeck's at its new stamp, and d releases it.", codec.Format(k), v.Holder))
+	}
+	return notes
 }
 
 // previewKeyLines are the preview's keys, those changed since the action

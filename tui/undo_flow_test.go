@@ -303,3 +303,46 @@ func TestUndoListWithoutJournal(t *testing.T) {
 		t.Fatalf("the list: %+v", u)
 	}
 }
+
+// TestUndoReleaseGivesKvdeckItsLease: a lease acquired (n) and released
+// (d) in this session, then the release undone (z): the preview says the
+// lease is kvdeck's own again, and d on it releases it instead of
+// refusing a lease kvdeck "did not acquire" (its stamp was new).
+func TestUndoReleaseGivesKvdeckItsLease(t *testing.T) {
+	a, _ := journaled(t)
+	a.keys("2")
+	a.waitFor("LEASES")
+	a.keys("n")
+	a.waitFor("ACQUIRE A LEASE AS KVDECK")
+	a.keys("end", "ctrl+u")
+	a.tm.Type(`["dwk_lease", "Own", "x1"]`)
+	a.keys("tab", "ctrl+u")
+	a.tm.Type("10m")
+	a.keys("enter")
+	a.waitFor(`acquired ["dwk_lease", "Own", "x1"]`)
+	a.keys("d")
+	a.waitFor("Release this lease?")
+	a.keys("y")
+	a.waitFor(`released ["dwk_lease", "Own", "x1"]`)
+	a.keys("z")
+	a.waitFor("leases: release")
+	a.keys("enter")
+	a.waitFor("is kvdeck's own lease")
+	a.keys("enter")
+	a.waitFor("Undo ")
+	a.keys("y")
+	a.waitFor("put back")
+	a.keys("esc", "r")
+	a.keys("/")
+	a.tm.Type("Own")
+	a.keys("enter")
+	a.waitFor("★")
+	a.keys("d")
+	a.waitFor("Release this lease?")
+	a.keys("y")
+	a.waitFor(`released ["dwk_lease", "Own", "x1"]`)
+	a.final()
+	if got := a.value(`["dwk_lease", "Own", "x1"]`); got != "<absent>" {
+		t.Fatalf("the lease is still there: %s", got)
+	}
+}
