@@ -82,6 +82,11 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	if mine {
 		holder = append(holder, widgets.Span{Text: "  ★ kvdeck's", Style: st.Accent})
 	}
+	if m.compact() && ansi.StringWidth(holder.Render(true)) > w-widgets.LabelWidth {
+		// A short box keeps the holder to one line, cut in its middle
+		// (ids differ at both ends), so that the expiry shows too.
+		holder = holder.CutMiddle(w - widgets.LabelWidth)
+	}
 	out := widgets.FieldLine(st, "holder", holder, w)
 	stamp := widgets.Line{{Text: r.Versionstamp, Style: st.Text}}
 	if note := " (fencing token; b checks it)"; widgets.LabelWidth+len(r.Versionstamp)+len(note) <= w {

@@ -75,9 +75,9 @@ var leaseColumns = []widgets.Column{
 // and the id takes the room left, cut in its middle.
 var narrowColumns = []widgets.Column{
 	{Title: "", Width: 3}, {Title: "KIND", Width: 5}, {Title: "CLASS/SCHED", Width: 12, Grow: true, Max: 20},
-	{Title: "ID/BUCKET", Width: 0, Min: 17, Middle: true}, {Title: "HOLDER", Width: 10, Middle: true},
+	{Title: "ID/BUCKET", Width: 0, Min: 17, Middle: true}, {Title: "HOLDER", Width: 9, Middle: true},
 	{Title: "STAMP", Width: 20, Drop: 2},
-	{Title: "", Width: 9, Keep: true, Drop: 1}, {Title: "TIME LEFT", Width: 9, Keep: true}, {Title: "STATE", Width: 15, Drop: 4}, {Title: "AGE", Width: 5, Drop: 3, Keep: true},
+	{Title: "", Width: 9, Keep: true, Drop: 1}, {Title: "TIME LEFT", Width: 10, Keep: true}, {Title: "STATE", Width: 15, Drop: 4}, {Title: "AGE", Width: 5, Drop: 3, Keep: true},
 }
 
 // Column indexes shared by leaseColumns and narrowColumns.

@@ -384,7 +384,12 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.pipe != nil, m.typing:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	case m.out != nil:
-		return []key.Binding{k.PageDown, k.PageUp, k.Pager, k.Close}
+		close := k.Close
+		close.SetHelp("esc", "close the output")
+		if m.out.running {
+			close.SetHelp("esc", "stop the command")
+		}
+		return []key.Binding{k.PageDown, k.PageUp, k.Pager, close}
 	case m.tree.on:
 		return []key.Binding{k.Toggle, k.Unfold, k.Fold, k.Tree, k.Pager, k.Close}
 	}
