@@ -331,7 +331,9 @@ func (m *model) askUndo(p journal.Plan) tea.Cmd {
 			break
 		}
 		lines = append(lines, usertext.Sanitize(journal.KeyText(op.Key))+":")
-		lines = append(lines, widgets.ChangeLines(rawImage(p.Now[string(op.Key)]), rawImage(op.Put))...)
+		for _, l := range widgets.ChangeLines(rawImage(p.Now[string(op.Key)]), rawImage(op.Put)) {
+			lines = append(lines, "  "+l) // under its key, wrapped under the value
+		}
 	}
 	lines = append(lines, atomicText(len(p.Ops)))
 	for _, n := range journal.PlanNotes(p) {
@@ -672,7 +674,7 @@ func (m model) ownLeaseNotes(p journal.Plan) []string {
 		if json.Unmarshal(op.Put.Value, &v) != nil || !m.tabs.leases.Acquired(k, v.Holder) {
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("%s is kvdeck's own lease (acquired in this session as holder %s): the Leases tab takes it back as kvdeck's at its new stamp, and d releases it.", codec.Format(k), v.Holder))
+		notes = append(notes, fmt.Sprintf("Not for kvdeck: %s is its own lease (acquired in this session as holder %s): the Leases tab takes it back as kvdeck's at its new stamp, and d releases it.", codec.Format(k), v.Holder))
 	}
 	return notes
 }
@@ -714,11 +716,12 @@ func (m model) previewKeyLines(p journal.Plan, verb string, w int) []string {
 	return lines
 }
 
-// indented wraps text under a key, every line indented by two cells.
+// indented wraps text under a key, indented by two cells; a field's
+// wrapped lines start under its value (widgets.WrapHanging).
 func indented(text string, style lipgloss.Style, w int) []string {
-	lines := widgets.Wrap(text, max(w-2, 1))
+	lines := widgets.WrapHanging("  "+text, w)
 	for i, l := range lines {
-		lines[i] = style.Render("  " + l)
+		lines[i] = style.Render(l)
 	}
 	return lines
 }

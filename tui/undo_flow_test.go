@@ -264,15 +264,20 @@ func TestFlowBulkIsOneAction(t *testing.T) {
 
 // TestPreviewWrapKeepsIndent: a preview line under its key that wraps
 // keeps the key's indent on every line (the continuation started at the
-// margin before).
+// margin before), and a field's continuation starts under its value (it
+// started under the label).
 func TestPreviewWrapKeepsIndent(t *testing.T) {
 	lines := indented("value   "+strings.Repeat("word ", 20)+"→ (no row: deleted)", lipgloss.NewStyle(), 30)
 	if len(lines) < 3 {
 		t.Fatalf("%d lines; want it wrapped", len(lines))
 	}
-	for _, l := range lines {
-		if !strings.HasPrefix(l, "  ") || len([]rune(l)) > 30 {
-			t.Errorf("line %q: want two cells of indent within 30", l)
+	for i, l := range lines {
+		indent := "  "
+		if i > 0 {
+			indent = strings.Repeat(" ", 2+8) // under the value
+		}
+		if !strings.HasPrefix(l, indent) || len([]rune(l)) > 30 {
+			t.Errorf("line %q: want %d cells of indent within 30", l, len(indent))
 		}
 	}
 }
@@ -327,7 +332,7 @@ func TestUndoReleaseGivesKvdeckItsLease(t *testing.T) {
 	a.keys("z")
 	a.waitFor("leases: release")
 	a.keys("enter")
-	a.waitFor("is kvdeck's own lease")
+	a.waitFor("Not for kvdeck", "is its own lease")
 	a.keys("enter")
 	a.waitFor("Undo ")
 	a.keys("y")
