@@ -118,7 +118,7 @@ func (m model) deps() views.Deps {
 		url := m.info.Display
 		open = func(ctx context.Context) (*store.Store, error) { return cfgOpen(ctx, url) }
 	}
-	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits}
+	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, StateDir: m.cfg.StateDir}
 }
 
 // Init starts the views, reads the store version and arms the ticks.

@@ -70,6 +70,9 @@ type Config struct {
 	// KVDECK_JOURNAL=off). The status bar says so, and z lists the
 	// store's journal read-only through ReadJournal (undo is off).
 	JournalOff bool
+	// StateDir is kvdeck's state directory ($XDG_STATE_HOME/kvdeck, the
+	// journal's); "" when there is none: nothing is kept across sessions.
+	StateDir string
 	// ReadJournal opens the journal of the store at url (as undo --list
 	// reads it), nil: none to read.
 	ReadJournal func(url string) (*journal.Journal, error)

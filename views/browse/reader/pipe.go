@@ -32,6 +32,8 @@ import (
 // newest last (up to historyCap): up and down at the prompt go through
 // them.
 
+// The history is kept across sessions (history.go).
+
 // outputCap is how much of a filter's output the entry pane keeps; the
 // rest is read and counted, so that the filter is not blocked on a full
 // pipe.
@@ -57,6 +59,7 @@ func (m *Model) OpenPipe(row entry.Row) tea.Cmd {
 		return views.Flash(views.FlashInfo, "select a stored key: | hands its value to $PAGER")
 	}
 	m.row = row
+	m.loadHistory()
 	in := widgets.NewInput("| ", "a command to pipe the value to", m.styles)
 	text := pagerText()
 	if n := len(m.history); n > 0 {
@@ -88,10 +91,11 @@ func (m Model) handlePipe(msg tea.KeyMsg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.remember(text)
+		save := m.saveHistory()
 		if isPager(text) {
-			return m, tea.Exec(m.pager(text), func(err error) tea.Msg { return pagerClosed{err: err} })
+			return m, tea.Batch(save, tea.Exec(m.pager(text), func(err error) tea.Msg { return pagerClosed{err: err} }))
 		}
-		return m, m.runFilter(text)
+		return m, tea.Batch(save, m.runFilter(text))
 	case key.Matches(msg, m.input.Cancel):
 		m.pipe = nil
 		return m, nil
@@ -138,13 +142,16 @@ func (m *Model) recall(older bool) {
 	m.pipe.CursorEnd()
 }
 
-// knownPagers are the commands that page what they read on the terminal
-// (besides $PAGER's): a command line ending in one of them is run as a
-// pager, with the terminal.
-var knownPagers = map[string]bool{
-	"less": true, "more": true, "most": true, "pg": true, "bat": true, "batcat": true,
-	"moar": true, "ov": true, "w3m": true, "lnav": true, "jless": true, "fx": true,
-	"vi": true, "vim": true, "nvim": true, "view": true, "nano": true, "emacs": true, "micro": true,
+// knownPager reports whether name is a command that pages what it reads
+// on the terminal (besides $PAGER's): a command line ending in one is
+// run as a pager, with the terminal.
+func knownPager(name string) bool {
+	switch name {
+	case "less", "more", "most", "pg", "bat", "batcat", "moar", "ov", "w3m", "lnav", "jless", "fx",
+		"vi", "vim", "nvim", "view", "nano", "emacs", "micro":
+		return true
+	}
+	return false
 }
 
 // isPager reports whether the command line's last command (after its
@@ -154,7 +161,7 @@ func isPager(text string) bool {
 	if name == "" {
 		return false
 	}
-	return knownPagers[name] || name == commandName(pagerText())
+	return knownPager(name) || name == commandName(pagerText())
 }
 
 // commandName is the name of the last command of a shell line, without

@@ -2,6 +2,10 @@ package reader
 
 import (
 	"fmt"
+	"kvdeck/views"
+	"kvdeck/views/viewtest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -117,5 +121,39 @@ func TestIsPager(t *testing.T) {
 		if got := isPager(text); got != want {
 			t.Errorf("isPager(%q) = %v, want %v", text, got, want)
 		}
+	}
+}
+
+// TestPipeHistoryKept: the commands typed are kept across sessions in
+// the state directory (0600, its directory 0700): a new reader's prompt
+// opens on the last command of the one before, and up goes further back.
+func TestPipeHistoryKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kvdeck")
+	s, clock, _ := viewtest.Reference(t, false)
+	withState := func(d *views.Deps) { d.StateDir = dir }
+	h := viewtest.Start[host, *host](t, s, clock, 80, 18, newHost, withState)
+	setValue(t, h, `["pipe", "me"]`, []byte(`{"a":1}`))
+	goTo(h, `["pipe", "me"]`)
+	pipeTo(h, "cat")
+	h.Keys("esc")
+	pipeTo(h, "wc -c")
+	h.Keys("esc")
+	st, err := os.Stat(filepath.Join(dir, historyFile))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the history file: %v %v", st, err)
+	}
+	if d, err := os.Stat(dir); err != nil || d.Mode().Perm() != 0o700 {
+		t.Fatalf("the state directory: %v %v", d, err)
+	}
+
+	next := viewtest.Start[host, *host](t, s, clock, 80, 18, newHost, withState)
+	goTo(next, `["pipe", "me"]`)
+	next.Keys("|")
+	if v := next.M.reader.pipe.Value(); v != "wc -c" {
+		t.Fatalf("a new session's prompt opened on %q, want the last command kept", v)
+	}
+	next.Keys("up", "up")
+	if v := next.M.reader.pipe.Value(); v != "cat" {
+		t.Fatalf("up went to %q, want the command before", v)
 	}
 }

@@ -68,10 +68,11 @@ type Model struct {
 	pipe *textinput.Model // |'s command prompt (pipe.go), when open
 	// history is the commands typed at the prompt, the newest last;
 	// histAt, the one the prompt shows (len: none).
-	history []string
-	histAt  int
-	pipeGen int         // tags the filters' answers
-	out     *pipeOutput // a filter's run and output (output.go), over the entry pane
+	history    []string
+	histAt     int
+	histLoaded bool        // the kept history was read (history.go)
+	pipeGen    int         // tags the filters' answers
+	out        *pipeOutput // a filter's run and output (output.go), over the entry pane
 }
 
 // reading is the open reader's state, new at each v.
