@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/store"
 	"kvdeck/themes"
@@ -172,4 +173,14 @@ func Raced(got, asked int, what, who string) string {
 		return fmt.Sprintf("nothing was due any more: the %d %s due when asked went to another %s meanwhile", asked, what, who)
 	}
 	return fmt.Sprintf("%d of the %d %s due when asked went to another %s meanwhile", asked-got, asked, what, who)
+}
+
+// TitleAndSummary is a report's title and its summary on one line when
+// they fit in w, else the summary wrapped under the title: a summary
+// that says what another replica took must not be cut.
+func TitleAndSummary(st themes.Styles, title, summary string, w int) []string {
+	if ansi.StringWidth(title+" · "+summary) <= w {
+		return []string{st.PaneTitle.Render(title) + st.Muted.Render(" · "+summary)}
+	}
+	return append([]string{st.PaneTitle.Render(title)}, widgets.ProseLines(summary, st.Muted, w)...)
 }

@@ -41,7 +41,7 @@ func (m Model) lowerLines(q coord.QueueReport, w int) []string {
 func (m Model) reportLines(w int) []string {
 	st := m.Styles
 	r := m.report
-	out := []string{st.PaneTitle.Render("POLLED AT "+usertext.FormatTime(r.at)) + st.Muted.Render(" · "+deliverySummary(r.deliveries, r.asked))}
+	out := coordkit.TitleAndSummary(st, "POLLED AT "+usertext.FormatTime(r.at), deliverySummary(r.deliveries, r.asked), w)
 	room := m.detailRows() - 2
 	for i, d := range r.deliveries {
 		if i == room-1 && len(r.deliveries) > room {
