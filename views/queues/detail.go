@@ -108,6 +108,9 @@ func (m Model) pollLines(w int) []string {
 	}
 	out := []string{st.PaneTitle.Render(fmt.Sprintf("CLAIMED %d MESSAGE(S) OF %s", len(p.items), widgets.Sanitize(p.queue))) +
 		st.Warn.Render(" · out of the store until you apply")}
+	if raced := coordkit.Raced(len(p.items), p.asked, "message(s)", "consumer"); raced != "" {
+		out = append(out, widgets.ProseLines(raced+".", st.Warn, w)...)
+	}
 	t := widgets.NewTable(pollColumns, w)
 	out = append(out, t.Header(st))
 	for i, it := range p.items {

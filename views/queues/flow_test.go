@@ -276,4 +276,16 @@ func TestQueuesPollSaysWhenAnotherConsumerWon(t *testing.T) {
 	}
 	h.Confirm()
 	h.RequireFlash("polled jobs", "the 2 message(s) due when asked went to another consumer meanwhile")
+
+	// One of two taken meanwhile: the claimed batch says so at once.
+	for i := range 2 {
+		w.Set(coord.QueueKey("jobs", viewtest.T-int64(2-i)*1000, "k"+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
+	}
+	h.Refresh()
+	h.Keys("t")
+	if err := s.Delete(viewtest.Ctx, coord.QueueKey("jobs", viewtest.T-2000, "k1")); err != nil {
+		t.Fatal(err)
+	}
+	h.Confirm()
+	h.RequireView("CLAIMED 1 MESSAGE(S) OF jobs", "1 of the 2 message(s) due when asked went to another consumer meanwhile")
 }
