@@ -575,11 +575,14 @@ func (m model) actionDetail(a journal.Action, w int) []string {
 		state = append(state, "takes back "+a.Undoes+" (of "+root.ID+" "+root.Op+")")
 	case h.Undone(a):
 		chain := h.Chain(a)
-		state = append(state, "undone by "+chain[len(chain)-1].ID+": R redoes it")
+		state = append(state, "undone by "+chain[len(chain)-1].ID+redoHint(m.undo()))
 	default:
-		if err := h.Undoable(a); err != nil {
+		switch err := h.Undoable(a); {
+		case err != nil:
 			state = append(state, strings.TrimPrefix(err.Error(), journal.ErrNotUndoable.Error()+": "))
-		} else {
+		case m.undo().undoOff != "":
+			state = append(state, "kvdeck undo "+a.ID+" undoes it (not this session: it journals nothing)")
+		default:
 			state = append(state, "enter previews its undo")
 		}
 	}
@@ -593,6 +596,15 @@ func (m model) actionDetail(a journal.Action, w int) []string {
 		}
 	}
 	return append(out, widgets.ProseLines(widgets.Sanitize(strings.Join(state, " · ")), st.Muted, w)...)
+}
+
+// redoHint says how an undone action is redone: R, or the CLI when this
+// session journals nothing.
+func redoHint(u *undoState) string {
+	if u != nil && u.undoOff != "" {
+		return ": kvdeck redo redoes it"
+	}
+	return ": R redoes it"
 }
 
 // keysText is an action's first key and how many more (of n).
@@ -745,6 +757,10 @@ func (m model) undoHelp() []key.Binding {
 			return []key.Binding{k.Undo, k.Back}
 		}
 		return []key.Binding{k.Back}
+	case u.undoOff != "":
+		// Read-only: enter and R say why they do nothing; help offers
+		// neither.
+		return []key.Binding{k.Filter.Filter, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom, k.Nav.Up, k.Nav.Down, k.Reload, k.Close}
 	}
 	return []key.Binding{k.Preview, k.Redo, k.Filter.Filter, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom, k.Nav.Up, k.Nav.Down, k.Reload, k.Close}
 }

@@ -300,12 +300,17 @@ func TestUndoListWithoutJournal(t *testing.T) {
 	}
 	a := run(t, m, 120, 40, "NO JOURNAL")
 	a.keys("z")
-	a.waitFor("read-only: undo is off", "load · ")
+	a.waitFor("read-only: undo is off", "load · ", "not this session")
 	a.keys("enter")
 	a.waitFor("the list is read-only")
 	fm := a.final()
 	if u := fm.undo(); u == nil || u.previewing() || len(u.actions) != 14 {
 		t.Fatalf("the list: %+v", u)
+	}
+	for _, b := range fm.undoHelp() {
+		if b.Help().Key == "enter" || b.Help().Key == "R" {
+			t.Errorf("the read-only list's help offers %s %s", b.Help().Key, b.Help().Desc)
+		}
 	}
 }
 
