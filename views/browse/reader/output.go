@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/internal/editsession"
 	"kvdeck/internal/usertext"
@@ -127,13 +128,13 @@ func (m Model) outputView() string {
 	st, o := m.styles, m.out
 	rows, n := m.rows(), len(o.lines)
 	off := widgets.ClampOffset(o.off, rows, n)
-	title := st.PaneTitle.Render("| "+widgets.Sanitize(o.text)) + " "
-	switch {
-	case o.running:
-		title += st.Muted.Render("running… esc stops it")
-	default:
-		title += m.outputStatus(off, rows, n)
+	status := st.Muted.Render("running… esc stops it")
+	if !o.running {
+		status = m.outputStatus(off, rows, n)
 	}
+	// The status keeps its room: a long command line is cut first.
+	room := max(m.inner()-ansi.StringWidth(status)-1, 8)
+	title := st.PaneTitle.Render(widgets.ClipText("| "+widgets.Sanitize(o.text), room)) + " " + status
 	lines := []string{widgets.FitWidth(title, m.inner())}
 	if !o.running && n == 0 {
 		lines = append(lines, st.Muted.Render("(no output)"))
