@@ -146,16 +146,7 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 // fireSummary counts the outcomes of a fire: "2 fired, 1 reposted", and
 // says when another poller took alarms the dialog counted (asked).
 func fireSummary(fs []coord.AlarmFiring, asked int) string {
-	raced := coordkit.Raced(len(fs), asked, "alarm(s)", "poller")
-	switch {
-	case len(fs) == 0 && raced != "":
-		return raced
-	case len(fs) == 0:
-		return "nothing was due"
-	case raced != "":
-		return fireCounts(fs) + "; " + raced
-	}
-	return fireCounts(fs)
+	return coordkit.DueSummary(fireCounts(fs), len(fs), asked, "alarm(s)", "poller")
 }
 
 // fireCounts counts the outcomes of a fire's firings.

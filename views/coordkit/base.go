@@ -175,6 +175,23 @@ func Raced(got, asked int, what, who string) string {
 	return fmt.Sprintf("%d of the %d %s due when asked went to another %s meanwhile", asked-got, asked, what, who)
 }
 
+// DueSummary is an action's summary over rows that were due: counts
+// (what it did to the got rows) and, when it got fewer than the asked
+// its dialog counted, what became of the others (Raced); "nothing was
+// due" when it got none and was asked none.
+func DueSummary(counts string, got, asked int, what, who string) string {
+	raced := Raced(got, asked, what, who)
+	switch {
+	case got == 0 && raced != "":
+		return raced
+	case got == 0:
+		return "nothing was due"
+	case raced != "":
+		return counts + "; " + raced
+	}
+	return counts
+}
+
 // TitleAndSummary is a report's title and its summary on one line when
 // they fit in w, else the summary wrapped under the title: a summary
 // that says what another replica took must not be cut.

@@ -201,11 +201,7 @@ func TestQueuesDepthFollowsClock(t *testing.T) {
 // message back at once (retry now) after a confirmation (issue 13).
 func TestQueuesPollExplainsAndGivesBack(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	w := viewtest.Seeder{T: t, S: s, Clock: clock}
-	for i := range 3 {
-		w.Set(coord.QueueKey("jobs", viewtest.T-int64(3-i)*1000, "j"+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
-	}
-	clock.Fix(viewtest.T)
+	readyJobs(t, s, clock, "j", 3)
 	h := newQueuesHarness(t, s, clock, 120, 37)
 	h.Keys("t")
 	h.Confirm()
@@ -259,11 +255,7 @@ func TestQueuesFilter(t *testing.T) {
 // "nothing was due".
 func TestQueuesPollSaysWhenAnotherConsumerWon(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	w := viewtest.Seeder{T: t, S: s, Clock: clock}
-	for i := range 2 {
-		w.Set(coord.QueueKey("jobs", viewtest.T-int64(2-i)*1000, "j"+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
-	}
-	clock.Fix(viewtest.T)
+	readyJobs(t, s, clock, "j", 2)
 	h := newQueuesHarness(t, s, clock, 120, 37)
 	h.Keys("t")
 	if len(h.Confirms) != 1 || !strings.Contains(h.Confirms[0].Title, "claim 2 of its 2 ready") {
@@ -278,9 +270,7 @@ func TestQueuesPollSaysWhenAnotherConsumerWon(t *testing.T) {
 	h.RequireFlash("polled jobs", "the 2 message(s) due when asked went to another consumer meanwhile")
 
 	// One of two taken meanwhile: the claimed batch says so at once.
-	for i := range 2 {
-		w.Set(coord.QueueKey("jobs", viewtest.T-int64(2-i)*1000, "k"+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
-	}
+	readyJobs(t, s, clock, "k", 2)
 	h.Refresh()
 	h.Keys("t")
 	if err := s.Delete(viewtest.Ctx, coord.QueueKey("jobs", viewtest.T-2000, "k1")); err != nil {
@@ -288,4 +278,15 @@ func TestQueuesPollSaysWhenAnotherConsumerWon(t *testing.T) {
 	}
 	h.Confirm()
 	h.RequireView("CLAIMED 1 MESSAGE(S) OF jobs", "1 of the 2 message(s) due when asked went to another consumer meanwhile")
+}
+
+// readyJobs writes n ready messages to the queue jobs, prefix1 (oldest)
+// to prefixN, a second apart up to viewtest.T, and fixes the clock there.
+func readyJobs(t *testing.T, s *store.Store, clock *store.VirtualClock, prefix string, n int) {
+	t.Helper()
+	w := viewtest.Seeder{T: t, S: s, Clock: clock}
+	for i := range n {
+		w.Set(coord.QueueKey("jobs", viewtest.T-int64(n-i)*1000, prefix+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
+	}
+	clock.Fix(viewtest.T)
 }

@@ -400,16 +400,7 @@ func parseDelay(s string) (time.Duration, error) {
 // deliverySummary counts a poll's outcomes: "1 acked, 2 requeued", and
 // says when another consumer took messages the dialog counted (asked).
 func deliverySummary(ds []coord.Delivery, asked int) string {
-	raced := coordkit.Raced(len(ds), asked, "message(s)", "consumer")
-	switch {
-	case len(ds) == 0 && raced != "":
-		return raced
-	case len(ds) == 0:
-		return "nothing was due"
-	case raced != "":
-		return deliveryCounts(ds) + "; " + raced
-	}
-	return deliveryCounts(ds)
+	return coordkit.DueSummary(deliveryCounts(ds), len(ds), asked, "message(s)", "consumer")
 }
 
 // deliveryCounts counts a poll's outcomes.
