@@ -322,7 +322,7 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf,
 		JournalOff: a.JournalOff(), ReadJournal: a.JournalFor}
 	cfg.StateDir, _ = journal.StateDir(func(k string) string { return a.Env[k] }) // none: nothing kept
-	a.savedForTUI(&cfg) // the store switcher (cmd_tui.go)
+	a.savedForTUI(&cfg)                                                           // the store switcher (cmd_tui.go)
 	a.inTUI.Store(true)
 	defer a.inTUI.Store(false)
 	return a.tui(a.ctx, s, cfg)
