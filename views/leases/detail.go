@@ -9,6 +9,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
+	"kvdeck/views"
 	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
 )
@@ -35,7 +36,7 @@ func (m Model) detailView() string {
 	} else {
 		lines = append(lines, st.Muted.Render("Select a row above."))
 	}
-	hint := widgets.ProseLines("n acquire · d release (kvdeck's) · B break (asks, CAS on stamp)", st.Muted, iw)
+	hint := widgets.ProseLines(views.Hint("%s acquire · %s release (kvdeck's) · %s break (asks, CAS on stamp)", m.keys.Acquire, m.keys.Release, m.keys.Break), st.Muted, iw)
 	if m.ReadOnly {
 		hint = widgets.ProseLines(widgets.ReadOnlyNote, st.Warn, iw)
 	}
@@ -89,7 +90,7 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	}
 	out := widgets.FieldLine(st, "holder", holder, w)
 	stamp := widgets.Line{{Text: r.Versionstamp, Style: st.Text}}
-	if note := " (fencing token; b checks it)"; widgets.LabelWidth+len(r.Versionstamp)+len(note) <= w {
+	if note := views.Hint(" (fencing token; %s checks it)", m.keys.Break); widgets.LabelWidth+len(r.Versionstamp)+len(note) <= w {
 		stamp = append(stamp, widgets.Span{Text: note, Style: st.Muted})
 	}
 	out = append(out, widgets.FieldLine(st, "stamp", stamp, w)...)
