@@ -332,7 +332,7 @@ func (m *model) showStore() tea.Cmd {
 	m.overlays.drop(layerKeyHistory)
 	m.overlays.drop(layerPoints)
 	m.hist, m.browseAt = history{}, nil // places of the other store
-	m.keys.Undo.SetEnabled(m.undoOff() == "")
+	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	m.tabs = newTabs(m.deps(), m.styles)
 	for t := range numTabs {
 		if t != m.tab {

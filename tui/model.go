@@ -106,7 +106,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 	}
 	m.sw.current = cfg.Current
 	m.tabs = newTabs(m.deps(), st)
-	m.keys.Undo.SetEnabled(m.undoOff() == "")
+	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	return m
 }
 
@@ -129,7 +129,7 @@ func (m model) deps() views.Deps {
 		// each key now too.
 		open, live = nil, m.tm.live
 	}
-	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, Live: live}
+	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, Live: live, StateDir: m.cfg.StateDir}
 }
 
 // Init starts the views, reads the store version and arms the ticks.
@@ -259,11 +259,22 @@ func (m model) handleKey(msg tea.KeyMsg) (model, tea.Cmd) {
 	if next, cmd, ok := m.overlayKey(msg); ok {
 		return next, cmd
 	}
-	if m.tabs.view(m.tab).Capturing() {
+	if v := m.tabs.view(m.tab); v.Capturing() || keeps(v, msg) {
 		out := m.tabs.update(m.tab, msg)
 		return m, out
 	}
 	return m.handleGlobalKey(msg)
+}
+
+// keeper is a view with a screen of its own that keeps a key the root
+// would take (Browse's value reader: q goes back to the tree, as it
+// closes the undo list, while the other global keys stay global).
+type keeper interface{ Keeps(tea.KeyMsg) bool }
+
+// keeps reports whether v keeps msg from the global keys.
+func keeps(v tabView, msg tea.KeyMsg) bool {
+	k, ok := v.(keeper)
+	return ok && k.Keeps(msg)
 }
 
 // handleGlobalKey: the global keys, else the focused view's (a jump key

@@ -107,7 +107,10 @@ func (m model) messageLine() string {
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()
 	if !v.Capturing() {
-		short = append(short, m.keys.Help, m.keys.Command, m.keys.Quit)
+		short = append(short, m.keys.Help, m.keys.Command)
+		if !keeps(v, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'q'}}) {
+			short = append(short, m.keys.Quit)
+		}
 	}
 	return fit(m.help.ShortHelpView(short), m.width)
 }
@@ -190,6 +193,14 @@ func (m model) statusBadges(narrow bool) (items []string, mark int) {
 	items = []string{backend}
 	if info.ReadOnly {
 		items = append(items, st.Badge.Render(" READ-ONLY "))
+	}
+	if m.cfg.JournalOff && !info.ReadOnly {
+		// --no-journal: the writes made now cannot be undone.
+		badge := " NO JOURNAL: no undo "
+		if narrow {
+			badge = " NO JOURNAL "
+		}
+		items = append(items, st.Warn.Bold(true).Reverse(true).Render(badge))
 	}
 	if past := m.pastShown(); past != "" {
 		// The store is a restore of its past (--at): said in the error

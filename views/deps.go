@@ -33,6 +33,10 @@ type Deps struct {
 	// Edits is the session's private place for values handed to $EDITOR
 	// (E) and the editors running on them; nil: the temp dir, untracked.
 	Edits *editsession.Session
+	// StateDir is where kvdeck keeps what outlives a session (the
+	// journal's $XDG_STATE_HOME/kvdeck: 0700, files 0600), such as the
+	// commands typed at Browse's | prompt; "" keeps nothing (tests).
+	StateDir string
 }
 
 // Deadlines of the store calls made by commands: a read that takes longer

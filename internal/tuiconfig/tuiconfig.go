@@ -9,6 +9,7 @@ import (
 
 	"kvdeck/internal/editsession"
 	"kvdeck/internal/history"
+	"kvdeck/internal/journal"
 	"kvdeck/store"
 )
 
@@ -66,6 +67,16 @@ type Config struct {
 	// Edits is the private directory and the editors of Browse's E; tui.Run
 	// makes it and removes it when the session ends or a signal stops it.
 	Edits *editsession.Session
+	// JournalOff: the session's writes are not journaled (--no-journal or
+	// KVDECK_JOURNAL=off). The status bar says so, and z lists the
+	// store's journal read-only through ReadJournal (undo is off).
+	JournalOff bool
+	// StateDir is kvdeck's state directory ($XDG_STATE_HOME/kvdeck, the
+	// journal's); "" when there is none: nothing is kept across sessions.
+	StateDir string
+	// ReadJournal opens the journal of the store at url (as undo --list
+	// reads it), nil: none to read.
+	ReadJournal func(url string) (*journal.Journal, error)
 	// Past, when not empty, names the point in the store's past the TUI
 	// shows (--at: "txid 42 · 2026-…"): the store is a read-only restore
 	// of it, and the status bar says so while it is shown. PastOf names

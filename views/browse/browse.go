@@ -209,9 +209,18 @@ func (m Model) Busy() bool {
 }
 
 // Capturing reports whether a text input has the keys, so that the root
-// passes it every key (q and the digits included).
+// passes it every key (q and the digits included). The reader is no text
+// input, but for its query and its pipe prompt: the global keys (z, :,
+// 1-8) work over it, and it keeps q (Keeps).
 func (m Model) Capturing() bool {
-	return m.filter.on || m.editor.Open() || m.searching() || m.reader.Capturing()
+	return m.filter.on || m.editor.Open() || m.searching() || m.reader.Typing()
+}
+
+// Keeps reports whether the reader, open, keeps msg from the root's
+// global keys: its close keys (q goes back to the tree, not out of
+// kvdeck).
+func (m Model) Keeps(msg tea.KeyMsg) bool {
+	return m.focused && m.reader.Reading() && !m.reader.Typing() && key.Matches(msg, m.reader.KeyMap.Close)
 }
 
 // Held is the typed text a quit would drop (views.Holder): the editor's

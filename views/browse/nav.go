@@ -115,7 +115,11 @@ func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 			n.resetPages()
 			at = 0
 		}
-		n.applyPage(min(at, len(n.pages)), msg.after, msg.limit, msg.page)
+		after := msg.after
+		if msg.fromStart {
+			after = nil
+		}
+		n.applyPage(min(at, len(n.pages)), after, msg.limit, msg.page)
 	}
 	cmd := m.relayout()
 	cmd = tea.Batch(cmd, m.goOn(n))

@@ -2,6 +2,7 @@ package browse
 
 import (
 	"fmt"
+	"kvdeck/views/viewtest"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -25,6 +26,25 @@ func TestReaderGolden(t *testing.T) {
 			t.Run("tree", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
 			h.Keys("G", "right", "right")
 			t.Run("tree-open", func(t *testing.T) { golden.RequireEqual(t, h.M.View()) })
+		})
+	}
+}
+
+// TestPipeOutputGolden draws a filter's output (|, a command that is not
+// a pager) in the entry pane at the three screen sizes: its command, its
+// exit status and its output and errors, over the tree; from the reader
+// too at 60x18.
+func TestPipeOutputGolden(t *testing.T) {
+	for _, sc := range append([]viewtest.Screen{viewtest.Wide()}, viewtest.SmallScreens()...) {
+		t.Run(sc.String(), func(t *testing.T) {
+			w, ht := sc.Body()
+			h := newHarness(t, false, w, ht)
+			goTo(h, `["accounts", "acme"]`)
+			h.Keys("|", "end", "ctrl+u")
+			h.TypeText(`cat; echo "done on stderr" >&2; exit 3`)
+			h.Keys("enter")
+			h.RequireView("exit 3")
+			golden.RequireEqual(t, h.M.View())
 		})
 	}
 }
