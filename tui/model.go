@@ -91,7 +91,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		finderKeys: defaultFinderKeys(),
 		input:      widgets.DefaultInputKeys(),
 		help:       help.New(),
-		refresh:    refreshState{interval: cfg.Refresh},
+		refresh:    refreshState{interval: cfg.Refresh, clock: true}, // Init arms the clock tick
 		rate:       newCommitRate(),
 		wall:       time.Now,
 	}
@@ -185,7 +185,7 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 		next, cmd := m.onVersion(msg)
 		return next.(model), cmd
 	case clockTick:
-		return m, secondTick() // re-rendering is the point: countdowns move
+		return m, m.refresh.onClock() // re-rendering is the point: countdowns move
 	case flashExpired:
 		m.flash.expire(msg)
 		return m, nil

@@ -28,6 +28,36 @@ type refreshState struct {
 	// re-read it: the first read that succeeds re-reads the visible tab
 	// and marks the others for a re-read when shown (issue 22 point 9).
 	failed bool
+	// clock: the clock tick chain runs. It stops while the refresh ticks
+	// at least once a second (each tick re-renders: a second chain would
+	// only double the renders of an idle screen) and starts again when
+	// the refresh is paused or slowed.
+	clock bool
+}
+
+// ticksEachSecond reports whether the refresh re-renders at least once a
+// second by itself.
+func (r *refreshState) ticksEachSecond() bool {
+	return r.interval > 0 && r.interval <= time.Second && !r.paused
+}
+
+// onClock re-arms the clock tick unless the refresh renders as often.
+func (r *refreshState) onClock() tea.Cmd {
+	if r.ticksEachSecond() {
+		r.clock = false
+		return nil
+	}
+	return secondTick()
+}
+
+// restartClock re-arms the clock tick when it stopped and the refresh no
+// longer renders each second.
+func (r *refreshState) restartClock() tea.Cmd {
+	if r.clock || r.ticksEachSecond() {
+		return nil
+	}
+	r.clock = true
+	return secondTick()
 }
 
 // unread marks what a tab showed as read at no version: the next look
@@ -170,7 +200,7 @@ func (m *model) togglePause() tea.Cmd {
 	m.refresh.paused = !m.refresh.paused
 	m.refresh.gen++
 	if m.refresh.paused {
-		return nil
+		return m.refresh.restartClock()
 	}
 	return m.rearm()
 }
@@ -179,7 +209,7 @@ func (m *model) togglePause() tea.Cmd {
 func (m *model) setInterval(d time.Duration) tea.Cmd {
 	m.refresh.interval, m.refresh.paused = d, false
 	m.refresh.gen++
-	return m.rearm()
+	return tea.Batch(m.rearm(), m.refresh.restartClock())
 }
 
 // rearm starts a new tick chain and checks for changes at once.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,23 +58,61 @@ func (m Model) mainLines(w int) []string {
 	}
 	t := widgets.FitTable(scopeColumns, w, cells)
 	out = append(out, m.filter.View(), t.Header(st))
-	for j, i := range shown {
-		out = append(out, m.scopeLine(t, i, c.scopes[i], cells[j]))
+	from, to := m.rowWindow(len(out), shown)
+	for j := from; j < to; j++ {
+		out = append(out, m.scopeLine(t, shown[j], c.scopes[shown[j]], cells[j]))
+	}
+	if to-from < len(shown) {
+		out = append(out, st.Muted.Render(fmt.Sprintf("rows %d–%d of %d (j/k move)", from+1, to, len(shown))))
 	}
 	if len(shown) == 0 {
 		out = append(out, st.Muted.Render(m.filter.Nothing()))
 	}
-	out = append(out, "")
-	out = append(out, m.clockNote(w)...)
-	out = append(out, "")
+	return append(out, m.tailLines(w)...)
+}
+
+// tailLines are the lines under the table: the clock note, then the
+// sweep in flight or the last receipt.
+func (m Model) tailLines(w int) []string {
+	st := m.styles
+	tail := []string{""}
+	tail = append(tail, m.clockNote(w)...)
+	tail = append(tail, "")
 	if m.run != nil {
-		return append(out, m.progressLines(w)...)
+		return append(tail, m.progressLines(w)...)
 	}
-	out = append(out, m.receiptLines(w)...)
+	tail = append(tail, m.receiptLines(w)...)
 	if m.readOnly {
-		out = append(out, "", st.Warn.Render("read-only: sweeping is disabled; enter still dry-runs"))
+		tail = append(tail, "", st.Warn.Render("read-only: sweeping is disabled; enter still dry-runs"))
 	}
-	return out
+	return tail
+}
+
+// rowWindow is the rows of shown the table renders under head lines:
+// only those the pane has room for (a store may have thousands of
+// prefixes, and the screen is redrawn every second), in a window that
+// keeps the cursor in view. The lines under the table show when the
+// rows leave room for them, as before.
+func (m Model) rowWindow(head int, shown []int) (from, to int) {
+	room := m.height - m.styles.Pane.GetVerticalFrameSize() - head
+	return tableWindow(len(shown), slices.Index(shown, m.cursor), room)
+}
+
+// tableWindow is the rows [from, to) of n to render in room lines, the
+// row at cursor (-1: none) among them: all when they fit, else room-1
+// rows (a line says which) from the top, scrolled so the cursor's row is
+// the last when it is further down. At least 3 rows show, however small
+// the room.
+func tableWindow(n, cursor, room int) (from, to int) {
+	if n <= room {
+		return 0, n
+	}
+	rows := max(room-1, 3)
+	if rows >= n {
+		return 0, n
+	}
+	from = max(0, cursor-rows+1)
+	return from, from + rows
 }
 
 // scopeColumns are the census table's: the prefix takes the room the
