@@ -52,15 +52,11 @@ func (m Model) mainLines(w int) []string {
 		out = append(out, widgets.ProseLines("✗ the last census failed: "+m.scanErr.Error(), st.Error, w)...)
 	}
 	shown := m.shown()
-	cells := make([][]widgets.Line, len(shown))
-	for j, i := range shown {
-		cells[j] = m.scopeCells(i, c.scopes[i], c.now)
-	}
-	t := widgets.FitTable(scopeColumns, w, cells)
+	t := m.fitTable(w, shown)
 	out = append(out, m.filter.View(), t.Header(st))
 	from, to := m.rowWindow(len(out), shown)
-	for j := from; j < to; j++ {
-		out = append(out, m.scopeLine(t, shown[j], c.scopes[shown[j]], cells[j]))
+	for _, i := range shown[from:to] {
+		out = append(out, m.scopeLine(t, i, c.scopes[i], m.scopeCells(i, c.scopes[i], c.now)))
 	}
 	if to-from < len(shown) {
 		out = append(out, st.Muted.Render(fmt.Sprintf("rows %d–%d of %d (j/k move)", from+1, to, len(shown))))
@@ -113,6 +109,23 @@ func tableWindow(n, cursor, room int) (from, to int) {
 	}
 	from = max(0, cursor-rows+1)
 	return from, from + rows
+}
+
+// fitTable lays the census table out for the shown rows at width w: the
+// columns fit every row's figures, not only the visible ones (they stay
+// put while the table scrolls). Measuring them all is most of a redraw
+// of a large census, so the layout is kept with the census.
+func (m Model) fitTable(w int, shown []int) widgets.Table {
+	c := m.census
+	if f := c.fit; f != nil && f.w == w && f.filter == m.filter.Text() {
+		return f.t
+	}
+	cells := make([][]widgets.Line, len(shown))
+	for j, i := range shown {
+		cells[j] = m.scopeCells(i, c.scopes[i], c.now)
+	}
+	c.fit = &fittedTable{w: w, filter: m.filter.Text(), t: widgets.FitTable(scopeColumns, w, cells)}
+	return c.fit.t
 }
 
 // scopeColumns are the census table's: the prefix takes the room the
