@@ -48,7 +48,8 @@
 //     answers read into kept buffers; hranablob.go: blobs' base64 taken
 //     out of an answer and decoded before encoding/json reads the rest
 //     (fuzzed); hranascan.go: database/sql's conversions for the rows of
-//     an answer. hranameter.go: Cost, what the requests cost (requests,
+//     an answer; hranarow.go: a cursor's row line decoded without
+//     reflection (FuzzRowLine). hranameter.go: Cost, what the requests cost (requests,
 //     bytes, the server's rows read and written). hranaroute.go: what
 //     every request carries beside its statements (the sqld namespace's
 //     header; on a store with a replica, reads go to it carrying the
@@ -64,6 +65,8 @@
 //     confirmed by decoding, in windows sized in bytes over a server.
 //   - children.go: Children (ChildrenOptions, ChildPage, Child), the
 //     distinct next key parts under a prefix, found by a skip-scan.
+//     level_count.go: CountChildren, the same walk counting only.
+//     valuechunk.go: ValueChunk, a large value read in chunks.
 //   - write.go: the commit. Commit (Check, Mutation, CommitResult,
 //     CheckFailure) evaluates every check before any mutation in one
 //     statement shape on every transport, and re-reads the checked keys
@@ -137,7 +140,8 @@
 //     rowids); with
 //     Options.Unchecked, Open sends nothing and that statement is the
 //     schema check.
-//   - changes.go: the change feed. Changes (ChangesOptions, ChangesPage)
+//   - changes.go: the change feed (changes_odd.go: OddStamps, the rows
+//     whose ver has no place in stamp order). Changes (ChangesOptions, ChangesPage)
 //     returns the rows stamped after a point (ver > After), ascending by
 //     stamp and then key, in pages that chain (Next, NextKey, More) even
 //     inside one commit; each row once, as it is now. It reads nothing
