@@ -123,7 +123,7 @@ func (m model) deps() views.Deps {
 
 // Init starts the views, reads the store version and arms the ticks.
 func (m model) Init() tea.Cmd {
-	return tea.Batch(m.tabs.init(m.tab), readVersion(m.store, m.session), tickAfter(m.refresh.interval, m.refresh.gen), secondTick())
+	return tea.Batch(m.tabs.init(m.tab), readVersion(m.store, m.session), tickAfter(m.refresh.interval, m.refresh.gen, nil), secondTick())
 }
 
 // Update routes a message: keys through the overlays, the root's own

@@ -74,8 +74,14 @@ func (m model) failedTab(t tab) bool {
 	return ok && f.Failed()
 }
 
-// refreshTick is one live-refresh tick of generation gen.
-type refreshTick struct{ gen int }
+// refreshTick is one live-refresh tick of generation gen. read is the
+// store's version when the tick was armed to read it: the tick's own
+// command reads it when the tick fires, so an idle tick is one message
+// (one render), not a tick and then an answer.
+type refreshTick struct {
+	gen  int
+	read *versionRead
+}
 
 // clockTick re-renders once a second so countdowns move; it reads nothing.
 type clockTick struct{}
@@ -87,12 +93,21 @@ type versionRead struct {
 	err     error
 }
 
-// tickAfter arms a refresh tick; an interval of 0 arms nothing.
-func tickAfter(d time.Duration, gen int) tea.Cmd {
+// tickAfter arms a refresh tick; an interval of 0 arms nothing. With
+// read, the tick's command (not the UI goroutine) reads the version when
+// the timer fires and the tick carries it.
+func tickAfter(d time.Duration, gen int, read func() versionRead) tea.Cmd {
 	if d <= 0 {
 		return nil
 	}
-	return tea.Tick(d, func(time.Time) tea.Msg { return refreshTick{gen: gen} })
+	return tea.Tick(d, func(time.Time) tea.Msg {
+		t := refreshTick{gen: gen}
+		if read != nil {
+			v := read()
+			t.read = &v
+		}
+		return t
+	})
 }
 
 func secondTick() tea.Cmd {
@@ -101,7 +116,13 @@ func secondTick() tea.Cmd {
 
 // readVersion reads the store's change fingerprint (seq and row count).
 func readVersion(s *store.Store, session int) tea.Cmd {
-	return func() tea.Msg {
+	read := versionReader(s, session)
+	return func() tea.Msg { return read() }
+}
+
+// versionReader reads the version of s for session, within versionTimeout.
+func versionReader(s *store.Store, session int) func() versionRead {
+	return func() versionRead {
 		ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
 		defer cancel()
 		v, err := s.Version(ctx)
@@ -109,19 +130,26 @@ func readVersion(s *store.Store, session int) tea.Cmd {
 	}
 }
 
-// onTick re-arms the tick and reads the version, unless a read or a view
-// load is still in flight: then this round is skipped.
+// onTick takes the version the tick read, if any, and re-arms the tick,
+// to read the version when it fires unless a read or a view load is in
+// flight now (then that round reads nothing). A version read while the
+// view began loading is left for the next tick.
 func (m model) onTick(msg refreshTick) (tea.Model, tea.Cmd) {
 	r := &m.refresh
 	if msg.gen != r.gen || r.paused {
 		return m, nil
 	}
-	next := tickAfter(r.interval, r.gen)
-	if r.reading || m.tabs.view(m.tab).Busy() {
-		return m, next
+	var out tea.Cmd
+	if msg.read != nil && !m.tabs.view(m.tab).Busy() {
+		var next tea.Model
+		next, out = m.onVersion(*msg.read)
+		m = next.(model)
 	}
-	r.reading = true
-	return m, tea.Batch(next, readVersion(m.store, m.session))
+	var read func() versionRead
+	if !r.reading && !m.tabs.view(m.tab).Busy() {
+		read = versionReader(m.store, m.session)
+	}
+	return m, tea.Batch(out, tickAfter(r.interval, r.gen, read))
 }
 
 // onVersion asks the visible view to reload when seq or the row count
@@ -222,5 +250,5 @@ func (m *model) rearm() tea.Cmd {
 		m.refresh.reading = true
 		read = readVersion(m.store, m.session)
 	}
-	return tea.Batch(read, tickAfter(m.refresh.interval, m.refresh.gen))
+	return tea.Batch(read, tickAfter(m.refresh.interval, m.refresh.gen, nil))
 }
