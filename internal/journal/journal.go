@@ -136,14 +136,14 @@ type Journal struct {
 
 	mu       sync.Mutex
 	prepared bool
-	unsynced bool // lines of Unsynced writes were appended since the last sync
+	unsynced bool            // lines of Unsynced writes were appended since the last sync
 	pending  map[string]bool // ids whose outcome this process has not written yet
 	// unsyncedIDs are pending writes told Unsynced: their outcome line is
 	// not synced either.
 	unsyncedIDs map[string]bool
-	err      error           // the first outcome line that could not be written
-	acts     map[string]bool // actions this process has written to: compaction never drops them
-	notices  []string        // what compaction dropped, for the command to say
+	err         error           // the first outcome line that could not be written
+	acts        map[string]bool // actions this process has written to: compaction never drops them
+	notices     []string        // what compaction dropped, for the command to say
 }
 
 // Open opens (creating 0700/0600 as needed) the journal of the store at
