@@ -61,6 +61,14 @@ type census struct {
 	// fit is the table laid out for the census's rows (a census is
 	// replaced, never changed: the layout holds until the next one).
 	fit *fittedTable
+	// shownBy are the rows the filter last shown keeps (Model.shown).
+	shownBy *filtered
+}
+
+// filtered are the census rows a filter keeps.
+type filtered struct {
+	filter string
+	rows   []int
 }
 
 // fittedTable is a census table's layout for one width and filter.
