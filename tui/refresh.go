@@ -79,8 +79,9 @@ func (m model) failedTab(t tab) bool {
 // command reads it when the tick fires, so an idle tick is one message
 // (one render), not a tick and then an answer.
 type refreshTick struct {
-	gen  int
-	read *versionRead
+	gen     int
+	read    *versionRead
+	pending <-chan versionRead // the read when it was slower than tickRead
 }
 
 // clockTick re-renders once a second so countdowns move; it reads nothing.
@@ -93,18 +94,34 @@ type versionRead struct {
 	err     error
 }
 
+// tickRead is how long a tick waits for the version it reads before it
+// goes without it: a file answers in a millisecond, and a slow or
+// unreachable server must not slow the ticks (the Fleet view refreshes
+// on them).
+const tickRead = 50 * time.Millisecond
+
 // tickAfter arms a refresh tick; an interval of 0 arms nothing. With
 // read, the tick's command (not the UI goroutine) reads the version when
-// the timer fires and the tick carries it.
+// the timer fires: the tick carries it, or, when it takes longer than
+// tickRead, the channel it will arrive on.
 func tickAfter(d time.Duration, gen int, read func() versionRead) tea.Cmd {
 	if d <= 0 {
 		return nil
 	}
 	return tea.Tick(d, func(time.Time) tea.Msg {
 		t := refreshTick{gen: gen}
-		if read != nil {
-			v := read()
+		if read == nil {
+			return t
+		}
+		ch := make(chan versionRead, 1)
+		go func() { ch <- read() }()
+		wait := time.NewTimer(tickRead)
+		defer wait.Stop()
+		select {
+		case v := <-ch:
 			t.read = &v
+		case <-wait.C:
+			t.pending = ch
 		}
 		return t
 	})
@@ -140,7 +157,12 @@ func (m model) onTick(msg refreshTick) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	var out tea.Cmd
-	if msg.read != nil && !m.tabs.view(m.tab).Busy() {
+	switch {
+	case msg.pending != nil:
+		// A slow read: its answer comes as a versionRead of its own.
+		r.reading = true
+		out = func() tea.Msg { return <-msg.pending }
+	case msg.read != nil && !m.tabs.view(m.tab).Busy():
 		var next tea.Model
 		next, out = m.onVersion(*msg.read)
 		m = next.(model)

@@ -36,3 +36,24 @@ func TestClockTickStopsWhileTheRefreshRenders(t *testing.T) {
 		t.Fatal("with the refresh off the clock tick stopped")
 	}
 }
+
+// TestTickCarriesAFastReadOnly: a tick carries a version read that
+// answers within tickRead; a slower one (a distant or hung server) does
+// not hold the tick back: the tick comes without it, and its answer on
+// the channel it carries.
+func TestTickCarriesAFastReadOnly(t *testing.T) {
+	fast := tickAfter(time.Millisecond, 1, func() versionRead { return versionRead{session: 7} })().(refreshTick)
+	if fast.read == nil || fast.read.session != 7 || fast.pending != nil {
+		t.Fatalf("a fast read: tick %+v, want the answer carried", fast)
+	}
+	release := make(chan struct{})
+	start := time.Now()
+	slow := tickAfter(time.Millisecond, 1, func() versionRead { <-release; return versionRead{session: 8} })().(refreshTick)
+	if took := time.Since(start); slow.read != nil || slow.pending == nil || took > 5*tickRead {
+		t.Fatalf("a slow read: tick %+v after %v, want it without the answer, soon", slow, took)
+	}
+	close(release)
+	if v := <-slow.pending; v.session != 8 {
+		t.Fatalf("the slow read's answer: %+v", v)
+	}
+}
