@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/internal/usertext"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -79,7 +80,7 @@ func (m Model) tailLines(w int) []string {
 	}
 	tail = append(tail, m.receiptLines(w)...)
 	if m.readOnly {
-		tail = append(tail, "", st.Warn.Render("read-only: sweeping is disabled; enter still dry-runs"))
+		tail = append(tail, "", st.Warn.Render(views.Hint("read-only: sweeping is disabled; %s still dry-runs", m.keys.DryRun)))
 	}
 	return tail
 }
@@ -201,7 +202,7 @@ func (m Model) receiptLines(w int) []string {
 		return []string{st.Muted.Render("dry run: counting…")}
 	}
 	if d == nil {
-		return widgets.ProseLines("enter counts what a sweep of the selected prefix would remove (a dry run); d sweeps it: deletes them (after a confirmation).", st.Muted, w)
+		return widgets.ProseLines(views.Hint("%s counts what a sweep of the selected prefix would remove (a dry run); %s sweeps it: deletes them (after a confirmation).", m.keys.DryRun, m.keys.Sweep), st.Muted, w)
 	}
 	title := "RECEIPT "
 	if d.dryRun {
