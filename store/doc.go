@@ -93,6 +93,8 @@
 //     After around every write), PendingWrite, WriteResult, RawRow,
 //     Action (what one command or key did: WithWriteOp starts one,
 //     WithAction joins it); SetRecorder attaches one (internal/journal's).
+//     A RecorderSyncer may leave an Unsynced write's lines unsynced (a
+//     sweep's batches) until Sync, which Sweep calls once at its end.
 //   - journal.go: the engine side of it. Every write tells the Recorder
 //     before anything is sent (a refusal is ErrJournal, and no write)
 //     and once after (applied, not applied, unknown); its before-images

@@ -39,6 +39,9 @@ func (s *Store) beginWrite(ctx context.Context, w PendingWrite) (*journaled, err
 		return nil, nil
 	}
 	w.Op, w.Action = WriteOp(ctx), ActionOf(ctx)
+	if _, ok := s.recorder.(RecorderSyncer); !ok {
+		w.Unsynced = false // no one could sync its lines later
+	}
 	id, err := s.recorder.Before(ctx, w)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s not made: %w", ErrJournal, w.Kind, err)
@@ -47,6 +50,20 @@ func (s *Store) beginWrite(ctx context.Context, w PendingWrite) (*journaled, err
 	// interrupt turns a commit into an unknown outcome): it gets ctx's
 	// values without its end.
 	return &journaled{rec: s.recorder, ctx: context.WithoutCancel(ctx), id: id, cols: s.entrySQL()}, nil
+}
+
+// syncRecorder puts the lines of the Unsynced writes recorded so far on
+// the disk (RecorderSyncer); an error wraps ErrJournal: the writes were
+// made, but their journal lines may not survive a power loss.
+func (s *Store) syncRecorder() error {
+	r, ok := s.recorder.(RecorderSyncer)
+	if !ok {
+		return nil
+	}
+	if err := r.Sync(); err != nil {
+		return fmt.Errorf("%w: its lines were written but not synced to the disk: %w", ErrJournal, err)
+	}
+	return nil
 }
 
 // end tells the Recorder how the write ended: applied (with the stamp and

@@ -280,3 +280,72 @@ func TestJournalNonUTF8Value(t *testing.T) {
 		}
 	})
 }
+
+// syncing is a recording that is also a RecorderSyncer: it notes, per
+// Sync, how many writes had been told their end by then.
+type syncing struct {
+	*recording
+	syncs []int
+}
+
+func (r *syncing) Sync() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ended := 0
+	for _, res := range r.results {
+		if res != nil {
+			ended++
+		}
+	}
+	r.syncs = append(r.syncs, ended)
+	return nil
+}
+
+// TestSweepSyncsItsJournalOnce: a sweep's delete batches are recorded
+// Unsynced when the Recorder can sync later, and Sync comes once, after
+// the last batch's end; a Recorder that cannot sync is never told
+// Unsynced (its lines are synced as each write's are).
+func TestSweepSyncsItsJournalOnce(t *testing.T) {
+	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, clock *storetest.Clock) {
+		seed := func() {
+			a := s.Atomic()
+			for i := range 25 {
+				a.SetExpiring(codec.Key{codec.String("exp"), codec.Number(float64(i))}, []byte(`0`), 0)
+			}
+			if _, err := a.Commit(storetest.Ctx(t)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seed()
+		r := &syncing{recording: &recording{t: t}}
+		s.SetRecorder(r)
+		res, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{Batch: 10})
+		if err != nil || res.Swept != 25 {
+			t.Fatalf("sweep: %+v %v", res, err)
+		}
+		ws, _ := r.take(t)
+		if len(ws) != 3 {
+			t.Fatalf("%d batches journaled, want 3", len(ws))
+		}
+		for i, w := range ws {
+			if w.Kind != "sweep" || !w.Unsynced {
+				t.Fatalf("batch %d told %q, Unsynced %v: want an unsynced sweep", i, w.Kind, w.Unsynced)
+			}
+		}
+		if len(r.syncs) != 1 || r.syncs[0] != 3 {
+			t.Fatalf("syncs after %v ended writes, want one after all 3", r.syncs)
+		}
+
+		seed()
+		plain := record(t, s)
+		if _, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{Batch: 10}); err != nil {
+			t.Fatal(err)
+		}
+		ws, _ = plain.take(t)
+		for i, w := range ws {
+			if w.Unsynced {
+				t.Fatalf("batch %d told Unsynced a Recorder that cannot sync", i)
+			}
+		}
+	})
+}

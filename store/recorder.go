@@ -67,6 +67,20 @@ type PendingWrite struct {
 	// Setting is the store-level setting a write that touches no row
 	// changes (Kind "journal-mode": SetJournalMode); nil otherwise.
 	Setting *SettingChange
+	// Unsynced: the write is one step of a long action (a sweep's delete
+	// batches) and the Recorder is a RecorderSyncer: its lines may stay
+	// in the operating system's cache (they outlive the process, not a
+	// power loss) until the action's end, when the store calls Sync.
+	Unsynced bool
+}
+
+// A RecorderSyncer is a Recorder that can leave the lines of Unsynced
+// writes unsynced: Sync puts every line recorded so far on the disk. The
+// store calls it once at the end of an action recorded Unsynced (a sweep:
+// one sync for its batches, not two per batch), before it returns.
+type RecorderSyncer interface {
+	Recorder
+	Sync() error
 }
 
 // WriteResult is how a write ended, told to the Recorder after it.

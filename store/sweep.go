@@ -158,6 +158,12 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 		opts.Pause = -1
 	}
 	found, err := s.sweepWindows(ctx, opts, s.newExpiredScan(lo, hi, clock, expiredKeys), ahead, &res)
+	// The batches' journal lines were left unsynced (deleteExpired): one
+	// sync now makes the whole action's lines durable before Sweep says
+	// it is done.
+	if serr := s.syncRecorder(); err == nil {
+		err = serr
+	}
 	res.LiveByReal = found.liveByReal
 	if err == nil {
 		res.Remaining, res.NextExpiry = found.expired-res.Swept, found.next
@@ -324,15 +330,16 @@ func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, expired [][
 // expiry, and returns how many rows it deleted and how long the
 // transaction took. Each batch is one journaled write (Kind "sweep"): its
 // before-images are the rows the DELETE itself removed (RETURNING), so a
-// row re-set meanwhile, which survives, is not in them. A row written
-// since the read has a ver above seq (every write stamps its rows with
+// row re-set meanwhile, which survives, is not in them; its journal lines
+// are written Unsynced (Sweep syncs them once at its end: two fsyncs per
+// batch cost more than the batch). A row written since the read has a ver above seq (every write stamps its rows with
 // the seq it issues): it survives, expired or not, so the DELETE removes
 // only rows of keys. With walk, the DELETE walks the keys' range in index
 // order, as a plain range DELETE does (the read found most of the range
 // expired), instead of a seek per key. A ver that is not a number (an odd
 // row) is no stamp: such a row is judged by its keys alone.
 func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64, walk bool) (int64, time.Duration, error) {
-	j, err := s.beginWrite(ctx, PendingWrite{Kind: "sweep", Keys: keys})
+	j, err := s.beginWrite(ctx, PendingWrite{Kind: "sweep", Keys: keys, Unsynced: true})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -5,9 +5,11 @@ package themes
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // Theme is a semantic palette. Each colour is adaptive: lipgloss picks the
@@ -129,4 +131,30 @@ func ByName(name string, noColor bool) (Theme, error) {
 		return Mono(), nil
 	}
 	return t, nil
+}
+
+// ForProfile returns t with every colour written as profile p's own code
+// (an ANSI-256 index on a 256-colour terminal, one of the 16 on a basic
+// one), the colour lipgloss would pick for it: lipgloss converts a hex
+// colour to the terminal's palette on every render, by a perceptual
+// nearest-colour search, which was a tenth of an idle screen's redraws.
+// On a true-colour or a colourless terminal t is returned as it is.
+func (t Theme) ForProfile(p termenv.Profile) Theme {
+	if p != termenv.ANSI256 && p != termenv.ANSI {
+		return t
+	}
+	code := func(hex string) string {
+		switch c := p.Color(hex).(type) {
+		case termenv.ANSI256Color:
+			return strconv.Itoa(int(c))
+		case termenv.ANSIColor:
+			return strconv.Itoa(int(c))
+		}
+		return hex
+	}
+	for _, c := range []*lipgloss.AdaptiveColor{&t.Text, &t.Muted, &t.Accent, &t.Border, &t.Selected, &t.Error, &t.Warn, &t.OK,
+		&t.PartString, &t.PartNumber, &t.PartBigint, &t.PartBool, &t.PartBytes} {
+		c.Light, c.Dark = code(c.Light), code(c.Dark)
+	}
+	return t
 }

@@ -1,6 +1,7 @@
 package themes
 
 import (
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -71,5 +72,34 @@ func TestStatesVisibleWithoutColour(t *testing.T) {
 	focused := s.PaneFocused.Renderer(r).Render("x")
 	if pane == focused {
 		t.Errorf("under NO_COLOR the focused pane looks like any other:\n%s\n%s", pane, focused)
+	}
+}
+
+// TestForProfileDrawsTheSameColours: a theme converted once for a
+// 256-colour or a 16-colour terminal draws every colour, on a dark and a
+// light background, with the bytes lipgloss writes for the hex colour.
+func TestForProfileDrawsTheSameColours(t *testing.T) {
+	for _, p := range []termenv.Profile{termenv.ANSI256, termenv.ANSI, termenv.TrueColor} {
+		for _, dark := range []bool{true, false} {
+			r := lipgloss.NewRenderer(io.Discard, termenv.WithProfile(p))
+			r.SetHasDarkBackground(dark)
+			for _, name := range Names() {
+				hex, _ := ByName(name, false)
+				conv := hex.ForProfile(p)
+				pairs := [][2]lipgloss.AdaptiveColor{{hex.Text, conv.Text}, {hex.Muted, conv.Muted}, {hex.Accent, conv.Accent},
+					{hex.Border, conv.Border}, {hex.Selected, conv.Selected}, {hex.Error, conv.Error}, {hex.Warn, conv.Warn},
+					{hex.OK, conv.OK}, {hex.PartString, conv.PartString}, {hex.PartNumber, conv.PartNumber},
+					{hex.PartBigint, conv.PartBigint}, {hex.PartBool, conv.PartBool}, {hex.PartBytes, conv.PartBytes}}
+				for _, c := range pairs {
+					want := r.NewStyle().Foreground(c[0]).Background(c[0]).Render("x")
+					if got := r.NewStyle().Foreground(c[1]).Background(c[1]).Render("x"); got != want {
+						t.Errorf("profile %v dark %v theme %s: %+v drawn %q, the hex colour %+v %q", p, dark, name, c[1], got, c[0], want)
+					}
+				}
+				if p != termenv.TrueColor && conv.Accent == hex.Accent {
+					t.Errorf("profile %v theme %s: the accent was not converted", p, name)
+				}
+			}
+		}
 	}
 }

@@ -96,7 +96,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		finderKeys: defaultFinderKeys(),
 		input:      widgets.DefaultInputKeys(),
 		help:       help.New(),
-		refresh:    refreshState{interval: cfg.Refresh},
+		refresh:    refreshState{interval: cfg.Refresh, clock: true}, // Init arms the clock tick
 		rate:       newCommitRate(),
 		wall:       time.Now,
 	}
@@ -134,7 +134,7 @@ func (m model) deps() views.Deps {
 
 // Init starts the views, reads the store version and arms the ticks.
 func (m model) Init() tea.Cmd {
-	return tea.Batch(m.tabs.init(m.tab), readVersion(m.store, m.session), tickAfter(m.refresh.interval, m.refresh.gen), secondTick())
+	return tea.Batch(m.tabs.init(m.tab), readVersion(m.store, m.session), tickAfter(m.refresh.interval, m.refresh.gen, nil), secondTick())
 }
 
 // Update routes a message: keys through the overlays, the root's own
@@ -196,7 +196,7 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 		next, cmd := m.onVersion(msg)
 		return next.(model), cmd
 	case clockTick:
-		return m, secondTick() // re-rendering is the point: countdowns move
+		return m, m.refresh.onClock() // re-rendering is the point: countdowns move
 	case flashExpired:
 		m.flash.expire(msg)
 		return m, nil

@@ -28,6 +28,36 @@ type refreshState struct {
 	// re-read it: the first read that succeeds re-reads the visible tab
 	// and marks the others for a re-read when shown (issue 22 point 9).
 	failed bool
+	// clock: the clock tick chain runs. It stops while the refresh ticks
+	// at least once a second (each tick re-renders: a second chain would
+	// only double the renders of an idle screen) and starts again when
+	// the refresh is paused or slowed.
+	clock bool
+}
+
+// ticksEachSecond reports whether the refresh re-renders at least once a
+// second by itself.
+func (r *refreshState) ticksEachSecond() bool {
+	return r.interval > 0 && r.interval <= time.Second && !r.paused
+}
+
+// onClock re-arms the clock tick unless the refresh renders as often.
+func (r *refreshState) onClock() tea.Cmd {
+	if r.ticksEachSecond() {
+		r.clock = false
+		return nil
+	}
+	return secondTick()
+}
+
+// restartClock re-arms the clock tick when it stopped and the refresh no
+// longer renders each second.
+func (r *refreshState) restartClock() tea.Cmd {
+	if r.clock || r.ticksEachSecond() {
+		return nil
+	}
+	r.clock = true
+	return secondTick()
 }
 
 // unread marks what a tab showed as read at no version: the next look
@@ -44,8 +74,15 @@ func (m model) failedTab(t tab) bool {
 	return ok && f.Failed()
 }
 
-// refreshTick is one live-refresh tick of generation gen.
-type refreshTick struct{ gen int }
+// refreshTick is one live-refresh tick of generation gen. read is the
+// store's version when the tick was armed to read it: the tick's own
+// command reads it when the tick fires, so an idle tick is one message
+// (one render), not a tick and then an answer.
+type refreshTick struct {
+	gen     int
+	read    *versionRead
+	pending <-chan versionRead // the read when it was slower than tickRead
+}
 
 // clockTick re-renders once a second so countdowns move; it reads nothing.
 type clockTick struct{}
@@ -57,12 +94,37 @@ type versionRead struct {
 	err     error
 }
 
-// tickAfter arms a refresh tick; an interval of 0 arms nothing.
-func tickAfter(d time.Duration, gen int) tea.Cmd {
+// tickRead is how long a tick waits for the version it reads before it
+// goes without it: a file answers in a millisecond, and a slow or
+// unreachable server must not slow the ticks (the Fleet view refreshes
+// on them).
+const tickRead = 50 * time.Millisecond
+
+// tickAfter arms a refresh tick; an interval of 0 arms nothing. With
+// read, the tick's command (not the UI goroutine) reads the version when
+// the timer fires: the tick carries it, or, when it takes longer than
+// tickRead, the channel it will arrive on.
+func tickAfter(d time.Duration, gen int, read func() versionRead) tea.Cmd {
 	if d <= 0 {
 		return nil
 	}
-	return tea.Tick(d, func(time.Time) tea.Msg { return refreshTick{gen: gen} })
+	return tea.Tick(d, func(time.Time) tea.Msg {
+		t := refreshTick{gen: gen}
+		if read == nil {
+			return t
+		}
+		ch := make(chan versionRead, 1)
+		go func() { ch <- read() }()
+		wait := time.NewTimer(tickRead)
+		defer wait.Stop()
+		select {
+		case v := <-ch:
+			t.read = &v
+		case <-wait.C:
+			t.pending = ch
+		}
+		return t
+	})
 }
 
 func secondTick() tea.Cmd {
@@ -71,7 +133,13 @@ func secondTick() tea.Cmd {
 
 // readVersion reads the store's change fingerprint (seq and row count).
 func readVersion(s *store.Store, session int) tea.Cmd {
-	return func() tea.Msg {
+	read := versionReader(s, session)
+	return func() tea.Msg { return read() }
+}
+
+// versionReader reads the version of s for session, within versionTimeout.
+func versionReader(s *store.Store, session int) func() versionRead {
+	return func() versionRead {
 		ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
 		defer cancel()
 		v, err := s.Version(ctx)
@@ -79,19 +147,31 @@ func readVersion(s *store.Store, session int) tea.Cmd {
 	}
 }
 
-// onTick re-arms the tick and reads the version, unless a read or a view
-// load is still in flight: then this round is skipped.
+// onTick takes the version the tick read, if any, and re-arms the tick,
+// to read the version when it fires unless a read or a view load is in
+// flight now (then that round reads nothing). A version read while the
+// view began loading is left for the next tick.
 func (m model) onTick(msg refreshTick) (tea.Model, tea.Cmd) {
 	r := &m.refresh
 	if msg.gen != r.gen || r.paused {
 		return m, nil
 	}
-	next := tickAfter(r.interval, r.gen)
-	if r.reading || m.tabs.view(m.tab).Busy() {
-		return m, next
+	var out tea.Cmd
+	switch {
+	case msg.pending != nil:
+		// A slow read: its answer comes as a versionRead of its own.
+		r.reading = true
+		out = func() tea.Msg { return <-msg.pending }
+	case msg.read != nil && !m.tabs.view(m.tab).Busy():
+		var next tea.Model
+		next, out = m.onVersion(*msg.read)
+		m = next.(model)
 	}
-	r.reading = true
-	return m, tea.Batch(next, readVersion(m.store, m.session))
+	var read func() versionRead
+	if !r.reading && !m.tabs.view(m.tab).Busy() {
+		read = versionReader(m.store, m.session)
+	}
+	return m, tea.Batch(out, tickAfter(r.interval, r.gen, read))
 }
 
 // onVersion asks the visible view to reload when seq or the row count
@@ -170,7 +250,7 @@ func (m *model) togglePause() tea.Cmd {
 	m.refresh.paused = !m.refresh.paused
 	m.refresh.gen++
 	if m.refresh.paused {
-		return nil
+		return m.refresh.restartClock()
 	}
 	return m.rearm()
 }
@@ -179,7 +259,7 @@ func (m *model) togglePause() tea.Cmd {
 func (m *model) setInterval(d time.Duration) tea.Cmd {
 	m.refresh.interval, m.refresh.paused = d, false
 	m.refresh.gen++
-	return m.rearm()
+	return tea.Batch(m.rearm(), m.refresh.restartClock())
 }
 
 // rearm starts a new tick chain and checks for changes at once.
@@ -192,5 +272,5 @@ func (m *model) rearm() tea.Cmd {
 		m.refresh.reading = true
 		read = readVersion(m.store, m.session)
 	}
-	return tea.Batch(read, tickAfter(m.refresh.interval, m.refresh.gen))
+	return tea.Batch(read, tickAfter(m.refresh.interval, m.refresh.gen, nil))
 }

@@ -53,7 +53,7 @@ func Run(ctx context.Context, s *store.Store, cfg Config) error {
 	defer edits.CloseOn(ctx)()
 	cfg.Edits = edits
 
-	m := newModel(s, cfg, themes.NewStyles(theme), osc52(os.Stdout))
+	m := newModel(s, cfg, themes.NewStyles(theme.ForProfile(lipgloss.ColorProfile())), osc52(os.Stdout))
 	// ctx is the one way a signal stops the TUI (main cancels it on
 	// SIGINT, SIGTERM and SIGHUP; ctrl+c is a key in raw mode). bubbletea's
 	// own handler took SIGTERM too and then waited, without end, to hand

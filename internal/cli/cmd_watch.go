@@ -298,6 +298,13 @@ const (
 	watchRecheckRemote = 500
 )
 
+// watchPageRows is the most rows a page of a poll asks for: the page's
+// byte budget (store.ChangesOptions.MaxBytes, a few MB) is the real cap.
+// Without an index on ver every page walks the whole table, so a burst of
+// changes is read in as few pages as those bytes allow, not a walk per
+// thousand changes; a poll holds all its pages' events anyway.
+const watchPageRows = 100_000
+
 // poll reads the changes since the last poll, page after page, and
 // returns them in the order watch prints them (watchOrder). On an error
 // it returns the changes it had read (the position is past them) with
@@ -310,7 +317,7 @@ func (w *watcher) poll(ctx context.Context, now int64) ([]watchEvent, error) {
 	var events []changefeed.Event
 	req := w.feed.Next(batch)
 	for {
-		page, err := w.s.Changes(ctx, req.Options(w.prefixes, 1000))
+		page, err := w.s.Changes(ctx, req.Options(w.prefixes, watchPageRows))
 		if err != nil {
 			// What was read stays read: the position moved past it.
 			return watchEvents(events), err

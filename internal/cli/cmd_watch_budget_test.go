@@ -130,3 +130,36 @@ func TestWatchSeesASetWithNoStamp(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchBurstIsOneWalk: without an index on ver a page of the feed
+// walks the whole table, so a poll after a burst of 2500 changes reads
+// them in one request (one walk), not one per thousand changes.
+func TestWatchBurstIsOneWalk(t *testing.T) {
+	srv := sqldtest.Start(t)
+	proxy := sqldtest.StartProxy(t, srv.URL, time.Millisecond)
+	c := storetest.NewClock(storetest.T0)
+	s := storetest.Open(t, proxy.URL, store.Options{Clock: c.Now})
+	ctx := storetest.Ctx(t)
+	w := newTestWatcher(t, s, nil)
+	if err := w.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for b := range 5 {
+		a := s.Atomic()
+		for i := range 500 {
+			a.Set(codec.Key{codec.String("burst"), codec.Number(float64(b*500 + i))}, []byte(`1`))
+		}
+		if _, err := a.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var events []watchEvent
+	var err error
+	n := proxy.Count(func() { events, err = w.poll(context.Background(), c.Now()) })
+	if err != nil || len(events) != 2500 {
+		t.Fatalf("poll: %d events, %v; want 2500", len(events), err)
+	}
+	if n != 1 {
+		t.Errorf("a poll of 2500 changes took %d requests (table walks), want 1", n)
+	}
+}

@@ -151,11 +151,11 @@ func TestOutcomeOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.writeRecord(record{T: recOutcome, ID: id, Outcome: string(store.OutcomeNotApplied), Settled: true}); err != nil {
+	if err := j.writeRecord(record{T: recOutcome, ID: id, Outcome: string(store.OutcomeNotApplied), Settled: true}, true); err != nil {
 		t.Fatal(err)
 	}
 	j.After(context.Background(), id, store.WriteResult{Outcome: store.OutcomeApplied, Stamp: codec.FormatStamp(4)})
-	if err := j.writeRecord(record{T: recOutcome, ID: id, Outcome: string(store.OutcomeNotApplied), Settled: true}); err != nil {
+	if err := j.writeRecord(record{T: recOutcome, ID: id, Outcome: string(store.OutcomeNotApplied), Settled: true}, true); err != nil {
 		t.Fatal(err)
 	}
 	entries, _, err := j.List()
@@ -183,7 +183,7 @@ func TestSettlementOverUnknown(t *testing.T) {
 	if entries[0].Outcome != store.OutcomeUnknown || j.inFlight(entries[0]) {
 		t.Fatalf("entry %+v; in flight %v", entries[0], j.inFlight(entries[0]))
 	}
-	if err := j.writeRecord(record{T: recOutcome, ID: id, Outcome: string(store.OutcomeNotApplied), Settled: true}); err != nil {
+	if err := j.writeRecord(record{T: recOutcome, ID: id, Outcome: string(store.OutcomeNotApplied), Settled: true}, true); err != nil {
 		t.Fatal(err)
 	}
 	entries, _, _ = j.List()

@@ -124,29 +124,32 @@ func narrow(path string, mode os.FileMode) error {
 	return nil
 }
 
-// appendIntent appends an intent line of action act. The first write of
-// an action in this process may compact the file first (retain.go): never
-// in the middle of an action, so that a large one pays for reading the
-// file once, not per write.
-func (j *Journal) appendIntent(act string, line []byte) error {
+// appendIntent appends an intent line of action act, synced when sync.
+// The first write of an action in this process may compact the file
+// first (retain.go): never in the middle of an action, so that a large
+// one pays for reading the file once, not per write.
+func (j *Journal) appendIntent(act string, line []byte, sync bool) error {
 	j.mu.Lock()
 	first := !j.acts[act]
 	j.acts[act] = true
 	j.mu.Unlock()
-	return j.append(line, first)
+	return j.append(line, first, sync)
 }
 
-// appendLine appends an outcome line.
-func (j *Journal) appendLine(line []byte) error { return j.append(line, false) }
+// appendLine appends an outcome line, synced when sync.
+func (j *Journal) appendLine(line []byte, sync bool) error { return j.append(line, false, sync) }
 
 // append appends one line with one write call on a descriptor opened
 // with O_APPEND, so lines of concurrent kvdeck processes never
-// interleave, and syncs it to the disk before returning: an intent is on
-// the disk before its write is sent, an outcome before the command says
-// the write was made. The file is opened per line under a shared lock on
-// NAME.lock, which compaction takes exclusively to rewrite the file, so
-// no line is appended to a file being replaced.
-func (j *Journal) append(line []byte, mayCompact bool) error {
+// interleave. With sync it syncs the file to the disk before returning:
+// an intent is on the disk before its write is sent, an outcome before
+// the command says the write was made. Without (the batches of a long
+// action, store.PendingWrite.Unsynced) the line is in the operating
+// system's cache, which outlives the process, until Sync at the action's
+// end. The file is opened per line under a shared lock on NAME.lock,
+// which compaction takes exclusively to rewrite the file, so no line is
+// appended to a file being replaced.
+func (j *Journal) append(line []byte, mayCompact, sync bool) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.prepare(); err != nil {
@@ -168,8 +171,13 @@ func (j *Journal) append(line []byte, mayCompact bool) error {
 		return err
 	}
 	_, werr := f.Write(line)
-	if werr == nil {
-		werr = f.Sync()
+	if werr == nil && sync {
+		// A sync covers every line written before it.
+		if werr = f.Sync(); werr == nil {
+			j.unsynced = false
+		}
+	} else if werr == nil {
+		j.unsynced = true
 	}
 	cerr := f.Close()
 	if werr != nil {
@@ -184,6 +192,29 @@ func (j *Journal) append(line []byte, mayCompact bool) error {
 		return syncDir(j.dir)
 	}
 	return nil
+}
+
+// Sync puts every line this Journal appended unsynced on the disk
+// (store.RecorderSyncer): the store calls it at the end of an action
+// whose writes it recorded Unsynced.
+func (j *Journal) Sync() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.unsynced {
+		return nil
+	}
+	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		j.unsynced = false
+	}
+	return err
 }
 
 // syncDir syncs a directory's entries to the disk.

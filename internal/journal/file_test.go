@@ -319,3 +319,39 @@ func TestCompactionBesideWriteInFlight(t *testing.T) {
 		t.Fatalf("the write in flight: %+v", entries[0])
 	}
 }
+
+// TestUnsyncedLinesUntilSync: the lines of Unsynced writes are appended
+// (a reader of the file sees them at once) and left unsynced until Sync;
+// a synced line, or Sync, syncs everything before it.
+func TestUnsyncedLinesUntilSync(t *testing.T) {
+	j := openIn(t, t.TempDir(), "file:/x/unsynced.db", 0)
+	if err := j.Sync(); err != nil {
+		t.Fatalf("Sync of a journal never written: %v", err)
+	}
+	enc := codec.MustEncode(codec.Key{codec.String("k")})
+	id, err := j.Before(context.Background(), store.PendingWrite{Op: "sweep", Kind: "sweep", Keys: [][]byte{enc}, Unsynced: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.After(context.Background(), id, store.WriteResult{Outcome: store.OutcomeApplied,
+		Before: []store.RawRow{{Key: enc, Value: []byte(`1`), Ver: 1}}})
+	if !j.unsynced {
+		t.Fatal("an Unsynced write's lines were synced")
+	}
+	es, _, err := j.List()
+	if err != nil || len(es) != 1 || es[0].Outcome != store.OutcomeApplied || len(es[0].Before) != 1 {
+		t.Fatalf("entries %+v %v: want the applied sweep with its row", es, err)
+	}
+	if err := j.Sync(); err != nil || j.unsynced {
+		t.Fatalf("Sync: %v, unsynced after it %v", err, j.unsynced)
+	}
+	id, err = j.Before(context.Background(), store.PendingWrite{Op: "sweep", Kind: "sweep", Keys: [][]byte{enc}, Unsynced: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.After(context.Background(), id, store.WriteResult{Outcome: store.OutcomeNotApplied})
+	record1(t, j, 1)
+	if j.unsynced {
+		t.Fatal("a synced line left the lines before it unsynced")
+	}
+}

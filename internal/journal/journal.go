@@ -136,10 +136,14 @@ type Journal struct {
 
 	mu       sync.Mutex
 	prepared bool
+	unsynced bool            // lines of Unsynced writes were appended since the last sync
 	pending  map[string]bool // ids whose outcome this process has not written yet
-	err      error           // the first outcome line that could not be written
-	acts     map[string]bool // actions this process has written to: compaction never drops them
-	notices  []string        // what compaction dropped, for the command to say
+	// unsyncedIDs are pending writes told Unsynced: their outcome line is
+	// not synced either.
+	unsyncedIDs map[string]bool
+	err         error           // the first outcome line that could not be written
+	acts        map[string]bool // actions this process has written to: compaction never drops them
+	notices     []string        // what compaction dropped, for the command to say
 }
 
 // Open opens (creating 0700/0600 as needed) the journal of the store at
@@ -163,7 +167,7 @@ func Open(storeURL string, opts Options) (*Journal, error) {
 	}
 	host, _ := os.Hostname()
 	j := &Journal{dir: dir, path: filepath.Join(dir, fileName(id, slug)), maxBytes: max, host: host,
-		now: opts.Now, newID: opts.NewID, pending: map[string]bool{}, acts: map[string]bool{}}
+		now: opts.Now, newID: opts.NewID, pending: map[string]bool{}, unsyncedIDs: map[string]bool{}, acts: map[string]bool{}}
 	if j.now == nil {
 		j.now = time.Now
 	}
@@ -282,11 +286,14 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", j.path, err)
 	}
-	if err := j.appendIntent(act, line); err != nil {
+	if err := j.appendIntent(act, line, !w.Unsynced); err != nil {
 		return "", fmt.Errorf("%s: %w", j.path, err)
 	}
 	j.mu.Lock()
 	j.pending[id] = true
+	if w.Unsynced {
+		j.unsyncedIDs[id] = true
+	}
 	j.mu.Unlock()
 	return id, nil
 }
@@ -295,6 +302,9 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 // that fails the entry stays without an outcome (Settle finds it later)
 // and Err reports why.
 func (j *Journal) After(ctx context.Context, id string, r store.WriteResult) {
+	j.mu.Lock()
+	unsynced := j.unsyncedIDs[id]
+	j.mu.Unlock()
 	rec := record{T: recOutcome, ID: id, At: j.nowMS(), Outcome: string(r.Outcome),
 		Stamp: r.Stamp, BeforeUnknown: r.BeforeUnknown}
 	if rec.Outcome == "" {
@@ -315,22 +325,23 @@ func (j *Journal) After(ctx context.Context, id string, r store.WriteResult) {
 	if r.Err != nil {
 		rec.Err = r.Err.Error()
 	}
-	err := j.writeRecord(rec)
+	err := j.writeRecord(rec, !unsynced)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	delete(j.pending, id)
+	delete(j.unsyncedIDs, id)
 	if err != nil && j.err == nil {
 		j.err = fmt.Errorf("the journal %s could not record the outcome of write %s (%s): it cannot be undone, and its entry stays of unknown outcome until it is settled by reading its keys: %w", j.path, id, r.Outcome, err)
 	}
 }
 
-// writeRecord formats and appends one line.
-func (j *Journal) writeRecord(rec record) error {
+// writeRecord formats and appends one line, synced to the disk when sync.
+func (j *Journal) writeRecord(rec record, sync bool) error {
 	line, err := formatLine(rec)
 	if err != nil {
 		return err
 	}
-	return j.appendLine(line)
+	return j.appendLine(line, sync)
 }
 
 // inFlight reports whether an entry without an outcome line may still be

@@ -65,6 +65,7 @@ func (j *Journal) compactIfFull() error {
 		os.Remove(tmp)
 		return fmt.Errorf("compacting the journal: %w", werr)
 	}
+	j.unsynced = false // the kept lines were synced into the new file
 	if err := os.Remove(j.path + ".1"); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

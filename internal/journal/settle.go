@@ -78,7 +78,7 @@ func (j *Journal) settleAll(ctx context.Context, s *store.Store, entries []Entry
 				v.Outcome, v.Why = string(store.OutcomeNotApplied), why
 			}
 		}
-		if err := j.writeRecord(v); err != nil {
+		if err := j.writeRecord(v, true); err != nil {
 			return true, fmt.Errorf("settle journal entry %s: %w", v.ID, err)
 		}
 	}

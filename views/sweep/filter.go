@@ -10,17 +10,22 @@ import (
 // kept by name (m.sel) across filters and censuses.
 
 // shown are the indices (into census.scopes) of the rows the filter lets
-// through.
+// through, kept with the census per filter text (each redraw asks).
 func (m Model) shown() []int {
-	if m.census == nil {
+	c := m.census
+	if c == nil {
 		return nil
 	}
+	if f := c.shownBy; f != nil && f.filter == m.filter.Text() {
+		return f.rows
+	}
 	var out []int
-	for i, sc := range m.census.scopes {
+	for i, sc := range c.scopes {
 		if m.filter.Match(scopeName(sc)) {
 			out = append(out, i)
 		}
 	}
+	c.shownBy = &filtered{filter: m.filter.Text(), rows: out}
 	return out
 }
 

@@ -16,8 +16,10 @@ func (m Model) onClick(x, y int) Model {
 	if m.scanErr != nil {
 		top += len(widgets.ProseLines("✗ the last census failed: "+m.scanErr.Error(), m.styles.Error, lw-m.styles.Pane.GetHorizontalFrameSize()))
 	}
-	if shown := m.shown(); y >= top && y-top < len(shown) {
-		m.selectIndex(shown[y-top])
+	shown := m.shown()
+	from, to := m.rowWindow(top-1, shown)
+	if y >= top && y-top < to-from {
+		m.selectIndex(shown[from+y-top])
 	}
 	return m
 }

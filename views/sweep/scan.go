@@ -9,6 +9,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/store"
+	"kvdeck/views/widgets"
 )
 
 // scanTimeout bounds the census of a large store (one short read per
@@ -57,6 +58,24 @@ type census struct {
 	now     int64
 	scopes  []sweepScope // [0] is every row
 	preview []expiredRow
+	// fit is the table laid out for the census's rows (a census is
+	// replaced, never changed: the layout holds until the next one).
+	fit *fittedTable
+	// shownBy are the rows the filter last shown keeps (Model.shown).
+	shownBy *filtered
+}
+
+// filtered are the census rows a filter keeps.
+type filtered struct {
+	filter string
+	rows   []int
+}
+
+// fittedTable is a census table's layout for one width and filter.
+type fittedTable struct {
+	w      int
+	filter string
+	t      widgets.Table
 }
 
 // fromStats builds the census from the store's aggregates: one scope per

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,29 +53,80 @@ func (m Model) mainLines(w int) []string {
 		out = append(out, widgets.ProseLines("✗ the last census failed: "+m.scanErr.Error(), st.Error, w)...)
 	}
 	shown := m.shown()
-	cells := make([][]widgets.Line, len(shown))
-	for j, i := range shown {
-		cells[j] = m.scopeCells(i, c.scopes[i], c.now)
-	}
-	t := widgets.FitTable(scopeColumns, w, cells)
+	t := m.fitTable(w, shown)
 	out = append(out, m.filter.View(), t.Header(st))
-	for j, i := range shown {
-		out = append(out, m.scopeLine(t, i, c.scopes[i], cells[j]))
+	from, to := m.rowWindow(len(out), shown)
+	for _, i := range shown[from:to] {
+		out = append(out, m.scopeLine(t, i, c.scopes[i], m.scopeCells(i, c.scopes[i], c.now)))
+	}
+	if to-from < len(shown) {
+		out = append(out, st.Muted.Render(fmt.Sprintf("rows %d–%d of %d (j/k move)", from+1, to, len(shown))))
 	}
 	if len(shown) == 0 {
 		out = append(out, st.Muted.Render(m.filter.Nothing()))
 	}
-	out = append(out, "")
-	out = append(out, m.clockNote(w)...)
-	out = append(out, "")
+	return append(out, m.tailLines(w)...)
+}
+
+// tailLines are the lines under the table: the clock note, then the
+// sweep in flight or the last receipt.
+func (m Model) tailLines(w int) []string {
+	st := m.styles
+	tail := []string{""}
+	tail = append(tail, m.clockNote(w)...)
+	tail = append(tail, "")
 	if m.run != nil {
-		return append(out, m.progressLines(w)...)
+		return append(tail, m.progressLines(w)...)
 	}
-	out = append(out, m.receiptLines(w)...)
+	tail = append(tail, m.receiptLines(w)...)
 	if m.readOnly {
-		out = append(out, "", st.Warn.Render(views.Hint("read-only: sweeping is disabled; %s still dry-runs", m.keys.DryRun)))
+		tail = append(tail, "", st.Warn.Render(views.Hint("read-only: sweeping is disabled; %s still dry-runs", m.keys.DryRun)))
 	}
-	return out
+	return tail
+}
+
+// rowWindow is the rows of shown the table renders under head lines:
+// only those the pane has room for (a store may have thousands of
+// prefixes, and the screen is redrawn every second), in a window that
+// keeps the cursor in view. The lines under the table show when the
+// rows leave room for them, as before.
+func (m Model) rowWindow(head int, shown []int) (from, to int) {
+	room := m.height - m.styles.Pane.GetVerticalFrameSize() - head
+	return tableWindow(len(shown), slices.Index(shown, m.cursor), room)
+}
+
+// tableWindow is the rows [from, to) of n to render in room lines, the
+// row at cursor (-1: none) among them: all when they fit, else room-1
+// rows (a line says which) from the top, scrolled so the cursor's row is
+// the last when it is further down. At least 3 rows show, however small
+// the room.
+func tableWindow(n, cursor, room int) (from, to int) {
+	if n <= room {
+		return 0, n
+	}
+	rows := max(room-1, 3)
+	if rows >= n {
+		return 0, n
+	}
+	from = max(0, cursor-rows+1)
+	return from, from + rows
+}
+
+// fitTable lays the census table out for the shown rows at width w: the
+// columns fit every row's figures, not only the visible ones (they stay
+// put while the table scrolls). Measuring them all is most of a redraw
+// of a large census, so the layout is kept with the census.
+func (m Model) fitTable(w int, shown []int) widgets.Table {
+	c := m.census
+	if f := c.fit; f != nil && f.w == w && f.filter == m.filter.Text() {
+		return f.t
+	}
+	cells := make([][]widgets.Line, len(shown))
+	for j, i := range shown {
+		cells[j] = m.scopeCells(i, c.scopes[i], c.now)
+	}
+	c.fit = &fittedTable{w: w, filter: m.filter.Text(), t: widgets.FitTable(scopeColumns, w, cells)}
+	return c.fit.t
 }
 
 // scopeColumns are the census table's: the prefix takes the room the
