@@ -72,7 +72,7 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 	// (countWindowed): counted in the walk, a page's counts examine up to
 	// limit*bound rows in one statement, longer than a busy service leaves
 	// between two commits for a read without locks.
-	apart := s.lockFreeUsable()
+	apart := s.conn.windowed()
 	counted := limit
 	if apart {
 		counted = 0

@@ -14,10 +14,18 @@
 //
 // Read the files in this order; each holds one concern.
 //
-//   - store.go: Open (one connection layer for every URL; a file kvdeck
-//     creates gets WAL; the schema is checked), Options (Clock, read-only,
-//     auth, busy timeout), Store, Info, Counters (statements and rows
-//     read, for tests that prove how much work an operation did), Close.
+//   - store.go: Open (the one place that picks the connection for a URL;
+//     a file kvdeck creates gets WAL; the schema is checked), Options
+//     (Clock, read-only, auth, busy timeout), Store (the engine's state),
+//     Info, Counters (statements and rows read, for tests that prove how
+//     much work an operation did), Close.
+//   - conn.go: the engine apart from its connection. conn is what the
+//     engine asks of one (a read, a windowed read, a write transaction,
+//     the sizes its statements suit: connTraits), never which transport
+//     it is; fileConn (an embedded file: its pool, immutable and
+//     lock-free reads) and serverConn (kvdeck's own Hrana client) are
+//     the two. stmtcache.go: the one cache of prepared statements, a
+//     file pool's and the lock-free connection's.
 //   - connector.go: the database/sql connector of each database; an
 //     embedded file's built once per SQLite URI for the life of the
 //     process (fileConnectors: libsql-client-go's leaves a handle open
@@ -81,10 +89,10 @@
 //     since it was marked is skipped and reported, never overwritten).
 //   - delete.go: Delete, a plain DELETE (no stamp), and DeleteRaw, which
 //     removes a row by its raw key while its stamp still matches.
-//   - exec.go: how a statement runs on each transport (a Hrana batch in
-//     one request over HTTP and WebSocket, one transaction on a file), handing each
-//     statement that asks its rows (stmt.read) in the same request, and
-//     the prepared statement cache of embedded files.
+//   - exec.go: how a statement runs on each connection (a Hrana batch in
+//     one request over HTTP and WebSocket, one transaction on a file),
+//     handing each statement that asks its rows (stmt.read) in the same
+//     request; the request deadlines.
 //   - recorder.go: the write journal's contract. Recorder (Before and
 //     After around every write), PendingWrite, WriteResult, RawRow,
 //     Action (what one command or key did: WithWriteOp starts one,

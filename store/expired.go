@@ -124,14 +124,10 @@ type expiredScan struct {
 func (s *Store) newExpiredScan(lo, hi []byte, c sweepClock, mode expiredMode) *expiredScan {
 	x := &expiredScan{s: s, lo: lo, hi: hi, clock: c, mode: mode, key: lo, rowid: math.MinInt64,
 		byRowid: len(lo) == 0 && hi == nil}
-	kind, n := windowExpired, fileExpiredWindow
-	switch {
-	case s.target.Transport.Remote() && mode == expiredCount:
-		n = remoteCountWindow
-	case s.target.Transport.Remote():
-		n = remoteSweepWindow
-	case mode == expiredCount:
-		kind = windowCount
+	t := s.conn.traits()
+	kind, n := windowExpired, t.expiredSweep
+	if mode == expiredCount {
+		kind, n = windowCount, t.expiredCount
 	}
 	x.win = s.newReadWindow(kind, or(s.knobs.expiredWindow, n))
 	return x

@@ -73,7 +73,7 @@ func (s *Store) dumpCursor(ctx context.Context, fn func(Entry) error) error {
 // may stop it by returning an error: the answer's body is closed (the
 // connection with it) and the error returned.
 func (s *Store) readCursor(ctx context.Context, rd cursorRead, fn func(Entry) error) (err error) {
-	if s.reads.http.noCursor.Load() {
+	if s.server.reads.http.noCursor.Load() {
 		return errNoCursor
 	}
 	if err := s.ready(ctx); err != nil {
@@ -91,7 +91,7 @@ func (s *Store) readCursor(ctx context.Context, rd cursorRead, fn func(Entry) er
 	defer cancel(nil)
 	idle := time.AfterFunc(s.reqTimeout, func() { cancel(errRequestTimeout) })
 	defer idle.Stop()
-	body, err := s.reads.http.cursor(ctx, hsteps)
+	body, err := s.server.reads.http.cursor(ctx, hsteps)
 	idle.Stop()
 	if err != nil {
 		return s.classify(s.cursorErr(ctx, err))
@@ -99,9 +99,9 @@ func (s *Store) readCursor(ctx context.Context, rd cursorRead, fn func(Entry) er
 	defer body.Close()
 	d := newCursorDecoder(&idleReader{r: body, t: idle, d: s.reqTimeout}, rd)
 	defer func() {
-		s.meter.read.Add(d.serverRows())
+		s.server.meter.read.Add(d.serverRows())
 		if d.baton != "" {
-			s.reads.http.closeStream(d.baton, min(s.reqTimeout, 5*time.Second))
+			s.server.reads.http.closeStream(d.baton, min(s.reqTimeout, 5*time.Second))
 		}
 	}()
 	for {

@@ -20,7 +20,12 @@ type Cost struct {
 // and write batches), to the primary and to a replica, which is all a
 // store sends a server. Not counted: the stream closes sent in the
 // background after a streamed read. A file store costs no requests.
-func (s *Store) Cost() Cost { return s.meter.cost() }
+func (s *Store) Cost() Cost { return s.conn.cost() }
+
+func (c *serverConn) cost() Cost { return c.meter.cost() }
+
+// cost: a file sends no requests.
+func (f *fileConn) cost() Cost { return Cost{} }
 
 // meter counts a store's requests.
 type meter struct {

@@ -28,13 +28,18 @@ const guardSQL = "SELECT json(CASE WHEN " +
 // takeDeferred returns the options of a schema check still to come, and
 // marks it done: the caller checks (oneShotRow, execHTTP) or falls back
 // to ready's check.
-func (s *Store) takeDeferred() *Options {
-	s.deferredMu.Lock()
-	defer s.deferredMu.Unlock()
-	opts := s.deferred
-	s.deferred = nil
+func (s *Store) takeDeferred() *Options { return s.conn.takeDeferred() }
+
+func (c *serverConn) takeDeferred() *Options {
+	c.deferredMu.Lock()
+	defer c.deferredMu.Unlock()
+	opts := c.deferred
+	c.deferred = nil
 	return opts
 }
+
+// takeDeferred: a file's schema is checked at Open.
+func (f *fileConn) takeDeferred() *Options { return nil }
 
 // ready runs a deferred schema check on its own, as Open would have
 // (every call but a one-shot's first read or write).
@@ -83,9 +88,9 @@ func (s *Store) oneShotRow(ctx context.Context, opts Options, q string, args []a
 	s.roundTrips.Add(1)
 	rctx, cancel := s.requestCtx(ctx)
 	defer cancel()
-	tables, backTables := s.reads.route.stamp(executeReq(hranaStmt{SQL: tablesSQL, WantRows: true}))
-	read, backRead := s.reads.route.stamp(executeReq(st))
-	res, err := s.reads.send(rctx, []hranaReq{tables, read})
+	tables, backTables := s.server.reads.route.stamp(executeReq(hranaStmt{SQL: tablesSQL, WantRows: true}))
+	read, backRead := s.server.reads.route.stamp(executeReq(st))
+	res, err := s.server.reads.send(rctx, []hranaReq{tables, read})
 	if err != nil {
 		return false, s.classify(s.timedOut(rctx, err))
 	}
@@ -123,7 +128,7 @@ func hranaStatement(st stmt) (hranaStmt, error) {
 // send sends reqs to the primary in one request, with the stream's
 // close, and returns their answers.
 func (s *Store) send(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
-	return s.primary().send(ctx, reqs)
+	return s.server.primary().send(ctx, reqs)
 }
 
 // send sends reqs to the server in one request, with the stream's close,
@@ -203,7 +208,7 @@ func (s *Store) remoteWriteError(rctx context.Context, err error) error {
 		return s.classify(s.timedOut(rctx, err))
 	case serverAnswered(err):
 		return s.classify(err)
-	case s.ws != nil && tokenReadOnly(s.token):
+	case s.server.ws != nil && tokenReadOnly(s.server.token):
 		// sqld drops the WebSocket of a read-only token's write.
 		return s.scrub(s.readOnlyTokenRefused(err))
 	}

@@ -26,17 +26,17 @@ import (
 // with the writes).
 
 // remoteRows runs one read statement on the server and returns its rows.
-func (s *Store) remoteRows(ctx context.Context, q string, args []any) (*batchRows, error) {
+func (c *serverConn) remoteRows(ctx context.Context, q string, args []any) (*batchRows, error) {
 	st, err := hranaStatement(stmt{sql: q, args: args})
 	if err != nil {
 		return nil, err
 	}
-	req, back := s.reads.route.stamp(executeReq(st))
+	req, back := c.reads.route.stamp(executeReq(st))
 	var res pipeResult
-	if s.reads.ws != nil {
-		res, err = s.reads.ws.query(ctx, req)
+	if c.reads.ws != nil {
+		res, err = c.reads.ws.query(ctx, req)
 	} else {
-		res, err = s.readHTTP(ctx, req)
+		res, err = c.readHTTP(ctx, req)
 	}
 	if err != nil {
 		return nil, err
@@ -55,8 +55,8 @@ func (s *Store) remoteRows(ctx context.Context, q string, args []any) (*batchRow
 // pipeline to the server reads go to, marked replayable: a read may be
 // sent again on another connection when a kept-alive one turns out
 // closed.
-func (s *Store) readHTTP(ctx context.Context, req hranaReq) (pipeResult, error) {
-	res, err := s.reads.http.send(ctx, nil, []hranaReq{req, closeReq}, s.reads.http.meter, true)
+func (c *serverConn) readHTTP(ctx context.Context, req hranaReq) (pipeResult, error) {
+	res, err := c.reads.http.send(ctx, nil, []hranaReq{req, closeReq}, c.reads.http.meter, true)
 	if err != nil {
 		return pipeResult{}, err
 	}

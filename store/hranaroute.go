@@ -150,18 +150,18 @@ type Replication struct {
 // Neither read carries an index to wait for: the replica answers as it
 // stands. ErrInvalidArgument when the store has no replica.
 func (s *Store) Replication(ctx context.Context) (Replication, error) {
-	if s.reads.route == nil || !s.reads.route.replica {
+	if s.server.reads.route == nil || !s.server.reads.route.replica {
 		return Replication{}, fmt.Errorf("%w: %s has no replica", ErrInvalidArgument, s.display)
 	}
 	var r Replication
-	if r.Replica = s.reads.route.last.Load(); r.Replica == 0 {
-		idx, err := s.indexOf(ctx, s.reads)
+	if r.Replica = s.server.reads.route.last.Load(); r.Replica == 0 {
+		idx, err := s.indexOf(ctx, s.server.reads)
 		if err != nil {
 			return r, err
 		}
 		r.Replica = idx
 	}
-	idx, err := s.indexOf(ctx, s.primary())
+	idx, err := s.indexOf(ctx, s.server.primary())
 	if err != nil {
 		return r, err
 	}

@@ -143,7 +143,7 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	}
 	var entries []Entry
 	var end int64
-	if filter, _ := s.listFilter(opts); filter != "" && s.lockFreeUsable() {
+	if filter, _ := s.listFilter(opts); filter != "" && s.conn.windowed() {
 		entries, end, err = s.listWindows(ctx, opts, lo, hi, limit)
 	} else {
 		q, args := s.listQuery(opts, lo, hi, limit)
@@ -284,7 +284,7 @@ const (
 // rows; otherwise it is read page by page (no transaction stays open
 // between pages).
 func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
-	if s.reads.http != nil {
+	if s.conn.traits().cursor {
 		st, err := s.scanStmt(opts)
 		if err != nil {
 			return err
@@ -303,7 +303,7 @@ func (s *Store) scanPage(opts ListOptions, seen int, cursor string) ListOptions 
 	page := opts
 	page.Cursor = cursor
 	page.Limit = DefaultPageSize
-	if s.target.Transport.Remote() {
+	if s.conn.traits().sized {
 		page.Limit, page.budget = s.remotePage()
 	}
 	if opts.Limit > 0 && opts.Limit-seen < page.Limit {
@@ -316,7 +316,7 @@ func (s *Store) scanPage(opts ListOptions, seen int, cursor string) ListOptions 
 // and the next is read while fn handles this one.
 func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
 	total := opts.Limit
-	remote := s.target.Transport.Remote()
+	overlap := s.conn.traits().scanAhead
 	pageOf := func(seen int, cursor string) ListOptions { return s.scanPage(opts, seen, cursor) }
 	// Over a remote transport the next page is read while fn handles this
 	// one, so that the round trip and the server's work overlap the
@@ -352,7 +352,7 @@ func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) 
 		more := p.Cursor != "" && (total <= 0 || seen < total)
 		if more {
 			page = pageOf(seen, p.Cursor)
-			if remote {
+			if overlap {
 				ahead = make(chan answer, 1)
 				go func(page ListOptions, ch chan<- answer) {
 					p, err := s.List(ctx, page)
@@ -385,7 +385,7 @@ func (s *Store) Dump(ctx context.Context, prefix codec.Key, fn func(Entry) error
 // inserted (rowid), as SQLite orders them before every key: every
 // physical row of the store, what kvdeck dump writes.
 func (s *Store) DumpAll(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
-	if s.reads.http != nil && len(prefix) == 0 {
+	if len(prefix) == 0 && s.conn.traits().cursor {
 		// One streamed request where the server offers it (hranacursor.go):
 		// the NULL keys, then every key.
 		if err := s.dumpCursor(ctx, fn); !errors.Is(err, errNoCursor) {
@@ -411,10 +411,11 @@ const keylessPage = DefaultPageSize
 func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 	var after any = -1e19 // below every rowid, -2^63 included
 	first, pageRows := true, or(s.knobs.keylessPage, keylessPage)
+	sized := s.conn.traits().sized
 	for {
 		q := "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
 		args := []any{after, pageRows + 1}
-		if s.target.Transport.Remote() {
+		if sized {
 			q = "SELECT k, v, ver, expires_at, r FROM (SELECT k, v, ver, expires_at, r, " +
 				"sum(c) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
 				"SELECT " + s.entrySQL() + ", rowid AS r, " + entryCostSQL + " AS c FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?)) " +
@@ -458,7 +459,7 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 		}
 		// Over a server a page cut by its size is shorter than asked:
 		// only an empty page ends the listing there.
-		if !more && (!s.target.Transport.Remote() || len(page) == 0) {
+		if !more && (!sized || len(page) == 0) {
 			return nil
 		}
 		after = rowids[len(page)-1]
@@ -554,7 +555,7 @@ func (s *Store) entrySQL() string {
 // bytes (base64 in the answer; scanEntry reads TEXT and BLOB alike); other
 // types (a number, NULL, a BLOB) travel as they are.
 func (s *Store) valueSQL() string {
-	if s.target.Transport.Remote() {
+	if s.conn.traits().textTagged {
 		return "CASE WHEN typeof(v) = 'text' THEN CAST(v AS BLOB) ELSE v END"
 	}
 	return "v"
@@ -577,7 +578,7 @@ func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(
 		rs = append(rs, prefixRange{lo, hi})
 	}
 	limit, budget := DefaultPageSize, int64(0)
-	if s.target.Transport.Remote() {
+	if s.conn.traits().sized {
 		limit, budget = s.remotePage()
 	}
 	var after []byte
