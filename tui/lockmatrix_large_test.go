@@ -65,7 +65,7 @@ func (sf tuiSurface) surface() storetest.Surface {
 			cfg := Config{Clock: c.clock, Refresh: time.Second, Stores: c.list, OpenStore: c.open, OpenProbe: c.openProbe, Current: entry}
 			m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
 			a := &app{t: t, s: s, clock: c.clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))}
-			first := []string{"svc", "seq "}
+			first := append([]string{"svc", "seq "}, sf.ready...)
 			if len(sf.open) == 0 {
 				first = append(first, sf.shows...)
 			}

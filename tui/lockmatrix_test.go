@@ -57,8 +57,11 @@ type tuiSurface struct {
 	open  []string
 	typed string
 	use   []string
-	// shows are texts the screen shows once the surface is open.
+	// shows are texts the screen shows once the surface is open; ready,
+	// those it shows before the open keys are pressed (a key pressed
+	// before Browse drew its first level has nothing to act on).
 	shows []string
+	ready []string
 }
 
 // tuiMatrix is every reading surface of the TUI: each tab, and each
@@ -66,8 +69,8 @@ type tuiSurface struct {
 func tuiMatrix() []tuiSurface {
 	return []tuiSurface{
 		{name: "Browse: left open", tab: tabBrowse, shows: []string{`"bulk"`, `"t2"`}},
-		{name: "Browse: expand and page", tab: tabBrowse, open: []string{"enter"}, use: []string{"pgdown", "pgdown", "pgup"}, shows: []string{"2n", "3n"}},
-		{name: "Browse: search values", tab: tabBrowse, open: []string{"G", "s"}, typed: `"session":77`, use: []string{"enter"}, shows: []string{"77"}},
+		{name: "Browse: expand and page", tab: tabBrowse, ready: []string{`"t2"`}, open: []string{"enter"}, use: []string{"pgdown", "pgdown", "pgup"}, shows: []string{"2n", "3n"}},
+		{name: "Browse: search values", tab: tabBrowse, ready: []string{`"t2"`}, open: []string{"G", "s"}, typed: `"session":77`, use: []string{"enter"}, shows: []string{"77"}},
 		{name: "Leases", tab: tabLeases, open: []string{"2"}, use: []string{"r", "j"}, shows: []string{"worker"}},
 		{name: "Alarms", tab: tabAlarms, open: []string{"3"}, use: []string{"r", "l", "h"}, shows: []string{"billing"}},
 		{name: "Queues", tab: tabQueues, open: []string{"4"}, use: []string{"r", "l", "h"}, shows: []string{"emails"}},
