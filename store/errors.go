@@ -216,6 +216,25 @@ func (s *Store) readOnlyTokenRefused(err error) error {
 // a front end can then say how to create one, in its own words.
 var ErrNoStoreYet = errors.New("no store here yet")
 
+// ErrNoDatabase marks an ErrNotStore where there is no database at all
+// (no file at the path): a front end says "missing file", not "not a
+// store" (a file of another program's).
+var ErrNoDatabase = errors.New("no database")
+
+// noDatabase is an ErrNotStore and ErrNoDatabase whose message is its
+// own ("no database at PATH ..."); yet makes it ErrNoStoreYet too (a
+// read-only open, where a write would have created one).
+type noDatabase struct {
+	msg string
+	yet bool
+}
+
+func (e noDatabase) Error() string { return e.msg }
+
+func (e noDatabase) Is(target error) bool {
+	return target == ErrNotStore || target == ErrNoDatabase || e.yet && target == ErrNoStoreYet
+}
+
 // noStoreYet is an ErrNotStore that is also ErrNoStoreYet.
 type noStoreYet string
 

@@ -323,10 +323,10 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 		return "", false, err
 	}
 	if !exists && opts.ReadOnly {
-		return "", false, noStoreYet(fmt.Sprintf("no database at %s (a read-only open creates none)", target.Path))
+		return "", false, noDatabase{msg: fmt.Sprintf("no database at %s (a read-only open creates none)", target.Path), yet: true}
 	}
 	if !exists && !opts.Create {
-		return "", false, fmt.Errorf("%w: no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", ErrNotStore, target.Path, target.Path)
+		return "", false, noDatabase{msg: fmt.Sprintf("no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", target.Path, target.Path)}
 	}
 	created = !exists
 	s.file.journal.Store(map[bool]JournalMode{true: JournalWAL, false: JournalRollback}[wal || created])

@@ -199,7 +199,7 @@ func TestFlowBulkSkipsChangedAndUndoes(t *testing.T) {
 	a.keys("enter")
 	a.waitFor("Puts back 1 key(s)")
 	a.keys("y")
-	a.waitFor("1 key(s) put back at stamp")
+	a.waitFor("1 key put back at stamp")
 	a.final()
 	if a.value(`["bulk", 0]`) != "0" {
 		t.Fatalf("after the undo: %s", a.value(`["bulk", 0]`))

@@ -354,7 +354,7 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 		if p.Redo {
 			again = "z undoes it again"
 		}
-		text = views.FlashMsg{Level: views.FlashOK, Text: fmt.Sprintf("%s %s (%s): %d key(s) put back%s; %s", map[bool]string{false: "undone", true: "redone"}[p.Redo], id, usertext.Sanitize(p.Action.Op), res.Restored, at, again)}
+		text = views.FlashMsg{Level: views.FlashOK, Text: fmt.Sprintf("%s %s (%s): %s%s; %s", map[bool]string{false: "undone", true: "redone"}[p.Redo], id, usertext.Sanitize(p.Action.Op), journal.DoneText(p, res.Restored), at, again)}
 	}
 	out := m.flash.show(text)
 	if m.undo() == nil || msg.gen != m.undo().gen {

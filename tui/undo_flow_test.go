@@ -160,7 +160,7 @@ func TestUndoOverlay(t *testing.T) {
 	a.keys("y")
 	// One wait: the flash and the list's new "undoes" entry can come in
 	// one frame, and a wait consumes what it read.
-	a.waitFor("undone ", "1 key(s) put back at stamp", "undo         undo ")
+	a.waitFor("undone ", "1 key put back at stamp", "undo         undo ")
 	if got := a.value(globex); got != was {
 		t.Fatalf("globex after the undo = %s, want %s", got, was)
 	}
@@ -255,7 +255,7 @@ func TestFlowBulkIsOneAction(t *testing.T) {
 	a.keys("enter")
 	a.waitFor("Puts back 250 key(s)")
 	a.keys("y")
-	a.waitFor("250 key(s) put back")
+	a.waitFor("250 keys put back")
 	a.final()
 	if n := countRows(t, s); n != 250 {
 		t.Fatalf("%d rows after the undo; want 250", n)

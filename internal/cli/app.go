@@ -47,6 +47,8 @@ type App struct {
 	wrapRecorder func(store.Recorder) store.Recorder
 	// terminal reports whether stdin is a terminal (undo's question).
 	terminal func(io.Reader) bool
+	// name is what kvdeck was invoked as (WithName), without a path.
+	name string
 	// command is the command's path ("lease acquire"); writes is what its
 	// Writes method names (writer), "" for a command that only reads.
 	command, writes string
@@ -204,7 +206,7 @@ func (a *App) Open(ctx context.Context, o Opening) (*store.Store, error) {
 	}
 	s, err := store.Open(ctx, url, opts)
 	if err != nil && !o.Own {
-		err = a.openError(err, source)
+		err = a.openError(err, url, source)
 	}
 	if err != nil {
 		return nil, err
@@ -226,19 +228,17 @@ func (a *App) Open(ctx context.Context, o Opening) (*store.Store, error) {
 }
 
 // openError adds to a refused open of a store the command keeps what
-// the user can do: a missing store under --read-only is created without
-// it; a missing default database beside the demo's store is the demo's
+// the user can do: a missing store under --read-only is created by
+// init; a missing default database beside the demo's store is the demo's
 // (demoHint). A store its caller owns (a fleet's, a worker's) says its
 // error as it is.
-func (a *App) openError(err error, source string) error {
+func (a *App) openError(err error, url, source string) error {
 	if errors.Is(err, store.ErrNoStoreYet) && a.Globals.ReadOnly {
-		// Only the user's own --read-only is named: diff opens its
-		// sides read-only without being asked.
-		how := "drop --read-only"
-		if a.Globals.saved != nil && a.Globals.saved.readOnly {
-			how = "give --write"
-		}
-		return fmt.Errorf("%w; %s to create a store there", err, how)
+		// Only where the user's --read-only (or the saved store's) made
+		// the open read-only: diff opens its sides read-only without
+		// being asked. A command that reads creates nothing, whatever
+		// its flags: init is named.
+		return fmt.Errorf("%w; %s creates a store there", err, a.Globals.initCommand(url))
 	}
 	if source == "default" && errors.Is(err, store.ErrNotStore) {
 		return demoHint(err)

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,13 +21,40 @@ import (
 // commands that take a name (the "store" predictor). It returns the exit
 // code.
 func completeLine(parser *kong.Kong, env map[string]string) int {
-	code := 0
-	kongplete.Complete(parser,
+	cmd, err := kongplete.Command(parser,
 		kongplete.WithPredictor("store", storePredictor(env)),
 		kongplete.WithPredictor("group", groupPredictor(env)),
-		kongplete.WithExitFunc(func(c int) { code = c }),
 	)
-	return code
+	if err != nil {
+		return CodeError // a completion prints no error
+	}
+	withDefaultFlags(parser.Model.Node, &cmd)
+	c := complete.New(parser.Model.Name, cmd)
+	c.Out = parser.Stdout
+	c.Complete()
+	return 0
+}
+
+// withDefaultFlags gives a command with a default subcommand (fleet's
+// status) that subcommand's flags, as the parser does: `kvdeck fleet
+// --group <TAB>` then offers groups, not the subcommands.
+func withDefaultFlags(node *kong.Node, cmd *complete.Command) {
+	for _, child := range node.Children {
+		sub, ok := cmd.Sub[child.Name]
+		if !ok {
+			continue
+		}
+		withDefaultFlags(child, &sub)
+		cmd.Sub[child.Name] = sub
+	}
+	if node.DefaultCmd == nil {
+		return
+	}
+	for name, p := range cmd.Sub[node.DefaultCmd.Name].GlobalFlags {
+		if _, ok := cmd.GlobalFlags[name]; !ok {
+			cmd.GlobalFlags[name] = p
+		}
+	}
 }
 
 // storePredictor offers the names of the saved stores of env's config; a
@@ -73,41 +99,46 @@ type ShellCmd struct {
 	Shell string `arg:"" enum:"bash,zsh,fish" help:"bash, zsh or fish."`
 }
 
-// Run prints the script for the shell, naming this binary by its
-// absolute path (as kongplete's own installer does).
+// Run prints the script for the shell, which calls kvdeck by the name
+// it was invoked as (found on PATH when the shell completes), as other
+// Go CLIs' scripts do: never a path, which `go run` makes a build
+// cache's.
 func (c *ShellCmd) Run(app *App) error {
-	bin, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("cannot find this program's path: %w", err)
+	return writeCompletion(outWriter{app.Out}, c.Shell, app.name)
+}
+
+// programName is the name kvdeck was invoked as (argv[0]) without its
+// directory; kvdeck when it is not a plain word (the completion scripts
+// name it unquoted, fish in a function's name).
+func programName(argv0 string) string {
+	name := filepath.Base(argv0)
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+		return "kvdeck"
 	}
-	if abs, err := filepath.Abs(bin); err == nil {
-		bin = abs
-	}
-	return writeCompletion(outWriter{app.Out}, c.Shell, "kvdeck", bin)
+	return name
 }
 
 // writeCompletion writes the completion script of shell for the command
-// cmd served by the binary bin: bash and zsh (through bashcompinit) call
-// the binary with COMP_LINE set (`complete -C`); fish sets COMP_LINE
-// itself. The same scripts as kongplete's installer.
-func writeCompletion(w io.Writer, shell, cmd, bin string) error {
-	q := shellQuote(bin)
+// cmd: bash and zsh (through bashcompinit) call it with COMP_LINE set
+// (`complete -C`); fish sets COMP_LINE itself. The same scripts as
+// kongplete's installer, calling the command by its name.
+func writeCompletion(w io.Writer, shell, cmd string) error {
 	var s string
 	switch shell {
 	case "bash":
-		s = "# kvdeck completion for bash: source <(kvdeck completion bash), or add that line to ~/.bashrc\n" +
-			"complete -C " + q + " " + cmd + "\n"
+		s = "# kvdeck completion for bash: source <(" + cmd + " completion bash), or add that line to ~/.bashrc\n" +
+			"complete -C " + cmd + " " + cmd + "\n"
 	case "zsh":
-		s = "# kvdeck completion for zsh: source <(kvdeck completion zsh), or add that line to ~/.zshrc\n" +
+		s = "# kvdeck completion for zsh: source <(" + cmd + " completion zsh), or add that line to ~/.zshrc\n" +
 			"autoload -U +X bashcompinit && bashcompinit\n" +
-			"complete -C " + q + " " + cmd + "\n"
+			"complete -C " + cmd + " " + cmd + "\n"
 	case "fish":
-		s = "# kvdeck completion for fish: kvdeck completion fish > ~/.config/fish/completions/kvdeck.fish\n" +
+		s = "# kvdeck completion for fish: " + cmd + " completion fish > ~/.config/fish/completions/" + cmd + ".fish\n" +
 			"function __complete_" + cmd + "\n" +
 			"    set -lx COMP_LINE (commandline -cp)\n" +
 			"    test -z (commandline -ct)\n" +
 			"    and set COMP_LINE \"$COMP_LINE \"\n" +
-			"    " + q + "\n" +
+			"    " + cmd + "\n" +
 			"end\n" +
 			"complete -f -c " + cmd + " -a \"(__complete_" + cmd + ")\"\n"
 	default:

@@ -47,6 +47,10 @@ func TestCompletion(t *testing.T) {
 		{"kvdeck --theme ", []string{"auto", "dark", "high-contrast", "light"}},
 		{"kvdeck list --wh", []string{"--where"}},
 		{"kvdeck fleet doctor --group ", []string{"dev", "prod"}},
+		{"kvdeck fleet --group ", []string{"dev", "prod"}}, // fleet status, the default
+		{"kvdeck fleet -g d", []string{"dev"}},
+		{"kvdeck fleet find --group ", []string{"dev", "prod"}},
+		{"kvdeck fleet ", []string{"doctor", "find", "status"}},
 		{"kvdeck stores list -g p", []string{"prod"}},
 	} {
 		if got := completeWords(t, env, tc.line); !slices.Equal(got, tc.want) {
@@ -59,23 +63,34 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
+// TestCompletionScripts: the scripts call kvdeck by the name it was
+// invoked as, found on PATH when the shell completes, never by a path:
+// `go run . completion bash` pinned a build cache's.
 func TestCompletionScripts(t *testing.T) {
 	for shell, want := range map[string]string{
-		"bash": "complete -C /opt/kv/kvdeck kvdeck\n",
-		"zsh":  "bashcompinit\ncomplete -C /opt/kv/kvdeck kvdeck\n",
+		"bash": "\ncomplete -C kvdeck kvdeck\n",
+		"zsh":  "bashcompinit\ncomplete -C kvdeck kvdeck\n",
 		"fish": "set -lx COMP_LINE (commandline -cp)",
 	} {
 		var b strings.Builder
-		if err := writeCompletion(&b, shell, "kvdeck", "/opt/kv/kvdeck"); err != nil || !strings.Contains(b.String(), want) {
+		if err := writeCompletion(&b, shell, "kvdeck"); err != nil || !strings.Contains(b.String(), want) {
 			t.Errorf("%s: %v\n%s", shell, err, b.String())
 		}
 	}
-	var b strings.Builder
-	_ = writeCompletion(&b, "bash", "kvdeck", "/home/o'brien/my bin/kvdeck")
-	if !strings.Contains(b.String(), `complete -C '/home/o'\''brien/my bin/kvdeck' kvdeck`) {
-		t.Errorf("quoting: %s", b.String())
-	}
-	if r := runMain(t, nil, "", []string{"completion", "bash"}); r.code != 0 || !strings.HasPrefix(lines(r.stdout)[1], "complete -C /") {
-		t.Errorf("kvdeck completion bash: %+v", r)
+	for argv0, want := range map[string]string{
+		"":                                    "complete -C kvdeck kvdeck",
+		"/tmp/go-build1234/b001/exe/kvdeck":   "complete -C kvdeck kvdeck",
+		"./kvd":                               "complete -C kvd kvd",
+		"/home/o'brien/my bin/kvdeck":         "complete -C kvdeck kvdeck",
+		"/home/o'brien/bin/kv deck; rm -rf ~": "complete -C kvdeck kvdeck",
+	} {
+		var opts []Option
+		if argv0 != "" {
+			opts = append(opts, WithName(argv0))
+		}
+		r := runMain(t, nil, "", []string{"completion", "bash"}, opts...)
+		if r.code != 0 || len(lines(r.stdout)) != 2 || lines(r.stdout)[1] != want {
+			t.Errorf("kvdeck completion bash, invoked as %q: %+v, want %q", argv0, r, want)
+		}
 	}
 }

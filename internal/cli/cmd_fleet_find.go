@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"kvdeck/codec"
@@ -38,6 +37,8 @@ type fleetFindRow struct {
 	Count *int  `json:"count,omitempty"`
 	More  bool  `json:"more,omitempty"`
 	MS    int64 `json:"ms"`
+	// state is an error row's state in a word or two (fleetState).
+	state string
 }
 
 // Run prints one row per store in name order (a table, or JSON lines).
@@ -58,18 +59,16 @@ func (c *FleetFindCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	var text strings.Builder
-	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
+	cols := []fleetColumn{{head: "STORE"}, {head: "GROUP", give: 1}, {head: "STATUS"}, {head: "VERSIONSTAMP", give: 3}, {head: "EXPIRES", give: 2}}
 	if c.Prefix {
-		fmt.Fprintln(tw, "STORE\tGROUP\tKEYS")
-	} else {
-		fmt.Fprintln(tw, "STORE\tGROUP\tSTATUS\tVERSIONSTAMP\tEXPIRES")
+		cols = []fleetColumn{{head: "STORE"}, {head: "GROUP", give: 1}, {head: "KEYS"}}
 	}
+	var lines []fleetLine
 	failed, found := false, false
 	fleetEach(app, stores, c.Concurrency,
 		func(s storeconfig.Store) fleetFindRow { return c.look(app, cfg, s, key) },
 		func(s storeconfig.Store, err error) fleetFindRow {
-			return fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error()}
+			return fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error(), state: fleetState(err)}
 		},
 		func(r fleetFindRow) {
 			failed = failed || r.Status == "error"
@@ -78,11 +77,15 @@ func (c *FleetFindCmd) Run(app *App) error {
 				app.Out.Object(r)
 				return
 			}
-			fmt.Fprintln(tw, c.text(r))
+			lines = append(lines, c.line(r, len(cols)))
 		})
 	if !app.Out.JSON() {
-		_ = tw.Flush()
-		app.Out.Textf("%s", strings.TrimSuffix(text.String(), "\n"))
+		table := newFleetTable(cols)
+		text := table.text(lines)
+		if width, _, tty := app.Out.Terminal(); tty {
+			text = table.fitted(lines, width)
+		}
+		app.Out.Textf("%s", strings.Join(text, "\n"))
 	}
 	switch {
 	case failed:
@@ -104,18 +107,24 @@ func (c *FleetFindCmd) look(app *App, cfg *storeconfig.Config, s storeconfig.Sto
 		err = c.read(ctx, st, key, &r)
 	}
 	if err != nil {
-		r = fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: fleetError(err, token)}
+		r = fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: fleetError(err, token), state: fleetState(err)}
 	}
 	r.MS = time.Since(start).Milliseconds()
 	return r
 }
 
-// text is one row of the table, every cell sanitised.
-func (c *FleetFindCmd) text(r fleetFindRow) string {
+// line is one row of the table, every cell sanitised: an error row
+// has its state where the status (or the count) goes, a dash in the
+// other columns, and its error as its note.
+func (c *FleetFindCmd) line(r fleetFindRow, columns int) fleetLine {
 	cells := []string{r.Store, orDash(r.Group)}
 	switch {
 	case r.Status == "error":
-		cells = append(cells, "error: "+r.Error)
+		cells = append(cells, r.state)
+		for len(cells) < columns {
+			cells = append(cells, "-")
+		}
+		return fleetLine{store: r.Store, cells: fleetCells(cells...), note: r.Error}
 	case c.Prefix:
 		n := "0"
 		if r.Count != nil {
@@ -134,7 +143,7 @@ func (c *FleetFindCmd) text(r fleetFindRow) string {
 	default:
 		cells = append(cells, "absent", "-", "-")
 	}
-	return sanitizeCells(cells)
+	return fleetLine{store: r.Store, cells: fleetCells(cells...)}
 }
 
 // read fills r from one open store: the key's stamp and expiry, or with

@@ -68,7 +68,7 @@ group = "gone"
 	for _, l := range lines(r.stdout) {
 		got = append(got, strings.Join(strings.Fields(l), " "))
 	}
-	if r.code != CodeError || len(got) != 5 || got[1] != "a - 2+" || got[2] != "b - 0" || got[3] != "srv s 1" || !strings.HasPrefix(got[4], "zz-missing gone error: ") {
+	if r.code != CodeError || len(got) != 5 || got[1] != "a - 2+" || got[2] != "b - 0" || got[3] != "srv s 1" || !strings.HasPrefix(got[4], "zz-missing gone missing file no database at ") {
 		t.Errorf("prefix, bounded:\n%s", r.stdout)
 	}
 	if m := rows(runMain(t, env, "", []string{"-o", "json", "fleet", "find", "--prefix", `["u"]`}).stdout); *m["a"].Count != 3 || m["a"].More {

@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"kvdeck/internal/storeconfig"
@@ -73,6 +73,8 @@ type fleetStatusRow struct {
 	// present only for a store whose entry names a namespace's admin
 	// API, a replica or a Turso group.
 	tenancyFacts
+	// state is an error row's state in a word or two (fleetState).
+	state string
 }
 
 // Run reads the stores, at most --concurrency at once, each server's
@@ -80,6 +82,12 @@ type fleetStatusRow struct {
 // name order; with --watch again every interval until interrupted (then
 // exit 0). Exit 2 when any store is an error row, else 0: findings do not
 // fail it (fleet doctor's exit code is for that).
+//
+// Text goes three ways (fleetStatusOut): to a terminal, a table of the
+// columns that fit its width, each store's error below it, and under
+// --watch that table redrawn in place every round (as watch(1) does);
+// to a pipe or a file every column and each error on its row, and under
+// --watch one line per store and round, each with its time.
 func (c *FleetStatusCmd) Run(app *App) error {
 	if err := fleetLimits(c.Concurrency, c.Timeout); err != nil {
 		return err
@@ -92,17 +100,18 @@ func (c *FleetStatusCmd) Run(app *App) error {
 		return err
 	}
 	trends := map[string]*fleetTrend{}
+	out := c.output(app, slices.ContainsFunc(stores, hasTenancy))
 	var members *fleetMembers // the stores kept open between rounds (--watch)
 	if c.Watch > 0 {
 		members = &fleetMembers{}
 		defer members.close()
+		defer out.end()
 	}
-	for round := 0; ; round++ {
-		if round > 0 && !app.Out.JSON() {
-			app.Out.Textf("\n%s", time.Now().UTC().Format(time.TimeOnly))
-		}
-		failed := c.round(app, cfg, stores, trends, members)
+	for {
+		failed, err := c.round(app, cfg, stores, trends, members, out)
 		switch {
+		case err != nil:
+			return err
 		case c.Watch == 0 && failed:
 			return &ExitError{Code: CodeError}
 		case c.Watch == 0 || app.Context().Err() != nil:
@@ -117,24 +126,14 @@ func (c *FleetStatusCmd) Run(app *App) error {
 }
 
 // round reads every store once and prints the rows; failed is whether a
-// row is an error.
-func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []storeconfig.Store, trends map[string]*fleetTrend, members *fleetMembers) (failed bool) {
+// row is an error, err a failure to write them.
+func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []storeconfig.Store, trends map[string]*fleetTrend, members *fleetMembers, out *fleetStatusOut) (failed bool, err error) {
+	var lines []fleetLine
 	estimated := false
-	var text strings.Builder
-	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
-	head := "STORE\tGROUP\tSTATUS\tRTT\tSEQ\tROWS\tLEASES h/e/x\tALARMS LATE\tQUEUES r/d/oldest/final\tEXPIRED\tFINDINGS"
-	if c.Watch > 0 {
-		head += "\tCOMMITS/S\tTREND"
-	}
-	platformColumn := slices.ContainsFunc(stores, hasTenancy)
-	if platformColumn {
-		head += "\tPLATFORM"
-	}
-	fmt.Fprintln(tw, head)
 	fleetEach(app, stores, c.Concurrency,
 		func(s storeconfig.Store) fleetStatusRow { return c.examine(app, cfg, s, members) },
 		func(s storeconfig.Store, err error) fleetStatusRow {
-			return fleetStatusRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error()}
+			return fleetStatusRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error(), state: fleetState(err)}
 		},
 		func(r fleetStatusRow) {
 			failed = failed || r.Status == "error"
@@ -149,23 +148,124 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 				app.Out.Object(r)
 				return
 			}
-			var watch []string
+			var more []string
 			if c.Watch > 0 {
-				watch = tr.cells(r.CommitsPerSec)
+				more = tr.cells(r.CommitsPerSec)
 			}
-			if platformColumn {
-				watch = append(watch, r.tenancyFacts.text())
+			if out.platform {
+				more = append(more, r.tenancyFacts.text())
 			}
-			fmt.Fprintln(tw, fleetStatusText(r, watch))
+			lines = append(lines, fleetStatusLine(r, more))
 		})
-	if !app.Out.JSON() {
-		_ = tw.Flush()
-		app.Out.Textf("%s", strings.TrimSuffix(text.String(), "\n"))
-		if estimated {
-			app.Out.Textf("%s", fleetEstimateNote)
+	if app.Out.JSON() {
+		return failed, app.Out.Flush() // each round as it ends (--watch)
+	}
+	return failed, out.round(lines, estimated)
+}
+
+// fleetStatusOut prints fleet status's text rounds: where, and what the
+// rounds before showed (the columns' widths, the errors).
+type fleetStatusOut struct {
+	out      *Printer
+	stderr   io.Writer
+	table    *fleetTable
+	watch    time.Duration
+	platform bool // a PLATFORM column
+	rounds   int
+	// heads is the header a pipe saw last (it is printed again when a
+	// column widened); notes are the errors of the last round.
+	heads string
+	notes []string
+	// estimated is whether a pipe's reader was told what ~ means.
+	estimated bool
+}
+
+func (c *FleetStatusCmd) output(app *App, platform bool) *fleetStatusOut {
+	return &fleetStatusOut{out: app.Out, stderr: app.Stderr, table: newFleetTable(c.columns(platform)), watch: c.Watch, platform: platform}
+}
+
+// columns are the text table's: those of --watch and PLATFORM when they
+// have cells; give is the order in which they give way to a narrow
+// terminal (the trend first, then what a store's health needs least).
+func (c *FleetStatusCmd) columns(platform bool) []fleetColumn {
+	cols := []fleetColumn{
+		{head: "STORE"}, {head: "GROUP", give: 8}, {head: "STATUS"}, {head: "RTT", min: 5, give: 5},
+		{head: "SEQ", give: 4}, {head: "ROWS", give: 7}, {head: "LEASES h/e/x", give: 12},
+		{head: "ALARMS LATE", give: 11}, {head: "QUEUE r/d/age/fin", give: 10},
+		{head: "EXPIRED", give: 3}, {head: "FINDINGS", give: 9},
+	}
+	if c.Watch > 0 {
+		cols = append(cols, fleetColumn{head: "COMMITS/S", give: 6}, fleetColumn{head: "TREND", min: fleetTrendLen, give: 1})
+	}
+	if platform {
+		cols = append(cols, fleetColumn{head: "PLATFORM", give: 2})
+	}
+	return cols
+}
+
+// round prints one round's lines and flushes them; estimated says a
+// figure is estimated (fleetEstimateNote goes under the table, or once
+// on stderr beside a pipe's one line per store).
+func (o *fleetStatusOut) round(lines []fleetLine, estimated bool) error {
+	o.rounds++
+	o.notes = fleetNotes(lines)
+	var foot []string
+	if estimated {
+		foot = []string{fleetEstimateNote}
+	}
+	width, height, tty := o.out.Terminal()
+	switch {
+	case tty && o.watch > 0:
+		return o.out.Redraw(o.table.screen(o.title(lines), lines, foot, width, height))
+	case tty:
+		o.out.Textf("%s", strings.Join(append(o.table.fitted(lines, width), foot...), "\n"))
+	case o.watch > 0:
+		o.table.grow(lines)
+		at := timeText(time.Now().UnixMilli())
+		cols := o.table.shown(0)
+		if heads := o.table.header(cols); heads != o.heads {
+			o.heads = heads
+			o.out.Textf("%s  %s", fmt.Sprintf("%-*s", len(at), "TIME"), heads)
+		}
+		for _, l := range lines {
+			o.out.Textf("%s  %s", at, withNote(o.table.row(l.cells, cols), l.note))
+		}
+		if estimated && !o.estimated {
+			o.estimated = true
+			fmt.Fprintf(o.stderr, "kvdeck: %s\n", fleetEstimateNote)
+		}
+	default:
+		o.out.Textf("%s", strings.Join(append(o.table.text(lines), foot...), "\n"))
+	}
+	return o.out.Flush()
+}
+
+// title is the first line of a --watch screen: what it is, when it was
+// read, and how the stores are.
+func (o *fleetStatusOut) title(lines []fleetLine) string {
+	bad := 0
+	for _, l := range lines {
+		if l.note != "" {
+			bad++
 		}
 	}
-	return failed
+	health := plural(int64(len(lines)), "store")
+	if bad > 0 {
+		health += fmt.Sprintf(", %d not read", bad)
+	}
+	return fmt.Sprintf("kvdeck fleet · %s · every %s · %s · ctrl+c ends", health, o.watch, timeText(time.Now().UnixMilli()))
+}
+
+// end closes a --watch on a terminal: the screen stays, the cursor goes
+// below it, and the errors of the last round, cut on the screen, are
+// printed whole on stderr.
+func (o *fleetStatusOut) end() {
+	if _, _, tty := o.out.Terminal(); !tty || o.rounds == 0 || o.out.JSON() {
+		return
+	}
+	for _, n := range o.notes {
+		fmt.Fprintf(o.stderr, "kvdeck: %s\n", n)
+	}
 }
 
 // fleetEstimateNote says what a ~ figure is, under a table that has one.
@@ -185,7 +285,7 @@ func (c *FleetStatusCmd) examine(app *App, cfg *storeconfig.Config, s storeconfi
 	}
 	r.RTTMS, r.MS = rtt.Milliseconds(), time.Since(start).Milliseconds()
 	if err != nil {
-		r.Status, r.Error = "error", fleetError(err, token)
+		r.Status, r.Error, r.state = "error", fleetError(err, token), fleetState(err)
 		if r.Blocked != "" {
 			r.Error += " (the platform blocks its " + r.Blocked + ")"
 		}
@@ -218,13 +318,16 @@ func (t *fleetTrend) add(seq *int64, at time.Time) *float64 {
 		v := float64(*seq-*t.seq) / at.Sub(t.at).Seconds()
 		rate = &v
 		t.rates = append(t.rates, v)
-		if len(t.rates) > 12 {
+		if len(t.rates) > fleetTrendLen {
 			t.rates = t.rates[1:]
 		}
 	}
 	t.seq, t.at = seq, at
 	return rate
 }
+
+// fleetTrendLen is how many rounds TREND shows.
+const fleetTrendLen = 12
 
 // cells are the commits-per-second cell and the trend's sparkline.
 func (t *fleetTrend) cells(rate *float64) []string {
@@ -253,20 +356,18 @@ func sparkText(vals []float64) string {
 	return b.String()
 }
 
-// fleetStatusText is a row of the text table, watch the --watch columns'
-// cells (none without); every cell is sanitised (a store's name, group or
-// error never reaches the terminal raw). An error row has a dash in every
-// column and its error after the last: a cell of every column keeps the
-// columns aligned across it (tabwriter aligns a column over consecutive
-// lines that have it).
-func fleetStatusText(r fleetStatusRow, watch []string) string {
+// fleetStatusLine is a store's row of the text table, more the cells of
+// the --watch and PLATFORM columns; every cell is sanitised (a store's
+// name, group or error never reaches the terminal raw). An error row has
+// its state in STATUS, a dash in every figure, and its error as its note.
+func fleetStatusLine(r fleetStatusRow, more []string) fleetLine {
 	cells := []string{r.Store, orDash(r.Group)}
 	if r.Status == "error" {
-		cells = append(cells, "error", usertext.ShortMillis(r.MS), "-", "-", "-", "-", "-", "-", "-")
-		for range watch {
+		cells = append(cells, r.state, usertext.DurationText(r.MS), "-", "-", "-", "-", "-", "-", "-")
+		for range more {
 			cells = append(cells, "-")
 		}
-		return sanitizeCells(append(cells, r.Error))
+		return fleetLine{store: r.Store, cells: fleetCells(cells...), note: r.Error}
 	}
 	seq := "-"
 	if r.Seq != nil {
@@ -274,27 +375,18 @@ func fleetStatusText(r fleetStatusRow, watch []string) string {
 	}
 	late := fmt.Sprint(r.AlarmsOverdue)
 	if r.AlarmsOverdue > 0 {
-		late += " (" + usertext.ShortMillis(r.WorstLatenessMS) + ")"
+		late += " (" + usertext.DurationText(r.WorstLatenessMS) + ")"
 	}
 	findings := fmt.Sprint(r.Findings)
 	if r.FindingErrors > 0 {
 		findings += fmt.Sprintf(" (%d error)", r.FindingErrors)
 	}
 	rows, expired := r.rowsText, r.expiredText
-	cells = append(cells, "ok", usertext.ShortMillis(r.RTTMS), seq, rows,
+	cells = append(cells, "ok", usertext.DurationText(r.RTTMS), seq, rows,
 		fmt.Sprintf("%d/%d/%d", r.LeasesHeld, r.LeasesExpiring, r.LeasesExpired), late,
-		fmt.Sprintf("%d/%d/%s/%d", r.QueueReady, r.QueueDelayed, usertext.ShortMillis(r.OldestReadyMS), r.QueueFinal),
+		fmt.Sprintf("%d/%d/%s/%d", r.QueueReady, r.QueueDelayed, usertext.DurationText(r.OldestReadyMS), r.QueueFinal),
 		expired, findings)
-	return sanitizeCells(append(cells, watch...))
-}
-
-// sanitizeCells joins cells with tabs, each made safe for a terminal and
-// without a tab or line break of its own (which would shift the table).
-func sanitizeCells(cells []string) string {
-	for i, c := range cells {
-		cells[i] = strings.ReplaceAll(usertext.Sanitize(c), "\t", `\t`)
-	}
-	return strings.Join(cells, "\t")
+	return fleetLine{store: r.Store, cells: fleetCells(append(cells, more...)...)}
 }
 
 // fleetRequestsPerStore is what kvdeck fleet sends a server per store and

@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"kvdeck/internal/storeconfig"
+	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
 
@@ -61,6 +65,7 @@ func (c *StoresListCmd) Run(app *App) error {
 	}
 	var text strings.Builder
 	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tGROUP\tMODE\tURL\tTOKEN")
 	n := 0
 	for _, name := range cfg.Names() {
 		s := cfg.Stores[name]
@@ -77,7 +82,7 @@ func (c *StoresListCmd) Run(app *App) error {
 		if r.Default {
 			mark = " (default)"
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\ttoken: %s\n", r.Name, mark, orDash(r.Group), modeText(r.ReadOnly), r.URL, r.Token)
+		fmt.Fprintf(tw, "%s\n", sanitizeCells([]string{r.Name + mark, orDash(r.Group), modeText(r.ReadOnly), r.URL, r.Token}))
 	}
 	if app.Out.JSON() {
 		return nil
@@ -132,8 +137,12 @@ func (c *StoresShowCmd) Run(app *App) error {
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "name\t%s\nurl\t%s\ngroup\t%s\nmode\t%s (--write opens it to write)\ntoken\t%s\nconfig\t%s\n",
-		r.Name, r.URL, orDash(r.Group), modeText(r.ReadOnly), r.Token, cfg.Path)
+	mode := "writable (--read-only opens it read-only)"
+	if r.ReadOnly {
+		mode = "read-only (--write opens it to write)"
+	}
+	fmt.Fprintf(tw, "name\t%s\nurl\t%s\ngroup\t%s\nmode\t%s\ntoken\t%s\nconfig\t%s\n",
+		r.Name, r.URL, orDash(r.Group), mode, r.Token, cfg.Path)
 	tenancyLines(tw, s)
 	if s.TokenSource() == "literal" && cfg.Mode&0o077 != 0 {
 		fmt.Fprintf(tw, "warning\tthe token will be refused: %s is mode %04o (chmod 600 it)\n", filepath.Base(cfg.Path), cfg.Mode)
@@ -157,6 +166,7 @@ type StoresAddCmd struct {
 	TokenFile    string `name:"token-file" placeholder:"PATH" xor:"token" help:"Read the token from this file (it must be 0600)."`
 	TokenStdin   bool   `name:"token-stdin" xor:"token" help:"Read a token from stdin and save it literally in the config (written 0600)."`
 	Replace      bool   `name:"replace" help:"Save over a store of the same name."`
+	Force        bool   `name:"force" help:"Save a database file that is missing or is not a kvdeck store without asking (a server is not asked)."`
 	storeTenancy
 }
 
@@ -196,6 +206,11 @@ func (c *StoresAddCmd) Run(app *App) error {
 			return fmt.Errorf("--token-stdin: stdin held no token")
 		}
 	}
+	if _, saved := cfg.Stores[s.Name]; !saved || c.Replace { // else Add says --replace
+		if err := c.checkFile(app, s); err != nil {
+			return err
+		}
+	}
 	if err := cfg.Add(s, c.Replace); err != nil {
 		return err
 	}
@@ -222,4 +237,43 @@ func (c *StoresRemoveCmd) Run(app *App) error {
 	}
 	app.Out.Result(map[string]string{"removed": c.Name}, fmt.Sprintf("removed store %s from %s", c.Name, cfg.Path))
 	return nil
+}
+
+// checkFile looks at the database file of s before it is saved (a server
+// is not asked: it may need a token, and it may be down for now): a file
+// that is missing or is not a kvdeck store is said, and saved only when
+// asked, by --force or a yes on the terminal. Its schema is read
+// read-only, once.
+func (c *StoresAddCmd) checkFile(app *App, s storeconfig.Store) error {
+	t, err := store.ParseTarget(s.URL)
+	if err != nil || t.Transport != store.TransportFile {
+		return nil
+	}
+	problem := ""
+	if _, err := os.Stat(t.Path); errors.Is(err, fs.ErrNotExist) {
+		write := ""
+		if s.IsReadOnly() {
+			write = " --write"
+		}
+		problem = fmt.Sprintf("no database at %s yet (`kvdeck --store %s%s init` creates one)", t.Path, shellQuote(s.Name), write)
+	} else {
+		st, err := app.Open(app.Context(), Opening{URL: s.URL, Access: ReadOnly, Own: true})
+		switch {
+		case err == nil:
+			return st.Close()
+		case !errors.Is(err, store.ErrNotStore):
+			app.Warnf("saving %s unchecked: %v", s.Name, err) // locked, unreadable: it may be a store
+			return nil
+		}
+		problem = err.Error()
+	}
+	switch {
+	case c.Force:
+		app.Warnf("%s; saved all the same (--force)", problem)
+		return nil
+	case c.TokenStdin || !app.terminal(app.Stdin): // stdin held the token
+		return fmt.Errorf("%s; saved nothing: --force saves store %s all the same", problem, s.Name)
+	}
+	fmt.Fprintf(app.Stderr, "kvdeck: %s\n", usertext.Sanitize(problem))
+	return askYes(app, "Save store "+s.Name+" all the same?", "saved nothing")
 }

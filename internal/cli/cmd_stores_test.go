@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"kvdeck/internal/sqldtest"
+	"kvdeck/internal/storetest"
 )
 
 // storesEnv is an environment whose config directory is the test's own.
@@ -62,7 +64,12 @@ func TestStoresAddListShowRemove(t *testing.T) {
 	if r := runMain(t, env, "", []string{"stores"}); r.code != 0 || !strings.Contains(r.stdout, "no saved stores") {
 		t.Fatalf("empty list: %+v", r)
 	}
-	if r := runMain(t, env, "", []string{"stores", "add", "dev", "dev.db", "--group", "dev", "--writable"}); r.code != 0 {
+	// dev.db is not there yet: said, and saved only with --force.
+	if r := runMain(t, env, "", []string{"stores", "add", "dev", "dev.db", "--group", "dev", "--writable"}); r.code != CodeError ||
+		!strings.Contains(r.stderr, "no database at ") || !strings.Contains(r.stderr, "`kvdeck --store dev init` creates one") || !strings.Contains(r.stderr, "saved nothing: --force saves") {
+		t.Fatalf("add dev, missing: %+v", r)
+	}
+	if r := runMain(t, env, "", []string{"stores", "add", "dev", "dev.db", "--group", "dev", "--writable", "--force"}); r.code != 0 || !strings.Contains(r.stderr, "saved all the same (--force)") {
 		t.Fatalf("add dev: %+v", r)
 	}
 	if r := runMain(t, env, "lit-token-42\n", []string{"stores", "add", "prod", "http://127.0.0.1:9", "-g", "prod", "--token-stdin"}); r.code != 0 {
@@ -83,8 +90,8 @@ func TestStoresAddListShowRemove(t *testing.T) {
 	}
 
 	list := runMain(t, env, "", []string{"stores", "list"})
-	if list.code != 0 || len(lines(list.stdout)) != 2 || !strings.Contains(list.stdout, "prod  read-only") ||
-		!strings.Contains(list.stdout, "dev   writable") || !strings.Contains(list.stdout, "token: literal") {
+	if list.code != 0 || len(lines(list.stdout)) != 3 || !strings.HasPrefix(list.stdout, "NAME") || !strings.Contains(list.stdout, "prod  prod   read-only") ||
+		!strings.Contains(list.stdout, "dev   dev    writable") || !strings.Contains(list.stdout, " literal\n") {
 		t.Fatalf("list:\n%s%s", list.stdout, list.stderr)
 	}
 	group := runMain(t, env, "", []string{"-o", "json", "stores", "list", "--group", "dev"})
@@ -93,8 +100,13 @@ func TestStoresAddListShowRemove(t *testing.T) {
 		t.Fatalf("list --group dev: %q %v", group.stdout, err)
 	}
 	show := runMain(t, env, "", []string{"stores", "show", "prod"})
-	if show.code != 0 || !strings.Contains(show.stdout, "http://127.0.0.1:9") || !strings.Contains(show.stdout, "token   literal") {
+	if show.code != 0 || !strings.Contains(show.stdout, "http://127.0.0.1:9") || !strings.Contains(show.stdout, "token   literal") ||
+		!strings.Contains(show.stdout, "mode    read-only (--write opens it to write)") {
 		t.Fatalf("show:\n%s%s", show.stdout, show.stderr)
+	}
+	// A writable store's mode names the flag that changes it: --read-only.
+	if show := runMain(t, env, "", []string{"stores", "show", "dev"}); !strings.Contains(show.stdout, "mode    writable (--read-only opens it read-only)") {
+		t.Fatalf("show dev:\n%s%s", show.stdout, show.stderr)
 	}
 	for _, r := range []result{list, group, show} {
 		if strings.Contains(r.stdout+r.stderr, "lit-token-42") {
@@ -313,5 +325,49 @@ read_only = false
 	}
 	if _, err := os.Stat(filepath.Join(here, "kvdeck-demo.db")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStoresAddChecksTheFile: stores add of a database file that is
+// missing or is not a kvdeck store says so, and saves it only when asked
+// (a yes on a terminal, or --force); a store's file, and a server, are
+// saved without a word. Both were saved silently.
+func TestStoresAddChecksTheFile(t *testing.T) {
+	env := storesEnv(t)
+	dir := t.TempDir()
+	other := "file:" + filepath.Join(dir, "other.db")
+	storetest.Exec(t, other, "CREATE TABLE people (name TEXT)")
+	tty := func(o *options) { o.terminal = func(io.Reader) bool { return true } }
+	saved := func() string {
+		return runMain(t, env, "", []string{"stores", "list"}).stdout
+	}
+	for _, c := range []struct {
+		name, url, says string
+	}{
+		{"gone", "file:" + filepath.Join(dir, "gone.db"), "no database at " + filepath.Join(dir, "gone.db") + " yet (`kvdeck --store gone --write init` creates one)"},
+		{"other", other, "not a kvdeck store"},
+	} {
+		r := runMain(t, env, "", []string{"stores", "add", c.name, c.url})
+		if r.code != CodeError || !strings.Contains(r.stderr, c.says) || !strings.Contains(r.stderr, "saved nothing: --force saves store "+c.name) || strings.Contains(saved(), c.name) {
+			t.Errorf("%s, no terminal: %+v", c.name, r)
+		}
+		r = runMain(t, env, "n\n", []string{"stores", "add", c.name, c.url}, tty)
+		if r.code != CodeNotDone || !strings.Contains(r.stderr, c.says) || !strings.Contains(r.stderr, "Save store "+c.name+" all the same? [y/N]") || strings.Contains(saved(), c.name) {
+			t.Errorf("%s, answered n: %+v", c.name, r)
+		}
+		r = runMain(t, env, "y\n", []string{"stores", "add", c.name, c.url}, tty)
+		if r.code != 0 || !strings.Contains(saved(), c.name+" ") {
+			t.Errorf("%s, answered y: %+v\n%s", c.name, r, saved())
+		}
+		r = runMain(t, env, "", []string{"stores", "add", c.name, c.url, "--replace", "--force"})
+		if r.code != 0 || !strings.Contains(r.stderr, c.says) || !strings.Contains(r.stderr, "saved all the same (--force)") {
+			t.Errorf("%s, --force: %+v", c.name, r)
+		}
+	}
+	good := fileStore(t, env, "good")
+	for _, args := range [][]string{{"stores", "add", "good", good}, {"stores", "add", "far", "http://127.0.0.1:9"}} {
+		if r := runMain(t, env, "", args); r.code != 0 || r.stderr != "" {
+			t.Errorf("%v: %+v", args, r)
+		}
 	}
 }

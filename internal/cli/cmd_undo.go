@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-isatty"
 
 	"kvdeck/codec"
@@ -131,10 +132,14 @@ func undone(app *App, p journal.Plan, res journal.Result, redo bool) {
 		out.Undid = p.Action.ID
 	}
 	past := map[bool]string{false: "undid", true: "redid"}[redo]
-	text := fmt.Sprintf("%s %s (%s): %s restored", past, p.Action.ID, usertext.Sanitize(p.Action.Op), plural(int64(res.Restored), "key"))
-	for _, c := range res.Set {
-		text += fmt.Sprintf(", %s %s again", c.Name, c.To)
+	var did []string
+	if len(p.Ops) > 0 {
+		did = append(did, journal.DoneText(p, res.Restored))
 	}
+	for _, c := range res.Set {
+		did = append(did, fmt.Sprintf("%s %s again", c.Name, c.To))
+	}
+	text := fmt.Sprintf("%s %s (%s): %s", past, p.Action.ID, usertext.Sanitize(p.Action.Op), strings.Join(did, ", "))
 	if res.Commits > 1 {
 		text += fmt.Sprintf(" in %d commits", res.Commits)
 	}
@@ -328,14 +333,44 @@ func previewPlan(app *App, p journal.Plan) {
 		if conflict[string(op.Key)] {
 			mark = "!"
 		}
-		app.Out.Textf("%s %s  %s  →  %s", mark, usertext.Sanitize(journal.KeyText(op.Key)), undoRowText(p.Now[string(op.Key)], true), undoRowText(op.Put, false))
+		line := fmt.Sprintf("%s %s  %s  →  %s", mark, usertext.Sanitize(journal.KeyText(op.Key)), undoRowText(p.Now[string(op.Key)], true), undoRowText(op.Put, false))
+		if width, _, tty := app.Out.Terminal(); tty {
+			line = strings.Join(hanging(line, width, "    "), "\n")
+		}
+		app.Out.Textf("%s", line)
 	}
 	for _, sk := range p.Skipped {
 		app.Out.Textf("not taken back: %s of write %s: %s", plural(int64(len(sk.Keys)), "key"), sk.Entry, usertext.Sanitize(sk.Why))
 	}
 	for _, n := range notes {
-		app.Out.Textf("%s", usertext.Sanitize(n))
+		n = usertext.Sanitize(n)
+		if width, _, tty := app.Out.Terminal(); tty {
+			n = strings.Join(hanging(n, width, ""), "\n")
+		}
+		app.Out.Textf("%s", n)
 	}
+}
+
+// hanging wraps a line of the preview at width cells (a terminal's)
+// between words, its later lines indented under its first: a terminal's
+// own wrap would put a key's at the left edge, where the next key's line
+// starts.
+func hanging(line string, width int, indent string) []string {
+	if width < 2*len(indent)+8 {
+		return []string{line}
+	}
+	var out []string
+	for room := width; ansi.StringWidth(line) > room; room = width - len(indent) {
+		first, _, _ := strings.Cut(ansi.Wrap(line, room, ""), "\n")
+		first = strings.TrimRight(first, " ")
+		rest, ok := strings.CutPrefix(line, first)
+		if !ok || first == "" {
+			break // not a cut of line's text: left to the terminal
+		}
+		out = append(out, first)
+		line = indent + strings.TrimLeft(rest, " ")
+	}
+	return append(out, line)
 }
 
 // expectText is the stamp a key must be at for the undo ("absent": 0).

@@ -4,6 +4,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
 	"kvdeck/internal/journal"
@@ -62,6 +65,9 @@ type journalKeyJSON struct {
 	Hex string     `json:"hex"`
 }
 
+// keysWidth is the width of undo --list's KEYS column.
+const keysWidth = 50
+
 // listKeys is how many keys of an action the JSON list names.
 const listKeys = 20
 
@@ -95,17 +101,20 @@ func (c *UndoCmd) list(app *App) error {
 		app.Warnf("journal line skipped: %s", n)
 	}
 	unknown := 0
+	if len(h.Actions) > 0 && !app.Out.JSON() {
+		app.Out.Textf("%s", undoListLine("ID", "TIME", "COMMAND", "KEYS", "OUTCOME"))
+	}
 	for _, a := range h.Actions {
 		out := actionJSON(h, a)
 		if out.Outcome == "unknown" || out.Outcome == "partly unknown" {
 			unknown++
 		}
-		what := keysText(a.FirstKeys, a.KeyCount, 40)
+		what := keysText(a.FirstKeys, a.KeyCount, keysWidth)
 		if ss := a.Settings(); len(ss) > 0 && a.KeyCount == 0 {
 			what = fmt.Sprintf("%s %s → %s", ss[0].Name, ss[0].From, ss[0].To)
 		}
-		app.Out.Result(out, fmt.Sprintf("%-8s  %s  %-14s  %-40s  %s", a.ID, timeText(a.Time.UnixMilli()),
-			usertext.Sanitize(actionOp(a)), usertext.Sanitize(what), usertext.Sanitize(outcomeText(h, a))))
+		app.Out.Result(out, undoListLine(a.ID, timeText(a.Time.UnixMilli()), usertext.Sanitize(actionOp(a)),
+			usertext.Sanitize(what), usertext.Sanitize(outcomeText(h, a))))
 	}
 	if len(h.Actions) == 0 && !app.Out.JSON() {
 		app.Out.Textf("no journal entries for %s (%s)", s.Info().Display, j.Path())
@@ -114,6 +123,13 @@ func (c *UndoCmd) list(app *App) error {
 		app.Warnf("%s of unknown outcome not settled: settling writes to the journal, which a read-only session or --no-journal does not", plural(int64(unknown), "action"))
 	}
 	return nil
+}
+
+// undoListLine is a line of undo --list: its columns padded to their
+// widths in cells (a key's "…" is one cell of three bytes).
+func undoListLine(id, at, op, keys, outcome string) string {
+	pad := func(s string, w int) string { return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0)) }
+	return pad(id, 8) + "  " + pad(at, 24) + "  " + pad(op, 14) + "  " + pad(keys, keysWidth) + "  " + outcome
 }
 
 // actionJSON is an action as undo --list -o json prints it.
@@ -148,23 +164,76 @@ func actionJSON(h journal.History, a journal.Action) journalActionJSON {
 	return out
 }
 
-// keysText is an action's keys (the first ones, of n) shortened to about
-// width cells: the first key (cut in its middle) and how many more.
+// keysText is an action's keys (the first ones, of n) in about width
+// cells: the first key (keyWithin) and how many more.
 func keysText(keys [][]byte, n, width int) string {
 	if len(keys) == 0 {
 		return "-"
 	}
-	first := journal.KeyText(keys[0])
 	more := ""
 	if n > 1 {
 		more = fmt.Sprintf(" +%d more", n-1)
 	}
 	room := width - len(more)
-	if r := []rune(first); len(r) > room && room > 5 {
-		half := (room - 1) / 2
-		first = string(r[:half]) + "…" + string(r[len(r)-(room-1-half):])
+	k, err := codec.Decode(keys[0])
+	if err != nil {
+		first := []rune(journal.KeyText(keys[0]))
+		if len(first) > room && room > 5 {
+			half := (room - 1) / 2
+			first = append(append(first[:half:half], '…'), first[len(first)-(room-1-half):]...)
+		}
+		return string(first) + more
 	}
-	return first + more
+	return keyWithin(k, room) + more
+}
+
+// keyWithin is a key's text in about width cells, shortened where it
+// tells least: its later parts before its earlier ones (the first part
+// says what the key is, a queue or a lease, the next its name), the last
+// part keeping its end (ids that share a prefix differ there), a part in
+// between both its ends; a part of 8 characters or fewer is never cut.
+// When that is not enough, the text is cut at its end.
+func keyWithin(k codec.Key, width int) string {
+	const never, least = 8, 4 // a part of 8 characters stays whole; a cut one keeps 4 and "…"
+	parts := make([]string, len(k))
+	full := 2 + 2*max(len(k)-1, 0)
+	for i, p := range k {
+		parts[i] = usertext.Sanitize(p.String())
+		full += utf8.RuneCountInString(parts[i])
+	}
+	need := full - width
+	for i := len(parts) - 1; i >= 1 && need > 0; i-- {
+		open, body, closing := quoted(parts[i])
+		if utf8.RuneCountInString(parts[i]) <= never {
+			continue
+		}
+		keep := max(least, len(body)-1-need)
+		if keep >= len(body)-1 {
+			continue
+		}
+		head := keep / 2
+		if i == len(parts)-1 {
+			head = 0
+		}
+		need -= len(body) - 1 - keep
+		parts[i] = open + string(body[:head]) + "…" + string(body[len(body)-(keep-head):]) + closing
+	}
+	text := "[" + strings.Join(parts, ", ") + "]"
+	if r := []rune(text); len(r) > width && width > 1 {
+		return string(r[:width-1]) + "…"
+	}
+	return text
+}
+
+// quoted splits a key part's text into its opening quote (`"`, `b"` or
+// none), its characters and its closing quote.
+func quoted(text string) (open string, body []rune, closing string) {
+	for _, o := range []string{`b"`, `"`} {
+		if len(text) > len(o) && strings.HasPrefix(text, o) && strings.HasSuffix(text, `"`) {
+			return o, []rune(text[len(o) : len(text)-1]), `"`
+		}
+	}
+	return "", []rune(text), ""
 }
 
 // outcomeText is an action's outcome with what happened to it since.

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
@@ -447,4 +451,97 @@ func TestUndoLeaseSaysNobodyHoldsIt(t *testing.T) {
 		!strings.Contains(r.stdout, "nobody holds it until it expires at") {
 		t.Fatalf("undo of a break: %v", r)
 	}
+}
+
+// TestUndoFromDevNull: kvdeck undo with stdin from /dev/null (a script,
+// cron) previews, asks nothing and exits 2 as documented, writing
+// nothing.
+func TestUndoFromDevNull(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		c, _ := journaled(t, b.URL(t))
+		c.must("set", `["q"]`, "1")
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer null.Close()
+		var out, errb bytes.Buffer
+		env := maps.Clone(c.env)
+		code := Main(context.Background(), []string{"--db", c.url, "--now", strconv.FormatInt(c.now, 10), "undo"}, null, &out, &errb, env)
+		if code != CodeError || strings.Contains(errb.String(), "[y/N]") || !strings.Contains(errb.String(), "stdin is not a terminal: pass --yes") ||
+			!strings.Contains(out.String(), `["q"]  1 v=`) {
+			t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+		}
+		if got := c.must("get", `["q"]`); !strings.Contains(got, "1") {
+			t.Fatalf("written: %s", got)
+		}
+	})
+}
+
+// TestUndoPreviewWrapsIndented: on a terminal of 60 columns the preview's
+// key lines, longer than the width, are wrapped there with their later
+// lines indented under the key, so that every key's line still starts
+// at the left edge. The terminal wrapped them, at the left edge.
+func TestUndoPreviewWrapsIndented(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		c, _ := journaled(t, b.URL(t))
+		long := `"` + strings.Repeat("word ", 30) + `"`
+		c.must("set", `["notes", "a"]`, long)
+		c.must("set", `["notes", "a"]`, `"short"`)
+		master, slave := openPTY(t, 60, 20)
+		var screen syncBuffer
+		go func() { _, _ = io.Copy(&screen, master) }()
+		tty := func(o *options) { o.terminal = func(io.Reader) bool { return true } }
+		code := Main(context.Background(), []string{"--db", c.url, "--now", strconv.FormatInt(c.now, 10), "undo"}, strings.NewReader("n\n"), slave, io.Discard, c.env, tty)
+		if code != CodeNotDone {
+			t.Fatalf("exit %d: %q", code, screen.String())
+		}
+		var got []string
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if got = lines(strings.ReplaceAll(screen.String(), "\r", "")); strings.Contains(strings.Join(got, " "), "read again") {
+				break
+			}
+		}
+		if len(got) < 3 || !strings.HasPrefix(got[1], `  ["notes", "a"]  "short" v=`) {
+			t.Fatalf("preview:\n%s", strings.Join(got, "\n"))
+		}
+		key := 2
+		for key < len(got) && strings.HasPrefix(got[key], "    ") {
+			key++
+		}
+		for i, l := range got {
+			if w := ansi.StringWidth(l); w > 60 {
+				t.Errorf("line %d of %d cells on a terminal of 60: %q", i, w, l)
+			}
+		}
+		joined := strings.Join(strings.Fields(strings.Join(got[1:key], " ")), " ")
+		if key < 4 || !strings.Contains(joined, `→ "word word word`) || !strings.HasSuffix(joined, "word… (152 bytes)") || !strings.HasPrefix(got[key], "restored rows get") {
+			t.Errorf("the key's change is not wrapped under it (%d lines):\n%s", key-1, strings.Join(got, "\n"))
+		}
+	})
+}
+
+// TestUndoSaysPutBackOrDeleted: an undo says what it did to the keys: a
+// set that created a key is undone by deleting it ("1 key deleted"), a
+// set over a value by putting the old one back ("1 key put back"). Both
+// said "1 key restored" (the TUI "1 key(s) put back").
+func TestUndoSaysPutBackOrDeleted(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		c, _ := journaled(t, b.URL(t))
+		c.must("set", `["a"]`, "1")
+		if out := c.must("undo", "--yes"); !strings.Contains(out, "(set): 1 key deleted; kvdeck redo ") {
+			t.Errorf("undo of a create: %s", out)
+		}
+		c.must("--no-journal", "set", `["b"]`, "1")
+		c.must("set", `["b"]`, "2")
+		if out := c.must("undo", "--yes"); !strings.Contains(out, "(set): 1 key put back (new versionstamp") {
+			t.Errorf("undo of an overwrite: %s", out)
+		}
+		if r := c.runIn(`{"checks":[],"mutations":[{"type":"set","key":"[\"c\"]","value":1},{"type":"set","key":"[\"b\"]","value":3}]}`, "atomic", "-"); r.code != 0 {
+			t.Fatalf("atomic: %v", r)
+		}
+		if out := c.must("undo", "--yes"); !strings.Contains(out, "(atomic): 1 key put back and 1 deleted (new versionstamp") {
+			t.Errorf("undo of a create and an overwrite: %s", out)
+		}
+	})
 }

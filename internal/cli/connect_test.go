@@ -86,16 +86,41 @@ func TestNotAStoreReadOnly(t *testing.T) {
 	for path, want := range map[string]string{
 		text:                          "not an SQLite database",
 		other:                         "has tables people but no kvdeck store",
-		filepath.Join(dir, "none.db"): "drop --read-only",
+		filepath.Join(dir, "none.db"): "no database at " + filepath.Join(dir, "none.db") + " (a read-only open creates none); `kvdeck init --db " + filepath.Join(dir, "none.db") + "` creates a store there",
 	} {
 		before := fileSum(t, path)
 		r := runMain(t, nil, "", []string{"--db", path, "--read-only", "stats"})
-		if r.code != CodeError || !strings.Contains(r.stderr, "not a kvdeck store") || !strings.Contains(r.stderr, want) {
-			t.Errorf("%s: exit %d, stderr %q; want exit 2, not a kvdeck store, %q", path, r.code, r.stderr, want)
+		if r.code != CodeError || !strings.Contains(r.stderr, want) || strings.HasSuffix(path, "none.db") == strings.Contains(r.stderr, "not a kvdeck store") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2, %q, and not a kvdeck store but where there is no file", path, r.code, r.stderr, want)
 		}
 		if after := fileSum(t, path); after != before {
 			t.Errorf("%s changed under --read-only", path)
 		}
+	}
+}
+
+// TestMissingSavedStoreHint: a read-only saved store whose file is
+// missing names the command that creates it, and that command does;
+// the hint said "give --write to create a store there", but --write
+// stats creates nothing.
+func TestMissingSavedStoreHint(t *testing.T) {
+	env := storesEnv(t)
+	gone := filepath.Join(t.TempDir(), "gone.db")
+	configFile(t, env, "[stores.gone]\nurl = \"file:"+gone+"\"\n", 0o600)
+	want := "no database at " + gone + " (a read-only open creates none); `kvdeck --store gone --write init` creates a store there"
+	for _, args := range [][]string{{"-s", "gone", "stats"}, {"-s", "gone", "--write", "stats"}} {
+		if r := runMain(t, env, "", args); r.code != CodeError || !strings.Contains(r.stderr, want) && !strings.Contains(r.stderr, "no database at "+gone+"; `kvdeck init") {
+			t.Errorf("%v: %+v", args, r)
+		}
+		if _, err := os.Stat(gone); err == nil {
+			t.Fatalf("%v created %s", args, gone)
+		}
+	}
+	if r := runMain(t, env, "", []string{"--store", "gone", "--write", "init"}); r.code != 0 {
+		t.Fatalf("the hinted init: %+v", r)
+	}
+	if r := runMain(t, env, "", []string{"-s", "gone", "stats"}); r.code != 0 {
+		t.Errorf("stats after the init: %+v", r)
 	}
 }
 

@@ -109,7 +109,7 @@ func TestTornJournalLine(t *testing.T) {
 	f.Close()
 	c.must("set", `["t"]`, `2`)
 	r := c.run("undo", "--list")
-	if r.code != 0 || !strings.Contains(r.stderr, "journal line skipped: "+path+":3:") || len(lines(r.stdout)) != 2 {
+	if r.code != 0 || !strings.Contains(r.stderr, "journal line skipped: "+path+":3:") || len(lines(r.stdout)) != 3 {
 		t.Fatalf("list: %v", r)
 	}
 	c.must("undo", "--yes")
@@ -173,7 +173,11 @@ func TestUndoAsks(t *testing.T) {
 	}
 	// The list, in text: id, time, command, keys, outcome.
 	out := lines(c.must("undo", "--list"))
-	if len(out) != 3 || !strings.Contains(out[1], "  set  ") || !strings.Contains(out[1], `["q"]`) || !strings.HasSuffix(out[1], "applied, undone by "+strings.Fields(out[2])[0]) ||
+	if len(out) != 4 || !strings.HasPrefix(out[0], "ID        TIME") {
+		t.Fatalf("list:\n%s", strings.Join(out, "\n"))
+	}
+	out = out[1:]
+	if !strings.Contains(out[1], "  set  ") || !strings.Contains(out[1], `["q"]`) || !strings.HasSuffix(out[1], "applied, undone by "+strings.Fields(out[2])[0]) ||
 		!strings.Contains(out[2], "undo "+strings.Fields(out[1])[0]) {
 		t.Fatalf("list:\n%s", strings.Join(out, "\n"))
 	}

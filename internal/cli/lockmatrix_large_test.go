@@ -72,9 +72,11 @@ func (c cliCase) surface() storetest.Surface {
 			if args[0] == "diff" {
 				args = append(slices.Clone(args), "file:"+path, "file:"+filepath.Join(dirs[path], "other.db"))
 			}
-			if args[0] == "copy" {
+			if args[0] == "stores" { // stores add reads the file it saves
+				args = append(slices.Clone(args), "file:"+path)
+			} else if args[0] == "copy" {
 				args = append([]string{"copy", "--from", "file:" + path, "--to", "file:" + filepath.Join(dirs[path], "target.db")}, args[1:]...)
-			} else if args[0] != "fleet" {
+			} else if args[0] != "fleet" && args[0] != "stores" {
 				args = append([]string{"--db", "file:" + path}, args...)
 			}
 			if c.scrape {

@@ -110,7 +110,7 @@ func readsNoStore() map[string]string {
 		"completion":  "no store",
 		"bench":       "its own scratch databases",
 		"stores list": "config.toml only", "stores show": "config.toml only",
-		"stores add": "config.toml only", "stores remove": "config.toml only",
+		"stores remove":         "config.toml only",
 		"stores discover turso": "Turso's platform API and config.toml",
 	}
 }
@@ -154,6 +154,7 @@ func cliMatrix() []cliCase {
 		{cmd: "fleet find", args: []string{"fleet", "find", "--prefix", prefix}, setup: saveStore},
 		{cmd: "undo", args: []string{"undo", "--list"}, setup: journalEntry},
 		{cmd: "copy", args: []string{"copy", prefix}, setup: copyTarget},
+		{cmd: "stores add", args: []string{"stores", "add", "svc", "--replace"}},
 		{cmd: "lease list", args: []string{"lease", "list"}},
 		{cmd: "alarm list", args: []string{"alarm", "list"}},
 		{cmd: "alarm get", args: []string{"alarm", "get", "billing", fmt.Sprintf("%032x", 0)}},

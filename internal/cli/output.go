@@ -7,8 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/mattn/go-isatty"
 
 	"kvdeck/codec"
 	"kvdeck/internal/dumpfile"
@@ -32,14 +36,60 @@ type Printer struct {
 	enc  *json.Encoder
 	json bool
 	err  error
+	// tty is stdout when it is a terminal (Terminal, Redraw).
+	tty *os.File
 }
 
 func newPrinter(w io.Writer, jsonMode bool) *Printer {
 	p := &Printer{w: bufio.NewWriter(w), json: jsonMode}
 	p.enc = json.NewEncoder(&p.buf)
 	p.enc.SetEscapeHTML(false)
+	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		p.tty = f
+	}
 	return p
 }
+
+// Terminal is the size of the terminal the output goes to; ok is false
+// when it goes elsewhere (a pipe, a file) or the size is unknown.
+func (p *Printer) Terminal() (width, height int, ok bool) {
+	if p.tty == nil {
+		return 0, 0, false
+	}
+	width, height, err := term.GetSize(p.tty.Fd())
+	return width, height, err == nil && width > 0 && height > 0
+}
+
+// Redraw puts lines on the terminal in place of what the last Redraw
+// put there (the output must be a terminal: Terminal): the cursor goes
+// to the top left, each line is written over the old one and erased to
+// its end, the rest of the screen is erased, and the output is flushed.
+// The cursor ends on the line below the last, so lines must be fewer
+// than the terminal's rows (else the screen scrolls).
+// The lines pass usertext.Sanitize, so Redraw's own sequences are the
+// only ones that reach the terminal.
+func (p *Printer) Redraw(lines []string) error {
+	if p.err != nil {
+		return p.err
+	}
+	var b strings.Builder
+	b.WriteString(cursorHome)
+	for _, l := range lines {
+		b.WriteString(usertext.Sanitize(l) + eraseLine + "\n")
+	}
+	b.WriteString(eraseBelow)
+	if _, p.err = io.WriteString(p.w, b.String()); p.err == nil {
+		p.err = p.w.Flush()
+	}
+	return p.err
+}
+
+// The ANSI sequences of Redraw (ECMA-48: CUP, EL, ED).
+const (
+	cursorHome = "\x1b[H"
+	eraseLine  = "\x1b[K"
+	eraseBelow = "\x1b[J"
+)
 
 // JSON reports whether the output is JSON lines.
 func (p *Printer) JSON() bool { return p.json }

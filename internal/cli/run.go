@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,11 +26,16 @@ type options struct {
 	demoProgress func(demo.Summary)
 	wrapRecorder func(store.Recorder) store.Recorder
 	terminal     func(io.Reader) bool
+	name         string
 }
 
 // WithTUI hands Main the function that shows the TUI (main.go passes one
 // that calls tui.Run). Without it the tui command says the build has none.
 func WithTUI(run TUIRunner) Option { return func(o *options) { o.tui = run } }
+
+// WithName gives Main the name kvdeck was invoked as (os.Args[0]): the
+// completion scripts call it by that name. Without it, kvdeck.
+func WithName(argv0 string) Option { return func(o *options) { o.name = programName(argv0) } }
 
 // WithDemoProgress hands `kvdeck demo` a function called after every poll
 // cycle of its simulation (demo.SimConfig.Progress), so that a test can
@@ -94,6 +100,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		demoProgress: o.demoProgress,
 		wrapRecorder: o.wrapRecorder,
 		terminal:     o.terminal,
+		name:         cmp.Or(o.name, "kvdeck"),
 		command:      commandOp(kctx),
 		writes:       writes,
 	}

@@ -77,6 +77,21 @@ func resolveSaved(ctx context.Context, kctx *kong.Context, g *Globals, env map[s
 	return ss.token, nil
 }
 
+// initCommand is the command that creates a store at url, the database
+// g selects: init, which writes, so without the --read-only given and
+// with --write for a store saved read-only (a command that only reads
+// creates nothing, whatever its flags).
+func (g Globals) initCommand(url string) string {
+	if g.saved != nil {
+		write := ""
+		if g.saved.readOnly {
+			write = " --write"
+		}
+		return "`kvdeck --store " + shellQuote(g.saved.name) + write + " init`"
+	}
+	return "`kvdeck init --db " + shellQuote(url) + "`"
+}
+
 // savedName is the saved store the flags or the environment name (from
 // says which), or none with lookDefault when the config's default store
 // decides; neither when the command resolves no saved store (--db, a URL

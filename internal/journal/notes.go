@@ -50,3 +50,30 @@ func PlanNotes(p Plan) []string {
 	}
 	return append(notes, settingNotes(p)...)
 }
+
+// DoneText says what the first n of a plan's ops did, as the CLI and
+// the TUI report an undo or a redo: "1 key put back", "2 keys deleted"
+// (an undo of a set that created them), "3 keys put back and 1 deleted".
+func DoneText(p Plan, n int) string {
+	put, deleted := 0, 0
+	for _, op := range p.Ops[:min(max(n, 0), len(p.Ops))] {
+		if op.Put != nil {
+			put++
+		} else {
+			deleted++
+		}
+	}
+	keys := func(n int) string {
+		if n == 1 {
+			return "1 key"
+		}
+		return fmt.Sprintf("%d keys", n)
+	}
+	switch {
+	case put > 0 && deleted > 0:
+		return fmt.Sprintf("%s put back and %d deleted", keys(put), deleted)
+	case deleted > 0:
+		return keys(deleted) + " deleted"
+	}
+	return keys(put) + " put back"
+}

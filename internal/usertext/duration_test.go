@@ -1,6 +1,7 @@
 package usertext
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,37 @@ func TestShortMillis(t *testing.T) {
 		3_599_999: "59m", 3_600_000: "1h", 86_399_999: "23h", 86_400_000: "1d", 3 * 86_400_000: "3d", -1500: "-1s"} {
 		if got := ShortMillis(ms); got != want {
 			t.Errorf("ShortMillis(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}
+
+// TestDurationText pins every span kvdeck writes for people, from
+// milliseconds to years, as doctor, fleet and the TUI write them (doctor
+// wrote Go's 8116h13m57.418s where fleet wrote 338d).
+func TestDurationText(t *testing.T) {
+	const s, m, h, d = int64(1000), int64(60_000), int64(3_600_000), int64(86_400_000)
+	for _, c := range []struct {
+		ms   int64
+		want string
+	}{
+		{0, "0ms"},
+		{850, "850ms"},
+		{1952, "1s"},
+		{12 * s, "12s"},
+		{5 * m, "5m"},
+		{5*m + 999, "5m"},
+		{5*m + 12*s, "5m12s"},
+		{2*h + 3*m, "2h3m"},
+		{2 * h, "2h0m"},
+		{3*d + 4*h, "3d4h"},
+		{8116*h + 13*m + 57418, "338d4h"},
+		{364 * d, "364d0h"},
+		{(5*365 + 12) * d, "5y12d"},
+		{-5 * s, "-5s"},
+		{math.MinInt64, "-292471208y247d"},
+	} {
+		if got := DurationText(c.ms); got != c.want {
+			t.Errorf("DurationText(%d) = %q, want %q", c.ms, got, c.want)
 		}
 	}
 }

@@ -106,10 +106,21 @@ func isDigits(s string) bool {
 }
 
 // FormatTime writes epoch milliseconds as an RFC 3339 UTC time, with
-// milliseconds only when they are not zero: 2026-01-02T00:00:45Z,
-// 2026-01-02T00:00:45.25Z.
+// milliseconds only when they are not zero, then always three digits:
+// 2026-01-02T00:00:45Z, 2026-01-02T00:00:45.250Z (never .25 beside a
+// table's .250).
 func FormatTime(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
+	return time.UnixMilli(ms).UTC().Format(WithMillis(ms, "2006-01-02T15:04:05Z07:00"))
+}
+
+// WithMillis is layout, a Go time layout whose seconds are "05", with
+// ".000" after the seconds when ms has milliseconds: how kvdeck writes
+// an instant's fraction everywhere, three digits or none.
+func WithMillis(ms int64, layout string) string {
+	if time.UnixMilli(ms).Nanosecond() == 0 {
+		return layout
+	}
+	return strings.Replace(layout, "05", "05.000", 1)
 }
 
 // FormatTimeFixed writes epoch milliseconds as FormatTime does but always

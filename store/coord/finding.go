@@ -148,8 +148,9 @@ const (
 // when formats epoch ms as the CLI and the TUI write an instant.
 func when(ms int64) string { return usertext.FormatTime(ms) }
 
-// span formats a duration in ms the way Go prints durations ("1m30s").
-func span(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
+// span formats a duration in ms as the CLI and the TUI write one
+// (usertext.DurationText: "1m30s", "338d4h"), fleet's cells included.
+func span(ms int64) string { return usertext.DurationText(ms) }
 
 // lateness picks info or warning for something late by ms.
 func lateness(ms int64) Severity {

@@ -270,8 +270,8 @@ func (r *row) note(msg read, at time.Time) {
 	r.overdue.Add(ms, float64(msg.pulse.AlarmsOverdue))
 }
 
-// state is a row's state word: ok, slow, unreachable, not a store,
-// unauthorized, error, or reading (no answer yet).
+// state is a row's state word: ok, slow, unreachable, missing file, not
+// a store, unauthorized, error, or reading (no answer yet).
 func (r *row) state(now time.Time) string {
 	switch {
 	case r.reading && now.Sub(r.since) >= SlowAfter:
@@ -280,6 +280,8 @@ func (r *row) state(now time.Time) string {
 		return "reading"
 	case r.err == nil:
 		return "ok"
+	case errors.Is(r.err, store.ErrNoDatabase):
+		return "missing file" // nothing there, of another program's or any
 	case errors.Is(r.err, store.ErrNotStore):
 		return "not a store"
 	case errors.Is(r.err, store.ErrUnauthorized):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 	"kvdeck/store/coord"
@@ -92,4 +93,27 @@ func TestFleetGolden(t *testing.T) {
 		m.cursor = 1
 		golden.RequireEqual(t, m.View(80, 21))
 	})
+}
+
+// TestFleetStateOfAMissingFile: a saved store whose file is missing is
+// "missing file", not "not a store" (that is a database of another
+// program's); the error is the engine's own, from a read-only open.
+func TestFleetStateOfAMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	_, missing := store.Open(context.Background(), "file:"+dir+"/gone.db", store.Options{ReadOnly: true, Unchecked: true})
+	foreign := "file:" + dir + "/other.db"
+	storetest.Exec(t, foreign, "CREATE TABLE t (a)")
+	other, err := store.Open(context.Background(), foreign, store.Options{ReadOnly: true})
+	if err == nil {
+		other.Close()
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{{missing, "missing file"}, {err, "not a store"}} {
+		r := &row{done: true, err: c.err}
+		if got := r.state(time.Now()); got != c.want {
+			t.Errorf("%v: state %q, want %q", c.err, got, c.want)
+		}
+	}
 }

@@ -21,32 +21,18 @@ func Countdown(d time.Duration) string {
 }
 
 // Human formats a duration the way people read one: 850ms, 12s, 5m12s,
-// 2h3m, 3d4h, 5y12d (years of 365 days).
+// 2h3m, 3d4h, 5y12d (usertext.DurationText, the CLI's words too).
 func Human(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour && int(d.Seconds())%60 == 0:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
-	case d < 365*24*time.Hour:
-		return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
-	case d == math.MaxInt64:
+	if d == math.MaxInt64 {
 		return "more than 292y" // saturated (MsDur): at least this far
 	}
-	days := int64(d.Hours()) / 24
-	return fmt.Sprintf("%dy%dd", days/365, days%365)
+	return usertext.DurationText(d.Milliseconds())
 }
 
 // TableTime is an instant as the tables show it: month-day and time of
-// day in UTC, with milliseconds when there are any.
+// day in UTC, with milliseconds (three digits) when there are any.
 func TableTime(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("01-02 15:04:05.999")
+	return time.UnixMilli(ms).UTC().Format(usertext.WithMillis(ms, "01-02 15:04:05"))
 }
 
 // TableTimeCell is TableTime for a table cell: always 18 cells wide
@@ -59,9 +45,9 @@ func TableTimeCell(ms int64) string { return fmt.Sprintf("%-18s", TableTime(ms))
 func ShortTime(ms, now int64) string {
 	t, n := time.UnixMilli(ms).UTC(), time.UnixMilli(now).UTC()
 	if t.YearDay() == n.YearDay() && t.Year() == n.Year() {
-		return t.Format("15:04:05.999")
+		return t.Format(usertext.WithMillis(ms, "15:04:05"))
 	}
-	return t.Format("Jan 2 15:04:05.999")
+	return t.Format(usertext.WithMillis(ms, "Jan 2 15:04:05"))
 }
 
 // ShortTimeCell is ShortTime for a table column (the Activity tab's SEEN):

@@ -74,18 +74,20 @@ func TestBytesText(t *testing.T) {
 }
 
 // TestTableAndShortTimes pins the instants the tables and prose show: UTC,
-// milliseconds only when there are any (TableTime, ShortTime), and the
+// milliseconds only when there are any (TableTime, ShortTime) in three digits, and the
 // cell forms of constant width whatever the milliseconds and the day.
 func TestTableAndShortTimes(t *testing.T) {
 	const now = int64(1767312000000) // 2026-01-02 00:00:00 UTC
 	for _, c := range []struct {
 		name, got, want string
 	}{
-		{"TableTime", TableTime(now + 1500), "01-02 00:00:01.5"},
+		{"TableTime", TableTime(now + 1500), "01-02 00:00:01.500"},
+		{"TableTime 50ms", TableTime(now + 50), "01-02 00:00:00.050"},
 		{"TableTime whole", TableTime(now), "01-02 00:00:00"},
 		{"TableTimeCell", TableTimeCell(now), "01-02 00:00:00    "},
 		{"TableTimeCell ms", TableTimeCell(now + 123), "01-02 00:00:00.123"},
-		{"ShortTime today", ShortTime(now+3_600_250, now), "01:00:00.25"},
+		{"ShortTime today", ShortTime(now+3_600_250, now), "01:00:00.250"},
+		{"ShortTime other day, ms", ShortTime(now-950, now), "Jan 1 23:59:59.050"},
 		{"ShortTime other day", ShortTime(now-1000, now), "Jan 1 23:59:59"},
 		{"ShortTime same day a year on", ShortTime(now+365*24*3_600_000, now), "Jan 2 00:00:00"},
 		{"ShortTimeCell today", ShortTimeCell(now+5, now), "00:00:00.005"},
