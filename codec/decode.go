@@ -14,7 +14,11 @@ import (
 // UTF-8 in a string part and a number whose bits are NaN. Errors are
 // *DecodeError values with the byte offset; it never panics.
 func Decode(b []byte) (Key, error) {
-	k := make(Key, 0, min(len(b)/2, 8)) // at least 2 bytes a part
+	// Parts are gathered on the stack and copied once into a key of
+	// their number: a capacity guessed from the length (up to 8 parts of
+	// 32 bytes) cost a dump more than its keys' texts.
+	var room [8]Part
+	k := room[:0]
 	for off := 0; off < len(b); {
 		p, n, err := decodePart(b, off)
 		if err != nil {
@@ -23,7 +27,7 @@ func Decode(b []byte) (Key, error) {
 		k = append(k, p)
 		off += n
 	}
-	return k, nil
+	return append(make(Key, 0, len(k)), k...), nil
 }
 
 // DecodePart decodes the first part of b and returns it with the number of
@@ -52,7 +56,7 @@ func decodePart(b []byte, off int) (Part, int, error) {
 			return Part{}, 0, &DecodeError{Offset: len(b), Err: ErrMissingTerminator,
 				Detail: tag.String() + " part starting at byte " + strconv.Itoa(off) + " runs to the end of the input"}
 		}
-		if tag == KindString {
+		if tag == KindString && !utf8.Valid(payload) {
 			if bad := invalidUTF8At(payload); bad >= 0 {
 				return Part{}, 0, &DecodeError{Offset: rawOffset(body, bad) + off + 1, Err: ErrInvalidUTF8,
 					Detail: "string part starting at byte " + strconv.Itoa(off)}

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,11 @@ func TestStamps(t *testing.T) {
 	}
 	if _, err := ParseStamp("42"); err == nil || !strings.Contains(err.Error(), "exactly 20 decimal digits") {
 		t.Errorf("message: %v", err)
+	}
+	// Written with strconv, as fmt's %020d wrote them, negatives included.
+	for _, seq := range []int64{0, 1, 9, 10, 42, 1e10, 1<<63 - 1, -1, -42, -1 << 63} {
+		if got, want := string(AppendStamp([]byte("x"), seq)), "x"+fmt.Sprintf("%020d", seq); got != want {
+			t.Errorf("AppendStamp(%d) = %s, want %s", seq, got, want)
+		}
 	}
 }

@@ -13,7 +13,20 @@ const StampLen = 20
 // to 20 digits as the reference writes it, e.g. "00000000000000000042".
 // Sequence numbers start at 1; a negative seq yields a string ParseStamp
 // rejects.
-func FormatStamp(seq int64) string { return fmt.Sprintf("%020d", seq) }
+func FormatStamp(seq int64) string { return string(AppendStamp(make([]byte, 0, StampLen), seq)) }
+
+// AppendStamp appends FormatStamp(seq) to dst.
+func AppendStamp(dst []byte, seq int64) []byte {
+	if seq < 0 {
+		return fmt.Appendf(dst, "%020d", seq)
+	}
+	var digits [StampLen]byte
+	n := strconv.AppendInt(digits[:0], seq, 10)
+	for i := len(n); i < StampLen; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, n...)
+}
 
 // ParseStamp reads a versionstamp. It accepts exactly 20 ASCII digits with a
 // value of at least 1 (0 is the sequence of an empty store, never a stamp);

@@ -20,7 +20,12 @@ import (
 // does, except that U+2028 and U+2029 are escaped so that one key stays on
 // one line for every line splitter. It refuses what Encode refuses.
 func MarshalTagged(k Key) ([]byte, error) {
-	buf := make([]byte, 0, 2+len(k)*40)
+	return AppendTagged(make([]byte, 0, 2+len(k)*40), k)
+}
+
+// AppendTagged appends the tagged JSON array of k (MarshalTagged's) to
+// buf; on an error buf's contents past its length are undefined.
+func AppendTagged(buf []byte, k Key) ([]byte, error) {
 	buf = append(buf, '[')
 	for i, p := range k {
 		if i > 0 {

@@ -48,9 +48,13 @@
 //     (requests and the stream's close in one POST) and its decoder
 //     (fuzzed). hranaoneshot.go: every remote write (execRemote: one
 //     request on either transport) and Options.OneShot, the schema check
-//     sent with a one-shot's first call. hranacursor.go: Scan and DumpAll
-//     over HTTP as one streamed /v3/cursor answer (its stream closed in
-//     the background), pages where the server has none. hranaread.go:
+//     sent with a one-shot's first call. scanremote.go: Scan and DumpAll
+//     over a server in keyset pages sized in bytes (the first by the
+//     server, the next from the rows before; a page refused as too large
+//     read again cut; a failed page sent once more), which cost sqld a
+//     fifth of /v3/cursor's CPU; hranacursor.go: the cursor, kept for a
+//     row no page can carry. hranarows.go: a page's rows decoded in one
+//     pass before encoding/json reads the rest (fuzzed). hranaread.go:
 //     the remote reads of Store.query (a pipeline over HTTP; over
 //     WebSocket a long-lived stream per pooled connection, wsread.go),
 //     answers read into kept buffers; hranablob.go: blobs' base64 taken

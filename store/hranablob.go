@@ -123,14 +123,7 @@ func restoreBlobs(res *pipeResult, blobs [][]byte) {
 	if len(blobs) == 0 {
 		return
 	}
-	var results []*hranaStmtResult
-	if res.Stmt != nil {
-		results = append(results, res.Stmt)
-	}
-	if res.Batch != nil {
-		results = append(results, res.Batch.StepResults...)
-	}
-	for _, st := range results {
+	for _, st := range res.stmtResults() {
 		if st == nil {
 			continue
 		}

@@ -56,18 +56,6 @@ type cursorRead struct {
 	keyless int
 }
 
-// dumpCursor is DumpAll of the whole store in one cursor request: the
-// NULL keys in rowid order, then every row in key order; errNoCursor
-// when the server has none (nothing was read).
-func (s *Store) dumpCursor(ctx context.Context, fn func(Entry) error) error {
-	all, err := s.scanStmt(ListOptions{IncludeExpired: true, Unbounded: true})
-	if err != nil {
-		return err
-	}
-	keyless := stmt{sql: "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL ORDER BY rowid"}
-	return s.readCursor(ctx, cursorRead{steps: []stmt{keyless, all}, keyless: 0}, fn)
-}
-
 // readCursor streams the rows of rd's statements to fn from one cursor
 // request; errNoCursor when the server has none (nothing was read). fn
 // may stop it by returning an error: the answer's body is closed (the
@@ -332,7 +320,7 @@ func (h *hranaHTTP) cursor(ctx context.Context, steps []hranaStep) (io.ReadClose
 		answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		h.meter.received(len(answer))
-		return nil, &serverError{statusText(resp.StatusCode, answer)}
+		return nil, &serverError{msg: statusText(resp.StatusCode, answer)}
 	}
 	return &meteredBody{ReadCloser: resp.Body, in: &h.meter.in}, nil
 }

@@ -98,17 +98,20 @@ type pipeResult struct {
 }
 
 // decodePipeline reads a pipeline's answer, which must hold n results;
-// body is rewritten (extractBlobs).
+// body is rewritten (extractRows, extractBlobs).
 func decodePipeline(body []byte, n int) ([]pipeResult, error) {
+	body, arrays := extractRows(body)
 	body, blobs := extractBlobs(body)
 	out, err := decodePipelineText(body, n)
 	for i := range out {
+		restoreRows(&out[i], arrays)
 		restoreBlobs(&out[i], blobs)
 	}
 	return out, err
 }
 
-// decodePipelineText is decodePipeline without extractBlobs.
+// decodePipelineText is decodePipeline without extractRows and
+// extractBlobs: encoding/json alone.
 func decodePipelineText(body []byte, n int) ([]pipeResult, error) {
 	var resp struct {
 		Results []struct {
@@ -226,7 +229,7 @@ func (h *hranaHTTP) send(ctx context.Context, baton *string, reqs []hranaReq, m 
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &serverError{statusText(resp.StatusCode, answer)}
+		return nil, &serverError{msg: statusText(resp.StatusCode, answer)}
 	}
 	if len(answer) > maxPipelineAnswer {
 		return nil, fmt.Errorf("the server's answer is larger than %d MiB", maxPipelineAnswer>>20)
@@ -276,7 +279,7 @@ func errStmt(e *hranaError) error {
 	if e == nil {
 		return nil
 	}
-	return &serverError{e.Message}
+	return &serverError{msg: e.Message, code: e.Code}
 }
 
 // errNoAnswer is a pipeline's answer without the result it should hold.

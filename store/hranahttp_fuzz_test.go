@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -213,4 +214,62 @@ func FuzzEntryLine(f *testing.F) {
 			t.Fatalf("%q:\nentry decoder %#v\ngeneric       %#v", line, fast, slow)
 		}
 	})
+}
+
+// rowsSeeds are answers of entry reads as sqld writes them (rows long
+// enough to be taken out), and ones extractRows must leave to
+// encoding/json.
+var rowsSeeds = []string{
+	`{"baton":null,"base_url":null,"results":[{"type":"ok","response":{"type":"execute","result":{"cols":[{"name":"k","decltype":"BLOB"}],"rows":[[{"type":"blob","base64":"AmEA"},{"type":"blob","base64":"eyJuIjoxfQ"},{"type":"integer","value":"3"},{"type":"null"}],[{"type":"blob","base64":"AmIA"},{"type":"blob","base64":"MQ=="},{"type":"integer","value":"4"},{"type":"integer","value":"17"}]],"affected_row_count":0,"last_insert_rowid":null,"replication_index":"5","rows_read":2,"rows_written":0,"query_duration_ms":0.1}}},{"type":"ok","response":{"type":"close"}}]}`,
+	`{"results":[{"type":"ok","response":{"type":"execute","result":{"rows":[[{"type":"text","value":"a\"b"},{"type":"float","value":-1.5e3},{"value":"2","type":"integer"}],[{"type":"text","value":"#kvdeck-rows-0"}]]}}}]}`,
+	`{"results":[{"type":"ok","response":{"type":"batch","result":{"step_results":[{"rows":[[{"type":"integer","value":"1"},{"type":"integer","value":"2"},{"type":"integer","value":"3"}]]},null,{"rows":[[{"type":"blob","base64":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}]]}],"step_errors":[null,{"message":"x"},null]}}}]}`,
+}
+
+// FuzzExtractedRows: an answer read with its rows arrays taken out
+// (extractRows) gives the rows encoding/json alone gives, value for value,
+// whenever encoding/json reads it.
+func FuzzExtractedRows(f *testing.F) {
+	for _, s := range append(append([]string{}, pipelineSeeds...), rowsSeeds...) {
+		f.Add([]byte(s), 1)
+		f.Add([]byte(s), 2)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, n int) {
+		if n < 1 || n > 4 {
+			return
+		}
+		want, err := decodePipelineText(bytes.Clone(body), n)
+		if err != nil {
+			return
+		}
+		got, err := decodePipeline(bytes.Clone(body), n)
+		if err != nil {
+			t.Fatalf("encoding/json read %q; with extraction: %v", body, err)
+		}
+		if a, b := rowsText(t, want), rowsText(t, got); a != b {
+			t.Fatalf("%q:\nencoding/json %s\nextracted     %s", body, a, b)
+		}
+	})
+}
+
+// rowsText is every value of every result's rows as fromHrana reads it.
+func rowsText(t *testing.T, out []pipeResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range out {
+		for _, st := range r.stmtResults() {
+			if st == nil {
+				b.WriteString("none;")
+				continue
+			}
+			for _, row := range st.Rows {
+				for _, v := range row {
+					x, err := fromHrana(v)
+					fmt.Fprintf(&b, "%T %v %v,", x, x, err != nil)
+				}
+				b.WriteString("|")
+			}
+			b.WriteString(";")
+		}
+	}
+	return b.String()
 }

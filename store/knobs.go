@@ -55,6 +55,12 @@ func (s *Store) remotePage() (rows int, bytes int64) {
 	return or(s.knobs.remotePageRows, remotePageRows), or(s.knobs.remotePageBytes, remotePageBytes)
 }
 
+// scanPage is the rows and estimated bytes of one page of a remote scan
+// (scanremote.go); the knobs of remotePage set them too.
+func (s *Store) scanPage() (rows int, bytes int64) {
+	return or(s.knobs.remotePageRows, remotePageRows), or(s.knobs.remotePageBytes, scanPageBytes)
+}
+
 // commitLimits are the limits of a commit's statements.
 func (s *Store) commitLimits() commitLimits {
 	return commitLimits{args: or(s.knobs.maxStmtArgs, maxStmtArgs), chunk: or(s.knobs.checkChunk, checkChunk)}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -269,55 +268,54 @@ func (s *Store) scanStmt(opts ListOptions) (stmt, error) {
 // page. The change feed sizes its pages with it too.
 const entryCostSQL = "(160 + 2 * coalesce(length(k), 0) + 2 * coalesce(length(CAST(v AS BLOB)), 0))"
 
-// Remote scans read pages sized in bytes: sqld refuses an answer past its
+// Remote pages are sized in bytes: sqld refuses an answer past its
 // response limit (RESPONSE_TOO_LARGE, 10 MB by default), and each request
-// costs a round trip, so a page is as large as stays well under the limit.
+// costs a round trip, so a page is as large as stays well under the limit
+// (entryCostSQL over-estimates an answer: at most 0.7 of it travels, and
+// sqld counts half of it or less). A scan's page (scanremote.go) may be
+// larger: it is sized from the rows of the page before, and read again
+// cut when its rows grew past the limit.
 const (
 	remotePageRows        = 100000
 	remotePageBytes int64 = 4 << 20
+	scanPageBytes   int64 = 8 << 20
 )
 
 // Scan streams every entry of a listing to fn. opts.Limit caps the
 // total; zero means no cap. fn may stop the scan by returning an error
-// (that error is Scan's). Over HTTP the listing is one streamed request
-// where the server offers a cursor (hranacursor.go), read as fn takes the
-// rows; otherwise it is read page by page (no transaction stays open
-// between pages).
+// (that error is Scan's). It reads page by page, no transaction open
+// between pages: on a file pages of DefaultPageSize rows; over a server
+// keyset pages sized in bytes, the next read while fn handles this one
+// (scanremote.go).
 func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
-	if s.conn.traits().cursor {
-		st, err := s.scanStmt(opts)
-		if err != nil {
-			return err
-		}
-		if err := s.readCursor(ctx, cursorRead{steps: []stmt{st}, keyless: -1}, fn); !errors.Is(err, errNoCursor) {
-			return err
-		}
-	}
 	return s.scanPages(ctx, opts, fn)
-}
-
-// scanPage is the page of a Scan of opts after seen entries, from cursor:
-// as large as a page of its transport is, and no larger than what is left
-// of opts.Limit.
-func (s *Store) scanPage(opts ListOptions, seen int, cursor string) ListOptions {
-	page := opts
-	page.Cursor = cursor
-	page.Limit = DefaultPageSize
-	if s.conn.traits().sized {
-		page.Limit, page.budget = s.remotePage()
-	}
-	if opts.Limit > 0 && opts.Limit-seen < page.Limit {
-		page.Limit = opts.Limit - seen
-	}
-	return page
 }
 
 // scanPages is Scan page by page: over a server each page is a request,
 // and the next is read while fn handles this one.
 func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
 	total := opts.Limit
-	overlap := s.conn.traits().scanAhead
-	pageOf := func(seen int, cursor string) ListOptions { return s.scanPage(opts, seen, cursor) }
+	t := s.conn.traits()
+	left := func(seen int) int {
+		if total > 0 {
+			return total - seen
+		}
+		return 0
+	}
+	read := func(ctx context.Context, seen int, cursor string, _ []Entry) (Page, error) {
+		page := opts
+		page.Cursor, page.Limit = cursor, DefaultPageSize
+		if n := left(seen); n > 0 && n < page.Limit {
+			page.Limit = n
+		}
+		return s.List(ctx, page)
+	}
+	if t.sized {
+		pager := &remotePager{s: s, opts: opts}
+		read = func(ctx context.Context, seen int, cursor string, last []Entry) (Page, error) {
+			return pager.next(ctx, cursor, left(seen), last)
+		}
+	}
 	// Over a remote transport the next page is read while fn handles this
 	// one, so that the round trip and the server's work overlap the
 	// caller's (a dump formatting JSON). A file reads one page at a time.
@@ -335,38 +333,33 @@ func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) 
 		}
 	}()
 	seen := 0
-	page := pageOf(0, opts.Cursor)
+	p, err := read(ctx, 0, opts.Cursor, nil)
 	for {
-		var p Page
-		var err error
-		if ahead != nil {
-			a := <-ahead
-			ahead, p, err = nil, a.p, a.err
-		} else {
-			p, err = s.List(ctx, page)
-		}
 		if err != nil {
 			return err
 		}
 		seen += len(p.Entries)
 		more := p.Cursor != "" && (total <= 0 || seen < total)
-		if more {
-			page = pageOf(seen, p.Cursor)
-			if overlap {
-				ahead = make(chan answer, 1)
-				go func(page ListOptions, ch chan<- answer) {
-					p, err := s.List(ctx, page)
-					ch <- answer{p, err}
-				}(page, ahead)
-			}
+		if more && t.scanAhead {
+			ahead = make(chan answer, 1)
+			go func(seen int, cursor string, last []Entry, ch chan<- answer) {
+				p, err := read(ctx, seen, cursor, last)
+				ch <- answer{p, err}
+			}(seen, p.Cursor, p.Entries, ahead)
 		}
 		for _, e := range p.Entries {
 			if err := fn(e); err != nil {
 				return err
 			}
 		}
-		if !more {
+		switch {
+		case !more:
 			return nil
+		case ahead != nil:
+			a := <-ahead
+			ahead, p, err = nil, a.p, a.err
+		default:
+			p, err = read(ctx, seen, p.Cursor, p.Entries)
 		}
 	}
 }
@@ -385,13 +378,6 @@ func (s *Store) Dump(ctx context.Context, prefix codec.Key, fn func(Entry) error
 // inserted (rowid), as SQLite orders them before every key: every
 // physical row of the store, what kvdeck dump writes.
 func (s *Store) DumpAll(ctx context.Context, prefix codec.Key, fn func(Entry) error) error {
-	if len(prefix) == 0 && s.conn.traits().cursor {
-		// One streamed request where the server offers it (hranacursor.go):
-		// the NULL keys, then every key.
-		if err := s.dumpCursor(ctx, fn); !errors.Is(err, errNoCursor) {
-			return err
-		}
-	}
 	if len(prefix) == 0 {
 		if err := s.dumpKeyless(ctx, fn); err != nil {
 			return err
@@ -416,7 +402,8 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 		q := "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
 		args := []any{after, pageRows + 1}
 		if sized {
-			q = "SELECT k, v, ver, expires_at, r FROM (SELECT k, v, ver, expires_at, r, " +
+			// n, the rows before the cut, tells whether it cut the page.
+			q = "SELECT k, v, ver, expires_at, r, n FROM (SELECT k, v, ver, expires_at, r, count(*) OVER () AS n, " +
 				"sum(c) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
 				"SELECT " + s.entrySQL() + ", rowid AS r, " + entryCostSQL + " AS c FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?)) " +
 				"WHERE run < ? ORDER BY r" // the first row always: its run is 0
@@ -433,9 +420,14 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 		first = false
 		var page []Entry
 		var rowids []int64
+		var read int64 // over a server, the rows before the cut
 		for rows.Next() {
 			var rowid int64
-			e, err := scanEntry(rows, &rowid)
+			extra := []any{&rowid}
+			if sized {
+				extra = append(extra, &read)
+			}
+			e, err := scanEntry(rows, extra...)
 			if err != nil {
 				rows.Close()
 				return s.classify(err)
@@ -448,8 +440,8 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 		}
 		rows.Close()
 		s.rowsRead.Add(int64(len(page)))
-		more := len(page) > pageRows
-		if more {
+		more := len(page) > pageRows || int64(len(page)) < read
+		if len(page) > pageRows {
 			page = page[:pageRows]
 		}
 		for _, e := range page {
@@ -457,9 +449,7 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 				return err
 			}
 		}
-		// Over a server a page cut by its size is shorter than asked:
-		// only an empty page ends the listing there.
-		if !more && (!sized || len(page) == 0) {
+		if !more {
 			return nil
 		}
 		after = rowids[len(page)-1]
@@ -505,19 +495,25 @@ func (s *Store) collect(ctx context.Context, q string, args []any) ([]Entry, err
 // collectSized is collect for a statement with a fifth column when sized
 // is true: the running size, of which it returns the last row's.
 func (s *Store) collectSized(ctx context.Context, q string, args []any, sized bool) ([]Entry, int64, error) {
+	return s.collectInto(ctx, nil, q, args, sized)
+}
+
+// collectInto is collectSized appending to out (a page's room).
+func (s *Store) collectInto(ctx context.Context, out []Entry, q string, args []any, sized bool) ([]Entry, int64, error) {
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	var out []Entry
 	var end int64
+	var sc *entryScanner
+	if sized {
+		sc = newEntryScanner(&end)
+	} else {
+		sc = newEntryScanner()
+	}
 	for rows.Next() {
-		var extra []any
-		if sized {
-			extra = append(extra, &end)
-		}
-		e, err := scanEntry(rows, extra...)
+		e, err := sc.scan(rows)
 		if err != nil {
 			return nil, 0, s.classify(err)
 		}
@@ -531,13 +527,31 @@ func (s *Store) collectSized(ctx context.Context, q string, args []any, sized bo
 // statement, a read's or a write's (resultRows), with the readers of odd
 // columns (verCol, expiryCol): v as stored, TEXT or BLOB.
 func scanEntry(rows interface{ Scan(dest ...any) error }, extra ...any) (Entry, error) {
-	var k, v bytesCol
-	var ver verCol
-	var exp expiryCol
-	if err := rows.Scan(append([]any{&k, &v, &ver, &exp}, extra...)...); err != nil {
+	return newEntryScanner(extra...).scan(rows)
+}
+
+// entryScanner is scanEntry for many rows: its destinations are made
+// once and reused, row after row (each Scan leaves them nothing of the
+// row before).
+type entryScanner struct {
+	k, v bytesCol
+	ver  verCol
+	exp  expiryCol
+	dest []any
+}
+
+func newEntryScanner(extra ...any) *entryScanner {
+	sc := &entryScanner{}
+	sc.dest = append([]any{&sc.k, &sc.v, &sc.ver, &sc.exp}, extra...)
+	return sc
+}
+
+// scan reads the current row of rows.
+func (sc *entryScanner) scan(rows interface{ Scan(dest ...any) error }) (Entry, error) {
+	if err := rows.Scan(sc.dest...); err != nil {
 		return Entry{}, err
 	}
-	return newEntryCols(k, v, ver, exp), nil
+	return newEntryCols(sc.k, sc.v, sc.ver, sc.exp), nil
 }
 
 // entrySQL is the select list of every entry read: k, v, ver, expires_at,

@@ -179,7 +179,10 @@ type hranaMsg struct {
 
 // serverError is an error the server answered with: the batch was rolled
 // back (or never began), so its outcome is known.
-type serverError struct{ msg string }
+type serverError struct {
+	msg  string
+	code string // the Hrana error's code, where it has one (RESPONSE_TOO_LARGE)
+}
 
 func (e *serverError) Error() string { return e.msg }
 
@@ -285,10 +288,10 @@ func batchRowsOf(res *hranaBatchResult, commit, n int) ([]*batchRows, error) {
 	if !committed {
 		for _, e := range res.StepErrors {
 			if e != nil {
-				return nil, &serverError{e.Message}
+				return nil, &serverError{msg: e.Message, code: e.Code}
 			}
 		}
-		return nil, &serverError{"the server did not run the COMMIT"}
+		return nil, &serverError{msg: "the server did not run the COMMIT"}
 	}
 	// Step 0 is the BEGIN: statement i is step i+1.
 	rows := make([]*batchRows, n)
@@ -364,8 +367,10 @@ func (c *wsConn) read(ctx context.Context, mt *meter, bufs *answerBufs, ids ...i
 			Response  jsonRef     `json:"response"`
 		}
 		b, err := c.message(ctx, mt, buf)
+		var arrays [][][]hranaValue
 		var blobs [][]byte
 		if err == nil {
+			b, arrays = extractRows(b)
 			b, blobs = extractBlobs(b)
 			err = json.Unmarshal(b, &msg)
 		}
@@ -385,6 +390,7 @@ func (c *wsConn) read(ctx context.Context, mt *meter, bufs *answerBufs, ids ...i
 				if out[i].res, err = decodeResponse(msg.Response); err != nil {
 					return out, fmt.Errorf("the server's answer is not Hrana's: %w", err)
 				}
+				restoreRows(&out[i].res, arrays)
 				restoreBlobs(&out[i].res, blobs)
 			}
 		}

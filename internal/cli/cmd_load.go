@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"kvdeck/codec"
@@ -56,13 +57,19 @@ func (c *LoadCmd) Run(app *App) error {
 		return fmt.Errorf("--batch %d: must be positive", *c.Batch)
 	}
 	// The input is validated before the store is opened: a malformed
-	// input leaves no new empty store behind.
-	in, err := openTwoPass(c.File, app.Stdin)
+	// input leaves no new empty store behind. Its records are kept
+	// parsed (the spill), so that each line is parsed once.
+	in, err := OpenInput(c.File, app.Stdin)
 	if err != nil {
 		return err
 	}
-	defer in.cleanup()
-	if err := c.validate(app, in); err != nil {
+	defer in.Close()
+	spill, err := newLoadSpill()
+	if err != nil {
+		return err
+	}
+	defer spill.remove()
+	if err := c.validate(app, in, spill); err != nil {
 		return err
 	}
 	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate})
@@ -70,21 +77,10 @@ func (c *LoadCmd) Run(app *App) error {
 		return err
 	}
 	size, maxBytes := c.batchSize(s)
-	second, err := in.second()
-	if err != nil {
-		return fmt.Errorf("read the input again: %w", err)
-	}
 	l := &loader{app: app, s: s, cmd: c}
 	var batch []loadRecord
 	var batchBytes int64
-	err = dumpfile.EachLine(second, func(line []byte, n int) error {
-		rec, ok, err := parseLoadLine(line, n)
-		if err != nil {
-			return fmt.Errorf("the input changed after it was validated: %w", err)
-		}
-		if !ok {
-			return nil
-		}
+	err = spill.each(func(rec loadRecord) error {
 		if rec.undecodable != "" {
 			l.res.Undecodable++
 			return nil
@@ -124,19 +120,27 @@ func (c *LoadCmd) batchSize(s *store.Store) (size int, maxBytes int64) {
 	return size, maxBytes
 }
 
-// validate reads every line once and reports the malformed ones.
-func (c *LoadCmd) validate(app *App, in *twoPass) error {
+// validate reads every line once, reports the malformed ones and, while
+// there is none, spills the records for the writing pass.
+func (c *LoadCmd) validate(app *App, in io.Reader, spill *loadSpill) error {
 	var errs []string
-	err := dumpfile.EachLine(in.first, func(line []byte, n int) error {
-		rec, _, err := parseLoadLine(line, n)
-		if err != nil {
+	err := dumpfile.EachLine(in, func(line []byte, n int) error {
+		rec, ok, err := parseLoadLine(line, n)
+		switch {
+		case err != nil:
 			if errs = append(errs, err.Error()); len(errs) == maxLoadErrors {
 				return errors.New("too many malformed lines")
 			}
-		} else if rec.undecodable != "" {
+			return nil
+		case !ok:
+			return nil
+		case rec.undecodable != "":
 			app.Warnf("line %d: skipped, the row does not decode: %s", n, rec.undecodable)
 		}
-		return nil
+		if len(errs) > 0 {
+			return nil // nothing will be written: the spill can stop
+		}
+		return spill.add(rec)
 	})
 	if err != nil && len(errs) < maxLoadErrors {
 		return fmt.Errorf("read %s: %w", c.File, err)

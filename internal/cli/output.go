@@ -33,6 +33,7 @@ import (
 type Printer struct {
 	w    *bufio.Writer
 	buf  bytes.Buffer // one JSON line before it is escaped
+	line []byte       // an entry's line (Entry), kept for the next
 	enc  *json.Encoder
 	json bool
 	err  error
@@ -142,7 +143,12 @@ func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 		p.Textf("%s", entryText(e, now, physical))
 		return
 	}
-	p.Object(dumpfile.Entry(e, now, physical))
+	if p.err != nil {
+		return
+	}
+	if p.line, p.err = dumpfile.AppendLine(p.line[:0], e, now, physical); p.err == nil {
+		_, p.err = p.w.Write(p.line)
+	}
 }
 
 // Absent writes the entry of a key without a live row: value, versionstamp

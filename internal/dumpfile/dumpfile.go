@@ -98,7 +98,11 @@ const (
 // row; a malformed ver or expires_at is the separate "malformed" field:
 // such a row loads (expiresAt already holds the instant SQL compares it
 // as, which load writes as an integer, the way the reference would).
-func DecodeError(e store.Entry) string {
+func DecodeError(e store.Entry) string { return decodeError(e, ValidJSON(e.Value)) }
+
+// decodeError is DecodeError where validValue says whether e.Value is
+// ValidJSON.
+func decodeError(e store.Entry, validValue bool) string {
 	var msgs []string
 	switch {
 	case e.KeyNull:
@@ -109,7 +113,7 @@ func DecodeError(e store.Entry) string {
 	switch {
 	case e.ValueNull:
 		msgs = append(msgs, NullValueError)
-	case !ValidJSON(e.Value):
+	case !validValue:
 		msgs = append(msgs, "value is not valid JSON")
 	}
 	return strings.Join(msgs, "; ")
@@ -159,6 +163,8 @@ type Writer struct {
 	w   io.Writer
 	Now int64 // decides each row's expired flag
 	N   int   // rows written
+
+	line []byte // the line being written, kept for the next
 }
 
 // NewWriter is a Writer onto w; now decides the expired flags.
@@ -166,11 +172,11 @@ func NewWriter(w io.Writer, now int64) *Writer { return &Writer{w: w, Now: now} 
 
 // Write writes e as one dump line (physical: hex and expired included).
 func (d *Writer) Write(e store.Entry) error {
-	line, err := Line(Entry(e, d.Now, true))
-	if err != nil {
+	var err error
+	if d.line, err = AppendLine(d.line[:0], e, d.Now, true); err != nil {
 		return err
 	}
-	if _, err := d.w.Write(line); err != nil {
+	if _, err := d.w.Write(d.line); err != nil {
 		return err
 	}
 	d.N++

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,6 +58,7 @@ type Server struct {
 type options struct {
 	jwt, namespaces, grpc bool
 	primary               string // the primary's gRPC URL (StartReplica)
+	maxResponse           string // --max-response-size, "" for the default
 }
 
 // Option changes how Start runs the server.
@@ -77,6 +79,11 @@ func WithNamespaces() Option { return func(o *options) { o.namespaces = true } }
 // WithGRPC starts the server with its inter-node RPC on a free address
 // (Server.GRPCURL), so that StartReplica can start a replica of it.
 func WithGRPC() Option { return func(o *options) { o.grpc = true } }
+
+// WithMaxResponseSize starts the server with a response limit of size
+// ("64KB", "1MB"; sqld's default is 10MB): an answer over it is refused
+// with RESPONSE_TOO_LARGE, so that small data reaches the limit.
+func WithMaxResponseSize(size string) Option { return func(o *options) { o.maxResponse = size } }
 
 // Binary returns the path of the sqld binary, failing the test under CI and
 // skipping it elsewhere when the binary cannot be found; with -short (the
@@ -184,6 +191,9 @@ func (s *Server) args(t testing.TB, o options) []string {
 	}
 	if o.primary != "" {
 		args = append(args, "--primary-grpc-url", o.primary)
+	}
+	if o.maxResponse != "" {
+		args = append(args, "--max-response-size", o.maxResponse)
 	}
 	return args
 }
@@ -370,3 +380,32 @@ func (s *Server) CreateNamespace(t testing.TB, name string) {
 		t.Fatalf("create namespace %s: %s %s", name, resp.Status, body)
 	}
 }
+
+// CPU is the processor time (user and system, every thread) the server
+// has used so far, from /proc/PID/stat (Linux; clock ticks of 10 ms):
+// what a request costs the server is the difference around it.
+func (s *Server) CPU(t testing.TB) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		t.Fatalf("sqld's CPU time: %v", err)
+	}
+	// The fields after the command's name, which is in parentheses and
+	// may hold spaces: state is the third field, utime the 14th and
+	// stime the 15th.
+	text := string(b)
+	f := strings.Fields(text[strings.LastIndexByte(text, ')')+1:])
+	var ticks int64
+	for _, field := range f[11:13] {
+		n, err := strconv.ParseInt(field, 10, 64)
+		if err != nil {
+			t.Fatalf("sqld's CPU time: %q in %q", field, text)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * (time.Second / clockTicks)
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc's CPU times: 100
+// on every Linux architecture Go runs on.
+const clockTicks = 100

@@ -1,6 +1,7 @@
 package usertext
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode"
@@ -82,9 +83,24 @@ func sanitize(s string, lines bool) string {
 // so the result decodes to the same value. The JSON white space (line
 // feed, carriage return, tab) is kept: valid JSON has it only between
 // tokens. b is returned as is when nothing needs escaping.
+//
+// Printable ASCII is passed over eight bytes at a time, other ASCII byte
+// by byte, without decoding runes: a dump's lines are mostly ASCII, and
+// this is each line's last pass.
 func EscapeJSON(b []byte) []byte {
 	var out []byte
 	for i := 0; i < len(b); {
+		if out == nil && i+8 <= len(b) && printableASCII(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+			continue
+		}
+		if c := b[i]; c < utf8.RuneSelf && (c >= 0x20 && c != 0x7f || c == '\t' || c == '\n' || c == '\r') {
+			if out != nil {
+				out = append(out, c)
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRune(b[i:])
 		bad := r == utf8.RuneError && n == 1
 		if bad || r != '\n' && r != '\r' && Unsafe(r) {
@@ -109,4 +125,15 @@ func EscapeJSON(b []byte) []byte {
 		return b
 	}
 	return out
+}
+
+// printableASCII reports whether each of the eight bytes of x is in
+// 0x20-0x7e: none is below 0x20 (subtracting 0x20 from such a byte
+// borrows into its high bit, which it did not have), and none is 0x7f or
+// above (adding 1 sets its high bit, or it had it). A byte's borrow or
+// carry reaching its neighbour can only make the answer false, never
+// true, which costs a byte-by-byte look and nothing else.
+func printableASCII(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (x-0x20*ones)&^x&highs == 0 && ((x+ones)|x)&highs == 0
 }

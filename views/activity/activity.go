@@ -269,61 +269,91 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 
 // handleKey handles the keys of the list.
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := m.keys
-	if m.list.Handle(msg, k.NavKeys, m.ids(), m.listRows()) {
+	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.deps.Store.ReadOnly())
+	return m, cmd
+}
+
+// actions is the Activity tab's table of keys. It writes nothing itself:
+// the bulk menu over the marked keys asks for each of its actions.
+func (k *Keys) actions() views.Actions[Model] {
+	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		m.list.Handle(msg, m.keys.NavKeys, m.ids(), m.listRows())
 		// Moving pins the cursor to its event; the top follows again.
-		m.pinned = !key.Matches(msg, k.Top)
+		m.pinned = !key.Matches(msg, m.keys.Top)
 		m.movedAt = time.Time{}
-		return m, nil
+		return nil
+	}
+	do := views.Run[Model]
+	as := views.Together(0, nav, k.NavKeys.All()...)
+	as = append(as, views.Actions[Model]{
+		{Binding: &k.Browse, Do: do((*Model).showInBrowse), Col: 1, Short: 1},
+		{Binding: &k.Mark, Do: do((*Model).toggleMark), Col: 1, Short: 2},
+		{Binding: &k.Filter, Do: do((*Model).startFilter), Col: 1, Short: 3},
+		{Binding: &k.Clear, Do: do((*Model).clear), Col: 1, Short: 4},
+		{Binding: &k.Reload, Do: do((*Model).reload), Col: 1},
+	}...)
+	return append(as, views.Together(2, views.Step(Model.handleMarks), k.Marks.All()...)...)
+}
+
+// showInBrowse shows the key of the event read in Browse (enter).
+func (m *Model) showInBrowse() tea.Cmd {
+	ev, ok := m.reading()
+	if sel, _ := m.selected(); ok && sel.n != ev.n {
+		// The newest came as enter was pressed: back to the row read,
+		// pinned, so that the screen shows what enter acts on.
+		m.list.ID, m.pinned, m.movedAt = strconv.Itoa(ev.n), true, time.Time{}
+		m.list.Follow(m.ids(), m.listRows())
 	}
 	switch {
-	case key.Matches(msg, k.Browse):
-		ev, ok := m.reading()
-		if sel, _ := m.selected(); ok && sel.n != ev.n {
-			// The newest came as enter was pressed: back to the row read,
-			// pinned, so that the screen shows what enter acts on.
-			m.list.ID, m.pinned, m.movedAt = strconv.Itoa(ev.n), true, time.Time{}
-			m.list.Follow(m.ids(), m.listRows())
-		}
-		switch {
-		case !ok:
-			return m, nil
-		case ev.key == nil:
-			return m, views.Flash(views.FlashInfo, "this row's key does not decode: Browse shows it under (undecodable)")
-		}
-		// Deleted, expired, or a set whose row may be gone since: look
-		// where the key stands now, say so, and show it (or where it was).
-		return m, locate(m.deps.Store, m.deps.Session, ev, m.deps.Now())
-	case key.Matches(msg, k.Mark):
-		if m.mark != nil {
-			m.mark = nil
-			return m, views.Flash(views.FlashInfo, "mark cleared: the whole feed shows")
-		}
-		m.mark = &mark{n: m.f.next, at: m.deps.Now(), seq: m.f.c.After()}
-		m.pinned = false
-		m.list.Set(0, m.ids(), m.listRows())
-		return m, views.Flash(views.FlashInfo, "marked at seq %d: only what changes from now on shows (M again clears)", m.f.c.After())
-	case key.Matches(msg, k.Filter):
-		m.filterIn.Placeholder = filterHint
-		m.filtering = true
-		m.before.filter, m.before.text = m.filter, m.filterTxt
-		m.filterIn.SetValue(m.filterTxt)
-		m.filterIn.CursorEnd()
-		return m, m.filterIn.Focus()
-	case key.Matches(msg, k.Clear):
-		switch {
-		case m.filterTxt != "":
-			m.filter, m.filterTxt = nil, ""
-		case m.mark != nil:
-			m.mark = nil
-		}
-		m.list.Follow(m.ids(), m.listRows())
-	case key.Matches(msg, k.Reload):
-		return m.Refresh()
-	case key.Matches(msg, k.Marks.Mark, k.Marks.MarkAll, k.Marks.Bulk):
-		return m.handleMarks(msg)
+	case !ok:
+		return nil
+	case ev.key == nil:
+		return views.Flash(views.FlashInfo, "this row's key does not decode: Browse shows it under (undecodable)")
 	}
-	return m, nil
+	// Deleted, expired, or a set whose row may be gone since: look
+	// where the key stands now, say so, and show it (or where it was).
+	return locate(m.deps.Store, m.deps.Session, ev, m.deps.Now())
+}
+
+// toggleMark pins a point of the feed, or clears the one pinned (M).
+func (m *Model) toggleMark() tea.Cmd {
+	if m.mark != nil {
+		m.mark = nil
+		return views.Flash(views.FlashInfo, "mark cleared: the whole feed shows")
+	}
+	m.mark = &mark{n: m.f.next, at: m.deps.Now(), seq: m.f.c.After()}
+	m.pinned = false
+	m.list.Set(0, m.ids(), m.listRows())
+	return views.Flash(views.FlashInfo, "marked at seq %d: only what changes from now on shows (%s again clears)", m.f.c.After(), views.KeyName(m.keys.Mark))
+}
+
+// startFilter opens the filter input (/).
+func (m *Model) startFilter() tea.Cmd {
+	m.filterIn.Placeholder = filterHint
+	m.filtering = true
+	m.before.filter, m.before.text = m.filter, m.filterTxt
+	m.filterIn.SetValue(m.filterTxt)
+	m.filterIn.CursorEnd()
+	return m.filterIn.Focus()
+}
+
+// clear drops the filter, then the mark (esc).
+func (m *Model) clear() tea.Cmd {
+	switch {
+	case m.filterTxt != "":
+		m.filter, m.filterTxt = nil, ""
+	case m.mark != nil:
+		m.mark = nil
+	}
+	m.list.Follow(m.ids(), m.listRows())
+	return nil
+}
+
+// reload reads the feed now (r).
+func (m *Model) reload() tea.Cmd {
+	var cmd tea.Cmd
+	*m, cmd = m.Refresh()
+	return cmd
 }
 
 // handleFilter handles the keys while the filter is typed. It applies as
@@ -391,10 +421,10 @@ func (m Model) ShortHelp() []key.Binding {
 	if m.filtering {
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	}
-	return []key.Binding{m.keys.Browse, m.keys.Mark, m.keys.Filter, m.keys.Clear}
+	return m.keys.actions().ShortHelp(m.deps.Store.ReadOnly())
 }
 
 // FullHelp lists every key of the view.
 func (m Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{m.keys.Bindings(), {m.keys.Browse, m.keys.Mark, m.keys.Filter, m.keys.Clear, m.keys.Reload}, m.keys.Marks.MarkBindings()}
+	return m.keys.actions().FullHelp(m.deps.Store.ReadOnly())
 }

@@ -15,6 +15,7 @@ import (
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/themes"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -263,9 +264,9 @@ func (m Model) filterLine(w int) string {
 	case m.filtering:
 		return widgets.FitWidth(m.filterIn.View(), w)
 	case m.filter != nil:
-		return widgets.FitWidth(st.Accent.Render("/"+widgets.Sanitize(m.filterTxt))+st.Muted.Render(" keys under this prefix (esc clears)"), w)
+		return widgets.FitWidth(st.Accent.Render("/"+widgets.Sanitize(m.filterTxt))+st.Muted.Render(views.Hint(" keys under this prefix (%s clears)", m.keys.Clear)), w)
 	case m.filterTxt != "":
-		return widgets.FitWidth(st.Accent.Render("/"+widgets.Sanitize(m.filterTxt))+st.Muted.Render(" keys holding this text (esc clears)"), w)
+		return widgets.FitWidth(st.Accent.Render("/"+widgets.Sanitize(m.filterTxt))+st.Muted.Render(views.Hint(" keys holding this text (%s clears)", m.keys.Clear)), w)
 	}
 	return ""
 }
@@ -404,7 +405,8 @@ func (m Model) detailView() string {
 	ev, ok := m.selected()
 	var lines []string
 	if !ok {
-		lines = widgets.ProseLines("The selected change shows here: its key, stamp, the value before (when kvdeck had read it) and after. enter shows the key in Browse; M marks a point to show changes since; / filters by a word or a key prefix.", st.Muted, w)
+		lines = widgets.ProseLines("The selected change shows here: its key, stamp, the value before (when kvdeck had read it) and after. "+
+			views.Hint("%s shows the key in Browse; %s marks a point to show changes since; %s filters by a word or a key prefix.", m.keys.Browse, m.keys.Mark, m.keys.Filter), st.Muted, w)
 	} else {
 		lines = m.detailLines(ev, w, n)
 	}

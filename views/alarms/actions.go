@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
+	"kvdeck/store/coord"
 	"kvdeck/views"
 	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
@@ -19,35 +19,20 @@ import (
 // handleLists handles keys while the class list or the alarm list has
 // them.
 func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := m.keys
-	// Closures, not method values: they must read m after the move.
-	if m.lists.Nav(msg, k.NavKeys, m.classIDs(), m.alarmIDs(), func() { m.fired = nil }) ||
-		m.lists.Side(msg, k.Classes, k.Entries, len(m.items()) > 0) {
-		return m, nil
-	}
-	if m, cmd, ok := m.handleFilter(msg); ok {
-		return m, cmd
-	}
-	switch {
-	case key.Matches(msg, k.Reload):
-		return m.Refresh()
-	case key.Matches(msg, k.Browse):
-		row, ok := m.Selected()
-		return m, coordkit.ShowInBrowse(row, ok, "an alarm")
-	case key.Matches(msg, k.Set):
-		m.openForm(false)
-	case key.Matches(msg, k.Reschedule):
-		return m, m.startReschedule()
-	case key.Matches(msg, k.Delete):
-		return m, m.askDelete()
-	case key.Matches(msg, k.Fire):
-		return m, m.askFire()
-	case key.Matches(msg, k.Mark, k.MarkAll, k.Bulk):
-		return m.handleMark(msg)
-	default:
-		return m, m.keys.Writes().Refuse(m.ReadOnly, msg)
-	}
-	return m, nil
+	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.ReadOnly)
+	return m, cmd
+}
+
+// showInBrowse shows the selected alarm's raw key in Browse.
+func (m *Model) showInBrowse() tea.Cmd {
+	row, ok := m.Selected()
+	return coordkit.ShowInBrowse(row, ok, "an alarm")
+}
+
+// startSet opens the form to set an alarm.
+func (m *Model) startSet() tea.Cmd {
+	m.openForm(false)
+	return nil
 }
 
 // handleForm handles keys while the set / reschedule form is open; a
@@ -61,14 +46,28 @@ func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, setAlarm(m.Store, m.Deps.Session, strings.TrimSpace(vals[0]), strings.TrimSpace(vals[1]), at)
 }
 
+// noAlarm is the reason an action on the selected alarm cannot apply,
+// to do what it says: no alarm is selected (or the keys are on the
+// classes); "" when one is.
+func (m Model) noAlarm(to string) string {
+	if _, ok := m.item(); ok && m.lists.OnItems {
+		return ""
+	}
+	return views.Hint("select an alarm (%s moves to the class's alarms) to ", m.keys.Entries) + to
+}
+
+// rescheduleOff says why e cannot reschedule (noAlarm).
+func (m Model) rescheduleOff() string {
+	return m.noAlarm(views.Hint("reschedule it; %s sets a new one", m.keys.Set))
+}
+
+// deleteOff says why d cannot delete (noAlarm).
+func (m Model) deleteOff() string { return m.noAlarm("delete it") }
+
 // startReschedule opens the form on the selected alarm.
 func (m *Model) startReschedule() tea.Cmd {
-	it, ok := m.item()
-	switch {
-	case !ok || !m.lists.OnItems:
-		return views.Flash(views.FlashInfo, "select an alarm (→ moves to the class's alarms) to reschedule it; n sets a new one")
-	case it.Problem != "":
-		return views.Flash(views.FlashError, "this row has an unexpected shape; d deletes it, s sets the alarm afresh")
+	if it, _ := m.item(); it.Problem != "" {
+		return views.Flash(views.FlashError, "%s", views.Hint("this row has an unexpected shape; %s deletes it, %s sets the alarm afresh", m.keys.Delete, m.keys.Set))
 	}
 	m.openForm(true)
 	return nil
@@ -138,11 +137,8 @@ func parseAlarmTime(s string, now int64) (int64, error) {
 
 // askDelete asks to delete the selected alarm: both of its rows, or only
 // the selected row when it is a stale or malformed due entry.
-func (m Model) askDelete() tea.Cmd {
-	it, ok := m.item()
-	if !ok || !m.lists.OnItems {
-		return views.Flash(views.FlashInfo, "select an alarm (→ moves to the class's alarms) to delete it")
-	}
+func (m *Model) askDelete() tea.Cmd {
+	it, _ := m.item()
 	c, _ := m.class()
 	name := widgets.Sanitize(c.Class) + "/" + widgets.Sanitize(it.ID)
 	if !it.byID && (!it.Matched || it.Problem != "") {
@@ -156,23 +152,36 @@ func (m Model) askDelete() tea.Cmd {
 		"its due entry and its by-id record, in one commit. It will not fire.")
 }
 
-// askFire asks to fire the selected class's due alarms now.
-func (m Model) askFire() tea.Cmd {
-	c, ok := m.class()
-	if !ok {
-		return views.Flash(views.FlashInfo, "select a class to fire its due alarms")
-	}
-	now := m.Deps.Now()
+// dueNow counts c's due entries that can fire at now.
+func dueNow(c coord.AlarmClass, now int64) int {
 	due := 0
 	for _, d := range c.Due {
 		if d.Problem == "" && d.EpochMs <= now {
 			due++
 		}
 	}
-	if due == 0 {
-		return views.Flash(views.FlashInfo, "nothing of %s is due at %s", c.Class, usertext.FormatTime(now))
+	return due
+}
+
+// fireOff says why f cannot fire: no class selected, or nothing of it
+// due now.
+func (m Model) fireOff() string {
+	c, ok := m.class()
+	now := m.Deps.Now()
+	switch {
+	case !ok:
+		return "select a class to fire its due alarms"
+	case dueNow(c, now) == 0:
+		return fmt.Sprintf("nothing of %s is due at %s", c.Class, usertext.FormatTime(now))
 	}
-	return views.Confirm(fmt.Sprintf("Fire %d due alarm(s) of %s now?", due, c.Class), "fire", fireAlarms(m.Store, m.Deps.Session, c.Class, now),
+	return ""
+}
+
+// askFire asks to fire the selected class's due alarms now.
+func (m *Model) askFire() tea.Cmd {
+	c, _ := m.class()
+	now := m.Deps.Now()
+	return views.Confirm(fmt.Sprintf("Fire %d due alarm(s) of %s now?", dueNow(c, now), c.Class), "fire", fireAlarms(m.Store, m.Deps.Session, c.Class, now),
 		"Polls "+widgets.Sanitize(c.Class)+" once as a replica would: claims each due entry (check its stamp + delete), takes the object's lease, and clears the alarm when by-id still matches.",
 		"No service handler runs: each fired alarm is consumed. Stale entries are claimed and dropped; an alarm whose lease is held elsewhere is re-posted at now.")
 }

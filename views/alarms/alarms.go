@@ -43,15 +43,36 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Writes are the Alarms tab's write keys, declared once: read-only mode
-// disables them and says why; s and e open the alarm form, d and f ask.
-func (k *Keys) Writes() views.WriteKeys {
-	return views.WriteKeys{
-		{Binding: &k.Set, What: "set an alarm", Asks: views.AskForm},
-		{Binding: &k.Reschedule, What: "reschedule an alarm", Asks: views.AskForm},
-		{Binding: &k.Delete, What: "delete an alarm", Asks: views.AskDialog},
-		{Binding: &k.Fire, What: "fire due alarms", Asks: views.AskDialog},
+// actions is the Alarms tab's table of keys: n and e open the alarm
+// form, d and f ask.
+func (k *Keys) actions() views.Actions[Model] {
+	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		// Closures, not method values: they must read m after the move.
+		m.lists.Nav(msg, m.keys.NavKeys, m.classIDs(), m.alarmIDs(), func() { m.fired = nil })
+		return nil
 	}
+	side := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		m.lists.Side(msg, m.keys.Classes, m.keys.Entries, len(m.items()) > 0)
+		return nil
+	}
+	filter := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		_, cmd := m.lists.Filter(&m.filter, &m.keys.FilterKeys, msg, m.classIDs(), m.alarmIDs())
+		return cmd
+	}
+	as := views.Together(0, nav, k.NavKeys.All()...)
+	as = append(as, views.Actions[Model]{
+		{Binding: &k.Classes, Do: side, Col: 1},
+		{Binding: &k.Entries, Do: side, Col: 1, Short: 5},
+		{Binding: &k.Filter, Do: filter, Col: 1, Short: 6},
+		{Binding: &k.ClearFilter, Do: filter, Col: 1},
+		{Binding: &k.Reload, Do: views.Run((*Model).Reload), Col: 1},
+		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
+		{Binding: &k.Set, What: "set an alarm", Asks: views.AskForm, Do: views.Run((*Model).startSet), Col: 2, Short: 1},
+		{Binding: &k.Reschedule, What: "reschedule an alarm", Asks: views.AskForm, Do: views.Run((*Model).startReschedule), Off: Model.rescheduleOff, Col: 2, Short: 2},
+		{Binding: &k.Delete, What: "delete an alarm", Asks: views.AskDialog, Do: views.Run((*Model).askDelete), Off: Model.deleteOff, Col: 2, Short: 3},
+		{Binding: &k.Fire, What: "fire due alarms", Asks: views.AskDialog, Do: views.Run((*Model).askFire), Off: Model.fireOff, Col: 2, Short: 4},
+	}...)
+	return append(as, views.Together(3, views.Step(Model.handleMark), k.MarkKeys.All()...)...)
 }
 
 // Model shows, per class, the due index on a time line with now marked,
@@ -86,9 +107,6 @@ type alarmItem struct {
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectAlarms)), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: class, alarm id or key", styles)}
-	if m.ReadOnly {
-		m.keys.Writes().Disable()
-	}
 	return m
 }
 
@@ -155,8 +173,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.filter.Typing():
 		return m.filter.Help()
 	}
-	k := m.keys
-	return []key.Binding{k.Set, k.Reschedule, k.Delete, k.Fire, k.Entries, k.Filter}
+	return m.keys.actions().ShortHelp(m.ReadOnly)
 }
 
 // FullHelp returns every live binding, in columns.
@@ -164,8 +181,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	if m.Form != nil || m.filter.Typing() {
 		return [][]key.Binding{m.ShortHelp()}
 	}
-	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Classes, k.Entries, k.Filter, k.ClearFilter, k.Reload, k.Browse}, {k.Set, k.Reschedule, k.Delete, k.Fire}, k.MarkBindings()}
+	return m.keys.actions().FullHelp(m.ReadOnly)
 }
 
 // classIDs and alarmIDs read the ids and rows of both lists from m as it

@@ -51,7 +51,7 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Bulk):
 		return m, m.bulk()
 	case !m.lists.OnItems:
-		return m, views.Flash(views.FlashInfo, "select a class's alarms (→) to mark them")
+		return m, views.Flash(views.FlashInfo, "%s", views.Hint("select a class's alarms (%s) to mark them", m.keys.Entries))
 	case key.Matches(msg, m.keys.MarkAll):
 		var all []widgets.Mark
 		for _, it := range m.shownItems(c) {
@@ -71,7 +71,7 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 // when every one is a whole alarm.
 func (m Model) bulk() tea.Cmd {
 	if m.marks.Len() == 0 {
-		return views.Flash(views.FlashInfo, "no alarm marked: space marks one, ctrl+a all shown")
+		return views.Flash(views.FlashInfo, "%s", m.keys.MarkKeys.NoneMarked("alarm"))
 	}
 	now := m.Deps.Now()
 	var del, fire []store.BulkUnit

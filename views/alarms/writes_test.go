@@ -13,7 +13,7 @@ import (
 func TestAlarmsWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
-		Writes: keys.Writes(),
+		Writes: keys.actions().Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 			t.Helper()
 			return viewtest.OnReference(t, newAlarmsHarness, readOnly)

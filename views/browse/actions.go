@@ -17,100 +17,78 @@ import (
 
 // handleBrowsing handles keys while the tree has them.
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := m.keys
 	m.edge = edgeState{} // any key stops G's and pgdn's loading
-	if key.Matches(msg, k.Top, k.Bottom, k.Expand, k.Collapse, k.Toggle) {
-		// A far move: the key left is a place (places.go).
+	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.readOnly)
+	return m, cmd
+}
+
+// actions is Browse's table of keys: e and n open the entry form (its
+// ctrl+s is the confirmation), E asks after the editor closes, d asks
+// first.
+func (k *Keys) actions() views.Actions[Model] {
+	do := views.Run[Model]
+	return views.Actions[Model]{
+		{Binding: &k.Up, Do: move(-1)},
+		{Binding: &k.Down, Do: move(1)},
+		{Binding: &k.PageUp, Do: do(func(m *Model) tea.Cmd { return m.move(-m.treeRows()) })},
+		{Binding: &k.PageDown, Do: do((*Model).pageDown)},
+		{Binding: &k.Top, Do: far(func(m *Model) tea.Cmd { return m.selectRow(0) })},
+		{Binding: &k.Bottom, Do: far((*Model).bottom)},
+		{Binding: &k.Expand, Do: far((*Model).expand), Col: 1},
+		{Binding: &k.Collapse, Do: far((*Model).collapse), Col: 1},
+		{Binding: &k.Toggle, Do: far((*Model).activate), Col: 1, Short: 1},
+		{Binding: &k.ScrollUp, Do: scroll(-3), Col: 1},
+		{Binding: &k.ScrollDown, Do: scroll(3), Col: 1},
+		{Binding: &k.Edit, What: "edit value", Asks: views.AskForm, Do: do((*Model).startEdit), Col: 2, Short: 2},
+		{Binding: &k.New, What: "new key", Asks: views.AskForm, Do: do((*Model).startNew), Col: 2, Short: 3},
+		{Binding: &k.Delete, What: "delete", Asks: views.AskDialog, Do: do((*Model).askDelete), Col: 2, Short: 4},
+		{Binding: &k.Copy, Do: do((*Model).copySelected), Col: 2, Short: 5},
+		{Binding: &k.CopyValue, Do: do((*Model).copyValue), Off: Model.copyValueOff, Col: 2},
+		{Binding: &k.Compose, Do: do((*Model).composeFromHere), Col: 2},
+		{Binding: &k.Record, Do: do((*Model).showRecord), Off: Model.recordOff, Col: 2},
+		{Binding: &k.Filter, Do: do((*Model).startFilter), Col: 2, Short: 6},
+		{Binding: &k.ClearFilter, Do: do((*Model).clearFilter), Col: 2},
+		{Binding: &k.Reload, Do: do((*Model).reload), Col: 2},
+		{Binding: &k.Search, Do: do(func(m *Model) tea.Cmd { return m.search.Start(m.selectedPrefix()) }), Col: 2},
+		{Binding: &k.Read, Do: do(func(m *Model) tea.Cmd { return m.reader.Open(m.entry.row()) }), Col: 2},
+		{Binding: &k.Pager, Do: do(func(m *Model) tea.Cmd { return m.reader.OpenPipe(m.entry.row()) }), Col: 2},
+		{Binding: &k.EditExternal, What: "edit value in $EDITOR", Asks: views.AskDialog, Do: do((*Model).startExternalEdit), Col: 2},
+		{Binding: &k.Diff, Do: do(func(m *Model) tea.Cmd { m.toggleSeenDiff(); return nil }), Col: 2},
+		{Binding: &k.Marks.Mark, Do: views.Step(Model.handleMark), Col: 3},
+		{Binding: &k.Marks.MarkAll, Do: views.Step(Model.handleMark), Col: 3},
+		{Binding: &k.Marks.Bulk, Do: views.Step(Model.handleMark), Col: 3},
+	}
+}
+
+// move moves the cursor delta rows.
+func move(delta int) func(*Model, tea.KeyMsg) tea.Cmd {
+	return func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.move(delta) }
+}
+
+// far is a far move (the first or last row, into or out of a level): the
+// key it leaves is a place (places.go).
+func far(f func(*Model) tea.Cmd) func(*Model, tea.KeyMsg) tea.Cmd {
+	return func(m *Model, _ tea.KeyMsg) tea.Cmd {
 		from, ok := m.Selected()
-		m, cmd := m.handleBrowsingKey(msg)
+		cmd := f(m)
 		m.leftPlace(from, ok)
-		return m, cmd
-	}
-	if key.Matches(msg, k.Diff) {
-		m.toggleSeenDiff()
-		return m, nil
-	}
-	return m.handleBrowsingKey(msg)
-}
-
-// handleBrowsingKey acts on a key while browsing: a move, or an action
-// on the selection.
-func (m Model) handleBrowsingKey(msg tea.KeyMsg) (Model, tea.Cmd) {
-	if cmd, ok := m.moveKey(msg); ok {
-		return m, cmd
-	}
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Marks.Mark, k.Marks.MarkAll, k.Marks.Bulk):
-		return m.handleMark(msg)
-	case key.Matches(msg, k.Reload):
-		return m.Refresh()
-	}
-	for _, a := range k.actions() {
-		if key.Matches(msg, a.binding) {
-			return m, a.do(&m)
-		}
-	}
-	return m, m.refuseReadOnly(msg)
-}
-
-// action is a key that acts on the selection, and what it does.
-type action struct {
-	binding key.Binding
-	do      func(*Model) tea.Cmd
-}
-
-// actions are the keys that act on the selection (a disabled binding,
-// read-only, matches none: refuseReadOnly says why).
-func (k Keys) actions() []action {
-	return []action{
-		{k.Edit, (*Model).startEdit},
-		{k.New, func(m *Model) tea.Cmd { m.startNew(); return nil }},
-		{k.Delete, (*Model).askDelete},
-		{k.Copy, (*Model).copySelected},
-		{k.Compose, (*Model).composeFromHere},
-		{k.Record, (*Model).showRecord},
-		{k.CopyValue, (*Model).copyValue},
-		{k.Read, func(m *Model) tea.Cmd { return m.reader.Open(m.entry.row()) }},
-		{k.Pager, func(m *Model) tea.Cmd { return m.reader.OpenPipe(m.entry.row()) }},
-		{k.EditExternal, (*Model).startExternalEdit},
-		{k.Filter, (*Model).startFilter},
-		{k.ClearFilter, (*Model).clearFilter},
-		{k.Search, func(m *Model) tea.Cmd { return m.search.Start(m.selectedPrefix()) }},
+		return cmd
 	}
 }
 
-// moveKey moves the cursor in the tree, opens or closes a level, or
-// scrolls the entry pane; false when msg is none of those keys.
-func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Up):
-		return m.move(-1), true
-	case key.Matches(msg, k.Down):
-		return m.move(1), true
-	case key.Matches(msg, k.PageUp):
-		return m.move(-m.treeRows()), true
-	case key.Matches(msg, k.PageDown):
-		return m.pageDown(), true
-	case key.Matches(msg, k.Top):
-		return m.selectRow(0), true
-	case key.Matches(msg, k.Bottom):
-		return m.bottom(), true
-	case key.Matches(msg, k.Expand):
-		return m.expand(), true
-	case key.Matches(msg, k.Collapse):
-		return m.collapse(), true
-	case key.Matches(msg, k.Toggle):
-		return m.activate(), true
-	case key.Matches(msg, k.ScrollUp):
-		m.scrollEntry(-3)
-		return nil, true
-	case key.Matches(msg, k.ScrollDown):
-		m.scrollEntry(3)
-		return nil, true
+// scroll scrolls the entry pane delta lines.
+func scroll(delta int) func(*Model, tea.KeyMsg) tea.Cmd {
+	return func(m *Model, _ tea.KeyMsg) tea.Cmd {
+		m.scrollEntry(delta)
+		return nil
 	}
-	return nil, false
+}
+
+// reload re-reads the tree (r).
+func (m *Model) reload() tea.Cmd {
+	var cmd tea.Cmd
+	*m, cmd = m.Refresh()
+	return cmd
 }
 
 // startFilter opens the filter prompt on the level `/` was pressed on.
@@ -134,13 +112,6 @@ func (m *Model) clearFilter() tea.Cmd {
 // UsesEsc reports whether esc has something to back out of (a filter in
 // force; views.EscUser).
 func (m Model) UsesEsc() bool { return m.clearable() != nil }
-
-// refuseReadOnly says why a write key does nothing in read-only mode (the
-// bindings are disabled, so help leaves them out): every key of the one
-// table, Keys.Writes.
-func (m Model) refuseReadOnly(msg tea.KeyMsg) tea.Cmd {
-	return m.keys.Writes().Refuse(m.readOnly, msg)
-}
 
 // handleFiltering handles keys while the filter input has them: the
 // filter applies as it is typed; enter keeps it, esc drops it.
@@ -232,7 +203,7 @@ func (m *Model) startEdit() tea.Cmd {
 }
 
 // startNew opens the form for a new key under the selected prefix.
-func (m *Model) startNew() {
+func (m *Model) startNew() tea.Cmd {
 	var prefix codec.Key
 	if n := m.selected(); n != nil && n.kind == nodePart {
 		prefix = n.key
@@ -241,6 +212,7 @@ func (m *Model) startNew() {
 		}
 	}
 	m.editor.NewKey(prefix)
+	return nil
 }
 
 // startExternalEdit hands the selected value to $EDITOR (E): a stored
@@ -315,11 +287,16 @@ func (m *Model) copySelected() tea.Cmd {
 	return copyText(m.deps.Clipboard, text)
 }
 
+// copyValueOff says why Y cannot copy: no stored key is selected.
+func (m Model) copyValueOff() string {
+	if !m.entry.loaded || !m.entry.found || m.deps.Clipboard == nil {
+		return views.Hint("select a stored key: %s copies its value", m.keys.CopyValue)
+	}
+	return ""
+}
+
 // copyValue copies the selected entry's value (its JSON text, whole).
 func (m *Model) copyValue() tea.Cmd {
-	if !m.entry.loaded || !m.entry.found || m.deps.Clipboard == nil {
-		return views.Flash(views.FlashInfo, "select a stored key: Y copies its value")
-	}
 	if !m.entry.cut {
 		return copyText(m.deps.Clipboard, string(m.entry.e.Value))
 	}
@@ -344,14 +321,18 @@ func (m Model) onCopied(msg copied) tea.Cmd {
 	return views.Flash(views.FlashOK, "copied %s (OSC 52: your terminal must allow clipboard writes)", widgets.Sanitize(what))
 }
 
+// recordOff says why o cannot show a tab: the selection is no
+// coordination row.
+func (m Model) recordOff() string {
+	if n := m.selected(); n != nil && n.kind == nodePart && isRecordKey(n.key) {
+		return ""
+	}
+	return views.Hint("%s opens the tab of a coordination row: select a key under dwk_lease, dwk_cron, dwk_alarm_* or dwk_queue_due", m.keys.Record)
+}
+
 // showRecord asks the root for the coordination tab of the selected key
 // when it is a lease, cron, alarm or queue row (its first part names it).
-func (m Model) showRecord() tea.Cmd {
-	if n := m.selected(); n != nil && n.kind == nodePart && isRecordKey(n.key) {
-		return views.ShowRecord(n.key)
-	}
-	return views.Flash(views.FlashInfo, "o opens the tab of a coordination row: select a key under dwk_lease, dwk_cron, dwk_alarm_* or dwk_queue_due")
-}
+func (m *Model) showRecord() tea.Cmd { return views.ShowRecord(m.selected().key) }
 
 // isRecordKey reports whether k's first part names a coordination record
 // (dwk_*): o asks the root for its tab.

@@ -71,18 +71,6 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Writes are Browse's write keys, declared once: read-only mode disables
-// them and says why with What; e and n open the entry form (its ctrl+s
-// is the confirmation), E asks after the editor closes, d asks first.
-func (k *Keys) Writes() views.WriteKeys {
-	return views.WriteKeys{
-		{Binding: &k.Edit, What: "edit value", Asks: views.AskForm},
-		{Binding: &k.EditExternal, What: "edit value in $EDITOR", Asks: views.AskDialog},
-		{Binding: &k.New, What: "new key", Asks: views.AskForm},
-		{Binding: &k.Delete, What: "delete", Asks: views.AskDialog},
-	}
-}
-
 // ReaderKeys are the value reader's keys (v).
 type ReaderKeys = reader.Keys
 
@@ -161,9 +149,6 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		reader: reader.New(deps, styles),
 	}
 	m.reader.KeyMap = m.keys.Reader
-	if m.readOnly {
-		m.keys.Writes().Disable()
-	}
 	// The first load is tagged here, not in Init: Init's receiver is a
 	// copy, and the tag counter must not go back.
 	m.root.loading, m.root.gen = true, m.nextTag()
@@ -386,8 +371,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.reader.Reading():
 		return m.reader.ShortHelp()
 	}
-	k := m.keys
-	return []key.Binding{k.Toggle, k.Edit, k.New, k.Delete, k.Copy, k.Filter}
+	return m.keys.actions().ShortHelp(m.readOnly)
 }
 
 // FullHelp returns every live binding, in columns.
@@ -404,13 +388,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	case m.reader.Reading():
 		return m.reader.FullHelp()
 	}
-	k := m.keys
-	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Expand, k.Collapse, k.Toggle, k.ScrollUp, k.ScrollDown},
-		{k.Edit, k.New, k.Delete, k.Copy, k.CopyValue, k.Compose, k.Record, k.Filter, k.ClearFilter, k.Reload, k.Search, k.Read, k.Pager, k.EditExternal, k.Diff},
-		k.Marks.MarkBindings(),
-	}
+	return m.keys.actions().FullHelp(m.readOnly)
 }
 
 // anyLoading reports whether a children request is in flight in the tree.

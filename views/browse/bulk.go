@@ -91,7 +91,7 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 // bulk offers the bulk actions over the marked keys.
 func (m Model) bulk() tea.Cmd {
 	if m.marks.Len() == 0 {
-		return views.Flash(views.FlashInfo, "no key marked: space marks one, ctrl+a all shown")
+		return views.Flash(views.FlashInfo, "%s", m.keys.Marks.NoneMarked("key"))
 	}
 	var del []store.BulkUnit
 	for _, mk := range m.marks.List() {

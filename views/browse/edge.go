@@ -49,7 +49,7 @@ func (m *Model) bottom() tea.Cmd {
 	}
 	var say tea.Cmd
 	if sz := lvl.size; sz.capped || sz.known && sz.n > endPage {
-		say = views.Flash(views.FlashInfo, "G loads %s to its end (%s keys); any key stops", levelName(lvl), lvl.sizeText())
+		say = views.Flash(views.FlashInfo, "%s loads %s to its end (%s keys); any key stops", views.KeyName(m.keys.Bottom), levelName(lvl), lvl.sizeText())
 	}
 	return tea.Batch(cmd, load, say)
 }

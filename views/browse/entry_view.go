@@ -8,6 +8,7 @@ import (
 
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -33,7 +34,7 @@ func (m Model) entryLines(w int) (string, []string) {
 		return title, []string{st.Muted.Render("loading…")}
 	case !m.entry.found:
 		out := m.field("key", widgets.KeySpans(st, n.key), w)
-		return title, append(out, m.wrapText("No row here any more: it was deleted or swept after the tree was read. r reloads.", st.Warn, w)...)
+		return title, append(out, m.wrapText(views.Hint("No row here any more: it was deleted or swept after the tree was read. %s reloads.", m.keys.Reload), st.Warn, w)...)
 	case m.pane.seen.showing:
 		return st.PaneTitle.Render("CHANGED SINCE YOU LOOKED"), m.seenDiffLines(w, m.entryRows())
 	}
@@ -70,8 +71,8 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	head := widgets.Line{{Text: "JSON", Style: st.OK}}
 	if m.entry.cut { // the read took the head only (entry.HeadCap)
 		valid = m.entry.json
-		note = fmt.Sprintf("value is %s: its first %s shown; v reads it all, | pipes it",
-			widgets.BytesText(m.entry.size), widgets.BytesText(widgets.ValueCap))
+		note = fmt.Sprintf("value is %s: its first %s shown; %s reads it all, %s pipes it",
+			widgets.BytesText(m.entry.size), widgets.BytesText(widgets.ValueCap), views.KeyName(m.keys.Read), views.KeyName(m.keys.Pager))
 	}
 	if !valid {
 		head = widgets.Line{{Text: "✗ not valid JSON: shown raw", Style: st.Error}}
@@ -108,9 +109,9 @@ func (m Model) prefixLines(n *node, w int) []string {
 	out = append(out, m.field("hex", widgets.Line{{Text: hex.EncodeToString(n.raw), Style: st.Muted}}, w)...)
 	out = append(out, m.field("rows", widgets.Line{{Text: countText(n.count, n.capped) + " under this prefix", Style: st.Text}}, w)...)
 	out = append(out, "")
-	text := "Not a stored key itself. → or enter expands it; n adds a key under it."
+	text := views.Hint("Not a stored key itself. %s or %s expands it; %s adds a key under it.", m.keys.Expand, m.keys.Toggle, m.keys.New)
 	if m.readOnly {
-		text = "Not a stored key itself. → or enter expands it."
+		text = views.Hint("Not a stored key itself. %s or %s expands it.", m.keys.Expand, m.keys.Toggle)
 	}
 	out = append(out, m.wrapText(text, st.Muted, w)...)
 	return out
@@ -127,9 +128,9 @@ func (m Model) undecodableLines(n *node, w int) []string {
 // actionHint tells what can be done with the entry, or why not.
 func (m Model) actionHint(w int) []string {
 	if m.readOnly {
-		return m.wrapText("read-only: editing, new keys and deleting are disabled (the store is open read-only). y copies the key.", m.styles.Warn, w)
+		return m.wrapText(views.Hint("read-only: editing, new keys and deleting are disabled (the store is open read-only). %s copies the key.", m.keys.Copy), m.styles.Warn, w)
 	}
-	return m.wrapText("e edit · d delete · y copy key · n new key", m.styles.Muted, w)
+	return m.wrapText(views.Hint("%s edit · %s delete · %s copy key · %s new key", m.keys.Edit, m.keys.Delete, m.keys.Copy, m.keys.New), m.styles.Muted, w)
 }
 
 // field renders "label   value", wrapping the value under itself.

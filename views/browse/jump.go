@@ -278,8 +278,9 @@ func (m Model) entryFailure() string {
 
 // leaves says, when key k pressed now hands the keys to the root, what it
 // does there ("" otherwise): o on a dwk_* key shows another tab, c on a
-// loaded entry the Compose tab, d on one asks in the root's dialog. The
-// keys after it are not Browse's.
+// loaded entry the Compose tab, d on one asks in the root's dialog
+// (read-only, d is refused and leaves nothing). The keys after it are
+// not Browse's.
 func (m Model) leaves(k tea.KeyMsg) string {
 	loaded := m.entry.loaded && m.entry.found
 	switch {
@@ -289,7 +290,7 @@ func (m Model) leaves(k tea.KeyMsg) string {
 		}
 	case key.Matches(k, m.keys.Compose) && loaded:
 		return k.String() + " shows Compose"
-	case key.Matches(k, m.keys.Delete) && loaded:
+	case key.Matches(k, m.keys.Delete) && loaded && !m.readOnly:
 		return k.String() + " asks first"
 	}
 	return ""

@@ -401,3 +401,24 @@ func TestBrowseHeldKeysDroppedWhenRowGoes(t *testing.T) {
 		t.Errorf("keys still held: %v", m.held.keys)
 	}
 }
+
+// TestBrowseHeldDeleteReadOnlyLeavesNothing: read-only, d held during a
+// jump is refused, not taken for a key that asks in the root's dialog:
+// the key pressed after it still acts.
+func TestBrowseHeldDeleteReadOnlyLeavesNothing(t *testing.T) {
+	const target = `["accounts", "acme"]`
+	m, s := freshJump(t, target)
+	m.readOnly = true
+	m = s.press(m, "d")
+	m, _ = s.untilEntry(t, m)
+	m = s.drain(s.press(m, "j"))
+	if len(s.asks) != 0 {
+		t.Fatalf("read-only d asked %q", s.asks[0].Title)
+	}
+	if len(s.flashes) != 1 || !strings.Contains(s.flashes[0].Text, "read-only: delete (d) is off") {
+		t.Fatalf("read-only d held during the jump: flashes %v", s.flashes)
+	}
+	if got := selectedKey(m); got == target {
+		t.Errorf("j pressed after the refused d did not move the cursor")
+	}
+}

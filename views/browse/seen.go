@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"kvdeck/store"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -156,5 +157,5 @@ func (m Model) seenDiffLines(w, rows int) []string {
 	for _, l := range widgets.DiffLines(st, m.seenDiff(r), w, max(rows-len(out)-2, 1)) {
 		out = append(out, l.Render(false))
 	}
-	return append(append(out, ""), m.wrapText("= or a move returns to the value", st.Muted, w)...)
+	return append(append(out, ""), m.wrapText(views.Hint("%s or a move returns to the value", m.keys.Diff), st.Muted, w)...)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -69,7 +70,7 @@ func (m Model) treeFooter() string {
 		if lvl != m.filterLevel() {
 			where = "on " + levelName(lvl)
 		}
-		return widgets.FitWidth(m.styles.Accent.Render("/"+widgets.Sanitize(lvl.filter))+m.styles.Muted.Render(" ("+where+"; esc clears)"), m.treeInner())
+		return widgets.FitWidth(m.styles.Accent.Render("/"+widgets.Sanitize(lvl.filter))+m.styles.Muted.Render(" ("+where+"; "+views.KeyName(m.keys.ClearFilter)+" clears)"), m.treeInner())
 	}
 	return ""
 }
@@ -88,10 +89,10 @@ func (m Model) filterNote() string {
 		return fmt.Sprintf("loading for the filter: %s", lvl.sizeText())
 	}
 	if m.filter.on && lvl.loadedKids() < filterLoadCap {
-		if text := fmt.Sprintf("filters %s loaded · tab: all", lvl.sizeText()); ansi.StringWidth(text) <= m.treeInner()-6 {
+		if text := fmt.Sprintf("filters %s loaded · %s: all", lvl.sizeText(), views.KeyName(m.keys.FilterAll)); ansi.StringWidth(text) <= m.treeInner()-6 {
 			return text
 		}
-		return fmt.Sprintf("%s · tab: all", lvl.sizeText())
+		return fmt.Sprintf("%s · %s: all", lvl.sizeText(), views.KeyName(m.keys.FilterAll))
 	}
 	return fmt.Sprintf("filter sees only the loaded: %s", lvl.sizeText())
 }
@@ -216,7 +217,7 @@ func (m Model) rightView() string {
 	box := m.styles.Pane
 	switch {
 	case len(body) > rows:
-		pos := fmt.Sprintf("%d-%d of %d lines · K/J scroll · v read", off+1, min(off+rows, len(body)), len(body))
+		pos := fmt.Sprintf("%d-%d of %d lines · %s/%s scroll · %s read", off+1, min(off+rows, len(body)), len(body), views.KeyName(m.keys.ScrollUp), views.KeyName(m.keys.ScrollDown), views.KeyName(m.keys.Read))
 		title = widgets.Spread(title, m.styles.Muted.Render(pos), m.entryInner())
 	}
 	lines := []string{title}

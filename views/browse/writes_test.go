@@ -16,7 +16,7 @@ import (
 func TestBrowseWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
-		Writes: keys.Writes(),
+		Writes: keys.actions().Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 			t.Helper()
 			return newHarness(t, readOnly, 120, 40)

@@ -17,52 +17,46 @@ import (
 
 // handleList handles keys while the operations list has them.
 func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := m.keys
-	var cmd tea.Cmd
-	switch {
-	case key.Matches(msg, k.Up):
-		m.cursor = max(m.cursor-1, 0)
-	case key.Matches(msg, k.Down):
-		m.cursor = max(min(m.cursor+1, len(m.ops)-1), 0)
-	case key.Matches(msg, k.MoveUp):
-		m.move(-1)
-	case key.Matches(msg, k.MoveDown):
-		m.move(1)
-	case key.Matches(msg, k.AddCheck):
-		m.openEditor(stagedOp{kind: opCheck}, -1)
-	case key.Matches(msg, k.AddSet):
-		m.openEditor(stagedOp{kind: opSet}, -1)
-	case key.Matches(msg, k.AddDelete):
-		m.openEditor(stagedOp{kind: opDel}, -1)
-	case key.Matches(msg, k.Edit):
-		if m.cursor < len(m.ops) {
-			m.openEditor(m.ops[m.cursor], m.cursor)
-		}
-	case key.Matches(msg, k.Fill):
-		cmd = m.fillSelected()
-	case key.Matches(msg, k.Remove):
-		m.remove()
-	case key.Matches(msg, k.Clear) && len(m.ops) > 0:
-		// Staged work is lost without a trace: ask first.
-		n, session := len(m.ops), m.deps.Session
-		cmd = views.Confirm("Clear the composition?", "clear", func() tea.Msg { return composeCleared{session: session} },
-			fmt.Sprintf("Drops the %d staged operation(s); nothing is written to the store. w saves them first.", n))
-	case key.Matches(msg, k.Commit):
-		cmd = m.askCommit()
-	case key.Matches(msg, k.Retry):
-		cmd = m.retry()
-	case key.Matches(msg, k.Save), key.Matches(msg, k.Load):
-		m.prompting, m.prompt.Prompt = "save", "save to  "
-		if key.Matches(msg, k.Load) {
-			m.prompting, m.prompt.Prompt = "load", "load from  "
-		}
-		m.prompt.SetValue(m.path)
-		m.prompt.CursorEnd()
-		cmd = m.prompt.Focus()
-	default:
-		cmd = m.keys.Writes().Refuse(m.readOnly, msg)
-	}
+	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.readOnly)
 	return m, cmd
+}
+
+// up and down move the cursor over the ops.
+func (m *Model) up() tea.Cmd {
+	m.cursor = max(m.cursor-1, 0)
+	return nil
+}
+
+func (m *Model) down() tea.Cmd {
+	m.cursor = max(min(m.cursor+1, len(m.ops)-1), 0)
+	return nil
+}
+
+// editSelected opens the editor on the selected op.
+func (m *Model) editSelected() tea.Cmd {
+	if m.cursor < len(m.ops) {
+		m.openEditor(m.ops[m.cursor], m.cursor)
+	}
+	return nil
+}
+
+// askClear asks before dropping every staged op: staged work is lost
+// without a trace. With nothing staged it does nothing.
+func (m *Model) askClear() tea.Cmd {
+	if len(m.ops) == 0 {
+		return nil
+	}
+	n, session := len(m.ops), m.deps.Session
+	return views.Confirm("Clear the composition?", "clear", func() tea.Msg { return composeCleared{session: session} },
+		fmt.Sprintf("Drops the %d staged operation(s); nothing is written to the store. %s saves them first.", n, views.KeyName(m.keys.Save)))
+}
+
+// openPrompt opens the file path prompt to save or load.
+func (m *Model) openPrompt(what, prompt string) tea.Cmd {
+	m.prompting, m.prompt.Prompt = what, prompt
+	m.prompt.SetValue(m.path)
+	m.prompt.CursorEnd()
+	return m.prompt.Focus()
 }
 
 // move swaps the selected op with its neighbour.
@@ -98,12 +92,12 @@ func (m *Model) checksFirst() {
 }
 
 // remove drops the selected op.
-func (m *Model) remove() {
-	if m.cursor >= len(m.ops) {
-		return
+func (m *Model) remove() tea.Cmd {
+	if m.cursor < len(m.ops) {
+		m.ops = append(m.ops[:m.cursor:m.cursor], m.ops[m.cursor+1:]...)
+		m.cursor = max(min(m.cursor, len(m.ops)-1), 0)
 	}
-	m.ops = append(m.ops[:m.cursor:m.cursor], m.ops[m.cursor+1:]...)
-	m.cursor = max(min(m.cursor, len(m.ops)-1), 0)
+	return nil
 }
 
 func (m *Model) openEditor(op stagedOp, index int) {
@@ -117,7 +111,7 @@ func (m Model) handleEditor(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if key.Matches(msg, e.fill) {
 		k, err := e.parsedKey()
 		if err != nil {
-			e.Err = errNoKeyToFill.Error()
+			e.Err = views.Hint("type a valid key first: %s reads its stored stamp", e.fill)
 			return m, nil
 		}
 		e.startFill()
@@ -186,14 +180,20 @@ func (m Model) stageFrom(msg views.ComposeMsg) (Model, tea.Cmd) {
 	for _, op := range opsOf(msg.Checks, msg.Mutations) {
 		m.place(op, -1)
 	}
-	return m, views.Flash(views.FlashInfo, "staged %d operation(s) from Browse: enter edits the selected one, ctrl+s commits", len(msg.Checks)+len(msg.Mutations))
+	return m, views.Flash(views.FlashInfo, "staged %d operation(s) from Browse: %s", len(msg.Checks)+len(msg.Mutations),
+		views.Hint("%s edits the selected one, %s commits", m.keys.Edit, m.keys.Commit))
+}
+
+// fillOff says why V cannot fill: the selection is not a check.
+func (m Model) fillOff() string {
+	if m.cursor >= len(m.ops) || m.ops[m.cursor].kind != opCheck {
+		return views.Hint("select a check: %s makes it expect the stamp stored now", m.keys.Fill)
+	}
+	return ""
 }
 
 // fillSelected makes the selected check expect the stamp stored now.
 func (m *Model) fillSelected() tea.Cmd {
-	if m.cursor >= len(m.ops) || m.ops[m.cursor].kind != opCheck {
-		return views.Flash(views.FlashInfo, "select a check: f makes it expect the stamp stored now")
-	}
 	m.busy = true
 	return readStamps(m.deps.Store, m.deps.Session, m.nextTag(), stampsForOps, []int{m.cursor}, []codec.Key{m.ops[m.cursor].key})
 }
@@ -203,7 +203,7 @@ func (m *Model) fillSelected() tea.Cmd {
 // retry changed) come first in the dialog.
 func (m *Model) askCommit(notes ...string) tea.Cmd {
 	if len(m.ops) == 0 {
-		return views.Flash(views.FlashInfo, "nothing staged: c adds a check, n a set, d a delete")
+		return views.Flash(views.FlashInfo, "%s", views.Hint("nothing staged: %s adds a check, %s a set, %s a delete", m.keys.AddCheck, m.keys.AddSet, m.keys.AddDelete))
 	}
 	if m.busy {
 		return nil

@@ -43,13 +43,30 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Writes are the Compose tab's write keys, declared once: read-only mode
-// disables them and says why; ctrl+s reads what the mutations would
-// change and asks, showing it (or says nothing would change).
-func (k *Keys) Writes() views.WriteKeys {
-	return views.WriteKeys{
-		{Binding: &k.Commit, What: "commit the composition", Asks: views.AskDialog},
-		{Binding: &k.Retry, What: "refresh stale checks and commit again", Asks: views.AskDialog},
+// actions is the Compose tab's table of keys. ctrl+s reads what the
+// mutations would change and asks, showing it (or says nothing would
+// change); r refreshes the stale checks of a failed commit and asks
+// again.
+func (k *Keys) actions() views.Actions[Model] {
+	add := func(kind opKind) func(*Model, tea.KeyMsg) tea.Cmd {
+		return func(m *Model, _ tea.KeyMsg) tea.Cmd { m.openEditor(stagedOp{kind: kind}, -1); return nil }
+	}
+	return views.Actions[Model]{
+		{Binding: &k.Up, Do: views.Run((*Model).up)},
+		{Binding: &k.Down, Do: views.Run((*Model).down)},
+		{Binding: &k.MoveUp, Do: func(m *Model, _ tea.KeyMsg) tea.Cmd { m.move(-1); return nil }},
+		{Binding: &k.MoveDown, Do: func(m *Model, _ tea.KeyMsg) tea.Cmd { m.move(1); return nil }},
+		{Binding: &k.Remove, Do: views.Run((*Model).remove)},
+		{Binding: &k.Clear, Do: views.Run((*Model).askClear)},
+		{Binding: &k.AddCheck, Do: add(opCheck), Col: 1, Short: 1},
+		{Binding: &k.AddSet, Do: add(opSet), Col: 1, Short: 2},
+		{Binding: &k.AddDelete, Do: add(opDel), Col: 1, Short: 3},
+		{Binding: &k.Edit, Do: views.Run((*Model).editSelected), Col: 1, Short: 4},
+		{Binding: &k.Fill, Do: views.Run((*Model).fillSelected), Off: Model.fillOff, Col: 1},
+		{Binding: &k.Commit, What: "commit the composition", Asks: views.AskDialog, Do: func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.askCommit() }, Col: 2, Short: 5},
+		{Binding: &k.Retry, What: "refresh stale checks and commit again", Asks: views.AskDialog, Do: views.Run((*Model).retry), Col: 2, Short: 6},
+		{Binding: &k.Save, Do: func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.openPrompt("save", "save to  ") }, Col: 2, Short: 7},
+		{Binding: &k.Load, Do: func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.openPrompt("load", "load from  ") }, Col: 2, Short: 8},
 	}
 }
 
@@ -92,9 +109,6 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		deps: deps, styles: styles, keys: DefaultKeys(), input: widgets.DefaultInputKeys(),
 		readOnly: deps.Store.ReadOnly(), path: "compose.json",
 		prompt: widgets.NewInput("", "", styles),
-	}
-	if m.readOnly {
-		m.keys.Writes().Disable()
 	}
 	return m
 }
@@ -182,8 +196,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.prompting != "":
 		return []key.Binding{m.input.Accept, m.input.Cancel}
 	}
-	k := m.keys
-	return []key.Binding{k.AddCheck, k.AddSet, k.AddDelete, k.Edit, k.Commit, k.Retry, k.Save, k.Load}
+	return m.keys.actions().ShortHelp(m.readOnly)
 }
 
 // FullHelp returns every live binding, in columns.
@@ -194,12 +207,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	case m.prompting != "":
 		return [][]key.Binding{{m.input.Accept, m.input.Cancel}}
 	}
-	k := m.keys
-	return [][]key.Binding{
-		{k.Up, k.Down, k.MoveUp, k.MoveDown, k.Remove, k.Clear},
-		{k.AddCheck, k.AddSet, k.AddDelete, k.Edit, k.Fill},
-		{k.Commit, k.Retry, k.Save, k.Load},
-	}
+	return m.keys.actions().FullHelp(m.readOnly)
 }
 
 // nextTag returns a fresh generation tag.

@@ -3,7 +3,6 @@ package compose
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/themes"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -184,7 +184,7 @@ func (e *opEditor) stampFeedback(text string) string {
 	case err != nil:
 		return e.styles.Error.Render("✗ " + err.Error())
 	case s == "":
-		return e.styles.OK.Render("✓ ") + e.styles.Muted.Render("absent: holds while the key is absent or expired · ctrl+r: the stored stamp")
+		return e.styles.OK.Render("✓ ") + e.styles.Muted.Render(views.Hint("absent: holds while the key is absent or expired · %s: the stored stamp", e.fill))
 	}
 	return e.styles.OK.Render("✓ ") + e.styles.Muted.Render("holds while a live row has exactly this stamp")
 }
@@ -201,6 +201,3 @@ func (e *opEditor) ttlFeedback(text string) string {
 	}
 	return e.styles.OK.Render("✓ ") + e.styles.Muted.Render("expires "+widgets.Human(*d)+" after the commit")
 }
-
-// errNoKeyToFill: ctrl+r needs a key that parses.
-var errNoKeyToFill = errors.New("type a valid key first: ctrl+r reads its stored stamp")

@@ -8,6 +8,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -42,7 +43,7 @@ func (m Model) listLines() []string {
 	out := []string{widgets.Spread(st.PaneTitle.Render(fmt.Sprintf("COMPOSE · %d operation(s)", len(m.ops))), pos, w)}
 	if len(m.ops) == 0 {
 		out = append(out, "")
-		out = append(out, widgets.ProseLines("Nothing staged yet. c adds a check, n a set, d a delete; I loads a saved composition. "+
+		out = append(out, widgets.ProseLines(views.Hint("Nothing staged yet. %s adds a check, %s a set, %s a delete; %s loads a saved composition. ", m.keys.AddCheck, m.keys.AddSet, m.keys.AddDelete, m.keys.Load)+
 			"In Browse, c composes from the selected key (a check on its stamp and a set of its value).", st.Muted, w)...)
 	}
 	keyW := max(w/2-12, 12)
@@ -156,7 +157,7 @@ func (m Model) outcomeLines(w int) []string {
 		out = append(out, widgets.ProseLines("the failed checks hold again on re-read: a concurrent writer changed the keys meanwhile", st.Muted, w)...)
 	}
 	if m.keys.Retry.Enabled() {
-		out = append(out, "", st.HelpKey.Render("r")+st.Text.Render(fmt.Sprintf(" refresh the %d stale check(s) to the stored stamps and commit again", len(o.res.Failed))))
+		out = append(out, "", st.HelpKey.Render(views.KeyName(m.keys.Retry))+st.Text.Render(fmt.Sprintf(" refresh the %d stale check(s) to the stored stamps and commit again", len(o.res.Failed))))
 	}
 	return out
 }

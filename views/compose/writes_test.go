@@ -22,7 +22,7 @@ func stage(h *viewtest.Harness[Model], checks []store.Check, muts ...store.Mutat
 func TestComposeWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
-		Writes: keys.Writes(),
+		Writes: keys.actions().Writes(),
 		Start:  newComposeHarness,
 		Prepare: func(h *viewtest.Harness[Model], key string) {
 			acme := storetest.Key(h.T, `["accounts", "acme"]`)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -17,37 +16,26 @@ import (
 
 // handleList handles keys while the table has them.
 func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := m.keys
-	if m.list.Handle(msg, k.NavKeys, m.ids(), m.tableRows()) {
-		return m, nil
+	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.ReadOnly)
+	return m, cmd
+}
+
+// toggleSort sorts by key or by time left.
+func (m *Model) toggleSort() tea.Cmd {
+	m.byLeft = !m.byLeft
+	m.list.Follow(m.ids(), m.tableRows())
+	return nil
+}
+
+// reload re-reads the leases (r).
+func (m *Model) reload() tea.Cmd { return m.Reload() }
+
+// showInBrowse shows the selected row's raw key in Browse.
+func (m *Model) showInBrowse() tea.Cmd {
+	if r, ok := m.selected(); ok {
+		return views.Goto(r.Key)
 	}
-	if ok, changed, cmd := m.filter.Start(msg, &m.keys.FilterKeys); ok {
-		if changed {
-			m.list.Follow(m.ids(), m.tableRows())
-		}
-		return m, cmd
-	}
-	switch {
-	case key.Matches(msg, k.Sort):
-		m.byLeft = !m.byLeft
-		m.list.Follow(m.ids(), m.tableRows())
-	case key.Matches(msg, k.Reload):
-		return m.Refresh()
-	case key.Matches(msg, k.Browse):
-		if r, ok := m.selected(); ok {
-			return m, views.Goto(r.Key)
-		}
-		return m, nil
-	case key.Matches(msg, k.Acquire):
-		m.startAcquire()
-	case key.Matches(msg, k.Release):
-		return m.release()
-	case key.Matches(msg, k.Break):
-		return m, m.askBreak()
-	default:
-		return m, m.keys.Writes().Refuse(m.ReadOnly, msg)
-	}
-	return m, nil
+	return nil
 }
 
 // handleForm handles keys while the acquire form is open; a valid
@@ -64,7 +52,7 @@ func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
 
 // startAcquire opens the acquire form, its key prefilled with the
 // selected lease's class.
-func (m *Model) startAcquire() {
+func (m *Model) startAcquire() tea.Cmd {
 	prefill := `["dwk_lease", "`
 	if r, ok := m.selected(); ok && r.Kind == coord.KindLease && r.Problem == "" {
 		prefill = fmt.Sprintf(`["dwk_lease", %s, "`, codec.String(r.Name).String())
@@ -72,7 +60,7 @@ func (m *Model) startAcquire() {
 	now := m.Deps.Now
 	m.Form = widgets.NewForm("ACQUIRE A LEASE AS KVDECK",
 		"One attempt: check the key is absent (or expired) + set {holder: new uuid} with the TTL. "+
-			"kvdeck remembers the stamp for this session, so r can release it.", m.Styles).
+			views.Hint("kvdeck remembers the stamp for this session, so %s can release it.", m.keys.Release), m.Styles).
 		Add("key", prefill, `["dwk_lease", "Cart", "0e58…"]`, checkLeaseKey).
 		Add("ttl", "30s", "30s", func(s string) (string, error) {
 			d, err := parseLeaseTTL(s)
@@ -82,6 +70,7 @@ func (m *Model) startAcquire() {
 			return "lapses at " + usertext.FormatTime(now()+d.Milliseconds()) + " unless released", nil
 		})
 	m.Form.SetWidth(m.detailInner())
+	return nil
 }
 
 // checkLeaseKey validates the key field.
@@ -104,31 +93,47 @@ func parseLeaseTTL(s string) (time.Duration, error) {
 	return usertext.ParseDurationAtLeast(s, time.Millisecond)
 }
 
-// release gives back the selected lease if kvdeck acquired it.
-func (m Model) release() (Model, tea.Cmd) {
+// releaseOff says why d cannot release: no row selected, or one kvdeck
+// did not acquire in this session (it holds no proof of holding it).
+func (m Model) releaseOff() string {
 	r, ok := m.selected()
 	if !ok {
-		return m, views.Flash(views.FlashInfo, "select a lease to release it")
+		return "select a lease to release it"
 	}
-	l, mine := m.mine[codec.Format(r.Key)]
-	if !mine {
-		return m, views.Flash(views.FlashInfo, "kvdeck did not acquire %s in this session, so it cannot release it; B breaks it (CAS on the shown stamp)", codec.Format(r.Key))
+	if _, mine := m.mine[codec.Format(r.Key)]; !mine {
+		return fmt.Sprintf("kvdeck did not acquire %s in this session, so it cannot release it; %s breaks it (CAS on the shown stamp)",
+			codec.Format(r.Key), views.KeyName(m.keys.Break))
 	}
+	return ""
+}
+
+// askRelease asks to give back the selected lease, which kvdeck
+// acquired (releaseOff).
+func (m *Model) askRelease() tea.Cmd {
+	r, _ := m.selected()
+	l := m.mine[codec.Format(r.Key)]
 	// A key that writes asks first, like every other.
-	return m, views.Confirm("Release this lease?", "release", releaseLease(m.Store, m.Deps.Session, l.Lease),
+	return views.Confirm("Release this lease?", "release", releaseLease(m.Store, m.Deps.Session, l.Lease),
 		"Deletes "+codec.Format(r.Key)+", which kvdeck acquired at stamp "+l.Versionstamp+",",
 		"only if it still has that stamp: a lease that lapsed and was taken by someone else is left alone.")
 }
 
-// askBreak asks to break the selected lease, guarded by the shown stamp.
-func (m Model) askBreak() tea.Cmd {
+// breakOff says why B cannot break: no row selected, or a lease already
+// expired (no check can match it).
+func (m Model) breakOff() string {
 	r, ok := m.selected()
 	switch {
 	case !ok:
-		return views.Flash(views.FlashInfo, "select a lease to break it")
+		return "select a lease to break it"
 	case leaseStateAt(r, m.Deps.Now()) == coord.LeaseExpired:
-		return views.Flash(views.FlashInfo, "%s already expired: it holds nothing and no check can match it; a sweep removes the row (Sweep tab or kvdeck sweep)", codec.Format(r.Key))
+		return fmt.Sprintf("%s already expired: it holds nothing and no check can match it; a sweep removes the row (Sweep tab or kvdeck sweep)", codec.Format(r.Key))
 	}
+	return ""
+}
+
+// askBreak asks to break the selected lease, guarded by the shown stamp.
+func (m *Model) askBreak() tea.Cmd {
+	r, _ := m.selected()
 	kt := codec.Format(r.Key)
 	lines := []string{
 		"Deletes " + kt + ",",

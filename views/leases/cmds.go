@@ -145,8 +145,8 @@ func (m Model) onActed(msg leaseActed) (Model, tea.Cmd) {
 		m.mine = maps.Clone(m.mine)
 		m.mine[kt] = heldLease{Lease: msg.lease, ttl: msg.ttl}
 		m.list.ID = kt
-		flash = views.Flash(views.FlashOK, "acquired %s as holder %s at stamp %s, until %s; d releases it",
-			kt, msg.lease.Holder, msg.lease.Versionstamp, usertext.FormatTime(msg.lease.ExpiresAt))
+		flash = views.Flash(views.FlashOK, "acquired %s as holder %s at stamp %s, until %s; %s releases it",
+			kt, msg.lease.Holder, msg.lease.Versionstamp, usertext.FormatTime(msg.lease.ExpiresAt), views.KeyName(m.keys.Release))
 	case msg.done:
 		m.mine = maps.Clone(m.mine)
 		delete(m.mine, kt)

@@ -7,6 +7,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
+	"kvdeck/views"
 	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
 )
@@ -25,7 +26,7 @@ func (m Model) detailView() string {
 	} else {
 		lines = append(lines, st.Muted.Render("Select a row above."))
 	}
-	hint := widgets.ProseLines("n acquire · d release (kvdeck's) · B break (asks, CAS on stamp)", st.Muted, iw)
+	hint := widgets.ProseLines(views.Hint("%s acquire · %s release (kvdeck's) · %s break (asks, CAS on stamp)", m.keys.Acquire, m.keys.Release, m.keys.Break), st.Muted, iw)
 	switch {
 	case m.compact():
 		hint = nil // the status bar says read-only; help names the keys
@@ -44,7 +45,7 @@ func (m Model) detailView() string {
 
 // rowDetail describes one row, the fields a decision needs first (the
 // box is cut at its bottom on a small screen: at 80x24 the stamp, the
-// fencing token that b checks, was cut off below the key): stamp, expiry,
+// fencing token that B checks, was cut off below the key): stamp, expiry,
 // holder, then the key (its row above names it too), the TTL and age, and
 // the findings.
 func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
@@ -56,7 +57,7 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 		keyLine = keyLine.Restyle(st.Expired)
 	}
 	stamp := widgets.Line{{Text: r.Versionstamp, Style: st.Text}}
-	if note := " (fencing token; b checks it)"; widgets.LabelWidth+len(r.Versionstamp)+len(note) <= w {
+	if note := views.Hint(" (fencing token; %s checks it)", m.keys.Break); widgets.LabelWidth+len(r.Versionstamp)+len(note) <= w {
 		stamp = append(stamp, widgets.Span{Text: note, Style: st.Muted})
 	}
 	out := widgets.FieldLine(st, "stamp", stamp, w)

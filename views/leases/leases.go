@@ -40,14 +40,30 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Writes are the Leases tab's write keys, declared once: read-only mode
-// disables them and says why; a opens the acquire form, d and b ask.
-func (k *Keys) Writes() views.WriteKeys {
-	return views.WriteKeys{
-		{Binding: &k.Acquire, What: "acquire a lease", Asks: views.AskForm},
-		{Binding: &k.Release, What: "release a lease", Asks: views.AskDialog},
-		{Binding: &k.Break, What: "break a lease", Asks: views.AskDialog},
+// actions is the Leases tab's table of keys: n opens the acquire form,
+// d and B ask.
+func (k *Keys) actions() views.Actions[Model] {
+	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		m.list.Handle(msg, m.keys.NavKeys, m.ids(), m.tableRows())
+		return nil
 	}
+	filter := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		_, changed, cmd := m.filter.Start(msg, &m.keys.FilterKeys)
+		if changed {
+			m.list.Follow(m.ids(), m.tableRows())
+		}
+		return cmd
+	}
+	return append(views.Together(0, nav, k.NavKeys.All()...), views.Actions[Model]{
+		{Binding: &k.Sort, Do: views.Run((*Model).toggleSort), Col: 1, Short: 4},
+		{Binding: &k.Filter, Do: filter, Col: 1, Short: 5},
+		{Binding: &k.ClearFilter, Do: filter, Col: 1},
+		{Binding: &k.Reload, Do: views.Run((*Model).reload), Col: 1},
+		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
+		{Binding: &k.Acquire, What: "acquire a lease", Asks: views.AskForm, Do: views.Run((*Model).startAcquire), Col: 2, Short: 1},
+		{Binding: &k.Release, What: "release a lease", Asks: views.AskDialog, Do: views.Run((*Model).askRelease), Off: Model.releaseOff, Col: 2, Short: 2},
+		{Binding: &k.Break, What: "break a lease", Asks: views.AskDialog, Do: views.Run((*Model).askBreak), Off: Model.breakOff, Col: 2, Short: 3},
+	}...)
 }
 
 // Model lists every lease and cron tick-lease with a live time-to-expiry
@@ -83,9 +99,6 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectLeases)), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: key, holder, stamp or state", styles),
 		mine:   map[string]heldLease{},
-	}
-	if m.ReadOnly {
-		m.keys.Writes().Disable()
 	}
 	return m
 }
@@ -151,8 +164,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.filter.Typing():
 		return m.filter.Help()
 	}
-	k := m.keys
-	return []key.Binding{k.Acquire, k.Release, k.Break, k.Sort, k.Filter}
+	return m.keys.actions().ShortHelp(m.ReadOnly)
 }
 
 // FullHelp returns every live binding, in columns.
@@ -160,8 +172,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	if m.Form != nil || m.filter.Typing() {
 		return [][]key.Binding{m.ShortHelp()}
 	}
-	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Sort, k.Filter, k.ClearFilter, k.Reload, k.Browse}, {k.Acquire, k.Release, k.Break}}
+	return m.keys.actions().FullHelp(m.ReadOnly)
 }
 
 // heldLease is a lease kvdeck acquired, with the TTL it asked for.

@@ -14,7 +14,7 @@ import (
 func TestLeasesWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
-		Writes: keys.Writes(),
+		Writes: keys.actions().Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 			t.Helper()
 			_, clock, url := viewtest.CoordAnomalies(t)

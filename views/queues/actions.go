@@ -17,40 +17,34 @@ import (
 // handleLists handles keys while the queue list or the message list has
 // them.
 func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := m.keys
-	if m.lists.Nav(msg, k.NavKeys, m.queueIDs(), m.messageIDs(), m.closeReport) {
-		return m, nil
-	}
-	switch {
-	case key.Matches(msg, k.Close):
-		m.closeReport()
-	case key.Matches(msg, k.Filter), key.Matches(msg, k.ClearFilter):
-		return m.handleFilter(msg)
-	case m.lists.Side(msg, k.Queues, k.Messages, len(m.msgIDs()) > 0):
-	case key.Matches(msg, k.Peek) && !m.lists.OnItems:
+	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.ReadOnly)
+	return m, cmd
+}
+
+// closeReportKey is esc on the lists: it closes the poll's report.
+func (m *Model) closeReportKey() tea.Cmd {
+	m.closeReport()
+	return nil
+}
+
+// showInBrowse shows the selected message's raw key in Browse.
+func (m *Model) showInBrowse() tea.Cmd {
+	row, ok := m.Selected()
+	return coordkit.ShowInBrowse(row, ok, "a message")
+}
+
+// peekKey is enter (or v): on the queues it moves to the queue's
+// messages; on a message it opens its full body.
+func (m *Model) peekKey() tea.Cmd {
+	if !m.lists.OnItems {
 		m.lists.OnItems = len(m.msgIDs()) > 0
-	case key.Matches(msg, k.Reload):
-		return m.Refresh()
-	case key.Matches(msg, k.Browse):
-		row, ok := m.Selected()
-		return m, coordkit.ShowInBrowse(row, ok, "a message")
-	case key.Matches(msg, k.Peek):
-		if it, ok := m.message(); ok {
-			m.peek = &peekState{msg: it, cache: &widgets.ValueCache{}}
-			m.keys.Close.SetEnabled(true)
-		}
-	case key.Matches(msg, k.Send):
-		m.startSend()
-	case key.Matches(msg, k.Poll):
-		return m, m.askPoll()
-	case key.Matches(msg, k.Purge):
-		return m, m.askPurge()
-	case key.Matches(msg, k.Mark, k.MarkAll, k.Bulk):
-		return m.handleMark(msg)
-	default:
-		return m, m.keys.Writes().Refuse(m.ReadOnly, msg)
+		return nil
 	}
-	return m, nil
+	if it, ok := m.message(); ok {
+		m.peek = &peekState{msg: it, cache: &widgets.ValueCache{}}
+		m.keys.Close.SetEnabled(true)
+	}
+	return nil
 }
 
 // closeReport drops the last poll's report.
@@ -93,7 +87,7 @@ func (m Model) handleForm(msg tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 // startSend opens the send form on the selected queue.
-func (m *Model) startSend() {
+func (m *Model) startSend() tea.Cmd {
 	q, _ := m.queue()
 	now := m.Deps.Now
 	m.Form = widgets.NewForm("SEND A MESSAGE",
@@ -112,6 +106,7 @@ func (m *Model) startSend() {
 		})
 	m.Form.FocusOn(1)
 	m.Form.SetWidth(m.rightInner())
+	return nil
 }
 
 // checkBody validates a message body as JSON, live.
@@ -123,12 +118,17 @@ func checkBody(s string) (string, error) {
 	return fmt.Sprintf("valid JSON · %d bytes", len(v)), nil
 }
 
-// askPurge asks to delete every message of the selected queue.
-func (m Model) askPurge() tea.Cmd {
-	q, ok := m.queue()
-	if !ok {
-		return views.Flash(views.FlashInfo, "select a queue to purge it")
+// purgeOff says why d cannot purge: no queue is selected.
+func (m Model) purgeOff() string {
+	if _, ok := m.queue(); !ok {
+		return "select a queue to purge it"
 	}
+	return ""
+}
+
+// askPurge asks to delete every message of the selected queue.
+func (m *Model) askPurge() tea.Cmd {
+	q, _ := m.queue()
 	n := q.Ready + q.Delayed + q.Malformed
 	return views.Confirm(fmt.Sprintf("Purge %s: delete its %d message(s)?", q.Name, n), "purge", purgeQueue(m.Store, m.Deps.Session, q.Name),
 		fmt.Sprintf("Deletes every message of %s, due or not: %d ready, %d delayed, %d malformed (and any sent before the purge runs), in short commits.",

@@ -39,7 +39,7 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Bulk):
 		return m, m.bulk()
 	case !m.lists.OnItems:
-		return m, views.Flash(views.FlashInfo, "select a queue's messages (→) to mark them")
+		return m, views.Flash(views.FlashInfo, "%s", views.Hint("select a queue's messages (%s) to mark them", m.keys.Messages))
 	case key.Matches(msg, m.keys.MarkAll):
 		return m.markAllKey(q)
 	default:
@@ -58,7 +58,7 @@ func (m Model) bulk() tea.Cmd {
 		return views.Flash(views.FlashInfo, "still marking the queue's messages: wait, or esc stops")
 	}
 	if m.marks.Len() == 0 {
-		return views.Flash(views.FlashInfo, "no message marked: space marks one, ctrl+a all shown")
+		return views.Flash(views.FlashInfo, "%s", m.keys.MarkKeys.NoneMarked("message"))
 	}
 	now := m.Deps.Now()
 	var retry, dead, del []store.BulkUnit

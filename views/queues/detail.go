@@ -5,6 +5,7 @@ import (
 
 	"kvdeck/internal/usertext"
 	"kvdeck/store/coord"
+	"kvdeck/views"
 	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
 )
@@ -21,7 +22,7 @@ func (m Model) lowerLines(q coord.QueueReport, w int) []string {
 	}
 	msg, ok := m.message()
 	if !ok || !m.lists.OnItems {
-		return widgets.ProseLines("→ moves to the queue's messages; the selected one shows here, enter shows its whole body.", st.Muted, w)
+		return widgets.ProseLines(views.Hint("%s moves to the queue's messages; the selected one shows here, %s shows its whole body.", m.keys.Messages, m.keys.Peek), st.Muted, w)
 	}
 	now := m.Deps.Now()
 	out := widgets.FieldLine(st, "key", widgets.KeySpans(st, msg.Key), w)
@@ -61,7 +62,7 @@ func (m Model) reportLines(w int) []string {
 	if r.err != nil {
 		out = append(out, widgets.ProseLines("✗ "+r.err.Error(), st.Error, w)...)
 	}
-	return append(out, st.Muted.Render("(esc or moving the cursor closes this report)"))
+	return append(out, st.Muted.Render(views.Hint("(%s or moving the cursor closes this report)", m.keys.Close)))
 }
 
 // peekLines is the whole body of the peeked message, scrolled.
@@ -92,7 +93,8 @@ func (m Model) hint(w int) string {
 	case m.markAll != nil:
 		return st.Accent.Render(widgets.FitWidth(m.markingLine(), w))
 	}
-	return m.Hint("n send · enter peek · t take a batch · d purge · ←/→ queues / messages", w)
+	k := m.keys
+	return m.Hint(views.Hint("%s send · %s peek · %s take a batch · %s purge · %s/%s queues / messages", k.Send, k.Peek, k.Poll, k.Purge, k.Queues, k.Messages), w)
 }
 
 // pollLines is the decision panel of a claimed batch.
@@ -117,7 +119,8 @@ func (m Model) pollLines(w int) []string {
 		out = append(out, "", p.delayIn.View()+st.Muted.Render("  (a Go duration from the poll's now; enter sets it)"))
 	}
 	out = append(out, "")
-	out = append(out, widgets.ProseLines("a ack (consumed) · e retry after a delay · b back off: nack (redelivered after the backoff) · enter applies; undecided messages count as nack. "+
+	pk := m.pollKeys
+	out = append(out, widgets.ProseLines(views.Hint("%s ack (consumed) · %s retry after a delay · %s back off: nack (redelivered after the backoff) · %s applies; undecided messages count as nack. ", pk.Ack, pk.Retry, pk.Nack, pk.Apply)+
 		"Retry delays count from the poll's now ("+usertext.FormatTime(p.now)+"). A message on its last attempt that is not acked is dropped without trace. "+
 		"Quitting kvdeck before applying loses the batch, like a consumer that crashed.", st.Muted, w)...)
 	return out

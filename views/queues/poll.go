@@ -180,20 +180,27 @@ type pollConfirmed struct {
 
 // askPoll asks before a poll claims messages out of the selected queue,
 // saying how many and from which queue.
-func (m Model) askPoll() tea.Cmd {
-	q, ok := m.queue()
-	if !ok {
-		return views.Flash(views.FlashInfo, "select a queue to poll it")
-	}
-	if q.Ready == 0 {
-		return views.Flash(views.FlashInfo, "%s has no ready message to claim (%d delayed)", q.Name, q.Delayed)
-	}
+func (m *Model) askPoll() tea.Cmd {
+	q, _ := m.queue()
 	n, session, name := min(q.Ready, coord.DefaultMaxBatchSize), m.Deps.Session, q.Name
 	return views.Confirm(fmt.Sprintf("Poll %s: claim %d of its %d ready message(s)?", name, n, q.Ready), "claim",
 		func() tea.Msg { return pollConfirmed{session: session, queue: name} },
 		fmt.Sprintf("Claims up to %d ready message(s) of %s as a consumer would: each is deleted from the queue (a check on its stamp) and held by kvdeck.",
 			coord.DefaultMaxBatchSize, widgets.Sanitize(name)),
 		"They are out of the store until you decide each one (ack, retry with a delay, nack) and apply: a live service's consumers cannot take them meanwhile.")
+}
+
+// pollOff says why t cannot poll: no queue is selected, or it has no
+// ready message.
+func (m Model) pollOff() string {
+	q, ok := m.queue()
+	switch {
+	case !ok:
+		return "select a queue to poll it"
+	case q.Ready == 0:
+		return fmt.Sprintf("%s has no ready message to claim (%d delayed)", q.Name, q.Delayed)
+	}
+	return ""
 }
 
 // startPoll claims a batch of the queue the dialog named.
@@ -255,44 +262,73 @@ func (m Model) onPollDone(msg pollDone) (Model, tea.Cmd) {
 func (m Model) handlePoll(msg tea.KeyMsg) (Model, tea.Cmd) {
 	p := *m.poll
 	m.poll = &p
-	k := m.pollKeys
-	if p.phase != pollDeciding {
+	switch {
+	case p.phase != pollDeciding:
 		return m, nil // claiming or applying: nothing to decide
-	}
-	if p.editing {
+	case p.editing:
 		return m.handleDelay(msg)
-	}
-	if p.list.Handle(msg, k.NavKeys, p.ids(), m.msgRows()) {
+	case len(p.items) == 0:
 		return m, nil
 	}
-	switch {
-	case len(p.items) == 0:
-	case key.Matches(msg, k.Ack):
-		p.items = decide(p.items, p.list.Cur, coord.DecisionAck, 0)
-		p.list.Set(p.list.Cur+1, p.ids(), m.msgRows())
-	case key.Matches(msg, k.Nack):
-		p.items = decide(p.items, p.list.Cur, coord.DecisionNone, 0)
-		p.list.Set(p.list.Cur+1, p.ids(), m.msgRows())
-	case key.Matches(msg, k.Retry):
-		if it := p.items[p.list.Cur]; it.decision == coord.DecisionRetry {
-			p.delayIn.SetValue(it.delay.String())
-		}
-		p.editing = true
-		p.delayIn.CursorEnd()
-		return m, p.delayIn.Focus()
-	case key.Matches(msg, k.Apply):
-		return m, m.askApply()
-	case key.Matches(msg, k.GiveBack):
-		for i := range p.items {
-			p.items = decide(p.items, i, coord.DecisionRetry, 0)
-		}
-		return m, m.askApply()
-	default:
-		// Every other key (tabs, q, the list's own keys) waits: say why
-		// instead of ignoring it.
-		return m, views.Flash(views.FlashInfo, "%d claimed message(s) are out of the store until you decide: a ack · e retry later · b back off (nack), then enter applies; u gives them all back", len(p.items))
+	if cmd, ok := m.pollKeys.actions().Dispatch(&m, msg, m.ReadOnly); ok {
+		return m, cmd
 	}
-	return m, nil
+	// Every other key (tabs, q, the list's own keys) waits: say why
+	// instead of ignoring it.
+	return m, views.Flash(views.FlashInfo, "%d claimed message(s) are out of the store until you decide: %s", len(p.items), m.pollKeys.hint())
+}
+
+// actions is the table of the decision panel's keys: each decides the
+// selected message; enter and u ask before the decisions are applied.
+func (k *PollKeys) actions() views.Actions[Model] {
+	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		m.poll.list.Handle(msg, m.pollKeys.NavKeys, m.poll.ids(), m.msgRows())
+		return nil
+	}
+	return append(views.Actions[Model]{
+		{Binding: &k.Up, Do: nav, Short: 1},
+		{Binding: &k.Down, Do: nav, Short: 2},
+		{Binding: &k.Ack, Do: decideKey(coord.DecisionAck), Short: 3},
+		{Binding: &k.Retry, Do: views.Run((*Model).editDelay), Short: 4},
+		{Binding: &k.Nack, Do: decideKey(coord.DecisionNone), Short: 5},
+		{Binding: &k.Apply, What: "apply the decisions", Asks: views.AskDialog, Do: views.Run((*Model).askApply), Short: 6},
+		{Binding: &k.GiveBack, What: "give every message back", Asks: views.AskDialog, Do: views.Run((*Model).giveBack), Short: 7},
+	}, views.Together(0, nav, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom)...)
+}
+
+// hint names the decision panel's keys, in a line.
+func (k PollKeys) hint() string {
+	return views.Hint("%s ack · %s retry later · %s back off (nack), then %s applies; %s gives them all back", k.Ack, k.Retry, k.Nack, k.Apply, k.GiveBack)
+}
+
+// decideKey decides the selected message d and moves to the next.
+func decideKey(d coord.Decision) func(*Model, tea.KeyMsg) tea.Cmd {
+	return func(m *Model, _ tea.KeyMsg) tea.Cmd {
+		p := m.poll
+		p.items = decide(p.items, p.list.Cur, d, 0)
+		p.list.Set(p.list.Cur+1, p.ids(), m.msgRows())
+		return nil
+	}
+}
+
+// editDelay opens the retry delay input on the selected message.
+func (m *Model) editDelay() tea.Cmd {
+	p := m.poll
+	if it := p.items[p.list.Cur]; it.decision == coord.DecisionRetry {
+		p.delayIn.SetValue(it.delay.String())
+	}
+	p.editing = true
+	p.delayIn.CursorEnd()
+	return p.delayIn.Focus()
+}
+
+// giveBack decides every message "retry now" and asks to apply.
+func (m *Model) giveBack() tea.Cmd {
+	p := m.poll
+	for i := range p.items {
+		p.items = decide(p.items, i, coord.DecisionRetry, 0)
+	}
+	return m.askApply()
 }
 
 // handleDelay handles keys while the retry delay input has them.
@@ -377,7 +413,7 @@ func (p pollState) help(k PollKeys) []key.Binding {
 	case p.editing:
 		return []key.Binding{k.Accept, k.Cancel}
 	}
-	return []key.Binding{k.Up, k.Down, k.Ack, k.Retry, k.Nack, k.Apply, k.GiveBack}
+	return k.actions().ShortHelp(false)
 }
 
 // parseDelay reads a retry or send delay: empty for none, else a Go

@@ -45,15 +45,34 @@ func DefaultKeys() Keys {
 	return k
 }
 
-// Writes are the Queues tab's write keys, declared once: read-only mode
-// disables them and says why; n opens the send form, c (a poll claims
-// messages out of the queue) and d ask.
-func (k *Keys) Writes() views.WriteKeys {
-	return views.WriteKeys{
-		{Binding: &k.Send, What: "send a message", Asks: views.AskForm},
-		{Binding: &k.Poll, What: "poll a batch as a consumer", Asks: views.AskDialog},
-		{Binding: &k.Purge, What: "purge a queue", Asks: views.AskDialog},
+// actions is the Queues tab's table of keys: n opens the send form, t
+// (a poll claims messages out of the queue) and d ask.
+func (k *Keys) actions() views.Actions[Model] {
+	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		m.lists.Nav(msg, m.keys.NavKeys, m.queueIDs(), m.messageIDs(), m.closeReport)
+		return nil
 	}
+	side := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		m.lists.Side(msg, m.keys.Queues, m.keys.Messages, len(m.msgIDs()) > 0)
+		return nil
+	}
+	filter := views.Step(Model.handleFilter)
+	as := views.Together(0, nav, k.NavKeys.All()...)
+	as = append(as, views.Actions[Model]{
+		{Binding: &k.Queues, Do: side, Col: 1},
+		{Binding: &k.Messages, Do: side, Col: 1, Short: 5},
+		// Before the filter's esc: esc closes the poll report first.
+		{Binding: &k.Close, Do: views.Run((*Model).closeReportKey), Col: 1},
+		{Binding: &k.Filter, Do: filter, Col: 1, Short: 6},
+		{Binding: &k.ClearFilter, Do: filter, Col: 1},
+		{Binding: &k.Reload, Do: views.Run((*Model).Reload), Col: 1},
+		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
+		{Binding: &k.Send, What: "send a message", Asks: views.AskForm, Do: views.Run((*Model).startSend), Col: 2, Short: 1},
+		{Binding: &k.Peek, Do: views.Run((*Model).peekKey), Col: 2, Short: 2},
+		{Binding: &k.Poll, What: "poll a batch as a consumer", Asks: views.AskDialog, Do: views.Run((*Model).askPoll), Off: Model.pollOff, Col: 2, Short: 3},
+		{Binding: &k.Purge, What: "purge a queue", Asks: views.AskDialog, Do: views.Run((*Model).askPurge), Off: Model.purgeOff, Col: 2, Short: 4},
+	}...)
+	return append(as, views.Together(3, views.Step(Model.handleMark), k.MarkKeys.All()...)...)
 }
 
 // Model shows each queue's depth, the age of its oldest ready message,
@@ -98,9 +117,6 @@ type peekState struct {
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectQueues)), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
 		filter: widgets.NewFilter("filter: queue, message id or body", styles), markMax: defaultMarkBounds()}
-	if m.ReadOnly {
-		m.keys.Writes().Disable()
-	}
 	return m
 }
 
@@ -197,8 +213,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.markAll != nil:
 		return []key.Binding{markStop, m.keys.MarkAll}
 	}
-	k := m.keys
-	return []key.Binding{k.Send, k.Peek, k.Poll, k.Purge, k.Messages, k.Filter}
+	return m.keys.actions().ShortHelp(m.ReadOnly)
 }
 
 // FullHelp returns every live binding, in columns.
@@ -206,8 +221,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	if m.Form != nil || m.poll != nil || m.peek != nil || m.filter.Typing() {
 		return [][]key.Binding{m.ShortHelp()}
 	}
-	k := m.keys
-	return [][]key.Binding{k.Bindings(), {k.Queues, k.Messages, k.Filter, k.ClearFilter, k.Reload, k.Close, k.Browse}, {k.Send, k.Peek, k.Poll, k.Purge}, k.MarkBindings()}
+	return m.keys.actions().FullHelp(m.ReadOnly)
 }
 
 // queueIDs and messageIDs read the ids and rows of both lists from m as it

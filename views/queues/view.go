@@ -10,6 +10,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/store/coord"
+	"kvdeck/views"
 	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
 )
@@ -129,7 +130,7 @@ func (m Model) queuesView() string {
 	case unready != nil:
 		lines = append(lines, unready...)
 	case len(queues) == 0:
-		lines = append(lines, coordkit.Empty(st, m.filter, "No messages in any queue. n sends one.", w)...)
+		lines = append(lines, coordkit.Empty(st, m.filter, views.Hint("No messages in any queue. %s sends one.", m.keys.Send), w)...)
 	}
 	active := m.Focused && !m.lists.OnItems && m.Form == nil && m.poll == nil
 	from, to := m.lists.Groups.Window(len(queues), m.queueRows())
@@ -190,7 +191,7 @@ func (m Model) queueView() string {
 	w := m.rightInner()
 	q, ok := m.queue()
 	if !ok && m.Form == nil {
-		return widgets.Pane(st.Pane, st.Muted.Render("Select a queue on the left; n sends a message to a new one."), m.rightWidth(), m.Height)
+		return widgets.Pane(st.Pane, st.Muted.Render(views.Hint("Select a queue on the left; %s sends a message to a new one.", m.keys.Send)), m.rightWidth(), m.Height)
 	}
 	lines := []string{widgets.Spread(st.PaneTitle.Render(widgets.Sanitize(strings.ToUpper(q.Name)))+"  "+m.queueSummary(q), m.position(len(m.shownMessages(q))), w)}
 	if m.folds() < coordkit.FoldChart {

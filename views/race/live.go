@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -82,29 +81,10 @@ func waitLive(session, gen int, r *race.Race) tea.Cmd {
 	}
 }
 
-// handleLive handles keys in live mode.
-func (m Model) handleLive(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k, lv := m.keys, &m.run
-	var cmd tea.Cmd
-	switch {
-	case key.Matches(msg, k.Start):
-		cmd = m.askStart()
-	case key.Matches(msg, k.Stop):
-		lv.cancel()
-		cmd = views.Flash(views.FlashInfo, "stopping: each worker stops after its current step")
-	case key.Matches(msg, k.More):
-		lv.workers = min(lv.workers*2, 64)
-	case key.Matches(msg, k.Fewer):
-		lv.workers = max(lv.workers/2, 1)
-	case key.Matches(msg, k.Lockstep):
-		lv.lockstep = !lv.lockstep
-	case key.Matches(msg, k.Naive):
-		m.naive = !m.naive
-		cmd = views.Flash(views.FlashInfo, "%s", naiveText(m.naive))
-	default:
-		cmd = k.liveWrites().Refuse(m.readOnly, msg)
-	}
-	return m, cmd
+// stopLive stops the live workers (x).
+func (m *Model) stopLive() tea.Cmd {
+	m.run.cancel()
+	return views.Flash(views.FlashInfo, "stopping: each worker stops after its current step")
 }
 
 // liveConfirmed answers the start dialog.
@@ -112,7 +92,7 @@ type liveConfirmed struct{ session int }
 
 // askStart asks before the workers write the counter: a key that writes
 // always asks first.
-func (m Model) askStart() tea.Cmd {
+func (m *Model) askStart() tea.Cmd {
 	if m.readOnly || m.run.starting || m.run.race != nil {
 		return nil
 	}
@@ -123,7 +103,7 @@ func (m Model) askStart() tea.Cmd {
 	}
 	return views.Confirm("Start the race?", "start", func() tea.Msg { return liveConfirmed{session: session} },
 		fmt.Sprintf("%d workers, each on its own connection, increment %s %d times each (%s).", lv.workers, codec.Format(raceCounterKey()), lv.increments, mode),
-		"The counter is written in this store; x stops the workers.")
+		views.Hint("The counter is written in this store; %s stops the workers.", m.keys.Stop))
 }
 
 // startLive starts N workers, each on its own connection.

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	"kvdeck/internal/race"
 	"kvdeck/themes"
 	"kvdeck/views"
 )
@@ -46,27 +47,46 @@ func DefaultKeys() Keys {
 	}
 }
 
-// Writes are the Race tab's write keys, declared once: read-only mode
-// disables them and says why. c, and enter when the client's next step
-// is its commit, ask first, showing the staged check+set; R (the replay
-// resets the counter and commits again) and enter (live workers) ask; s
-// and A only stage a commit, which c then asks for.
-func (k *Keys) Writes() views.WriteKeys { return append(k.stepWrites(), k.liveWrites()...) }
-
-// stepWrites are step mode's write keys (the refusals of that mode).
-func (k *Keys) stepWrites() views.WriteKeys {
-	return views.WriteKeys{
-		{Binding: &k.Next, What: "a client's next step (its commit asks)", Asks: views.AskDialog},
-		{Binding: &k.Stage, What: "stage a commit", Asks: views.AskNone},
-		{Binding: &k.Commit, What: "commit a client's staged write", Asks: views.AskDialog},
-		{Binding: &k.Recover, What: "recover (re-read, re-stage)", Asks: views.AskNone},
-		{Binding: &k.Replay, What: "replay the interleaving", Asks: views.AskDialog},
+// actions is the Race tab's table of keys, both modes in one: the mode
+// shown switches the other's bindings off (updateKeys), so enter is the
+// client's next step in step mode and starts the workers in live mode.
+// ctrl+s, and enter when the client's next step is its commit, ask
+// first, showing the staged check+set; R (the replay resets the counter
+// and commits again) and enter in live mode ask; i and A only stage a
+// commit, which ctrl+s then asks for. The Short places give each mode's
+// one-line help its order.
+func (k *Keys) actions() views.Actions[Model] {
+	step := func(f func(*Model, *stepAction)) func(*Model, tea.KeyMsg) tea.Cmd {
+		return func(m *Model, _ tea.KeyMsg) tea.Cmd {
+			a := stepAction{client: m.step.selected, naive: m.naive}
+			f(m, &a)
+			return m.takeStep(a)
+		}
 	}
-}
-
-// liveWrites are live mode's write keys.
-func (k *Keys) liveWrites() views.WriteKeys {
-	return views.WriteKeys{{Binding: &k.Start, What: "start the live workers", Asks: views.AskDialog}}
+	kind := func(k race.StepKind) func(*Model, tea.KeyMsg) tea.Cmd {
+		return step(func(_ *Model, a *stepAction) { a.kind = k })
+	}
+	do := views.Run[Model]
+	return views.Actions[Model]{
+		{Binding: &k.Mode, Do: do((*Model).toggleMode), Short: 15},
+		{Binding: &k.Naive, Do: do((*Model).toggleNaive), Short: 13},
+		{Binding: &k.Left, Do: do((*Model).selectLeft), Col: 1, Short: 2},
+		{Binding: &k.Right, Do: do((*Model).selectRight), Col: 1, Short: 3},
+		{Binding: &k.Next, What: "a client's next step (its commit asks)", Asks: views.AskDialog,
+			Do: step(func(m *Model, a *stepAction) { a.kind = nextStep(m.step.events, m.step.selected) }), Col: 1, Short: 1},
+		{Binding: &k.Read, Do: kind(race.StepRead), Col: 1, Short: 4},
+		{Binding: &k.Stage, What: "stage a commit", Asks: views.AskNone, Do: kind(race.StepStage), Col: 1, Short: 5},
+		{Binding: &k.Commit, What: "commit a client's staged write", Asks: views.AskDialog, Do: kind(race.StepCommit), Col: 1, Short: 6},
+		{Binding: &k.Recover, What: "recover (re-read, re-stage)", Asks: views.AskNone, Do: kind(race.StepRecover), Col: 1, Short: 7},
+		{Binding: &k.AddClient, Do: step(func(_ *Model, a *stepAction) { a.add = true }), Col: 2},
+		{Binding: &k.Replay, What: "replay the interleaving", Asks: views.AskDialog, Do: step(func(_ *Model, a *stepAction) { a.replay = true }), Col: 2, Short: 8},
+		{Binding: &k.Reset, Do: step(func(_ *Model, a *stepAction) { a.reset = true }), Col: 2},
+		{Binding: &k.Start, What: "start the live workers", Asks: views.AskDialog, Do: do((*Model).askStart), Col: 3, Short: 9},
+		{Binding: &k.Stop, Do: do((*Model).stopLive), Col: 3, Short: 10},
+		{Binding: &k.More, Do: do(func(m *Model) tea.Cmd { m.run.workers = min(m.run.workers*2, 64); return nil }), Col: 3, Short: 11},
+		{Binding: &k.Fewer, Do: do(func(m *Model) tea.Cmd { m.run.workers = max(m.run.workers/2, 1); return nil }), Col: 3, Short: 12},
+		{Binding: &k.Lockstep, Do: do(func(m *Model) tea.Cmd { m.run.lockstep = !m.run.lockstep; return nil }), Col: 3, Short: 14},
+	}
 }
 
 // raceCounterKey is the counter the tab races on: {"n": <integer>}, the
@@ -151,15 +171,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if !m.focused {
 			return m, nil
 		}
-		if key.Matches(msg, m.keys.Mode) && m.run.race == nil {
-			m.live = !m.live
-			m.updateKeys()
-			return m, nil
-		}
-		if m.live {
-			return m.handleLive(msg)
-		}
-		return m.handleStep(msg)
+		cmd, _ := m.keys.actions().Dispatch(&m, msg, m.readOnly)
+		return m, cmd
 	}
 	return m, nil
 }
@@ -178,30 +191,28 @@ func (m *Model) updateKeys() {
 	k.Stop.SetEnabled(m.live && running)
 	k.Mode.SetEnabled(!running)
 	k.Naive.SetEnabled(!running)
-	if m.readOnly {
-		k.Writes().Disable()
-	}
 }
 
-// ShortHelp returns the bindings for the one-line help.
-func (m Model) ShortHelp() []key.Binding {
-	k := m.keys
-	if m.live {
-		return []key.Binding{k.Start, k.Stop, k.More, k.Fewer, k.Naive, k.Lockstep, k.Mode}
-	}
-	return []key.Binding{k.Next, k.Left, k.Right, k.Read, k.Stage, k.Commit, k.Recover, k.Replay, k.Naive, k.Mode}
+// toggleMode switches between step and live mode (m; off while live
+// workers run).
+func (m *Model) toggleMode() tea.Cmd {
+	m.live = !m.live
+	m.updateKeys()
+	return nil
 }
+
+// toggleNaive switches the naive (unchecked) writes on or off.
+func (m *Model) toggleNaive() tea.Cmd {
+	m.naive = !m.naive
+	return views.Flash(views.FlashInfo, "%s", naiveText(m.naive))
+}
+
+// ShortHelp returns the bindings for the one-line help: the mode's
+// keys (the other mode's are switched off, and help leaves them out).
+func (m Model) ShortHelp() []key.Binding { return m.keys.actions().ShortHelp(m.readOnly) }
 
 // FullHelp returns every live binding, in columns.
-func (m Model) FullHelp() [][]key.Binding {
-	k := m.keys
-	return [][]key.Binding{
-		{k.Mode, k.Naive},
-		{k.Left, k.Right, k.Next, k.Read, k.Stage, k.Commit, k.Recover},
-		{k.AddClient, k.Replay, k.Reset},
-		{k.Start, k.Stop, k.More, k.Fewer, k.Lockstep},
-	}
-}
+func (m Model) FullHelp() [][]key.Binding { return m.keys.actions().FullHelp(m.readOnly) }
 
 // nextTag returns a fresh generation tag.
 func (m *Model) nextTag() int {

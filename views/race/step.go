@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
@@ -114,47 +113,27 @@ func outcomes(events []race.Event) []race.Outcome {
 	return out
 }
 
-// handleStep handles keys in step mode.
-func (m Model) handleStep(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := m.keys
-	st := &m.step
-	a := stepAction{client: st.selected, naive: m.naive}
-	switch {
-	case key.Matches(msg, k.Left):
-		st.selected = max(st.selected-1, 0)
-		return m, nil
-	case key.Matches(msg, k.Right):
-		st.selected = min(st.selected+1, len(st.clients)-1)
-		return m, nil
-	case key.Matches(msg, k.Naive):
-		m.naive = !m.naive
-		return m, views.Flash(views.FlashInfo, "%s", naiveText(m.naive))
-	case key.Matches(msg, k.Next):
-		a.kind = nextStep(st.events, st.selected)
-	case key.Matches(msg, k.Read):
-		a.kind = race.StepRead
-	case key.Matches(msg, k.Stage):
-		a.kind = race.StepStage
-	case key.Matches(msg, k.Commit):
-		a.kind = race.StepCommit
-	case key.Matches(msg, k.Recover):
-		a.kind = race.StepRecover
-	case key.Matches(msg, k.AddClient):
-		a.add = true
-	case key.Matches(msg, k.Replay):
-		a.replay = true
-	case key.Matches(msg, k.Reset):
-		a.reset = true
-	default:
-		return m, k.stepWrites().Refuse(m.readOnly, msg)
-	}
-	if st.stepper == nil || st.busy {
-		return m, nil
+// selectLeft and selectRight select the previous or next client.
+func (m *Model) selectLeft() tea.Cmd {
+	m.step.selected = max(m.step.selected-1, 0)
+	return nil
+}
+
+func (m *Model) selectRight() tea.Cmd {
+	m.step.selected = min(m.step.selected+1, len(m.step.clients)-1)
+	return nil
+}
+
+// takeStep takes a on the theater, asking first when it writes; nothing
+// while there is no theater or a step runs.
+func (m *Model) takeStep(a stepAction) tea.Cmd {
+	if m.step.stepper == nil || m.step.busy {
+		return nil
 	}
 	if ask := m.askStep(a); ask != nil {
-		return m, ask
+		return ask
 	}
-	return m, m.runStep(a)
+	return m.runStep(a)
 }
 
 // runStep starts a on the theater.

@@ -8,6 +8,7 @@ import (
 
 	"kvdeck/internal/usertext"
 	"kvdeck/themes"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -245,7 +246,7 @@ func (m Model) verdictLines(w int) []string {
 			ex := o.Explanation
 			out = append(out, st.Label.Render("WHY "+ex.Client+"'S COMMIT FAILED"))
 			out = append(out, widgets.ProseLines(fmt.Sprintf("expected %s (what %s read) · actual %s", usertext.StampText(ex.Expected), ex.Client, usertext.StampText(ex.Actual)), st.Text, w)...)
-			out = append(out, widgets.ProseLines(ex.String()+". Nothing was written; A recovers (re-read, re-stage), then ctrl+s commits.", st.Error, w)...)
+			out = append(out, widgets.ProseLines(ex.String()+". Nothing was written; "+m.recoverHint(ex.Client), st.Error, w)...)
 			break
 		}
 		if o != nil && o.OK && len(o.Overwrote) > 0 {
@@ -263,6 +264,13 @@ func (m Model) verdictLines(w int) []string {
 	return out
 }
 
+// recoverHint says how client recovers from a failed commit. It names
+// the keys as keys ("press A"): the recover key A alone reads as client
+// A.
+func (m Model) recoverHint(client string) string {
+	return "on client " + client + views.Hint(", press %s to recover (re-read, re-stage), then %s to commit.", m.keys.Recover, m.keys.Commit)
+}
+
 // liveLines: the settings, the live counters, per worker.
 func (m Model) liveLines(w int) []string {
 	st := m.styles
@@ -274,7 +282,7 @@ func (m Model) liveLines(w int) []string {
 	}
 	out = append(out, st.Text.Render(fmt.Sprintf("%d workers × %d increments, each worker on its own connection%s", lv.workers, lv.increments, lock)))
 	s := lv.snap
-	phase := "ready: enter starts"
+	phase := views.Hint("ready: %s starts", m.keys.Start)
 	switch {
 	case lv.starting:
 		phase = "opening the workers' connections…"

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kvdeck/internal/race"
+	"kvdeck/views"
 	"kvdeck/views/viewtest"
 )
 
@@ -17,9 +18,17 @@ import (
 // are walked on their own.
 func TestRaceWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
+	var stepWrites, liveWrites views.WriteKeys
+	for _, w := range keys.actions().Writes() {
+		if w.Binding == &keys.Start {
+			liveWrites = append(liveWrites, w)
+		} else {
+			stepWrites = append(stepWrites, w)
+		}
+	}
 	t.Run("step", func(t *testing.T) {
 		viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
-			Writes: keys.stepWrites(),
+			Writes: stepWrites,
 			Start:  newRaceHarness,
 			Prepare: func(h *viewtest.Harness[Model], key string) {
 				switch key {
@@ -37,7 +46,7 @@ func TestRaceWriteKeys(t *testing.T) {
 	})
 	t.Run("live", func(t *testing.T) {
 		viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
-			Writes:    keys.liveWrites(),
+			Writes:    liveWrites,
 			Start:     newRaceHarness,
 			Prepare:   func(h *viewtest.Harness[Model], _ string) { h.Keys("m") },
 			Capturing: Model.Capturing,

@@ -25,11 +25,27 @@ type Keys struct {
 	widgets.FilterKeys
 }
 
-// Writes is the Sweep tab's write-key table (views.WriteKeys): s, which
-// asks with the count (and, under a clock ahead of the real one, with the
-// rows the real clock still sees live).
-func (k *Keys) Writes() views.WriteKeys {
-	return views.WriteKeys{{Binding: &k.Sweep, What: "sweep expired rows", Asks: views.AskDialog}}
+// actions is the Sweep tab's table of keys: d, the one write, asks with
+// the count (and, under a clock ahead of the real one, with the rows the
+// real clock still sees live); x stops a running sweep.
+func (k *Keys) actions() views.Actions[Model] {
+	filter := func(m *Model, msg tea.KeyMsg) tea.Cmd {
+		var cmd tea.Cmd
+		*m, cmd, _ = m.handleFilter(msg)
+		return cmd
+	}
+	do := views.Run[Model]
+	return views.Actions[Model]{
+		{Binding: &k.Up, Do: do(func(m *Model) tea.Cmd { m.move(-1); return nil }), Short: 1},
+		{Binding: &k.Down, Do: do(func(m *Model) tea.Cmd { m.move(1); return nil }), Short: 2},
+		{Binding: &k.DryRun, Do: do((*Model).dryRun), Col: 1, Short: 3},
+		{Binding: &k.Sweep, What: "sweep expired rows", Asks: views.AskDialog, Do: do((*Model).askSweep), Off: Model.sweepOff, Col: 1, Short: 4},
+		// Before the filter's esc: esc stops a running sweep first.
+		{Binding: &k.Cancel, Do: do((*Model).cancelSweep), Col: 1, Short: 5},
+		{Binding: &k.Rescan, Do: do((*Model).rescan), Col: 1, Short: 6},
+		{Binding: &k.Filter, Do: filter, Short: 7},
+		{Binding: &k.ClearFilter, Do: filter},
+	}
 }
 
 // DefaultKeys returns the Sweep tab's default key bindings.
@@ -109,9 +125,6 @@ type sweepConfirmed struct {
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{deps: deps, styles: styles, keys: DefaultKeys(), readOnly: deps.Store.ReadOnly(), pollEvery: progressEvery,
 		filter: widgets.NewFilter("filter: prefix", styles), guardKeys: DefaultGuardKeys(), realNow: store.SystemClock}
-	if m.readOnly {
-		m.keys.Writes().Disable()
-	}
 	m.scanning, m.tags, m.scanGen = true, 1, 1
 	return m
 }
@@ -193,29 +206,21 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 
 // handleKey handles the view's keys.
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := m.keys
-	var cmd tea.Cmd
-	switch {
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.DryRun):
-		cmd = m.dryRun()
-	case key.Matches(msg, k.Sweep):
-		cmd = m.askSweep()
-	case key.Matches(msg, k.Cancel):
-		m.run.cancel()
-		cmd = views.Flash(views.FlashInfo, "cancelling: the sweep stops after its current batch")
-	case key.Matches(msg, k.Rescan):
-		return m.Refresh()
-	case key.Matches(msg, k.Filter), key.Matches(msg, k.ClearFilter):
-		m, cmd, _ := m.handleFilter(msg)
-		return m, cmd
-	default:
-		cmd = k.Writes().Refuse(m.readOnly, msg)
-	}
+	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.readOnly)
 	return m, cmd
+}
+
+// cancelSweep stops the running sweep after its current batch (x).
+func (m *Model) cancelSweep() tea.Cmd {
+	m.run.cancel()
+	return views.Flash(views.FlashInfo, "cancelling: the sweep stops after its current batch")
+}
+
+// rescan takes a new census (r).
+func (m *Model) rescan() tea.Cmd {
+	var cmd tea.Cmd
+	*m, cmd = m.Refresh()
+	return cmd
 }
 
 // scope is the selected scope, if the census is in.
@@ -239,18 +244,30 @@ func (m *Model) dryRun() tea.Cmd {
 	return dryRun(m.deps.Store, m.deps.Session, m.dryGen, scopeName(sc), sc.prefix(), m.deps.Now(), m.realNow())
 }
 
-// askSweep asks for confirmation, naming the count and the prefix; under
-// a clock ahead of the real one it first counts the rows the real clock
-// still sees live (guard.go).
-func (m *Model) askSweep() tea.Cmd {
+// sweepOff says why d cannot sweep the selected scope: its rows cannot
+// be addressed by prefix, or none is expired. With no census yet, or a
+// sweep running or being counted for, askSweep does nothing instead.
+func (m Model) sweepOff() string {
 	sc, ok := m.scope()
 	switch {
 	case !ok || m.run != nil || m.counting:
-		return nil
+		return ""
 	case sc.undecodable:
-		return views.Flash(views.FlashInfo, "undecodable rows cannot be addressed by prefix; select all prefixes to sweep them too")
+		return "undecodable rows cannot be addressed by prefix; select all prefixes to sweep them too"
 	case sc.expired == 0:
-		return views.Flash(views.FlashInfo, "nothing under %s is expired at the census time; r rescans", scopeName(sc))
+		return fmt.Sprintf("nothing under %s is expired at the census time; %s rescans", scopeName(sc), views.KeyName(m.keys.Rescan))
+	}
+	return ""
+}
+
+// askSweep asks for confirmation, naming the count and the prefix; under
+// a clock ahead of the real one it first counts the rows the real clock
+// still sees live (guard.go). No census yet, or a sweep running or being
+// counted for: nothing to ask.
+func (m *Model) askSweep() tea.Cmd {
+	sc, ok := m.scope()
+	if !ok || m.run != nil || m.counting {
+		return nil
 	}
 	m.askGen = m.nextTag()
 	now, real := m.deps.Now(), m.realNow()
@@ -268,7 +285,8 @@ func (m Model) confirm(sc sweepScope, now, n int64) tea.Cmd {
 	do := func() tea.Msg { return confirmed }
 	return views.Confirm("Sweep expired rows?", "sweep", do,
 		fmt.Sprintf("Deletes the %d row(s) under %s that are expired at %s,", n, scopeName(sc), usertext.FormatTime(now)),
-		"in batches of one short transaction each; a row another writer re-set meanwhile survives. x cancels between batches.")
+		"in batches of one short transaction each; a row another writer re-set meanwhile survives. "+
+			views.Hint("%s cancels between batches.", m.keys.Cancel))
 }
 
 // start begins a confirmed sweep.
@@ -328,8 +346,7 @@ func (m Model) ShortHelp() []key.Binding {
 	if m.filter.Typing() {
 		return m.filter.Help()
 	}
-	k := m.keys
-	return []key.Binding{k.Up, k.Down, k.DryRun, k.Sweep, k.Cancel, k.Rescan, k.Filter}
+	return m.keys.actions().ShortHelp(m.readOnly)
 }
 
 // FullHelp returns every live binding, in columns.
@@ -340,8 +357,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	if m.filter.Typing() {
 		return [][]key.Binding{m.filter.Help()}
 	}
-	k := m.keys
-	return [][]key.Binding{{k.Up, k.Down, k.Filter, k.ClearFilter}, {k.DryRun, k.Sweep, k.Cancel, k.Rescan}}
+	return m.keys.actions().FullHelp(m.readOnly)
 }
 
 // nextTag returns a fresh generation tag.

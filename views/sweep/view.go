@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/internal/usertext"
+	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
 
@@ -71,7 +72,7 @@ func (m Model) mainLines(w int) []string {
 	}
 	out = append(out, m.receiptLines(w)...)
 	if m.readOnly {
-		out = append(out, "", st.Warn.Render("read-only: sweeping is disabled; enter still dry-runs"))
+		out = append(out, "", st.Warn.Render(views.Hint("read-only: sweeping is disabled; %s still dry-runs", m.keys.DryRun)))
 	}
 	return out
 }
@@ -149,7 +150,7 @@ func (m Model) receiptLines(w int) []string {
 		return []string{st.Muted.Render("dry run: counting…")}
 	}
 	if d == nil {
-		return widgets.ProseLines("enter counts what a sweep of the selected prefix would remove (a dry run); d sweeps it: deletes them (after a confirmation).", st.Muted, w)
+		return widgets.ProseLines(views.Hint("%s counts what a sweep of the selected prefix would remove (a dry run); %s sweeps it: deletes them (after a confirmation).", m.keys.DryRun, m.keys.Sweep), st.Muted, w)
 	}
 	title := "RECEIPT "
 	if d.dryRun {

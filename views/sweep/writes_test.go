@@ -12,7 +12,7 @@ import (
 func TestSweepWriteKeys(t *testing.T) {
 	keys := DefaultKeys()
 	viewtest.WalkWriteKeys(t, viewtest.WriteWalk[Model]{
-		Writes: keys.Writes(),
+		Writes: keys.actions().Writes(),
 		Start: func(t *testing.T, readOnly bool) *viewtest.Harness[Model] {
 			t.Helper()
 			s, clock, path := viewtest.Reference(t, readOnly)

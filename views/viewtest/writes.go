@@ -114,6 +114,8 @@ func walkWritable[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, n
 		t.Fatalf("%s wrote to the store before asking; flashes %v", name, h.Flashes)
 	}
 	switch wk.Asks {
+	case views.Reads:
+		t.Fatalf("%s is walked as a write, yet its table says it reads", name)
 	case views.AskNone:
 		if len(h.Confirms) != asked {
 			t.Errorf("%s is declared to write nothing itself, yet it asked", name)

@@ -152,3 +152,8 @@ func WheelKey(msg tea.MouseMsg) (tea.KeyMsg, bool) {
 	}
 	return tea.KeyMsg{}, false
 }
+
+// All are the navigation keys, for a tab's table of actions.
+func (k *NavKeys) All() []*key.Binding {
+	return []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom}
+}

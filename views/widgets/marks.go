@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"kvdeck/codec"
+	"kvdeck/views"
 )
 
 // Marks are the rows a tab has marked for a bulk action (issue 23 point
@@ -136,4 +137,13 @@ func (s Marks) Indicator() string {
 		return ""
 	}
 	return fmt.Sprintf("%d marked", s.Len())
+}
+
+// All are the marking keys, for a tab's table of actions.
+func (k *MarkKeys) All() []*key.Binding { return []*key.Binding{&k.Mark, &k.MarkAll, &k.Bulk} }
+
+// NoneMarked says that no row is marked and how to mark one, naming
+// rows as what: "no key marked: space marks one, ctrl+a all shown".
+func (k MarkKeys) NoneMarked(what string) string {
+	return "no " + what + " marked: " + views.Hint("%s marks one, %s all shown", k.Mark, k.MarkAll)
 }

@@ -1,0 +1,82 @@
+package usertext
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// escapeJSONRuneByRune is EscapeJSON as it was before its ASCII fast
+// path: every rune decoded and judged by Unsafe. It is the oracle the
+// fast one must match byte for byte.
+func escapeJSONRuneByRune(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		bad := r == utf8.RuneError && n == 1
+		if bad || r != '\n' && r != '\r' && Unsafe(r) {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			switch {
+			case bad:
+				out = append(out, `\ufffd`...)
+			case r > 0xffff:
+				r1, r2 := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			default:
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		} else if out != nil {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return out
+}
+
+// TestEscapeJSONEveryByte: each single byte, and each byte between ASCII
+// text, comes out of EscapeJSON as the rune-by-rune rule writes it.
+func TestEscapeJSONEveryByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for _, in := range [][]byte{{byte(c)}, {'a', byte(c), 'b'}, {byte(c), 0xe2, 0x80, 0xa8, byte(c)}} {
+			if got, want := EscapeJSON(in), escapeJSONRuneByRune(in); !bytes.Equal(got, want) {
+				t.Errorf("EscapeJSON(%q) = %q, want %q", in, got, want)
+			}
+		}
+	}
+}
+
+// FuzzEscapeJSONMatchesRuneByRune: the ASCII fast path changes nothing
+// of the output, whatever the bytes (JSON or not, UTF-8 or not).
+func FuzzEscapeJSONMatchesRuneByRune(f *testing.F) {
+	for _, s := range []string{"", "plain ascii", "\x1b]0;t\x07", "é\u2028\u202e\U0001f600", "\xff\xfe", "\t\n\r\x7f", "a\xe2\x80"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := EscapeJSON(b), escapeJSONRuneByRune(b); !bytes.Equal(got, want) {
+			t.Fatalf("EscapeJSON(%q) = %q, the rune-by-rune rule %q", b, got, want)
+		}
+	})
+}
+
+// TestPrintableASCII: eight bytes pass as printable only when each is;
+// each byte value is tried at each position among printable neighbours.
+func TestPrintableASCII(t *testing.T) {
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			want := c >= 0x20 && c < 0x7f
+			if got := printableASCII(binary.LittleEndian.Uint64(b)); got != want {
+				t.Errorf("printableASCII(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
+}
