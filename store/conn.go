@@ -20,7 +20,7 @@ import (
 //     a read examines many rows (lockfree_read.go), the others said once
 //     (lockednote.go);
 //   - serverConn, sqld or Turso through kvdeck's own Hrana client over
-//     HTTP or WebSocket (hrana*.go, wsbatch.go): a request timeout, a
+//     HTTP or WebSocket (serverconn.go, hrana*.go): a request timeout, a
 //     replica for reads, a one-shot's deferred schema check, answers
 //     sized in bytes.
 //
@@ -149,27 +149,6 @@ type fileConn struct {
 	journal atomic.Value
 }
 
-// serverConn is the connection of a server, through kvdeck's own Hrana
-// client.
-type serverConn struct {
-	s *Store
-	// ws sends write transactions over WebSocket (nil over HTTP); http
-	// sends them (and a one-shot's first request) over HTTP (nil over
-	// WebSocket).
-	ws   *wsBatcher
-	http *hranaHTTP
-	// reads is the server reads go to: the replica (Options.Replica), or
-	// the primary (ws or http).
-	reads endpoint
-	// meter counts the requests and what they cost (Cost).
-	meter meter
-	// deferred holds the options of a OneShot open whose schema check is
-	// still to come (hranaoneshot.go); nil once done.
-	deferred   *Options
-	deferredMu sync.Mutex
-	token      string // the auth token sent, to scrub it from errors
-}
-
 // The traits of each connection.
 var (
 	fileTraits = connTraits{ownsFiles: true, head: true, census: censusWindowFile, sweepChunk: DefaultSweepBatch, expiredCount: fileExpiredWindow, expiredSweep: fileExpiredWindow}
@@ -186,7 +165,7 @@ func (f *fileConn) traits() connTraits {
 
 func (c *serverConn) traits() connTraits {
 	t := serverTraits
-	t.cursor = c.reads.http != nil
+	t.cursor = !c.reads.NoCursor()
 	return t
 }
 

@@ -5,11 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
-	"net/url"
-	"syscall"
 	"time"
 )
 
@@ -249,7 +245,7 @@ type txResult func(rows resultRows) error
 // transaction is one Hrana batch (one request): BEGIN IMMEDIATE, the
 // statements, COMMIT, each step conditioned on the previous one, with a
 // ROLLBACK when any fails; over WebSocket the same batch is one request
-// (wsBatcher). On a file it is one transaction on one connection. Each
+// (hrana.Client.Send). On a file it is one transaction on one connection. Each
 // statement with a read func is handed its rows, in statement order, on
 // every transport: however many statements return rows, the write is
 // still one request. A remote write whose request was sent but not
@@ -270,12 +266,7 @@ func (c *serverConn) exec(ctx context.Context, stmts []stmt) error {
 	// for up to the busy timeout in all, as SQLite's busy handler would.
 	deadline := time.Now().Add(s.busy)
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		var err error
-		if c.ws != nil {
-			err = c.execWS(ctx, stmts)
-		} else {
-			err = s.execRemote(ctx, stmts)
-		}
+		err := c.execTurn(ctx, stmts)
 		if err == nil || !errors.Is(err, ErrLocked) || errors.Is(err, ErrOutcomeUnknown) || time.Now().Add(wait).After(deadline) {
 			return err
 		}
@@ -291,20 +282,15 @@ func (c *serverConn) exec(ctx context.Context, stmts []stmt) error {
 	}
 }
 
-func (c *serverConn) execWS(ctx context.Context, stmts []stmt) error {
-	unlock, err := c.ws.lockWrite(ctx)
+// execTurn runs stmts in this process's turn to write to the server
+// (hrana.Client.LockWrite: over WebSocket one write at a time).
+func (c *serverConn) execTurn(ctx context.Context, stmts []stmt) error {
+	unlock, err := c.primary.LockWrite(ctx)
 	if err != nil {
 		return err // nothing sent
 	}
 	defer unlock()
 	return c.s.execRemote(ctx, stmts)
-}
-
-// serverAnswered tells a batch error the server sent (the transaction was
-// rolled back) from a transport failure.
-func serverAnswered(err error) bool {
-	var se *serverError
-	return errors.As(err, &se)
 }
 
 // unknownOutcome is the error of a write whose request left but whose
@@ -326,23 +312,6 @@ func (s *Store) unknownOutcome(ctx context.Context, err error) error {
 		return fmt.Errorf("%w (%w)", err, context.DeadlineExceeded)
 	}
 	return err
-}
-
-// sentHTTP reports whether a failed Hrana pipeline request may have
-// reached the server: everything but a failed dial or an answer from the
-// server (an HTTP status, a statement error) counts as possibly sent.
-func sentHTTP(ctx context.Context, err error) bool {
-	if ctx.Err() != nil {
-		return true
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false
-	}
-	var ue *url.Error
-	var ne net.Error
-	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET)
 }
 
 // exec runs stmts as one transaction of an embedded file.

@@ -203,10 +203,3 @@ func transient(err error) bool {
 	}
 	return errors.Is(err, ErrUnreachable) || transientStatus.MatchString(err.Error())
 }
-
-// tooLarge reports whether err is the server's refusal of an answer
-// over its size limit (sqld: RESPONSE_TOO_LARGE).
-func tooLarge(err error) bool {
-	var se *serverError
-	return errors.As(err, &se) && se.code == "RESPONSE_TOO_LARGE"
-}

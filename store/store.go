@@ -222,96 +222,6 @@ func (s *Store) fileDB(opts Options) (created bool, err error) {
 	return created, nil
 }
 
-// hranaClients makes kvdeck's own Hrana clients of a server (wsbatch.go,
-// hranahttp.go): the primary's, and the replica's where opts names one,
-// each with its route (hranaroute.go).
-func (s *Store) hranaClients(opts Options) error {
-	target := s.target
-	ns := target.Namespace
-	if opts.Namespace != "" {
-		if err := CheckNamespace(opts.Namespace); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
-		}
-		if ns != "" && ns != opts.Namespace {
-			return fmt.Errorf("%w: %s names namespace %s, and the store's options %s", ErrBadURL, s.display, ns, opts.Namespace)
-		}
-		if ns == "" {
-			ns = opts.Namespace
-			s.display += "?namespace=" + ns
-		}
-	}
-	s.target.Namespace = ns
-	c := s.server
-	c.token = opts.AuthToken // only for scrub: never printed
-	primary, replica := newRoutes(ns, opts.Replica != "")
-	p, err := newEndpoint(target, opts.AuthToken, &c.meter, primary)
-	if err != nil {
-		return err
-	}
-	c.http, c.ws, c.reads = p.http, p.ws, p
-	if opts.Replica == "" {
-		return nil
-	}
-	rt, err := ParseTarget(opts.Replica)
-	switch {
-	case err != nil:
-		return fmt.Errorf("the replica: %w", err)
-	case !rt.Transport.Remote():
-		return fmt.Errorf("%w: the replica %s is not a server's URL", ErrBadURL, rt.Display)
-	case rt.Namespace != "" && rt.Namespace != ns:
-		return fmt.Errorf("%w: the replica %s names another namespace than the store", ErrBadURL, rt.Display)
-	}
-	if c.reads, err = newEndpoint(rt, opts.AuthToken, &c.meter, replica); err != nil {
-		return err
-	}
-	s.display += " (reads: " + rt.Display + ")"
-	return nil
-}
-
-// endpoint is kvdeck's own Hrana client of one server: over HTTP or
-// over WebSocket (the other nil), with its route.
-type endpoint struct {
-	http  *hranaHTTP
-	ws    *wsBatcher
-	route *hranaRoute
-}
-
-// newEndpoint makes the client of the server target names.
-func newEndpoint(target Target, token string, m *meter, route *hranaRoute) (endpoint, error) {
-	e := endpoint{route: route}
-	if target.Transport == TransportWS {
-		e.ws = &wsBatcher{url: target.URL, token: token, meter: m, route: route}
-		return e, nil
-	}
-	var err error
-	if e.http, err = newHranaHTTP(target.URL, token, m, route); err != nil {
-		return e, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
-	}
-	return e, nil
-}
-
-// primary is the client writes go to.
-func (c *serverConn) primary() endpoint {
-	e := endpoint{http: c.http, ws: c.ws}
-	if c.http != nil {
-		e.route = c.http.route
-	} else if c.ws != nil {
-		e.route = c.ws.route
-	}
-	return e
-}
-
-// close ends the client's connections (WebSocket) and waits for its
-// stream closes on their way (HTTP).
-func (e endpoint) close() {
-	if e.ws != nil {
-		e.ws.close()
-	}
-	if e.http != nil {
-		e.http.waitClosing()
-	}
-}
-
 // fileConn returns the driver's address of an embedded database, and
 // whether opening will create it (opts.Create and no file yet). A
 // read-only open notes the sidecars absent now and, for a WAL database
@@ -540,9 +450,9 @@ func (s *Store) Close() error {
 
 // close ends the clients' connections.
 func (c *serverConn) close() error {
-	c.primary().close()
-	if c.reads.route != nil && c.reads.route.replica {
-		c.reads.close()
+	c.primary.Close()
+	if c.reads != c.primary {
+		c.reads.Close()
 	}
 	return nil
 }
