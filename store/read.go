@@ -296,26 +296,7 @@ func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error
 func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
 	total := opts.Limit
 	t := s.conn.traits()
-	left := func(seen int) int {
-		if total > 0 {
-			return total - seen
-		}
-		return 0
-	}
-	read := func(ctx context.Context, seen int, cursor string, _ []Entry) (Page, error) {
-		page := opts
-		page.Cursor, page.Limit = cursor, DefaultPageSize
-		if n := left(seen); n > 0 && n < page.Limit {
-			page.Limit = n
-		}
-		return s.List(ctx, page)
-	}
-	if t.sized {
-		pager := &remotePager{s: s, opts: opts}
-		read = func(ctx context.Context, seen int, cursor string, last []Entry) (Page, error) {
-			return pager.next(ctx, cursor, left(seen), last)
-		}
-	}
+	read := s.pageReader(opts)
 	// Over a remote transport the next page is read while fn handles this
 	// one, so that the round trip and the server's work overlap the
 	// caller's (a dump formatting JSON). A file reads one page at a time.
@@ -364,6 +345,33 @@ func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) 
 	}
 }
 
+// pageReader reads the page of a Scan of opts after seen entries, from
+// cursor (last: the page before): on a file a List of DefaultPageSize
+// rows, over a server a keyset page sized in bytes (scanremote.go); no
+// larger than what is left of opts.Limit.
+func (s *Store) pageReader(opts ListOptions) func(ctx context.Context, seen int, cursor string, last []Entry) (Page, error) {
+	left := func(seen int) int {
+		if opts.Limit > 0 {
+			return opts.Limit - seen
+		}
+		return 0
+	}
+	if s.conn.traits().sized {
+		pager := &remotePager{s: s, opts: opts}
+		return func(ctx context.Context, seen int, cursor string, last []Entry) (Page, error) {
+			return pager.next(ctx, cursor, left(seen), last)
+		}
+	}
+	return func(ctx context.Context, seen int, cursor string, _ []Entry) (Page, error) {
+		page := opts
+		page.Cursor, page.Limit = cursor, DefaultPageSize
+		if n := left(seen); n > 0 && n < page.Limit {
+			page.Limit = n
+		}
+		return s.List(ctx, page)
+	}
+}
+
 // Dump streams every physical row with a key under prefix (all of them
 // for a nil or empty prefix), expired and undecodable ones included, in
 // key order. It leaves out the rows whose key is NULL, as every key range
@@ -399,17 +407,7 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 	first, pageRows := true, or(s.knobs.keylessPage, keylessPage)
 	sized := s.conn.traits().sized
 	for {
-		q := "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
-		args := []any{after, pageRows + 1}
-		if sized {
-			// n, the rows before the cut, tells whether it cut the page.
-			q = "SELECT k, v, ver, expires_at, r, n FROM (SELECT k, v, ver, expires_at, r, count(*) OVER () AS n, " +
-				"sum(c) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
-				"SELECT " + s.entrySQL() + ", rowid AS r, " + entryCostSQL + " AS c FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?)) " +
-				"WHERE run < ? ORDER BY r" // the first row always: its run is 0
-			_, budget := s.remotePage()
-			args = append(args, budget)
-		}
+		q, args := s.keylessSQL(after, pageRows, sized)
 		rows, err := s.query(ctx, q, args...)
 		if err != nil {
 			if first && strings.Contains(err.Error(), "no such column: rowid") {
@@ -454,6 +452,22 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 		}
 		after = rowids[len(page)-1]
 	}
+}
+
+// keylessSQL is the statement of a page of NULL-key rows after rowid
+// after: one row more than pageRows (more follow), and over a server
+// (sized) cut where its estimated answer passes remotePageBytes, each
+// row with n, the rows before the cut (it cut the page when more).
+func (s *Store) keylessSQL(after any, pageRows int, sized bool) (string, []any) {
+	if !sized {
+		return "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?", []any{after, pageRows + 1}
+	}
+	_, budget := s.remotePage()
+	return "SELECT k, v, ver, expires_at, r, n FROM (SELECT k, v, ver, expires_at, r, count(*) OVER () AS n, " +
+			"sum(c) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
+			"SELECT " + s.entrySQL() + ", rowid AS r, " + entryCostSQL + " AS c FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?)) " +
+			"WHERE run < ? ORDER BY r", // the first row always: its run is 0
+		[]any{after, pageRows + 1, budget}
 }
 
 // bounds turns list options into a byte range [lo, hi); hi nil means none.
