@@ -38,7 +38,7 @@ func FuzzExtractBlobs(f *testing.F) {
 			return
 		}
 		for i := range want {
-			w, g := stmtResults(want[i]), stmtResults(got[i])
+			w, g := want[i].stmtResults(), got[i].stmtResults()
 			if len(w) != len(g) || !reflect.DeepEqual(want[i].Error, got[i].Error) {
 				t.Fatalf("result %d: got %+v, want %+v", i, got[i], want[i])
 			}
@@ -47,18 +47,6 @@ func FuzzExtractBlobs(f *testing.F) {
 			}
 		}
 	})
-}
-
-// stmtResults are the statement results of one answer.
-func stmtResults(r Result) []*StmtResult {
-	var out []*StmtResult
-	if r.Stmt != nil {
-		out = append(out, r.Stmt)
-	}
-	if r.Batch != nil {
-		out = append(out, r.Batch.StepResults...)
-	}
-	return out
 }
 
 // sameRows fails unless got and want read the same, cell by cell.
