@@ -132,7 +132,7 @@ func (m model) onBulkMsg(msg tea.Msg) (model, tea.Cmd) {
 			return m, views.Flash(views.FlashError, "copy failed: %v", msg.err)
 		}
 		return m, tea.Batch(views.Flash(views.FlashOK, "copied %d keys (OSC 52: your terminal must allow clipboard writes)", msg.n),
-			m.tabs.updateAll(views.BulkDoneMsg{}))
+			m.tabs.updateAll(views.BulkDoneMsg{}, m.tab))
 	}
 	return m, nil
 }
@@ -254,7 +254,7 @@ func (m model) onBulkCommitted(msg bulkCommitted) (model, tea.Cmd) {
 		}
 	}
 	done := views.BulkDoneMsg{Applied: b.done, Skipped: b.skipped}
-	return m, tea.Batch(views.Flash(level, "%s", text), m.tabs.updateAll(done), m.tabs.refresh(m.tab))
+	return m, tea.Batch(views.Flash(level, "%s", text), m.tabs.updateAll(done, m.tab), m.tabs.refresh(m.tab))
 }
 
 // handleBulkRun: while a run is in progress, esc stops it after the

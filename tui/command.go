@@ -40,7 +40,7 @@ type clockChange struct {
 	fix     int64         // an instant (epoch ms), when not zero
 }
 
-const commandUsage = "commands: :open URL [--auth-token] · :store [NAME] · :fleet · :goto KEY · :find TEXT · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
+const commandUsage = "commands: :open URL [--auth-token] · :store [NAME] · :at TIME|now · :fleet · :goto KEY · :find TEXT · :refresh 500ms|off · :clock +5m|-1h|now|EPOCH_MS|RFC3339 · :log · :q"
 
 const openUsage = "usage: :open URL [--auth-token] (a file path, file:, libsql://, http(s)://, ws(s)://; --auth-token asks for a token at a prompt that does not echo it)"
 
@@ -94,6 +94,8 @@ func parseCommand(line string) (command, error) {
 			return c, err
 		}
 		c.clock = cc
+	case "at":
+		c.text = arg // TIME, now, or "" (the points)
 	case "store", "fleet":
 		c.url = arg // the saved store's name; "" opens the picker (:fleet has none)
 	case "q", "quit":
@@ -224,6 +226,8 @@ func (m model) run(c command) (model, tea.Cmd) {
 		return m.switchStore(c.url)
 	case "fleet":
 		return m.openFleet()
+	case "at":
+		return m.at(c.text)
 	case "goto":
 		return m.gotoKey(c.key)
 	case "find":
@@ -306,17 +310,29 @@ func (m model) onOpened(msg storeOpened) (model, tea.Cmd) {
 		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: fmt.Sprintf("cannot open %s: %v", store.RedactURL(msg.url), msg.err)})
 		return m, out
 	}
-	var closeOld tea.Cmd
+	closeOld := m.leavePast() // a past shown goes, the live store with it if the root opened it
 	if m.owned {
-		closeOld = closeStore(m.store)
+		closeOld = tea.Batch(closeOld, closeStore(m.store))
 	}
-	m.store, m.info, m.owned = msg.s, msg.s.Info(), true
+	m.store, m.owned = msg.s, true
 	m.sw.current = tuiconfig.SavedStore{} // a URL; a saved store's switch sets it back
+	m.tm.machine, m.tm.other = nil, true  // the time machine reads the first store
+	cmd := tea.Batch(closeOld, m.showStore(),
+		m.flash.show(views.FlashMsg{Level: views.FlashOK, Text: "opened " + msg.s.Info().Display}))
+	return m, cmd
+}
+
+// showStore shows m.store in every view under a new session, so that
+// answers still in flight from the store shown before are dropped.
+func (m *model) showStore() tea.Cmd {
+	m.info = m.store.Info()
 	m.session++
 	m.overlays.drop(layerUndo)
 	m.overlays.drop(layerFinder)
+	m.overlays.drop(layerKeyHistory)
+	m.overlays.drop(layerPoints)
 	m.hist, m.browseAt = history{}, nil // places of the other store
-	m.keys.Undo.SetEnabled(m.undoOff() == "")
+	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	m.tabs = newTabs(m.deps(), m.styles)
 	for t := range numTabs {
 		if t != m.tab {
@@ -328,7 +344,5 @@ func (m model) onOpened(msg storeOpened) (model, tea.Cmd) {
 	m.rate.reset()
 	m.refresh.gen++
 	m.lastErr = ""
-	cmd := tea.Batch(closeOld, m.tabs.init(m.tab), m.rearm(),
-		m.flash.show(views.FlashMsg{Level: views.FlashOK, Text: "opened " + msg.s.Info().Display}))
-	return m, cmd
+	return tea.Batch(m.tabs.init(m.tab), m.rearm())
 }

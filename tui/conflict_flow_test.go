@@ -51,9 +51,10 @@ func TestEditConflictFlow(t *testing.T) {
 	}
 }
 
-// TestEditConflictGolden: the conflict screen in the TUI at both sizes.
+// TestEditConflictGolden: the conflict screen in the TUI at 120x40,
+// 80x24 and 60x18.
 func TestEditConflictGolden(t *testing.T) {
-	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			a := reference(t, false, sz.w, sz.h)
 			conflictOnHooli(t, a)

@@ -17,9 +17,9 @@ import (
 )
 
 // TestFinderGolden: ctrl+p, a text, enter: the matches of the whole
-// store, the needle marked, at both sizes.
+// store, the needle marked, at 120x40, 80x24 and 60x18.
 func TestFinderGolden(t *testing.T) {
-	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			a := reference(t, false, sz.w, sz.h)
 			a.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlP})

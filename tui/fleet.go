@@ -1,22 +1,27 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/views"
 	"kvdeck/views/fleet"
+	"kvdeck/views/widgets"
 )
 
 // The Fleet view (issue 21 point 3; views/fleet): F or :fleet shows every
 // saved store's health full-screen, read again on the live refresh's
-// tick; enter opens the store under the cursor in the usual tabs (the
-// switcher's switchStore), F or esc closes it. In the tabs of a store
-// opened from it, F comes back, and so does an esc the active tab has no
-// use for (views.EscUser: no filter, peek or mark of its own to back out
-// of; a prompt or a form has every key).
+// tick; its keys are a list's (q and esc close it, g and G, ? its help).
+// enter opens the store under the cursor in the usual tabs (the
+// switcher's switchStore): the view stays until the store is open, and
+// says there why when it cannot be opened. In the tabs of a store opened
+// from it, F comes back, and so does an esc the active tab has no use
+// for (views.EscUser: no filter, peek or mark of its own to back out of;
+// a prompt or a form has every key).
 
 // fleetState is the root's part of the Fleet view: the view is kept
 // while it is closed (it keeps its rows and trends); fleetShown, on the
@@ -27,6 +32,9 @@ type fleetState struct {
 	// from names the store opened from the view: in its tabs, an esc the
 	// tab does not use comes back (backToFleet).
 	from string
+	// opening names the store enter asked for, until it is open or
+	// failed.
+	opening string
 }
 
 // fleetShown is the Fleet view shown over the tabs, an overlay
@@ -39,9 +47,13 @@ func (fleetShown) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
 	return taken(m.handleFleet(msg))
 }
 
-func (fleetShown) draw(m model, _ string, h int) string { return m.fl.view.View(m.width, h) }
+func (fleetShown) draw(m model, _ string, h int) string {
+	return m.fl.view.SetCurrent(m.sw.current.Name).View(m.width, h)
+}
 
-func (fleetShown) help(m model) ([]key.Binding, bool) { return m.fl.view.Help(), true }
+func (fleetShown) help(m model) ([]key.Binding, bool) {
+	return append(m.fl.view.Help(), m.keys.Help), true
+}
 
 // fleetOpen reports whether the Fleet view is shown.
 func (m model) fleetOpen() bool { return m.overlays.has(layerFleet) }
@@ -56,17 +68,18 @@ func (m model) openFleet() (model, tea.Cmd) {
 		m.fl.made = true
 	}
 	m.overlays.put(fleetShown{})
+	m.fl.view = m.fl.view.SetNote("")
 	var cmd tea.Cmd
 	m.fl.view, cmd = m.fl.view.Open()
 	return m, cmd
 }
 
-// handleFleet handles keys while the Fleet view is shown; q quits as
-// everywhere (not while its filter is typed).
+// handleFleet handles keys while the Fleet view is shown: ? shows its
+// help (not while its filter is typed), the rest are the view's.
 func (m model) handleFleet(msg tea.KeyMsg) (model, tea.Cmd) {
-	if !m.fl.view.Capturing() && key.Matches(msg, m.keys.Quit) {
-		cmd := m.quit()
-		return m, cmd
+	if !m.fl.view.Capturing() && key.Matches(msg, m.keys.Help) {
+		m.overlays.put(&textScreen{fleet: true})
+		return m, nil
 	}
 	var cmd tea.Cmd
 	var act fleet.Action
@@ -74,8 +87,7 @@ func (m model) handleFleet(msg tea.KeyMsg) (model, tea.Cmd) {
 	switch act {
 	case fleet.OpenStore:
 		name, _ := m.fl.view.Selected()
-		m.fl.from = name
-		m.overlays.drop(layerFleet)
+		m.fl.opening = name
 		next, open := m.switchStore(name)
 		return next, tea.Batch(cmd, open)
 	case fleet.CloseView:
@@ -83,6 +95,38 @@ func (m model) handleFleet(msg tea.KeyMsg) (model, tea.Cmd) {
 	case fleet.None:
 	}
 	return m, cmd
+}
+
+// fleetSwitched ends an open asked for from the view (onSwitched, for
+// the switch shown): the view closes over the store's tabs, or stays and
+// says why the store could not be opened.
+func (m model) fleetSwitched(msg storeSwitched) model {
+	if m.fl.opening != msg.name {
+		return m
+	}
+	m.fl.opening = ""
+	if msg.err != nil {
+		m.fl.view = m.fl.view.SetNote(fmt.Sprintf("cannot open %s (still on %s): %v", msg.name, m.storeLabel(), msg.err))
+		return m
+	}
+	m.fl.from = msg.name
+	m.overlays.drop(layerFleet)
+	return m
+}
+
+// fleetHelpLines are the help over the Fleet view: its keys (the tabs'
+// keys wait for it to close), and what it reads.
+func (m model) fleetHelpLines() []string {
+	groups := append(m.fl.view.FullHelp(), []key.Binding{m.keys.Help, m.keys.ForceQuit})
+	text := []string{"", m.helpGrid(groups, m.width-4), ""}
+	for _, n := range []string{
+		"The Fleet reads every saved store once a refresh (one request each, read-only, under a bound), each on its own: a store that is down or slow is a row that says so.",
+		"enter opens the store under the cursor in the tabs (● marks the one they show); the view stays, and says why, when it cannot be opened. In those tabs F, or an esc the tab has no use for, comes back.",
+		"? or esc closes this help.",
+	} {
+		text = append(text, widgets.ProseLines(n, m.styles.Muted, m.width-6)...)
+	}
+	return strings.Split(strings.Join(text, "\n"), "\n")
 }
 
 // fleetTick reads the stores again on a live tick while the view shows.

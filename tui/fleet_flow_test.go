@@ -162,22 +162,7 @@ group = "prod"
 // first esc, the second returns. In the tabs of a store not opened from
 // the fleet, esc stays in the tabs.
 func TestFleetEscComesBack(t *testing.T) {
-	dir := t.TempDir()
-	ref := "file:" + storetest.CopyReference(t)
-	plainURL := "file:" + filepath.Join(dir, "plain.db")
-	conf := fmt.Sprintf("[stores.plain]\nurl = %q\nread_only = false\n[stores.ref]\nurl = %q\n", plainURL, ref)
-	clock := viewtest.FixedClock()
-	saved := saveStores(t, dir, conf, nil, clock)
-	storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
-	s, entry, err := saved.open(storetest.Ctx(t), "plain")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	cfg := Config{Clock: clock, Refresh: time.Hour, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
-	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
-	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))}
-	a.waitFor("plain", "KEYS")
+	a := onPlain(t, 120, 40, "[stores.ref]\nurl = "+strconv.Quote("file:"+storetest.CopyReference(t))+"\n")
 	a.keys("esc") // not opened from the fleet: esc stays in the tabs
 	a.keys("F")
 	a.waitFor("FLEET", "2 saved store(s)")
@@ -200,4 +185,53 @@ func TestFleetEscComesBack(t *testing.T) {
 	if !final.fleetOpen() || final.sw.current.Name != "ref" {
 		t.Errorf("final: fleet shown %v on store %q; want the fleet, opened over ref", final.fleetOpen(), final.sw.current.Name)
 	}
+}
+
+// TestFleetListKeys: the Fleet view's keys are a list's: ? shows its
+// help, g and G move, enter on a store that cannot be opened stays in
+// the view and says why there, q closes the view (it quit the TUI), and
+// F opens it again.
+func TestFleetListKeys(t *testing.T) {
+	a := onPlain(t, 80, 24, "[stores.missing]\nurl = "+strconv.Quote("file:"+filepath.Join(t.TempDir(), "missing.db"))+"\n")
+	a.keys("F")
+	a.waitFor("FLEET", "2 saved store(s)", "● plain")
+	a.keys("?")
+	a.waitFor("HELP · Fleet", "esc/q", "g/home")
+	a.keys("esc")
+	a.waitFor("FLEET")
+	a.keys("G", "g", "enter")
+	a.waitFor("cannot open missing (still on plain)")
+	a.keys("q")
+	a.waitFor("KEYS")
+	a.keys("F")
+	a.waitFor("FLEET")
+	a.keys("G", "g", "enter") // missing again: the answer keeps the fleet
+	a.waitFor("cannot open missing (still on plain)")
+	final := a.final()
+	t.Cleanup(func() { final.store.Close() })
+	if !final.fleetOpen() || final.sw.current.Name != "plain" {
+		t.Errorf("final: fleet shown %v on store %q; want the fleet over plain", final.fleetOpen(), final.sw.current.Name)
+	}
+}
+
+// onPlain runs the TUI at w x h on the saved store plain (a new file,
+// writable), with more saved stores (config.toml entries) beside it.
+func onPlain(t *testing.T, w, h int, more string) *app {
+	t.Helper()
+	dir := t.TempDir()
+	plainURL := "file:" + filepath.Join(dir, "plain.db")
+	conf := fmt.Sprintf("[stores.plain]\nurl = %q\nread_only = false\n", plainURL) + more
+	clock := viewtest.FixedClock()
+	saved := saveStores(t, dir, conf, nil, clock)
+	storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
+	s, entry, err := saved.open(storetest.Ctx(t), "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cfg := Config{Clock: clock, Refresh: time.Hour, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
+	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
+	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
+	a.waitFor("plain", "KEYS")
+	return a
 }

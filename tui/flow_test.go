@@ -265,7 +265,7 @@ func TestFlowReadOnlyRefusal(t *testing.T) {
 	a.keys("d")
 	a.waitFor("read-only: delete")
 	m := a.final()
-	if m.dialog() != nil || m.tabs.browse.Capturing() {
+	if m.dialog() != nil || m.tabs.browse.Keeps(viewtest.Key("q")) {
 		t.Fatal("a write action opened in read-only mode")
 	}
 }
@@ -453,5 +453,33 @@ func TestClickTab(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReaderKeepsTheGlobalKeys: over Browse's value reader the global
+// keys work as everywhere (1-8 switch tabs, : opens the command line, z
+// the undo list), the reader staying open behind them, and q closes the
+// reader, not kvdeck. The reader took every key, and z, : and the digits
+// did nothing.
+func TestReaderKeepsTheGlobalKeys(t *testing.T) {
+	a := reference(t, false, 120, 40)
+	a.command(`goto ["accounts", "acme", "billing"]`)
+	a.waitFor(`["accounts", "acme", "billing"]`)
+	a.keys("v")
+	a.waitFor("VALUE ", "space page")
+	a.keys("2")
+	a.waitFor("[2 Leases]", "LEASES")
+	a.keys("1")
+	a.waitFor("[1 Browse]", "VALUE ")
+	a.keys(":")
+	a.waitFor("goto [")
+	a.keys("esc")
+	a.keys("z")
+	a.waitFor("z (undo)")
+	a.keys("q")
+	a.waitFor(`"billing"`)
+	m := a.final()
+	if m.tab != tabBrowse || m.tabs.browse.Keeps(viewtest.Key("q")) {
+		t.Errorf("q did not close the reader (tab %v)", m.tab)
 	}
 }

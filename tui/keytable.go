@@ -53,6 +53,7 @@ var keyTable = []keyRow{
 	{"stop, reset", [numTabs]string{tabCompose: "`X` clear all ops", tabRace: "`x` stop workers; `X` reset", tabSweep: "`x` cancel a sweep"}},
 	{"copy", [numTabs]string{tabBrowse: "`y` key; `Y` value"}},
 	{"diff", [numTabs]string{tabBrowse: "`=` since you looked; an edit conflict shows theirs → yours", tabActivity: "the detail shows old → new"}},
+	{"the past", [numTabs]string{tabBrowse: "`H` the key's history; at a point (after :at TIME) `P` put back as then (asks)"}},
 	{"mark rows, act on many", [numTabs]string{
 		tabBrowse: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, copy keys, export", tabAlarms: "`space` mark row; `ctrl+a` all shown / clear; `;` bulk: delete, fire now, copy keys, export",
 		tabQueues:   "`space` mark row; `ctrl+a` all shown, again all in the queue / clear; `;` bulk: retry now, dead-letter, delete, copy keys, export",

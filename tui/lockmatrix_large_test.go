@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
+	kvhist "kvdeck/internal/history"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/themes"
@@ -52,6 +53,9 @@ func (sf tuiSurface) surface() storetest.Surface {
 			}
 			c := savedStores{path: conf, journals: filepath.Join(dir, "state"), clock: store.NewVirtualClock(nil)}
 			c.seed(t, "svc", `["kvdeck", "note"]`) // an entry in the journal (z)
+			if sf.past {
+				c.machine = recordedPast(t, path, c.clock)
+			}
 			saved[path] = c
 		},
 		Run: func(ctx context.Context, t *testing.T, path string, lockedNotes *int) error {
@@ -63,6 +67,9 @@ func (sf tuiSurface) surface() storetest.Surface {
 			}
 			defer s.Close()
 			cfg := Config{Clock: c.clock, Refresh: time.Second, Stores: c.list, OpenStore: c.open, OpenProbe: c.openProbe, Current: entry}
+			if m := c.machine; m != nil {
+				cfg.TimeMachine = func(context.Context) (*kvhist.Machine, error) { return m, nil }
+			}
 			m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
 			a := &app{t: t, s: s, clock: c.clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))}
 			first := append([]string{"svc", "seq "}, sf.ready...)
@@ -77,6 +84,9 @@ func (sf tuiSurface) surface() storetest.Surface {
 				a.keys(sf.open...)
 				if sf.typed != "" {
 					a.tm.Type(sf.typed)
+				}
+				if sf.past {
+					a.keys("enter")
 				}
 				if err := shows(a, sf.shows); err != nil {
 					a.final()
@@ -95,7 +105,9 @@ func (sf tuiSurface) surface() storetest.Surface {
 				break
 			}
 			final := a.final()
-			if final.store != s {
+			if final.tm.past != nil {
+				defer final.tm.past.Close(context.Background())
+			} else if final.store != s {
 				defer final.store.Close()
 			}
 			// The store's own word: a note the flash line had no time to
@@ -145,4 +157,26 @@ func shows(a *app, texts []string) error {
 		}
 	}
 	return fmt.Errorf("the screen never showed all of %q", texts)
+}
+
+// recordedPast records the store at path as one point of a kvdeck
+// record history (every row, as record's first poll) beside it, read
+// back through a time machine restoring into a private directory.
+func recordedPast(t *testing.T, path string, clock *store.VirtualClock) *kvhist.Machine {
+	t.Helper()
+	s, err := store.Open(context.Background(), "file:"+path, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec, err := kvhist.OpenRecording(filepath.Join(t.TempDir(), "svc.history.db"), "file:"+path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Close() })
+	recordPoll(t, rec, s, storetest.T0)
+	return &kvhist.Machine{Source: kvhist.RecordingSource{R: rec}, Dir: restoreDir(t),
+		Open: func(ctx context.Context, url, token string) (*store.Store, error) {
+			return store.Open(ctx, url, store.Options{ReadOnly: true, Clock: clock.Now})
+		}}
 }

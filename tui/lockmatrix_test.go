@@ -62,6 +62,9 @@ type tuiSurface struct {
 	// before Browse drew its first level has nothing to act on).
 	shows []string
 	ready []string
+	// past: the store's past is a kvdeck record history of its first
+	// state (Config.TimeMachine), for :at; enter ends what is typed.
+	past bool
 }
 
 // tuiMatrix is every reading surface of the TUI: each tab, and each
@@ -70,6 +73,7 @@ func tuiMatrix() []tuiSurface {
 	return []tuiSurface{
 		{name: "Browse: left open", tab: tabBrowse, shows: []string{`"bulk"`, `"t2"`}},
 		{name: "Browse: expand and page", tab: tabBrowse, ready: []string{`"t2"`}, open: []string{"enter"}, use: []string{"pgdown", "pgdown", "pgup"}, shows: []string{"2n", "3n"}},
+		{name: "Browse at a past point (:at, then and now)", tab: tabBrowse, past: true, ready: []string{`"t2"`}, open: []string{":"}, typed: "at poll:1", shows: []string{"AS OF poll 1"}, use: []string{"j", "j", "k", "enter"}},
 		{name: "Browse: search values", tab: tabBrowse, ready: []string{`"t2"`}, open: []string{"G", "s"}, typed: `"session":77`, use: []string{"enter"}, shows: []string{"77"}},
 		{name: "Leases", tab: tabLeases, open: []string{"2"}, use: []string{"r", "j"}, shows: []string{"worker"}},
 		{name: "Alarms", tab: tabAlarms, open: []string{"3"}, use: []string{"r", "l", "h"}, shows: []string{"billing"}},

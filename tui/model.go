@@ -42,6 +42,8 @@ type model struct {
 	// tabs (overlay.go): the top one takes the keys.
 	overlays overlayStack
 	flash    flashState
+	// news marks the tabs whose news went to the log (news.go).
+	news newsMarks
 	// sw is the store switcher (switcher.go): the saved store shown and
 	// a switch in flight.
 	sw switchState
@@ -71,6 +73,9 @@ type model struct {
 	// only for a slow one.
 	busySince time.Time
 	cost      costMeter // the status bar's cost segment (cost.go)
+	// tm is the time machine (timemachine.go): the point of the past
+	// shown by :at, and the live store beside it.
+	tm timeMachine
 
 	width, height int
 }
@@ -101,7 +106,7 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 	}
 	m.sw.current = cfg.Current
 	m.tabs = newTabs(m.deps(), st)
-	m.keys.Undo.SetEnabled(m.undoOff() == "")
+	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	return m
 }
 
@@ -118,7 +123,13 @@ func (m model) deps() views.Deps {
 		url := m.info.Display
 		open = func(ctx context.Context) (*store.Store, error) { return cfgOpen(ctx, url) }
 	}
-	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits}
+	var live *store.Store
+	if m.tm.past != nil {
+		// A point of the past: no workload on its restore; Browse shows
+		// each key now too.
+		open, live = nil, m.tm.live
+	}
+	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, Live: live, StateDir: m.cfg.StateDir}
 }
 
 // Init starts the views, reads the store version and arms the ticks.
@@ -192,6 +203,8 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 	case views.FlashMsg:
 		out := m.flash.show(msg)
 		return m, out
+	case tabNews:
+		return m.onNews(msg)
 	case views.ConfirmMsg:
 		m.ask(msg, false)
 		return m, nil
@@ -210,6 +223,16 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 		return m.onOpened(msg)
 	case storeSwitched:
 		return m.onSwitched(msg)
+	case pastOpened:
+		return m.onPastOpened(msg)
+	case views.PutBackMsg:
+		return m.putBack(msg)
+	case putBackPlanned:
+		return m.onPutBackPlanned(msg)
+	case putBackDone:
+		return m.onPutBackDone(msg)
+	case views.KeyHistoryMsg:
+		return m.openKeyHistory(msg)
 	case views.BulkMsg, bulkStart, bulkCopied:
 		return m.onBulkMsg(msg)
 	}
@@ -217,7 +240,7 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 	if m.fl.made {
 		m.fl.view, fl = m.fl.view.Update(msg)
 	}
-	out := m.tabs.updateAll(msg)
+	out := m.tabs.updateAll(msg, m.tab)
 	return m, tea.Batch(fl, out)
 }
 
@@ -236,11 +259,22 @@ func (m model) handleKey(msg tea.KeyMsg) (model, tea.Cmd) {
 	if next, cmd, ok := m.overlayKey(msg); ok {
 		return next, cmd
 	}
-	if m.tabs.view(m.tab).Capturing() {
+	if v := m.tabs.view(m.tab); v.Capturing() || keeps(v, msg) {
 		out := m.tabs.update(m.tab, msg)
 		return m, out
 	}
 	return m.handleGlobalKey(msg)
+}
+
+// keeper is a view with a screen of its own that keeps a key the root
+// would take (Browse's value reader: q goes back to the tree, as it
+// closes the undo list, while the other global keys stay global).
+type keeper interface{ Keeps(tea.KeyMsg) bool }
+
+// keeps reports whether v keeps msg from the global keys.
+func keeps(v tabView, msg tea.KeyMsg) bool {
+	k, ok := v.(keeper)
+	return ok && k.Keeps(msg)
 }
 
 // handleGlobalKey: the global keys, else the focused view's (a jump key
@@ -331,6 +365,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 	}
 	m.tabs.view(m.tab).Blur()
 	m.tab = t
+	m.news.clear(t)
 	m.tabs.view(t).Focus()
 	if start := m.tabs.show(t); start != nil {
 		m.seen[t] = m.refresh.version // its first load reads what is there now

@@ -52,6 +52,8 @@ const (
 	layerFinder
 	layerPicker
 	layerUndo
+	layerPoints
+	layerKeyHistory
 	layerLog
 	layerHelp
 	layerJump
@@ -75,18 +77,20 @@ type overlayDef struct {
 // (top first) is the reverse. TestOverlayTable opens each one and checks
 // that it is on top and takes the keys.
 var overlayTable = [numLayers]overlayDef{
-	layerFleet:    {"fleet", "Fleet", "F or :fleet: every saved store's health (fleet.go)"},
-	layerCommand:  {"command line", "Command", ": (and :open URL --auth-token's prompt, command.go)"},
-	layerFinder:   {"key finder", "Find", "ctrl+p or :find (finder.go)"},
-	layerPicker:   {"store picker", "Stores", "O or :store (switcher.go)"},
-	layerUndo:     {"undo list", "Undo", "z (undo.go)"},
-	layerLog:      {"message log", "", ":log (screen.go)"},
-	layerHelp:     {"help", "Help", "? (screen.go)"},
-	layerJump:     {"jump in flight", "", "a tab's jump key (o; enter in Activity) until the tab switches (jump.go)"},
-	layerBulkMenu: {"bulk menu", "", "; over a tab's marked rows (bulk.go)"},
-	layerExport:   {"export", "", "o in the bulk menu: its path prompt, then its run (export.go)"},
-	layerBulkRun:  {"bulk run", "", "y to a bulk action's dialog, until its last commit (bulk.go)"},
-	layerDialog:   {"dialog", "", "a question (views.ConfirmMsg), or a quit while tabs hold work (quit.go)"},
+	layerFleet:      {"fleet", "Fleet", "F or :fleet: every saved store's health (fleet.go)"},
+	layerCommand:    {"command line", "Command", ": (and :open URL --auth-token's prompt, command.go)"},
+	layerFinder:     {"key finder", "Find", "ctrl+p or :find (finder.go)"},
+	layerPicker:     {"store picker", "Stores", "O or :store (switcher.go)"},
+	layerUndo:       {"undo list", "Undo", "z (undo.go)"},
+	layerPoints:     {"restore points", "", ":at alone at a point of the past (timemachine.go)"},
+	layerKeyHistory: {"key history", "", "H in Browse (keyhistory.go)"},
+	layerLog:        {"message log", "", ":log (screen.go)"},
+	layerHelp:       {"help", "Help", "? (screen.go)"},
+	layerJump:       {"jump in flight", "", "a tab's jump key (o; enter in Activity) until the tab switches (jump.go)"},
+	layerBulkMenu:   {"bulk menu", "", "; over a tab's marked rows (bulk.go)"},
+	layerExport:     {"export", "", "o in the bulk menu: its path prompt, then its run (export.go)"},
+	layerBulkRun:    {"bulk run", "", "y to a bulk action's dialog, until its last commit (bulk.go)"},
+	layerDialog:     {"dialog", "", "a question (views.ConfirmMsg), or a quit while tabs hold work (quit.go)"},
 }
 
 // String is the overlay's name.

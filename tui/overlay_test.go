@@ -9,7 +9,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
+	kvhist "kvdeck/internal/history"
 	"kvdeck/internal/journal"
+	"kvdeck/internal/storetest"
 	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 	"kvdeck/themes"
@@ -59,11 +61,23 @@ func overlayOpeners() map[layer]func(model) model {
 		}
 	}
 	return map[layer]func(model) model{
-		layerFleet:    key("F"),
-		layerCommand:  key(":"),
-		layerFinder:   func(m model) model { return send(m, tea.KeyMsg{Type: tea.KeyCtrlP}) },
-		layerPicker:   key("O"),
-		layerUndo:     key("z"),
+		layerFleet:   key("F"),
+		layerCommand: key(":"),
+		layerFinder:  func(m model) model { return send(m, tea.KeyMsg{Type: tea.KeyCtrlP}) },
+		layerPicker:  key("O"),
+		layerUndo:    key("z"),
+		// :at alone at a point: the point shown is the store itself,
+		// handed as the answer of an :at (kvhist.Machine.At is tested
+		// on real sources in internal/history and internal/cli).
+		layerPoints: func(m model) model {
+			src := kvhist.RecordingSource{R: &kvhist.Recording{}}
+			pts := []kvhist.Point{{TXID: 1, At: storetest.T0}, {TXID: 2, At: storetest.T0 + 1000}}
+			p := &kvhist.Past{Store: m.store, Source: src, Points: pts, Choice: kvhist.Choice{Point: pts[0], Of: 2}}
+			return key(":", "a", "t", "enter")(send(m, pastOpened{gen: m.tm.gen, past: p}))
+		},
+		layerKeyHistory: func(m model) model {
+			return send(m, views.KeyHistoryMsg{Key: codec.Key{codec.String("a")}, Raw: codec.MustEncode(codec.Key{codec.String("a")})})
+		},
 		layerLog:      func(m model) model { return send(key(":", "l", "o", "g")(m), viewtest.Key("enter")) },
 		layerHelp:     key("?"),
 		layerJump:     func(m model) model { m.awaitJump(func() tea.Msg { return nil }); return m },

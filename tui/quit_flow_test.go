@@ -27,7 +27,7 @@ import (
 func editHooli(t *testing.T, a *app, text string) {
 	t.Helper()
 	a.command(`goto ["accounts", "hooli"]`)
-	a.waitFor("026163636f756e74730002686f6f6c6900")
+	a.waitFor("6f6f6c6900") // the hex's end: at 60 columns the hex wraps
 	a.keys("e")
 	a.waitFor("EDIT", "saves only if")
 	a.keys("end", "ctrl+u")

@@ -10,8 +10,9 @@ import (
 // it is taller than the screen; ?, q or esc closes it.
 type textScreen struct {
 	bare
-	log bool // the message log, else the help
-	off int  // the first line shown
+	log   bool // the message log, else the help
+	fleet bool // the help of the Fleet view
+	off   int  // the first line shown
 }
 
 func (s *textScreen) layer() layer {
@@ -26,8 +27,11 @@ func (s *textScreen) layer() layer {
 // tab; the log every flash and refresh error of the session, in full,
 // oldest first.
 func (s *textScreen) lines(m model) []string {
-	if s.log {
+	switch {
+	case s.log:
 		return m.logLines()
+	case s.fleet:
+		return m.fleetHelpLines()
 	}
 	return m.helpLines()
 }
@@ -54,8 +58,11 @@ func (s *textScreen) scroll(m model, off int) (model, tea.Cmd, bool) {
 
 func (s *textScreen) draw(m model, _ string, h int) string {
 	title := "HELP · " + m.tab.String()
-	if s.log {
+	switch {
+	case s.log:
 		title = "MESSAGE LOG"
+	case s.fleet:
+		title = "HELP · Fleet"
 	}
 	return m.scrolled(title, s.lines(m), h, s.off)
 }

@@ -156,6 +156,7 @@ func (m model) onSwitched(msg storeSwitched) (model, tea.Cmd) {
 		return m, nil
 	}
 	m.sw.connecting = ""
+	m = m.fleetSwitched(msg)
 	if msg.err != nil {
 		still := m.storeLabel()
 		out := m.flash.show(views.FlashMsg{Level: views.FlashError,
@@ -195,6 +196,8 @@ func (m model) storeLabel() string {
 	switch {
 	case m.pastShown() != "" && m.cfg.PastOf != "":
 		return m.cfg.PastOf
+	case c.Name == "" && m.tm.past != nil:
+		return m.tm.liveInfo.Display
 	case c.Name == "":
 		return m.info.Display
 	case c.Group == "":
@@ -281,7 +284,10 @@ func (m model) savedPrefix() string {
 // pastShown names the point of the store's past the TUI shows (--at),
 // "" once another store was opened (:open, :store) or for the live store.
 func (m model) pastShown() string {
-	if m.owned {
+	if m.tm.past != nil {
+		return m.pastLabel()
+	}
+	if m.owned || m.tm.other {
 		return ""
 	}
 	return m.cfg.Past

@@ -205,10 +205,15 @@ func (ts *tabs) show(t tab) tea.Cmd {
 func (ts *tabs) update(t tab, msg tea.Msg) tea.Cmd { return tabTable[t].update(ts, msg) }
 
 // updateAll offers msg to every view; each ignores what it does not own.
-func (ts *tabs) updateAll(msg tea.Msg) tea.Cmd {
+// What a tab other than shown says is its news (news.go).
+func (ts *tabs) updateAll(msg tea.Msg, shown tab) tea.Cmd {
 	cmds := make([]tea.Cmd, 0, numTabs)
 	for t := range numTabs {
-		cmds = append(cmds, ts.update(t, msg))
+		cmd := ts.update(t, msg)
+		if t != shown {
+			cmd = newsOf(t, cmd)
+		}
+		cmds = append(cmds, cmd)
 	}
 	return tea.Batch(cmds...)
 }

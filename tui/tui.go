@@ -76,6 +76,12 @@ func runProgram(ctx context.Context, m model, stderr io.Writer, getenv func(stri
 		if fm.owned {
 			fm.store.Close()
 		}
+		if fm.tm.past != nil { // :at's point, and the live store if the root opened it
+			_ = fm.tm.past.Close(context.WithoutCancel(ctx))
+			if fm.tm.liveOwned {
+				fm.tm.live.Close()
+			}
+		}
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the caller cancelled: a normal way out

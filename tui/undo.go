@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"kvdeck/codec"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
@@ -28,6 +30,10 @@ import (
 // undoState is the overlay (overlay.go) while it is open.
 type undoState struct {
 	opaque
+	// j is the journal listed; undoOff, when not empty, says why undo is
+	// off in this session (--no-journal): the list is read-only.
+	j       *journal.Journal
+	undoOff string
 	gen     int // tags the reads and the undo of this opening
 	loading bool
 	hist    journal.History
@@ -112,10 +118,14 @@ func (a undoDone) overlayGen() int      { return a.gen }
 func (a undoDone) orphaned(m model) (model, tea.Cmd) { return m.onUndone(a) }
 
 // listJournal settles the writes of unknown outcome (by reading their
-// keys) and reads the journal as actions.
-func listJournal(j *journal.Journal, s *store.Store, session, gen int) tea.Cmd {
+// keys; not when read-only: settling writes their outcome to the
+// journal) and reads the journal as actions.
+func listJournal(j *journal.Journal, s *store.Store, session, gen int, readOnly bool) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		settled := j.Settle(ctx, s)
+		var settled error
+		if !readOnly {
+			settled = j.Settle(ctx, s)
+		}
 		h, notes, err := j.History()
 		if err == nil && settled != nil {
 			err = fmt.Errorf("settling writes of unknown outcome: %w", settled)
@@ -150,11 +160,11 @@ func makeUndo(j *journal.Journal, s *store.Store, session, gen int, p journal.Pl
 // undoOff says why z does nothing in this session ("" when it works).
 func (m model) undoOff() string {
 	switch {
-	case m.store.ReadOnly() && m.sw.current.Name != "":
+	case m.writeStore().ReadOnly() && m.sw.current.Name != "":
 		return "z (undo) is off: " + m.readOnlyWhy() + " (nothing is written, nothing journaled)"
-	case m.store.ReadOnly():
+	case m.writeStore().ReadOnly():
 		return "z (undo) is off: the store was opened with --read-only (nothing is written, nothing journaled)"
-	case journal.Of(m.store) == nil:
+	case journal.Of(m.writeStore()) == nil:
 		return "z (undo) is off: this session's writes are not journaled (--no-journal or KVDECK_JOURNAL=off), so there is nothing to undo"
 	}
 	return ""
@@ -162,15 +172,33 @@ func (m model) undoOff() string {
 
 // openUndo opens the overlay and reads the journal.
 func (m model) openUndo() (model, tea.Cmd) {
-	if why := m.undoOff(); why != "" {
-		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: why})
+	j, off := journal.Of(m.writeStore()), m.undoOff()
+	if off != "" && m.journalReadable() {
+		var err error
+		if j, err = m.cfg.ReadJournal(m.writeStore().Info().Display); err != nil {
+			out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: off + "; its journal cannot be read: " + err.Error()})
+			return m, out
+		}
+	} else if off != "" {
+		out := m.flash.show(views.FlashMsg{Level: views.FlashError, Text: off})
 		return m, out
 	}
-	u := &undoState{gen: m.overlays.newGen(), loading: true, filter: widgets.NewFilter("id, command, key or outcome", m.styles)}
+	u := &undoState{j: j, undoOff: off, gen: m.overlays.newGen(), loading: true, filter: widgets.NewFilter("id, command, key or outcome", m.styles)}
 	u.filter.SetLineWidth(m.width - 6)
 	m.overlays.put(u)
-	return m, listJournal(journal.Of(m.store), m.store, m.session, u.gen)
+	return m, listJournal(j, m.writeStore(), m.session, u.gen, off != "")
 }
+
+// journalReadable reports whether z lists the journal read-only: the
+// session journals nothing (--no-journal) on a store it may write, and
+// the journal can be read (as undo --list reads it).
+func (m model) journalReadable() bool {
+	return m.cfg.JournalOff && m.cfg.ReadJournal != nil && !m.writeStore().ReadOnly() && journal.Of(m.writeStore()) == nil
+}
+
+// undoKeyOn reports whether z does something here (the list, read-only
+// or not), for help.
+func (m model) undoKeyOn() bool { return m.undoOff() == "" || m.journalReadable() }
 
 // previewing: the overlay shows a preview (or is reading one).
 func (u *undoState) previewing() bool { return u.plan != nil || u.planErr != nil || u.planning }
@@ -179,7 +207,7 @@ func (u *undoState) previewing() bool { return u.plan != nil || u.planErr != nil
 func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 	u, k := *m.undo(), m.undoKeys
 	m.overlays.put(&u)
-	j := journal.Of(m.store)
+	j := u.j
 	if u.previewing() {
 		switch {
 		case key.Matches(msg, k.Back):
@@ -212,11 +240,13 @@ func (m model) handleUndo(msg tea.KeyMsg) (model, tea.Cmd) {
 	case u.list.Handle(msg, k.Nav, m.undoIDs(), m.undoPage()):
 	case key.Matches(msg, k.Reload) && !u.loading:
 		u.loading = true
-		return m, listJournal(j, m.store, m.session, u.gen)
+		return m, listJournal(j, m.writeStore(), m.session, u.gen, u.undoOff != "")
+	case (key.Matches(msg, k.Preview) || key.Matches(msg, k.Redo)) && u.undoOff != "":
+		return m, views.Flash(views.FlashError, "the list is read-only: this session journals nothing (--no-journal or KVDECK_JOURNAL=off), so it undoes nothing; kvdeck undo ID does")
 	case (key.Matches(msg, k.Preview) || key.Matches(msg, k.Redo)) && u.list.Cur < len(acts) && !u.loading:
 		a := m.undoRoot(acts[u.list.Cur])
 		u.planning, u.redo, u.off = true, key.Matches(msg, k.Redo), 0
-		return m, planUndo(j, m.store, m.session, u.gen, a.ID, u.redo)
+		return m, planUndo(j, m.writeStore(), m.session, u.gen, a.ID, u.redo)
 	}
 	return m, nil
 }
@@ -301,13 +331,15 @@ func (m *model) askUndo(p journal.Plan) tea.Cmd {
 			break
 		}
 		lines = append(lines, usertext.Sanitize(journal.KeyText(op.Key))+":")
-		lines = append(lines, widgets.ChangeLines(rawImage(p.Now[string(op.Key)]), rawImage(op.Put))...)
+		for _, l := range widgets.ChangeLines(rawImage(p.Now[string(op.Key)]), rawImage(op.Put)) {
+			lines = append(lines, "  "+l) // under its key, wrapped under the value
+		}
 	}
 	lines = append(lines, atomicText(len(p.Ops)))
 	for _, n := range journal.PlanNotes(p) {
 		lines = append(lines, usertext.Sanitize(n)+".")
 	}
-	do := makeUndo(journal.Of(m.store), m.store, m.session, m.undo().gen, p)
+	do := makeUndo(journal.Of(m.writeStore()), m.writeStore(), m.session, m.undo().gen, p)
 	verb := "Undo"
 	if p.Redo {
 		verb = "Redo"
@@ -362,17 +394,17 @@ func (m model) onUndone(msg undoDone) (model, tea.Cmd) {
 	}
 	v := *m.undo()
 	m.overlays.put(&v)
-	j := journal.Of(m.store)
+	j := v.j
 	if msg.err == nil && !res.OK && res.Restored == 0 {
 		// Refused: the preview again, read now, marks the keys that
 		// changed with their stamp and value.
 		v.plan, v.planErr, v.planning = nil, nil, true
-		return m, tea.Batch(out, planUndo(j, m.store, m.session, v.gen, id, p.Redo))
+		return m, tea.Batch(out, planUndo(j, m.writeStore(), m.session, v.gen, id, p.Redo))
 	}
 	// Back to the list, read again: the undo is an action of its own.
 	v.plan, v.planErr, v.planning, v.loading = nil, nil, false, true
 	v.list = widgets.ListCursor{}
-	return m, tea.Batch(out, listJournal(j, m.store, m.session, v.gen))
+	return m, tea.Batch(out, listJournal(j, m.writeStore(), m.session, v.gen, v.undoOff != ""))
 }
 
 // refusalText names the keys that changed since the action: their stamp
@@ -457,7 +489,11 @@ func (m model) undoView(h int) string {
 		detail := m.actionDetail(a, w)
 		lines = append(lines, detail[:min(len(detail), undoDetailLines)]...)
 	}
-	return m.scrolledAt("UNDO · the write journal", lines, h, 0)
+	title := "UNDO · the write journal"
+	if u.undoOff != "" {
+		title += " · read-only: undo is off (--no-journal or KVDECK_JOURNAL=off)"
+	}
+	return m.scrolledAt(title, lines, h, 0)
 }
 
 // actionLine is one action in the list: id, time, state, command and
@@ -539,11 +575,14 @@ func (m model) actionDetail(a journal.Action, w int) []string {
 		state = append(state, "takes back "+a.Undoes+" (of "+root.ID+" "+root.Op+")")
 	case h.Undone(a):
 		chain := h.Chain(a)
-		state = append(state, "undone by "+chain[len(chain)-1].ID+": R redoes it")
+		state = append(state, "undone by "+chain[len(chain)-1].ID+redoHint(m.undo()))
 	default:
-		if err := h.Undoable(a); err != nil {
+		switch err := h.Undoable(a); {
+		case err != nil:
 			state = append(state, strings.TrimPrefix(err.Error(), journal.ErrNotUndoable.Error()+": "))
-		} else {
+		case m.undo().undoOff != "":
+			state = append(state, "kvdeck undo "+a.ID+" undoes it (not this session: it journals nothing)")
+		default:
 			state = append(state, "enter previews its undo")
 		}
 	}
@@ -557,6 +596,15 @@ func (m model) actionDetail(a journal.Action, w int) []string {
 		}
 	}
 	return append(out, widgets.ProseLines(widgets.Sanitize(strings.Join(state, " · ")), st.Muted, w)...)
+}
+
+// redoHint says how an undone action is redone: R, or the CLI when this
+// session journals nothing.
+func redoHint(u *undoState) string {
+	if u != nil && u.undoOff != "" {
+		return ": kvdeck redo redoes it"
+	}
+	return ": R redoes it"
 }
 
 // keysText is an action's first key and how many more (of n).
@@ -611,8 +659,36 @@ func (m model) previewLines() []string {
 	for _, n := range journal.PlanNotes(*p) {
 		lines = append(lines, widgets.ProseLines(widgets.Sanitize(capitalize(n)+"."), st.Warn, w)...)
 	}
+	for _, n := range m.ownLeaseNotes(*p) {
+		lines = append(lines, widgets.ProseLines(widgets.Sanitize(n), st.Accent, w)...)
+	}
 	lines = append(lines, widgets.ProseLines("enter asks, then "+strings.ToLower(atomicText(len(p.Ops))[:1])+atomicText(len(p.Ops))[1:], st.Muted, w)...)
 	return lines
+}
+
+// ownLeaseNotes name the leases the plan puts back that this session
+// acquired (the Leases tab knows their holder, a random id per
+// acquisition): they come back under a new stamp, and the Leases tab
+// calls them kvdeck's again at it, so d releases them.
+func (m model) ownLeaseNotes(p journal.Plan) []string {
+	var notes []string
+	for _, op := range p.Ops {
+		if op.Put == nil {
+			continue
+		}
+		k, err := codec.Decode(op.Key)
+		if err != nil {
+			continue
+		}
+		var v struct {
+			Holder string `json:"holder"`
+		}
+		if json.Unmarshal(op.Put.Value, &v) != nil || !m.tabs.leases.Acquired(k, v.Holder) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("Not for kvdeck: %s is its own lease (acquired in this session as holder %s): the Leases tab takes it back as kvdeck's at its new stamp, and d releases it.", codec.Format(k), v.Holder))
+	}
+	return notes
 }
 
 // previewKeyLines are the preview's keys, those changed since the action
@@ -652,11 +728,12 @@ func (m model) previewKeyLines(p journal.Plan, verb string, w int) []string {
 	return lines
 }
 
-// indented wraps text under a key, every line indented by two cells.
+// indented wraps text under a key, indented by two cells; a field's
+// wrapped lines start under its value (widgets.WrapHanging).
 func indented(text string, style lipgloss.Style, w int) []string {
-	lines := widgets.Wrap(text, max(w-2, 1))
+	lines := widgets.WrapHanging("  "+text, w)
 	for i, l := range lines {
-		lines[i] = style.Render("  " + l)
+		lines[i] = style.Render(l)
 	}
 	return lines
 }
@@ -680,6 +757,10 @@ func (m model) undoHelp() []key.Binding {
 			return []key.Binding{k.Undo, k.Back}
 		}
 		return []key.Binding{k.Back}
+	case u.undoOff != "":
+		// Read-only: enter and R say why they do nothing; help offers
+		// neither.
+		return []key.Binding{k.Filter.Filter, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom, k.Nav.Up, k.Nav.Down, k.Reload, k.Close}
 	}
 	return []key.Binding{k.Preview, k.Redo, k.Filter.Filter, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom, k.Nav.Up, k.Nav.Down, k.Reload, k.Close}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,12 +101,16 @@ func seedActions(t *testing.T, j **journal.Journal) func(*store.Store) {
 	}
 }
 
-// TestUndoListGolden: the z list at 80x24 and 60x18: one line per action
+// tempPath is the end of a temporary copy's path in the status bar (a
+// wide one shows its random directory).
+var tempPath = regexp.MustCompile(`…[^ │]*/public-reference\.db`)
+
+// TestUndoListGolden: the z list at 120x40, 80x24 and 60x18: one line per action
 // (the load's two commits are one), newest first, the selected action's
 // keys and outcome below; G pages to the oldest; enter on the load
 // previews its undo, lines wrapped under their key keep their indent.
 func TestUndoListGolden(t *testing.T) {
-	for _, sz := range []struct{ w, h int }{{80, 24}, {60, 18}} {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
 		for _, step := range []string{"list", "oldest", "preview"} {
 			t.Run(fmt.Sprintf("%s_%dx%d", step, sz.w, sz.h), func(t *testing.T) {
 				var j *journal.Journal
@@ -120,7 +125,7 @@ func TestUndoListGolden(t *testing.T) {
 					a.keys("enter")
 					a.waitFor("PREVIEW", "Per key")
 				}
-				golden.RequireEqual(t, a.final().View())
+				golden.RequireEqual(t, tempPath.ReplaceAllString(a.final().View(), "…reference.db"))
 			})
 		}
 	}
@@ -264,15 +269,95 @@ func TestFlowBulkIsOneAction(t *testing.T) {
 
 // TestPreviewWrapKeepsIndent: a preview line under its key that wraps
 // keeps the key's indent on every line (the continuation started at the
-// margin before).
+// margin before), and a field's continuation starts under its value (it
+// started under the label).
 func TestPreviewWrapKeepsIndent(t *testing.T) {
 	lines := indented("value   "+strings.Repeat("word ", 20)+"→ (no row: deleted)", lipgloss.NewStyle(), 30)
 	if len(lines) < 3 {
 		t.Fatalf("%d lines; want it wrapped", len(lines))
 	}
-	for _, l := range lines {
-		if !strings.HasPrefix(l, "  ") || len([]rune(l)) > 30 {
-			t.Errorf("line %q: want two cells of indent within 30", l)
+	for i, l := range lines {
+		indent := "  "
+		if i > 0 {
+			indent = strings.Repeat(" ", 2+8) // under the value
 		}
+		if !strings.HasPrefix(l, indent) || len([]rune(l)) > 30 {
+			t.Errorf("line %q: want %d cells of indent within 30", l, len(indent))
+		}
+	}
+}
+
+// TestUndoListWithoutJournal: a --no-journal session says so in the
+// status bar and z lists the store's journal (as undo --list reads it)
+// read-only: the title says undo is off, and enter says why it does not
+// preview. z only said undo was off, and nothing said so before it.
+func TestUndoListWithoutJournal(t *testing.T) {
+	dir := t.TempDir()
+	var j *journal.Journal
+	s, path, clock, _ := journaledStore(t, journal.Options{Dir: dir}, nil, seedActions(t, &j))
+	s.SetRecorder(nil) // this session journals nothing
+	m := testModel(s, clock, time.Hour)
+	m.cfg.JournalOff = true
+	m.cfg.ReadJournal = func(url string) (*journal.Journal, error) { return journal.Open(url, journal.Options{Dir: dir}) }
+	m.keys.Undo.SetEnabled(m.undoKeyOn())
+	if s.Info().Display != "file:"+path && s.Info().Display != path {
+		t.Logf("the store shows as %s", s.Info().Display)
+	}
+	a := run(t, m, 120, 40, "NO JOURNAL")
+	a.keys("z")
+	a.waitFor("read-only: undo is off", "load · ", "not this session")
+	a.keys("enter")
+	a.waitFor("the list is read-only")
+	fm := a.final()
+	if u := fm.undo(); u == nil || u.previewing() || len(u.actions) != 14 {
+		t.Fatalf("the list: %+v", u)
+	}
+	for _, b := range fm.undoHelp() {
+		if b.Help().Key == "enter" || b.Help().Key == "R" {
+			t.Errorf("the read-only list's help offers %s %s", b.Help().Key, b.Help().Desc)
+		}
+	}
+}
+
+// TestUndoReleaseGivesKvdeckItsLease: a lease acquired (n) and released
+// (d) in this session, then the release undone (z): the preview says the
+// lease is kvdeck's own again, and d on it releases it instead of
+// refusing a lease kvdeck "did not acquire" (its stamp was new).
+func TestUndoReleaseGivesKvdeckItsLease(t *testing.T) {
+	a, _ := journaled(t)
+	a.keys("2")
+	a.waitFor("LEASES")
+	a.keys("n")
+	a.waitFor("ACQUIRE A LEASE AS KVDECK")
+	a.keys("end", "ctrl+u")
+	a.tm.Type(`["dwk_lease", "Own", "x1"]`)
+	a.keys("tab", "ctrl+u")
+	a.tm.Type("10m")
+	a.keys("enter")
+	a.waitFor(`acquired ["dwk_lease", "Own", "x1"]`)
+	a.keys("d")
+	a.waitFor("Release this lease?")
+	a.keys("y")
+	a.waitFor(`released ["dwk_lease", "Own", "x1"]`)
+	a.keys("z")
+	a.waitFor("leases: release")
+	a.keys("enter")
+	a.waitFor("Not for kvdeck", "is its own lease")
+	a.keys("enter")
+	a.waitFor("Undo ")
+	a.keys("y")
+	a.waitFor("put back")
+	a.keys("esc", "r")
+	a.keys("/")
+	a.tm.Type("Own")
+	a.keys("enter")
+	a.waitFor("★")
+	a.keys("d")
+	a.waitFor("Release this lease?")
+	a.keys("y")
+	a.waitFor(`released ["dwk_lease", "Own", "x1"]`)
+	a.final()
+	if got := a.value(`["dwk_lease", "Own", "x1"]`); got != "<absent>" {
+		t.Fatalf("the lease is still there: %s", got)
 	}
 }

@@ -43,7 +43,7 @@ func (m model) tabBarParts() ([]string, string) {
 		if t == m.tab {
 			parts = append(parts, m.styles.TabActive.Render("["+label+"]"))
 		} else {
-			parts = append(parts, m.styles.TabInactive.Render(label))
+			parts = append(parts, m.styles.TabInactive.Render(label)+m.newsMark(t))
 		}
 	}
 	if ansi.StringWidth(strings.Join(parts, "  ")) <= m.width {
@@ -59,10 +59,22 @@ func (m model) tabBarParts() ([]string, string) {
 		if t == m.tab {
 			parts = append(parts, m.styles.TabActive.Render(fmt.Sprintf("[%d %s]", t+1, t)))
 		} else {
-			parts = append(parts, m.styles.TabInactive.Render(fmt.Sprint(int(t)+1))) // the number, not tab(t+1).String()
+			parts = append(parts, m.styles.TabInactive.Render(fmt.Sprint(int(t)+1))+m.newsMark(t)) // the number, not tab(t+1).String()
 		}
 	}
 	return parts, " "
+}
+
+// newsMark is the mark after the label of a tab with news in the log
+// (news.go): "•", red for an error; "" when it has none.
+func (m model) newsMark(t tab) string {
+	if !m.news.on[t] {
+		return ""
+	}
+	if m.news.level[t] == views.FlashError {
+		return m.styles.FlashError.Render("•")
+	}
+	return m.styles.Accent.Render("•")
 }
 
 // tabAt is the tab whose label is at column x of the tab bar.
@@ -95,7 +107,10 @@ func (m model) messageLine() string {
 	v := m.tabs.view(m.tab)
 	short := v.ShortHelp()
 	if !v.Capturing() {
-		short = append(short, m.keys.Help, m.keys.Command, m.keys.Quit)
+		short = append(short, m.keys.Help, m.keys.Command)
+		if !keeps(v, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'q'}}) {
+			short = append(short, m.keys.Quit)
+		}
 	}
 	return fit(m.help.ShortHelpView(short), m.width)
 }
@@ -178,6 +193,14 @@ func (m model) statusBadges(narrow bool) (items []string, mark int) {
 	items = []string{backend}
 	if info.ReadOnly {
 		items = append(items, st.Badge.Render(" READ-ONLY "))
+	}
+	if m.cfg.JournalOff && !info.ReadOnly {
+		// --no-journal: the writes made now cannot be undone.
+		badge := " NO JOURNAL: no undo "
+		if narrow {
+			badge = " NO JOURNAL "
+		}
+		items = append(items, st.Warn.Bold(true).Reverse(true).Render(badge))
 	}
 	if past := m.pastShown(); past != "" {
 		// The store is a restore of its past (--at): said in the error

@@ -27,9 +27,16 @@ type Deps struct {
 	// options (the Race tab's live workers, one each); nil when the shell
 	// cannot, and the view then says so.
 	Open func(ctx context.Context) (*store.Store, error)
+	// Live is the live store while Store is a point of its past (:at,
+	// read-only): Browse shows a key then and now. nil otherwise.
+	Live *store.Store
 	// Edits is the session's private place for values handed to $EDITOR
 	// (E) and the editors running on them; nil: the temp dir, untracked.
 	Edits *editsession.Session
+	// StateDir is where kvdeck keeps what outlives a session (the
+	// journal's $XDG_STATE_HOME/kvdeck: 0700, files 0600), such as the
+	// commands typed at Browse's | prompt; "" keeps nothing (tests).
+	StateDir string
 }
 
 // Deadlines of the store calls made by commands: a read that takes longer

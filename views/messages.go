@@ -94,3 +94,14 @@ func ShowRecord(k codec.Key) tea.Cmd { return func() tea.Msg { return ShowRecord
 type EscUser interface {
 	UsesEsc() bool
 }
+
+// PutBackMsg asks the root to put Keys (raw) back as they were at the
+// point of the past shown (:at): it shows what changes and asks first.
+type PutBackMsg struct{ Keys [][]byte }
+
+// KeyHistoryMsg asks the root for the history of Key (raw Raw) across
+// the store's restore points.
+type KeyHistoryMsg struct {
+	Key codec.Key
+	Raw []byte
+}

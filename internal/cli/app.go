@@ -319,8 +319,12 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 		return err
 	}
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
-	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf}
-	a.savedForTUI(&cfg) // the store switcher (cmd_tui.go)
+	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf,
+		JournalOff: a.JournalOff(), ReadJournal: a.JournalFor}
+	// No state directory (no HOME): the TUI keeps nothing across sessions.
+	cfg.StateDir, _ = journal.StateDir(func(k string) string { return a.Env[k] })
+	a.savedForTUI(&cfg)                // the store switcher (cmd_tui.go)
+	cfg.TimeMachine = a.tuiTimeMachine // :at and H (timemachine.go)
 	a.inTUI.Store(true)
 	defer a.inTUI.Store(false)
 	return a.tui(a.ctx, s, cfg)

@@ -161,17 +161,11 @@ type historyChange struct {
 // found across a replica's points by history.KeyHistory.
 func (c *HistoryCmd) key(ctx context.Context, app *App, src history.Source, points []history.Point, key codec.Key) error {
 	raw := codec.MustEncode(key)
-	var res history.KeyHistoryResult
-	var err error
-	restored := true
-	if rs, ok := src.(history.RecordingSource); ok {
-		restored = false
-		res, err = recordedChanges(ctx, rs.R, points, raw)
-	} else {
-		res, err = history.KeyHistory(ctx, points, c.MaxReads, func(ctx context.Context, i int) (history.KeyState, error) {
-			return app.keyAt(ctx, src, points[i], raw)
-		})
+	m, err := app.machine(src)
+	if err != nil {
+		return err
 	}
+	res, restored, err := m.KeyChanges(ctx, points, raw, c.MaxReads)
 	if err != nil {
 		return err
 	}
@@ -212,80 +206,6 @@ func (c *HistoryCmd) key(ctx context.Context, app *App, src history.Source, poin
 	summary := map[string]any{"key": key, "changes": len(res.Changes), "read": res.Reads, "of": res.Of, "restored": restored, "unread": unread, "source": src.Describe(), "limits": src.Limits()}
 	app.Out.Result(summary, fmt.Sprintf("# %s; %s; %s", plural(int64(len(res.Changes)), "state"), read, src.Describe()))
 	return nil
-}
-
-// keyAt restores point p and reads the key's physical row and seq there;
-// the restored file goes at once (history restores many points).
-func (a *App) keyAt(ctx context.Context, src history.Source, p history.Point, raw []byte) (history.KeyState, error) {
-	dir, err := a.pastDir()
-	if err != nil {
-		return history.KeyState{}, err
-	}
-	opened, err := src.Open(ctx, p, dir)
-	if err != nil {
-		return history.KeyState{}, err
-	}
-	defer opened.Close(context.WithoutCancel(ctx))
-	s, err := a.Open(ctx, Opening{URL: opened.URL, Token: opened.Token, Access: ReadOnly, Own: true})
-	if err != nil {
-		return history.KeyState{}, fmt.Errorf("%s: %w", p.Label(src.Kind()), err)
-	}
-	defer s.Close()
-	seq, err := s.Seq(ctx)
-	if err != nil {
-		return history.KeyState{}, err
-	}
-	row, err := physical(ctx, s, raw)
-	return history.KeyState{Seq: seq, Row: row}, err
-}
-
-// recordedChanges turns a recording's versions of a key into changes
-// over points (the points kept by --since/--until): the version live at
-// the first point, then each version that began, or ended with none
-// after it, at a later one. Nothing is restored.
-func recordedChanges(ctx context.Context, r *history.Recording, points []history.Point, raw []byte) (history.KeyHistoryResult, error) {
-	res := history.KeyHistoryResult{Of: len(points)}
-	versions, err := r.KeyVersions(ctx, raw)
-	if err != nil || len(points) == 0 {
-		return res, err
-	}
-	// at is the row live at poll id (nil: none).
-	at := func(id uint64) *store.RawRow {
-		for _, v := range versions {
-			if v.Since <= id && (v.Until == 0 || v.Until > id) {
-				row := v.Row
-				return &row
-			}
-		}
-		return nil
-	}
-	prevRow, prev := at(points[0].TXID), 0
-	res.Changes = append(res.Changes, history.KeyChange{Index: 0, Point: points[0], After: -1, Row: prevRow, Seq: points[0].Seq})
-	for i := 1; i < len(points); i++ {
-		row := at(points[i].TXID)
-		if sameRaw(prevRow, row) {
-			continue
-		}
-		res.Changes = append(res.Changes, history.KeyChange{Index: i, Point: points[i], After: prev, Row: row, Seq: points[i].Seq})
-		prevRow = row
-		prev = i
-	}
-	// After is the point just before: every point of a recording is its
-	// own state.
-	for i := range res.Changes {
-		if res.Changes[i].After >= 0 {
-			res.Changes[i].After = res.Changes[i].Index - 1
-		}
-	}
-	return res, nil
-}
-
-// sameRaw reports whether two rows (nil: none) are the same version.
-func sameRaw(a, b *store.RawRow) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return a.Ver == b.Ver
 }
 
 // rawWatchRow is a row as watch prints one (nil: none).

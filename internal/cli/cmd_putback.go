@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"kvdeck/codec"
-	"kvdeck/internal/journal"
+	"kvdeck/internal/history"
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 )
@@ -70,71 +69,66 @@ func (c *PutBackCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	ops, same, err := putBackPlan(ctx, app, past.s, live, keys, raws)
+	plan, err := putBackPlan(ctx, app, past.s, live, keys, raws)
 	if err != nil {
 		return err
 	}
 	at := past.choice.Text(past.src.Kind())
-	if len(ops) == 0 {
-		app.Out.Result(putBackJSON{OK: true, Same: same, At: at}, fmt.Sprintf("nothing to put back: %s as it was at %s", plural(int64(same), "key"), at))
+	if len(plan.Ops) == 0 {
+		app.Out.Result(putBackJSON{OK: true, Same: plan.Same(), At: at}, fmt.Sprintf("nothing to put back: %s as it was at %s", plural(int64(plan.Same()), "key"), at))
 		return nil
 	}
 	if !c.Yes {
-		if err := c.confirm(app, len(ops)); err != nil {
+		if err := c.confirm(app, len(plan.Ops)); err != nil {
 			return err
 		}
 	}
-	return putBack(ctx, app, live, ops, same, at)
+	return putBack(ctx, app, live, plan, at)
 }
 
 // putBackPlan reads each key then (in past) and now (in live), says the
-// keys that are as they were, and shows and returns the restores of the
-// others, each checked against the stamp it has now.
-func putBackPlan(ctx context.Context, app *App, past, live *store.Store, keys []codec.Key, raws [][]byte) (ops []store.RestoreOp, same int, err error) {
+// keys that are as they were, and shows the restores of the others
+// (history.PlanPutBack: each checked against the stamp it has now).
+func putBackPlan(ctx context.Context, app *App, past, live *store.Store, keys []codec.Key, raws [][]byte) (history.PutBackPlan, error) {
+	thens := make([]*store.RawRow, len(raws))
 	for i, raw := range raws {
-		then, err := physical(ctx, past, raw)
+		then, err := history.Physical(ctx, past, raw)
 		if err != nil {
-			return nil, 0, err
+			return history.PutBackPlan{}, err
 		}
-		now, err := physical(ctx, live, raw)
-		if err != nil {
-			return nil, 0, err
-		}
-		if sameRaw(then, now) || (then != nil && now != nil && string(then.Value) == string(now.Value) && sameExpiry(then, now)) {
-			same++
-			textOnly(app, "= %s  as it was: %s", usertext.Sanitize(codec.Format(keys[i])), rawRowText(now))
+		thens[i] = then
+	}
+	plan, err := history.PlanPutBack(ctx, live, raws, thens)
+	if err != nil {
+		return history.PutBackPlan{}, err
+	}
+	for i, k := range plan.Keys {
+		if k.Same {
+			textOnly(app, "= %s  as it was: %s", usertext.Sanitize(codec.Format(keys[i])), rawRowText(k.Now))
 			continue
 		}
-		op := store.RestoreOp{Key: raw, Put: then}
-		if now != nil {
-			op.ExpectVer = now.Ver
-		}
-		ops = append(ops, op)
-		app.Out.Result(putBackKey{Key: keys[i], Now: rawWatchRow(now), Then: rawWatchRow(then)},
-			fmt.Sprintf("~ %s  now %s  ->  then %s", usertext.Sanitize(codec.Format(keys[i])), rawRowText(now), thenText(then)))
+		app.Out.Result(putBackKey{Key: keys[i], Now: rawWatchRow(k.Now), Then: rawWatchRow(k.Then)},
+			fmt.Sprintf("~ %s  now %s  ->  then %s", usertext.Sanitize(codec.Format(keys[i])), rawRowText(k.Now), thenText(k.Then)))
 	}
-	return ops, same, nil
+	return plan, nil
 }
 
-// putBack writes ops in one commit and says so, or names the keys that
-// changed since they were read (nothing is written then).
-func putBack(ctx context.Context, app *App, live *store.Store, ops []store.RestoreOp, same int, at string) error {
-	res, err := live.Restore(ctx, ops)
+// putBack writes the plan in one commit and says so, or names the keys
+// that changed since they were read (nothing is written then).
+func putBack(ctx context.Context, app *App, live *store.Store, plan history.PutBackPlan, at string) error {
+	stamp, err := history.PutBack(ctx, live, plan)
+	if errors.Is(err, history.ErrPutBackRefused) {
+		return NotDone("%v", err)
+	}
 	if err != nil {
 		return err
 	}
-	if !res.OK {
-		msgs := make([]string, len(res.Conflicts))
-		for i, cf := range res.Conflicts {
-			msgs[i] = journal.ConflictText(cf)
-		}
-		return NotDone("put-back refused, nothing was written: %s changed since it was read: %s", plural(int64(len(res.Conflicts)), "key"), strings.Join(msgs, "; "))
+	ops, same := len(plan.Ops), plan.Same()
+	text := fmt.Sprintf("put back %s as at %s", plural(int64(ops), "key"), at)
+	if stamp != "" {
+		text += " (new versionstamp " + stamp + ")"
 	}
-	text := fmt.Sprintf("put back %s as at %s", plural(int64(len(ops)), "key"), at)
-	if res.Versionstamp != "" {
-		text += " (new versionstamp " + res.Versionstamp + ")"
-	}
-	app.Out.Result(putBackJSON{OK: true, Keys: len(ops), Same: same, Versionstamp: stampOrNull(res.Versionstamp), At: at}, text+"; kvdeck undo reverts it")
+	app.Out.Result(putBackJSON{OK: true, Keys: ops, Same: same, Versionstamp: stampOrNull(stamp), At: at}, text+"; kvdeck undo reverts it")
 	return nil
 }
 
@@ -156,23 +150,6 @@ func distinctKeys(texts []string) ([]codec.Key, [][]byte, error) {
 		keys, raws = append(keys, k), append(raws, raw)
 	}
 	return keys, raws, nil
-}
-
-// physical is the physical row at raw (expired or not), nil when none.
-func physical(ctx context.Context, s *store.Store, raw []byte) (*store.RawRow, error) {
-	e, found, err := s.GetRaw(ctx, raw)
-	if err != nil || !found {
-		return nil, err
-	}
-	return &store.RawRow{Key: raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}, nil
-}
-
-// sameExpiry reports whether two rows expire alike.
-func sameExpiry(a, b *store.RawRow) bool {
-	if (a.ExpiresAt == nil) != (b.ExpiresAt == nil) {
-		return false
-	}
-	return a.ExpiresAt == nil || *a.ExpiresAt == *b.ExpiresAt
 }
 
 // thenText is the row put back.

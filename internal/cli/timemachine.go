@@ -167,67 +167,89 @@ func (p pastStore) label() string {
 }
 
 // openPast opens t as of the spec text, read-only: the source's point
-// picked for it (history.Pick) made readable and opened. What made it
-// readable goes when the command ends.
+// picked for it (history.OpenAt) made readable and opened. The store and
+// what made it readable go when the command ends.
 func (a *App) openPast(ctx context.Context, t pastTarget, text string) (pastStore, error) {
-	spec, err := history.ParseSpec(text, a.Now())
+	p, err := a.openPastOwn(ctx, t, text)
 	if err != nil {
-		return pastStore{}, fmt.Errorf("--at %w", err)
+		return pastStore{}, err
+	}
+	a.mu.Lock()
+	a.after = append(a.after, func() { a.closePast(p) })
+	a.mu.Unlock()
+	return pastStore{s: p.Store, src: p.Source, choice: p.Choice}, nil
+}
+
+// openPastOwn is openPast whose caller closes the past (closePast): the
+// TUI's :at, which moves from point to point.
+func (a *App) openPastOwn(ctx context.Context, t pastTarget, text string) (*history.Past, error) {
+	if _, err := history.ParseSpec(text, a.Now()); err != nil {
+		return nil, fmt.Errorf("--at %w", err)
 	}
 	src, err := a.source(t)
 	if err != nil {
-		return pastStore{}, err
+		return nil, err
 	}
-	points, err := src.Points(ctx)
+	m, err := a.machine(src)
 	if err != nil {
-		return pastStore{}, err
+		return nil, err
 	}
-	choice, err := history.Pick(points, spec, src.Kind() == history.KindTurso || src.Kind() == history.KindSqld)
+	p, err := m.At(ctx, text, a.Now())
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
-		return pastStore{}, fmt.Errorf("%s: %w (%s)", t.name, err, src.Describe())
+		return nil, fmt.Errorf("%s: %w", t.name, err)
 	}
-	s, err := a.openPoint(ctx, src, choice.Point)
-	if err != nil {
-		return pastStore{}, fmt.Errorf("%s at %s: %w", t.name, choice.Point.Label(src.Kind()), err)
-	}
-	return pastStore{s: s, src: src, choice: choice}, nil
+	return p, nil
 }
 
-// openPoint makes p readable and opens it read-only; its removal runs
-// after the store is closed.
-func (a *App) openPoint(ctx context.Context, src history.Source, p history.Point) (*store.Store, error) {
+// machine reads src's points into the command's private directory.
+func (a *App) machine(src history.Source) (*history.Machine, error) {
 	dir, err := a.pastDir()
 	if err != nil {
 		return nil, err
 	}
-	opened, err := src.Open(ctx, p, dir)
+	return &history.Machine{Source: src, Dir: dir, Open: a.pointOpener(src)}, nil
+}
+
+// tuiTimeMachine is the TUI's time machine: the source of the store of
+// the global flags, its restores in the command's private directory
+// (removed when the TUI ends).
+func (a *App) tuiTimeMachine(context.Context) (*history.Machine, error) {
+	src, err := a.source(a.globalTarget())
 	if err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	a.after = append(a.after, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := opened.Close(ctx); err != nil {
-			a.Warnf("%v", err)
-		}
-	})
-	a.mu.Unlock()
-	// A branch just made may not answer yet: retry a while (waits of
-	// 0.5 s doubling to 8 s); a restored file answers or never will.
-	var s *store.Store
+	return a.machine(src)
+}
+
+// closePast closes a past, saying what it could not remove.
+func (a *App) closePast(p *history.Past) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Close(ctx); err != nil {
+		a.Warnf("%v", err)
+	}
+}
+
+// pointOpener opens a point made readable, read-only; the caller closes
+// the store. A branch just made may not answer yet: retried a while
+// (waits of 0.5 s doubling to 8 s); a restored file answers or never
+// will.
+func (a *App) pointOpener(src history.Source) history.Opener {
 	policy := retry.Policy{Backoff: retry.Backoff{First: 500 * time.Millisecond, Max: 8 * time.Second}, Tries: 6}
 	unreachable := func(err error) bool {
 		return errors.Is(err, store.ErrUnreachable) && src.Kind() != history.KindLitestream && src.Kind() != history.KindRecord
 	}
-	err = retry.Until(ctx, policy, unreachable, func() (err error) {
-		s, err = a.Open(ctx, Opening{URL: opened.URL, Token: opened.Token, Access: ReadOnly})
-		return err
-	})
-	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
+	return func(ctx context.Context, url, token string) (*store.Store, error) {
+		var s *store.Store
+		err := retry.Until(ctx, policy, unreachable, func() (err error) {
+			s, err = a.Open(ctx, Opening{URL: url, Token: token, Access: ReadOnly, Own: true})
+			return err
+		})
+		return s, err
 	}
-	return s, err
 }
 
 // OpenPast opens the store of the global flags as it was at --at,

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +18,7 @@ import (
 	"kvdeck/internal/history"
 	"kvdeck/internal/storetest"
 	"kvdeck/internal/testskip"
+	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 )
 
@@ -331,5 +334,85 @@ func TestHistoryOfAKeyLitestream(t *testing.T) {
 	}
 	if got := runMain(t, env, "", append(live, "get", `["lease"]`)); got.code != 1 {
 		t.Fatalf("after the undo the lease is there: %s", got.stdout)
+	}
+}
+
+// TestTUITimeMachineLitestream: the TUI's time machine (its :at and H)
+// reads the Litestream replica of the store it was started on: a point
+// picked by txid opens read-only as it was, and goes when closed; a
+// key's history restores fewer points than there are and finds its four
+// states; what the TUI restored is gone when it ends.
+func TestTUITimeMachineLitestream(t *testing.T) {
+	bin := litestreamBin(t)
+	dir := t.TempDir()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	r := startLitestream(t, bin, dir)
+	env := map[string]string{history.LitestreamEnv: bin, "XDG_STATE_HOME": t.TempDir()}
+	db := refDB(t, r.path)
+	lease := []byte{0x02, 'l', 'e', 'a', 's', 'e', 0x00} // ["lease"]
+	step := func(op storetest.RefOp) {
+		refCommit(t, db, op)
+		time.Sleep(150 * time.Millisecond) // a sync between commits
+	}
+	others := func(from int) {
+		for i := range 4 {
+			step(storetest.RefOp{Set: [][]byte{storetest.BulkRaw(from + i)}, Value: fmt.Sprintf(`{"n":%d}`, from+i)})
+		}
+	}
+	others(0)
+	step(storetest.RefOp{Set: [][]byte{lease}, Value: `{"holder":"a"}`})
+	others(100)
+	step(storetest.RefOp{Set: [][]byte{lease}, Value: `{"holder":"b"}`})
+	others(200)
+	step(storetest.RefOp{Delete: [][]byte{lease}, Set: [][]byte{storetest.BulkRaw(300)}, Value: `{"n":300}`})
+	others(400)
+	time.Sleep(500 * time.Millisecond)
+	r.stop()
+
+	tui := WithTUI(func(ctx context.Context, s *store.Store, cfg tuiconfig.Config) error {
+		if cfg.TimeMachine == nil {
+			return errors.New("no time machine")
+		}
+		m, err := cfg.TimeMachine(ctx)
+		if err != nil {
+			return err
+		}
+		if m.Source.Kind() != history.KindLitestream {
+			return fmt.Errorf("source %s", m.Source.Describe())
+		}
+		points, err := m.Source.Points(ctx)
+		if err != nil {
+			return err
+		}
+		res, restored, err := m.KeyChanges(ctx, points, lease, 64)
+		if err != nil {
+			return err
+		}
+		if len(res.Changes) != 4 || !restored || res.Reads >= res.Of || res.Changes[1].Row == nil || string(res.Changes[1].Row.Value) != `{"holder":"a"}` {
+			return fmt.Errorf("history: %d changes, %d of %d read", len(res.Changes), res.Reads, res.Of)
+		}
+		p, err := m.At(ctx, fmt.Sprintf("txid:%d", res.Changes[1].Point.TXID), storetest.T0)
+		if err != nil {
+			return err
+		}
+		e, ok, err := p.Store.GetRaw(ctx, lease)
+		if err != nil || !ok || string(e.Value) != `{"holder":"a"}` || !p.Store.Info().ReadOnly {
+			return fmt.Errorf("at the point: %q %v %v", e.Value, ok, err)
+		}
+		if err := p.Close(ctx); err != nil {
+			return err
+		}
+		if files, _ := filepath.Glob(filepath.Join(tmp, "kvdeck-at-*", "*", "*.db")); len(files) != 0 {
+			return fmt.Errorf("a closed point stays: %v", files)
+		}
+		return nil
+	})
+	res := runMain(t, env, "", []string{"--db", "file:" + r.path, "--replica", r.replica}, tui)
+	if res.code != 0 {
+		t.Fatalf("TUI: exit %d: %s", res.code, res.stderr)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("restores stay after the TUI: %v", left)
 	}
 }

@@ -41,6 +41,10 @@ const shellSpecial = "|&;<>()$`\\\"' \t\n*?[#~=%"
 // command name. A-B=x is no assignment: sh runs it as a command.
 var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
+// Assignment reports whether word starts with a variable assignment
+// (NAME=), which the shell reads as one, not as a command's name.
+func Assignment(word string) bool { return assignment.MatchString(word) }
+
 // isExecutableFile reports whether value, a path with a slash, names an
 // executable regular file.
 func isExecutableFile(value string) bool {

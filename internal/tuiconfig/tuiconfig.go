@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"kvdeck/internal/editsession"
+	"kvdeck/internal/history"
+	"kvdeck/internal/journal"
 	"kvdeck/store"
 )
 
@@ -65,12 +67,27 @@ type Config struct {
 	// Edits is the private directory and the editors of Browse's E; tui.Run
 	// makes it and removes it when the session ends or a signal stops it.
 	Edits *editsession.Session
+	// JournalOff: the session's writes are not journaled (--no-journal or
+	// KVDECK_JOURNAL=off). The status bar says so, and z lists the
+	// store's journal read-only through ReadJournal (undo is off).
+	JournalOff bool
+	// StateDir is kvdeck's state directory ($XDG_STATE_HOME/kvdeck, the
+	// journal's); "" when there is none: nothing is kept across sessions.
+	StateDir string
+	// ReadJournal opens the journal of the store at url (as undo --list
+	// reads it), nil: none to read.
+	ReadJournal func(url string) (*journal.Journal, error)
 	// Past, when not empty, names the point in the store's past the TUI
 	// shows (--at: "txid 42 · 2026-…"): the store is a read-only restore
 	// of it, and the status bar says so while it is shown. PastOf names
 	// the store it is the past of (its saved name or URL), which the
 	// status bar shows instead of the restore's temporary file.
 	Past, PastOf string
+	// TimeMachine opens the time machine of the store the TUI started on
+	// (its Litestream replica, Turso database or kvdeck record's
+	// history, as --at finds it): :at TIME and a key's history (H) read
+	// through it. It is called in a command, once. nil: none here.
+	TimeMachine func(ctx context.Context) (*history.Machine, error)
 }
 
 // SavedStore is a saved store as the TUI shows it: never its token.

@@ -83,6 +83,9 @@ type feed struct {
 	// before it is the backlog (`earlier`), however many pages it takes.
 	openSeq int64
 	keyW    int // the widest key text kept (the KEY column's width)
+	// keyLeast is the most cells a key kept needs to read
+	// (widgets.KeyCellMin): the KEY column gives up no more.
+	keyLeast int
 }
 
 // newFeed is a feed that keeps the newest maxKept rows read.
@@ -149,6 +152,9 @@ func (f *feed) event(ev changefeed.Event) event {
 func (f *feed) add(ev event) {
 	ev.text = keyText(ev)
 	f.keyW = max(f.keyW, ansi.StringWidth(ev.text))
+	if ev.key != nil {
+		f.keyLeast = max(f.keyLeast, widgets.KeyCellMin(ev.key))
+	}
 	ev.n = f.next
 	f.next++
 	f.events = append(f.events, ev)

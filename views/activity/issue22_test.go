@@ -383,3 +383,27 @@ func TestIdleCatchUpReadsMore(t *testing.T) {
 func pagesOf(n int) func(*tuning) {
 	return func(tn *tuning) { tn.pageRows = n }
 }
+
+// TestActivityKeysReadable: at 80x24 and 60x18 a queue message's key
+// keeps its short parts whole ("emails" showed as "em…ls", even "e…s")
+// and a little of its long ones: the CHANGE column gives way.
+func TestActivityKeysReadable(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {60, 18}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			s, clock, _ := viewtest.CoordStoreAt(t)
+			ctx := storetest.Ctx(t)
+			h := newActivityHarness(t, s, clock, sz.w, sz.h-3)
+			k := mkKey("dwk_queue_due", "emails", 1796121459950, "0b7c4e2a-11f0-9d41-3c7d1841")
+			if _, err := s.Set(ctx, k, []byte(`{"to":"ops@example.com","subject":"welcome"}`), nil); err != nil {
+				t.Fatal(err)
+			}
+			h.Refresh()
+			line := h.ViewLine(` set `)
+			for _, part := range []string{`["dwk_q`, `"emails"`, `17…50`, `1841"]`} {
+				if !strings.Contains(line, part) {
+					t.Errorf("the key's row lacks %s:\n%s", part, line)
+				}
+			}
+		})
+	}
+}

@@ -108,7 +108,9 @@ func (m Model) noteLines() []string {
 // ["dwk_queue_due", "invoices", 17…46, "…d136"]: a long key is shortened
 // part by part, widgets.KeyCell, so the queue and the due time that tell
 // rows apart stay), and CHANGE takes the rest: at least changeMin cells,
-// for which SEEN, then KIND, then KEY's width give way.
+// for which SEEN, then KIND, then KEY's width give way, but never below
+// what the keys need to read (widgets.KeyCellMin): a CHANGE cut to a
+// few cells tells less than the key, and the detail below shows it.
 var eventColumns = []widgets.Column{
 	{Title: "", Width: 2, Keep: true}, {Title: "STAMP", Width: 5, Right: true, Keep: true}, {Title: "WHAT", Width: 7, Keep: true},
 	{Title: "KIND", Width: 6, Drop: 2, Keep: true}, {Title: "KEY", Width: 24, Keep: true, Middle: true},
@@ -130,8 +132,9 @@ func (m Model) table(w int) widgets.Table {
 	cols[stampColumn].Width = max(len(strconv.FormatInt(m.f.c.Version().Seq, 10)), cols[stampColumn].Width)
 	cols[keyColumn].Width = min(max(m.f.keyW, 3), keyMax)
 	t := widgets.NewTable(cols, w)
-	if short := changeMin - t.FlexW; short > 0 && cols[keyColumn].Width > keyMin {
-		cols[keyColumn].Width = max(cols[keyColumn].Width-short, keyMin)
+	least := min(max(m.f.keyLeast, keyMin), cols[keyColumn].Width)
+	if short := changeMin - t.FlexW; short > 0 && cols[keyColumn].Width > least {
+		cols[keyColumn].Width = max(cols[keyColumn].Width-short, least)
 		t = widgets.NewTable(cols, w)
 	}
 	return t

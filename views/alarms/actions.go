@@ -181,7 +181,8 @@ func (m Model) fireOff() string {
 func (m *Model) askFire() tea.Cmd {
 	c, _ := m.class()
 	now := m.Deps.Now()
-	return views.Confirm(fmt.Sprintf("Fire %d due alarm(s) of %s now?", dueNow(c, now), c.Class), "fire", fireAlarms(m.Store, m.Deps.Session, c.Class, now),
+	due := dueNow(c, now)
+	return views.Confirm(fmt.Sprintf("Fire %d due alarm(s) of %s now?", due, c.Class), "fire", fireAlarms(m.Store, m.Deps.Session, c.Class, now, due),
 		"Polls "+widgets.Sanitize(c.Class)+" once as a replica would: claims each due entry (check its stamp + delete), takes the object's lease, and clears the alarm when by-id still matches.",
 		"No service handler runs: each fired alarm is consumed. Stale entries are claimed and dropped; an alarm whose lease is held elsewhere is re-posted at now.")
 }

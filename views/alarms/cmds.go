@@ -42,6 +42,7 @@ type alarmActed struct {
 	at        int64     // the new due time (set) or the poll's now (fire)
 	done      bool
 	firings   []coord.AlarmFiring
+	asked     int // the due alarms the fire's dialog counted
 	err       error
 }
 
@@ -51,6 +52,7 @@ type alarmFireReport struct {
 	class   string
 	at      int64
 	firings []coord.AlarmFiring
+	asked   int // the due alarms the dialog counted
 	err     error
 }
 
@@ -82,11 +84,11 @@ func deleteAlarmRow(s *store.Store, session int, class, id string, k codec.Key, 
 // fireAlarms polls class once at now like a replica whose handler succeeds
 // at once. The object's lease is tried once: one held elsewhere re-posts
 // the alarm at now instead of making the operator wait.
-func fireAlarms(s *store.Store, session int, class string, now int64) tea.Cmd {
+func fireAlarms(s *store.Store, session int, class string, now int64, asked int) tea.Cmd {
 	return views.StoreCmd(views.WriteTimeout, func(ctx context.Context) tea.Msg {
 		p := &coord.AlarmPoller{Store: s, Class: class, Lease: coord.LeaseOptions{Timeout: -1}}
 		fs, err := p.Poll(store.WithWriteOp(ctx, "alarms: fire"), now)
-		return alarmActed{session: session, op: alarmFire, class: class, at: now, done: err == nil, firings: fs, err: err}
+		return alarmActed{session: session, op: alarmFire, class: class, at: now, done: err == nil, firings: fs, asked: asked, err: err}
 	})
 }
 
@@ -115,10 +117,10 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 		m.Form.Err = msg.err.Error()
 		return m, nil
 	case msg.op == alarmFire:
-		m.fired = &alarmFireReport{class: msg.class, at: msg.at, firings: msg.firings, err: msg.err}
-		flash = views.Flash(views.FlashOK, "fired %s at %s: %s", msg.class, usertext.FormatTime(msg.at), fireSummary(msg.firings))
+		m.fired = &alarmFireReport{class: msg.class, at: msg.at, firings: msg.firings, asked: msg.asked, err: msg.err}
+		flash = views.Flash(views.FlashOK, "fired %s at %s: %s", msg.class, usertext.FormatTime(msg.at), fireSummary(msg.firings, msg.asked))
 		if msg.err != nil {
-			flash = views.Flash(views.FlashError, "fire %s stopped: %v (%s)", msg.class, msg.err, fireSummary(msg.firings))
+			flash = views.Flash(views.FlashError, "fire %s stopped: %v (%s)", msg.class, msg.err, fireSummary(msg.firings, msg.asked))
 		}
 	case msg.err != nil:
 		flash = views.Flash(views.FlashError, "%s/%s: %v", msg.class, msg.id, msg.err)
@@ -141,11 +143,14 @@ func (m Model) onActed(msg alarmActed) (Model, tea.Cmd) {
 	return m, tea.Batch(cmd, flash)
 }
 
-// fireSummary counts the outcomes of a fire: "2 fired, 1 reposted".
-func fireSummary(fs []coord.AlarmFiring) string {
-	if len(fs) == 0 {
-		return "nothing was due"
-	}
+// fireSummary counts the outcomes of a fire: "2 fired, 1 reposted", and
+// says when another poller took alarms the dialog counted (asked).
+func fireSummary(fs []coord.AlarmFiring, asked int) string {
+	return coordkit.DueSummary(fireCounts(fs), len(fs), asked, "alarm(s)", "poller")
+}
+
+// fireCounts counts the outcomes of a fire's firings.
+func fireCounts(fs []coord.AlarmFiring) string {
 	var order []coord.AlarmOutcome
 	n := map[coord.AlarmOutcome]int{}
 	for _, f := range fs {

@@ -70,7 +70,7 @@ func (m Model) byIDLine(c coord.AlarmClass, it alarmItem) widgets.Line {
 func (m Model) fireLines(w int) []string {
 	st := m.Styles
 	r := m.fired
-	out := []string{st.PaneTitle.Render("FIRED AT "+usertext.FormatTime(r.at)) + st.Muted.Render(" · "+fireSummary(r.firings)+" · no handler ran")}
+	out := coordkit.TitleAndSummary(st, "FIRED AT "+usertext.FormatTime(r.at), fireSummary(r.firings, r.asked)+" · no handler ran", w)
 	for _, f := range r.firings {
 		style := st.OK
 		switch f.Outcome {

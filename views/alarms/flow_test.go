@@ -233,3 +233,27 @@ func TestAlarmsFilter(t *testing.T) {
 	}
 	viewtest.CheckFilterMatchesNothing(h, Model.classNames, "no such thing")
 }
+
+// TestAlarmsFireSaysWhenAnotherPollerWon: f's dialog counted the due
+// alarms; when another poller (the demo's replicas) fires them between
+// the dialog and the yes, the answer says so instead of a bare "nothing
+// was due".
+func TestAlarmsFireSaysWhenAnotherPollerWon(t *testing.T) {
+	h := seededAlarms(t)
+	selectAlarm(t, h, coord.AlarmDueKey("Cart", viewtest.T-120000, viewtest.IDCart3))
+	h.Keys("f")
+	if len(h.Confirms) != 1 || h.Confirms[0].Title != "Fire 2 due alarm(s) of Cart now?" {
+		t.Fatalf("dialogs %+v", h.Confirms)
+	}
+	for _, id := range []string{viewtest.IDCart3, viewtest.IDCart2} {
+		rec, ok := getAlarm(t, h, id)
+		if !ok {
+			t.Fatalf("no alarm %s", id)
+		}
+		if err := h.S.Delete(viewtest.Ctx, coord.AlarmDueKey("Cart", rec.EpochMs, id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Confirm()
+	h.RequireFlash("fired Cart", "the 2 alarm(s) due when asked went to another poller meanwhile")
+}

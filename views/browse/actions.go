@@ -54,6 +54,10 @@ func (k *Keys) actions() views.Actions[Model] {
 		{Binding: &k.Pager, Do: do(func(m *Model) tea.Cmd { return m.reader.OpenPipe(m.entry.row()) }), Col: 2},
 		{Binding: &k.EditExternal, What: "edit value in $EDITOR", Asks: views.AskDialog, Do: do((*Model).startExternalEdit), Col: 2},
 		{Binding: &k.Diff, Do: do(func(m *Model) tea.Cmd { m.toggleSeenDiff(); return nil }), Col: 2},
+		{Binding: &k.History, Do: do((*Model).askHistory), Col: 2},
+		// P writes to the live store, not to the past shown (read-only):
+		// its binding is on only at a point of the past, and it asks.
+		{Binding: &k.PutBack, Do: do((*Model).askPutBack), Col: 2},
 		{Binding: &k.Marks.Mark, Do: views.Step(Model.handleMark), Col: 3},
 		{Binding: &k.Marks.MarkAll, Do: views.Step(Model.handleMark), Col: 3},
 		{Binding: &k.Marks.Bulk, Do: views.Step(Model.handleMark), Col: 3},

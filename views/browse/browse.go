@@ -32,6 +32,8 @@ type Keys struct {
 	Pager                                   key.Binding      // the value, streamed, to $PAGER
 	EditExternal                            key.Binding      // edit the value in $EDITOR
 	Diff                                    key.Binding      // what changed since you looked (seen.go)
+	PutBack                                 key.Binding      // at a past point (:at): put keys back as then (past.go)
+	History                                 key.Binding      // the selected key's history across restore points
 	Reader                                  ReaderKeys       // the value reader (views/browse/reader)
 	Marks                                   widgets.MarkKeys // space, ctrl+a, B (bulk.go)
 }
@@ -67,6 +69,8 @@ func DefaultKeys() Keys {
 		Reader:       reader.DefaultKeys(),
 		EditExternal: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit value in $EDITOR (CAS)")),
 		Diff:         key.NewBinding(key.WithKeys("="), key.WithHelp("=", "what changed since you looked (again: hide)")),
+		PutBack:      key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "put back as then (the marked keys, else this one; asks)")),
+		History:      key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "the key's history across restore points")),
 		Marks:        widgets.DefaultMarkKeys(),
 	}
 }
@@ -149,6 +153,9 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		reader: reader.New(deps, styles),
 	}
 	m.reader.KeyMap = m.keys.Reader
+	// P writes to the live store, so it is on only at a point of its
+	// past, whichever way the past itself is open.
+	m.keys.PutBack.SetEnabled(deps.Live != nil && !deps.Live.ReadOnly())
 	// The first load is tagged here, not in Init: Init's receiver is a
 	// copy, and the tag counter must not go back.
 	m.root.loading, m.root.gen = true, m.nextTag()
@@ -202,9 +209,18 @@ func (m Model) Busy() bool {
 }
 
 // Capturing reports whether a text input has the keys, so that the root
-// passes it every key (q and the digits included).
+// passes it every key (q and the digits included). The reader is no text
+// input, but for its query and its pipe prompt: the global keys (z, :,
+// 1-8) work over it, and it keeps q (Keeps).
 func (m Model) Capturing() bool {
-	return m.filter.on || m.editor.Open() || m.searching() || m.reader.Capturing()
+	return m.filter.on || m.editor.Open() || m.searching() || m.reader.Typing()
+}
+
+// Keeps reports whether the reader, open, keeps msg from the root's
+// global keys: its close keys (q goes back to the tree, not out of
+// kvdeck).
+func (m Model) Keeps(msg tea.KeyMsg) bool {
+	return m.focused && m.reader.Reading() && !m.reader.Typing() && key.Matches(msg, m.reader.KeyMap.Close)
 }
 
 // Held is the typed text a quit would drop (views.Holder): the editor's

@@ -1,6 +1,7 @@
 package browse
 
 import (
+	"bytes"
 	"context"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -21,13 +22,24 @@ type childrenLoaded struct {
 	limit        int
 	page         store.ChildPage
 	err          error
+	// fromStart: a seek's page starts at the level's first child, so
+	// nothing is earlier than it (no "earlier" line).
+	fromStart bool
 }
 
-// loadChildren reads one page of the children of prefix.
+// loadChildren reads one page of the children of prefix. A seek (a page
+// that replaces the level's, from after) also reads the level's first
+// child, one request more on a jump only, to know whether keys come
+// before the page.
 func loadChildren(src *store.Store, session, gen int, prefix codec.Key, at int, after []byte, limit int, replace bool) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
 		cp, err := src.Children(ctx, prefix, store.ChildrenOptions{After: after, Limit: limit})
-		return childrenLoaded{session: session, gen: gen, prefix: prefix, at: at, replace: replace, after: after, limit: limit, page: cp, err: err}
+		msg := childrenLoaded{session: session, gen: gen, prefix: prefix, at: at, replace: replace, after: after, limit: limit, page: cp, err: err}
+		if err == nil && replace && after != nil && len(cp.Children) > 0 {
+			first, ferr := src.Children(ctx, prefix, store.ChildrenOptions{Limit: 1, CountBound: 1})
+			msg.fromStart = ferr == nil && len(first.Children) > 0 && bytes.Equal(first.Children[0].Raw, cp.Children[0].Raw)
+		}
+		return msg
 	})
 }
 
@@ -35,13 +47,22 @@ func loadChildren(src *store.Store, session, gen int, prefix codec.Key, at int, 
 type entryLoaded struct {
 	session, gen int
 	row          entry.Row
+	// now is the row in the live store when src is a point of its past
+	// (views.Deps.Live), read in the same command.
+	now *entry.Row
 }
 
 // loadEntry reads the selected row as the entry pane shows it
-// (entry.Read: the head of its value).
-func loadEntry(src *store.Store, session, gen int, raw []byte) tea.Cmd {
+// (entry.Read: the head of its value), and, at a point of the past, the
+// row now in live (nil: the live store is shown).
+func loadEntry(src, live *store.Store, session, gen int, raw []byte) tea.Cmd {
 	return views.StoreCmd(views.ReadTimeout, func(ctx context.Context) tea.Msg {
-		return entryLoaded{session: session, gen: gen, row: entry.Read(ctx, src, raw)}
+		out := entryLoaded{session: session, gen: gen, row: entry.Read(ctx, src, raw)}
+		if live != nil {
+			now := entry.Read(ctx, live, raw)
+			out.now = &now
+		}
+		return out
 	})
 }
 

@@ -113,9 +113,9 @@ func TestEditConflictDiscard(t *testing.T) {
 	h.RequireFlash("discarded")
 }
 
-// TestEditConflictGolden draws the conflict screen at both sizes.
+// TestEditConflictGolden draws the conflict screen at each screen size.
 func TestEditConflictGolden(t *testing.T) {
-	for _, sz := range sizes {
+	for _, sz := range screenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			h, _, _ := conflictSetup(t, "file:"+t.TempDir()+"/kv.db", sz.w, sz.h)
 			h.Keys("ctrl+s")

@@ -61,6 +61,7 @@ func (m Model) rowLines(e store.Entry, n *node, w int) []string {
 	out = append(out, m.field("key", keyLine, w)...)
 	out = append(out, m.field("hex", widgets.Line{{Text: hex.EncodeToString(e.Raw), Style: st.Muted}}, w)...)
 	out = append(out, m.field("stamp", widgets.Line{{Text: e.Versionstamp(), Style: st.Text}}, w)...)
+	out = append(out, m.nowLines(w, min(6, m.entryRows()/3))...)
 	out = append(out, m.changedLines(e, w)...)
 	out = append(out, m.field("size", widgets.Line{{Text: fmt.Sprintf("key %d B · value %d B", len(e.Raw), m.entry.size), Style: st.Text}}, w)...)
 	out = append(out, m.field("expires", m.expiryLine(e, now), w)...)
@@ -127,6 +128,9 @@ func (m Model) undecodableLines(n *node, w int) []string {
 
 // actionHint tells what can be done with the entry, or why not.
 func (m Model) actionHint(w int) []string {
+	if m.deps.Live != nil {
+		return m.wrapText("a point of the past, read-only: P puts it back as then (asks) · H its history · y copies the key", m.styles.Warn, w)
+	}
 	if m.readOnly {
 		return m.wrapText(views.Hint("read-only: editing, new keys and deleting are disabled (the store is open read-only). %s copies the key.", m.keys.Copy), m.styles.Warn, w)
 	}

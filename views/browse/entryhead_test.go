@@ -41,7 +41,7 @@ func TestEntryReadTakesTheHeadOfABigValue(t *testing.T) {
 			goTo(h, `["big", "value"]`)
 			raw := h.M.entry.raw
 			headBytes := allocated(func() {
-				if msg := loadEntry(s, 1, 1, raw)().(entryLoaded); msg.row.Err != nil || !msg.row.Found {
+				if msg := loadEntry(s, nil, 1, 1, raw)().(entryLoaded); msg.row.Err != nil || !msg.row.Found {
 					t.Fatalf("entry read: %v, found %v", msg.row.Err, msg.row.Found)
 				}
 			})

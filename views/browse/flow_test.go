@@ -263,6 +263,14 @@ func TestBrowsePagingAndSeek(t *testing.T) {
 	}
 	goTo(h, `["big", 450]`)
 	h.RequireView("↑ earlier keys", "❯     450 ●")
+	// Back to the level's first key (ctrl+o after a finder jump): a seek
+	// that lands on the first child has nothing earlier; the "↑ earlier
+	// keys" row stayed above it.
+	goTo(h, `["big", 0]`)
+	h.RequireView("❯     0 ●")
+	if strings.Contains(h.M.View(), "earlier keys") {
+		t.Errorf("a stray earlier row above the first key:\n%s", h.M.View())
+	}
 	goTo(h, `["big", 1000]`)
 	if !strings.Contains(h.LastFlash(), `no key ["big", 1000]`) {
 		t.Errorf("flash = %q", h.LastFlash())

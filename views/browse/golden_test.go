@@ -14,6 +14,11 @@ import (
 // sizes are the terminal sizes the goldens are drawn at.
 var sizes = []struct{ w, h int }{{120, 40}, {80, 24}}
 
+// screenSizes are sizes and the smallest screen kvdeck is checked at:
+// the screens that open over Browse (the reader, the conflict) are drawn
+// at all three.
+var screenSizes = append(sizes[:len(sizes):len(sizes)], struct{ w, h int }{60, 18})
+
 // TestBrowseGolden draws Browse over the reference store in the states a
 // newcomer sees first, at both sizes, with the clock fixed at the
 // reference instant.

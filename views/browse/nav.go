@@ -29,6 +29,8 @@ type entryState struct {
 	cut, json bool
 	// answers counts the reads applied; it tells the value cache that e changed.
 	answers int
+	// now is the row in the live store at a point of its past (past.go).
+	now *nowState
 }
 
 // row is the entry as the reader and the editor take it.
@@ -113,7 +115,11 @@ func (m Model) onChildren(msg childrenLoaded) (Model, tea.Cmd) {
 			n.resetPages()
 			at = 0
 		}
-		n.applyPage(min(at, len(n.pages)), msg.after, msg.limit, msg.page)
+		after := msg.after
+		if msg.fromStart {
+			after = nil
+		}
+		n.applyPage(min(at, len(n.pages)), after, msg.limit, msg.page)
 	}
 	cmd := m.relayout()
 	cmd = tea.Batch(cmd, m.goOn(n))
@@ -136,6 +142,7 @@ func (m Model) onEntry(msg entryLoaded) (Model, tea.Cmd) {
 		m.entry.found, m.entry.e, m.entry.err = r.Found, r.E, r.Err
 		m.entry.size, m.entry.cut, m.entry.json = r.Size, r.Cut, r.JSON
 		m.entry.answers++
+		m.entry.now = thenNow(r, msg.now)
 		m.editor.Reloaded(m.entry.row())
 	}
 	out := m.wantEntry()
@@ -150,7 +157,7 @@ func (m *Model) wantEntry() tea.Cmd {
 	}
 	m.pane.busy = true
 	m.entry.gen = m.nextTag()
-	return loadEntry(m.deps.Store, m.deps.Session, m.entry.gen, m.entry.raw)
+	return loadEntry(m.deps.Store, m.deps.Live, m.deps.Session, m.entry.gen, m.entry.raw)
 }
 
 // relayout flattens the tree again and keeps the cursor on the same row.

@@ -16,8 +16,8 @@ func TestReaderPagesAndSearchesTheValue(t *testing.T) {
 	h := newHarness(t, false, 80, 12)
 	goTo(h, `["accounts", "acme"]`)
 	h.Keys("v")
-	if !h.M.Capturing() || !h.M.reader.Reading() {
-		t.Fatal("v did not open the reader")
+	if h.M.Capturing() || !h.M.Keeps(viewtest.Key("q")) || !h.M.reader.Reading() {
+		t.Fatal("v did not open the reader (keeping q, the other global keys global)")
 	}
 	h.RequireView("VALUE 1-", "space page")
 	h.Keys(" ")
@@ -49,7 +49,7 @@ func TestReaderPagesAndSearchesTheValue(t *testing.T) {
 		t.Fatalf("N went to match %d, want %d", h.M.reader.Match(), first)
 	}
 	h.Keys("esc")
-	if h.M.reader.Reading() || h.M.Capturing() {
+	if h.M.reader.Reading() || h.M.Capturing() || h.M.Keeps(viewtest.Key("q")) {
 		t.Fatal("esc did not close the reader")
 	}
 	if !strings.Contains(h.M.View(), "v read") {

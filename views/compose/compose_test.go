@@ -278,3 +278,19 @@ func TestComposeSizes(t *testing.T) {
 		})
 	}
 }
+
+// TestComposeShortKeysReadWhole: at 80x24 and 60x18 a key of short parts
+// reads whole on its operation's line (it showed ["u…", "…b"]): the
+// stamp beside it gives way.
+func TestComposeShortKeysReadWhole(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {60, 18}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			s, clock, _ := viewtest.CoordStoreAt(t)
+			h := viewtest.Start[Model, *Model](t, s, clock, size[0], size[1]-3, New)
+			h.M, _ = h.M.Update(views.ComposeMsg{Checks: []store.Check{{Key: storetest.Key(t, `["users", "bob"]`)}}})
+			if line := h.ViewLine(`check   ["users", "bob"]`); line == "" {
+				t.Errorf("the key is cut:\n%s", h.M.View())
+			}
+		})
+	}
+}

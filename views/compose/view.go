@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
@@ -46,9 +47,9 @@ func (m Model) listLines() []string {
 		out = append(out, widgets.ProseLines(views.Hint("Nothing staged yet. %s adds a check, %s a set, %s a delete; %s loads a saved composition. ", m.keys.AddCheck, m.keys.AddSet, m.keys.AddDelete, m.keys.Load)+
 			"In Browse, c composes from the selected key (a check on its stamp and a set of its value).", st.Muted, w)...)
 	}
-	keyW := max(w/2-12, 12)
+	keyW, alone := m.keyWidth(w)
 	for i, op := range m.ops {
-		out = append(out, m.opLine(i, op, keyW, w))
+		out = append(out, m.opLine(i, op, keyW, alone, w))
 	}
 	out = append(out, "")
 	out = append(out, m.budgetLines(w)...)
@@ -64,16 +65,66 @@ func (m Model) listLines() []string {
 	return out
 }
 
-// opLine is one operation of the list.
-func (m Model) opLine(i int, op stagedOp, keyW, w int) string {
+// keyWidth is the key column's width in a list w cells wide: half the
+// list, more for the keys when what follows them needs less (up to
+// opRestWant of it), and never less than the keys need to read
+// (widgets.KeyCellMin: "users" and "bob" whole). The stamp or value
+// beside it gives way, whole (alone) when fewer than opRestMin cells
+// would be left of it.
+func (m Model) keyWidth(w int) (kw int, alone bool) {
+	least, whole, rest := 0, 0, 0
+	for _, op := range m.ops {
+		least = max(least, widgets.KeyCellMin(op.key))
+		whole = max(whole, ansi.StringWidth(widgets.KeyCell(m.styles, op.key, 1<<16).Render(true)))
+		rest = max(rest, ansi.StringWidth(m.opRest(op).Render(true)))
+	}
+	kw = max(w/2-12, least, min(whole, w-opPrefix-2-min(rest, opRestWant)), 12)
+	if w-opPrefix-kw-2 < opRestMin {
+		return max(w-opPrefix, 12), true
+	}
+	return kw, false
+}
+
+// opPrefix is the width of an operation line before its key: the
+// gutter, the number, the kind.
+const opPrefix = 14
+
+// opRestMin is the fewest cells worth giving the stamp or value of an
+// operation line ("expects …" shows nothing of the stamp in fewer);
+// opRestWant the most it takes from a key that would not fit.
+const (
+	opRestMin  = 10
+	opRestWant = 28
+)
+
+// opLine is one operation of the list: the key shortened by part (the
+// ids of a prefix differ at their end), then, unless the key takes the
+// line, what the operation expects or sets.
+func (m Model) opLine(i int, op stagedOp, keyW int, alone bool, w int) string {
 	st := m.styles
 	gutter := "  "
 	if i == m.cursor {
 		gutter = "❯ "
 	}
 	l := widgets.Line{{Text: fmt.Sprintf("%s%2d  %-7s ", gutter, i+1, op.kind), Style: st.Text}}
-	// A long key is shortened by part (the ids of a prefix differ at their end).
-	l = append(l, widgets.Span{Text: widgets.FitWidth(widgets.KeyCell(st, op.key, keyW).Render(false), keyW) + "  ", Style: st.Text})
+	key := widgets.FitWidth(widgets.KeyCell(st, op.key, keyW).Render(false), keyW)
+	if alone {
+		l = append(l, widgets.Span{Text: key, Style: st.Text})
+	} else {
+		l = append(l, widgets.Span{Text: key + "  ", Style: st.Text})
+		l = append(l, m.opRest(op)...)
+	}
+	if i == m.cursor && m.focused && m.editor == nil {
+		return st.Selected.Render(widgets.FitWidth(l.Render(true), w))
+	}
+	return widgets.FitWidth(l.Render(false), w)
+}
+
+// opRest is what an operation line shows after its key: the stamp a
+// check expects, the value a set writes.
+func (m Model) opRest(op stagedOp) widgets.Line {
+	st := m.styles
+	var l widgets.Line
 	switch op.kind {
 	case opCheck:
 		style := st.Text
@@ -91,10 +142,7 @@ func (m Model) opLine(i int, op stagedOp, keyW, w int) string {
 		}
 	case opDel:
 	}
-	if i == m.cursor && m.focused && m.editor == nil {
-		return st.Selected.Render(widgets.FitWidth(l.Render(true), w))
-	}
-	return widgets.FitWidth(l.Render(false), w)
+	return l
 }
 
 // budgetLines weighs the composition against the usual limits.

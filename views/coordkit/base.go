@@ -7,7 +7,10 @@
 package coordkit
 
 import (
+	"fmt"
+
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/store"
 	"kvdeck/themes"
@@ -157,3 +160,44 @@ func (b *Base) ActionAnswered(session int) bool {
 // screen its notes and hints fold away first (issue 22: at 60x18 the
 // permanent notes took the room and left one row).
 const MinRows = 5
+
+// Raced says what became of the rows a dialog counted due (asked) that
+// an action then did not get (got fewer): another poller or consumer (a
+// live service's replicas, the demo's) took them between the dialog and
+// the yes. "" when it got them all.
+func Raced(got, asked int, what, who string) string {
+	switch {
+	case got >= asked:
+		return ""
+	case got == 0:
+		return fmt.Sprintf("nothing was due any more: the %d %s due when asked went to another %s meanwhile", asked, what, who)
+	}
+	return fmt.Sprintf("%d of the %d %s due when asked went to another %s meanwhile", asked-got, asked, what, who)
+}
+
+// DueSummary is an action's summary over rows that were due: counts
+// (what it did to the got rows) and, when it got fewer than the asked
+// its dialog counted, what became of the others (Raced); "nothing was
+// due" when it got none and was asked none.
+func DueSummary(counts string, got, asked int, what, who string) string {
+	raced := Raced(got, asked, what, who)
+	switch {
+	case got == 0 && raced != "":
+		return raced
+	case got == 0:
+		return "nothing was due"
+	case raced != "":
+		return counts + "; " + raced
+	}
+	return counts
+}
+
+// TitleAndSummary is a report's title and its summary on one line when
+// they fit in w, else the summary wrapped under the title: a summary
+// that says what another replica took must not be cut.
+func TitleAndSummary(st themes.Styles, title, summary string, w int) []string {
+	if ansi.StringWidth(title+" · "+summary) <= w {
+		return []string{st.PaneTitle.Render(title) + st.Muted.Render(" · "+summary)}
+	}
+	return append([]string{st.PaneTitle.Render(title)}, widgets.ProseLines(summary, st.Muted, w)...)
+}

@@ -56,23 +56,27 @@ type Deps struct {
 	Wall func() time.Time
 }
 
-// Keys are the view's keys.
+// Keys are the view's keys: a list's, as in the store picker and the
+// undo list (q and esc close it).
 type Keys struct {
-	Up, Down, Sort, Open, Close key.Binding
+	Nav               widgets.NavKeys
+	Sort, Open, Close key.Binding
 	widgets.FilterKeys
 }
 
 // DefaultKeys returns the view's keys.
 func DefaultKeys() Keys {
 	return Keys{
-		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Nav:        widgets.DefaultNavKeys(),
 		Sort:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort")),
 		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open the store (esc comes back)")),
-		Close:      key.NewBinding(key.WithKeys("esc", "F"), key.WithHelp("esc", "back to the tabs")),
+		Close:      key.NewBinding(key.WithKeys("esc", "q", "F"), key.WithHelp("esc/q", "back to the tabs")),
 		FilterKeys: widgets.DefaultFilterKeys(),
 	}
 }
+
+// pageStep is how far pgup and pgdown move the cursor.
+const pageStep = 10
 
 // row is one store's row.
 type row struct {
@@ -110,6 +114,10 @@ type Model struct {
 	sortBy  sortKey
 	filter  widgets.Filter
 	cursor  int
+	// current is the saved store the tabs show (marked ●); note says
+	// why the last enter opened nothing (said in the view).
+	current string
+	note    string
 	// slotEnd, when set (tests), runs as a read gives its slot back.
 	slotEnd func()
 }
@@ -316,8 +324,22 @@ func (m Model) Selected() (string, bool) {
 	return v[m.cursor].saved.Name, true
 }
 
+// SetCurrent says which saved store the tabs show: its row is marked.
+func (m Model) SetCurrent(name string) Model {
+	m.current = name
+	return m
+}
+
+// SetNote says in the view why a store could not be opened from it (""
+// clears it); a key clears it too.
+func (m Model) SetNote(text string) Model {
+	m.note = text
+	return m
+}
+
 // HandleKey handles a key; the action says what the TUI must do.
 func (m Model) HandleKey(msg tea.KeyMsg) (Model, tea.Cmd, Action) {
+	m.note = ""
 	if m.filter.Typing() {
 		if m.filter.Type(msg, &m.keys.FilterKeys) {
 			m.cursor = 0
@@ -330,11 +352,21 @@ func (m Model) HandleKey(msg tea.KeyMsg) (Model, tea.Cmd, Action) {
 		}
 		return m, cmd, None
 	}
-	switch n := len(m.visible()); {
-	case key.Matches(msg, m.keys.Up):
-		m.cursor = max(m.cursor-1, 0)
-	case key.Matches(msg, m.keys.Down):
-		m.cursor = max(min(m.cursor+1, n-1), 0)
+	nav, n := m.keys.Nav, len(m.visible())
+	move := func(to int) { m.cursor = max(min(to, n-1), 0) }
+	switch {
+	case key.Matches(msg, nav.Up):
+		move(m.cursor - 1)
+	case key.Matches(msg, nav.Down):
+		move(m.cursor + 1)
+	case key.Matches(msg, nav.PageUp):
+		move(m.cursor - pageStep)
+	case key.Matches(msg, nav.PageDown):
+		move(m.cursor + pageStep)
+	case key.Matches(msg, nav.Top):
+		move(0)
+	case key.Matches(msg, nav.Bottom):
+		move(n - 1)
 	case key.Matches(msg, m.keys.Sort):
 		m.sortBy = (m.sortBy + 1) % numSorts
 	case key.Matches(msg, m.keys.Open):
@@ -353,7 +385,13 @@ func (m Model) Help() []key.Binding {
 		return m.filter.Help()
 	}
 	k := m.keys
-	return []key.Binding{k.Up, k.Down, k.Open, k.Sort, k.Filter, k.ClearFilter, k.Close}
+	return []key.Binding{k.Nav.Up, k.Nav.Down, k.Open, k.Sort, k.Filter, k.ClearFilter, k.Close}
+}
+
+// FullHelp lists every key of the view, for the help screen.
+func (m Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{k.Nav.Bindings(), {k.Open, k.Sort, k.Filter, k.ClearFilter, k.Close}}
 }
 
 // State is the state word of the saved store name's row ("" when it has

@@ -77,7 +77,7 @@ func goldenFleet(t *testing.T) Model {
 // TestFleetGolden: the Fleet view's body at 120x40 and 80x24 (a screen's
 // body: 37 and 21 lines), sorted by name and by trouble, filtered.
 func TestFleetGolden(t *testing.T) {
-	for _, size := range [][2]int{{120, 37}, {80, 21}} {
+	for _, size := range [][2]int{{120, 37}, {80, 21}, {60, 15}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]+3), func(t *testing.T) {
 			golden.RequireEqual(t, goldenFleet(t).View(size[0], size[1]))
 		})
@@ -93,6 +93,15 @@ func TestFleetGolden(t *testing.T) {
 		m.cursor = 1
 		golden.RequireEqual(t, m.View(80, 21))
 	})
+}
+
+// TestFleetGoldenMarks: the store the tabs show is marked (●), and why
+// enter opened nothing is said in the view, in place of the detail.
+func TestFleetGoldenMarks(t *testing.T) {
+	m := goldenFleet(t).SetCurrent("prod-eu")
+	m.cursor = 3
+	m = m.SetNote("cannot open staging (still on prod-eu): unreachable: staging.internal:8080: connection refused")
+	golden.RequireEqual(t, m.View(80, 21))
 }
 
 // TestFleetStateOfAMissingFile: a saved store whose file is missing is

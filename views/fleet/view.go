@@ -70,6 +70,14 @@ func (m Model) visible() []*row {
 	return out
 }
 
+// The name column: a gutter of three cells (› selected, ● the store the
+// tabs show), at least nameMin cells for the name before a column goes (fewer,
+// down to 8, when nothing is left to drop).
+const (
+	gutter  = 3
+	nameMin = 12
+)
+
 // column is one column of the table: its title, width, and the rank in
 // which it is dropped when the screen is narrow (higher goes first).
 type column struct {
@@ -85,23 +93,23 @@ func (m Model) columns() []column {
 		return widgets.Sparkline(s.Values(), trendLen/2, lipgloss.NewStyle()).Text
 	}
 	cols := []column{
-		{"GROUP", 8, 4, func(r *row, _ string) string { return dash(r.saved.Group) }},
+		{"GROUP", 8, 5, func(r *row, _ string) string { return dash(r.saved.Group) }},
 		{"STATE", 14, 0, func(r *row, st string) string { return m.stateCell(r, st) }},
-		{"SEQ", 8, 6, func(r *row, _ string) string {
+		{"SEQ", 8, 7, func(r *row, _ string) string {
 			if r.pulse.Seq == nil {
 				return "-"
 			}
 			return fmt.Sprint(*r.pulse.Seq)
 		}},
-		{"COMMIT/S", 8, 0, func(r *row, _ string) string {
+		{"COMMIT/S", 8, 1, func(r *row, _ string) string {
 			if r.rate == nil {
 				return "-"
 			}
 			return fmt.Sprintf("%.1f", *r.rate)
 		}},
-		{"TREND", trendLen / 2, 1, func(r *row, _ string) string { return spark(r.rates) }},
-		{"ROWS", 7, 2, func(r *row, _ string) string { return r.pulse.RowsText() }},
-		{"LEASES h/e/x", 12, 3, func(r *row, _ string) string {
+		{"TREND", trendLen / 2, 2, func(r *row, _ string) string { return spark(r.rates) }},
+		{"ROWS", 7, 3, func(r *row, _ string) string { return r.pulse.RowsText() }},
+		{"LEASES h/e/x", 12, 4, func(r *row, _ string) string {
 			p := r.pulse
 			return fmt.Sprintf("%d/%d/%d", p.LeasesHeld, p.LeasesExpiring, p.LeasesExpired)
 		}},
@@ -115,8 +123,8 @@ func (m Model) columns() []column {
 			p := r.pulse
 			return fmt.Sprintf("%d/%d/%s/%d", p.QueueReady, p.QueueDelayed, usertext.ShortMillis(p.OldestReadyMs), p.QueueFinal)
 		}},
-		{"READY~", trendLen / 2, 5, func(r *row, _ string) string { return spark(r.ready) }},
-		{"EXPIRED", 7, 2, func(r *row, _ string) string { return r.pulse.ExpiredText() }},
+		{"READY~", trendLen / 2, 6, func(r *row, _ string) string { return spark(r.ready) }},
+		{"EXPIRED", 7, 3, func(r *row, _ string) string { return r.pulse.ExpiredText() }},
 		{"FIND", 5, 0, func(r *row, _ string) string {
 			if r.pulse.FindingErrors > 0 {
 				return fmt.Sprintf("%d!", r.pulse.Findings)
@@ -126,7 +134,7 @@ func (m Model) columns() []column {
 	}
 	if m.deps.Platform != nil && slices.ContainsFunc(m.names, func(n string) bool { return m.rows[n].platform != "" }) {
 		// Only when a store's entry names a platform to ask.
-		cols = append(cols, column{"PLATFORM", 18, 7, func(r *row, _ string) string { return dash(r.platform) }})
+		cols = append(cols, column{"PLATFORM", 18, 8, func(r *row, _ string) string { return dash(r.platform) }})
 	}
 	return cols
 }
@@ -141,7 +149,7 @@ func fitColumns(cols []column, w, nameMin int) []column {
 		}
 		return n
 	}
-	for width(cols)+nameMin+2 > w {
+	for width(cols)+nameMin+gutter > w {
 		worst := -1
 		for i, c := range cols {
 			if c.drop > 0 && (worst < 0 || c.drop > cols[worst].drop) {
@@ -159,8 +167,8 @@ func fitColumns(cols []column, w, nameMin int) []column {
 // View draws the view w cells wide and h lines high.
 func (m Model) View(w, h int) string {
 	st := m.styles
-	cols := fitColumns(m.columns(), w, 12)
-	nameW := w - 2
+	cols := fitColumns(m.columns(), w, nameMin)
+	nameW := w - gutter
 	for _, c := range cols {
 		nameW -= c.w + 1
 	}
@@ -171,7 +179,7 @@ func (m Model) View(w, h int) string {
 	if f := m.filter.View(); f != "" {
 		lines = append(lines, widgets.FitWidth(f, w))
 	}
-	head := "  " + widgets.FitWidth("STORE", nameW)
+	head := "   " + widgets.FitWidth("STORE", nameW)
 	for _, c := range cols {
 		head += " " + widgets.FitWidth(c.title, c.w)
 	}
@@ -191,9 +199,13 @@ func (m Model) View(w, h int) string {
 	for i := off; i < min(off+page, len(rows)); i++ {
 		lines = append(lines, m.rowLine(rows[i], i == m.cursor, cols, nameW, w))
 	}
-	// The selected row's detail on the last line; the body fills h.
+	// The selected row's detail on the last line (or why enter opened
+	// nothing); the body fills h.
 	for len(lines) < h-1 {
 		lines = append(lines, "")
+	}
+	if m.note != "" {
+		return strings.Join(append(lines, st.Error.Render(widgets.FitWidth(usertext.Sanitize(m.note), w))), "\n")
 	}
 	lines = append(lines, m.detail(rows, w))
 	return strings.Join(lines, "\n")
@@ -207,6 +219,11 @@ func (m Model) rowLine(r *row, selected bool, cols []column, nameW, w int) strin
 	if selected {
 		mark = "› "
 	}
+	if r.saved.Name == m.current {
+		// The store the tabs show.
+		mark = mark[:len(mark)-1] + "●"
+	}
+	mark += " "
 	line := mark + widgets.FitWidth(usertext.Sanitize(r.saved.Name), nameW)
 	for _, c := range cols {
 		cell := c.cell(r, state)

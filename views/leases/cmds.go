@@ -111,6 +111,7 @@ func (m Model) onLoaded(msg leasesLoaded) (Model, tea.Cmd) {
 	m.rows, m.cron, m.finds = msg.Rows.rows, msg.Rows.cron, coordkit.FindingsByKey(msg.Findings)
 	m.churn = m.churn.note(msg.Rows.rows, m.Deps.Now())
 	keys := map[string]bool{}
+	m.adoptOwn()
 	for i, r := range m.rows {
 		kt := codec.Format(r.Key)
 		keys[kt] = true
@@ -144,6 +145,8 @@ func (m Model) onActed(msg leaseActed) (Model, tea.Cmd) {
 		m.Form = nil
 		m.mine = maps.Clone(m.mine)
 		m.mine[kt] = heldLease{Lease: msg.lease, ttl: msg.ttl}
+		m.acquired = maps.Clone(m.acquired)
+		m.acquired[kt] = m.mine[kt]
 		m.list.ID = kt
 		flash = views.Flash(views.FlashOK, "acquired %s as holder %s at stamp %s, until %s; %s releases it",
 			kt, msg.lease.Holder, msg.lease.Versionstamp, usertext.FormatTime(msg.lease.ExpiresAt), views.KeyName(m.keys.Release))
@@ -169,6 +172,30 @@ func (m Model) onActed(msg leaseActed) (Model, tea.Cmd) {
 	}
 	m, cmd := m.Refresh()
 	return m, tea.Batch(cmd, flash)
+}
+
+// adoptOwn takes into mine, at its stamp now, every row whose holder is
+// one kvdeck acquired it as in this session and that mine does not hold
+// at that stamp: kvdeck's lease put back by an undo (of a release or a
+// break) under a new stamp, which d can release again.
+func (m *Model) adoptOwn() {
+	for _, r := range m.rows {
+		kt := codec.Format(r.Key)
+		a, ok := m.acquired[kt]
+		if !ok || r.Holder != a.Holder || r.Kind == coord.KindCron {
+			continue
+		}
+		if l, ok := m.mine[kt]; ok && l.Versionstamp == r.Versionstamp {
+			continue
+		}
+		l := a
+		l.Versionstamp = r.Versionstamp
+		if r.ExpiresAt != nil {
+			l.ExpiresAt = *r.ExpiresAt
+		}
+		m.mine = maps.Clone(m.mine)
+		m.mine[kt] = l
+	}
 }
 
 // describeRow says what a lease row holds now, for a conflict message.

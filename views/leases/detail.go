@@ -1,6 +1,8 @@
 package leases
 
 import (
+	"github.com/charmbracelet/x/ansi"
+
 	"fmt"
 	"strings"
 
@@ -20,20 +22,31 @@ func (m Model) detailView() string {
 	if m.Form != nil {
 		return widgets.Pane(st.PaneFocused, strings.Join(m.Form.View(iw), "\n"), w, h)
 	}
-	lines := []string{st.PaneTitle.Render("SELECTED")}
+	// On a short screen the box's title folds away (the table's ❯ shows
+	// which row it is): its rows go to the fields.
+	var lines []string
+	if !m.compact() {
+		lines = []string{st.PaneTitle.Render("SELECTED")}
+	}
+	fields := 0
 	if r, ok := m.selected(); ok {
-		lines = append(lines, m.rowDetail(r, iw)...)
+		detail := m.rowDetail(r, iw)
+		fields = len(detail)
+		lines = append(lines, detail...)
 	} else {
 		lines = append(lines, st.Muted.Render("Select a row above."))
 	}
 	hint := widgets.ProseLines(views.Hint("%s acquire · %s release (kvdeck's) · %s break (asks, CAS on stamp)", m.keys.Acquire, m.keys.Release, m.keys.Break), st.Muted, iw)
-	switch {
-	case m.compact():
-		hint = nil // the status bar says read-only; help names the keys
-	case m.ReadOnly:
+	if m.ReadOnly {
 		hint = widgets.ProseLines(widgets.ReadOnlyNote, st.Warn, iw)
 	}
-	room := m.bottomHeight() - st.Pane.GetVerticalFrameSize() - len(hint)
+	room := m.bottomHeight() - st.Pane.GetVerticalFrameSize()
+	// The hint gives way to the first fields (holder, stamp, expiry and
+	// key): the status bar says read-only, and help names the keys.
+	if m.compact() || len(lines)-fields+min(fields, detailFirst)+len(hint) > room {
+		hint = nil
+	}
+	room -= len(hint)
 	if len(lines) > room {
 		lines = lines[:max(room, 1)]
 	}
@@ -43,11 +56,16 @@ func (m Model) detailView() string {
 	return widgets.Pane(st.Pane, strings.Join(append(lines, hint...), "\n"), w, h)
 }
 
+// detailFirst is how many of rowDetail's lines come before the hint
+// under them: holder, stamp, expiry and key.
+const detailFirst = 4
+
 // rowDetail describes one row, the fields a decision needs first (the
-// box is cut at its bottom on a small screen: at 80x24 the stamp, the
-// fencing token that B checks, was cut off below the key): stamp, expiry,
-// holder, then the key (its row above names it too), the TTL and age, and
-// the findings.
+// box is cut at its bottom on a small screen): the holder ("who holds
+// it" is the first question), the stamp (the fencing token that B
+// checks), the expiry, then the key (its row above names it too), the
+// TTL and age, and the findings. On a narrow box the expiry is its time
+// of day, so that it keeps to one line.
 func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	st := m.Styles
 	now := m.Deps.Now()
@@ -56,16 +74,6 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	if state == coord.LeaseExpired {
 		keyLine = keyLine.Restyle(st.Expired)
 	}
-	stamp := widgets.Line{{Text: r.Versionstamp, Style: st.Text}}
-	if note := views.Hint(" (fencing token; %s checks it)", m.keys.Break); widgets.LabelWidth+len(r.Versionstamp)+len(note) <= w {
-		stamp = append(stamp, widgets.Span{Text: note, Style: st.Muted})
-	}
-	out := widgets.FieldLine(st, "stamp", stamp, w)
-	expires := widgets.Line{{Text: "never: no TTL, the lease never lapses", Style: st.Error}}
-	if r.ExpiresAt != nil {
-		expires = widgets.Line{{Text: usertext.FormatTime(*r.ExpiresAt), Style: st.Text}, {Text: " · " + widgets.Countdown(widgets.MsUntil(*r.ExpiresAt, now)), Style: leaseStateStyle(m, state)}}
-	}
-	out = append(out, widgets.FieldLine(st, "expires", expires, w)...)
 	holder := widgets.Line{{Text: widgets.Sanitize(r.Holder), Style: st.Text}}
 	if r.Holder == "" {
 		holder = widgets.Line{{Text: "none readable", Style: st.Warn}}
@@ -75,7 +83,26 @@ func (m Model) rowDetail(r coord.LeaseRow, w int) []string {
 	if mine {
 		holder = append(holder, widgets.Span{Text: "  ★ kvdeck's", Style: st.Accent})
 	}
-	out = append(out, widgets.FieldLine(st, "holder", holder, w)...)
+	if m.compact() && ansi.StringWidth(holder.Render(true)) > w-widgets.LabelWidth {
+		// A short box keeps the holder to one line, cut in its middle
+		// (ids differ at both ends), so that the expiry shows too.
+		holder = holder.CutMiddle(w - widgets.LabelWidth)
+	}
+	out := widgets.FieldLine(st, "holder", holder, w)
+	stamp := widgets.Line{{Text: r.Versionstamp, Style: st.Text}}
+	if note := views.Hint(" (fencing token; %s checks it)", m.keys.Break); widgets.LabelWidth+len(r.Versionstamp)+len(note) <= w {
+		stamp = append(stamp, widgets.Span{Text: note, Style: st.Muted})
+	}
+	out = append(out, widgets.FieldLine(st, "stamp", stamp, w)...)
+	expires := widgets.Line{{Text: "never: no TTL, the lease never lapses", Style: st.Error}}
+	if r.ExpiresAt != nil {
+		left := widgets.Span{Text: " · " + widgets.Countdown(widgets.MsUntil(*r.ExpiresAt, now)), Style: leaseStateStyle(m, state)}
+		expires = widgets.Line{{Text: usertext.FormatTime(*r.ExpiresAt), Style: st.Text}, left}
+		if widgets.LabelWidth+ansi.StringWidth(expires.Render(true)) > w {
+			expires = widgets.Line{{Text: widgets.ShortTime(*r.ExpiresAt, now), Style: st.Text}, left}
+		}
+	}
+	out = append(out, widgets.FieldLine(st, "expires", expires, w)...)
 	out = append(out, widgets.FieldLine(st, "key", keyLine, w)...)
 	out = append(out, widgets.FieldLine(st, "ttl", widgets.Line{{Text: ttlText(r, mine), Style: st.Text}}, w)...)
 	if r.Problem != "" {

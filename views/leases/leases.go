@@ -89,6 +89,12 @@ type Model struct {
 	// record. Replaced, never changed in place: copies of the model share
 	// the map.
 	mine map[string]heldLease
+	// acquired are the leases kvdeck acquired in this session, by key
+	// text, kept after they are released: a row at the key with the same
+	// holder (a random id per acquisition, so kvdeck's alone) is kvdeck's
+	// lease again, under a new stamp (an undo put it back), and a load
+	// takes it into mine at that stamp. Replaced, never changed in place.
+	acquired map[string]heldLease
 
 	churn churn // new and ended rows at each load, charted in the footer
 }
@@ -100,6 +106,7 @@ func New(deps views.Deps, styles themes.Styles) Model {
 		filter: widgets.NewFilter("filter: key, holder, stamp or state", styles),
 		mine:   map[string]heldLease{},
 	}
+	m.acquired = map[string]heldLease{}
 	return m
 }
 
@@ -179,6 +186,14 @@ func (m Model) FullHelp() [][]key.Binding {
 type heldLease struct {
 	coord.Lease
 	ttl time.Duration
+}
+
+// Acquired reports whether kvdeck acquired the lease at key as holder in
+// this session (for the undo preview: an undo that puts it back gives
+// kvdeck its lease again).
+func (m Model) Acquired(key codec.Key, holder string) bool {
+	l, ok := m.acquired[codec.Format(key)]
+	return ok && holder != "" && l.Holder == holder
 }
 
 // visible returns the rows the filter lets through, in the chosen order.

@@ -52,8 +52,11 @@ func (m Model) tableRows() int {
 }
 
 // leaseColumns are the table's columns; the bar takes the spare room; the
-// stamp, the age, the kind and the holder give way on narrow screens (the
-// selected row's detail shows them all).
+// stamp and the age give way on narrow screens (the selected row's
+// detail shows them all). The kind and the holder never do: "who holds
+// it" is the first question, and a lease row must not pass for a cron
+// row; where they and the bar do not fit, narrowColumns lay the table
+// out instead.
 //
 // Columns are fitted to the rows shown (widgets.FitTable): STATE and the
 // times shrink to their text, and the id, the holder and the class widen
@@ -61,9 +64,37 @@ func (m Model) tableRows() int {
 // what tells rows apart.
 var leaseColumns = []widgets.Column{
 	{Title: "", Width: 3}, {Title: "KIND", Width: 5, Drop: 4}, {Title: "CLASS/SCHED", Width: 12, Grow: true, Max: 20},
-	{Title: "ID/BUCKET", Width: 18, Grow: true, Max: 32, Middle: true}, {Title: "HOLDER", Width: 12, Drop: 2, Grow: true, Max: 36, Middle: true},
+	{Title: "ID/BUCKET", Width: 18, Grow: true, Max: 32, Middle: true}, {Title: "HOLDER", Width: 12, Drop: 3, Grow: true, Max: 36, Middle: true},
 	{Title: "STAMP", Width: 20, Drop: 1},
-	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 9, Keep: true}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 3, Keep: true},
+	{Title: "TIME LEFT", Width: 0}, {Title: "", Width: 9, Keep: true}, {Title: "STATE", Width: 15}, {Title: "AGE", Width: 5, Drop: 2, Keep: true},
+}
+
+// narrowColumns are the columns of a table too narrow for leaseColumns
+// with its kind and holder: the bar goes first (the time left says it in
+// words), then the state (the time left's colour and the detail say it),
+// and the id takes the room left, cut in its middle.
+var narrowColumns = []widgets.Column{
+	{Title: "", Width: 3}, {Title: "KIND", Width: 5}, {Title: "CLASS/SCHED", Width: 12, Grow: true, Max: 20},
+	{Title: "ID/BUCKET", Width: 0, Min: 17, Middle: true}, {Title: "HOLDER", Width: 9, Middle: true},
+	{Title: "STAMP", Width: 20, Drop: 2},
+	{Title: "", Width: 9, Keep: true, Drop: 1}, {Title: "TIME LEFT", Width: 10, Keep: true}, {Title: "STATE", Width: 15, Drop: 4}, {Title: "AGE", Width: 5, Drop: 3, Keep: true},
+}
+
+// Column indexes shared by leaseColumns and narrowColumns.
+const (
+	colKind   = 1
+	colHolder = 4
+	colBar    = 6
+)
+
+// leaseTable fits the columns to w and the rows' cells: leaseColumns
+// while they keep the kind and the holder, else narrowColumns.
+func leaseTable(w int, cells [][]widgets.Line) widgets.Table {
+	t := widgets.FitTable(leaseColumns, w, cells)
+	if t.Width(colKind) > 0 && t.Width(colHolder) > 0 {
+		return t
+	}
+	return widgets.FitTable(narrowColumns, w, cells)
 }
 
 // View renders the table, the selected row and the cron schedules.
@@ -149,7 +180,7 @@ func (m Model) rowLines(w int) []string {
 	for i := range vis {
 		cells = append(cells, m.leaseCells(vis[i], i == m.list.Cur, 0))
 	}
-	t := widgets.FitTable(leaseColumns, w, cells)
+	t := leaseTable(w, cells)
 	out := []string{t.Header(m.Styles)}
 	if len(vis) == 0 {
 		text := "No leases and no cron tick rows: nothing is held right now."
@@ -159,7 +190,7 @@ func (m Model) rowLines(w int) []string {
 		return append(out, m.Styles.Muted.Render(text))
 	}
 	for i := from; i < to; i++ {
-		out = append(out, t.Row(m.Styles, m.leaseCells(vis[i], i == m.list.Cur, t.FlexW), i == m.list.Cur, m.Focused && m.Form == nil))
+		out = append(out, t.Row(m.Styles, m.leaseCells(vis[i], i == m.list.Cur, t.Width(colBar)), i == m.list.Cur, m.Focused && m.Form == nil))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package queues
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,6 +51,33 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// pruneMarks drops the marks of messages a load shows gone: their queue
+// is gone, or listed whole without them (delivered, dropped or purged).
+// A bulk action would skip them, and "N marked" counts what is there.
+// A queue longer than the messages listed keeps its marks: they may be
+// further on (ctrl+a marks every message of a queue).
+func (m *Model) pruneMarks() {
+	if m.marks.Len() == 0 {
+		return
+	}
+	byQueue := make(map[string]coord.QueueReport, len(m.queues))
+	for _, q := range m.queues {
+		byQueue[q.Name] = q
+	}
+	for _, mk := range m.marks.List() {
+		if len(mk.Key) < 2 {
+			continue
+		}
+		q, ok := byQueue[mk.Key[1].StringValue()]
+		if ok && (len(q.Messages) >= coord.MaxQueueSample || slices.ContainsFunc(q.Messages, func(msg coord.QueueMessage) bool {
+			return codec.Format(msg.Key) == mk.ID
+		})) {
+			continue
+		}
+		m.marks.Toggle(mk)
+	}
 }
 
 // bulk offers the bulk actions over the marked messages.

@@ -71,6 +71,7 @@ func (m Model) onLoaded(msg queuesLoaded) (Model, tea.Cmd) {
 	if m.poll != nil {
 		return m, nil // the batch out is claimed: its messages are away until decided
 	}
+	m.pruneMarks()
 	return m, gone
 }
 

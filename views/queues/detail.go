@@ -42,7 +42,7 @@ func (m Model) lowerLines(q coord.QueueReport, w int) []string {
 func (m Model) reportLines(w int) []string {
 	st := m.Styles
 	r := m.report
-	out := []string{st.PaneTitle.Render("POLLED AT "+usertext.FormatTime(r.at)) + st.Muted.Render(" · "+deliverySummary(r.deliveries))}
+	out := coordkit.TitleAndSummary(st, "POLLED AT "+usertext.FormatTime(r.at), deliverySummary(r.deliveries, r.asked), w)
 	room := m.detailRows() - 2
 	for i, d := range r.deliveries {
 		if i == room-1 && len(r.deliveries) > room {
@@ -110,6 +110,9 @@ func (m Model) pollLines(w int) []string {
 	}
 	out := []string{st.PaneTitle.Render(fmt.Sprintf("CLAIMED %d MESSAGE(S) OF %s", len(p.items), widgets.Sanitize(p.queue))) +
 		st.Warn.Render(" · out of the store until you apply")}
+	if raced := coordkit.Raced(len(p.items), p.asked, "message(s)", "consumer"); raced != "" {
+		out = append(out, widgets.ProseLines(raced+".", st.Warn, w)...)
+	}
 	t := widgets.NewTable(pollColumns, w)
 	out = append(out, t.Header(st))
 	for i, it := range p.items {

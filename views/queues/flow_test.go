@@ -201,11 +201,7 @@ func TestQueuesDepthFollowsClock(t *testing.T) {
 // message back at once (retry now) after a confirmation (issue 13).
 func TestQueuesPollExplainsAndGivesBack(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	w := viewtest.Seeder{T: t, S: s, Clock: clock}
-	for i := range 3 {
-		w.Set(coord.QueueKey("jobs", viewtest.T-int64(3-i)*1000, "j"+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
-	}
-	clock.Fix(viewtest.T)
+	readyJobs(t, s, clock, "j", 3)
 	h := newQueuesHarness(t, s, clock, 120, 37)
 	h.Keys("t")
 	h.Confirm()
@@ -251,4 +247,46 @@ func TestQueuesFilter(t *testing.T) {
 		t.Fatalf("messages %v after /m-0004", ids)
 	}
 	viewtest.CheckFilterMatchesNothing(h, Model.queueNames, "no such thing")
+}
+
+// TestQueuesPollSaysWhenAnotherConsumerWon: t's dialog counted the ready
+// messages; when another consumer (the demo's replicas) takes them
+// between the dialog and the yes, the answer says so instead of a bare
+// "nothing was due".
+func TestQueuesPollSaysWhenAnotherConsumerWon(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	readyJobs(t, s, clock, "j", 2)
+	h := newQueuesHarness(t, s, clock, 120, 37)
+	h.Keys("t")
+	if len(h.Confirms) != 1 || !strings.Contains(h.Confirms[0].Title, "claim 2 of its 2 ready") {
+		t.Fatalf("dialogs %+v", h.Confirms)
+	}
+	for i := range 2 {
+		if err := s.Delete(viewtest.Ctx, coord.QueueKey("jobs", viewtest.T-int64(2-i)*1000, "j"+string(rune('1'+i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Confirm()
+	h.RequireFlash("polled jobs", "the 2 message(s) due when asked went to another consumer meanwhile")
+
+	// One of two taken meanwhile: the claimed batch says so at once.
+	readyJobs(t, s, clock, "k", 2)
+	h.Refresh()
+	h.Keys("t")
+	if err := s.Delete(viewtest.Ctx, coord.QueueKey("jobs", viewtest.T-2000, "k1")); err != nil {
+		t.Fatal(err)
+	}
+	h.Confirm()
+	h.RequireView("CLAIMED 1 MESSAGE(S) OF jobs", "1 of the 2 message(s) due when asked went to another consumer meanwhile")
+}
+
+// readyJobs writes n ready messages to the queue jobs, prefix1 (oldest)
+// to prefixN, a second apart up to viewtest.T, and fixes the clock there.
+func readyJobs(t *testing.T, s *store.Store, clock *store.VirtualClock, prefix string, n int) {
+	t.Helper()
+	w := viewtest.Seeder{T: t, S: s, Clock: clock}
+	for i := range n {
+		w.Set(coord.QueueKey("jobs", viewtest.T-int64(n-i)*1000, prefix+string(rune('1'+i))), `{"body":1,"attempts":0}`, 0)
+	}
+	clock.Fix(viewtest.T)
 }

@@ -15,6 +15,7 @@ import (
 	"kvdeck/store"
 	"kvdeck/store/coord"
 	"kvdeck/views"
+	"kvdeck/views/coordkit"
 	"kvdeck/views/widgets"
 )
 
@@ -80,6 +81,7 @@ type pollLink struct {
 type pollState struct {
 	gen     int
 	queue   string
+	asked   int       // the messages the dialog said it would claim
 	now     int64     // the poll's now: retry delays count from it
 	started time.Time // the wall clock at the claim: its journal entries are newer
 	phase   pollPhase
@@ -95,6 +97,7 @@ type pollReport struct {
 	queue      string
 	at         int64
 	deliveries []coord.Delivery
+	asked      int // the messages the dialog said it would claim
 	err        error
 }
 
@@ -176,6 +179,7 @@ func sendVerdicts(session, gen int, link pollLink, items []pollItem) tea.Cmd {
 type pollConfirmed struct {
 	session int
 	queue   string
+	asked   int // the messages the dialog said it would claim
 }
 
 // askPoll asks before a poll claims messages out of the selected queue,
@@ -184,7 +188,7 @@ func (m *Model) askPoll() tea.Cmd {
 	q, _ := m.queue()
 	n, session, name := min(q.Ready, coord.DefaultMaxBatchSize), m.Deps.Session, q.Name
 	return views.Confirm(fmt.Sprintf("Poll %s: claim %d of its %d ready message(s)?", name, n, q.Ready), "claim",
-		func() tea.Msg { return pollConfirmed{session: session, queue: name} },
+		func() tea.Msg { return pollConfirmed{session: session, queue: name, asked: n} },
 		fmt.Sprintf("Claims up to %d ready message(s) of %s as a consumer would: each is deleted from the queue (a check on its stamp) and held by kvdeck.",
 			coord.DefaultMaxBatchSize, widgets.Sanitize(name)),
 		"They are out of the store until you decide each one (ack, retry with a delay, nack) and apply: a live service's consumers cannot take them meanwhile.")
@@ -213,7 +217,7 @@ func (m Model) startPoll(msg pollConfirmed) (Model, tea.Cmd) {
 	link := pollLink{batch: make(chan []pollItem, 1), verdicts: make(chan []pollItem, 1)}
 	in := widgets.NewInput("retry after ", "10s", m.Styles)
 	in.SetValue("10s")
-	m.poll = &pollState{gen: m.NextTag(), queue: q.Name, now: now, started: time.Now(), link: link, delayIn: in}
+	m.poll = &pollState{gen: m.NextTag(), queue: q.Name, asked: msg.asked, now: now, started: time.Now(), link: link, delayIn: in}
 	m.report = nil
 	return m, tea.Batch(runPoll(m.Store, m.Deps.Session, m.poll.gen, q.Name, now, link), awaitBatch(m.Deps.Session, m.poll.gen, link))
 }
@@ -244,14 +248,14 @@ func (m Model) onPollDone(msg pollDone) (Model, tea.Cmd) {
 	if msg.session != m.Deps.Session || m.poll == nil || msg.gen != m.poll.gen {
 		return m, nil
 	}
-	at := m.poll.now
+	at, asked := m.poll.now, m.poll.asked
 	m.poll = nil
-	m.report = &pollReport{queue: msg.queue, at: at, deliveries: msg.deliveries, err: msg.err}
+	m.report = &pollReport{queue: msg.queue, at: at, deliveries: msg.deliveries, asked: asked, err: msg.err}
 	m.keys.Close.SetEnabled(true)
 	m.lists.Quiet()
-	flash := views.Flash(views.FlashOK, "polled %s: %s", msg.queue, deliverySummary(msg.deliveries))
+	flash := views.Flash(views.FlashOK, "polled %s: %s", msg.queue, deliverySummary(msg.deliveries, asked))
 	if msg.err != nil {
-		flash = views.Flash(views.FlashError, "poll %s: %v (%s)", msg.queue, msg.err, deliverySummary(msg.deliveries))
+		flash = views.Flash(views.FlashError, "poll %s: %v (%s)", msg.queue, msg.err, deliverySummary(msg.deliveries, asked))
 	}
 	m, cmd := m.Refresh()
 	return m, tea.Batch(cmd, flash)
@@ -429,11 +433,14 @@ func parseDelay(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// deliverySummary counts a poll's outcomes: "1 acked, 2 requeued".
-func deliverySummary(ds []coord.Delivery) string {
-	if len(ds) == 0 {
-		return "nothing was due"
-	}
+// deliverySummary counts a poll's outcomes: "1 acked, 2 requeued", and
+// says when another consumer took messages the dialog counted (asked).
+func deliverySummary(ds []coord.Delivery, asked int) string {
+	return coordkit.DueSummary(deliveryCounts(ds), len(ds), asked, "message(s)", "consumer")
+}
+
+// deliveryCounts counts a poll's outcomes.
+func deliveryCounts(ds []coord.Delivery) string {
 	n := map[coord.DeliveryOutcome]int{}
 	for _, d := range ds {
 		n[d.Outcome]++

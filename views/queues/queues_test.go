@@ -1,11 +1,16 @@
 package queues
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
+	"kvdeck/store/coord"
 	"kvdeck/views/viewtest"
 )
 
@@ -45,5 +50,26 @@ func TestQueuesGolden(t *testing.T) {
 	viewtest.EachScreen(t, viewtest.SmallScreens(), newQueuesHarness, h.S, h.Clock, viewtest.GoldenAfter[Model]("l"))
 	t.Run("reference", func(t *testing.T) {
 		viewtest.GoldenAfter[Model]("l")(viewtest.OnReference(t, newQueuesHarness, true))
+	})
+}
+
+// TestQueuesDueReadsOnSmallScreens: at 60x18 and 80x24, messages with
+// uuid ids keep their DUE whole ("in 5s", not "rea…"): the id narrows
+// (keeping both ends) and the body gives way.
+func TestQueuesDueReadsOnSmallScreens(t *testing.T) {
+	s, clock, _ := viewtest.CoordStoreAt(t)
+	ctx := storetest.Ctx(t)
+	for i, delay := range []time.Duration{0, 5 * time.Second, 90 * time.Second} {
+		if _, err := coord.Send(ctx, s, "emails", []byte(fmt.Sprintf(`{"template":"welcome","n":%d}`, i)), delay); err != nil {
+			t.Fatal(err)
+		}
+	}
+	viewtest.EachScreen(t, viewtest.SmallScreens(), newQueuesHarness, s, clock, func(h *viewtest.Harness[Model]) {
+		h.Keys("l")
+		for _, due := range []string{"in 5s ", "in 1m30s "} {
+			if line := h.ViewLine(due); !strings.Contains(line, "…") {
+				h.T.Errorf("no end of the id beside %q:\n%s", due, line)
+			}
+		}
 	})
 }

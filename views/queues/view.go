@@ -108,7 +108,7 @@ var queueColumns = []widgets.Column{
 
 var messageColumns = []widgets.Column{
 	{Title: "", Width: 3}, {Title: "ID", Width: 18, Grow: true, Max: 36, Middle: true}, {Title: "DUE", Width: 11}, {Title: "ATT", Width: 3, Drop: 2},
-	{Title: "FLAGS", Width: 7, Drop: 1}, {Title: "BODY", Width: 0},
+	{Title: "FLAGS", Width: 7, Drop: 1}, {Title: "BODY", Width: 0, Drop: 3},
 }
 
 // View renders the queues and the selected queue.
@@ -232,9 +232,25 @@ func (m Model) queueSummary(q coord.QueueReport) string {
 	return out
 }
 
-// position is "3/7" for the message list.
+// position is "3/7" for the message list, after how many messages are
+// marked and, when some of them are not in this list (another queue's,
+// or past the messages listed), how many.
 func (m Model) position(n int) string {
-	return coordkit.Position(m.Styles, m.marks, m.lists.Items.Cur, n)
+	out := coordkit.Position(m.Styles, m.marks, m.lists.Items.Cur, n)
+	if m.marks.Len() == 0 {
+		return out
+	}
+	q, _ := m.queue()
+	here := 0
+	for _, msg := range m.shownMessages(q) {
+		if m.marks.Has(codec.Format(msg.Key)) {
+			here++
+		}
+	}
+	if away := m.marks.Len() - here; away > 0 {
+		return m.Styles.Accent.Render(fmt.Sprintf("%s (%d not shown)", m.marks.Indicator(), away)) + strings.TrimPrefix(out, m.Styles.Accent.Render(m.marks.Indicator()))
+	}
+	return out
 }
 
 // histogram draws one bar per stored attempts count; counts whose next

@@ -216,6 +216,10 @@ func (m Model) previewLines(w int) []string {
 		room := max(w-ansi.StringWidth(ago), 1)
 		key := widgets.Line{{Text: "0x" + fmt.Sprintf("%x", r.raw), Style: st.Warn}}
 		if r.key != nil {
+			if room < widgets.KeyCellMin(r.key) {
+				// The key tells more than how long ago it expired.
+				room, ago = max(w, 1), ""
+			}
 			// Shortened by part: the ids of a prefix differ at their end.
 			key = widgets.KeyCell(st, r.key, room).Restyle(st.Expired)
 		}

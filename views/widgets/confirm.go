@@ -88,7 +88,7 @@ func (d ConfirmDialog) View() string {
 	// caller did.
 	lines := []string{d.styles.DialogTitle.Render(Sanitize(d.req.Title)), ""}
 	for _, l := range d.req.Lines {
-		for _, wl := range Wrap(Sanitize(l), inner) {
+		for _, wl := range WrapHanging(Sanitize(l), inner) {
 			lines = append(lines, lipgloss.NewStyle().Width(inner).Render(wl))
 		}
 	}

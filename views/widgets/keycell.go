@@ -12,15 +12,18 @@ import (
 
 // KeyCell draws a whole key in at most w cells, for a table cell or a
 // list of keys: canonical key text, every part sanitised and in its
-// type's style. A key too long for w is shortened part by part, never by
-// cutting its text at one place: the first part stays whole (what the key
-// is: a queue, an alarm, a lease), the last part keeps its end (ids that
-// share a prefix differ at their end), and the parts in between share the
-// rest in order, each shortened in its middle; in a narrow cell every
-// part keeps a little of itself first (allocKeyParts). So
+// type's style. A key too long for w is shortened part by part, the
+// least telling first, never by cutting its text at one place: a part of
+// shortKeyPart characters or fewer stays whole ("invoices", "bob"); of
+// the longer ones, the first keeps its start (what the key is: a queue,
+// an alarm, a lease), the last its end (ids that share a prefix differ
+// at their end), and the parts in between (a due time) are cut in their
+// middle and grow last; in a narrow cell every part keeps a little of
+// itself first (allocKeyParts). So
 // ["dwk_queue_due", "invoices", 1796121459946, "52f270e7-…-926c00b0d136"]
 // in 45 cells is ["dwk_queue_due", "invoices", 17…46, "…d136"]. Below
-// the few cells each part needs, the key text is cut at its end.
+// KeyCellMin, the key text is cut at its end: a table that has the room
+// gives its key column that much (KeyCellMin).
 func KeyCell(st themes.Styles, k codec.Key, w int) Line {
 	if w <= 0 {
 		return Line{}
@@ -75,6 +78,12 @@ func newKeyPart(p codec.Part, style lipgloss.Style) keyPart {
 	return kp
 }
 
+// shortKeyPart is the longest part (in cells, without its quotes) that
+// is never shortened: a word such as "invoices" or "emails", a small
+// number, tells more whole than any cut of it ("em…ls") in the cells it
+// would save.
+const shortKeyPart = 8
+
 // minKeyPart is the fewest cells a first or last part is given: a
 // character or two and the ellipsis ("…d1" or "ab…"), and a quoted part's
 // quotes around them.
@@ -105,11 +114,7 @@ func allocKeyParts(parts []keyPart, room int) ([]int, bool) {
 	}
 	alloc := make([]int, n)
 	for i, p := range parts {
-		m := 1
-		if i == 0 || i == n-1 {
-			m = max(minKeyPart, p.quotes()+2)
-		}
-		alloc[i] = min(p.width, m)
+		alloc[i] = p.least(i, n)
 		room -= alloc[i]
 	}
 	if room < 0 {
@@ -137,6 +142,41 @@ func allocKeyParts(parts []keyPart, room int) ([]int, bool) {
 	}
 	grow(n-1, parts[n-1].width)
 	return alloc, true
+}
+
+// least is the fewest cells part i of n is drawn in: a short part whole
+// (shortKeyPart), a first or last part minKeyPart (more for its
+// quotes), a part in between one cell (an ellipsis).
+func (p keyPart) least(i, n int) int {
+	if p.width-p.quotes() <= shortKeyPart {
+		return p.width
+	}
+	if i == 0 || i == n-1 {
+		return min(p.width, max(minKeyPart, p.quotes()+2))
+	}
+	return 1
+}
+
+// KeyCellMin is the fewest cells in which KeyCell draws k with every
+// part readable: its short parts whole, a little of each long one
+// ("dwk_q…", 17…46, "…d136"). A table gives its key column at least
+// this much, letting a column that would show less than that go first.
+func KeyCellMin(k codec.Key) int {
+	n := 2 + 2*max(len(k)-1, 0)
+	for i, p := range k {
+		kp := newKeyPart(p, lipgloss.Style{})
+		switch {
+		case kp.width-kp.quotes() <= shortKeyPart:
+			n += kp.width
+		case i == len(k)-1 && i > 0:
+			n += min(kp.width, lastKeyPart)
+		case i == 0:
+			n += min(kp.width, firstKeyPart)
+		default:
+			n += min(kp.width, middleKeyPart)
+		}
+	}
+	return n
 }
 
 // quotes is the width of the part's quotes (0 when it has none).

@@ -47,12 +47,17 @@ func TestKeyCell(t *testing.T) {
 		{"the queue and due time stay", queue, 45, `["dwk_queue_due", "invoices", 17…46, "…d136"]`},
 		{"more room goes to the parts in between", queue, 50, `["dwk_queue_due", "invoices", 1796…59946, "…d136"]`},
 		{"then to the id's end", queue, 60, `["dwk_queue_due", "invoices", 1796121459946, "…26c00b0d136"]`},
-		{"the parts in between keep both ends", queue, 40, `["dwk_queue_due", "i…s", 17…46, "…d136"]`},
-		{"narrow: every part keeps a little", queue, 33, `["dwk_q…", "i…s", 17…46, "…d136"]`},
-		{"quotes never hold nothing", queue, 27, `["dwk_q…", …, 1…6, "…d136"]`},
+		{"a part of 8 or fewer is never cut", queue, 40, `["dwk_que…", "invoices", 17…46, "…d136"]`},
+		{"narrow: the long parts give way", queue, 33, `["dwk_…", "invoices", …, "…d136"]`},
+		{"narrowest with every part readable", queue, 27, `["d…", "invoices", …, "…6"]`},
+		{"short words whole", keyOf("users", "bob"), 17, `["users", "bob"]`},
+		{"short words whole beside a long id", keyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), 36, `["dwk_q…", "emails", 17…50, "…1841"]`},
+		{"the middle number goes before the words", keyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), 30, `["dwk…", "emails", …, "…1841"]`},
+		{"quotes never hold nothing", keyOf("dwk_queue_due", "0123456789", 1796121459946, "52f270e7-1f2a-4c3d-839b-926c00b0d136"), 27, `["dwk_q…", …, 1…6, "…d136"]`},
 		{"two parts: the id's end", keyOf("sessions", "5d9cc0aa-9d9f-4e1b-9d9f-f2751d9fa3e2"), 30, `["sessions", "…-f2751d9fa3e2"]`},
 		{"one part: both ends", keyOf("0123456789abcdefghij"), 12, `["012…ghij"]`},
-		{"the first and the last before the others", keyOf("dwk_alarm_by_id", "Billing", "0a1b2c3d4e5f"), 22, `["dwk_a…", …, "…4e5f"]`},
+		{"the first and the last before the others", keyOf("dwk_alarm_by_id", "Billing-Europe", "0a1b2c3d4e5f"), 22, `["dwk_a…", …, "…4e5f"]`},
+		{"below a short part's width: the end is cut", keyOf("dwk_alarm_by_id", "Billing", "0a1b2c3d4e5f"), 22, `["dwk_alarm_by_id", "…`},
 		{"bytes keep b and quotes", keyOf("k", []byte{1, 2, 3, 4, 5, 6, 7, 8}), 17, `["k", b"…060708"]`},
 		{"below the minimums: the end is cut", queue, 12, `["dwk_queue…`},
 		{"nothing", queue, 0, ``},
@@ -113,7 +118,8 @@ func TestLineCutEnd(t *testing.T) {
 // FuzzKeyCell: whatever the parts and the width, the cell is never wider
 // than asked, is valid UTF-8, holds no rune that could act on a terminal
 // (stored keys can hold escape sequences), and is the whole key whenever
-// the whole key fits.
+// the whole key fits; from KeyCellMin on, no part of shortKeyPart
+// characters or fewer is cut.
 func FuzzKeyCell(f *testing.F) {
 	st := themes.NewStyles(themes.Dark())
 	f.Add("dwk_queue_due", "invoices", 1796121459946.0, "52f270e7-1f2a-4c3d-839b-926c00b0d136", []byte{1, 2}, 45, uint8(15))
@@ -150,8 +156,35 @@ func FuzzKeyCell(f *testing.F) {
 		if whole := usertext.Sanitize(codec.Format(k)); ansi.StringWidth(whole) <= w && got != whole {
 			t.Fatalf("the whole key %q fits %d cells, got %q", whole, w, got)
 		}
+		if w >= KeyCellMin(k) && len(k) > 0 {
+			for _, p := range k {
+				if kp := newKeyPart(p, st.Text); kp.width-kp.quotes() <= shortKeyPart && !strings.Contains(got, kp.text) {
+					t.Fatalf("%q cuts the short part %s though %d cells were given (KeyCellMin %d)", got, kp.text, w, KeyCellMin(k))
+				}
+			}
+		}
 		if w > 1 && len(k) > 0 && !strings.HasPrefix(got, "[") {
 			t.Fatalf("%q does not start as a key", got)
 		}
 	})
+}
+
+// TestKeyCellMin: in KeyCellMin cells every part of a key keeps a
+// little of itself, its short parts whole.
+func TestKeyCellMin(t *testing.T) {
+	st := themes.NewStyles(themes.Dark())
+	for _, c := range []struct {
+		key  codec.Key
+		want string
+	}{
+		{keyOf("users", "bob"), `["users", "bob"]`},
+		{keyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), `["dwk_q…", "emails", 17…50, "…1841"]`},
+		{keyOf("sessions", "5d9cc0aa-9d9f-4e1b-9d9f-f2751d9fa3e2"), `["sessions", "…a3e2"]`},
+		{keyOf("0123456789abcdefghij"), `["01…hij"]`},
+	} {
+		w := KeyCellMin(c.key)
+		if got := KeyCell(st, c.key, w).Render(true); got != c.want {
+			t.Errorf("KeyCell(%s, KeyCellMin %d) = %q, want %q", codec.Format(c.key), w, got, c.want)
+		}
+	}
 }

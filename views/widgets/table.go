@@ -1,6 +1,7 @@
 package widgets
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -50,7 +51,12 @@ type Table struct {
 }
 
 // NewTable fits cols into w cells, one space between columns, dropping
-// columns in their drop order until the flexible one has tableFlexMin.
+// columns in their drop order until the flexible one has tableFlexMin (a
+// flexible column with a drop rank goes too, in its turn). When the
+// columns left are still too wide, the Middle ones (ids, cut in their
+// middle, so still telling) narrow to middleColumnMin: the row never
+// runs off its end, cutting a column after them to nothing useful
+// (a DUE of "rea…").
 func NewTable(cols []Column, w int) Table {
 	t := Table{cols: cols, show: make([]bool, len(cols))}
 	for i := range t.show {
@@ -63,14 +69,15 @@ func NewTable(cols []Column, w int) Table {
 		}
 	}
 	for {
-		used := 0
+		used, flexOn := 0, false
 		for i, c := range cols {
 			if t.show[i] {
 				used += c.Width + 1
+				flexOn = flexOn || c.Width == 0
 			}
 		}
 		t.FlexW = w - used + 1
-		if t.FlexW >= flexMin {
+		if t.FlexW >= flexMin || !flexOn && t.FlexW >= 0 {
 			return t
 		}
 		next := -1
@@ -80,11 +87,38 @@ func NewTable(cols []Column, w int) Table {
 			}
 		}
 		if next < 0 {
-			t.FlexW = max(t.FlexW, 1)
+			t.squeeze(flexOn)
 			return t
 		}
 		t.show[next] = false
 	}
+}
+
+// middleColumnMin is the narrowest a Middle column gets to let the
+// columns after it fit: a few characters of each end of an id.
+const middleColumnMin = 11
+
+// squeeze narrows the Middle columns shown by what the row lacks (the
+// flexible column, when shown, keeps a cell), down to middleColumnMin.
+func (t *Table) squeeze(flexOn bool) {
+	need := -t.FlexW
+	if flexOn {
+		need++
+	}
+	if need <= 0 {
+		t.FlexW = max(t.FlexW, 1)
+		return
+	}
+	t.cols = slices.Clone(t.cols)
+	for i, c := range t.cols {
+		if need > 0 && t.show[i] && c.Middle && c.Width > middleColumnMin {
+			take := min(need, c.Width-middleColumnMin)
+			t.cols[i].Width -= take
+			t.FlexW += take
+			need -= take
+		}
+	}
+	t.FlexW = max(t.FlexW, 1)
 }
 
 // FitTable is NewTable with widths fitted to the rows that will be drawn:
@@ -115,6 +149,7 @@ func FitTable(cols []Column, w int, rows [][]Line) Table {
 		}
 	}
 	t := NewTable(fitted, w)
+	fitted = t.cols // as squeezed
 	flexMin := tableFlexMin
 	for _, c := range fitted {
 		if c.Width == 0 {

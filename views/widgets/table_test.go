@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"kvdeck/themes"
 )
 
@@ -85,5 +87,31 @@ func TestShortTimeCellKeepsItsWidth(t *testing.T) {
 		if got := ShortTimeCell(c.ms, now); got != c.want {
 			t.Errorf("ShortTimeCell(%d) = %q, want %q", c.ms, got, c.want)
 		}
+	}
+}
+
+// TestTableSqueeze: when nothing is left to drop and the columns are
+// still too wide, an id (a Middle column) narrows rather than the row
+// running off its end and cutting the column after it to nothing; a
+// flexible column that may be dropped goes first.
+func TestTableSqueeze(t *testing.T) {
+	cols := []Column{{Title: "", Width: 3}, {Title: "ID", Width: 18, Middle: true}, {Title: "DUE", Width: 11},
+		{Title: "ATT", Width: 3, Drop: 2}, {Title: "BODY", Width: 0, Drop: 3}}
+	tb := NewTable(cols, 29)
+	if got := []int{tb.Width(0), tb.Width(1), tb.Width(2), tb.Width(3), tb.Width(4)}; !reflect.DeepEqual(got, []int{3, 13, 11, 0, 0}) {
+		t.Fatalf("widths %v, want [3 13 11 0 0]: BODY and ATT dropped, ID narrowed", got)
+	}
+	st := themes.NewStyles(themes.Mono())
+	row := tb.Row(st, []Line{{{Text: "❯"}}, {{Text: "61908e2d-73d1-4ec9-b47e-47b8cda6c266"}}, {{Text: "ready 914ms"}}, {{Text: "0"}}, {{Text: "{}"}}}, false, false)
+	if !strings.HasSuffix(row, "ready 914ms") || ansi.StringWidth(row) > 29 {
+		t.Fatalf("the row %q cuts DUE or is wider than 29", row)
+	}
+	if cols[1].Width != 18 {
+		t.Fatalf("NewTable changed its caller's columns")
+	}
+	// A flexible column that is not dropped keeps a cell.
+	tb = NewTable([]Column{{Title: "ID", Width: 20, Middle: true}, {Title: "DUE", Width: 11}, {Title: "B", Width: 0}}, 30)
+	if tb.Width(0)+tb.Width(1)+tb.FlexW+2 != 30 || tb.FlexW != 1 {
+		t.Fatalf("widths ID %d DUE %d flex %d in 30", tb.Width(0), tb.Width(1), tb.FlexW)
 	}
 }

@@ -26,6 +26,40 @@ func HangingLines(text string, style lipgloss.Style, w, indent int) []string {
 	return lines
 }
 
+// WrapHanging is Wrap for a line that may be indented: the lines after
+// the first keep its indent, and those of an indented field ("  value
+// a → b": a lowercase label padded to LabelWidth, as FieldLine and
+// ChangeLines write it) start under its value, so a wrapped line never
+// starts at the margin of the text it belongs to.
+func WrapHanging(text string, w int) []string {
+	w = max(w, 1)
+	body := strings.TrimLeft(text, " ")
+	lead := min(len(text)-len(body), w/2)
+	hang := lead
+	if lead > 0 && isFieldLabel(body) && hang+LabelWidth <= w/2 {
+		hang += LabelWidth
+	}
+	first := Wrap(strings.Repeat(" ", lead)+body, w)
+	took := strings.TrimLeft(first[0], " ")
+	if len(first) <= 1 || !strings.HasPrefix(body, took) {
+		return first
+	}
+	out := first[:1]
+	for _, l := range Wrap(strings.TrimLeft(body[len(took):], " "), w-hang) {
+		out = append(out, strings.Repeat(" ", hang)+l)
+	}
+	return out
+}
+
+// isFieldLabel reports whether text starts with a field's label: one
+// lowercase word padded with spaces to LabelWidth, then the value.
+func isFieldLabel(text string) bool {
+	if len(text) <= LabelWidth || text[LabelWidth-1] != ' ' || text[LabelWidth] == ' ' || text[0] < 'a' || text[0] > 'z' {
+		return false
+	}
+	return !strings.Contains(strings.TrimRight(text[:LabelWidth], " "), " ")
+}
+
 // Wrap is the one word wrapper of the TUI: it breaks plain text into lines
 // of at most w cells at spaces only, so a time (2026-01-02T00:00:30Z), a
 // key or an id is never split at its dashes (ansi.Wrap splits at hyphens).

@@ -2,7 +2,10 @@ package widgets
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestWordWrap(t *testing.T) {
@@ -25,6 +28,32 @@ func TestWordWrap(t *testing.T) {
 	} {
 		if got := Wrap(c.in, c.w); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Wrap(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+	}
+}
+
+// TestWrapHanging: an indented field wraps under its value, an indented
+// line under its indent, a plain line at the margin; no line is wider
+// than w.
+func TestWrapHanging(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		w    int
+		want []string
+	}{
+		{"  value   (no row) → {\"holder\":\"3fd7081a\"}", 32, []string{"  value   (no row) →", "          {\"holder\":\"3fd7081a\"}"}},
+		{"  one two three four", 10, []string{"  one two", "  three", "  four"}},
+		{"one two three", 8, []string{"one two", "three"}},
+		{"short", 20, []string{"short"}},
+	} {
+		got := WrapHanging(c.text, c.w)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("WrapHanging(%q, %d) = %q, want %q", c.text, c.w, got, c.want)
+		}
+		for _, l := range got {
+			if ansi.StringWidth(l) > c.w {
+				t.Errorf("line %q wider than %d", l, c.w)
+			}
 		}
 	}
 }

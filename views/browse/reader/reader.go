@@ -66,6 +66,13 @@ type Model struct {
 	open                       bool // the reader has the entry pane
 	reading
 	pipe *textinput.Model // |'s command prompt (pipe.go), when open
+	// history is the commands typed at the prompt, the newest last;
+	// histAt, the one the prompt shows (len: none).
+	history    []string
+	histAt     int
+	histLoaded bool        // the kept history was read (history.go)
+	pipeGen    int         // tags the filters' answers
+	out        *pipeOutput // a filter's run and output (output.go), over the entry pane
 }
 
 // reading is the open reader's state, new at each v.
@@ -107,14 +114,19 @@ func (m *Model) Focus() { m.focused = true }
 // Blur takes the keys away; a blurred reader ignores keys.
 func (m *Model) Blur() { m.focused = false }
 
-// Reading reports whether the reader has the entry pane (v).
-func (m Model) Reading() bool { return m.open }
+// Reading reports whether the reader has the entry pane (v, or a
+// filter's output).
+func (m Model) Reading() bool { return m.open || m.out != nil }
 
 // Piping reports whether the pipe prompt is open (|).
 func (m Model) Piping() bool { return m.pipe != nil }
 
 // Capturing reports whether the reader or its prompt has the keys.
-func (m Model) Capturing() bool { return m.open || m.pipe != nil }
+func (m Model) Capturing() bool { return m.Reading() || m.pipe != nil }
+
+// Typing reports whether a text input of the reader has the keys (the
+// pipe prompt, the search's query): every key is text then.
+func (m Model) Typing() bool { return m.pipe != nil || (m.open && m.typing) }
 
 // Offset is the first row of the value the reader shows.
 func (m Model) Offset() int { return m.off }
@@ -142,6 +154,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		case !m.focused:
 		case m.pipe != nil:
 			return m.handlePipe(msg)
+		case m.out != nil:
+			return m.handleOutput(msg)
 		case m.open:
 			return m.handleKey(msg)
 		}
@@ -155,6 +169,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onTreeParsed(msg)
 	case pagerClosed:
 		return m, onPager(msg)
+	case filterDone:
+		return m.onFilterDone(msg)
 	}
 	return m, nil
 }
@@ -268,6 +284,9 @@ func (m *Model) scroll(delta int) {
 // window, "…" for a row still being read.
 func (m Model) View() string {
 	w, h := m.width, m.height
+	if m.out != nil {
+		return m.outputView()
+	}
 	if m.tree.on {
 		return m.jsonTreeView(w, h)
 	}
@@ -365,6 +384,13 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.pipe != nil, m.typing:
 		return []key.Binding{m.input.Accept, m.input.Cancel}
+	case m.out != nil:
+		close := k.Close
+		close.SetHelp("esc", "close the output")
+		if m.out.running {
+			close.SetHelp("esc", "stop the command")
+		}
+		return []key.Binding{k.PageDown, k.PageUp, k.Pager, close}
 	case m.tree.on:
 		return []key.Binding{k.Toggle, k.Unfold, k.Fold, k.Tree, k.Pager, k.Close}
 	}
