@@ -170,11 +170,12 @@ func (s *Store) Changes(ctx context.Context, opts ChangesOptions) (ChangesPage, 
 	if c.walk != nil && !c.walk.matches(q) {
 		c.walk = nil // another position or other prefixes: start afresh
 	}
-	remote := s.target.Transport.Remote()
+	t := s.conn.traits()
+	remote := !t.head
 	// onWatch: a file whose kv is known to have an index on ver reads
 	// the page in one statement on the watch connection, its header
 	// carrying the mark (one shared lock a page, not two).
-	c.q.onWatch = !remote && c.walk == nil && s.imm == nil && s.watch.verIndexed.Load() == indexYes && !s.lockFreeUsable()
+	c.q.onWatch = t.head && c.walk == nil && !t.immutable && s.watch.verIndexed.Load() == indexYes && !s.conn.windowed()
 	if !remote && !c.q.onWatch {
 		if idle, err := c.fileHead(ctx); err != nil || idle {
 			return c.page, err
@@ -242,11 +243,11 @@ type changeScan struct {
 	cut   bool
 }
 
-// fileHead reads the head of a page on a file (changesHead) and reports
+// fileHead reads the head of a page on a file (fileConn.head) and reports
 // whether there is nothing to read past it.
 func (c *changeScan) fileHead(ctx context.Context) (idle bool, err error) {
 	s, opts := c.s, c.opts
-	h, err := s.changesHead(ctx)
+	h, err := s.file.head(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -268,12 +269,13 @@ func (c *changeScan) fileHead(ctx context.Context) (idle bool, err error) {
 	// block nobody; an immutable read takes no lock): its statements go
 	// without locks (lockfree.go), or, when the head could not, at a pace.
 	c.q.lockFree = h.lockFree
-	c.paced = !h.wal && !h.indexed && s.imm == nil && !h.lockFree
+	imm := s.conn.traits().immutable
+	c.paced = !h.wal && !h.indexed && !imm && !h.lockFree
 	if h.lockFree {
 		c.walk = nil // a walk begun with locks ends: read at full speed
 	}
 	// Indexed: the page on the same connection (its schema read).
-	c.q.onWatch = h.indexed && c.walk == nil && s.imm == nil && !h.lockFree
+	c.q.onWatch = h.indexed && c.walk == nil && !imm && !h.lockFree
 	return false, nil
 }
 
@@ -456,14 +458,15 @@ type fileHead struct {
 const changesHeadSQL = "SELECT seq, (SELECT data_version FROM pragma_data_version()), (SELECT journal_mode FROM pragma_journal_mode()), " +
 	verIndexedSQL + " FROM kv_meta WHERE id = 0"
 
-// changesHead reads the head on kvdeck's watch connection (version.go),
+// head reads the head on kvdeck's watch connection (version.go),
 // whose data_version is comparable from one page to the next. An
 // immutable read takes no lock and its data_version never moves: its
 // mark is 0 (never idle by mark).
-func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
+func (f *fileConn) head(ctx context.Context) (fileHead, error) {
+	s := f.s
 	var h fileHead
 	var mode string
-	if s.imm != nil {
+	if f.imm != nil {
 		found, err := s.queryRow(ctx, changesHeadSQL, nil, &h.seq, new(int64), &mode, &h.indexed)
 		if err == nil && !found {
 			err = fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
@@ -471,7 +474,7 @@ func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
 		h.wal = true
 		return h, err
 	}
-	if s.lockFreeUsable() {
+	if f.lockFreeUsable() {
 		var mode string
 		mark, ok, err := s.readLockFree(ctx, func(ctx context.Context, conn lfConn) error {
 			return conn.QueryRowContext(ctx, changesHeadSQL).Scan(&h.seq, new(int64), &mode, &h.indexed)
@@ -485,26 +488,20 @@ func (s *Store) changesHead(ctx context.Context) (fileHead, error) {
 			return h, s.classify(err)
 		}
 	}
-	s.lockedRead()
+	f.lockedRead()
 	w := &s.watch
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.conn == nil {
-		conn, err := s.db.Conn(ctx)
-		if err != nil {
-			return h, s.classify(err)
-		}
-		w.conn = conn
+	conn, err := f.watchConn(ctx)
+	if err != nil {
+		return h, err
 	}
-	s.statements.Add(1)
-	s.roundTrips.Add(1)
-	err := w.conn.QueryRowContext(ctx, changesHeadSQL).Scan(&h.seq, &h.mark, &mode, &h.indexed)
+	err = conn.QueryRowContext(ctx, changesHeadSQL).Scan(&h.seq, &h.mark, &mode, &h.indexed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return h, fmt.Errorf("%w: kv_meta has no row 0", ErrNotStore)
 	}
 	if err != nil {
-		w.conn.Close()
-		w.conn, w.valid = nil, false
+		f.dropWatch()
 		return h, s.classify(err)
 	}
 	s.rowsRead.Add(1)
@@ -699,7 +696,7 @@ func (s *Store) changeStatement(ctx context.Context, q changeQuery) (changeAnswe
 	text, args := q.sql()
 	scan := s.scanKinds
 	if q.onWatch {
-		scan = s.scanKindsOnWatch
+		scan = s.file.scanKindsOnWatch
 	} else if q.lockFree {
 		scan = s.scanKindsLockFree
 	}
@@ -778,23 +775,17 @@ func (s *Store) scanKindsLockFree(ctx context.Context, q string, args []any, fn 
 
 // scanKindsOnWatch is scanKinds on the watch connection (version.go),
 // whose data_version is comparable from one page to the next.
-func (s *Store) scanKindsOnWatch(ctx context.Context, q string, args []any, fn func(kind int, e Entry, x, y, z sql.NullInt64)) error {
-	w := &s.watch
+func (f *fileConn) scanKindsOnWatch(ctx context.Context, q string, args []any, fn func(kind int, e Entry, x, y, z sql.NullInt64)) error {
+	s, w := f.s, &f.s.watch
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.conn == nil {
-		conn, err := s.db.Conn(ctx)
-		if err != nil {
-			return s.classify(err)
-		}
-		w.conn = conn
-	}
-	s.statements.Add(1)
-	s.roundTrips.Add(1)
-	rows, err := w.conn.QueryContext(ctx, q, args...)
+	conn, err := f.watchConn(ctx)
 	if err != nil {
-		w.conn.Close()
-		w.conn, w.valid = nil, false
+		return err
+	}
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		f.dropWatch()
 		return s.classify(err)
 	}
 	defer rows.Close()
@@ -841,7 +832,7 @@ func (s *Store) GetRawMany(ctx context.Context, raws [][]byte) ([]*Entry, error)
 	}
 	q, args := recheckSQL(raws, s.Now(), s.valueSQL())
 	scan := s.scanKinds
-	if s.lockFreeUsable() {
+	if s.conn.windowed() {
 		scan = s.scanKindsLockFree
 	}
 	err := scan(ctx, q, args, func(_ int, e Entry, x, _, _ sql.NullInt64) {

@@ -47,7 +47,7 @@ func (s *Store) OddStamps(ctx context.Context, prefixes []codec.Key, limit int) 
 		e.Value, e.ValueNull = nil, false
 		found = append(found, e)
 	}
-	if !s.lockFreeUsable() {
+	if !s.conn.windowed() {
 		err := s.scanKinds(ctx, q, args, collect)
 		return found, total, err
 	}

@@ -72,7 +72,7 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 	// (countWindowed): counted in the walk, a page's counts examine up to
 	// limit*bound rows in one statement, longer than a busy service leaves
 	// between two commits for a read without locks.
-	apart := s.lockFreeUsable()
+	apart := s.conn.windowed()
 	counted := limit
 	if apart {
 		counted = 0
@@ -83,15 +83,35 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 		return ChildPage{}, err
 	}
 	defer rows.Close()
-	var page ChildPage
+	page, mismatch, err := s.readChildren(rows, p, limit, bound)
+	if err != nil {
+		return ChildPage{}, err
+	}
+	if apart {
+		return page, s.countWindowed(ctx, page.Children, bound)
+	}
+	if mismatch >= 0 && !page.Children[mismatch].Undecodable {
+		// The SQL counted another range than the child's: count again
+		// (a second request, for malformed keys only).
+		if err := s.countChildren(ctx, page.Children[mismatch:mismatch+1], bound); err != nil {
+			return ChildPage{}, err
+		}
+	}
+	return page, nil
+}
+
+// readChildren reads the page of children under the encoded prefix p
+// from the rows of childrenSQL; mismatch is the child where Go and the
+// SQL disagree on where the next child starts (-1: nowhere).
+func (s *Store) readChildren(rows *reqRows, p []byte, limit, bound int) (page ChildPage, mismatch int, err error) {
 	var read int64
-	mismatch := -1
+	mismatch = -1
 	for rows.Next() {
 		var k, next []byte
 		var exp expiryCol
 		var count sql.NullInt64
 		if err := rows.Scan(&k, &exp, &next, &count); err != nil {
-			return ChildPage{}, s.classify(err)
+			return ChildPage{}, -1, s.classify(err)
 		}
 		read++
 		if page.Next != nil {
@@ -114,19 +134,9 @@ func (s *Store) Children(ctx context.Context, prefix codec.Key, opts ChildrenOpt
 	}
 	s.rowsRead.Add(read)
 	if err := rows.Err(); err != nil {
-		return ChildPage{}, s.classify(err)
+		return ChildPage{}, -1, s.classify(err)
 	}
-	if apart {
-		return page, s.countWindowed(ctx, page.Children, bound)
-	}
-	if mismatch >= 0 && !page.Children[mismatch].Undecodable {
-		// The SQL counted another range than the child's: count again
-		// (a second request, for malformed keys only).
-		if err := s.countChildren(ctx, page.Children[mismatch:mismatch+1], bound); err != nil {
-			return ChildPage{}, err
-		}
-	}
-	return page, nil
+	return page, mismatch, nil
 }
 
 // resolve gives the options' defaults for the encoded prefix p: the page

@@ -14,10 +14,18 @@
 //
 // Read the files in this order; each holds one concern.
 //
-//   - store.go: Open (one connection layer for every URL; a file kvdeck
-//     creates gets WAL; the schema is checked), Options (Clock, read-only,
-//     auth, busy timeout), Store, Info, Counters (statements and rows
-//     read, for tests that prove how much work an operation did), Close.
+//   - store.go: Open (the one place that picks the connection for a URL;
+//     a file kvdeck creates gets WAL; the schema is checked), Options
+//     (Clock, read-only, auth, busy timeout), Store (the engine's state),
+//     Info, Counters (statements and rows read, for tests that prove how
+//     much work an operation did), Close.
+//   - conn.go: the engine apart from its connection. conn is what the
+//     engine asks of one (a read, a windowed read, a write transaction,
+//     the sizes its statements suit: connTraits), never which transport
+//     it is; fileConn (an embedded file: its pool, immutable and
+//     lock-free reads) and serverConn (kvdeck's own Hrana client) are
+//     the two. stmtcache.go: the one cache of prepared statements, a
+//     file pool's and the lock-free connection's.
 //   - connector.go: the database/sql connector of each database; an
 //     embedded file's built once per SQLite URI for the life of the
 //     process (fileConnectors: libsql-client-go's leaves a handle open
@@ -31,33 +39,26 @@
 //     /proc), tried once without waiting, journaled as a SettingChange.
 //   - dburl.go: Target and ParseTarget, the accepted URL forms and the
 //     SQLite URI they become; RedactURL (a token never shows).
-//   - wsbatch.go: the WebSocket transport's Hrana connections (a request
-//     is a stream opened, used and closed in one burst), and its
-//     write gate: one write at a time per process and server
-//     (wsWriteGates), since sqld 0.24's writer queue can stall on a stale
-//     entry.
-//   - hranahttp.go: Hrana over HTTP in kvdeck's own client: a pipeline
-//     (requests and the stream's close in one POST) and its decoder
-//     (fuzzed). hranaoneshot.go: every remote write (execRemote: one
-//     request on either transport) and Options.OneShot, the schema check
-//     sent with a one-shot's first call. scanremote.go: Scan and DumpAll
-//     over a server in keyset pages sized in bytes (the first by the
-//     server, the next from the rows before; a page refused as too large
-//     read again cut; a failed page sent once more), which cost sqld a
-//     fifth of /v3/cursor's CPU; hranacursor.go: the cursor, kept for a
-//     row no page can carry. hranarows.go: a page's rows decoded in one
-//     pass before encoding/json reads the rest (fuzzed). hranaread.go:
-//     the remote reads of Store.query (a pipeline over HTTP; over
-//     WebSocket a long-lived stream per pooled connection, wsread.go),
-//     answers read into kept buffers; hranablob.go: blobs' base64 taken
-//     out of an answer and decoded before encoding/json reads the rest
-//     (fuzzed); hranascan.go: database/sql's conversions for the rows of
-//     an answer; hranarow.go: a cursor's row line decoded without
-//     reflection (FuzzRowLine). hranameter.go: Cost, what the requests cost (requests,
-//     bytes, the server's rows read and written). hranaroute.go: what
-//     every request carries beside its statements (the sqld namespace's
-//     header; on a store with a replica, reads go to it carrying the
-//     highest replication index seen), and Replication, the replica lag.
+//   - serverconn.go: serverConn, a server reached through kvdeck's own
+//     Hrana client (store/internal/hrana: Hrana over HTTP and WebSocket,
+//     the pipeline and cursor decoders and their fuzz targets; it
+//     returns rows of Hrana values and builds no Entry), with its
+//     primary and replica clients; it and the hrana*.go files are the
+//     only ones of store/ that import the client. hranaread.go: the
+//     remote reads of Store.query and batchRows, a statement's rows of
+//     an answer scanned as database/sql would (hranascan.go: assign).
+//     hranaoneshot.go: every remote write (execRemote: one request on
+//     either transport) and Options.OneShot, the schema check sent with
+//     a one-shot's first call. hranacursor.go: a streamed read through
+//     the client's cursor, kept for a row no page can carry.
+//     hranameter.go: Cost, what the requests cost (requests, bytes, the
+//     server's rows read and written). hranaroute.go: Replication, the
+//     replica lag (reads go to a replica carrying the highest
+//     replication index seen: hrana.Route).
+//   - scanremote.go: Scan and DumpAll over a server in keyset pages
+//     sized in bytes (the first by the server, the next from the rows
+//     before; a page refused as too large read again cut; a failed page
+//     sent once more), which cost sqld a fifth of /v3/cursor's CPU.
 //   - entry.go: Entry, a stored row (key, value, versionstamp, expiry),
 //     and the scanning of rows written by anyone, odd ones included.
 //   - read.go: Get, GetRaw, GetMany, List (ListOptions, Page: bounded
@@ -85,10 +86,10 @@
 //     since it was marked is skipped and reported, never overwritten).
 //   - delete.go: Delete, a plain DELETE (no stamp), and DeleteRaw, which
 //     removes a row by its raw key while its stamp still matches.
-//   - exec.go: how a statement runs on each transport (a Hrana batch in
-//     one request over HTTP and WebSocket, one transaction on a file), handing each
-//     statement that asks its rows (stmt.read) in the same request, and
-//     the prepared statement cache of embedded files.
+//   - exec.go: how a statement runs on each connection (a Hrana batch in
+//     one request over HTTP and WebSocket, one transaction on a file),
+//     handing each statement that asks its rows (stmt.read) in the same
+//     request; the request deadlines.
 //   - recorder.go: the write journal's contract. Recorder (Before and
 //     After around every write), PendingWrite, WriteResult, RawRow,
 //     Action (what one command or key did: WithWriteOp starts one,

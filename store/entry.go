@@ -218,7 +218,7 @@ const textTag = "kvdeck-text:"
 // bytes, and untagText gives the scanners the text back; on a file it
 // travels as it is.
 func (s *Store) intSQL(col string) string {
-	if s.target.Transport.Remote() {
+	if s.conn.traits().textTagged {
 		return tagTextSQL(col) + " AS " + col
 	}
 	return col

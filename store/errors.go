@@ -90,7 +90,7 @@ func (s *Store) classify(err error) (out error) {
 	}
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "Write permission"), strings.Contains(msg, "error code 403") && tokenReadOnly(s.token):
+	case strings.Contains(msg, "Write permission"), strings.Contains(msg, "error code 403") && tokenReadOnly(s.conn.secret()):
 		return fmt.Errorf("%w: %s refused the write: the auth token does not grant write access (a read-only token), so nothing was written; pass a token that may write with --auth-token or KVDECK_AUTH_TOKEN, or open with --read-only: %s", ErrUnauthorized, s.display, redact(msg))
 	case strings.Contains(msg, "error code 401"), strings.Contains(msg, "error code 403"),
 		strings.Contains(msg, "Unauthorized"), strings.Contains(msg, "unauthorized"),
@@ -131,10 +131,11 @@ func redact(msg string) string {
 // body (seen with a 400 and a 500 answer), which no pattern would catch.
 // errors.Is and errors.As still see the wrapped error.
 func (s *Store) scrub(err error) error {
-	if err == nil || s.token == "" || !strings.Contains(err.Error(), s.token) {
+	token := s.conn.secret()
+	if err == nil || token == "" || !strings.Contains(err.Error(), token) {
 		return err
 	}
-	return &scrubbed{msg: strings.ReplaceAll(err.Error(), s.token, "<redacted>"), err: err}
+	return &scrubbed{msg: strings.ReplaceAll(err.Error(), token, "<redacted>"), err: err}
 }
 
 // scrubbed is an error whose message had the auth token removed, or was
@@ -171,7 +172,7 @@ func (s *Store) retryHotJournal(ctx context.Context, read func() error) error {
 // database file: a WAL database needs them even to be read. It returns ""
 // for other causes.
 func (s *Store) walFilesRefused(code int) string {
-	if s.target.Transport != TransportFile {
+	if !s.conn.traits().ownsFiles {
 		return ""
 	}
 	switch code {

@@ -5,12 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
-	"net/url"
-	"sync"
-	"syscall"
 	"time"
 )
 
@@ -33,53 +28,19 @@ type stmt struct {
 	result bool
 }
 
-// maxPrepared bounds the statement cache; statements past it (commits with
-// unusual numbers of checks) are prepared each time.
-const maxPrepared = 128
-
-// stmtCache keeps prepared statements of an embedded database: preparing
-// costs as much as running a point statement in modernc.org/sqlite. Remote
-// transports gain nothing from it (statements are parsed by the server).
-type stmtCache struct {
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
-}
-
 // prepared returns a cached prepared statement for q, or nil when q should
 // run unprepared.
-func (s *Store) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
-	if s.target.Transport != TransportFile || s.imm != nil {
+func (f *fileConn) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
+	if f.imm != nil {
 		// An immutable read may move to another connection pool
 		// (readonly.go); its statements run unprepared.
 		return nil, nil
 	}
-	s.cache.mu.Lock()
-	defer s.cache.mu.Unlock()
-	if st, ok := s.cache.m[q]; ok {
-		return st, nil
-	}
-	if len(s.cache.m) >= maxPrepared {
-		return nil, nil
-	}
-	st, err := s.db.PrepareContext(ctx, q)
+	st, err := f.cache.get(ctx, f.db, q)
 	if err != nil {
-		return nil, s.classify(err)
+		return nil, f.s.classify(err)
 	}
-	if s.cache.m == nil {
-		s.cache.m = map[string]*sql.Stmt{}
-	}
-	s.cache.m[q] = st
 	return st, nil
-}
-
-// closePrepared closes the cached statements.
-func (s *Store) closePrepared() {
-	s.cache.mu.Lock()
-	defer s.cache.mu.Unlock()
-	for _, st := range s.cache.m {
-		st.Close()
-	}
-	s.cache.m = nil
 }
 
 // requestCtx bounds one request to a server with the store's request
@@ -94,10 +55,12 @@ func (s *Store) requestCtx(ctx context.Context) (context.Context, context.Cancel
 // perStatement to the deadline, so that a commit of thousands of
 // mutations (one request) is not cut short on a busy server.
 func (s *Store) writeCtx(ctx context.Context, n int) (context.Context, context.CancelFunc) {
-	if !s.target.Transport.Remote() {
-		return ctx, func() {}
-	}
-	return context.WithTimeoutCause(ctx, s.reqTimeout+time.Duration(n)*perStatement, errRequestTimeout)
+	return s.conn.requestCtx(ctx, n)
+}
+
+// requestCtx: see writeCtx.
+func (c *serverConn) requestCtx(ctx context.Context, n int) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, c.s.reqTimeout+time.Duration(n)*perStatement, errRequestTimeout)
 }
 
 // errRequestTimeout is the cause of a request context's end when the
@@ -171,18 +134,16 @@ func (r *reqRows) Close() error {
 
 // query runs one read statement: one round trip on every transport, within
 // the request deadline. On a rollback-journal file it reads without
-// SQLite's locks where it can (queryLockFree: the statement is over, and
+// SQLite's locks where it can (conn.readFree: the statement is over, and
 // its rows read whole, before they are handed on), and with them only
 // after the store said so once (lockedRead).
 func (s *Store) query(ctx context.Context, q string, args ...any) (*reqRows, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	if s.lockFreeUsable() {
-		rows, ok, err := s.queryLockFree(ctx, q, args)
-		if ok || err != nil {
-			return rows, err
-		}
+	rows, ok, err := s.conn.readFree(ctx, q, args)
+	if ok || err != nil {
+		return rows, err
 	}
 	return s.queryLocked(ctx, q, args...)
 }
@@ -193,27 +154,39 @@ func (s *Store) queryLocked(ctx context.Context, q string, args ...any) (*reqRow
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	s.lockedRead()
 	s.statements.Add(1)
 	s.roundTrips.Add(1)
 	ctx, cancel := s.requestCtx(ctx)
-	if s.target.Transport.Remote() {
-		rows, err := s.remoteRows(ctx, q, args)
-		if err != nil {
-			cancel()
-			return nil, s.classify(s.timedOut(ctx, err))
-		}
-		return &reqRows{rowSource: rows, cancel: cancel}, nil
+	rows, after, err := s.conn.rows(ctx, q, args)
+	if err != nil {
+		cancel()
+		return nil, err
 	}
+	return &reqRows{rowSource: rows, cancel: cancel, after: after}, nil
+}
+
+// rows: one request to where reads go.
+func (c *serverConn) rows(ctx context.Context, q string, args []any) (rowSource, func() error, error) {
+	rows, err := c.remoteRows(ctx, q, args)
+	if err != nil {
+		return nil, nil, c.s.classify(c.s.timedOut(ctx, err))
+	}
+	return rows, nil, nil
+}
+
+// rows: on the pool (or the immutable read's), prepared, with SQLite's
+// locks, said once on a rollback-journal file (lockedRead).
+func (f *fileConn) rows(ctx context.Context, q string, args []any) (rowSource, func() error, error) {
+	f.lockedRead()
 	var rows *sql.Rows
 	var after func() error
-	err := s.retryHotJournal(ctx, func() error {
-		st, err := s.prepared(ctx, q)
+	err := f.s.retryHotJournal(ctx, func() error {
+		st, err := f.prepared(ctx, q)
 		if err != nil {
 			return err
 		}
 		var db *sql.DB
-		if db, after, err = s.reader(); err != nil {
+		if db, after, err = f.reader(); err != nil {
 			return err
 		}
 		if st != nil {
@@ -222,15 +195,14 @@ func (s *Store) queryLocked(ctx context.Context, q string, args ...any) (*reqRow
 			rows, err = db.QueryContext(ctx, q, args...)
 		}
 		if err != nil {
-			return s.classify(s.timedOut(ctx, err))
+			return f.s.classify(f.s.timedOut(ctx, err))
 		}
 		return nil
 	})
 	if err != nil {
-		cancel()
-		return nil, err
+		return nil, nil, err
 	}
-	return &reqRows{rowSource: rows, cancel: cancel, after: after}, nil
+	return rows, after, nil
 }
 
 // timedOut names a request that outlived the request timeout (ctx is the
@@ -273,7 +245,7 @@ type txResult func(rows resultRows) error
 // transaction is one Hrana batch (one request): BEGIN IMMEDIATE, the
 // statements, COMMIT, each step conditioned on the previous one, with a
 // ROLLBACK when any fails; over WebSocket the same batch is one request
-// (wsBatcher). On a file it is one transaction on one connection. Each
+// (hrana.Client.Send). On a file it is one transaction on one connection. Each
 // statement with a read func is handed its rows, in statement order, on
 // every transport: however many statements return rows, the write is
 // still one request. A remote write whose request was sent but not
@@ -283,20 +255,18 @@ func (s *Store) execBatch(ctx context.Context, stmts []stmt) error {
 	if s.readOnly {
 		return fmt.Errorf("%w: write refused", ErrReadOnly)
 	}
-	if !s.target.Transport.Remote() {
-		return s.execTx(ctx, stmts)
-	}
+	return s.conn.exec(ctx, stmts)
+}
+
+// exec runs stmts as one transaction in one request (execBatch).
+func (c *serverConn) exec(ctx context.Context, stmts []stmt) error {
+	s := c.s
 	// A server answers "database is locked" when its own wait for the
 	// write lock ran out; the batch was rolled back, so it is tried again,
 	// for up to the busy timeout in all, as SQLite's busy handler would.
 	deadline := time.Now().Add(s.busy)
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		var err error
-		if s.target.Transport == TransportWS {
-			err = s.execWS(ctx, stmts)
-		} else {
-			err = s.execRemote(ctx, stmts)
-		}
+		err := c.execTurn(ctx, stmts)
 		if err == nil || !errors.Is(err, ErrLocked) || errors.Is(err, ErrOutcomeUnknown) || time.Now().Add(wait).After(deadline) {
 			return err
 		}
@@ -312,20 +282,15 @@ func (s *Store) execBatch(ctx context.Context, stmts []stmt) error {
 	}
 }
 
-func (s *Store) execWS(ctx context.Context, stmts []stmt) error {
-	unlock, err := s.ws.lockWrite(ctx)
+// execTurn runs stmts in this process's turn to write to the server
+// (hrana.Client.LockWrite: over WebSocket one write at a time).
+func (c *serverConn) execTurn(ctx context.Context, stmts []stmt) error {
+	unlock, err := c.primary.LockWrite(ctx)
 	if err != nil {
 		return err // nothing sent
 	}
 	defer unlock()
-	return s.execRemote(ctx, stmts)
-}
-
-// serverAnswered tells a batch error the server sent (the transaction was
-// rolled back) from a transport failure.
-func serverAnswered(err error) bool {
-	var se *serverError
-	return errors.As(err, &se)
+	return c.s.execRemote(ctx, stmts)
 }
 
 // unknownOutcome is the error of a write whose request left but whose
@@ -349,26 +314,10 @@ func (s *Store) unknownOutcome(ctx context.Context, err error) error {
 	return err
 }
 
-// sentHTTP reports whether a failed Hrana pipeline request may have
-// reached the server: everything but a failed dial or an answer from the
-// server (an HTTP status, a statement error) counts as possibly sent.
-func sentHTTP(ctx context.Context, err error) bool {
-	if ctx.Err() != nil {
-		return true
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false
-	}
-	var ue *url.Error
-	var ne net.Error
-	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET)
-}
-
-// execTx runs stmts as one transaction of an embedded file.
-func (s *Store) execTx(ctx context.Context, stmts []stmt) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+// exec runs stmts as one transaction of an embedded file.
+func (f *fileConn) exec(ctx context.Context, stmts []stmt) (err error) {
+	s := f.s
+	tx, err := f.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.classify(err)
 	}
@@ -390,7 +339,7 @@ func (s *Store) execTx(ctx context.Context, stmts []stmt) (err error) {
 		s.statements.Add(1)
 		var prep *sql.Stmt
 		if !st.ddl {
-			if prep, err = s.prepared(ctx, st.sql); err != nil {
+			if prep, err = f.prepared(ctx, st.sql); err != nil {
 				return err
 			}
 		}

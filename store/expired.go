@@ -124,14 +124,10 @@ type expiredScan struct {
 func (s *Store) newExpiredScan(lo, hi []byte, c sweepClock, mode expiredMode) *expiredScan {
 	x := &expiredScan{s: s, lo: lo, hi: hi, clock: c, mode: mode, key: lo, rowid: math.MinInt64,
 		byRowid: len(lo) == 0 && hi == nil}
-	kind, n := windowExpired, fileExpiredWindow
-	switch {
-	case s.target.Transport.Remote() && mode == expiredCount:
-		n = remoteCountWindow
-	case s.target.Transport.Remote():
-		n = remoteSweepWindow
-	case mode == expiredCount:
-		kind = windowCount
+	t := s.conn.traits()
+	kind, n := windowExpired, t.expiredSweep
+	if mode == expiredCount {
+		kind, n = windowCount, t.expiredCount
 	}
 	x.win = s.newReadWindow(kind, or(s.knobs.expiredWindow, n))
 	return x
@@ -280,24 +276,7 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 // to hand over (a row handed over costs several times what examining it
 // does).
 func (x *expiredScan) sql(n int) (string, []any) {
-	args := []any{x.clock.cut, x.clock.now, x.clock.real, nil, n}
-	var with, where, nrowid, nkey string
-	if x.byRowid {
-		args[3] = x.rowid
-		with = "WITH b(lo, hi) AS MATERIALIZED (SELECT s, s + ?5 - 1 FROM (SELECT min(rowid) AS s FROM kv WHERE rowid >= ?4)) "
-		where = "rowid BETWEEN (SELECT lo FROM b) AND (SELECT hi FROM b) AND k >= x''"
-		nrowid, nkey = "(SELECT min(rowid) FROM kv WHERE rowid > (SELECT hi FROM b))", "NULL"
-	} else {
-		args[3] = keyArg(x.key)
-		upper, end := "1", "CAST((SELECT max(k) FROM kv) || x'00' AS BLOB)"
-		if x.hi != nil {
-			upper, end = "k < ?6", "?6"
-			args = append(args, x.hi)
-		}
-		with = "WITH w(x) AS MATERIALIZED (SELECT (SELECT k FROM kv WHERE k >= ?4 AND " + upper + " ORDER BY k LIMIT 1 OFFSET ?5)) "
-		where = "k >= ?4 AND k < coalesce((SELECT x FROM w), " + end + ")"
-		nrowid, nkey = "NULL", keyHex("(SELECT x FROM w)")
-	}
+	args, with, where, nrowid, nkey := x.window(n)
 	// Every bound parameter appears (libsql-client-go refuses one left
 	// unused): a figure not asked for names its parameter in a constant.
 	expired, live, keys, maxVer := "0 * ?1", "0 * ?3", "NULL", "NULL"
@@ -339,6 +318,29 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	return with + ", a(f, ids) AS MATERIALIZED (SELECT " + figures + ", json_group_array(rowid) FILTER (WHERE " + listed + ") FROM kv WHERE " + where + ") " +
 		"SELECT * FROM (SELECT " + x.s.entrySQL() + ", NULL, NULL FROM json_each((SELECT ids FROM a)) AS j, kv WHERE kv.rowid = j.value" + order + ")" +
 		" UNION ALL SELECT NULL, NULL, NULL, NULL, f, NULL FROM a", args
+}
+
+// window is the bounds of a window of n rows in SQL, with the arguments
+// of the statement so far (?1 the cut, ?2 now, ?3 the real clock, ?4 the
+// window's start, ?5 n, ?6 the range's end): its WITH and WHERE, and
+// the next window's first rowid and key as the summary gives them.
+func (x *expiredScan) window(n int) (args []any, with, where, nrowid, nkey string) {
+	args = []any{x.clock.cut, x.clock.now, x.clock.real, nil, n}
+	if x.byRowid {
+		args[3] = x.rowid
+		with = "WITH b(lo, hi) AS MATERIALIZED (SELECT s, s + ?5 - 1 FROM (SELECT min(rowid) AS s FROM kv WHERE rowid >= ?4)) "
+		where = "rowid BETWEEN (SELECT lo FROM b) AND (SELECT hi FROM b) AND k >= x''"
+		return args, with, where, "(SELECT min(rowid) FROM kv WHERE rowid > (SELECT hi FROM b))", "NULL"
+	}
+	args[3] = keyArg(x.key)
+	upper, end := "1", "CAST((SELECT max(k) FROM kv) || x'00' AS BLOB)"
+	if x.hi != nil {
+		upper, end = "k < ?6", "?6"
+		args = append(args, x.hi)
+	}
+	with = "WITH w(x) AS MATERIALIZED (SELECT (SELECT k FROM kv WHERE k >= ?4 AND " + upper + " ORDER BY k LIMIT 1 OFFSET ?5)) "
+	where = "k >= ?4 AND k < coalesce((SELECT x FROM w), " + end + ")"
+	return args, with, where, "NULL", keyHex("(SELECT x FROM w)")
 }
 
 // expiredTotals are the summaries of an expired scan's windows, added up.

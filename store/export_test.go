@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"kvdeck/store/internal/hrana"
 )
 
 // The setters below change one store's knobs (knobs.go), before or
@@ -62,5 +63,5 @@ func SetKeylessPage(s *Store, n int) (restore func()) {
 // CloseIdle drops the idle connections of kvdeck's Hrana HTTP client,
 // so that a test can count the goroutines a read leaves behind.
 func CloseIdle() {
-	hranaClient.CloseIdleConnections()
+	hrana.CloseIdle()
 }

@@ -104,7 +104,8 @@ func (s *Store) FindKeys(ctx context.Context, text string, after []byte, limit i
 // rows follow it and how many it held.
 func (s *Store) findSQL(text string, after []byte, fileRows int) (string, []any) {
 	rows, budget := fileRows, int64(1)<<62
-	if s.target.Transport.Remote() {
+	sized := s.conn.traits().sized
+	if sized {
 		rows, budget = s.remotePage()
 	}
 	lo, op := after, ">"
@@ -123,7 +124,7 @@ func (s *Store) findSQL(text string, after []byte, fileRows int) (string, []any)
 		"SELECT * FROM (SELECT k, 0 AS last, 0 AS more, 0 AS seen FROM c WHERE instr(CAST(k AS BLOB), ?) > 0 AND " + liveSQL + " ORDER BY k) " +
 		"UNION ALL SELECT (SELECT max(k) FROM c), 1, (SELECT count(*) FROM w) - (SELECT count(*) FROM c), (SELECT count(*) FROM c)"
 	args := []any{lo, rows + 1, rows, budget, findNeedle(text), s.Now()}
-	if !s.target.Transport.Remote() {
+	if !sized {
 		// A file answers in memory: the window in rows alone, without
 		// the running size (which made a find slower than a Scan of the
 		// same keys), and a full window says more may follow (the last

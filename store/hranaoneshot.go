@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"kvdeck/store/internal/hrana"
 )
 
 // A one-shot (Options.OneShot on a server) sends nothing at Open: its
@@ -28,13 +29,18 @@ const guardSQL = "SELECT json(CASE WHEN " +
 // takeDeferred returns the options of a schema check still to come, and
 // marks it done: the caller checks (oneShotRow, execHTTP) or falls back
 // to ready's check.
-func (s *Store) takeDeferred() *Options {
-	s.deferredMu.Lock()
-	defer s.deferredMu.Unlock()
-	opts := s.deferred
-	s.deferred = nil
+func (s *Store) takeDeferred() *Options { return s.conn.takeDeferred() }
+
+func (c *serverConn) takeDeferred() *Options {
+	c.deferredMu.Lock()
+	defer c.deferredMu.Unlock()
+	opts := c.deferred
+	c.deferred = nil
 	return opts
 }
+
+// takeDeferred: a file's schema is checked at Open.
+func (f *fileConn) takeDeferred() *Options { return nil }
 
 // ready runs a deferred schema check on its own, as Open would have
 // (every call but a one-shot's first read or write).
@@ -53,12 +59,12 @@ func (s *Store) ready(ctx context.Context) error {
 // request's statements ran on a store); otherwise the check ran as Open's
 // (creating the schema where Open would) and its error, if any, is
 // returned, and the caller sends its statements again.
-func (s *Store) tablesChecked(ctx context.Context, res pipeResult, opts Options) (done bool, err error) {
+func (s *Store) tablesChecked(ctx context.Context, res hrana.Result, opts Options) (done bool, err error) {
 	if res.Error != nil {
-		return false, s.classify(errStmt(res.Error))
+		return false, s.classify(hrana.StmtError(res.Error))
 	}
 	if res.Stmt == nil {
-		return false, errNoAnswer
+		return false, hrana.ErrNoAnswer
 	}
 	tables, others, err := scanTables(&batchRows{rows: res.Stmt.Rows, at: -1})
 	if err != nil {
@@ -83,13 +89,11 @@ func (s *Store) oneShotRow(ctx context.Context, opts Options, q string, args []a
 	s.roundTrips.Add(1)
 	rctx, cancel := s.requestCtx(ctx)
 	defer cancel()
-	tables, backTables := s.reads.route.stamp(executeReq(hranaStmt{SQL: tablesSQL, WantRows: true}))
-	read, backRead := s.reads.route.stamp(executeReq(st))
-	res, err := s.reads.send(rctx, []hranaReq{tables, read})
+	tables := hrana.ExecuteReq(hrana.Stmt{SQL: tablesSQL, WantRows: true})
+	res, err := s.server.reads.SendReads(rctx, []hrana.Req{tables, hrana.ExecuteReq(st)})
 	if err != nil {
 		return false, s.classify(s.timedOut(rctx, err))
 	}
-	res[0], res[1] = backTables(res[0]), backRead(res[1])
 	done, err := s.tablesChecked(ctx, res[0], opts)
 	if err != nil {
 		return false, err
@@ -98,7 +102,7 @@ func (s *Store) oneShotRow(ctx context.Context, opts Options, q string, args []a
 		return s.queryRow(ctx, q, args, dest...)
 	}
 	if res[1].Error != nil || res[1].Stmt == nil {
-		return false, s.classify(errors.Join(errStmt(res[1].Error), errNoAnswer))
+		return false, s.classify(errors.Join(hrana.StmtError(res[1].Error), hrana.ErrNoAnswer))
 	}
 	rows := &batchRows{rows: res[1].Stmt.Rows, at: -1}
 	if !rows.Next() {
@@ -106,38 +110,6 @@ func (s *Store) oneShotRow(ctx context.Context, opts Options, q string, args []a
 	}
 	s.rowsRead.Add(1)
 	return true, s.classify(rows.Scan(dest...))
-}
-
-// hranaStatement is st on the wire.
-func hranaStatement(st stmt) (hranaStmt, error) {
-	args := make([]hranaValue, len(st.args))
-	for i, a := range st.args {
-		var err error
-		if args[i], err = toHrana(a); err != nil {
-			return hranaStmt{}, err
-		}
-	}
-	return hranaStmt{SQL: st.sql, Args: args, WantRows: true}, nil
-}
-
-// send sends reqs to the primary in one request, with the stream's
-// close, and returns their answers.
-func (s *Store) send(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
-	return s.primary().send(ctx, reqs)
-}
-
-// send sends reqs to the server in one request, with the stream's close,
-// and returns their answers: over HTTP one pipeline, over WebSocket one
-// burst of messages on a stream of their own.
-func (e endpoint) send(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
-	if e.ws != nil {
-		return e.ws.stream(ctx, reqs)
-	}
-	res, err := e.http.pipeline(ctx, append(reqs, closeReq))
-	if err != nil {
-		return nil, err
-	}
-	return res[:len(reqs)], nil
 }
 
 // execRemote runs stmts as one transaction in one request to a server:
@@ -151,19 +123,23 @@ func (s *Store) execRemote(ctx context.Context, stmts []stmt) error {
 	if opts != nil {
 		batch = append([]stmt{{sql: guardSQL}}, stmts...)
 	}
-	steps, commit, err := batchSteps(batch)
-	if err != nil {
-		return err
+	wire := make([]hrana.Stmt, len(batch))
+	for i, st := range batch {
+		var err error
+		if wire[i], err = hranaStatement(st); err != nil {
+			return err
+		}
 	}
-	reqs := []hranaReq{batchReq(steps)}
+	steps, commit := hrana.Transaction(wire)
+	reqs := []hrana.Req{hrana.BatchReq(steps)}
 	if opts != nil {
-		reqs = append([]hranaReq{executeReq(hranaStmt{SQL: tablesSQL, WantRows: true})}, reqs...)
+		reqs = append([]hrana.Req{hrana.ExecuteReq(hrana.Stmt{SQL: tablesSQL, WantRows: true})}, reqs...)
 	}
 	s.statements.Add(int64(len(stmts) + 2))
 	s.roundTrips.Add(1)
 	rctx, cancel := s.writeCtx(ctx, len(stmts))
 	defer cancel()
-	res, err := s.send(rctx, reqs)
+	res, err := s.server.primary.Send(rctx, reqs)
 	if err != nil {
 		return s.remoteWriteError(rctx, err)
 	}
@@ -176,9 +152,9 @@ func (s *Store) execRemote(ctx context.Context, stmts []stmt) error {
 		res = res[1:]
 	}
 	if res[0].Error != nil || res[0].Batch == nil {
-		return s.classify(errors.Join(errStmt(res[0].Error), errNoAnswer))
+		return s.classify(errors.Join(hrana.StmtError(res[0].Error), hrana.ErrNoAnswer))
 	}
-	results, err := batchRowsOf(res[0].Batch, commit, len(batch))
+	results, err := hrana.Committed(res[0].Batch, commit, len(batch))
 	if err != nil {
 		return s.classify(err)
 	}
@@ -199,28 +175,25 @@ func (s *Store) execAgain(ctx context.Context, err error, stmts []stmt) error {
 // an answer (the outcome is unknown).
 func (s *Store) remoteWriteError(rctx context.Context, err error) error {
 	switch {
-	case errors.Is(err, errNotSent):
+	case errors.Is(err, hrana.ErrNotSent):
 		return s.classify(s.timedOut(rctx, err))
-	case serverAnswered(err):
+	case hrana.Answered(err):
 		return s.classify(err)
-	case s.ws != nil && tokenReadOnly(s.token):
+	case s.server.primary.OverWebSocket() && tokenReadOnly(s.server.token):
 		// sqld drops the WebSocket of a read-only token's write.
 		return s.scrub(s.readOnlyTokenRefused(err))
 	}
 	return s.unknownOutcome(rctx, err)
 }
 
-// readResults hands each statement with a read func its rows.
-func readResults(stmts []stmt, results []*batchRows) error {
+// readResults hands each statement with a read func its rows (nil: a
+// statement without a result).
+func readResults(stmts []stmt, results [][][]hrana.Value) error {
 	for i, st := range stmts {
 		if st.read == nil {
 			continue
 		}
-		rows := results[i]
-		if rows == nil {
-			rows = &batchRows{at: -1}
-		}
-		if err := st.read(rows); err != nil {
+		if err := st.read(&batchRows{rows: results[i], at: -1}); err != nil {
 			return err
 		}
 	}

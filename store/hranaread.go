@@ -2,160 +2,102 @@ package store
 
 import (
 	"context"
-	"errors"
-	"io"
-	"sync"
+	"fmt"
+
+	"kvdeck/store/internal/hrana"
 )
 
 // Reads over a server (Store.query, so Get, List pages, the change feed)
-// go through kvdeck's own Hrana clients, not libsql-client-go: a 2 MB
-// value read through it allocated 9 times its size over HTTP (the body
-// read whole with io.ReadAll, the result copied as a json.RawMessage,
-// decoded twice, the base64 text kept as a string, then decoded, then
-// copied again by database/sql's Scan contract) and took 70 times the
-// file's time. Here an answer is read into a pooled buffer (of exactly
-// its length when it is announced), each blob's base64 is decoded
-// straight into its bytes before encoding/json reads the rest
-// (extractBlobs), and the buffer goes back to the pool: a large value
-// costs a small multiple of its size (BenchmarkLargeValueRead).
-//
-// Over HTTP a read is one pipeline, the statement and the stream's close
-// (readHTTP). Over WebSocket reads keep long-lived streams, one per
-// pooled connection, as libsql-client-go's did (wsBatcher.query; a
-// stream per read needed a server connection per read and stalled along
-// with the writes).
+// go through kvdeck's own Hrana client (store/internal/hrana), not
+// libsql-client-go: a 2 MB value read through it allocated 9 times its
+// size over HTTP and took 70 times the file's time; through kvdeck's a
+// large value costs a small multiple of its size
+// (BenchmarkLargeValueRead). The client returns rows of Hrana values;
+// batchRows hands them to the engine's destinations as database/sql
+// would (assign).
 
-// remoteRows runs one read statement on the server and returns its rows.
-func (s *Store) remoteRows(ctx context.Context, q string, args []any) (*batchRows, error) {
+// remoteRows runs one read statement on the server reads go to and
+// returns its rows.
+func (c *serverConn) remoteRows(ctx context.Context, q string, args []any) (*batchRows, error) {
 	st, err := hranaStatement(stmt{sql: q, args: args})
 	if err != nil {
 		return nil, err
 	}
-	req, back := s.reads.route.stamp(executeReq(st))
-	var res pipeResult
-	if s.reads.ws != nil {
-		res, err = s.reads.ws.query(ctx, req)
-	} else {
-		res, err = s.readHTTP(ctx, req)
-	}
+	res, err := c.reads.Read(ctx, hrana.ExecuteReq(st))
 	if err != nil {
 		return nil, err
 	}
-	res = back(res)
 	if res.Error != nil {
-		return nil, errStmt(res.Error)
+		return nil, hrana.StmtError(res.Error)
 	}
 	if res.Stmt == nil {
-		return nil, errNoAnswer
+		return nil, hrana.ErrNoAnswer
 	}
 	return &batchRows{rows: res.Stmt.Rows, at: -1}, nil
 }
 
-// readHTTP sends one read request with the stream's close in one
-// pipeline to the server reads go to, marked replayable: a read may be
-// sent again on another connection when a kept-alive one turns out
-// closed.
-func (s *Store) readHTTP(ctx context.Context, req hranaReq) (pipeResult, error) {
-	res, err := s.reads.http.send(ctx, nil, []hranaReq{req, closeReq}, s.reads.http.meter, true)
-	if err != nil {
-		return pipeResult{}, err
+// hranaStatement is st on the wire.
+func hranaStatement(st stmt) (hrana.Stmt, error) {
+	args := make([]hrana.Value, len(st.args))
+	for i, a := range st.args {
+		var err error
+		if args[i], err = hrana.ValueOf(a); err != nil {
+			return hrana.Stmt{}, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		}
 	}
-	return res[0], nil
+	return hrana.Stmt{SQL: st.sql, Args: args, WantRows: true}, nil
 }
 
-// jsonRef is a JSON value left undecoded, as a slice of the answer being
-// decoded (json.RawMessage copies it): valid only while that answer is,
-// so it never outlives the decoding function.
-type jsonRef []byte
+// resultRows is what a write transaction hands its result reader: the
+// rows of one statement, from database/sql (file) or from a batch answer.
+type resultRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (r *jsonRef) UnmarshalJSON(b []byte) error {
-	*r = b
+// batchRows are the rows of one statement of a server's answer.
+type batchRows struct {
+	rows [][]hrana.Value
+	at   int
+	err  error
+}
+
+// Next moves to the next row.
+func (r *batchRows) Next() bool {
+	if r == nil || r.err != nil || r.at+1 >= len(r.rows) {
+		return false
+	}
+	r.at++
+	return true
+}
+
+// Err returns the first decoding error.
+func (r *batchRows) Err() error {
+	if r == nil {
+		return nil
+	}
+	return r.err
+}
+
+// Scan copies the current row into dest (see assign for the
+// destinations it takes).
+func (r *batchRows) Scan(dest ...any) error {
+	row := r.rows[r.at]
+	if len(dest) != len(row) {
+		return fmt.Errorf("scan: %d destinations for %d columns", len(dest), len(row))
+	}
+	for i, d := range dest {
+		v, err := row[i].Native()
+		if err != nil {
+			return fmt.Errorf("scan column %d: %w", i, err)
+		}
+		if err := assign(d, v); err != nil {
+			return fmt.Errorf("scan column %d: %w", i, err)
+		}
+	}
 	return nil
 }
 
-// answerBufs keeps the buffers a transport's answers are read into, for
-// its next answers: nothing decoded from an answer refers to its buffer.
-// A sync.Pool lost them at nearly every collection while large values
-// were read (each read is megabytes of garbage), and an answer whose
-// length is not announced (sqld gzips what Go's client accepts gzipped)
-// costs twice its length to read into a new buffer. At most keptAnswers
-// buffers of at most maxKeptAnswer bytes are kept. The zero value is
-// ready.
-type answerBufs struct {
-	mu   sync.Mutex
-	free []*[]byte
-}
-
-const (
-	keptAnswers   = 2
-	maxKeptAnswer = 16 << 20
-)
-
-// get returns a kept buffer, or a new small one.
-func (k *answerBufs) get() *[]byte {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if n := len(k.free); n > 0 {
-		b := k.free[n-1]
-		k.free = k.free[:n-1]
-		return b
-	}
-	b := make([]byte, 0, 4096)
-	return &b
-}
-
-// put keeps b for a later answer, unless it is too large or enough are.
-func (k *answerBufs) put(b *[]byte) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if cap(*b) <= maxKeptAnswer && len(k.free) < keptAnswers {
-		*b = (*b)[:0]
-		k.free = append(k.free, b)
-	}
-}
-
-// readAnswer reads r to its end into buf (its length is reset). When
-// size, the answer's announced length (-1: unknown, as for a gzipped
-// answer), is known and buf lacks room, into a buffer of exactly that
-// room; else what does not fit in buf is read in chunks that grow, and
-// copied once into a buffer of the answer's length (and a little room
-// to spare), as io.ReadAll does
-// (append's growth by a quarter, copying as it goes, allocated five
-// times a large answer's length).
-func readAnswer(r io.Reader, buf []byte, size int64) ([]byte, error) {
-	buf = buf[:0]
-	if size >= 0 && size < maxPipelineAnswer && int(size)+1 > cap(buf) {
-		// One byte more: the read that meets the end needs room.
-		buf = make([]byte, 0, int(size)+1)
-	}
-	var chunks [][]byte
-	cur, total := buf, 0
-	for {
-		if len(cur) == cap(cur) {
-			chunks = append(chunks, cur)
-			total += len(cur)
-			cur = make([]byte, 0, max(64<<10, total/2))
-		}
-		n, err := r.Read(cur[len(cur):cap(cur)])
-		cur = cur[:len(cur)+n]
-		if err != nil && !errors.Is(err, io.EOF) {
-			return cur[:0], err
-		}
-		if err == nil {
-			continue
-		}
-		if chunks == nil {
-			return cur, nil
-		}
-		// Room to spare: a buffer kept for the next answer that is
-		// exactly as long would take a chunk and a copy again just to
-		// meet the end.
-		size := total + len(cur)
-		out := make([]byte, 0, size+max(512, size/16))
-		for _, c := range chunks {
-			out = append(out, c...)
-		}
-		return append(out, cur...), nil
-	}
-}
+// Close implements rowSource: the rows hold no connection.
+func (r *batchRows) Close() error { return nil }

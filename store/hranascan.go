@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-// assign stores v, a value as fromHrana returns it (nil, int64, float64,
+// assign stores v, a value as hrana.Value.Native returns it (nil, int64, float64,
 // string or []byte), in dest, as database/sql's Scan would: the answer's
 // rows are read by kvdeck's own Hrana clients (hranaread.go), and the
 // destinations are those the engine hands database/sql elsewhere. A

@@ -59,8 +59,10 @@ type SettingChange struct {
 // "" for a server's database, whose files the server owns. It reads no
 // file: another process switching the mode later is seen by the next
 // Open.
-func (s *Store) JournalMode() JournalMode {
-	m, _ := s.fileJournal.Load().(JournalMode)
+func (s *Store) JournalMode() JournalMode { return s.conn.journalMode() }
+
+func (f *fileConn) journalMode() JournalMode {
+	m, _ := f.journal.Load().(JournalMode)
 	return m
 }
 
@@ -87,7 +89,7 @@ func (s *Store) JournalAdvice() string {
 		return ""
 	}
 	advice := RollbackAdvice(s.target.Path)
-	if l := s.lockFreeConn(); l != nil && !s.knobs.lockFreeOff && !l.armed() {
+	if l := s.conn.lockFree(); l != nil && !s.knobs.lockFreeOff && !l.armed() {
 		advice = "kvdeck cannot read this file without SQLite's read lock here either (" + l.blind + "), so its own reads fail such commits too. " + advice
 	}
 	return advice
@@ -108,7 +110,7 @@ func shellWord(w string) string {
 // open (ErrLocked, naming it). Where kvdeck cannot see other processes
 // (SeesOpeners is false) it names none.
 func (s *Store) CheckJournalSwitch() error {
-	if s.target.Transport.Remote() {
+	if !s.conn.traits().ownsFiles {
 		return fmt.Errorf("%w: %s is a server's database: the server owns its files and their journal mode (sqld keeps its databases in WAL)", ErrInvalidArgument, s.display)
 	}
 	if err := s.checkWritable("switching the journal mode"); err != nil {
@@ -163,7 +165,7 @@ func (s *Store) SetJournalMode(ctx context.Context, mode JournalMode) (changed b
 		return false, s.switchFailed(err)
 	}
 	from := journalModeOf(was)
-	s.fileJournal.Store(from)
+	s.file.journal.Store(from)
 	if from == mode {
 		return false, nil
 	}
@@ -184,7 +186,7 @@ func (s *Store) SetJournalMode(ctx context.Context, mode JournalMode) (changed b
 	if err != nil {
 		return false, err
 	}
-	s.fileJournal.Store(mode)
+	s.file.journal.Store(mode)
 	s.noteJournal(now)
 	return true, nil
 }
@@ -223,8 +225,8 @@ func (s *Store) closeIdle() {
 	}
 	w.valid = false // data_version counts per connection
 	w.mu.Unlock()
-	s.db.SetMaxIdleConns(0)
-	s.db.SetMaxIdleConns(2) // database/sql's default, which the store keeps
+	s.file.db.SetMaxIdleConns(0)
+	s.file.db.SetMaxIdleConns(2) // database/sql's default, which the store keeps
 }
 
 // opener is another process that has a file store's database open.

@@ -20,8 +20,10 @@ import (
 
 // LockedReadNote is what the store said before its first read of a
 // rollback-journal file with SQLite's locks; "" while it made none.
-func (s *Store) LockedReadNote() string {
-	if p := s.lockNote.Load(); p != nil {
+func (s *Store) LockedReadNote() string { return s.conn.lockedReadNote() }
+
+func (f *fileConn) lockedReadNote() string {
+	if p := f.lockNote.Load(); p != nil {
 		return *p
 	}
 	return ""
@@ -29,26 +31,29 @@ func (s *Store) LockedReadNote() string {
 
 // LockedReads counts the reads of a rollback-journal file the store made
 // with SQLite's locks (tests, the lock matrix).
-func (s *Store) LockedReads() int64 { return s.lockedReads.Load() }
+func (s *Store) LockedReads() int64 { return s.conn.lockedReadCount() }
+
+func (f *fileConn) lockedReadCount() int64 { return f.lockedReads.Load() }
 
 // lockedRead is called before every read with SQLite's locks: on a
 // rollback-journal file the first one says so (OnLockedRead,
 // LockedReadNote).
-func (s *Store) lockedRead() {
-	if !s.rollbackFile() {
+func (f *fileConn) lockedRead() {
+	s := f.s
+	if !f.rollback() {
 		return
 	}
-	s.lockedReads.Add(1)
-	if s.lockNote.Load() != nil {
+	f.lockedReads.Add(1)
+	if f.lockNote.Load() != nil {
 		return
 	}
-	s.lockNoteOnce.Do(func() {
+	f.lockNoteOnce.Do(func() {
 		text := fmt.Sprintf("%s is a rollback-journal file, and kvdeck now reads it with SQLite's locks: %s. "+
 			"A commit another program makes while such a read holds its lock fails at once when it sets no busy timeout "+
 			"(the reference's service sets none); in WAL mode readers never block a writer.", s.display, s.lockedReadWhy())
-		s.lockNote.Store(&text)
-		if s.onLockedRead != nil {
-			s.onLockedRead(text)
+		f.lockNote.Store(&text)
+		if f.onLockedRead != nil {
+			f.onLockedRead(text)
 		}
 	})
 }
@@ -64,7 +69,7 @@ func (s *Store) lockFreeBlocked() string {
 	if _, err := os.Lstat(s.target.Path + "-wal"); !errors.Is(err, os.ErrNotExist) {
 		return "a -wal file is beside it (it is being switched to WAL mode), and a read without locks is not correct then"
 	}
-	l := s.lockFreeConn()
+	l := s.conn.lockFree()
 	if l == nil {
 		return "a connection that reads it without locks could not be opened"
 	}

@@ -66,12 +66,10 @@ type lockFree struct {
 	db   *sql.DB
 	path string
 	// conn is the one connection, held from the first read to the store's
-	// close, and stmts its statements, prepared once: preparing the
-	// census's statement costs about a millisecond here, 10-25 times what
-	// running it over a small window does (nil after the connection was
-	// given up).
+	// close (nil after it was given up), and stmts its statements,
+	// prepared once (renewed).
 	conn  *sql.Conn
-	stmts map[string]*sql.Stmt
+	stmts stmtCache
 	// reads, retries, fallbacks and shrinks count what happened (tests,
 	// benches).
 	reads, retries, fallbacks, shrinks int
@@ -102,7 +100,7 @@ type LockFreeCounts struct{ Reads, Retries, Fallbacks, Shrinks int }
 
 // LockFreeCounts reports the lock-free reads so far.
 func (s *Store) LockFreeCounts() LockFreeCounts {
-	l := s.lockFreeConn()
+	l := s.conn.lockFree()
 	if l == nil {
 		return LockFreeCounts{}
 	}
@@ -116,8 +114,8 @@ func (s *Store) LockFreeCounts() LockFreeCounts {
 // read without them from being correct (lockFreeBlocked: a file being
 // switched to WAL, a file kvdeck cannot watch for writes, is read the
 // ordinary way).
-func (s *Store) lockFreeUsable() bool {
-	return s.rollbackFile() && s.lockFreeBlocked() == ""
+func (f *fileConn) lockFreeUsable() bool {
+	return f.rollback() && f.s.lockFreeBlocked() == ""
 }
 
 // LockFreeNotice is "" unless the store is a rollback-journal file whose
@@ -127,24 +125,24 @@ func (s *Store) lockFreeUsable() bool {
 // no busy timeout, as the reference's service, fails a commit that meets
 // one).
 func (s *Store) LockFreeNotice() string {
-	if s.knobs.lockFreeOff || !s.rollbackFile() {
+	if s.knobs.lockFreeOff || !s.conn.rollback() {
 		return ""
 	}
-	l := s.lockFreeConn()
+	l := s.conn.lockFree()
 	if l == nil || l.armed() {
 		return ""
 	}
 	return fmt.Sprintf("%s is in rollback-journal mode, where kvdeck reads without SQLite's locks only a file it can watch for writes, and here %s: its reads take SQLite's read lock, and a writer that sets no busy timeout (the reference's service sets none) fails a commit that meets that lock", s.display, l.blind)
 }
 
-// lockFreeConn returns the lock-free connection pool, opening it when
-// the store is a rollback-journal file (nil otherwise).
-func (s *Store) lockFreeConn() *lockFree {
-	s.lfOnce.Do(func() {
-		if s.target.Transport != TransportFile || s.imm != nil {
+// lockFree returns the lock-free connection pool, opening it when the
+// file is read through SQLite's locks (nil when read as immutable).
+func (f *fileConn) lockFree() *lockFree {
+	f.lfOnce.Do(func() {
+		if f.imm != nil {
 			return
 		}
-		abs, err := filepath.Abs(s.target.Path)
+		abs, err := filepath.Abs(f.s.target.Path)
 		if err != nil {
 			return
 		}
@@ -155,23 +153,23 @@ func (s *Store) lockFreeConn() *lockFree {
 		db.SetMaxOpenConns(1)
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxIdleTime(0)
-		s.lf = &lockFree{db: db, path: s.target.Path}
+		f.lf = &lockFree{db: db, path: f.s.target.Path, stmts: stmtCache{renew: true}}
 	})
-	return s.lf
+	return f.lf
 }
 
 // closeLockFree closes the lock-free connection.
-func (s *Store) closeLockFree() error {
-	if s.lf == nil {
+func (f *fileConn) closeLockFree() error {
+	if f.lf == nil {
 		return nil
 	}
-	s.lf.mu.Lock()
-	s.lf.release(false)
-	if s.lf.watch != nil {
-		s.lf.watch.close()
+	f.lf.mu.Lock()
+	f.lf.release(false)
+	if f.lf.watch != nil {
+		f.lf.watch.close()
 	}
-	s.lf.mu.Unlock()
-	return s.lf.db.Close()
+	f.lf.mu.Unlock()
+	return f.lf.db.Close()
 }
 
 // open takes the connection to hold from the pool when none is held.
@@ -181,7 +179,7 @@ func (l *lockFree) open(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		l.conn, l.stmts = conn, map[string]*sql.Stmt{}
+		l.conn = conn
 	}
 	return nil
 }
@@ -189,16 +187,14 @@ func (l *lockFree) open(ctx context.Context) error {
 // release closes the statements and gives the connection back, as bad
 // (the pool closes it) when bad is true.
 func (l *lockFree) release(bad bool) {
-	for _, st := range l.stmts {
-		_ = st.Close()
-	}
+	l.stmts.close()
 	if l.conn != nil {
 		if bad {
 			_ = l.conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 		_ = l.conn.Close()
 	}
-	l.conn, l.stmts = nil, nil
+	l.conn = nil
 }
 
 // lfConn is the lock-free connection as a read sees it: its statements
@@ -207,21 +203,7 @@ type lfConn struct{ l *lockFree }
 
 // prepared returns q prepared on the held connection.
 func (c lfConn) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
-	if st, ok := c.l.stmts[q]; ok {
-		return st, nil
-	}
-	st, err := c.l.conn.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.l.stmts) >= maxPrepared {
-		for k, old := range c.l.stmts {
-			_ = old.Close()
-			delete(c.l.stmts, k)
-		}
-	}
-	c.l.stmts[q] = st
-	return st, nil
+	return c.l.stmts.get(ctx, c.l.conn, q)
 }
 
 // QueryContext runs q, prepared once.
@@ -256,7 +238,7 @@ func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context,
 // as a fallback to the locked path when fallback is true, else as a
 // window to shrink (readWindow).
 func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool, read func(ctx context.Context, conn lfConn) error) (mark int64, ok bool, err error) {
-	l := s.lockFreeConn()
+	l := s.conn.lockFree()
 	if l == nil || !l.armed() {
 		return 0, false, nil
 	}

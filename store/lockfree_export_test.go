@@ -20,7 +20,7 @@ func ReadLockFree(s *Store, ctx context.Context, read func(ctx context.Context, 
 // ReadNoLockUnvalidated runs read on the lock-free connection without
 // the checks: what the torture test's control measures.
 func ReadNoLockUnvalidated(s *Store, ctx context.Context, read func(ctx context.Context, conn Querier) error) error {
-	l := s.lockFreeConn()
+	l := s.conn.lockFree()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.open(ctx); err != nil {
@@ -47,7 +47,7 @@ func SetWindowRows(s *Store, n int) { s.knobs.windowRows = n }
 // BlindLockFree makes s's lock-free reads as where the file cannot be
 // watched for writes, for the reason why.
 func BlindLockFree(s *Store, why string) {
-	l := s.lockFreeConn()
+	l := s.conn.lockFree()
 	l.watchOnce.Do(func() {})
 	l.mu.Lock()
 	defer l.mu.Unlock()

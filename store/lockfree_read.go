@@ -16,8 +16,28 @@ import (
 // during every try, the ordinary way. For the statements that examine many
 // rows and run again and again: the census's windows, the expired scans'.
 func (s *Store) readShort(ctx context.Context, q string, args []any, read func(resultRows) error) error {
-	_, err := s.readShortTries(ctx, lockFreeTries, true, q, args, read)
+	return s.conn.readShort(ctx, q, args, read)
+}
+
+func (f *fileConn) readShort(ctx context.Context, q string, args []any, read func(resultRows) error) error {
+	_, err := f.readShortTries(ctx, lockFreeTries, true, q, args, read)
 	return err
+}
+
+// readShort: a server's read is one request.
+func (c *serverConn) readShort(ctx context.Context, q string, args []any, read func(resultRows) error) error {
+	return c.s.readLocked(ctx, q, args, read)
+}
+
+// readLocked runs one read statement the ordinary way (queryLocked) and
+// hands its rows to read.
+func (s *Store) readLocked(ctx context.Context, q string, args []any, read func(resultRows) error) error {
+	rows, err := s.queryLocked(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return read(rows)
 }
 
 // errWindowTooLong: every lock-free try of a window failed, and it was
@@ -27,8 +47,9 @@ var errWindowTooLong = errors.New("store: every lock-free try of a window failed
 // readShortTries is readShort trying tries times without locks; without
 // fallback, when they all fail, it reads nothing and returns
 // errWindowTooLong. lockFree reports a read kept without locks.
-func (s *Store) readShortTries(ctx context.Context, tries int, fallback bool, q string, args []any, read func(resultRows) error) (lockFree bool, err error) {
-	if s.lockFreeUsable() {
+func (f *fileConn) readShortTries(ctx context.Context, tries int, fallback bool, q string, args []any, read func(resultRows) error) (lockFree bool, err error) {
+	s := f.s
+	if f.lockFreeUsable() {
 		_, ok, err := s.readLockFreeTries(ctx, tries, fallback, func(ctx context.Context, conn lfConn) error {
 			rows, err := conn.QueryContext(ctx, q, args...)
 			if err != nil {
@@ -44,12 +65,7 @@ func (s *Store) readShortTries(ctx context.Context, tries int, fallback bool, q 
 			return false, errWindowTooLong
 		}
 	}
-	rows, err := s.queryLocked(ctx, q, args...)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	return false, read(rows)
+	return false, s.readLocked(ctx, q, args, read)
 }
 
 // queryLockFree runs one read statement without SQLite's locks
@@ -205,14 +221,24 @@ func (w *readWindow) set(n int) {
 // start afresh each time), shrinking the window until a lock-free read of
 // it is kept (see above), and sizes w's next window.
 func (s *Store) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {
-	if !s.lockFreeUsable() || s.lockFreeConn() == nil {
+	return s.conn.readWindowed(ctx, w, stmt, read)
+}
+
+// readWindowed: a server's windows keep their full size.
+func (c *serverConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {
+	q, args := stmt(w.n)
+	return c.readShort(ctx, q, args, read)
+}
+
+func (f *fileConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {
+	if !f.lockFreeUsable() || f.lockFree() == nil {
 		q, args := stmt(w.n)
-		return s.readShort(ctx, q, args, read)
+		return f.readShort(ctx, q, args, read)
 	}
 	for {
 		q, args := stmt(w.n)
 		if w.locked || w.n <= windowFloor {
-			lockFree, err := s.readShortTries(ctx, lockFreeTries, true, q, args, read)
+			lockFree, err := f.readShortTries(ctx, lockFreeTries, true, q, args, read)
 			switch {
 			case lockFree:
 				w.locked = false
@@ -223,7 +249,7 @@ func (s *Store) readWindowed(ctx context.Context, w *readWindow, stmt func(n int
 			}
 			return err
 		}
-		lockFree, err := s.readShortTries(ctx, windowTries, false, q, args, read)
+		lockFree, err := f.readShortTries(ctx, windowTries, false, q, args, read)
 		if !errors.Is(err, errWindowTooLong) {
 			if lockFree {
 				w.keep()

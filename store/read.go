@@ -142,7 +142,7 @@ func (s *Store) List(ctx context.Context, opts ListOptions) (Page, error) {
 	}
 	var entries []Entry
 	var end int64
-	if filter, _ := s.listFilter(opts); filter != "" && s.lockFreeUsable() {
+	if filter, _ := s.listFilter(opts); filter != "" && s.conn.windowed() {
 		entries, end, err = s.listWindows(ctx, opts, lo, hi, limit)
 	} else {
 		q, args := s.listQuery(opts, lo, hi, limit)
@@ -295,27 +295,8 @@ func (s *Store) Scan(ctx context.Context, opts ListOptions, fn func(Entry) error
 // and the next is read while fn handles this one.
 func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) error) error {
 	total := opts.Limit
-	remote := s.target.Transport.Remote()
-	left := func(seen int) int {
-		if total > 0 {
-			return total - seen
-		}
-		return 0
-	}
-	read := func(ctx context.Context, seen int, cursor string, _ []Entry) (Page, error) {
-		page := opts
-		page.Cursor, page.Limit = cursor, DefaultPageSize
-		if n := left(seen); n > 0 && n < page.Limit {
-			page.Limit = n
-		}
-		return s.List(ctx, page)
-	}
-	if remote {
-		pager := &remotePager{s: s, opts: opts}
-		read = func(ctx context.Context, seen int, cursor string, last []Entry) (Page, error) {
-			return pager.next(ctx, cursor, left(seen), last)
-		}
-	}
+	t := s.conn.traits()
+	read := s.pageReader(opts)
 	// Over a remote transport the next page is read while fn handles this
 	// one, so that the round trip and the server's work overlap the
 	// caller's (a dump formatting JSON). A file reads one page at a time.
@@ -340,7 +321,7 @@ func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) 
 		}
 		seen += len(p.Entries)
 		more := p.Cursor != "" && (total <= 0 || seen < total)
-		if more && remote {
+		if more && t.scanAhead {
 			ahead = make(chan answer, 1)
 			go func(seen int, cursor string, last []Entry, ch chan<- answer) {
 				p, err := read(ctx, seen, cursor, last)
@@ -361,6 +342,33 @@ func (s *Store) scanPages(ctx context.Context, opts ListOptions, fn func(Entry) 
 		default:
 			p, err = read(ctx, seen, p.Cursor, p.Entries)
 		}
+	}
+}
+
+// pageReader reads the page of a Scan of opts after seen entries, from
+// cursor (last: the page before): on a file a List of DefaultPageSize
+// rows, over a server a keyset page sized in bytes (scanremote.go); no
+// larger than what is left of opts.Limit.
+func (s *Store) pageReader(opts ListOptions) func(ctx context.Context, seen int, cursor string, last []Entry) (Page, error) {
+	left := func(seen int) int {
+		if opts.Limit > 0 {
+			return opts.Limit - seen
+		}
+		return 0
+	}
+	if s.conn.traits().sized {
+		pager := &remotePager{s: s, opts: opts}
+		return func(ctx context.Context, seen int, cursor string, last []Entry) (Page, error) {
+			return pager.next(ctx, cursor, left(seen), last)
+		}
+	}
+	return func(ctx context.Context, seen int, cursor string, _ []Entry) (Page, error) {
+		page := opts
+		page.Cursor, page.Limit = cursor, DefaultPageSize
+		if n := left(seen); n > 0 && n < page.Limit {
+			page.Limit = n
+		}
+		return s.List(ctx, page)
 	}
 }
 
@@ -397,18 +405,9 @@ const keylessPage = DefaultPageSize
 func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 	var after any = -1e19 // below every rowid, -2^63 included
 	first, pageRows := true, or(s.knobs.keylessPage, keylessPage)
+	sized := s.conn.traits().sized
 	for {
-		q := "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
-		args := []any{after, pageRows + 1}
-		if s.target.Transport.Remote() {
-			// n, the rows before the cut, tells whether it cut the page.
-			q = "SELECT k, v, ver, expires_at, r, n FROM (SELECT k, v, ver, expires_at, r, count(*) OVER () AS n, " +
-				"sum(c) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
-				"SELECT " + s.entrySQL() + ", rowid AS r, " + entryCostSQL + " AS c FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?)) " +
-				"WHERE run < ? ORDER BY r" // the first row always: its run is 0
-			_, budget := s.remotePage()
-			args = append(args, budget)
-		}
+		q, args := s.keylessSQL(after, pageRows, sized)
 		rows, err := s.query(ctx, q, args...)
 		if err != nil {
 			if first && strings.Contains(err.Error(), "no such column: rowid") {
@@ -423,7 +422,7 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 		for rows.Next() {
 			var rowid int64
 			extra := []any{&rowid}
-			if s.target.Transport.Remote() {
+			if sized {
 				extra = append(extra, &read)
 			}
 			e, err := scanEntry(rows, extra...)
@@ -453,6 +452,22 @@ func (s *Store) dumpKeyless(ctx context.Context, fn func(Entry) error) error {
 		}
 		after = rowids[len(page)-1]
 	}
+}
+
+// keylessSQL is the statement of a page of NULL-key rows after rowid
+// after: one row more than pageRows (more follow), and over a server
+// (sized) cut where its estimated answer passes remotePageBytes, each
+// row with n, the rows before the cut (it cut the page when more).
+func (s *Store) keylessSQL(after any, pageRows int, sized bool) (string, []any) {
+	if !sized {
+		return "SELECT " + s.entrySQL() + ", rowid FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?", []any{after, pageRows + 1}
+	}
+	_, budget := s.remotePage()
+	return "SELECT k, v, ver, expires_at, r, n FROM (SELECT k, v, ver, expires_at, r, count(*) OVER () AS n, " +
+			"sum(c) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) - c AS run FROM (" +
+			"SELECT " + s.entrySQL() + ", rowid AS r, " + entryCostSQL + " AS c FROM kv WHERE k IS NULL AND rowid > ? ORDER BY rowid LIMIT ?)) " +
+			"WHERE run < ? ORDER BY r", // the first row always: its run is 0
+		[]any{after, pageRows + 1, budget}
 }
 
 // bounds turns list options into a byte range [lo, hi); hi nil means none.
@@ -568,7 +583,7 @@ func (s *Store) entrySQL() string {
 // bytes (base64 in the answer; scanEntry reads TEXT and BLOB alike); other
 // types (a number, NULL, a BLOB) travel as they are.
 func (s *Store) valueSQL() string {
-	if s.target.Transport.Remote() {
+	if s.conn.traits().textTagged {
 		return "CASE WHEN typeof(v) = 'text' THEN CAST(v AS BLOB) ELSE v END"
 	}
 	return "v"
@@ -591,7 +606,7 @@ func (s *Store) DumpPrefixes(ctx context.Context, prefixes []codec.Key, fn func(
 		rs = append(rs, prefixRange{lo, hi})
 	}
 	limit, budget := DefaultPageSize, int64(0)
-	if s.target.Transport.Remote() {
+	if s.conn.traits().sized {
 		limit, budget = s.remotePage()
 	}
 	var after []byte

@@ -84,10 +84,10 @@ func (r *immutableRead) untouched() bool {
 
 // reader returns the connection pool a read runs on and, when that is the
 // immutable one, the check to run after the statement.
-func (s *Store) reader() (*sql.DB, func() error, error) {
-	r := s.imm
+func (f *fileConn) reader() (*sql.DB, func() error, error) {
+	r := f.imm
 	if r == nil {
-		return s.db, nil, nil
+		return f.db, nil, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -95,11 +95,11 @@ func (s *Store) reader() (*sql.DB, func() error, error) {
 		return r.live, nil, nil
 	}
 	if r.untouched() {
-		return s.db, s.tornRead, nil
+		return f.db, f.tornRead, nil
 	}
 	conn, err := fileConnector(r.dsn)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadURL, f.s.display, err)
 	}
 	r.live = sql.OpenDB(conn)
 	return r.live, nil, nil
@@ -107,24 +107,24 @@ func (s *Store) reader() (*sql.DB, func() error, error) {
 
 // tornRead fails a statement that ran on the immutable connection while
 // the file changed under it.
-func (s *Store) tornRead() error {
-	if s.imm.sameFile() {
+func (f *fileConn) tornRead() error {
+	if f.imm.sameFile() {
 		return nil
 	}
-	return fmt.Errorf("%w: %s changed while kvdeck read it without locks (a writer opened it and wrote into the file), so this answer may mix old and new pages; read again", ErrLocked, s.display)
+	return fmt.Errorf("%w: %s changed while kvdeck read it without locks (a writer opened it and wrote into the file), so this answer may mix old and new pages; read again", ErrLocked, f.s.display)
 }
 
 // closeImmutable closes the ordinary connection opened for a writer.
-func (s *Store) closeImmutable() error {
-	if s.imm == nil {
+func (f *fileConn) closeImmutable() error {
+	if f.imm == nil {
 		return nil
 	}
-	s.imm.mu.Lock()
-	defer s.imm.mu.Unlock()
-	if s.imm.live == nil {
+	f.imm.mu.Lock()
+	defer f.imm.mu.Unlock()
+	if f.imm.live == nil {
 		return nil
 	}
-	return s.imm.live.Close()
+	return f.imm.live.Close()
 }
 
 // LeftFiles names the -wal and -shm files of a read-only embedded store
@@ -132,9 +132,11 @@ func (s *Store) closeImmutable() error {
 // them for this store or for a writer that came meanwhile, and kvdeck
 // leaves them (see readonly.go). Call it after Close. It is empty for
 // stores that may write and for remote ones.
-func (s *Store) LeftFiles() []string {
+func (s *Store) LeftFiles() []string { return s.conn.leftFiles() }
+
+func (f *fileConn) leftFiles() []string {
 	var out []string
-	for _, p := range s.absentAtOpen {
+	for _, p := range f.absentAtOpen {
 		if _, err := os.Lstat(p); err == nil {
 			out = append(out, p)
 		}

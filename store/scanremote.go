@@ -149,7 +149,7 @@ func cutPageSQL(entrySQL, where, order string) string {
 // hugeRow reads the first row of where alone, through the cursor (over
 // HTTP): a row no page can carry.
 func (p *remotePager) hugeRow(ctx context.Context, where string, args []any, order string) (Page, error) {
-	if p.s.reads.http == nil {
+	if !p.s.conn.traits().cursor {
 		return Page{}, fmt.Errorf("%s refused a row as larger than its answer limit (RESPONSE_TOO_LARGE); over HTTP (http://, https://, libsql://) kvdeck reads such a row streamed", p.s.display)
 	}
 	st := stmt{sql: "SELECT " + p.s.entrySQL() + " FROM kv WHERE " + where + " ORDER BY k " + order + " LIMIT 1", args: args}
@@ -202,11 +202,4 @@ func transient(err error) bool {
 		return false
 	}
 	return errors.Is(err, ErrUnreachable) || transientStatus.MatchString(err.Error())
-}
-
-// tooLarge reports whether err is the server's refusal of an answer
-// over its size limit (sqld: RESPONSE_TOO_LARGE).
-func tooLarge(err error) bool {
-	var se *serverError
-	return errors.As(err, &se) && se.code == "RESPONSE_TOO_LARGE"
 }

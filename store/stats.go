@@ -145,10 +145,7 @@ func (s *Store) censusWindow() int {
 	if s.knobs.censusWindow > 0 {
 		return s.knobs.censusWindow
 	}
-	if s.target.Transport.Remote() {
-		return censusWindowRemote
-	}
-	return censusWindowFile
+	return s.conn.traits().census
 }
 
 // Stats counts every row at now: seq, the journal mode on a file, and a
@@ -164,7 +161,7 @@ func (s *Store) Stats(ctx context.Context, now int64) (Stats, error) {
 // own; a remote stats is one request on a store of up to 1M rows).
 func (s *Store) StatsWith(ctx context.Context, opts CensusOptions) (Stats, error) {
 	var journal string
-	if s.target.Transport == TransportFile {
+	if s.conn.traits().ownsFiles {
 		if _, err := s.queryRow(ctx, "PRAGMA journal_mode", nil, &journal); err != nil {
 			return Stats{}, err
 		}

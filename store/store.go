@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -85,59 +84,32 @@ type Options struct {
 const DefaultRequestTimeout = 20 * time.Second
 
 // Store is an open coordination store. It is safe for concurrent use.
+// Its fields are the engine's; what belongs to the connection (pools,
+// clients, lock-free and immutable reads) is in conn (conn.go).
 type Store struct {
-	db         *sql.DB
 	target     Target
 	display    string
 	readOnly   bool
 	clock      Clock
 	busy       time.Duration
 	reqTimeout time.Duration
+	// conn is how statements reach the database: file or server, the
+	// one that is not nil (conn.go).
+	conn   conn
+	file   *fileConn
+	server *serverConn
 	// recorder journals every write (SetRecorder); nil journals nothing.
-	recorder Recorder
-	// ws sends write transactions over WebSocket (nil on other transports).
-	ws *wsBatcher
-	// http sends write transactions (and a one-shot's first request) over
-	// HTTP (nil on other transports).
-	http *hranaHTTP
-	// reads is the server reads go to: the replica (Options.Replica), or
-	// the primary (ws or http).
-	reads endpoint
-	// meter counts the requests and what they cost (Cost).
-	meter meter
-	// deferred holds the options of a OneShot open whose schema check is
-	// still to come (hranaoneshot.go); nil once done.
-	deferred   *Options
-	deferredMu sync.Mutex
+	recorder   Recorder
 	statements atomic.Int64
 	rowsRead   atomic.Int64
 	roundTrips atomic.Int64
 	watch      versionWatch
-	cache      stmtCache
-	token      string // the auth token sent, to scrub it from errors
-	created    bool   // Open created the schema
-	// imm: a read-only WAL file read as immutable (readonly.go); nil
-	// otherwise. absentAtOpen: the -wal/-shm a read-only file store found
-	// missing at open (LeftFiles).
-	imm          *immutableRead
-	absentAtOpen []string
-	// lf reads a rollback-journal file without locks (lockfree.go).
-	lfOnce sync.Once
-	lf     *lockFree
-	// lockNote is what the store said before its first locked read of a
-	// rollback-journal file (lockednote.go), once, to onLockedRead.
-	lockNote     atomic.Pointer[string]
-	lockNoteOnce sync.Once
-	onLockedRead func(string)
-	lockedReads  atomic.Int64
+	created    bool // Open created the schema
+	// knobs are what tests change on this store (knobs.go).
+	knobs knobs
 	// windows are the last windows of the windowed reads, by kind
 	// (lockfree_read.go).
 	windows [windowKinds]atomic.Int64
-	// knobs are what tests change on this store (knobs.go).
-	knobs knobs
-	// fileJournal is a file's JournalMode (journalmode.go); unset for a
-	// server.
-	fileJournal atomic.Value
 }
 
 // Info describes an open store for status bars and stats.
@@ -161,7 +133,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout, onLockedRead: opts.OnLockedRead}
+	s := &Store{target: target, display: target.Display, readOnly: opts.ReadOnly, clock: opts.Clock, busy: opts.BusyTimeout}
 	if s.clock == nil {
 		s.clock = SystemClock
 	}
@@ -172,22 +144,11 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if s.reqTimeout <= 0 {
 		s.reqTimeout = DefaultRequestTimeout
 	}
-	created := false
-	if target.Transport.Remote() {
-		if err := checkToken(opts.AuthToken); err != nil {
-			return nil, err
-		}
-		// A server is reached through kvdeck's own Hrana clients only,
-		// the schema check included: no database/sql pool.
-		err = s.hranaClients(opts)
-	} else {
-		created, err = s.fileDB(opts)
-	}
+	created, err := s.openConn(opts)
 	if err != nil {
 		return nil, err
 	}
-	if opts.OneShot && target.Transport.Remote() {
-		s.deferred = &opts
+	if s.conn.deferCheck(opts) {
 		return s, nil
 	}
 	if opts.Unchecked && opts.ReadOnly {
@@ -224,6 +185,24 @@ func checkToken(token string) error {
 	return nil
 }
 
+// openConn makes the store's connection (conn.go): the one place that
+// asks which transport the URL names.
+func (s *Store) openConn(opts Options) (created bool, err error) {
+	if !s.target.Transport.Remote() {
+		s.file = &fileConn{s: s, onLockedRead: opts.OnLockedRead}
+		s.conn = s.file
+		return s.fileDB(opts)
+	}
+	if err := checkToken(opts.AuthToken); err != nil {
+		return false, err
+	}
+	// A server is reached through kvdeck's own Hrana clients only, the
+	// schema check included: no database/sql pool.
+	s.server = &serverConn{s: s}
+	s.conn = s.server
+	return false, s.hranaClients(opts)
+}
+
 // fileDB opens the connection pool of an embedded database (through
 // libsql-client-go, which hands file: URLs to modernc.org/sqlite), and
 // reports whether opening creates the file.
@@ -239,97 +218,8 @@ func (s *Store) fileDB(opts Options) (created bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
 	}
-	s.db = sql.OpenDB(conn)
+	s.file.db = sql.OpenDB(conn)
 	return created, nil
-}
-
-// hranaClients makes kvdeck's own Hrana clients of a server (wsbatch.go,
-// hranahttp.go): the primary's, and the replica's where opts names one,
-// each with its route (hranaroute.go).
-func (s *Store) hranaClients(opts Options) error {
-	target := s.target
-	ns := target.Namespace
-	if opts.Namespace != "" {
-		if err := CheckNamespace(opts.Namespace); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrBadURL, s.display, err)
-		}
-		if ns != "" && ns != opts.Namespace {
-			return fmt.Errorf("%w: %s names namespace %s, and the store's options %s", ErrBadURL, s.display, ns, opts.Namespace)
-		}
-		if ns == "" {
-			ns = opts.Namespace
-			s.display += "?namespace=" + ns
-		}
-	}
-	s.target.Namespace = ns
-	s.token = opts.AuthToken // only for scrub: never printed
-	primary, replica := newRoutes(ns, opts.Replica != "")
-	p, err := newEndpoint(target, opts.AuthToken, &s.meter, primary)
-	if err != nil {
-		return err
-	}
-	s.http, s.ws, s.reads = p.http, p.ws, p
-	if opts.Replica == "" {
-		return nil
-	}
-	rt, err := ParseTarget(opts.Replica)
-	switch {
-	case err != nil:
-		return fmt.Errorf("the replica: %w", err)
-	case !rt.Transport.Remote():
-		return fmt.Errorf("%w: the replica %s is not a server's URL", ErrBadURL, rt.Display)
-	case rt.Namespace != "" && rt.Namespace != ns:
-		return fmt.Errorf("%w: the replica %s names another namespace than the store", ErrBadURL, rt.Display)
-	}
-	if s.reads, err = newEndpoint(rt, opts.AuthToken, &s.meter, replica); err != nil {
-		return err
-	}
-	s.display += " (reads: " + rt.Display + ")"
-	return nil
-}
-
-// endpoint is kvdeck's own Hrana client of one server: over HTTP or
-// over WebSocket (the other nil), with its route.
-type endpoint struct {
-	http  *hranaHTTP
-	ws    *wsBatcher
-	route *hranaRoute
-}
-
-// newEndpoint makes the client of the server target names.
-func newEndpoint(target Target, token string, m *meter, route *hranaRoute) (endpoint, error) {
-	e := endpoint{route: route}
-	if target.Transport == TransportWS {
-		e.ws = &wsBatcher{url: target.URL, token: token, meter: m, route: route}
-		return e, nil
-	}
-	var err error
-	if e.http, err = newHranaHTTP(target.URL, token, m, route); err != nil {
-		return e, fmt.Errorf("%w: %s: %w", ErrBadURL, target.Display, err)
-	}
-	return e, nil
-}
-
-// primary is the client writes go to.
-func (s *Store) primary() endpoint {
-	e := endpoint{http: s.http, ws: s.ws}
-	if s.http != nil {
-		e.route = s.http.route
-	} else if s.ws != nil {
-		e.route = s.ws.route
-	}
-	return e
-}
-
-// close ends the client's connections (WebSocket) and waits for its
-// stream closes on their way (HTTP).
-func (e endpoint) close() {
-	if e.ws != nil {
-		e.ws.close()
-	}
-	if e.http != nil {
-		e.http.waitClosing()
-	}
 }
 
 // fileConn returns the driver's address of an embedded database, and
@@ -349,7 +239,7 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 		return "", false, noDatabase{msg: fmt.Sprintf("no database at %s; `kvdeck init --db %s` creates one (a first set/load/atomic does too)", target.Path, target.Path)}
 	}
 	created = !exists
-	s.fileJournal.Store(map[bool]JournalMode{true: JournalWAL, false: JournalRollback}[wal || created])
+	s.file.journal.Store(map[bool]JournalMode{true: JournalWAL, false: JournalRollback}[wal || created])
 	if exists && !wal {
 		s.watch.journal.Store(journalRollback) // the feed reads it without locks from the first read
 	} else {
@@ -365,9 +255,9 @@ func (s *Store) fileConn(opts Options) (connURL string, created bool, err error)
 	if err != nil {
 		return "", false, fmt.Errorf("%w: %s: %w", ErrUnreachable, target.Path, err)
 	}
-	s.absentAtOpen = absentSidecars(target.Path)
-	if wal && len(s.absentAtOpen) == 2 {
-		s.imm = &immutableRead{path: target.Path, stamp: stamp, dsn: connURL}
+	s.file.absentAtOpen = absentSidecars(target.Path)
+	if wal && len(s.file.absentAtOpen) == 2 {
+		s.file.imm = &immutableRead{path: target.Path, stamp: stamp, dsn: connURL}
 		connURL += "&immutable=1"
 	}
 	return connURL, created, nil
@@ -428,10 +318,9 @@ const (
 
 // init checks the schema and creates what is missing when opts allow it.
 func (s *Store) init(ctx context.Context, created bool, opts Options) error {
-	if created && s.target.Transport == TransportFile {
-		// A database kvdeck creates gets WAL; an existing one keeps its mode.
-		if _, err := s.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
-			return s.classify(err)
+	if created {
+		if err := s.conn.initNew(ctx); err != nil {
+			return err
 		}
 	}
 	tables, others, err := s.tables(ctx)
@@ -486,10 +375,10 @@ func (s *Store) checkTables(ctx context.Context, tables map[string][]string, oth
 	if len(others) > 0 && !(opts.Create && opts.Force) {
 		return fmt.Errorf("%w: %s has tables %s but no kvdeck store; `kvdeck init --db %s --force` adds one", ErrNotStore, s.display, strings.Join(others, ", "), s.display)
 	}
-	if len(others) == 0 && !hasKV && !hasMeta && !opts.Create && !s.target.Transport.Remote() {
+	if len(others) == 0 && !hasKV && !hasMeta && !opts.Create && !s.conn.traits().lazySchema {
 		return fmt.Errorf("%w: %s has no tables; `kvdeck init --db %s` creates a store there (a first set/load/atomic does too)", ErrNotStore, s.display, s.display)
 	}
-	if !opts.Create && !s.target.Transport.Remote() {
+	if !opts.Create && !s.conn.traits().lazySchema {
 		return fmt.Errorf("%w: %s has only one of the kv and kv_meta tables; `kvdeck init --db %s` completes the store", ErrNotStore, s.display, s.display)
 	}
 	if err := s.execBatch(ctx, []stmt{{sql: schemaKV, ddl: true}, {sql: schemaMeta, ddl: true}, {sql: schemaSeed, ddl: true}}); err != nil {
@@ -506,31 +395,18 @@ func (s *Store) Created() bool { return s.created }
 // and the names of the database's other tables, in one query (over a
 // server, one request of kvdeck's own client).
 func (s *Store) tables(ctx context.Context) (store map[string][]string, others []string, err error) {
-	if s.target.Transport.Remote() {
-		rows, err := s.remoteRows(ctx, tablesSQL, nil)
+	// A service's rollback-journal file: the schema is read without
+	// locks too (lockfree.go), or the open alone could fail a commit.
+	rows, ok, err := s.conn.readFree(ctx, tablesSQL, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		src, after, err := s.conn.rows(ctx, tablesSQL, nil)
 		if err != nil {
 			return nil, nil, s.classify(err)
 		}
-		store, others, err = scanTables(rows)
-		return store, others, s.classify(err)
-	}
-	if s.lockFreeUsable() {
-		// A service's rollback-journal file: the schema is read without
-		// locks too (lockfree.go), or the open alone could fail a commit.
-		rows, ok, err := s.queryLockFree(ctx, tablesSQL, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
-			defer rows.Close()
-			store, others, err = scanTables(rows)
-			return store, others, s.classify(err)
-		}
-	}
-	s.lockedRead()
-	rows, err := s.db.QueryContext(ctx, tablesSQL)
-	if err != nil {
-		return nil, nil, s.classify(err)
+		rows = &reqRows{rowSource: src, cancel: func() {}, after: after}
 	}
 	defer rows.Close()
 	store, others, err = scanTables(rows)
@@ -569,16 +445,26 @@ func checkColumns(table string, got, want []string) error {
 // Close releases the connections.
 func (s *Store) Close() error {
 	s.closeWatch()
-	s.closePrepared()
-	s.primary().close()
-	if s.reads.route != nil && s.reads.route.replica {
-		s.reads.close()
+	return s.conn.close()
+}
+
+// close ends the clients' connections.
+func (c *serverConn) close() error {
+	c.primary.Close()
+	if c.reads != c.primary {
+		c.reads.Close()
 	}
+	return nil
+}
+
+// close closes the pools.
+func (f *fileConn) close() error {
+	f.cache.close()
 	var err error
-	if s.db != nil {
-		err = s.db.Close()
+	if f.db != nil {
+		err = f.db.Close()
 	}
-	return errors.Join(err, s.closeImmutable(), s.closeLockFree())
+	return errors.Join(err, f.closeImmutable(), f.closeLockFree())
 }
 
 // Info describes the store.

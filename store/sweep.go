@@ -265,7 +265,7 @@ func (s *Store) dryRun(ctx context.Context, prefix codec.Key, lo, hi []byte, c s
 	if each == nil {
 		return s.countExpired(ctx, lo, hi, c)
 	}
-	if !s.target.Transport.Remote() {
+	if !s.conn.traits().serverFilters {
 		return s.listExpired(ctx, lo, hi, c, 0, each)
 	}
 	if err := s.scanExpiredRemote(ctx, prefix, c.cut, 0, each); err != nil {
@@ -276,13 +276,10 @@ func (s *Store) dryRun(ctx context.Context, prefix codec.Key, lo, hi []byte, c s
 
 // sweepChunk is how many keys one delete transaction takes.
 func (s *Store) sweepChunk(opts SweepOptions) int {
-	switch {
-	case opts.Batch > 0:
+	if opts.Batch > 0 {
 		return opts.Batch
-	case s.target.Transport.Remote():
-		return remoteSweepChunk
 	}
-	return DefaultSweepBatch
+	return s.conn.traits().sweepChunk
 }
 
 // sweepPauses reports whether a sweep pauses after each delete by
@@ -291,7 +288,7 @@ func (s *Store) sweepChunk(opts SweepOptions) int {
 // then what its reads saw): asking SQLite would take a read lock, which a
 // service's commit meets.
 func (s *Store) sweepPauses() bool {
-	return s.target.Transport == TransportFile && s.watch.journal.Load() != journalOther
+	return s.conn.traits().ownsFiles && s.watch.journal.Load() != journalOther
 }
 
 // deleteWindow deletes the expired keys one window read found (in key
@@ -418,7 +415,7 @@ func rangeWhere(lo, hi []byte) (string, []any) {
 // a remote transport by one listing the server filters (pages of expired
 // rows only, sized in bytes).
 func (s *Store) ScanExpired(ctx context.Context, prefix codec.Key, now int64, limit int, fn func(Entry) error) error {
-	if s.target.Transport.Remote() {
+	if s.conn.traits().serverFilters {
 		return s.scanExpiredRemote(ctx, prefix, now, limit, fn)
 	}
 	lo, hi, err := bounds(ListOptions{Prefix: prefix, Unbounded: len(prefix) == 0})

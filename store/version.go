@@ -64,12 +64,18 @@ type versionWatch struct {
 // instead of a count). On a rollback-journal file, where a read blocks a
 // writer's commit, it reads seq alone in a point read and counts
 // nothing: Rows is -1 and Mark moves on every commit (readVersionPoint).
-func (s *Store) Version(ctx context.Context) (Version, error) {
-	if s.target.Transport != TransportFile || s.imm != nil {
+func (s *Store) Version(ctx context.Context) (Version, error) { return s.conn.version(ctx) }
+
+// version: a server has no data_version to ask.
+func (c *serverConn) version(ctx context.Context) (Version, error) { return c.s.readVersion(ctx) }
+
+func (f *fileConn) version(ctx context.Context) (Version, error) {
+	s := f.s
+	if f.imm != nil {
 		// An immutable read's data_version never moves (readonly.go).
 		return s.readVersion(ctx)
 	}
-	if s.lockFreeUsable() {
+	if f.lockFreeUsable() {
 		if v, ok, err := s.versionLockFree(ctx); ok {
 			return v, err
 		}
@@ -77,7 +83,7 @@ func (s *Store) Version(ctx context.Context) (Version, error) {
 	w := &s.watch
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	data, err := s.dataVersion(ctx)
+	data, err := f.dataVersion(ctx)
 	if err != nil {
 		return Version{}, err
 	}
@@ -85,7 +91,7 @@ func (s *Store) Version(ctx context.Context) (Version, error) {
 		return w.last, nil
 	}
 	var v Version
-	if s.rollbackFile() {
+	if f.rollback() {
 		v, err = s.readVersionPoint(ctx, data)
 	} else {
 		v, err = s.readVersion(ctx)
@@ -100,27 +106,45 @@ func (s *Store) Version(ctx context.Context) (Version, error) {
 }
 
 // dataVersion reads PRAGMA data_version on the watch connection (w.mu held).
-func (s *Store) dataVersion(ctx context.Context) (int64, error) {
-	s.lockedRead()
-	w := &s.watch
+func (f *fileConn) dataVersion(ctx context.Context) (int64, error) {
+	s := f.s
+	f.lockedRead()
+	conn, err := f.watchConn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var data int64
+	var mode string
+	if err := conn.QueryRowContext(ctx, dataVersionSQL).Scan(&data, &mode); err != nil {
+		f.dropWatch()
+		return 0, s.classify(err)
+	}
+	s.noteJournal(mode)
+	return data, nil
+}
+
+// watchConn is the watch connection (w.mu held), taken from the pool on
+// first use; it counts the statement about to run on it.
+func (f *fileConn) watchConn(ctx context.Context) (*sql.Conn, error) {
+	s, w := f.s, &f.s.watch
 	if w.conn == nil {
-		conn, err := s.db.Conn(ctx)
+		conn, err := f.db.Conn(ctx)
 		if err != nil {
-			return 0, s.classify(err)
+			return nil, s.classify(err)
 		}
 		w.conn = conn
 	}
 	s.statements.Add(1)
 	s.roundTrips.Add(1)
-	var data int64
-	var mode string
-	if err := w.conn.QueryRowContext(ctx, dataVersionSQL).Scan(&data, &mode); err != nil {
-		w.conn.Close()
-		w.conn, w.valid = nil, false
-		return 0, s.classify(err)
-	}
-	s.noteJournal(mode)
-	return data, nil
+	return w.conn, nil
+}
+
+// dropWatch gives up the watch connection after a failed statement
+// (w.mu held): data_version counts per connection.
+func (f *fileConn) dropWatch() {
+	w := &f.s.watch
+	w.conn.Close()
+	w.conn, w.valid = nil, false
 }
 
 // dataVersionSQL reads the watch connection's data_version and the
@@ -197,6 +221,6 @@ func (s *Store) noteJournal(mode string) {
 // rollbackFile reports whether the store is a rollback-journal file read
 // with locks (as the last head or Version read saw it), where a read
 // blocks a writer's commit.
-func (s *Store) rollbackFile() bool {
-	return s.target.Transport == TransportFile && s.imm == nil && s.watch.journal.Load() == journalRollback
+func (f *fileConn) rollback() bool {
+	return f.imm == nil && f.s.watch.journal.Load() == journalRollback
 }

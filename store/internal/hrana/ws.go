@@ -1,4 +1,4 @@
-package store
+package hrana
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/coder/websocket"
 )
 
-// wsBatcher sends write transactions over WebSocket as one Hrana "batch"
+// WS sends write transactions over WebSocket as one Hrana "batch"
 // request each: BEGIN IMMEDIATE, the statements, COMMIT, each step
 // conditioned on the one before, and a ROLLBACK when the COMMIT did not
 // run. The server runs the whole batch before it answers, so no
@@ -27,19 +27,19 @@ import (
 // Connections are pooled: a batch takes an idle one or dials, and gives it
 // back when the answer came; one that failed, timed out or was cancelled
 // is closed (an unanswered request is never waited for past ctx).
-type wsBatcher struct {
+type WS struct {
 	url   string
 	token string
-	meter *meter
-	// route is what every connection carries (hranaroute.go): the
+	meter *Meter
+	// route is what every connection carries (route.go): the
 	// namespace on its upgrade; answers' replication indexes are noted.
-	route *hranaRoute
+	route *Route
 
 	mu       sync.Mutex
 	idle     []*wsConn
 	readIdle []*wsConn // reading connections, each with its stream (wsread.go)
 	closed   bool
-	// bufs keeps the buffers messages are read into (hranaread.go).
+	// bufs keeps the buffers messages are read into (bufs.go).
 	bufs answerBufs
 }
 
@@ -82,7 +82,7 @@ var wsWriteGates sync.Map // URL -> chan struct{}
 // lockWrite waits for this process's turn to write to the server; the
 // returned func ends the turn. It fails only when ctx ends first (nothing
 // was sent).
-func (w *wsBatcher) lockWrite(ctx context.Context) (func(), error) {
+func (w *WS) LockWrite(ctx context.Context) (func(), error) {
 	g, _ := wsWriteGates.LoadOrStore(w.url, make(chan struct{}, 1))
 	gate := g.(chan struct{})
 	select {
@@ -103,7 +103,7 @@ const wsMaxIdle = 4
 
 // take returns a connection of pool (w.idle, or w.readIdle) used within
 // fresh, closing the older ones it meets, or nil.
-func (w *wsBatcher) take(pool *[]*wsConn, fresh time.Duration) *wsConn {
+func (w *WS) take(pool *[]*wsConn, fresh time.Duration) *wsConn {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for len(*pool) > 0 {
@@ -118,7 +118,7 @@ func (w *wsBatcher) take(pool *[]*wsConn, fresh time.Duration) *wsConn {
 }
 
 // give puts a healthy connection back into pool (at most wsMaxIdle).
-func (w *wsBatcher) give(pool *[]*wsConn, c *wsConn) {
+func (w *WS) give(pool *[]*wsConn, c *wsConn) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed || len(*pool) >= wsMaxIdle {
@@ -128,8 +128,8 @@ func (w *wsBatcher) give(pool *[]*wsConn, c *wsConn) {
 	*pool = append(*pool, c)
 }
 
-// hranaValue is a Hrana value on the wire.
-type hranaValue struct {
+// Value is a Hrana value on the wire.
+type Value struct {
 	Type   string  `json:"type"`
 	Value  any     `json:"value,omitempty"`
 	Base64 *string `json:"base64,omitempty"`
@@ -138,91 +138,96 @@ type hranaValue struct {
 	blob []byte
 }
 
-type hranaStmt struct {
-	SQL      string       `json:"sql"`
-	Args     []hranaValue `json:"args,omitempty"`
-	WantRows bool         `json:"want_rows"`
+type Stmt struct {
+	SQL      string  `json:"sql"`
+	Args     []Value `json:"args,omitempty"`
+	WantRows bool    `json:"want_rows"`
 	// ReplicationIndex: a replica answers once it has applied this
-	// index (hranaroute.go).
+	// index (route.go).
 	ReplicationIndex string `json:"replication_index,omitempty"`
 }
 
-type hranaCond struct {
-	Type string     `json:"type"`
-	Step *int       `json:"step,omitempty"`
-	Cond *hranaCond `json:"cond,omitempty"`
+type Cond struct {
+	Type string `json:"type"`
+	Step *int   `json:"step,omitempty"`
+	Cond *Cond  `json:"cond,omitempty"`
 }
 
-type hranaStep struct {
-	Condition *hranaCond `json:"condition,omitempty"`
-	Stmt      hranaStmt  `json:"stmt"`
+type Step struct {
+	Condition *Cond `json:"condition,omitempty"`
+	Stmt      Stmt  `json:"stmt"`
 }
 
-type hranaError struct {
+type Error struct {
 	Message string `json:"message"`
 	Code    string `json:"code"`
 }
 
-type hranaStmtResult struct {
-	Rows             [][]hranaValue   `json:"rows"`
+type StmtResult struct {
+	Rows             [][]Value        `json:"rows"`
 	RowsRead         int64            `json:"rows_read"`
 	RowsWritten      int64            `json:"rows_written"`
 	ReplicationIndex replicationIndex `json:"replication_index"`
 }
 
-type hranaMsg struct {
+type message struct {
 	Type      string          `json:"type"`
 	RequestID int             `json:"request_id"`
-	Error     *hranaError     `json:"error"`
+	Error     *Error          `json:"error"`
 	Response  json.RawMessage `json:"response"`
 }
 
-// serverError is an error the server answered with: the batch was rolled
+// ServerError is an error the server answered with: the batch was rolled
 // back (or never began), so its outcome is known.
-type serverError struct {
+type ServerError struct {
 	msg  string
 	code string // the Hrana error's code, where it has one (RESPONSE_TOO_LARGE)
 }
 
-func (e *serverError) Error() string { return e.msg }
+func (e *ServerError) Error() string { return e.msg }
 
-// errNotSent marks a failure before the request left this process: the
+// Code is the Hrana error's code, "" where it has none.
+func (e *ServerError) Code() string { return e.code }
+
+// Answered reports whether err is an error the server answered with
+// (the batch was rolled back, or never began), not a transport failure.
+func Answered(err error) bool {
+	var se *ServerError
+	return errors.As(err, &se)
+}
+
+// HasCode reports whether err is the server's error with the Hrana code.
+func HasCode(err error, code string) bool {
+	var se *ServerError
+	return errors.As(err, &se) && se.code == code
+}
+
+// ErrNotSent marks a failure before the request left this process: the
 // transaction certainly did not run.
-var errNotSent = errors.New("request not sent")
+var ErrNotSent = errors.New("request not sent")
 
 // stream sends reqs in one request: on a stream of their own, opened and
 // closed around them in the same burst of messages (no extra round trip),
 // and returns their answers. Closing the stream discards its server-side
 // connection, so nothing the requests did (not even a transaction the
-// server failed to end) outlives them. An error wrapping errNotSent means
+// server failed to end) outlives them. An error wrapping ErrNotSent means
 // nothing reached the server; any other transport error leaves the
 // outcome unknown.
-func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, error) {
+func (w *WS) Stream(ctx context.Context, reqs []Req) ([]Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", errNotSent, err)
+		return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
 	c := w.take(&w.idle, wsIdleRedial)
 	if c == nil {
 		var err error
 		if c, err = w.dial(ctx); err != nil {
-			return nil, fmt.Errorf("%w: %w", errNotSent, err)
+			return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 		}
 	}
 	msgs, ids := streamMessages(c.nextID+1, reqs)
 	c.nextID = ids[len(ids)-1]
-	w.meter.sent(0) // the messages are one round trip
-	for _, msg := range msgs {
-		b, err := json.Marshal(msg)
-		if err == nil {
-			w.meter.out.Add(int64(len(b)))
-			err = c.conn.Write(ctx, websocket.MessageText, b)
-		}
-		if err != nil {
-			// A failed write may still have put bytes on the wire: only a
-			// context done before the first write proves nothing was sent.
-			_ = c.conn.CloseNow()
-			return nil, err
-		}
+	if err := c.write(ctx, w.meter, msgs); err != nil {
+		return nil, err
 	}
 	// The answers to the requests and to the stream's close, in whatever
 	// order they come (the open's answer is skipped: a stream that did not
@@ -234,7 +239,7 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 	}
 	c.lastUsed = time.Now()
 	w.give(&w.idle, c)
-	out := make([]pipeResult, len(reqs))
+	out := make([]Result, len(reqs))
 	for i, a := range answers[:len(reqs)] {
 		out[i] = a.result()
 		w.meter.rows(out[i])
@@ -246,7 +251,7 @@ func (w *wsBatcher) stream(ctx context.Context, reqs []hranaReq) ([]pipeResult, 
 // streamMessages are the messages of reqs on the stream (and request id)
 // stream: its open, the requests and its close; ids are the request ids
 // whose answers count (the requests' and the close's).
-func streamMessages(stream int, reqs []hranaReq) (msgs []map[string]any, ids []int) {
+func streamMessages(stream int, reqs []Req) (msgs []map[string]any, ids []int) {
 	msgs = []map[string]any{{"type": "request", "request_id": stream, "request": map[string]any{"type": "open_stream", "stream_id": stream}}}
 	for i, r := range reqs {
 		r.StreamID = &stream
@@ -259,53 +264,51 @@ func streamMessages(stream int, reqs []hranaReq) (msgs []map[string]any, ids []i
 	return msgs, ids
 }
 
-// batchSteps makes stmts one transaction of Hrana batch steps: BEGIN
+// Transaction makes stmts one transaction of Hrana batch steps: BEGIN
 // IMMEDIATE, each statement on the success of the one before, COMMIT on
 // the last, and ROLLBACK unless the COMMIT ran. commit is the COMMIT's
 // step.
-func batchSteps(stmts []stmt) (steps []hranaStep, commit int, err error) {
-	steps = make([]hranaStep, 0, len(stmts)+3)
-	steps = append(steps, hranaStep{Stmt: hranaStmt{SQL: "BEGIN IMMEDIATE"}})
+func Transaction(stmts []Stmt) (steps []Step, commit int) {
+	steps = make([]Step, 0, len(stmts)+3)
+	steps = append(steps, Step{Stmt: Stmt{SQL: "BEGIN IMMEDIATE"}})
 	for _, st := range stmts {
-		args := make([]hranaValue, len(st.args))
-		for i, a := range st.args {
-			if args[i], err = toHrana(a); err != nil {
-				return nil, 0, err
-			}
-		}
-		steps = append(steps, hranaStep{Condition: okStep(len(steps) - 1), Stmt: hranaStmt{SQL: st.sql, Args: args, WantRows: true}})
+		steps = append(steps, Step{Condition: okStep(len(steps) - 1), Stmt: st})
 	}
 	commit = len(steps)
-	steps = append(steps, hranaStep{Condition: okStep(commit - 1), Stmt: hranaStmt{SQL: "COMMIT"}})
-	steps = append(steps, hranaStep{Condition: &hranaCond{Type: "not", Cond: okStep(commit)}, Stmt: hranaStmt{SQL: "ROLLBACK"}})
-	return steps, commit, nil
+	steps = append(steps, Step{Condition: okStep(commit - 1), Stmt: Stmt{SQL: "COMMIT"}})
+	steps = append(steps, Step{Condition: &Cond{Type: "not", Cond: okStep(commit)}, Stmt: Stmt{SQL: "ROLLBACK"}})
+	return steps, commit
 }
 
-// batchRowsOf reads a batch's result: the rows of each of its n
-// statements, or the server's error when the COMMIT did not run.
-func batchRowsOf(res *hranaBatchResult, commit, n int) ([]*batchRows, error) {
+// Committed reads the result of a Transaction of n statements whose
+// COMMIT is step commit: each statement's rows (nil for a statement
+// without a result), or the server's error when the COMMIT did not run.
+func Committed(res *BatchResult, commit, n int) ([][][]Value, error) {
 	committed := commit < len(res.StepResults) && res.StepResults[commit] != nil
 	if !committed {
 		for _, e := range res.StepErrors {
 			if e != nil {
-				return nil, &serverError{msg: e.Message, code: e.Code}
+				return nil, &ServerError{msg: e.Message, code: e.Code}
 			}
 		}
-		return nil, &serverError{msg: "the server did not run the COMMIT"}
+		return nil, &ServerError{msg: "the server did not run the COMMIT"}
 	}
 	// Step 0 is the BEGIN: statement i is step i+1.
-	rows := make([]*batchRows, n)
+	rows := make([][][]Value, n)
 	for i := range n {
 		if i+1 < len(res.StepResults) && res.StepResults[i+1] != nil {
-			rows[i] = &batchRows{rows: res.StepResults[i+1].Rows, at: -1}
+			rows[i] = res.StepResults[i+1].Rows
+			if rows[i] == nil {
+				rows[i] = [][]Value{}
+			}
 		}
 	}
 	return rows, nil
 }
 
-func okStep(i int) *hranaCond { return &hranaCond{Type: "ok", Step: &i} }
+func okStep(i int) *Cond { return &Cond{Type: "ok", Step: &i} }
 
-func (m hranaMsg) errText() string {
+func (m message) errText() string {
 	if m.Error != nil {
 		return m.Error.Message
 	}
@@ -314,7 +317,7 @@ func (m hranaMsg) errText() string {
 
 // dial opens a connection and says hello (one round trip after the
 // upgrade).
-func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
+func (w *WS) dial(ctx context.Context) (*wsConn, error) {
 	h := http.Header{}
 	w.route.header(h)
 	conn, _, err := websocket.Dial(ctx, w.url, &websocket.DialOptions{Subprotocols: []string{"hrana2", "hrana1"}, HTTPHeader: h})
@@ -328,7 +331,7 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 		_ = conn.CloseNow()
 		return nil, err
 	}
-	var hello hranaMsg
+	var hello message
 	_, b, err = conn.Read(ctx)
 	w.meter.received(len(b))
 	if err == nil {
@@ -345,6 +348,25 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 	return &wsConn{conn: conn, lastUsed: time.Now()}, nil
 }
 
+// write sends msgs, one round trip counted in m; a connection that
+// failed is closed. A failed write may still have put bytes on the wire:
+// only a context done before the first write proves nothing was sent.
+func (c *wsConn) write(ctx context.Context, m *Meter, msgs []map[string]any) error {
+	m.sent(0)
+	for _, msg := range msgs {
+		b, err := json.Marshal(msg)
+		if err == nil {
+			m.out.Add(int64(len(b)))
+			err = c.conn.Write(ctx, websocket.MessageText, b)
+		}
+		if err != nil {
+			_ = c.conn.CloseNow()
+			return err
+		}
+	}
+	return nil
+}
+
 // read returns the answers to the requests ids, in the order of ids,
 // whatever the order they come in: Hrana answers the requests of a
 // connection as they complete, so a stream's close can be answered before
@@ -353,21 +375,21 @@ func (w *wsBatcher) dial(ctx context.Context) (*wsConn, error) {
 // and turned an applied commit into an unknown outcome after the request
 // timeout: TestWebSocketAnswersInAnyOrder). Other messages are skipped.
 // Each message is read into a pooled buffer and its response decoded
-// there (hranaread.go).
-func (c *wsConn) read(ctx context.Context, mt *meter, bufs *answerBufs, ids ...int) ([]wsAnswer, error) {
+// there (bufs.go).
+func (c *wsConn) read(ctx context.Context, mt *Meter, bufs *answerBufs, ids ...int) ([]wsAnswer, error) {
 	out := make([]wsAnswer, len(ids))
 	seen := make([]bool, len(ids))
 	buf := bufs.get()
 	defer bufs.put(buf)
 	for left := len(ids); left > 0; {
 		var msg struct {
-			Type      string      `json:"type"`
-			RequestID int         `json:"request_id"`
-			Error     *hranaError `json:"error"`
-			Response  jsonRef     `json:"response"`
+			Type      string  `json:"type"`
+			RequestID int     `json:"request_id"`
+			Error     *Error  `json:"error"`
+			Response  jsonRef `json:"response"`
 		}
 		b, err := c.message(ctx, mt, buf)
-		var arrays [][][]hranaValue
+		var arrays [][][]Value
 		var blobs [][]byte
 		if err == nil {
 			b, arrays = extractRows(b)
@@ -399,7 +421,7 @@ func (c *wsConn) read(ctx context.Context, mt *meter, bufs *answerBufs, ids ...i
 }
 
 // message reads the connection's next message into buf.
-func (c *wsConn) message(ctx context.Context, mt *meter, buf *[]byte) ([]byte, error) {
+func (c *wsConn) message(ctx context.Context, mt *Meter, buf *[]byte) ([]byte, error) {
 	_, r, err := c.conn.Reader(ctx)
 	if err != nil {
 		return nil, err
@@ -413,24 +435,24 @@ func (c *wsConn) message(ctx context.Context, mt *meter, buf *[]byte) ([]byte, e
 // server's error, and the response decoded (has: the message held one).
 type wsAnswer struct {
 	typ string
-	err *hranaError
+	err *Error
 	has bool
-	res pipeResult
+	res Result
 }
 
 // result is the answer as a pipeline's: the response, or the error.
-func (a wsAnswer) result() pipeResult {
+func (a wsAnswer) result() Result {
 	if a.typ == "response_ok" && a.has {
 		return a.res
 	}
 	if a.err != nil {
-		return pipeResult{Error: a.err}
+		return Result{Error: a.err}
 	}
-	return pipeResult{Error: &hranaError{Message: hranaMsg{Type: a.typ}.errText()}}
+	return Result{Error: &Error{Message: message{Type: a.typ}.errText()}}
 }
 
-// close closes the idle connections; later batches close theirs on return.
-func (w *wsBatcher) close() {
+// Close closes the idle connections; later batches close theirs on return.
+func (w *WS) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
@@ -440,29 +462,31 @@ func (w *wsBatcher) close() {
 	w.idle, w.readIdle = nil, nil
 }
 
-// toHrana encodes a statement argument.
-func toHrana(a any) (hranaValue, error) {
+// ValueOf encodes a statement argument: nil, int64, int, float64,
+// string or []byte.
+func ValueOf(a any) (Value, error) {
 	switch x := a.(type) {
 	case nil:
-		return hranaValue{Type: "null"}, nil
+		return Value{Type: "null"}, nil
 	case int64:
-		return hranaValue{Type: "integer", Value: strconv.FormatInt(x, 10)}, nil
+		return Value{Type: "integer", Value: strconv.FormatInt(x, 10)}, nil
 	case int:
-		return hranaValue{Type: "integer", Value: strconv.Itoa(x)}, nil
+		return Value{Type: "integer", Value: strconv.Itoa(x)}, nil
 	case float64:
-		return hranaValue{Type: "float", Value: x}, nil
+		return Value{Type: "float", Value: x}, nil
 	case string:
-		return hranaValue{Type: "text", Value: x}, nil
+		return Value{Type: "text", Value: x}, nil
 	case []byte:
 		b := base64.RawStdEncoding.EncodeToString(x)
-		return hranaValue{Type: "blob", Base64: &b}, nil
+		return Value{Type: "blob", Base64: &b}, nil
 	default:
-		return hranaValue{}, fmt.Errorf("%w: cannot send a %T to the server", ErrInvalidArgument, a)
+		return Value{}, fmt.Errorf("cannot send a %T to the server", a)
 	}
 }
 
-// fromHrana decodes a result value as the drivers do.
-func fromHrana(v hranaValue) (any, error) {
+// Native decodes a result value as the drivers do: nil, int64,
+// float64, string or []byte.
+func (v Value) Native() (any, error) {
 	switch v.Type {
 	case "null":
 		return nil, nil
@@ -497,57 +521,3 @@ func trimPad(s string) string {
 	}
 	return s
 }
-
-// resultRows is what a write transaction hands its result reader: the
-// rows of one statement, from database/sql (file) or from a batch answer.
-type resultRows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-}
-
-// batchRows are the rows of one statement of a batch answer.
-type batchRows struct {
-	rows [][]hranaValue
-	at   int
-	err  error
-}
-
-// Next moves to the next row.
-func (r *batchRows) Next() bool {
-	if r == nil || r.err != nil || r.at+1 >= len(r.rows) {
-		return false
-	}
-	r.at++
-	return true
-}
-
-// Err returns the first decoding error.
-func (r *batchRows) Err() error {
-	if r == nil {
-		return nil
-	}
-	return r.err
-}
-
-// Scan copies the current row into dest (see assign for the
-// destinations it takes).
-func (r *batchRows) Scan(dest ...any) error {
-	row := r.rows[r.at]
-	if len(dest) != len(row) {
-		return fmt.Errorf("scan: %d destinations for %d columns", len(dest), len(row))
-	}
-	for i, d := range dest {
-		v, err := fromHrana(row[i])
-		if err != nil {
-			return fmt.Errorf("scan column %d: %w", i, err)
-		}
-		if err := assign(d, v); err != nil {
-			return fmt.Errorf("scan column %d: %w", i, err)
-		}
-	}
-	return nil
-}
-
-// Close implements rowSource: the rows hold no connection.
-func (r *batchRows) Close() error { return nil }

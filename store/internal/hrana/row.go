@@ -1,4 +1,4 @@
-package store
+package hrana
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // shape it knows (other members, another order, escapes it does not
 // take): the caller then decodes the line with encoding/json, which
 // gives the same row for every line this accepts (FuzzRowLine).
-func decodeRowLine(line []byte) (row []hranaValue, ok bool) {
+func decodeRowLine(line []byte) (row []Value, ok bool) {
 	const head = `{"type":"row","row":[`
 	p := bytes.TrimRight(line, " \r\n")
 	if !bytes.HasPrefix(p, []byte(head)) || !bytes.HasSuffix(p, []byte("]}")) {
@@ -21,7 +21,7 @@ func decodeRowLine(line []byte) (row []hranaValue, ok bool) {
 	}
 	p = p[len(head) : len(p)-2]
 	for len(p) > 0 {
-		var v hranaValue
+		var v Value
 		if v, p, ok = decodeValue(p); !ok {
 			return nil, false
 		}
@@ -38,7 +38,7 @@ func decodeRowLine(line []byte) (row []hranaValue, ok bool) {
 
 // decodeValue decodes one {"type":...,"value"|"base64":...} at the start
 // of p and returns the rest.
-func decodeValue(p []byte) (v hranaValue, rest []byte, ok bool) {
+func decodeValue(p []byte) (v Value, rest []byte, ok bool) {
 	if len(p) < 2 || p[0] != '{' {
 		return v, nil, false
 	}
@@ -140,43 +140,6 @@ func memberBit(key string) uint8 {
 	return 0
 }
 
-// decodeEntryLine decodes a cursor's row line of an entry read straight
-// into an Entry, for the shape entrySQL has sqld send (k and v blobs,
-// ver an integer, expires_at an integer or null, in sqld's member order):
-// without the generic row's allocations (a string per cell, the any
-// boxes, the copies database/sql's contract asks for), which were most
-// of a streamed read's client CPU. ok is false for any other line: the
-// caller then decodes it generically, which gives the same Entry for
-// every line this accepts (FuzzEntryLine).
-func decodeEntryLine(line []byte) (e Entry, ok bool) {
-	const head = `{"type":"row","row":[`
-	p := bytes.TrimRight(line, " \r\n")
-	if !bytes.HasPrefix(p, []byte(head)) || !bytes.HasSuffix(p, []byte("]}")) {
-		return Entry{}, false
-	}
-	p = p[len(head) : len(p)-2]
-	var k, v []byte
-	var ver, exp int64
-	var null bool
-	if k, p, ok = blobCell(p); !ok || !bytes.HasPrefix(p, []byte(",")) {
-		return Entry{}, false
-	}
-	if v, p, ok = blobCell(p[1:]); !ok || !bytes.HasPrefix(p, []byte(",")) {
-		return Entry{}, false
-	}
-	if ver, null, p, ok = intCell(p[1:]); !ok || null || !bytes.HasPrefix(p, []byte(",")) {
-		return Entry{}, false
-	}
-	if exp, null, p, ok = intCell(p[1:]); !ok || len(p) != 0 {
-		return Entry{}, false
-	}
-	var ec expiryCol
-	if !null {
-		ec.at = &exp
-	}
-	return newEntryCols(bytesCol{b: k}, bytesCol{b: v}, verCol{n: ver}, ec), true
-}
-
 // blobCell decodes {"type":"blob","base64":"..."} at the start of p.
 func blobCell(p []byte) (b, rest []byte, ok bool) {
 	const head = `{"type":"blob","base64":"`
@@ -200,33 +163,6 @@ func blobCell(p []byte) (b, rest []byte, ok bool) {
 		return nil, nil, false
 	}
 	return b[:n], p[end+2:], true
-}
-
-// intCell decodes {"type":"integer","value":"N"} or {"type":"null"} at
-// the start of p.
-func intCell(p []byte) (n int64, null bool, rest []byte, ok bool) {
-	const nullCell, head = `{"type":"null"}`, `{"type":"integer","value":"`
-	if bytes.HasPrefix(p, []byte(nullCell)) {
-		return 0, true, p[len(nullCell):], true
-	}
-	if !bytes.HasPrefix(p, []byte(head)) {
-		return 0, false, nil, false
-	}
-	p = p[len(head):]
-	end := bytes.IndexByte(p, '"')
-	if end < 0 || !bytes.HasPrefix(p[end:], []byte(`"}`)) {
-		return 0, false, nil, false
-	}
-	for _, c := range p[:end] {
-		if (c < '0' || c > '9') && c != '-' {
-			return 0, false, nil, false
-		}
-	}
-	n, err := strconv.ParseInt(string(p[:end]), 10, 64)
-	if err != nil {
-		return 0, false, nil, false
-	}
-	return n, false, p[end+2:], true
 }
 
 // isBase64 reports whether c is of base64's standard alphabet or its pad.

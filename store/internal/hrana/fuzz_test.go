@@ -1,4 +1,4 @@
-package store
+package hrana
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func FuzzDecodePipeline(f *testing.F) {
 		if n < 0 || n > 8 {
 			return
 		}
-		out, err := decodePipeline(bytes.Clone(body), n) // it rewrites the answer
+		out, err := DecodePipeline(bytes.Clone(body), n) // it rewrites the answer
 		if err != nil {
 			return
 		}
@@ -39,25 +39,22 @@ func FuzzDecodePipeline(f *testing.F) {
 			t.Fatalf("%d results for %d requests", len(out), n)
 		}
 		for _, r := range out {
-			var results []*hranaStmtResult
+			var results []*StmtResult
 			if r.Stmt != nil {
 				results = append(results, r.Stmt)
 			}
 			if r.Batch != nil {
 				results = append(results, r.Batch.StepResults...)
-				_, _ = batchRowsOf(r.Batch, 1, 1)
+				_, _ = Committed(r.Batch, 1, 1)
 			}
 			for _, st := range results {
 				if st == nil {
 					continue
 				}
-				rows := &batchRows{rows: st.Rows, at: -1}
-				for rows.Next() {
-					dest := make([]any, len(st.Rows[rows.at]))
-					for i := range dest {
-						dest[i] = new(any)
+				for _, row := range st.Rows {
+					for _, v := range row {
+						_, _ = v.Native()
 					}
-					_ = rows.Scan(dest...)
 				}
 			}
 		}
@@ -120,16 +117,20 @@ var cursorSeeds = []string{
 // readStream decodes a whole cursor answer of one step: its rows' keys,
 // and the error that ended it (nil when it was complete).
 func readStream(body string) (keys []string, err error) {
-	d := newCursorDecoder(strings.NewReader(body), cursorRead{steps: make([]stmt, 1), keyless: -1})
+	d := NewDecoder(strings.NewReader(body), 1, -1)
 	for {
-		e, err := d.next()
+		row, _, err := d.Next()
 		if errors.Is(err, io.EOF) {
 			return keys, nil
 		}
 		if err != nil {
 			return keys, err
 		}
-		keys = append(keys, string(e.Raw))
+		var k any
+		if len(row) > 0 {
+			k, _ = row[0].Native()
+		}
+		keys = append(keys, fmt.Sprint(k))
 	}
 }
 
@@ -144,7 +145,7 @@ func TestCursorDecoderEnds(t *testing.T) {
 		if err != nil {
 			got = err.Error()
 		}
-		if got != want || len(keys) == 0 || keys[0] != "\x02a\x00" {
+		if got != want || len(keys) == 0 || keys[0] != fmt.Sprint([]byte("\x02a\x00")) {
 			t.Errorf("answer %d: rows %q, error %q; want the rows, then %q", i, keys, got, want)
 		}
 	}
@@ -167,51 +168,6 @@ func FuzzCursorStream(f *testing.F) {
 		}
 		if err == nil && !bytes.Contains(body, []byte("step_end")) {
 			t.Fatalf("complete without a step's end: %q", body)
-		}
-	})
-}
-
-// genericEntry decodes a cursor's row line the generic way (a row of
-// Hrana values, then scanEntry), as for any statement.
-func genericEntry(line []byte) (Entry, error) {
-	var c cursorEntry
-	if row, ok := decodeRowLine(line); ok {
-		c = cursorEntry{Type: "row", Row: row}
-	} else if err := json.Unmarshal(line, &c); err != nil {
-		return Entry{}, err
-	}
-	if c.Type != "row" {
-		return Entry{}, errors.New("not a row")
-	}
-	return scanEntry(&batchRows{rows: [][]hranaValue{c.Row}, at: 0})
-}
-
-// FuzzEntryLine: every row line the entry decoder accepts decodes to the
-// same Entry the generic way.
-func FuzzEntryLine(f *testing.F) {
-	for _, s := range []string{
-		`{"type":"row","row":[{"type":"blob","base64":"AmEA"},{"type":"blob","base64":"MQ"},{"type":"integer","value":"3"},{"type":"null"}]}`,
-		`{"type":"row","row":[{"type":"blob","base64":"AmIAAnh5AA=="},{"type":"blob","base64":"eyJhIjoxfQ=="},{"type":"integer","value":"-9"},{"type":"integer","value":"1700000000000"}]}` + "\n",
-		`{"type":"row","row":[{"type":"blob","base64":"/w=="},{"type":"text","value":"x"},{"type":"integer","value":"1"},{"type":"null"}]}`,
-		`{"type":"row","row":[{"type":"blob","base64":""},{"type":"blob","base64":""},{"type":"integer","value":"0"},{"type":"integer","value":"+5"}]}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		fast, ok := decodeEntryLine(line)
-		if !ok {
-			return
-		}
-		slow, err := genericEntry(line)
-		if err != nil {
-			t.Fatalf("the entry decoder took %q; the generic way: %v", line, err)
-		}
-		if (fast.KeyErr == nil) != (slow.KeyErr == nil) || (fast.KeyErr != nil && fast.KeyErr.Error() != slow.KeyErr.Error()) {
-			t.Fatalf("%q: key errors %v and %v", line, fast.KeyErr, slow.KeyErr)
-		}
-		fast.KeyErr, slow.KeyErr = nil, nil
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("%q:\nentry decoder %#v\ngeneric       %#v", line, fast, slow)
 		}
 	})
 }
@@ -241,7 +197,7 @@ func FuzzExtractedRows(f *testing.F) {
 		if err != nil {
 			return
 		}
-		got, err := decodePipeline(bytes.Clone(body), n)
+		got, err := DecodePipeline(bytes.Clone(body), n)
 		if err != nil {
 			t.Fatalf("encoding/json read %q; with extraction: %v", body, err)
 		}
@@ -251,8 +207,8 @@ func FuzzExtractedRows(f *testing.F) {
 	})
 }
 
-// rowsText is every value of every result's rows as fromHrana reads it.
-func rowsText(t *testing.T, out []pipeResult) string {
+// rowsText is every value of every result's rows as Native reads it.
+func rowsText(t *testing.T, out []Result) string {
 	t.Helper()
 	var b strings.Builder
 	for _, r := range out {
@@ -263,7 +219,7 @@ func rowsText(t *testing.T, out []pipeResult) string {
 			}
 			for _, row := range st.Rows {
 				for _, v := range row {
-					x, err := fromHrana(v)
+					x, err := v.Native()
 					fmt.Fprintf(&b, "%T %v %v,", x, x, err != nil)
 				}
 				b.WriteString("|")

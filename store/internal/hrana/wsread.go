@@ -1,11 +1,8 @@
-package store
+package hrana
 
 import (
 	"context"
-	"encoding/json"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 // Reads over WebSocket run on long-lived streams: each pooled reading
@@ -21,7 +18,7 @@ const wsReadIdle = time.Minute
 // kept connection that fails (the server or the network dropped it
 // meanwhile) is closed and the read sent again once on a new one: a read
 // changes nothing.
-func (w *wsBatcher) query(ctx context.Context, req hranaReq) (pipeResult, error) {
+func (w *WS) query(ctx context.Context, req Req) (Result, error) {
 	if c := w.take(&w.readIdle, wsReadIdle); c != nil {
 		res, err := w.exec(ctx, c, req)
 		if err == nil || ctx.Err() != nil {
@@ -30,7 +27,7 @@ func (w *wsBatcher) query(ctx context.Context, req hranaReq) (pipeResult, error)
 	}
 	c, err := w.dial(ctx)
 	if err != nil {
-		return pipeResult{}, err
+		return Result{}, err
 	}
 	return w.exec(ctx, c, req)
 }
@@ -38,7 +35,7 @@ func (w *wsBatcher) query(ctx context.Context, req hranaReq) (pipeResult, error)
 // exec sends req on c's stream (opening it with the same burst when c
 // has none) and returns its answer; c goes back to the reading pool, or
 // is closed when anything failed but the statement.
-func (w *wsBatcher) exec(ctx context.Context, c *wsConn, req hranaReq) (pipeResult, error) {
+func (w *WS) exec(ctx context.Context, c *wsConn, req Req) (Result, error) {
 	var msgs []map[string]any
 	var ids []int
 	if c.stream == 0 {
@@ -51,22 +48,13 @@ func (w *wsBatcher) exec(ctx context.Context, c *wsConn, req hranaReq) (pipeResu
 	req.StreamID = &c.stream
 	msgs = append(msgs, map[string]any{"type": "request", "request_id": c.nextID, "request": req})
 	ids = append(ids, c.nextID)
-	w.meter.sent(0) // the messages are one round trip
-	for _, msg := range msgs {
-		b, err := json.Marshal(msg)
-		if err == nil {
-			w.meter.out.Add(int64(len(b)))
-			err = c.conn.Write(ctx, websocket.MessageText, b)
-		}
-		if err != nil {
-			_ = c.conn.CloseNow()
-			return pipeResult{}, err
-		}
+	if err := c.write(ctx, w.meter, msgs); err != nil {
+		return Result{}, err
 	}
 	answers, err := c.read(ctx, w.meter, &w.bufs, ids...)
 	if err != nil {
 		_ = c.conn.CloseNow()
-		return pipeResult{}, err
+		return Result{}, err
 	}
 	if len(answers) == 2 && answers[0].typ != "response_ok" {
 		// The stream did not open: the connection is of no use.

@@ -1,4 +1,4 @@
-package store
+package hrana
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // A blob's base64 text is most of an answer that holds a large value,
 // and encoding/json goes over every string several times (its validity
 // scan, then each nested decoding's) and makes a string of it before
-// fromHrana decodes it: 2 MB read over HTTP spent 90% of the client's
+// native decodes it: 2 MB read over HTTP spent 90% of the client's
 // time there. extractBlobs takes the blobs' text out of the answer
 // first, in one pass: each "base64" member's string of at least
 // minExtract base64 characters (outside any other string) is decoded
@@ -73,7 +73,7 @@ func extractBlobs(answer []byte) ([]byte, [][]byte) {
 }
 
 // blobAt decodes the base64 text of a "base64" member at the start of p,
-// when it is long enough and decodes as fromHrana would decode it; n is
+// when it is long enough and decodes as native would decode it; n is
 // the length up to the text's closing quote (excluded).
 func blobAt(p []byte) (blob []byte, n int, ok bool) {
 	if !bytes.HasPrefix(p, base64Member) {
@@ -91,7 +91,7 @@ func blobAt(p []byte) (blob []byte, n int, ok bool) {
 		return nil, 0, false
 	}
 	// Anything else outside the alphabet (an escape, a pad inside the
-	// text) fails the decoding, as in fromHrana.
+	// text) fails the decoding, as in native.
 	text = bytes.TrimRight(text, "=")
 	blob = make([]byte, base64.RawStdEncoding.DecodedLen(len(text)))
 	m, err := base64.RawStdEncoding.Decode(blob, text)
@@ -119,7 +119,7 @@ func stringEnd(answer []byte, at int) int {
 
 // restoreBlobs gives the values of res whose base64 is a mark the
 // bytes it names.
-func restoreBlobs(res *pipeResult, blobs [][]byte) {
+func restoreBlobs(res *Result, blobs [][]byte) {
 	if len(blobs) == 0 {
 		return
 	}
@@ -135,7 +135,7 @@ func restoreBlobs(res *pipeResult, blobs [][]byte) {
 	}
 }
 
-func restoreBlob(v *hranaValue, blobs [][]byte) {
+func restoreBlob(v *Value, blobs [][]byte) {
 	if v.Base64 == nil || !strings.HasPrefix(*v.Base64, blobMark) {
 		return
 	}

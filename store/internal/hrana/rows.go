@@ -1,4 +1,4 @@
-package store
+package hrana
 
 import (
 	"bytes"
@@ -27,11 +27,11 @@ var rowsMember = []byte(`"rows":[`)
 
 // extractRows rewrites answer in place (it only shrinks) and returns it
 // with the rows arrays its marks name.
-func extractRows(answer []byte) ([]byte, [][][]hranaValue) {
+func extractRows(answer []byte) ([]byte, [][][]Value) {
 	if !bytes.Contains(answer, rowsMember) || bytes.Contains(answer, []byte(rowsMark)) {
 		return answer, nil
 	}
-	var arrays [][][]hranaValue
+	var arrays [][][]Value
 	w, r := 0, 0
 	for {
 		i := bytes.Index(answer[r:], rowsMember)
@@ -57,7 +57,7 @@ func extractRows(answer []byte) ([]byte, [][][]hranaValue) {
 
 // restoreRows gives each result of res whose rows are a mark the rows
 // it names.
-func restoreRows(res *pipeResult, arrays [][][]hranaValue) {
+func restoreRows(res *Result, arrays [][][]Value) {
 	if len(arrays) == 0 {
 		return
 	}
@@ -77,8 +77,8 @@ func restoreRows(res *pipeResult, arrays [][][]hranaValue) {
 
 // stmtResults are the statement results of res: its statement's, or
 // its batch's steps' (a step that did not run is nil).
-func (res *pipeResult) stmtResults() []*hranaStmtResult {
-	var out []*hranaStmtResult
+func (res *Result) stmtResults() []*StmtResult {
+	var out []*StmtResult
 	if res.Stmt != nil {
 		out = append(out, res.Stmt)
 	}
@@ -91,11 +91,11 @@ func (res *pipeResult) stmtResults() []*hranaStmtResult {
 // decodeRows decodes the rows array at the start of p, [[cell, ...],
 // ...], and returns its length; ok is false for anything it does not
 // read whole.
-func decodeRows(p []byte) (rows [][]hranaValue, n int, ok bool) {
+func decodeRows(p []byte) (rows [][]Value, n int, ok bool) {
 	if len(p) < 2 || p[0] != '[' {
 		return nil, 0, false
 	}
-	rows, i := [][]hranaValue{}, 1
+	rows, i := [][]Value{}, 1
 	if p[i] == ']' {
 		return rows, 2, true
 	}
@@ -104,7 +104,7 @@ func decodeRows(p []byte) (rows [][]hranaValue, n int, ok bool) {
 			return nil, 0, false
 		}
 		i++
-		row := make([]hranaValue, 0, 4)
+		row := make([]Value, 0, 4)
 		for i < len(p) && p[i] != ']' {
 			if len(row) > 0 {
 				if p[i] != ',' {
@@ -142,15 +142,15 @@ func decodeRows(p []byte) (rows [][]hranaValue, n int, ok bool) {
 // and a null as sqld writes them without decodeValue's generality (a
 // blob straight into its bytes), any other value as decodeValue reads
 // it.
-func decodeCell(p []byte) (hranaValue, []byte, bool) {
+func decodeCell(p []byte) (Value, []byte, bool) {
 	const null, integer = `{"type":"null"}`, `{"type":"integer","value":"`
 	switch {
 	case bytes.HasPrefix(p, []byte(`{"type":"blob","base64":"`)):
 		if b, rest, ok := blobCell(p); ok {
-			return hranaValue{Type: "blob", blob: b}, rest, true
+			return Value{Type: "blob", blob: b}, rest, true
 		}
 	case bytes.HasPrefix(p, []byte(null)):
-		return hranaValue{Type: "null"}, p[len(null):], true
+		return Value{Type: "null"}, p[len(null):], true
 	case bytes.HasPrefix(p, []byte(integer)):
 		digits := p[len(integer):]
 		end := 0
@@ -158,7 +158,7 @@ func decodeCell(p []byte) (hranaValue, []byte, bool) {
 			end++
 		}
 		if bytes.HasPrefix(digits[end:], []byte(`"}`)) {
-			return hranaValue{Type: "integer", Value: string(digits[:end])}, digits[end+2:], true
+			return Value{Type: "integer", Value: string(digits[:end])}, digits[end+2:], true
 		}
 	}
 	return decodeValue(p)

@@ -1,4 +1,4 @@
-package store
+package hrana
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzExtractBlobs: an answer decodes to the same results, cell by cell
-// as the engine reads them (fromHrana), and the same counts with its
+// as the engine reads them (Native), and the same counts with its
 // blobs taken out first (extractBlobs) as without, and fails where that
 // fails.
 func FuzzExtractBlobs(f *testing.F) {
@@ -30,7 +30,7 @@ func FuzzExtractBlobs(f *testing.F) {
 			return
 		}
 		want, wantErr := decodePipelineText(bytes.Clone(body), n)
-		got, gotErr := decodePipeline(bytes.Clone(body), n)
+		got, gotErr := DecodePipeline(bytes.Clone(body), n)
 		if (wantErr == nil) != (gotErr == nil) {
 			t.Fatalf("without extraction: %v; with: %v", wantErr, gotErr)
 		}
@@ -38,7 +38,7 @@ func FuzzExtractBlobs(f *testing.F) {
 			return
 		}
 		for i := range want {
-			w, g := stmtResults(want[i]), stmtResults(got[i])
+			w, g := want[i].stmtResults(), got[i].stmtResults()
 			if len(w) != len(g) || !reflect.DeepEqual(want[i].Error, got[i].Error) {
 				t.Fatalf("result %d: got %+v, want %+v", i, got[i], want[i])
 			}
@@ -49,20 +49,8 @@ func FuzzExtractBlobs(f *testing.F) {
 	})
 }
 
-// stmtResults are the statement results of one answer.
-func stmtResults(r pipeResult) []*hranaStmtResult {
-	var out []*hranaStmtResult
-	if r.Stmt != nil {
-		out = append(out, r.Stmt)
-	}
-	if r.Batch != nil {
-		out = append(out, r.Batch.StepResults...)
-	}
-	return out
-}
-
 // sameRows fails unless got and want read the same, cell by cell.
-func sameRows(t *testing.T, got, want *hranaStmtResult) {
+func sameRows(t *testing.T, got, want *StmtResult) {
 	t.Helper()
 	if (got == nil) != (want == nil) {
 		t.Fatalf("got %+v, want %+v", got, want)
@@ -78,8 +66,8 @@ func sameRows(t *testing.T, got, want *hranaStmtResult) {
 			t.Fatalf("row %d: got %+v, want %+v", i, got.Rows[i], row)
 		}
 		for j, cell := range row {
-			wv, werr := fromHrana(cell)
-			gv, gerr := fromHrana(got.Rows[i][j])
+			wv, werr := cell.Native()
+			gv, gerr := got.Rows[i][j].Native()
 			if !reflect.DeepEqual(wv, gv) || (werr == nil) != (gerr == nil) {
 				t.Fatalf("row %d cell %d: got %#v (%v), want %#v (%v)", i, j, gv, gerr, wv, werr)
 			}
@@ -109,57 +97,6 @@ func TestReadAnswer(t *testing.T) {
 	}
 }
 
-// TestAssignConverts: the rows of a server's answer land in every
-// destination the engine scans into as database/sql would put them.
-func TestAssignConverts(t *testing.T) {
-	var (
-		i   int
-		i64 int64
-		ok  bool
-		f   float64
-		str string
-		raw []byte
-		col bytesCol
-		pi  = new(int64)
-		ps  *string
-	)
-	five, sv := int64(5), "s"
-	blob := []byte("ab")
-	for _, c := range []struct {
-		dest, v, want any
-	}{
-		{&i, int64(7), 7},
-		{&i, "12", 12},
-		{&i, float64(3), 3},
-		{&i64, float64(3), int64(3)},
-		{&i64, []byte("-8"), int64(-8)},
-		{&ok, int64(1), true},
-		{&ok, int64(0), false},
-		{&f, int64(2), 2.0},
-		{&str, []byte("xy"), "xy"},
-		{&str, int64(-4), "-4"},
-		{&raw, "t", []byte("t")},
-		{&col, blob, bytesCol{b: blob}},
-		{&col, nil, bytesCol{null: true}},
-		{&pi, int64(5), &five},
-		{&pi, nil, (*int64)(nil)},
-		{&ps, []byte("s"), &sv},
-	} {
-		if err := assign(c.dest, c.v); err != nil {
-			t.Errorf("%T from %#v: %v", c.dest, c.v, err)
-			continue
-		}
-		if got := reflect.ValueOf(c.dest).Elem().Interface(); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%T from %#v: %#v, want %#v", c.dest, c.v, got, c.want)
-		}
-	}
-	for _, c := range []struct{ dest, v any }{{&i, float64(1.5)}, {&i, nil}, {&ok, int64(2)}, {&i64, "x"}, {&i64, nil}, {&str, nil}, {new(struct{}), int64(1)}} {
-		if err := assign(c.dest, c.v); err == nil {
-			t.Errorf("%T from %#v: no error", c.dest, c.v)
-		}
-	}
-}
-
 // TestExtractBlobs: a long blob's text leaves the answer for a mark, and
 // its bytes come back in the value; a short one, one inside another
 // string and an answer that holds a mark already stay as they are.
@@ -172,14 +109,18 @@ func TestExtractBlobs(t *testing.T) {
 	if len(blobs) != 1 || !bytes.Equal(blobs[0], value) || len(body) >= len(answer)-len(text)+len(text)/2 {
 		t.Fatalf("%d blobs, %d bytes left of %d", len(blobs), len(body), len(answer))
 	}
-	out, err := decodePipeline([]byte(answer), 1)
+	out, err := DecodePipeline([]byte(answer), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got [3]any
-	rows := &batchRows{rows: out[0].Stmt.Rows, at: -1}
-	if !rows.Next() || rows.Scan(&got[0], &got[1], &got[2]) != nil {
+	if len(out[0].Stmt.Rows) != 1 || len(out[0].Stmt.Rows[0]) != 3 {
 		t.Fatal("no row")
+	}
+	for i, v := range out[0].Stmt.Rows[0] {
+		if got[i], err = v.Native(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if !bytes.Equal(got[0].([]byte), value) || !bytes.Equal(got[1].([]byte), []byte{0, 1}) || got[2] != `"base64":"`+text {
 		t.Fatalf("%.40q", got)
