@@ -25,7 +25,7 @@ func TestFormat(t *testing.T) {
 		{Key{String("é日本😀<&>")}, `["é日本😀<&>"]`},
 		// Characters that could hide or reorder text on a terminal are escaped.
 		{Key{String("\x7f\u0085\u2028\u2029\ufeff\u202e\u2066\u200f")}, `["\u007f\u0085\u2028\u2029\ufeff\u202e\u2066\u200f"]`},
-		// Zero-width and other format characters too (issue 25 point 13):
+		// Zero-width and other format characters too:
 		// "ad\u200bmin" must not pass for "admin" on a screen or a clipboard.
 		{Key{String("ad\u200bmin\u200c\u200d\u2060\u061c\u180e\ue000")}, `["ad\u200bmin\u200c\u200d\u2060\u061c\u180e\ue000"]`},
 		// Spaces other than ASCII's are printable white space and stay.

@@ -11,7 +11,7 @@ import (
 	"kvdeck/store"
 )
 
-// The commits of issue 19 point 4 at SQLite's real limits (an expression
+// The commits at SQLite's real limits (an expression
 // depth of 1000, 32766 bound values), at sizes that take minutes under
 // -race on a file: they run in scripts/test's largedata step, without
 // -race. bigcommit_test.go takes the same paths with small limits.

@@ -7,7 +7,7 @@ import (
 	"kvdeck/codec"
 )
 
-// Bulk actions (the TUI's marked rows, issue 23 point 5): many rows acted
+// Bulk actions (the TUI's marked rows): many rows acted
 // on in a few checked atomic commits. Each row is a BulkUnit, its checks
 // (the stamps seen when it was marked) and its mutations applied together
 // or not at all; PlanBulk splits the units into commits within the bulk

@@ -12,7 +12,7 @@ import (
 )
 
 // seedCensusShape writes, with a few statements generated on the server,
-// a store shaped like issue 20's: n·4/7 rows under ["bench"] (bigint
+// a store shaped like n·4/7 rows under ["bench"] (bigint
 // ids), n·2/7 under 500 prefixes ["tenant-NNN", "user-NNNNNN"], n/7
 // expired rows under ["session", "s-NNNNNN"].
 func seedCensusShape(t testing.TB, url string, n int, now int64) {

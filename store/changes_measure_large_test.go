@@ -17,7 +17,7 @@ import (
 // BenchmarkMeasureLocksLarge measures, per kind of read, how many commits of a
 // reference-shaped writer (no busy timeout, rollback journal) committing
 // every 25 ms are lost while the read runs every 10 ms for 5 s beside it
-// on 100k rows, and how long the read takes (issue 25 point 1). It
+// on 100k rows, and how long the read takes. It
 // asserts nothing and measures once whatever b.N is:
 //
 //	go test -tags largedata -run '^$' -bench MeasureLocksLarge -benchtime 1x ./store/

@@ -239,8 +239,8 @@ func TestChangesOddRows(t *testing.T) {
 		if p, err := s.Changes(storetest.Ctx(t), store.ChangesOptions{After: 4}); err != nil || len(p.Entries) != 0 {
 			t.Errorf("after the last stamp: %q, %v", feedText(p.Entries), err)
 		}
-		// They are not lost without a word: OddStamps names them (issue
-		// 25 point 7), under a prefix too, and caps the list, not the count.
+		// They are not lost without a word: OddStamps names them, under a
+		// prefix too, and caps the list, not the count.
 		odd, n, err := s.OddStamps(storetest.Ctx(t), nil, 1)
 		if err != nil || n != 2 || len(odd) != 1 || string(odd[0].Raw) != "\x02realver" || !strings.Contains(odd[0].Malformed, "ver") {
 			t.Errorf("odd stamps: %d %+v %v", n, odd, err)
@@ -361,7 +361,7 @@ func TestChangesWithoutRowid(t *testing.T) {
 // TestChangesReadNonUTF8Values: the change feed and its recheck read a
 // TEXT value that is not UTF-8 (another program's) as its bytes on every
 // transport; over sqld one such row failed every page of the feed, since
-// the feed scans the whole table (issue 25 point 7).
+// the feed scans the whole table.
 func TestChangesReadNonUTF8Values(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)

@@ -39,8 +39,8 @@ func userinfoForms(scheme, rest, tok string) []string {
 }
 
 // TestURLErrorsNeverShowTheToken: ParseTarget's errors and displays name
-// the URL without its query, fragment and user info (issue 12 point 4:
-// before the fix file:x.db?authToken=…, a fragment and an unparsable URL
+// the URL without its query, fragment and user info (before the fix
+// file:x.db?authToken=…, a fragment and an unparsable URL
 // echoed the token).
 func TestURLErrorsNeverShowTheToken(t *testing.T) {
 	const tok = "eyJhbGciOiJFZERTQSJ9.secret123"

@@ -26,7 +26,8 @@ var (
 	ErrBadURL = errors.New("bad database URL")
 	// ErrTokenInURL: an auth token was put into the URL instead of the flag.
 	ErrTokenInURL = errors.New("auth token in the database URL")
-	// ErrUnreachable: the server could not be reached, or the connection dropped.
+	// ErrUnreachable: the server could not be reached, or the connection
+	// dropped.
 	ErrUnreachable = errors.New("database unreachable")
 	// ErrUnauthorized: the server refused the auth token (or its absence).
 	ErrUnauthorized = errors.New("not authorized")
@@ -108,7 +109,7 @@ func (s *Store) classify(err error) (out error) {
 		return fmt.Errorf("%w: cannot reach %s (is the server running and the URL right?): %s", ErrUnreachable, s.display, redact(msg))
 	}
 	if one := redact(msg); one != msg {
-		// A server's error body over several lines (issue 25 point 14):
+		// A server's error body over several lines:
 		// one line, the error itself still wrapped.
 		return &scrubbed{msg: one, err: err}
 	}

@@ -16,7 +16,7 @@ import (
 // statement (readWindowed: ten thousand seeks took longer than a busy
 // service leaves between two commits for a read without locks). An
 // undecodable row counts as one child, as Children lists it. Browse shows
-// it as the size of a level it loads page by page (issue 22 point 14).
+// it as the size of a level it loads page by page.
 func (s *Store) CountChildren(ctx context.Context, prefix codec.Key, bound int) (n int64, capped bool, err error) {
 	p, err := codec.Encode(prefix)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 // TestCountChildren: the bounded count of a level's distinct children
 // agrees with Children's pages, stops at the bound, and counts nothing
-// under an empty prefix (issue 22 point 14: Browse showed loaded rows as
+// under an empty prefix (Browse showed loaded rows as
 // the level's size).
 func TestCountChildren(t *testing.T) {
 	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {

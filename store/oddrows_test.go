@@ -12,7 +12,7 @@ import (
 )
 
 // Rows other programs wrote that break a naive reader: a TEXT value that
-// is not UTF-8, a NULL key, a NULL value (issue 25 point 7). Each read
+// is not UTF-8, a NULL key, a NULL value. Each read
 // shows such a row or leaves it out as documented; none fails.
 
 // keyHex is the encoding of a key text, as an SQL blob literal's digits.

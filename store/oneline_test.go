@@ -9,7 +9,7 @@ import (
 )
 
 // TestServerErrorsOnOneLine: an error a server answers with a body over
-// several lines is one line (issue 25 point 14: sqld's "failed to execute
+// several lines is one line (sqld's "failed to execute
 // SQL:\nerror code 500: ..." printed over two). A statement the server
 // refuses makes such an answer: the store's table dropped under it. (This
 // test used a TEXT ver that is not UTF-8, which sqld could not answer;

@@ -13,7 +13,7 @@ import (
 // TestOpenAndOneShotBudget: issue 11's budget, open + a one-shot get /
 // set / delete / atomic in at most 2 requests over HTTP, counted by the
 // latency proxy. It took 3 before (Open checked kv_meta's row 0 with a
-// request of its own). With Options.OneShot (issue 20 point 2) it is one
+// request of its own). With Options.OneShot it is one
 // request: the schema check, the statements and the stream's close in one
 // pipeline (it was 2 to 3: libsql-client-go closes its stream in a
 // request of its own).

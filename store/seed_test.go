@@ -10,7 +10,7 @@ import (
 // TestCompletingAStoreKeepsStampsAscending: a database that has kv but
 // lost kv_meta is completed by a write with seq at the highest stamp in kv
 // (a REAL one counts as its ceiling), so the write's stamp is above every
-// existing one (issue 25 point 10: seq started at 0 and new stamps went
+// existing one (seq started at 0 and new stamps went
 // below old ones).
 func TestCompletingAStoreKeepsStampsAscending(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
@@ -34,8 +34,8 @@ func TestCompletingAStoreKeepsStampsAscending(t *testing.T) {
 }
 
 // TestCensusSeesStampsAboveSeq: the census reads the highest stamp and
-// seq in the same statements, so doctor can flag rows above seq (issue 25
-// point 10: a database completed with seq 0 issued stamps below existing
+// seq in the same statements, so doctor can flag rows above seq (a database
+// completed with seq 0 issued stamps below existing
 // ones and doctor said nothing). A healthy store has MaxVer == seq.
 func TestCensusSeesStampsAboveSeq(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {

@@ -309,8 +309,8 @@ const (
 	schemaMeta = `CREATE TABLE IF NOT EXISTS kv_meta (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, ok INTEGER NOT NULL)`
 	// schemaSeed starts seq at the highest stamp already in kv (0 in a
 	// new store, as the reference): completing a database that has kv but
-	// lost kv_meta must not issue stamps below existing ones (issue 25
-	// point 10). A REAL stamp counts as its ceiling; TEXT and BLOB ones are
+	// lost kv_meta must not issue stamps below existing ones. A REAL stamp
+	// counts as its ceiling; TEXT and BLOB ones are
 	// not stamps.
 	schemaSeed = `INSERT OR IGNORE INTO kv_meta (id, seq, ok) SELECT 0, coalesce((SELECT CAST(m AS INTEGER) + (m > CAST(m AS INTEGER)) FROM ` +
 		`(SELECT max(ver) AS m FROM kv WHERE typeof(ver) IN ('integer', 'real'))), 0), 0`
@@ -358,7 +358,7 @@ func (s *Store) checkTables(ctx context.Context, tables map[string][]string, oth
 		}
 	}
 	if hasKV && hasMeta {
-		// kv_meta's row 0 is not checked here (issue 11's budget: open and
+		// kv_meta's row 0 is not checked here (budget: open and
 		// a one-shot command in two requests over HTTP); a table without it
 		// fails the first commit or Seq with ErrNotStore naming it.
 		return nil

@@ -62,7 +62,7 @@ func TestMonoHasNoColour(t *testing.T) {
 // states apart must differ in the characters drawn when colours are
 // stripped (the Ascii profile), not only in colour, in every theme a
 // NO_COLOR user can get. The focused pane was told from the others by its
-// border colour alone (issue 13: Race's selected client looked like the
+// border colour alone (Race's selected client looked like the
 // other one under NO_COLOR).
 func TestStatesVisibleWithoutColour(t *testing.T) {
 	r := lipgloss.NewRenderer(nil)

@@ -16,7 +16,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// Bulk actions (issue 23 point 5): a tab's ; sends its marked rows and
+// Bulk actions: a tab's ; sends its marked rows and
 // the actions valid there (views.BulkMsg); the root shows the menu, asks
 // with what will change (how many rows, the first keys, how many commits
 // and why), then runs store.PlanBulk's commits one command at a time,

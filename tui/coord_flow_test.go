@@ -261,7 +261,7 @@ func TestFlowQueueSendPeekPurge(t *testing.T) {
 
 // TestJumpBetweenRowsAndBrowse: o on a lease shows its raw row in Browse;
 // o there goes back to Leases with that lease selected; o on an alarm and
-// on a queue message shows their rows too (issue 13).
+// on a queue message shows their rows too.
 func TestJumpBetweenRowsAndBrowse(t *testing.T) {
 	a := reference(t, false, 120, 40)
 	// The hex line is Browse's alone (Leases' detail shows the key too):
@@ -291,7 +291,7 @@ func TestJumpBetweenRowsAndBrowse(t *testing.T) {
 
 // TestJumpFromBrowseSelectsTheRecord: o on a dwk_alarm_* or dwk_queue_due
 // row in Browse shows Alarms or Queues with that alarm or message
-// selected, as it does for Leases (issue 13; they only switched tabs).
+// selected, as it does for Leases (they only switched tabs).
 func TestJumpFromBrowseSelectsTheRecord(t *testing.T) {
 	a := reference(t, false, 120, 40)
 	a.keys("3")

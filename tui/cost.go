@@ -12,7 +12,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// costMeter is the status bar's cost segment (issue 20 point 5): a remote
+// costMeter is the status bar's cost segment: a remote
 // store's requests, bytes and rows for the session (store.Cost, since the
 // store shown was opened) and for the last action. The last action is the
 // last key press whose commands reached the store: its cost is the

@@ -13,8 +13,8 @@ import (
 
 // TestStatusBarCostMatchesProxy: over a real sqld behind the latency
 // proxy, the status bar's cost segment shows the session's requests and,
-// for a tab switch, "last N req" where N is what the proxy counted for it
-// (issue 20 point 5), with the time the action took. 180 columns: the
+// for a tab switch, "last N req" where N is what the proxy counted for it,
+// with the time the action took. 180 columns: the
 // long form shows only while the database URL shows whole, and the fixed
 // clock takes room; at 160 it shows without the time, at 120 and 100 the
 // short form shows instead of none.

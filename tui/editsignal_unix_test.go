@@ -160,7 +160,7 @@ func storeWithA(t *testing.T, tmp, value string) string {
 // TestEditorStoppedOnSignal: the TUI (tui.Run, as main runs it) with E's
 // editor open is sent SIGTERM or SIGHUP: the editor is stopped and the
 // session's directory, with the value file, is gone when kvdeck has ended
-// (issue 25 point 5: the file stayed, the editor outlived kvdeck).
+// (the file stayed, the editor outlived kvdeck).
 func TestEditorStoppedOnSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 	"kvdeck/views"
 )
 
-// Export to a dump file (issue 23 point 5): the bulk menu's o writes the
+// Export to a dump file: the bulk menu's o writes the
 // marked keys' current rows as `kvdeck dump` lines (internal/dumpfile),
 // which `kvdeck load` and `kvdeck diff` read. A prompt asks for the path
 // (an existing file is replaced only when enter is pressed again); the

@@ -16,7 +16,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// The key finder (ctrl+p, :find TEXT; issue 23 point 2): the keys of the
+// The key finder (ctrl+p, :find TEXT): the keys of the
 // whole store whose text contains what is typed, found in the database
 // (store.FindKeys: instr on the encoded key, confirmed by decoding), page
 // after page in commands, at most store.DefaultFindMax of them. esc stops

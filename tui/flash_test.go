@@ -31,7 +31,7 @@ func (m model) send(msg any) model {
 
 // TestNewestMessageWins: a refresh error that comes after an action's
 // flash takes the flash line (the older flash said all was well while
-// the status bar said the store was gone); issue 22 point 10.
+// the status bar said the store was gone).
 func TestNewestMessageWins(t *testing.T) {
 	m := flashModel(t, 120, 40)
 	m = m.send(views.FlashMsg{Level: views.FlashOK, Text: "copied the key"})
@@ -42,7 +42,7 @@ func TestNewestMessageWins(t *testing.T) {
 }
 
 // TestFlashKeepsTheVerbAt60: at 60 columns a flash too long for the line
-// shortens its key, not what it says of it (issue 22 point 10).
+// shortens its key, not what it says of it.
 func TestFlashKeepsTheVerbAt60(t *testing.T) {
 	m := flashModel(t, 60, 18)
 	m = m.send(views.FlashMsg{Level: views.FlashInfo, Text: `["dwk_queue_due", "invoices", 1767312005000, "0e580e53fa979546f8fe"] is gone`})
@@ -54,8 +54,8 @@ func TestFlashKeepsTheVerbAt60(t *testing.T) {
 
 // TestStatusBarSteady: a read in flight is the refresh at work: the
 // status bar says "live 1s" until it has run longer than slowLoad, then
-// "loading…" (it flipped every second over a slow link; issue 22 point
-// 13); and one row is "1 row".
+// "loading…" (it flipped every second over a slow link); and one row is "1
+// row".
 func TestStatusBarSteady(t *testing.T) {
 	m := flashModel(t, 120, 40)
 	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)

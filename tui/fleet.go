@@ -13,7 +13,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// The Fleet view (issue 21 point 3; views/fleet): F or :fleet shows every
+// The Fleet view (views/fleet): F or :fleet shows every
 // saved store's health full-screen, read again on the live refresh's
 // tick; its keys are a list's (q and esc close it, g and G, ? its help).
 // enter opens the store under the cursor in the usual tabs (the

@@ -156,7 +156,7 @@ group = "prod"
 	return conf, plainURL
 }
 
-// TestFleetEscComesBack: issue 21 point 3. In the tabs of a store opened
+// TestFleetEscComesBack: In the tabs of a store opened
 // from the Fleet view, esc comes back to the fleet once the active tab has
 // nothing of its own to back out of: Browse's filter in force takes the
 // first esc, the second returns. In the tabs of a store not opened from

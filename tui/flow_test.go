@@ -383,8 +383,8 @@ func TestHelpNotesBelongToTheirTab(t *testing.T) {
 }
 
 // TestMessageLog: a message too long for the flash line is cut there,
-// with a pointer to :log, and :log shows it in full, wrapped (issue 13:
-// the status line can be cut, the log cannot).
+// with a pointer to :log, and :log shows it in full, wrapped (the status
+// line can be cut, the log cannot).
 func TestMessageLog(t *testing.T) {
 	a := reference(t, false, 80, 24)
 	a.command("open /nonexistent/folder/with/a/rather/long/name/that/does/not/fit/x.db")
@@ -400,7 +400,7 @@ func TestMessageLog(t *testing.T) {
 }
 
 // TestConfirmOverTheScreen: a dialog is drawn over the dimmed screen it
-// is about, not on a blank one (issue 13).
+// is about, not on a blank one.
 func TestConfirmOverTheScreen(t *testing.T) {
 	a := reference(t, false, 80, 24)
 	a.keys("enter", "j")

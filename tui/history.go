@@ -7,7 +7,7 @@ import (
 	"kvdeck/views"
 )
 
-// The back stack (issue 23 point 3): every jump (Browse o, :goto,
+// The back stack: every jump (Browse o, :goto,
 // Activity enter, a lease's, alarm's or message's o, a finder result)
 // pushes where the user was, tab and selected key; [ (or ctrl+o) goes
 // back there, ] forward again, like a browser or vim's jump list. A new

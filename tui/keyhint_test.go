@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestGotoSaysHowToWriteAKey (issue 22 point 11): :goto with a bare word
+// TestGotoSaysHowToWriteAKey: :goto with a bare word
 // says the key to type.
 func TestGotoSaysHowToWriteAKey(t *testing.T) {
 	for line, want := range map[string]string{

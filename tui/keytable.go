@@ -14,11 +14,11 @@ type keyRow struct {
 // keyTable has one meaning per key across tabs: enter opens, esc or ←
 // backs out, / filters, s searches, r reloads, d deletes (asking first),
 // n adds (new), c composes, e edits, v views a value, x stops what runs,
-// X resets, o jumps (issue 22 point 11: s, c and n meant something else
+// X resets, o jumps (s, c and n meant something else
 // on each tab, and b, f, m, o, r, u, v, x, K and J did too). A key means
 // one thing: the row it is in; a key in "the tab's own" row is bound on
 // that tab only (TestKeyTableOneMeaningPerKey derives this from the key
-// maps). space is kept for marking rows for bulk actions (issue 23.5), so
+// maps). space is kept for marking rows for bulk actions, so
 // Browse's open and Race's next step are enter alone.
 var keyTable = []keyRow{
 	{"move", [numTabs]string{

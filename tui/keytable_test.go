@@ -181,7 +181,7 @@ func keyMeaning(tb tab, helpKey, k string) string {
 	return strings.Join(rows, " + ")
 }
 
-// TestKeyTableOneMeaningPerKey (issue 22 point 11): every one-character
+// TestKeyTableOneMeaningPerKey: every one-character
 // key any tab's key maps bind (a hidden alias included) means the same on
 // every tab: the same key table row. A global key is bound by no tab, and
 // space is kept for marking rows (a key table row "mark…") on every tab.

@@ -70,7 +70,7 @@ func (r *recorder) notRepeated(line, secret, after, what string) {
 // TestOpenNeverShowsATokenOnScreen: :open URL --auth-token asks for the
 // token at a prompt that shows asterisks, hands it to OpenWithToken and
 // forgets it; a token inside a typed URL is not repeated by the
-// "opening"/"cannot open" lines (issue 12 point 4: before the fix the
+// "opening"/"cannot open" lines (before the fix the
 // error line echoed the typed URL whole).
 func TestOpenNeverShowsATokenOnScreen(t *testing.T) {
 	clock := viewtest.FixedClock()
@@ -143,7 +143,7 @@ func TestFlashAndLogAreTerminalSafe(t *testing.T) {
 }
 
 // TestQuitOnALargeValue: with a 20 MB value selected the screen draws (the
-// value shown truncated) and q quits (issue 12 point 5: before the fix the
+// value shown truncated) and q quits (before the fix the
 // frame never drew and q was ignored).
 func TestQuitOnALargeValue(t *testing.T) {
 	clock := viewtest.FixedClock()

@@ -7,7 +7,7 @@ import (
 	"kvdeck/codec"
 )
 
-// TestBackAfterBrowseMoves: issue 23 point 3. Browse's far moves are
+// TestBackAfterBrowseMoves: Browse's far moves are
 // places the back key returns to (views/browse/places.go): G and g push
 // the key they left, → into a level and ← out of it too; j/k and → that
 // only opens a level in place push nothing. [ returns to the last key

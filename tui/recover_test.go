@@ -29,7 +29,7 @@ func startRestartableAccounts(t *testing.T) (*sqldtest.Restartable, *app) {
 // TestErrorsClearWhenTheServerComesBack: the server stops, a reload shows
 // "database unreachable" in the rows and in the status bar; the server
 // comes back with nothing written (seq stands still), and the next tick
-// re-reads the tab: the rows come back without r (issue 22 point 9).
+// re-reads the tab: the rows come back without r.
 func TestErrorsClearWhenTheServerComesBack(t *testing.T) {
 	srv, a := startRestartableAccounts(t)
 	a.keys("2") // Leases: its rows are one load, so an error replaces them
@@ -51,7 +51,7 @@ func TestErrorsClearWhenTheServerComesBack(t *testing.T) {
 // the server was away make the root call Browse's Refresh at the first
 // read that succeeds. It does (the shell's part), but Browse's Refresh
 // re-reads only the stale pages on screen, not a level whose load failed,
-// so the row keeps its error: Browse's part of issue 22 point 9.
+// so the row keeps its error: Browse's part .
 func TestBrowseErrorsClearWhenTheServerComesBack(t *testing.T) {
 	srv, a := startRestartableAccounts(t)
 	a.keys("enter")

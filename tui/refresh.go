@@ -26,7 +26,7 @@ type refreshState struct {
 	// failed: the last version read failed. What the tabs loaded
 	// meanwhile may be an error, and seq standing still would never
 	// re-read it: the first read that succeeds re-reads the visible tab
-	// and marks the others for a re-read when shown (issue 22 point 9).
+	// and marks the others for a re-read when shown.
 	failed bool
 	// clock: the clock tick chain runs. It stops while the refresh ticks
 	// at least once a second (each tick re-renders: a second chain would
@@ -205,7 +205,7 @@ func (m model) onVersionRead(msg versionRead) (model, tea.Cmd) {
 		var out tea.Cmd
 		if text := msg.err.Error(); text != m.lastErr {
 			// The newest message: it takes the flash line from an older
-			// one, which would contradict it (issue 22 point 10); the
+			// one, which would contradict it; the
 			// status bar keeps it while it lasts.
 			out = m.flash.show(views.FlashMsg{Level: views.FlashError, Text: "refresh: " + text})
 		}

@@ -16,7 +16,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// The store switcher (issue 21 point 2): :store NAME, or the picker (O,
+// The store switcher: :store NAME, or the picker (O,
 // or :store alone), opens a saved store in place of the one shown,
 // keeping the tab. The open runs in a command (Config.OpenStore: the
 // store's own token, read-only as saved, its own write journal) while

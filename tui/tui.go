@@ -43,8 +43,7 @@ func Run(ctx context.Context, s *store.Store, cfg Config) error {
 
 	// Browse's E keeps the values it hands to $EDITOR in a directory of
 	// this session's own; it goes, and a running editor is stopped, when
-	// the session ends or main's context is cancelled by a signal (issue
-	// 25 point 5).
+	// the session ends or main's context is cancelled by a signal.
 	edits, err := editsession.Open(editsession.Base())
 	if err != nil {
 		return fmt.Errorf("making the edit directory: %w", err)

@@ -292,7 +292,7 @@ func (m model) withCost(items []string, refresh, sep string, narrow bool) []stri
 // every tick makes is the refresh working, not news: "loading…" shows
 // only once a read or the tab's load has taken longer than slowLoad (over
 // a slow link the bar flipped between "live 1s" and "loading…" every
-// second; issue 22 point 13).
+// second).
 func (m model) refreshText() string {
 	r := m.refresh
 	switch {

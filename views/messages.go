@@ -87,7 +87,7 @@ func ShowRecord(k codec.Key) tea.Cmd { return func() tea.Msg { return ShowRecord
 // EscUser is a tab that says whether esc has something of its own to back
 // out of now (a filter in force, a mark, a peek). The root takes an esc
 // that a tab has no use for: in the tabs of a store opened from the Fleet
-// view, it goes back to the fleet (issue 21 point 3). A tab that is not an
+// view, it goes back to the fleet. A tab that is not an
 // EscUser uses esc when an enabled binding of its help is esc (its
 // bindings for esc are enabled only while they have something to do);
 // a tab that captures the keys (a prompt, a form) has them all.

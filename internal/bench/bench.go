@@ -243,7 +243,7 @@ func (e *Env) Ops(keys, rows int) []Op {
 // censusOp: stats' census of the whole store (a temporary file: what the
 // other operations seeded, rows more under 100 prefixes of their own)
 // beside one plain full-table aggregate of the rows, their bytes and the
-// expired ones (issue 20's baseline).
+// expired ones (baseline).
 func (e *Env) censusOp(rows int) Op {
 	return Op{
 		Name: "census", Baseline: "one full-table count(*), bytes, expired", Rows: rows,

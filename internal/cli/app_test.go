@@ -70,7 +70,7 @@ func writers(t reflect.Type, out map[string]bool) {
 // TestWritesRefusedReadOnly: every command that writes declares it
 // (writer) and is refused under --read-only in one place, with one message
 // naming the write, before it reads its input or opens the store: the
-// file is unchanged and no input was read (issue 24 point 9). Before the
+// file is unchanged and no input was read. Before the
 // one opener, index add and drop were refused by the engine in other
 // words, and race, demo and init checked their flags first.
 func TestWritesRefusedReadOnly(t *testing.T) {

@@ -72,7 +72,7 @@ func TestBench(t *testing.T) {
 			t.Errorf("network %s: %+v, want 1..%d requests", op, l, max)
 		}
 	}
-	// Each line says what the store's meter counted (issue 20 point 5).
+	// Each line says what the store's meter counted.
 	if l := network["set (open + set)"]; l.BytesSent == 0 || l.BytesReceived == 0 || l.ServerWritten == 0 {
 		t.Errorf("network set: %+v, want bytes each way and server rows written", l)
 	}

@@ -12,8 +12,8 @@ import (
 )
 
 // TestValueOver64MiBRoundTripsLarge: a value over 64 MiB that set takes
-// is dumped, and load and diff take that dump back (issue 25 point 9:
-// they refused any line over 64 MiB, so such a backup could not be
+// is dumped, and load and diff take that dump back (they refused any line
+// over 64 MiB, so such a backup could not be
 // restored).
 func TestValueOver64MiBRoundTripsLarge(t *testing.T) {
 	dir := t.TempDir()

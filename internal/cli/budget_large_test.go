@@ -46,8 +46,8 @@ func TestLargeRemoteBudgets(t *testing.T) {
 	}
 }
 
-// TestLargeStreamedReads: TestStreamedReads on the 350k-row store of
-// issue 20 (200k rows under ["bench"]): each read is the open and pages
+// TestLargeStreamedReads: TestStreamedReads on the 350k-row store (200k rows
+// under ["bench"]): each read is the open and pages
 // of about 8 MB over HTTP (about 100 MB estimated: at most 13 pages; the
 // cursor's one streamed answer cost sqld 4-7 times their CPU), and
 // prints what a file store prints.

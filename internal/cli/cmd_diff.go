@@ -441,8 +441,7 @@ func storeRows(ctx context.Context, name string, s *store.Store, prefix codec.Ke
 			return nil
 		})
 		if err != nil && !errors.Is(err, errStop) {
-			// Which side failed, as for every other diff error (issue 25
-			// point 14).
+			// Which side failed, as for every other diff error.
 			yield(diffRow{}, fmt.Errorf("%s: %w", name, err))
 		}
 	}
@@ -496,7 +495,7 @@ func dumpRows(name string, in io.ReadCloser, prefix codec.Key) iter.Seq2[diffRow
 // checkedDump reads a dump side whole before the merge prints anything:
 // every line parses and the keys come in order, so a bad dump is refused
 // as soon as its line is read, before the other side streams a single
-// difference (issue 22 point 15: the refusal came only when the merge
+// difference (the refusal came only when the merge
 // reached the line, after the other side had streamed). A file is read
 // again for the merge; stdin is kept, as it is checked, in a temporary
 // file removed at once (the open descriptor keeps it until the merge

@@ -9,13 +9,14 @@ import (
 	"kvdeck/internal/storetest"
 )
 
-// TestDiffPaths (issue 23 point 1): --paths lists under each changed key
+// TestDiffPaths: --paths lists under each changed key
 // the JSON paths its value changed at, old -> new, as jq writes them
 // (a hostile member name escaped), at most --max-paths of them with the
 // rest counted; -o json adds a "paths" array (path, jq's getpath steps,
 // what happened, each side's value), null when a value is not JSON and
 // [] when no path changed (another expiry, or the members in another
-// order: a changed row to the row comparison, which compares bytes). Store to store on a file and a real
+// order: a changed row to the row comparison, which compares bytes). Store
+// to store on a file and a real
 // sqld, and dump to dump.
 func TestDiffPaths(t *testing.T) {
 	var many, many2 []string

@@ -232,7 +232,7 @@ func TestDiffBadInput(t *testing.T) {
 // TestDiffRefusesABadDumpAtOnce: a dump whose keys are out of order is
 // refused before anything is printed, whichever side it is and whether it
 // is a file or stdin, however much the other side holds; the refusal names
-// the keys as key text, escaped (issue 22 point 15). Before the fix the
+// the keys as key text, escaped. Before the fix the
 // store side's 40 rows streamed out as differences first, and the keys
 // were hex.
 func TestDiffRefusesABadDumpAtOnce(t *testing.T) {
@@ -260,7 +260,7 @@ func TestDiffRefusesABadDumpAtOnce(t *testing.T) {
 // TestDiffText: -o text (the default) writes a row as the other text
 // outputs do: its value shortened to 80 characters, its expiry in RFC 3339
 // with milliseconds, "expired" after an expiry at or before now, and its
-// key escaped (issue 22 point 15); -o json keeps the whole value and the
+// key escaped; -o json keeps the whole value and the
 // epoch milliseconds.
 func TestDiffText(t *testing.T) {
 	c := &cli{t: t, url: "file:" + filepath.Join(t.TempDir(), "kv.db"), now: storetest.T0}

@@ -11,7 +11,7 @@ import (
 // left as TEXT or a fractional REAL is printed by get with the stamp
 // 00000000000000000000; lease break takes that stamp back (and breaks it
 // without --stamp too), and still refuses once the row has a real stamp
-// again. Failed before (issue 25 point 8): --stamp 000… was refused as
+// again. Failed before: --stamp 000… was refused as
 // malformed (exit 2), and a break without --stamp never matched (exit 1).
 func TestLeaseBreakOfARowWithNoStamp(t *testing.T) {
 	eachBackend(t, func(t *testing.T, c *cli, b storetest.Backend) {

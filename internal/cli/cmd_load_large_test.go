@@ -9,7 +9,7 @@ import (
 	"kvdeck/internal/storetest"
 )
 
-// The loads of issue 19 point 4 and issue 25 point 14 at full size (slow
+// The loads at full size (slow
 // under -race on a file): scripts/test runs them in its largedata step.
 //
 //	go test -tags largedata -run 'Load.*Large' ./internal/cli

@@ -163,8 +163,8 @@ func TestRaceTwoProcesses(t *testing.T) {
 }
 
 // TestRaceOverWebSocketNeverWedges: three `kvdeck race --workers 12`
-// processes at once over ws:// to one sqld, three rounds (issue 12 point
-// 1). Every process ends within its deadline with every commit's outcome
+// processes at once over ws:// to one sqld, three rounds. Every process ends
+// within its deadline with every commit's outcome
 // known (exit 0, no unknown outcome, no lost update); the counter ends at
 // exactly the sum of the successes; the server still takes a write from a
 // new client after each round.

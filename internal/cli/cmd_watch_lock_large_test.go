@@ -67,7 +67,7 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 			if !storetest.Busy(lost) {
 				t.Fatalf("the writer failed otherwise: %q", lost)
 			}
-			// None lost (issue 25 point 1): the reads of the feed and of
+			// None lost: the reads of the feed and of
 			// Version go without locks on this file (store/lockfree.go).
 			// Before, with the index or without it (paced), 1-2% were.
 			if len(lost) > 0 {

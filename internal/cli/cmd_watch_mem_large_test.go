@@ -61,7 +61,7 @@ func requireSeesNextSet(ctx context.Context, t *testing.T, s *store.Store, w *wa
 	}
 }
 
-// TestWatchLargePrefixMemoryLarge (issue 25 point 2): a watch of a prefix
+// TestWatchLargePrefixMemoryLarge: a watch of a prefix
 // of 100k rows of 2 KB values (200 MB of values), on a file and over a
 // real sqld, sees the first commit after it started and holds a bounded
 // heap: the keys and stamps of the rows seen and at most
@@ -91,7 +91,7 @@ func TestWatchLargePrefixMemoryLarge(t *testing.T) {
 	})
 }
 
-// TestWatch200kPrefixHeapLarge (issue 25 point 2): a watch of a prefix of
+// TestWatch200kPrefixHeapLarge: a watch of a prefix of
 // 200k small rows, on a file and over a real sqld, holds the rows it saw
 // in a private temporary database, not in its heap, and sees the first
 // commit after it started. Before (keys and stamps of every row in maps):

@@ -10,8 +10,8 @@ import (
 
 // TestWatchSaysRowsWithAMalformedStamp: rows whose ver is TEXT or a
 // fractional REAL never reach the change feed; watch says so at its start,
-// one escaped line per row flagged "malformed stamp", and watches on
-// (issue 25 point 7). Before, nothing was said.
+// one escaped line per row flagged "malformed stamp", and watches on.
+// Before, nothing was said.
 func TestWatchSaysRowsWithAMalformedStamp(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)

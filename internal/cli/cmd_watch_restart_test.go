@@ -10,7 +10,7 @@ import (
 	"kvdeck/store"
 )
 
-// TestWatchSurvivesServerRestart (issue 20 point 7): a watch over sqld
+// TestWatchSurvivesServerRestart: a watch over sqld
 // whose server stops and starts again says so on stderr, retries with
 // backoff instead of exiting, and then prints the set and the delete made
 // after the restart. Before, it exited at the first failed poll.

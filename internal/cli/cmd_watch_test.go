@@ -297,7 +297,7 @@ func TestWatchBadInput(t *testing.T) {
 	}
 }
 
-// TestWatchOnceOneLineTextShort (issue 22 point 6): --once prints one
+// TestWatchOnceOneLineTextShort: --once prints one
 // line though the poll found several changes; -o text shows a set's old
 // value beside the new one, and cuts a long value (1 MB) short.
 func TestWatchOnceOneLineTextShort(t *testing.T) {

@@ -59,7 +59,7 @@ func TestUnreachable(t *testing.T) {
 // TestDiffBlamesNoFlagTheUserNeverGave: diff opens its sides read-only
 // on its own; a side that is no store must not be told to drop a
 // --read-only nobody gave, nor an application's database to be
-// initialised (issue 25 point 14).
+// initialised.
 func TestDiffBlamesNoFlagTheUserNeverGave(t *testing.T) {
 	dir := t.TempDir()
 	app := filepath.Join(dir, "app.db")
@@ -230,7 +230,8 @@ func TestClockFlags(t *testing.T) {
 	if r := run("--now", "1767312059999", "-o", "json", "get", `["k"]`); r.code != 0 || !strings.Contains(r.stdout, `"expiresAt":1767312060000`) {
 		t.Fatalf("--now as RFC 3339 then epoch ms: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	// The real clock is past 2026-01-02T00:00:00Z; ten years back the row is live.
+	// The real clock is past 2026-01-02T00:00:00Z; ten years back the row is
+	// live.
 	if r := run("--clock-offset=-87600h", "get", `["k"]`); r.code != 0 {
 		t.Fatalf("--clock-offset: %d %s", r.code, r.stderr)
 	}

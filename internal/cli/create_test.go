@@ -19,7 +19,7 @@ func appDB(t *testing.T) string {
 }
 
 // TestAppDatabaseUntouched: no command adds a store to a database that has
-// other tables (issue 12 point 11); failed before the fix (stats exited 0
+// other tables; failed before the fix (stats exited 0
 // and added kv and kv_meta).
 func TestAppDatabaseUntouched(t *testing.T) {
 	path := appDB(t)

@@ -13,7 +13,7 @@ import (
 
 // TestStoreEqualsItsOwnDump: diff accepts every line dump writes, and a
 // store diffed against its own dump is equal, stamps included, whatever
-// its rows hold (issue 25 point 8: a malformed ver was dumped as a stamp
+// its rows hold (a malformed ver was dumped as a stamp
 // of zeros that diff then refused, and a value that is not UTF-8 was
 // dumped with U+FFFD, so the store differed from its own dump).
 func TestStoreEqualsItsOwnDump(t *testing.T) {
@@ -61,7 +61,7 @@ func TestStoreEqualsItsOwnDump(t *testing.T) {
 }
 
 // TestDumpInputRefusals: a meta line that also carries a key is refused
-// by diff as by load (issue 25 point 14: diff skipped it silently), and a
+// by diff as by load (diff skipped it silently), and a
 // file that is not JSON lines fails at its first byte, however long its
 // first line (the line limit is no longer 64 MiB: issue 25 point 9).
 func TestDumpInputRefusals(t *testing.T) {
@@ -89,7 +89,7 @@ func TestDumpInputRefusals(t *testing.T) {
 }
 
 // TestDiffNamesTheSideThatFailed: an error of a store side names the
-// side, as every other diff error does (issue 25 point 14). The side is a
+// side, as every other diff error does. The side is a
 // server that went away after the store was written. (This test used a
 // TEXT ver that is not UTF-8, which sqld could not answer; kvdeck now
 // reads such a cell: store.TestInvalidUTF8VerAndExpiry.)

@@ -80,5 +80,5 @@ func ExitCode(err error) int {
 // StopSignals are the signals that cancel the context main hands a
 // command (Ctrl-C, SIGTERM, and SIGHUP when the terminal goes away), so
 // that the command stops and cleans up: the TUI stops an editor it runs
-// and removes the value files it made for it (issue 25 point 5).
+// and removes the value files it made for it.
 func StopSignals() []os.Signal { return []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} }

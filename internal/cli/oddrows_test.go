@@ -43,7 +43,7 @@ func TestOddRowsDoNotBreakCommands(t *testing.T) {
 	})
 }
 
-// TestNullRowsAreShownAndFlagged (issue 25 point 7): rows another program
+// TestNullRowsAreShownAndFlagged: rows another program
 // wrote with a NULL key or a NULL value, and a TEXT value that is not
 // UTF-8, in a kv created without NOT NULL. dump lists every physical row
 // (a NULL key first, key null, no hex, error "key is NULL"; a NULL value

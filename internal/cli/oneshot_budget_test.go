@@ -14,7 +14,7 @@ import (
 
 // TestOneShotCommandsOneRequest: over HTTP, behind the latency proxy,
 // get, set, delete and atomic send one request each, opening included
-// (issue 20 point 2: the schema check, the statements and the stream's
+// (the schema check, the statements and the stream's
 // close in one Hrana pipeline; they sent 2, the check's stream left
 // open, and 3 to 4 where libsql-client-go's close got out). --stats
 // says the same count on stderr.

@@ -159,7 +159,7 @@ func (p *Printer) Absent(k codec.Key) {
 
 // entryText is the text line of an entry:
 //
-//	["users", "alice"]  {"plan":"pro"}  v=00000000000000000003  expires=2026-01-02T00:00:45Z
+//	["users", "alice"] {"plan":"pro"} v=00000000000000000003 expires=2026-01-02T00:00:45Z
 //
 // followed, when they apply, by "expired" (physical rows only) and
 // "error: ...". A key that does not decode shows as 0x<hex>, a value that
@@ -244,7 +244,7 @@ func shortValue(s string) string {
 // (usertext.FormatTimeFixed: 2026-01-02T00:00:45.000Z), so one instant
 // reads the same in get, list, dump, diff, watch, the coordination
 // commands, sweep, undo and demo, and a column of times keeps its width
-// (issue 22 point 16: some dropped trailing zeros, others kept three).
+// (some dropped trailing zeros, others kept three).
 func timeText(ms int64) string { return usertext.FormatTimeFixed(ms) }
 
 // stampOrNull is a versionstamp for JSON output: nil (null) when empty.

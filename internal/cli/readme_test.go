@@ -53,7 +53,7 @@ func readmeCommands(t *testing.T) [][]string {
 // TestReadmeCommandsBesideTheDemo runs the README's quick start as a
 // newcomer does: `kvdeck demo` (headless here) in a directory, then each
 // command the README gives to look at the demo's store, in that
-// directory. Each finds the store (issue 22 point 16: the README sent
+// directory. Each finds the store (the README sent
 // newcomers to kvdeck.db, and its watch example failed there with a hint,
 // `kvdeck init`, that would create an empty store). The default database
 // missing beside the demo's store now names the demo's store instead.

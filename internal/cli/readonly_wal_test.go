@@ -15,7 +15,7 @@ import (
 // TestReadOnlyWALLeavesDirectory: read-only commands on a WAL store nobody
 // has open leave its directory as they found it: no -wal or -shm left
 // behind, the database file byte for byte the same, and nothing said on
-// stderr (issue 12 point 6; before the fix both files stayed).
+// stderr (before the fix both files stayed).
 func TestReadOnlyWALLeavesDirectory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "wal.db")

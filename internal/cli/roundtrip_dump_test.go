@@ -35,8 +35,9 @@ func comparableDump(t *testing.T, dump string) []string {
 	return out
 }
 
-// TestDumpLoadRoundTripExtremes: whatever dump writes, load reads, and a dump of
-// the loaded store is the same dump (issue 12 point 10: before the fix an
+// TestDumpLoadRoundTripExtremes: whatever dump writes, load reads, and a
+// dump of
+// the loaded store is the same dump (before the fix an
 // expiresAt more than ~292 years from now, or far in the past, made load
 // refuse the whole file, and a row with a REAL expiry was skipped).
 func TestDumpLoadRoundTripExtremes(t *testing.T) {
@@ -61,10 +62,12 @@ func TestDumpLoadRoundTripExtremes(t *testing.T) {
 			// ["x", "far"]: 1000 years ahead, ["x", "past"]: 1000 years ago
 			fmt.Sprintf(`INSERT INTO kv VALUES (x'0278000266617200', '3', 102, %d)`, storetest.T0+1000*365*24*3600*1000),
 			fmt.Sprintf(`INSERT INTO kv VALUES (x'027800027061737400', '4', 103, %d)`, storetest.T0-1000*365*24*3600*1000),
-			// ["x", "soon"]: live 1 ms more; ["x", "now"]: expires exactly now (dead)
+			// ["x", "soon"]: live 1 ms more; ["x", "now"]: expires exactly
+			// now (dead)
 			fmt.Sprintf(`INSERT INTO kv VALUES (x'02780002736f6f6e00', '5', 104, %d)`, storetest.T0+1),
 			fmt.Sprintf(`INSERT INTO kv VALUES (x'027800026e6f7700', '6', 105, %d)`, storetest.T0),
-			// REAL expiries a JS writer leaves: fractional, whole, and past the int64 range
+			// REAL expiries a JS writer leaves: fractional, whole, and past
+			// the int64 range
 			fmt.Sprintf(`INSERT INTO kv VALUES (x'0278000272656100', '7', 106, %d.5)`, storetest.T0+1000),
 			fmt.Sprintf(`INSERT INTO kv VALUES (x'027800027265616c00', '8', 107, %d.0)`, storetest.T0+2000),
 			`INSERT INTO kv VALUES (x'027800026875676500', '9', 108, 1e30)`,

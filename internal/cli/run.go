@@ -206,7 +206,7 @@ func parse(parser *kong.Kong, args []string) (kctx *kong.Context, exit int, err 
 // parseErrorText is kong's refusal of the command line, pointing to the
 // help of the command that was being typed ("kvdeck watch --help", not
 // "kvdeck --help"), and saying in words which argument is missing and what
-// it is where kong says only `expected "<key> ..."` (issue 22 point 16).
+// it is where kong says only `expected "<key> ..."`.
 func parseErrorText(err error) string {
 	path, msg := "kvdeck", err.Error()
 	var pe *kong.ParseError

@@ -12,7 +12,7 @@ import (
 
 // TestMissingArgumentSaysWhatAndWhere: a command typed without its
 // argument names the argument and what it is, and points to that
-// command's help, not to kvdeck --help (issue 22 point 16: `kvdeck watch`
+// command's help, not to kvdeck --help (`kvdeck watch`
 // said `expected "<key> ..." (see kvdeck --help)`).
 func TestMissingArgumentSaysWhatAndWhere(t *testing.T) {
 	for _, tc := range []struct {
@@ -33,8 +33,8 @@ func TestMissingArgumentSaysWhatAndWhere(t *testing.T) {
 }
 
 // TestHelpNamesEveryJSONDefault: the global --output help names every
-// command whose output is JSON unless -o text is given (issue 22 point 16:
-// it named dump only, and watch defaults to JSON too).
+// command whose output is JSON unless -o text is given (it named dump only,
+// and watch defaults to JSON too).
 func TestHelpNamesEveryJSONDefault(t *testing.T) {
 	var names []string
 	root := reflect.TypeFor[Root]()

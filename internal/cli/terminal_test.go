@@ -42,7 +42,7 @@ func requireTerminalSafe(t *testing.T, what, out string) {
 // TestTextOutputIsTerminalSafe stores escape sequences in values, keys,
 // lease holders, alarm classes and ids, queue names and bodies, and checks
 // that no command prints them raw, in text or JSON output, on stdout or
-// stderr (issue 12 point 3; before the fix lease list, alarm list, queue
+// stderr (before the fix lease list, alarm list, queue
 // list, doctor, alarm set and queue send printed them raw).
 func TestTextOutputIsTerminalSafe(t *testing.T) {
 	c := &cli{t: t, url: storetest.File().URL(t), now: storetest.T0}

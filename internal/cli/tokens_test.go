@@ -55,7 +55,7 @@ func (h *headerLog) log() (requests int, auth []string) {
 // TestTUIOpenSendsTheTokenOnlyToItsServer: a TUI session started on a sqld
 // with --auth-token opens, through the :open function the CLI hands the
 // TUI, a listener on 127.0.0.1: the listener gets requests but never the
-// Authorization header (issue 12 point 4: before the fix it received the
+// Authorization header (before the fix it received the
 // session's bearer token). The same server under another scheme still
 // gets the token; a token given with :open URL --auth-token goes to its
 // server from then on, and to nothing else.
@@ -104,7 +104,7 @@ func TestTUIOpenSendsTheTokenOnlyToItsServer(t *testing.T) {
 // TestDiffSendsEachTokenOnlyToItsServer: `diff A B` with two servers
 // sends the global token to neither unless one is the --db server, and a
 // side's own --a-auth-token / --b-auth-token goes to that side's server
-// only (issue 25 point 4: the global token reached a listener on another
+// only (the global token reached a listener on another
 // server). With one server in the comparison the global token goes there
 // only when it is --db's.
 func TestDiffSendsEachTokenOnlyToItsServer(t *testing.T) {

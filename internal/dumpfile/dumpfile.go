@@ -36,7 +36,7 @@ type Row struct {
 	Expired      *bool           `json:"expired,omitempty"`
 	// ValueHex is the stored value's exact bytes when they are not UTF-8
 	// (Value then shows them with U+FFFD): a dump keeps every row as it
-	// is, so a store equals its own dump (issue 25 point 8).
+	// is, so a store equals its own dump.
 	ValueHex  string `json:"valueHex,omitempty"`
 	Error     string `json:"error,omitempty"`
 	Malformed string `json:"malformed,omitempty"`

@@ -1,7 +1,7 @@
 // Package editsession keeps what Browse's E hands to an external editor:
 // a private directory per TUI session (0700, the value files 0600 inside)
 // and the editor processes running on them, so that both go when the
-// session ends or kvdeck is told to stop (issue 25 point 5). It knows
+// session ends or kvdeck is told to stop. It knows
 // nothing of terminals; a *Session is made by tui.Run and handed down, no
 // package state.
 package editsession

@@ -157,7 +157,7 @@ func editingChild(t *testing.T) (c *exec.Cmd, base, dir string, pid int) {
 
 // TestSignalStopsEditorAndRemovesDir: SIGTERM, SIGHUP or SIGINT to a
 // kvdeck session with an editor open stops the editor and removes the
-// session's directory with the value file (issue 25 point 5: the file
+// session's directory with the value file (the file
 // stayed and the editor outlived kvdeck).
 func TestSignalStopsEditorAndRemovesDir(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {

@@ -11,7 +11,7 @@ import (
 // DefaultMemoryLimit bounds what one jq evaluation may add to the heap: a
 // filter over a value of a few megabytes needs a small part of it, while
 // `def f: 1 + f; f` reached 2 GB in five seconds and then Go's fatal
-// out-of-memory crash (issue 25 point 6). A time bound alone cannot stop
+// out-of-memory crash. A time bound alone cannot stop
 // that: memory is checked as well.
 const DefaultMemoryLimit = 512 << 20
 

@@ -13,7 +13,7 @@ import (
 	"kvdeck/store"
 )
 
-// TestSearchErrorCursor: issue 20 point 7. A search that fails part way
+// TestSearchErrorCursor: A search that fails part way
 // returns, with the error, the matches found and the cursor just after
 // the last row examined: here ctx ends inside the expression's run on
 // row 5 (it never ends there), so the matches of rows 0-4 are kept and

@@ -112,8 +112,8 @@ func TestEndlessExpression(t *testing.T) {
 }
 
 // TestMemoryHungryExpression: an expression whose memory grows without
-// end stops with ErrMemoryLimit long before its deadline (issue 25 point
-// 6: `def f: 1 + f; f` reached 2 GB in 5 s, and `list --where` crashed
+// end stops with ErrMemoryLimit long before its deadline (`def f: 1 + f; f`
+// reached 2 GB in 5 s, and `list --where` crashed
 // with Go's fatal out-of-memory error). Ordinary expressions over a large
 // value stay under the bound.
 func TestMemoryHungryExpression(t *testing.T) {
@@ -261,7 +261,8 @@ func TestSearch(t *testing.T) {
 
 // TestOneStepPastTheBudget: an operation that would make one string,
 // array or number larger than the memory budget in a single allocation
-// (a string repeated 2e9 times, two large strings joined) is refused with ErrMemoryLimit before it allocates: what the
+// (a string repeated 2e9 times, two large strings joined) is refused with
+// ErrMemoryLimit before it allocates: what the
 // evaluation allocated stays under the budget. Before, the heap watcher
 // saw only the finished allocation: `"x" * 2e9` peaked at 1.97 GB under
 // a 512 MiB budget. Operators keep their results and their order of

@@ -81,8 +81,7 @@ func TestDoctorSeededAnomalies(t *testing.T) {
 		want := []string{
 			`error alarm.never-fires ["dwk_alarm_by_id", "Cart", "claimed"]`,
 			`error lease.no-expiry ["dwk_lease", "Pod", "stuck"]`,
-			// seedAnomalies' foreign rows carry ver 999, above seq
-			// (issue 25 point 10).
+			// seedAnomalies' foreign rows carry ver 999, above seq.
 			`error store.stamps-above-seq -`,
 			`warning alarm.duplicate-due ["dwk_alarm_by_id", "Cart", "dup"]`,
 			`warning alarm.malformed ["dwk_alarm_by_id", "Cart", "bad"]`,

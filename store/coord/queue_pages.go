@@ -9,7 +9,7 @@ import (
 
 // QueuePage is one page of a queue's messages in key (due) order: each
 // with its key, stamp and value as read, for marking every message of a
-// queue (the Queues view's ctrl+a twice, issue 23 point 5).
+// queue (the Queues view's ctrl+a twice).
 type QueuePage struct {
 	Messages []QueueMessage
 	// Malformed counts the rows of the page that do not parse (left out).

@@ -238,7 +238,7 @@ func TestFeedFollowsTheHead(t *testing.T) {
 }
 
 // TestActivityClickSelectsARow: a click on an event's row selects it, and
-// enter then jumps to that event's key (issue 13: rows clicks on every
+// enter then jumps to that event's key (rows clicks on every
 // tab); a click on the header selects nothing new.
 func TestActivityClickSelectsARow(t *testing.T) {
 	_, h := feedOf(t, 100, 30, "n", 3)

@@ -13,7 +13,8 @@ import (
 // TestActivityRequestBudget: behind the latency proxy (50 ms a request)
 // in front of a real sqld, opening the tab costs a request to learn where
 // seq stands, one to count the rows with a malformed stamp (never in the
-// feed: the note says how many; issue 25 point 7) and one per page of the backlog (here one commit of 300
+// feed: the note says how many) and one per page of the backlog (here one
+// commit of 300
 // rows: two pages of 200), and a refresh after other writers' commits 1:
 // the rows stamped since, the row count and the re-read of the rows
 // already seen travel in one request.

@@ -13,7 +13,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// Marking changed keys for a bulk action (issue 23 point 5): space marks
+// Marking changed keys for a bulk action: space marks
 // the key of the selected change and moves down, ctrl+a marks every key
 // shown (again: clears), ; offers copy keys and, for keys marked on a
 // write, delete as that write left them (checked against its stamp: a key

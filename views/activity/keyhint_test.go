@@ -7,7 +7,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// TestFilterKeyPrefixHintsTheSyntax (issue 22 point 11): a / filter that
+// TestFilterKeyPrefixHintsTheSyntax: a / filter that
 // starts as a key prefix but does not parse says the key syntax; a bare
 // word is a word to find, not an error.
 func TestFilterKeyPrefixHintsTheSyntax(t *testing.T) {

@@ -23,11 +23,12 @@ func allocated(fn func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestLargeValueOnTheUIPath: a 20 MB value (2 MB on sqld) set, then set again, while
+// TestLargeValueOnTheUIPath: a 20 MB value (2 MB on sqld) set, then set
+// again, while
 // the tab is open: taking the page the store read (Update) and drawing
 // the first frames with the new row selected (View: the list's change
 // cell, the detail's diff) allocate a small part of the value, not the
-// value whole (issue 25 point 14). The store's read runs in a command,
+// value whole. The store's read runs in a command,
 // off the UI path, and is not counted.
 func TestLargeValueOnTheUIPath(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {

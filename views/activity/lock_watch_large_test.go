@@ -17,7 +17,7 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-// TestWatchAndActivityBesideReferenceWriterLarge (issue 25 point 1): on a
+// TestWatchAndActivityBesideReferenceWriterLarge: on a
 // rollback-journal store of 100k rows without an index on ver, a
 // reference-shaped writer (no busy timeout, the file's journal left as it
 // is) commits every 50 ms while `kvdeck watch` of the 100k-row prefix runs

@@ -12,7 +12,7 @@ import (
 // TestNoteSaysRowsWithAMalformedStamp: rows whose ver is TEXT or a
 // fractional REAL (another writer's) are never in the change feed; the
 // note under the list says how many there are, on a file and on sqld,
-// and the tab works on. Failed before (issue 25 point 7): nothing said.
+// and the tab works on. Failed before: nothing said.
 func TestNoteSaysRowsWithAMalformedStamp(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)

@@ -13,17 +13,18 @@ import (
 )
 
 // TestDeletionsOfEveryRowKept: rows the tab read long ago (600 in one
-// commit, far outside the newest 256) are rechecked in turn, 16 a read on a file (256 over a server):
+// commit, far outside the newest 256) are rechecked in turn, 16 a read on a
+// file (256 over a server):
 // every deletion among them shows, on a file and on sqld, without a
-// commit after the deletions to prompt it. Failed before (issue 25 point
-// 12): only the newest 256 rows were rechecked, 10 of the 20 deletions
+// commit after the deletions to prompt it. Failed before: only the newest
+// 256 rows were rechecked, 10 of the 20 deletions
 // were never shown.
 func TestDeletionsOfEveryRowKept(t *testing.T) { deletionsOfEveryRow(t, 600) }
 
 // TestDeletionsOfEveryRowShown: past 1,024 rows too (1,500 in one commit,
 // all in the list of events), every row the list shows is rechecked and
 // each of 20 deletions spread over them shows, the oldest included.
-// Failed before (issue 25 point 12): only the newest 1,024 rows were
+// Failed before: only the newest 1,024 rows were
 // kept, the deletions of older ones were never shown and nothing said so.
 func TestDeletionsOfEveryRowShown(t *testing.T) { deletionsOfEveryRow(t, 1500) }
 

@@ -13,7 +13,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// Marking alarms for a bulk action (issue 23 point 5): space marks the
+// Marking alarms for a bulk action: space marks the
 // selected alarm and moves down, ctrl+a marks every alarm shown (again:
 // clears), ; offers delete, fire now and copy keys over the marked ones
 // (the root asks and runs them, tui/bulk.go).

@@ -63,7 +63,7 @@ func TestAlarmsSetAndReschedule(t *testing.T) {
 
 	h.Keys("e")
 	h.RequireView("RESCHEDULE Cart/", "❯ when  2026-01-02T00:00:30Z", "class Cart  (fixed)")
-	// Reschedule keeps the class and id: tab never lands on them (issue 13).
+	// Reschedule keeps the class and id: tab never lands on them.
 	h.Keys("tab", "tab")
 	h.RequireView("❯ when  2026-01-02T00:00:30Z")
 	h.ClearInput()
@@ -77,7 +77,8 @@ func TestAlarmsSetAndReschedule(t *testing.T) {
 		t.Fatal("the old due entry is still there")
 	}
 
-	// Absolute times: RFC 3339 and epoch milliseconds; bad ones are refused live.
+	// Absolute times: RFC 3339 and epoch milliseconds; bad ones are refused
+	// live.
 	h.Keys("e")
 	h.ClearInput()
 	h.TypeText("tomorrow")
@@ -198,8 +199,8 @@ func TestAlarmsReadOnly(t *testing.T) {
 
 // TestAlarmsSaysWhenTheSelectedAlarmIsGone: a live reload keeps the
 // selection by key; when the selected alarm disappears (a poller fired
-// it), the view says so instead of moving to a neighbour without a word
-// (issue 13); kvdeck's own delete is not reported as a surprise.
+// it), the view says so instead of moving to a neighbour without a word;
+// kvdeck's own delete is not reported as a surprise.
 func TestAlarmsSaysWhenTheSelectedAlarmIsGone(t *testing.T) {
 	h := seededAlarms(t)
 	h.Keys("l")
@@ -219,7 +220,7 @@ func TestAlarmsSaysWhenTheSelectedAlarmIsGone(t *testing.T) {
 }
 
 // TestAlarmsFilter: / filters the classes and their alarms as it is typed
-// (by class, alarm id or key); enter keeps it, esc clears it (issue 13: /
+// (by class, alarm id or key); enter keeps it, esc clears it (/
 // filters on every list tab).
 func TestAlarmsFilter(t *testing.T) {
 	h := seededAlarms(t)

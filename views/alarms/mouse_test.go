@@ -3,8 +3,8 @@ package alarms
 import "testing"
 
 // TestAlarmsClickSelectsRows: a click on a class selects it, a click on an
-// alarm's row selects that alarm and gives the alarm list the keys (issue
-// 13: click rows on every tab).
+// alarm's row selects that alarm and gives the alarm list the keys (click
+// rows on every tab).
 func TestAlarmsClickSelectsRows(t *testing.T) {
 	h := seededAlarms(t)
 	h.ClickOn("Ticker", 0)

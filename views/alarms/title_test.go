@@ -10,7 +10,7 @@ import (
 
 // TestClassTitleKeepsItsEscapes: a class name with a zero-width character
 // is shown upper-cased with its escape as every other text shows it,
-// \u200b, not \U200B (issue 25 point 14: the title upper-cased the
+// \u200b, not \U200B (the title upper-cased the
 // escape, which then read as another character).
 func TestClassTitleKeepsItsEscapes(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)

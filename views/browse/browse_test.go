@@ -26,9 +26,9 @@ func startHarness(t *testing.T, s *store.Store, clock *store.VirtualClock, w, h 
 
 // TestBrowseFarExpiries: an expiry more than ~292 years away is far in
 // the future, and one at the int64 minimum long past; neither wraps
-// around (issue 25 point 11: Go's Duration overflowed and a row expiring
+// around (Go's Duration overflowed and a row expiring
 // in 300 years was shown as long expired). It replaces TestBrowseShow,
-// which only logged a screen (issue 24 point 6).
+// which only logged a screen.
 func TestBrowseFarExpiries(t *testing.T) {
 	s, clock, _ := viewtest.Reference(t, false)
 	far := clock.Now() + 300*365*24*3600*1000

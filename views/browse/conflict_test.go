@@ -38,7 +38,7 @@ func conflictSetup(t *testing.T, url string, w, hgt int) (*viewtest.Harness[Mode
 	return h, other, k
 }
 
-// TestEditConflictScreen: issue 23 point 1. e's save after another writer
+// TestEditConflictScreen: e's save after another writer
 // moved the key shows theirs against yours as a structural diff, with
 // keep editing / discard / save over their stamp. The overwrite is asked
 // first and checked against THEIR stamp: a third writer who moves the key

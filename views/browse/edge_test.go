@@ -17,7 +17,7 @@ func seedBig(t *testing.T, n int) (*store.Store, *store.VirtualClock) {
 	return seedLevel(t, codec.Key{codec.String("big")}, n)
 }
 
-// TestLargeLevelCountsAndLoadsOnDemand: issue 22 point 14. The title
+// TestLargeLevelCountsAndLoadsOnDemand: The title
 // counted the rows loaded ("KEYS 5445/5445") as if they were the level;
 // with the cursor below a partly loaded level (G onto a later sibling),
 // the level loaded page after page in the background, to its end.

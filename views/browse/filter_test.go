@@ -42,7 +42,7 @@ func seedLevel(t *testing.T, level codec.Key, n int, more ...codec.Key) (*store.
 	return s, clock
 }
 
-// TestFilterStaysOnItsLevel: issue 22 point 2. `/` then k04999 typed one
+// TestFilterStaysOnItsLevel: `/` then k04999 typed one
 // character at a time filtered "many", then "users", then the root as the
 // cursor fell out of each filtered level; esc cleared only the root. The
 // filter stays on the level where `/` was pressed, and esc clears it.
@@ -94,7 +94,7 @@ func TestFilterStaysOnItsLevel(t *testing.T) {
 	}
 }
 
-// TestGotoReadsTheStore: issue 22 point 4. :goto of a key written after
+// TestGotoReadsTheStore: :goto of a key written after
 // its level was read said "no key" until the next refresh; a key deleted
 // since was shown as if it were there. :goto asks the store first.
 func TestGotoReadsTheStore(t *testing.T) {
@@ -143,7 +143,7 @@ func TestGotoHoldsKeysUntilItLands(t *testing.T) {
 	}
 }
 
-// TestBrowseHelpNamesEsc: issue 22 point 16. Browse's help left esc out
+// TestBrowseHelpNamesEsc: Browse's help left esc out
 // (it was listed only while a filter was in force): it is always there,
 // and in the reader and the value search too.
 func TestBrowseHelpNamesEsc(t *testing.T) {

@@ -367,7 +367,7 @@ func TestBrowseCopyValue(t *testing.T) {
 
 // TestBrowseCopyKeyEscapesZeroWidth: y copies a key as kvdeck writes it,
 // a zero-width space escaped (\u200b) as in the tree, never the raw rune
-// that would paste an invisible difference (issue 25 point 13).
+// that would paste an invisible difference.
 func TestBrowseCopyKeyEscapesZeroWidth(t *testing.T) {
 	h := newHarness(t, false, 120, 40)
 	k := codec.Key{codec.String("accounts"), codec.String("ad\u200bmin")}

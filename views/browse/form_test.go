@@ -9,7 +9,7 @@ import (
 
 // TestEntryFormMarksTheFocus: the entry form is the TUI's one form
 // (widgets.Form): the focused field is marked with ❯, so it shows without
-// colour too (issue 13: forms show focus clearly; before, only the
+// colour too (forms show focus clearly; before, only the
 // textarea's cursor told which field had the keys), and the keys it takes
 // are on screen.
 func TestEntryFormMarksTheFocus(t *testing.T) {

@@ -66,7 +66,7 @@ func TestBrowseLongPartKeepsEndAndMark(t *testing.T) {
 }
 
 // TestPipePromptGolden: | opens the command prompt in the tree's footer,
-// $PAGER typed in, over the entry it pipes (issue 23 point 4).
+// $PAGER typed in, over the entry it pipes.
 func TestPipePromptGolden(t *testing.T) {
 	t.Setenv("PAGER", "less -S")
 	for _, sz := range sizes {

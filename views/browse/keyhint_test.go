@@ -2,7 +2,7 @@ package browse
 
 import "testing"
 
-// TestNewKeyFieldHintsTheSyntax (issue 22 point 11): n's key field shows
+// TestNewKeyFieldHintsTheSyntax: n's key field shows
 // the key syntax while empty, and a bare word says how to write it.
 func TestNewKeyFieldHintsTheSyntax(t *testing.T) {
 	h := newHarness(t, false, 200, 30)

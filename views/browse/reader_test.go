@@ -11,7 +11,7 @@ import (
 
 // TestReaderPagesAndSearchesTheValue: v gives the entry pane the keys to
 // page through a long value (pgdn, space, pgup, g) and search in it (/,
-// n, N); esc gives the keys back to the tree (issue 13: long values).
+// n, N); esc gives the keys back to the tree (long values).
 func TestReaderPagesAndSearchesTheValue(t *testing.T) {
 	h := newHarness(t, false, 80, 12)
 	goTo(h, `["accounts", "acme"]`)

@@ -12,8 +12,8 @@ import (
 // failed shows the error inline, and Browse says so (Failed), so that the
 // root re-reads it at its next tick though seq stands still. The first
 // retry failing too (the store still away) used to leave the error until
-// r: Refresh retried a failed level once, and nothing asked again (issue
-// 22 point 9). The store fails for real: its table is renamed away.
+// r: Refresh retried a failed level once, and nothing asked again. The store
+// fails for real: its table is renamed away.
 func TestBrowseSaysALoadFailedUntilARefreshReadsIt(t *testing.T) {
 	s, clock, url := viewtest.Reference(t, false)
 	h := startHarness(t, s, clock, 120, 40)

@@ -13,11 +13,11 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-// TestSearchResumesAfterAnError: issue 20 point 7. Over a slow link the
+// TestSearchResumesAfterAnError: Over a slow link the
 // value search timed out mid-way (one deadline over a whole call of up to
 // 20000 rows, 40 page requests) and n could not resume it. Behind the
 // latency proxy in front of a real sqld, each call is one streamed
-// request (issue 20 point 3) under its own deadline; the link turns slow
+// request under its own deadline; the link turns slow
 // at the search's second call, which fails; the matches of the first
 // call stay, n resumes from the row it stopped at, and the search ends
 // with every match once, in order, each row examined once.

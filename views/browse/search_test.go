@@ -79,7 +79,7 @@ func TestSearchValues(t *testing.T) {
 	}
 }
 
-// TestSearchKeptAndWholeStore: issue 22 point 8. The results vanished
+// TestSearchKeptAndWholeStore: The results vanished
 // after enter showed a match, and the search was always scoped to the
 // selected node. s comes back to the query and its results; tab searches
 // every key.

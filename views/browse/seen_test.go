@@ -13,7 +13,7 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-// TestChangedSinceYouLooked: issue 23 point 1. Browse remembers the row
+// TestChangedSinceYouLooked: Browse remembers the row
 // the user looked at; when the entry's stamp has moved since, the pane
 // says so (stamp A → B) and = shows the change path by path; = again
 // hides it. A change while the row stays selected counts too.

@@ -64,7 +64,7 @@ func frameCost(m Model) (allocs float64, bytes uint64) {
 // TestLargeValueFrames: a 1 MB and a 20 MB value draw a frame that says
 // the value is truncated, with what is on screen only; a frame costs the
 // same whatever the value's size, and edit / compose refuse it with a
-// reason (issue 12 point 5: before the fix each frame re-wrapped the
+// reason (before the fix each frame re-wrapped the
 // whole value, ~18 s and ~1 GB for 1 MB).
 func TestLargeValueFrames(t *testing.T) {
 	h, stored := largeValueHarness(t, 1<<20, 20<<20)

@@ -214,7 +214,7 @@ func TestComposeChecksFirst(t *testing.T) {
 }
 
 // TestEditorMarksTheFocus: the operation editor is the TUI's one form
-// (widgets.Form): the focused field is marked with ❯ (issue 13: forms show
+// (widgets.Form): the focused field is marked with ❯ (forms show
 // focus clearly), and a check's editor submits on enter like every form
 // without a value field.
 func TestEditorMarksTheFocus(t *testing.T) {
@@ -233,7 +233,7 @@ func TestEditorMarksTheFocus(t *testing.T) {
 }
 
 // TestComposeClickSelectsAnOp: a click on a staged operation's row selects
-// it (issue 13: click rows on every tab).
+// it (click rows on every tab).
 func TestComposeClickSelectsAnOp(t *testing.T) {
 	h := newComposeHarness(t, false)
 	stageCheckAndSet(h)
@@ -267,7 +267,7 @@ func TestComposeLongKeysKeepParts(t *testing.T) {
 
 // TestComposeSizes: a staged check and set at 120x40, 80x24 and 60x18
 // (the body is 3 lines shorter): every size lists both operations and the
-// selected one's fields (issue 22 point 5).
+// selected one's fields.
 func TestComposeSizes(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {

@@ -2,7 +2,7 @@ package compose
 
 import "testing"
 
-// TestOpKeyFieldHintsTheSyntax (issue 22 point 11): an op's key field
+// TestOpKeyFieldHintsTheSyntax: an op's key field
 // says how to write a bare word as a key.
 func TestOpKeyFieldHintsTheSyntax(t *testing.T) {
 	h := newComposeHarness(t, false)

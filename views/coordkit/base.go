@@ -157,7 +157,7 @@ func (b *Base) ActionAnswered(session int) bool {
 }
 
 // MinRows is the fewest rows a coordination tab's list shows: on a short
-// screen its notes and hints fold away first (issue 22: at 60x18 the
+// screen its notes and hints fold away first (at 60x18 the
 // permanent notes took the room and left one row).
 const MinRows = 5
 

@@ -6,8 +6,8 @@ import (
 )
 
 // Fold is how much of a two-list tab's right pane (Alarms, Queues) folds
-// away on a short screen so that its item list keeps MinRows rows (issue
-// 22): the note first, then the hint, then the chart above the list
+// away on a short screen so that its item list keeps MinRows rows: the note
+// first, then the hint, then the chart above the list
 // (Alarms' time line, Queues' attempts histogram).
 type Fold int
 

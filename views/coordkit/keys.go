@@ -3,7 +3,7 @@ package coordkit
 import "github.com/charmbracelet/bubbles/key"
 
 // ReadKeys are the keys every coordination tab has that only read, with
-// one meaning on all three (issue 22 point 11): r reloads, o shows the
+// one meaning on all three: r reloads, o shows the
 // selected row's raw key in Browse.
 type ReadKeys struct {
 	Reload key.Binding

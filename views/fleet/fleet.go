@@ -1,4 +1,4 @@
-// Package fleet is the TUI's Fleet view (issue 21 point 3): one row per
+// Package fleet is the TUI's Fleet view: one row per
 // saved store with its coordination health (coord.ReadPulse: one request
 // per store and refresh), read on the TUI's tick, every store in its own
 // command under a concurrency bound, each answer its own message, so a

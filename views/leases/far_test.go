@@ -8,8 +8,7 @@ import (
 )
 
 // TestFarExpiries: a lease expiring more than ~292 years from now is held,
-// one at the int64 minimum expired long ago; the arithmetic never wraps
-// (issue 25 point 11).
+// one at the int64 minimum expired long ago; the arithmetic never wraps.
 func TestFarExpiries(t *testing.T) {
 	const now = int64(1767312000000)
 	far, low := now+300*365*24*3600*1000, int64(math.MinInt64)

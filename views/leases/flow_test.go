@@ -183,7 +183,7 @@ func TestLeasesSelectionFollowsKey(t *testing.T) {
 	h.RequireView("Nothing matches /expiring")
 	h.Keys("esc")
 	// An expired lease says how long ago, never a negative time left
-	// (issue 13 bug 8).
+	// (bug 8).
 	h.RequireView("1s ago", "expired-unswept")
 	if strings.Contains(h.M.View(), "-1s") {
 		t.Error("an expired lease shows a negative time left")
@@ -193,7 +193,7 @@ func TestLeasesSelectionFollowsKey(t *testing.T) {
 // TestLeasesNarrowKeepsWhatTellsRowsApart: at 80x24 (the body is 80x21)
 // the SELECTED box shows the stamp, the fencing token b checks (it was
 // cut off), and ids shown in the table keep both ends, not one shared
-// prefix cut short while STATE had room (issue 13 bug 6).
+// prefix cut short while STATE had room (bug 6).
 func TestLeasesNarrowKeepsWhatTellsRowsApart(t *testing.T) {
 	s, clock, _ := viewtest.CoordAnomalies(t)
 	h := newLeasesHarness(t, s, clock, 80, 21)
@@ -208,7 +208,7 @@ func TestLeasesNarrowKeepsWhatTellsRowsApart(t *testing.T) {
 
 // TestLeasesSaysWhenTheSelectedRowGoes: another writer deletes the
 // selected lease; the reload says so instead of moving the cursor to a
-// neighbour without a word (issue 13). kvdeck's own release needs no note.
+// neighbour without a word. kvdeck's own release needs no note.
 func TestLeasesSaysWhenTheSelectedRowGoes(t *testing.T) {
 	h := seededLeases(t)
 	k := coord.LeaseKey("Ticker", viewtest.IDTicker1)
@@ -223,7 +223,7 @@ func TestLeasesSaysWhenTheSelectedRowGoes(t *testing.T) {
 // TestLeasesColumnsStayPutWhileScrolling: the columns are fitted to every
 // row, not to the rows on screen, so the header (and the ID column under
 // it) does not move as the cursor scrolls the table from the leases to
-// the cron rows (issue 22 point 13).
+// the cron rows.
 func TestLeasesColumnsStayPutWhileScrolling(t *testing.T) {
 	s, clock, _ := viewtest.CoordAnomalies(t)
 	h := newLeasesHarness(t, s, clock, 80, 15)

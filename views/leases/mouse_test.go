@@ -7,8 +7,8 @@ import (
 	"kvdeck/codec"
 )
 
-// TestLeasesClickSelectsARow: a click on a lease's row selects it (issue
-// 13: click rows on every tab; only Browse took row clicks).
+// TestLeasesClickSelectsARow: a click on a lease's row selects it (click
+// rows on every tab; only Browse took row clicks).
 func TestLeasesClickSelectsARow(t *testing.T) {
 	h := seededLeases(t)
 	h.ClickOn("Ticker", 0)

@@ -175,7 +175,7 @@ func (m Model) rowLines(w int) []string {
 	vis := m.visible()
 	from, to := m.list.Window(len(vis), m.tableRows())
 	// Fitted to every row, not the window: columns fitted to the rows on
-	// screen moved as the table scrolled (issue 22 point 13).
+	// screen moved as the table scrolled.
 	cells := make([][]widgets.Line, 0, len(vis))
 	for i := range vis {
 		cells = append(cells, m.leaseCells(vis[i], i == m.list.Cur, 0))

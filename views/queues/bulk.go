@@ -14,7 +14,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// Marking messages for a bulk action (issue 23 point 5): space marks the
+// Marking messages for a bulk action: space marks the
 // selected message and moves down, ctrl+a marks every message shown; when
 // the queue holds more than the inspection shows (its first 200), ctrl+a
 // again reads every message of the queue in pages (markall.go) and marks

@@ -198,7 +198,7 @@ func TestQueuesDepthFollowsClock(t *testing.T) {
 
 // TestQueuesPollExplainsAndGivesBack: while a claimed batch waits, a key
 // the panel does not take says why (it was ignored), and u gives every
-// message back at once (retry now) after a confirmation (issue 13).
+// message back at once (retry now) after a confirmation.
 func TestQueuesPollExplainsAndGivesBack(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	readyJobs(t, s, clock, "j", 3)
@@ -219,7 +219,7 @@ func TestQueuesPollExplainsAndGivesBack(t *testing.T) {
 // TestQueuesSaysWhenTheSelectedMessageIsGone: a live reload keeps the
 // selection by id; when the selected message disappears (another consumer
 // took it), the view says so instead of moving to a neighbour without a
-// word (issue 13), and kvdeck's own purge is not reported as a surprise.
+// word, and kvdeck's own purge is not reported as a surprise.
 func TestQueuesSaysWhenTheSelectedMessageIsGone(t *testing.T) {
 	h := seededQueues(t)
 	h.Keys("l", "j", "j", "j")
@@ -238,7 +238,7 @@ func TestQueuesSaysWhenTheSelectedMessageIsGone(t *testing.T) {
 
 // TestQueuesFilter: / filters the queues and their messages as it is
 // typed (by queue, message id or body); enter keeps it, esc clears it
-// (issue 13: / filters on every list tab).
+// (/ filters on every list tab).
 func TestQueuesFilter(t *testing.T) {
 	h := seededQueues(t)
 	viewtest.CheckFilter(h, Model.queueNames, "thumb", "thumbnails")

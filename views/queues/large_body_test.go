@@ -52,7 +52,7 @@ func TestLargeBodyFrames(t *testing.T) {
 // TestLargeBodyFirstVisit: the first visit of a store whose queue holds
 // a 20 MB message: taking the inspection (Update) and drawing the queue
 // list, then the message list (View), allocate a small part of the body,
-// not the body whole (issue 25 point 14). The inspection itself runs in
+// not the body whole. The inspection itself runs in
 // a command, off the UI path; its cost is logged, not counted.
 func TestLargeBodyFirstVisit(t *testing.T) {
 	clock := viewtest.FixedClock()

@@ -14,7 +14,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// Marking every message of a queue (issue 23 point 5, asynqmon's "retry
+// Marking every message of a queue (asynqmon's "retry
 // all"): the inspection shows a queue's first coord.MaxQueueSample
 // messages but counts them all. ctrl+a marks the shown ones and, when the
 // queue holds more (and no filter narrows the list), says so; ctrl+a

@@ -4,7 +4,7 @@ import "testing"
 
 // TestQueuesClickSelectsRows: a click on a queue selects it, a click on a
 // message's row selects that message and gives the message list the keys
-// (issue 13: click rows on every tab).
+// (click rows on every tab).
 func TestQueuesClickSelectsRows(t *testing.T) {
 	h := seededQueues(t)
 	h.ClickOn("thumbnails", 0)

@@ -19,7 +19,7 @@ func clickSelects(t *testing.T, h *viewtest.Harness[Model], text string, want in
 }
 
 // TestRaceClickSelectsAClient: a click anywhere in a client's box selects
-// that client, whose next step space then runs (issue 13: rows clicks on
+// that client, whose next step space then runs (rows clicks on
 // every tab); a click outside the boxes changes nothing.
 func TestRaceClickSelectsAClient(t *testing.T) {
 	h := newRaceHarness(t, false)

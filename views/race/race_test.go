@@ -30,7 +30,7 @@ func newRaceHarnessAt(t *testing.T, readOnly bool, w, h int) *viewtest.Harness[M
 // TestRaceSizes: the step theater at 120x40, 80x24 and 60x18 (the body
 // is 3 lines shorter), client A selected after a read by A and B: every
 // size shows both or says where the other is (60x18 said nothing of B,
-// below; issue 22 point 5).
+// below).
 func TestRaceSizes(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestRaceReadOnly(t *testing.T) {
 
 // TestRaceSelectedClientWithoutColour: under NO_COLOR (the mono theme,
 // colours stripped) selecting client B instead of A changes what is drawn;
-// only the border colour told them apart (issue 13 bug 3).
+// only the border colour told them apart (bug 3).
 func TestRaceSelectedClientWithoutColour(t *testing.T) {
 	s, clock, _ := viewtest.Reference(t, false)
 	m := New(views.Deps{Store: s, Now: clock.Now, Session: 1}, themes.NewStyles(themes.Mono()))
@@ -160,7 +160,7 @@ func TestRaceSelectedClientWithoutColour(t *testing.T) {
 
 // TestRaceLiveStop: x stops a live race; the screen says "stopped by you"
 // (it said "done"), shows no Go error text, and accounts for attempts cut
-// short by the stop, so the counts add up (issue 13 bug 8). Step mode's
+// short by the stop, so the counts add up (bug 8). Step mode's
 // intro does not describe a check in naive mode.
 func TestRaceLiveStop(t *testing.T) {
 	h := newRaceHarness(t, false)
@@ -205,7 +205,7 @@ func startConfirmed(t *testing.T, h *viewtest.Harness[Model]) tea.Cmd {
 }
 
 // TestRaceNarrowShowsTheSelectedClient: at 60x18 the clients are stacked
-// and client B was below the screen whatever was selected (issue 13);
+// and client B was below the screen whatever was selected;
 // selecting B now scrolls it into view.
 func TestRaceNarrowShowsTheSelectedClient(t *testing.T) {
 	s, clock, path := viewtest.Reference(t, false)

@@ -17,7 +17,7 @@ func shownNames(m Model) []string {
 }
 
 // TestSweepFilterAndSelectionByName: / filters the prefixes as it is
-// typed, enter keeps it, esc clears it (issue 13: / filters on every list
+// typed, enter keeps it, esc clears it (/ filters on every list
 // tab); the selection stays on its prefix when a census adds a prefix
 // before it (it stayed on the same index, so on another prefix).
 func TestSweepFilterAndSelectionByName(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestSweepClickSelectsAPrefix: a click on a prefix's row selects it
-// (issue 13: click rows on every tab).
+// (click rows on every tab).
 func TestSweepClickSelectsAPrefix(t *testing.T) {
 	s, clock, path := viewtest.Reference(t, false)
 	h := newSweepHarness(t, s, clock, path)

@@ -163,8 +163,7 @@ func sweepCancelHalfway(t *testing.T, n, batch int) { //nolint:thelper // a test
 	}
 	// While sweeping, the preview does not list rows the sweep already
 	// deleted (it kept listing the census's rows); the receipt of a
-	// cancel says so in words, not "stopped: context canceled" (issue 13
-	// bug 8).
+	// cancel says so in words, not "stopped: context canceled" (bug 8).
 	if strings.Contains(bar, `["tmp", 0]`) || !strings.Contains(bar, "A sweep ran since") {
 		t.Errorf("the preview lists the census's rows during the sweep:\n%s", bar)
 	}
@@ -174,7 +173,7 @@ func sweepCancelHalfway(t *testing.T, n, batch int) { //nolint:thelper // a test
 }
 
 // TestSweepNarrowShowsFigures: at 80 columns the census shows its
-// figures, not "…" (issue 13 bug 6); the next-expiry column gives way.
+// figures, not "…" (bug 6); the next-expiry column gives way.
 func TestSweepNarrowShowsFigures(t *testing.T) {
 	s, clock, path := viewtest.Reference(t, false)
 	h := viewtest.Start[Model, *Model](t, s, clock, 80, 24-3, New, viewtest.Reopen(path, clock))
@@ -216,7 +215,7 @@ func TestPreviewKeysKeepParts(t *testing.T) {
 
 // TestSweepSizes: the census of the reference store at 120x40, 80x24 and
 // 60x18 (the body is 3 lines shorter): at every size the census shows at
-// least five rows (issue 22 point 5).
+// least five rows.
 func TestSweepSizes(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}, {60, 18}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {

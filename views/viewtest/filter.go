@@ -34,7 +34,7 @@ func Filter[V Filtering[V]](h *Harness[V], text string) {
 }
 
 // CheckFilter checks a list tab's / filter on the rows that rows names
-// (issue 13: / filters on every list tab): text typed and kept with enter
+// (/ filters on every list tab): text typed and kept with enter
 // (Filter) leaves exactly want, the view shows the filter and that esc
 // clears it, and esc brings back the rows shown before.
 func CheckFilter[V Filtering[V]](h *Harness[V], rows func(V) []string, text string, want ...string) {

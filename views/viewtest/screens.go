@@ -16,8 +16,8 @@ type Screen struct{ W, H int }
 // Wide is the screen most tests run a tab on.
 func Wide() Screen { return Screen{120, 40} }
 
-// SmallScreens are the two small screens every tab must stay usable on
-// (issue 22): 80x24 and 60x18.
+// SmallScreens are the two small screens every tab must stay usable on:
+// 80x24 and 60x18.
 func SmallScreens() []Screen { return []Screen{{80, 24}, {60, 18}} }
 
 // String names the screen, "80x24": the subtest (and golden) names.

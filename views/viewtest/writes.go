@@ -53,7 +53,7 @@ type WriteWalk[V Model[V]] struct {
 	NoFollow []string
 }
 
-// WalkWriteKeys walks a tab's write-key table (issues 19 and 24): on a
+// WalkWriteKeys walks a tab's write-key table: on a
 // read-only store each key is refused with its reason (its Refusal), asks
 // nothing, opens nothing and writes nothing; on a writable store each
 // key writes nothing when pressed and asks first, by a dialog (a

@@ -14,7 +14,7 @@ import (
 const KeySyntax = `["users", 42]: a list of parts: "text", 42, 7n (bigint), true, b"00ff" (bytes)`
 
 // ParseKey reads typed key text with codec.Parse. A bare word is not a
-// key (issue 22 point 11): `users` could be ["users"] but `42` or `true`
+// key: `users` could be ["users"] but `42` or `true`
 // could not say which part it is, and the key fields write and check keys
 // exactly, so the prompt does not guess; its error says what to type
 // (write ["users"]). Activity's filter takes a bare word as a word to find

@@ -7,7 +7,7 @@ import (
 	"kvdeck/themes"
 )
 
-// TestParseKeySaysHowToWriteIt (issue 22 point 11): a prompt that takes a
+// TestParseKeySaysHowToWriteIt: a prompt that takes a
 // key shows the syntax while empty, and a bare word's error says what to
 // type instead ("users" gave only "expected '[' to start a key").
 func TestParseKeySaysHowToWriteIt(t *testing.T) {

@@ -67,8 +67,7 @@ const maxMs = int64(math.MaxInt64 / int64(time.Millisecond))
 
 // MsDur is a span of epoch milliseconds as a duration, saturated at
 // ±math.MaxInt64 (Human says "more than 292y") instead of wrapping around:
-// an expiry 300 years away is far in the future, not long past (issue 25
-// point 11).
+// an expiry 300 years away is far in the future, not long past.
 func MsDur(ms int64) time.Duration {
 	switch {
 	case ms > maxMs:

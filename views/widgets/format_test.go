@@ -31,8 +31,8 @@ func TestHuman(t *testing.T) {
 }
 
 // TestFarExpiries: an instant more than ~292 years from now is far in
-// the future or far in the past, never the other way round (issue 25
-// point 11: Go's Duration overflowed and an expiry 300 years away showed
+// the future or far in the past, never the other way round (Go's Duration
+// overflowed and an expiry 300 years away showed
 // as long expired), down to the int64 extremes the store can hold.
 func TestFarExpiries(t *testing.T) {
 	const now = int64(1767312000000) // 2026-01-02
@@ -74,7 +74,8 @@ func TestBytesText(t *testing.T) {
 }
 
 // TestTableAndShortTimes pins the instants the tables and prose show: UTC,
-// milliseconds only when there are any (TableTime, ShortTime) in three digits, and the
+// milliseconds only when there are any (TableTime, ShortTime) in three
+// digits, and the
 // cell forms of constant width whatever the milliseconds and the day.
 func TestTableAndShortTimes(t *testing.T) {
 	const now = int64(1767312000000) // 2026-01-02 00:00:00 UTC

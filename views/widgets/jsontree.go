@@ -13,7 +13,7 @@ import (
 )
 
 // JSONTree is a JSON value as a tree whose objects and arrays fold and
-// unfold, one node a line (issue 23 point 4: large objects). The value is
+// unfold, one node a line (large objects). The value is
 // parsed once (ParseJSONTree, off the UI goroutine for a large one); a
 // fold only recounts the visible lines. Keys and strings are shown as
 // JSON text, sanitized: nothing stored reaches the terminal raw.

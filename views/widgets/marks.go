@@ -9,8 +9,8 @@ import (
 	"kvdeck/views"
 )
 
-// Marks are the rows a tab has marked for a bulk action (issue 23 point
-// 5): Browse, Activity, Queues and Alarms each keep one set. A mark holds
+// Marks are the rows a tab has marked for a bulk action: Browse, Activity,
+// Queues and Alarms each keep one set. A mark holds
 // the row's key and the versionstamp seen when it was marked, so that the
 // bulk commit checks it: a row changed since is skipped and reported,
 // never overwritten (store.CommitBulk).

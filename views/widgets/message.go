@@ -13,7 +13,7 @@ const minKeyCells = 12
 // bracketed parts, such as ["users", "alice"]), longest first, so that
 // what it says of them (the verb: "deleted", "is gone") stays; only when
 // the keys are as short as they go, or leave enough words before the
-// cut, is the end cut (issue 22 point 10: at
+// cut, is the end cut (at
 // 60 columns flashes kept the key and lost the verb).
 func FitMessage(text string, w int) string {
 	for ansi.StringWidth(text) > w {

@@ -34,7 +34,7 @@ func TestColumnTable(t *testing.T) {
 
 // TestFitTable: a fixed column shrinks to its content, a Grow column takes
 // the room it frees (up to Max) while the flexible one keeps its minimum,
-// and a Middle column keeps both ends of a long id (issue 13 bug 6: ids
+// and a Middle column keeps both ends of a long id (bug 6: ids
 // cut to identical prefixes while STATE had spare room).
 func TestFitTable(t *testing.T) {
 	cols := []Column{{Title: "ID", Width: 8, Grow: true, Max: 20, Middle: true}, {Title: "BAR", Width: 0}, {Title: "STATE", Width: 15}}
@@ -59,7 +59,8 @@ func TestFitTable(t *testing.T) {
 	}
 }
 
-// TestTableTimeKeepsItsWidth: in a cell, a time with milliseconds and one without
+// TestTableTimeKeepsItsWidth: in a cell, a time with milliseconds and one
+// without
 // are as wide (a column of times jumped when trailing zeros dropped:
 // issue 13 bug 8).
 func TestTableTimeKeepsItsWidth(t *testing.T) {
@@ -70,8 +71,9 @@ func TestTableTimeKeepsItsWidth(t *testing.T) {
 }
 
 // TestShortTimeCellKeepsItsWidth: the Activity tab's SEEN column (then
-// ShortTime) kept dropping trailing zeros of the milliseconds ("11:05:51.77") and
-// the day's padding, so the column jumped (issue 13 bug 8).
+// ShortTime) kept dropping trailing zeros of the milliseconds
+// ("11:05:51.77") and
+// the day's padding, so the column jumped (bug 8).
 func TestShortTimeCellKeepsItsWidth(t *testing.T) {
 	const now = 1767312015000 // 2026-01-02T00:00:15Z
 	for _, c := range []struct {

@@ -44,8 +44,8 @@ func editInEditor(t *testing.T, h *viewtest.Harness[host], edit func(text string
 }
 
 // TestExternalEditSavesWithCAS: E hands the value to $EDITOR; the edited
-// JSON is written back with a check on the stamp it was read at (issue
-// 13: open the value in $EDITOR for editing).
+// JSON is written back with a check on the stamp it was read at (open the
+// value in $EDITOR for editing).
 func TestExternalEditSavesWithCAS(t *testing.T) {
 	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
@@ -100,7 +100,7 @@ func TestExternalEditRefusalKeepsTheText(t *testing.T) {
 
 // TestExternalEditNoChangeWritesNothing: an edit in $EDITOR that leaves
 // the value as it is (re-indented, even) writes nothing, asks nothing, and
-// says so; the stamp stays (issue 19: a write that changes nothing is not
+// says so; the stamp stays (a write that changes nothing is not
 // made). A cancelled dialog keeps the edited text in the form.
 func TestExternalEditNoChangeWritesNothing(t *testing.T) {
 	h := newHarness(t)
@@ -122,8 +122,8 @@ func TestExternalEditNoChangeWritesNothing(t *testing.T) {
 // TestExternalEditLargeValueStaysResponsive: a 20 MB value written by the
 // editor is refused by its size, as e refuses one, and the work that costs
 // as much as the value (reading, measuring) runs in a command: no Update
-// call takes long, nothing is written, and the flash says why (issue 25
-// point 3: the form was built on the UI goroutine, 30 s for 20 MB).
+// call takes long, nothing is written, and the flash says why (the form was
+// built on the UI goroutine, 30 s for 20 MB).
 func TestExternalEditLargeValueStaysResponsive(t *testing.T) {
 	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
@@ -170,7 +170,7 @@ func TestExternalEditLargeValueStaysResponsive(t *testing.T) {
 // TestEditorCommandIsShellText: $EDITOR is shell text, as git reads it: an
 // editor with arguments, a quoted path with a space, and (unquoted) the
 // whole path of an executable with a space in it all run on the file;
-// $VISUAL comes first (issue 25 point 14: a space in the path failed).
+// $VISUAL comes first (a space in the path failed).
 func TestEditorCommandIsShellText(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "My Editor")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -203,8 +203,7 @@ func TestEditorCommandIsShellText(t *testing.T) {
 }
 
 // TestExternalEditFileInSessionDir: E's value file (0600) is made in the
-// session's private directory, and goes when the session closes (issue 25
-// point 5).
+// session's private directory, and goes when the session closes.
 func TestExternalEditFileInSessionDir(t *testing.T) {
 	h := newHarness(t)
 	goTo(h, `["accounts", "acme"]`)
@@ -227,7 +226,7 @@ func TestExternalEditFileInSessionDir(t *testing.T) {
 	}
 }
 
-// TestExternalEditLargeValue: issue 22 point 7. E refused a value over
+// TestExternalEditLargeValue: E refused a value over
 // 64 KiB; it hands the whole value to the editor and saves the edit
 // (checked against the stamp it was read at) after a dialog that names
 // the sizes, without the value entering the form.
@@ -268,7 +267,7 @@ func TestExternalEditLargeValue(t *testing.T) {
 
 // TestExternalEditOverItsCapSaysSo: a value over what E reads back
 // (Model.BigCap) is not handed to the editor only to be refused after the
-// edit: E says so at once and offers | (issue 22 point 7).
+// edit: E says so at once and offers |.
 func TestExternalEditOverItsCapSaysSo(t *testing.T) {
 	h := newHarness(t)
 	h.M.editor.BigCap = 3 * widgets.ValueCap
@@ -386,7 +385,7 @@ func TestEscOnLargeValueConflictAsks(t *testing.T) {
 
 // TestTTLFieldParsesAsTheCLIDoes: the TTL field takes durations through
 // usertext, as the CLI and the other forms: whole milliseconds, at least
-// one (issue 24 point 2: time.ParseDuration took "500us" as 0 ms, so the
+// one (time.ParseDuration took "500us" as 0 ms, so the
 // row was expired as it was written, and "1.5ms" as 1 ms).
 func TestTTLFieldParsesAsTheCLIDoes(t *testing.T) {
 	f := &entryForm{}

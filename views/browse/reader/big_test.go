@@ -12,8 +12,8 @@ import (
 	"kvdeck/views/viewtest"
 )
 
-// TestReaderStreamsAValueOfAnySize: issue 22 point 7, issue 23 point 4.
-// A value of several MB (2.5 MB on a file, 1 MB over sqld, whose client
+// TestReaderStreamsAValueOfAnySize: A value of several MB (2.5 MB on a file,
+// 1 MB over sqld, whose client
 // decodes each chunk's JSON slowly under -race: ten and four chunks and
 // index marks; the largedata test reads 50 MB) is read in the
 // reader through a window: G shows its last rows as the

@@ -13,7 +13,7 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// TestReaderReadsTheWholeValue: issue 22 point 7. The reader stopped at
+// TestReaderReadsTheWholeValue: The reader stopped at
 // 64 KiB and / past that point answered "no match"; it counts the
 // matches ("match 3 of 10"), n after G finds the match after the screen
 // (not after the last found), / starts a fresh query, and L shows the
@@ -69,7 +69,7 @@ func TestReaderReadsTheWholeValue(t *testing.T) {
 // a chunk at a time, past 64 KiB and several chunks: indented as JSON
 // (under the reader's L too: a command reads JSON, L is for the screen),
 // escapes kept as text, runes cut by chunks whole (it was a temporary
-// file written from the whole value in memory, issue 23 point 4). A
+// file written from the whole value in memory). A
 // pager gets the same stream (pager).
 func TestPagerStreamsTheWholeValue(t *testing.T) {
 	h := newHarness(t, 80, 18)
@@ -146,7 +146,7 @@ func TestPagerStreamsTheWholeValue(t *testing.T) {
 
 // TestReaderSearchRunsInACommand: / in the reader searches the value in
 // commands, a chunk each, not in Update (over a 100 MB value that froze
-// the screen for seconds, issue 23 point 4); the title says it is
+// the screen for seconds); the title says it is
 // searching; a newer query drops the older search's answer, and esc
 // stops the one in flight (the reader stays open).
 func TestReaderSearchRunsInACommand(t *testing.T) {

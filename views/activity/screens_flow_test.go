@@ -42,7 +42,7 @@ func seqOf(t *testing.T, s *store.Store) int64 {
 	return v.Seq
 }
 
-// TestBacklogCatchesUp (issue 22 point 1): opened after a bulk write of
+// TestBacklogCatchesUp: opened after a bulk write of
 // 30 commits of 100 rows, the tab's backlog (the last 20 commits, 2,000
 // rows: ten pages, more than one refresh reads) is read whole while the
 // store stays still, and every row of it says `earlier`; no line
@@ -72,9 +72,10 @@ func TestBacklogCatchesUp(t *testing.T) {
 	}
 }
 
-// TestBulkWhileOpenCatchesUp (issue 22 point 1): with the tab open, a
+// TestBulkWhileOpenCatchesUp: with the tab open, a
 // bulk write of 4 commits of 200 rows (pages of 20 rows here, so that it
-// is eight refreshes' worth, as 50k rows are in use) and then a few sets, with one
+// is eight refreshes' worth, as 50k rows are in use) and then a few sets,
+// with one
 // refresh after each (as the root's tick sees seq move), leave the tab
 // on the newest stamp with the sets on top, on a file and on sqld.
 // Failed before: it stood at stamp 4 of seq 7 on a file and 1 of 7 on
@@ -104,7 +105,7 @@ func TestBulkWhileOpenCatchesUp(t *testing.T) {
 	})
 }
 
-// TestFollowingOrPinned (issue 22 point 3): the title says whether the
+// TestFollowingOrPinned: the title says whether the
 // list follows the newest event or is pinned on the row the user moved
 // to (and how many newer events came above it); g follows again. enter
 // right after the newest event took the cursor acts on the row the user
@@ -159,7 +160,7 @@ func TestFollowingOrPinned(t *testing.T) {
 	}
 }
 
-// TestEnterOnASetRowOfADeletedKey (issue 22 point 4): enter on a `set`
+// TestEnterOnASetRowOfADeletedKey: enter on a `set`
 // row whose key was deleted since does as the `deleted` row does: it
 // says the key is gone and shows where it was, not "no key"; on a key
 // still there it shows the key. Failed before: it sent Browse to the
@@ -193,10 +194,10 @@ func screenData(t *testing.T, s *store.Store) {
 	}
 }
 
-// TestActivityScreens (issue 22 point 5): at the tab's size under 120x40,
+// TestActivityScreens: at the tab's size under 120x40,
 // 80x24 and 60x18 screens (the root keeps three lines), the list shows at
 // least five rows (the note folds away first) and the detail its key,
-// what happened and the change by path (issue 23 point 1: the diff of
+// what happened and the change by path (the diff of
 // before → after, where it showed two truncated values).
 // Failed before: at 80x24 the after value was cut off by the before
 // value's lines, at 60x18 one row showed under the note.
@@ -240,7 +241,7 @@ func TestActivityScreens(t *testing.T) {
 	}
 }
 
-// TestFilterTakesAWord (issue 22 point 11): / filters as it is typed,
+// TestFilterTakesAWord: / filters as it is typed,
 // as Browse's does: a plain word keeps the keys whose text holds it, with
 // no key syntax and no codec error; the input says what it takes; a key
 // prefix still works. Failed before: `users` gave a codec error on enter
@@ -281,7 +282,7 @@ func TestFilterTakesAWord(t *testing.T) {
 	}
 }
 
-// TestChangeUsesTheWidth (issue 22 point 12): the CHANGE column shows as
+// TestChangeUsesTheWidth: the CHANGE column shows as
 // much of a value as the width gives it. Failed before: 40 characters
 // at any width.
 func TestChangeUsesTheWidth(t *testing.T) {
@@ -298,7 +299,7 @@ func TestChangeUsesTheWidth(t *testing.T) {
 	}
 }
 
-// TestDroppedEventsSaid (issue 22 point 12): past the events it keeps,
+// TestDroppedEventsSaid: past the events it keeps,
 // the title counts those kept of those seen, and G, which stops at the
 // oldest kept, says how many older ones were dropped. Failed before: the
 // title counted every event ever seen as if shown, and G stopped without
@@ -315,7 +316,7 @@ func TestDroppedEventsSaid(t *testing.T) {
 	h.RequireView(fmt.Sprintf("%d older event(s) dropped: the tab keeps the newest 2000", total-2000))
 }
 
-// TestColumnsStayPut (issue 22 point 13): as rows scroll, from the
+// TestColumnsStayPut: as rows scroll, from the
 // `earlier` backlog to later sets with shorter keys, the columns keep
 // their places. Failed before: WHAT shrank to `set` and KEY to the keys
 // in view, moving every column after them.
@@ -341,7 +342,7 @@ func TestColumnsStayPut(t *testing.T) {
 	}
 }
 
-// TestIdleCatchUpReadsMore (issue 22 point 1): once nothing is committed
+// TestIdleCatchUpReadsMore: once nothing is committed
 // between two of its reads, the tab reads a backlog 25 pages a tick
 // rather than 5 (no writer to meet on a file's lock): 800 rows in pages
 // of 20 take two ticks after the refresh, not seven; meanwhile the title
