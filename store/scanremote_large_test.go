@@ -23,6 +23,7 @@ type scanWay struct {
 // function that keeps nothing) and the baselines: a plain pager of
 // 50,000-row keyset pages over /v2/pipeline and Hrana 3's cursor.
 func scanWays(t testing.TB, url string) []scanWay {
+	t.Helper()
 	s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 	return []scanWay{
 		{"kvdeck", func(ctx context.Context) (int, error) {

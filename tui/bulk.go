@@ -43,7 +43,7 @@ type bulkRun struct {
 func (*bulkRun) layer() layer { return layerBulkRun }
 
 func (*bulkRun) key(m model, msg tea.KeyMsg) (model, tea.Cmd, bool) {
-	return taken(m.handleBulkRun(msg))
+	return m.handleBulkRun(msg), nil, true
 }
 
 func (*bulkRun) line(m model) (string, bool) { return m.bulkProgress(), true }
@@ -259,13 +259,13 @@ func (m model) onBulkCommitted(msg bulkCommitted) (model, tea.Cmd) {
 
 // handleBulkRun: while a run is in progress, esc stops it after the
 // commit in flight; every other key waits.
-func (m model) handleBulkRun(msg tea.KeyMsg) (model, tea.Cmd) {
+func (m model) handleBulkRun(msg tea.KeyMsg) model {
 	if key.Matches(msg, bulkStop) {
 		b := *m.bulk()
 		b.stopping = true
 		m.overlays.put(&b)
 	}
-	return m, nil
+	return m
 }
 
 // bulkProgress is the message line during a run: the bar, the rows and

@@ -70,7 +70,8 @@ type keyHistoryRead struct {
 func (a keyHistoryRead) overlayGen() int { return a.gen }
 
 // orphaned keeps the machine made for a history closed before it came.
-func (a keyHistoryRead) orphaned(m model) (model, tea.Cmd) {
+// It sends nothing, but has overlayAnswer's shape.
+func (a keyHistoryRead) orphaned(m model) (model, tea.Cmd) { //nolint:unparam // overlayAnswer's method
 	if a.machine != nil && m.tm.machine == nil && !m.tm.other {
 		m.tm.machine = a.machine
 	}

@@ -104,6 +104,7 @@ func FuzzLoadSpill(f *testing.F) {
 
 // spills are the names of load's spills in dir.
 func spills(t *testing.T, dir string) []string {
+	t.Helper()
 	var out []string
 	for _, n := range storetest.DirNames(t, dir) {
 		if strings.HasPrefix(n, "kvdeck-load-") {

@@ -145,7 +145,7 @@ func scrapeWhile(ctx context.Context, args []string, env map[string]string, lock
 			if ctx.Err() != nil {
 				continue
 			}
-			return fmt.Errorf("scrape %d: %d %v\n%s", scrapes, resp.StatusCode, err, firstLines(string(body), 30))
+			return fmt.Errorf("scrape %d: %d %w\n%s", scrapes, resp.StatusCode, err, firstLines(string(body), 30))
 		}
 		scrapes++
 	}

@@ -398,7 +398,7 @@ func TestTUITimeMachineLitestream(t *testing.T) {
 		}
 		e, ok, err := p.Store.GetRaw(ctx, lease)
 		if err != nil || !ok || string(e.Value) != `{"holder":"a"}` || !p.Store.Info().ReadOnly {
-			return fmt.Errorf("at the point: %q %v %v", e.Value, ok, err)
+			return fmt.Errorf("at the point: %q %v %w", e.Value, ok, err)
 		}
 		if err := p.Close(ctx); err != nil {
 			return err
