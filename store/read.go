@@ -243,23 +243,6 @@ func (s *Store) listQuery(opts ListOptions, lo, hi []byte, limit int) (string, [
 	return q, args
 }
 
-// scanStmt is a whole listing in one statement (a streamed Scan's): the
-// rows of opts in key order, past its Cursor, at most its Limit (zero: no
-// cap), the filters evaluated at now.
-func (s *Store) scanStmt(opts ListOptions) (stmt, error) {
-	lo, hi, err := listRange(opts)
-	if err != nil {
-		return stmt{}, err
-	}
-	where, args, order := s.listWhere(opts, lo, hi)
-	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + where + " ORDER BY k " + order
-	if opts.Limit > 0 {
-		q += " LIMIT ?"
-		args = append(args, opts.Limit)
-	}
-	return stmt{sql: q, args: args}, nil
-}
-
 // entryCostSQL estimates the bytes a row read with entrySQL takes in a
 // Hrana answer: each cell's JSON wrapper, a base64 key, and the value,
 // which travels as a BLOB over a server: base64, 4 bytes for 3 (length of

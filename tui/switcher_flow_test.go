@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	kvhist "kvdeck/internal/history"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storeconfig"
@@ -32,7 +31,6 @@ type savedStores struct {
 	path, journals string
 	env            map[string]string
 	clock          *store.VirtualClock
-	machine        *kvhist.Machine // the store's past, for :at (nil: none)
 }
 
 // saveStores writes conf as dir/config.toml: the saved stores, their
