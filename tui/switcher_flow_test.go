@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 
+	kvhist "kvdeck/internal/history"
 	"kvdeck/internal/journal"
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storeconfig"
@@ -31,6 +32,8 @@ type savedStores struct {
 	path, journals string
 	env            map[string]string
 	clock          *store.VirtualClock
+	//lint:ignore U1000 set and read by the large-data lock matrix (largedata tag)
+	machine *kvhist.Machine // the store's past, for :at (nil: none)
 }
 
 // saveStores writes conf as dir/config.toml: the saved stores, their
