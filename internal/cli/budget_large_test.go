@@ -31,7 +31,9 @@ func TestLargeRemoteBudgets(t *testing.T) {
 	}{
 		{[]string{"stats"}, 3},
 		{[]string{"doctor"}, 5},
-		{[]string{"sweep", "--dry-run"}, 4},
+		// The dry run: open, census, and its listing of 50,000 expired
+		// rows; one request more since remote listings became keyset pages.
+		{[]string{"sweep", "--dry-run"}, 5},
 		{[]string{"sweep"}, 35},
 	} {
 		began := time.Now()
