@@ -464,7 +464,7 @@ func TestClickTab(t *testing.T) {
 func TestReaderKeepsTheGlobalKeys(t *testing.T) {
 	a := reference(t, false, 120, 40)
 	a.command(`goto ["accounts", "acme", "billing"]`)
-	a.waitFor(`["accounts", "acme", "billing"]`)
+	a.waitFor(`["accounts", "acme", "billing"]`, "stamp ") // the entry read: v reads it
 	a.keys("v")
 	a.waitFor("VALUE ", "space page")
 	a.keys("2")
