@@ -35,6 +35,9 @@ type fleetState struct {
 	// opening names the store enter asked for, until it is open or
 	// failed.
 	opening string
+	// pick is the row a fleet-mode tab's enter selects once its store is
+	// open (fleettabs.go).
+	pick pendingSelect
 }
 
 // fleetShown is the Fleet view shown over the tabs, an overlay
@@ -132,7 +135,7 @@ func (m model) fleetHelpLines() []string {
 // fleetTick reads the stores again on a live tick while the view shows.
 func (m model) fleetTick(msg refreshTick) tea.Cmd {
 	if !m.fleetOpen() || msg.gen != m.refresh.gen || m.refresh.paused {
-		return nil
+		return m.fleetTabTick(msg)
 	}
 	return m.fl.view.Refresh()
 }

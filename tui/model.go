@@ -105,7 +105,11 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 	}
 	m.sw.current = cfg.Current
+	if cfg.FleetGroup != "" {
+		m.tab = tabAlarms // --fleet: the most overdue alarm of the fleet first
+	}
 	m.tabs = newTabs(m.deps(), st)
+	m.focusTab()
 	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	return m
 }
@@ -129,7 +133,7 @@ func (m model) deps() views.Deps {
 		// each key now too.
 		open, live = nil, m.tm.live
 	}
-	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, Live: live, StateDir: m.cfg.StateDir}
+	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, Live: live, StateDir: m.cfg.StateDir, Fleet: m.members()}
 }
 
 // Init starts the views, reads the store version and arms the ticks.
@@ -219,6 +223,8 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 		return m.gotoKey(msg.Key)
 	case views.ShowRecordMsg:
 		return m.showRecord(msg.Key)
+	case views.OpenInStoreMsg:
+		return m.openInStore(msg)
 	case storeOpened:
 		return m.onOpened(msg)
 	case storeSwitched:
@@ -376,6 +382,17 @@ func (m *model) switchTab(t tab) tea.Cmd {
 		return m.tabs.refresh(t)
 	}
 	return nil
+}
+
+// focusTab gives the tab shown the keys, and no other tab (new views
+// start with Browse's focused).
+func (m *model) focusTab() {
+	for t := range numTabs {
+		if t != m.tab {
+			m.tabs.view(t).Blur()
+		}
+	}
+	m.tabs.view(m.tab).Focus()
 }
 
 // setSize lays the screen out: tab bar, body, flash line, status bar.

@@ -39,6 +39,10 @@ type Base struct {
 
 	Width, Height int
 
+	// Fleet is the tab's fleet mode (fleet.go): every store of a group
+	// at once.
+	Fleet Fleet
+
 	load LoadFunc // reads the view's rows (NewBase)
 }
 
@@ -48,13 +52,45 @@ type LoadFunc func(s *store.Store, session, gen int, now int64) tea.Cmd
 
 // NewBase takes the engine of deps and tags the
 // first load here, not in Init (Init's receiver is a copy); load reads
-// the view's rows.
-func NewBase(deps views.Deps, styles themes.Styles, load LoadFunc) Base {
-	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly(), load: load}
+// the view's rows, fleet the fleet mode's.
+func NewBase(deps views.Deps, styles themes.Styles, load LoadFunc, fleet FleetDef) Base {
+	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly(), load: load, Fleet: NewFleet(fleet, deps)}
 	b.Store = deps.Store
 	b.Gen, b.Loading = b.NextTag(), true
 	return b
 }
+
+// Resize sets the view's size (and its fleet mode's).
+func (b *Base) Resize(w, h int) {
+	b.Width, b.Height = w, h
+	b.Fleet.SetHeight(h)
+}
+
+// InFleet reports whether the tab shows its fleet mode.
+func (b Base) InFleet() bool { return b.Fleet.On }
+
+// FleetTick reads the fleet again on a live tick (nil when the mode is
+// off): the fleet's stores change without the store shown changing.
+func (b Base) FleetTick() tea.Cmd { return b.Fleet.Refresh() }
+
+// ToggleFleet switches between this store and the fleet; back on this
+// store it reads the store again (the fleet mode did not).
+func (b *Base) ToggleFleet() tea.Cmd {
+	cmd := b.Fleet.Toggle()
+	if b.Fleet.On {
+		return cmd
+	}
+	return tea.Batch(cmd, b.Reload())
+}
+
+// LeaveFleet shows this store again (enter on a row of the store shown).
+func (b *Base) LeaveFleet() tea.Cmd {
+	b.Fleet.On = false
+	return b.Reload()
+}
+
+// SetFleetGroup sets the group the fleet mode shows.
+func (b *Base) SetFleetGroup(group string) { b.Fleet.SetGroup(group) }
 
 // Focus gives the view the keys.
 func (b *Base) Focus() { b.Focused = true }
@@ -83,6 +119,10 @@ func (b Base) LoadCmd() tea.Cmd {
 	}
 	return b.load(b.Store, b.Deps.Session, b.Gen, b.Deps.Now())
 }
+
+// InitCmd is the view's Init: its first load, and the fleet mode's
+// listing when it starts on (--fleet).
+func (b Base) InitCmd() tea.Cmd { return tea.Batch(b.LoadCmd(), b.Fleet.StartCmd()) }
 
 // Reload tags a new load and returns it (Refresh); nil when there is no
 // store to load from.
