@@ -12,10 +12,10 @@ import (
 )
 
 // fleetColumns are the fleet mode's columns after STORE: leaseColumns'
-// kind, name, id, holder, time left and state (the bar, the stamp and the
-// age are the store's own view).
-var fleetColumns = []widgets.Column{leaseColumns[1], leaseColumns[2], leaseColumns[3], leaseColumns[4],
-	{Title: "TIME LEFT", Width: 10, Keep: true}, {Title: "STATE", Width: 0}}
+// kind, name, id, holder (taking the room left), time left and state
+// (the bar, the stamp and the age are the store's own view).
+var fleetColumns = []widgets.Column{leaseColumns[1], leaseColumns[2], leaseColumns[3],
+	{Title: "HOLDER", Width: 0, Min: 9, Middle: true}, {Title: "TIME LEFT", Width: 10, Keep: true}, {Title: "STATE", Width: 15, Drop: 5}}
 
 // fleetCells picks fleetColumns' cells of leaseCells'.
 var fleetCells = []int{1, 2, 3, 4, 7, 8}
