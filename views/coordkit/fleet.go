@@ -3,7 +3,6 @@ package coordkit
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -116,7 +115,7 @@ type Fleet struct {
 	sem          chan struct{}
 	list         widgets.ListCursor
 	moved        bool // a key moved the cursor: it follows its row; else it stays on the first
-	height       int // rows of the list shown (SetHeight), for paging
+	height       int  // rows of the list shown (SetHeight), for paging
 }
 
 // fleetMember is one store's last read.
@@ -302,7 +301,7 @@ func (f Fleet) Rows() []FleetRow {
 		case !r.done:
 			trouble = append(trouble, FleetRow{Store: name, state: "… reading"})
 		case r.err != nil:
-			trouble = append(trouble, FleetRow{Store: name, state: "✗ " + StoreState(r.err), err: r.err})
+			trouble = append(trouble, FleetRow{Store: name, state: "✗ " + store.Trouble(r.err), err: r.err})
 		default:
 			out = append(out, r.rows...)
 		}
@@ -327,22 +326,6 @@ func (f *Fleet) follow() {
 
 // Selected is the row under the cursor.
 func (f Fleet) Selected() (FleetRow, bool) { return widgets.Selected(f.list, f.Rows()) }
-
-// StoreState says in a word or two why a store could not be read:
-// missing file, not a store, unauthorized, unreachable, or error.
-func StoreState(err error) string {
-	switch {
-	case errors.Is(err, store.ErrNoDatabase):
-		return "missing file"
-	case errors.Is(err, store.ErrNotStore):
-		return "not a store"
-	case errors.Is(err, store.ErrUnauthorized):
-		return "unauthorized"
-	case errors.Is(err, store.ErrUnreachable), errors.Is(err, context.DeadlineExceeded):
-		return "unreachable"
-	}
-	return "error"
-}
 
 // HandleKey handles the mode's own keys (moves, enter, r); ok is false
 // for any other key, which the tab's table then refuses (FleetOff).
