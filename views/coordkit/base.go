@@ -9,6 +9,7 @@ package coordkit
 import (
 	"fmt"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -240,4 +241,40 @@ func TitleAndSummary(st themes.Styles, title, summary string, w int) []string {
 		return []string{st.PaneTitle.Render(title) + st.Muted.Render(" · "+summary)}
 	}
 	return append([]string{st.PaneTitle.Render(title)}, widgets.ProseLines(summary, st.Muted, w)...)
+}
+
+// ShortHelp is a coordination tab's one-line help, in the order the tab
+// takes keys: the fleet mode's (toggle leaves it), the open form's, the
+// filter's while it is typed, else the tab's table's.
+func ShortHelp[M any](b Base, filter widgets.Filter, toggle key.Binding, as views.Actions[M]) []key.Binding {
+	switch {
+	case b.Fleet.On:
+		return b.Fleet.Help(toggle)
+	case b.Form != nil:
+		return b.Form.Help()
+	case filter.Typing():
+		return filter.Help()
+	}
+	return as.ShortHelp(b.ReadOnly)
+}
+
+// FullHelp is a coordination tab's every key, in columns (as ShortHelp:
+// a form or a filter typed shows only its own keys).
+func FullHelp[M any](b Base, filter widgets.Filter, toggle key.Binding, as views.Actions[M]) [][]key.Binding {
+	switch {
+	case b.Fleet.On:
+		return b.Fleet.FullHelp(toggle)
+	case b.Form != nil || filter.Typing():
+		return [][]key.Binding{ShortHelp(b, filter, toggle, as)}
+	}
+	return as.FullHelp(b.ReadOnly)
+}
+
+// RefreshCmd re-reads the tab's store when it changed; nil in the fleet
+// mode, which the live tick reads (FleetTick).
+func (b *Base) RefreshCmd() tea.Cmd {
+	if b.Fleet.On {
+		return nil
+	}
+	return b.Reload()
 }

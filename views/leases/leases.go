@@ -166,38 +166,20 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// Refresh re-reads the leases: the store changed (in the fleet mode the
-// live tick reads the fleet: FleetTick).
+// Refresh re-reads the leases: the store changed (coordkit's RefreshCmd).
 func (m Model) Refresh() (Model, tea.Cmd) {
-	if m.InFleet() {
-		return m, nil
-	}
-	cmd := m.Reload()
+	cmd := m.RefreshCmd()
 	return m, cmd
 }
 
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
-	switch {
-	case m.InFleet():
-		return m.Fleet.Help(m.keys.Fleet)
-	case m.Form != nil:
-		return m.Form.Help()
-	case m.filter.Typing():
-		return m.filter.Help()
-	}
-	return m.keys.actions().ShortHelp(m.ReadOnly)
+	return coordkit.ShortHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
-	if m.InFleet() {
-		return m.Fleet.FullHelp(m.keys.Fleet)
-	}
-	if m.Form != nil || m.filter.Typing() {
-		return [][]key.Binding{m.ShortHelp()}
-	}
-	return m.keys.actions().FullHelp(m.ReadOnly)
+	return coordkit.FullHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
 // heldLease is a lease kvdeck acquired, with the TTL it asked for.
