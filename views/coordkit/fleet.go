@@ -480,11 +480,14 @@ func (f Fleet) View(st themes.Styles, w, h int) string {
 
 // FleetKey handles a key of a tab in the fleet mode: the mode's own keys
 // act; the rest go to the tab's table as, which refuses them (FleetOff)
-// but for the key that leaves the mode.
-func FleetKey[M any](m *M, f *Fleet, msg tea.KeyMsg, as views.Actions[M], readOnly bool) tea.Cmd {
+// but for the key that leaves the mode. The table is asked as if the
+// store shown were writable: the fleet's reason, not the store's
+// read-only mode, is why a write does not act here (FleetOff refuses
+// every write).
+func FleetKey[M any](m *M, f *Fleet, msg tea.KeyMsg, as views.Actions[M]) tea.Cmd {
 	if cmd, ok := f.HandleKey(msg); ok {
 		return cmd
 	}
-	cmd, _ := as.Dispatch(m, msg, readOnly)
+	cmd, _ := as.Dispatch(m, msg, false)
 	return cmd
 }

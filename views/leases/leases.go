@@ -151,7 +151,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		switch {
 		case m.InFleet():
-			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions(), m.ReadOnly)
+			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions())
 			return m, cmd
 		case m.Form != nil:
 			return m.handleForm(msg)

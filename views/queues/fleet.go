@@ -12,9 +12,11 @@ import (
 )
 
 // fleetColumns are the fleet mode's columns after STORE: queueColumns'
-// queue, ready, delayed and oldest ready's age, and the messages on their
-// final attempt.
-var fleetColumns = append(append([]widgets.Column{}, queueColumns[1:]...), widgets.Column{Title: "FINAL", Width: 5, Right: true})
+// queue, ready and delayed, the oldest ready message's age (wider: a
+// fleet holds older queues than a look at one store shows) and the
+// messages on their final attempt.
+var fleetColumns = []widgets.Column{queueColumns[1], queueColumns[2], queueColumns[3],
+	{Title: "OLDEST", Width: 8}, {Title: "FINAL", Width: 5, Right: true}}
 
 // fleetDef is the Queues tab's fleet mode: one row per queue of every
 // store of the group, the queues with messages ready first, the oldest

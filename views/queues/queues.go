@@ -185,7 +185,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		switch {
 		case m.InFleet():
-			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions(), m.ReadOnly)
+			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions())
 			return m, cmd
 		case m.markAll != nil && key.Matches(msg, markStop):
 			return m.stopMarkAll()

@@ -82,14 +82,15 @@ func FleetGoldens[V Model[V], P Sizer[V]](t *testing.T, build func(views.Deps, t
 // FleetOfFileSqldAndDead: the tab's fleet mode over a file store and a
 // sqld store (the reference's rows each) and a dead URL shows the rows
 // of both stores, each with its STORE, and the dead one as a row that
-// says unreachable; its writes are refused with the reason, and enter
+// says unreachable; its writes are refused with the fleet's reason (the
+// store shown is read-only: that is not the reason given), and enter
 // asks the root for the row's store. want is a text of the reference's
 // rows the screen must show (an alarm's id, a queue's name).
 func FleetOfFileSqldAndDead[V Model[V], P Sizer[V]](t *testing.T, build func(views.Deps, themes.Styles) V, want, write string) {
 	t.Helper()
 	srv := sqldtest.Start(t)
 	storetest.CopyReferenceRows(t, srv.URL)
-	s, clock, file := Reference(t, false)
+	s, clock, file := Reference(t, true) // the fleet's reason, not read-only, refuses the write
 	hs := Start[V, P](t, s, clock, 120, 37, build, Fleet(clock, "",
 		FleetStore{"file", "g", file}, FleetStore{"sqld", "g", srv.URL}, FleetStore{"dead", "g", DeadURL}))
 	hs.Keys("A")
