@@ -132,6 +132,17 @@ func (m model) fleetHelpLines() []string {
 	return strings.Split(strings.Join(text, "\n"), "\n")
 }
 
+// fleetUpdate hands the Fleet view, once made, a message the root does
+// not take itself (its reads' answers).
+func (m *model) fleetUpdate(msg tea.Msg) tea.Cmd {
+	if !m.fl.made {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.fl.view, cmd = m.fl.view.Update(msg)
+	return cmd
+}
+
 // fleetTick reads the stores again on a live tick while the view shows.
 func (m model) fleetTick(msg refreshTick) tea.Cmd {
 	if !m.fleetOpen() || msg.gen != m.refresh.gen || m.refresh.paused {

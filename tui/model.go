@@ -242,10 +242,7 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 	case views.BulkMsg, bulkStart, bulkCopied:
 		return m.onBulkMsg(msg)
 	}
-	var fl tea.Cmd
-	if m.fl.made {
-		m.fl.view, fl = m.fl.view.Update(msg)
-	}
+	fl := m.fleetUpdate(msg)
 	out := m.tabs.updateAll(msg, m.tab)
 	return m, tea.Batch(fl, out)
 }
