@@ -71,14 +71,7 @@ func TestFleetTabsFlow(t *testing.T) {
 		file, srv.URL, viewtest.DeadURL)
 	clock := viewtest.FixedClock()
 	saved := saveStores(t, dir, conf, nil, clock)
-	s, entry, err := saved.open(storetest.Ctx(t), "file")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	cfg := Config{Clock: clock, Refresh: 300 * time.Millisecond, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
-	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
-	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))}
+	a := runSaved(t, saved, "file", 120, 40, 300*time.Millisecond)
 	a.waitFor("file (g)", "seq ")
 
 	a.keys("3", "A")

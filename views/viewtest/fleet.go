@@ -63,6 +63,18 @@ func goldenFleet(t *testing.T) (*store.Store, *store.VirtualClock, Option) {
 		FleetStore{"evil\x1b]52;c;aGk=\x07", "prod", ref})
 }
 
+// FleetMode runs each check of a tab's fleet mode in a subtest: its
+// goldens (FleetGoldens), a fleet of a file, a sqld and a dead URL
+// (FleetOfFileSqldAndDead: want, a text of the reference's first row;
+// write, a write key) and the budget (FleetBudget: tick, the root's
+// live tick).
+func FleetMode[V Model[V], P Sizer[V]](t *testing.T, build func(views.Deps, themes.Styles) V, tick func(V) tea.Cmd, want, write string) {
+	t.Helper()
+	t.Run("golden", func(t *testing.T) { FleetGoldens[V, P](t, build) })
+	t.Run("file-sqld-dead", func(t *testing.T) { FleetOfFileSqldAndDead[V, P](t, build, want, write) })
+	t.Run("budget", func(t *testing.T) { FleetBudget[V, P](t, build, tick) })
+}
+
 // FleetGoldens: the tab build makes, on the wide and the small screens,
 // over goldenFleet, after A turned its fleet mode on (every store read),
 // is its golden.
