@@ -8,7 +8,7 @@ import (
 )
 
 // The fleet mode of Leases, Alarms and Queues (views/coordkit's Fleet):
-// A in those tabs shows every saved store of a group at once, read on
+// W in those tabs shows every saved store of a group at once, read on
 // the live refresh's tick (one read per store and tick, the Fleet view's
 // opener: read-only, each store kept open between reads). The group is
 // --fleet's, else the saved store's the tabs show, else every saved

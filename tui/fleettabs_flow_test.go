@@ -57,9 +57,9 @@ func TestFleetTabsGolden(t *testing.T) {
 
 // TestFleetTabsFlow: a fleet of a file store (the TUI starts on it), a
 // sqld store (the reference's rows each) and a dead URL, in group g.
-// A on Alarms shows the rows of both stores and the dead one as a row;
+// W on Alarms shows the rows of both stores and the dead one as a row;
 // f is refused in the fleet mode with its reason; enter on the sqld row
-// opens sqld in Alarms with that alarm selected; A there shows the fleet
+// opens sqld in Alarms with that alarm selected; W there shows the fleet
 // again, and enter on a row of the store shown leaves the fleet mode
 // there, the row selected, without opening anything.
 func TestFleetTabsFlow(t *testing.T) {
@@ -74,18 +74,18 @@ func TestFleetTabsFlow(t *testing.T) {
 	a := runSaved(t, saved, "file", 120, 40, 300*time.Millisecond)
 	a.waitFor("file (g)", "seq ")
 
-	a.keys("3", "A")
+	a.keys("3", "W")
 	a.waitFor("ALARMS", "fleet: group g", "3 store(s) · 1 down · most overdue first", "sqld ", "✗ unreachable")
 	a.keys("f")
 	a.waitFor("fleet mode: fire due alarms (f) acts on one store")
 	// The rows: file's and sqld's first alarm, tied, file first.
 	a.keys("j", "enter")
 	a.waitFor("switched to store sqld (g)", "CLASSES")
-	a.keys("A")
+	a.keys("W")
 	a.waitFor("3 store(s) · 1 down · most overdue first")
 	a.keys("enter") // file's row: another store again
 	a.waitFor("switched to store file (g)")
-	a.keys("A")
+	a.keys("W")
 	a.waitFor("3 store(s) · 1 down · most overdue first")
 	a.keys("enter") // file's row, the store shown
 	a.waitFor("CLASSES")

@@ -58,7 +58,7 @@ type tuiSurface struct {
 	// GlobalKeys) whose overlay is open over it instead.
 	tab tab
 	key string
-	// fleet: the tab's fleet mode (A), every store of the saved store's
+	// fleet: the tab's fleet mode (W), every store of the saved store's
 	// group (svc's, the file under the writer, is one).
 	fleet bool
 	// open are the keys that open the surface, once it first drew
@@ -88,9 +88,9 @@ func tuiMatrix() []tuiSurface {
 		{name: "Leases", tab: tabLeases, open: []string{"2"}, use: []string{"r", "j"}, shows: []string{"worker"}},
 		{name: "Alarms", tab: tabAlarms, open: []string{"3"}, use: []string{"r", "l", "h"}, shows: []string{"billing"}},
 		{name: "Queues", tab: tabQueues, open: []string{"4"}, use: []string{"r", "l", "h"}, shows: []string{"emails"}},
-		{name: "Leases: fleet mode", tab: tabLeases, fleet: true, open: []string{"2", "A"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "worker"}},
-		{name: "Alarms: fleet mode", tab: tabAlarms, fleet: true, open: []string{"3", "A"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "billing"}},
-		{name: "Queues: fleet mode", tab: tabQueues, fleet: true, open: []string{"4", "A"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "emails"}},
+		{name: "Leases: fleet mode", tab: tabLeases, fleet: true, open: []string{"2", "W"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "worker"}},
+		{name: "Alarms: fleet mode", tab: tabAlarms, fleet: true, open: []string{"3", "W"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "billing"}},
+		{name: "Queues: fleet mode", tab: tabQueues, fleet: true, open: []string{"4", "W"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "emails"}},
 		{name: "Compose", tab: tabCompose, open: []string{"5"}, use: []string{"r"}},
 		{name: "Race", tab: tabRace, open: []string{"6"}, use: []string{"r"}},
 		{name: "Sweep: census and dry run", tab: tabSweep, open: []string{"7"}, use: []string{"enter", "r"}, shows: []string{"50011"}},

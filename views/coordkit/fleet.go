@@ -91,9 +91,9 @@ func DefaultFleetKeys() FleetKeys {
 }
 
 // FleetToggleKey is the key of every coordination tab that switches
-// between this store and the fleet (A: all the group's stores).
+// between this store and the fleet (W: the whole group).
 func FleetToggleKey() key.Binding {
-	return key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "fleet: every store of the group / this store"))
+	return key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "fleet mode: every store of the group / this store"))
 }
 
 // Fleet is a tab's fleet mode. The members are pointers shared by the
@@ -374,10 +374,10 @@ func FleetOff[M any](as views.Actions[M], on func(M) bool, keep *key.Binding) vi
 		if a.What != "" {
 			what = a.What
 		}
-		k := views.KeyName(*a.Binding)
+		k, leave := views.KeyName(*a.Binding), views.KeyName(*keep)
 		out[i].Off = func(m M) string {
 			if on(m) {
-				return "fleet mode: " + what + " (" + k + ") acts on one store, not the fleet: enter opens the row's store, where it acts and asks as usual (A leaves the fleet mode)"
+				return "fleet mode: " + what + " (" + k + ") acts on one store, not the fleet: enter opens the row's store, where it acts and asks as usual (" + leave + " leaves the fleet mode)"
 			}
 			if off != nil {
 				return off(m)

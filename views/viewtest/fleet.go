@@ -76,7 +76,7 @@ func FleetMode[V Model[V], P Sizer[V]](t *testing.T, build func(views.Deps, them
 }
 
 // FleetGoldens: the tab build makes, on the wide and the small screens,
-// over goldenFleet, after A turned its fleet mode on (every store read),
+// over goldenFleet, after W turned its fleet mode on (every store read),
 // is its golden.
 func FleetGoldens[V Model[V], P Sizer[V]](t *testing.T, build func(views.Deps, themes.Styles) V) {
 	t.Helper()
@@ -85,7 +85,7 @@ func FleetGoldens[V Model[V], P Sizer[V]](t *testing.T, build func(views.Deps, t
 			s, clock, fleet := goldenFleet(t)
 			w, h := screen.Body()
 			hs := Start[V, P](t, s, clock, w, h, build, fleet)
-			hs.Keys("A")
+			hs.Keys("W")
 			golden.RequireEqual(t, hs.M.View())
 		})
 	}
@@ -105,7 +105,7 @@ func FleetOfFileSqldAndDead[V Model[V], P Sizer[V]](t *testing.T, build func(vie
 	s, clock, file := Reference(t, true) // the fleet's reason, not read-only, refuses the write
 	hs := Start[V, P](t, s, clock, 120, 37, build, Fleet(clock, "",
 		FleetStore{"file", "g", file}, FleetStore{"sqld", "g", srv.URL}, FleetStore{"dead", "g", DeadURL}))
-	hs.Keys("A")
+	hs.Keys("W")
 	hs.RequireView("fleet: every saved store", "3 store(s)", "1 down", "STORE", "dead", "✗ unreachable")
 	for _, name := range []string{"file", "sqld"} {
 		if line := hs.ViewLine(name + " "); !strings.Contains(line, want) {
@@ -120,9 +120,9 @@ func FleetOfFileSqldAndDead[V Model[V], P Sizer[V]](t *testing.T, build func(vie
 	if len(hs.Opened) != 1 || hs.Opened[0].Store != "file" && hs.Opened[0].Store != "sqld" || hs.Opened[0].Key == nil {
 		t.Fatalf("enter asked the root for %+v, want the first row's store and key", hs.Opened)
 	}
-	hs.Keys("A")
+	hs.Keys("W")
 	if strings.Contains(hs.M.View(), "STORE") {
-		t.Errorf("A again shows the fleet still:\n%s", hs.M.View())
+		t.Errorf("W again shows the fleet still:\n%s", hs.M.View())
 	}
 }
 
@@ -139,14 +139,14 @@ func FleetBudget[V Model[V], P Sizer[V]](t *testing.T, build func(views.Deps, th
 	clock := FixedClock()
 	s := Open(t, srv.URL, clock, true)
 	one := Start[V, P](t, s, clock, 120, 37, build, Fleet(clock, "", FleetStore{"s0", "", proxy.URL}))
-	single := proxy.Count(func() { one.Keys("A") })
+	single := proxy.Count(func() { one.Keys("W") })
 	const n = 12
 	var stores []FleetStore
 	for i := range n {
 		stores = append(stores, FleetStore{fmt.Sprintf("s%02d", i), "", proxy.URL})
 	}
 	hs := Start[V, P](t, s, clock, 120, 37, build, Fleet(clock, "", stores...))
-	reqs := proxy.Count(func() { hs.Keys("A") })
+	reqs := proxy.Count(func() { hs.Keys("W") })
 	t.Logf("one store: %d request(s) a read; %d stores: %d on A", single, n, reqs)
 	if single < 1 || reqs != n*single {
 		t.Errorf("A over %d stores: %d requests, want %d (one read of %d request(s) per store)", n, reqs, n*single, single)
