@@ -29,10 +29,7 @@ func seedBulk(t *testing.T, url string, rows, valueBytes int) {
 // saw rows rows.
 func startBulkWatch(ctx context.Context, t *testing.T, s *store.Store, rows int) *watcher {
 	t.Helper()
-	w := newTestWatcher(t, s, []codec.Key{{codec.String("bulk")}})
-	if err := w.start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w := startTestWatcher(ctx, t, s, []codec.Key{{codec.String("bulk")}})
 	if w.seen.Len() != rows {
 		t.Fatalf("start saw %d rows, want %d", w.seen.Len(), rows)
 	}
