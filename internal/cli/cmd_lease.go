@@ -128,12 +128,9 @@ func (c *LeaseAcquireCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	timeout, err := positiveDuration("--timeout", c.Timeout, true)
+	timeout, err := leaseWait("--timeout", c.Timeout)
 	if err != nil {
 		return err
-	}
-	if timeout == 0 {
-		timeout = -1 // one attempt
 	}
 	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate})
 	if err != nil {
@@ -252,6 +249,16 @@ func parseStamp(what, s string) (string, error) {
 		return "", fmt.Errorf("%s %s: %w", what, shown(s), err)
 	}
 	return stamp, nil
+}
+
+// leaseWait reads how long to keep trying for a held lease
+// (coord.LeaseOptions.Timeout): 0 typed is one attempt, coord's -1.
+func leaseWait(what, s string) (time.Duration, error) {
+	d, err := positiveDuration(what, s, true)
+	if d == 0 && err == nil {
+		d = -1
+	}
+	return d, err
 }
 
 // positiveDuration reads a whole-millisecond Go duration that must be
