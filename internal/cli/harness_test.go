@@ -62,20 +62,18 @@ func (c *cli) must(args ...string) string {
 }
 
 // mustMain runs kvdeck with exactly args in env, no stdin, and fails the
-// test unless it exits 0; it returns stdout.
-func mustMain(t *testing.T, env map[string]string, args ...string) string {
+// test unless it exits 0.
+func mustMain(t *testing.T, env map[string]string, args ...string) {
 	t.Helper()
-	r := runMain(t, env, "", args)
-	if r.code != 0 {
+	if r := runMain(t, env, "", args); r.code != 0 {
 		t.Fatalf("kvdeck %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 	}
-	return r.stdout
 }
 
 // mustAt is mustMain on the database at url with the clock at now.
-func mustAt(t *testing.T, env map[string]string, url string, now int64, args ...string) string {
+func mustAt(t *testing.T, env map[string]string, url string, now int64, args ...string) {
 	t.Helper()
-	return mustMain(t, env, append([]string{"--db", url, "--now", strconv.FormatInt(now, 10)}, args...)...)
+	mustMain(t, env, append([]string{"--db", url, "--now", strconv.FormatInt(now, 10)}, args...)...)
 }
 
 // runMain calls Main with exactly the given arguments and environment.
