@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"testing"
 
 	"kvdeck/codec"
@@ -31,6 +32,39 @@ func absentCommit(prefix string, n int) ([]store.Check, []store.Mutation) {
 func smallLimits(t *testing.T, s *store.Store) {
 	t.Helper()
 	t.Cleanup(store.SetCommitLimits(s, 40, 7, 9))
+}
+
+// commitStampChecks: stamp checks of the first n keys under prefix "a", at
+// the stamp they have, and again the checks at the indexes repeat, commit
+// a set; the check of key n-1 made stale, they fail at that index and
+// write nothing. It returns the set and key 0's entry.
+func commitStampChecks(t *testing.T, ctx context.Context, s *store.Store, n int, repeat ...int) ([]store.Mutation, store.Entry) {
+	t.Helper()
+	first, _, err := s.Get(ctx, bigKey("a", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamped := make([]store.Check, 0, n+len(repeat))
+	for i := range n {
+		stamped = append(stamped, store.Check{Key: bigKey("a", i), Versionstamp: first.Versionstamp()})
+	}
+	for _, i := range repeat {
+		stamped = append(stamped, stamped[i])
+	}
+	set := []store.Mutation{{Type: store.MutationSet, Key: bigKey("c", 0), Value: []byte(`2`)}}
+	res, err := s.Commit(ctx, stamped, set)
+	if err != nil || !res.OK {
+		t.Fatalf("%d stamp checks that hold: %+v %v", len(stamped), res, err)
+	}
+	stamped[n-1].Versionstamp = codec.FormatStamp(1)
+	res, err = s.Commit(ctx, stamped, []store.Mutation{{Type: store.MutationSet, Key: bigKey("c", 1), Value: []byte(`3`)}})
+	if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != n-1 {
+		t.Fatalf("%d stamp checks, one stale: %+v %v", len(stamped), res, err)
+	}
+	if _, found, _ := s.Get(ctx, bigKey("c", 1)); found {
+		t.Fatal("a commit with a stale stamp wrote its set")
+	}
+	return set, first
 }
 
 // TestCommitChecksInChunks: with small limits, 60 absent checks (one of an
@@ -75,29 +109,8 @@ func TestCommitChecksInChunks(t *testing.T) {
 			t.Fatalf("failed commits moved seq from %d to %d", seq, seq2)
 		}
 
-		first, _, err := s.Get(ctx, bigKey("a", 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		stamped := make([]store.Check, 0, n+1)
-		for i := range n {
-			stamped = append(stamped, store.Check{Key: bigKey("a", i), Versionstamp: first.Versionstamp()})
-		}
-		stamped = append(stamped, stamped[3])  // the same check twice, in two chunks
-		stamped = append(stamped, stamped[58]) // and in one (checks 56 to 62)
-		set := []store.Mutation{{Type: store.MutationSet, Key: bigKey("c", 0), Value: []byte(`2`)}}
-		res, err = s.Commit(ctx, stamped, set)
-		if err != nil || !res.OK {
-			t.Fatalf("%d stamp checks that hold: %+v %v", len(stamped), res, err)
-		}
-		stamped[n-1].Versionstamp = codec.FormatStamp(1)
-		res, err = s.Commit(ctx, stamped, []store.Mutation{{Type: store.MutationSet, Key: bigKey("c", 1), Value: []byte(`3`)}})
-		if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != n-1 {
-			t.Fatalf("%d stamp checks, one stale: %+v %v", len(stamped), res, err)
-		}
-		if _, found, _ := s.Get(ctx, bigKey("c", 1)); found {
-			t.Fatal("a commit with a stale stamp wrote its set")
-		}
+		// The same check twice, in two chunks and in one (checks 56 to 62).
+		set, first := commitStampChecks(t, ctx, s, n, 3, 58)
 		// One key checked at two stamps (the one it has and another) fails.
 		two := []store.Check{{Key: bigKey("a", 1), Versionstamp: first.Versionstamp()}, {Key: bigKey("a", 1), Versionstamp: codec.FormatStamp(1)}}
 		if res, err := s.Commit(ctx, two, set); err != nil || res.OK {
