@@ -232,11 +232,7 @@ func TestEveryReadBesideReferenceWriter(t *testing.T) {
 // reads it with them, and says so once, before the first: to
 // Options.OnLockedRead and in LockedReadNote, naming the file and why.
 func TestLockedReadIsSaidOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, 100)
-	if err := os.WriteFile(path+"-journal", []byte("\x00\xd9\xd5\x05\xf9 \xa1c\xd7"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := storetest.NewHotJournal(t, 100)
 	var said []string
 	ctx := storetest.Ctx(t)
 	s, err := store.Open(ctx, "file:"+path, store.Options{OnLockedRead: func(text string) { said = append(said, text) }})
