@@ -10,14 +10,9 @@ import (
 // rune decoded and judged by the one-rune rule. It is the oracle the fast
 // path must match byte for byte.
 func escapeJSONRuneByRune(b []byte) []byte {
-	var out []byte
-	for i := 0; i < len(b); {
-		var n int
+	out := make([]byte, 0, len(b)) // never nil: every rune is copied
+	for i, n := 0, 0; i < len(b); i += n {
 		out, n = escapeRuneAt(out, b, i)
-		i += n
-	}
-	if out == nil {
-		return b
 	}
 	return out
 }
