@@ -37,7 +37,8 @@ func smallLimits(t *testing.T, s *store.Store) {
 // commitStampChecks: stamp checks of the first n keys under prefix "a", at
 // the stamp they have, and again the checks at the indexes repeat, commit
 // a set; the check of key n-1 made stale, they fail at that index and
-// write nothing. It returns the set and key 0's entry.
+// write nothing; an absent and a stamp check of one key fail the set. It
+// returns the set and key 0's entry.
 func commitStampChecks(t *testing.T, ctx context.Context, s *store.Store, n int, repeat ...int) ([]store.Mutation, store.Entry) {
 	t.Helper()
 	first, _, err := s.Get(ctx, bigKey("a", 0))
@@ -63,6 +64,11 @@ func commitStampChecks(t *testing.T, ctx context.Context, s *store.Store, n int,
 	}
 	if _, found, _ := s.Get(ctx, bigKey("c", 1)); found {
 		t.Fatal("a commit with a stale stamp wrote its set")
+	}
+	// Absent and stamp checks of one key together never both hold.
+	both := []store.Check{{Key: bigKey("a", 1)}, {Key: bigKey("a", 1), Versionstamp: first.Versionstamp()}}
+	if res, err := s.Commit(ctx, both, set); err != nil || res.OK {
+		t.Fatalf("absent and present at once: %+v %v", res, err)
 	}
 	return set, first
 }
@@ -115,10 +121,6 @@ func TestCommitChecksInChunks(t *testing.T) {
 		two := []store.Check{{Key: bigKey("a", 1), Versionstamp: first.Versionstamp()}, {Key: bigKey("a", 1), Versionstamp: codec.FormatStamp(1)}}
 		if res, err := s.Commit(ctx, two, set); err != nil || res.OK {
 			t.Fatalf("one key at two stamps: %+v %v", res, err)
-		}
-		both := []store.Check{{Key: bigKey("a", 1)}, {Key: bigKey("a", 1), Versionstamp: first.Versionstamp()}}
-		if res, err := s.Commit(ctx, both, set); err != nil || res.OK {
-			t.Fatalf("absent and present at once: %+v %v", res, err)
 		}
 	})
 }
