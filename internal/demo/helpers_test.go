@@ -1,8 +1,6 @@
 package demo_test
 
 import (
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,20 +30,6 @@ func dump(t *testing.T, s *store.Store) []string {
 		return nil
 	}))
 	return out
-}
-
-// noDemoGoroutines fails the test when a goroutine still runs code of
-// package demo (the test's own frames are in demo_test and do not count),
-// showing the first one's stack.
-func noDemoGoroutines(t *testing.T) {
-	t.Helper()
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "kvdeck/internal/demo.") {
-			t.Fatalf("goroutines still running demo code after Simulate returned:\n%s", g)
-		}
-	}
 }
 
 // seedDemo opens the store at url and seeds it (demo.Seed) with seed.

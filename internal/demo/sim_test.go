@@ -71,7 +71,7 @@ func TestSimulateMovesTheStore(t *testing.T) {
 		if sum.Replicas != demo.DefaultReplicas || sum.Seed != 1 {
 			t.Errorf("summary header %d replicas, seed %d", sum.Replicas, sum.Seed)
 		}
-		noDemoGoroutines(t)
+		storetest.NoGoroutinesOf(t, "kvdeck/internal/demo", "Simulate")
 	})
 }
 
@@ -107,7 +107,7 @@ func TestSimulateStopsOnCancel(t *testing.T) {
 	if sum.Errors != 0 {
 		t.Errorf("errors %d %v", sum.Errors, sum.ErrorSample)
 	}
-	noDemoGoroutines(t)
+	storetest.NoGoroutinesOf(t, "kvdeck/internal/demo", "Simulate")
 }
 
 // Duration stops the simulation on its own: never before it has passed.
