@@ -332,20 +332,19 @@ func (r *jsonReader) escape(buf []byte) ([]byte, bool, *jsonError) {
 	return utf8.AppendRune(buf, rune(u)), false, nil
 }
 
+// shortEscaped and shortEscapes are JSON's two-character escapes: the
+// character shortEscaped[i] is written as a backslash and shortEscapes[i]
+// (the short forms JSON.stringify writes; a parser also reads \/).
+const shortEscaped, shortEscapes = "\"\\\b\f\n\r\t", "\"\\bfnrt"
+
+// simpleUnescape is the character the escape \e stands for, when e is
+// not 'u'.
 func simpleUnescape(e byte) (byte, bool) {
-	switch e {
-	case '"', '\\', '/':
-		return e, true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
+	if i := strings.IndexByte(shortEscapes, e); i >= 0 {
+		return shortEscaped[i], true
+	}
+	if e == '/' {
+		return '/', true
 	}
 	return 0, false
 }
