@@ -27,24 +27,13 @@ func TestCommitManyChecksLarge(t *testing.T) {
 	const n = 3000
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		ctx := storetest.CtxTimeout(t, 5*time.Minute)
-		past := c.Now() - 1
-		if _, err := s.Commit(ctx, nil, []store.Mutation{
-			{Type: store.MutationSet, Key: bigKey("a", 7), Value: []byte(`"expired"`), ExpiresAt: &past},
-			{Type: store.MutationSet, Key: bigKey("live", 5), Value: []byte(`"live"`)},
-		}); err != nil {
-			t.Fatal(err)
-		}
-		checks, muts := absentCommit("a", n)
-		res, err := s.Commit(ctx, checks, muts)
-		if err != nil || !res.OK {
-			t.Fatalf("%d absent checks (one key expired): %+v %v", n, res, err)
-		}
+		res := commitAbsentChecks(t, ctx, s, c, n)
 		st, err := s.Stats(ctx, c.Now())
 		if err != nil || st.Live != n+1 {
 			t.Fatalf("after the commit: %d live rows (%v), want %d", st.Live, err, n+1)
 		}
 
-		checks, muts = absentCommit("b", n)
+		checks, muts := absentCommit("b", n)
 		checks[n/2] = store.Check{Key: bigKey("live", 5)}
 		res, err = s.Commit(ctx, checks, muts)
 		if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != n/2 {

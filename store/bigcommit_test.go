@@ -34,6 +34,26 @@ func smallLimits(t *testing.T, s *store.Store) {
 	t.Cleanup(store.SetCommitLimits(s, 40, 7, 9))
 }
 
+// commitAbsentChecks writes ["a", 7] expired and ["live", 5], then
+// commits n absent checks with their sets under "a" (one of them of the
+// expired key), which must pass.
+func commitAbsentChecks(t *testing.T, ctx context.Context, s *store.Store, c *storetest.Clock, n int) store.CommitResult {
+	t.Helper()
+	past := c.Now() - 1
+	if _, err := s.Commit(ctx, nil, []store.Mutation{
+		{Type: store.MutationSet, Key: bigKey("a", 7), Value: []byte(`"expired"`), ExpiresAt: &past},
+		{Type: store.MutationSet, Key: bigKey("live", 5), Value: []byte(`"live"`)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checks, muts := absentCommit("a", n)
+	res, err := s.Commit(ctx, checks, muts)
+	if err != nil || !res.OK {
+		t.Fatalf("%d absent checks (one key expired): %+v %v", n, res, err)
+	}
+	return res
+}
+
 // commitStampChecks: stamp checks of the first n keys under prefix "a", at
 // the stamp they have, and again the checks at the indexes repeat, commit
 // a set; the check of key n-1 made stale, they fail at that index and
@@ -84,26 +104,15 @@ func TestCommitChecksInChunks(t *testing.T) {
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		smallLimits(t, s)
 		ctx := storetest.Ctx(t)
-		past := c.Now() - 1
-		if _, err := s.Commit(ctx, nil, []store.Mutation{
-			{Type: store.MutationSet, Key: bigKey("a", 7), Value: []byte(`"expired"`), ExpiresAt: &past},
-			{Type: store.MutationSet, Key: bigKey("live", 5), Value: []byte(`"live"`)},
-		}); err != nil {
-			t.Fatal(err)
-		}
-		checks, muts := absentCommit("a", n)
-		res, err := s.Commit(ctx, checks, muts)
-		if err != nil || !res.OK {
-			t.Fatalf("%d absent checks (one key expired): %+v %v", n, res, err)
-		}
+		res := commitAbsentChecks(t, ctx, s, c, n)
 		seq, _ := s.Seq(ctx)
 		if st, err := s.Stats(ctx, c.Now()); err != nil || st.Live != n+1 || res.Versionstamp != codec.FormatStamp(seq) {
 			t.Fatalf("after the commit: %d live rows (%v), stamp %s at seq %d", st.Live, err, res.Versionstamp, seq)
 		}
 		for _, at := range []int{0, n - 1} {
-			checks, muts = absentCommit("b", n)
+			checks, muts := absentCommit("b", n)
 			checks[at] = store.Check{Key: bigKey("live", 5)}
-			res, err = s.Commit(ctx, checks, muts)
+			res, err := s.Commit(ctx, checks, muts)
 			if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != at {
 				t.Fatalf("%d absent checks, check %d of a live key: %+v %v", n, at, res, err)
 			}
