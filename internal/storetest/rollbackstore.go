@@ -48,6 +48,7 @@ func RollbackJournalStore(t testing.TB, rows int, opts store.Options) (string, *
 // a new RollbackJournalStore opened with opts; in the first the store has
 // kvdeck's index on ver.
 func EachVerIndex(t *testing.T, rows int, opts store.Options, f func(t *testing.T, path string, s *store.Store)) {
+	t.Helper()
 	for _, indexed := range []bool{true, false} {
 		t.Run(map[bool]string{true: "indexed", false: "unindexed"}[indexed], func(t *testing.T) {
 			path, s := RollbackJournalStore(t, rows, opts)
