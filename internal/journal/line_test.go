@@ -163,3 +163,27 @@ func FuzzJournalLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLineHead: compaction's head of a line is the record's own: every
+// line parseLine accepts has a head with its fields.
+func FuzzLineHead(f *testing.F) {
+	for _, r := range richRecords(f) {
+		line, err := formatLine(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(line[:len(line)-1])
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, herr := parseHead(b)
+		r, err := parseLine(b)
+		if err != nil {
+			return
+		}
+		want := head{T: r.T, ID: r.ID, At: r.At, Act: r.Act, Host: r.Host, PID: r.PID, Op: r.Op, Undoes: r.Undoes,
+			Outcome: r.Outcome, BeforeUnknown: r.BeforeUnknown, Settled: r.Settled}
+		if herr != nil || h != want {
+			t.Fatalf("head %+v, %v; want %+v", h, herr, want)
+		}
+	})
+}
