@@ -151,21 +151,148 @@ type headLine struct {
 
 // parseHead reads a line's head: its checksum must match and its kind,
 // id and outcome be known (parseLine's checks of the rows it carries are
-// not made: compaction keeps or drops the line whole).
+// not made: compaction keeps or drops the line whole). The rows are
+// passed over without being decoded (headFields), which is most of what
+// compaction reads.
 func parseHead(text []byte) (head, error) {
 	body, err := lineBody(text)
 	if err != nil {
 		return head{}, err
 	}
 	var h head
-	if err := json.Unmarshal(body, &h); err != nil {
-		return head{}, fmt.Errorf("%w: %w", errLine, err)
+	if !headFields(body, &h) {
+		h = head{}
+		if err := json.Unmarshal(body, &h); err != nil {
+			return head{}, fmt.Errorf("%w: %w", errLine, err)
+		}
 	}
 	r := record{T: h.T, ID: h.ID, Outcome: h.Outcome}
 	if err := r.validate(); err != nil {
 		return head{}, fmt.Errorf("%w: %w", errLine, err)
 	}
 	return h, nil
+}
+
+// headFields reads h from a record's text: the head's fields decoded
+// one by one, every other member's value passed over by its brackets
+// and quotes. false when the text is not a plain object of plain names,
+// or a head field does not decode: json.Unmarshal then reads it whole.
+func headFields(body []byte, h *head) bool {
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return false
+	}
+	i = skipSpace(body, i+1)
+	if i < len(body) && body[i] == '}' {
+		return skipSpace(body, i+1) == len(body)
+	}
+	for {
+		if i >= len(body) || body[i] != '"' {
+			return false
+		}
+		end := bytes.IndexByte(body[i+1:], '"')
+		if end < 0 {
+			return false
+		}
+		name := body[i+1 : i+1+end]
+		for _, c := range name {
+			if c == '\\' || c >= 0x80 {
+				return false // escapes and folding: encoding/json's call
+			}
+		}
+		i = skipSpace(body, i+2+end)
+		if i >= len(body) || body[i] != ':' {
+			return false
+		}
+		i = skipSpace(body, i+1)
+		vend, ok := skipJSON(body, i)
+		if !ok {
+			return false
+		}
+		if field := h.field(string(name)); field != nil {
+			if err := json.Unmarshal(body[i:vend], field); err != nil {
+				return false
+			}
+		}
+		i = skipSpace(body, vend)
+		if i >= len(body) {
+			return false
+		}
+		switch body[i] {
+		case ',':
+			i = skipSpace(body, i+1)
+		case '}':
+			return skipSpace(body, i+1) == len(body)
+		default:
+			return false
+		}
+	}
+}
+
+// field is the head field a member name decodes into (matched as
+// encoding/json matches them, case folded), nil for any other.
+func (h *head) field(name string) any {
+	for _, f := range []struct {
+		name string
+		p    any
+	}{{"t", &h.T}, {"id", &h.ID}, {"at", &h.At}, {"act", &h.Act}, {"host", &h.Host}, {"pid", &h.PID}, {"op", &h.Op},
+		{"undoes", &h.Undoes}, {"outcome", &h.Outcome}, {"beforeUnknown", &h.BeforeUnknown}, {"settled", &h.Settled}} {
+		if strings.EqualFold(f.name, name) {
+			return f.p
+		}
+	}
+	return nil
+}
+
+// skipSpace is the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipJSON is the end of the value starting at b[i], found by its
+// quotes and brackets only (what it holds is not checked).
+func skipJSON(b []byte, i int) (int, bool) {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			i++
+			for i < len(b) && b[i] != '"' {
+				if b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(b) {
+				return i, false
+			}
+			i++
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i, true
+			}
+			depth--
+			i++
+		case ',':
+			if depth == 0 {
+				return i, true
+			}
+			i++
+		default:
+			i++
+		}
+		if depth == 0 && i > 0 && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
+			return i, true
+		}
+	}
+	return i, depth == 0
 }
 
 // headNumbered is parseNumbered's reading for heads: the line, or the
