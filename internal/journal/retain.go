@@ -326,14 +326,9 @@ type liteAction struct {
 	undoes, undoneBy string
 }
 
-// retain (with j.mu held) picks the lines to keep: whole histories,
-// newest first, while they fit half the cap (the newest, and any with a
-// write in flight, always); and the dropped user actions, with whether
-// each was undoable as far as the heads tell: a user action not undone
-// whose last link applied a write with known before-images (an action
-// that changed nothing, or was made in an earlier life of the database,
-// is counted undoable here).
-func (j *Journal) retain(lines []headLine) (keep []bool, dropped []droppedAction) {
+// joinHeads makes writes of heads as join makes entries of lines: the
+// first intent of an id opens it, and an outcome counts by join's rules.
+func joinHeads(lines []headLine) (map[string]*liteEntry, []*liteEntry) {
 	byID := map[string]*liteEntry{}
 	var order []*liteEntry
 	for _, l := range lines {
@@ -359,6 +354,12 @@ func (j *Journal) retain(lines []headLine) (keep []bool, dropped []droppedAction
 			e.ended, e.outcome, e.settled, e.beforeUnknown = true, store.Outcome(h.Outcome), h.Settled, h.BeforeUnknown
 		}
 	}
+	return byID, order
+}
+
+// groupHeads makes actions of writes as group does: what each takes
+// back, and which applied action took each back.
+func groupHeads(byID map[string]*liteEntry, order []*liteEntry) (map[string]*liteAction, []*liteAction) {
 	acts := map[string]*liteAction{}
 	var actOrder []*liteAction
 	for _, e := range order {
@@ -393,6 +394,19 @@ func (j *Journal) retain(lines []headLine) (keep []bool, dropped []droppedAction
 			t.undoneBy = a.id
 		}
 	}
+	return acts, actOrder
+}
+
+// retain (with j.mu held) picks the lines to keep: whole histories,
+// newest first, while they fit half the cap (the newest, and any with a
+// write in flight, always); and the dropped user actions, with whether
+// each was undoable as far as the heads tell: a user action not undone
+// whose last link applied a write with known before-images (an action
+// that changed nothing, or was made in an earlier life of the database,
+// is counted undoable here).
+func (j *Journal) retain(lines []headLine) (keep []bool, dropped []droppedAction) {
+	byID, order := joinHeads(lines)
+	acts, actOrder := groupHeads(byID, order)
 	rootOf := func(id string) string {
 		a := acts[id]
 		for n := 0; a != nil && a.undoes != "" && n < len(actOrder); n++ {
