@@ -25,7 +25,6 @@ func TestChangesBesideReferenceWriterLarge(t *testing.T) {
 	storetest.EachVerIndex(t, rows, store.Options{}, func(t *testing.T, path string, s *store.Store) {
 		ctx := storetest.Ctx(t)
 		opts := store.ChangesOptions{After: rows, Limit: 200}
-		w := storetest.StartRefWriter(t, path, 50*time.Millisecond, storetest.RefMix(rows))
 		seen := map[string]int64{}
 		var order []string
 		var spent, longest time.Duration
@@ -65,21 +64,8 @@ func TestChangesBesideReferenceWriterLarge(t *testing.T) {
 				}
 			}
 		}
-		for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
-			time.Sleep(time.Second)
-			tick()
-		}
-		commits, lost := w.Stop()
-		t.Logf("writer: %d commits, %d lost; feed: %d calls, %d statements, %s in Changes (longest call %s)", commits, len(lost), calls, stmts, spent.Round(time.Millisecond), longest.Round(time.Microsecond))
-		if !storetest.Busy(lost) {
-			t.Fatalf("the writer failed otherwise: %q", lost)
-		}
-		// None lost: the reads of the feed and of
-		// Version go without locks on this file (store/lockfree.go).
-		// Before, with the index or without it (paced), 1-2% were.
-		if len(lost) > 0 {
-			t.Errorf("%d of %d commits lost beside the feed: %q", len(lost), commits, lost)
-		}
+		commits, _ := storetest.BesideRefWriter(t, path, rows, "the feed", tick)
+		t.Logf("feed: %d calls, %d statements, %s in Changes (longest call %s)", calls, stmts, spent.Round(time.Millisecond), longest.Round(time.Microsecond))
 		final, err := s.Seq(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -26,7 +26,6 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 	storetest.EachVerIndex(t, rows, store.Options{}, func(t *testing.T, path string, s *store.Store) {
 		ctx := context.Background()
 		w := startTestWatcher(ctx, t, s, []codec.Key{{codec.String("bulk")}})
-		writer := storetest.StartRefWriter(t, path, 50*time.Millisecond, storetest.RefMix(rows))
 		sets, deletes := 0, 0
 		var spent time.Duration
 		poll := func() {
@@ -45,21 +44,8 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 				}
 			}
 		}
-		for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
-			time.Sleep(time.Second)
-			poll()
-		}
-		commits, lost := writer.Stop()
-		t.Logf("writer: %d commits, %d lost; watch: %d sets, %d deletes, %s in polls", commits, len(lost), sets, deletes, spent.Round(time.Millisecond))
-		if !storetest.Busy(lost) {
-			t.Fatalf("the writer failed otherwise: %q", lost)
-		}
-		// None lost: the reads of the feed and of
-		// Version go without locks on this file (store/lockfree.go).
-		// Before, with the index or without it (paced), 1-2% were.
-		if len(lost) > 0 {
-			t.Errorf("%d of %d commits lost beside the watch: %q", len(lost), commits, lost)
-		}
+		commits, lost := storetest.BesideRefWriter(t, path, rows, "the watch", poll)
+		t.Logf("watch: %d sets, %d deletes, %s in polls", sets, deletes, spent.Round(time.Millisecond))
 		// The rewrites under ["bulk"] (a third of the commits) all
 		// reach the watch once the walk is through.
 		final, err := s.Seq(ctx)
@@ -74,8 +60,8 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 		}
 		// A lost commit may have been one of them (a run lost 2 of
 		// 142 and saw 46 of 48).
-		if want := (commits + 2) / 3; sets < want-1-len(lost) {
-			t.Errorf("%d sets under the prefix, want about %d (%d commits lost)", sets, want, len(lost))
+		if want := (commits + 2) / 3; sets < want-1-lost {
+			t.Errorf("%d sets under the prefix, want about %d (%d commits lost)", sets, want, lost)
 		}
 	})
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"kvdeck/store"
 )
 
 // RefOp is one commit of a RefWriter: the raw keys it sets (to Value)
@@ -191,28 +188,6 @@ func SeedRollbackJournal(t testing.TB, path string, rows int) {
 	var mode string
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "delete" {
 		t.Fatalf("journal mode %q, %v", mode, err)
-	}
-}
-
-// EachVerIndex runs fn as two subtests, "indexed" and "unindexed", each
-// on a rollback-journal file of its own at path holding rows rows
-// (SeedRollbackJournal), opened with opts; in "indexed" the opt-in index
-// on ver is added first. A read of the change feed beside a writer goes
-// one way with the index and another without: its tests run both.
-func EachVerIndex(t *testing.T, rows int, opts store.Options, fn func(t *testing.T, path string, s *store.Store)) {
-	t.Helper()
-	for _, indexed := range []bool{true, false} {
-		t.Run(map[bool]string{true: "indexed", false: "unindexed"}[indexed], func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "kv.db")
-			SeedRollbackJournal(t, path, rows)
-			s := Open(t, path, opts)
-			if indexed {
-				if _, err := s.AddVerIndex(Ctx(t)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			fn(t, path, s)
-		})
 	}
 }
 
