@@ -25,10 +25,7 @@ func TestWatchBesideReferenceWriterLarge(t *testing.T) {
 	const rows = 100_000
 	storetest.EachVerIndex(t, rows, store.Options{}, func(t *testing.T, path string, s *store.Store) {
 		ctx := context.Background()
-		w := newTestWatcher(t, s, []codec.Key{{codec.String("bulk")}})
-		if err := w.start(ctx); err != nil {
-			t.Fatal(err)
-		}
+		w := startTestWatcher(ctx, t, s, []codec.Key{{codec.String("bulk")}})
 		sets, deletes := 0, 0
 		var spent time.Duration
 		poll := func() {
