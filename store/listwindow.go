@@ -19,8 +19,11 @@ import (
 // after), each window answering every row it examined with whether the
 // filter keeps it (a row it does not keep travels without its value),
 // until the page is full (limit+1 rows, or its byte budget) or the range
-// is done. The windows are read one after another, as pages are: a page
-// is no snapshot either way.
+// is done. A window examines no more rows than the page still needs (a
+// scan reads pages of DefaultPageSize: a full window each re-read most of
+// its rows for the pages after), more after windows the filter thinned.
+// The windows are read one after another, as pages are: a page is no
+// snapshot either way.
 
 // listWindowRows is the rows a listing's window examines at most.
 const listWindowRows = 2048
@@ -30,7 +33,12 @@ const listWindowRows = 2048
 // (as listQuery's fifth column has it).
 func (s *Store) listWindows(ctx context.Context, opts ListOptions, lo, hi []byte, limit int) (out []Entry, end int64, err error) {
 	w := s.newReadWindow(windowList, or(s.knobs.windowRows, listWindowRows))
+	// A window examines what the page still needs (a row past it is read
+	// again by the next page), and twice the last window after one the
+	// filter thinned.
+	thinned := 0
 	for {
+		w.bound = max(limit+1-len(out), thinned)
 		var used, examined int
 		var got []Entry
 		var last []byte
@@ -57,6 +65,9 @@ func (s *Store) listWindows(ctx context.Context, opts ListOptions, lo, hi []byte
 			return nil, 0, s.classify(err)
 		}
 		s.rowsRead.Add(int64(examined))
+		if len(got) < examined {
+			thinned = min(2*used, w.max)
+		}
 		for _, e := range got {
 			if opts.budget > 0 && len(out) > 0 && end >= opts.budget {
 				return out, end, nil
