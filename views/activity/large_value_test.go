@@ -48,7 +48,7 @@ func TestLargeValueOnTheUIPath(t *testing.T) {
 		}
 		for round, fill := range []string{"x", "y", "z"} {
 			value := []byte(`{"blob":"` + strings.Repeat(fill, size) + `"}`)
-			if _, err := s.Set(ctx, mkKey("big"), value, nil); err != nil {
+			if _, err := s.Set(ctx, viewtest.KeyOf("big"), value, nil); err != nil {
 				t.Fatal(err)
 			}
 			// Round 0 is the first read of a tab opened with the row in

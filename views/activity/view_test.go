@@ -34,7 +34,7 @@ func TestNoteReadsWhole(t *testing.T) {
 			t.Run(fmt.Sprintf("%dx%d", w, ht), func(t *testing.T) {
 				h := newActivityHarness(t, s, clock, w, ht)
 				for i := range 40 {
-					if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
+					if _, err := s.Set(ctx, viewtest.KeyOf("n", i), []byte(`1`), nil); err != nil {
 						t.Fatal(err)
 					}
 				}

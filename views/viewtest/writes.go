@@ -71,15 +71,22 @@ func WalkWriteKeys[V Model[V]](t *testing.T, w WriteWalk[V]) {
 	}
 }
 
+// prepared starts the tab and puts it where key applies: the store's
+// digest and the dialogs asked so far are what the walk compares with.
+func (w WriteWalk[V]) prepared(t *testing.T, readOnly bool, key string) (h *Harness[V], before string, asked int) {
+	t.Helper()
+	h = w.Start(t, readOnly)
+	if w.Prepare != nil {
+		w.Prepare(h, key)
+	}
+	return h, Digest(t, h.S), len(h.Confirms)
+}
+
 // walkReadOnly: in read-only mode the key is refused with its action's
 // name, opens nothing and writes nothing.
 func walkReadOnly[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, name string) {
 	t.Helper()
-	h := w.Start(t, true)
-	if w.Prepare != nil {
-		w.Prepare(h, name)
-	}
-	before, asked := Digest(t, h.S), len(h.Confirms)
+	h, before, asked := w.prepared(t, true, name)
 	h.Keys(name)
 	if got := h.LastFlash(); got != wk.Refusal() {
 		t.Errorf("%s in read-only mode: flash %q, want %q", name, got, wk.Refusal())
@@ -100,11 +107,7 @@ func walkReadOnly[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, n
 // confirmed dialog writes.
 func walkWritable[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, name string) {
 	t.Helper()
-	h := w.Start(t, false)
-	if w.Prepare != nil {
-		w.Prepare(h, name)
-	}
-	before, asked := Digest(t, h.S), len(h.Confirms)
+	h, before, asked := w.prepared(t, false, name)
 	if w.Press != nil {
 		w.Press(h, name)
 	} else {
