@@ -86,13 +86,11 @@ func TestFeedSecondWriter(t *testing.T) {
 		set(viewtest.KeyOf("a"), `1`, 0)
 		set(viewtest.KeyOf("dwk_lease", "Cart", "0a"), `{"holder":"x"}`, 30*time.Second)
 		h.Refresh()
-		a := w.Atomic()
-		a.Set(viewtest.KeyOf("a"), []byte(`2`))
-		a.Set(viewtest.KeyOf("b"), []byte(`"b"`))
-		a.Set(viewtest.KeyOf("dwk_queue_due", "jobs", 5, "m1"), []byte(`{"body":1,"attempts":0}`))
-		if _, err := a.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
+		viewtest.Commit(t, w, func(a *store.Atomic) {
+			a.Set(viewtest.KeyOf("a"), []byte(`2`))
+			a.Set(viewtest.KeyOf("b"), []byte(`"b"`))
+			a.Set(viewtest.KeyOf("dwk_queue_due", "jobs", 5, "m1"), []byte(`{"body":1,"attempts":0}`))
+		})
 		set(viewtest.KeyOf("c"), `3`, 0)
 		h.Refresh()
 		if _, err := w.Commit(ctx, nil, []store.Mutation{{Type: store.MutationDelete, Key: viewtest.KeyOf("b")}}); err != nil {

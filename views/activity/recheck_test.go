@@ -37,13 +37,11 @@ func deletionsOfEveryRow(t *testing.T, rows int) {
 		w := storetest.Open(t, url, store.Options{Clock: clock.Now})
 		ctx := storetest.Ctx(t)
 		h := newActivityHarness(t, s, clock, 120, 40)
-		a := w.Atomic()
-		for i := range rows {
-			a.Set(viewtest.KeyOf("row", i), []byte(`1`))
-		}
-		if _, err := a.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
+		viewtest.Commit(t, w, func(a *store.Atomic) {
+			for i := range rows {
+				a.Set(viewtest.KeyOf("row", i), []byte(`1`))
+			}
+		})
 		h.Refresh() // reads the commit: every row kept
 		if got := h.M.f.c.Rows().Len(); got != rows {
 			t.Errorf("%d rows kept, want %d", got, rows)

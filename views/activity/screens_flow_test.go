@@ -20,15 +20,12 @@ import (
 // `kvdeck load` does to a store.
 func bulk(t *testing.T, s *store.Store, commits, rows int) {
 	t.Helper()
-	ctx := storetest.Ctx(t)
 	for c := range commits {
-		a := s.Atomic()
-		for i := range rows {
-			a.Set(viewtest.KeyOf("bulk", c, i), []byte(`{"n":1}`))
-		}
-		if _, err := a.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
+		viewtest.Commit(t, s, func(a *store.Atomic) {
+			for i := range rows {
+				a.Set(viewtest.KeyOf("bulk", c, i), []byte(`{"n":1}`))
+			}
+		})
 	}
 }
 

@@ -63,13 +63,20 @@ func BehindProxy(t *testing.T, delay time.Duration, seed func(a *store.Atomic)) 
 	srv := sqldtest.Start(t)
 	r := Remote{Proxy: sqldtest.StartProxy(t, srv.URL, delay), Clock: FixedClock()}
 	r.Direct = storetest.Open(t, srv.URL, store.Options{Clock: r.Clock.Now, Create: true})
-	a := r.Direct.Atomic()
-	seed(a)
+	Commit(t, r.Direct, seed)
+	r.S = storetest.Open(t, r.Proxy.URL, store.Options{Clock: r.Clock.Now})
+	return r
+}
+
+// Commit commits the rows stage sets on s in one atomic commit, failing
+// the test on an error.
+func Commit(t testing.TB, s *store.Store, stage func(a *store.Atomic)) {
+	t.Helper()
+	a := s.Atomic()
+	stage(a)
 	if _, err := a.Commit(storetest.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
-	r.S = storetest.Open(t, r.Proxy.URL, store.Options{Clock: r.Clock.Now})
-	return r
 }
 
 // FixedClock returns a virtual clock (the app's own kind, which the views
