@@ -5,33 +5,21 @@ import (
 	"strings"
 	"testing"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views"
 )
 
-// Digest is every physical row of s (expired and undecodable ones
-// included: raw key, stamp, expiry, value) and the store's seq, one line
-// each: two digests differ exactly when something was written.
+// Digest is the store's seq and every physical row of s (expired and
+// undecodable ones included: storetest.RowsText with the stamps), one
+// line each: two digests differ exactly when something was written.
 func Digest(t testing.TB, s *store.Store) string {
 	t.Helper()
-	var b strings.Builder
 	seq, err := s.Seq(Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(&b, "seq %d\n", seq)
-	err = s.Dump(Ctx, nil, func(e store.Entry) error {
-		exp := "never"
-		if e.ExpiresAt != nil {
-			exp = fmt.Sprint(*e.ExpiresAt)
-		}
-		fmt.Fprintf(&b, "%x %s %s %s\n", e.Raw, e.Versionstamp(), exp, e.Value)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return fmt.Sprintf("seq %d\n", seq) + storetest.RowsText(t, s, true)
 }
 
 // WriteWalk is what WalkWriteKeys needs of a tab's tests.
