@@ -216,15 +216,7 @@ func (m model) keyHistoryLines(o *keyHistoryState, inner, h int) []string {
 	from, to := widgets.Centered(o.cursor, len(res.Changes), page)
 	for i := from; i < to; i++ {
 		ch := res.Changes[i]
-		mark := " "
-		if i == o.cursor {
-			mark = "›"
-		}
-		if i == o.pin {
-			mark += "◆"
-		} else {
-			mark += " "
-		}
+		mark := listMark(i == o.cursor, i == o.pin, "◆")
 		line := fmt.Sprintf("%s %-10s %s  %s", mark, ch.Point.Label(kind), usertext.FormatTimeFixed(ch.Point.At), rowText(ch.Row))
 		if ch.After >= 0 && ch.After != ch.Index-1 {
 			line += fmt.Sprintf("  (after %s)", o.points[ch.After].Label(kind))

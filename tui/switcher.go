@@ -210,6 +210,20 @@ func pickerHelp() []key.Binding {
 	return []key.Binding{k.Nav.Up, k.Nav.Down, k.Switch, k.Close}
 }
 
+// listMark is the mark before a row of a picker's list: › on the
+// cursor's row (it shows without colour too), then sign on the row it
+// marks (the one shown, the one pinned), else blanks as wide.
+func listMark(cursor, marked bool, sign string) string {
+	mark := " "
+	if cursor {
+		mark = "›"
+	}
+	if marked {
+		return mark + sign
+	}
+	return mark + strings.Repeat(" ", ansi.StringWidth(sign))
+}
+
 // pickerView draws the picker: one line per saved store, the one shown
 // marked, in a pane over the dimmed screen.
 func (m model) pickerView(back string, h int) string {
@@ -239,15 +253,7 @@ func (m model) pickerView(back string, h int) string {
 	for i := from; i < to; i++ {
 		s := p.stores[i]
 		// The cursor shows without colour too (›); ● is the store shown.
-		mark := " "
-		if i == p.cursor {
-			mark = "›"
-		}
-		if s.Name == m.sw.current.Name && m.sw.current.Name != "" {
-			mark += "● "
-		} else {
-			mark += "  "
-		}
+		mark := listMark(i == p.cursor, s.Name == m.sw.current.Name && m.sw.current.Name != "", "● ")
 		mode := "writable"
 		if s.ReadOnly {
 			mode = "read-only"

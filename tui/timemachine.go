@@ -381,15 +381,7 @@ func (m model) pointsView(back string, h int) string {
 	from, to := widgets.Centered(o.cursor, len(p.Points), page)
 	for i := from; i < to; i++ {
 		pt := p.Points[i]
-		mark := " "
-		if i == o.cursor {
-			mark = "›"
-		}
-		if i == p.Choice.Index {
-			mark += "● "
-		} else {
-			mark += "  "
-		}
+		mark := listMark(i == o.cursor, i == p.Choice.Index, "● ")
 		line := fmt.Sprintf("%s%-12s  %s", mark, pt.Label(kind), usertext.FormatTimeFixed(pt.At))
 		if pt.Seq != 0 {
 			line += fmt.Sprintf("  seq %d", pt.Seq)
