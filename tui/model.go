@@ -239,8 +239,8 @@ func (m model) updateScreen(msg tea.Msg) (next model, cmd tea.Cmd, ok bool) {
 // updateStore takes the messages that move between places and stores:
 // a tab's hand-over to another (compose, goto, a record, a key's
 // history, the bulk menu, a fleet row's store), store opens and
-// switches, the past and its
-// put-back; ok is false for any other message.
+// switches, the past and its put-back; ok is false for any other
+// message.
 func (m model) updateStore(msg tea.Msg) (next model, cmd tea.Cmd, ok bool) {
 	switch msg := msg.(type) {
 	case views.ComposeMsg:
