@@ -12,7 +12,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"kvdeck/codec"
-	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/themes"
 	"kvdeck/views"
@@ -392,7 +391,7 @@ func FleetOff[M any](as views.Actions[M], on func(M) bool, keep *key.Binding) vi
 func (f Fleet) fleetTitle() string {
 	group := "every saved store"
 	if f.src.Group != "" {
-		group = "group " + usertext.Sanitize(f.src.Group)
+		group = "group " + widgets.Sanitize(f.src.Group)
 	}
 	down, read := 0, 0
 	for _, name := range f.names {
@@ -428,9 +427,9 @@ func (f Fleet) View(st themes.Styles, w, h int) string {
 	case f.listing:
 		lines = append(lines, st.Muted.Render("reading the saved stores…"))
 	case f.listErr != nil:
-		lines = append(lines, st.Error.Render(widgets.FitWidth("cannot list the saved stores: "+usertext.Sanitize(f.listErr.Error()), w)))
+		lines = append(lines, st.Error.Render(widgets.FitWidth("cannot list the saved stores: "+widgets.Sanitize(f.listErr.Error()), w)))
 	case len(f.names) == 0 && f.src.Group != "":
-		lines = append(lines, st.Muted.Render(widgets.FitWidth("No saved store in group "+usertext.Sanitize(f.src.Group)+": the fleet is empty (kvdeck stores add NAME URL --group G).", w)))
+		lines = append(lines, st.Muted.Render(widgets.FitWidth("No saved store in group "+widgets.Sanitize(f.src.Group)+": the fleet is empty (kvdeck stores add NAME URL --group G).", w)))
 	case len(f.names) == 0:
 		lines = append(lines, st.Muted.Render(widgets.FitWidth("No saved store: the fleet is empty (kvdeck stores add NAME URL saves one).", w)))
 	case len(rows) == 0:
@@ -442,7 +441,7 @@ func (f Fleet) View(st themes.Styles, w, h int) string {
 	cols := append([]widgets.Column{storeColumn}, f.def.Columns...)
 	cells := make([][]widgets.Line, 0, len(rows))
 	for _, r := range rows {
-		cells = append(cells, append([]widgets.Line{{{Text: usertext.Sanitize(r.Store)}}}, r.Cells...))
+		cells = append(cells, append([]widgets.Line{{{Text: widgets.Sanitize(r.Store)}}}, r.Cells...))
 	}
 	// The gutter: › on the cursor's row.
 	t := widgets.FitTable(cols, w-2, cells)
@@ -459,13 +458,13 @@ func (f Fleet) View(st themes.Styles, w, h int) string {
 			sw := t.Width(0)
 			text := r.state
 			if r.err != nil {
-				text += ": " + usertext.Sanitize(r.err.Error())
+				text += ": " + widgets.Sanitize(r.err.Error())
 			}
 			style := st.Muted
 			if r.err != nil {
 				style = st.Error
 			}
-			name := widgets.FitWidth(usertext.Sanitize(r.Store), sw)
+			name := widgets.FitWidth(widgets.Sanitize(r.Store), sw)
 			line = name + " " + style.Render(text)
 			if sel {
 				line = st.Selected.Render(widgets.FitWidth(name+" "+text, w-2))
