@@ -189,7 +189,7 @@ func intentEntry(r record) *Entry {
 		k, _ := decodeKey(c.K)
 		e.Checks = append(e.Checks, store.Check{Key: k, Versionstamp: c.Stamp})
 	}
-	e.pre = r.Pre
+	e.pre, e.imaged = r.Pre, r.Imaged
 	derive := len(e.Keys) == 0
 	seen := map[string]bool{}
 	add := func(k []byte) {

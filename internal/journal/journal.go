@@ -95,7 +95,8 @@ type Entry struct {
 	bound int64
 	// pre are the before-images its intent recorded (an imaged write's),
 	// as written: Before once an outcome says it applied.
-	pre []rowRec
+	pre    []rowRec
+	imaged bool
 	// ended: an outcome line was read (the writer's, even "unknown", or
 	// a settlement): the write is no longer in flight.
 	ended bool

@@ -256,7 +256,12 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 	}
 	switch {
 	case shown == len(ws) && sameStamp && len(e.Checks) == 0:
-		rec.Outcome, rec.BeforeUnknown = string(store.OutcomeApplied), true
+		// An imaged intent's images are on the disk, and its commit ran
+		// only if its keys still had them: a commit that set rows (a new
+		// stamp on them all) replaced exactly them. Without a set, rows
+		// gone say less: a delete that skips a row it no longer finds as
+		// read (a sweep's) leaves it to another deleter.
+		rec.Outcome, rec.BeforeUnknown = string(store.OutcomeApplied), !e.imaged || stamp == 0
 		if stamp != 0 {
 			rec.Stamp = codec.FormatStamp(stamp)
 		}
