@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -70,15 +72,13 @@ func (s *Store) journaledAs(ctx context.Context, id string, w PendingWrite) *jou
 	return &journaled{rec: s.recorder, ctx: context.WithoutCancel(ctx), id: id, keys: w.Keys, before: w.Before}
 }
 
-// beginImaged reads the rows of w.Keys (the lock-free read on a
-// rollback-journal file, one request per restoreReadChunk keys over a
-// server) and tells the Recorder w with them as its before-images. The
+// beginImaged reads the rows of w.Keys (readImages) and tells the Recorder w with them as its before-images. The
 // write's statements must then run behind j.guard.
 func (s *Store) beginImaged(ctx context.Context, w PendingWrite) (*journaled, error) {
 	if s.recorder == nil {
 		return nil, nil
 	}
-	pre, err := s.ReadRows(ctx, w.Keys)
+	pre, err := s.readImages(ctx, w.Keys)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s not made: reading the rows it changes: %w", ErrJournal, w.Kind, err)
 	}
@@ -89,6 +89,31 @@ func (s *Store) beginImaged(ctx context.Context, w PendingWrite) (*journaled, er
 	}
 	j.pre = pre
 	return j, nil
+}
+
+// readImages reads the physical rows at keys, nil where there is none,
+// with one statement whatever their number (the keys travel as one JSON
+// array of hex): one request over a server, a write's one request more;
+// on a rollback-journal file the lock-free read, which a service's
+// commit never meets. The answer is about the size of the rows the write
+// replaces, which its commit's own size bounds in practice.
+func (s *Store) readImages(ctx context.Context, keys [][]byte) ([]*RawRow, error) {
+	if len(keys) <= restoreReadChunk {
+		return s.ReadRows(ctx, keys)
+	}
+	hexes := make([]string, len(keys))
+	for i, k := range keys {
+		hexes[i] = hex.EncodeToString(k)
+	}
+	list, err := json.Marshal(hexes)
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[string]*RawRow, len(keys))
+	if err := s.collectRows(ctx, found, "k IN (SELECT unhex(value) FROM json_each(?))", []any{string(list)}); err != nil {
+		return nil, err
+	}
+	return inOrder(keys, found), nil
 }
 
 // presentRows are the rows of pre, without the keys that had none.

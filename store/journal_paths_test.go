@@ -118,8 +118,8 @@ func TestJournalSetMany(t *testing.T) {
 }
 
 // TestJournalSweep: each sweep batch is one journaled write (Kind
-// "sweep") whose before-images are the rows it deleted, found expired by
-// the DELETE itself; a live row is in none.
+// "sweep") whose before-images are the rows it deleted, as the sweep's
+// window read them before the delete; a live row is in none.
 func TestJournalSweep(t *testing.T) {
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		ctx := storetest.Ctx(t)
@@ -193,6 +193,13 @@ func TestJournalCostsOneRequest(t *testing.T) {
 			}},
 			{"set many (600)", func() func() error {
 				return func() error { _, err := s.SetMany(ctx, many); return err }
+			}},
+			{"set many (2500, its images read by one statement)", func() func() error {
+				more := make([]store.Mutation, 2500)
+				for i := range more {
+					more[i] = store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String("more"), codec.Number(float64(i % 1300))}, Value: []byte(`1`)}
+				}
+				return func() error { _, err := s.SetMany(ctx, more); return err }
 			}},
 			{"restore (600)", func() func() error { return restore(false) }},
 			{"restore of rows read (600)", func() func() error { return restore(true) }},

@@ -277,19 +277,32 @@ func (s *Store) ReadRows(ctx context.Context, keys [][]byte) ([]*RawRow, error) 
 	for rest := keys; len(rest) > 0; {
 		chunk := rest[:min(restoreReadChunk, len(rest))]
 		rest = rest[len(chunk):]
-		rows, err := s.collect(ctx, "SELECT "+s.entrySQL()+" FROM kv WHERE k IN ("+placeholders(len(chunk))+")", byteArgs(chunk))
-		if err != nil {
+		if err := s.collectRows(ctx, found, "k IN ("+placeholders(len(chunk))+")", byteArgs(chunk)); err != nil {
 			return nil, err
 		}
-		for _, e := range rows {
-			found[string(e.Raw)] = &RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
-		}
 	}
+	return inOrder(keys, found), nil
+}
+
+// collectRows reads the physical rows matching where into found.
+func (s *Store) collectRows(ctx context.Context, found map[string]*RawRow, where string, args []any) error {
+	rows, err := s.collect(ctx, "SELECT "+s.entrySQL()+" FROM kv WHERE "+where, args)
+	if err != nil {
+		return err
+	}
+	for _, e := range rows {
+		found[string(e.Raw)] = &RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
+	}
+	return nil
+}
+
+// inOrder is found's rows in the order of keys, nil where there is none.
+func inOrder(keys [][]byte, found map[string]*RawRow) []*RawRow {
 	out := make([]*RawRow, len(keys))
 	for i, k := range keys {
 		out[i] = found[string(k)]
 	}
-	return out, nil
+	return out
 }
 
 // opKeys returns the keys of ops.
