@@ -150,24 +150,26 @@ func endAll(js []*journaled, err error) {
 // how long the transaction took.
 func (s *Store) deleteStillExpired(ctx context.Context, j *journaled, rows []RawRow, cut int64) (int64, time.Duration, error) {
 	var pairs, unstamped []any
-	keys := make([]any, len(rows))
-	for i, r := range rows {
-		keys[i] = keyArg(r.Key)
+	for _, r := range rows {
 		if r.Ver == 0 {
 			unstamped = append(unstamped, keyArg(r.Key))
 		} else {
 			pairs = append(pairs, keyArg(r.Key), r.Ver)
 		}
 	}
-	same := "0"
+	// The rows still as read, by a primary-key lookup per (key, stamp)
+	// pair (CROSS JOIN keeps the pairs the outer loop); a row-value IN
+	// over the pairs took four times as long.
+	var same []string
 	if len(pairs) > 0 {
-		same = "(k, ver) IN (VALUES (?, ?)" + strings.Repeat(", (?, ?)", len(pairs)/2-1) + ")"
+		same = append(same, "SELECT kv.k FROM (VALUES (?, ?)"+strings.Repeat(", (?, ?)", len(pairs)/2-1)+
+			") AS e CROSS JOIN kv ON kv.k = e.column1 AND kv.ver = e.column2")
 	}
 	if len(unstamped) > 0 {
-		same += " OR ((ver = 0 OR NOT " + wholeVerSQL + ") AND k IN (" + placeholders(len(unstamped)) + "))"
+		same = append(same, "SELECT k FROM kv WHERE k IN ("+placeholders(len(unstamped))+") AND (ver = 0 OR NOT "+wholeVerSQL+")")
 	}
-	q := "DELETE FROM kv WHERE k IN (" + placeholders(len(keys)) + ") AND (" + same + ") AND expires_at IS NOT NULL AND expires_at <= ? RETURNING k"
-	args := append(append(append(keys, pairs...), unstamped...), cut)
+	q := "DELETE FROM kv WHERE k IN (" + strings.Join(same, " UNION ALL ") + ") AND expires_at IS NOT NULL AND expires_at <= ? RETURNING k"
+	args := append(append(pairs, unstamped...), cut)
 	deleted := make(map[string]bool, len(rows))
 	began := time.Now()
 	err := s.execBatch(ctx, []stmt{{sql: q, args: args, read: func(rs resultRows) error {
