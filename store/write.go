@@ -121,7 +121,8 @@ func (s *Store) Set(ctx context.Context, key codec.Key, value []byte, expireIn *
 // reference's statement shape: the verdict of every check (against the state
 // before any mutation) goes into kv_meta.ok, seq is bumped once when there is
 // a set and the verdict holds, every mutation is guarded by the verdict, and
-// ok and seq are read back. Over HTTP it is one request.
+// ok and seq are read back. Over HTTP it is one request (two when
+// journaled: the read of its before-images first, journal.go).
 func (s *Store) Commit(ctx context.Context, checks []Check, muts []Mutation) (CommitResult, error) {
 	res, err := s.TryCommit(ctx, checks, muts)
 	if err == nil && !res.OK {

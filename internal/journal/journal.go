@@ -1,8 +1,9 @@
 // Package journal is kvdeck's write journal and undo: an append-only file
 // per store under $XDG_STATE_HOME/kvdeck (else ~/.local/state/kvdeck, on
 // every OS) that records, for every write kvdeck makes, what it was about
-// to write and then its outcome with the rows it replaced; and the checked
-// inverse that undoes an entry. It implements store.Recorder.
+// to write with the rows it will replace (synced before the commit is
+// sent), then its outcome; and the checked inverse that undoes an entry.
+// It implements store.Recorder and store.BatchRecorder.
 //
 // The file is JSON lines, each with its checksum (line.go); two lines per
 // write: an intent before anything is sent and an outcome after. List
