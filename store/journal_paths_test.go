@@ -240,6 +240,7 @@ func TestJournalCostsOneRequest(t *testing.T) {
 // restoreMany returns a Restore of every row under ["many"] (read now,
 // not counted) to the value 2; found: with the rows read as Found.
 func restoreMany(t *testing.T, s *store.Store, found bool) func() error {
+	t.Helper()
 	ctx := storetest.Ctx(t)
 	var ops []store.RestoreOp
 	err := s.Dump(ctx, codec.Key{codec.String("many")}, func(e store.Entry) error {
