@@ -288,57 +288,63 @@ func (r *jsonReader) str() (string, bool, *jsonError) {
 			return "", false, r.fail("expected a character or escape in string (control characters must be escaped)")
 		}
 		buf = append(buf, run...)
-		r.pos++ // backslash
-		if r.pos >= len(r.s) {
-			return "", false, r.fail(`expected an escape character after '\'`)
+		var l bool
+		var err *jsonError
+		if buf, l, err = r.escape(buf); err != nil {
+			return "", false, err
 		}
-		if simple, ok := simpleUnescape(r.s[r.pos]); ok {
-			buf = append(buf, simple)
-			r.pos++
-			continue
-		}
-		if r.s[r.pos] != 'u' {
-			return "", false, r.fail(`expected one of "\/bfnrtu after '\'`)
-		}
-		r.pos++
-		u, ok := hex4(r.s, r.pos)
-		if !ok {
-			return "", false, r.fail(`expected 4 hex digits after \u`)
-		}
-		r.pos += 4
-		if u >= 0xD800 && u <= 0xDBFF && r.pos+6 <= len(r.s) && r.s[r.pos] == '\\' && r.s[r.pos+1] == 'u' {
-			if lo, ok := hex4(r.s, r.pos+2); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-				r.pos += 6
-				buf = utf8.AppendRune(buf, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00))
-				continue
-			}
-		}
-		if u >= 0xD800 && u <= 0xDFFF {
-			// JavaScript strings are UTF-16 and keep a lone surrogate;
-			// store its 3-byte form so it can be written back as \udxxx.
-			// Raw input bytes never take this form: they must be UTF-8.
-			lone = true
-			buf = append(buf, 0xE0|byte(u>>12), 0x80|byte(u>>6)&0x3F, 0x80|byte(u)&0x3F)
-			continue
-		}
-		buf = utf8.AppendRune(buf, rune(u))
+		lone = lone || l
 	}
 }
 
+// escape reads the escape sequence at r.pos (its backslash) and appends
+// what it stands for to buf as WTF-8; lone reports a lone surrogate.
+func (r *jsonReader) escape(buf []byte) ([]byte, bool, *jsonError) {
+	r.pos++ // backslash
+	if r.pos >= len(r.s) {
+		return buf, false, r.fail(`expected an escape character after '\'`)
+	}
+	if simple, ok := simpleUnescape(r.s[r.pos]); ok {
+		r.pos++
+		return append(buf, simple), false, nil
+	}
+	if r.s[r.pos] != 'u' {
+		return buf, false, r.fail(`expected one of "\/bfnrtu after '\'`)
+	}
+	r.pos++
+	u, ok := hex4(r.s, r.pos)
+	if !ok {
+		return buf, false, r.fail(`expected 4 hex digits after \u`)
+	}
+	r.pos += 4
+	if u >= 0xD800 && u <= 0xDBFF && r.pos+6 <= len(r.s) && r.s[r.pos] == '\\' && r.s[r.pos+1] == 'u' {
+		if lo, ok := hex4(r.s, r.pos+2); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+			r.pos += 6
+			return utf8.AppendRune(buf, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00)), false, nil
+		}
+	}
+	if u >= 0xD800 && u <= 0xDFFF {
+		// JavaScript strings are UTF-16 and keep a lone surrogate;
+		// store its 3-byte form so it can be written back as \udxxx.
+		// Raw input bytes never take this form: they must be UTF-8.
+		return append(buf, 0xE0|byte(u>>12), 0x80|byte(u>>6)&0x3F, 0x80|byte(u)&0x3F), true, nil
+	}
+	return utf8.AppendRune(buf, rune(u)), false, nil
+}
+
+// shortEscaped and shortEscapes are JSON's two-character escapes: the
+// character shortEscaped[i] is written as a backslash and shortEscapes[i]
+// (the short forms JSON.stringify writes; a parser also reads \/).
+const shortEscaped, shortEscapes = "\"\\\b\f\n\r\t", "\"\\bfnrt"
+
+// simpleUnescape is the character the escape \e stands for, when e is
+// not 'u'.
 func simpleUnescape(e byte) (byte, bool) {
-	switch e {
-	case '"', '\\', '/':
-		return e, true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
+	if i := strings.IndexByte(shortEscapes, e); i >= 0 {
+		return shortEscaped[i], true
+	}
+	if e == '/' {
+		return '/', true
 	}
 	return 0, false
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -130,21 +131,10 @@ func needsEscape(r rune, mode quoteMode) bool {
 // appendEscape writes the escape of one BMP code point, using the short
 // forms JSON.stringify uses and lowercase hex otherwise.
 func appendEscape(dst []byte, r rune) []byte {
-	switch r {
-	case '"':
-		return append(dst, '\\', '"')
-	case '\\':
-		return append(dst, '\\', '\\')
-	case '\b':
-		return append(dst, '\\', 'b')
-	case '\f':
-		return append(dst, '\\', 'f')
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
+	if r < utf8.RuneSelf {
+		if i := strings.IndexByte(shortEscaped, byte(r)); i >= 0 {
+			return append(dst, '\\', shortEscapes[i])
+		}
 	}
 	if r > 0xffff {
 		// Beyond the BMP (a private-use or unassigned plane): a surrogate

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"strings"
 	"testing"
 )
 
@@ -49,34 +48,25 @@ func TestMarshalTagged(t *testing.T) {
 	}
 }
 
+// unmarshalTagged is UnmarshalTagged of a string, for the decode tables.
+func unmarshalTagged(s string) (Key, error) { return UnmarshalTagged([]byte(s)) }
+
 func TestUnmarshalTagged(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want Key
-	}{
-		{`[{"type":"Uint8Array","value":"_wAA"}]`, Key{Bytes([]byte{0xff, 0, 0})}},          // byteLength optional
-		{`[{"type":"Uint8Array","value":"_w==","byteLength":1}]`, Key{Bytes([]byte{0xff})}}, // padding accepted
-		{`[{"type":"Uint8Array","value":"AP8=","byteLength":2}]`, Key{Bytes([]byte{0, 0xff})}},
-		{`[{"value":"7","type":"bigint"}]`, Key{Bigint(7)}}, // member order is free
-		{`[{"type":"bigint","value":-9223372036854775808}]`, Key{Bigint(math.MinInt64)}},
-		{`[{"type":"bigint","value":"007"}]`, Key{Bigint(7)}},
-		{`[{"type":"number","value":-0}]`, Key{Number(negZero)}},
-		{`[{"type":"number","value":1e-400}]`, Key{Number(0)}},
-		{` [ { "type" : "string" , "value" : "\ud83d\ude00" } ] `, Key{String("😀")}},
-	} {
-		got, err := UnmarshalTagged([]byte(c.in))
-		if err != nil || !got.Equal(c.want) {
-			t.Errorf("UnmarshalTagged(%s) = %v, %v; want %v", c.in, got, err, c.want)
-		}
-	}
+	checkDecodes(t, "UnmarshalTagged", unmarshalTagged, map[string]Key{
+		`[{"type":"Uint8Array","value":"_wAA"}]`:                 {Bytes([]byte{0xff, 0, 0})}, // byteLength optional
+		`[{"type":"Uint8Array","value":"_w==","byteLength":1}]`:  {Bytes([]byte{0xff})},       // padding accepted
+		`[{"type":"Uint8Array","value":"AP8=","byteLength":2}]`:  {Bytes([]byte{0, 0xff})},
+		`[{"value":"7","type":"bigint"}]`:                        {Bigint(7)}, // member order is free
+		`[{"type":"bigint","value":-9223372036854775808}]`:       {Bigint(math.MinInt64)},
+		`[{"type":"bigint","value":"007"}]`:                      {Bigint(7)},
+		`[{"type":"number","value":-0}]`:                         {Number(negZero)},
+		`[{"type":"number","value":1e-400}]`:                     {Number(0)},
+		` [ { "type" : "string" , "value" : "\ud83d\ude00" } ] `: {String("😀")},
+	})
 }
 
 func TestUnmarshalTaggedErrors(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want error
-		msg  string
-	}{
+	checkDecodeErrors(t, "UnmarshalTagged", unmarshalTagged, []decodeErrorCase{
 		{`{}`, ErrSyntax, `column 1: expected a JSON array of key parts`},
 		{`[1]`, ErrSyntax, `column 2: expected a key part object`},
 		{`[{"type":"string","value":"a"}`, ErrSyntax, `column 31: expected ',' or ']', found end of input`},
@@ -101,16 +91,7 @@ func TestUnmarshalTaggedErrors(t *testing.T) {
 		{`[{"type":"Uint8Array","value":"A"}]`, ErrSyntax, `expected base64url`},
 		{`[{"type":"Uint8Array","value":"AA="}]`, ErrSyntax, `expected base64url`},
 		{`[{"type":"string","value":"a","byteLength":1}]`, ErrSyntax, `byteLength is only allowed`},
-	} {
-		k, err := UnmarshalTagged([]byte(c.in))
-		if !errors.Is(err, c.want) || !errors.Is(err, ErrSyntax) || k != nil {
-			t.Errorf("UnmarshalTagged(%s) = %v, %v; want %v", c.in, k, err, c.want)
-			continue
-		}
-		if !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("UnmarshalTagged(%s) error %q, want it to contain %q", c.in, err, c.msg)
-		}
-	}
+	})
 }
 
 // TestKeyJSON checks Key inside encoding/json documents: outputs are

@@ -45,37 +45,63 @@ func TestFormat(t *testing.T) {
 	}
 }
 
-func TestParse(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want Key
-	}{
-		{`[]`, Key{}},
-		{` [ ] `, Key{}},
-		{`["users","alice"]`, Key{String("users"), String("alice")}},
-		{"\t[ \"a\" ,\n 1 , 2n,true,false ]\r\n", Key{String("a"), Number(1), Bigint(2), Bool(true), Bool(false)}},
-		{`[-0, 0, -0.0, 0e5, Infinity, -Infinity]`, Key{Number(negZero), Number(0), Number(negZero), Number(0), Number(math.Inf(1)), Number(math.Inf(-1))}},
-		{`[1E+2, 1.5e-7, 12e3, 1e-400]`, Key{Number(100), Number(1.5e-7), Number(12000), Number(0)}},
-		{`[b"00FFaB", b""]`, Key{Bytes([]byte{0, 0xff, 0xab}), Bytes(nil)}},
-		{`[-9223372036854775808n, 9223372036854775807n, -0n, 0n]`, Key{Bigint(math.MinInt64), Bigint(math.MaxInt64), Bigint(0), Bigint(0)}},
-		{`["\u00e9\ud83d\ude00\/\b"]`, Key{String("é😀/\b")}},
-		// Tagged JSON is detected and accepted too.
-		{`[{"type":"string","value":"a"},{"type":"number","value":"-0"}]`, Key{String("a"), Number(negZero)}},
-		{` [ {"type":"boolean","value":true} ]`, Key{Bool(true)}},
-	} {
-		got, err := Parse(c.in)
-		if err != nil || !got.Equal(c.want) {
-			t.Errorf("Parse(%q) = %v, %v; want %v", c.in, got, err, c.want)
+// checkDecodes: decode (called name in messages) reads each text of
+// cases as its key, without error.
+func checkDecodes(t *testing.T, name string, decode func(string) (Key, error), cases map[string]Key) {
+	t.Helper()
+	for in, want := range cases {
+		got, err := decode(in)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("%s(%q) = %v, %v; want %v", name, in, got, err, want)
 		}
 	}
 }
 
+// decodeErrorCase is a key text a decoder refuses: the error it must
+// match besides ErrSyntax, and a substring of its message.
+type decodeErrorCase struct {
+	in   string
+	want error
+	msg  string
+}
+
+// checkDecodeErrors: decode (called name in messages) refuses each
+// case's text with no key and an error matching ErrSyntax and the case's
+// error, whose message contains the case's substring.
+func checkDecodeErrors(t *testing.T, name string, decode func(string) (Key, error), cases []decodeErrorCase) {
+	t.Helper()
+	for _, c := range cases {
+		k, err := decode(c.in)
+		if !errors.Is(err, c.want) || !errors.Is(err, ErrSyntax) || k != nil {
+			t.Errorf("%s(%q) = %v, %v; want an error matching %v and ErrSyntax", name, c.in, k, err, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s(%q) error %q, want it to contain %q", name, c.in, err, c.msg)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	checkDecodes(t, "Parse", Parse, map[string]Key{
+		`[]`:                                    {},
+		` [ ] `:                                 {},
+		`["users","alice"]`:                     {String("users"), String("alice")},
+		"\t[ \"a\" ,\n 1 , 2n,true,false ]\r\n": {String("a"), Number(1), Bigint(2), Bool(true), Bool(false)},
+		`[-0, 0, -0.0, 0e5, Infinity, -Infinity]`:                {Number(negZero), Number(0), Number(negZero), Number(0), Number(math.Inf(1)), Number(math.Inf(-1))},
+		`[1E+2, 1.5e-7, 12e3, 1e-400]`:                           {Number(100), Number(1.5e-7), Number(12000), Number(0)},
+		`[b"00FFaB", b""]`:                                       {Bytes([]byte{0, 0xff, 0xab}), Bytes(nil)},
+		`[-9223372036854775808n, 9223372036854775807n, -0n, 0n]`: {Bigint(math.MinInt64), Bigint(math.MaxInt64), Bigint(0), Bigint(0)},
+		`["\u00e9\ud83d\ude00\/\b"]`:                             {String("é😀/\b")},
+		// Tagged JSON is detected and accepted too.
+		`[{"type":"string","value":"a"},{"type":"number","value":"-0"}]`: {String("a"), Number(negZero)},
+		` [ {"type":"boolean","value":true} ]`:                           {Bool(true)},
+	})
+}
+
 func TestParseErrors(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want error
-		msg  string // substring of the message, column included
-	}{
+	// The substrings name the column.
+	checkDecodeErrors(t, "Parse", Parse, []decodeErrorCase{
 		{``, ErrSyntax, `column 1: expected '[' to start a key, found end of input`},
 		{`"a"`, ErrSyntax, `column 1: expected '['`},
 		{`["users" "alice"]`, ErrSyntax, `column 10: expected ',' or ']', found '"'`},
@@ -107,16 +133,7 @@ func TestParseErrors(t *testing.T) {
 		{"[\"é\",\n x]", ErrSyntax, `line 2, column 2: expected a key part`},
 		{`["日本", x]`, ErrSyntax, `column 8:`}, // columns count characters, not bytes
 		{`[{"type":"number","value":"NaN"}]`, ErrNaN, `column 27: NaN cannot be a key part`},
-	} {
-		k, err := Parse(c.in)
-		if !errors.Is(err, c.want) || !errors.Is(err, ErrSyntax) || k != nil {
-			t.Errorf("Parse(%q) = %v, %v; want an error matching %v and ErrSyntax", c.in, k, err, c.want)
-			continue
-		}
-		if !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("Parse(%q) error %q, want it to contain %q", c.in, err, c.msg)
-		}
-	}
+	})
 }
 
 // TestFormatParseRoundTrip covers parts whose text form is easy to get

@@ -27,24 +27,13 @@ func TestCommitManyChecksLarge(t *testing.T) {
 	const n = 3000
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		ctx := storetest.CtxTimeout(t, 5*time.Minute)
-		past := c.Now() - 1
-		if _, err := s.Commit(ctx, nil, []store.Mutation{
-			{Type: store.MutationSet, Key: bigKey("a", 7), Value: []byte(`"expired"`), ExpiresAt: &past},
-			{Type: store.MutationSet, Key: bigKey("live", 5), Value: []byte(`"live"`)},
-		}); err != nil {
-			t.Fatal(err)
-		}
-		checks, muts := absentCommit("a", n)
-		res, err := s.Commit(ctx, checks, muts)
-		if err != nil || !res.OK {
-			t.Fatalf("%d absent checks (one key expired): %+v %v", n, res, err)
-		}
+		res := commitAbsentChecks(t, ctx, s, c, n)
 		st, err := s.Stats(ctx, c.Now())
 		if err != nil || st.Live != n+1 {
 			t.Fatalf("after the commit: %d live rows (%v), want %d", st.Live, err, n+1)
 		}
 
-		checks, muts = absentCommit("b", n)
+		checks, muts := absentCommit("b", n)
 		checks[n/2] = store.Check{Key: bigKey("live", 5)}
 		res, err = s.Commit(ctx, checks, muts)
 		if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != n/2 {
@@ -54,36 +43,7 @@ func TestCommitManyChecksLarge(t *testing.T) {
 			t.Fatalf("a failed commit wrote rows: %d live", st.Live)
 		}
 
-		stamped := make([]store.Check, 0, n+1)
-		for i := range n {
-			stamped = append(stamped, store.Check{Key: bigKey("a", i), Versionstamp: res.Versionstamp})
-		}
-		first, _, err := s.Get(ctx, bigKey("a", 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range stamped {
-			stamped[i].Versionstamp = first.Versionstamp()
-		}
-		stamped = append(stamped, stamped[0]) // the same check twice
-		set := []store.Mutation{{Type: store.MutationSet, Key: bigKey("c", 0), Value: []byte(`2`)}}
-		res, err = s.Commit(ctx, stamped, set)
-		if err != nil || !res.OK {
-			t.Fatalf("%d stamp checks that hold: %+v %v", len(stamped), res, err)
-		}
-		stamped[n-1].Versionstamp = codec.FormatStamp(1)
-		res, err = s.Commit(ctx, stamped, []store.Mutation{{Type: store.MutationSet, Key: bigKey("c", 1), Value: []byte(`3`)}})
-		if err != nil || res.OK || len(res.Failed) != 1 || res.Failed[0].Index != n-1 {
-			t.Fatalf("%d stamp checks, one stale: %+v %v", len(stamped), res, err)
-		}
-		if _, found, _ := s.Get(ctx, bigKey("c", 1)); found {
-			t.Fatal("a commit with a stale stamp wrote its set")
-		}
-		// Absent and stamp checks of one key together never both hold.
-		both := []store.Check{{Key: bigKey("a", 1)}, {Key: bigKey("a", 1), Versionstamp: first.Versionstamp()}}
-		if res, err := s.Commit(ctx, both, set); err != nil || res.OK {
-			t.Fatalf("absent and present at once: %+v %v", res, err)
-		}
+		commitStampChecks(t, ctx, s, n, 0) // the same check twice
 	})
 }
 

@@ -3,11 +3,27 @@
 package store_test
 
 import (
+	"fmt"
 	"testing"
 
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
+
+// benchRows opens a new store of be at T0 holding rows rows under
+// ["bench", <8 random bytes>], row i (from 1) at stamp i with the value
+// and expires_at of the SQL expressions value and expires (over i), and
+// seq = rows. It returns the store's URL and the store.
+func benchRows(b *testing.B, be storetest.Backend, rows int, value, expires string) (string, *store.Store) {
+	b.Helper()
+	url := be.URL(b)
+	s := storetest.Open(b, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+	storetest.Exec(b, url,
+		fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) `+
+			`INSERT INTO kv SELECT CAST(x'0262656e63680004' || randomblob(8) AS BLOB), %s, i, %s FROM c`, rows, value, expires),
+		fmt.Sprintf(`UPDATE kv_meta SET seq = %d`, rows))
+	return url, s
+}
 
 // BenchmarkChangesLarge measures a refresh of the change feed on a store
 // of a million rows, beside Version (what every refresh already pays) and
@@ -19,13 +35,7 @@ func BenchmarkChangesLarge(b *testing.B) {
 	const rows = 1000000
 	for _, be := range storetest.FileAndSQLD() {
 		b.Run(be.Name, func(b *testing.B) {
-			url := be.URL(b)
-			c := storetest.NewClock(storetest.T0)
-			s := storetest.Open(b, url, store.Options{Clock: c.Now})
-			storetest.Exec(b, url,
-				`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000000) `+
-					`INSERT INTO kv SELECT CAST(x'0262656e63680004' || randomblob(8) AS BLOB), '{"holder":"' || hex(randomblob(16)) || '"}', i, NULL FROM c`,
-				`UPDATE kv_meta SET seq = 1000000`)
+			url, s := benchRows(b, be, rows, `'{"holder":"' || hex(randomblob(16)) || '"}'`, "NULL")
 			ctx := storetest.Ctx(b)
 			db := storetest.RawDB(b, url)
 			var seq int64 = rows

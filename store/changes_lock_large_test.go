@@ -3,7 +3,6 @@
 package store_test
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,106 +21,82 @@ import (
 // and counted its rows: 7 of 169 commits lost; before it read without
 // locks, 0-2% (its reads held SHARED for a moment each).
 func TestChangesBesideReferenceWriterLarge(t *testing.T) {
-	for _, indexed := range []bool{true, false} {
-		t.Run(map[bool]string{true: "indexed", false: "unindexed"}[indexed], func(t *testing.T) {
-			const rows = 100_000
-			path := filepath.Join(t.TempDir(), "kv.db")
-			storetest.SeedRollbackJournal(t, path, rows)
-			s := storetest.Open(t, path, store.Options{})
-			ctx := storetest.Ctx(t)
-			if indexed {
-				if _, err := s.AddVerIndex(ctx); err != nil {
+	const rows = 100_000
+	storetest.EachVerIndex(t, rows, store.Options{}, func(t *testing.T, path string, s *store.Store) {
+		ctx := storetest.Ctx(t)
+		opts := store.ChangesOptions{After: rows, Limit: 200}
+		seen := map[string]int64{}
+		var order []string
+		var spent, longest time.Duration
+		var stmts, calls int
+		next := 0 // the recheck turns over the rows seen, 16 a tick
+		tick := func() {
+			for range 5 {
+				var recheck [][]byte
+				for range min(16, len(order)) {
+					next %= len(order)
+					recheck = append(recheck, []byte(order[next]))
+					next++
+				}
+				opts.Recheck = recheck
+				t0 := time.Now()
+				p, err := s.Changes(ctx, opts)
+				d := time.Since(t0)
+				spent, longest, calls = spent+d, max(longest, d), calls+1
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
-			opts := store.ChangesOptions{After: rows, Limit: 200}
-			w := storetest.StartRefWriter(t, path, 50*time.Millisecond, storetest.RefMix(rows))
-			seen := map[string]int64{}
-			var order []string
-			var spent, longest time.Duration
-			var stmts, calls int
-			next := 0 // the recheck turns over the rows seen, 16 a tick
-			tick := func() {
-				for range 5 {
-					var recheck [][]byte
-					for range min(16, len(order)) {
-						next %= len(order)
-						recheck = append(recheck, []byte(order[next]))
-						next++
+				stmts += p.Statements
+				for _, e := range p.Entries {
+					if e.Ver <= seen[string(e.Raw)] {
+						t.Fatalf("stamp %d of %x after %d", e.Ver, e.Raw, seen[string(e.Raw)])
 					}
-					opts.Recheck = recheck
-					t0 := time.Now()
-					p, err := s.Changes(ctx, opts)
-					d := time.Since(t0)
-					spent, longest, calls = spent+d, max(longest, d), calls+1
-					if err != nil {
-						t.Fatal(err)
-					}
-					stmts += p.Statements
-					for _, e := range p.Entries {
-						if e.Ver <= seen[string(e.Raw)] {
-							t.Fatalf("stamp %d of %x after %d", e.Ver, e.Raw, seen[string(e.Raw)])
-						}
-						seen[string(e.Raw)] = e.Ver
-						order = append(order, string(e.Raw))
-					}
-					opts.Mark, opts.Walk = p.Mark, p.Walk
-					if p.Walk != nil {
-						return // the rest at the next tick
-					}
-					opts.After, opts.AfterKey = p.Next, p.NextKey
-					if !p.More {
-						return
-					}
+					seen[string(e.Raw)] = e.Ver
+					order = append(order, string(e.Raw))
+				}
+				opts.Mark, opts.Walk = p.Mark, p.Walk
+				if p.Walk != nil {
+					return // the rest at the next tick
+				}
+				opts.After, opts.AfterKey = p.Next, p.NextKey
+				if !p.More {
+					return
 				}
 			}
-			for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
-				time.Sleep(time.Second)
-				tick()
+		}
+		commits, _ := storetest.BesideRefWriter(t, path, rows, "the feed", tick)
+		t.Logf("feed: %d calls, %d statements, %s in Changes (longest call %s)", calls, stmts, spent.Round(time.Millisecond), longest.Round(time.Microsecond))
+		final, err := s.Seq(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; opts.Walk != nil || opts.After < final; i++ {
+			if i > 200 {
+				t.Fatalf("the feed did not reach seq %d (at %d)", final, opts.After)
 			}
-			commits, lost := w.Stop()
-			t.Logf("writer: %d commits, %d lost; feed: %d calls, %d statements, %s in Changes (longest call %s)", commits, len(lost), calls, stmts, spent.Round(time.Millisecond), longest.Round(time.Microsecond))
-			if !storetest.Busy(lost) {
-				t.Fatalf("the writer failed otherwise: %q", lost)
-			}
-			// None lost: the reads of the feed and of
-			// Version go without locks on this file (store/lockfree.go).
-			// Before, with the index or without it (paced), 1-2% were.
-			if len(lost) > 0 {
-				t.Errorf("%d of %d commits lost beside the feed: %q", len(lost), commits, lost)
-			}
-			final, err := s.Seq(ctx)
-			if err != nil {
+			tick()
+		}
+		// Every row stamped since the start is in the feed at its stamp.
+		db := storetest.RawDB(t, path)
+		rs, err := db.QueryContext(ctx, "SELECT k, ver FROM kv WHERE ver > ?", rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		n := 0
+		for rs.Next() {
+			var k []byte
+			var ver int64
+			if err := rs.Scan(&k, &ver); err != nil {
 				t.Fatal(err)
 			}
-			for i := 0; opts.Walk != nil || opts.After < final; i++ {
-				if i > 200 {
-					t.Fatalf("the feed did not reach seq %d (at %d)", final, opts.After)
-				}
-				tick()
+			n++
+			if seen[string(k)] != ver {
+				t.Errorf("row %x at %d: the feed saw %d", k, ver, seen[string(k)])
 			}
-			// Every row stamped since the start is in the feed at its stamp.
-			db := storetest.RawDB(t, path)
-			rs, err := db.QueryContext(ctx, "SELECT k, ver FROM kv WHERE ver > ?", rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rs.Close()
-			n := 0
-			for rs.Next() {
-				var k []byte
-				var ver int64
-				if err := rs.Scan(&k, &ver); err != nil {
-					t.Fatal(err)
-				}
-				n++
-				if seen[string(k)] != ver {
-					t.Errorf("row %x at %d: the feed saw %d", k, ver, seen[string(k)])
-				}
-			}
-			if n < commits/2 {
-				t.Errorf("%d rows stamped by %d commits", n, commits)
-			}
-		})
-	}
+		}
+		if n < commits/2 {
+			t.Errorf("%d rows stamped by %d commits", n, commits)
+		}
+	})
 }

@@ -5,7 +5,6 @@ package store_test
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -35,9 +34,7 @@ import (
 func BenchmarkMeasureLocksLarge(b *testing.B) {
 	t := b
 	const rows = 100_000
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, rows)
-	s := storetest.Open(t, path, store.Options{})
+	path, s := storetest.RollbackJournalStore(t, rows, store.Options{})
 	ctx := context.Background()
 	db := storetest.RawDB(t, path)
 	var recheck [][]byte

@@ -211,19 +211,9 @@ func (s *Store) countWindowed(ctx context.Context, children []Child, bound int) 
 		var total int64
 		for {
 			var used int
-			var n int64
-			var last []byte
-			err := s.readWindowed(ctx, w, func(size int) (string, []any) {
+			n, last, err := s.countWindow(ctx, w, func(size int) (string, []any) {
 				used = size
 				return "SELECT count(*), max(k) FROM (SELECT k FROM kv WHERE k >= ? AND k < ? ORDER BY k LIMIT ?)", []any{lo, hi, size}
-			}, func(rows resultRows) error {
-				n, last = 0, nil
-				if rows.Next() {
-					if err := rows.Scan(&n, &last); err != nil {
-						return err
-					}
-				}
-				return rows.Err()
 			})
 			if err != nil {
 				return s.classify(err)

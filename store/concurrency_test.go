@@ -261,14 +261,7 @@ func TestKilledWriterLeavesWholeCommits(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "kv.db")
 			if mode == "delete" {
 				// A database created by someone else in rollback-journal mode.
-				db, err := sql.Open("sqlite", path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := db.Exec("CREATE TABLE t (x)"); err != nil {
-					t.Fatal(err)
-				}
-				db.Close()
+				storetest.Exec(t, path, "CREATE TABLE t (x)")
 			}
 			cmd := childProcess(t, "writer", path)
 			out, err := cmd.StdoutPipe()

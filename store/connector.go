@@ -2,6 +2,8 @@ package store
 
 import (
 	"database/sql/driver"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/tursodatabase/libsql-client-go/libsql"
@@ -23,6 +25,11 @@ var fileConnectors sync.Map // SQLite URI -> func() (driver.Connector, error)
 // connURL, from fileConnectors (a server has none: a remote store speaks
 // through kvdeck's own Hrana clients only).
 func fileConnector(connURL string) (driver.Connector, error) {
+	if !strings.HasPrefix(connURL, "file:") {
+		// libsql-client-go would answer a server URL with its own remote
+		// client; kvdeck keeps one, store/internal/hrana.
+		return nil, fmt.Errorf("store: the file connector takes file: URLs only, not %s", redactURL(connURL))
+	}
 	build, _ := fileConnectors.LoadOrStore(connURL, sync.OnceValues(func() (driver.Connector, error) {
 		return libsql.NewConnector(connURL)
 	}))

@@ -131,20 +131,9 @@ func TestNotAStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := filepath.Join(dir, "other.db")
-	db, err := sql.Open("sqlite", other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("CREATE TABLE users (id INTEGER PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Exec(t, other, "CREATE TABLE users (id INTEGER PRIMARY KEY)")
 	wrongShape := filepath.Join(dir, "wrong.db")
-	db2, _ := sql.Open("sqlite", wrongShape)
-	if _, err := db2.Exec("CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT)"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	db2.Close()
+	storetest.Exec(t, wrongShape, "CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT)")
 	for _, c := range []struct {
 		path     string
 		readOnly bool
@@ -197,14 +186,7 @@ func TestCreateOnlyWhenAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	noTables := filepath.Join(dir, "notables.db")
-	db, err := sql.Open("sqlite", noTables)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("CREATE TABLE x (a); DROP TABLE x"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	storetest.Exec(t, noTables, "CREATE TABLE x (a)", "DROP TABLE x")
 	for _, path := range []string{filepath.Join(dir, "missing.db"), empty, noTables} {
 		before, statErr := os.ReadFile(path)
 		if _, err := store.Open(storetest.Ctx(t), path, store.Options{}); !errors.Is(err, store.ErrNotStore) || !strings.Contains(err.Error(), "kvdeck init") {

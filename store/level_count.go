@@ -33,19 +33,9 @@ func (s *Store) CountChildren(ctx context.Context, prefix codec.Key, bound int) 
 	w := s.newReadWindow(windowLevel, min(or(s.knobs.windowRows, bound+1), bound+1))
 	for {
 		var used int
-		var got int64
-		var next []byte
-		err := s.readWindowed(ctx, w, func(size int) (string, []any) {
+		got, next, err := s.countWindow(ctx, w, func(size int) (string, []any) {
 			used = min(size, bound+1-int(n))
 			return levelCountSQL(len(p), pos, hi, used)
-		}, func(rows resultRows) error {
-			got, next = 0, nil
-			if rows.Next() {
-				if err := rows.Scan(&got, &next); err != nil {
-					return err
-				}
-			}
-			return rows.Err()
 		})
 		if err != nil {
 			return 0, false, s.classify(err)
@@ -59,6 +49,22 @@ func (s *Store) CountChildren(ctx context.Context, prefix codec.Key, bound int) 
 		}
 		pos = next
 	}
+}
+
+// countWindow runs a counting statement over one window of w
+// (readWindowed) and reads its one row: a count and the key it stopped at
+// (0 and nil when it answers no row).
+func (s *Store) countWindow(ctx context.Context, w *readWindow, stmt func(n int) (string, []any)) (n int64, last []byte, err error) {
+	err = s.readWindowed(ctx, w, stmt, func(rows resultRows) error {
+		n, last = 0, nil
+		if rows.Next() {
+			if err := rows.Scan(&n, &last); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	return n, last, err
 }
 
 // levelCountSQL is the skip-scan of up to limit children from pos (under

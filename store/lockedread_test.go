@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,14 +14,14 @@ import (
 	"kvdeck/store"
 )
 
-// rollbackMix seeds a rollback-journal store at path: rows ["bulk", i]
+// rollbackMix seeds a new rollback-journal file: rows ["bulk", i]
 // (SeedRollbackJournal), then through kvdeck (which keeps the journal
 // mode) a tree of ["tree", a, b] rows, a third of them expired at T0+1s
 // and some holding "needle", and a run of expired rows ["gone", i]. It
-// returns a store on it at T0+2s.
-func rollbackMix(t *testing.T, path string, bulk int) *store.Store {
+// returns the file's path and a store on it at T0+2s.
+func rollbackMix(t *testing.T, bulk int) (string, *store.Store) {
 	t.Helper()
-	storetest.SeedRollbackJournal(t, path, bulk)
+	path := storetest.NewRollbackJournal(t, bulk)
 	clock := storetest.NewClock(storetest.T0)
 	s := storetest.Open(t, "file:"+path, store.Options{Clock: clock.Now})
 	ctx := storetest.Ctx(t)
@@ -53,6 +52,16 @@ func rollbackMix(t *testing.T, path string, bulk int) *store.Store {
 		t.Fatalf("journal mode %q, %v", mode, err)
 	}
 	clock.Set(storetest.T0 + 2000)
+	return path, s
+}
+
+// withLocks opens the file at path at rollbackMix's time (T0+2s), reading
+// with SQLite's locks in one statement: the answer the windows of the
+// lock-free reads must agree with.
+func withLocks(t *testing.T, path string) *store.Store {
+	t.Helper()
+	s := storetest.Open(t, "file:"+path, store.Options{Clock: func() int64 { return storetest.T0 + 2000 }})
+	store.SetLockFreeOff(s, true)
 	return s
 }
 
@@ -62,11 +71,9 @@ func rollbackMix(t *testing.T, path string, bulk int) *store.Store {
 // sized in bytes, continued by cursor) is the one the single statement
 // answers, whatever the window.
 func TestListWindowsAgreeWithOneStatement(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kv.db")
-	s := rollbackMix(t, path, 500)
+	path, s := rollbackMix(t, 500)
 	ctx := storetest.Ctx(t)
-	plain := storetest.Open(t, "file:"+path, store.Options{Clock: func() int64 { return storetest.T0 + 2000 }})
-	store.SetLockFreeOff(plain, true)
+	plain := withLocks(t, path)
 	k := func(text string) codec.Key { return storetest.Key(t, text) }
 	cases := map[string]store.ListOptions{
 		"live tree":          {Prefix: k(`["tree"]`), Limit: 7},
@@ -120,11 +127,9 @@ func TestListWindowsAgreeWithOneStatement(t *testing.T) {
 // windows; the pages, counts, caps and level sizes are those of the one
 // statement.
 func TestChildrenCountsApartAgree(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kv.db")
-	s := rollbackMix(t, path, 300)
+	path, s := rollbackMix(t, 300)
 	ctx := storetest.Ctx(t)
-	plain := storetest.Open(t, "file:"+path, store.Options{Clock: func() int64 { return storetest.T0 + 2000 }})
-	store.SetLockFreeOff(plain, true)
+	plain := withLocks(t, path)
 	describe := func(s *store.Store, prefix codec.Key, opts store.ChildrenOptions) string {
 		var b strings.Builder
 		for page := 0; page < 100; page++ {
@@ -180,8 +185,8 @@ func TestEveryReadBesideReferenceWriter(t *testing.T) {
 	if raceOn {
 		bulk, period = 2_000, 300*time.Millisecond
 	}
-	path := filepath.Join(t.TempDir(), "kv.db")
-	rollbackMix(t, path, bulk).Close()
+	path, s := rollbackMix(t, bulk)
+	s.Close()
 	ctx := storetest.CtxTimeout(t, 5*time.Minute)
 	w := storetest.StartRefWriter(t, path, period, storetest.RefMix(bulk))
 	k := func(text string) codec.Key { return storetest.Key(t, text) }
@@ -232,11 +237,7 @@ func TestEveryReadBesideReferenceWriter(t *testing.T) {
 // reads it with them, and says so once, before the first: to
 // Options.OnLockedRead and in LockedReadNote, naming the file and why.
 func TestLockedReadIsSaidOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, 100)
-	if err := os.WriteFile(path+"-journal", []byte("\x00\xd9\xd5\x05\xf9 \xa1c\xd7"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := storetest.NewHotJournal(t, 100)
 	var said []string
 	ctx := storetest.Ctx(t)
 	s, err := store.Open(ctx, "file:"+path, store.Options{OnLockedRead: func(text string) { said = append(said, text) }})

@@ -21,6 +21,21 @@ func keyHex(t *testing.T, k string) string {
 	return fmt.Sprintf("%x", codec.MustEncode(storetest.Key(t, k)))
 }
 
+// insertRow writes the row of key text k with the SQL cells (v, ver,
+// expires_at) at url as another program would, past kvdeck's checks.
+func insertRow(t *testing.T, url, k, cells string) {
+	t.Helper()
+	storetest.Exec(t, url, fmt.Sprintf(`INSERT INTO kv VALUES (x'%s', %s)`, keyHex(t, k), cells))
+}
+
+// openAtT0 opens a new store of b on a clock fixed at T0; it returns the
+// store's URL and the store.
+func openAtT0(t *testing.T, b storetest.Backend) (string, *store.Store) {
+	t.Helper()
+	url := b.URL(t)
+	return url, storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+}
+
 // TestInvalidUTF8TextIsRead: a TEXT value whose bytes are not UTF-8 reads
 // as its exact bytes through Get, GetRaw, GetMany, List, Scan, Dump and
 // DumpPrefixes on every transport. Over sqld every one of them failed
@@ -28,11 +43,10 @@ func keyHex(t *testing.T, k string) string {
 // its JSON answer), for the whole range; a file read them.
 func TestInvalidUTF8TextIsRead(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		url := b.URL(t)
-		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		url, s := openAtT0(t, b)
 		mustSet(t, s, `["a", "1"]`, `"plain"`, nil)
 		mustSet(t, s, `["a", "3"]`, `"é"`, nil)
-		storetest.Exec(t, url, fmt.Sprintf(`INSERT INTO kv VALUES (x'%s', CAST(x'22ff6122' AS TEXT), 7, NULL)`, keyHex(t, `["a", "2"]`)))
+		insertRow(t, url, `["a", "2"]`, `CAST(x'22ff6122' AS TEXT), 7, NULL`)
 		want := []byte("\"\xffa\"")
 		ctx := storetest.Ctx(t)
 		k := storetest.Key(t, `["a", "2"]`)
@@ -239,11 +253,10 @@ func TestCensusCountsNullRows(t *testing.T) {
 // answer, as with a TEXT value (TestInvalidUTF8TextIsRead).
 func TestInvalidUTF8VerAndExpiry(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		url := b.URL(t)
-		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		url, s := openAtT0(t, b)
 		mustSet(t, s, `["a", "1"]`, `1`, nil)
 		mustSet(t, s, `["a", "3"]`, `3`, nil)
-		storetest.Exec(t, url, fmt.Sprintf(`INSERT INTO kv VALUES (x'%s', '2', CAST(x'ff39' AS TEXT), CAST(x'fe' AS TEXT))`, keyHex(t, `["a", "2"]`)))
+		insertRow(t, url, `["a", "2"]`, `'2', CAST(x'ff39' AS TEXT), CAST(x'fe' AS TEXT)`)
 		const want = `ver is TEXT "\xff9"; expires_at is TEXT "\xfe" (never expires: SQLite orders it after every number)`
 		ctx := storetest.Ctx(t)
 		k := storetest.Key(t, `["a", "2"]`)
@@ -277,10 +290,9 @@ func TestInvalidUTF8VerAndExpiry(t *testing.T) {
 // transport; over sqld the level failed before.
 func TestInvalidUTF8ExpiryInChildren(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
-		url := b.URL(t)
-		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		url, s := openAtT0(t, b)
 		mustSet(t, s, `["a", "1"]`, `1`, nil)
-		storetest.Exec(t, url, fmt.Sprintf(`INSERT INTO kv VALUES (x'%s', '2', 9, CAST(x'fe' AS TEXT))`, keyHex(t, `["b"]`)))
+		insertRow(t, url, `["b"]`, `'2', 9, CAST(x'fe' AS TEXT)`)
 		p, err := s.Children(storetest.Ctx(t), nil, store.ChildrenOptions{})
 		if err != nil || len(p.Children) != 2 {
 			t.Fatalf("Children: %+v %v", p, err)

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"kvdeck/internal/storetest"
@@ -15,9 +14,7 @@ import (
 // reference writer at a 25 ms period lost, 0-1 without the count). A
 // delete, which moves no stamp, still changes the Version (Mark).
 func TestVersionRollbackCountsNothing(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, 10)
-	s := storetest.Open(t, path, store.Options{})
+	path, s := storetest.RollbackJournalStore(t, 10, store.Options{})
 	ctx := storetest.Ctx(t)
 	v1, err := s.Version(ctx)
 	if err != nil {

@@ -101,11 +101,15 @@ func NewStyles(t Theme) Styles {
 		Placeholder: fg(t.Muted),
 	}
 	if t.Mono {
-		// Without colours, a selection needs reverse video to be seen.
-		s.Selected = lipgloss.NewStyle().Reverse(true).Bold(true)
-		// Nor is the focused pane told by its border colour: it gets a
-		// thick border.
-		s.PaneFocused = s.PaneFocused.Border(lipgloss.ThickBorder())
+		s.monochrome()
 	}
 	return s
+}
+
+// monochrome marks by attribute what a colour theme marks by colour
+// alone: a selection needs reverse video to be seen, and the focused pane
+// a thick border.
+func (s *Styles) monochrome() {
+	s.Selected = lipgloss.NewStyle().Reverse(true).Bold(true)
+	s.PaneFocused = s.PaneFocused.Border(lipgloss.ThickBorder())
 }

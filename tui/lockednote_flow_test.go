@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +17,7 @@ import (
 // shows the store's word (store.LockedReadNote) on the flash line and in
 // the log, once, however many refreshes read the file so.
 func TestLockedReadFlashedOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, 50)
-	if err := os.WriteFile(path+"-journal", []byte("\x00\xd9\xd5\x05\xf9 \xa1c\xd7"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := storetest.NewHotJournal(t, 50)
 	clock := store.NewVirtualClock(func() int64 { return storetest.T0 })
 	s := storetest.Open(t, "file:"+path, store.Options{Clock: clock.Now})
 	m := newModel(s, Config{Clock: clock, Refresh: 100 * time.Millisecond}, themes.NewStyles(themes.Dark()), func(string) error { return nil })

@@ -1,14 +1,12 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -211,8 +209,8 @@ func TestSignalKeepsHeldWork(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	in, typed := io.Pipe()
-	screen := &syncBuffer{}
-	var stderr syncBuffer
+	screen := &storetest.Buffer{}
+	var stderr storetest.Buffer
 	dir, getenv := stateDir(t)
 	done := make(chan error, 1)
 	go func() {
@@ -257,24 +255,6 @@ func TestSignalKeepsHeldWork(t *testing.T) {
 	if b, err := os.ReadFile(keptPath(t, last, dir)); err != nil || string(b) != `{"plan":"mine"}` {
 		t.Fatalf("kept %q (%v)", b, err)
 	}
-}
-
-// syncBuffer is a buffer written by the program and read by the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestQuitDialogsGolden: the quit question over an edit not saved and

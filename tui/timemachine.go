@@ -130,9 +130,15 @@ func (m model) at(text string) (model, tea.Cmd) {
 		cmd = tea.Batch(cmd, m.showStore())
 		return m, tea.Batch(cmd, m.flash.show(views.FlashMsg{Level: views.FlashOK, Text: "back to the live store " + usertext.Sanitize(m.storeLabel()) + "; the clock is real again"}))
 	}
+	// A malformed time is named before the store's history is looked
+	// for: "no restore point" would send the user the wrong way.
+	now := m.wall().UnixMilli()
+	if _, err := kvhist.ParseSpec(text, now); err != nil {
+		return m, views.Flash(views.FlashError, ":at: %s", err)
+	}
 	m.tm.gen++
 	m.tm.restoring = text
-	gen, made, make, now := m.tm.gen, m.tm.machine, m.cfg.TimeMachine, m.wall().UnixMilli()
+	gen, made, make := m.tm.gen, m.tm.machine, m.cfg.TimeMachine
 	note := m.flash.show(views.FlashMsg{Level: views.FlashInfo, Text: fmt.Sprintf("restoring the store as at %s…", usertext.Sanitize(text))})
 	return m, tea.Batch(note, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)

@@ -296,3 +296,23 @@ func TestTimeMachineGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestAtNamesAMalformedTime: :at with a time it cannot read names the
+// time and the forms it takes, before (and whether or not) the store has
+// a history; nothing is restored.
+func TestAtNamesAMalformedTime(t *testing.T) {
+	f := newPastFixture(t)
+	m := testModel(f.s, f.clock, time.Hour)
+	looked := false
+	m.cfg.TimeMachine = func(context.Context) (*kvhist.Machine, error) {
+		looked = true
+		return nil, kvhist.ErrNoPoint
+	}
+	a := run(t, m, 120, 40)
+	a.command("at bogus")
+	a.waitFor(`"bogus": want an RFC 3339 time`)
+	got := a.final()
+	if looked || got.tm.past != nil || got.tm.restoring != "" {
+		t.Fatalf("a malformed time looked for history (%v) or restored (%v, %q)", looked, got.tm.past, got.tm.restoring)
+	}
+}

@@ -45,23 +45,29 @@ func Parse(raw []byte) ([]store.Check, []store.Mutation, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	checks := make([]store.Check, 0, len(rawChecks))
-	for i, rc := range rawChecks {
-		c, err := parseCheck(rc, fmt.Sprintf("checks[%d]", i))
-		if err != nil {
-			return nil, nil, err
-		}
-		checks = append(checks, c)
+	checks, err := parseEach(rawChecks, "checks", parseCheck)
+	if err != nil {
+		return nil, nil, err
 	}
-	muts := make([]store.Mutation, 0, len(rawMuts))
-	for i, rm := range rawMuts {
-		m, err := parseMutation(rm, fmt.Sprintf("mutations[%d]", i))
-		if err != nil {
-			return nil, nil, err
-		}
-		muts = append(muts, m)
+	muts, err := parseEach(rawMuts, "mutations", parseMutation)
+	if err != nil {
+		return nil, nil, err
 	}
 	return checks, muts, nil
+}
+
+// parseEach parses each element of the array name with parse, element i
+// at the path name[i]; it stops at the first error.
+func parseEach[T any](raws []json.RawMessage, name string, parse func(json.RawMessage, string) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(raws))
+	for i, raw := range raws {
+		v, err := parse(raw, fmt.Sprintf("%s[%d]", name, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // parseCheck reads one check.

@@ -269,19 +269,27 @@ func (e *Env) censusOp(rows int) Op {
 
 // setOp: an unconditional set beside one upsert.
 func (e *Env) setOp(keys int, value []byte, write string) Op {
-	return Op{
+	return e.upsertBaselines(Op{
 		Name: "set", Baseline: write, Rows: 1,
 		Engine: func(ctx context.Context, i int) error {
 			_, err := e.Store.Set(ctx, e.Key("set", i%keys), value, nil)
 			return err
 		},
-		Raw: func(ctx context.Context, i int) error {
-			return e.rawUpsertTx(ctx, e.Key("rawset", i%keys), string(value))
-		},
-		Floor: e.floor(func(ctx context.Context, i int) error {
-			return e.rawUpsert(ctx, e.Key("floorset", i%keys), string(value))
-		}),
+	}, "set", keys, value)
+}
+
+// upsertBaselines gives op the baselines of a write: one upsert of value
+// at key i%keys in a write transaction (under "raw"+name) and, its
+// floor, the upsert alone (under "floor"+name).
+func (e *Env) upsertBaselines(op Op, name string, keys int, value []byte) Op {
+	raw, floor := "raw"+name, "floor"+name
+	op.Raw = func(ctx context.Context, i int) error {
+		return e.rawUpsertTx(ctx, e.Key(raw, i%keys), string(value))
 	}
+	op.Floor = e.floor(func(ctx context.Context, i int) error {
+		return e.rawUpsert(ctx, e.Key(floor, i%keys), string(value))
+	})
+	return op
 }
 
 // getOp: a point read beside a SELECT by primary key.
@@ -302,7 +310,7 @@ func (e *Env) getOp(keys int) Op {
 
 // casOp: a read and a checked set beside one upsert.
 func (e *Env) casOp(keys int, value []byte, write string) Op {
-	return Op{
+	return e.upsertBaselines(Op{
 		Name: "check+set", Baseline: write, Rows: 1,
 		Engine: func(ctx context.Context, i int) error {
 			k := e.Key("cas", i%keys)
@@ -318,13 +326,7 @@ func (e *Env) casOp(keys int, value []byte, write string) Op {
 			}
 			return err
 		},
-		Raw: func(ctx context.Context, i int) error {
-			return e.rawUpsertTx(ctx, e.Key("rawcas", i%keys), string(value))
-		},
-		Floor: e.floor(func(ctx context.Context, i int) error {
-			return e.rawUpsert(ctx, e.Key("floorcas", i%keys), string(value))
-		}),
-	}
+	}, "cas", keys, value)
 }
 
 // listOp: a paged scan of a range beside one range SELECT.

@@ -166,37 +166,53 @@ func (c *BenchCmd) measure(app *App, env *bench.Env, target string, rows int) ([
 }
 
 func (c *BenchCmd) print(app *App, title string, lines []benchJSON) {
-	if app.Out.JSON() {
-		for _, l := range lines {
-			app.Out.Object(l)
-		}
+	header := "op\tcalls\tengine/s\traw/s\tratio\tgoal\tfloor/s\tvs floor\ttrips/call\t\n"
+	if !printBenchTable(app, title, header, lines, benchRow) {
 		return
 	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "op\tcalls\tengine/s\traw/s\tratio\tgoal\tfloor/s\tvs floor\ttrips/call\t\n")
-	for _, l := range lines {
-		unit := ""
-		if l.Rows > 1 {
-			unit = fmt.Sprintf(" ×%d rows", l.Rows)
-		}
-		goal := "-"
-		if l.Goal > 0 {
-			goal = fmt.Sprintf("≥%.0f%%", l.Goal*100)
-		}
-		floor, vsFloor := "-", "-"
-		if l.FloorOpsPerSec > 0 {
-			floor, vsFloor = fmt.Sprintf("%.0f", l.FloorOpsPerSec), fmt.Sprintf("%.0f%%", l.FloorRatio*100)
-		}
-		fmt.Fprintf(tw, "%s\t%d%s\t%.0f\t%.0f\t%.0f%%\t%s\t%s\t%s\t%.1f\t\n", l.Op, l.Calls, unit, l.EngineOpsPerSec, l.RawOpsPerSec, l.Ratio*100, goal, floor, vsFloor, l.RoundTrips)
-	}
-	tw.Flush()
-	app.Out.Textf("%s", title)
-	app.Out.Textf("%s", strings.TrimRight(b.String(), "\n"))
 	for _, l := range lines {
 		app.Out.Textf("  %-10s raw side: %s", l.Op, l.Baseline)
 		if l.LongestTxMs > 0 {
 			app.Out.Textf("  %-10s longest delete transaction of the engine: %.1f ms", l.Op, l.LongestTxMs)
 		}
 	}
+}
+
+// printBenchTable prints lines as JSON objects, or under title as a
+// right-aligned table of header's columns, row(l) a line; it reports
+// whether it printed text.
+func printBenchTable[L any](app *App, title, header string, lines []L, row func(L) string) bool {
+	if app.Out.JSON() {
+		for _, l := range lines {
+			app.Out.Object(l)
+		}
+		return false
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, header)
+	for _, l := range lines {
+		fmt.Fprint(tw, row(l))
+	}
+	tw.Flush()
+	app.Out.Textf("%s", title)
+	app.Out.Textf("%s", strings.TrimRight(b.String(), "\n"))
+	return true
+}
+
+// benchRow is the table line of one engine measurement.
+func benchRow(l benchJSON) string {
+	unit := ""
+	if l.Rows > 1 {
+		unit = fmt.Sprintf(" ×%d rows", l.Rows)
+	}
+	goal := "-"
+	if l.Goal > 0 {
+		goal = fmt.Sprintf("≥%.0f%%", l.Goal*100)
+	}
+	floor, vsFloor := "-", "-"
+	if l.FloorOpsPerSec > 0 {
+		floor, vsFloor = fmt.Sprintf("%.0f", l.FloorOpsPerSec), fmt.Sprintf("%.0f%%", l.FloorRatio*100)
+	}
+	return fmt.Sprintf("%s\t%d%s\t%.0f\t%.0f\t%.0f%%\t%s\t%s\t%s\t%.1f\t\n", l.Op, l.Calls, unit, l.EngineOpsPerSec, l.RawOpsPerSec, l.Ratio*100, goal, floor, vsFloor, l.RoundTrips)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"kvdeck/codec"
@@ -218,27 +217,19 @@ func netFirstFrame(ctx context.Context, s *store.Store) (int64, codec.Key, error
 }
 
 func (c *BenchCmd) printNetwork(app *App, title string, lines []netJSON) {
-	if app.Out.JSON() {
-		for _, l := range lines {
-			app.Out.Object(l)
-		}
-		return
+	header := "what\trequests\ttime\trows\trows/s\tsent\treceived\tserver rows r/w\t\n"
+	printBenchTable(app, title, header, lines, netRow)
+}
+
+// netRow is the table line of one network measurement.
+func netRow(l netJSON) string {
+	rows, rate := "-", "-"
+	if l.Rows > 0 {
+		rows = fmt.Sprint(l.Rows)
 	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "what\trequests\ttime\trows\trows/s\tsent\treceived\tserver rows r/w\t\n")
-	for _, l := range lines {
-		rows, rate := "-", "-"
-		if l.Rows > 0 {
-			rows = fmt.Sprint(l.Rows)
-		}
-		if l.RowsPerSec > 0 && !strings.HasPrefix(l.Op, "tui:") {
-			rate = fmt.Sprintf("%.0f", l.RowsPerSec)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", l.Op, l.Requests, time.Duration(l.Ms*float64(time.Millisecond)).Round(time.Millisecond), rows, rate,
-			usertext.BytesText(l.BytesSent), usertext.BytesText(l.BytesReceived), l.ServerRead, l.ServerWritten)
+	if l.RowsPerSec > 0 && !strings.HasPrefix(l.Op, "tui:") {
+		rate = fmt.Sprintf("%.0f", l.RowsPerSec)
 	}
-	tw.Flush()
-	app.Out.Textf("%s", title)
-	app.Out.Textf("%s", strings.TrimRight(b.String(), "\n"))
+	return fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", l.Op, l.Requests, time.Duration(l.Ms*float64(time.Millisecond)).Round(time.Millisecond), rows, rate,
+		usertext.BytesText(l.BytesSent), usertext.BytesText(l.BytesReceived), l.ServerRead, l.ServerWritten)
 }

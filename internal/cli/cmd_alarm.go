@@ -221,12 +221,9 @@ func (c *AlarmFireCmd) Run(app *App) error {
 	if c.Limit <= 0 {
 		return fmt.Errorf("--limit %d: must be positive", c.Limit)
 	}
-	timeout, err := positiveDuration("--lease-timeout", c.LeaseTimeout, true)
+	timeout, err := leaseWait("--lease-timeout", c.LeaseTimeout)
 	if err != nil {
 		return err
-	}
-	if timeout == 0 {
-		timeout = -1
 	}
 	s, err := app.Open(app.Context(), Opening{Write: true, Create: MustExist})
 	if err != nil {

@@ -50,12 +50,7 @@ func TestCopy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env := storesEnv(t)
 			now := strconv.FormatInt(storetest.T0, 10)
-			at := func(url string, args ...string) {
-				t.Helper()
-				if r := runMain(t, env, "", append([]string{"--db", url, "--now", now}, args...)); r.code != 0 {
-					t.Fatalf("%s %v: %+v", url, args, r)
-				}
-			}
+			at := func(url string, args ...string) { t.Helper(); mustAt(t, env, url, storetest.T0, args...) }
 			p := `["p` + strconv.Itoa(len(tc.name)+len(tc.from)) + `"`
 			at(tc.from, "set", p+`, "new"]`, `{"a":1}`, "--expire-in", "1h")
 			at(tc.from, "set", p+`, "same"]`, `2`)
@@ -164,9 +159,7 @@ func TestCopyChecked(t *testing.T) {
 		src := "file:" + filepath.Join(t.TempDir(), "src.db")
 		set := func(db string, args ...string) {
 			t.Helper()
-			if r := runMain(t, env, "", append([]string{"--db", db, "set"}, args...)); r.code != 0 {
-				t.Fatalf("%+v", r)
-			}
+			mustMain(t, env, append([]string{"--db", db, "set"}, args...)...)
 		}
 		set(src, `["q", 1]`, `"src"`)
 		set(src, `["q", 2]`, `"src"`)

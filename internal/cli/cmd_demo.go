@@ -47,41 +47,15 @@ func (c *DemoCmd) Run(app *App) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	url := app.Globals.DB
-	if app.Globals.saved != nil { // --store, only the flag (stores.go)
-		url = app.Globals.saved.url
-	}
-	if url == "" {
-		url = DemoDB
-		fmt.Fprintf(app.Stderr, "kvdeck: demo store %s in the current directory (--db chooses another)\n", url)
-	}
-	if app.Globals.Now != "" {
-		app.Warnf("the clock is frozen by --now: leases, TTL rows, alarms and delayed messages will not come due")
-	}
-	seed := c.Seed
-	if seed == 0 {
-		seed = time.Now().UnixNano()%999_999 + 1
-		fmt.Fprintf(app.Stderr, "kvdeck: demo seed %d (--seed %d repeats this run)\n", seed, seed)
-	}
+	url, seed := c.target(app)
 	token := app.globalTokenFor(url)
 	s, err := app.Open(app.Context(), Opening{URL: url, Token: token, Write: true, Create: MayCreate})
 	if err != nil {
 		return err
 	}
-	// The seed is the demo's workload, like its replicas: not journaled.
-	// What the user does in the demo's TUI is.
-	rec := s.Recorder()
-	s.SetRecorder(nil)
-	rep, err := demo.Seed(app.Context(), s, seed, app.Now())
-	s.SetRecorder(rec)
+	rep, err := seedDemo(app, s, url, seed)
 	if err != nil {
-		return fmt.Errorf("seed %s: %w", url, err)
-	}
-	if rep.Reused {
-		fmt.Fprintf(app.Stderr, "kvdeck: reusing the demo store seeded %s with seed %d\n", timeText(rep.SeededAt), rep.Seed)
-	} else {
-		fmt.Fprintf(app.Stderr, "kvdeck: seeded %d rows: %d leases, %d alarms, %d messages, %d cron rows, %d expired rows not swept\n",
-			rep.Rows, rep.Leases, rep.Alarms, rep.Messages, rep.CronRows, rep.Expired)
+		return err
 	}
 	cfg := demo.SimConfig{
 		// Each replica its own store, closed by Simulate: separate
@@ -104,6 +78,49 @@ func (c *DemoCmd) Run(app *App) error {
 	out := demoJSON{DB: url, Seeded: rep, Summary: sum}
 	app.Out.Result(out, demoText(out))
 	return c.verdict(app, sum)
+}
+
+// target is the store the demo runs on (--db, --store, else DemoDB in
+// the current directory) and its seed (--seed, else a random one): both
+// said on stderr when chosen for the user, as is a frozen clock.
+func (c *DemoCmd) target(app *App) (url string, seed int64) {
+	url = app.Globals.DB
+	if app.Globals.saved != nil { // --store, only the flag (stores.go)
+		url = app.Globals.saved.url
+	}
+	if url == "" {
+		url = DemoDB
+		fmt.Fprintf(app.Stderr, "kvdeck: demo store %s in the current directory (--db chooses another)\n", url)
+	}
+	if app.Globals.Now != "" {
+		app.Warnf("the clock is frozen by --now: leases, TTL rows, alarms and delayed messages will not come due")
+	}
+	seed = c.Seed
+	if seed == 0 {
+		seed = time.Now().UnixNano()%999_999 + 1
+		fmt.Fprintf(app.Stderr, "kvdeck: demo seed %d (--seed %d repeats this run)\n", seed, seed)
+	}
+	return url, seed
+}
+
+// seedDemo seeds s (at url) with seed, or reuses what an earlier seed
+// left, and says which on stderr. The seed is the demo's workload, like
+// its replicas: not journaled. What the user does in the demo's TUI is.
+func seedDemo(app *App, s *store.Store, url string, seed int64) (demo.SeedReport, error) {
+	rec := s.Recorder()
+	s.SetRecorder(nil)
+	rep, err := demo.Seed(app.Context(), s, seed, app.Now())
+	s.SetRecorder(rec)
+	if err != nil {
+		return rep, fmt.Errorf("seed %s: %w", url, err)
+	}
+	if rep.Reused {
+		fmt.Fprintf(app.Stderr, "kvdeck: reusing the demo store seeded %s with seed %d\n", timeText(rep.SeededAt), rep.Seed)
+	} else {
+		fmt.Fprintf(app.Stderr, "kvdeck: seeded %d rows: %d leases, %d alarms, %d messages, %d cron rows, %d expired rows not swept\n",
+			rep.Rows, rep.Leases, rep.Alarms, rep.Messages, rep.CronRows, rep.Expired)
+	}
+	return rep, nil
 }
 
 // check validates what kong's tags cannot express.

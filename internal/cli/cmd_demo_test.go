@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -46,18 +45,6 @@ type demoOut struct {
 		Reused bool `json:"reused"`
 		Rows   int  `json:"rows"`
 	} `json:"seeded"`
-}
-
-// noDemoGoroutines fails when a goroutine still runs code of package demo.
-func noDemoGoroutines(t *testing.T) {
-	t.Helper()
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "kvdeck/internal/demo.") {
-			t.Fatalf("a goroutine still runs demo code after kvdeck returned:\n%s", g)
-		}
-	}
 }
 
 // demoMoves are the counters TestDemoHeadless waits for.
@@ -108,7 +95,7 @@ func TestDemoHeadless(t *testing.T) {
 		if !strings.Contains(stderr, "seeded ") || strings.Contains(stderr, "kvdeck-demo.db") {
 			t.Errorf("stderr: %s", stderr)
 		}
-		noDemoGoroutines(t)
+		storetest.NoGoroutinesOf(t, "kvdeck/internal/demo", "kvdeck")
 	})
 	t.Run("reuse", func(t *testing.T) {
 		url := "file:" + filepath.Join(t.TempDir(), "demo.db")
@@ -160,7 +147,7 @@ func TestDemoDefaultDBAndInterrupt(t *testing.T) {
 	if _, err := os.Stat(elsewhere); !os.IsNotExist(err) {
 		t.Errorf("the demo touched $KVDECK_DB: %v", err)
 	}
-	noDemoGoroutines(t)
+	storetest.NoGoroutinesOf(t, "kvdeck/internal/demo", "kvdeck")
 }
 
 // With a TUI the simulation runs while it shows the store (the store
@@ -189,7 +176,7 @@ func TestDemoTUI(t *testing.T) {
 	if code != 0 || !moved || !strings.HasPrefix(stdout, "demo on "+url) {
 		t.Fatalf("exit %d, store moved %v\nstdout: %s\nstderr: %s", code, moved, stdout, stderr)
 	}
-	noDemoGoroutines(t)
+	storetest.NoGoroutinesOf(t, "kvdeck/internal/demo", "kvdeck")
 }
 
 func TestDemoRefuses(t *testing.T) {

@@ -59,12 +59,7 @@ func sum(v []float64) float64 {
 func TestExporterAgreesWithFleet(t *testing.T) {
 	env := storesEnv(t)
 	t0 := storetest.T0
-	at := func(url string, now int64, args ...string) {
-		t.Helper()
-		if r := runMain(t, env, "", append([]string{"--db", url, "--now", strconv.FormatInt(now, 10)}, args...)); r.code != 0 {
-			t.Fatalf("%s %v: %+v", url, args, r)
-		}
-	}
+	at := func(url string, now int64, args ...string) { t.Helper(); mustAt(t, env, url, now, args...) }
 	busy := "file:" + filepath.Join(t.TempDir(), "busy.db")
 	at(busy, t0-60_000, "lease", "acquire", `["dwk_lease", "job", "ab"]`, "--ttl", "30s")
 	at(busy, t0-60_000, "lease", "acquire", `["dwk_lease", "long", "cd"]`, "--ttl", "10m")
@@ -132,7 +127,7 @@ group = "g"
 	}
 
 	r := runMain(t, env, "", []string{"--now", strconv.FormatInt(t0, 10), "fleet", "-o", "json"})
-	rows := fleetStatusRows(t, r.stdout)
+	rows := statusRows(t, r.stdout)
 	if len(rows) != 3 || rows["gone"].Status != "error" || rows["busy"].QueueReady != 2 || rows["busy"].AlarmsOverdue != 2 {
 		t.Fatalf("fleet: %+v", rows)
 	}

@@ -19,9 +19,7 @@ func TestFleetFind(t *testing.T) {
 	srv := sqldtest.Start(t)
 	set := func(db string, args ...string) {
 		t.Helper()
-		if r := runMain(t, env, "", append([]string{"--db", db, "set"}, args...)); r.code != 0 {
-			t.Fatalf("%+v", r)
-		}
+		mustMain(t, env, append([]string{"--db", db, "set"}, args...)...)
 	}
 	set(a, `["u", "x"]`, `1`)
 	set(a, `["u", "y"]`, `1`)

@@ -32,12 +32,7 @@ func statusRows(t *testing.T, out string) map[string]fleetStatusRow {
 func TestFleetStatus(t *testing.T) {
 	env := storesEnv(t)
 	t0 := storetest.T0
-	at := func(url string, now int64, args ...string) {
-		t.Helper()
-		if r := runMain(t, env, "", append([]string{"--db", url, "--now", strconv.FormatInt(now, 10)}, args...)); r.code != 0 {
-			t.Fatalf("%s %v: %+v", url, args, r)
-		}
-	}
+	at := func(url string, now int64, args ...string) { t.Helper(); mustAt(t, env, url, now, args...) }
 	dir := t.TempDir()
 	busy := "file:" + filepath.Join(dir, "busy.db")
 	at(busy, t0, "lease", "acquire", `["dwk_lease", "Cart", "a"]`, "--ttl", "1h")

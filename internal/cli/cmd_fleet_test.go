@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -61,11 +60,7 @@ func fleetLines[R any](t *testing.T, out string, name func(R) string) map[string
 	t.Helper()
 	rows := map[string]R{}
 	var order []string
-	for _, l := range lines(out) {
-		var r R
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("line %q: %v", l, err)
-		}
+	for _, r := range jsonLines[R](t, out) {
 		rows[name(r)] = r
 		order = append(order, name(r))
 	}
@@ -82,12 +77,7 @@ func fleetLines[R any](t *testing.T, out string, name func(R) string) map[string
 func TestFleetDoctor(t *testing.T) {
 	env := storesEnv(t)
 	now := strconv.FormatInt(storetest.T0, 10)
-	at := func(url string, args ...string) {
-		t.Helper()
-		if r := runMain(t, env, "", append([]string{"--db", url, "--now", now}, args...)); r.code != 0 {
-			t.Fatalf("%s %v: %+v", url, args, r)
-		}
-	}
+	at := func(url string, args ...string) { t.Helper(); mustAt(t, env, url, storetest.T0, args...) }
 	dir := t.TempDir()
 	healthy := "file:" + filepath.Join(dir, "healthy.db")
 	at(healthy, "set", `["a"]`, "1")

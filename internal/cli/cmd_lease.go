@@ -128,12 +128,9 @@ func (c *LeaseAcquireCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	timeout, err := positiveDuration("--timeout", c.Timeout, true)
+	timeout, err := leaseWait("--timeout", c.Timeout)
 	if err != nil {
 		return err
-	}
-	if timeout == 0 {
-		timeout = -1 // one attempt
 	}
 	s, err := app.Open(app.Context(), Opening{Write: true, Create: MayCreate})
 	if err != nil {
@@ -178,11 +175,8 @@ func (c *LeaseReleaseCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	app.Out.Result(leaseJSON{Key: key, Versionstamp: stamp, Released: &ok}, verdict(ok, "released", "not released", key, stamp))
-	if !ok {
-		return NotDone("the lease at %s is no longer at %s: it lapsed and someone else holds it, or it is gone; nothing was changed", codec.Format(key), stamp)
-	}
-	return nil
+	return leaseVerdict(app, leaseJSON{Key: key, Versionstamp: stamp, Released: &ok}, ok, "released",
+		": it lapsed and someone else holds it, or it is gone")
 }
 
 // LeaseBreakCmd deletes a lease, CAS-guarded.
@@ -229,19 +223,22 @@ func (c *LeaseBreakCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	app.Out.Result(leaseJSON{Key: key, Versionstamp: stamp, Broken: &ok}, verdict(ok, "broken", "not broken", key, stamp))
-	if !ok {
-		return NotDone("the lease at %s is no longer at %s (released, lapsed or re-acquired meanwhile); nothing was changed", codec.Format(key), stamp)
-	}
-	return nil
+	return leaseVerdict(app, leaseJSON{Key: key, Versionstamp: stamp, Broken: &ok}, ok, "broken",
+		" (released, lapsed or re-acquired meanwhile)")
 }
 
-// verdict is the text line of a CAS-guarded action on key at stamp.
-func verdict(ok bool, yes, no string, key codec.Key, stamp string) string {
-	if ok {
-		return yes + " " + codec.Format(key) + "  v=" + stamp
+// leaseVerdict prints the result j of an action guarded by the lease's
+// versionstamp, done (ok) or not ("not " + done); not done, it exits 1
+// saying why (the lease is no longer at that stamp).
+func leaseVerdict(app *App, j leaseJSON, ok bool, done, why string) error {
+	if !ok {
+		done = "not " + done
 	}
-	return no + " " + codec.Format(key) + "  v=" + stamp
+	app.Out.Result(j, done+" "+codec.Format(j.Key)+"  v="+j.Versionstamp)
+	if !ok {
+		return NotDone("the lease at %s is no longer at %s%s; nothing was changed", codec.Format(j.Key), j.Versionstamp, why)
+	}
+	return nil
 }
 
 // parseStamp validates a versionstamp typed by a user and returns it in
@@ -252,6 +249,16 @@ func parseStamp(what, s string) (string, error) {
 		return "", fmt.Errorf("%s %s: %w", what, shown(s), err)
 	}
 	return stamp, nil
+}
+
+// leaseWait reads how long to keep trying for a held lease
+// (coord.LeaseOptions.Timeout): 0 typed is one attempt, coord's -1.
+func leaseWait(what, s string) (time.Duration, error) {
+	d, err := positiveDuration(what, s, true)
+	if d == 0 && err == nil {
+		d = -1
+	}
+	return d, err
 }
 
 // positiveDuration reads a whole-millisecond Go duration that must be

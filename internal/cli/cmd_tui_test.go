@@ -53,16 +53,10 @@ token_env = "BAD_TOKEN"
 url = %q
 token_env = "E_TOKEN"
 `, aURL, bURL, srv.URL, srv.URL, listener.srv.URL)
-	cfgDir := filepath.Join(dir, "config")
-	if err := os.MkdirAll(filepath.Join(cfgDir, "kvdeck"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cfgDir, "kvdeck", "config.toml"), []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	token := srv.Token(t)
-	env := map[string]string{"XDG_CONFIG_HOME": cfgDir, "XDG_STATE_HOME": filepath.Join(dir, "state"),
+	env := map[string]string{"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_STATE_HOME": filepath.Join(dir, "state"),
 		"C_TOKEN": token, "BAD_TOKEN": "not-a-valid-token-7731", "E_TOKEN": "for-e-only"}
+	configFile(t, env, conf, 0o600)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 

@@ -293,32 +293,44 @@ func previewPlan(app *App, p journal.Plan) {
 			ops = append(ops, op)
 		}
 	}
-	notes := journal.PlanNotes(p)
 	if app.Out.JSON() {
-		out := planJSON{Command: p.Action.Op, Time: p.Action.Time.UnixMilli(), Conflicts: len(p.Conflicts), Notes: notes}
-		if p.Redo {
-			out.Redo = p.Action.ID
-		} else {
-			out.Undo = p.Action.ID
-		}
-		for i, op := range ops {
-			if i == previewJSON {
-				out.MoreKeys = len(ops) - i
-				break
-			}
-			k := planKeyJSON{Hex: hex.EncodeToString(op.Key), Now: undoRowOf(p.Now[string(op.Key)], true), WillBe: undoRowOf(op.Put, false),
-				ExpectVer: expectText(op.ExpectVer), Conflict: conflict[string(op.Key)]}
-			if dk, err := codec.Decode(op.Key); err == nil {
-				k.Key = &dk
-			}
-			out.Keys = append(out.Keys, k)
-		}
-		for _, sk := range p.Skipped {
-			out.Skipped = append(out.Skipped, skippedJSON{Entry: sk.Entry, Keys: len(sk.Keys), Why: sk.Why})
-		}
-		app.Out.Object(out)
+		app.Out.Object(planObject(p, ops, conflict))
 		return
 	}
+	previewText(app, p, ops, conflict)
+}
+
+// planObject is the JSON preview of p: its first previewJSON ops (in
+// the preview's order), conflict marking the keys that refuse it.
+func planObject(p journal.Plan, ops []store.RestoreOp, conflict map[string]bool) planJSON {
+	out := planJSON{Command: p.Action.Op, Time: p.Action.Time.UnixMilli(), Conflicts: len(p.Conflicts), Notes: journal.PlanNotes(p)}
+	if p.Redo {
+		out.Redo = p.Action.ID
+	} else {
+		out.Undo = p.Action.ID
+	}
+	for i, op := range ops {
+		if i == previewJSON {
+			out.MoreKeys = len(ops) - i
+			break
+		}
+		k := planKeyJSON{Hex: hex.EncodeToString(op.Key), Now: undoRowOf(p.Now[string(op.Key)], true), WillBe: undoRowOf(op.Put, false),
+			ExpectVer: expectText(op.ExpectVer), Conflict: conflict[string(op.Key)]}
+		if dk, err := codec.Decode(op.Key); err == nil {
+			k.Key = &dk
+		}
+		out.Keys = append(out.Keys, k)
+	}
+	for _, sk := range p.Skipped {
+		out.Skipped = append(out.Skipped, skippedJSON{Entry: sk.Entry, Keys: len(sk.Keys), Why: sk.Why})
+	}
+	return out
+}
+
+// previewText prints the text preview of p: a heading, its first
+// previewShown ops (in the preview's order, a conflict marked !), what it
+// cannot take back and its notes, wrapped to a terminal's width.
+func previewText(app *App, p journal.Plan, ops []store.RestoreOp, conflict map[string]bool) {
 	what := plural(int64(len(p.Ops)), "key")
 	for _, st := range p.Settings {
 		what += ", " + st.Change.Name + " " + st.Now + " → " + st.Change.To
@@ -342,7 +354,7 @@ func previewPlan(app *App, p journal.Plan) {
 	for _, sk := range p.Skipped {
 		app.Out.Textf("not taken back: %s of write %s: %s", plural(int64(len(sk.Keys)), "key"), sk.Entry, usertext.Sanitize(sk.Why))
 	}
-	for _, n := range notes {
+	for _, n := range journal.PlanNotes(p) {
 		n = usertext.Sanitize(n)
 		if width, _, tty := app.Out.Terminal(); tty {
 			n = strings.Join(hanging(n, width, ""), "\n")

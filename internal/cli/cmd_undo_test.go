@@ -504,7 +504,7 @@ func TestUndoPreviewWrapsIndented(t *testing.T) {
 		c.must("set", `["notes", "a"]`, long)
 		c.must("set", `["notes", "a"]`, `"short"`)
 		master, slave := openPTY(t, 60, 20)
-		var screen syncBuffer
+		var screen storetest.Buffer
 		go func() { _, _ = io.Copy(&screen, master) }()
 		tty := func(o *options) { o.terminal = func(io.Reader) bool { return true } }
 		code := Main(context.Background(), []string{"--db", c.url, "--now", strconv.FormatInt(c.now, 10), "undo"}, strings.NewReader("n\n"), slave, io.Discard, c.env, tty)

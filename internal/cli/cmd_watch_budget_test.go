@@ -12,14 +12,18 @@ import (
 	"kvdeck/store"
 )
 
-// newTestWatcher is a watch of prefixes on s, closed with the test.
-func newTestWatcher(t testing.TB, s *store.Store, prefixes []codec.Key) *watcher {
+// startTestWatcher is a watch of prefixes on s, started, closed with the
+// test.
+func startTestWatcher(ctx context.Context, t testing.TB, s *store.Store, prefixes []codec.Key) *watcher {
 	t.Helper()
 	w, err := newWatcher(s, prefixes, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.close)
+	if err := w.start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 
@@ -36,10 +40,7 @@ func TestWatchPollRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := newTestWatcher(t, s, []codec.Key{storetest.Key(t, `["w"]`)})
-	if err := w.start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w := startTestWatcher(ctx, t, s, []codec.Key{storetest.Key(t, `["w"]`)})
 	poll := func(what string, want ...string) {
 		t.Helper()
 		var events []watchEvent
@@ -71,18 +72,13 @@ func TestWatchPollRequests(t *testing.T) {
 // reported as expired, at the store's reading, not as deleted. CI saw
 // "delete" once on a loaded machine, 4 ms before the expiry.
 func TestWatchExpiryBetweenClockReadings(t *testing.T) {
-	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
-		c := storetest.NewClock(storetest.T0)
-		s := storetest.Open(t, b.URL(t), store.Options{Clock: c.Now})
+	storetest.EachStore(t, storetest.FileAndSQLD(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		ctx := storetest.Ctx(t)
 		ttl := time.Second
 		if _, err := s.Set(ctx, storetest.Key(t, `["w", "e"]`), []byte(`5`), &ttl); err != nil {
 			t.Fatal(err)
 		}
-		w := newTestWatcher(t, s, []codec.Key{storetest.Key(t, `["w"]`)})
-		if err := w.start(ctx); err != nil {
-			t.Fatal(err)
-		}
+		w := startTestWatcher(ctx, t, s, []codec.Key{storetest.Key(t, `["w"]`)})
 		// A commit elsewhere, so that the poll rechecks what it saw.
 		if _, err := s.Set(ctx, storetest.Key(t, `["x"]`), []byte(`1`), nil); err != nil {
 			t.Fatal(err)
@@ -113,10 +109,7 @@ func TestWatchSeesASetWithNoStamp(t *testing.T) {
 		if _, err := s.Set(ctx, storetest.Key(t, `["w", "a"]`), []byte(`1`), nil); err != nil {
 			t.Fatal(err)
 		}
-		w := newTestWatcher(t, s, []codec.Key{storetest.Key(t, `["w"]`)})
-		if err := w.start(ctx); err != nil {
-			t.Fatal(err)
-		}
+		w := startTestWatcher(ctx, t, s, []codec.Key{storetest.Key(t, `["w"]`)})
 		storetest.Exec(t, url, `UPDATE kv SET v = '2', ver = 'x' WHERE k = x'027700026100'`)
 		events, err := w.poll(ctx, c.Now())
 		if err != nil {
@@ -140,10 +133,7 @@ func TestWatchBurstIsOneWalk(t *testing.T) {
 	c := storetest.NewClock(storetest.T0)
 	s := storetest.Open(t, proxy.URL, store.Options{Clock: c.Now})
 	ctx := storetest.Ctx(t)
-	w := newTestWatcher(t, s, nil)
-	if err := w.start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w := startTestWatcher(ctx, t, s, nil)
 	for b := range 5 {
 		a := s.Atomic()
 		for i := range 500 {

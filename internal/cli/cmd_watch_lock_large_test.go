@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,73 +22,46 @@ import (
 // of the table and a re-read of every row seen after each commit), then
 // 0-2% (reads held SHARED for a moment each).
 func TestWatchBesideReferenceWriterLarge(t *testing.T) {
-	for _, indexed := range []bool{true, false} {
-		t.Run(map[bool]string{true: "indexed", false: "unindexed"}[indexed], func(t *testing.T) {
-			const rows = 100_000
-			path := filepath.Join(t.TempDir(), "kv.db")
-			storetest.SeedRollbackJournal(t, path, rows)
-			s := storetest.Open(t, path, store.Options{})
-			ctx := context.Background()
-			if indexed {
-				if _, err := s.AddVerIndex(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			w := newTestWatcher(t, s, []codec.Key{{codec.String("bulk")}})
-			if err := w.start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			writer := storetest.StartRefWriter(t, path, 50*time.Millisecond, storetest.RefMix(rows))
-			sets, deletes := 0, 0
-			var spent time.Duration
-			poll := func() {
-				t0 := time.Now()
-				events, err := w.poll(ctx, time.Now().UnixMilli())
-				spent += time.Since(t0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, ev := range events {
-					switch ev.Change {
-					case "set":
-						sets++
-					case "delete":
-						deletes++
-					}
-				}
-			}
-			for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
-				time.Sleep(time.Second)
-				poll()
-			}
-			commits, lost := writer.Stop()
-			t.Logf("writer: %d commits, %d lost; watch: %d sets, %d deletes, %s in polls", commits, len(lost), sets, deletes, spent.Round(time.Millisecond))
-			if !storetest.Busy(lost) {
-				t.Fatalf("the writer failed otherwise: %q", lost)
-			}
-			// None lost: the reads of the feed and of
-			// Version go without locks on this file (store/lockfree.go).
-			// Before, with the index or without it (paced), 1-2% were.
-			if len(lost) > 0 {
-				t.Errorf("%d of %d commits lost beside the watch: %q", len(lost), commits, lost)
-			}
-			// The rewrites under ["bulk"] (a third of the commits) all
-			// reach the watch once the walk is through.
-			final, err := s.Seq(ctx)
+	const rows = 100_000
+	storetest.EachVerIndex(t, rows, store.Options{}, func(t *testing.T, path string, s *store.Store) {
+		ctx := context.Background()
+		w := startTestWatcher(ctx, t, s, []codec.Key{{codec.String("bulk")}})
+		sets, deletes := 0, 0
+		var spent time.Duration
+		poll := func() {
+			t0 := time.Now()
+			events, err := w.poll(ctx, time.Now().UnixMilli())
+			spent += time.Since(t0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := 0; w.feed.Walk() != nil || w.feed.After() < final; i++ {
-				if i > 200 {
-					t.Fatalf("the watch did not reach seq %d (at %d)", final, w.feed.After())
+			for _, ev := range events {
+				switch ev.Change {
+				case "set":
+					sets++
+				case "delete":
+					deletes++
 				}
-				poll()
 			}
-			// A lost commit may have been one of them (a run lost 2 of
-			// 142 and saw 46 of 48).
-			if want := (commits + 2) / 3; sets < want-1-len(lost) {
-				t.Errorf("%d sets under the prefix, want about %d (%d commits lost)", sets, want, len(lost))
+		}
+		commits, lost := storetest.BesideRefWriter(t, path, rows, "the watch", poll)
+		t.Logf("watch: %d sets, %d deletes, %s in polls", sets, deletes, spent.Round(time.Millisecond))
+		// The rewrites under ["bulk"] (a third of the commits) all
+		// reach the watch once the walk is through.
+		final, err := s.Seq(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; w.feed.Walk() != nil || w.feed.After() < final; i++ {
+			if i > 200 {
+				t.Fatalf("the watch did not reach seq %d (at %d)", final, w.feed.After())
 			}
-		})
-	}
+			poll()
+		}
+		// A lost commit may have been one of them (a run lost 2 of
+		// 142 and saw 46 of 48).
+		if want := (commits + 2) / 3; sets < want-1-lost {
+			t.Errorf("%d sets under the prefix, want about %d (%d commits lost)", sets, want, lost)
+		}
+	})
 }

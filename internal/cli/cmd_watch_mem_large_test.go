@@ -14,25 +14,25 @@ import (
 	"kvdeck/store"
 )
 
-// seedBulk writes rows rows under ["bulk", <8 random bytes>], each value
-// a JSON string of 2*valueBytes hex digits, straight in SQL; seq ends at
-// rows.
-func seedBulk(t *testing.T, url string, rows, valueBytes int) {
+// bulkStore opens a fresh store of backend b holding rows rows under
+// ["bulk", <8 random bytes>], each value a JSON string of 2*valueBytes
+// hex digits, written straight in SQL; seq ends at rows.
+func bulkStore(t *testing.T, b storetest.Backend, rows, valueBytes int) *store.Store {
 	t.Helper()
+	url := b.URL(t)
+	s := storetest.Open(t, url, store.Options{})
 	storetest.Exec(t, url,
 		fmt.Sprintf(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) `+
 			`INSERT INTO kv SELECT CAST(x'0262756c6b000480' || randomblob(8) AS BLOB), '"' || hex(randomblob(%d)) || '"', i, NULL FROM c`, rows, valueBytes),
 		fmt.Sprintf(`UPDATE kv_meta SET seq = %d`, rows))
+	return s
 }
 
 // startBulkWatch starts a watch of ["bulk"] and fails unless its start
 // saw rows rows.
 func startBulkWatch(ctx context.Context, t *testing.T, s *store.Store, rows int) *watcher {
 	t.Helper()
-	w := newTestWatcher(t, s, []codec.Key{{codec.String("bulk")}})
-	if err := w.start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w := startTestWatcher(ctx, t, s, []codec.Key{{codec.String("bulk")}})
 	if w.seen.Len() != rows {
 		t.Fatalf("start saw %d rows, want %d", w.seen.Len(), rows)
 	}
@@ -70,9 +70,7 @@ func requireSeesNextSet(ctx context.Context, t *testing.T, s *store.Store, w *wa
 func TestWatchLargePrefixMemoryLarge(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		const rows = 100_000
-		url := b.URL(t)
-		s := storetest.Open(t, url, store.Options{})
-		seedBulk(t, url, rows, 1000)
+		s := bulkStore(t, b, rows, 1000)
 		ctx := context.Background() // a start of 200 MB over sqld takes a while under load
 		w := startBulkWatch(ctx, t, s, rows)
 		runtime.GC()
@@ -99,9 +97,7 @@ func TestWatchLargePrefixMemoryLarge(t *testing.T) {
 func TestWatch200kPrefixHeapLarge(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		const rows = 200_000
-		url := b.URL(t)
-		s := storetest.Open(t, url, store.Options{})
-		seedBulk(t, url, rows, 40)
+		s := bulkStore(t, b, rows, 40)
 		ctx := context.Background()
 		runtime.GC()
 		var m0, m runtime.MemStats

@@ -41,10 +41,7 @@ func TestWatchRechecksInTurn(t *testing.T) {
 			if _, err := a.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			w := newTestWatcher(t, s, []codec.Key{{codec.String("big")}})
-			if err := w.start(ctx); err != nil {
-				t.Fatal(err)
-			}
+			w := startTestWatcher(ctx, t, s, []codec.Key{{codec.String("big")}})
 			// The last row in key order and a row in the middle go.
 			for _, i := range []int{tc.rows - 1, tc.rows / 2} {
 				if err := s.Delete(ctx, codec.Key{codec.String("big"), codec.Number(float64(i))}); err != nil {

@@ -1,25 +1,16 @@
 package cli
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"kvdeck/internal/storetest"
 )
 
-// coordLines parses JSON lines.
+// coordLines parses JSON lines into maps.
 func coordLines(t *testing.T, out string) []map[string]any {
 	t.Helper()
-	var objs []map[string]any
-	for _, l := range lines(out) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("not a JSON line: %s", l)
-		}
-		objs = append(objs, m)
-	}
-	return objs
+	return jsonLines[map[string]any](t, out)
 }
 
 func TestCoordCommands(t *testing.T) {

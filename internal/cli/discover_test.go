@@ -144,7 +144,7 @@ func TestDiscoverTurso(t *testing.T) {
 		t.Errorf("get: %+v", r)
 	}
 
-	rows := fleetStatusRows(t, run("fleet", "-o", "json").stdout)
+	rows := statusRows(t, run("fleet", "-o", "json").stdout)
 	if rows["tenant-b"].Blocked != "writes" || rows["tenant-a"].Blocked != "" || rows["tenant-a"].Status != "ok" {
 		t.Errorf("fleet: %+v", rows)
 	}

@@ -144,7 +144,7 @@ func TestFleetWatchOnATerminal(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var errb syncBuffer
+	var errb storetest.Buffer
 	done := make(chan int)
 	go func() {
 		done <- Main(ctx, []string{"fleet", "-w", "100ms", "--timeout", "2s"}, strings.NewReader(""), slave, &errb, env)
@@ -230,7 +230,7 @@ func TestFleetWatchPiped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int)
-	var errb syncBuffer
+	var errb storetest.Buffer
 	go func() {
 		done <- Main(ctx, []string{"fleet", "-w", "100ms", "--timeout", "2s"}, strings.NewReader(""), w, &errb, env)
 	}()

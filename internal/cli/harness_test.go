@@ -61,6 +61,21 @@ func (c *cli) must(args ...string) string {
 	return r.stdout
 }
 
+// mustMain runs kvdeck with exactly args in env, no stdin, and fails the
+// test unless it exits 0.
+func mustMain(t *testing.T, env map[string]string, args ...string) {
+	t.Helper()
+	if r := runMain(t, env, "", args); r.code != 0 {
+		t.Fatalf("kvdeck %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+}
+
+// mustAt is mustMain on the database at url with the clock at now.
+func mustAt(t *testing.T, env map[string]string, url string, now int64, args ...string) {
+	t.Helper()
+	mustMain(t, env, append([]string{"--db", url, "--now", strconv.FormatInt(now, 10)}, args...)...)
+}
+
 // runMain calls Main with exactly the given arguments and environment.
 func runMain(t *testing.T, env map[string]string, stdin string, args []string, opts ...Option) result {
 	t.Helper()
@@ -108,6 +123,20 @@ func lines(s string) []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+// jsonLines parses output of JSON lines, a T a line.
+func jsonLines[T any](t *testing.T, out string) []T {
+	t.Helper()
+	var rows []T
+	for _, l := range lines(out) {
+		var r T
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // fileSum is the SHA-256 of a file's bytes, "" when it does not exist.

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,15 +56,12 @@ func TestLocked(t *testing.T) {
 // reads the file with them; a file it can read without locks gets no
 // word.
 func TestLockedReadSaidOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, 50)
+	path := storetest.NewRollbackJournal(t, 50)
 	c := &cli{t: t, url: "file:" + path, now: storetest.T0}
 	if r := c.run("list", `["bulk"]`, "--limit", "2"); r.code != 0 || r.stderr != "" {
 		t.Fatalf("a cold journal: exit %d, stderr %q; want nothing said", r.code, r.stderr)
 	}
-	if err := os.WriteFile(path+"-journal", []byte("\x00\xd9\xd5\x05\xf9 \xa1c\xd7"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.WriteHotJournal(t, path)
 	r := c.run("list", `["bulk"]`, "--limit", "2")
 	if r.code != 0 || len(lines(r.stdout)) != 2 {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)

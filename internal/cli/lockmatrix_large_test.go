@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -110,7 +109,7 @@ func firstLines(s string, n int) string {
 // scrape must answer with the store's rows.
 func scrapeWhile(ctx context.Context, args []string, env map[string]string, lockedNotes *int) error {
 	var out bytes.Buffer
-	errb := &lockedBuffer{}
+	errb := &storetest.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, args, strings.NewReader(""), &out, errb, env) }()
 	defer func() { *lockedNotes += strings.Count(errb.String(), "kvdeck now reads it with SQLite's locks") }()
@@ -149,22 +148,4 @@ func scrapeWhile(ctx context.Context, args []string, env map[string]string, lock
 		}
 		scrapes++
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/internal/tuiconfig"
 	"kvdeck/store"
 )
@@ -71,7 +70,7 @@ func TestReadmeCommandsBesideTheDemo(t *testing.T) {
 	tui := WithTUI(func(context.Context, *store.Store, tuiconfig.Config) error { shown = true; return nil })
 	for _, args := range cmds {
 		ctx, cancel := context.WithCancel(context.Background())
-		var out, errb syncBuffer
+		var out, errb storetest.Buffer
 		done := make(chan int)
 		go func() { done <- Main(ctx, args, strings.NewReader(""), &out, &errb, env, tui) }()
 		var code int
@@ -102,7 +101,7 @@ func TestReadmeCommandsBesideTheDemo(t *testing.T) {
 
 // waitFor closes the returned channel once b holds text; it gives up
 // after a minute (the caller's select then waits for the command).
-func waitFor(b *syncBuffer, text string) <-chan struct{} {
+func waitFor(b *storetest.Buffer, text string) <-chan struct{} {
 	ch := make(chan struct{})
 	go func() {
 		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -113,22 +112,4 @@ func waitFor(b *syncBuffer, text string) <-chan struct{} {
 		}
 	}()
 	return ch
-}
-
-// syncBuffer is a bytes.Buffer a command writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -87,10 +87,26 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(errw, "kvdeck: %v\n", err)
 		return CodeError
 	}
+	app := newApp(ctx, kctx, root.Globals, o, stdin, stdout, errw, env, vc)
+	if app.writes != "" {
+		// The one early refusal: before Run reads any input or opens
+		// anything (a load of a large stdin is not read to be refused).
+		if err := app.readOnlyRefusal(app.writes); err != nil {
+			fmt.Fprintf(errw, "kvdeck: %v\n", err)
+			return ExitCode(err)
+		}
+	}
+	return run(kctx, app, errw)
+}
+
+// newApp is the App the parsed command kctx runs with: the settled
+// globals g and clock vc, the streams (errw already scrubs secrets) and
+// the options o.
+func newApp(ctx context.Context, kctx *kong.Context, g Globals, o options, stdin io.Reader, stdout io.Writer, errw *redactor, env map[string]string, vc *store.VirtualClock) *App {
 	jsonDefault, writes := traits(kctx)
 	app := &App{
-		Globals:      root.Globals,
-		Out:          newPrinter(stdout, root.Globals.JSON(jsonDefault)),
+		Globals:      g,
+		Out:          newPrinter(stdout, g.JSON(jsonDefault)),
 		Stdin:        stdin,
 		Stderr:       errw,
 		Env:          env,
@@ -107,15 +123,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if app.terminal == nil {
 		app.terminal = stdinTerminal
 	}
-	if writes != "" {
-		// The one early refusal: before Run reads any input or opens
-		// anything (a load of a large stdin is not read to be refused).
-		if err := app.readOnlyRefusal(writes); err != nil {
-			fmt.Fprintf(errw, "kvdeck: %v\n", err)
-			return ExitCode(err)
-		}
-	}
-	return run(kctx, app, errw)
+	return app
 }
 
 // settleGlobals checks the global flags, resolves a saved store (its

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,20 +11,6 @@ import (
 	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 )
-
-// fleetStatusRows parses kvdeck fleet -o json.
-func fleetStatusRows(t *testing.T, out string) map[string]fleetStatusRow {
-	t.Helper()
-	rows := map[string]fleetStatusRow{}
-	for _, l := range lines(out) {
-		var r fleetStatusRow
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("line %q: %v", l, err)
-		}
-		rows[r.Store] = r
-	}
-	return rows
-}
 
 // TestNamespacedStores: two stores in two namespaces of one sqld reached
 // by its IP address, saved with kvdeck stores add (one by --namespace
@@ -71,7 +56,7 @@ func TestNamespacedStores(t *testing.T) {
 		t.Errorf("the server's URL without a namespace listed: %s", r.stdout)
 	}
 
-	rows := fleetStatusRows(t, must("fleet", "-o", "json"))
+	rows := statusRows(t, must("fleet", "-o", "json"))
 	a, b := rows["alpha"], rows["beta"]
 	if a.Status != "ok" || b.Status != "ok" || a.Rows != 2 || b.Rows != 1 {
 		t.Fatalf("fleet rows: %+v %+v", a, b)
@@ -97,7 +82,7 @@ func TestNamespacedStores(t *testing.T) {
 		t.Fatalf("block beta: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	b = fleetStatusRows(t, must("fleet", "-o", "json"))["beta"]
+	b = statusRows(t, must("fleet", "-o", "json"))["beta"]
 	if b.Blocked != "writes" || b.BlockReason != "quota" {
 		t.Errorf("beta blocked: %+v", b.tenancyFacts)
 	}
@@ -123,7 +108,7 @@ func TestReplicaStore(t *testing.T) {
 		}
 	}
 	r := runMain(t, env, "", []string{"fleet", "-o", "json"})
-	row := fleetStatusRows(t, r.stdout)["r"]
+	row := statusRows(t, r.stdout)["r"]
 	if row.Status != "ok" || row.ReplicaLag == nil || *row.ReplicaLag < 0 {
 		t.Errorf("fleet row of a store with a replica: %+v (%s)", row, r.stderr)
 	}

@@ -17,7 +17,7 @@ import (
 
 // recorder is a `kvdeck record` running in this process.
 type recorder struct {
-	out, err syncBuffer
+	out, err storetest.Buffer
 	cancel   context.CancelFunc
 	done     chan int
 	once     sync.Once

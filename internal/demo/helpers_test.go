@@ -1,12 +1,11 @@
 package demo_test
 
 import (
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/demo"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
@@ -33,16 +32,10 @@ func dump(t *testing.T, s *store.Store) []string {
 	return out
 }
 
-// demoGoroutines returns the stacks of goroutines running code of package
-// demo (the test's own frames are in demo_test and do not count).
-func demoGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "kvdeck/internal/demo.") {
-			out = append(out, g)
-		}
-	}
-	return out
+// seedDemo opens the store at url and seeds it (demo.Seed) with seed.
+func seedDemo(t *testing.T, url string, seed int64) {
+	t.Helper()
+	s := storetest.Open(t, url, store.Options{})
+	_, err := demo.Seed(storetest.Ctx(t), s, seed, s.Now())
+	must(t, err)
 }

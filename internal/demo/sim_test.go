@@ -51,9 +51,7 @@ func idleCounters(sum demo.Summary) []string {
 func TestSimulateMovesTheStore(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)
-		s := storetest.Open(t, url, store.Options{})
-		_, err := demo.Seed(storetest.Ctx(t), s, 1, s.Now())
-		must(t, err)
+		seedDemo(t, url, 1)
 		ctx, cancel := context.WithCancel(storetest.CtxTimeout(t, 3*time.Minute))
 		defer cancel()
 		sum, err := demo.Simulate(ctx, demo.SimConfig{Open: opener(url), Tick: 150 * time.Millisecond, Seed: 1,
@@ -73,9 +71,7 @@ func TestSimulateMovesTheStore(t *testing.T) {
 		if sum.Replicas != demo.DefaultReplicas || sum.Seed != 1 {
 			t.Errorf("summary header %d replicas, seed %d", sum.Replicas, sum.Seed)
 		}
-		if gs := demoGoroutines(); len(gs) > 0 {
-			t.Fatalf("goroutines still running demo code after Simulate returned:\n%s", gs[0])
-		}
+		storetest.NoGoroutinesOf(t, "kvdeck/internal/demo", "Simulate")
 	})
 }
 
@@ -86,9 +82,7 @@ func TestSimulateMovesTheStore(t *testing.T) {
 // mid-lease-wait; a stop that hangs would fail by the test's timeout.
 func TestSimulateStopsOnCancel(t *testing.T) {
 	url := "file:" + t.TempDir() + "/demo.db"
-	s := storetest.Open(t, url, store.Options{})
-	_, err := demo.Seed(storetest.Ctx(t), s, 2, s.Now())
-	must(t, err)
+	seedDemo(t, url, 2)
 	const replicas = 5
 	c, cancel := context.WithCancel(storetest.Ctx(t))
 	defer cancel()
@@ -113,17 +107,13 @@ func TestSimulateStopsOnCancel(t *testing.T) {
 	if sum.Errors != 0 {
 		t.Errorf("errors %d %v", sum.Errors, sum.ErrorSample)
 	}
-	if gs := demoGoroutines(); len(gs) > 0 {
-		t.Fatalf("goroutines still running demo code after Simulate returned:\n%s", gs[0])
-	}
+	storetest.NoGoroutinesOf(t, "kvdeck/internal/demo", "Simulate")
 }
 
 // Duration stops the simulation on its own: never before it has passed.
 func TestSimulateStopsAfterDuration(t *testing.T) {
 	url := "file:" + t.TempDir() + "/demo.db"
-	s := storetest.Open(t, url, store.Options{})
-	_, err := demo.Seed(storetest.Ctx(t), s, 3, s.Now())
-	must(t, err)
+	seedDemo(t, url, 3)
 	sum, err := demo.Simulate(storetest.Ctx(t), demo.SimConfig{Open: opener(url), Tick: 50 * time.Millisecond, Seed: 3, Replicas: 1, Duration: 300 * time.Millisecond})
 	must(t, err)
 	if sum.ElapsedMs < 300 || sum.Errors != 0 {

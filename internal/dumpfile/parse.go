@@ -41,6 +41,14 @@ type Record struct {
 // whose key does not decode needs it. expired and malformed are read
 // past (they follow from the rest).
 func Parse(line []byte, n int) (l Record, ok bool, err error) {
+	if l, ok := parseDumped(line, nil); ok {
+		return l, true, nil
+	}
+	return parseObject(line, n)
+}
+
+// parseObject is Parse for any line, through encoding/json.
+func parseObject(line []byte, n int) (l Record, ok bool, err error) {
 	if len(bytes.Trim(line, " \t\r")) == 0 {
 		return l, false, nil
 	}

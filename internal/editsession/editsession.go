@@ -134,13 +134,6 @@ func editing(dir string) bool {
 	return false
 }
 
-// alive reports whether pid names a process (signal 0; EPERM means one
-// that belongs to someone else, alive too).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // Dir is the session's directory ("" for a nil session).
 func (s *Session) Dir() string {
 	if s == nil {

@@ -226,8 +226,7 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// line is one parsed line and where it stands; raw is its text as read
-// (compaction writes kept lines back byte for byte).
+// line is one parsed line and where it stands; raw is its text as read.
 type line struct {
 	rec  record
 	file string
@@ -237,27 +236,79 @@ type line struct {
 
 // readLines reads NAME.1 (a rotated file an older kvdeck left; the next
 // compaction folds it in) then NAME: every good line, and a Note for each
-// line skipped. A missing file is no error.
+// line skipped. A missing file is no error. A line that does not parse is
+// skipped with a note; when it holds a good line after a torn one (a
+// crash mid-line, then another write appended to it), that line is kept.
 func (j *Journal) readLines() ([]line, []Note, error) {
 	var out []line
 	var notes []Note
+	err := j.eachLine(func(file string, no int, text []byte, last bool) error {
+		l, note := parseNumbered(text, file, no, last)
+		if l != nil {
+			l.raw = bytes.Clone(l.raw)
+			out = append(out, *l)
+		}
+		if note != nil {
+			notes = append(notes, *note)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, notes, nil
+}
+
+// eachLine calls fn with every line that is not blank of NAME.1 then
+// NAME, numbered from 1 in its file, without its line feed (text is
+// valid only during the call); last says it is the file's last line and
+// has none. A missing file is no error.
+func (j *Journal) eachLine(fn func(file string, no int, text []byte, last bool) error) error {
 	for _, p := range []string{j.path + ".1", j.path} {
 		f, err := os.Open(p)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		ls, ns, err := parseFile(f, p)
+		err = eachFileLine(f, p, fn)
 		f.Close()
 		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", p, err)
+			return fmt.Errorf("read %s: %w", p, err)
 		}
-		out = append(out, ls...)
-		notes = append(notes, ns...)
 	}
-	return out, notes, nil
+	return nil
+}
+
+// eachFileLine is eachLine over one file.
+func eachFileLine(r io.Reader, name string, fn func(file string, no int, text []byte, last bool) error) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte
+	for no := 1; ; no++ {
+		raw, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gather it.
+			long = append(long[:0], raw...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				raw, err = br.ReadSlice('\n')
+				long = append(long, raw...)
+			}
+			raw = long
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		text := bytes.TrimSuffix(raw, []byte("\n"))
+		if len(bytes.TrimSpace(text)) > 0 {
+			if ferr := fn(name, no, text, errors.Is(err, io.EOF)); ferr != nil {
+				return ferr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+	}
 }
 
 // parseNumbered parses line no of file name: the line, or a note of why
@@ -280,33 +331,4 @@ func parseNumbered(text []byte, name string, no int, last bool) (*line, *Note) {
 		}
 	}
 	return good, &Note{File: name, Line: no, Why: why}
-}
-
-// parseFile reads the lines of one journal file. A line that does not
-// parse is skipped with a note; when it holds a good line after a torn
-// one (a crash mid-line, then another write appended to it), that line
-// is kept.
-func parseFile(r io.Reader, name string) ([]line, []Note, error) {
-	br := bufio.NewReader(r)
-	var out []line
-	var notes []Note
-	for no := 1; ; no++ {
-		raw, err := br.ReadBytes('\n')
-		text := bytes.TrimSuffix(raw, []byte("\n"))
-		if len(bytes.TrimSpace(text)) > 0 {
-			l, note := parseNumbered(text, name, no, errors.Is(err, io.EOF))
-			if l != nil {
-				out = append(out, *l)
-			}
-			if note != nil {
-				notes = append(notes, *note)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return out, notes, nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-	}
 }

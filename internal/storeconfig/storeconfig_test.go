@@ -151,7 +151,8 @@ func TestTokenCommand(t *testing.T) {
 }
 
 func TestAddRemoveKeepTheRestOfTheFile(t *testing.T) {
-	text := `# my stores
+	// What add and remove keep of the file: all but the table removed.
+	const kept = `# my stores
 default = "prod"
 
 # production, careful
@@ -160,7 +161,8 @@ url = "libsql://prod.example" # the primary
 token_command = "pass show kv/prod"
 
 # staging comes next
-[ stores."stage" ]
+`
+	text := kept + `[ stores."stage" ]
 url = "http://stage:8080"
 read_only = false
 `
@@ -183,16 +185,7 @@ read_only = false
 		t.Fatalf("removing the default: %v", err)
 	}
 	got, _ := os.ReadFile(path)
-	want := `# my stores
-default = "prod"
-
-# production, careful
-[stores.prod]
-url = "libsql://prod.example" # the primary
-token_command = "pass show kv/prod"
-
-# staging comes next
-
+	want := kept + `
 [stores.dev]
 url = "file:/tmp/dev.db"
 read_only = false

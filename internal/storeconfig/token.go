@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"kvdeck/internal/editsession"
 	"kvdeck/internal/usertext"
 )
 
@@ -93,7 +94,7 @@ func runTokenCommand(ctx context.Context, s Store, env map[string]string) (strin
 	} else {
 		cmd = exec.CommandContext(ctx, "/bin/sh", "-c", s.TokenCommand)
 	}
-	ownGroup(cmd)
+	editsession.OwnGroup(cmd)
 	cmd.WaitDelay = outputGrace
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -105,7 +106,7 @@ func runTokenCommand(ctx context.Context, s Store, env map[string]string) (strin
 	if errors.Is(err, exec.ErrWaitDelay) || ctx.Err() != nil {
 		// Something the command started still held its output: it goes
 		// with the group.
-		_ = killGroup(cmd)
+		_ = editsession.KillGroup(cmd)
 	}
 	if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {
 		err = nil // the shell succeeded; a child it left kept the pipe

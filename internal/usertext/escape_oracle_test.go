@@ -3,40 +3,16 @@ package usertext
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"testing"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
-// escapeJSONRuneByRune is EscapeJSON as it was before its ASCII fast
-// path: every rune decoded and judged by Unsafe. It is the oracle the
-// fast one must match byte for byte.
+// escapeJSONRuneByRune is EscapeJSON without its ASCII fast path: every
+// rune decoded and judged by the one-rune rule. It is the oracle the fast
+// path must match byte for byte.
 func escapeJSONRuneByRune(b []byte) []byte {
-	var out []byte
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		bad := r == utf8.RuneError && n == 1
-		if bad || r != '\n' && r != '\r' && Unsafe(r) {
-			if out == nil {
-				out = append(make([]byte, 0, len(b)+16), b[:i]...)
-			}
-			switch {
-			case bad:
-				out = append(out, `\ufffd`...)
-			case r > 0xffff:
-				r1, r2 := utf16.EncodeRune(r)
-				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
-			default:
-				out = fmt.Appendf(out, `\u%04x`, r)
-			}
-		} else if out != nil {
-			out = append(out, b[i:i+n]...)
-		}
-		i += n
-	}
-	if out == nil {
-		return b
+	out := make([]byte, 0, len(b)) // never nil: every rune is copied
+	for i, n := 0, 0; i < len(b); i += n {
+		out, n = escapeRuneAt(out, b, i)
 	}
 	return out
 }

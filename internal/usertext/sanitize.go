@@ -101,30 +101,41 @@ func EscapeJSON(b []byte) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(b[i:])
-		bad := r == utf8.RuneError && n == 1
-		if bad || r != '\n' && r != '\r' && Unsafe(r) {
-			if out == nil {
-				out = append(make([]byte, 0, len(b)+16), b[:i]...)
-			}
-			switch {
-			case bad:
-				out = append(out, `\ufffd`...)
-			case r > 0xffff:
-				r1, r2 := utf16.EncodeRune(r)
-				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
-			default:
-				out = fmt.Appendf(out, `\u%04x`, r)
-			}
-		} else if out != nil {
-			out = append(out, b[i:i+n]...)
-		}
+		var n int
+		out, n = escapeRuneAt(out, b, i)
 		i += n
 	}
 	if out == nil {
 		return b
 	}
 	return out
+}
+
+// escapeRuneAt is EscapeJSON's rule for the one rune at b[i:], decoded:
+// an Unsafe rune (line feed and carriage return excepted) is written as
+// its \uXXXX escape, a byte that is not UTF-8 as \ufffd, any other rune
+// as it is. out stays nil until the first escape, which copies b[:i]
+// into it; it returns out and the rune's width in b.
+func escapeRuneAt(out, b []byte, i int) ([]byte, int) {
+	r, n := utf8.DecodeRune(b[i:])
+	bad := r == utf8.RuneError && n == 1
+	if bad || r != '\n' && r != '\r' && Unsafe(r) {
+		if out == nil {
+			out = append(make([]byte, 0, len(b)+16), b[:i]...)
+		}
+		switch {
+		case bad:
+			out = append(out, `\ufffd`...)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+	} else if out != nil {
+		out = append(out, b[i:i+n]...)
+	}
+	return out, n
 }
 
 // printableASCII reports whether each of the eight bytes of x is in

@@ -76,39 +76,32 @@ func TestParseTimeSpec(t *testing.T) {
 	}
 }
 
-func TestFormatTime(t *testing.T) {
-	for ms, want := range map[int64]string{
-		t0:       "2026-01-02T00:00:00Z",
-		t0 + 45:  "2026-01-02T00:00:00.045Z",
-		t0 + 250: "2026-01-02T00:00:00.250Z",
-		t0 + 50:  "2026-01-02T00:00:00.050Z",
-		MinTime:  "0001-01-01T00:00:00Z",
-		MaxTime:  "9999-12-31T23:59:59.999Z",
-	} {
-		if got := FormatTime(ms); got != want {
-			t.Errorf("FormatTime(%d) = %s, want %s", ms, got, want)
-		}
-	}
-}
-
-// TestFormatTimeFixed: every instant takes the same 24 characters, with
+// TestFormatTime: FormatTime writes milliseconds only when there are
+// some; FormatTimeFixed gives every instant the same 24 characters, with
 // three millisecond digits whatever they are, and reads back as itself.
-func TestFormatTimeFixed(t *testing.T) {
-	for ms, want := range map[int64]string{
-		t0:       "2026-01-02T00:00:00.000Z",
-		t0 + 100: "2026-01-02T00:00:00.100Z",
-		t0 + 123: "2026-01-02T00:00:00.123Z",
-		t0 + 250: "2026-01-02T00:00:00.250Z",
-		t0 + 45:  "2026-01-02T00:00:00.045Z",
-		MinTime:  "0001-01-01T00:00:00.000Z",
-		MaxTime:  "9999-12-31T23:59:59.999Z",
+func TestFormatTime(t *testing.T) {
+	for _, c := range []struct {
+		ms           int64
+		plain, fixed string
+	}{
+		{t0, "2026-01-02T00:00:00Z", "2026-01-02T00:00:00.000Z"},
+		{t0 + 45, "2026-01-02T00:00:00.045Z", "2026-01-02T00:00:00.045Z"},
+		{t0 + 50, "2026-01-02T00:00:00.050Z", "2026-01-02T00:00:00.050Z"},
+		{t0 + 100, "2026-01-02T00:00:00.100Z", "2026-01-02T00:00:00.100Z"},
+		{t0 + 123, "2026-01-02T00:00:00.123Z", "2026-01-02T00:00:00.123Z"},
+		{t0 + 250, "2026-01-02T00:00:00.250Z", "2026-01-02T00:00:00.250Z"},
+		{MinTime, "0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000Z"},
+		{MaxTime, "9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"},
 	} {
-		got := FormatTimeFixed(ms)
-		if got != want || len(got) != 24 {
-			t.Errorf("FormatTimeFixed(%d) = %s (%d characters), want %s", ms, got, len(got), want)
+		if got := FormatTime(c.ms); got != c.plain {
+			t.Errorf("FormatTime(%d) = %s, want %s", c.ms, got, c.plain)
 		}
-		if back, err := ParseTime(got, t0); err != nil || back != ms {
-			t.Errorf("FormatTimeFixed(%d) = %s reads back as %d, %v", ms, got, back, err)
+		got := FormatTimeFixed(c.ms)
+		if got != c.fixed || len(got) != 24 {
+			t.Errorf("FormatTimeFixed(%d) = %s (%d characters), want %s", c.ms, got, len(got), c.fixed)
+		}
+		if back, err := ParseTime(got, t0); err != nil || back != c.ms {
+			t.Errorf("FormatTimeFixed(%d) = %s reads back as %d, %v", c.ms, got, back, err)
 		}
 	}
 }

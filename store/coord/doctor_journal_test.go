@@ -1,7 +1,6 @@
 package coord_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,9 +15,7 @@ import (
 // the TUI's tabs show, leaves it out.
 func TestDoctorNamesRollbackJournal(t *testing.T) {
 	ctx := storetest.Ctx(t)
-	path := filepath.Join(t.TempDir(), "kv.db")
-	storetest.SeedRollbackJournal(t, path, 20)
-	s := storetest.Open(t, path, store.Options{})
+	path, s := storetest.RollbackJournalStore(t, 20, store.Options{})
 	fs, err := coord.Doctor(ctx, s, storetest.T0)
 	must(t, err)
 	if len(fs) != 1 || fs[0].Severity != coord.SeverityWarning || fs[0].Code != "store.rollback-journal" || fs[0].Key != nil ||

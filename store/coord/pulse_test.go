@@ -82,6 +82,15 @@ func samePulse(t *testing.T, what string, got, want coord.Pulse) {
 	}
 }
 
+// referenceAtT0 copies the reference's rows to a new store of b and opens
+// it for writing at T0; it returns the store's URL and the store.
+func referenceAtT0(t *testing.T, b storetest.Backend) (string, *store.Store) {
+	t.Helper()
+	url := b.URL(t)
+	storetest.CopyReferenceRows(t, url)
+	return url, storetest.Open(t, url, store.Options{Clock: func() int64 { return storetest.T0 }})
+}
+
 // TestPulseAgreesWithInspect: ReadPulse's one statement says what Inspect
 // (the rows read and judged in Go) says, on the reference's rows plus a
 // lease without expiry, a message on its final attempt and one
@@ -91,9 +100,7 @@ func samePulse(t *testing.T, what string, got, want coord.Pulse) {
 // statement sees).
 func TestPulseAgreesWithInspect(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
-		url := b.URL(t)
-		storetest.CopyReferenceRows(t, url)
-		w := storetest.Open(t, url, store.Options{Clock: func() int64 { return storetest.T0 }})
+		url, w := referenceAtT0(t, b)
 		ctx := storetest.Ctx(t)
 		set := func(k codec.Key, v string) {
 			t.Helper()
@@ -237,9 +244,7 @@ func TestEstimateText(t *testing.T) {
 // on their final attempt), on a file and over HTTP.
 func TestPulseQueuesAgreeWithInspect(t *testing.T) {
 	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
-		url := b.URL(t)
-		storetest.CopyReferenceRows(t, url)
-		w := storetest.Open(t, url, store.Options{Clock: func() int64 { return storetest.T0 }})
+		url, w := referenceAtT0(t, b)
 		ctx := storetest.Ctx(t)
 		for i, m := range []struct {
 			queue, v string

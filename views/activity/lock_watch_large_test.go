@@ -3,12 +3,10 @@
 package activity
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -48,8 +46,8 @@ func TestWatchAndActivityBesideReferenceWriterLarge(t *testing.T) {
 	// The watch starts (its first read of the prefix) before the writer.
 	watch := exec.Command(bin, "--db", path, "watch", `["bulk"]`, "--interval", "250ms")
 	watch.Env = append(os.Environ(), "NO_COLOR=1")
-	var out lockedBuffer
-	var errb lockedBuffer
+	var out storetest.Buffer
+	var errb storetest.Buffer
 	watch.Stdout, watch.Stderr = &out, &errb
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
@@ -84,23 +82,4 @@ func TestWatchAndActivityBesideReferenceWriterLarge(t *testing.T) {
 	if len(h.M.f.events) < commits/2 {
 		t.Errorf("the Activity tab holds %d events for %d commits", len(h.M.f.events), commits)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer a child process writes while the test
-// reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

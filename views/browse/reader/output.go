@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"syscall"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,8 +49,7 @@ func (m *Model) runFilter(text string) tea.Cmd {
 	c := exec.CommandContext(ctx, "sh", "-c", editsession.Script(text))
 	// Its own process group, stopped whole: a shell line's other
 	// commands would hold the output open after the shell went.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	editsession.OwnGroup(c)
 	c.WaitDelay = filterGrace
 	out := &cappedBuffer{max: outputCap}
 	c.Stdin = entry.NewStream(m.deps.Store, m.row.E.Raw, m.row.JSON, false)

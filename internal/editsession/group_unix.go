@@ -1,23 +1,23 @@
 //go:build unix
 
-package storeconfig
+package editsession
 
 import (
 	"os/exec"
 	"syscall"
 )
 
-// ownGroup starts cmd in a process group of its own, which its Cancel
+// OwnGroup starts cmd in a process group of its own, which its Cancel
 // kills whole: the shell and everything it started (dash forks the last
 // command of a script rather than exec it, and a child in the background
 // holds the output open after the shell is gone).
-func ownGroup(cmd *exec.Cmd) {
+func OwnGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.Cancel = func() error { return KillGroup(cmd) }
 }
 
-// killGroup kills every process left in cmd's group.
-func killGroup(cmd *exec.Cmd) error {
+// KillGroup kills every process left in cmd's group.
+func KillGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil
 	}
