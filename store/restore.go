@@ -284,16 +284,43 @@ func (s *Store) ReadRows(ctx context.Context, keys [][]byte) ([]*RawRow, error) 
 	return inOrder(keys, found), nil
 }
 
-// collectRows reads the physical rows matching where into found.
+// collectRows reads the physical rows matching where into found. A
+// one-shot's first read (a journaled write's images) carries the schema
+// check in its request.
 func (s *Store) collectRows(ctx context.Context, found map[string]*RawRow, where string, args []any) error {
-	rows, err := s.collect(ctx, "SELECT "+s.entrySQL()+" FROM kv WHERE "+where, args)
+	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + where
+	var rows []Entry
+	if opts := s.takeDeferred(); opts != nil {
+		first, err := s.oneShotRows(ctx, *opts, q, args)
+		if err != nil {
+			return err
+		}
+		for sc := newEntryScanner(); first != nil && first.Next(); {
+			e, err := sc.scan(first)
+			if err != nil {
+				return s.classify(err)
+			}
+			rows = append(rows, e)
+		}
+		if first != nil {
+			s.rowsRead.Add(int64(len(rows)))
+			addFound(found, rows)
+			return nil
+		}
+	}
+	rows, err := s.collect(ctx, q, args)
 	if err != nil {
 		return err
 	}
+	addFound(found, rows)
+	return nil
+}
+
+// addFound puts rows into found by key.
+func addFound(found map[string]*RawRow, rows []Entry) {
 	for _, e := range rows {
 		found[string(e.Raw)] = &RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
 	}
-	return nil
 }
 
 // inOrder is found's rows in the order of keys, nil where there is none.
