@@ -115,8 +115,10 @@ type expiredScan struct {
 	first int
 	below []byte
 	// rows are a listing's rows: each window's are appended (a listing of
-	// the whole store gathers them here, unmoved until ordered).
-	rows []expiredRow
+	// the whole store gathers them here, unmoved until ordered), their
+	// keys and values in arena.
+	rows  []expiredRow
+	arena byteArena
 }
 
 // newExpiredScan starts a walk of [lo, hi) (hi nil: unbounded) for the
@@ -187,16 +189,18 @@ type windowSummary struct {
 // sweep's keys).
 func (x *expiredScan) read(rows resultRows, w *expiredWindow, sum *windowSummary) error {
 	base := len(x.rows)
+	// One set of destinations for every row (each Scan sets them whole);
+	// k and v are copied into the scan's arena, not a slice each.
+	k, v := arenaCol{a: &x.arena}, arenaCol{a: &x.arena}
+	var ver verCol
+	var exp expiryCol
+	var summary, keys sql.NullString
 	for rows.Next() {
-		var k, v bytesCol
-		var ver verCol
-		var exp expiryCol
-		var summary, keys sql.NullString
 		if err := rows.Scan(&k, &v, &ver, &exp, &summary, &keys); err != nil {
 			return x.s.classify(err)
 		}
 		if !summary.Valid {
-			x.rows = append(x.rows, expiredRow{k: k, v: v, ver: ver, exp: exp})
+			x.rows = append(x.rows, expiredRow{k: k.c, v: v.c, ver: ver, exp: exp})
 			continue
 		}
 		if err := w.summary(summary.String, sum); err != nil {
@@ -328,7 +332,15 @@ func (x *expiredScan) window(n int) (args []any, with, where, nrowid, nkey strin
 	args = []any{x.clock.cut, x.clock.now, x.clock.real, nil, n}
 	if x.byRowid {
 		args[3] = x.rowid
-		with = "WITH b(lo, hi) AS MATERIALIZED (SELECT s, s + ?5 - 1 FROM (SELECT min(rowid) AS s FROM kv WHERE rowid >= ?4)) "
+		// Over a server a window takes the table's last rows too when
+		// they are fewer than a quarter of a window: a request for a
+		// store's last few rows (a million and a few) is a round trip
+		// for nothing. A file's windows keep their size (lock-free reads).
+		end := "s + ?5 - 1"
+		if !x.s.conn.traits().ownsFiles {
+			end = "CASE WHEN m < s + ?5 + ?5 / 4 THEN m ELSE s + ?5 - 1 END"
+		}
+		with = "WITH b(lo, hi) AS MATERIALIZED (SELECT s, " + end + " FROM (SELECT min(rowid) AS s FROM kv WHERE rowid >= ?4), (SELECT max(rowid) AS m FROM kv)) "
 		where = "rowid BETWEEN (SELECT lo FROM b) AND (SELECT hi FROM b) AND k >= x''"
 		return args, with, where, "(SELECT min(rowid) FROM kv WHERE rowid > (SELECT hi FROM b))", "NULL"
 	}
@@ -383,6 +395,9 @@ func (s *Store) listExpired(ctx context.Context, lo, hi []byte, c sweepClock, li
 	var t expiredTotals
 	x := s.newExpiredScan(lo, hi, c, expiredRows)
 	heldBytes, sent := 0, 0
+	// Without a limit, a scan in windows of rowids keeps each window's
+	// rows apart (held), so that none is moved again as more come.
+	var held [][]expiredRow
 	for !x.done {
 		x.first = max(limit-sent, 0)
 		w, err := x.next(ctx)
@@ -411,27 +426,85 @@ func (s *Store) listExpired(ctx context.Context, lo, hi []byte, c sweepClock, li
 			x.rows = x.rows[:limit]
 			x.below = x.rows[limit-1].k.b
 		case limit == 0 && heldBytes > s.sortedBytes():
-			t, x = expiredTotals{}, x.inKeyOrder()
+			t, x, held = expiredTotals{}, x.inKeyOrder(), nil
+		case limit == 0 && len(x.rows) > 0:
+			// The next window's rows in a slice of their own, sized as
+			// this one's.
+			held = append(held, x.rows)
+			x.rows = make([]expiredRow, 0, len(x.rows)+len(x.rows)/4+16)
 		}
 	}
-	for _, i := range inKeyOrder(x.rows) {
-		if err := fn(x.rows[i].entry()); err != nil {
+	for _, r := range inKeyOrder(append(held, x.rows)) {
+		if err := fn(r.entry()); err != nil {
 			return t, err
 		}
 	}
 	return t, nil
 }
 
-// inKeyOrder returns the positions of rows in the order of their keys
-// (sorting positions: a row moved costs ten times a position).
-func inKeyOrder(rows []expiredRow) []int {
-	order := make([]int, len(rows))
-	for i := range order {
-		order[i] = i
+// inKeyOrder returns the rows of every window in the order of their keys
+// (sorting pointers: a row moved costs several times a pointer).
+func inKeyOrder(windows [][]expiredRow) []*expiredRow {
+	n := 0
+	for _, rows := range windows {
+		n += len(rows)
 	}
-	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(rows[a].k.b, rows[b].k.b) })
+	order := make([]*expiredRow, 0, n)
+	for _, rows := range windows {
+		for i := range rows {
+			order = append(order, &rows[i])
+		}
+	}
+	slices.SortFunc(order, func(a, b *expiredRow) int { return bytes.Compare(a.k.b, b.k.b) })
 	return order
 }
 
 // sortedBytes is maxSortedBytes, or the test knob's.
 func (s *Store) sortedBytes() int { return or(s.knobs.sortedBytes, maxSortedBytes) }
+
+// byteArena holds the bytes of many small columns in a few large chunks:
+// a listing of the whole store holds its rows until the end, and a slice
+// each is two allocations per row for the collector to track. A chunk is
+// never reused: what was handed out stays valid, whoever keeps it.
+type byteArena struct{ buf []byte }
+
+// arenaChunk is the size of a chunk (a larger column gets its own).
+const arenaChunk = 256 << 10
+
+// arenaPut returns a copy of b in a (capped: an append to it copies).
+func arenaPut[T string | []byte](a *byteArena, b T) []byte {
+	if len(b) == 0 {
+		return []byte{}
+	}
+	a.grow(len(b))
+	n := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return a.buf[n:len(a.buf):len(a.buf)]
+}
+
+// grow starts a new chunk when the current one has no room for n bytes.
+func (a *byteArena) grow(n int) {
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, max(arenaChunk, n))
+	}
+}
+
+// arenaCol is a bytesCol whose bytes are copied into an arena (the
+// driver's are valid only until the next row).
+type arenaCol struct {
+	c bytesCol
+	a *byteArena
+}
+
+// Scan implements sql.Scanner.
+func (c *arenaCol) Scan(src any) error {
+	switch x := src.(type) {
+	case []byte:
+		c.c = bytesCol{b: arenaPut(c.a, x)}
+	case string:
+		c.c = bytesCol{b: arenaPut(c.a, x)}
+	default:
+		return c.c.Scan(src)
+	}
+	return nil
+}

@@ -169,3 +169,40 @@ func sameKeys(a, b [][]byte) bool {
 	}
 	return true
 }
+
+// TestRemoteCountTakesTheTail: over a server a count window takes the
+// table's last rows when they are fewer than a quarter of a window (a
+// store of a million rows and a few is counted in one request, not two);
+// more than that is a window of its own, and a file's windows keep their
+// size. The counts are SQL's either way.
+func TestRemoteCountTakesTheTail(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now, Create: true})
+		ctx := storetest.Ctx(t)
+		rows := 0
+		for _, c := range []struct {
+			rows           int
+			remote, onFile int64
+		}{{1020, 1, 2}, {1300, 2, 2}} {
+			storetest.Exec(t, url, fmt.Sprintf(`WITH RECURSIVE n(i) AS (SELECT %d UNION ALL SELECT i + 1 FROM n WHERE i + 1 < %d)
+				INSERT INTO kv SELECT unhex('0262656E63680004' || printf('80%%014X', i)), '1', 1, CASE WHEN i %% 3 = 0 THEN %d END FROM n`, rows, c.rows, storetest.T0-1))
+			rows = c.rows
+			store.SetExpiredWindows(s, 1000, 0)
+			before := s.Counters()
+			res, err := s.Sweep(ctx, store.SweepOptions{Now: storetest.T0, DryRun: true})
+			after := s.Counters()
+			want := int64((c.rows + 2) / 3)
+			if err != nil || res.Swept != want || int64(len(sqlExpired(t, url, storetest.T0))) != want {
+				t.Fatalf("%d rows: counted %+v %v, want %d", c.rows, res, err, want)
+			}
+			reads, windows := after.RoundTrips-before.RoundTrips, c.remote
+			if b.Name == "file" {
+				reads, windows = after.Statements-before.Statements, c.onFile
+			}
+			if reads != windows {
+				t.Errorf("%d rows in windows of 1000: %d reads, want %d", c.rows, reads, windows)
+			}
+		}
+	})
+}

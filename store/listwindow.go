@@ -19,8 +19,11 @@ import (
 // after), each window answering every row it examined with whether the
 // filter keeps it (a row it does not keep travels without its value),
 // until the page is full (limit+1 rows, or its byte budget) or the range
-// is done. The windows are read one after another, as pages are: a page
-// is no snapshot either way.
+// is done. A window examines no more rows than the page still needs (a
+// scan reads pages of DefaultPageSize: a full window each re-read most of
+// its rows for the pages after), more after windows the filter thinned.
+// The windows are read one after another, as pages are: a page is no
+// snapshot either way.
 
 // listWindowRows is the rows a listing's window examines at most.
 const listWindowRows = 2048
@@ -30,25 +33,36 @@ const listWindowRows = 2048
 // (as listQuery's fifth column has it).
 func (s *Store) listWindows(ctx context.Context, opts ListOptions, lo, hi []byte, limit int) (out []Entry, end int64, err error) {
 	w := s.newReadWindow(windowList, or(s.knobs.windowRows, listWindowRows))
+	// A window examines what the page still needs (a row past it is read
+	// again by the next page), and twice the last window after one the
+	// filter thinned.
+	thinned := 0
+	// One scanner for every row; the rows a window keeps go straight
+	// into out (a try read again starts from base).
+	var keep int64
+	sc := newEntryScanner(&keep)
 	for {
+		w.bound = max(limit+1-len(out), thinned)
 		var used, examined int
-		var got []Entry
 		var last []byte
+		base := len(out)
 		err := s.readWindowed(ctx, w, func(n int) (string, []any) {
 			used = n
 			return s.listWindowSQL(opts, lo, hi, n)
 		}, func(rows resultRows) error {
-			got, last, examined = got[:0], nil, 0
+			out, last, examined = out[:base], nil, 0
 			for rows.Next() {
-				var keep int64
-				e, err := scanEntry(rows, &keep)
+				e, err := sc.scan(rows)
 				if err != nil {
 					return err
 				}
 				examined++
 				last = e.Raw
 				if keep != 0 {
-					got = append(got, e)
+					if out == nil {
+						out = make([]Entry, 0, min(limit+1, listWindowRows))
+					}
+					out = append(out, e)
 				}
 			}
 			return rows.Err()
@@ -57,14 +71,16 @@ func (s *Store) listWindows(ctx context.Context, opts ListOptions, lo, hi []byte
 			return nil, 0, s.classify(err)
 		}
 		s.rowsRead.Add(int64(examined))
-		for _, e := range got {
-			if opts.budget > 0 && len(out) > 0 && end >= opts.budget {
-				return out, end, nil
+		if len(out)-base < examined {
+			thinned = min(2*used, w.max)
+		}
+		for i := base; i < len(out); i++ {
+			if opts.budget > 0 && i > 0 && end >= opts.budget {
+				return out[:i], end, nil
 			}
-			out = append(out, e)
-			end += entryCost(e)
-			if len(out) > limit {
-				return out, end, nil
+			end += entryCost(out[i])
+			if i+1 > limit {
+				return out[:i+1], end, nil
 			}
 		}
 		if examined < used || last == nil {
@@ -88,9 +104,12 @@ func (s *Store) listWindowSQL(opts ListOptions, lo, hi []byte, n int) (string, [
 	if opts.Reverse {
 		order = "DESC"
 	}
-	q := "SELECT k, CASE WHEN m THEN v END, " + s.intSQL("ver") + ", " + s.intSQL("expires_at") + ", m FROM (" +
-		"SELECT k, v, ver, expires_at, (" + filter + ") AS m FROM kv WHERE " + rng + " ORDER BY k " + order + " LIMIT ?) ORDER BY k " + order
-	return q, append(append(args, rargs...), n)
+	// The filter twice (its arguments too), not once in a subquery: an
+	// ORDER BY over a subquery's rows is a sort of the window, values
+	// and all, in a temporary b-tree; the index gives this one's order.
+	q := "SELECT k, CASE WHEN (" + filter + ") THEN v END, " + s.intSQL("ver") + ", " + s.intSQL("expires_at") + ", (" + filter + ")" +
+		" FROM kv WHERE " + rng + " ORDER BY k " + order + " LIMIT ?"
+	return q, append(append(append(args, args...), rargs...), n)
 }
 
 // entryCost is entryCostSQL of an entry read.

@@ -122,6 +122,30 @@ func TestListWindowsAgreeWithOneStatement(t *testing.T) {
 	}
 }
 
+// TestWindowedScanReadsEachRowOnce: a scan of a rollback-journal file
+// (live rows only: its pages read in windows) examines each row about
+// once, whatever the full window: a window examines no more than its
+// page still needs. A full window for every page of DefaultPageSize rows
+// examined each row four times.
+func TestWindowedScanReadsEachRowOnce(t *testing.T) {
+	const bulk = 3000
+	_, s := rollbackMix(t, bulk)
+	ctx := storetest.Ctx(t)
+	before := s.Counters().RowsRead
+	n := 0
+	if err := s.Scan(ctx, store.ListOptions{Prefix: storetest.Key(t, `["bulk"]`)}, func(store.Entry) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	examined := s.Counters().RowsRead - before
+	pages := int64(bulk/store.DefaultPageSize + 1)
+	if n != bulk || examined > int64(bulk)+pages {
+		t.Errorf("listed %d of %d rows, examining %d (at most %d)", n, bulk, examined, int64(bulk)+pages)
+	}
+	if c := s.LockFreeCounts(); c.Reads == 0 || s.LockedReads() != 0 {
+		t.Errorf("lock-free reads %+v, %d with locks", c, s.LockedReads())
+	}
+}
+
 // TestChildrenCountsApartAgree: on a rollback-journal file Children
 // counts each child apart, in windows, and CountChildren walks a level in
 // windows; the pages, counts, caps and level sizes are those of the one

@@ -198,6 +198,18 @@ type readWindow struct {
 	locked bool
 	// last is where the store remembers n.
 	last *atomic.Int64
+	// bound, when not zero, is what the caller needs of the next
+	// statement at most: its window is min(n, bound) rows, and a window
+	// too long for the writer's gaps is halved from that.
+	bound int
+}
+
+// size is the next statement's window.
+func (w *readWindow) size() int {
+	if w.bound > 0 && w.bound < w.n {
+		return w.bound
+	}
+	return w.n
 }
 
 // newReadWindow starts a windowed read of kind whose full window is max
@@ -226,18 +238,19 @@ func (s *Store) readWindowed(ctx context.Context, w *readWindow, stmt func(n int
 
 // readWindowed: a server's windows keep their full size.
 func (c *serverConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {
-	q, args := stmt(w.n)
+	q, args := stmt(w.size())
 	return c.readShort(ctx, q, args, read)
 }
 
 func (f *fileConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {
 	if !f.lockFreeUsable() || f.lockFree() == nil {
-		q, args := stmt(w.n)
+		q, args := stmt(w.size())
 		return f.readShort(ctx, q, args, read)
 	}
 	for {
-		q, args := stmt(w.n)
-		if w.locked || w.n <= windowFloor {
+		n := w.size()
+		q, args := stmt(n)
+		if w.locked || n <= windowFloor {
 			lockFree, err := f.readShortTries(ctx, lockFreeTries, true, q, args, read)
 			switch {
 			case lockFree:
@@ -256,7 +269,7 @@ func (f *fileConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n 
 			}
 			return err
 		}
-		w.set(max(w.n/2, windowFloor))
+		w.set(max(n/2, windowFloor))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 )
 
@@ -35,7 +36,7 @@ func TestLargeSweepNeighbourLatency(t *testing.T) {
 	}
 	defer s.Close()
 	start := time.Now()
-	seedExpired(t, s, "tmp", rows)
+	storetest.SeedExpired(t, s, "tmp", rows)
 	t.Logf("seeded %d expired rows in %s", rows, time.Since(start).Round(time.Millisecond))
 
 	out := filepath.Join(t.TempDir(), "latencies")
@@ -114,22 +115,5 @@ func neighbour(t *testing.T, path string) {
 	}
 	if err := os.WriteFile(os.Getenv("KVDECK_NEIGHBOUR_OUT"), lines, 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// seedExpired writes n rows under [prefix, i] that expired a second ago,
-// a thousand per commit.
-func seedExpired(t *testing.T, s *store.Store, prefix string, n int) {
-	t.Helper()
-	dead := -time.Second
-	for start := 0; start < n; start += 1000 {
-		var muts []store.Mutation
-		for i := start; i < min(start+1000, n); i++ {
-			muts = append(muts, store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String(prefix), codec.Number(float64(i))},
-				Value: []byte(`{"v":1}`), ExpireIn: &dead})
-		}
-		if _, err := s.Commit(context.Background(), nil, muts); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

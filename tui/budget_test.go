@@ -56,13 +56,11 @@ func remoteReference(t *testing.T, delay time.Duration) (*store.Store, *latency.
 func seedBench(t *testing.T, s *store.Store) {
 	t.Helper()
 	for c := 0; c < 6; c++ {
-		a := s.Atomic()
-		for i := c * 500; i < (c+1)*500; i++ {
-			a.Set(codec.Key{codec.String("accounts"), codec.String("bench"), codec.Number(float64(i))}, []byte(`1`))
-		}
-		if _, err := a.Commit(storetest.Ctx(t)); err != nil {
-			t.Fatal(err)
-		}
+		viewtest.Commit(t, s, func(a *store.Atomic) {
+			for i := c * 500; i < (c+1)*500; i++ {
+				a.Set(codec.Key{codec.String("accounts"), codec.String("bench"), codec.Number(float64(i))}, []byte(`1`))
+			}
+		})
 	}
 }
 

@@ -244,8 +244,8 @@ func (m model) finderView(h int) string {
 		}
 	}
 	page := max(h-3-len(lines), 1)
-	off := max(min(f.cursor-page/2, len(rows)-page), 0)
-	for i := off; i < min(off+page, len(rows)); i++ {
+	from, to := widgets.Centered(f.cursor, len(rows), page)
+	for i := from; i < to; i++ {
 		if i == f.cursor {
 			lines = append(lines, st.Selected.Render(" ❯ ")+rows[i])
 		} else {

@@ -121,8 +121,9 @@ func (m model) fleetHelpLines() []string {
 	text := []string{"", m.helpGrid(groups, m.width-4), ""}
 	for _, n := range []string{
 		"The Fleet reads every saved store once a refresh (one request each, read-only, under a bound), each on its own: a store that is down or slow is a row that says so.",
-		"enter opens the store under the cursor in the tabs (● marks the one they show); the view stays, and says why, when it cannot be opened. In those tabs F, or an esc the tab has no use for, comes back.",
-		"? or esc closes this help.",
+		views.Hint("%s opens the store under the cursor in the tabs (● marks the one they show); the view stays, and says why, when it cannot be opened. In those tabs %s, or an esc the tab has no use for, comes back.",
+			m.fl.view.Keys().Open, m.keys.Fleet),
+		views.Hint("%s or esc closes this help.", m.keys.Help),
 	} {
 		text = append(text, widgets.ProseLines(n, m.styles.Muted, m.width-6)...)
 	}

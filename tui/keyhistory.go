@@ -145,14 +145,12 @@ func (m model) keyHistory() *keyHistoryState { return opened[*keyHistoryState](m
 func (m model) handleKeyHistory(msg tea.KeyMsg) (model, tea.Cmd) {
 	o, k := *m.keyHistory(), defaultKeyHistoryKeys()
 	n := len(o.res.Changes)
-	switch {
+	switch cur, moved := k.Nav.UpDown(msg, o.cursor, n); {
 	case key.Matches(msg, k.Close):
 		m.overlays.drop(layerKeyHistory)
 		return m, nil
-	case key.Matches(msg, k.Nav.Up):
-		o.cursor = max(o.cursor-1, 0)
-	case key.Matches(msg, k.Nav.Down):
-		o.cursor = max(min(o.cursor+1, n-1), 0)
+	case moved:
+		o.cursor = cur
 	case key.Matches(msg, k.Pin) && n > 0:
 		if o.pin == o.cursor {
 			o.pin = -1
@@ -215,18 +213,10 @@ func (m model) keyHistoryLines(o *keyHistoryState, inner, h int) []string {
 	// The list takes at most half of what is left in the box (its
 	// border, the title, a blank and the diff's label); the diff the rest.
 	page := max(min(len(res.Changes), (h-len(lines)-5)/2), 1)
-	off := max(min(o.cursor-page/2, len(res.Changes)-page), 0)
-	for i := off; i < min(off+page, len(res.Changes)); i++ {
+	from, to := widgets.Centered(o.cursor, len(res.Changes), page)
+	for i := from; i < to; i++ {
 		ch := res.Changes[i]
-		mark := " "
-		if i == o.cursor {
-			mark = "›"
-		}
-		if i == o.pin {
-			mark += "◆"
-		} else {
-			mark += " "
-		}
+		mark := listMark(i == o.cursor, i == o.pin, "◆")
 		line := fmt.Sprintf("%s %-10s %s  %s", mark, ch.Point.Label(kind), usertext.FormatTimeFixed(ch.Point.At), rowText(ch.Row))
 		if ch.After >= 0 && ch.After != ch.Index-1 {
 			line += fmt.Sprintf("  (after %s)", o.points[ch.After].Label(kind))

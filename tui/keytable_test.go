@@ -51,16 +51,11 @@ func bindingKeys(v any) []string {
 // and every key of the column is one of the tab's key maps: the table,
 // the README and the help say the same.
 func TestKeyTableMatchesHelp(t *testing.T) {
-	maps := map[tab][]any{
-		tabBrowse:   {browse.DefaultKeys(), widgets.DefaultInputKeys()},
-		tabLeases:   {leases.DefaultKeys()},
-		tabAlarms:   {alarms.DefaultKeys()},
-		tabQueues:   {queues.DefaultKeys(), queues.DefaultPollKeys()},
-		tabCompose:  {compose.DefaultKeys()},
-		tabRace:     {race.DefaultKeys()},
-		tabSweep:    {sweep.DefaultKeys()},
-		tabActivity: {activity.DefaultKeys(), widgets.DefaultInputKeys()},
-	}
+	// The tabs' key maps, the value reader's and the inputs' too (help
+	// names the filter's keys).
+	maps := tabKeyMaps()
+	maps[tabBrowse] = []any{browse.DefaultKeys(), widgets.DefaultInputKeys()}
+	maps[tabActivity] = append(maps[tabActivity], widgets.DefaultInputKeys())
 	a := reference(t, false, 120, 40)
 	a.keys("enter")
 	a.waitFor(`"acme"`)

@@ -177,64 +177,15 @@ func (m *model) noteBusy() {
 	}
 }
 
+// update routes one message: the screen's own, then those that move
+// between places and stores; any other is an answer to a view (the
+// Fleet's once built, every tab's).
 func (m model) update(msg tea.Msg) (model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case overlayAnswer:
-		return m.deliver(msg)
-	case tea.WindowSizeMsg:
-		m.setSize(msg.Width, msg.Height)
-		return m, nil
-	case tea.KeyMsg:
-		next, cmd := m.handleKey(msg)
-		return next.takeBrowsePlaces(), cmd
-	case tea.MouseMsg:
-		return m.handleMouse(msg)
-	case refreshTick:
-		next, cmd := m.onTick(msg)
-		return next.(model), tea.Batch(cmd, m.fleetTick(msg))
-	case versionRead:
-		next, cmd := m.onVersion(msg)
-		return next.(model), cmd
-	case clockTick:
-		return m, m.refresh.onClock() // re-rendering is the point: countdowns move
-	case flashExpired:
-		m.flash.expire(msg)
-		return m, nil
-	case views.FlashMsg:
-		out := m.flash.show(msg)
-		return m, out
-	case tabNews:
-		return m.onNews(msg)
-	case views.ConfirmMsg:
-		m.ask(msg, false)
-		return m, nil
-	case views.ComposeMsg:
-		// "Compose from here": show the Compose tab with the staged ops.
-		cmd := m.switchTab(tabCompose)
-		var staged tea.Cmd
-		m.tabs.compose, staged = m.tabs.compose.Update(msg)
-		return m, tea.Batch(cmd, staged)
-	case views.GotoMsg:
-		// A lease, alarm or queue row's raw key, in Browse.
-		return m.gotoKey(msg.Key)
-	case views.ShowRecordMsg:
-		return m.showRecord(msg.Key)
-	case storeOpened:
-		return m.onOpened(msg)
-	case storeSwitched:
-		return m.onSwitched(msg)
-	case pastOpened:
-		return m.onPastOpened(msg)
-	case views.PutBackMsg:
-		return m.putBack(msg)
-	case putBackPlanned:
-		return m.onPutBackPlanned(msg)
-	case putBackDone:
-		return m.onPutBackDone(msg)
-	case views.KeyHistoryMsg:
-		return m.openKeyHistory(msg)
-	case views.BulkMsg, bulkStart, bulkCopied:
-		return m.onBulkMsg(msg)
+	if next, cmd, ok := m.updateScreen(msg); ok {
+		return next, cmd
+	}
+	if next, cmd, ok := m.updateStore(msg); ok {
+		return next, cmd
 	}
 	var fl tea.Cmd
 	if m.fl.made {
@@ -242,6 +193,85 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 	}
 	out := m.tabs.updateAll(msg, m.tab)
 	return m, tea.Batch(fl, out)
+}
+
+// updateScreen takes the messages of the screen itself: the terminal's
+// (size, keys, mouse), the clocks', the flash line's and the dialogs';
+// ok is false for any other message.
+func (m model) updateScreen(msg tea.Msg) (next model, cmd tea.Cmd, ok bool) {
+	switch msg := msg.(type) {
+	case overlayAnswer:
+		next, cmd = m.deliver(msg)
+	case tea.WindowSizeMsg:
+		m.setSize(msg.Width, msg.Height)
+		next = m
+	case tea.KeyMsg:
+		next, cmd = m.handleKey(msg)
+		next = next.takeBrowsePlaces()
+	case tea.MouseMsg:
+		next, cmd = m.handleMouse(msg)
+	case refreshTick:
+		tm, tick := m.onTick(msg)
+		next, cmd = tm.(model), tea.Batch(tick, m.fleetTick(msg))
+	case versionRead:
+		tm, c := m.onVersion(msg)
+		next, cmd = tm.(model), c
+	case clockTick:
+		next, cmd = m, m.refresh.onClock() // re-rendering is the point: countdowns move
+	case flashExpired:
+		m.flash.expire(msg)
+		next = m
+	case views.FlashMsg:
+		cmd = m.flash.show(msg)
+		next = m
+	case tabNews:
+		next, cmd = m.onNews(msg)
+	case views.ConfirmMsg:
+		m.ask(msg, false)
+		next = m
+	default:
+		return m, nil, false
+	}
+	return next, cmd, true
+}
+
+// updateStore takes the messages that move between places and stores:
+// a tab's hand-over to another (compose, goto, a record, a key's
+// history, the bulk menu), store opens and switches, the past and its
+// put-back; ok is false for any other message.
+func (m model) updateStore(msg tea.Msg) (next model, cmd tea.Cmd, ok bool) {
+	switch msg := msg.(type) {
+	case views.ComposeMsg:
+		// "Compose from here": show the Compose tab with the staged ops.
+		sw := m.switchTab(tabCompose)
+		var staged tea.Cmd
+		m.tabs.compose, staged = m.tabs.compose.Update(msg)
+		next, cmd = m, tea.Batch(sw, staged)
+	case views.GotoMsg:
+		// A lease, alarm or queue row's raw key, in Browse.
+		next, cmd = m.gotoKey(msg.Key)
+	case views.ShowRecordMsg:
+		next, cmd = m.showRecord(msg.Key)
+	case storeOpened:
+		next, cmd = m.onOpened(msg)
+	case storeSwitched:
+		next, cmd = m.onSwitched(msg)
+	case pastOpened:
+		next, cmd = m.onPastOpened(msg)
+	case views.PutBackMsg:
+		next, cmd = m.putBack(msg)
+	case putBackPlanned:
+		next, cmd = m.onPutBackPlanned(msg)
+	case putBackDone:
+		next, cmd = m.onPutBackDone(msg)
+	case views.KeyHistoryMsg:
+		next, cmd = m.openKeyHistory(msg)
+	case views.BulkMsg, bulkStart, bulkCopied:
+		next, cmd = m.onBulkMsg(msg)
+	default:
+		return m, nil, false
+	}
+	return next, cmd, true
 }
 
 // handleKey: ctrl+c quits (asking first while work is held, quit.go);

@@ -175,13 +175,11 @@ func (m model) onSwitched(msg storeSwitched) (model, tea.Cmd) {
 // handlePicker handles keys while the picker is open.
 func (m model) handlePicker(msg tea.KeyMsg) (model, tea.Cmd) {
 	p, k := m.picker(), defaultPickerKeys()
-	switch {
+	switch cur, moved := k.Nav.UpDown(msg, p.cursor, len(p.stores)); {
 	case key.Matches(msg, k.Close):
 		m.overlays.drop(layerPicker)
-	case key.Matches(msg, k.Nav.Up):
-		p.cursor = max(p.cursor-1, 0)
-	case key.Matches(msg, k.Nav.Down):
-		p.cursor = max(min(p.cursor+1, len(p.stores)-1), 0)
+	case moved:
+		p.cursor = cur
 	case key.Matches(msg, k.Switch) && len(p.stores) > 0:
 		m.overlays.drop(layerPicker)
 		return m.switchStore(p.stores[p.cursor].Name)
@@ -212,6 +210,20 @@ func pickerHelp() []key.Binding {
 	return []key.Binding{k.Nav.Up, k.Nav.Down, k.Switch, k.Close}
 }
 
+// listMark is the mark before a row of a picker's list: › on the
+// cursor's row (it shows without colour too), then sign on the row it
+// marks (the one shown, the one pinned), else blanks as wide.
+func listMark(cursor, marked bool, sign string) string {
+	mark := " "
+	if cursor {
+		mark = "›"
+	}
+	if marked {
+		return mark + sign
+	}
+	return mark + strings.Repeat(" ", ansi.StringWidth(sign))
+}
+
 // pickerView draws the picker: one line per saved store, the one shown
 // marked, in a pane over the dimmed screen.
 func (m model) pickerView(back string, h int) string {
@@ -237,19 +249,11 @@ func (m model) pickerView(back string, h int) string {
 		lines = append(lines, st.Label.Render(fit(fmt.Sprintf("   %-*s  %-*s  %-9s  %s", nameW, "NAME", groupW, "GROUP", "MODE", "URL"), inner)))
 	}
 	page := max(h-len(lines)-4, 1)
-	off := max(min(p.cursor-page/2, len(p.stores)-page), 0)
-	for i := off; i < min(off+page, len(p.stores)); i++ {
+	from, to := widgets.Centered(p.cursor, len(p.stores), page)
+	for i := from; i < to; i++ {
 		s := p.stores[i]
 		// The cursor shows without colour too (›); ● is the store shown.
-		mark := " "
-		if i == p.cursor {
-			mark = "›"
-		}
-		if s.Name == m.sw.current.Name && m.sw.current.Name != "" {
-			mark += "● "
-		} else {
-			mark += "  "
-		}
+		mark := listMark(i == p.cursor, s.Name == m.sw.current.Name && m.sw.current.Name != "", "● ")
 		mode := "writable"
 		if s.ReadOnly {
 			mode = "read-only"

@@ -15,6 +15,7 @@ import (
 	"kvdeck/internal/usertext"
 	"kvdeck/store"
 	"kvdeck/views"
+	"kvdeck/views/widgets"
 )
 
 // The time machine in the TUI. :at TIME restores the point of the
@@ -357,14 +358,12 @@ func (m *model) openPoints() {
 func (m model) handlePoints(msg tea.KeyMsg) (model, tea.Cmd) {
 	o, k := *opened[*pointsState](m.overlays), defaultPickerKeys()
 	points := m.tm.past.Points
-	switch {
+	switch cur, moved := k.Nav.UpDown(msg, o.cursor, len(points)); {
 	case key.Matches(msg, k.Close):
 		m.overlays.drop(layerPoints)
 		return m, nil
-	case key.Matches(msg, k.Nav.Up):
-		o.cursor = max(o.cursor-1, 0)
-	case key.Matches(msg, k.Nav.Down):
-		o.cursor = max(min(o.cursor+1, len(points)-1), 0)
+	case moved:
+		o.cursor = cur
 	case key.Matches(msg, k.Switch) && len(points) > 0:
 		m.overlays.drop(layerPoints)
 		// "txid 42" / "poll 42" is the spec "txid:42" / "poll:42".
@@ -385,18 +384,10 @@ func (m model) pointsView(back string, h int) string {
 	lines = append(lines, capLines(widgetsProse(st.Muted, "cannot know: "+p.Source.Limits(), inner), max(h/10, 1), inner)...)
 	lines = append(lines, "")
 	page := max(h-len(lines)-4, 1)
-	off := max(min(o.cursor-page/2, len(p.Points)-page), 0)
-	for i := off; i < min(off+page, len(p.Points)); i++ {
+	from, to := widgets.Centered(o.cursor, len(p.Points), page)
+	for i := from; i < to; i++ {
 		pt := p.Points[i]
-		mark := " "
-		if i == o.cursor {
-			mark = "›"
-		}
-		if i == p.Choice.Index {
-			mark += "● "
-		} else {
-			mark += "  "
-		}
+		mark := listMark(i == o.cursor, i == p.Choice.Index, "● ")
 		line := fmt.Sprintf("%s%-12s  %s", mark, pt.Label(kind), usertext.FormatTimeFixed(pt.At))
 		if pt.Seq != 0 {
 			line += fmt.Sprintf("  seq %d", pt.Seq)

@@ -35,17 +35,37 @@ func AppendLine(dst []byte, e store.Entry, now int64, physical bool) ([]byte, er
 		dst = append(dst, '"')
 	}
 	dst = append(dst, `,"value":`...)
-	text, valid := utf8.Valid(e.Value), false
+	text := utf8.Valid(e.Value)
+	dst, valid := appendValue(dst, e, text)
+	dst = appendTail(dst, e, now, physical, text, valid)
+	// Every escape is longer than what it replaces: the same length
+	// means nothing was escaped.
+	if esc := usertext.EscapeJSON(dst[start:]); len(esc) != len(dst)-start {
+		dst = append(dst[:start], esc...)
+	}
+	return dst, nil
+}
+
+// appendValue appends the line's value: null, the stored JSON as it is
+// when it is compact valid UTF-8 JSON, else what JSONValue makes of it;
+// valid says whether the value is JSON.
+func appendValue(dst []byte, e store.Entry, text bool) ([]byte, bool) {
 	switch {
 	case e.ValueNull:
-		dst = append(dst, "null"...)
+		return append(dst, "null"...), false
 	case text && compactJSON(e.Value):
-		dst, valid = append(dst, e.Value...), true
+		return append(dst, e.Value...), true
 	default:
-		var v []byte
-		v, valid = JSONValue(e.Value)
-		dst = append(dst, v...)
+		v, valid := JSONValue(e.Value)
+		return append(dst, v...), valid
 	}
+}
+
+// appendTail appends what follows the value, closing brace and newline
+// included: the stamp, the expiry, whether it expired (physical), the
+// value's bytes when they are not text, and the error and malformed
+// texts.
+func appendTail(dst []byte, e store.Entry, now int64, physical, text, valid bool) []byte {
 	dst = append(dst, `,"versionstamp":`...)
 	if stamp := Stamp(e); stamp == "" {
 		dst = append(dst, "null"...)
@@ -73,13 +93,7 @@ func AppendLine(dst []byte, e store.Entry, now int64, physical bool) ([]byte, er
 	if e.Malformed != "" {
 		dst = append(append(dst, `,"malformed":`...), String(e.Malformed)...)
 	}
-	dst = append(dst, "}\n"...)
-	// Every escape is longer than what it replaces: the same length
-	// means nothing was escaped.
-	if esc := usertext.EscapeJSON(dst[start:]); len(esc) != len(dst)-start {
-		dst = append(dst[:start], esc...)
-	}
-	return dst, nil
+	return append(dst, "}\n"...)
 }
 
 // maxCompactDepth is the deepest nesting compactJSON follows; deeper

@@ -407,61 +407,13 @@ func groupHeads(byID map[string]*liteEntry, order []*liteEntry) (map[string]*lit
 func (j *Journal) retain(lines []headLine) (keep []bool, dropped []droppedAction) {
 	byID, order := joinHeads(lines)
 	acts, actOrder := groupHeads(byID, order)
-	rootOf := func(id string) string {
-		a := acts[id]
-		for n := 0; a != nil && a.undoes != "" && n < len(actOrder); n++ {
-			t := acts[a.undoes]
-			if t == nil {
-				break
-			}
-			a = t
-		}
-		if a == nil {
-			return ""
-		}
-		return a.id
-	}
-	// Each history's bytes, and where its newest line stands.
-	type hist struct {
-		bytes  int64
-		newest int
-		keep   bool
-	}
-	hists := map[string]*hist{}
-	lineRoot := make([]string, len(lines))
-	for i, l := range lines {
-		e := byID[l.h.ID]
-		if e == nil {
-			continue // an outcome whose intent is gone
-		}
-		r := rootOf(e.h.Act)
-		lineRoot[i] = r
-		x := hists[r]
-		if x == nil {
-			x = &hist{}
-			hists[r] = x
-		}
-		x.bytes += l.size + 1
-		x.newest = i
-	}
+	hists, lineRoot := historiesOf(lines, byID, acts)
 	for _, e := range order {
 		if j.inFlightLocked(Entry{ID: e.h.ID, Host: e.h.Host, PID: e.h.PID, ended: e.ended}) {
-			hists[rootOf(e.h.Act)].keep = true
+			hists[rootOf(acts, e.h.Act)].keep = true
 		}
 	}
-	roots := make([]string, 0, len(hists))
-	for r := range hists {
-		roots = append(roots, r)
-	}
-	sort.Slice(roots, func(a, b int) bool { return hists[roots[a]].newest > hists[roots[b]].newest })
-	var total int64
-	for i, r := range roots {
-		x := hists[r]
-		if i == 0 || x.keep || total+x.bytes <= j.maxBytes/2 {
-			x.keep = true
-			total += x.bytes
-		}
-	}
+	j.keepNewest(hists)
 	keep = make([]bool, len(lines))
 	for i := range lines {
 		if x := hists[lineRoot[i]]; lineRoot[i] != "" && x.keep {
@@ -475,6 +427,74 @@ func (j *Journal) retain(lines []headLine) (keep []bool, dropped []droppedAction
 		dropped = append(dropped, droppedAction{Action: Action{ID: a.id, Op: a.op, Time: time.UnixMilli(a.at)}, undoable: a.undoable(acts)})
 	}
 	return keep, dropped
+}
+
+// history is one user action with its undos and redos: the bytes of its
+// lines, where its newest line stands, and whether it is kept.
+type history struct {
+	bytes  int64
+	newest int
+	keep   bool
+}
+
+// rootOf names the user action at the root of id's chain of undos ("" for
+// an action the heads do not hold); the walk is bounded by the number of
+// actions, so a cycle in a damaged journal ends.
+func rootOf(acts map[string]*liteAction, id string) string {
+	a := acts[id]
+	for n := 0; a != nil && a.undoes != "" && n < len(acts); n++ {
+		t := acts[a.undoes]
+		if t == nil {
+			break
+		}
+		a = t
+	}
+	if a == nil {
+		return ""
+	}
+	return a.id
+}
+
+// historiesOf sums each history's lines and names the root of every line
+// ("" for an outcome whose intent is gone).
+func historiesOf(lines []headLine, byID map[string]*liteEntry, acts map[string]*liteAction) (map[string]*history, []string) {
+	hists := map[string]*history{}
+	lineRoot := make([]string, len(lines))
+	for i, l := range lines {
+		e := byID[l.h.ID]
+		if e == nil {
+			continue
+		}
+		r := rootOf(acts, e.h.Act)
+		lineRoot[i] = r
+		x := hists[r]
+		if x == nil {
+			x = &history{}
+			hists[r] = x
+		}
+		x.bytes += l.size + 1
+		x.newest = i
+	}
+	return hists, lineRoot
+}
+
+// keepNewest keeps histories newest first while they fit half the cap;
+// the newest is kept however large, and one already kept (in flight)
+// stays.
+func (j *Journal) keepNewest(hists map[string]*history) {
+	roots := make([]string, 0, len(hists))
+	for r := range hists {
+		roots = append(roots, r)
+	}
+	sort.Slice(roots, func(a, b int) bool { return hists[roots[a]].newest > hists[roots[b]].newest })
+	var total int64
+	for i, r := range roots {
+		x := hists[r]
+		if i == 0 || x.keep || total+x.bytes <= j.maxBytes/2 {
+			x.keep = true
+			total += x.bytes
+		}
+	}
 }
 
 // applied: one of the action's writes applied.

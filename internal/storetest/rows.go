@@ -1,10 +1,13 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"kvdeck/codec"
 	"kvdeck/store"
 )
 
@@ -31,4 +34,21 @@ func RowsText(t testing.TB, s *store.Store, withVer bool) string {
 		t.Fatal(err)
 	}
 	return out.String()
+}
+
+// SeedExpired writes n rows under [prefix, i] that expired a second
+// before the store's clock, a thousand per commit.
+func SeedExpired(t testing.TB, s *store.Store, prefix string, n int) {
+	t.Helper()
+	dead := -time.Second
+	for start := 0; start < n; start += 1000 {
+		var muts []store.Mutation
+		for i := start; i < min(start+1000, n); i++ {
+			muts = append(muts, store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String(prefix), codec.Number(float64(i))},
+				Value: []byte(`{"v":1}`), ExpireIn: &dead})
+		}
+		if _, err := s.Commit(context.Background(), nil, muts); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -41,7 +41,7 @@ func feedOf(t *testing.T, w, h int, name string, n int) (*store.Store, *viewtest
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	hs := newActivityHarness(t, s, clock, w, h)
 	for i := 1; i <= n; i++ {
-		setOne(t, s, mkKey(name, i))
+		setOne(t, s, viewtest.KeyOf(name, i))
 	}
 	hs.Refresh()
 	return s, hs
@@ -53,19 +53,6 @@ func setOne(t *testing.T, s *store.Store, k codec.Key) {
 	if _, err := s.Set(storetest.Ctx(t), k, []byte(`1`), nil); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func mkKey(parts ...any) codec.Key {
-	var k codec.Key
-	for _, p := range parts {
-		switch p := p.(type) {
-		case string:
-			k = append(k, codec.String(p))
-		case int:
-			k = append(k, codec.Number(float64(p)))
-		}
-	}
-	return k
 }
 
 // TestFeedSecondWriter: another connection writes (sets, an atomic
@@ -90,29 +77,27 @@ func TestFeedSecondWriter(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		set(mkKey("before"), `0`, 0) // written before the tab opened: the backlog
+		set(viewtest.KeyOf("before"), `0`, 0) // written before the tab opened: the backlog
 		h := newActivityHarness(t, s, clock, 120, 40)
 		if len(h.M.f.events) != 1 || !h.M.f.events[0].before {
 			t.Fatalf("backlog: %+v", h.M.f.events)
 		}
 
-		set(mkKey("a"), `1`, 0)
-		set(mkKey("dwk_lease", "Cart", "0a"), `{"holder":"x"}`, 30*time.Second)
+		set(viewtest.KeyOf("a"), `1`, 0)
+		set(viewtest.KeyOf("dwk_lease", "Cart", "0a"), `{"holder":"x"}`, 30*time.Second)
 		h.Refresh()
-		a := w.Atomic()
-		a.Set(mkKey("a"), []byte(`2`))
-		a.Set(mkKey("b"), []byte(`"b"`))
-		a.Set(mkKey("dwk_queue_due", "jobs", 5, "m1"), []byte(`{"body":1,"attempts":0}`))
-		if _, err := a.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-		set(mkKey("c"), `3`, 0)
+		viewtest.Commit(t, w, func(a *store.Atomic) {
+			a.Set(viewtest.KeyOf("a"), []byte(`2`))
+			a.Set(viewtest.KeyOf("b"), []byte(`"b"`))
+			a.Set(viewtest.KeyOf("dwk_queue_due", "jobs", 5, "m1"), []byte(`{"body":1,"attempts":0}`))
+		})
+		set(viewtest.KeyOf("c"), `3`, 0)
 		h.Refresh()
-		if _, err := w.Commit(ctx, nil, []store.Mutation{{Type: store.MutationDelete, Key: mkKey("b")}}); err != nil {
+		if _, err := w.Commit(ctx, nil, []store.Mutation{{Type: store.MutationDelete, Key: viewtest.KeyOf("b")}}); err != nil {
 			t.Fatal(err)
 		}
 		clock.Fix(clock.Now() + 31000) // the lease expires (not swept)
-		set(mkKey("a"), `4`, 0)
+		set(viewtest.KeyOf("a"), `4`, 0)
 		h.Refresh()
 		h.Refresh() // nothing moved: nothing new
 
@@ -175,17 +160,17 @@ func TestMarkFilterJump(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put(mkKey("x", 1), `1`)
+	put(viewtest.KeyOf("x", 1), `1`)
 	h := newActivityHarness(t, s, clock, 100, 30)
-	put(mkKey("x", 2), `2`)
+	put(viewtest.KeyOf("x", 2), `2`)
 	h.Refresh()
 	h.Keys("M")
 	h.RequireFlash("marked at seq 2")
 	if n := len(h.M.shown()); n != 0 {
 		t.Fatalf("right after the mark %d events show", n)
 	}
-	put(mkKey("x", 3), `3`)
-	put(mkKey("y"), `"y"`)
+	put(viewtest.KeyOf("x", 3), `3`)
+	put(viewtest.KeyOf("y"), `"y"`)
 	h.Refresh()
 	h.RequireView("marked at seq 2", "2 since")
 	if n := len(h.M.shown()); n != 2 {
@@ -219,7 +204,7 @@ func TestMarkFilterJump(t *testing.T) {
 // stays on the newest as changes arrive; moved down, it keeps its event.
 func TestFeedFollowsTheHead(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	put := func(i int) { t.Helper(); setOne(t, s, mkKey("n", i)) }
+	put := func(i int) { t.Helper(); setOne(t, s, viewtest.KeyOf("n", i)) }
 	put(0)
 	h := newActivityHarness(t, s, clock, 100, 30)
 	for i := 1; i <= 3; i++ {

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"kvdeck/internal/sqldtest"
 	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
@@ -19,21 +18,14 @@ import (
 // the rows stamped since, the row count and the re-read of the rows
 // already seen travel in one request.
 func TestActivityRequestBudget(t *testing.T) {
-	srv := sqldtest.Start(t)
-	p := sqldtest.StartProxy(t, srv.URL, 50*time.Millisecond)
-	clock := viewtest.FixedClock()
-	w := storetest.Open(t, srv.URL, store.Options{Clock: clock.Now, Create: true})
-	ctx := storetest.Ctx(t)
-	a := w.Atomic()
-	for i := range 300 {
-		a.Set(mkKey("seed", i), []byte(`1`))
-	}
-	if _, err := a.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := storetest.Open(t, p.URL, store.Options{Clock: clock.Now})
+	r := viewtest.BehindProxy(t, 50*time.Millisecond, func(a *store.Atomic) {
+		for i := range 300 {
+			a.Set(viewtest.KeyOf("seed", i), []byte(`1`))
+		}
+	})
+	w, p, ctx := r.Direct, r.Proxy, storetest.Ctx(t)
 	before := p.Requests()
-	h := newActivityHarness(t, s, clock, 120, 40)
+	h := newActivityHarness(t, r.S, r.Clock, 120, 40)
 	// The root's refresh is what is counted: the recheck of the rows kept
 	// beyond one batch goes on a request a second after it (a tick).
 	h.Parked = func(m Model) int {
@@ -47,7 +39,7 @@ func TestActivityRequestBudget(t *testing.T) {
 	}
 	for round := range 3 {
 		for i := range 5 {
-			if _, err := w.Set(ctx, mkKey("live", round, i), []byte(`2`), nil); err != nil {
+			if _, err := w.Set(ctx, viewtest.KeyOf("live", round, i), []byte(`2`), nil); err != nil {
 				t.Fatal(err)
 			}
 		}

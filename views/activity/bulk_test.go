@@ -24,7 +24,7 @@ func TestActivityMarks(t *testing.T) {
 			h := newActivityHarness(t, s, clock, sz.w, sz.h-3)
 			screenData(t, s)
 			h.Refresh()
-			if err := s.Delete(storetest.Ctx(t), mkKey("accounts", "acct-11")); err != nil {
+			if err := s.Delete(storetest.Ctx(t), viewtest.KeyOf("accounts", "acct-11")); err != nil {
 				t.Fatal(err)
 			}
 			h.Refresh()

@@ -6,6 +6,7 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/changefeed"
 	"kvdeck/store"
+	"kvdeck/views/viewtest"
 )
 
 // BenchmarkApplyBulkPage: a page of 200 new rows (a bulk write read while
@@ -15,7 +16,7 @@ func BenchmarkApplyBulkPage(b *testing.B) {
 	page := func(from int) store.ChangesPage {
 		p := store.ChangesPage{Next: int64(from + 200)}
 		for i := range 200 {
-			k := mkKey("bulk", from+i)
+			k := viewtest.KeyOf("bulk", from+i)
 			p.Entries = append(p.Entries, store.Entry{Key: k, Raw: codec.MustEncode(k), Ver: int64(from + i + 1), Value: []byte(`{"n":1}`)})
 		}
 		return p

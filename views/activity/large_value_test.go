@@ -1,7 +1,6 @@
 package activity
 
 import (
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -12,16 +11,6 @@ import (
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
-
-// allocated is what fn allocates (bytes, all goroutines).
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestLargeValueOnTheUIPath: a 20 MB value (2 MB on sqld) set, then set
 // again, while
@@ -48,7 +37,7 @@ func TestLargeValueOnTheUIPath(t *testing.T) {
 		}
 		for round, fill := range []string{"x", "y", "z"} {
 			value := []byte(`{"blob":"` + strings.Repeat(fill, size) + `"}`)
-			if _, err := s.Set(ctx, mkKey("big"), value, nil); err != nil {
+			if _, err := s.Set(ctx, viewtest.KeyOf("big"), value, nil); err != nil {
 				t.Fatal(err)
 			}
 			// Round 0 is the first read of a tab opened with the row in
@@ -56,13 +45,13 @@ func TestLargeValueOnTheUIPath(t *testing.T) {
 			m := h.M
 			var msg tea.Msg
 			began := time.Now()
-			read := allocated(func() {
+			read := viewtest.Allocated(func() {
 				msg = readFeed(s, m.deps.Session, m.gen, m.f.c.Next(recheckFile), m.tune.pageRows, m.deps.Now(), round == 0, 0)()
 			})
 			t.Logf("round %d: the store's read (a command, off the UI path): %s, %d bytes", round, time.Since(began).Round(time.Millisecond), read)
 			var next Model
-			update := allocated(func() { next, _ = m.Update(msg) })
-			view := allocated(func() { _ = next.View(); _ = next.View() })
+			update := viewtest.Allocated(func() { next, _ = m.Update(msg) })
+			view := viewtest.Allocated(func() { _ = next.View(); _ = next.View() })
 			t.Logf("round %d: a %d-byte value: Update %d bytes, two frames %d bytes", round, len(value), update, view)
 			if !strings.Contains(next.View(), `["big"]`) {
 				t.Fatalf("the row is not shown:\n%s", next.View())

@@ -106,11 +106,11 @@ func TestEnterOnAVanishedKey(t *testing.T) {
 	}
 	// The seeded coordination rows are out of the way: keys under "q".
 	h := newActivityHarness(t, s, clock, 120, 40)
-	m1, m2, m3 := mkKey("q", "a", 1, "m1"), mkKey("q", "a", 2, "m2"), mkKey("q", "b", 1, "m3")
+	m1, m2, m3 := viewtest.KeyOf("q", "a", 1, "m1"), viewtest.KeyOf("q", "a", 2, "m2"), viewtest.KeyOf("q", "b", 1, "m3")
 	set(m1, 0)
 	set(m2, 0)
 	set(m3, 0)
-	set(mkKey("q", "c"), 30*time.Second)
+	set(viewtest.KeyOf("q", "c"), 30*time.Second)
 	h.Refresh()
 
 	// Its level ["q", "a"] holds the next due time: the cursor goes there.
@@ -128,7 +128,7 @@ func TestEnterOnAVanishedKey(t *testing.T) {
 	if flash, jump := enterOn(t, h, evDeleted, `["q", "b", 1, "m3"]`); jump == nil || codec.Format(jump.Key) != `["q", "c"]` || !strings.Contains(flash, "not in the store") {
 		t.Errorf("deleted, its level empty: flash %q, jump %v (want the next part, [\"q\", \"c\"])", flash, jump)
 	}
-	del(mkKey("q", "c"))
+	del(viewtest.KeyOf("q", "c"))
 	h.Refresh()
 	if flash, jump := enterOn(t, h, evDeleted, `["q", "b", 1, "m3"]`); jump == nil || codec.Format(jump.Key) != `["q", "a"]` || !strings.Contains(flash, "not in the store") {
 		t.Errorf("deleted, no part after it: flash %q, jump %v (want the part before, [\"q\", \"a\"])", flash, jump)
@@ -142,7 +142,7 @@ func TestEnterOnAVanishedKey(t *testing.T) {
 	}
 
 	// Expired, not swept: Browse shows the row, struck through.
-	e := mkKey("q", "e")
+	e := viewtest.KeyOf("q", "e")
 	set(e, 10*time.Second)
 	h.Refresh()
 	clock.Fix(clock.Now() + 11000)
@@ -159,7 +159,7 @@ func TestEnterOnAVanishedKeyEmptyStore(t *testing.T) {
 	s := storetest.Open(t, "file:"+t.TempDir()+"/empty.db", store.Options{Clock: clock.Now, Create: true})
 	ctx := storetest.Ctx(t)
 	h := newActivityHarness(t, s, clock, 120, 40)
-	k := mkKey("only", 1)
+	k := viewtest.KeyOf("only", 1)
 	if _, err := s.Set(ctx, k, []byte(`1`), nil); err != nil {
 		t.Fatal(err)
 	}

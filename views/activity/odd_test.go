@@ -24,7 +24,7 @@ func TestNoteSaysRowsWithAMalformedStamp(t *testing.T) {
 			"INSERT INTO kv VALUES (X'027700027265616c00', '6', 2.5, NULL)",
 		)
 		h := newActivityHarness(t, s, clock, 120, 40)
-		if _, err := s.Set(storetest.Ctx(t), mkKey("n", 1), []byte(`1`), nil); err != nil {
+		if _, err := s.Set(storetest.Ctx(t), viewtest.KeyOf("n", 1), []byte(`1`), nil); err != nil {
 			t.Fatal(err)
 		}
 		h.Refresh()

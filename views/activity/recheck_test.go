@@ -37,19 +37,17 @@ func deletionsOfEveryRow(t *testing.T, rows int) {
 		w := storetest.Open(t, url, store.Options{Clock: clock.Now})
 		ctx := storetest.Ctx(t)
 		h := newActivityHarness(t, s, clock, 120, 40)
-		a := w.Atomic()
-		for i := range rows {
-			a.Set(mkKey("row", i), []byte(`1`))
-		}
-		if _, err := a.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
+		viewtest.Commit(t, w, func(a *store.Atomic) {
+			for i := range rows {
+				a.Set(viewtest.KeyOf("row", i), []byte(`1`))
+			}
+		})
 		h.Refresh() // reads the commit: every row kept
 		if got := h.M.f.c.Rows().Len(); got != rows {
 			t.Errorf("%d rows kept, want %d", got, rows)
 		}
 		for i := 0; i < rows; i += rows / 20 { // 20 deletions, the oldest rows first
-			if err := w.Delete(ctx, mkKey("row", i)); err != nil {
+			if err := w.Delete(ctx, viewtest.KeyOf("row", i)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -96,7 +94,7 @@ func TestSetWithNoStampIsShown(t *testing.T) {
 		url := b.URL(t)
 		c := storetest.NewClock(storetest.T0)
 		s, f := oneRowFeed(t, url, c, nil)
-		raw, err := codec.Encode(mkKey("row", 1))
+		raw, err := codec.Encode(viewtest.KeyOf("row", 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +118,7 @@ func TestSetWithNoStampIsShown(t *testing.T) {
 func oneRowFeed(t *testing.T, url string, c *storetest.Clock, ttl *time.Duration) (*store.Store, *feed) {
 	t.Helper()
 	s := storetest.Open(t, url, store.Options{Clock: c.Now})
-	if _, err := s.Set(storetest.Ctx(t), mkKey("row", 1), []byte(`1`), ttl); err != nil {
+	if _, err := s.Set(storetest.Ctx(t), viewtest.KeyOf("row", 1), []byte(`1`), ttl); err != nil {
 		t.Fatal(err)
 	}
 	f := newFeed()

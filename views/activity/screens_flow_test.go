@@ -20,15 +20,12 @@ import (
 // `kvdeck load` does to a store.
 func bulk(t *testing.T, s *store.Store, commits, rows int) {
 	t.Helper()
-	ctx := storetest.Ctx(t)
 	for c := range commits {
-		a := s.Atomic()
-		for i := range rows {
-			a.Set(mkKey("bulk", c, i), []byte(`{"n":1}`))
-		}
-		if _, err := a.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
+		viewtest.Commit(t, s, func(a *store.Atomic) {
+			for i := range rows {
+				a.Set(viewtest.KeyOf("bulk", c, i), []byte(`{"n":1}`))
+			}
+		})
 	}
 }
 
@@ -90,7 +87,7 @@ func TestBulkWhileOpenCatchesUp(t *testing.T) {
 		h.Refresh()
 		ctx := storetest.Ctx(t)
 		for i := range 3 {
-			if _, err := s.Set(ctx, mkKey("after", i), []byte(`1`), nil); err != nil {
+			if _, err := s.Set(ctx, viewtest.KeyOf("after", i), []byte(`1`), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -114,7 +111,7 @@ func TestBulkWhileOpenCatchesUp(t *testing.T) {
 // and enter opened whatever was newest at the key press.
 func TestFollowingOrPinned(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	put := func(i int) { t.Helper(); setOne(t, s, mkKey("n", i)) }
+	put := func(i int) { t.Helper(); setOne(t, s, viewtest.KeyOf("n", i)) }
 	at := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	h := newActivityHarness(t, s, clock, 120, 40, func(tn *tuning) {
 		tn.wallNow = func() time.Time { return at }
@@ -167,7 +164,7 @@ func TestFollowingOrPinned(t *testing.T) {
 // missing key without a word.
 func TestEnterOnASetRowOfADeletedKey(t *testing.T) {
 	s, h := feedOf(t, 120, 40, "q", 2)
-	if err := s.Delete(storetest.Ctx(t), mkKey("q", 1)); err != nil {
+	if err := s.Delete(storetest.Ctx(t), viewtest.KeyOf("q", 1)); err != nil {
 		t.Fatal(err)
 	}
 	// No refresh yet: the feed still shows the set as the last of it.
@@ -188,7 +185,7 @@ func screenData(t *testing.T, s *store.Store) {
 	ctx := storetest.Ctx(t)
 	long := `{"plan":"gold","seats":12,"owner":"ops@example.com","notes":"renewed for another year after the review of March","tags":["a","b","c"]}`
 	for i := range 12 {
-		if _, err := s.Set(ctx, mkKey("accounts", fmt.Sprintf("acct-%02d", i)), []byte(long), nil); err != nil {
+		if _, err := s.Set(ctx, viewtest.KeyOf("accounts", fmt.Sprintf("acct-%02d", i)), []byte(long), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -209,11 +206,11 @@ func TestActivityScreens(t *testing.T) {
 			h := newActivityHarness(t, s, clock, sz.w, sz.h-3)
 			screenData(t, s)
 			h.Refresh()
-			if err := s.Delete(ctx, mkKey("accounts", "acct-05")); err != nil {
+			if err := s.Delete(ctx, viewtest.KeyOf("accounts", "acct-05")); err != nil {
 				t.Fatal(err)
 			}
 			h.Refresh()
-			k := mkKey("accounts", "acct-03")
+			k := viewtest.KeyOf("accounts", "acct-03")
 			if _, err := s.Set(ctx, k, []byte(`{"plan":"silver","seats":3,"owner":"ops@example.com","notes":"downgraded at the end of the trial period"}`), nil); err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +247,7 @@ func TestFilterTakesAWord(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	ctx := storetest.Ctx(t)
 	h := newActivityHarness(t, s, clock, 120, 40)
-	for _, k := range []codec.Key{mkKey("users", "ann"), mkKey("users", "bob"), mkKey("orders", 1)} {
+	for _, k := range []codec.Key{viewtest.KeyOf("users", "ann"), viewtest.KeyOf("users", "bob"), viewtest.KeyOf("orders", 1)} {
 		if _, err := s.Set(ctx, k, []byte(`1`), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +287,7 @@ func TestChangeUsesTheWidth(t *testing.T) {
 	ctx := storetest.Ctx(t)
 	h := newActivityHarness(t, s, clock, 200, 40)
 	v := `"` + strings.Repeat("abcdefghij", 20) + `"`
-	if _, err := s.Set(ctx, mkKey("wide"), []byte(v), nil); err != nil {
+	if _, err := s.Set(ctx, viewtest.KeyOf("wide"), []byte(v), nil); err != nil {
 		t.Fatal(err)
 	}
 	h.Refresh()
@@ -323,12 +320,12 @@ func TestDroppedEventsSaid(t *testing.T) {
 func TestColumnsStayPut(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
 	ctx := storetest.Ctx(t)
-	if _, err := s.Set(ctx, mkKey("a long key", "with a long second part", 1), []byte(`1`), nil); err != nil {
+	if _, err := s.Set(ctx, viewtest.KeyOf("a long key", "with a long second part", 1), []byte(`1`), nil); err != nil {
 		t.Fatal(err)
 	}
 	h := newActivityHarness(t, s, clock, 120, 30)
 	for i := range 40 {
-		if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
+		if _, err := s.Set(ctx, viewtest.KeyOf("n", i), []byte(`1`), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -394,7 +391,7 @@ func TestActivityKeysReadable(t *testing.T) {
 			s, clock, _ := viewtest.CoordStoreAt(t)
 			ctx := storetest.Ctx(t)
 			h := newActivityHarness(t, s, clock, sz.w, sz.h-3)
-			k := mkKey("dwk_queue_due", "emails", 1796121459950, "0b7c4e2a-11f0-9d41-3c7d1841")
+			k := viewtest.KeyOf("dwk_queue_due", "emails", 1796121459950, "0b7c4e2a-11f0-9d41-3c7d1841")
 			if _, err := s.Set(ctx, k, []byte(`{"to":"ops@example.com","subject":"welcome"}`), nil); err != nil {
 				t.Fatal(err)
 			}

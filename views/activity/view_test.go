@@ -9,6 +9,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/storetest"
+	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
 
@@ -34,7 +35,7 @@ func TestNoteReadsWhole(t *testing.T) {
 			t.Run(fmt.Sprintf("%dx%d", w, ht), func(t *testing.T) {
 				h := newActivityHarness(t, s, clock, w, ht)
 				for i := range 40 {
-					if _, err := s.Set(ctx, mkKey("n", i), []byte(`1`), nil); err != nil {
+					if _, err := s.Set(ctx, viewtest.KeyOf("n", i), []byte(`1`), nil); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -76,14 +77,11 @@ func TestNoteReadsWhole(t *testing.T) {
 // tell apart (they were cut to ["dwk_queue_due", "…-839b-926c00b0d136"]).
 func TestKeyColumnKeepsParts(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
 	h := newActivityHarness(t, s, clock, 120, 40)
-	a := s.Atomic()
-	a.Set(codec.Key{codec.String("dwk_queue_due"), codec.String("invoices"), codec.Number(1796121459946), codec.String("52f270e7-1f2a-4c3d-839b-926c00b0d136")}, []byte(`{"body":1,"attempts":0}`))
-	a.Set(codec.Key{codec.String("dwk_queue_due"), codec.String("emails"), codec.Number(1796121460001), codec.String("52f270e7-1f2a-4c3d-839b-0a6eb113f71")}, []byte(`{"body":2,"attempts":0}`))
-	if _, err := a.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	viewtest.Commit(t, s, func(a *store.Atomic) {
+		a.Set(codec.Key{codec.String("dwk_queue_due"), codec.String("invoices"), codec.Number(1796121459946), codec.String("52f270e7-1f2a-4c3d-839b-926c00b0d136")}, []byte(`{"body":1,"attempts":0}`))
+		a.Set(codec.Key{codec.String("dwk_queue_due"), codec.String("emails"), codec.Number(1796121460001), codec.String("52f270e7-1f2a-4c3d-839b-0a6eb113f71")}, []byte(`{"body":2,"attempts":0}`))
+	})
 	h.Refresh()
 	for _, c := range []struct{ queue, id string }{{`"invoices"`, `46, "…d136"]`}, {`"emails"`, `01, "…3f71"]`}} {
 		line := h.ViewLine(`["dwk_queue_due", ` + c.queue + `, 17`)

@@ -19,34 +19,31 @@ import (
 
 // Keys are the Browse view's key bindings.
 type Keys struct {
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	Expand, Collapse, Toggle                key.Binding
-	ScrollUp, ScrollDown                    key.Binding // the entry pane
-	Edit, New, Delete, Copy, Compose        key.Binding
-	Filter, ClearFilter, Reload             key.Binding
-	FilterAll                               key.Binding // while filtering: load the whole level
-	Record                                  key.Binding // a dwk_* key's coordination tab
-	CopyValue                               key.Binding
-	Search                                  key.Binding      // search values under the selected prefix
-	Read                                    key.Binding      // the value reader: page and search the value
-	Pager                                   key.Binding      // the value, streamed, to $PAGER
-	EditExternal                            key.Binding      // edit the value in $EDITOR
-	Diff                                    key.Binding      // what changed since you looked (seen.go)
-	PutBack                                 key.Binding      // at a past point (:at): put keys back as then (past.go)
-	History                                 key.Binding      // the selected key's history across restore points
-	Reader                                  ReaderKeys       // the value reader (views/browse/reader)
-	Marks                                   widgets.MarkKeys // space, ctrl+a, B (bulk.go)
+	widgets.NavKeys                  // a list's moves; G loads the level to its end
+	Expand, Collapse, Toggle         key.Binding
+	ScrollUp, ScrollDown             key.Binding // the entry pane
+	Edit, New, Delete, Copy, Compose key.Binding
+	Filter, ClearFilter, Reload      key.Binding
+	FilterAll                        key.Binding // while filtering: load the whole level
+	Record                           key.Binding // a dwk_* key's coordination tab
+	CopyValue                        key.Binding
+	Search                           key.Binding      // search values under the selected prefix
+	Read                             key.Binding      // the value reader: page and search the value
+	Pager                            key.Binding      // the value, streamed, to $PAGER
+	EditExternal                     key.Binding      // edit the value in $EDITOR
+	Diff                             key.Binding      // what changed since you looked (seen.go)
+	PutBack                          key.Binding      // at a past point (:at): put keys back as then (past.go)
+	History                          key.Binding      // the selected key's history across restore points
+	Reader                           ReaderKeys       // the value reader (views/browse/reader)
+	Marks                            widgets.MarkKeys // space, ctrl+a, B (bulk.go)
 }
 
 // DefaultKeys returns the Browse view's default key bindings.
 func DefaultKeys() Keys {
+	nav := widgets.DefaultNavKeys()
+	nav.Bottom.SetHelp("G/end", "last (loads the level to its end)")
 	return Keys{
-		Up:           key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:         key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:       key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
-		PageDown:     key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
-		Top:          key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last (loads the level to its end)")),
+		NavKeys:      nav,
 		Expand:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
 		Collapse:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse / parent")),
 		Toggle:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open/close")),

@@ -29,16 +29,14 @@ func seedMany(t *testing.T, n int) (*store.Store, *store.VirtualClock) {
 func seedLevel(t *testing.T, level codec.Key, n int, more ...codec.Key) (*store.Store, *store.VirtualClock) {
 	t.Helper()
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	a := s.Atomic()
-	for i := range n {
-		a.Set(append(slices.Clone(level), codec.String(fmt.Sprintf("k%05d", i))), []byte(`1`))
-	}
-	for _, k := range more {
-		a.Set(k, []byte(`1`))
-	}
-	if _, err := a.Commit(storetest.Ctx(t)); err != nil {
-		t.Fatal(err)
-	}
+	viewtest.Commit(t, s, func(a *store.Atomic) {
+		for i := range n {
+			a.Set(append(slices.Clone(level), codec.String(fmt.Sprintf("k%05d", i))), []byte(`1`))
+		}
+		for _, k := range more {
+			a.Set(k, []byte(`1`))
+		}
+	})
 	return s, clock
 }
 

@@ -243,13 +243,11 @@ func TestBrowseRefreshShowsChanges(t *testing.T) {
 func TestBrowsePagingAndSeek(t *testing.T) {
 	clock := viewtest.FixedClock()
 	s := viewtest.Open(t, "file:"+t.TempDir()+"/big.db", clock, false)
-	a := s.Atomic()
-	for i := range 500 {
-		a.Set(codec.Key{codec.String("big"), codec.Number(float64(i))}, []byte(`0`))
-	}
-	if _, err := a.Commit(viewtest.Ctx); err != nil {
-		t.Fatal(err)
-	}
+	viewtest.Commit(t, s, func(a *store.Atomic) {
+		for i := range 500 {
+			a.Set(codec.Key{codec.String("big"), codec.Number(float64(i))}, []byte(`0`))
+		}
+	})
 	h := startHarness(t, s, clock, 80, 24)
 	h.Keys("enter")
 	if got := h.M.root.pages[0].kids[0].loadedKids(); got != h.M.pageSize() {

@@ -9,6 +9,7 @@ import (
 
 	"kvdeck/codec"
 	"kvdeck/internal/storetest"
+	"kvdeck/store"
 	"kvdeck/views"
 	"kvdeck/views/viewtest"
 )
@@ -170,15 +171,13 @@ func TestBrowseJumpFailureDropsHeldKeys(t *testing.T) {
 func TestBrowseRefreshKeepsKeyPastDroppedPages(t *testing.T) {
 	clock := viewtest.FixedClock()
 	s := viewtest.Open(t, "file:"+t.TempDir()+"/big.db", clock, false)
-	a := s.Atomic()
-	for i := range 40 {
-		a.Set(codec.Key{codec.String("big"), codec.Number(float64(10 + i))}, []byte(`0`))
-	}
-	a.Set(codec.Key{codec.String("big"), codec.Number(29), codec.String("sub")}, []byte(`1`))
-	a.Set(codec.Key{codec.String("big"), codec.Number(31), codec.String("sub")}, []byte(`1`))
-	if _, err := a.Commit(viewtest.Ctx); err != nil {
-		t.Fatal(err)
-	}
+	viewtest.Commit(t, s, func(a *store.Atomic) {
+		for i := range 40 {
+			a.Set(codec.Key{codec.String("big"), codec.Number(float64(10 + i))}, []byte(`0`))
+		}
+		a.Set(codec.Key{codec.String("big"), codec.Number(29), codec.String("sub")}, []byte(`1`))
+		a.Set(codec.Key{codec.String("big"), codec.Number(31), codec.String("sub")}, []byte(`1`))
+	})
 	// 12 tree rows: pages of 17 children, the first page's end on screen.
 	h := startHarness(t, s, clock, 80, 16)
 	h.Keys("enter")

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"kvdeck/codec"
-	"kvdeck/internal/storetest"
+	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
 
@@ -14,14 +14,11 @@ import (
 // value-search match leaves the key the search was opened from.
 func TestFarMovesArePlaces(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	a := s.Atomic()
-	for _, name := range []string{"apple", "banana", "cherry", "damson"} {
-		a.Set(codec.Key{codec.String(name)}, []byte(`{"fruit":"`+name+`"}`))
-	}
-	if _, err := a.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	viewtest.Commit(t, s, func(a *store.Atomic) {
+		for _, name := range []string{"apple", "banana", "cherry", "damson"} {
+			a.Set(codec.Key{codec.String(name)}, []byte(`{"fruit":"`+name+`"}`))
+		}
+	})
 	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
 	// far presses keys and checks what they left: the key selected
 	// before them when place is set, else nothing.

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"kvdeck/codec"
-	"kvdeck/internal/sqldtest"
-	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views/viewtest"
 )
@@ -22,26 +20,18 @@ import (
 // call stay, n resumes from the row it stopped at, and the search ends
 // with every match once, in order, each row examined once.
 func TestSearchResumesAfterAnError(t *testing.T) {
-	srv := sqldtest.Start(t)
-	p := sqldtest.StartProxy(t, srv.URL, 10*time.Millisecond)
-	clock := viewtest.FixedClock()
-	w := storetest.Open(t, srv.URL, store.Options{Clock: clock.Now, Create: true})
-	ctx := storetest.Ctx(t)
 	const rows = 2000
 	var want []string
-	a := w.Atomic()
-	for i := range rows {
-		k := codec.Key{codec.String("users"), codec.Number(float64(i))}
-		a.Set(k, []byte(fmt.Sprintf(`{"n":%d}`, i)))
-		if i%7 == 0 {
-			want = append(want, codec.Format(k))
+	r := viewtest.BehindProxy(t, 10*time.Millisecond, func(a *store.Atomic) {
+		for i := range rows {
+			k := codec.Key{codec.String("users"), codec.Number(float64(i))}
+			a.Set(k, []byte(fmt.Sprintf(`{"n":%d}`, i)))
+			if i%7 == 0 {
+				want = append(want, codec.Format(k))
+			}
 		}
-	}
-	if _, err := a.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := storetest.Open(t, p.URL, store.Options{Clock: clock.Now})
-	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
+	})
+	h, p := viewtest.Start[Model, *Model](t, r.S, r.Clock, 120, 30, New), r.Proxy
 	h.M.search.Wait = 3 * time.Second // each call's deadline: far above a call's time on a busy machine
 	h.M.search.Scan = 400             // calls of 400 rows: 5 for the search
 	h.RequireView(`"users"`)

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/codec"
-	"kvdeck/internal/storetest"
+	"kvdeck/store"
 	"kvdeck/views/browse/search"
 	"kvdeck/views/viewtest"
 )
@@ -18,19 +18,16 @@ import (
 // match in the tree, esc closes; a bad expression is refused by name.
 func TestSearchValues(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	a := s.Atomic()
-	for i := range 900 {
-		plan := "free"
-		if i%3 == 0 {
-			plan = "gold"
+	viewtest.Commit(t, s, func(a *store.Atomic) {
+		for i := range 900 {
+			plan := "free"
+			if i%3 == 0 {
+				plan = "gold"
+			}
+			a.Set(codec.Key{codec.String("users"), codec.Number(float64(i))}, []byte(fmt.Sprintf(`{"plan":%q,"n":%d}`, plan, i)))
 		}
-		a.Set(codec.Key{codec.String("users"), codec.Number(float64(i))}, []byte(fmt.Sprintf(`{"plan":%q,"n":%d}`, plan, i)))
-	}
-	a.Set(codec.Key{codec.String("other")}, []byte(`{"plan":"gold"}`))
-	if _, err := a.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+		a.Set(codec.Key{codec.String("other")}, []byte(`{"plan":"gold"}`))
+	})
 	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
 	h.Keys("j") // "users" (after "other")
 	h.RequireView(`"users"`)
@@ -85,15 +82,12 @@ func TestSearchValues(t *testing.T) {
 // every key.
 func TestSearchKeptAndWholeStore(t *testing.T) {
 	s, clock, _ := viewtest.CoordStoreAt(t)
-	ctx := storetest.Ctx(t)
-	a := s.Atomic()
-	for i := range 5 {
-		a.Set(codec.Key{codec.String("users"), codec.Number(float64(i))}, []byte(`{"plan":"gold"}`))
-	}
-	a.Set(codec.Key{codec.String("other")}, []byte(`{"plan":"gold"}`))
-	if _, err := a.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	viewtest.Commit(t, s, func(a *store.Atomic) {
+		for i := range 5 {
+			a.Set(codec.Key{codec.String("users"), codec.Number(float64(i))}, []byte(`{"plan":"gold"}`))
+		}
+		a.Set(codec.Key{codec.String("other")}, []byte(`{"plan":"gold"}`))
+	})
 	h := viewtest.Start[Model, *Model](t, s, clock, 120, 30, New)
 	h.Keys("j") // "users"
 	h.Keys("s")

@@ -337,7 +337,63 @@ func (m Model) SetNote(text string) Model {
 	return m
 }
 
-// HandleKey handles a key; the action says what the TUI must do.
+// press is the view as a key press acts on it: the view, and what the
+// key asks of the TUI beyond it.
+type press struct {
+	Model
+	act Action
+}
+
+// actions is the Fleet view's table of keys: a list's moves, sort and
+// filter, enter (open the store under the cursor) and close. It writes
+// nothing: a store is read read-only, and enter leaves the open to the
+// TUI (the switcher asks what it asks).
+func (k *Keys) actions() views.Actions[press] {
+	to := func(at func(cur, n int) int) func(*press, tea.KeyMsg) tea.Cmd {
+		return func(p *press, _ tea.KeyMsg) tea.Cmd {
+			n := len(p.visible())
+			p.cursor = max(min(at(p.cursor, n), n-1), 0)
+			return nil
+		}
+	}
+	filter := func(p *press, msg tea.KeyMsg) tea.Cmd {
+		_, changed, cmd := p.filter.Start(msg, &p.keys.FilterKeys)
+		if changed {
+			p.cursor = 0
+		}
+		return cmd
+	}
+	do := views.Run[press]
+	return views.Actions[press]{
+		{Binding: &k.Nav.Up, Do: to(func(c, _ int) int { return c - 1 }), Short: 1},
+		{Binding: &k.Nav.Down, Do: to(func(c, _ int) int { return c + 1 }), Short: 2},
+		{Binding: &k.Nav.PageUp, Do: to(func(c, _ int) int { return c - pageStep })},
+		{Binding: &k.Nav.PageDown, Do: to(func(c, _ int) int { return c + pageStep })},
+		{Binding: &k.Nav.Top, Do: to(func(int, int) int { return 0 })},
+		{Binding: &k.Nav.Bottom, Do: to(func(_, n int) int { return n - 1 })},
+		{Binding: &k.Open, Do: do((*press).open), Col: 1, Short: 3},
+		{Binding: &k.Sort, Do: do(func(p *press) tea.Cmd { p.sortBy = (p.sortBy + 1) % numSorts; return nil }), Col: 1, Short: 4},
+		{Binding: &k.Filter, Do: filter, Col: 1, Short: 5},
+		// Before close: esc clears a filter in force first.
+		{Binding: &k.ClearFilter, Do: filter, Col: 1, Short: 6},
+		{Binding: &k.Close, Do: do(func(p *press) tea.Cmd { p.act = CloseView; return nil }), Col: 1, Short: 7},
+	}
+}
+
+// open asks the TUI to open the store under the cursor (enter); with no
+// row under it, enter does nothing.
+func (p *press) open() tea.Cmd {
+	if _, ok := p.Selected(); ok {
+		p.act = OpenStore
+	}
+	return nil
+}
+
+// Keys are the view's keys, for hints that name them.
+func (m Model) Keys() Keys { return m.keys }
+
+// HandleKey handles a key; the action says what the TUI must do. While
+// the filter is typed it has every key.
 func (m Model) HandleKey(msg tea.KeyMsg) (Model, tea.Cmd, Action) {
 	m.note = ""
 	if m.filter.Typing() {
@@ -346,37 +402,9 @@ func (m Model) HandleKey(msg tea.KeyMsg) (Model, tea.Cmd, Action) {
 		}
 		return m, nil, None
 	}
-	if ok, changed, cmd := m.filter.Start(msg, &m.keys.FilterKeys); ok {
-		if changed {
-			m.cursor = 0
-		}
-		return m, cmd, None
-	}
-	nav, n := m.keys.Nav, len(m.visible())
-	move := func(to int) { m.cursor = max(min(to, n-1), 0) }
-	switch {
-	case key.Matches(msg, nav.Up):
-		move(m.cursor - 1)
-	case key.Matches(msg, nav.Down):
-		move(m.cursor + 1)
-	case key.Matches(msg, nav.PageUp):
-		move(m.cursor - pageStep)
-	case key.Matches(msg, nav.PageDown):
-		move(m.cursor + pageStep)
-	case key.Matches(msg, nav.Top):
-		move(0)
-	case key.Matches(msg, nav.Bottom):
-		move(n - 1)
-	case key.Matches(msg, m.keys.Sort):
-		m.sortBy = (m.sortBy + 1) % numSorts
-	case key.Matches(msg, m.keys.Open):
-		if _, ok := m.Selected(); ok {
-			return m, nil, OpenStore
-		}
-	case key.Matches(msg, m.keys.Close):
-		return m, nil, CloseView
-	}
-	return m, nil, None
+	p := press{Model: m}
+	cmd, _ := p.keys.actions().Dispatch(&p, msg, false)
+	return p.Model, cmd, p.act
 }
 
 // Help lists the view's keys for the message line.
@@ -384,15 +412,11 @@ func (m Model) Help() []key.Binding {
 	if m.filter.Typing() {
 		return m.filter.Help()
 	}
-	k := m.keys
-	return []key.Binding{k.Nav.Up, k.Nav.Down, k.Open, k.Sort, k.Filter, k.ClearFilter, k.Close}
+	return m.keys.actions().ShortHelp(false)
 }
 
 // FullHelp lists every key of the view, for the help screen.
-func (m Model) FullHelp() [][]key.Binding {
-	k := m.keys
-	return [][]key.Binding{k.Nav.Bindings(), {k.Open, k.Sort, k.Filter, k.ClearFilter, k.Close}}
-}
+func (m Model) FullHelp() [][]key.Binding { return m.keys.actions().FullHelp(false) }
 
 // State is the state word of the saved store name's row ("" when it has
 // none) and its commit rates over the refreshes kept, oldest first: for

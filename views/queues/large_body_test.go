@@ -65,11 +65,11 @@ func TestLargeBodyFirstVisit(t *testing.T) {
 	m := h.M
 	var msg tea.Msg
 	began := time.Now()
-	read := allocated(func() { msg = m.LoadCmd()() })
+	read := viewtest.Allocated(func() { msg = m.LoadCmd()() })
 	took := time.Since(began).Round(time.Millisecond)
 	var next Model
-	update := allocated(func() { next, _ = m.Update(msg) })
-	view := allocated(func() { _ = next.View() })
+	update := viewtest.Allocated(func() { next, _ = m.Update(msg) })
+	view := viewtest.Allocated(func() { _ = next.View() })
 	t.Logf("a %d-byte body: inspection (off the UI path) %s, %d bytes; Update %d bytes; first frame %d bytes", len(body), took, read, update, view)
 	if !strings.Contains(next.View(), "big") {
 		t.Fatalf("the queue is not shown:\n%s", next.View())
@@ -77,14 +77,4 @@ func TestLargeBodyFirstVisit(t *testing.T) {
 	if update > 4<<20 || view > 4<<20 {
 		t.Errorf("Update allocated %d bytes, the first frame %d bytes", update, view)
 	}
-}
-
-// allocated is what fn allocates (bytes, all goroutines).
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }

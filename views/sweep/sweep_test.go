@@ -97,7 +97,7 @@ func sweepCancelHalfway(t *testing.T, n, batch int) { //nolint:thelper // a test
 	clock := viewtest.FixedClock()
 	path := filepath.Join(t.TempDir(), "sweep.db")
 	s := viewtest.Open(t, path, clock, false)
-	viewtest.SeedExpired(t, s, "tmp", n)
+	storetest.SeedExpired(t, s, "tmp", n)
 	h := newSweepHarness(t, s, clock, path)
 	h.M.batch, h.M.pollEvery = batch, time.Millisecond
 	// The sweep waits, past half, until x has been handled: the cancel

@@ -2,6 +2,7 @@ package viewtest
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -22,4 +23,15 @@ func BigValue(size int) []byte {
 	}
 	b.WriteString(`"needle at the end\u001b[31m"]}`)
 	return []byte(b.String())
+}
+
+// Allocated is what fn allocates, in bytes, on every goroutine
+// (runtime.MemStats.TotalAlloc, after a GC).
+func Allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -267,64 +267,94 @@ func (h *Harness[V]) ViewLine(text string) string {
 // every message the tab took.
 func (h *Harness[V]) Drive(cmd tea.Cmd, trigger func() bool, key tea.Msg, seen func(V, tea.Msg), done func(V) bool) {
 	h.T.Helper()
-	answers := make(chan tea.Msg, 64) // one per command run, nil included
-	keys := make(chan tea.Msg, 1)
-	stop := make(chan struct{})
-	defer close(stop)
-	running := 0 // commands started and not answered; this goroutine's own
-	spawn := func(c tea.Cmd) {
-		if c == nil {
-			return
-		}
-		running++
-		go func() {
-			msg := c()
-			select {
-			case answers <- msg:
-			case <-stop:
-			}
-		}()
-	}
+	d := &driver[V]{h: h, seen: seen, answers: make(chan tea.Msg, 64), keys: make(chan tea.Msg, 1), stop: make(chan struct{})}
+	defer close(d.stop)
 	if trigger != nil {
-		go func() {
-			for !trigger() {
-				select {
-				case <-stop:
-					return
-				case <-time.After(200 * time.Microsecond):
-				}
-			}
-			keys <- key
-		}()
+		d.pressWhen(trigger, key)
 	}
-	take := func(msg tea.Msg) {
-		if batch, ok := msg.(tea.BatchMsg); ok {
-			for _, c := range batch {
-				spawn(c)
-			}
-			return
-		}
-		if msg == nil || h.keepRoot(msg) {
-			return
-		}
-		var c tea.Cmd
-		h.M, c = h.M.Update(msg)
-		if seen != nil {
-			seen(h.M, msg)
-		}
-		spawn(c)
+	d.spawn(cmd)
+	d.until(done)
+}
+
+// driver is one Drive: the commands it runs on their own goroutines and
+// their answers, and the key its trigger sends.
+type driver[V Model[V]] struct {
+	h       *Harness[V]
+	seen    func(V, tea.Msg)
+	answers chan tea.Msg // one per command run, nil included
+	keys    chan tea.Msg
+	stop    chan struct{} // closed when Drive returns
+	// running counts the commands started and not answered; only the
+	// test's goroutine touches it.
+	running int
+}
+
+// spawn runs c on its own goroutine; its answer comes on answers.
+func (d *driver[V]) spawn(c tea.Cmd) {
+	if c == nil {
+		return
 	}
-	spawn(cmd)
-	deadline := time.After(3 * time.Minute)
-	for !done(h.M) || running > 0 {
+	d.running++
+	go func() {
+		msg := c()
 		select {
-		case msg := <-answers:
-			running--
-			take(msg)
-		case msg := <-keys:
-			take(msg)
+		case d.answers <- msg:
+		case <-d.stop:
+		}
+	}()
+}
+
+// pressWhen sends key on keys once trigger holds (polled; trigger must
+// only read atomics).
+func (d *driver[V]) pressWhen(trigger func() bool, key tea.Msg) {
+	go func() {
+		for !trigger() {
+			select {
+			case <-d.stop:
+				return
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+		d.keys <- key
+	}()
+}
+
+// take routes one message: a batch's commands run, the root's messages
+// are kept, the rest go to the tab (and to seen).
+func (d *driver[V]) take(msg tea.Msg) {
+	h := d.h
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range batch {
+			d.spawn(c)
+		}
+		return
+	}
+	if msg == nil || h.keepRoot(msg) {
+		return
+	}
+	var c tea.Cmd
+	h.M, c = h.M.Update(msg)
+	if d.seen != nil {
+		d.seen(h.M, msg)
+	}
+	d.spawn(c)
+}
+
+// until takes answers and keys while done does not hold or a command is
+// in flight, for at most 3 minutes.
+func (d *driver[V]) until(done func(V) bool) {
+	h := d.h
+	h.T.Helper()
+	deadline := time.After(3 * time.Minute)
+	for !done(h.M) || d.running > 0 {
+		select {
+		case msg := <-d.answers:
+			d.running--
+			d.take(msg)
+		case msg := <-d.keys:
+			d.take(msg)
 		case <-deadline:
-			h.T.Fatalf("the view did not finish within 3 minutes (done: %v, %d command(s) running)", done(h.M), running)
+			h.T.Fatalf("the view did not finish within 3 minutes (done: %v, %d command(s) running)", done(h.M), d.running)
 		}
 	}
 }

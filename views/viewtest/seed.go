@@ -1,7 +1,6 @@
 package viewtest
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -149,21 +148,4 @@ func seedQueues(w Seeder) {
 		w.Set(coord.QueueKey(m.queue, m.due, m.id), m.value, 0)
 	}
 	w.Set(coord.QueueKey("invoices", T-60000, "m-bad"), `"not an object"`, 0)
-}
-
-// SeedExpired writes n rows under prefix that are already expired at the
-// clock, in commits of 1000 sets.
-func SeedExpired(t testing.TB, s *store.Store, prefix string, n int) {
-	t.Helper()
-	dead := -time.Second
-	for start := 0; start < n; start += 1000 {
-		var muts []store.Mutation
-		for i := start; i < min(start+1000, n); i++ {
-			muts = append(muts, store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String(prefix), codec.Number(float64(i))},
-				Value: []byte(`{"v":1}`), ExpireIn: &dead})
-		}
-		if _, err := s.Commit(context.Background(), nil, muts); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

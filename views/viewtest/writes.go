@@ -5,33 +5,21 @@ import (
 	"strings"
 	"testing"
 
+	"kvdeck/internal/storetest"
 	"kvdeck/store"
 	"kvdeck/views"
 )
 
-// Digest is every physical row of s (expired and undecodable ones
-// included: raw key, stamp, expiry, value) and the store's seq, one line
-// each: two digests differ exactly when something was written.
+// Digest is the store's seq and every physical row of s (expired and
+// undecodable ones included: storetest.RowsText with the stamps), one
+// line each: two digests differ exactly when something was written.
 func Digest(t testing.TB, s *store.Store) string {
 	t.Helper()
-	var b strings.Builder
 	seq, err := s.Seq(Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(&b, "seq %d\n", seq)
-	err = s.Dump(Ctx, nil, func(e store.Entry) error {
-		exp := "never"
-		if e.ExpiresAt != nil {
-			exp = fmt.Sprint(*e.ExpiresAt)
-		}
-		fmt.Fprintf(&b, "%x %s %s %s\n", e.Raw, e.Versionstamp(), exp, e.Value)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return fmt.Sprintf("seq %d\n", seq) + storetest.RowsText(t, s, true)
 }
 
 // WriteWalk is what WalkWriteKeys needs of a tab's tests.
@@ -71,15 +59,22 @@ func WalkWriteKeys[V Model[V]](t *testing.T, w WriteWalk[V]) {
 	}
 }
 
+// prepared starts the tab and puts it where key applies: the store's
+// digest and the dialogs asked so far are what the walk compares with.
+func (w WriteWalk[V]) prepared(t *testing.T, readOnly bool, key string) (h *Harness[V], before string, asked int) {
+	t.Helper()
+	h = w.Start(t, readOnly)
+	if w.Prepare != nil {
+		w.Prepare(h, key)
+	}
+	return h, Digest(t, h.S), len(h.Confirms)
+}
+
 // walkReadOnly: in read-only mode the key is refused with its action's
 // name, opens nothing and writes nothing.
 func walkReadOnly[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, name string) {
 	t.Helper()
-	h := w.Start(t, true)
-	if w.Prepare != nil {
-		w.Prepare(h, name)
-	}
-	before, asked := Digest(t, h.S), len(h.Confirms)
+	h, before, asked := w.prepared(t, true, name)
 	h.Keys(name)
 	if got := h.LastFlash(); got != wk.Refusal() {
 		t.Errorf("%s in read-only mode: flash %q, want %q", name, got, wk.Refusal())
@@ -100,11 +95,7 @@ func walkReadOnly[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, n
 // confirmed dialog writes.
 func walkWritable[V Model[V]](t *testing.T, w WriteWalk[V], wk views.WriteKey, name string) {
 	t.Helper()
-	h := w.Start(t, false)
-	if w.Prepare != nil {
-		w.Prepare(h, name)
-	}
-	before, asked := Digest(t, h.S), len(h.Confirms)
+	h, before, asked := w.prepared(t, false, name)
 	if w.Press != nil {
 		w.Press(h, name)
 	} else {

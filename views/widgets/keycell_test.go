@@ -11,63 +11,47 @@ import (
 	"kvdeck/codec"
 	"kvdeck/internal/usertext"
 	"kvdeck/themes"
+	"kvdeck/views/viewtest"
 )
-
-func keyOf(parts ...any) codec.Key {
-	var k codec.Key
-	for _, p := range parts {
-		switch p := p.(type) {
-		case string:
-			k = append(k, codec.String(p))
-		case int:
-			k = append(k, codec.Number(float64(p)))
-		case []byte:
-			k = append(k, codec.Bytes(p))
-		case bool:
-			k = append(k, codec.Bool(p))
-		}
-	}
-	return k
-}
 
 // TestKeyCell: a key too long for its cell is shortened by tuple part:
 // the first part whole, the last part's end, the parts in between each
 // cut in its middle, quotes kept; a key that fits is drawn whole.
 func TestKeyCell(t *testing.T) {
 	st := themes.NewStyles(themes.Dark())
-	queue := keyOf("dwk_queue_due", "invoices", 1796121459946, "52f270e7-1f2a-4c3d-839b-926c00b0d136")
+	queue := viewtest.KeyOf("dwk_queue_due", "invoices", 1796121459946, "52f270e7-1f2a-4c3d-839b-926c00b0d136")
 	for _, c := range []struct {
 		name string
 		key  codec.Key
 		w    int
 		want string
 	}{
-		{"fits", keyOf("cache", "Inventory", "sku-teapot"), 40, `["cache", "Inventory", "sku-teapot"]`},
-		{"fits exactly", keyOf("a", 1), 8, `["a", 1]`},
+		{"fits", viewtest.KeyOf("cache", "Inventory", "sku-teapot"), 40, `["cache", "Inventory", "sku-teapot"]`},
+		{"fits exactly", viewtest.KeyOf("a", 1), 8, `["a", 1]`},
 		{"the queue and due time stay", queue, 45, `["dwk_queue_due", "invoices", 17…46, "…d136"]`},
 		{"more room goes to the parts in between", queue, 50, `["dwk_queue_due", "invoices", 1796…59946, "…d136"]`},
 		{"then to the id's end", queue, 60, `["dwk_queue_due", "invoices", 1796121459946, "…26c00b0d136"]`},
 		{"a part of 8 or fewer is never cut", queue, 40, `["dwk_que…", "invoices", 17…46, "…d136"]`},
 		{"narrow: the long parts give way", queue, 33, `["dwk_…", "invoices", …, "…d136"]`},
 		{"narrowest with every part readable", queue, 27, `["d…", "invoices", …, "…6"]`},
-		{"short words whole", keyOf("users", "bob"), 17, `["users", "bob"]`},
-		{"short words whole beside a long id", keyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), 36, `["dwk_q…", "emails", 17…50, "…1841"]`},
-		{"the middle number goes before the words", keyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), 30, `["dwk…", "emails", …, "…1841"]`},
-		{"quotes never hold nothing", keyOf("dwk_queue_due", "0123456789", 1796121459946, "52f270e7-1f2a-4c3d-839b-926c00b0d136"), 27, `["dwk_q…", …, 1…6, "…d136"]`},
-		{"two parts: the id's end", keyOf("sessions", "5d9cc0aa-9d9f-4e1b-9d9f-f2751d9fa3e2"), 30, `["sessions", "…-f2751d9fa3e2"]`},
-		{"one part: both ends", keyOf("0123456789abcdefghij"), 12, `["012…ghij"]`},
-		{"the first and the last before the others", keyOf("dwk_alarm_by_id", "Billing-Europe", "0a1b2c3d4e5f"), 22, `["dwk_a…", …, "…4e5f"]`},
-		{"below a short part's width: the end is cut", keyOf("dwk_alarm_by_id", "Billing", "0a1b2c3d4e5f"), 22, `["dwk_alarm_by_id", "…`},
-		{"bytes keep b and quotes", keyOf("k", []byte{1, 2, 3, 4, 5, 6, 7, 8}), 17, `["k", b"…060708"]`},
+		{"short words whole", viewtest.KeyOf("users", "bob"), 17, `["users", "bob"]`},
+		{"short words whole beside a long id", viewtest.KeyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), 36, `["dwk_q…", "emails", 17…50, "…1841"]`},
+		{"the middle number goes before the words", viewtest.KeyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), 30, `["dwk…", "emails", …, "…1841"]`},
+		{"quotes never hold nothing", viewtest.KeyOf("dwk_queue_due", "0123456789", 1796121459946, "52f270e7-1f2a-4c3d-839b-926c00b0d136"), 27, `["dwk_q…", …, 1…6, "…d136"]`},
+		{"two parts: the id's end", viewtest.KeyOf("sessions", "5d9cc0aa-9d9f-4e1b-9d9f-f2751d9fa3e2"), 30, `["sessions", "…-f2751d9fa3e2"]`},
+		{"one part: both ends", viewtest.KeyOf("0123456789abcdefghij"), 12, `["012…ghij"]`},
+		{"the first and the last before the others", viewtest.KeyOf("dwk_alarm_by_id", "Billing-Europe", "0a1b2c3d4e5f"), 22, `["dwk_a…", …, "…4e5f"]`},
+		{"below a short part's width: the end is cut", viewtest.KeyOf("dwk_alarm_by_id", "Billing", "0a1b2c3d4e5f"), 22, `["dwk_alarm_by_id", "…`},
+		{"bytes keep b and quotes", viewtest.KeyOf("k", []byte{1, 2, 3, 4, 5, 6, 7, 8}), 17, `["k", b"…060708"]`},
 		{"below the minimums: the end is cut", queue, 12, `["dwk_queue…`},
 		{"nothing", queue, 0, ``},
 		{"a single cell", queue, 1, `…`},
 		{"the empty key", codec.Key{}, 5, `[]`},
-		{"escapes never reach the terminal", keyOf("x", "\x1b]52;c;aGk=\x07\u202eevil"), 50, `["x", "\u001b]52;c;aGk=\u0007\u202eevil"]`},
-		{"escapes shortened stay escaped", keyOf("x", "\x1b]52;c;aGk=\x07\u202eevil"), 30, `["x", "…aGk=\u0007\u202eevil"]`},
-		{"unprintables are escaped", keyOf("x", "a\ue000b"), 20, `["x", "a\ue000b"]`},
-		{"a wide cluster at the cut is left out", keyOf("k", "ab👩\u200d👩\u200d👧cdefgh"), 17, `["k", "…cdefgh"]`},
-		{"wide characters stay whole", keyOf("k", "漢字漢字漢字漢字"), 12, `["k", "…字"]`},
+		{"escapes never reach the terminal", viewtest.KeyOf("x", "\x1b]52;c;aGk=\x07\u202eevil"), 50, `["x", "\u001b]52;c;aGk=\u0007\u202eevil"]`},
+		{"escapes shortened stay escaped", viewtest.KeyOf("x", "\x1b]52;c;aGk=\x07\u202eevil"), 30, `["x", "…aGk=\u0007\u202eevil"]`},
+		{"unprintables are escaped", viewtest.KeyOf("x", "a\ue000b"), 20, `["x", "a\ue000b"]`},
+		{"a wide cluster at the cut is left out", viewtest.KeyOf("k", "ab👩\u200d👩\u200d👧cdefgh"), 17, `["k", "…cdefgh"]`},
+		{"wide characters stay whole", viewtest.KeyOf("k", "漢字漢字漢字漢字"), 12, `["k", "…字"]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := KeyCell(st, c.key, c.w).Render(true)
@@ -84,7 +68,7 @@ func TestKeyCell(t *testing.T) {
 // TestKeyCellStyles: every part keeps its type's style when shortened.
 func TestKeyCellStyles(t *testing.T) {
 	st := themes.NewStyles(themes.Dark())
-	l := KeyCell(st, keyOf("dwk_queue_due", "invoices", 1796121459946, "52f270e7-1f2a-4c3d-839b-926c00b0d136"), 45)
+	l := KeyCell(st, viewtest.KeyOf("dwk_queue_due", "invoices", 1796121459946, "52f270e7-1f2a-4c3d-839b-926c00b0d136"), 45)
 	var number, str int
 	for _, s := range l {
 		switch {
@@ -177,10 +161,10 @@ func TestKeyCellMin(t *testing.T) {
 		key  codec.Key
 		want string
 	}{
-		{keyOf("users", "bob"), `["users", "bob"]`},
-		{keyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), `["dwk_q…", "emails", 17…50, "…1841"]`},
-		{keyOf("sessions", "5d9cc0aa-9d9f-4e1b-9d9f-f2751d9fa3e2"), `["sessions", "…a3e2"]`},
-		{keyOf("0123456789abcdefghij"), `["01…hij"]`},
+		{viewtest.KeyOf("users", "bob"), `["users", "bob"]`},
+		{viewtest.KeyOf("dwk_queue_due", "emails", 1796121459950, "0b7c-11f0-9d41-3c7d1841"), `["dwk_q…", "emails", 17…50, "…1841"]`},
+		{viewtest.KeyOf("sessions", "5d9cc0aa-9d9f-4e1b-9d9f-f2751d9fa3e2"), `["sessions", "…a3e2"]`},
+		{viewtest.KeyOf("0123456789abcdefghij"), `["01…hij"]`},
 	} {
 		w := KeyCellMin(c.key)
 		if got := KeyCell(st, c.key, w).Render(true); got != c.want {

@@ -31,6 +31,26 @@ func (k NavKeys) Bindings() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
 }
 
+// UpDown moves cur, over n rows, a row up or down when msg is Up or
+// Down (the TUI's pickers take only these two); ok is false for any
+// other key.
+func (k NavKeys) UpDown(msg tea.KeyMsg, cur, n int) (next int, ok bool) {
+	switch {
+	case key.Matches(msg, k.Up):
+		return max(min(cur-1, n-1), 0), true
+	case key.Matches(msg, k.Down):
+		return max(min(cur+1, n-1), 0), true
+	}
+	return cur, false
+}
+
+// Centered returns the [from, to) rows that a window of page rows over
+// n shows with cur in its middle, stopping at either end.
+func Centered(cur, n, page int) (from, to int) {
+	from = max(min(cur-page/2, n-page), 0)
+	return from, min(from+page, n)
+}
+
 // ListCursor is a cursor over a list shown a window at a time. It keeps
 // the selected row's id, so that a reload (which replaces the rows) puts
 // it back on the same row, not the same index.

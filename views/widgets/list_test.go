@@ -39,3 +39,19 @@ func TestSelected(t *testing.T) {
 		t.Errorf("IDs = %q; want [d b]", got)
 	}
 }
+
+// TestCentered: the window keeps the cursor in its middle and stops at
+// either end; a list shorter than the window shows whole.
+func TestCentered(t *testing.T) {
+	for _, c := range []struct{ cur, n, page, from, to int }{
+		{0, 100, 10, 0, 10},
+		{50, 100, 10, 45, 55},
+		{99, 100, 10, 90, 100},
+		{2, 4, 10, 0, 4},
+		{0, 0, 10, 0, 0},
+	} {
+		if from, to := Centered(c.cur, c.n, c.page); from != c.from || to != c.to {
+			t.Errorf("Centered(%d, %d, %d) = %d, %d; want %d, %d", c.cur, c.n, c.page, from, to, c.from, c.to)
+		}
+	}
+}

@@ -11,11 +11,7 @@ import (
 // key, not what it says of it; a message without a key, or whose key is
 // as short as it goes, is cut at its end.
 func TestFitMessageKeepsTheVerb(t *testing.T) {
-	for _, c := range []struct {
-		text string
-		w    int
-		want []string
-	}{
+	for _, c := range []widthCase{
 		{`["dwk_queue_due", "invoices", 1767312005000, "m-0004"] is gone`, 46, []string{`["dwk_queue`, `"m-0004"] is gone`}},
 		{`not deleted: ["users", "alice \"]\" 0123456789abcdef"] changed after it was shown`, 56, []string{"not deleted: [", `def"] changed after it was shown`}},
 		{`deleted ["a", "b"]`, 10, []string{"deleted […"}},

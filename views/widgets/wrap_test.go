@@ -8,12 +8,16 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// widthCase is a text laid out in w cells and the lines (or parts)
+// wanted of it: the cases of Wrap, WrapHanging and FitMessage.
+type widthCase struct {
+	text string
+	w    int
+	want []string
+}
+
 func TestWordWrap(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		w    int
-		want []string
-	}{
+	for _, c := range []widthCase{
 		{"a bb ccc", 4, []string{"a bb", "ccc"}},
 		{"due 2026-01-02T00:00:30Z (retry 0)", 24, []string{"due 2026-01-02T00:00:30Z", "(retry 0)"}}, // no split at dashes
 		{"  ⚠ 2 missing: Jan 1", 10, []string{"  ⚠ 2", "missing:", "Jan 1"}},                          // the indent stays
@@ -26,8 +30,8 @@ func TestWordWrap(t *testing.T) {
 		{"a  b   c", 4, []string{"a  b", "c"}},
 		{"界界", 1, []string{"界", "界"}}, // wider than the line: no endless loop
 	} {
-		if got := Wrap(c.in, c.w); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("Wrap(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		if got := Wrap(c.text, c.w); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", c.text, c.w, got, c.want)
 		}
 	}
 }
@@ -36,11 +40,7 @@ func TestWordWrap(t *testing.T) {
 // line under its indent, a plain line at the margin; no line is wider
 // than w.
 func TestWrapHanging(t *testing.T) {
-	for _, c := range []struct {
-		text string
-		w    int
-		want []string
-	}{
+	for _, c := range []widthCase{
 		{"  value   (no row) → {\"holder\":\"3fd7081a\"}", 32, []string{"  value   (no row) →", "          {\"holder\":\"3fd7081a\"}"}},
 		{"  one two three four", 10, []string{"  one two", "  three", "  four"}},
 		{"one two three", 8, []string{"one two", "three"}},
