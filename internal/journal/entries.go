@@ -59,7 +59,11 @@ func join(lines []line) []Entry {
 			e.Why = r.Why
 			e.Err = r.Err
 			e.Before, e.of = e.Before[:0], e.of[:0]
-			for _, b := range r.Before {
+			images := r.Before
+			if e.Outcome == store.OutcomeApplied && !r.BeforeUnknown && len(images) == 0 {
+				images = e.imagesLeft(r.Kept)
+			}
+			for _, b := range images {
 				row, _ := b.row() // validated by parseLine
 				e.Before = append(e.Before, row)
 				e.of = append(e.of, b.Of)
@@ -185,6 +189,7 @@ func intentEntry(r record) *Entry {
 		k, _ := decodeKey(c.K)
 		e.Checks = append(e.Checks, store.Check{Key: k, Versionstamp: c.Stamp})
 	}
+	e.pre, e.imaged = r.Pre, r.Imaged
 	derive := len(e.Keys) == 0
 	seen := map[string]bool{}
 	add := func(k []byte) {
@@ -207,6 +212,27 @@ func intentEntry(r record) *Entry {
 		add(op.Key)
 	}
 	return e
+}
+
+// imagesLeft are the before-images an imaged intent recorded (Pre), less
+// the rows at kept, which the write left in place: the rows it replaced
+// or removed. None for an intent of an older kvdeck (its outcome holds
+// them).
+func (e *Entry) imagesLeft(kept []string) []rowRec {
+	if len(kept) == 0 {
+		return e.pre
+	}
+	drop := make(map[string]bool, len(kept))
+	for _, k := range kept {
+		drop[k] = true
+	}
+	var out []rowRec
+	for _, b := range e.pre {
+		if !drop[b.K] {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // afterOf is, for an applied entry whose before-images are known, the

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 
 	"kvdeck/codec"
@@ -227,12 +228,13 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 	if err != nil {
 		return rec, err
 	}
-	checked := checkedStamps(e)
+	checked, read := checkedStamps(e), imagedStamps(e)
 	shown, stamp, sameStamp := 0, int64(0), true
 	var other []byte // a key that shows neither the write nor a proof
 	for i, w := range ws {
 		row := rows[i]
-		older := row != nil && ((e.bound > 0 && row.Ver <= e.bound) || (checked[string(w.key)] != 0 && row.Ver == checked[string(w.key)]))
+		older := row != nil && ((e.bound > 0 && row.Ver <= e.bound) || (checked[string(w.key)] != 0 && row.Ver == checked[string(w.key)]) ||
+			(read[string(w.key)] != 0 && row.Ver == read[string(w.key)]))
 		switch {
 		case w.holds(row) && (w.absent || row.Ver > e.bound):
 			if !w.absent {
@@ -254,7 +256,12 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 	}
 	switch {
 	case shown == len(ws) && sameStamp && len(e.Checks) == 0:
-		rec.Outcome, rec.BeforeUnknown = string(store.OutcomeApplied), true
+		// An imaged intent's images are on the disk, and its commit ran
+		// only if its keys still had them: a commit that set rows (a new
+		// stamp on them all) replaced exactly them. Without a set, rows
+		// gone say less: a delete that skips a row it no longer finds as
+		// read (a sweep's) leaves it to another deleter.
+		rec.Outcome, rec.BeforeUnknown = string(store.OutcomeApplied), !e.imaged || stamp == 0
 		if stamp != 0 {
 			rec.Stamp = codec.FormatStamp(stamp)
 		}
@@ -278,6 +285,19 @@ func checkedStamps(e Entry) map[string]int64 {
 		}
 	}
 	return checked
+}
+
+// imagedStamps are the stamps of the rows e's intent recorded as its
+// before-images, by raw key: its commit ran only if each key still had
+// its row, and would have replaced or removed it.
+func imagedStamps(e Entry) map[string]int64 {
+	read := map[string]int64{}
+	for _, b := range e.pre {
+		if k, err := hex.DecodeString(b.K); err == nil && b.Ver > 0 {
+			read[string(k)] = b.Ver
+		}
+	}
+	return read
 }
 
 func equalExp(a, b *int64) bool {
