@@ -175,30 +175,7 @@ func buildRestore(ops []RestoreOp, minSeq int64, guarded bool) ([]stmt, bool, er
 		result: true,
 	}}
 	for chunk := range slices.Chunk(puts, restoreChunk) {
-		// The value text goes in as it was found (not re-normalised), the
-		// expiry too, even when already past: a swept row comes back
-		// expired-but-present. Every row gets the new seq.
-		args := make([]any, 0, 3*len(chunk))
-		for _, op := range chunk {
-			var expires any
-			if op.Put.ExpiresAt != nil {
-				expires = *op.Put.ExpiresAt
-			}
-			// A value that is not UTF-8 (another program's TEXT) goes as
-			// a BLOB of its bytes, made TEXT again by the CAST: a server's
-			// JSON would carry it as text only with U+FFFD in place.
-			var value any = string(op.Put.Value)
-			if !utf8.Valid(op.Put.Value) {
-				value = op.Put.Value
-			}
-			args = append(args, keyArg(op.Key), value, expires)
-		}
-		stmts = append(stmts, stmt{
-			sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT column1, CAST(column2 AS TEXT), (SELECT seq FROM kv_meta WHERE id = 0), column3 FROM (VALUES (?, ?, ?)" +
-				strings.Repeat(", (?, ?, ?)", len(chunk)-1) + ") WHERE (SELECT ok FROM kv_meta WHERE id = 0) = 1 " +
-				"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
-			args: args,
-		})
+		stmts = append(stmts, restorePuts(chunk))
 	}
 	for chunk := range slices.Chunk(dels, restoreChunk) {
 		stmts = append(stmts, stmt{
@@ -207,6 +184,34 @@ func buildRestore(ops []RestoreOp, minSeq int64, guarded bool) ([]stmt, bool, er
 		})
 	}
 	return stmts, len(puts) > 0, nil
+}
+
+// restorePuts is the statement that puts chunk's rows back once the
+// verdict holds. The value text goes in as it was found (not
+// re-normalised), the expiry too, even when already past: a swept row
+// comes back expired-but-present. Every row gets the new seq.
+func restorePuts(chunk []RestoreOp) stmt {
+	args := make([]any, 0, 3*len(chunk))
+	for _, op := range chunk {
+		var expires any
+		if op.Put.ExpiresAt != nil {
+			expires = *op.Put.ExpiresAt
+		}
+		// A value that is not UTF-8 (another program's TEXT) goes as
+		// a BLOB of its bytes, made TEXT again by the CAST: a server's
+		// JSON would carry it as text only with U+FFFD in place.
+		var value any = string(op.Put.Value)
+		if !utf8.Valid(op.Put.Value) {
+			value = op.Put.Value
+		}
+		args = append(args, keyArg(op.Key), value, expires)
+	}
+	return stmt{
+		sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT column1, CAST(column2 AS TEXT), (SELECT seq FROM kv_meta WHERE id = 0), column3 FROM (VALUES (?, ?, ?)" +
+			strings.Repeat(", (?, ?, ?)", len(chunk)-1) + ") WHERE (SELECT ok FROM kv_meta WHERE id = 0) = 1 " +
+			"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
+		args: args,
+	}
 }
 
 // restoreVerdict renders "every key's physical row is the expected one"

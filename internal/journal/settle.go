@@ -254,8 +254,17 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 			}
 		}
 	}
+	shownAll := shown == len(ws)
+	return settledBy(rec, e, shownAll, shownAll && sameStamp, stamp, other), nil
+}
+
+// settledBy says what the keys told when none proved the write not
+// applied: applied when every key shows it under one stamp and it had no
+// checks (shownAll, one), else unknown with what the user can check;
+// other is a key that shows nothing of it.
+func settledBy(rec record, e Entry, shownAll, one bool, stamp int64, other []byte) record {
 	switch {
-	case shown == len(ws) && sameStamp && len(e.Checks) == 0:
+	case one && len(e.Checks) == 0:
 		// An imaged intent's images are on the disk, and its commit ran
 		// only if its keys still had them: a commit that set rows (a new
 		// stamp on them all) replaced exactly them. Without a set, rows
@@ -266,12 +275,12 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 			rec.Stamp = codec.FormatStamp(stamp)
 		}
 		rec.Why = "every key holds exactly what it writes, under one stamp newer than any recorded before it"
-	case shown == len(ws):
+	case shownAll:
 		rec.Why = "every key holds what it would leave, but it had checks, and a rival write that passed the same checks would leave the same rows: look at its keys before making it again"
 	default:
 		rec.Why = fmt.Sprintf("no key proves whether it was applied: %s shows nothing of it, and another writer may have changed it since (a queue's consumer deletes the message it took); check whether what it wrote arrived before making it again", usertext.Sanitize(KeyText(other)))
 	}
-	return rec, nil
+	return rec
 }
 
 // checkedStamps are the stamps e's checks held its keys to, by raw key.
