@@ -39,7 +39,11 @@ func (s *Store) SetManyChecked(ctx context.Context, checks []Check, sets []Mutat
 	if len(sets) == 0 {
 		return s.Commit(ctx, checks, nil)
 	}
-	stmts, _, err := buildCommit(checks, sets, s.Now(), s.commitLimits())
+	var keys [][]byte
+	if s.recorder != nil {
+		keys = mutationKeys(sets)
+	}
+	stmts, _, err := buildCommit(checks, sets, s.Now(), s.commitLimits(), len(keys) > 0)
 	if err != nil {
 		return CommitResult{}, err
 	}
@@ -63,22 +67,15 @@ func (s *Store) SetManyChecked(ctx context.Context, checks []Check, sets []Mutat
 			args: args,
 		})
 	}
-	var keys [][]byte
-	if s.recorder != nil {
-		keys = mutationKeys(sets)
-	}
-	j, err := s.beginWrite(ctx, PendingWrite{Kind: "set-many", Keys: keys, Checks: checks, Mutations: sets})
-	if err != nil {
-		return CommitResult{}, err
-	}
-	res, err := s.runCommit(ctx, withCapture(out, j.capture(keys)), true)
-	switch {
-	case err != nil || res.OK:
-	case len(checks) == 0:
-		err = fmt.Errorf("%w: a commit without checks failed", ErrNotStore)
-	default:
-		res.Failed, err = s.explain(ctx, checks)
-	}
-	j.end(res.OK, res.Versionstamp, err)
-	return res, err
+	w := PendingWrite{Kind: "set-many", Keys: keys, Checks: checks, Mutations: sets}
+	return s.commitImaged(ctx, w, out, true, func(_ *journaled, res CommitResult, err error) (CommitResult, error) {
+		switch {
+		case err != nil || res.OK:
+		case len(checks) == 0:
+			err = fmt.Errorf("%w: a commit without checks failed", ErrNotStore)
+		default:
+			res.Failed, err = s.explain(ctx, checks)
+		}
+		return res, err
+	})
 }

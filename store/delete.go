@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 
 	"kvdeck/codec"
 )
@@ -15,18 +16,8 @@ func (s *Store) Delete(ctx context.Context, key codec.Key) error {
 	if err != nil {
 		return err
 	}
-	j, err := s.beginWrite(ctx, PendingWrite{Kind: "delete", Keys: [][]byte{enc}, Mutations: []Mutation{{Type: MutationDelete, Key: key}}})
-	if err != nil {
-		return err
-	}
-	del := stmt{sql: "DELETE FROM kv WHERE k = ?", args: []any{enc}}
-	if j != nil {
-		// The row it removed, expired or not, is its before-image.
-		del.sql += j.returning()
-		del.read = j.reader(true)
-	}
-	err = s.execBatch(ctx, []stmt{del})
-	j.end(true, "", err)
+	_, err = s.deleteImaged(ctx, PendingWrite{Kind: "delete", Keys: [][]byte{enc}, Mutations: []Mutation{{Type: MutationDelete, Key: key}}},
+		"DELETE FROM kv WHERE k = ?", []any{enc})
 	return err
 }
 
@@ -37,36 +28,45 @@ func (s *Store) DeleteRaw(ctx context.Context, raw []byte, ver int64) (bool, err
 	if err := s.checkWritable("delete"); err != nil {
 		return false, err
 	}
-	j, err := s.beginWrite(ctx, PendingWrite{Kind: "delete-raw", Keys: [][]byte{raw}})
-	if err != nil {
-		return false, err
-	}
-	n, err := s.deleteReturning(ctx, j, "DELETE FROM kv WHERE k = ? AND ver = ?", []any{raw, ver})
-	j.end(true, "", err)
+	n, err := s.deleteImaged(ctx, PendingWrite{Kind: "delete-raw", Keys: [][]byte{raw}}, "DELETE FROM kv WHERE k = ? AND ver = ?", []any{raw, ver})
 	return n > 0, err
 }
 
-// deleteReturning runs one DELETE in a write transaction and counts the
-// rows it removed; when j is journaling, the removed rows are its
-// before-images (RETURNING), read by the DELETE itself.
-func (s *Store) deleteReturning(ctx context.Context, j *journaled, q string, args []any) (int64, error) {
-	var n int64
-	read := func(rows resultRows) error {
-		for rows.Next() {
-			n++
+// deleteImaged runs the DELETE q of w's one key as a journaled write: the
+// key's row read and recorded first (beginImaged), the DELETE behind the
+// guard, read and tried again while the guard fails, up to guardTries
+// times. It returns how many rows the DELETE removed; when none, the row
+// read is no part of the write's undo (Kept).
+func (s *Store) deleteImaged(ctx context.Context, w PendingWrite, q string, args []any) (int64, error) {
+	for try := 1; ; try++ {
+		j, err := s.beginImaged(ctx, w)
+		if err != nil {
+			return 0, err
 		}
-		return rows.Err()
-	}
-	if j != nil {
-		collect := j.reader(true)
-		read = func(rows resultRows) error {
-			err := collect(rows)
-			n = int64(len(j.before))
-			return err
+		var n int64
+		del := stmt{sql: q, args: args, read: func(rows resultRows) error {
+			for n = 0; rows.Next(); n++ {
+			}
+			return rows.Err()
+		}}
+		if j != nil {
+			del.sql += " AND " + okSQL
+		}
+		del.sql += " RETURNING 1"
+		err = s.execBatch(ctx, j.guarded([]stmt{del}))
+		if err != nil || !j.moved() {
+			var kept [][]byte
+			if n == 0 {
+				kept = w.Keys
+			}
+			j.endKept(true, "", kept, err)
+			return n, err
+		}
+		j.end(false, "", nil)
+		if try == guardTries {
+			return 0, fmt.Errorf("%s not made: %w (%d tries)", w.Kind, ErrKeysChanging, try)
 		}
 	}
-	err := s.execBatch(ctx, []stmt{{sql: q + j.returning(), args: args, read: read}})
-	return n, err
 }
 
 // NullStamp is the stamp kvdeck prints for a row whose ver has no stamp:
@@ -87,11 +87,7 @@ func (s *Store) DeleteUnstamped(ctx context.Context, key codec.Key) (bool, error
 	if err != nil {
 		return false, err
 	}
-	j, err := s.beginWrite(ctx, PendingWrite{Kind: "delete", Keys: [][]byte{raw}, Mutations: []Mutation{{Type: MutationDelete, Key: key}}})
-	if err != nil {
-		return false, err
-	}
-	n, err := s.deleteReturning(ctx, j, "DELETE FROM kv WHERE k = ? AND (ver = 0 OR NOT "+wholeVerSQL+") AND "+liveSQL, []any{raw, s.Now()})
-	j.end(n > 0, "", err)
+	n, err := s.deleteImaged(ctx, PendingWrite{Kind: "delete", Keys: [][]byte{raw}, Mutations: []Mutation{{Type: MutationDelete, Key: key}}},
+		"DELETE FROM kv WHERE k = ? AND (ver = 0 OR NOT "+wholeVerSQL+") AND "+liveSQL, []any{raw, s.Now()})
 	return n > 0, err
 }

@@ -94,14 +94,16 @@
 //     After around every write), PendingWrite, WriteResult, RawRow,
 //     Action (what one command or key did: WithWriteOp starts one,
 //     WithAction joins it); SetRecorder attaches one (internal/journal's).
-//     A RecorderSyncer may leave an Unsynced write's lines unsynced (a
-//     sweep's batches) until Sync, which Sweep calls once at its end.
-//   - journal.go: the engine side of it. Every write tells the Recorder
-//     before anything is sent (a refusal is ErrJournal, and no write)
-//     and once after (applied, not applied, unknown); its before-images
-//     come from its own transaction: a SELECT of the keys after the
-//     commit's head, or the DELETE's RETURNING. Nothing is read when no
-//     Recorder is set.
+//     A BatchRecorder records a sweep batch's commits with one sync
+//     (BeforeAll); their outcomes may wait for the next sync (Sync).
+//   - journal.go: the engine side of it. Every write reads its keys'
+//     rows first and tells the Recorder with them as before-images
+//     before anything is sent (a refusal is ErrJournal, and no write),
+//     then commits behind a guard that the keys still have the stamps
+//     read (a failed guard writes nothing; the write is read and tried
+//     again, then ErrKeysChanging), and tells it once after (applied,
+//     not applied, unknown). Nothing is read when no Recorder is set.
+//     sweep_journal.go: a journaled sweep's batches of images.
 //   - restore.go: Restore and RestoreAt (RestoreOp, RestoreResult,
 //     RestoreConflict), the checked inverse of a journaled write: one
 //     commit that puts rows back as they were, under a new stamp, only if

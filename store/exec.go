@@ -18,8 +18,8 @@ type stmt struct {
 	// inside the open transaction.
 	ddl bool
 	// read, when not nil, is handed the statement's rows in a write
-	// transaction (execBatch): a commit's ok and seq, the before-images a
-	// journaled write captures, the rows a DELETE ... RETURNING removed.
+	// transaction (execBatch): a commit's ok and seq, a journal guard's
+	// verdict, the keys a DELETE ... RETURNING removed.
 	// It runs while the transaction is open on a file, and after the
 	// answer came over a server.
 	read txResult

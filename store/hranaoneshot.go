@@ -81,9 +81,28 @@ func (s *Store) tablesChecked(ctx context.Context, res hrana.Result, opts Option
 // oneShotRow is queryRow's first call of a one-shot: the schema check,
 // the statement and the close in one request.
 func (s *Store) oneShotRow(ctx context.Context, opts Options, q string, args []any, dest ...any) (bool, error) {
-	st, err := hranaStatement(stmt{sql: q, args: args})
+	rows, err := s.oneShotRows(ctx, opts, q, args)
 	if err != nil {
 		return false, err
+	}
+	if rows == nil {
+		return s.queryRow(ctx, q, args, dest...)
+	}
+	if !rows.Next() {
+		return false, nil
+	}
+	s.rowsRead.Add(1)
+	return true, s.classify(rows.Scan(dest...))
+}
+
+// oneShotRows is a read's first call of a one-shot: the schema check,
+// the statement and the close in one request. Its rows are nil when the
+// tables were not a store's (the check then made them one, as Open
+// would): the caller reads again.
+func (s *Store) oneShotRows(ctx context.Context, opts Options, q string, args []any) (*batchRows, error) {
+	st, err := hranaStatement(stmt{sql: q, args: args})
+	if err != nil {
+		return nil, err
 	}
 	s.statements.Add(2)
 	s.roundTrips.Add(1)
@@ -92,24 +111,16 @@ func (s *Store) oneShotRow(ctx context.Context, opts Options, q string, args []a
 	tables := hrana.ExecuteReq(hrana.Stmt{SQL: tablesSQL, WantRows: true})
 	res, err := s.server.reads.SendReads(rctx, []hrana.Req{tables, hrana.ExecuteReq(st)})
 	if err != nil {
-		return false, s.classify(s.timedOut(rctx, err))
+		return nil, s.classify(s.timedOut(rctx, err))
 	}
 	done, err := s.tablesChecked(ctx, res[0], opts)
-	if err != nil {
-		return false, err
-	}
-	if !done {
-		return s.queryRow(ctx, q, args, dest...)
+	if err != nil || !done {
+		return nil, err
 	}
 	if res[1].Error != nil || res[1].Stmt == nil {
-		return false, s.classify(errors.Join(hrana.StmtError(res[1].Error), hrana.ErrNoAnswer))
+		return nil, s.classify(errors.Join(hrana.StmtError(res[1].Error), hrana.ErrNoAnswer))
 	}
-	rows := &batchRows{rows: res[1].Stmt.Rows, at: -1}
-	if !rows.Next() {
-		return false, nil
-	}
-	s.rowsRead.Add(1)
-	return true, s.classify(rows.Scan(dest...))
+	return &batchRows{rows: res[1].Stmt.Rows, at: -1}, nil
 }
 
 // execRemote runs stmts as one transaction in one request to a server:

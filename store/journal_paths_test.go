@@ -118,8 +118,8 @@ func TestJournalSetMany(t *testing.T) {
 }
 
 // TestJournalSweep: each sweep batch is one journaled write (Kind
-// "sweep") whose before-images are the rows it deleted, found expired by
-// the DELETE itself; a live row is in none.
+// "sweep") whose before-images are the rows it deleted, as the sweep's
+// window read them before the delete; a live row is in none.
 func TestJournalSweep(t *testing.T) {
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, c *storetest.Clock) {
 		ctx := storetest.Ctx(t)
@@ -157,16 +157,20 @@ func TestJournalSweep(t *testing.T) {
 	})
 }
 
-// TestJournalCostsNoRequest: with a Recorder attached every write is as
-// many requests as without (over HTTP one: the before-images are read by
-// the write's own batch), and Restore too.
-func TestJournalCostsNoRequest(t *testing.T) {
+// TestJournalCostsOneRequest: with a Recorder attached every write is one
+// request more than without (over HTTP two): its before-images are read
+// before it is sent, so that the journal holds them on the disk before
+// the commit, and reading them inside the commit's request would put
+// them there only after it. A Restore whose rows the caller read (an
+// undo's check, RestoreOp.Found) costs none more: its images are known.
+func TestJournalCostsOneRequest(t *testing.T) {
 	srv := sqldtest.Start(t)
 	proxy := sqldtest.StartProxy(t, srv.URL, 0)
 	for _, u := range []string{proxy.URL, proxy.WSURL} {
 		s := storetest.Open(t, u, store.Options{})
 		ctx := storetest.Ctx(t)
 		k := storetest.Key(t, `["rt"]`)
+		restore := func(found bool) func() error { return restoreMany(t, s, found) }
 		many := make([]store.Mutation, 600)
 		for i := range many {
 			many[i] = store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String("many"), codec.Number(float64(i))}, Value: []byte(`1`)}
@@ -190,23 +194,15 @@ func TestJournalCostsNoRequest(t *testing.T) {
 			{"set many (600)", func() func() error {
 				return func() error { _, err := s.SetMany(ctx, many); return err }
 			}},
-			{"restore (600)", func() func() error {
-				var ops []store.RestoreOp
-				err := s.Dump(ctx, codec.Key{codec.String("many")}, func(e store.Entry) error {
-					ops = append(ops, store.RestoreOp{Key: e.Raw, ExpectVer: e.Ver, Put: &store.RawRow{Value: []byte(`2`)}})
-					return nil
-				})
-				if err != nil || len(ops) != len(many) {
-					t.Fatalf("reading the rows to restore: %d, %v", len(ops), err)
+			{"set many (2500, its images read by one statement)", func() func() error {
+				more := make([]store.Mutation, 2500)
+				for i := range more {
+					more[i] = store.Mutation{Type: store.MutationSet, Key: codec.Key{codec.String("more"), codec.Number(float64(i % 1300))}, Value: []byte(`1`)}
 				}
-				return func() error {
-					res, err := s.Restore(ctx, ops)
-					if err == nil && !res.OK {
-						err = fmt.Errorf("refused: %+v", res.Conflicts)
-					}
-					return err
-				}
+				return func() error { _, err := s.SetMany(ctx, more); return err }
 			}},
+			{"restore (600)", func() func() error { return restore(false) }},
+			{"restore of rows read (600)", func() func() error { return restore(true) }},
 			{"delete", func() func() error { return func() error { return s.Delete(ctx, k) } }},
 		}
 		// A first write over WebSocket dials (a hello more): not measured.
@@ -230,10 +226,40 @@ func TestJournalCostsNoRequest(t *testing.T) {
 			}
 		}
 		for i, w := range writes {
-			if counts[true][i] != counts[false][i] || (u == proxy.URL && counts[true][i] != 1) {
-				t.Errorf("%s over %s: %d requests journaled, %d not (over HTTP want 1)", w.name, u, counts[true][i], counts[false][i])
+			more := int64(1)
+			if w.name == "restore of rows read (600)" {
+				more = 0
+			}
+			if counts[true][i] != counts[false][i]+more || (u == proxy.URL && counts[true][i] != 1+more) {
+				t.Errorf("%s over %s: %d requests journaled, %d not (want %d more; over HTTP %d)", w.name, u, counts[true][i], counts[false][i], more, 1+more)
 			}
 		}
+	}
+}
+
+// restoreMany returns a Restore of every row under ["many"] (read now,
+// not counted) to the value 2; found: with the rows read as Found.
+func restoreMany(t *testing.T, s *store.Store, found bool) func() error {
+	t.Helper()
+	ctx := storetest.Ctx(t)
+	var ops []store.RestoreOp
+	err := s.Dump(ctx, codec.Key{codec.String("many")}, func(e store.Entry) error {
+		op := store.RestoreOp{Key: e.Raw, ExpectVer: e.Ver, Put: &store.RawRow{Value: []byte(`2`)}}
+		if found {
+			op.Found = &store.RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
+		}
+		ops = append(ops, op)
+		return nil
+	})
+	if err != nil || len(ops) != 600 {
+		t.Fatalf("reading the rows to restore: %d, %v", len(ops), err)
+	}
+	return func() error {
+		res, err := s.Restore(ctx, ops)
+		if err == nil && !res.OK {
+			err = fmt.Errorf("refused: %+v", res.Conflicts)
+		}
+		return err
 	}
 }
 
@@ -250,8 +276,10 @@ func TestJournalUnknownOutcome(t *testing.T) {
 		s := storetest.Open(t, u, store.Options{RequestTimeout: timeout})
 		k := storetest.Key(t, `["u"]`)
 		stamp := mustSet(t, s, `["u"]`, `0`, nil)
-		r := record(t, s)
-		p.SetDelay(8 * timeout)
+		// The delay starts once the write is journaled: its images were
+		// read (one request before it) without one.
+		r := &hooked{recording: &recording{t: t}, hook: func(store.PendingWrite) { p.SetDelay(8 * timeout) }}
+		s.SetRecorder(r)
 		_, err := s.Atomic().Check(k, stamp).Set(k, []byte(`1`)).Commit(ctx)
 		if !errors.Is(err, store.ErrOutcomeUnknown) {
 			t.Fatalf("commit over %s: %v, want ErrOutcomeUnknown", u, err)
@@ -265,9 +293,10 @@ func TestJournalUnknownOutcome(t *testing.T) {
 }
 
 // TestJournalReadsOnlyWhenRecording: without a Recorder a commit runs
-// exactly the statements it ran before the journal existed; with one, one
-// before-image statement more (per 500 keys), and a delete none more (its
-// DELETE returns the row).
+// exactly the statements it ran before the journal existed; with one, two
+// more: the read of its before-images before it is sent (one per 1,000
+// keys), and the guard in its transaction that its keys are still as read
+// (one per 4,000 keys).
 func TestJournalReadsOnlyWhenRecording(t *testing.T) {
 	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, _ *storetest.Clock) {
 		ctx := storetest.Ctx(t)
@@ -290,11 +319,11 @@ func TestJournalReadsOnlyWhenRecording(t *testing.T) {
 			t.Errorf("a delete without a Recorder ran %d statements, want 3", n)
 		}
 		record(t, s)
-		if n := statements(set); n != 5 {
-			t.Errorf("a journaled set ran %d statements, want 5", n)
+		if n := statements(set); n != 6 {
+			t.Errorf("a journaled set ran %d statements, want 6", n)
 		}
-		if n := statements(del); n != 3 {
-			t.Errorf("a journaled delete ran %d statements, want 3", n)
+		if n := statements(del); n != 5 {
+			t.Errorf("a journaled delete ran %d statements, want 5", n)
 		}
 	})
 }

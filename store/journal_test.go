@@ -60,6 +60,22 @@ func (r *recording) After(_ context.Context, id string, res store.WriteResult) {
 	r.results[i] = &res
 }
 
+// hooked is a recording that runs hook after it recorded a write: where
+// the journal has put the write's images on the disk and the commit is
+// not sent yet.
+type hooked struct {
+	*recording
+	hook func(store.PendingWrite)
+}
+
+func (r *hooked) Before(ctx context.Context, w store.PendingWrite) (string, error) {
+	id, err := r.recording.Before(ctx, w)
+	if err == nil && r.hook != nil {
+		r.hook(w)
+	}
+	return id, err
+}
+
 // only returns the one write recorded since the last reset, with its
 // result, and resets; it fails the test unless exactly one was recorded
 // and told its end.
@@ -281,14 +297,35 @@ func TestJournalNonUTF8Value(t *testing.T) {
 	})
 }
 
-// syncing is a recording that is also a RecorderSyncer: it notes, per
-// Sync, how many writes had been told their end by then.
-type syncing struct {
+// batching is a recording that is also a BatchRecorder: it notes, per
+// BeforeAll, how many of the store's rows (read with a second connection)
+// still stood among the images it was handed, and, per Sync, how many
+// writes had been told their end by then.
+type batching struct {
 	*recording
-	syncs []int
+	count  func() int // rows in kv now
+	before []int      // per BeforeAll: images handed, rows standing
+	syncs  []int
 }
 
-func (r *syncing) Sync() error {
+func (r *batching) BeforeAll(ctx context.Context, ws []store.PendingWrite) ([]string, error) {
+	images := 0
+	for _, w := range ws {
+		images += len(w.Before)
+	}
+	r.before = append(r.before, images, r.count())
+	ids := make([]string, len(ws))
+	for i, w := range ws {
+		id, err := r.Before(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+func (r *batching) Sync() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ended := 0
@@ -301,12 +338,16 @@ func (r *syncing) Sync() error {
 	return nil
 }
 
-// TestSweepSyncsItsJournalOnce: a sweep's delete batches are recorded
-// Unsynced when the Recorder can sync later, and Sync comes once, after
-// the last batch's end; a Recorder that cannot sync is never told
-// Unsynced (its lines are synced as each write's are).
-func TestSweepSyncsItsJournalOnce(t *testing.T) {
-	storetest.EachStore(t, storetest.FileHTTPWS(), func(t *testing.T, s *store.Store, clock *storetest.Clock) {
+// TestSweepRecordsImagesBeforeDeleting: a sweep's delete commits are
+// recorded with their rows as before-images, all of a batch with one
+// BeforeAll, while every one of those rows still stands (the journal's
+// sync precedes the deletes); Sync comes once, after the last commit's
+// end; each commit's outcome claims exactly its rows. A Recorder that
+// cannot batch is told each commit with its images before it.
+func TestSweepRecordsImagesBeforeDeleting(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now})
 		seed := func() {
 			a := s.Atomic()
 			for i := range 25 {
@@ -317,19 +358,28 @@ func TestSweepSyncsItsJournalOnce(t *testing.T) {
 			}
 		}
 		seed()
-		r := &syncing{recording: &recording{t: t}}
+		db := storetest.RawDB(t, url)
+		count := func() int {
+			var n int
+			if err := db.QueryRowContext(storetest.Ctx(t), `SELECT count(*) FROM kv`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		r := &batching{recording: &recording{t: t}, count: count}
 		s.SetRecorder(r)
 		res, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{Batch: 10})
 		if err != nil || res.Swept != 25 {
 			t.Fatalf("sweep: %+v %v", res, err)
 		}
-		ws, _ := r.take(t)
-		if len(ws) != 3 {
-			t.Fatalf("%d batches journaled, want 3", len(ws))
+		ws, rs := r.take(t)
+		if len(ws) != 3 || !slices.Equal(r.before, []int{25, 25}) {
+			t.Fatalf("%d commits journaled, BeforeAll (images, rows standing) %v: want 3 in one BeforeAll of 25 images, all standing", len(ws), r.before)
 		}
 		for i, w := range ws {
-			if w.Kind != "sweep" || !w.Unsynced {
-				t.Fatalf("batch %d told %q, Unsynced %v: want an unsynced sweep", i, w.Kind, w.Unsynced)
+			if w.Kind != "sweep" || !w.Imaged || len(w.Before) != len(w.Keys) || rs[i].Outcome != store.OutcomeApplied ||
+				len(rs[i].Before) != len(w.Keys) || len(rs[i].Kept) != 0 {
+				t.Fatalf("commit %d told %q imaged %v with %d images of %d keys; ended %+v", i, w.Kind, w.Imaged, len(w.Before), len(w.Keys), rs[i])
 			}
 		}
 		if len(r.syncs) != 1 || r.syncs[0] != 3 {
@@ -343,8 +393,8 @@ func TestSweepSyncsItsJournalOnce(t *testing.T) {
 		}
 		ws, _ = plain.take(t)
 		for i, w := range ws {
-			if w.Unsynced {
-				t.Fatalf("batch %d told Unsynced a Recorder that cannot sync", i)
+			if !w.Imaged || len(w.Before) != len(w.Keys) {
+				t.Fatalf("commit %d told without its images: %+v", i, w)
 			}
 		}
 	})

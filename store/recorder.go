@@ -8,12 +8,14 @@ import (
 
 // The write journal's hook. Every write the engine makes (Commit and
 // TryCommit, Delete, DeleteRaw, SetMany, the sweep's deletes, Restore,
-// SetJournalMode) tells the store's Recorder, when one is set, what it is about to do
-// before it sends anything, and how it ended afterwards, with the rows it
-// replaced or removed exactly as its own transaction found them (so an
-// undo restores what was there, not what a read before the write saw).
-// The engine knows nothing of files: internal/journal is the Recorder
-// kvdeck's front ends attach.
+// SetJournalMode) tells the store's Recorder, when one is set, what it is
+// about to do before it sends anything, with the rows of its keys as a
+// read just before found them (its before-images), and how it ended
+// afterwards. The write is then made only if every key still has the
+// stamp, or the absence, that read saw (a guard in its own transaction):
+// the images the Recorder put on the disk are exactly what the commit
+// replaced. The engine knows nothing of files: internal/journal is the
+// Recorder kvdeck's front ends attach.
 
 // Outcome is how a journaled write ended.
 type Outcome string
@@ -67,19 +69,27 @@ type PendingWrite struct {
 	// Setting is the store-level setting a write that touches no row
 	// changes (Kind "journal-mode": SetJournalMode); nil otherwise.
 	Setting *SettingChange
-	// Unsynced: the write is one step of a long action (a sweep's delete
-	// batches) and the Recorder is a RecorderSyncer: its lines may stay
-	// in the operating system's cache (they outlive the process, not a
-	// power loss) until the action's end, when the store calls Sync.
-	Unsynced bool
+	// Imaged: Before holds the rows of Keys as they stood before the
+	// write was sent, a key not in it having no row (every write of rows;
+	// not a Setting). The write is made only if each key still has that
+	// row's stamp, or still no row, in its own transaction; otherwise
+	// nothing is written and the attempt ends not applied. The Recorder
+	// must have put them on the disk when Before returns: they are the
+	// undo's before-images, and a commit must never precede them.
+	Imaged bool
+	Before []RawRow
 }
 
-// A RecorderSyncer is a Recorder that can leave the lines of Unsynced
-// writes unsynced: Sync puts every line recorded so far on the disk. The
-// store calls it once at the end of an action recorded Unsynced (a sweep:
-// one sync for its batches, not two per batch), before it returns.
-type RecorderSyncer interface {
+// A BatchRecorder records several writes with one sync: a sweep's delete
+// commits of one window. BeforeAll records the writes' intents (images
+// included) as Before does, in order, and puts them on the disk with one
+// sync before it returns. The outcomes of those writes (After) may stay
+// in the operating system's cache until the next BeforeAll or Sync: a
+// lost outcome line leaves an intent whose images are on the disk, which
+// settling reads. The store calls Sync before it reports the action.
+type BatchRecorder interface {
 	Recorder
+	BeforeAll(ctx context.Context, ws []PendingWrite) (ids []string, err error)
 	Sync() error
 }
 
@@ -89,11 +99,14 @@ type WriteResult struct {
 	// Stamp is the versionstamp the write issued (a commit with a set, a
 	// SetMany, a Restore that puts a row); empty otherwise.
 	Stamp string
-	// Before holds the rows of Keys as the write's own transaction found
-	// them before changing anything; a key not in Before had no row. For
-	// a sweep batch and DeleteRaw, only the rows actually deleted. Empty
+	// Before holds the rows the write replaced or removed: for an Imaged
+	// write that applied, its PendingWrite.Before, less Kept. Empty
 	// unless Outcome is OutcomeApplied.
 	Before []RawRow
+	// Kept are the keys of PendingWrite.Before rows the write left in
+	// place though it applied (a sweep's delete skips a row rewritten
+	// since its window was read): they are no part of its undo.
+	Kept [][]byte
 	// BeforeUnknown is set when the write applied but its before-images
 	// were lost with its answer (a commit settled by reading after a lost
 	// answer): such an entry cannot be undone.
@@ -192,6 +205,11 @@ type RestoreOp struct {
 	// expired-but-present); its Ver is ignored, the row gets the Restore's
 	// new stamp. Nil deletes the row.
 	Put *RawRow
+	// Found is the row at ExpectVer as the caller read it (an undo's
+	// check), nil when not read: when every op expecting a row has it,
+	// the Restore's before-images are known and its keys are not read
+	// again (one request less over a server).
+	Found *RawRow
 }
 
 // RestoreConflict is a key whose row is not the one a Restore expected.

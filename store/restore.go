@@ -61,18 +61,35 @@ func (s *Store) RestoreAt(ctx context.Context, minSeq int64, ops []RestoreOp) (R
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	stmts, hasPut, err := buildRestore(ops, minSeq)
+	known, images := restoreImages(ops)
+	stmts, hasPut, err := buildRestore(ops, minSeq, s.recorder != nil && !known)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	j, err := s.beginWrite(ctx, PendingWrite{Kind: "restore", Keys: keys, Restores: ops})
-	if err != nil {
-		return RestoreResult{}, err
-	}
-	res, err := s.runCommit(ctx, withCapture(stmts, j.capture(keys)), hasPut)
-	j.end(res.OK, res.Versionstamp, err)
-	if err != nil {
-		return RestoreResult{}, err
+	w := PendingWrite{Kind: "restore", Keys: keys, Restores: ops}
+	var res CommitResult
+	for try := 1; ; try++ {
+		var j *journaled
+		if known {
+			w.Imaged, w.Before = true, images
+			j, err = s.beginWrite(ctx, w)
+		} else {
+			j, err = s.beginImaged(ctx, w)
+		}
+		if err != nil {
+			return RestoreResult{}, err
+		}
+		res, err = s.runCommit(ctx, j.guarded(stmts), hasPut)
+		j.end(res.OK, res.Versionstamp, err)
+		if err != nil {
+			return RestoreResult{}, err
+		}
+		if !j.moved() {
+			break
+		}
+		if try == guardTries {
+			return RestoreResult{}, fmt.Errorf("restore not made: %w (%d tries)", ErrKeysChanging, try)
+		}
 	}
 	if !res.OK {
 		conflicts, err := s.restoreConflicts(ctx, ops)
@@ -86,6 +103,23 @@ func (s *Store) RestoreAt(ctx context.Context, minSeq int64, ops []RestoreOp) (R
 		return out, err
 	}
 	return RestoreResult{OK: true, Versionstamp: res.Versionstamp}, nil
+}
+
+// restoreImages are the rows ops expect to find, when the caller read
+// them (RestoreOp.Found at ExpectVer, or nothing expected): then they are
+// a Restore's before-images as they stand, its verdict checking the same
+// stamps, and no key needs reading again. known is false otherwise.
+func restoreImages(ops []RestoreOp) (known bool, images []RawRow) {
+	for _, op := range ops {
+		switch {
+		case op.ExpectVer == 0:
+		case op.Found != nil && op.Found.Ver == op.ExpectVer && bytes.Equal(op.Found.Key, op.Key):
+			images = append(images, *op.Found)
+		default:
+			return false, nil
+		}
+	}
+	return true, images
 }
 
 // restoreKeys validates ops (distinct keys; a Put names its op's key or
@@ -108,9 +142,15 @@ func restoreKeys(ops []RestoreOp) ([][]byte, error) {
 
 // buildRestore produces a Restore's statements: the head (statement 0,
 // returning ok and seq), then the puts and deletes in chunks, each
-// guarded by the verdict.
-func buildRestore(ops []RestoreOp, minSeq int64) ([]stmt, bool, error) {
+// guarded by the verdict; guarded, behind a journal's guard statements,
+// whose verdict its own includes.
+func buildRestore(ops []RestoreOp, minSeq int64, guarded bool) ([]stmt, bool, error) {
 	verdict, vargs := restoreVerdict(ops, minSeq)
+	if guarded {
+		// The journal's guard (journaled.guard) stored its verdict in ok
+		// first: the restore's holds only with it.
+		verdict = "(ok = 1 AND " + verdict + ")"
+	}
 	var puts, dels []RestoreOp
 	for _, op := range ops {
 		if op.Put != nil {
@@ -130,34 +170,12 @@ func buildRestore(ops []RestoreOp, minSeq int64) ([]stmt, bool, error) {
 		return nil, false, fmt.Errorf("%w: a restore of %d keys is too large for one statement (%d variables; at most %d)", ErrInvalidArgument, len(ops), len(args), maxRestoreVariables)
 	}
 	stmts := []stmt{{
-		sql:  "UPDATE kv_meta SET seq = seq + " + bump + ", ok = " + verdict + " WHERE id = 0 RETURNING ok, seq",
-		args: args,
+		sql:    "UPDATE kv_meta SET seq = seq + " + bump + ", ok = " + verdict + " WHERE id = 0 RETURNING ok, seq",
+		args:   args,
+		result: true,
 	}}
 	for chunk := range slices.Chunk(puts, restoreChunk) {
-		// The value text goes in as it was found (not re-normalised), the
-		// expiry too, even when already past: a swept row comes back
-		// expired-but-present. Every row gets the new seq.
-		args := make([]any, 0, 3*len(chunk))
-		for _, op := range chunk {
-			var expires any
-			if op.Put.ExpiresAt != nil {
-				expires = *op.Put.ExpiresAt
-			}
-			// A value that is not UTF-8 (another program's TEXT) goes as
-			// a BLOB of its bytes, made TEXT again by the CAST: a server's
-			// JSON would carry it as text only with U+FFFD in place.
-			var value any = string(op.Put.Value)
-			if !utf8.Valid(op.Put.Value) {
-				value = op.Put.Value
-			}
-			args = append(args, keyArg(op.Key), value, expires)
-		}
-		stmts = append(stmts, stmt{
-			sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT column1, CAST(column2 AS TEXT), (SELECT seq FROM kv_meta WHERE id = 0), column3 FROM (VALUES (?, ?, ?)" +
-				strings.Repeat(", (?, ?, ?)", len(chunk)-1) + ") WHERE (SELECT ok FROM kv_meta WHERE id = 0) = 1 " +
-				"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
-			args: args,
-		})
+		stmts = append(stmts, restorePuts(chunk))
 	}
 	for chunk := range slices.Chunk(dels, restoreChunk) {
 		stmts = append(stmts, stmt{
@@ -166,6 +184,34 @@ func buildRestore(ops []RestoreOp, minSeq int64) ([]stmt, bool, error) {
 		})
 	}
 	return stmts, len(puts) > 0, nil
+}
+
+// restorePuts is the statement that puts chunk's rows back once the
+// verdict holds. The value text goes in as it was found (not
+// re-normalised), the expiry too, even when already past: a swept row
+// comes back expired-but-present. Every row gets the new seq.
+func restorePuts(chunk []RestoreOp) stmt {
+	args := make([]any, 0, 3*len(chunk))
+	for _, op := range chunk {
+		var expires any
+		if op.Put.ExpiresAt != nil {
+			expires = *op.Put.ExpiresAt
+		}
+		// A value that is not UTF-8 (another program's TEXT) goes as
+		// a BLOB of its bytes, made TEXT again by the CAST: a server's
+		// JSON would carry it as text only with U+FFFD in place.
+		var value any = string(op.Put.Value)
+		if !utf8.Valid(op.Put.Value) {
+			value = op.Put.Value
+		}
+		args = append(args, keyArg(op.Key), value, expires)
+	}
+	return stmt{
+		sql: "INSERT INTO kv (k, v, ver, expires_at) SELECT column1, CAST(column2 AS TEXT), (SELECT seq FROM kv_meta WHERE id = 0), column3 FROM (VALUES (?, ?, ?)" +
+			strings.Repeat(", (?, ?, ?)", len(chunk)-1) + ") WHERE (SELECT ok FROM kv_meta WHERE id = 0) = 1 " +
+			"ON CONFLICT (k) DO UPDATE SET v = excluded.v, ver = excluded.ver, expires_at = excluded.expires_at",
+		args: args,
+	}
 }
 
 // restoreVerdict renders "every key's physical row is the expected one"
@@ -236,19 +282,59 @@ func (s *Store) ReadRows(ctx context.Context, keys [][]byte) ([]*RawRow, error) 
 	for rest := keys; len(rest) > 0; {
 		chunk := rest[:min(restoreReadChunk, len(rest))]
 		rest = rest[len(chunk):]
-		rows, err := s.collect(ctx, "SELECT "+s.entrySQL()+" FROM kv WHERE k IN ("+placeholders(len(chunk))+")", byteArgs(chunk))
-		if err != nil {
+		if err := s.collectRows(ctx, found, "k IN ("+placeholders(len(chunk))+")", byteArgs(chunk)); err != nil {
 			return nil, err
 		}
-		for _, e := range rows {
-			found[string(e.Raw)] = &RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
+	}
+	return inOrder(keys, found), nil
+}
+
+// collectRows reads the physical rows matching where into found. A
+// one-shot's first read (a journaled write's images) carries the schema
+// check in its request.
+func (s *Store) collectRows(ctx context.Context, found map[string]*RawRow, where string, args []any) error {
+	q := "SELECT " + s.entrySQL() + " FROM kv WHERE " + where
+	var rows []Entry
+	if opts := s.takeDeferred(); opts != nil {
+		first, err := s.oneShotRows(ctx, *opts, q, args)
+		if err != nil {
+			return err
+		}
+		for sc := newEntryScanner(); first != nil && first.Next(); {
+			e, err := sc.scan(first)
+			if err != nil {
+				return s.classify(err)
+			}
+			rows = append(rows, e)
+		}
+		if first != nil {
+			s.rowsRead.Add(int64(len(rows)))
+			addFound(found, rows)
+			return nil
 		}
 	}
+	rows, err := s.collect(ctx, q, args)
+	if err != nil {
+		return err
+	}
+	addFound(found, rows)
+	return nil
+}
+
+// addFound puts rows into found by key.
+func addFound(found map[string]*RawRow, rows []Entry) {
+	for _, e := range rows {
+		found[string(e.Raw)] = &RawRow{Key: e.Raw, Value: e.Value, Ver: e.Ver, ExpiresAt: e.ExpiresAt}
+	}
+}
+
+// inOrder is found's rows in the order of keys, nil where there is none.
+func inOrder(keys [][]byte, found map[string]*RawRow) []*RawRow {
 	out := make([]*RawRow, len(keys))
 	for i, k := range keys {
 		out[i] = found[string(k)]
 	}
-	return out, nil
+	return out
 }
 
 // opKeys returns the keys of ops.

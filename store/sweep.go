@@ -157,10 +157,10 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 	if opts.Pause == 0 && ahead {
 		opts.Pause = -1
 	}
-	found, err := s.sweepWindows(ctx, opts, s.newExpiredScan(lo, hi, clock, expiredKeys), ahead, &res)
-	// The batches' journal lines were left unsynced (deleteExpired): one
-	// sync now makes the whole action's lines durable before Sweep says
-	// it is done.
+	found, err := s.sweepWindows(ctx, opts, s.sweepScan(lo, hi, clock), ahead, &res)
+	// The last commits' outcome lines may still be in the cache (a
+	// BatchRecorder syncs them with the next window's images): synced
+	// before Sweep says it is done.
 	if serr := s.syncRecorder(); err == nil {
 		err = serr
 	}
@@ -183,6 +183,7 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 // ahead, the next window is read beside the current one's deletes.
 func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredScan, ahead bool, res *SweepResult) (expiredTotals, error) {
 	var found expiredTotals
+	var imgs sweepImages
 	reads := windowReads{x: x, ahead: ahead}
 	defer reads.stop()
 	for {
@@ -197,6 +198,18 @@ func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredS
 			s.knobs.sweepStepHook()
 		}
 		found.add(r.w)
+		if x.mode == expiredRows {
+			imgs.add(r.w.rows)
+			if imgs.full() || r.done {
+				if err := s.deleteImagedWindow(ctx, opts, imgs.take(), x.clock, res); err != nil {
+					return found, err
+				}
+			}
+			if r.done {
+				return found, nil
+			}
+			continue
+		}
 		// A window of keys wholly expired is one run of the key order: its
 		// deletes walk it as a plain range DELETE does; else each key is
 		// a seek (a walk would hold the write lock over live rows too).
@@ -241,9 +254,12 @@ func (r *windowReads) get(ctx context.Context) windowRead {
 	return wr
 }
 
-// read reads the next window now.
+// read reads the next window now. A window's rows are its own: the
+// scan starts the next window's afresh (a sweep holds none across
+// windows, and the next read may run while they are deleted).
 func (r *windowReads) read(ctx context.Context) windowRead {
 	w, err := r.x.next(ctx)
+	r.x.rows = nil
 	return windowRead{w: w, byRowid: r.x.byRowid, done: r.x.done, err: err}
 }
 
@@ -323,23 +339,17 @@ func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, expired [][
 }
 
 // deleteExpired deletes keys (in key order, as a window read found them
-// when the store's seq was seq) in one transaction, re-checking their
-// expiry, and returns how many rows it deleted and how long the
-// transaction took. Each batch is one journaled write (Kind "sweep"): its
-// before-images are the rows the DELETE itself removed (RETURNING), so a
-// row re-set meanwhile, which survives, is not in them; its journal lines
-// are written Unsynced (Sweep syncs them once at its end: two fsyncs per
-// batch cost more than the batch). A row written since the read has a ver above seq (every write stamps its rows with
-// the seq it issues): it survives, expired or not, so the DELETE removes
-// only rows of keys. With walk, the DELETE walks the keys' range in index
-// order, as a plain range DELETE does (the read found most of the range
-// expired), instead of a seek per key. A ver that is not a number (an odd
-// row) is no stamp: such a row is judged by its keys alone.
+// when the store's seq was seq) in one transaction of a sweep that is not
+// journaled, re-checking their expiry, and returns how many rows it
+// deleted and how long the transaction took. A row written since the
+// read has a ver above seq (every write stamps its rows with the seq it
+// issues): it survives, expired or not, so the DELETE removes only rows
+// of keys. With walk, the DELETE walks the keys' range in index order, as
+// a plain range DELETE does (the read found most of the range expired),
+// instead of a seek per key. A ver that is not a number (an odd row) is
+// no stamp: such a row is judged by its keys alone. A journaled sweep
+// deletes with deleteStillExpired.
 func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64, walk bool) (int64, time.Duration, error) {
-	j, err := s.beginWrite(ctx, PendingWrite{Kind: "sweep", Keys: keys, Unsynced: true})
-	if err != nil {
-		return 0, 0, err
-	}
 	var where string
 	var args []any
 	if walk {
@@ -352,23 +362,18 @@ func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64
 	q := "DELETE FROM kv WHERE " + where + " AND expires_at IS NOT NULL AND expires_at <= ?"
 	began := time.Now()
 	var n int64
-	if j != nil {
-		n, err = s.deleteReturning(ctx, j, q, append(args, now))
-	} else {
-		// No journal, no before-images: the count alone, by changes() in
-		// the same transaction (RETURNING costs SQLite itself about half
-		// again a plain DELETE's time: it keeps every returned row).
-		err = s.execBatch(ctx, []stmt{{sql: q, args: append(args, now)}, {sql: "SELECT changes()", read: func(rows resultRows) error {
-			for rows.Next() {
-				if err := rows.Scan(&n); err != nil {
-					return err
-				}
+	// The count alone, by changes() in the same transaction (RETURNING
+	// costs SQLite itself about half again a plain DELETE's time: it
+	// keeps every returned row).
+	err := s.execBatch(ctx, []stmt{{sql: q, args: append(args, now)}, {sql: "SELECT changes()", read: func(rows resultRows) error {
+		for rows.Next() {
+			if err := rows.Scan(&n); err != nil {
+				return err
 			}
-			return rows.Err()
-		}}})
-	}
+		}
+		return rows.Err()
+	}}})
 	took := time.Since(began)
-	j.end(true, "", err)
 	return n, took, err
 }
 

@@ -13,8 +13,9 @@ import (
 // BenchmarkSweepRatio measures the engine's sweep beside a plain DELETE of
 // the same expired rows (bench.Env's sweep op: 100 000 rows per call, the
 // rows seeded again, untimed, before every call), and the same sweep with
-// the write journal on (as `kvdeck sweep` runs: RETURNING hands every
-// deleted row to the journal), the sides taking turns in one run. It
+// the write journal on (as `kvdeck sweep` runs: the expired rows are read
+// whole and synced as before-images, a batch at a time, before the
+// deletes), the sides taking turns in one run. It
 // reports each engine side's speed as a share of the plain DELETE's
 // (ratio, the goal is at least 0.5; journal-ratio), the same by this
 // process's CPU time (cpu-ratio, journal-cpu-ratio: steadier on a machine

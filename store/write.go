@@ -121,7 +121,8 @@ func (s *Store) Set(ctx context.Context, key codec.Key, value []byte, expireIn *
 // reference's statement shape: the verdict of every check (against the state
 // before any mutation) goes into kv_meta.ok, seq is bumped once when there is
 // a set and the verdict holds, every mutation is guarded by the verdict, and
-// ok and seq are read back. Over HTTP it is one request.
+// ok and seq are read back. Over HTTP it is one request (two when
+// journaled: the read of its before-images first, journal.go).
 func (s *Store) Commit(ctx context.Context, checks []Check, muts []Mutation) (CommitResult, error) {
 	res, err := s.TryCommit(ctx, checks, muts)
 	if err == nil && !res.OK {
@@ -137,27 +138,48 @@ func (s *Store) TryCommit(ctx context.Context, checks []Check, muts []Mutation) 
 	if err := s.checkWritable("atomic commit"); err != nil {
 		return CommitResult{}, err
 	}
-	stmts, hasSet, err := buildCommit(checks, muts, s.Now(), s.commitLimits())
-	if err != nil {
-		return CommitResult{}, err
-	}
 	var keys [][]byte
 	if s.recorder != nil {
 		keys = mutationKeys(muts)
 	}
-	j, err := s.beginWrite(ctx, PendingWrite{Kind: "commit", Keys: keys, Checks: checks, Mutations: muts})
+	stmts, hasSet, err := buildCommit(checks, muts, s.Now(), s.commitLimits(), len(keys) > 0)
 	if err != nil {
 		return CommitResult{}, err
 	}
-	res, err := s.runCommit(ctx, withCapture(stmts, j.capture(keys)), hasSet)
-	if errors.Is(err, ErrOutcomeUnknown) {
-		if settled, applied := s.settle(ctx, checks, muts); applied {
-			j.settled(settled.Versionstamp)
-			return settled, nil
+	w := PendingWrite{Kind: "commit", Keys: keys, Checks: checks, Mutations: muts}
+	return s.commitImaged(ctx, w, stmts, hasSet, func(j *journaled, res CommitResult, err error) (CommitResult, error) {
+		if errors.Is(err, ErrOutcomeUnknown) {
+			if settled, applied := s.settle(ctx, checks, muts); applied {
+				j.settled(settled.Versionstamp)
+				return settled, nil
+			}
+		}
+		return res, err
+	})
+}
+
+// commitImaged runs a commit's statements as the journaled write w: the
+// images of its keys read and recorded first (beginImaged), the commit
+// behind their guard, read and tried again while the guard fails, up to
+// guardTries times. then sees each attempt's answer before its outcome is
+// recorded (it may settle it itself).
+func (s *Store) commitImaged(ctx context.Context, w PendingWrite, stmts []stmt, hasSet bool, then func(*journaled, CommitResult, error) (CommitResult, error)) (CommitResult, error) {
+	for try := 1; ; try++ {
+		j, err := s.beginImaged(ctx, w)
+		if err != nil {
+			return CommitResult{}, err
+		}
+		res, err := s.runCommit(ctx, j.guarded(stmts), hasSet)
+		if err != nil || !j.moved() {
+			res, err = then(j, res, err)
+			j.end(res.OK, res.Versionstamp, err)
+			return res, err
+		}
+		j.end(false, "", nil)
+		if try == guardTries {
+			return CommitResult{}, fmt.Errorf("%s not made: %w (%d tries)", w.Kind, ErrKeysChanging, try)
 		}
 	}
-	j.end(res.OK, res.Versionstamp, err)
-	return res, err
 }
 
 // runCommit runs a commit's statements (the head, the statement marked
@@ -243,10 +265,15 @@ func (s *Store) settle(ctx context.Context, checks []Check, muts []Mutation) (Co
 // the checks, stores the verdict and bumps seq, returning (ok, seq); it is
 // statement 0 unless the checks bind more values than one statement may
 // (commitHead), and is marked result.
-func buildCommit(checks []Check, muts []Mutation, now int64, lim commitLimits) ([]stmt, bool, error) {
+func buildCommit(checks []Check, muts []Mutation, now int64, lim commitLimits, guarded bool) ([]stmt, bool, error) {
 	parts, err := checksSQL(checks, now, lim.chunk)
 	if err != nil {
 		return nil, false, err
+	}
+	if guarded {
+		// The journal's guard (journaled.guard) stored its verdict in ok
+		// first: the commit's own verdict holds only with it.
+		parts = append([]checkPart{{sql: "ok = 1"}}, parts...)
 	}
 	hasSet := false
 	body := make([]stmt, 0, len(muts))

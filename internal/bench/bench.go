@@ -39,7 +39,7 @@ type Env struct {
 	longestTx time.Duration
 	// SweepRecorder, when set, adds a sweep journaled as `kvdeck sweep`
 	// journals (the CLI attaches the write journal) to Ops: each delete
-	// hands it its keys before and the rows it removed after.
+	// batch hands it its rows, read before, as before-images first.
 	SweepRecorder store.Recorder
 }
 

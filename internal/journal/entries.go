@@ -51,20 +51,7 @@ func join(lines []line) []Entry {
 			if !r.Settled && !unknown {
 				told[r.ID] = true
 			}
-			e.ended = true
-			e.Outcome = store.Outcome(r.Outcome)
-			e.Stamp = r.Stamp
-			e.BeforeUnknown = r.BeforeUnknown
-			e.Settled = r.Settled
-			e.Why = r.Why
-			e.Err = r.Err
-			e.Before, e.of = e.Before[:0], e.of[:0]
-			for _, b := range r.Before {
-				row, _ := b.row() // validated by parseLine
-				e.Before = append(e.Before, row)
-				e.of = append(e.of, b.Of)
-				seen = max(seen, row.Ver)
-			}
+			seen = max(seen, e.takeOutcome(&r))
 			if v, err := codec.ParseStamp(r.Stamp); err == nil && v > 0 && e.Outcome == store.OutcomeApplied {
 				if v <= e.bound && e.Life == life {
 					// Issued after its intent, yet not above a stamp
@@ -86,6 +73,34 @@ func join(lines []line) []Entry {
 		out[i].After = afterOf(out[i])
 	}
 	return out
+}
+
+// takeOutcome completes e with its outcome line r: the outcome, and
+// the before-images (the outcome's own, in journals written before the
+// intent held them, else what the intent's images leave once the rows
+// the write kept are taken out). It returns the highest stamp among
+// them.
+func (e *Entry) takeOutcome(r *record) int64 {
+	e.ended = true
+	e.Outcome = store.Outcome(r.Outcome)
+	e.Stamp = r.Stamp
+	e.BeforeUnknown = r.BeforeUnknown
+	e.Settled = r.Settled
+	e.Why = r.Why
+	e.Err = r.Err
+	e.Before, e.of = e.Before[:0], e.of[:0]
+	images := r.Before
+	if e.Outcome == store.OutcomeApplied && !r.BeforeUnknown && len(images) == 0 {
+		images = e.imagesLeft(r.Kept)
+	}
+	var top int64
+	for _, b := range images {
+		row, _ := b.row() // validated by parseLine
+		e.Before = append(e.Before, row)
+		e.of = append(e.of, b.Of)
+		top = max(top, row.Ver)
+	}
+	return top
 }
 
 // resolve fills the rows entries refer to instead of repeating them (a
@@ -185,6 +200,7 @@ func intentEntry(r record) *Entry {
 		k, _ := decodeKey(c.K)
 		e.Checks = append(e.Checks, store.Check{Key: k, Versionstamp: c.Stamp})
 	}
+	e.pre, e.imaged = r.Pre, r.Imaged
 	derive := len(e.Keys) == 0
 	seen := map[string]bool{}
 	add := func(k []byte) {
@@ -207,6 +223,27 @@ func intentEntry(r record) *Entry {
 		add(op.Key)
 	}
 	return e
+}
+
+// imagesLeft are the before-images an imaged intent recorded (Pre), less
+// the rows at kept, which the write left in place: the rows it replaced
+// or removed. None for an intent of an older kvdeck (its outcome holds
+// them).
+func (e *Entry) imagesLeft(kept []string) []rowRec {
+	if len(kept) == 0 {
+		return e.pre
+	}
+	drop := make(map[string]bool, len(kept))
+	for _, k := range kept {
+		drop[k] = true
+	}
+	var out []rowRec
+	for _, b := range e.pre {
+		if !drop[b.K] {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // afterOf is, for an applied entry whose before-images are known, the

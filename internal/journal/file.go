@@ -143,10 +143,9 @@ func (j *Journal) appendLine(line []byte, sync bool) error { return j.append(lin
 // with O_APPEND, so lines of concurrent kvdeck processes never
 // interleave. With sync it syncs the file to the disk before returning:
 // an intent is on the disk before its write is sent, an outcome before
-// the command says the write was made. Without (the batches of a long
-// action, store.PendingWrite.Unsynced) the line is in the operating
-// system's cache, which outlives the process, until Sync at the action's
-// end. The file is opened per line under a shared lock on NAME.lock,
+// the command says the write was made. Without (the outcomes of a
+// sweep's batch, BeforeAll) the line is in the operating system's cache,
+// which outlives the process, until the next sync or Sync. The file is opened per line under a shared lock on NAME.lock,
 // which compaction takes exclusively to rewrite the file, so no line is
 // appended to a file being replaced.
 func (j *Journal) append(line []byte, mayCompact, sync bool) error {
@@ -195,8 +194,8 @@ func (j *Journal) append(line []byte, mayCompact, sync bool) error {
 }
 
 // Sync puts every line this Journal appended unsynced on the disk
-// (store.RecorderSyncer): the store calls it at the end of an action
-// whose writes it recorded Unsynced.
+// (store.BatchRecorder): the store calls it before it reports an action
+// whose writes it recorded with BeforeAll.
 func (j *Journal) Sync() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()

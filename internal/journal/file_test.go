@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -320,38 +322,46 @@ func TestCompactionBesideWriteInFlight(t *testing.T) {
 	}
 }
 
-// TestUnsyncedLinesUntilSync: the lines of Unsynced writes are appended
-// (a reader of the file sees them at once) and left unsynced until Sync;
-// a synced line, or Sync, syncs everything before it.
-func TestUnsyncedLinesUntilSync(t *testing.T) {
+// TestBeforeAllSyncsImagesOnce: BeforeAll appends the intents of a
+// sweep's commits, their before-images in them, and syncs them before it
+// returns; their outcome lines are left unsynced until Sync (or the next
+// synced line), and an outcome's Kept rows are no part of the entry's
+// before-images.
+func TestBeforeAllSyncsImagesOnce(t *testing.T) {
 	j := openIn(t, t.TempDir(), "file:/x/unsynced.db", 0)
 	if err := j.Sync(); err != nil {
 		t.Fatalf("Sync of a journal never written: %v", err)
 	}
-	enc := codec.MustEncode(codec.Key{codec.String("k")})
-	id, err := j.Before(context.Background(), store.PendingWrite{Op: "sweep", Kind: "sweep", Keys: [][]byte{enc}, Unsynced: true})
-	if err != nil {
-		t.Fatal(err)
+	a := codec.MustEncode(codec.Key{codec.String("a")})
+	b := codec.MustEncode(codec.Key{codec.String("b")})
+	rows := []store.RawRow{{Key: a, Value: []byte(`1`), Ver: 1, ExpiresAt: i64p(5)}, {Key: b, Value: []byte(`2`), Ver: 2, ExpiresAt: i64p(5)}}
+	ids, err := j.BeforeAll(context.Background(), []store.PendingWrite{
+		{Op: "sweep", Kind: "sweep", Keys: [][]byte{a, b}, Imaged: true, Before: rows},
+		{Op: "sweep", Kind: "sweep", Keys: [][]byte{b}, Imaged: true, Before: rows[1:]},
+	})
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("BeforeAll: %v %v", ids, err)
 	}
-	j.After(context.Background(), id, store.WriteResult{Outcome: store.OutcomeApplied,
-		Before: []store.RawRow{{Key: enc, Value: []byte(`1`), Ver: 1}}})
-	if !j.unsynced {
-		t.Fatal("an Unsynced write's lines were synced")
+	if j.unsynced {
+		t.Fatal("BeforeAll left its intents unsynced")
 	}
 	es, _, err := j.List()
-	if err != nil || len(es) != 1 || es[0].Outcome != store.OutcomeApplied || len(es[0].Before) != 1 {
-		t.Fatalf("entries %+v %v: want the applied sweep with its row", es, err)
+	if err != nil || len(es) != 2 || string(es[0].pre[1].K) != hex.EncodeToString(b) || es[0].Outcome != store.OutcomeUnknown {
+		t.Fatalf("entries before any commit %+v %v: want both intents with their images", es, err)
+	}
+	j.After(context.Background(), ids[0], store.WriteResult{Outcome: store.OutcomeApplied, Kept: [][]byte{b}})
+	if !j.unsynced {
+		t.Fatal("a BeforeAll write's outcome line was synced at once")
+	}
+	j.After(context.Background(), ids[1], store.WriteResult{Outcome: store.OutcomeNotApplied})
+	es, _, err = j.List()
+	if err != nil || len(es) != 2 || es[0].Outcome != store.OutcomeApplied || len(es[0].Before) != 1 || !bytes.Equal(es[0].Before[0].Key, a) ||
+		string(es[0].Before[0].Value) != "1" || es[0].After[string(a)] != 0 || len(es[0].After) != 1 {
+		t.Fatalf("entries %+v %v: want the applied sweep with a's row only (b kept)", es, err)
 	}
 	if err := j.Sync(); err != nil || j.unsynced {
 		t.Fatalf("Sync: %v, unsynced after it %v", err, j.unsynced)
 	}
-	id, err = j.Before(context.Background(), store.PendingWrite{Op: "sweep", Kind: "sweep", Keys: [][]byte{enc}, Unsynced: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j.After(context.Background(), id, store.WriteResult{Outcome: store.OutcomeNotApplied})
-	record1(t, j, 1)
-	if j.unsynced {
-		t.Fatal("a synced line left the lines before it unsynced")
-	}
 }
+
+func i64p(n int64) *int64 { return &n }

@@ -1,8 +1,9 @@
 // Package journal is kvdeck's write journal and undo: an append-only file
 // per store under $XDG_STATE_HOME/kvdeck (else ~/.local/state/kvdeck, on
 // every OS) that records, for every write kvdeck makes, what it was about
-// to write and then its outcome with the rows it replaced; and the checked
-// inverse that undoes an entry. It implements store.Recorder.
+// to write with the rows it will replace (synced before the commit is
+// sent), then its outcome; and the checked inverse that undoes an entry.
+// It implements store.Recorder and store.BatchRecorder.
 //
 // The file is JSON lines, each with its checksum (line.go); two lines per
 // write: an intent before anything is sent and an outcome after. List
@@ -93,6 +94,10 @@ type Entry struct {
 	// before-images' vers) when this entry's intent was written: every
 	// row at a ver up to it was there before the write began.
 	bound int64
+	// pre are the before-images its intent recorded (an imaged write's),
+	// as written: Before once an outcome says it applied.
+	pre    []rowRec
+	imaged bool
 	// ended: an outcome line was read (the writer's, even "unknown", or
 	// a settlement): the write is no longer in flight.
 	ended bool
@@ -136,14 +141,21 @@ type Journal struct {
 
 	mu       sync.Mutex
 	prepared bool
-	unsynced bool            // lines of Unsynced writes were appended since the last sync
-	pending  map[string]bool // ids whose outcome this process has not written yet
-	// unsyncedIDs are pending writes told Unsynced: their outcome line is
-	// not synced either.
-	unsyncedIDs map[string]bool
-	err         error           // the first outcome line that could not be written
-	acts        map[string]bool // actions this process has written to: compaction never drops them
-	notices     []string        // what compaction dropped, for the command to say
+	unsynced bool                    // lines were appended unsynced since the last sync
+	pending  map[string]pendingWrite // writes whose outcome this process has not written yet
+	err      error                   // the first outcome line that could not be written
+	acts     map[string]bool         // actions this process has written to: compaction never drops them
+	notices  []string                // what compaction dropped, for the command to say
+}
+
+// pendingWrite is what the journal remembers of a write in flight.
+type pendingWrite struct {
+	// imaged: its intent holds its before-images (store.PendingWrite
+	// Imaged), so its outcome names only the rows it left in place.
+	imaged bool
+	// deferred: one of a BeforeAll's writes, whose outcome line may stay
+	// unsynced until the next BeforeAll or Sync.
+	deferred bool
 }
 
 // Open opens (creating 0700/0600 as needed) the journal of the store at
@@ -167,7 +179,7 @@ func Open(storeURL string, opts Options) (*Journal, error) {
 	}
 	host, _ := os.Hostname()
 	j := &Journal{dir: dir, path: filepath.Join(dir, fileName(id, slug)), maxBytes: max, host: host,
-		now: opts.Now, newID: opts.NewID, pending: map[string]bool{}, unsyncedIDs: map[string]bool{}, acts: map[string]bool{}}
+		now: opts.Now, newID: opts.NewID, pending: map[string]pendingWrite{}, acts: map[string]bool{}}
 	if j.now == nil {
 		j.now = time.Now
 	}
@@ -235,22 +247,67 @@ type leftRow struct {
 	row store.RawRow
 }
 
-// Before implements store.Recorder: it appends the intent line. An error
-// (naming the file; the store wraps it in store.ErrJournal) stops the
-// write.
+// Before implements store.Recorder: it appends the intent line, with the
+// write's before-images, and syncs it to the disk. An error (naming the
+// file; the store wraps it in store.ErrJournal) stops the write.
 func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, error) {
-	id := j.newID()
+	id, act, line, err := j.intent(ctx, w)
+	if err != nil {
+		return "", err
+	}
+	if err := j.appendIntent(act, line, true); err != nil {
+		return "", fmt.Errorf("%s: %w", j.path, err)
+	}
+	j.mu.Lock()
+	j.pending[id] = pendingWrite{imaged: w.Imaged}
+	j.mu.Unlock()
+	return id, nil
+}
+
+// BeforeAll implements store.BatchRecorder: the intent lines of ws, in
+// one append and one sync. Their outcome lines are left unsynced, until
+// the next sync (BeforeAll's or Sync's).
+func (j *Journal) BeforeAll(ctx context.Context, ws []store.PendingWrite) ([]string, error) {
+	ids := make([]string, len(ws))
+	var lines []byte
+	act := ""
+	for i, w := range ws {
+		id, a, line, err := j.intent(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		if act == "" {
+			act = a
+		}
+		ids[i], lines = id, append(lines, line...)
+	}
+	if len(lines) > 0 {
+		if err := j.appendIntent(act, lines, true); err != nil {
+			return nil, fmt.Errorf("%s: %w", j.path, err)
+		}
+	}
+	j.mu.Lock()
+	for i, id := range ids {
+		j.pending[id] = pendingWrite{imaged: ws[i].Imaged, deferred: true}
+	}
+	j.mu.Unlock()
+	return ids, nil
+}
+
+// intent formats w's intent line under a new id; act is its action.
+func (j *Journal) intent(ctx context.Context, w store.PendingWrite) (id, act string, line []byte, err error) {
+	id = j.newID()
 	op := w.Op
 	if op == "" {
 		op = store.WriteOp(ctx)
 	}
-	act := id
+	act = id
 	if a := w.Action; a != nil {
 		act = a.ID(j.newID)
 	}
 	u, _ := ctx.Value(undoKey{}).(*undoing)
 	rec := record{T: recIntent, ID: id, Act: act, At: j.nowMS(), Host: j.host, PID: os.Getpid(),
-		Op: op, Kind: w.Kind}
+		Op: op, Kind: w.Kind, Imaged: w.Imaged}
 	if u != nil {
 		rec.Undoes = u.target
 	}
@@ -263,14 +320,14 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 	for _, c := range w.Checks {
 		enc, err := codec.Encode(c.Key)
 		if err != nil {
-			return "", fmt.Errorf("%s: check key: %w", j.path, err)
+			return "", "", nil, fmt.Errorf("%s: check key: %w", j.path, err)
 		}
 		rec.Checks = append(rec.Checks, checkRec{K: hex.EncodeToString(enc), Stamp: c.Versionstamp})
 	}
 	for _, m := range w.Mutations {
 		mr, err := newMutRec(m)
 		if err != nil {
-			return "", fmt.Errorf("%s: mutation key: %w", j.path, err)
+			return "", "", nil, fmt.Errorf("%s: mutation key: %w", j.path, err)
 		}
 		rec.Muts = append(rec.Muts, mr)
 	}
@@ -282,54 +339,61 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 		rec.Restores = append(rec.Restores, newRestoreRec(o, from))
 	}
 	rec.Setting = newSettingRec(w.Setting)
-	line, err := formatLine(rec)
+	rec.Pre = imageRecs(u, w.Before)
+	line, err = formatLine(rec)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", j.path, err)
+		return "", "", nil, fmt.Errorf("%s: %w", j.path, err)
 	}
-	if err := j.appendIntent(act, line, !w.Unsynced); err != nil {
-		return "", fmt.Errorf("%s: %w", j.path, err)
-	}
-	j.mu.Lock()
-	j.pending[id] = true
-	if w.Unsynced {
-		j.unsyncedIDs[id] = true
-	}
-	j.mu.Unlock()
-	return id, nil
+	return id, act, line, nil
 }
 
-// After implements store.Recorder: it appends the outcome line. When
-// that fails the entry stays without an outcome (Settle finds it later)
-// and Err reports why.
+// imageRecs records rows as before-images. An undo finds the rows the
+// action it takes back left; when an entry already records one, they
+// name it instead of writing it again.
+func imageRecs(u *undoing, rows []store.RawRow) []rowRec {
+	var out []rowRec
+	for _, b := range rows {
+		row := newRowRec(b)
+		if u != nil {
+			if l, ok := u.left[string(b.Key)]; ok && sameRow(&l.row, &b) {
+				row = rowRec{K: row.K, Ver: b.Ver, Of: l.id}
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// After implements store.Recorder: it appends the outcome line (an
+// imaged write's names only the rows it left in place; its images are
+// in its intent). When that fails the entry stays without an outcome
+// (Settle finds it later) and Err reports why.
 func (j *Journal) After(ctx context.Context, id string, r store.WriteResult) {
 	j.mu.Lock()
-	unsynced := j.unsyncedIDs[id]
+	p := j.pending[id]
 	j.mu.Unlock()
 	rec := record{T: recOutcome, ID: id, At: j.nowMS(), Outcome: string(r.Outcome),
 		Stamp: r.Stamp, BeforeUnknown: r.BeforeUnknown}
 	if rec.Outcome == "" {
 		rec.Outcome = string(store.OutcomeUnknown)
 	}
-	u, _ := ctx.Value(undoKey{}).(*undoing)
-	for _, b := range r.Before {
-		row := newRowRec(b)
-		if u != nil {
-			// An undo finds the rows the action it takes back left; when
-			// an entry already records one, name it.
-			if l, ok := u.left[string(b.Key)]; ok && sameRow(&l.row, &b) {
-				row = rowRec{K: row.K, Ver: b.Ver, Of: l.id}
+	if p.imaged {
+		if r.Outcome == store.OutcomeApplied {
+			for _, k := range r.Kept {
+				rec.Kept = append(rec.Kept, hex.EncodeToString(k))
 			}
 		}
-		rec.Before = append(rec.Before, row)
+	} else {
+		u, _ := ctx.Value(undoKey{}).(*undoing)
+		rec.Before = imageRecs(u, r.Before)
 	}
 	if r.Err != nil {
 		rec.Err = r.Err.Error()
 	}
-	err := j.writeRecord(rec, !unsynced)
+	err := j.writeRecord(rec, !p.deferred)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	delete(j.pending, id)
-	delete(j.unsyncedIDs, id)
 	if err != nil && j.err == nil {
 		j.err = fmt.Errorf("the journal %s could not record the outcome of write %s (%s): it cannot be undone, and its entry stays of unknown outcome until it is settled by reading its keys: %w", j.path, id, r.Outcome, err)
 	}
@@ -361,7 +425,7 @@ func (j *Journal) inFlightLocked(e Entry) bool {
 	if e.ended {
 		return false
 	}
-	if j.pending[e.ID] {
+	if _, ok := j.pending[e.ID]; ok {
 		return true
 	}
 	if e.Host != j.host || e.PID == os.Getpid() {

@@ -65,11 +65,21 @@ type record struct {
 	Restores []restoreRec `json:"restores,omitempty"`
 	Undoes   string       `json:"undoes,omitempty"`
 	Setting  *settingRec  `json:"setting,omitempty"`
+	// Imaged: Pre holds the rows of the write's keys as read before it
+	// was sent (a key not in Pre had none), synced before the commit,
+	// which ran only if its keys were still so. Intents of an older
+	// kvdeck have none: their outcome's Before holds the images.
+	Imaged bool     `json:"img,omitempty"`
+	Pre    []rowRec `json:"pre,omitempty"`
 
 	// Outcome.
-	Outcome       string   `json:"outcome,omitempty"`
-	Stamp         string   `json:"stamp,omitempty"`
-	Before        []rowRec `json:"before,omitempty"`
+	Outcome string   `json:"outcome,omitempty"`
+	Stamp   string   `json:"stamp,omitempty"`
+	Before  []rowRec `json:"before,omitempty"`
+	// Kept are the keys of an imaged write's Pre rows it left in place
+	// though it applied (a sweep's delete skips a row rewritten since
+	// it was read): no part of its undo.
+	Kept          []string `json:"kept,omitempty"`
 	BeforeUnknown bool     `json:"beforeUnknown,omitempty"`
 	// Settled marks an outcome found by reading the keys (Settle), not
 	// told by the process that made the write.
@@ -221,9 +231,16 @@ func (r record) validate() error {
 			return err
 		}
 	}
-	for _, b := range r.Before {
-		if _, err := b.row(); err != nil {
-			return err
+	for _, rows := range [][]rowRec{r.Before, r.Pre} {
+		for _, b := range rows {
+			if _, err := b.row(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range r.Kept {
+		if _, err := hex.DecodeString(k); err != nil {
+			return fmt.Errorf("kept key %q: %w", k, err)
 		}
 	}
 	return r.Setting.validate()

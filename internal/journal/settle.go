@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 
 	"kvdeck/codec"
@@ -227,12 +228,13 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 	if err != nil {
 		return rec, err
 	}
-	checked := checkedStamps(e)
+	checked, read := checkedStamps(e), imagedStamps(e)
 	shown, stamp, sameStamp := 0, int64(0), true
 	var other []byte // a key that shows neither the write nor a proof
 	for i, w := range ws {
 		row := rows[i]
-		older := row != nil && ((e.bound > 0 && row.Ver <= e.bound) || (checked[string(w.key)] != 0 && row.Ver == checked[string(w.key)]))
+		older := row != nil && ((e.bound > 0 && row.Ver <= e.bound) || (checked[string(w.key)] != 0 && row.Ver == checked[string(w.key)]) ||
+			(read[string(w.key)] != 0 && row.Ver == read[string(w.key)]))
 		switch {
 		case w.holds(row) && (w.absent || row.Ver > e.bound):
 			if !w.absent {
@@ -252,19 +254,33 @@ func (j *Journal) settle(ctx context.Context, s *store.Store, e Entry, seq int64
 			}
 		}
 	}
+	shownAll := shown == len(ws)
+	return settledBy(rec, e, shownAll, shownAll && sameStamp, stamp, other), nil
+}
+
+// settledBy says what the keys told when none proved the write not
+// applied: applied when every key shows it under one stamp and it had no
+// checks (shownAll, one), else unknown with what the user can check;
+// other is a key that shows nothing of it.
+func settledBy(rec record, e Entry, shownAll, one bool, stamp int64, other []byte) record {
 	switch {
-	case shown == len(ws) && sameStamp && len(e.Checks) == 0:
-		rec.Outcome, rec.BeforeUnknown = string(store.OutcomeApplied), true
+	case one && len(e.Checks) == 0:
+		// An imaged intent's images are on the disk, and its commit ran
+		// only if its keys still had them: a commit that set rows (a new
+		// stamp on them all) replaced exactly them. Without a set, rows
+		// gone say less: a delete that skips a row it no longer finds as
+		// read (a sweep's) leaves it to another deleter.
+		rec.Outcome, rec.BeforeUnknown = string(store.OutcomeApplied), !e.imaged || stamp == 0
 		if stamp != 0 {
 			rec.Stamp = codec.FormatStamp(stamp)
 		}
 		rec.Why = "every key holds exactly what it writes, under one stamp newer than any recorded before it"
-	case shown == len(ws):
+	case shownAll:
 		rec.Why = "every key holds what it would leave, but it had checks, and a rival write that passed the same checks would leave the same rows: look at its keys before making it again"
 	default:
 		rec.Why = fmt.Sprintf("no key proves whether it was applied: %s shows nothing of it, and another writer may have changed it since (a queue's consumer deletes the message it took); check whether what it wrote arrived before making it again", usertext.Sanitize(KeyText(other)))
 	}
-	return rec, nil
+	return rec
 }
 
 // checkedStamps are the stamps e's checks held its keys to, by raw key.
@@ -278,6 +294,19 @@ func checkedStamps(e Entry) map[string]int64 {
 		}
 	}
 	return checked
+}
+
+// imagedStamps are the stamps of the rows e's intent recorded as its
+// before-images, by raw key: its commit ran only if each key still had
+// its row, and would have replaced or removed it.
+func imagedStamps(e Entry) map[string]int64 {
+	read := map[string]int64{}
+	for _, b := range e.pre {
+		if k, err := hex.DecodeString(b.K); err == nil && b.Ver > 0 {
+			read[string(k)] = b.Ver
+		}
+	}
+	return read
 }
 
 func equalExp(a, b *int64) bool {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"kvdeck/codec"
@@ -452,7 +453,13 @@ func (j *Journal) Undo(ctx context.Context, s *store.Store, p Plan) (Result, err
 	ctx = context.WithValue(ctx, undoKey{}, &undoing{target: p.Target.ID, from: p.from, left: p.left})
 	var out Result
 	for lo := 0; lo < len(p.Ops); lo += UndoChunk {
-		chunk := p.Ops[lo:min(lo+UndoChunk, len(p.Ops))]
+		// The rows the check read are the restore's before-images (its
+		// verdict holds every key to the same stamps): the store need
+		// not read them again.
+		chunk := slices.Clone(p.Ops[lo:min(lo+UndoChunk, len(p.Ops))])
+		for i := range chunk {
+			chunk[i].Found = p.Now[string(chunk[i].Key)]
+		}
 		res, err := s.RestoreAt(ctx, p.MinSeq, chunk)
 		if out.Restored > 0 || res.OK {
 			out.Action = act.ID(j.newID)
