@@ -242,3 +242,23 @@ type noStoreYet string
 func (e noStoreYet) Error() string { return ErrNotStore.Error() + ": " + string(e) }
 
 func (e noStoreYet) Is(target error) bool { return target == ErrNotStore || target == ErrNoStoreYet }
+
+// Trouble is why a store could not be read, in a word or two, as the
+// fleet's listings say it (kvdeck fleet, the Fleet view, the tabs' fleet
+// mode): missing file, not a store, unauthorized, unreachable (a
+// deadline passed too), interrupted, or error.
+func Trouble(err error) string {
+	switch {
+	case errors.Is(err, ErrNoDatabase):
+		return "missing file" // nothing there, of another program's or any
+	case errors.Is(err, ErrNotStore):
+		return "not a store"
+	case errors.Is(err, ErrUnauthorized):
+		return "unauthorized"
+	case errors.Is(err, ErrUnreachable), errors.Is(err, context.DeadlineExceeded):
+		return "unreachable"
+	case errors.Is(err, context.Canceled):
+		return "interrupted"
+	}
+	return "error"
+}

@@ -334,11 +334,7 @@ func (m *model) showStore() tea.Cmd {
 	m.hist, m.browseAt = history{}, nil // places of the other store
 	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	m.tabs = newTabs(m.deps(), m.styles)
-	for t := range numTabs {
-		if t != m.tab {
-			m.tabs.view(t).Blur()
-		}
-	}
+	m.focusTab()
 	m.setSize(m.width, m.height)
 	m.refresh.known, m.refresh.reading = false, false
 	m.rate.reset()

@@ -35,6 +35,9 @@ type fleetState struct {
 	// opening names the store enter asked for, until it is open or
 	// failed.
 	opening string
+	// pick is the row a fleet-mode tab's enter selects once its store is
+	// open (fleettabs.go).
+	pick pendingSelect
 }
 
 // fleetShown is the Fleet view shown over the tabs, an overlay
@@ -130,10 +133,21 @@ func (m model) fleetHelpLines() []string {
 	return strings.Split(strings.Join(text, "\n"), "\n")
 }
 
+// fleetUpdate hands the Fleet view, once made, a message the root does
+// not take itself (its reads' answers).
+func (m *model) fleetUpdate(msg tea.Msg) tea.Cmd {
+	if !m.fl.made {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.fl.view, cmd = m.fl.view.Update(msg)
+	return cmd
+}
+
 // fleetTick reads the stores again on a live tick while the view shows.
 func (m model) fleetTick(msg refreshTick) tea.Cmd {
 	if !m.fleetOpen() || msg.gen != m.refresh.gen || m.refresh.paused {
-		return nil
+		return m.fleetTabTick(msg)
 	}
 	return m.fl.view.Refresh()
 }

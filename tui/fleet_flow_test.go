@@ -56,14 +56,7 @@ func TestFleetFlow(t *testing.T) {
 	saved := saveStores(t, dir, conf, nil, clock)
 	plain := storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
 	ctx := storetest.Ctx(t)
-	s, entry, err := saved.open(ctx, "plain")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	cfg := Config{Clock: clock, Refresh: 300 * time.Millisecond, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
-	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
-	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))}
+	a := runSaved(t, saved, "plain", 120, 40, 300*time.Millisecond)
 	a.waitFor("plain (dev)", "seq ")
 
 	a.keys("F")
@@ -224,14 +217,21 @@ func onPlain(t *testing.T, w, h int, more string) *app {
 	clock := viewtest.FixedClock()
 	saved := saveStores(t, dir, conf, nil, clock)
 	storetest.Open(t, plainURL, store.Options{Clock: clock.Now, Create: true})
-	s, entry, err := saved.open(storetest.Ctx(t), "plain")
+	a := runSaved(t, saved, "plain", w, h, time.Hour)
+	a.waitFor("plain", "KEYS")
+	return a
+}
+
+// runSaved runs the TUI at w x h on the saved store name of saved (its
+// switcher and the Fleet's opener over them), refreshing every refresh.
+func runSaved(t *testing.T, saved savedStores, name string, w, h int, refresh time.Duration) *app {
+	t.Helper()
+	s, entry, err := saved.open(storetest.Ctx(t), name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	cfg := Config{Clock: clock, Refresh: time.Hour, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
+	cfg := Config{Clock: saved.clock, Refresh: refresh, Stores: saved.list, OpenStore: saved.open, OpenProbe: saved.openProbe, Current: entry}
 	m := newModel(s, cfg, themes.NewStyles(themes.Dark()), func(string) error { return nil })
-	a := &app{t: t, s: s, clock: clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
-	a.waitFor("plain", "KEYS")
-	return a
+	return &app{t: t, s: s, clock: saved.clock, tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))}
 }

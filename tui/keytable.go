@@ -62,7 +62,8 @@ var keyTable = []keyRow{
 		tabBrowse: "`z` journal", tabLeases: "`z` journal", tabAlarms: "`z` journal", tabQueues: "`z` journal",
 		tabCompose: "`z` journal", tabRace: "`z` journal", tabSweep: "`z` journal", tabActivity: "`z` journal"}},
 	{"switch store, fleet", [numTabs]string{
-		tabBrowse: "`O` saved stores; `F` fleet", tabLeases: "`O` saved stores; `F` fleet", tabAlarms: "`O` saved stores; `F` fleet", tabQueues: "`O` saved stores; `F` fleet",
+		tabBrowse: "`O` saved stores; `F` fleet", tabLeases: "`O` saved stores; `F` fleet; `W` the group's rows", tabAlarms: "`O` saved stores; `F` fleet; `W` the group's rows",
+		tabQueues:  "`O` saved stores; `F` fleet; `W` the group's rows",
 		tabCompose: "`O` saved stores; `F` fleet", tabRace: "`O` saved stores; `F` fleet", tabSweep: "`O` saved stores; `F` fleet", tabActivity: "`O` saved stores; `F` fleet"}},
 	{"find keys", [numTabs]string{
 		tabBrowse: "`ctrl+p` the store", tabLeases: "`ctrl+p` the store", tabAlarms: "`ctrl+p` the store", tabQueues: "`ctrl+p` the store",

@@ -27,7 +27,8 @@ import (
 // timeout, costs the writer no commit: the TUI as a user runs it (the
 // live refresh every second, the keys of each surface pressed again and
 // again), the store saved as "svc" (the Fleet view, the picker) and
-// journaled (z). The surfaces come from tabTable and GlobalKeys
+// journaled (z), in group live (the fleet mode of Leases, Alarms and
+// Queues reads it as a member). The surfaces come from tabTable and GlobalKeys
 // (TestLockMatrixCoversTabsAndOverlays); the commands' matrix is
 // internal/cli's TestLockMatrixLarge.
 func TestLockMatrixLarge(t *testing.T) {
@@ -48,7 +49,7 @@ func (sf tuiSurface) surface() storetest.Surface {
 			t.Helper()
 			dir := t.TempDir()
 			conf := filepath.Join(dir, "config.toml")
-			if err := os.WriteFile(conf, []byte(fmt.Sprintf("[stores.svc]\nurl = %q\nread_only = false\n", "file:"+path)), 0o600); err != nil {
+			if err := os.WriteFile(conf, []byte(fmt.Sprintf("[stores.svc]\nurl = %q\nread_only = false\ngroup = \"live\"\n", "file:"+path)), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			c := savedStores{path: conf, journals: filepath.Join(dir, "state"), clock: store.NewVirtualClock(nil)}

@@ -5,24 +5,31 @@ import (
 	"testing"
 )
 
-// TestLockMatrixCoversTabsAndOverlays: every tab of tabTable and every
-// global key (the overlays among them) is in the lock matrix
-// (lockmatrix_large_test.go): run as a reading surface, or named as a key
-// that reads nothing of its own. A new tab or overlay fails here until it
-// is placed.
+// TestLockMatrixCoversTabsAndOverlays: every tab of tabTable, the fleet
+// mode of every tab that has one, and every global key (the overlays
+// among them) is in the lock matrix (lockmatrix_large_test.go): run as a
+// reading surface, or named as a key that reads nothing of its own. A
+// new tab, fleet mode or overlay fails here until it is placed.
 func TestLockMatrixCoversTabsAndOverlays(t *testing.T) {
-	tabs := map[tab]bool{}
+	shown, fleets := map[tab]bool{}, map[tab]bool{}
 	keys := map[string]bool{}
 	for _, sf := range tuiMatrix() {
-		if sf.key != "" {
+		switch {
+		case sf.key != "":
 			keys[sf.key] = true
-		} else {
-			tabs[sf.tab] = true
+		case sf.fleet:
+			fleets[sf.tab] = true
+		default:
+			shown[sf.tab] = true
 		}
 	}
+	var ts tabs
 	for t2 := range numTabs {
-		if !tabs[t2] {
+		if !shown[t2] {
 			t.Errorf("tab %s is not in the lock matrix: add a surface to tuiMatrix", t2)
+		}
+		if _, ok := ts.view(t2).(fleetTab); ok && !fleets[t2] {
+			t.Errorf("tab %s has a fleet mode that is not in the lock matrix: add a surface with fleet set", t2)
 		}
 	}
 	for k := range keysReadingNothing() {
@@ -51,6 +58,9 @@ type tuiSurface struct {
 	// GlobalKeys) whose overlay is open over it instead.
 	tab tab
 	key string
+	// fleet: the tab's fleet mode (W), every store of the saved store's
+	// group (svc's, the file under the writer, is one).
+	fleet bool
 	// open are the keys that open the surface, once it first drew
 	// (typed: a text after the keys); use the keys pressed again and
 	// again while it runs (none: left open).
@@ -78,6 +88,9 @@ func tuiMatrix() []tuiSurface {
 		{name: "Leases", tab: tabLeases, open: []string{"2"}, use: []string{"r", "j"}, shows: []string{"worker"}},
 		{name: "Alarms", tab: tabAlarms, open: []string{"3"}, use: []string{"r", "l", "h"}, shows: []string{"billing"}},
 		{name: "Queues", tab: tabQueues, open: []string{"4"}, use: []string{"r", "l", "h"}, shows: []string{"emails"}},
+		{name: "Leases: fleet mode", tab: tabLeases, fleet: true, open: []string{"2", "W"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "worker"}},
+		{name: "Alarms: fleet mode", tab: tabAlarms, fleet: true, open: []string{"3", "W"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "billing"}},
+		{name: "Queues: fleet mode", tab: tabQueues, fleet: true, open: []string{"4", "W"}, use: []string{"r", "j", "k"}, shows: []string{"fleet: group live", "emails"}},
 		{name: "Compose", tab: tabCompose, open: []string{"5"}, use: []string{"r"}},
 		{name: "Race", tab: tabRace, open: []string{"6"}, use: []string{"r"}},
 		{name: "Sweep: census and dry run", tab: tabSweep, open: []string{"7"}, use: []string{"enter", "r"}, shows: []string{"50011"}},

@@ -105,7 +105,11 @@ func newModel(s *store.Store, cfg Config, st themes.Styles, clip func(string) er
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 	}
 	m.sw.current = cfg.Current
+	if cfg.FleetGroup != "" {
+		m.tab = tabAlarms // --fleet: the most overdue alarm of the fleet first
+	}
 	m.tabs = newTabs(m.deps(), st)
+	m.focusTab()
 	m.keys.Undo.SetEnabled(m.undoKeyOn())
 	return m
 }
@@ -129,7 +133,7 @@ func (m model) deps() views.Deps {
 		// each key now too.
 		open, live = nil, m.tm.live
 	}
-	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, Live: live, StateDir: m.cfg.StateDir}
+	return views.Deps{Store: m.store, Now: m.cfg.Clock.Now, Clipboard: m.clip, Session: m.session, Open: open, Edits: m.cfg.Edits, Live: live, StateDir: m.cfg.StateDir, Fleet: m.members()}
 }
 
 // Init starts the views, reads the store version and arms the ticks.
@@ -187,10 +191,7 @@ func (m model) update(msg tea.Msg) (model, tea.Cmd) {
 	if next, cmd, ok := m.updateStore(msg); ok {
 		return next, cmd
 	}
-	var fl tea.Cmd
-	if m.fl.made {
-		m.fl.view, fl = m.fl.view.Update(msg)
-	}
+	fl := m.fleetUpdate(msg)
 	out := m.tabs.updateAll(msg, m.tab)
 	return m, tea.Batch(fl, out)
 }
@@ -237,8 +238,9 @@ func (m model) updateScreen(msg tea.Msg) (next model, cmd tea.Cmd, ok bool) {
 
 // updateStore takes the messages that move between places and stores:
 // a tab's hand-over to another (compose, goto, a record, a key's
-// history, the bulk menu), store opens and switches, the past and its
-// put-back; ok is false for any other message.
+// history, the bulk menu, a fleet row's store), store opens and
+// switches, the past and its put-back; ok is false for any other
+// message.
 func (m model) updateStore(msg tea.Msg) (next model, cmd tea.Cmd, ok bool) {
 	switch msg := msg.(type) {
 	case views.ComposeMsg:
@@ -252,6 +254,8 @@ func (m model) updateStore(msg tea.Msg) (next model, cmd tea.Cmd, ok bool) {
 		next, cmd = m.gotoKey(msg.Key)
 	case views.ShowRecordMsg:
 		next, cmd = m.showRecord(msg.Key)
+	case views.OpenInStoreMsg:
+		next, cmd = m.openInStore(msg)
 	case storeOpened:
 		next, cmd = m.onOpened(msg)
 	case storeSwitched:
@@ -406,6 +410,17 @@ func (m *model) switchTab(t tab) tea.Cmd {
 		return m.tabs.refresh(t)
 	}
 	return nil
+}
+
+// focusTab gives the tab shown the keys, and no other tab (new views
+// start with Browse's focused).
+func (m *model) focusTab() {
+	for t := range numTabs {
+		if t != m.tab {
+			m.tabs.view(t).Blur()
+		}
+	}
+	m.tabs.view(m.tab).Focus()
 }
 
 // setSize lays the screen out: tab bar, body, flash line, status bar.

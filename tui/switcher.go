@@ -165,6 +165,7 @@ func (m model) onSwitched(msg storeSwitched) (model, tea.Cmd) {
 	}
 	nm, cmd := m.onOpened(storeOpened{url: msg.entry.URL, s: msg.s})
 	nm.sw.current = msg.entry
+	nm = nm.afterSwitch(msg.name)
 	text := "switched to store " + nm.storeLabel()
 	if nm.info.ReadOnly {
 		text += " (read-only)"

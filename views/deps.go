@@ -37,6 +37,9 @@ type Deps struct {
 	// journal's $XDG_STATE_HOME/kvdeck: 0700, files 0600), such as the
 	// commands typed at Browse's | prompt; "" keeps nothing (tests).
 	StateDir string
+	// Fleet are the saved stores Leases, Alarms and Queues read at once
+	// in their fleet mode (members.go).
+	Fleet Members
 }
 
 // Deadlines of the store calls made by commands: a read that takes longer

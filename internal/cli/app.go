@@ -66,10 +66,13 @@ type App struct {
 	// TUI's status bar.
 	past, pastOf string
 	tokens       tokenScope // the TUI's tokens, each bound to its server
-	// probes are the Fleet view's stores, kept open between its reads.
-	probes  fleetMembers
-	minted  mintedTokens // Turso group tokens minted this session (tenants.go)
-	listing tursoListing // Turso groups' listings, shared by a Fleet refresh
+	// probes are the Fleet view's stores (and the fleet mode's of the
+	// coordination tabs), kept open between their reads.
+	probes fleetMembers
+	// tuiFleet is kvdeck tui --fleet's group.
+	tuiFleet string
+	minted   mintedTokens // Turso group tokens minted this session (tenants.go)
+	listing  tursoListing // Turso groups' listings, shared by a Fleet refresh
 	// inTUI: the TUI has the terminal (lockedReadNote); noteMu keeps the
 	// notes of stores read at once (the fleet's) apart.
 	inTUI  atomic.Bool
@@ -320,7 +323,7 @@ func (a *App) RunTUI(s *store.Store, refresh time.Duration) error {
 	}
 	a.tokens.bind(s.Info().Display, a.Globals.ResolveToken(a.Env))
 	cfg := tuiconfig.Config{Clock: a.Clock, Open: a.openScoped, OpenWorkload: a.openWorkload, OpenWithToken: a.openWithToken, Theme: a.Globals.Theme, Refresh: refresh, Past: a.past, PastOf: a.pastOf,
-		JournalOff: a.JournalOff(), ReadJournal: a.JournalFor}
+		JournalOff: a.JournalOff(), ReadJournal: a.JournalFor, FleetGroup: a.tuiFleet}
 	// No state directory (no HOME): the TUI keeps nothing across sessions.
 	cfg.StateDir, _ = journal.StateDir(func(k string) string { return a.Env[k] })
 	a.savedForTUI(&cfg)                // the store switcher (cmd_tui.go)

@@ -68,7 +68,7 @@ func (c *FleetFindCmd) Run(app *App) error {
 	fleetEach(app, stores, c.Concurrency,
 		func(s storeconfig.Store) fleetFindRow { return c.look(app, cfg, s, key) },
 		func(s storeconfig.Store, err error) fleetFindRow {
-			return fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error(), state: fleetState(err)}
+			return fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error(), state: store.Trouble(err)}
 		},
 		func(r fleetFindRow) {
 			failed = failed || r.Status == "error"
@@ -107,7 +107,7 @@ func (c *FleetFindCmd) look(app *App, cfg *storeconfig.Config, s storeconfig.Sto
 		err = c.read(ctx, st, key, &r)
 	}
 	if err != nil {
-		r = fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: fleetError(err, token), state: fleetState(err)}
+		r = fleetFindRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: fleetError(err, token), state: store.Trouble(err)}
 	}
 	r.MS = time.Since(start).Milliseconds()
 	return r

@@ -10,6 +10,7 @@ import (
 
 	"kvdeck/internal/storeconfig"
 	"kvdeck/internal/usertext"
+	"kvdeck/store"
 )
 
 // FleetStatusCmd shows the coordination health of every saved store, one
@@ -133,7 +134,7 @@ func (c *FleetStatusCmd) round(app *App, cfg *storeconfig.Config, stores []store
 	fleetEach(app, stores, c.Concurrency,
 		func(s storeconfig.Store) fleetStatusRow { return c.examine(app, cfg, s, members) },
 		func(s storeconfig.Store, err error) fleetStatusRow {
-			return fleetStatusRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error(), state: fleetState(err)}
+			return fleetStatusRow{Store: s.Name, Group: s.Group, URL: s.URL, Status: "error", Error: err.Error(), state: store.Trouble(err)}
 		},
 		func(r fleetStatusRow) {
 			failed = failed || r.Status == "error"
@@ -285,7 +286,7 @@ func (c *FleetStatusCmd) examine(app *App, cfg *storeconfig.Config, s storeconfi
 	}
 	r.RTTMS, r.MS = rtt.Milliseconds(), time.Since(start).Milliseconds()
 	if err != nil {
-		r.Status, r.Error, r.state = "error", fleetError(err, token), fleetState(err)
+		r.Status, r.Error, r.state = "error", fleetError(err, token), store.Trouble(err)
 		if r.Blocked != "" {
 			r.Error += " (the platform blocks its " + r.Blocked + ")"
 		}

@@ -15,12 +15,21 @@ import (
 // TUICmd opens the terminal explorer.
 type TUICmd struct {
 	Refresh time.Duration `name:"refresh" placeholder:"DURATION" default:"1s" help:"Live refresh interval."`
+	Fleet   string        `name:"fleet" placeholder:"GROUP" help:"Start Leases, Alarms and Queues on every saved store of GROUP at once (A switches), on the Alarms tab."`
 }
 
 // Run opens the store and hands it to the TUI.
 func (c *TUICmd) Run(app *App) error {
 	if c.Refresh <= 0 {
 		return fmt.Errorf("--refresh %s: must be positive", c.Refresh)
+	}
+	if c.Fleet != "" {
+		// A group no saved store is in is a typo: said before the
+		// screen is taken.
+		if _, _, err := fleetStores(app, c.Fleet); err != nil {
+			return fmt.Errorf("--fleet %s: %w", shown(c.Fleet), err)
+		}
+		app.tuiFleet = c.Fleet
 	}
 	s, err := app.Open(app.Context(), Opening{})
 	if err != nil {

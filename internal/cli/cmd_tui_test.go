@@ -229,3 +229,33 @@ func TestTUIFleetProbesStayOpen(t *testing.T) {
 		t.Error("the file store kept for the Fleet view is still open after the command")
 	}
 }
+
+// TestTUIFleetFlag: tui --fleet GROUP hands the TUI the group (the tabs'
+// fleet mode starts on it); a group no saved store is in is refused
+// before the TUI runs, naming the group.
+func TestTUIFleetFlag(t *testing.T) {
+	dir := t.TempDir()
+	aURL := "file:" + filepath.Join(dir, "a.db")
+	storetest.Open(t, aURL, store.Options{})
+	cfgDir := filepath.Join(dir, "config")
+	if err := os.MkdirAll(filepath.Join(cfgDir, "kvdeck"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "kvdeck", "config.toml"), []byte(fmt.Sprintf("[stores.a]\nurl = %q\ngroup = \"prod\"\n", aURL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"XDG_CONFIG_HOME": cfgDir, "XDG_STATE_HOME": filepath.Join(dir, "state")}
+	var group string
+	ran := 0
+	runner := func(_ context.Context, _ *store.Store, cfg tuiconfig.Config) error {
+		group, ran = cfg.FleetGroup, ran+1
+		return nil
+	}
+	if r := runMain(t, env, "", []string{"--store", "a", "tui", "--fleet", "prod"}, WithTUI(runner)); r.code != 0 || group != "prod" {
+		t.Errorf("tui --fleet prod: exit %d (%s), the TUI got group %q", r.code, r.stderr, group)
+	}
+	r := runMain(t, env, "", []string{"--store", "a", "tui", "--fleet", "nope"}, WithTUI(runner))
+	if r.code == 0 || ran != 1 || !strings.Contains(r.stderr, "--fleet nope: no saved store in group nope") {
+		t.Errorf("tui --fleet nope: exit %d, TUI runs %d, stderr %q; want a refusal naming the group", r.code, ran, r.stderr)
+	}
+}

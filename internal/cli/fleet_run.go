@@ -148,9 +148,12 @@ func fleetContext(app *App, s storeconfig.Store, timeout time.Duration) (context
 // reader at a time and given back after its read. A nil *fleetMembers
 // keeps nothing: take opens, give closes.
 type fleetMembers struct {
-	mu     sync.Mutex
-	idle   map[string]fleetMember // open, between reads
-	lent   map[string]fleetMember // taken, being read
+	mu   sync.Mutex
+	idle map[string]fleetMember // open, between reads
+	lent map[string]fleetMember // taken, being read
+	// taken are the stores a reader has claimed (wait), each closed when
+	// it is given back: a second reader waits for it.
+	taken  map[string]chan struct{}
 	closed bool
 }
 
@@ -164,8 +167,14 @@ type fleetMember struct {
 
 // take returns s's open store and its token, opening it with open when it
 // is not. On an error the token had, if any, comes back for redaction.
+// A store is read by one reader at a time: a second reader of it (the
+// Fleet view and a tab's fleet mode read the same stores) waits, within
+// ctx, until the first gives it back.
 func (f *fleetMembers) take(ctx context.Context, s storeconfig.Store, open func(context.Context) (string, *store.Store, error)) (*store.Store, string, error) {
 	if f != nil {
+		if err := f.wait(ctx, s.Name); err != nil {
+			return nil, "", err
+		}
 		f.mu.Lock()
 		m, ok := f.idle[s.Name]
 		delete(f.idle, s.Name)
@@ -185,6 +194,7 @@ func (f *fleetMembers) take(ctx context.Context, s storeconfig.Store, open func(
 	}
 	var err error
 	if m.token, m.st, err = open(ctx); err != nil {
+		f.release(s.Name)
 		return nil, m.token, err
 	}
 	if f == nil {
@@ -194,6 +204,46 @@ func (f *fleetMembers) take(ctx context.Context, s storeconfig.Store, open func(
 	defer f.mu.Unlock()
 	f.lend(s.Name, m)
 	return m.st, m.token, nil
+}
+
+// wait waits until no reader has the store name, and claims it.
+func (f *fleetMembers) wait(ctx context.Context, name string) error {
+	for {
+		f.mu.Lock()
+		ch, busy := f.taken[name]
+		if !busy {
+			if f.taken == nil {
+				f.taken = map[string]chan struct{}{}
+			}
+			f.taken[name] = make(chan struct{})
+			f.mu.Unlock()
+			return nil
+		}
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// release ends a reader's claim on the store name (wait).
+func (f *fleetMembers) release(name string) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.releaseLocked(name)
+}
+
+// releaseLocked is release with f.mu held.
+func (f *fleetMembers) releaseLocked(name string) {
+	if ch, ok := f.taken[name]; ok {
+		close(ch)
+		delete(f.taken, name)
+	}
 }
 
 // lend notes m as taken (f.mu held).
@@ -213,6 +263,7 @@ func (f *fleetMembers) give(name string, readErr error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.releaseLocked(name)
 	m, ok := f.lent[name]
 	if !ok {
 		return

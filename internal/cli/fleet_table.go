@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"kvdeck/internal/usertext"
-	"kvdeck/store"
 )
 
 // fleetColumn is a column of a fleet command's text table.
@@ -219,23 +216,4 @@ func (t *fleetTable) screen(title string, lines []fleetLine, foot []string, widt
 		out[i] = ansi.Truncate(l, width, "…")
 	}
 	return out
-}
-
-// fleetState is an error row's state in a word or two, as the Fleet
-// view says it: unreachable, missing file, not a store, unauthorized,
-// interrupted, or error.
-func fleetState(err error) string {
-	switch {
-	case errors.Is(err, store.ErrNoDatabase):
-		return "missing file"
-	case errors.Is(err, store.ErrNotStore):
-		return "not a store"
-	case errors.Is(err, store.ErrUnauthorized):
-		return "unauthorized"
-	case errors.Is(err, store.ErrUnreachable), errors.Is(err, context.DeadlineExceeded):
-		return "unreachable"
-	case errors.Is(err, context.Canceled):
-		return "interrupted"
-	}
-	return "error"
 }

@@ -61,6 +61,10 @@ type Config struct {
 	// writes", a namespace's storage and rows): "" when its entry names
 	// no platform to ask. nil: no such column.
 	Platform func(ctx context.Context, name string) (string, error)
+	// FleetGroup (--fleet GROUP) starts Leases, Alarms and Queues in
+	// their fleet mode over the saved stores of GROUP, and the TUI on
+	// Alarms; "": the fleet mode's group is the saved store's shown.
+	FleetGroup string
 	// Current is the saved store the TUI starts on (--store, KVDECK_STORE
 	// or the config's default); zero when it started on a URL.
 	Current SavedStore

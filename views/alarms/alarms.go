@@ -25,6 +25,7 @@ type Keys struct {
 	coordkit.ReadKeys                         // r reload, o the alarm's raw key in Browse
 	Classes, Entries              key.Binding // which list has the keys
 	Set, Reschedule, Delete, Fire key.Binding
+	Fleet                         key.Binding // this store / the fleet
 }
 
 // DefaultKeys returns the Alarms view's default key bindings.
@@ -40,6 +41,7 @@ func DefaultKeys() Keys {
 		Reschedule: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "reschedule / re-post")),
 		Delete:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm)")),
 		Fire:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fire due now (confirm)")),
+		Fleet:      coordkit.FleetToggleKey(),
 	}
 }
 
@@ -67,12 +69,14 @@ func (k *Keys) actions() views.Actions[Model] {
 		{Binding: &k.ClearFilter, Do: filter, Col: 1},
 		{Binding: &k.Reload, Do: views.Run((*Model).Reload), Col: 1},
 		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
+		{Binding: &k.Fleet, Do: views.Run((*Model).ToggleFleet), Col: 1, Short: 7},
 		{Binding: &k.Set, What: "set an alarm", Asks: views.AskForm, Do: views.Run((*Model).startSet), Col: 2, Short: 1},
 		{Binding: &k.Reschedule, What: "reschedule an alarm", Asks: views.AskForm, Do: views.Run((*Model).startReschedule), Off: Model.rescheduleOff, Col: 2, Short: 2},
 		{Binding: &k.Delete, What: "delete an alarm", Asks: views.AskDialog, Do: views.Run((*Model).askDelete), Off: Model.deleteOff, Col: 2, Short: 3},
 		{Binding: &k.Fire, What: "fire due alarms", Asks: views.AskDialog, Do: views.Run((*Model).askFire), Off: Model.fireOff, Col: 2, Short: 4},
 	}...)
-	return append(as, views.Together(3, views.Step(Model.handleMark), k.MarkKeys.All()...)...)
+	as = append(as, views.Together(3, views.Step(Model.handleMark), k.MarkKeys.All()...)...)
+	return coordkit.FleetOff(as, Model.InFleet, &k.Fleet)
 }
 
 // Model shows, per class, the due index on a time line with now marked,
@@ -105,17 +109,17 @@ type alarmItem struct {
 
 // New returns the Alarms view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectAlarms)), keys: DefaultKeys(),
+	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectAlarms), fleetDef(styles)), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: class, alarm id or key", styles)}
 	return m
 }
 
 // Init loads the alarms.
-func (m Model) Init() tea.Cmd { return m.LoadCmd() }
+func (m Model) Init() tea.Cmd { return m.InitCmd() }
 
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
-	m.Width, m.Height = w, h
+	m.Resize(w, h)
 	m.filter.SetLineWidth(m.leftWidth() - m.Styles.Pane.GetHorizontalFrameSize())
 	if m.Form != nil {
 		m.Form.SetWidth(m.rightInner())
@@ -127,6 +131,9 @@ func (m Model) Capturing() bool { return m.Form != nil || m.filter.Typing() }
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if cmd, ok := m.Fleet.Update(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case alarmsLoaded:
 		return m.onLoaded(msg)
@@ -140,7 +147,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
 		}
-		if x, y, ok := widgets.LeftClick(msg); ok && m.Focused {
+		if x, y, ok := widgets.LeftClick(msg); ok && m.Focused && !m.InFleet() {
 			return m.onClick(x, y), nil
 		}
 	case tea.KeyMsg:
@@ -148,6 +155,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		switch {
+		case m.InFleet():
+			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions())
+			return m, cmd
 		case m.Form != nil:
 			return m.handleForm(msg)
 		case m.filter.Typing():
@@ -159,29 +169,20 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// Refresh re-reads the alarms: the store changed.
+// Refresh re-reads the alarms: the store changed (coordkit's RefreshCmd).
 func (m Model) Refresh() (Model, tea.Cmd) {
-	cmd := m.Reload()
+	cmd := m.RefreshCmd()
 	return m, cmd
 }
 
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
-	switch {
-	case m.Form != nil:
-		return m.Form.Help()
-	case m.filter.Typing():
-		return m.filter.Help()
-	}
-	return m.keys.actions().ShortHelp(m.ReadOnly)
+	return coordkit.ShortHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
-	if m.Form != nil || m.filter.Typing() {
-		return [][]key.Binding{m.ShortHelp()}
-	}
-	return m.keys.actions().FullHelp(m.ReadOnly)
+	return coordkit.FullHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
 // classIDs and alarmIDs read the ids and rows of both lists from m as it

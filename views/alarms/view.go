@@ -70,6 +70,9 @@ var alarmColumns = []widgets.Column{
 
 // View renders the classes and the selected class.
 func (m Model) View() string {
+	if m.InFleet() {
+		return m.Fleet.View(m.Styles, m.Width, m.Height)
+	}
 	if m.Width < 50 || m.Height < 14 {
 		return widgets.TooSmall
 	}

@@ -9,6 +9,7 @@ package coordkit
 import (
 	"fmt"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -39,6 +40,10 @@ type Base struct {
 
 	Width, Height int
 
+	// Fleet is the tab's fleet mode (fleet.go): every store of a group
+	// at once.
+	Fleet Fleet
+
 	load LoadFunc // reads the view's rows (NewBase)
 }
 
@@ -48,13 +53,45 @@ type LoadFunc func(s *store.Store, session, gen int, now int64) tea.Cmd
 
 // NewBase takes the engine of deps and tags the
 // first load here, not in Init (Init's receiver is a copy); load reads
-// the view's rows.
-func NewBase(deps views.Deps, styles themes.Styles, load LoadFunc) Base {
-	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly(), load: load}
+// the view's rows, fleet the fleet mode's.
+func NewBase(deps views.Deps, styles themes.Styles, load LoadFunc, fleet FleetDef) Base {
+	b := Base{Deps: deps, Styles: styles, ReadOnly: deps.Store.ReadOnly(), load: load, Fleet: NewFleet(fleet, deps)}
 	b.Store = deps.Store
 	b.Gen, b.Loading = b.NextTag(), true
 	return b
 }
+
+// Resize sets the view's size (and its fleet mode's).
+func (b *Base) Resize(w, h int) {
+	b.Width, b.Height = w, h
+	b.Fleet.SetHeight(h)
+}
+
+// InFleet reports whether the tab shows its fleet mode.
+func (b Base) InFleet() bool { return b.Fleet.On }
+
+// FleetTick reads the fleet again on a live tick (nil when the mode is
+// off): the fleet's stores change without the store shown changing.
+func (b Base) FleetTick() tea.Cmd { return b.Fleet.Refresh() }
+
+// ToggleFleet switches between this store and the fleet; back on this
+// store it reads the store again (the fleet mode did not).
+func (b *Base) ToggleFleet() tea.Cmd {
+	cmd := b.Fleet.Toggle()
+	if b.Fleet.On {
+		return cmd
+	}
+	return tea.Batch(cmd, b.Reload())
+}
+
+// LeaveFleet shows this store again (enter on a row of the store shown).
+func (b *Base) LeaveFleet() tea.Cmd {
+	b.Fleet.On = false
+	return b.Reload()
+}
+
+// SetFleetGroup sets the group the fleet mode shows.
+func (b *Base) SetFleetGroup(group string) { b.Fleet.SetGroup(group) }
 
 // Focus gives the view the keys.
 func (b *Base) Focus() { b.Focused = true }
@@ -83,6 +120,10 @@ func (b Base) LoadCmd() tea.Cmd {
 	}
 	return b.load(b.Store, b.Deps.Session, b.Gen, b.Deps.Now())
 }
+
+// InitCmd is the view's Init: its first load, and the fleet mode's
+// listing when it starts on (--fleet).
+func (b Base) InitCmd() tea.Cmd { return tea.Batch(b.LoadCmd(), b.Fleet.StartCmd()) }
 
 // Reload tags a new load and returns it (Refresh); nil when there is no
 // store to load from.
@@ -200,4 +241,40 @@ func TitleAndSummary(st themes.Styles, title, summary string, w int) []string {
 		return []string{st.PaneTitle.Render(title) + st.Muted.Render(" · "+summary)}
 	}
 	return append([]string{st.PaneTitle.Render(title)}, widgets.ProseLines(summary, st.Muted, w)...)
+}
+
+// ShortHelp is a coordination tab's one-line help, in the order the tab
+// takes keys: the fleet mode's (toggle leaves it), the open form's, the
+// filter's while it is typed, else the tab's table's.
+func ShortHelp[M any](b Base, filter widgets.Filter, toggle key.Binding, as views.Actions[M]) []key.Binding {
+	switch {
+	case b.Fleet.On:
+		return b.Fleet.Help(toggle)
+	case b.Form != nil:
+		return b.Form.Help()
+	case filter.Typing():
+		return filter.Help()
+	}
+	return as.ShortHelp(b.ReadOnly)
+}
+
+// FullHelp is a coordination tab's every key, in columns (as ShortHelp:
+// a form or a filter typed shows only its own keys).
+func FullHelp[M any](b Base, filter widgets.Filter, toggle key.Binding, as views.Actions[M]) [][]key.Binding {
+	switch {
+	case b.Fleet.On:
+		return b.Fleet.FullHelp(toggle)
+	case b.Form != nil || filter.Typing():
+		return [][]key.Binding{ShortHelp(b, filter, toggle, as)}
+	}
+	return as.FullHelp(b.ReadOnly)
+}
+
+// RefreshCmd re-reads the tab's store when it changed; nil in the fleet
+// mode, which the live tick reads (FleetTick).
+func (b *Base) RefreshCmd() tea.Cmd {
+	if b.Fleet.On {
+		return nil
+	}
+	return b.Reload()
 }

@@ -7,7 +7,6 @@ package fleet
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -288,16 +287,8 @@ func (r *row) state(now time.Time) string {
 		return "reading"
 	case r.err == nil:
 		return "ok"
-	case errors.Is(r.err, store.ErrNoDatabase):
-		return "missing file" // nothing there, of another program's or any
-	case errors.Is(r.err, store.ErrNotStore):
-		return "not a store"
-	case errors.Is(r.err, store.ErrUnauthorized):
-		return "unauthorized"
-	case errors.Is(r.err, store.ErrUnreachable), errors.Is(r.err, context.DeadlineExceeded):
-		return "unreachable"
 	}
-	return "error"
+	return store.Trouble(r.err)
 }
 
 // Capturing reports whether the filter input has the keys.

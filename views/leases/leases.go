@@ -25,6 +25,7 @@ type Keys struct {
 	coordkit.ReadKeys       // r reload, o the row's raw key in Browse
 	Sort                    key.Binding
 	Acquire, Release, Break key.Binding
+	Fleet                   key.Binding // this store / the fleet
 }
 
 // DefaultKeys returns the Leases view's default key bindings.
@@ -37,6 +38,7 @@ func DefaultKeys() Keys {
 		Acquire:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new lease: acquire as kvdeck")),
 		Release:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
 		Break:      key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "break (confirm, CAS)")),
+		Fleet:      coordkit.FleetToggleKey(),
 	}
 }
 
@@ -54,16 +56,17 @@ func (k *Keys) actions() views.Actions[Model] {
 		}
 		return cmd
 	}
-	return append(views.Together(0, nav, k.NavKeys.All()...), views.Actions[Model]{
+	return coordkit.FleetOff(append(views.Together(0, nav, k.NavKeys.All()...), views.Actions[Model]{
 		{Binding: &k.Sort, Do: views.Run((*Model).toggleSort), Col: 1, Short: 4},
 		{Binding: &k.Filter, Do: filter, Col: 1, Short: 5},
 		{Binding: &k.ClearFilter, Do: filter, Col: 1},
 		{Binding: &k.Reload, Do: views.Run((*Model).reload), Col: 1},
 		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
+		{Binding: &k.Fleet, Do: views.Run((*Model).ToggleFleet), Col: 1, Short: 6},
 		{Binding: &k.Acquire, What: "acquire a lease", Asks: views.AskForm, Do: views.Run((*Model).startAcquire), Col: 2, Short: 1},
 		{Binding: &k.Release, What: "release a lease", Asks: views.AskDialog, Do: views.Run((*Model).askRelease), Off: Model.releaseOff, Col: 2, Short: 2},
 		{Binding: &k.Break, What: "break a lease", Asks: views.AskDialog, Do: views.Run((*Model).askBreak), Off: Model.breakOff, Col: 2, Short: 3},
-	}...)
+	}...), Model.InFleet, &k.Fleet)
 }
 
 // Model lists every lease and cron tick-lease with a live time-to-expiry
@@ -102,7 +105,7 @@ type Model struct {
 // New returns the Leases view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
 	m := Model{
-		Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectLeases)), keys: DefaultKeys(),
+		Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectLeases), fleetDef(styles)), keys: DefaultKeys(),
 		filter: widgets.NewFilter("filter: key, holder, stamp or state", styles),
 		mine:   map[string]heldLease{},
 	}
@@ -111,11 +114,11 @@ func New(deps views.Deps, styles themes.Styles) Model {
 }
 
 // Init loads the leases.
-func (m Model) Init() tea.Cmd { return m.LoadCmd() }
+func (m Model) Init() tea.Cmd { return m.InitCmd() }
 
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
-	m.Width, m.Height = w, h
+	m.Resize(w, h)
 	m.filter.SetWidth(w)
 	if m.Form != nil {
 		m.Form.SetWidth(m.detailInner())
@@ -127,6 +130,9 @@ func (m Model) Capturing() bool { return m.filter.Typing() || m.Form != nil }
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if cmd, ok := m.Fleet.Update(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case leasesLoaded:
 		return m.onLoaded(msg)
@@ -136,7 +142,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
 		}
-		if _, y, ok := widgets.LeftClick(msg); ok && m.Focused {
+		if _, y, ok := widgets.LeftClick(msg); ok && m.Focused && !m.InFleet() {
 			return m.onClick(y), nil
 		}
 	case tea.KeyMsg:
@@ -144,6 +150,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		switch {
+		case m.InFleet():
+			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions())
+			return m, cmd
 		case m.Form != nil:
 			return m.handleForm(msg)
 		case m.filter.Typing():
@@ -157,29 +166,20 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// Refresh re-reads the leases: the store changed.
+// Refresh re-reads the leases: the store changed (coordkit's RefreshCmd).
 func (m Model) Refresh() (Model, tea.Cmd) {
-	cmd := m.Reload()
+	cmd := m.RefreshCmd()
 	return m, cmd
 }
 
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
-	switch {
-	case m.Form != nil:
-		return m.Form.Help()
-	case m.filter.Typing():
-		return m.filter.Help()
-	}
-	return m.keys.actions().ShortHelp(m.ReadOnly)
+	return coordkit.ShortHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
-	if m.Form != nil || m.filter.Typing() {
-		return [][]key.Binding{m.ShortHelp()}
-	}
-	return m.keys.actions().FullHelp(m.ReadOnly)
+	return coordkit.FullHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
 // heldLease is a lease kvdeck acquired, with the TTL it asked for.

@@ -99,6 +99,9 @@ func leaseTable(w int, cells [][]widgets.Line) widgets.Table {
 
 // View renders the table, the selected row and the cron schedules.
 func (m Model) View() string {
+	if m.InFleet() {
+		return m.Fleet.View(m.Styles, m.Width, m.Height)
+	}
 	if m.Width < 40 || m.Height < 12 {
 		return widgets.TooSmall
 	}

@@ -23,6 +23,7 @@ type Keys struct {
 	Queues, Messages        key.Binding // which list has the keys
 	Send, Peek, Poll, Purge key.Binding
 	Close                   key.Binding // closes the peek or the poll report
+	Fleet                   key.Binding // this store / the fleet
 }
 
 // DefaultKeys returns the Queues view's default key bindings.
@@ -39,6 +40,7 @@ func DefaultKeys() Keys {
 		Poll:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take a batch as a consumer")),
 		Purge:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
+		Fleet:      coordkit.FleetToggleKey(),
 	}
 	// ctrl+a again marks every message of the queue (markall.go).
 	k.MarkAll.SetHelp("ctrl+a", "mark all shown, again the queue / clear")
@@ -67,12 +69,14 @@ func (k *Keys) actions() views.Actions[Model] {
 		{Binding: &k.ClearFilter, Do: filter, Col: 1},
 		{Binding: &k.Reload, Do: views.Run((*Model).Reload), Col: 1},
 		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
+		{Binding: &k.Fleet, Do: views.Run((*Model).ToggleFleet), Col: 1, Short: 7},
 		{Binding: &k.Send, What: "send a message", Asks: views.AskForm, Do: views.Run((*Model).startSend), Col: 2, Short: 1},
 		{Binding: &k.Peek, Do: views.Run((*Model).peekKey), Col: 2, Short: 2},
 		{Binding: &k.Poll, What: "poll a batch as a consumer", Asks: views.AskDialog, Do: views.Run((*Model).askPoll), Off: Model.pollOff, Col: 2, Short: 3},
 		{Binding: &k.Purge, What: "purge a queue", Asks: views.AskDialog, Do: views.Run((*Model).askPurge), Off: Model.purgeOff, Col: 2, Short: 4},
 	}...)
-	return append(as, views.Together(3, views.Step(Model.handleMark), k.MarkKeys.All()...)...)
+	as = append(as, views.Together(3, views.Step(Model.handleMark), k.MarkKeys.All()...)...)
+	return coordkit.FleetOff(as, Model.InFleet, &k.Fleet)
 }
 
 // Model shows each queue's depth, the age of its oldest ready message,
@@ -115,17 +119,17 @@ type peekState struct {
 
 // New returns the Queues view over deps.Store.
 func New(deps views.Deps, styles themes.Styles) Model {
-	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectQueues)), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
+	m := Model{Base: coordkit.NewBase(deps, styles, coordkit.Load(inspectQueues), fleetDef(styles)), keys: DefaultKeys(), pollKeys: DefaultPollKeys(),
 		filter: widgets.NewFilter("filter: queue, message id or body", styles), markMax: defaultMarkBounds()}
 	return m
 }
 
 // Init loads the queues.
-func (m Model) Init() tea.Cmd { return m.LoadCmd() }
+func (m Model) Init() tea.Cmd { return m.InitCmd() }
 
 // SetSize sets the view's rectangle.
 func (m *Model) SetSize(w, h int) {
-	m.Width, m.Height = w, h
+	m.Resize(w, h)
 	m.filter.SetLineWidth(m.leftWidth() - m.Styles.Pane.GetHorizontalFrameSize())
 	if m.Form != nil {
 		m.Form.SetWidth(m.rightInner())
@@ -145,6 +149,9 @@ func (m Model) Capturing() bool { return m.Form != nil || m.poll != nil || m.fil
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if cmd, ok := m.Fleet.Update(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case queuesLoaded:
 		return m.onLoaded(msg)
@@ -169,7 +176,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if k, ok := widgets.WheelKey(msg); ok {
 			return m.Update(k)
 		}
-		if x, y, ok := widgets.LeftClick(msg); ok && m.Focused {
+		if x, y, ok := widgets.LeftClick(msg); ok && m.Focused && !m.InFleet() {
 			return m.onClick(x, y), nil
 		}
 	case tea.KeyMsg:
@@ -177,6 +184,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		switch {
+		case m.InFleet():
+			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions())
+			return m, cmd
 		case m.markAll != nil && key.Matches(msg, markStop):
 			return m.stopMarkAll()
 		case m.Form != nil:
@@ -193,35 +203,32 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// Refresh re-reads the queues: the store changed.
+// Refresh re-reads the queues: the store changed (coordkit's RefreshCmd).
 func (m Model) Refresh() (Model, tea.Cmd) {
-	cmd := m.Reload()
+	cmd := m.RefreshCmd()
 	return m, cmd
 }
 
 // ShortHelp returns the bindings for the one-line help.
 func (m Model) ShortHelp() []key.Binding {
 	switch {
-	case m.Form != nil:
-		return m.Form.Help()
+	case m.InFleet() || m.Form != nil:
 	case m.poll != nil:
 		return m.poll.help(m.pollKeys)
 	case m.peek != nil:
 		return []key.Binding{m.keys.Up, m.keys.Down, m.keys.Close}
-	case m.filter.Typing():
-		return m.filter.Help()
-	case m.markAll != nil:
+	case m.markAll != nil && !m.filter.Typing():
 		return []key.Binding{markStop, m.keys.MarkAll}
 	}
-	return m.keys.actions().ShortHelp(m.ReadOnly)
+	return coordkit.ShortHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
 // FullHelp returns every live binding, in columns.
 func (m Model) FullHelp() [][]key.Binding {
-	if m.Form != nil || m.poll != nil || m.peek != nil || m.filter.Typing() {
+	if !m.InFleet() && (m.poll != nil || m.peek != nil) {
 		return [][]key.Binding{m.ShortHelp()}
 	}
-	return m.keys.actions().FullHelp(m.ReadOnly)
+	return coordkit.FullHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
 // queueIDs and messageIDs read the ids and rows of both lists from m as it

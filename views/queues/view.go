@@ -113,6 +113,9 @@ var messageColumns = []widgets.Column{
 
 // View renders the queues and the selected queue.
 func (m Model) View() string {
+	if m.InFleet() {
+		return m.Fleet.View(m.Styles, m.Width, m.Height)
+	}
 	if m.Width < 50 || m.Height < 14 {
 		return widgets.TooSmall
 	}

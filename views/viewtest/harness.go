@@ -57,7 +57,8 @@ type Harness[V Model[V]] struct {
 	Flashes  []views.FlashMsg
 	Confirms []views.ConfirmMsg
 	Composes []views.ComposeMsg
-	Bulks    []views.BulkMsg // the bulk menus asked for (;)
+	Bulks    []views.BulkMsg        // the bulk menus asked for (;)
+	Opened   []views.OpenInStoreMsg // the stores a fleet row's enter asked for
 	Copied   []string
 
 	msgs    chan tea.Msg
@@ -147,6 +148,8 @@ func (h *Harness[V]) keep(msg tea.Msg) bool {
 		h.Composes = append(h.Composes, msg)
 	case views.BulkMsg:
 		h.Bulks = append(h.Bulks, msg)
+	case views.OpenInStoreMsg:
+		h.Opened = append(h.Opened, msg)
 	default:
 		return false
 	}
