@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -396,6 +397,42 @@ func TestSweepRecordsImagesBeforeDeleting(t *testing.T) {
 			if !w.Imaged || len(w.Before) != len(w.Keys) {
 				t.Fatalf("commit %d told without its images: %+v", i, w)
 			}
+		}
+	})
+}
+
+// TestJournaledSweepFitsTheResponseLimit: a journaled sweep reads its
+// expired rows whole; over a server, a window whose answer the server
+// refuses as too large (sqld: 10 MB) is halved until it fits, so 24 MB of
+// expired values are swept, every row journaled, in windows the server
+// answers.
+func TestJournaledSweepFitsTheResponseLimit(t *testing.T) {
+	storetest.Each(t, []storetest.Backend{storetest.SQLD().Named("http"), storetest.SQLDWS()}, func(t *testing.T, b storetest.Backend) {
+		s := storetest.Open(t, b.URL(t), store.Options{Clock: storetest.NewClock(storetest.T0).Now})
+		value := []byte(`"` + strings.Repeat("v", 200<<10) + `"`)
+		const rows = 120
+		for c := range rows / 20 {
+			a := s.Atomic()
+			for i := range 20 {
+				a.SetExpiring(codec.Key{codec.String("big"), codec.Number(float64(c*20 + i))}, value, 0)
+			}
+			if _, err := a.Commit(storetest.Ctx(t)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := &recording{t: t}
+		s.SetRecorder(r)
+		res, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{})
+		if err != nil || res.Swept != rows {
+			t.Fatalf("sweep of %d expired rows of 200 KiB: %+v %v", rows, res, err)
+		}
+		ws, _ := r.take(t)
+		imaged := 0
+		for _, w := range ws {
+			imaged += len(w.Before)
+		}
+		if imaged != rows {
+			t.Fatalf("%d before-images journaled, want %d", imaged, rows)
 		}
 	})
 }

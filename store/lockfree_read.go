@@ -236,10 +236,22 @@ func (s *Store) readWindowed(ctx context.Context, w *readWindow, stmt func(n int
 	return s.conn.readWindowed(ctx, w, stmt, read)
 }
 
-// readWindowed: a server's windows keep their full size.
+// readWindowed: a server's windows keep their full size, but for an
+// answer the server refuses as too large (its response limit), which
+// halves the window until it fits; answers that fit grow it back.
 func (c *serverConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {
-	q, args := stmt(w.size())
-	return c.readShort(ctx, q, args, read)
+	for {
+		n := w.size()
+		q, args := stmt(n)
+		err := c.readShort(ctx, q, args, read)
+		if !tooLarge(err) || n <= 1 {
+			if err == nil && w.n < w.max {
+				w.keep()
+			}
+			return err
+		}
+		w.set(max(n/2, 1))
+	}
 }
 
 func (f *fileConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n int) (string, []any), read func(resultRows) error) error {

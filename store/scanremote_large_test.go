@@ -69,12 +69,13 @@ func measureWays(t testing.TB, srv *sqldtest.Server, rounds int, ways []scanWay)
 // costs the server (sqld's CPU time, /proc/PID/stat) is at most 1.5
 // times the cheapest of the plain pager's and the cursor's (the cursor
 // cost 4.4-7.1 times the pager, which kvdeck streamed through before).
-// Best of 3 rounds, alternated.
+// Best of 5 rounds, alternated: the CPU is counted in 10 ms ticks, and
+// three rounds left the ratio within a tick of the bound.
 func TestScanServerCPULarge(t *testing.T) {
 	srv := sqldtest.Start(t)
 	seedCensusShape(t, srv.URL, 100_000, storetest.T0)
 	ways := scanWays(t, srv.URL)
-	cpu, wall := measureWays(t, srv, 3, ways)
+	cpu, wall := measureWays(t, srv, 5, ways)
 	cheapest := min(cpu[1], cpu[2])
 	for i, w := range ways {
 		t.Logf("%-7s server CPU %v, wall %v", w.name, cpu[i], wall[i].Round(time.Millisecond))

@@ -24,17 +24,15 @@ const (
 )
 
 // sweepScan is the expired scan a sweep walks: keys alone when nothing is
-// journaled; else whole rows (their before-images), in windows of at most
-// remoteSweepChunk rows over a server, whose answers must stay small.
+// journaled; else whole rows (their before-images), in the scan's usual
+// windows: a server's answer too large for it halves the window
+// (serverConn.readWindowed), so requests stay few when the expired rows
+// are few.
 func (s *Store) sweepScan(lo, hi []byte, c sweepClock) *expiredScan {
 	if s.recorder == nil {
 		return s.newExpiredScan(lo, hi, c, expiredKeys)
 	}
-	x := s.newExpiredScan(lo, hi, c, expiredRows)
-	if !s.conn.traits().ownsFiles {
-		x.win = s.newReadWindow(windowExpired, or(s.knobs.expiredWindow, remoteSweepChunk))
-	}
-	return x
+	return s.newExpiredScan(lo, hi, c, expiredRows)
 }
 
 // sweepImages gathers the expired rows of a journaled sweep's windows
