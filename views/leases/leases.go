@@ -217,7 +217,11 @@ func (m Model) visible() []coord.LeaseRow {
 func (m *Model) Select(k codec.Key) {
 	m.filter.Set("", &m.keys.FilterKeys)
 	m.list.ID = codec.Format(k)
-	m.list.Follow(m.ids(), m.tableRows())
+	// Before the first load the rows are not there to follow: the load
+	// finds the row by this ID (onLoaded), as Alarms and Queues wait.
+	if m.Loaded {
+		m.list.Follow(m.ids(), m.tableRows())
+	}
 }
 
 // Selected is the key of the selected row.
