@@ -19,29 +19,23 @@ import (
 
 // Keys are the Alarms view's key bindings.
 type Keys struct {
-	widgets.NavKeys
-	widgets.FilterKeys
+	coordkit.Keys // o: the alarm's raw key in Browse
 	widgets.MarkKeys
-	coordkit.ReadKeys                         // r reload, o the alarm's raw key in Browse
 	Classes, Entries              key.Binding // which list has the keys
 	Set, Reschedule, Delete, Fire key.Binding
-	Fleet                         key.Binding // this store / the fleet
 }
 
 // DefaultKeys returns the Alarms view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
-		NavKeys:    widgets.DefaultNavKeys(),
-		FilterKeys: widgets.DefaultFilterKeys(),
+		Keys:       coordkit.DefaultKeys(),
 		MarkKeys:   widgets.DefaultMarkKeys(),
-		ReadKeys:   coordkit.DefaultReadKeys(),
 		Classes:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "classes")),
 		Entries:    key.NewBinding(key.WithKeys("right", "l", "enter"), key.WithHelp("→/l", "the class's alarms")),
 		Set:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new alarm: set one")),
 		Reschedule: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "reschedule / re-post")),
 		Delete:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete (confirm)")),
 		Fire:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fire due now (confirm)")),
-		Fleet:      coordkit.FleetToggleKey(),
 	}
 }
 
@@ -65,11 +59,9 @@ func (k *Keys) actions() views.Actions[Model] {
 	as = append(as, views.Actions[Model]{
 		{Binding: &k.Classes, Do: side, Col: 1},
 		{Binding: &k.Entries, Do: side, Col: 1, Short: 5},
-		{Binding: &k.Filter, Do: filter, Col: 1, Short: 6},
-		{Binding: &k.ClearFilter, Do: filter, Col: 1},
-		{Binding: &k.Reload, Do: views.Run((*Model).Reload), Col: 1},
-		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
-		{Binding: &k.Fleet, Do: views.Run((*Model).ToggleFleet), Col: 1, Short: 7},
+	}...)
+	as = append(as, coordkit.ReadActions[Model](&k.Keys, filter, (*Model).showInBrowse, 6)...)
+	as = append(as, views.Actions[Model]{
 		{Binding: &k.Set, What: "set an alarm", Asks: views.AskForm, Do: views.Run((*Model).startSet), Col: 2, Short: 1},
 		{Binding: &k.Reschedule, What: "reschedule an alarm", Asks: views.AskForm, Do: views.Run((*Model).startReschedule), Off: Model.rescheduleOff, Col: 2, Short: 2},
 		{Binding: &k.Delete, What: "delete an alarm", Asks: views.AskDialog, Do: views.Run((*Model).askDelete), Off: Model.deleteOff, Col: 2, Short: 3},

@@ -89,12 +89,6 @@ func DefaultFleetKeys() FleetKeys {
 	}
 }
 
-// FleetToggleKey is the key of every coordination tab that switches
-// between this store and the fleet (W: the whole group).
-func FleetToggleKey() key.Binding {
-	return key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "fleet mode: every store of the group / this store"))
-}
-
 // Fleet is a tab's fleet mode. The members are pointers shared by the
 // copies of the tab's model (as the Fleet view's rows): a read in flight
 // is marked where every copy sees it.

@@ -27,9 +27,6 @@ func (m *Model) toggleSort() tea.Cmd {
 	return nil
 }
 
-// reload re-reads the leases (r).
-func (m *Model) reload() tea.Cmd { return m.Reload() }
-
 // showInBrowse shows the selected row's raw key in Browse.
 func (m *Model) showInBrowse() tea.Cmd {
 	if r, ok := m.selected(); ok {

@@ -20,25 +20,19 @@ import (
 
 // Keys are the Leases view's key bindings.
 type Keys struct {
-	widgets.NavKeys
-	widgets.FilterKeys
-	coordkit.ReadKeys       // r reload, o the row's raw key in Browse
+	coordkit.Keys           // o: the row's raw key in Browse
 	Sort                    key.Binding
 	Acquire, Release, Break key.Binding
-	Fleet                   key.Binding // this store / the fleet
 }
 
 // DefaultKeys returns the Leases view's default key bindings.
 func DefaultKeys() Keys {
 	return Keys{
-		NavKeys:    widgets.DefaultNavKeys(),
-		Sort:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort by key / time left")),
-		FilterKeys: widgets.DefaultFilterKeys(),
-		ReadKeys:   coordkit.DefaultReadKeys(),
-		Acquire:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new lease: acquire as kvdeck")),
-		Release:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
-		Break:      key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "break (confirm, CAS)")),
-		Fleet:      coordkit.FleetToggleKey(),
+		Keys:    coordkit.DefaultKeys(),
+		Sort:    key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort by key / time left")),
+		Acquire: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new lease: acquire as kvdeck")),
+		Release: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "release (kvdeck's own)")),
+		Break:   key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "break (confirm, CAS)")),
 	}
 }
 
@@ -56,17 +50,14 @@ func (k *Keys) actions() views.Actions[Model] {
 		}
 		return cmd
 	}
-	return coordkit.FleetOff(append(views.Together(0, nav, k.NavKeys.All()...), views.Actions[Model]{
-		{Binding: &k.Sort, Do: views.Run((*Model).toggleSort), Col: 1, Short: 4},
-		{Binding: &k.Filter, Do: filter, Col: 1, Short: 5},
-		{Binding: &k.ClearFilter, Do: filter, Col: 1},
-		{Binding: &k.Reload, Do: views.Run((*Model).reload), Col: 1},
-		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
-		{Binding: &k.Fleet, Do: views.Run((*Model).ToggleFleet), Col: 1, Short: 6},
+	as := append(views.Together(0, nav, k.NavKeys.All()...), views.Action[Model]{Binding: &k.Sort, Do: views.Run((*Model).toggleSort), Col: 1, Short: 4})
+	as = append(as, coordkit.ReadActions[Model](&k.Keys, filter, (*Model).showInBrowse, 5)...)
+	as = append(as, views.Actions[Model]{
 		{Binding: &k.Acquire, What: "acquire a lease", Asks: views.AskForm, Do: views.Run((*Model).startAcquire), Col: 2, Short: 1},
 		{Binding: &k.Release, What: "release a lease", Asks: views.AskDialog, Do: views.Run((*Model).askRelease), Off: Model.releaseOff, Col: 2, Short: 2},
 		{Binding: &k.Break, What: "break a lease", Asks: views.AskDialog, Do: views.Run((*Model).askBreak), Off: Model.breakOff, Col: 2, Short: 3},
-	}...), Model.InFleet, &k.Fleet)
+	}...)
+	return coordkit.FleetOff(as, Model.InFleet, &k.Fleet)
 }
 
 // Model lists every lease and cron tick-lease with a live time-to-expiry

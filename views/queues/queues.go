@@ -16,31 +16,25 @@ import (
 
 // Keys are the Queues view's key bindings.
 type Keys struct {
-	widgets.NavKeys
-	widgets.FilterKeys
+	coordkit.Keys // o: the message's raw key in Browse
 	widgets.MarkKeys
-	coordkit.ReadKeys                   // r reload, o the message's raw key in Browse
 	Queues, Messages        key.Binding // which list has the keys
 	Send, Peek, Poll, Purge key.Binding
 	Close                   key.Binding // closes the peek or the poll report
-	Fleet                   key.Binding // this store / the fleet
 }
 
 // DefaultKeys returns the Queues view's default key bindings.
 func DefaultKeys() Keys {
 	k := Keys{
-		NavKeys:    widgets.DefaultNavKeys(),
-		FilterKeys: widgets.DefaultFilterKeys(),
-		MarkKeys:   widgets.DefaultMarkKeys(),
-		ReadKeys:   coordkit.DefaultReadKeys(),
-		Queues:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "queues")),
-		Messages:   key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
-		Send:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
-		Peek:       key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter/v", "peek: view the full body")),
-		Poll:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take a batch as a consumer")),
-		Purge:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
-		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
-		Fleet:      coordkit.FleetToggleKey(),
+		Keys:     coordkit.DefaultKeys(),
+		MarkKeys: widgets.DefaultMarkKeys(),
+		Queues:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "queues")),
+		Messages: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "the queue's messages")),
+		Send:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "send a message")),
+		Peek:     key.NewBinding(key.WithKeys("enter", "v"), key.WithHelp("enter/v", "peek: view the full body")),
+		Poll:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take a batch as a consumer")),
+		Purge:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "purge: delete every message (confirm)")),
+		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"), key.WithDisabled()),
 	}
 	// ctrl+a again marks every message of the queue (markall.go).
 	k.MarkAll.SetHelp("ctrl+a", "mark all shown, again the queue / clear")
@@ -65,11 +59,9 @@ func (k *Keys) actions() views.Actions[Model] {
 		{Binding: &k.Messages, Do: side, Col: 1, Short: 5},
 		// Before the filter's esc: esc closes the poll report first.
 		{Binding: &k.Close, Do: views.Run((*Model).closeReportKey), Col: 1},
-		{Binding: &k.Filter, Do: filter, Col: 1, Short: 6},
-		{Binding: &k.ClearFilter, Do: filter, Col: 1},
-		{Binding: &k.Reload, Do: views.Run((*Model).Reload), Col: 1},
-		{Binding: &k.Browse, Do: views.Run((*Model).showInBrowse), Col: 1},
-		{Binding: &k.Fleet, Do: views.Run((*Model).ToggleFleet), Col: 1, Short: 7},
+	}...)
+	as = append(as, coordkit.ReadActions[Model](&k.Keys, filter, (*Model).showInBrowse, 6)...)
+	as = append(as, views.Actions[Model]{
 		{Binding: &k.Send, What: "send a message", Asks: views.AskForm, Do: views.Run((*Model).startSend), Col: 2, Short: 1},
 		{Binding: &k.Peek, Do: views.Run((*Model).peekKey), Col: 2, Short: 2},
 		{Binding: &k.Poll, What: "poll a batch as a consumer", Asks: views.AskDialog, Do: views.Run((*Model).askPoll), Off: Model.pollOff, Col: 2, Short: 3},
