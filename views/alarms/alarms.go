@@ -44,17 +44,14 @@ func DefaultKeys() Keys {
 func (k *Keys) actions() views.Actions[Model] {
 	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
 		// Closures, not method values: they must read m after the move.
-		m.lists.Nav(msg, m.keys.NavKeys, m.classIDs(), m.alarmIDs(), func() { m.fired = nil })
+		m.lists.Nav(msg, m.keys.NavKeys, m.sides())
 		return nil
 	}
 	side := func(m *Model, msg tea.KeyMsg) tea.Cmd {
-		m.lists.Side(msg, m.keys.Classes, m.keys.Entries, len(m.items()) > 0)
+		m.lists.Side(msg, m.keys.Classes, m.keys.Entries, m.sides())
 		return nil
 	}
-	filter := func(m *Model, msg tea.KeyMsg) tea.Cmd {
-		_, cmd := m.lists.Filter(&m.filter, &m.keys.FilterKeys, msg, m.classIDs(), m.alarmIDs())
-		return cmd
-	}
+	filter := views.Step(Model.handleFilter)
 	as := views.Together(0, nav, k.NavKeys.All()...)
 	as = append(as, views.Actions[Model]{
 		{Binding: &k.Classes, Do: side, Col: 1},
@@ -153,8 +150,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		case m.Form != nil:
 			return m.handleForm(msg)
 		case m.filter.Typing():
-			m, cmd, _ := m.handleFilter(msg)
-			return m, cmd
+			return m.handleFilter(msg)
 		}
 		return m.handleLists(msg)
 	}
@@ -177,15 +173,15 @@ func (m Model) FullHelp() [][]key.Binding {
 	return coordkit.FullHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
-// classIDs and alarmIDs read the ids and rows of both lists from m as it
-// is when they are called (coordkit.Lists reads the alarms after the
-// class moved).
-func (m *Model) classIDs() coordkit.ListIDs {
-	return func() ([]string, int) { return m.classNames(), m.classRows() }
-}
-
-func (m *Model) alarmIDs() coordkit.ListIDs {
-	return func() ([]string, int) { return m.itemIDs(), m.entryRows() }
+// sides are the class list and the selected class's alarms, read from m
+// as it is when coordkit.Lists calls them; a move drops the last fire's
+// report.
+func (m *Model) sides() coordkit.Sides {
+	return coordkit.Sides{
+		Groups: func() ([]string, int) { return m.classNames(), m.classRows() },
+		Items:  func() ([]string, int) { return m.itemIDs(), m.entryRows() },
+		Leave:  func() { m.fired = nil },
+	}
 }
 
 // classNames lists the classes, the ids of the class list.

@@ -61,7 +61,7 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 	default:
 		if it, ok := m.item(); ok {
 			m.marks.Toggle(alarmMark(c, it))
-			m.lists.Nav(tea.KeyMsg{Type: tea.KeyDown}, m.keys.NavKeys, m.classIDs(), m.alarmIDs(), func() { m.fired = nil })
+			m.lists.Nav(tea.KeyMsg{Type: tea.KeyDown}, m.keys.NavKeys, m.sides())
 		}
 	}
 	return m, nil

@@ -101,7 +101,7 @@ func (m Model) onLoaded(msg alarmsLoaded) (Model, tea.Cmd) {
 	if m.want != nil {
 		m.selectWanted()
 	}
-	return m, m.lists.FollowSaying(m.classIDs(), m.alarmIDs(),
+	return m, m.lists.FollowSaying(m.sides(),
 		coordkit.Gone{What: "class", Why: "its alarms fired or were deleted"},
 		coordkit.Gone{What: "alarm", Why: "fired, deleted or rescheduled"})
 }

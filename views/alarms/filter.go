@@ -32,8 +32,8 @@ func (m Model) shownItems(c coord.AlarmClass) []alarmItem {
 	return out
 }
 
-// handleFilter hands msg to the filter (ok: it took the key).
-func (m Model) handleFilter(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
-	ok, cmd := m.lists.Filter(&m.filter, &m.keys.FilterKeys, msg, m.classIDs(), m.alarmIDs())
-	return m, cmd, ok
+// handleFilter hands msg to the filter.
+func (m Model) handleFilter(msg tea.KeyMsg) (Model, tea.Cmd) {
+	_, cmd := m.lists.Filter(&m.filter, &m.keys.FilterKeys, msg, m.sides())
+	return m, cmd
 }

@@ -40,7 +40,7 @@ func (m *Model) selectWanted() {
 			}
 		}
 	}
-	m.lists.Keep(m.classIDs(), m.alarmIDs())
+	m.lists.Keep(m.sides())
 }
 
 // Selected is the key of the selected alarm's row.

@@ -11,11 +11,11 @@ func (m Model) onClick(x, y int) Model {
 		if m.filter.View() != "" {
 			top++
 		}
-		m.lists.Click(false, y-top, m.classIDs(), m.alarmIDs(), func() { m.fired = nil })
+		m.lists.Click(false, y-top, m.sides())
 		return m
 	}
 	// The frame, the class's title, its time line and the table header.
 	top := 3 + len(m.shownTimeline())
-	m.lists.Click(true, y-top, m.classIDs(), m.alarmIDs(), func() { m.fired = nil })
+	m.lists.Click(true, y-top, m.sides())
 	return m
 }

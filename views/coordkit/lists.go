@@ -23,59 +23,67 @@ type Lists struct {
 // reported as gone.
 func (l *Lists) Quiet() { l.quiet = true }
 
-// ListIDs returns a list's ids and how many rows it shows at a time. The
-// item list's ids are those of the selected group: Lists reads them after
-// the group cursor moved.
+// ListIDs returns a list's ids and how many rows it shows at a time.
 type ListIDs func() (ids []string, rows int)
 
+// Sides are what Lists reads of a two-list tab at each move: the ids of
+// both lists, read from the model as it is when called (the item ids
+// are those of the selected group, read after the group cursor moved),
+// and Leave, which a move calls first so that the view drops what
+// belonged to the old selection (e.g. Alarms' fire report) before the
+// item ids are read again. A tab builds its Sides over a pointer to the
+// model at hand: the model is a value, copied at every update.
+type Sides struct {
+	Groups, Items ListIDs
+	Leave         func()
+}
+
 // Nav moves the list that has the keys for a navigation key and reports
-// whether msg was one. A move first calls leave (the view drops what
-// belonged to the old selection, e.g. Alarms' fire report, before the
-// item ids are read again); when the group moved, the item list starts
-// over on the new group's items.
-func (l *Lists) Nav(msg tea.KeyMsg, k widgets.NavKeys, groups, items ListIDs, leave func()) bool {
+// whether msg was one. A move first calls s.Leave; when the group moved,
+// the item list starts over on the new group's items.
+func (l *Lists) Nav(msg tea.KeyMsg, k widgets.NavKeys, s Sides) bool {
 	if l.OnItems {
-		ids, rows := items()
+		ids, rows := s.Items()
 		if !l.Items.Handle(msg, k, ids, rows) {
 			return false
 		}
-		leave()
+		s.Leave()
 		return true
 	}
-	ids, rows := groups()
+	ids, rows := s.Groups()
 	if !l.Groups.Handle(msg, k, ids, rows) {
 		return false
 	}
-	leave()
+	s.Leave()
 	l.Items = widgets.ListCursor{}
-	ids, rows = items()
+	ids, rows = s.Items()
 	l.Items.Follow(ids, rows)
 	return true
 }
 
 // Click selects, for a click on a list row, the group (row lines below
 // the first group shown) or the item, and gives that list the keys; as
-// with Nav, leave runs first and a new group starts its items over.
-func (l *Lists) Click(onItems bool, row int, groups, items ListIDs, leave func()) bool {
+// with Nav, s.Leave runs first and a new group starts its items over.
+func (l *Lists) Click(onItems bool, row int, s Sides) bool {
 	if onItems {
-		ids, rows := items()
+		ids, rows := s.Items()
 		if !l.Items.Click(row, ids, rows) {
 			return false
 		}
 		l.OnItems = true
-		leave()
+		s.Leave()
 		return true
 	}
-	ids, rows := groups()
+	ids, rows := s.Groups()
 	before := l.Groups.ID
 	if !l.Groups.Click(row, ids, rows) {
 		return false
 	}
 	l.OnItems = false
-	leave()
+	s.Leave()
 	if l.Groups.ID != before {
 		l.Items = widgets.ListCursor{}
-		ids, rows = items()
+		ids, rows = s.Items()
 		l.Items.Follow(ids, rows)
 	}
 	return true
@@ -84,12 +92,13 @@ func (l *Lists) Click(onItems bool, row int, groups, items ListIDs, leave func()
 // Side gives the keys to the groups or to the items (only when the
 // selected group has some) for the keys that switch lists, and reports
 // whether msg was one.
-func (l *Lists) Side(msg tea.KeyMsg, toGroups, toItems key.Binding, hasItems bool) bool {
+func (l *Lists) Side(msg tea.KeyMsg, toGroups, toItems key.Binding, s Sides) bool {
 	switch {
 	case key.Matches(msg, toGroups):
 		l.OnItems = false
 	case key.Matches(msg, toItems):
-		l.OnItems = hasItems
+		ids, _ := s.Items()
+		l.OnItems = len(ids) > 0
 	default:
 		return false
 	}
@@ -98,17 +107,17 @@ func (l *Lists) Side(msg tea.KeyMsg, toGroups, toItems key.Binding, hasItems boo
 
 // Keep puts both selections back on their ids after the lists changed
 // by the view's own doing (a filter), reporting nothing.
-func (l *Lists) Keep(groups, items ListIDs) {
-	ids, rows := groups()
+func (l *Lists) Keep(s Sides) {
+	ids, rows := s.Groups()
 	l.Groups.Follow(ids, rows)
-	ids, rows = items()
+	ids, rows = s.Items()
 	l.Items.Follow(ids, rows)
 }
 
 // Filter hands msg to the tab's filter f (typed into while it has the
 // keys; else / starts it and esc clears it) and keeps both selections
 // when the filter changed; ok says f took the key.
-func (l *Lists) Filter(f *widgets.Filter, k *widgets.FilterKeys, msg tea.KeyMsg, groups, items ListIDs) (ok bool, cmd tea.Cmd) {
+func (l *Lists) Filter(f *widgets.Filter, k *widgets.FilterKeys, msg tea.KeyMsg, s Sides) (ok bool, cmd tea.Cmd) {
 	changed := false
 	if f.Typing() {
 		ok, changed = true, f.Type(msg, k)
@@ -116,7 +125,7 @@ func (l *Lists) Filter(f *widgets.Filter, k *widgets.FilterKeys, msg tea.KeyMsg,
 		ok, changed, cmd = f.Start(msg, k)
 	}
 	if changed {
-		l.Keep(groups, items)
+		l.Keep(s)
 	}
 	return ok, cmd
 }
@@ -140,10 +149,10 @@ func Shown[G any](f widgets.Filter, groups []G, shown func(G) int) []G {
 // and returns the ids that disappeared (a group, else an item of a group
 // still there), so the view can say so instead of moving to a neighbour
 // without a word.
-func (l *Lists) Follow(groups, items ListIDs) (goneGroup, goneItem string) {
-	ids, rows := groups()
+func (l *Lists) Follow(s Sides) (goneGroup, goneItem string) {
+	ids, rows := s.Groups()
 	goneGroup = l.Groups.Follow(ids, rows)
-	ids, rows = items()
+	ids, rows = s.Items()
 	goneItem = l.Items.Follow(ids, rows)
 	if goneGroup != "" {
 		goneItem = ""
@@ -170,8 +179,8 @@ func (g Gone) Say(id string) tea.Cmd {
 
 // FollowSaying is Follow, and the flash that says what went: the group,
 // else an item of it (nil when nothing did).
-func (l *Lists) FollowSaying(groups, items ListIDs, group, item Gone) tea.Cmd {
-	goneGroup, goneItem := l.Follow(groups, items)
+func (l *Lists) FollowSaying(s Sides, group, item Gone) tea.Cmd {
+	goneGroup, goneItem := l.Follow(s)
 	if goneGroup != "" {
 		return group.Say(goneGroup)
 	}

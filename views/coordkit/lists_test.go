@@ -22,11 +22,12 @@ func TestListsNavOrder(t *testing.T) {
 		readAfterLeave = append(readAfterLeave, left)
 		return items[l.Groups.ID], 10
 	}
-	l.Follow(groups, itemIDs)
+	sides := Sides{Groups: groups, Items: itemIDs, Leave: func() { left = true }}
+	l.Follow(sides)
 	l.Items.Set(1, items["a"], 10)
 	down := tea.KeyMsg{Type: tea.KeyDown}
 	readAfterLeave = nil
-	if !l.Nav(down, widgets.DefaultNavKeys(), groups, itemIDs, func() { left = true }) {
+	if !l.Nav(down, widgets.DefaultNavKeys(), sides) {
 		t.Fatal("down was not a navigation key")
 	}
 	if l.Groups.ID != "b" || l.Items.ID != "b1" || l.Items.Cur != 0 {
@@ -36,14 +37,14 @@ func TestListsNavOrder(t *testing.T) {
 		t.Fatalf("item ids read %v (true: after leave)", readAfterLeave)
 	}
 	l.OnItems, left = true, false
-	if l.Nav(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}, widgets.DefaultNavKeys(), groups, itemIDs, func() { left = true }) || left {
+	if l.Nav(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}, widgets.DefaultNavKeys(), sides) || left {
 		t.Fatal("x moved a list")
 	}
-	if g, i := l.Follow(func() ([]string, int) { return []string{"a"}, 10 }, itemIDs); g != "b" || i != "" {
+	if g, i := l.Follow(Sides{Groups: func() ([]string, int) { return []string{"a"}, 10 }, Items: itemIDs}); g != "b" || i != "" {
 		t.Fatalf("gone %q %q, want the group b only", g, i)
 	}
 	l.Quiet()
-	if g, i := l.Follow(groups, func() ([]string, int) { return nil, 10 }); g != "" || i != "" {
+	if g, i := l.Follow(Sides{Groups: groups, Items: func() ([]string, int) { return nil, 10 }}); g != "" || i != "" {
 		t.Fatalf("quiet follow reported %q %q", g, i)
 	}
 }
@@ -55,16 +56,17 @@ func TestFollowSaying(t *testing.T) {
 	groups := func() ([]string, int) { return []string{"a", "b"}, 10 }
 	items := func() ([]string, int) { return []string{"a1"}, 10 }
 	class, alarm := Gone{What: "class", Why: "fired"}, Gone{What: "alarm", Why: "deleted"}
-	if cmd := l.FollowSaying(groups, items, class, alarm); cmd != nil {
+	sides := Sides{Groups: groups, Items: items}
+	if cmd := l.FollowSaying(sides, class, alarm); cmd != nil {
 		t.Fatalf("first load: %v", cmd())
 	}
 	l.Groups.ID, l.Items.ID = "b", "b9"
-	cmd := l.FollowSaying(func() ([]string, int) { return []string{"a"}, 10 }, items, class, alarm)
+	cmd := l.FollowSaying(Sides{Groups: func() ([]string, int) { return []string{"a"}, 10 }, Items: items}, class, alarm)
 	if got := cmd().(views.FlashMsg).Text; got != "class b is gone (fired); the cursor moved to the class in its place" {
 		t.Errorf("group gone: %q", got)
 	}
 	l.Items.ID = "a9"
-	cmd = l.FollowSaying(groups, items, class, alarm)
+	cmd = l.FollowSaying(sides, class, alarm)
 	if got := cmd().(views.FlashMsg).Text; got != "alarm a9 is gone (deleted); the cursor moved to the alarm in its place" {
 		t.Errorf("item gone: %q", got)
 	}

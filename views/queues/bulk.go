@@ -47,7 +47,7 @@ func (m Model) handleMark(msg tea.KeyMsg) (Model, tea.Cmd) {
 		if it, ok := m.message(); ok {
 			m.allOf = ""
 			m.marks.Toggle(messageMark(it))
-			m.lists.Nav(tea.KeyMsg{Type: tea.KeyDown}, m.keys.NavKeys, m.queueIDs(), m.messageIDs(), m.closeReport)
+			m.lists.Nav(tea.KeyMsg{Type: tea.KeyDown}, m.keys.NavKeys, m.sides())
 		}
 	}
 	return m, nil

@@ -65,7 +65,7 @@ func (m Model) onLoaded(msg queuesLoaded) (Model, tea.Cmd) {
 	}
 	m.queues, m.finds, m.loadedAt = msg.Rows, coordkit.FindingsByKey(msg.Findings), msg.Now
 	m.trends = m.trends.note(msg.Rows, msg.Now)
-	gone := m.lists.FollowSaying(m.queueIDs(), m.messageIDs(),
+	gone := m.lists.FollowSaying(m.sides(),
 		coordkit.Gone{What: "queue", Why: "emptied or purged"},
 		coordkit.Gone{What: "message", Why: "delivered, dropped or purged"})
 	if m.poll != nil {

@@ -32,6 +32,6 @@ func (m Model) shownMessages(q coord.QueueReport) []coord.QueueMessage {
 
 // handleFilter hands msg to the filter.
 func (m Model) handleFilter(msg tea.KeyMsg) (Model, tea.Cmd) {
-	_, cmd := m.lists.Filter(&m.filter, &m.keys.FilterKeys, msg, m.queueIDs(), m.messageIDs())
+	_, cmd := m.lists.Filter(&m.filter, &m.keys.FilterKeys, msg, m.sides())
 	return m, cmd
 }

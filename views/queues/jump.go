@@ -14,7 +14,7 @@ func (m *Model) Select(k codec.Key) {
 	m.closeReport()
 	m.lists.Groups.ID, m.lists.Items.ID, m.lists.OnItems = k[1].StringValue(), k[3].StringValue(), true
 	if m.Loaded {
-		m.lists.Keep(m.queueIDs(), m.messageIDs())
+		m.lists.Keep(m.sides())
 	}
 }
 

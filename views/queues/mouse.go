@@ -11,12 +11,12 @@ func (m Model) onClick(x, y int) Model {
 		if m.filter.View() != "" {
 			top++
 		}
-		m.lists.Click(false, y-top, m.queueIDs(), m.messageIDs(), m.closeReport)
+		m.lists.Click(false, y-top, m.sides())
 		return m
 	}
 	// The frame, the queue's title, its histogram, the trend line and
 	// the table header.
 	top := 4 + m.shownHistRows()
-	m.lists.Click(true, y-top, m.queueIDs(), m.messageIDs(), m.closeReport)
+	m.lists.Click(true, y-top, m.sides())
 	return m
 }

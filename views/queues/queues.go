@@ -45,11 +45,11 @@ func DefaultKeys() Keys {
 // (a poll claims messages out of the queue) and d ask.
 func (k *Keys) actions() views.Actions[Model] {
 	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
-		m.lists.Nav(msg, m.keys.NavKeys, m.queueIDs(), m.messageIDs(), m.closeReport)
+		m.lists.Nav(msg, m.keys.NavKeys, m.sides())
 		return nil
 	}
 	side := func(m *Model, msg tea.KeyMsg) tea.Cmd {
-		m.lists.Side(msg, m.keys.Queues, m.keys.Messages, len(m.msgIDs()) > 0)
+		m.lists.Side(msg, m.keys.Queues, m.keys.Messages, m.sides())
 		return nil
 	}
 	filter := views.Step(Model.handleFilter)
@@ -223,15 +223,15 @@ func (m Model) FullHelp() [][]key.Binding {
 	return coordkit.FullHelp(m.Base, m.filter, m.keys.Fleet, m.keys.actions())
 }
 
-// queueIDs and messageIDs read the ids and rows of both lists from m as it
-// is when they are called (coordkit.Lists reads the messages after the
-// queue moved).
-func (m *Model) queueIDs() coordkit.ListIDs {
-	return func() ([]string, int) { return m.queueNames(), m.queueRows() }
-}
-
-func (m *Model) messageIDs() coordkit.ListIDs {
-	return func() ([]string, int) { return m.msgIDs(), m.msgRows() }
+// sides are the queue list and the selected queue's messages, read from
+// m as it is when coordkit.Lists calls them; a move closes the last
+// poll's report.
+func (m *Model) sides() coordkit.Sides {
+	return coordkit.Sides{
+		Groups: func() ([]string, int) { return m.queueNames(), m.queueRows() },
+		Items:  func() ([]string, int) { return m.msgIDs(), m.msgRows() },
+		Leave:  m.closeReport,
+	}
 }
 
 // queueNames are the ids of the queue list.
