@@ -120,7 +120,7 @@ func (m Model) Capturing() bool { return m.Form != nil || m.filter.Typing() }
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	if cmd, ok := m.Fleet.Update(msg); ok {
+	if cmd, ok := coordkit.Route(&m, msg, Model.Update, Model.onClick, m.keys.actions); ok {
 		return m, cmd
 	}
 	switch msg := msg.(type) {
@@ -132,21 +132,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.Focused {
 			m.marks.Clear()
 		}
-	case tea.MouseMsg:
-		if k, ok := widgets.WheelKey(msg); ok {
-			return m.Update(k)
-		}
-		if x, y, ok := widgets.LeftClick(msg); ok && m.Focused && !m.InFleet() {
-			return m.onClick(x, y), nil
-		}
 	case tea.KeyMsg:
-		if !m.Focused {
-			return m, nil
-		}
 		switch {
-		case m.InFleet():
-			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions())
-			return m, cmd
 		case m.Form != nil:
 			return m.handleForm(msg)
 		case m.filter.Typing():

@@ -7,6 +7,19 @@ import (
 	"kvdeck/views/widgets"
 )
 
+// Cover is what a tab shows in place of its own view: its fleet mode
+// while on, else widgets.TooSmall on a screen smaller than minW x minH;
+// ok is false when the tab draws its own view.
+func (b Base) Cover(minW, minH int) (string, bool) {
+	switch {
+	case b.InFleet():
+		return b.Fleet.View(b.Styles, b.Width, b.Height), true
+	case b.Width < minW || b.Height < minH:
+		return widgets.TooSmall, true
+	}
+	return "", false
+}
+
 // Hint is the line of a tab's actions under its list, fitted to w; in
 // read-only mode, why there are none.
 func (b Base) Hint(actions string, w int) string {

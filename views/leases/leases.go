@@ -121,7 +121,7 @@ func (m Model) Capturing() bool { return m.filter.Typing() || m.Form != nil }
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	if cmd, ok := m.Fleet.Update(msg); ok {
+	if cmd, ok := coordkit.Route(&m, msg, Model.Update, Model.onClick, m.keys.actions); ok {
 		return m, cmd
 	}
 	switch msg := msg.(type) {
@@ -129,21 +129,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.onLoaded(msg)
 	case leaseActed:
 		return m.onActed(msg)
-	case tea.MouseMsg:
-		if k, ok := widgets.WheelKey(msg); ok {
-			return m.Update(k)
-		}
-		if _, y, ok := widgets.LeftClick(msg); ok && m.Focused && !m.InFleet() {
-			return m.onClick(y), nil
-		}
 	case tea.KeyMsg:
-		if !m.Focused {
-			return m, nil
-		}
 		switch {
-		case m.InFleet():
-			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions())
-			return m, cmd
 		case m.Form != nil:
 			return m.handleForm(msg)
 		case m.filter.Typing():

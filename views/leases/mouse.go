@@ -1,7 +1,7 @@
 package leases
 
 // onClick selects the lease a left click on the table picked.
-func (m Model) onClick(y int) Model {
+func (m Model) onClick(_, y int) Model {
 	if m.Form != nil || m.filter.Typing() || !m.Loaded || m.Err != nil {
 		return m
 	}

@@ -99,11 +99,8 @@ func leaseTable(w int, cells [][]widgets.Line) widgets.Table {
 
 // View renders the table, the selected row and the cron schedules.
 func (m Model) View() string {
-	if m.InFleet() {
-		return m.Fleet.View(m.Styles, m.Width, m.Height)
-	}
-	if m.Width < 40 || m.Height < 12 {
-		return widgets.TooSmall
+	if v, ok := m.Cover(40, 12); ok {
+		return v
 	}
 	bottom := lipgloss.JoinHorizontal(lipgloss.Top, m.detailView(), m.cronView())
 	return lipgloss.JoinVertical(lipgloss.Left, m.tableView(), bottom)

@@ -141,7 +141,7 @@ func (m Model) Capturing() bool { return m.Form != nil || m.poll != nil || m.fil
 
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	if cmd, ok := m.Fleet.Update(msg); ok {
+	if cmd, ok := coordkit.Route(&m, msg, Model.Update, Model.onClick, m.keys.actions); ok {
 		return m, cmd
 	}
 	switch msg := msg.(type) {
@@ -164,21 +164,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.marks.Clear()
 			m.allOf = ""
 		}
-	case tea.MouseMsg:
-		if k, ok := widgets.WheelKey(msg); ok {
-			return m.Update(k)
-		}
-		if x, y, ok := widgets.LeftClick(msg); ok && m.Focused && !m.InFleet() {
-			return m.onClick(x, y), nil
-		}
 	case tea.KeyMsg:
-		if !m.Focused {
-			return m, nil
-		}
 		switch {
-		case m.InFleet():
-			cmd := coordkit.FleetKey(&m, &m.Fleet, msg, m.keys.actions())
-			return m, cmd
 		case m.markAll != nil && key.Matches(msg, markStop):
 			return m.stopMarkAll()
 		case m.Form != nil:

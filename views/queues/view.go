@@ -113,11 +113,8 @@ var messageColumns = []widgets.Column{
 
 // View renders the queues and the selected queue.
 func (m Model) View() string {
-	if m.InFleet() {
-		return m.Fleet.View(m.Styles, m.Width, m.Height)
-	}
-	if m.Width < 50 || m.Height < 14 {
-		return widgets.TooSmall
+	if v, ok := m.Cover(50, 14); ok {
+		return v
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, m.queuesView(), m.queueView())
 }
