@@ -6,16 +6,8 @@ func (m Model) onClick(x, y int) Model {
 	if m.Form != nil || m.filter.Typing() || !m.Loaded {
 		return m
 	}
-	if x < m.leftWidth() {
-		top := 2 // the frame and the title
-		if m.filter.View() != "" {
-			top++
-		}
-		m.lists.Click(false, y-top, m.sides())
-		return m
-	}
-	// The frame, the class's title, its time line and the table header.
-	top := 3 + len(m.shownTimeline())
-	m.lists.Click(true, y-top, m.sides())
+	// The alarms stand under the frame, the class's title, its time line
+	// and the table header.
+	m.lists.ClickAt(x, y, m.leftWidth(), 0, 3+len(m.shownTimeline()), m.filter, m.sides())
 	return m
 }

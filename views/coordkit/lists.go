@@ -89,6 +89,21 @@ func (l *Lists) Click(onItems bool, row int, s Sides) bool {
 	return true
 }
 
+// ClickAt is Click for a left click at x, y on a two-list tab: on the
+// groups' pane (x left of split), whose first row stands under the
+// frame, GroupsHead (its filter's line while f shows one) and header
+// more lines; else on the items, whose first row is at line itemsTop.
+func (l *Lists) ClickAt(x, y, split, header, itemsTop int, f widgets.Filter, s Sides) bool {
+	if x < split {
+		top := 2 + header // the frame and the title
+		if f.View() != "" {
+			top++
+		}
+		return l.Click(false, y-top, s)
+	}
+	return l.Click(true, y-itemsTop, s)
+}
+
 // Side gives the keys to the groups or to the items (only when the
 // selected group has some) for the keys that switch lists, and reports
 // whether msg was one.

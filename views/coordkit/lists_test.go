@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"kvdeck/themes"
 	"kvdeck/views"
 	"kvdeck/views/widgets"
 )
@@ -69,5 +70,44 @@ func TestFollowSaying(t *testing.T) {
 	cmd = l.FollowSaying(sides, class, alarm)
 	if got := cmd().(views.FlashMsg).Text; got != "alarm a9 is gone (deleted); the cursor moved to the alarm in its place" {
 		t.Errorf("item gone: %q", got)
+	}
+}
+
+// TestListsClickAt: left of the split a click picks a group, its first
+// row under the frame, the title and the header, one line lower while
+// the filter's line shows; right of it an item, from itemsTop; a click
+// above the first row picks nothing.
+func TestListsClickAt(t *testing.T) {
+	groups := func() ([]string, int) { return []string{"a", "b", "c"}, 10 }
+	items := func() ([]string, int) { return []string{"x1", "x2"}, 10 }
+	s := Sides{Groups: groups, Items: items, Leave: func() {}}
+	f := widgets.NewFilter("filter", themes.NewStyles(themes.Dark()))
+	fk := widgets.DefaultFilterKeys()
+	for _, c := range []struct {
+		name           string
+		filter         string
+		x, y           int
+		want, wantSide string // the selected group or item, and the list with the keys
+		ok             bool
+	}{
+		{name: "first group", x: 3, y: 3, want: "a", wantSide: "groups", ok: true},
+		{name: "third group", x: 3, y: 5, want: "c", wantSide: "groups", ok: true},
+		{name: "header", x: 3, y: 2, wantSide: "groups"},
+		{name: "filter line shown", filter: "b", x: 3, y: 4, want: "a", wantSide: "groups", ok: true},
+		{name: "second item", x: 20, y: 8, want: "x2", wantSide: "items", ok: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var l Lists
+			l.Follow(s)
+			f.Set(c.filter, &fk)
+			ok := l.ClickAt(c.x, c.y, 10, 1, 7, f, s)
+			got, side := l.Groups.ID, "groups"
+			if l.OnItems {
+				got, side = l.Items.ID, "items"
+			}
+			if ok != c.ok || side != c.wantSide || ok && got != c.want {
+				t.Fatalf("click at %d,%d: ok %v, %s %q; want ok %v, %s %q", c.x, c.y, ok, side, got, c.ok, c.wantSide, c.want)
+			}
+		})
 	}
 }
