@@ -74,13 +74,9 @@ func (m Model) bulk() tea.Cmd {
 			del = append(del, store.DeleteUnit(mk.Key, mk.Stamp))
 		}
 	}
-	what := fmt.Sprintf("%d keys", m.marks.Len())
-	if m.marks.Len() == 1 {
-		what = "1 key"
-	}
 	actions := []views.BulkAction{{Key: "y", Name: "copy keys", Copy: true}}
 	if len(del) > 0 {
 		actions = append(actions, views.BulkAction{Key: "d", Name: fmt.Sprintf("delete %d key(s) as written", len(del)), Units: del, Says: "Each key is deleted if it still holds the write marked (its stamp)."})
 	}
-	return views.Bulk(what, m.marks.Keys(), actions...)
+	return views.Bulk(m.marks.Count("key"), m.marks.Keys(), actions...)
 }

@@ -1,8 +1,6 @@
 package alarms
 
 import (
-	"fmt"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -82,14 +80,10 @@ func (m Model) bulk() tea.Cmd {
 		fire = append(fire, coord.AlarmFireNowUnit(mk.Key, a.class, a.id, a.retry, a.rows, now))
 		whole = whole && a.fire
 	}
-	what := fmt.Sprintf("%d alarms", m.marks.Len())
-	if m.marks.Len() == 1 {
-		what = "1 alarm"
-	}
 	actions := []views.BulkAction{{Key: "d", Name: "delete", Units: del, Says: "Each alarm is deleted: its due entry and its by-id record. It will not fire."}}
 	if whole {
 		actions = append(actions, views.BulkAction{Key: "f", Name: "fire now", Units: fire, Says: "Each alarm is rescheduled to now (its retry count kept): a poller fires it at its next tick."})
 	}
 	actions = append(actions, views.BulkAction{Key: "y", Name: "copy keys", Copy: true})
-	return views.Bulk(what, m.marks.Keys(), actions...)
+	return views.Bulk(m.marks.Count("alarm"), m.marks.Keys(), actions...)
 }

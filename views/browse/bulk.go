@@ -2,7 +2,6 @@ package browse
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -97,11 +96,7 @@ func (m Model) bulk() tea.Cmd {
 	for _, mk := range m.marks.List() {
 		del = append(del, store.DeleteUnit(mk.Key, mk.Stamp))
 	}
-	what := fmt.Sprintf("%d keys", m.marks.Len())
-	if m.marks.Len() == 1 {
-		what = "1 key"
-	}
-	return views.Bulk(what, m.marks.Keys(),
+	return views.Bulk(m.marks.Count("key"), m.marks.Keys(),
 		views.BulkAction{Key: "d", Name: "delete", Units: del, Says: "Each key is deleted."},
 		views.BulkAction{Key: "y", Name: "copy keys", Copy: true})
 }

@@ -99,11 +99,7 @@ func (m Model) bulk() tea.Cmd {
 		retry, dead = append(retry, r), append(dead, d)
 		del = append(del, store.DeleteUnit(mk.Key, mk.Stamp))
 	}
-	what := fmt.Sprintf("%d messages", m.marks.Len())
-	if m.marks.Len() == 1 {
-		what = "1 message"
-	}
-	return views.Bulk(what, m.marks.Keys(),
+	return views.Bulk(m.marks.Count("message"), m.marks.Keys(),
 		views.BulkAction{Key: "r", Name: "retry now", Units: retry, Says: "Each message is written again due now: same id, body and attempts."},
 		views.BulkAction{Key: "x", Name: "dead-letter", Units: dead, Says: `Each message moves to ["kvdeck_dead_letter", queue, id] (body, attempts, droppedAt).`},
 		views.BulkAction{Key: "d", Name: "delete", Units: del, Says: "Each message is deleted: no consumer will see it."},

@@ -139,6 +139,15 @@ func (s Marks) Indicator() string {
 	return fmt.Sprintf("%d marked", s.Len())
 }
 
+// Count is how many rows are marked, as a bulk menu's title names them:
+// "1 alarm", "3 alarms" (the plural of one adds an s).
+func (s Marks) Count(one string) string {
+	if s.Len() == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", s.Len(), one)
+}
+
 // All are the marking keys, for a tab's table of actions.
 func (k *MarkKeys) All() []*key.Binding { return []*key.Binding{&k.Mark, &k.MarkAll, &k.Bulk} }
 

@@ -29,3 +29,20 @@ func TestMarksToggleAllClear(t *testing.T) {
 		t.Fatalf("mark all again clears: %d", s.Len())
 	}
 }
+
+// TestMarksCount: a bulk menu names one marked row in the singular and
+// any other count in the plural.
+func TestMarksCount(t *testing.T) {
+	var s Marks
+	for _, c := range []struct {
+		ids  []string
+		want string
+	}{{nil, "0 alarms"}, {[]string{"a"}, "1 alarm"}, {[]string{"b", "c"}, "3 alarms"}} {
+		for _, id := range c.ids {
+			s.Toggle(mark(id))
+		}
+		if got := s.Count("alarm"); got != c.want {
+			t.Errorf("%d marked: %q, want %q", s.Len(), got, c.want)
+		}
+	}
+}
