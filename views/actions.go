@@ -97,6 +97,14 @@ func (as Actions[M]) Dispatch(m *M, msg tea.KeyMsg, readOnly bool) (cmd tea.Cmd,
 	return nil, false
 }
 
+// Handle is Dispatch for a model held by value, as bubbletea hands it
+// over: the model after the action, and the action's command (nil when
+// msg is none of the table's keys).
+func (as Actions[M]) Handle(m M, msg tea.KeyMsg, readOnly bool) (M, tea.Cmd) {
+	cmd, _ := as.Dispatch(&m, msg, readOnly)
+	return m, cmd
+}
+
 // ShortHelp lists the keys of the one-line help, by their Short place.
 // In read-only mode the writes are left out: they do nothing there.
 func (as Actions[M]) ShortHelp(readOnly bool) []key.Binding {

@@ -210,7 +210,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.filtering {
 			return m.handleFilter(msg)
 		}
-		return m.handleKey(msg)
+		return m.keys.actions().Handle(m, msg, m.deps.Store.ReadOnly()) // the list
 	}
 	return m, nil
 }
@@ -265,12 +265,6 @@ func (m Model) onFed(msg fed) (Model, tea.Cmd) {
 		return m, tea.Tick(m.tune.walkPace, func(time.Time) tea.Msg { return walkTick{session: session, gen: gen} })
 	}
 	return m, nil
-}
-
-// handleKey handles the keys of the list.
-func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
-	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.deps.Store.ReadOnly())
-	return m, cmd
 }
 
 // actions is the Activity tab's table of keys. It writes nothing itself:

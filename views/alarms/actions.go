@@ -16,13 +16,6 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// handleLists handles keys while the class list or the alarm list has
-// them.
-func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
-	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.ReadOnly)
-	return m, cmd
-}
-
 // showInBrowse shows the selected alarm's raw key in Browse.
 func (m *Model) showInBrowse() tea.Cmd {
 	row, ok := m.Selected()

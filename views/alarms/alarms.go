@@ -139,7 +139,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		case m.filter.Typing():
 			return m.handleFilter(msg)
 		}
-		return m.handleLists(msg)
+		return m.keys.actions().Handle(m, msg, m.ReadOnly) // the lists
 	}
 	return m, nil
 }

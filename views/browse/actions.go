@@ -18,8 +18,7 @@ import (
 // handleBrowsing handles keys while the tree has them.
 func (m Model) handleBrowsing(msg tea.KeyMsg) (Model, tea.Cmd) {
 	m.edge = edgeState{} // any key stops G's and pgdn's loading
-	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.readOnly)
-	return m, cmd
+	return m.keys.actions().Handle(m, msg, m.readOnly)
 }
 
 // actions is Browse's table of keys: e and n open the entry form (its

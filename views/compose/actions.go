@@ -15,12 +15,6 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// handleList handles keys while the operations list has them.
-func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
-	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.readOnly)
-	return m, cmd
-}
-
 // up and down move the cursor over the ops.
 func (m *Model) up() tea.Cmd {
 	m.cursor = max(m.cursor-1, 0)

@@ -183,7 +183,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		case m.prompting != "":
 			return m.handlePrompt(msg)
 		}
-		return m.handleList(msg)
+		return m.keys.actions().Handle(m, msg, m.readOnly) // the operations list
 	}
 	return m, nil
 }

@@ -14,12 +14,6 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// handleList handles keys while the table has them.
-func (m Model) handleList(msg tea.KeyMsg) (Model, tea.Cmd) {
-	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.ReadOnly)
-	return m, cmd
-}
-
 // toggleSort sorts by key or by time left.
 func (m *Model) toggleSort() tea.Cmd {
 	m.byLeft = !m.byLeft

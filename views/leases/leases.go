@@ -139,7 +139,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-		return m.handleList(msg)
+		return m.keys.actions().Handle(m, msg, m.ReadOnly) // the table
 	}
 	return m, nil
 }

@@ -14,13 +14,6 @@ import (
 	"kvdeck/views/widgets"
 )
 
-// handleLists handles keys while the queue list or the message list has
-// them.
-func (m Model) handleLists(msg tea.KeyMsg) (Model, tea.Cmd) {
-	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.ReadOnly)
-	return m, cmd
-}
-
 // closeReportKey is esc on the lists: it closes the poll's report.
 func (m *Model) closeReportKey() tea.Cmd {
 	m.closeReport()

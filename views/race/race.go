@@ -171,8 +171,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if !m.focused {
 			return m, nil
 		}
-		cmd, _ := m.keys.actions().Dispatch(&m, msg, m.readOnly)
-		return m, cmd
+		return m.keys.actions().Handle(m, msg, m.readOnly)
 	}
 	return m, nil
 }

@@ -198,16 +198,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m.typeFilter(msg), nil
 		}
 		if m.focused {
-			return m.handleKey(msg)
+			return m.keys.actions().Handle(m, msg, m.readOnly)
 		}
 	}
 	return m, nil
-}
-
-// handleKey handles the view's keys.
-func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
-	cmd, _ := m.keys.actions().Dispatch(&m, msg, m.readOnly)
-	return m, cmd
 }
 
 // cancelSweep stops the running sweep after its current batch (x).
