@@ -182,8 +182,10 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 // counting into res; it returns the windows' summaries added up. With
 // ahead, the next window is read beside the current one's deletes.
 func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredScan, ahead bool, res *SweepResult) (expiredTotals, error) {
+	if x.mode == expiredRows {
+		return s.sweepImaged(ctx, opts, x, ahead, res)
+	}
 	var found expiredTotals
-	var imgs sweepImages
 	reads := windowReads{x: x, ahead: ahead}
 	defer reads.stop()
 	for {
@@ -198,23 +200,7 @@ func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredS
 			s.knobs.sweepStepHook()
 		}
 		found.add(r.w)
-		if x.mode == expiredRows {
-			imgs.add(r.w.rows)
-			if imgs.full() || r.done {
-				if err := s.deleteImagedWindow(ctx, opts, imgs.take(), x.clock, res); err != nil {
-					return found, err
-				}
-			}
-			if r.done {
-				return found, nil
-			}
-			continue
-		}
-		// A window of keys wholly expired is one run of the key order: its
-		// deletes walk it as a plain range DELETE does; else each key is
-		// a seek (a walk would hold the write lock over live rows too).
-		walk := !r.byRowid && int(r.w.expired) == r.w.examined
-		if err := s.deleteWindow(ctx, opts, r.w.keys, r.w.seq, walk, x.clock, res); err != nil {
+		if err := s.deleteWindow(ctx, opts, r.w.keys, r.w.seq, r.walkable(), x.clock, res); err != nil {
 			return found, err
 		}
 		if r.done {
@@ -236,6 +222,14 @@ type windowRead struct {
 	w             expiredWindow
 	byRowid, done bool
 	err           error
+}
+
+// walkable reports whether the window's deletes may walk its keys' range
+// as a plain range DELETE does: a window of keys wholly expired is one
+// run of the key order. Else each key is a seek (a walk would hold the
+// write lock over live rows too).
+func (r windowRead) walkable() bool {
+	return !r.byRowid && int(r.w.expired) == r.w.examined
 }
 
 // get returns the next window and, ahead, starts reading the one after.
