@@ -42,22 +42,8 @@ func DefaultKeys() Keys {
 // actions is the Alarms tab's table of keys: n and e open the alarm
 // form, d and f ask.
 func (k *Keys) actions() views.Actions[Model] {
-	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
-		// Closures, not method values: they must read m after the move.
-		m.lists.Nav(msg, m.keys.NavKeys, m.sides())
-		return nil
-	}
-	side := func(m *Model, msg tea.KeyMsg) tea.Cmd {
-		m.lists.Side(msg, m.keys.Classes, m.keys.Entries, m.sides())
-		return nil
-	}
-	filter := views.Step(Model.handleFilter)
-	as := views.Together(0, nav, k.NavKeys.All()...)
-	as = append(as, views.Actions[Model]{
-		{Binding: &k.Classes, Do: side, Col: 1},
-		{Binding: &k.Entries, Do: side, Col: 1, Short: 5},
-	}...)
-	as = append(as, coordkit.ReadActions[Model](&k.Keys, filter, (*Model).showInBrowse, 6)...)
+	as := coordkit.ListActions(&k.Keys, &k.Classes, &k.Entries, 5, (*Model).twoLists)
+	as = append(as, coordkit.ReadActions[Model](&k.Keys, views.Step(Model.handleFilter), (*Model).showInBrowse, 6)...)
 	as = append(as, views.Actions[Model]{
 		{Binding: &k.Set, What: "set an alarm", Asks: views.AskForm, Do: views.Run((*Model).startSet), Col: 2, Short: 1},
 		{Binding: &k.Reschedule, What: "reschedule an alarm", Asks: views.AskForm, Do: views.Run((*Model).startReschedule), Off: Model.rescheduleOff, Col: 2, Short: 2},
@@ -170,6 +156,9 @@ func (m *Model) sides() coordkit.Sides {
 		Leave:  func() { m.fired = nil },
 	}
 }
+
+// twoLists are the lists and their sides, for coordkit.ListActions.
+func (m *Model) twoLists() (*coordkit.Lists, coordkit.Sides) { return &m.lists, m.sides() }
 
 // classNames lists the classes, the ids of the class list.
 func (m Model) classNames() []string {

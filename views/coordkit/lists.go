@@ -145,6 +145,27 @@ func (l *Lists) Filter(f *widgets.Filter, k *widgets.FilterKeys, msg tea.KeyMsg,
 	return ok, cmd
 }
 
+// ListActions are the moves of a two-list tab's table: the navigation
+// keys (column 0) and toGroups and toItems, which switch lists (column
+// 1, toItems at short in the one-line help), over the Lists and Sides
+// that lists returns for the model at hand (read after each move).
+func ListActions[M any](k *Keys, toGroups, toItems *key.Binding, short int, lists func(*M) (*Lists, Sides)) views.Actions[M] {
+	nav := func(m *M, msg tea.KeyMsg) tea.Cmd {
+		l, s := lists(m)
+		l.Nav(msg, k.NavKeys, s)
+		return nil
+	}
+	side := func(m *M, msg tea.KeyMsg) tea.Cmd {
+		l, s := lists(m)
+		l.Side(msg, *toGroups, *toItems, s)
+		return nil
+	}
+	return append(views.Together(0, nav, k.NavKeys.All()...), views.Actions[M]{
+		{Binding: toGroups, Do: side, Col: 1},
+		{Binding: toItems, Do: side, Col: 1, Short: short},
+	}...)
+}
+
 // Shown are the groups a filter lets through: all of them without a
 // filter, else those with at least one item shown (shown counts them).
 func Shown[G any](f widgets.Filter, groups []G, shown func(G) int) []G {

@@ -44,23 +44,10 @@ func DefaultKeys() Keys {
 // actions is the Queues tab's table of keys: n opens the send form, t
 // (a poll claims messages out of the queue) and d ask.
 func (k *Keys) actions() views.Actions[Model] {
-	nav := func(m *Model, msg tea.KeyMsg) tea.Cmd {
-		m.lists.Nav(msg, m.keys.NavKeys, m.sides())
-		return nil
-	}
-	side := func(m *Model, msg tea.KeyMsg) tea.Cmd {
-		m.lists.Side(msg, m.keys.Queues, m.keys.Messages, m.sides())
-		return nil
-	}
-	filter := views.Step(Model.handleFilter)
-	as := views.Together(0, nav, k.NavKeys.All()...)
-	as = append(as, views.Actions[Model]{
-		{Binding: &k.Queues, Do: side, Col: 1},
-		{Binding: &k.Messages, Do: side, Col: 1, Short: 5},
-		// Before the filter's esc: esc closes the poll report first.
-		{Binding: &k.Close, Do: views.Run((*Model).closeReportKey), Col: 1},
-	}...)
-	as = append(as, coordkit.ReadActions[Model](&k.Keys, filter, (*Model).showInBrowse, 6)...)
+	as := coordkit.ListActions(&k.Keys, &k.Queues, &k.Messages, 5, (*Model).twoLists)
+	// Before the filter's esc: esc closes the poll report first.
+	as = append(as, views.Action[Model]{Binding: &k.Close, Do: views.Run((*Model).closeReportKey), Col: 1})
+	as = append(as, coordkit.ReadActions[Model](&k.Keys, views.Step(Model.handleFilter), (*Model).showInBrowse, 6)...)
 	as = append(as, views.Actions[Model]{
 		{Binding: &k.Send, What: "send a message", Asks: views.AskForm, Do: views.Run((*Model).startSend), Col: 2, Short: 1},
 		{Binding: &k.Peek, Do: views.Run((*Model).peekKey), Col: 2, Short: 2},
@@ -220,6 +207,9 @@ func (m *Model) sides() coordkit.Sides {
 		Leave:  m.closeReport,
 	}
 }
+
+// twoLists are the lists and their sides, for coordkit.ListActions.
+func (m *Model) twoLists() (*coordkit.Lists, coordkit.Sides) { return &m.lists, m.sides() }
 
 // queueNames are the ids of the queue list.
 func (m Model) queueNames() []string {
