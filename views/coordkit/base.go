@@ -1,9 +1,12 @@
 // Package coordkit is the small kit the three coordination tabs (Leases,
 // Alarms, Queues) share: Base, the state each embeds (engine, load
 // generation, focus, size, form, an action in flight), the load and its
-// answer (Load, Loaded), their read keys, the findings of store/coord
-// drawn by key, and for the two-list tabs (Alarms, Queues) Lists and the
-// pieces of their panes (Fold, GroupsHead, Position).
+// answer (Load, Loaded), the keys they all have and their table rows
+// (Keys, ReadActions), the messages they all route alike and what covers
+// their view (Route, Base.Cover), the findings of store/coord drawn by
+// key, and for the two-list tabs (Alarms, Queues) Lists over each tab's
+// Sides (ListActions, ClickAt) and the pieces of their panes (Fold,
+// GroupsHead, Position).
 package coordkit
 
 import (
