@@ -3,7 +3,10 @@ package usertext
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // escapeJSONRuneByRune is EscapeJSON without its ASCII fast path: every
@@ -52,6 +55,47 @@ func TestPrintableASCII(t *testing.T) {
 			want := c >= 0x20 && c < 0x7f
 			if got := printableASCII(binary.LittleEndian.Uint64(b)); got != want {
 				t.Errorf("printableASCII(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
+}
+
+// sanitizeRuneByRune is sanitize without its ASCII fast path: every rune
+// decoded and judged by Unsafe, the oracle of that fast path.
+func sanitizeRuneByRune(s string, lines bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeIn(r, lines) && r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		case unsafeIn(r, lines):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// TestSanitizeEveryByteAtEveryPosition: each byte value, at each
+// position of a text longer than two of the fast path's eight-byte
+// steps, comes out of Sanitize and SanitizeLines as the rune-by-rune
+// rule writes it.
+func TestSanitizeEveryByteAtEveryPosition(t *testing.T) {
+	for pos := 0; pos < 19; pos++ {
+		for c := 0; c < 256; c++ {
+			b := []byte("abcdefghijklmnopqrs")
+			b[pos] = byte(c)
+			s := string(b)
+			if got, want := Sanitize(s), sanitizeRuneByRune(s, false); got != want {
+				t.Errorf("Sanitize(%q) = %q, want %q", s, got, want)
+			}
+			if got, want := SanitizeLines(s), sanitizeRuneByRune(s, true); got != want {
+				t.Errorf("SanitizeLines(%q) = %q, want %q", s, got, want)
 			}
 		}
 	}

@@ -48,6 +48,20 @@ func unsafeIn(r rune, lines bool) bool { return Unsafe(r) && !(lines && r == '\n
 func sanitize(s string, lines bool) string {
 	clean := true
 	for i := 0; i < len(s); {
+		// Printable ASCII, most of what is printed, is passed over eight
+		// bytes at a time, other ASCII byte by byte, without decoding runes.
+		if i+8 <= len(s) && printableASCII(stringUint64(s[i:i+8])) {
+			i += 8
+			continue
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != 0x7f || c == '\t' || lines && c == '\n' {
+				i++
+				continue
+			}
+			clean = false
+			break
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 || unsafeIn(r, lines) {
 			clean = false
@@ -136,6 +150,14 @@ func escapeRuneAt(out, b []byte, i int) ([]byte, int) {
 		out = append(out, b[i:i+n]...)
 	}
 	return out, n
+}
+
+// stringUint64 is the eight bytes of s, the first in the low byte (as
+// binary.LittleEndian reads a slice).
+func stringUint64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // printableASCII reports whether each of the eight bytes of x is in
