@@ -13,6 +13,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -311,11 +312,10 @@ func (j *Journal) intent(ctx context.Context, w store.PendingWrite) (id, act str
 	if u != nil {
 		rec.Undoes = u.target
 	}
-	if len(w.Mutations) == 0 && len(w.Restores) == 0 {
-		// Otherwise the keys are those of the mutations or restores.
-		for _, k := range w.Keys {
-			rec.Keys = append(rec.Keys, hex.EncodeToString(k))
-		}
+	if len(w.Mutations) == 0 && len(w.Restores) == 0 && !imagesAreKeys(w) {
+		// Otherwise the keys are those of the mutations or restores, or
+		// of the before-images when every key has one (a sweep's).
+		rec.raw.keys = w.Keys
 	}
 	for _, c := range w.Checks {
 		enc, err := codec.Encode(c.Key)
@@ -339,12 +339,30 @@ func (j *Journal) intent(ctx context.Context, w store.PendingWrite) (id, act str
 		rec.Restores = append(rec.Restores, newRestoreRec(o, from))
 	}
 	rec.Setting = newSettingRec(w.Setting)
-	rec.Pre = imageRecs(u, w.Before)
+	if u != nil {
+		rec.Pre = imageRecs(u, w.Before)
+	} else {
+		rec.raw.pre = w.Before
+	}
 	line, err = formatLine(rec)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("%s: %w", j.path, err)
 	}
 	return id, act, line, nil
+}
+
+// imagesAreKeys reports whether w's before-images are one for each of
+// its keys, in order.
+func imagesAreKeys(w store.PendingWrite) bool {
+	if !w.Imaged || len(w.Before) != len(w.Keys) {
+		return false
+	}
+	for i, r := range w.Before {
+		if !bytes.Equal(r.Key, w.Keys[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // imageRecs records rows as before-images. An undo finds the rows the

@@ -71,6 +71,8 @@ type record struct {
 	// kvdeck have none: their outcome's Before holds the images.
 	Imaged bool     `json:"img,omitempty"`
 	Pre    []rowRec `json:"pre,omitempty"`
+	// raw, when set, stands for Keys and Pre (formatLine).
+	raw rawRows
 
 	// Outcome.
 	Outcome string   `json:"outcome,omitempty"`
@@ -131,10 +133,13 @@ type rowRec struct {
 
 // formatLine renders r as one checksummed line with its line feed.
 func formatLine(r record) ([]byte, error) {
+	rows := r
+	r.Keys, r.Pre = nil, nil
 	body, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
+	body = appendRows(body, &rows)
 	out := make([]byte, 0, len(body)+32)
 	out = append(out, linePrefix...)
 	out = fmt.Appendf(out, "%08x", crc32.ChecksumIEEE(body))
