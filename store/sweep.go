@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/retry"
 )
 
 // DefaultSweepBatch is how many expired rows one delete transaction of a
@@ -383,17 +384,7 @@ func pause(ctx context.Context, d, took time.Duration) error {
 	if d == 0 {
 		d = took
 	}
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return retry.Wait(ctx, d)
 }
 
 func earliest(a, b *int64) *int64 {

@@ -252,7 +252,7 @@ type leftRow struct {
 // write's before-images, and syncs it to the disk. An error (naming the
 // file; the store wraps it in store.ErrJournal) stops the write.
 func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, error) {
-	id, act, line, err := j.intent(ctx, w)
+	id, act, line, err := j.intent(ctx, w, nil)
 	if err != nil {
 		return "", err
 	}
@@ -273,14 +273,14 @@ func (j *Journal) BeforeAll(ctx context.Context, ws []store.PendingWrite) ([]str
 	var lines []byte
 	act := ""
 	for i, w := range ws {
-		id, a, line, err := j.intent(ctx, w)
+		id, a, more, err := j.intent(ctx, w, lines)
 		if err != nil {
 			return nil, err
 		}
 		if act == "" {
 			act = a
 		}
-		ids[i], lines = id, append(lines, line...)
+		ids[i], lines = id, more
 	}
 	if len(lines) > 0 {
 		if err := j.appendIntent(act, lines, true); err != nil {
@@ -295,8 +295,8 @@ func (j *Journal) BeforeAll(ctx context.Context, ws []store.PendingWrite) ([]str
 	return ids, nil
 }
 
-// intent formats w's intent line under a new id; act is its action.
-func (j *Journal) intent(ctx context.Context, w store.PendingWrite) (id, act string, line []byte, err error) {
+// intent appends w's intent line, under a new id, to dst; act is its action.
+func (j *Journal) intent(ctx context.Context, w store.PendingWrite, dst []byte) (id, act string, line []byte, err error) {
 	id = j.newID()
 	op := w.Op
 	if op == "" {
@@ -344,7 +344,7 @@ func (j *Journal) intent(ctx context.Context, w store.PendingWrite) (id, act str
 	} else {
 		rec.raw.pre = w.Before
 	}
-	line, err = formatLine(rec)
+	line, err = appendLine(dst, rec)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("%s: %w", j.path, err)
 	}

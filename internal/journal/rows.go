@@ -3,7 +3,6 @@ package journal
 import (
 	"encoding/hex"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -24,36 +23,31 @@ type rawRows struct {
 	pre  []store.RawRow
 }
 
-// appendRows appends r's keys and Pre rows (or their raw forms) to body,
-// the JSON object of the rest of r, as its last fields.
-func appendRows(body []byte, r *record) []byte {
-	nkeys, npre := max(len(r.Keys), len(r.raw.keys)), max(len(r.Pre), len(r.raw.pre))
-	if nkeys == 0 && npre == 0 {
-		return body
-	}
-	body = slices.Grow(body[:len(body)-1], rowsSize(r)) // the closing brace dropped
-	sep := len(body) > 1
-	if nkeys > 0 {
-		body = appendField(body, sep, "keys")
+// appendRows appends r's keys and Pre rows (or their raw forms) to dst,
+// which ends with the JSON object of the rest of r without its closing
+// brace (after a field when sep), as its last fields, and closes it.
+func appendRows(dst []byte, sep bool, r *record) []byte {
+	if len(r.Keys) > 0 || len(r.raw.keys) > 0 {
+		dst = appendField(dst, sep, "keys")
 		for i, k := range r.Keys {
-			body = appendString(appendComma(body, i), []byte(k))
+			dst = appendString(appendComma(dst, i), []byte(k))
 		}
 		for i, k := range r.raw.keys {
-			body = append(hex.AppendEncode(append(appendComma(body, i), '"'), k), '"')
+			dst = append(hex.AppendEncode(append(appendComma(dst, i), '"'), k), '"')
 		}
-		body, sep = append(body, ']'), true
+		dst, sep = append(dst, ']'), true
 	}
-	if npre > 0 {
-		body = appendField(body, sep, "pre")
+	if len(r.Pre) > 0 || len(r.raw.pre) > 0 {
+		dst = appendField(dst, sep, "pre")
 		for i := range r.Pre {
-			body = appendRowRec(appendComma(body, i), &r.Pre[i])
+			dst = appendRowRec(appendComma(dst, i), &r.Pre[i])
 		}
 		for i := range r.raw.pre {
-			body = appendRawRow(appendComma(body, i), &r.raw.pre[i])
+			dst = appendRawRow(appendComma(dst, i), &r.raw.pre[i])
 		}
-		body = append(body, ']')
+		dst = append(dst, ']')
 	}
-	return append(body, '}')
+	return append(dst, '}')
 }
 
 // rowsSize is about what appendRows adds, so that a batch's line is
