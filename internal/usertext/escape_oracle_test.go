@@ -3,10 +3,8 @@ package usertext
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // escapeJSONRuneByRune is EscapeJSON without its ASCII fast path: every
@@ -61,22 +59,11 @@ func TestPrintableASCII(t *testing.T) {
 }
 
 // sanitizeRuneByRune is sanitize without its ASCII fast path: every rune
-// decoded and judged by Unsafe, the oracle of that fast path.
+// decoded and judged by the one-rune rule, the oracle of that fast path.
 func sanitizeRuneByRune(s string, lines bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeIn(r, lines) && r > 0xffff:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		case unsafeIn(r, lines):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
+		i += sanitizeRuneAt(&b, s, i, lines)
 	}
 	return b.String()
 }

@@ -75,20 +75,28 @@ func sanitize(s string, lines bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeIn(r, lines) && r > 0xffff:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		case unsafeIn(r, lines):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
+		i += sanitizeRuneAt(&b, s, i, lines)
 	}
 	return b.String()
+}
+
+// sanitizeRuneAt writes the one rune at s[i:] to b by sanitize's rule,
+// decoded: a byte that is not UTF-8 as \xNN, an Unsafe rune as its
+// \uXXXX (\UXXXXXXXX) escape, any other rune as it is; it returns the
+// rune's width in s.
+func sanitizeRuneAt(b *strings.Builder, s string, i int, lines bool) int {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		fmt.Fprintf(b, `\x%02x`, s[i])
+	case unsafeIn(r, lines) && r > 0xffff:
+		fmt.Fprintf(b, `\U%08x`, r)
+	case unsafeIn(r, lines):
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		b.WriteString(s[i : i+size])
+	}
+	return size
 }
 
 // EscapeJSON returns the JSON text b with every Unsafe rune written as a
