@@ -187,24 +187,17 @@ type windowSummary struct {
 	nkey   []byte
 }
 
-// read reads one statement's answer into w: the rows of a listing
-// (appended to x.rows), then one row with the window's summary (and a
-// sweep's keys).
+// read reads one statement's answer into w: a count's or a sweep's one
+// row (the window's summary and a sweep's keys), or a listing's rows
+// (readRows).
 func (x *expiredScan) read(rows resultRows, w *expiredWindow, sum *windowSummary) error {
-	base := len(x.rows)
-	// One set of destinations for every row (each Scan sets them whole);
-	// k and v are copied into the scan's arena, not a slice each.
-	k, v := arenaCol{a: &x.arena}, arenaCol{a: &x.arena}
-	var ver verCol
-	var exp expiryCol
+	if x.mode == expiredRows {
+		return x.readRows(rows, w, sum)
+	}
 	var summary, keys sql.NullString
 	for rows.Next() {
-		if err := rows.Scan(&k, &v, &ver, &exp, &summary, &keys); err != nil {
+		if err := rows.Scan(&summary, &keys); err != nil {
 			return x.s.classify(err)
-		}
-		if !summary.Valid {
-			x.rows = append(x.rows, expiredRow{k: k.c, v: v.c, ver: ver, exp: exp})
-			continue
 		}
 		if err := w.summary(summary.String, sum); err != nil {
 			return err
@@ -220,9 +213,35 @@ func (x *expiredScan) read(rows resultRows, w *expiredWindow, sum *windowSummary
 			w.keys = append(w.keys, key)
 		}
 	}
-	if x.mode != expiredCount {
-		w.expired = int64(len(w.keys) + len(x.rows) - base)
+	if x.mode == expiredKeys {
+		w.expired = int64(len(w.keys))
 	}
+	return x.s.classify(rows.Err())
+}
+
+// readRows reads a listing's answer: its rows, appended to x.rows, then
+// the summary, in v of a row whose k is NULL (a listed row's k is a BLOB:
+// windows keep to BLOB keys or a key range).
+func (x *expiredScan) readRows(rows resultRows, w *expiredWindow, sum *windowSummary) error {
+	base := len(x.rows)
+	// One set of destinations for every row (each Scan sets them whole);
+	// k and v are copied into the scan's arena, not a slice each.
+	k, v := arenaCol{a: &x.arena}, arenaCol{a: &x.arena}
+	var ver verCol
+	var exp expiryCol
+	for rows.Next() {
+		if err := rows.Scan(&k, &v, &ver, &exp); err != nil {
+			return x.s.classify(err)
+		}
+		if !k.c.null {
+			x.rows = append(x.rows, expiredRow{k: k.c, v: v.c, ver: ver, exp: exp})
+			continue
+		}
+		if err := w.summary(string(v.c.b), sum); err != nil {
+			return err
+		}
+	}
+	w.expired = int64(len(x.rows) - base)
 	return x.s.classify(rows.Err())
 }
 
@@ -273,9 +292,11 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 // Parameters: ?1 the cut, ?2 now, ?3 the real clock, ?4 where the window
 // starts (a rowid or a key), ?5 n, ?6 the range's end (a bounded key
 // range only), then, for a listing of its first rows, the key they are
-// below (NULL: any) and how many. Columns: k, v, ver, expires_at (a
-// listing's rows), then the window's summary and a sweep's keys (its
-// last row). The summary is a JSON array: the next window's first rowid,
+// below (NULL: any) and how many. A count's and a sweep's answer is one
+// row: the window's summary and a sweep's keys. A listing's is its rows
+// (k, v, ver, expires_at), then the summary in v of a row whose k is NULL:
+// no column of every row is there only for the last one (each costs the
+// driver a value per row). The summary is a JSON array: the next window's first rowid,
 // or first key as keyHex writes it; seq; the rows examined; when
 // counting, the rows expired at the cut; those expired at now but live at
 // the real clock; the earliest expiry after now; for a sweep, the highest
@@ -304,7 +325,7 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	figures := "json_array(" + nrowid + ", " + nkey + ", (SELECT seq FROM kv_meta WHERE id = 0), count(*), " +
 		expired + ", " + live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + ", " + maxVer + ", " + odd + ")"
 	if x.mode != expiredRows {
-		return with + "SELECT NULL, NULL, NULL, NULL, " + figures + ", " + keys + " FROM kv WHERE " + where, args
+		return with + "SELECT " + figures + ", " + keys + " FROM kv WHERE " + where, args
 	}
 	listed := "expires_at <= ?1"
 	var order string
@@ -318,16 +339,17 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	}
 	if !x.byRowid {
 		// A key window: its rows, then its summary (two passes).
-		return with + "SELECT * FROM (SELECT " + x.s.entrySQL() + ", NULL, NULL FROM kv WHERE " + where + " AND " + listed + order + ")" +
-			" UNION ALL SELECT NULL, NULL, NULL, NULL, " + figures + ", NULL FROM kv WHERE " + where, args
+		return with + "SELECT * FROM (SELECT " + x.s.entrySQL() + " FROM kv WHERE " + where + " AND " + listed + order + ")" +
+			" UNION ALL SELECT NULL, " + figures + ", NULL, NULL FROM kv WHERE " + where, args
 	}
 	// A window of rowids: the summary's pass also gathers the listed rows'
 	// rowids, and the rows are read by them, a seek each (a preview's few
 	// below its bound, without sorting the window's expired rows: half
-	// the time of a second pass on 1M rows).
-	return with + ", a(f, ids) AS MATERIALIZED (SELECT " + figures + ", json_group_array(rowid) FILTER (WHERE " + listed + ") FROM kv WHERE " + where + ") " +
-		"SELECT * FROM (SELECT " + x.s.entrySQL() + ", NULL, NULL FROM json_each((SELECT ids FROM a)) AS j, kv WHERE kv.rowid = j.value" + order + ")" +
-		" UNION ALL SELECT NULL, NULL, NULL, NULL, f, NULL FROM a", args
+	// the time of a second pass on 1M rows). The rowids are a JSONB array,
+	// which json_each walks without parsing text.
+	return with + ", a(f, ids) AS MATERIALIZED (SELECT " + figures + ", jsonb_group_array(rowid) FILTER (WHERE " + listed + ") FROM kv WHERE " + where + ") " +
+		"SELECT * FROM (SELECT " + x.s.entrySQL() + " FROM json_each((SELECT ids FROM a)) AS j, kv WHERE kv.rowid = j.value" + order + ")" +
+		" UNION ALL SELECT NULL, f, NULL, NULL FROM a", args
 }
 
 // window is the bounds of a window of n rows in SQL, with the arguments

@@ -254,7 +254,7 @@ func (r *windowReads) get(ctx context.Context) windowRead {
 // windows, and the next read may run while they are deleted).
 func (r *windowReads) read(ctx context.Context) windowRead {
 	w, err := r.x.next(ctx)
-	r.x.rows = nil
+	r.x.rows = make([]expiredRow, 0, len(w.rows)) // the next window's, sized as this one
 	return windowRead{w: w, byRowid: r.x.byRowid, done: r.x.done, err: err}
 }
 

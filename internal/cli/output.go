@@ -110,7 +110,18 @@ func (p *Printer) Object(v any) {
 // whatever the mode; a trailing newline is added.
 func (p *Printer) Textf(format string, args ...any) {
 	if p.err == nil {
-		_, p.err = io.WriteString(p.w, usertext.SanitizeLines(fmt.Sprintf(format, args...))+"\n")
+		p.text(fmt.Sprintf(format, args...))
+	}
+}
+
+// text writes s sanitized, then a newline (an entry's line goes here
+// directly: a listing writes one per row).
+func (p *Printer) text(s string) {
+	if p.err == nil {
+		_, p.err = io.WriteString(p.w, usertext.SanitizeLines(s))
+	}
+	if p.err == nil {
+		p.err = p.w.WriteByte('\n')
 	}
 }
 
@@ -140,7 +151,7 @@ type entryJSON = dumpfile.Row
 // (dump); now decides that flag.
 func (p *Printer) Entry(e store.Entry, now int64, physical bool) {
 	if !p.json {
-		p.Textf("%s", entryText(e, now, physical))
+		p.text(entryText(e, now, physical))
 		return
 	}
 	if p.err != nil {
@@ -166,6 +177,7 @@ func (p *Printer) Absent(k codec.Key) {
 // is not JSON as raw:"<quoted text>".
 func entryText(e store.Entry, now int64, physical bool) string {
 	var b strings.Builder
+	b.Grow(2*len(e.Raw) + len(e.Value) + 80) // the key's text, the value, the stamp and expiry
 	switch {
 	case e.KeyNull:
 		b.WriteString("NULL")

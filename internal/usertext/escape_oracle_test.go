@@ -3,6 +3,7 @@ package usertext
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -52,6 +53,36 @@ func TestPrintableASCII(t *testing.T) {
 			want := c >= 0x20 && c < 0x7f
 			if got := printableASCII(binary.LittleEndian.Uint64(b)); got != want {
 				t.Errorf("printableASCII(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
+}
+
+// sanitizeRuneByRune is sanitize without its ASCII fast path: every rune
+// decoded and judged by the one-rune rule, the oracle of that fast path.
+func sanitizeRuneByRune(s string, lines bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		i += sanitizeRuneAt(&b, s, i, lines)
+	}
+	return b.String()
+}
+
+// TestSanitizeEveryByteAtEveryPosition: each byte value, at each
+// position of a text longer than two of the fast path's eight-byte
+// steps, comes out of Sanitize and SanitizeLines as the rune-by-rune
+// rule writes it.
+func TestSanitizeEveryByteAtEveryPosition(t *testing.T) {
+	for pos := 0; pos < 19; pos++ {
+		for c := 0; c < 256; c++ {
+			b := []byte("abcdefghijklmnopqrs")
+			b[pos] = byte(c)
+			s := string(b)
+			if got, want := Sanitize(s), sanitizeRuneByRune(s, false); got != want {
+				t.Errorf("Sanitize(%q) = %q, want %q", s, got, want)
+			}
+			if got, want := SanitizeLines(s), sanitizeRuneByRune(s, true); got != want {
+				t.Errorf("SanitizeLines(%q) = %q, want %q", s, got, want)
 			}
 		}
 	}

@@ -48,6 +48,20 @@ func unsafeIn(r rune, lines bool) bool { return Unsafe(r) && !(lines && r == '\n
 func sanitize(s string, lines bool) string {
 	clean := true
 	for i := 0; i < len(s); {
+		// Printable ASCII, most of what is printed, is passed over eight
+		// bytes at a time, other ASCII byte by byte, without decoding runes.
+		if i+8 <= len(s) && printableASCII(stringUint64(s[i:i+8])) {
+			i += 8
+			continue
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != 0x7f || c == '\t' || lines && c == '\n' {
+				i++
+				continue
+			}
+			clean = false
+			break
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 || unsafeIn(r, lines) {
 			clean = false
@@ -61,20 +75,28 @@ func sanitize(s string, lines bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeIn(r, lines) && r > 0xffff:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		case unsafeIn(r, lines):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
+		i += sanitizeRuneAt(&b, s, i, lines)
 	}
 	return b.String()
+}
+
+// sanitizeRuneAt writes the one rune at s[i:] to b by sanitize's rule,
+// decoded: a byte that is not UTF-8 as \xNN, an Unsafe rune as its
+// \uXXXX (\UXXXXXXXX) escape, any other rune as it is; it returns the
+// rune's width in s.
+func sanitizeRuneAt(b *strings.Builder, s string, i int, lines bool) int {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		fmt.Fprintf(b, `\x%02x`, s[i])
+	case unsafeIn(r, lines) && r > 0xffff:
+		fmt.Fprintf(b, `\U%08x`, r)
+	case unsafeIn(r, lines):
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		b.WriteString(s[i : i+size])
+	}
+	return size
 }
 
 // EscapeJSON returns the JSON text b with every Unsafe rune written as a
@@ -136,6 +158,14 @@ func escapeRuneAt(out, b []byte, i int) ([]byte, int) {
 		out = append(out, b[i:i+n]...)
 	}
 	return out, n
+}
+
+// stringUint64 is the eight bytes of s, the first in the low byte (as
+// binary.LittleEndian reads a slice).
+func stringUint64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // printableASCII reports whether each of the eight bytes of x is in
