@@ -103,7 +103,8 @@
 //     read (a failed guard writes nothing; the write is read and tried
 //     again, then ErrKeysChanging), and tells it once after (applied,
 //     not applied, unknown). Nothing is read when no Recorder is set.
-//     sweep_journal.go: a journaled sweep's batches of images.
+//     sweep_journal.go: a journaled sweep's batches of images, recorded
+//     one batch ahead of their deletes (counted, else by stamp pairs).
 //   - restore.go: Restore and RestoreAt (RestoreOp, RestoreResult,
 //     RestoreConflict), the checked inverse of a journaled write: one
 //     commit that puts rows back as they were, under a new stamp, only if

@@ -75,6 +75,9 @@ type expiredWindow struct {
 	// higher (a row written since has a higher ver).
 	examined int
 	seq      int64
+	// odd counts a sweep's keys whose stamp is not a number (another
+	// program's rows): no stamp tells whether they were written since.
+	odd int64
 }
 
 // expiredRow is a row of a listing as read, decoded when handed over
@@ -233,6 +236,7 @@ const (
 	sumLive
 	sumNext
 	sumMaxVer
+	sumOdd
 	sumLen
 )
 
@@ -255,7 +259,7 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 	}
 	sum.nkey = jsonHex(a[sumKey])
 	w.seq, w.examined, w.expired, w.liveByReal = n(sumSeq), int(n(sumExamined)), n(sumExpired), n(sumLive)
-	w.next = jsonExpiry(a[sumNext])
+	w.next, w.odd = jsonExpiry(a[sumNext]), n(sumOdd)
 	// Rows the read found already stamped above seq (another program's,
 	// kv_meta behind them) were not written since: the deletes take them
 	// too (a stamp as its ceiling, as the census reads one).
@@ -275,7 +279,8 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 // or first key as keyHex writes it; seq; the rows examined; when
 // counting, the rows expired at the cut; those expired at now but live at
 // the real clock; the earliest expiry after now; for a sweep, the highest
-// stamp of its rows. The keys are their hex, comma-separated. A count and
+// stamp of its rows and how many of them have a stamp that is not a
+// number. The keys are their hex, comma-separated. A count and
 // a sweep's read are one aggregate: one pass over the window, one value
 // to hand over (a row handed over costs several times what examining it
 // does).
@@ -283,20 +288,21 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	args, with, where, nrowid, nkey := x.window(n)
 	// Every bound parameter appears (libsql-client-go refuses one left
 	// unused): a figure not asked for names its parameter in a constant.
-	expired, live, keys, maxVer := "0 * ?1", "0 * ?3", "NULL", "NULL"
+	expired, live, keys, maxVer, odd := "0 * ?1", "0 * ?3", "NULL", "NULL", "0"
 	switch x.mode {
 	case expiredCount:
 		expired = "count(*) FILTER (WHERE expires_at <= ?1)"
 	case expiredKeys:
 		keys = "group_concat(hex(k), ',') FILTER (WHERE expires_at <= ?1)"
 		maxVer = "max(ver) FILTER (WHERE expires_at <= ?1 AND ver < '')" // a number: TEXT and BLOB sort above
+		odd = "count(*) FILTER (WHERE expires_at <= ?1 AND typeof(ver) NOT IN ('integer', 'real'))"
 	case expiredRows: // the rows travel, counted as read
 	}
 	if x.clock.real < x.clock.now {
 		live = "count(*) FILTER (WHERE expires_at > ?3 AND expires_at <= ?2)"
 	}
 	figures := "json_array(" + nrowid + ", " + nkey + ", (SELECT seq FROM kv_meta WHERE id = 0), count(*), " +
-		expired + ", " + live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + ", " + maxVer + ")"
+		expired + ", " + live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + ", " + maxVer + ", " + odd + ")"
 	if x.mode != expiredRows {
 		return with + "SELECT NULL, NULL, NULL, NULL, " + figures + ", " + keys + " FROM kv WHERE " + where, args
 	}

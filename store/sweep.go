@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/retry"
 )
 
 // DefaultSweepBatch is how many expired rows one delete transaction of a
@@ -182,8 +183,10 @@ func (s *Store) Sweep(ctx context.Context, opts SweepOptions) (SweepResult, erro
 // counting into res; it returns the windows' summaries added up. With
 // ahead, the next window is read beside the current one's deletes.
 func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredScan, ahead bool, res *SweepResult) (expiredTotals, error) {
+	if x.mode == expiredRows {
+		return s.sweepImaged(ctx, opts, x, ahead, res)
+	}
 	var found expiredTotals
-	var imgs sweepImages
 	reads := windowReads{x: x, ahead: ahead}
 	defer reads.stop()
 	for {
@@ -198,23 +201,7 @@ func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredS
 			s.knobs.sweepStepHook()
 		}
 		found.add(r.w)
-		if x.mode == expiredRows {
-			imgs.add(r.w.rows)
-			if imgs.full() || r.done {
-				if err := s.deleteImagedWindow(ctx, opts, imgs.take(), x.clock, res); err != nil {
-					return found, err
-				}
-			}
-			if r.done {
-				return found, nil
-			}
-			continue
-		}
-		// A window of keys wholly expired is one run of the key order: its
-		// deletes walk it as a plain range DELETE does; else each key is
-		// a seek (a walk would hold the write lock over live rows too).
-		walk := !r.byRowid && int(r.w.expired) == r.w.examined
-		if err := s.deleteWindow(ctx, opts, r.w.keys, r.w.seq, walk, x.clock, res); err != nil {
+		if err := s.deleteWindow(ctx, opts, r.w, r.walkable(), x.clock, res); err != nil {
 			return found, err
 		}
 		if r.done {
@@ -236,6 +223,14 @@ type windowRead struct {
 	w             expiredWindow
 	byRowid, done bool
 	err           error
+}
+
+// walkable reports whether the window's deletes may walk its keys' range
+// as a plain range DELETE does: a window of keys wholly expired is one
+// run of the key order. Else each key is a seek (a walk would hold the
+// write lock over live rows too).
+func (r windowRead) walkable() bool {
+	return !r.byRowid && int(r.w.expired) == r.w.examined
 }
 
 // get returns the next window and, ahead, starts reading the one after.
@@ -307,19 +302,20 @@ func (s *Store) sweepPauses() bool {
 	return s.conn.traits().ownsFiles && s.watch.journal.Load() != journalOther
 }
 
-// deleteWindow deletes the expired keys one window read found (in key
-// order, when the store's seq was seq), a chunk of keys per transaction,
+// deleteWindow deletes the expired keys window w found (in key order,
+// when the store's seq was w.seq), a chunk of keys per transaction,
 // counting each delete into res and reporting progress after it, then
 // pausing as opts says.
-func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, expired [][]byte, seq int64, walk bool, clock sweepClock, res *SweepResult) error {
+func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w expiredWindow, walk bool, clock sweepClock, res *SweepResult) error {
 	chunk := s.sweepChunk(opts)
+	expired := w.keys
 	for len(expired) > 0 {
 		keys := expired[:min(chunk, len(expired))]
 		expired = expired[len(keys):]
 		// The guard holds in the delete's own transaction: it deletes
 		// only rows expired at clock.cut, so a row re-set meanwhile to
 		// a time the real clock has not reached survives.
-		n, took, err := s.deleteExpired(ctx, keys, clock.cut, seq, walk)
+		n, took, err := s.deleteExpired(ctx, keys, clock.cut, w.seq, walk, w.odd > 0)
 		if err != nil {
 			return err
 		}
@@ -347,15 +343,21 @@ func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, expired [][
 // of keys. With walk, the DELETE walks the keys' range in index order, as
 // a plain range DELETE does (the read found most of the range expired),
 // instead of a seek per key. A ver that is not a number (an odd row) is
-// no stamp: such a row is judged by its keys alone. A journaled sweep
-// deletes with deleteStillExpired.
-func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64, walk bool) (int64, time.Duration, error) {
+// no stamp: such a row is judged by its keys alone, named in the
+// statement when the read found odd rows among them (naming them costs a
+// walk twice its time). A journaled sweep deletes with
+// deleteStillExpired.
+func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64, walk, odd bool) (int64, time.Duration, error) {
 	var where string
 	var args []any
-	if walk {
+	switch {
+	case walk && !odd:
+		where = "k >= ? AND k <= ? AND ver <= ?"
+		args = []any{keyArg(keys[0]), keyArg(keys[len(keys)-1]), seq}
+	case walk:
 		where = "k >= ? AND k <= ? AND (ver <= ? OR (typeof(ver) NOT IN ('integer', 'real') AND +k IN (" + placeholders(len(keys)) + ")))"
 		args = append(append(args, keyArg(keys[0]), keyArg(keys[len(keys)-1]), seq), byteArgs(keys)...)
-	} else {
+	default:
 		where = "k IN (" + placeholders(len(keys)) + ") AND (ver <= ? OR typeof(ver) NOT IN ('integer', 'real'))"
 		args = append(byteArgs(keys), seq)
 	}
@@ -382,17 +384,7 @@ func pause(ctx context.Context, d, took time.Duration) error {
 	if d == 0 {
 		d = took
 	}
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return retry.Wait(ctx, d)
 }
 
 func earliest(a, b *int64) *int64 {

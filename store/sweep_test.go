@@ -79,3 +79,27 @@ func TestSweepRowsStampedAboveSeq(t *testing.T) {
 		}
 	})
 }
+
+// TestSweepRowsWithoutANumberStamp: expired rows another program wrote
+// with a stamp that is not a number (TEXT, BLOB) among ordinary ones,
+// under a prefix wholly expired (whose deletes walk its range): the
+// sweep deletes them all.
+func TestSweepRowsWithoutANumberStamp(t *testing.T) {
+	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		s := storetest.Open(t, url, store.Options{Clock: storetest.NewClock(storetest.T0).Now, Create: true})
+		for i, ver := range []string{"1", "'x'", "2", "x'00'", "3"} {
+			k := keyHex(t, fmt.Sprintf(`["o", %d]`, i))
+			storetest.Exec(t, url, fmt.Sprintf(`INSERT INTO kv VALUES (x'%s', '1', %s, %d)`, k, ver, storetest.T0-5))
+		}
+		res, err := s.Sweep(storetest.Ctx(t), store.SweepOptions{Prefix: codec.Key{codec.String("o")}})
+		if err != nil || res.Swept != 5 || res.Remaining != 0 {
+			t.Fatalf("sweep: %+v %v; want all 5 swept", res, err)
+		}
+		for i := range 5 {
+			if present(t, s, fmt.Sprintf(`["o", %d]`, i)) {
+				t.Errorf(`["o", %d] is left`, i)
+			}
+		}
+	})
+}

@@ -95,7 +95,7 @@ func (c *BenchCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	c.print(app, "embedded file (WAL, synchronous=NORMAL, same driver and DSN for both sides)", lines)
+	c.print(app, "embedded file (WAL, synchronous=FULL, same driver and DSN for both sides)", lines)
 	if c.Remote == "" {
 		return nil
 	}

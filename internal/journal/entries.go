@@ -185,7 +185,8 @@ func (r *resolver) rowOf(id string, k []byte, depth int) (*store.RawRow, bool) {
 
 // intentEntry is the entry an intent line opens: outcome unknown until
 // its outcome line is read. Keys not written out are those of its
-// mutations or restores.
+// mutations or restores, or of its before-images (an imaged write with
+// neither: a sweep's delete).
 func intentEntry(r record) *Entry {
 	e := &Entry{ID: r.ID, Act: r.Act, Time: time.UnixMilli(r.At), Op: r.Op, Kind: r.Kind, Outcome: store.OutcomeUnknown,
 		Undoes: r.Undoes, PID: r.PID, Host: r.Host, Setting: r.Setting.change()}
@@ -221,6 +222,12 @@ func intentEntry(r record) *Entry {
 		e.Restores = append(e.Restores, op)
 		e.from = append(e.from, o.From)
 		add(op.Key)
+	}
+	if r.Imaged && len(r.Muts) == 0 && len(r.Restores) == 0 {
+		for _, p := range r.Pre {
+			raw, _ := hex.DecodeString(p.K) // validated by parseLine
+			add(raw)
+		}
 	}
 	return e
 }

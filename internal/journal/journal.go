@@ -13,6 +13,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -251,7 +252,7 @@ type leftRow struct {
 // write's before-images, and syncs it to the disk. An error (naming the
 // file; the store wraps it in store.ErrJournal) stops the write.
 func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, error) {
-	id, act, line, err := j.intent(ctx, w)
+	id, act, line, err := j.intent(ctx, w, nil)
 	if err != nil {
 		return "", err
 	}
@@ -272,14 +273,14 @@ func (j *Journal) BeforeAll(ctx context.Context, ws []store.PendingWrite) ([]str
 	var lines []byte
 	act := ""
 	for i, w := range ws {
-		id, a, line, err := j.intent(ctx, w)
+		id, a, more, err := j.intent(ctx, w, lines)
 		if err != nil {
 			return nil, err
 		}
 		if act == "" {
 			act = a
 		}
-		ids[i], lines = id, append(lines, line...)
+		ids[i], lines = id, more
 	}
 	if len(lines) > 0 {
 		if err := j.appendIntent(act, lines, true); err != nil {
@@ -294,8 +295,8 @@ func (j *Journal) BeforeAll(ctx context.Context, ws []store.PendingWrite) ([]str
 	return ids, nil
 }
 
-// intent formats w's intent line under a new id; act is its action.
-func (j *Journal) intent(ctx context.Context, w store.PendingWrite) (id, act string, line []byte, err error) {
+// intent appends w's intent line, under a new id, to dst; act is its action.
+func (j *Journal) intent(ctx context.Context, w store.PendingWrite, dst []byte) (id, act string, line []byte, err error) {
 	id = j.newID()
 	op := w.Op
 	if op == "" {
@@ -311,11 +312,10 @@ func (j *Journal) intent(ctx context.Context, w store.PendingWrite) (id, act str
 	if u != nil {
 		rec.Undoes = u.target
 	}
-	if len(w.Mutations) == 0 && len(w.Restores) == 0 {
-		// Otherwise the keys are those of the mutations or restores.
-		for _, k := range w.Keys {
-			rec.Keys = append(rec.Keys, hex.EncodeToString(k))
-		}
+	if len(w.Mutations) == 0 && len(w.Restores) == 0 && !imagesAreKeys(w) {
+		// Otherwise the keys are those of the mutations or restores, or
+		// of the before-images when every key has one (a sweep's).
+		rec.raw.keys = w.Keys
 	}
 	for _, c := range w.Checks {
 		enc, err := codec.Encode(c.Key)
@@ -339,12 +339,30 @@ func (j *Journal) intent(ctx context.Context, w store.PendingWrite) (id, act str
 		rec.Restores = append(rec.Restores, newRestoreRec(o, from))
 	}
 	rec.Setting = newSettingRec(w.Setting)
-	rec.Pre = imageRecs(u, w.Before)
-	line, err = formatLine(rec)
+	if u != nil {
+		rec.Pre = imageRecs(u, w.Before)
+	} else {
+		rec.raw.pre = w.Before
+	}
+	line, err = appendLine(dst, rec)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("%s: %w", j.path, err)
 	}
 	return id, act, line, nil
+}
+
+// imagesAreKeys reports whether w's before-images are one for each of
+// its keys, in order.
+func imagesAreKeys(w store.PendingWrite) bool {
+	if !w.Imaged || len(w.Before) != len(w.Keys) {
+		return false
+	}
+	for i, r := range w.Before {
+		if !bytes.Equal(r.Key, w.Keys[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // imageRecs records rows as before-images. An undo finds the rows the

@@ -3,11 +3,13 @@ package journal
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -71,6 +73,8 @@ type record struct {
 	// kvdeck have none: their outcome's Before holds the images.
 	Imaged bool     `json:"img,omitempty"`
 	Pre    []rowRec `json:"pre,omitempty"`
+	// raw, when set, stands for Keys and Pre (formatLine).
+	raw rawRows
 
 	// Outcome.
 	Outcome string   `json:"outcome,omitempty"`
@@ -130,18 +134,26 @@ type rowRec struct {
 }
 
 // formatLine renders r as one checksummed line with its line feed.
-func formatLine(r record) ([]byte, error) {
+func formatLine(r record) ([]byte, error) { return appendLine(nil, r) }
+
+// appendLine appends r's line (formatLine) to dst: the body is written in
+// place and its checksum filled in before it.
+func appendLine(dst []byte, r record) ([]byte, error) {
+	rows := r
+	r.Keys, r.Pre = nil, nil
 	body, err := json.Marshal(r)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	out := make([]byte, 0, len(body)+32)
-	out = append(out, linePrefix...)
-	out = fmt.Appendf(out, "%08x", crc32.ChecksumIEEE(body))
-	out = append(out, lineMiddle...)
-	out = append(out, body...)
-	out = append(out, lineSuffix...)
-	return append(out, '\n'), nil
+	start := len(dst)
+	dst = slices.Grow(dst, len(linePrefix)+crcDigits+len(lineMiddle)+len(body)+rowsSize(&rows)+len(lineSuffix)+1)
+	dst = append(append(append(dst, linePrefix...), "00000000"...), lineMiddle...)
+	at := len(dst)
+	dst = appendRows(append(dst, body[:len(body)-1]...), len(body) > 2, &rows)
+	crc := crc32.ChecksumIEEE(dst[at:])
+	hex.Encode(dst[start+len(linePrefix):], binary.BigEndian.AppendUint32(nil, crc))
+	dst = append(dst, lineSuffix...)
+	return append(dst, '\n'), nil
 }
 
 // errLine explains why a line was skipped.

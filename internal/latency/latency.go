@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kvdeck/internal/retry"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -165,17 +166,7 @@ func (p *Proxy) Close() error {
 }
 
 func (p *Proxy) wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return retry.Wait(ctx, d)
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {

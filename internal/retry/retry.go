@@ -28,6 +28,15 @@ func (b *Backoff) Reset() { b.last = 0 }
 // Reset.
 func (b *Backoff) Failed() bool { return b.last > 0 }
 
+// Wait waits d and returns nil, or ctx's error when ctx ended first (at
+// once when d is not positive).
+func Wait(ctx context.Context, d time.Duration) error {
+	if !Sleep(ctx, d) {
+		return ctx.Err()
+	}
+	return nil
+}
+
 // Sleep waits d, and reports false when ctx ended first (at once when d
 // is not positive).
 func Sleep(ctx context.Context, d time.Duration) bool {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kvdeck/codec"
+	"kvdeck/internal/retry"
 	"kvdeck/store"
 )
 
@@ -68,14 +69,7 @@ func (o LeaseOptions) sleep(ctx context.Context, d time.Duration) error {
 	if o.Sleep != nil {
 		return o.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return retry.Wait(ctx, d)
 }
 
 // RetryDelay is the wait after failed attempt number attempt (0-based):
