@@ -19,12 +19,15 @@ import (
 // whose n is sized from the rows of the page before, so that a page's
 // answer stays near scanPageBytes (entryCost, which over-estimates
 // the answer; sqld refuses one over 10 MB). The first page, with no
-// rows before it, is sized by the server (cutPageSQL): a small scan is
-// one request, whatever its rows' sizes. The next page is read while
-// the caller handles this one (scanPages). Such pages cost sqld the
-// least CPU of the ways measured (Hrana 3's streamed cursor several
-// times more, a running sum in every page about twice): see
-// docs/design/remote-scans.md; TestScanServerCPULarge keeps the ratio.
+// rows before it, is sized by the server (cutPageSQL) over at most
+// firstPageRows rows: a scan of that many rows is one request, whatever
+// their sizes, and the running sum, which costs the server about as
+// much again as the rows it sums, covers a small share of a large scan.
+// The next page is read while the caller handles this one (scanPages).
+// Such pages cost sqld the least CPU of the ways measured (Hrana 3's
+// streamed cursor several times more, a running sum in every page about
+// twice): see docs/design/remote-scans.md; TestScanServerCPULarge keeps
+// the ratio.
 //
 // A page the server refuses as too large (its rows grew past what the
 // page before promised) is read again cut by the server's own count of
@@ -41,6 +44,12 @@ import (
 // first page's bound on its rows, so that the server's sizing of it looks
 // at no more rows than a page of its budget can hold.
 const minRowCost = 160
+
+// firstPageRows bounds the rows of a scan's first page, the one the
+// server sizes (about 2.6 MB at minRowCost): unbounded, its running sum
+// read half of a 100k-row store a second time. With the page of about
+// 8 MB after it, a listing of 50k small rows is still two requests.
+const firstPageRows = 16384
 
 // remotePager reads the pages of one remote scan.
 type remotePager struct {
@@ -82,8 +91,9 @@ func (p *remotePager) next(ctx context.Context, cursor string, limit int, last [
 	}
 	where, args, order := p.s.listWhere(page, lo, hi)
 	if p.rowCost <= 0 {
-		// Nothing seen yet to size the page by: the server sizes it.
-		return p.cut(ctx, where, args, order, rows, budget)
+		// Nothing seen yet to size the page by: the server sizes it,
+		// over few rows; the pages after it grow from its rows.
+		return p.cut(ctx, where, args, order, min(rows, firstPageRows), budget)
 	}
 	q := "SELECT " + p.s.entrySQL() + " FROM kv WHERE " + where + " ORDER BY k " + order + " LIMIT ?"
 	entries, _, err := p.s.readPage(ctx, q, append(args, rows+1), rows+1, false)
