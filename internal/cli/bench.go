@@ -17,7 +17,7 @@ import (
 type BenchCmd struct {
 	Ops    int    `name:"ops" placeholder:"N" default:"2000" help:"Calls of each point operation (set, get, check+set) on each side."`
 	Keys   int    `name:"keys" placeholder:"N" default:"100000" help:"Rows that list and sweep work on (embedded)."`
-	Rounds int    `name:"rounds" placeholder:"N" default:"3" help:"Calls of list and sweep on each side."`
+	Rounds int    `name:"rounds" placeholder:"N" default:"3" help:"Calls of list, sweep and census on each side; each side is measured by its fastest call."`
 	Remote string `name:"remote" placeholder:"URL" help:"Also measure against this server (sqld, Turso); rows are written under [\"kvdeck_bench\", <run>] and removed afterwards."`
 	// RemoteKeys is smaller by default: a server is reached over the network.
 	RemoteKeys int `name:"remote-keys" placeholder:"N" default:"2000" help:"Rows that list and sweep work on (remote)."`
