@@ -191,20 +191,7 @@ func TestSweepSkipsRowsChangedAfterItsImages(t *testing.T) {
 		if e, ok, err := s.Get(ctx, live); err != nil || !ok || string(e.Value) != `"live"` {
 			t.Fatalf("the row made live again after the sweep: %+v %v", e, err)
 		}
-		es, _, err := j.List()
-		if err != nil {
-			t.Fatal(err)
-		}
-		claimed := 0
-		for _, e := range es {
-			for _, r := range e.Before {
-				claimed++
-				if k, _ := codec.Decode(r.Key); codec.Format(k) == codec.Format(live) || codec.Format(k) == codec.Format(restamped) {
-					t.Errorf("entry %s claims %s, which it did not delete", e.ID, codec.Format(k))
-				}
-			}
-		}
-		if claimed != 28 {
+		if claimed := claimedRows(t, j, live, restamped); claimed != 28 {
 			t.Errorf("the journal claims %d rows, want 28", claimed)
 		}
 		// The undo puts back the 28 rows; the two rewritten stay rewritten.
@@ -277,20 +264,7 @@ func TestSweepJournalsOddRowsExactly(t *testing.T) {
 		if left := rowsOf(t, s); left != "" {
 			t.Fatalf("rows left after the sweep:\n%s", left)
 		}
-		es, _, err := j.List()
-		if err != nil {
-			t.Fatal(err)
-		}
-		claimed := 0
-		for _, e := range es {
-			for _, r := range e.Before {
-				claimed++
-				if k, _ := codec.Decode(r.Key); codec.Format(k) == codec.Format(gone) {
-					t.Errorf("entry %s claims %s, which another writer deleted", e.ID, codec.Format(k))
-				}
-			}
-		}
-		if claimed != 22 {
+		if claimed := claimedRows(t, j, gone); claimed != 22 {
 			t.Errorf("the journal claims %d rows, want 22", claimed)
 		}
 		for range 3 { // the service's writes take the seq past 3
@@ -319,4 +293,28 @@ func TestSweepJournalsOddRowsExactly(t *testing.T) {
 			t.Fatalf("after the undo:\n%s\nwant:\n%s", after, strings.Join(want, "\n"))
 		}
 	})
+}
+
+// claimedRows counts the before-images j's entries claim (the rows their
+// writes replaced or removed) and fails t for any of the keys not, which
+// another writer changed.
+func claimedRows(t *testing.T, j *Journal, not ...codec.Key) int {
+	t.Helper()
+	es, _, err := j.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := 0
+	for _, e := range es {
+		for _, r := range e.Before {
+			claimed++
+			k, _ := codec.Decode(r.Key)
+			for _, n := range not {
+				if codec.Format(k) == codec.Format(n) {
+					t.Errorf("entry %s claims %s, which another writer changed", e.ID, codec.Format(k))
+				}
+			}
+		}
+	}
+	return claimed
 }
