@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"kvdeck/internal/retry"
 )
 
 // stmt is one SQL statement with its positional arguments.
@@ -272,12 +274,8 @@ func (c *serverConn) exec(ctx context.Context, stmts []stmt) error {
 		}
 		// Jitter keeps the writers that met the lock together from
 		// meeting it together again.
-		t := time.NewTimer(wait/2 + rand.N(wait))
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !retry.Sleep(ctx, wait/2+rand.N(wait)) {
 			return err
-		case <-t.C:
 		}
 	}
 }
