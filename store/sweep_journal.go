@@ -33,7 +33,9 @@ func (s *Store) sweepScan(lo, hi []byte, c sweepClock) *expiredScan {
 	if s.recorder == nil {
 		return s.newExpiredScan(lo, hi, c, expiredKeys)
 	}
-	return s.newExpiredScan(lo, hi, c, expiredRows)
+	x := s.newExpiredScan(lo, hi, c, expiredRows)
+	x.packed = s.conn.traits().ownsFiles
+	return x
 }
 
 // sweepImages gathers the expired rows of a journaled sweep's windows
