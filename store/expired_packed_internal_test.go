@@ -15,13 +15,21 @@ import (
 // TestPackedWindowsReadAsRows: a packed window hands over exactly the rows
 // and figures the same window read row by row does (the rows byte for
 // byte: keys with NULs and high bytes, values with quotes, escapes,
-// non-UTF-8 bytes and 10 KB; stamps and expiries at the ends of int64),
-// for key windows and windows of rowids, on the real clock and a
-// virtual one, with another program's rows among them (read row by
-// row, and the windows after them packed again). It failed when
-// another program's rows were taken packed: their answer did not add
-// up, and every window after was read row by row.
+// 0x01, non-UTF-8 bytes and 10 KB; stamps and expiries at the ends of
+// int64), for key windows and windows of rowids, on the real clock and
+// a virtual one, with another program's rows among them (a BLOB stamp
+// of digits, a REAL value, a REAL stamp or expiry, TEXT; read row by
+// row, and the windows after them packed again).
 func TestPackedWindowsReadAsRows(t *testing.T) {
+	// The reference's table, and one whose columns have no types (which
+	// keeps a REAL value, a TEXT stamp of digits).
+	for _, table := range []string{"", "CREATE TABLE kv (k BLOB PRIMARY KEY, v, ver, expires_at)"} {
+		packedReadsAsRows(t, table)
+	}
+}
+
+func packedReadsAsRows(t *testing.T, table string) {
+	t.Helper()
 	ctx := context.Background()
 	now := int64(1767312000000)
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "kv.db"), Options{Clock: func() int64 { return now }, Create: true})
@@ -29,6 +37,11 @@ func TestPackedWindowsReadAsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	if table != "" {
+		if err := s.execBatch(ctx, []stmt{{sql: "DROP TABLE kv", ddl: true}, {sql: table, ddl: true}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	seedPackedShapes(t, s, now)
 	s.knobs.expiredWindow = 37
 	p := codec.MustEncode(codec.Key{codec.String("p")})
@@ -41,7 +54,7 @@ func TestPackedWindowsReadAsRows(t *testing.T) {
 			rows, totals := walkExpired(t, s, r.lo, r.hi, c, false)
 			packed, ptotals := walkExpired(t, s, r.lo, r.hi, c, true)
 			if len(rows) == 0 || rows != packed || totals != ptotals {
-				t.Errorf("%s at %+v:\nrows:   %s %s\npacked: %s %s", r.name, c, totals, rows, ptotals, packed)
+				t.Errorf("%q %s at %+v:\nrows:   %s %s\npacked: %s %s", table, r.name, c, totals, rows, ptotals, packed)
 			}
 		}
 	}
@@ -51,7 +64,7 @@ func TestPackedWindowsReadAsRows(t *testing.T) {
 // reference's types) and ["q"] (another program's), and the empty key.
 func seedPackedShapes(t *testing.T, s *Store, now int64) {
 	t.Helper()
-	values := []string{`{"n":1}`, `"quote \" and \\ back"`, "line\nfeed\ttab\x01ctl", "héllo ✓ 𝄞", "", strings.Repeat("x", 10<<10), "\xff\xfe not utf-8"}
+	values := []string{`{"n":1}`, `"quote \" and \\ back"`, "line\nfeed\ttab\x02ctl", "sep\x01in", "héllo ✓ 𝄞", "", strings.Repeat("x", 10<<10), "\xff\xfe not utf-8"}
 	vers := []int64{1, 2, 1 << 62, 9223372036854775807, 0, -5}
 	exps := []int64{now - 1, now, now - 30, now + 10, now + 60, -9223372036854775808, now - 100000}
 	var stmts []stmt
@@ -64,7 +77,12 @@ func seedPackedShapes(t *testing.T, s *Store, now int64) {
 		stmts = append(stmts, stmt{sql: "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, CAST(? AS TEXT), ?, ?)",
 			args: []any{k, []byte(values[i%len(values)]), vers[i%len(vers)], exp}})
 	}
-	for i, odd := range []string{"1.5, 1, ?", "'v', 'x', ?", "x'00ff', 3, ?", "'v', 4.5, ?", "'v', 5, ? + 0.5", "'w', 6, ?"} {
+	for i, odd := range []string{"1.5, 1, ?", "'v', 'x', ?", "x'00ff', 3, ?", "'v', 4.5, ?", "'v', 5, ? + 0.5", "'w', 6, ?", "'b', x'35', ?", "'t', '12', ?", "0.1 + 0.2, 10, ?", "1e20, 11, ?"} {
+		// Each between 40 ordinary rows: a window of its own.
+		for j := range 40 {
+			k := codec.MustEncode(codec.Key{codec.String("q"), codec.Number(float64(i)), codec.Number(float64(j))})
+			stmts = append(stmts, stmt{sql: "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, 'ordinary', 9, ?)", args: []any{k, now - 100}})
+		}
 		k := codec.MustEncode(codec.Key{codec.String("q"), codec.Number(float64(i))})
 		stmts = append(stmts, stmt{sql: "INSERT INTO kv (k, v, ver, expires_at) VALUES (?, " + odd + ")", args: []any{k, now - 100}})
 	}
@@ -115,9 +133,9 @@ func walkExpired(t *testing.T, s *Store, lo, hi []byte, c sweepClock, packed boo
 // FuzzUnpackRows: a packed answer never panics the reader, and one made
 // of rows reads back as those rows.
 func FuzzUnpackRows(f *testing.F) {
-	f.Add([]byte("ab"), []byte("xyz"), []byte("1,2,3,4,1,1,-5,-9223372036854775808"))
-	f.Add([]byte{}, []byte{}, []byte("0,0,0,0"))
-	f.Add([]byte("k"), []byte("v"), []byte("1,1,9223372036854775808,1"))
+	f.Add([]byte("ab"), []byte("xyz\x01\x01"), []byte("1,3,4,1,-5,-9223372036854775808"))
+	f.Add([]byte{}, []byte("\x01"), []byte("0,0,0"))
+	f.Add([]byte("k"), []byte("v\x01"), []byte("1,9223372036854775808,1"))
 	f.Fuzz(func(t *testing.T, keys, values, nums []byte) {
 		rows, err := unpackRows(nil, keys, values, nums)
 		if err != nil {
@@ -128,8 +146,8 @@ func FuzzUnpackRows(f *testing.F) {
 			if i > 0 {
 				n = append(n, ',')
 			}
-			k, v = append(k, r.k.b...), append(v, r.v.b...)
-			n = fmt.Appendf(n, "%d,%d,%d,%d", len(r.k.b), len(r.v.b), r.ver.n, *r.exp.at)
+			k, v = append(k, r.k.b...), append(append(v, r.v.b...), packedSep)
+			n = fmt.Appendf(n, "%d,%d,%d", len(r.k.b), r.ver.n, *r.exp.at)
 		}
 		again, err := unpackRows(nil, k, v, n)
 		if err != nil || !bytes.Equal(k, keys) || !bytes.Equal(v, values) || len(again) != len(rows) {
