@@ -109,7 +109,7 @@ func appendRowRec(dst []byte, r *rowRec) []byte {
 func appendRawRow(dst []byte, row *store.RawRow) []byte {
 	dst = append(hex.AppendEncode(append(dst, `{"k":"`...), row.Key), '"')
 	if utf8.Valid(row.Value) {
-		dst = appendString(append(dst, `,"v":`...), row.Value)
+		dst = appendUTF8(append(dst, `,"v":`...), row.Value)
 	} else {
 		dst = append(hex.AppendEncode(append(dst, `,"vx":"`...), row.Value), '"')
 	}
@@ -139,6 +139,11 @@ func appendString(dst, s []byte) []byte {
 		b, _ := json.Marshal(string(s)) // a string always marshals
 		return append(dst, b...)
 	}
+	return appendUTF8(dst, s)
+}
+
+// appendUTF8 is appendString of valid UTF-8.
+func appendUTF8(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i, c := range s {
