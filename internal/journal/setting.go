@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"kvdeck/store"
@@ -121,8 +122,10 @@ func settingNow(s *store.Store, name string) (string, error) {
 }
 
 // checkSettings reads each step's setting now and lists those no longer
-// at the value the action left as conflicts.
+// at the value the action left as conflicts. It marks a copy of the
+// steps: a Plan is a value whose caller may be showing it meanwhile.
 func (p *Plan) checkSettings(s *store.Store) error {
+	p.Settings = slices.Clone(p.Settings)
 	for i := range p.Settings {
 		st := &p.Settings[i]
 		now, err := settingNow(s, st.Change.Name)
