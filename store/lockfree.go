@@ -100,8 +100,10 @@ type lfLane struct {
 	// prepared once (renewed).
 	conn  *sql.Conn
 	stmts stmtCache
-	// drops counts the page caches dropped with a discarded try.
+	// drops counts the page caches dropped with a discarded try, kept the
+	// reads kept (tests).
 	drops int64
+	kept  int
 }
 
 // armed reports whether the file is watched, watching it on first use.
@@ -293,6 +295,7 @@ func (s *Store) readLockFreeTries(ctx context.Context, lane, tries int, fallback
 		s.statements.Add(3)
 		s.roundTrips.Add(1)
 		if kept {
+			ln.kept++
 			return l.kept(lane, d, ln.drops), true, rerr
 		}
 	}

@@ -24,6 +24,14 @@ func ReadLockFreeLane(s *Store, ctx context.Context, lane int, read func(ctx con
 	return ok, err
 }
 
+// LaneReads is how many lock-free reads lane of s kept.
+func LaneReads(s *Store, lane int) int {
+	ln := &s.conn.lockFree().lanes[lane]
+	ln.mu.Lock()
+	defer ln.mu.Unlock()
+	return ln.kept
+}
+
 // ReadNoLockUnvalidated runs read on the lock-free connection without
 // the checks: what the torture test's control measures.
 func ReadNoLockUnvalidated(s *Store, ctx context.Context, read func(ctx context.Context, conn Querier) error) error {
