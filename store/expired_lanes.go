@@ -92,28 +92,27 @@ func (s *Store) listLanes(ctx context.Context, x *expiredScan, fn func(Entry) er
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lanes := make([]laneList, lockFreeLanes)
+	// first is the error that stopped the lanes (the others' then is
+	// their cancellation).
+	var first error
+	var once sync.Once
 	var wg sync.WaitGroup
 	for i := range lanes {
 		y := x.onLane(i)
 		wg.Go(func() {
-			lanes[i] = y.walkClaims(lctx, claims, &held)
-			if lanes[i].err != nil {
+			if lanes[i] = y.walkClaims(lctx, claims, &held); lanes[i].err != nil {
+				once.Do(func() { first = lanes[i].err })
 				cancel()
 			}
 		})
 	}
 	wg.Wait()
 	var t expiredTotals
-	for _, l := range lanes {
-		switch {
-		case errors.Is(l.err, errHeldTooMuch) || noRowid(l.err):
-			return s.listInOrder(ctx, x.inKeyOrder(), 0, fn)
-		case l.err != nil && !errors.Is(l.err, context.Canceled):
-			return t, l.err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return t, err
+	switch {
+	case errors.Is(first, errHeldTooMuch) || noRowid(first):
+		return s.listInOrder(ctx, x.inKeyOrder(), 0, fn)
+	case first != nil:
+		return t, first
 	}
 	orders := make([][]*expiredRow, len(lanes))
 	for i, l := range lanes {
