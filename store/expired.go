@@ -106,6 +106,8 @@ type expiredScan struct {
 	mode   expiredMode
 	// byRowid: windows of rowids (the whole store); else of keys.
 	byRowid bool
+	// packed: a listing's windows come packed (expired_packed.go).
+	packed bool
 	// rowid and key are where the next window starts; done when the
 	// range is walked.
 	rowid int64
@@ -152,14 +154,15 @@ func (x *expiredScan) inKeyOrder() *expiredScan {
 
 // next reads the next window and moves past it.
 func (x *expiredScan) next(ctx context.Context) (expiredWindow, error) {
-	var w expiredWindow
-	var sum windowSummary
-	base := len(x.rows)
-	err := x.s.readWindowed(ctx, x.win, x.sql, func(rows resultRows) error {
-		w, sum, x.rows = expiredWindow{}, windowSummary{}, x.rows[:base]
-		return x.read(rows, &w, &sum)
-	})
-	w.rows = x.rows[base:]
+	w, sum, err := x.readWindow(ctx)
+	if err == nil && x.packed && w.odd != 0 {
+		// Rows that do not pack: this window row by row, and every window
+		// after it when none can (odd < 0).
+		again := w.odd > 0
+		x.packed = false
+		w, sum, err = x.readWindow(ctx)
+		x.packed = again
+	}
 	if x.byRowid && !x.claimed && noRowid(err) {
 		// A kv made WITHOUT ROWID (not the reference's schema): key windows.
 		*x = *x.inKeyOrder()
@@ -189,6 +192,20 @@ func noRowid(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "no such column: rowid")
 }
 
+// readWindow reads the window at the scan's position, its rows appended
+// to x.rows (and in w.rows).
+func (x *expiredScan) readWindow(ctx context.Context) (expiredWindow, windowSummary, error) {
+	var w expiredWindow
+	var sum windowSummary
+	base := len(x.rows)
+	err := x.s.readWindowed(ctx, x.win, x.sql, func(rows resultRows) error {
+		w, sum, x.rows = expiredWindow{}, windowSummary{}, x.rows[:base]
+		return x.read(rows, &w, &sum)
+	})
+	w.rows = x.rows[base:]
+	return w, sum, err
+}
+
 // windowSummary is where a window says the next one starts: a rowid or
 // a key, nil at the range's end.
 type windowSummary struct {
@@ -200,7 +217,10 @@ type windowSummary struct {
 // row (the window's summary and a sweep's keys), or a listing's rows
 // (readRows).
 func (x *expiredScan) read(rows resultRows, w *expiredWindow, sum *windowSummary) error {
-	if x.mode == expiredRows {
+	switch {
+	case x.packed:
+		return x.readPacked(rows, w, sum)
+	case x.mode == expiredRows:
 		return x.readRows(rows, w, sum)
 	}
 	var summary, keys sql.NullString
@@ -315,6 +335,9 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 // to hand over (a row handed over costs several times what examining it
 // does).
 func (x *expiredScan) sql(n int) (string, []any) {
+	if x.packed {
+		return x.packedSQL(n)
+	}
 	args, with, where, nrowid, nkey := x.window(n)
 	// Every bound parameter appears (libsql-client-go refuses one left
 	// unused): a figure not asked for names its parameter in a constant.

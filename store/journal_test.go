@@ -343,8 +343,11 @@ func (r *batching) Sync() error {
 // recorded with their rows as before-images, all of a batch with one
 // BeforeAll, while every one of those rows still stands (the journal's
 // sync precedes the deletes); Sync comes once, after the last commit's
-// end; each commit's outcome claims exactly its rows. A Recorder that
-// cannot batch is told each commit with its images before it.
+// end; each commit's outcome claims exactly its rows. On a file the
+// first batch is one commit's rows (the deletes start while the rest is
+// read); over a server, where that would be one more request, the first
+// window's. A Recorder that cannot batch is told each commit with its
+// images before it.
 func TestSweepRecordsImagesBeforeDeleting(t *testing.T) {
 	storetest.Each(t, storetest.FileHTTPWS(), func(t *testing.T, b storetest.Backend) {
 		url := b.URL(t)
@@ -374,8 +377,14 @@ func TestSweepRecordsImagesBeforeDeleting(t *testing.T) {
 			t.Fatalf("sweep: %+v %v", res, err)
 		}
 		ws, rs := r.take(t)
-		if len(ws) != 3 || !slices.Equal(r.before, []int{25, 25}) {
-			t.Fatalf("%d commits journaled, BeforeAll (images, rows standing) %v: want 3 in one BeforeAll of 25 images, all standing", len(ws), r.before)
+		// (images, rows standing) of each BeforeAll: on a file the second
+		// comes before or after the first commit.
+		want := [][]int{{25, 25}}
+		if b.Name == "file" {
+			want = [][]int{{10, 25, 15, 25}, {10, 25, 15, 15}}
+		}
+		if len(ws) != 3 || !slices.ContainsFunc(want, func(w []int) bool { return slices.Equal(r.before, w) }) {
+			t.Fatalf("%d commits journaled, BeforeAll (images, rows standing) %v: want 3, as one of %v", len(ws), r.before, want)
 		}
 		for i, w := range ws {
 			if w.Kind != "sweep" || !w.Imaged || len(w.Before) != len(w.Keys) || rs[i].Outcome != store.OutcomeApplied ||

@@ -215,6 +215,8 @@ type windowReads struct {
 	x       *expiredScan
 	ahead   bool
 	pending chan windowRead
+	// first, when not zero, bounds the first window's rows.
+	first int
 }
 
 // windowRead is one window read: its mode (byRowid) and whether it was
@@ -253,6 +255,10 @@ func (r *windowReads) get(ctx context.Context) windowRead {
 // scan starts the next window's afresh (a sweep holds none across
 // windows, and the next read may run while they are deleted).
 func (r *windowReads) read(ctx context.Context) windowRead {
+	if r.first > 0 {
+		r.x.win.bound, r.first = r.first, 0
+		defer func() { r.x.win.bound = 0 }()
+	}
 	w, err := r.x.next(ctx)
 	r.x.rows = make([]expiredRow, 0, len(w.rows)) // the next window's, sized as this one
 	return windowRead{w: w, byRowid: r.x.byRowid, done: r.x.done, err: err}

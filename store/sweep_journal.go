@@ -33,7 +33,9 @@ func (s *Store) sweepScan(lo, hi []byte, c sweepClock) *expiredScan {
 	if s.recorder == nil {
 		return s.newExpiredScan(lo, hi, c, expiredKeys)
 	}
-	return s.newExpiredScan(lo, hi, c, expiredRows)
+	x := s.newExpiredScan(lo, hi, c, expiredRows)
+	x.packed = s.conn.traits().ownsFiles
+	return x
 }
 
 // sweepImages gathers the expired rows of a journaled sweep's windows
@@ -42,6 +44,10 @@ type sweepImages struct {
 	batch   imageBatch
 	bytes   int
 	windows int
+	// taken counts the batches taken: the first is its first window (on
+	// a file one delete commit of rows: windowReads.first), so that the
+	// deletes start while the next batch is read.
+	taken int
 }
 
 // imageBatch is a batch of a journaled sweep's rows with what its
@@ -62,6 +68,9 @@ func (b *sweepImages) add(r windowRead) {
 	b.windows++
 	b.batch.ceil = min(b.batch.ceil, r.w.seq)
 	b.batch.walk = b.batch.walk && r.walkable()
+	if b.batch.rows == nil && b.taken > 0 {
+		b.batch.rows = make([]RawRow, 0, sweepImageRows+len(r.w.rows))
+	}
 	for _, r := range r.w.rows {
 		b.batch.rows = append(b.batch.rows, RawRow{Key: r.k.b, Value: r.v.b, Ver: r.ver.n, ExpiresAt: r.exp.at})
 		b.bytes += r.size()
@@ -70,13 +79,13 @@ func (b *sweepImages) add(r windowRead) {
 
 // full reports whether the batch is big enough to record and delete.
 func (b *sweepImages) full() bool {
-	return len(b.batch.rows) >= sweepImageRows || b.bytes >= sweepImageBytes
+	return b.taken == 0 || len(b.batch.rows) >= sweepImageRows || b.bytes >= sweepImageBytes
 }
 
 // take returns the batch in key order and starts the next.
 func (b *sweepImages) take() imageBatch {
 	out := b.batch
-	*b = sweepImages{}
+	*b = sweepImages{taken: b.taken + 1}
 	slices.SortFunc(out.rows, func(x, y RawRow) int { return bytes.Compare(x.Key, y.Key) })
 	return out
 }
@@ -132,6 +141,9 @@ func (s *Store) recordBatches(ctx context.Context, opts SweepOptions, x *expired
 	var found expiredTotals
 	var imgs sweepImages
 	reads := windowReads{x: x, ahead: ahead}
+	if s.conn.traits().ownsFiles { // a server's first window would be one more request
+		reads.first = s.sweepChunk(opts)
+	}
 	defer reads.stop()
 	for {
 		if err := ctx.Err(); err != nil {

@@ -147,7 +147,16 @@ type Journal struct {
 	err      error                   // the first outcome line that could not be written
 	acts     map[string]bool         // actions this process has written to: compaction never drops them
 	notices  []string                // what compaction dropped, for the command to say
+
+	// batch is BeforeAll's buffer of lines, kept for the next batch
+	// (batchMu held from the first line to the write): a sweep's batch is
+	// megabytes, which a fresh buffer zeroes and grows by copying.
+	batchMu sync.Mutex
+	batch   []byte
 }
+
+// keptBatchBytes bounds the buffer a Journal keeps between BeforeAlls.
+const keptBatchBytes = 32 << 20
 
 // pendingWrite is what the journal remembers of a write in flight.
 type pendingWrite struct {
@@ -270,7 +279,14 @@ func (j *Journal) Before(ctx context.Context, w store.PendingWrite) (string, err
 // the next sync (BeforeAll's or Sync's).
 func (j *Journal) BeforeAll(ctx context.Context, ws []store.PendingWrite) ([]string, error) {
 	ids := make([]string, len(ws))
-	var lines []byte
+	j.batchMu.Lock()
+	defer j.batchMu.Unlock()
+	lines := j.batch[:0]
+	defer func() {
+		if cap(lines) <= keptBatchBytes {
+			j.batch = lines[:0]
+		}
+	}()
 	act := ""
 	for i, w := range ws {
 		id, a, more, err := j.intent(ctx, w, lines)
