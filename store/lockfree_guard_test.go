@@ -35,19 +35,30 @@ const spillSQL = "UPDATE kv SET expires_at = 1 WHERE rowid IN (SELECT rowid FROM
 // watch, the read was kept with the phantom rows.
 func TestLockFreeSpillRolledBackWithinARead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kv.db")
-	const rows = 3000
-	storetest.SeedRollbackJournal(t, path, rows)
-	ctx := storetest.Ctx(t)
-	w := writerConn(t, path, "cache_size(1)")
-	s := storetest.Open(t, path, store.Options{})
-	countLockFree(t, ctx, s) // the connection is open, its cache warm
-	r := spillWithinRead(t, ctx, s, w, path, rows, true)
+	ctx, w, s := spillStore(t, path)
+	r := spillWithinRead(t, ctx, s, w, path, spillRows, true)
 	if r.phantoms == 0 {
 		t.Fatal("the first try saw no spilled row: the test reproduced nothing")
 	}
 	if r.tries < 2 || r.expired != 0 {
 		t.Errorf("kept a read (try %d) that counted %d expired rows, none committed (the first try saw %d)", r.tries, r.expired, r.phantoms)
 	}
+}
+
+// spillRows is the rows of spillStore's file.
+const spillRows = 3000
+
+// spillStore seeds spillRows rows in a rollback-journal file at path and
+// returns a writer whose transactions spill into the file (cache_size=1)
+// and a store whose lock-free connection is open, its cache warm.
+func spillStore(t *testing.T, path string) (context.Context, *sql.Conn, *store.Store) {
+	t.Helper()
+	storetest.SeedRollbackJournal(t, path, spillRows)
+	ctx := storetest.Ctx(t)
+	w := writerConn(t, path, "cache_size(1)")
+	s := storetest.Open(t, path, store.Options{})
+	countLockFree(t, ctx, s)
+	return ctx, w, s
 }
 
 // spillRead is what spillWithinRead saw: the phantom rows of its first
@@ -117,12 +128,7 @@ func spillWithinRead(t *testing.T, ctx context.Context, s *store.Store, w *sql.C
 // writer never committed.
 func TestLockFreeReadersShareTheWatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kv.db")
-	const rows = 3000
-	storetest.SeedRollbackJournal(t, path, rows)
-	ctx := storetest.Ctx(t)
-	w := writerConn(t, path, "cache_size(1)")
-	s := storetest.Open(t, path, store.Options{})
-	countLockFree(t, ctx, s)
+	ctx, w, s := spillStore(t, path)
 	execOn(t, w, "UPDATE kv_meta SET seq = seq + 1 WHERE id = 0") // the read's pages come from the file
 	mtime := modTime(t, path)
 	var tries int
@@ -133,7 +139,7 @@ func TestLockFreeReadersShareTheWatch(t *testing.T) {
 		if expired, err = walkExpiries(ctx, conn, func() {
 			if tries == 1 { // the read's transaction has begun
 				execOn(t, w, "BEGIN IMMEDIATE")
-				execOn(t, w, spillSQL, rows/2)
+				execOn(t, w, spillSQL, spillRows/2)
 			}
 		}); err != nil || tries > 1 {
 			return err
