@@ -251,16 +251,21 @@ func (r *windowReads) get(ctx context.Context) windowRead {
 	return wr
 }
 
-// read reads the next window now. A window's rows are its own: the
-// scan starts the next window's afresh (a sweep holds none across
-// windows, and the next read may run while they are deleted).
+// read reads the next window now. Read ahead, a window's rows are its
+// own: the scan starts the next window's afresh (the next read runs
+// while they are used). Else the next read reuses their array: the
+// caller is done with them by its next get.
 func (r *windowReads) read(ctx context.Context) windowRead {
 	if r.first > 0 {
 		r.x.win.bound, r.first = r.first, 0
 		defer func() { r.x.win.bound = 0 }()
 	}
 	w, err := r.x.next(ctx)
-	r.x.rows = make([]expiredRow, 0, len(w.rows)) // the next window's, sized as this one
+	if r.ahead {
+		r.x.rows = make([]expiredRow, 0, len(w.rows)) // the next window's, sized as this one
+	} else {
+		r.x.rows = r.x.rows[:0]
+	}
 	return windowRead{w: w, byRowid: r.x.byRowid, done: r.x.done, err: err}
 }
 

@@ -95,12 +95,15 @@ func (b *sweepImages) take() imageBatch {
 // while the batch recorded before is deleted here (deleteRecorded), so
 // that reading, encoding and syncing the next batch's images overlap
 // this one's deletes. The handover is unbuffered: one batch recorded
-// ahead at most, besides the window read ahead.
+// ahead at most. Over a server the next window is read ahead as well
+// (a round trip to hide); a file's reads are work for a core, and a
+// third goroutine would take its time from the deletes.
 func (s *Store) sweepImaged(ctx context.Context, opts SweepOptions, x *expiredScan, ahead bool, res *SweepResult) (expiredTotals, error) {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan recordedBatch)
 	var found expiredTotals
+	ahead = ahead && !s.conn.traits().ownsFiles
 	go func() {
 		defer close(batches)
 		found = s.recordBatches(rctx, opts, x, ahead, batches)
@@ -294,7 +297,7 @@ const shortCount = "SELECT CASE WHEN changes() = ? THEN 1 ELSE json_extract('{}'
 // their pairs, all in one transaction; deleted names the rows deleted,
 // nil when it is all of them.
 func (s *Store) deleteCounted(ctx context.Context, b imageBatch, cut int64) (int64, map[string]bool, error) {
-	var plain [][]byte
+	plain := make([][]byte, 0, len(b.rows))
 	var odd []RawRow
 	for _, r := range b.rows {
 		if r.Ver > 0 && r.Ver <= b.ceil {
@@ -305,9 +308,9 @@ func (s *Store) deleteCounted(ctx context.Context, b imageBatch, cut int64) (int
 	}
 	var stmts []stmt
 	if len(plain) > 0 {
-		where, args := "k IN ("+placeholders(len(plain))+")", byteArgs(plain)
-		if b.walk && len(odd) == 0 {
-			where, args = "k >= ? AND k <= ?", []any{keyArg(plain[0]), keyArg(plain[len(plain)-1])}
+		where, args := "k >= ? AND k <= ?", []any{keyArg(plain[0]), keyArg(plain[len(plain)-1])}
+		if !b.walk || len(odd) > 0 {
+			where, args = "k IN ("+placeholders(len(plain))+")", byteArgs(plain)
 		}
 		stmts = append(stmts,
 			stmt{sql: "DELETE FROM kv WHERE " + where + " AND ver <= ? AND expires_at IS NOT NULL AND expires_at <= ?", args: append(args, b.ceil, cut)},
