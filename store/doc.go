@@ -116,7 +116,9 @@
 //     counts them and, with SweepOptions.Each, lists them); ScanExpired
 //     lists them. expired.go: how they are found, by SQL, in windows of
 //     rows (of rowids over the whole store, of keys over a range): only
-//     expired rows travel, with one summary per window.
+//     expired rows travel, with one summary per window. expired_lanes.go:
+//     a whole-store listing on a file read on two connections at once
+//     (docs/design/listing-lanes.md).
 //   - stats.go: Stats and Census (CensusOptions, PrefixStats).
 //   - census.go: the census's statements (prefix boundaries by seeks, range
 //     aggregates, the row checks when asked) and how their figures are
@@ -124,7 +126,8 @@
 //   - lockfree.go: a read without SQLite's locks on a rollback-journal
 //     file, validated (docs/design/lock-free-reads.md), through the
 //     inotify watch of the file (lockfree_watch_linux.go; elsewhere no
-//     read goes without locks, and LockFreeNotice says so).
+//     read goes without locks, and LockFreeNotice says so), on one of
+//     two connections (lanes).
 //   - lockfree_read.go: readShort, one read statement without SQLite's
 //     locks on a rollback-journal file where it can; queryLockFree, the
 //     same for Store.query (every read: its rows read whole before they

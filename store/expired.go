@@ -114,6 +114,10 @@ type expiredScan struct {
 	key   []byte
 	done  bool
 	win   *readWindow
+	// claimed: a lane of a listing (expired_lanes.go), whose windows of
+	// rowids start at rowid itself and end by claimEnd.
+	claimed  bool
+	claimEnd int64
 	// first, when not zero, has a listing's window hand over only its
 	// first rows in key order, that many of them, below the key below
 	// (nil: any): the rows a listing of the first rows may keep.
@@ -159,7 +163,7 @@ func (x *expiredScan) next(ctx context.Context) (expiredWindow, error) {
 		w, sum, err = x.readWindow(ctx)
 		x.packed = again
 	}
-	if err != nil && x.byRowid && strings.Contains(err.Error(), "no such column: rowid") {
+	if x.byRowid && !x.claimed && noRowid(err) {
 		// A kv made WITHOUT ROWID (not the reference's schema): key windows.
 		*x = *x.inKeyOrder()
 		return x.next(ctx)
@@ -181,6 +185,11 @@ func (x *expiredScan) next(ctx context.Context) (expiredWindow, error) {
 	}
 	x.s.rowsRead.Add(int64(len(w.keys) + len(w.rows) + 1))
 	return w, nil
+}
+
+// noRowid reports whether err is that of a table without rowid.
+func noRowid(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no such column: rowid")
 }
 
 // readWindow reads the window at the scan's position, its rows appended
@@ -392,6 +401,16 @@ func (x *expiredScan) window(n int) (args []any, with, where, nrowid, nkey strin
 			end = "CASE WHEN m < s + ?5 + ?5 / 4 THEN m ELSE s + ?5 - 1 END"
 		}
 		with = "WITH b(lo, hi) AS MATERIALIZED (SELECT s, " + end + " FROM (SELECT min(rowid) AS s FROM kv WHERE rowid >= ?4), (SELECT max(rowid) AS m FROM kv)) "
+		if x.claimed {
+			// A lane's window: its rowids, n of them at most, within its
+			// claim (?6, its end, found without overflow).
+			end := x.claimEnd
+			if x.rowid <= x.claimEnd-int64(n)+1 {
+				end = x.rowid + int64(n) - 1
+			}
+			args = append(args, end)
+			with = "WITH b(lo, hi) AS MATERIALIZED (SELECT ?4, ?6 + 0 * ?5) "
+		}
 		where = "rowid BETWEEN (SELECT lo FROM b) AND (SELECT hi FROM b) AND k >= x''"
 		return args, with, where, "(SELECT min(rowid) FROM kv WHERE rowid > (SELECT hi FROM b))", "NULL"
 	}
@@ -443,8 +462,16 @@ func (s *Store) countExpired(ctx context.Context, lo, hi []byte, c sweepClock) (
 // maxSortedBytes, past which it walks the range again in key windows)
 // and hands them over at its end.
 func (s *Store) listExpired(ctx context.Context, lo, hi []byte, c sweepClock, limit int, fn func(Entry) error) (expiredTotals, error) {
-	var t expiredTotals
 	x := s.newExpiredScan(lo, hi, c, expiredRows)
+	if limit == 0 && x.byRowid && s.twoLanes() {
+		return s.listLanes(ctx, x, fn)
+	}
+	return s.listInOrder(ctx, x, limit, fn)
+}
+
+// listInOrder is listExpired as one reader walks x's windows.
+func (s *Store) listInOrder(ctx context.Context, x *expiredScan, limit int, fn func(Entry) error) (expiredTotals, error) {
+	var t expiredTotals
 	heldBytes, sent := 0, 0
 	// Without a limit, a scan in windows of rowids keeps each window's
 	// rows apart (held), so that none is moved again as more come.
@@ -491,23 +518,6 @@ func (s *Store) listExpired(ctx context.Context, lo, hi []byte, c sweepClock, li
 		}
 	}
 	return t, nil
-}
-
-// inKeyOrder returns the rows of every window in the order of their keys
-// (sorting pointers: a row moved costs several times a pointer).
-func inKeyOrder(windows [][]expiredRow) []*expiredRow {
-	n := 0
-	for _, rows := range windows {
-		n += len(rows)
-	}
-	order := make([]*expiredRow, 0, n)
-	for _, rows := range windows {
-		for i := range rows {
-			order = append(order, &rows[i])
-		}
-	}
-	slices.SortFunc(order, func(a, b *expiredRow) int { return bytes.Compare(a.k.b, b.k.b) })
-	return order
 }
 
 // sortedBytes is maxSortedBytes, or the test knob's.

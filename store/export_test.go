@@ -24,6 +24,10 @@ func SetExpiredWindows(s *Store, n, sorted int) {
 	s.knobs.expiredWindow, s.knobs.sortedBytes = n, sorted
 }
 
+// SetOneLane makes a whole-store listing of s read as one reader (true)
+// or, on a file and a machine of two cores, on two lanes.
+func SetOneLane(s *Store, one bool) { s.knobs.oneLane = one }
+
 // SetRemotePage sets the rows and bytes of a remote Scan page of s and
 // returns a function that restores them.
 func SetRemotePage(s *Store, rows int, bytes int64) (restore func()) {

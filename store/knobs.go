@@ -36,6 +36,9 @@ type knobs struct {
 	// locks before it takes them (lockFreePatience); negative: not at
 	// all past lockFreeTries.
 	lockFreePatience time.Duration
+	// oneLane reads a whole-store listing as one reader, on a machine
+	// of any cores (expired_lanes.go).
+	oneLane bool
 	// windowRows replaces the full window of the windowed reads a
 	// rollback-journal file gets apart from the census (a filtered
 	// listing's, a level's count, children's counts).

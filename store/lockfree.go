@@ -21,11 +21,14 @@ import (
 // Version, the census and sweep run on a connection of their own opened
 // with nolock=1 and mode=ro, and validate as a seqlock reader does. A try
 //
-//  0. drains the inotify watch of the database file (fileWatch);
+//  0. drains the inotify watch of the database file and notes the count
+//     of its events (fileWatch);
 //  1. reads data_version, then checks that the journal is cold;
 //  2. runs its one statement (one read transaction);
 //  3. checks the journal again, reads data_version again, compares the
-//     file's identity, size and time, and checks that no event came;
+//     file's identity, size and time, and checks that no event came (the
+//     count did not move: a try beside it on another connection may have
+//     read the event from the queue);
 //
 // and is kept only when nothing moved; otherwise its page cache is
 // dropped and it is tried again (lockFreeTries, backing off), and after
@@ -59,24 +62,26 @@ const (
 // never equals one read on the watch connection (they count apart).
 const lockFreeMark = int64(1) << 48
 
-// lockFree is the store's lock-free connection to a rollback-journal
+// lockFreeLanes is how many lock-free connections a store may hold: lane
+// 0 makes every lock-free read, lane 1 a whole-store listing's second
+// reader (listExpired), so that both cores work.
+const lockFreeLanes = 2
+
+// lockFree is the store's lock-free connections to a rollback-journal
 // file; nil until first used.
 type lockFree struct {
-	mu   sync.Mutex
 	db   *sql.DB
 	path string
-	// conn is the one connection, held from the first read to the store's
-	// close (nil after it was given up), and stmts its statements,
-	// prepared once (renewed).
-	conn  *sql.Conn
-	stmts stmtCache
+	// lanes are the connections, each read on by one read at a time.
+	lanes [lockFreeLanes]lfLane
+	// mu guards the fields below it, shared by the lanes.
+	mu sync.Mutex
 	// reads, retries, fallbacks and shrinks count what happened (tests,
 	// benches).
 	reads, retries, fallbacks, shrinks int
-	// drops counts the page caches dropped with a discarded try; mark,
-	// markDrops and markData are the mark of the last read kept and the
-	// drops and data_version it was read at.
-	drops, mark, markDrops, markData int64
+	// mark, markDrops and markData are the mark of lane 0's last read
+	// kept and the drops and data_version it was read at.
+	mark, markDrops, markData int64
 	// impatient is until when reads try lockFreeTries times only (a
 	// patience ran out: lockFreePatience).
 	impatient time.Time
@@ -85,6 +90,20 @@ type lockFree struct {
 	watchOnce sync.Once
 	watch     *fileWatch
 	blind     string
+}
+
+// lfLane is one lock-free connection: mu is held by the read on it.
+type lfLane struct {
+	mu sync.Mutex
+	// conn is the connection, held from the first read to the store's
+	// close (nil after it was given up), and stmts its statements,
+	// prepared once (renewed).
+	conn  *sql.Conn
+	stmts stmtCache
+	// drops counts the page caches dropped with a discarded try, kept the
+	// reads kept (tests).
+	drops int64
+	kept  int
 }
 
 // armed reports whether the file is watched, watching it on first use.
@@ -150,60 +169,66 @@ func (f *fileConn) lockFree() *lockFree {
 		if err != nil {
 			return
 		}
-		db.SetMaxOpenConns(1)
-		db.SetMaxIdleConns(1)
+		db.SetMaxOpenConns(lockFreeLanes)
+		db.SetMaxIdleConns(lockFreeLanes)
 		db.SetConnMaxIdleTime(0)
-		f.lf = &lockFree{db: db, path: f.s.target.Path, stmts: stmtCache{renew: true}}
+		f.lf = &lockFree{db: db, path: f.s.target.Path}
+		for i := range f.lf.lanes {
+			f.lf.lanes[i].stmts = stmtCache{renew: true}
+		}
 	})
 	return f.lf
 }
 
-// closeLockFree closes the lock-free connection.
+// closeLockFree closes the lock-free connections.
 func (f *fileConn) closeLockFree() error {
 	if f.lf == nil {
 		return nil
 	}
-	f.lf.mu.Lock()
-	f.lf.release(false)
+	for i := range f.lf.lanes {
+		ln := &f.lf.lanes[i]
+		ln.mu.Lock()
+		ln.release(false)
+		ln.mu.Unlock()
+	}
 	if f.lf.watch != nil {
 		f.lf.watch.close()
 	}
-	f.lf.mu.Unlock()
 	return f.lf.db.Close()
 }
 
 // open takes the connection to hold from the pool when none is held.
-func (l *lockFree) open(ctx context.Context) error {
-	if l.conn == nil {
-		conn, err := l.db.Conn(ctx)
+func (ln *lfLane) open(ctx context.Context, db *sql.DB) error {
+	if ln.conn == nil {
+		conn, err := db.Conn(ctx)
 		if err != nil {
 			return err
 		}
-		l.conn = conn
+		ln.conn = conn
 	}
 	return nil
 }
 
 // release closes the statements and gives the connection back, as bad
 // (the pool closes it) when bad is true.
-func (l *lockFree) release(bad bool) {
-	l.stmts.close()
-	if l.conn != nil {
+func (ln *lfLane) release(bad bool) {
+	ln.stmts.close()
+	if ln.conn != nil {
 		if bad {
-			_ = l.conn.Raw(func(any) error { return driver.ErrBadConn })
+			_ = ln.conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
-		_ = l.conn.Close()
+		_ = ln.conn.Close()
 	}
-	l.conn = nil
+	ln.conn = nil
 }
 
-// lfConn is the lock-free connection as a read sees it: its statements
-// are prepared once (lockFree.stmts).
-type lfConn struct{ l *lockFree }
+// lfConn is a lock-free connection as a read sees it: its statements
+// are prepared once (lfLane.stmts).
+type lfConn struct{ ln *lfLane }
 
 // prepared returns q prepared on the held connection.
 func (c lfConn) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
-	return c.l.stmts.get(ctx, c.l.conn, q)
+	return c.ln.stmts.get(ctx, c.ln.conn, q)
 }
 
 // QueryContext runs q, prepared once.
@@ -220,7 +245,7 @@ func (c lfConn) QueryContext(ctx context.Context, q string, args ...any) (*sql.R
 func (c lfConn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	st, err := c.prepared(ctx, q)
 	if err != nil {
-		return c.l.conn.QueryRowContext(ctx, q, args...)
+		return c.ln.conn.QueryRowContext(ctx, q, args...)
 	}
 	return st.QueryRowContext(ctx, args...)
 }
@@ -231,31 +256,26 @@ func (c lfConn) QueryRowContext(ctx context.Context, q string, args ...any) *sql
 // saw (markOf), tagged (lockFreeMark); ok is false when the read could
 // not be made without locks (the caller reads the ordinary way).
 func (s *Store) readLockFree(ctx context.Context, read func(ctx context.Context, conn lfConn) error) (mark int64, ok bool, err error) {
-	return s.readLockFreeTries(ctx, lockFreeTries, true, read)
+	return s.readLockFreeTries(ctx, 0, lockFreeTries, true, read)
 }
 
-// readLockFreeTries is readLockFree giving up after tries tries, counted
-// as a fallback to the locked path when fallback is true, else as a
-// window to shrink (readWindow).
-func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool, read func(ctx context.Context, conn lfConn) error) (mark int64, ok bool, err error) {
+// readLockFreeTries is readLockFree on lane's connection giving up after
+// tries tries, counted as a fallback to the locked path when fallback is
+// true, else as a window to shrink (readWindow). Only lane 0's reads
+// carry a mark (zero on the others).
+func (s *Store) readLockFreeTries(ctx context.Context, lane, tries int, fallback bool, read func(ctx context.Context, conn lfConn) error) (mark int64, ok bool, err error) {
 	l := s.conn.lockFree()
 	if l == nil || !l.armed() {
 		return 0, false, nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	ln := &l.lanes[lane]
+	ln.mu.Lock()
+	defer ln.mu.Unlock()
 	wait := 500 * time.Microsecond
-	var patience time.Time // zero: tries only
-	p := lockFreePatience
-	if s.knobs.lockFreePatience != 0 {
-		p = s.knobs.lockFreePatience
-	}
-	if now := time.Now(); fallback && p > 0 && now.After(l.impatient) {
-		patience = now.Add(p)
-	}
+	patience := l.patience(s.knobs.lockFreePatience, fallback) // zero: tries only
 	for try := 0; try < tries || time.Now().Before(patience); try++ {
 		if try > 0 {
-			l.retries++
+			l.tally(&l.retries)
 			select {
 			case <-ctx.Done():
 				return 0, false, ctx.Err()
@@ -263,31 +283,73 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 			}
 			wait = min(2*wait, 20*time.Millisecond)
 		}
-		if err := l.open(ctx); err != nil {
+		if err := ln.open(ctx, l.db); err != nil {
 			// The caller's context ended: no read at all, not one with
 			// locks.
 			return 0, false, ctx.Err()
 		}
-		d, kept, rerr := l.try(ctx, lfConn{l}, s.knobs.lockFreeHook, read)
+		d, kept, rerr := l.try(ctx, lfConn{ln}, s.knobs.lockFreeHook, read)
 		if !kept {
-			l.dropCache(ctx)
+			ln.dropCache(ctx)
 		}
 		s.statements.Add(3)
 		s.roundTrips.Add(1)
 		if kept {
-			l.reads++
-			return lockFreeMark | l.markOf(d), true, rerr
+			ln.kept++
+			return l.kept(lane, d, ln.drops), true, rerr
 		}
 	}
-	if fallback {
-		l.fallbacks++
-		if !patience.IsZero() {
-			l.impatient = time.Now().Add(lockFreeImpatient)
-		}
-	} else {
-		l.shrinks++
-	}
+	l.gaveUp(fallback, !patience.IsZero())
 	return 0, false, nil
+}
+
+// patience is until when a read keeps trying past its tries (zero: it
+// does not): lockFreePatience, or the knob's p when not zero, for a read
+// that falls back to locks, unless a patience ran out lately.
+func (l *lockFree) patience(p time.Duration, fallback bool) time.Time {
+	if p == 0 {
+		p = lockFreePatience
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now := time.Now(); fallback && p > 0 && now.After(l.impatient) {
+		return now.Add(p)
+	}
+	return time.Time{}
+}
+
+// tally counts one in n (a field of l).
+func (l *lockFree) tally(n *int) {
+	l.mu.Lock()
+	*n++
+	l.mu.Unlock()
+}
+
+// kept counts a read kept on lane at data_version d, its lane's page
+// caches dropped drops times, and returns its mark.
+func (l *lockFree) kept(lane int, d, drops int64) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reads++
+	if lane != 0 {
+		return 0
+	}
+	return lockFreeMark | l.markOf(d, drops)
+}
+
+// gaveUp counts a read whose tries all failed: a fallback to the locked
+// path (after a patience when waited), else a window to shrink.
+func (l *lockFree) gaveUp(fallback, waited bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !fallback {
+		l.shrinks++
+		return
+	}
+	l.fallbacks++
+	if waited {
+		l.impatient = time.Now().Add(lockFreeImpatient)
+	}
 }
 
 // dropCache empties the page cache of the held connection (see the top
@@ -296,21 +358,22 @@ func (s *Store) readLockFreeTries(ctx context.Context, tries int, fallback bool,
 // transaction reads page 1, and with it the counter, from the file. When
 // it fails, the connection is given up (a new connection's cache is
 // empty).
-func (l *lockFree) dropCache(ctx context.Context) {
-	l.drops++
-	if _, err := l.conn.ExecContext(ctx, "PRAGMA shrink_memory"); err != nil {
-		l.release(true)
+func (ln *lfLane) dropCache(ctx context.Context) {
+	ln.drops++
+	if _, err := ln.conn.ExecContext(ctx, "PRAGMA shrink_memory"); err != nil {
+		ln.release(true)
 	}
 }
 
-// markOf is the mark of a read kept at data_version d: it moves when d
-// did, and after a cache was dropped (its next page 1 may carry a new
-// counter without data_version moving, and a new connection's starts
-// afresh), so on every commit.
-func (l *lockFree) markOf(d int64) int64 {
-	if l.mark == 0 || l.drops != l.markDrops || d != l.markData {
+// markOf is the mark of a read kept on lane 0 at data_version d, its
+// page caches dropped drops times: it moves when d did, and after a
+// cache was dropped (its next page 1 may carry a new counter without
+// data_version moving, and a new connection's starts afresh), so on
+// every commit.
+func (l *lockFree) markOf(d, drops int64) int64 {
+	if l.mark == 0 || drops != l.markDrops || d != l.markData {
 		l.mark++
-		l.markDrops, l.markData = l.drops, d
+		l.markDrops, l.markData = drops, d
 	}
 	return l.mark
 }
@@ -320,7 +383,11 @@ func (l *lockFree) markOf(d int64) int64 {
 // this file). hook, when not nil, runs between step 1's two checks
 // (tests).
 func (l *lockFree) try(ctx context.Context, conn lfConn, hook func(), read func(context.Context, lfConn) error) (data int64, kept bool, err error) {
-	if l.watch == nil || !l.watch.drain() {
+	if l.watch == nil {
+		return 0, false, nil
+	}
+	at, watched := l.watch.begin()
+	if !watched {
 		return 0, false, nil
 	}
 	var d1, d2 int64
@@ -350,7 +417,7 @@ func (l *lockFree) try(ctx context.Context, conn lfConn, hook func(), read func(
 	if err1 != nil || err2 != nil || st1.Size() != st2.Size() || !st1.ModTime().Equal(st2.ModTime()) || !os.SameFile(st1, st2) {
 		return 0, false, nil
 	}
-	if !l.watch.quiet() {
+	if !l.watch.still(at) {
 		return 0, false, nil
 	}
 	if rerr != nil && ctx.Err() != nil {

@@ -8,9 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"kvdeck/internal/storetest"
 	"kvdeck/internal/testskip"
-	"kvdeck/store"
 )
 
 // TestLockFreeSpillOnRamfs: TestLockFreeSpillRolledBackWithinARead on a
@@ -26,14 +24,9 @@ func TestLockFreeSpillOnRamfs(t *testing.T) {
 		testskip.Skip(t, "under -race SQLite runs ~10x slower and a spill with its playback outlasts ramfs's 4 ms tick (TestLockFreeSpillRolledBackWithinARead sets the file's time back instead)")
 	}
 	path := filepath.Join(ramfs(t), "kv.db")
-	const rows = 3000
-	storetest.SeedRollbackJournal(t, path, rows)
-	ctx := storetest.Ctx(t)
-	w := writerConn(t, path, "cache_size(1)")
-	s := storetest.Open(t, path, store.Options{})
-	countLockFree(t, ctx, s)
+	ctx, w, s := spillStore(t, path)
 	for attempt := 1; attempt <= 100; attempt++ {
-		r := spillWithinRead(t, ctx, s, w, path, rows, false)
+		r := spillWithinRead(t, ctx, s, w, path, spillRows, false)
 		if r.tries == 1 && r.expired != 0 {
 			t.Fatalf("attempt %d: kept a read that counted %d expired rows, none committed (the file's time moved: %v)", attempt, r.expired, r.timeMoved)
 		}

@@ -17,16 +17,32 @@ func ReadLockFree(s *Store, ctx context.Context, read func(ctx context.Context, 
 	return s.readLockFree(ctx, func(ctx context.Context, conn lfConn) error { return read(ctx, conn) })
 }
 
+// ReadLockFreeLane is ReadLockFree on the lock-free connection of lane
+// (a listing's second reader's is 1).
+func ReadLockFreeLane(s *Store, ctx context.Context, lane int, read func(ctx context.Context, conn Querier) error) (ok bool, err error) {
+	_, ok, err = s.readLockFreeTries(ctx, lane, lockFreeTries, true, func(ctx context.Context, conn lfConn) error { return read(ctx, conn) })
+	return ok, err
+}
+
+// LaneReads is how many lock-free reads lane of s kept.
+func LaneReads(s *Store, lane int) int {
+	ln := &s.conn.lockFree().lanes[lane]
+	ln.mu.Lock()
+	defer ln.mu.Unlock()
+	return ln.kept
+}
+
 // ReadNoLockUnvalidated runs read on the lock-free connection without
 // the checks: what the torture test's control measures.
 func ReadNoLockUnvalidated(s *Store, ctx context.Context, read func(ctx context.Context, conn Querier) error) error {
 	l := s.conn.lockFree()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.open(ctx); err != nil {
+	ln := &l.lanes[0]
+	ln.mu.Lock()
+	defer ln.mu.Unlock()
+	if err := ln.open(ctx, l.db); err != nil {
 		return err
 	}
-	return read(ctx, lfConn{l})
+	return read(ctx, lfConn{ln})
 }
 
 // SetLockFreeHook makes every lock-free try of s call fn between the two
@@ -49,8 +65,10 @@ func SetWindowRows(s *Store, n int) { s.knobs.windowRows = n }
 func BlindLockFree(s *Store, why string) {
 	l := s.conn.lockFree()
 	l.watchOnce.Do(func() {})
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	for i := range l.lanes {
+		l.lanes[i].mu.Lock()
+		defer l.lanes[i].mu.Unlock()
+	}
 	if l.watch != nil {
 		l.watch.close()
 	}

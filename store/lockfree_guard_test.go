@@ -35,19 +35,30 @@ const spillSQL = "UPDATE kv SET expires_at = 1 WHERE rowid IN (SELECT rowid FROM
 // watch, the read was kept with the phantom rows.
 func TestLockFreeSpillRolledBackWithinARead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kv.db")
-	const rows = 3000
-	storetest.SeedRollbackJournal(t, path, rows)
-	ctx := storetest.Ctx(t)
-	w := writerConn(t, path, "cache_size(1)")
-	s := storetest.Open(t, path, store.Options{})
-	countLockFree(t, ctx, s) // the connection is open, its cache warm
-	r := spillWithinRead(t, ctx, s, w, path, rows, true)
+	ctx, w, s := spillStore(t, path)
+	r := spillWithinRead(t, ctx, s, w, path, spillRows, true)
 	if r.phantoms == 0 {
 		t.Fatal("the first try saw no spilled row: the test reproduced nothing")
 	}
 	if r.tries < 2 || r.expired != 0 {
 		t.Errorf("kept a read (try %d) that counted %d expired rows, none committed (the first try saw %d)", r.tries, r.expired, r.phantoms)
 	}
+}
+
+// spillRows is the rows of spillStore's file.
+const spillRows = 3000
+
+// spillStore seeds spillRows rows in a rollback-journal file at path and
+// returns a writer whose transactions spill into the file (cache_size=1)
+// and a store whose lock-free connection is open, its cache warm.
+func spillStore(t *testing.T, path string) (context.Context, *sql.Conn, *store.Store) {
+	t.Helper()
+	storetest.SeedRollbackJournal(t, path, spillRows)
+	ctx := storetest.Ctx(t)
+	w := writerConn(t, path, "cache_size(1)")
+	s := storetest.Open(t, path, store.Options{})
+	countLockFree(t, ctx, s)
+	return ctx, w, s
 }
 
 // spillRead is what spillWithinRead saw: the phantom rows of its first
@@ -104,6 +115,81 @@ func spillWithinRead(t *testing.T, ctx context.Context, s *store.Store, w *sql.C
 		t.Fatalf("read: ok %v, err %v", ok, err)
 	}
 	return r
+}
+
+// TestLockFreeReadersShareTheWatch: two lock-free reads on the store's
+// two connections share its watch of the file. A writer spills pages
+// into the file within the first read and rolls back (its time set
+// back, as TestLockFreeSpillRolledBackWithinARead), and the second read,
+// made meanwhile, takes the writes' events from the queue as it starts
+// its kept try. The first read must still see that writes came and be
+// tried again. Before the watch counted the events read, the second
+// read's drain swallowed them and the first was kept with rows the
+// writer never committed.
+func TestLockFreeReadersShareTheWatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kv.db")
+	ctx, w, s := spillStore(t, path)
+	execOn(t, w, "UPDATE kv_meta SET seq = seq + 1 WHERE id = 0") // the read's pages come from the file
+	mtime := modTime(t, path)
+	var tries int
+	var expired, phantoms int64
+	_, ok, err := store.ReadLockFree(s, ctx, func(ctx context.Context, conn store.Querier) error {
+		tries++
+		var err error
+		if expired, err = walkExpiries(ctx, conn, func() {
+			if tries == 1 { // the read's transaction has begun
+				execOn(t, w, "BEGIN IMMEDIATE")
+				execOn(t, w, spillSQL, spillRows/2)
+			}
+		}); err != nil || tries > 1 {
+			return err
+		}
+		other := make(chan error, 1)
+		go func() {
+			_, err := store.ReadLockFreeLane(s, ctx, 1, func(ctx context.Context, conn store.Querier) error {
+				_, err := walkExpiries(ctx, conn, func() {})
+				return err
+			})
+			other <- err
+		}()
+		execOn(t, w, "ROLLBACK")
+		setModTime(t, path, mtime)
+		phantoms = expired
+		return <-other // its kept try began after the rollback
+	})
+	if err != nil || !ok {
+		t.Fatalf("read: ok %v, err %v", ok, err)
+	}
+	if phantoms == 0 {
+		t.Fatal("the first try saw no spilled row: the test reproduced nothing")
+	}
+	if tries < 2 || expired != 0 {
+		t.Errorf("kept a read (try %d) that counted %d expired rows, none committed (the first try saw %d)", tries, expired, phantoms)
+	}
+}
+
+// walkExpiries counts the rows with an expiry in a walk of the table in
+// rowid order, calling first after its first row.
+func walkExpiries(ctx context.Context, conn store.Querier, first func()) (int64, error) {
+	rs, err := conn.QueryContext(ctx, "SELECT expires_at IS NOT NULL FROM kv ORDER BY rowid")
+	if err != nil {
+		return 0, err
+	}
+	defer rs.Close()
+	var n int64
+	for i := 0; rs.Next(); i++ {
+		var e bool
+		if err := rs.Scan(&e); err != nil {
+			return n, err
+		}
+		if e {
+			n++
+		}
+		if i == 0 {
+			first()
+		}
+	}
+	return n, rs.Err()
 }
 
 // TestLockFreeHotJournalAtStatementStart: a lock-free read whose

@@ -20,7 +20,7 @@ func (s *Store) readShort(ctx context.Context, q string, args []any, read func(r
 }
 
 func (f *fileConn) readShort(ctx context.Context, q string, args []any, read func(resultRows) error) error {
-	_, err := f.readShortTries(ctx, lockFreeTries, true, q, args, read)
+	_, err := f.readShortTries(ctx, 0, lockFreeTries, true, q, args, read)
 	return err
 }
 
@@ -44,13 +44,14 @@ func (s *Store) readLocked(ctx context.Context, q string, args []any, read func(
 // not read (readShortTries without fallback).
 var errWindowTooLong = errors.New("store: every lock-free try of a window failed")
 
-// readShortTries is readShort trying tries times without locks; without
-// fallback, when they all fail, it reads nothing and returns
-// errWindowTooLong. lockFree reports a read kept without locks.
-func (f *fileConn) readShortTries(ctx context.Context, tries int, fallback bool, q string, args []any, read func(resultRows) error) (lockFree bool, err error) {
+// readShortTries is readShort trying tries times without locks on the
+// connection of lane (lockFreeLanes); without fallback, when they all
+// fail, it reads nothing and returns errWindowTooLong. lockFree reports a
+// read kept without locks.
+func (f *fileConn) readShortTries(ctx context.Context, lane, tries int, fallback bool, q string, args []any, read func(resultRows) error) (lockFree bool, err error) {
 	s := f.s
 	if f.lockFreeUsable() {
-		_, ok, err := s.readLockFreeTries(ctx, tries, fallback, func(ctx context.Context, conn lfConn) error {
+		_, ok, err := s.readLockFreeTries(ctx, lane, tries, fallback, func(ctx context.Context, conn lfConn) error {
 			rows, err := conn.QueryContext(ctx, q, args...)
 			if err != nil {
 				return s.classify(err)
@@ -202,6 +203,9 @@ type readWindow struct {
 	// statement at most: its window is min(n, bound) rows, and a window
 	// too long for the writer's gaps is halved from that.
 	bound int
+	// lane is the lock-free connection its statements run on
+	// (lockFreeLanes): 0 but for a listing's second reader.
+	lane int
 }
 
 // size is the next statement's window.
@@ -263,7 +267,7 @@ func (f *fileConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n 
 		n := w.size()
 		q, args := stmt(n)
 		if w.locked || n <= windowFloor {
-			lockFree, err := f.readShortTries(ctx, lockFreeTries, true, q, args, read)
+			lockFree, err := f.readShortTries(ctx, w.lane, lockFreeTries, true, q, args, read)
 			switch {
 			case lockFree:
 				w.locked = false
@@ -274,7 +278,7 @@ func (f *fileConn) readWindowed(ctx context.Context, w *readWindow, stmt func(n 
 			}
 			return err
 		}
-		lockFree, err := f.readShortTries(ctx, windowTries, false, q, args, read)
+		lockFree, err := f.readShortTries(ctx, w.lane, windowTries, false, q, args, read)
 		if !errors.Is(err, errWindowTooLong) {
 			if lockFree {
 				w.keep()

@@ -6,20 +6,27 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"syscall"
 )
 
 // fileWatch is an inotify watch on the database file (IN_MODIFY): the
 // kernel queues an event for every write to the file and every change of
 // its size, whichever process of this machine made it, before that write's
-// system call returns. A lock-free read drains the queue before it starts
-// and keeps its answer only when the queue is still empty after it ends
-// (lockfree.go). Nothing is opened on the database file itself.
+// system call returns. A lock-free read notes the events read so far
+// before it starts (begin) and keeps its answer only when none was read
+// since (still), by itself or by a read beside it on another connection:
+// every read of the queue counts what it found, so one read's drain
+// never swallows an event another needed (lockfree.go). Nothing is
+// opened on the database file itself.
 type fileWatch struct {
+	mu     sync.Mutex
 	fd, wd int
 	path   string
+	// events counts the reads of the queue that found events.
+	events uint64
 	// stale: the kernel dropped the watch (the file's inode went away or
-	// its file system was unmounted); drain watches the path again.
+	// its file system was unmounted); begin watches the path again.
 	stale bool
 	buf   [4096]byte // events of a file's watch carry no name: 16 bytes each
 }
@@ -64,23 +71,33 @@ func (w *fileWatch) add() error {
 	return nil
 }
 
-// drain empties the queue before a read. It reports false when the file
-// is not watched (it went away and its path could not be watched again):
-// no read may then be kept.
-func (w *fileWatch) drain() bool {
+// begin empties the queue before a read and returns the count of events
+// read so far, for still. ok is false when the file is not watched (it
+// went away and its path could not be watched again): no read may then
+// be kept.
+func (w *fileWatch) begin() (at uint64, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for w.pending() {
 	}
 	if w.stale {
 		_ = w.add()
 	}
-	return !w.stale
+	return w.events, !w.stale
 }
 
-// quiet reports whether no event came since the last drain.
-func (w *fileWatch) quiet() bool { return !w.pending() && !w.stale }
+// still reports whether no event came since begin returned at, whoever
+// read it from the queue.
+func (w *fileWatch) still(at uint64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending()
+	return w.events == at && !w.stale
+}
 
 // pending reads the queued events, noting a dropped watch (or a queue
-// that cannot be read) as stale; it reports whether there were any.
+// that cannot be read) as stale; it reports whether there were any, and
+// counts them in events.
 func (w *fileWatch) pending() bool {
 	for {
 		n, err := syscall.Read(w.fd, w.buf[:])
@@ -90,7 +107,10 @@ func (w *fileWatch) pending() bool {
 		case err == syscall.EAGAIN:
 			return false
 		case err != nil || n <= 0:
+			// Counted as an event: a read beside this one may watch the
+			// path again before this one's still.
 			w.stale = true
+			w.events++
 			return false
 		}
 		for b := w.buf[:n]; len(b) >= syscall.SizeofInotifyEvent; {
@@ -99,12 +119,15 @@ func (w *fileWatch) pending() bool {
 			}
 			b = b[min(len(b), syscall.SizeofInotifyEvent+int(binary.NativeEndian.Uint32(b[12:]))):]
 		}
+		w.events++
 		return true
 	}
 }
 
 // close ends the watch (once; a read after it finds the watch stale).
 func (w *fileWatch) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.fd >= 0 {
 		syscall.Close(w.fd)
 		w.fd = -1

@@ -16,6 +16,6 @@ func newFileWatch(string) (*fileWatch, string) {
 	return nil, fmt.Sprintf("kvdeck cannot watch a file for writes on %s (it uses Linux's inotify)", runtime.GOOS)
 }
 
-func (*fileWatch) drain() bool { return false }
-func (*fileWatch) quiet() bool { return false }
-func (*fileWatch) close()      {}
+func (*fileWatch) begin() (uint64, bool) { return 0, false }
+func (*fileWatch) still(uint64) bool     { return false }
+func (*fileWatch) close()                {}
