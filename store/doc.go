@@ -104,7 +104,9 @@
 //     again, then ErrKeysChanging), and tells it once after (applied,
 //     not applied, unknown). Nothing is read when no Recorder is set.
 //     sweep_journal.go: a journaled sweep's batches of images, recorded
-//     one batch ahead of their deletes (counted, else by stamp pairs).
+//     one batch ahead of their deletes (counted, else by stamp pairs);
+//     expired_packed.go: on a file its windows come packed, one answer
+//     row each.
 //   - restore.go: Restore and RestoreAt (RestoreOp, RestoreResult,
 //     RestoreConflict), the checked inverse of a journaled write: one
 //     commit that puts rows back as they were, under a new stamp, only if
