@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,11 +31,7 @@ func packedReadsAsRows(t *testing.T, table string) {
 	t.Helper()
 	ctx := context.Background()
 	now := int64(1767312000000)
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "kv.db"), Options{Clock: func() int64 { return now }, Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openFileAt(t, now)
 	if table != "" {
 		if err := s.execBatch(ctx, []stmt{{sql: "DROP TABLE kv", ddl: true}, {sql: table, ddl: true}}); err != nil {
 			t.Fatal(err)

@@ -24,11 +24,7 @@ func sweepSparesReSet(t *testing.T, walk bool, ttl time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	now := int64(1767312000000)
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "kv.db"), Options{Clock: func() int64 { return now }, Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openFileAt(t, now)
 	k := codec.Key{codec.String("lease")}
 	zero := time.Duration(0)
 	if _, err := s.Set(ctx, k, []byte(`1`), &zero); err != nil {
@@ -48,4 +44,16 @@ func sweepSparesReSet(t *testing.T, walk bool, ttl time.Duration) {
 	if _, found, _ := s.Get(ctx, k); !found && ttl > 0 {
 		t.Fatal("the re-set row is gone")
 	}
+}
+
+// openFileAt opens a new file store whose clock stands at now, closed
+// when the test ends.
+func openFileAt(t *testing.T, now int64) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "kv.db"), Options{Clock: func() int64 { return now }, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
