@@ -43,9 +43,13 @@ type Env struct {
 	SweepRecorder store.Recorder
 }
 
-// LongestSweepTx is the longest delete transaction of the engine's sweeps
-// in this run (SweepResult.LongestTx).
-func (e *Env) LongestSweepTx() time.Duration { return e.longestTx }
+// TakeLongestSweepTx is the longest delete transaction of the engine's
+// sweeps since the last call (an op's, when called after each).
+func (e *Env) TakeLongestSweepTx() time.Duration {
+	d := e.longestTx
+	e.longestTx = 0
+	return d
+}
 
 // NewEnv creates a fresh embedded store at dir/bench.db.
 func NewEnv(ctx context.Context, dir string) (*Env, error) {
