@@ -106,7 +106,7 @@ type expiredScan struct {
 	mode   expiredMode
 	// byRowid: windows of rowids (the whole store); else of keys.
 	byRowid bool
-	// packed: a listing's windows come packed (expired_packed.go).
+	// packed: a journaled sweep's windows come packed (expired_packed.go).
 	packed bool
 	// rowid and key are where the next window starts; done when the
 	// range is walked.
@@ -341,7 +341,7 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	args, with, where, nrowid, nkey := x.window(n)
 	// Every bound parameter appears (libsql-client-go refuses one left
 	// unused): a figure not asked for names its parameter in a constant.
-	expired, live, keys, maxVer, odd := "0 * ?1", "0 * ?3", "NULL", "NULL", "0"
+	expired, keys, maxVer, odd := "0 * ?1", "NULL", "NULL", "0"
 	switch x.mode {
 	case expiredCount:
 		expired = "count(*) FILTER (WHERE expires_at <= ?1)"
@@ -351,11 +351,7 @@ func (x *expiredScan) sql(n int) (string, []any) {
 		odd = "count(*) FILTER (WHERE expires_at <= ?1 AND typeof(ver) NOT IN ('integer', 'real'))"
 	case expiredRows: // the rows travel, counted as read
 	}
-	if x.clock.real < x.clock.now {
-		live = "count(*) FILTER (WHERE expires_at > ?3 AND expires_at <= ?2)"
-	}
-	figures := "json_array(" + nrowid + ", " + nkey + ", (SELECT seq FROM kv_meta WHERE id = 0), count(*), " +
-		expired + ", " + live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + ", " + maxVer + ", " + odd + ")"
+	figures := x.figuresSQL(nrowid, nkey, expired, maxVer, odd)
 	if x.mode != expiredRows {
 		return with + "SELECT " + figures + ", " + keys + " FROM kv WHERE " + where, args
 	}
@@ -382,6 +378,18 @@ func (x *expiredScan) sql(n int) (string, []any) {
 	return with + ", a(f, ids) AS MATERIALIZED (SELECT " + figures + ", jsonb_group_array(rowid) FILTER (WHERE " + listed + ") FROM kv WHERE " + where + ") " +
 		"SELECT * FROM (SELECT " + x.s.entrySQL() + " FROM json_each((SELECT ids FROM a)) AS j, kv WHERE kv.rowid = j.value" + order + ")" +
 		" UNION ALL SELECT NULL, f, NULL, NULL FROM a", args
+}
+
+// figuresSQL is a window's summary, the JSON array sql describes, with
+// the expired count, the highest stamp and the odd count given (the
+// rows live by the real clock counted only when the clock is virtual).
+func (x *expiredScan) figuresSQL(nrowid, nkey, expired, maxVer, odd string) string {
+	live := "0 * ?3"
+	if x.clock.real < x.clock.now {
+		live = "count(*) FILTER (WHERE expires_at > ?3 AND expires_at <= ?2)"
+	}
+	return "json_array(" + nrowid + ", " + nkey + ", (SELECT seq FROM kv_meta WHERE id = 0), count(*), " +
+		expired + ", " + live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + ", " + maxVer + ", " + odd + ")"
 }
 
 // window is the bounds of a window of n rows in SQL, with the arguments

@@ -33,13 +33,8 @@ const packedSep = 0x01
 // keys, the values and the numbers of the rows expired at the cut.
 func (x *expiredScan) packedSQL(n int) (string, []any) {
 	args, with, where, nrowid, nkey := x.window(n)
-	live := "0 * ?3"
-	if x.clock.real < x.clock.now {
-		live = "count(*) FILTER (WHERE expires_at > ?3 AND expires_at <= ?2)"
-	}
-	figures := "json_array(" + nrowid + ", " + nkey + ", (SELECT seq FROM kv_meta WHERE id = 0), count(*), count(*) FILTER (WHERE expires_at <= ?1), " +
-		live + ", " + noBlob("min(expires_at) FILTER (WHERE expires_at > ?2)") + ", NULL, " +
-		"CASE WHEN (SELECT encoding FROM pragma_encoding) = 'UTF-8' THEN 0 ELSE -1 END)"
+	figures := x.figuresSQL(nrowid, nkey, "count(*) FILTER (WHERE expires_at <= ?1)", "NULL",
+		"CASE WHEN (SELECT encoding FROM pragma_encoding) = 'UTF-8' THEN 0 ELSE -1 END")
 	expired := " FILTER (WHERE expires_at <= ?1)"
 	// A number sorts below every TEXT and BLOB; NULL compares as NULL.
 	return with + "SELECT " + figures +
