@@ -135,12 +135,37 @@ type recordedBatch struct {
 	err error
 }
 
-// recordBatches reads x's windows, gathers their rows into batches and
-// records each batch's delete commits, a chunk of Batch rows each, with
-// one sync, handing every batch to out; it ends at the range's end or at
-// the first error, which it hands over too, and returns what the
-// windows found.
+// recordBatches records the batches gatherBatches reads from x's
+// windows, handing each to out as it is recorded, or the error that ended
+// the walk. Reading the next batch's windows, encoding and syncing this
+// one's images and deleting the one before run at once, on a goroutine
+// each: on a file each of the three is work for a core, and in turn each
+// left the others' cores idle. It returns what the windows found.
 func (s *Store) recordBatches(ctx context.Context, opts SweepOptions, x *expiredScan, ahead bool, out chan<- recordedBatch) expiredTotals {
+	gathered := make(chan recordedBatch)
+	var found expiredTotals
+	go func() {
+		defer close(gathered)
+		found = s.gatherBatches(ctx, opts, x, ahead, gathered)
+	}()
+	for b := range gathered {
+		if b.err == nil {
+			if err := ctx.Err(); err != nil {
+				b.err = err // not recorded: the sweep is ending
+			} else {
+				b = s.recordBatch(ctx, opts, b.imageBatch)
+			}
+		}
+		out <- b
+	}
+	return found
+}
+
+// gatherBatches reads x's windows and gathers their rows into batches,
+// handing each to out (unrecorded); it ends at the range's end or at the
+// first error, which it hands over too, and returns what the windows
+// found.
+func (s *Store) gatherBatches(ctx context.Context, opts SweepOptions, x *expiredScan, ahead bool, out chan<- recordedBatch) expiredTotals {
 	var found expiredTotals
 	var imgs sweepImages
 	reads := windowReads{x: x, ahead: ahead}
@@ -164,11 +189,7 @@ func (s *Store) recordBatches(ctx context.Context, opts SweepOptions, x *expired
 		found.add(r.w)
 		imgs.add(r)
 		if b := imgs.batch; (imgs.full() || r.done) && len(b.rows) > 0 {
-			rb := s.recordBatch(ctx, opts, imgs.take())
-			out <- rb
-			if rb.err != nil {
-				return found
-			}
+			out <- recordedBatch{imageBatch: imgs.take()}
 		}
 		if r.done {
 			return found
@@ -200,7 +221,8 @@ func (s *Store) deleteRecorded(ctx context.Context, opts SweepOptions, b recorde
 			endAll(b.js[i:], err)
 			return err
 		}
-		n, took, err := s.deleteStillExpired(ctx, j, imageBatch{rows: b.ws[i].Before, ceil: b.ceil, walk: b.walk}, clock.cut)
+		last := i == len(b.js)-1 // its sync makes the batch's commits durable (execDeletes)
+		n, took, err := s.deleteStillExpired(ctx, j, imageBatch{rows: b.ws[i].Before, ceil: b.ceil, walk: b.walk}, clock.cut, last)
 		if err != nil {
 			endAll(b.js[i+1:], err)
 			return err
@@ -266,11 +288,11 @@ func endAll(js []*journaled, err error) {
 // fails its statement, so the transaction is rolled back and every row
 // is deleted by its (key, stamp) pair instead, naming the rows it
 // deleted: four times the work, for a batch a writer touched.
-func (s *Store) deleteStillExpired(ctx context.Context, j *journaled, b imageBatch, cut int64) (int64, time.Duration, error) {
+func (s *Store) deleteStillExpired(ctx context.Context, j *journaled, b imageBatch, cut int64, sync bool) (int64, time.Duration, error) {
 	began := time.Now()
-	n, deleted, err := s.deleteCounted(ctx, b, cut)
+	n, deleted, err := s.deleteCounted(ctx, b, cut, sync)
 	if errors.Is(err, errRowsWritten) {
-		n, deleted, err = s.deletePairs(ctx, b.rows, cut)
+		n, deleted, err = s.deletePairs(ctx, b.rows, cut, sync)
 	}
 	took := time.Since(began)
 	var kept [][]byte
@@ -295,8 +317,9 @@ const shortCount = "SELECT CASE WHEN changes() = ? THEN 1 ELSE json_extract('{}'
 // deleteCounted deletes b's rows by a plain DELETE checked by its count
 // (deleteStillExpired), those read with a stamp above b.ceil or none by
 // their pairs, all in one transaction; deleted names the rows deleted,
-// nil when it is all of them.
-func (s *Store) deleteCounted(ctx context.Context, b imageBatch, cut int64) (int64, map[string]bool, error) {
+// nil when it is all of them. Unless sync, a WAL file's commit is not
+// synced (execDeletes).
+func (s *Store) deleteCounted(ctx context.Context, b imageBatch, cut int64, sync bool) (int64, map[string]bool, error) {
 	plain := make([][]byte, 0, len(b.rows))
 	var odd []RawRow
 	for _, r := range b.rows {
@@ -322,7 +345,7 @@ func (s *Store) deleteCounted(ctx context.Context, b imageBatch, cut int64) (int
 		st, deleted = pairsDelete(odd, cut)
 		stmts = append(stmts, st)
 	}
-	if err := s.execBatch(ctx, stmts); err != nil {
+	if err := s.execDeletes(ctx, stmts, sync); err != nil {
 		if strings.Contains(err.Error(), errRowsWritten.Error()) {
 			return 0, nil, errRowsWritten
 		}
@@ -339,9 +362,9 @@ func (s *Store) deleteCounted(ctx context.Context, b imageBatch, cut int64) (int
 
 // deletePairs deletes, in one transaction, each of rows still at the
 // stamp it was read with and still expired at cut, and names them.
-func (s *Store) deletePairs(ctx context.Context, rows []RawRow, cut int64) (int64, map[string]bool, error) {
+func (s *Store) deletePairs(ctx context.Context, rows []RawRow, cut int64, sync bool) (int64, map[string]bool, error) {
 	st, deleted := pairsDelete(rows, cut)
-	err := s.execBatch(ctx, []stmt{st})
+	err := s.execDeletes(ctx, []stmt{st}, sync)
 	return int64(len(deleted)), deleted, err
 }
 
