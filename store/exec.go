@@ -313,9 +313,19 @@ func (s *Store) unknownOutcome(ctx context.Context, err error) error {
 }
 
 // exec runs stmts as one transaction of an embedded file.
-func (f *fileConn) exec(ctx context.Context, stmts []stmt) (err error) {
+func (f *fileConn) exec(ctx context.Context, stmts []stmt) error {
+	return f.execOn(ctx, f.db, stmts)
+}
+
+// txBeginner is the pool or one connection of it.
+type txBeginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+// execOn runs stmts as one transaction on db.
+func (f *fileConn) execOn(ctx context.Context, db txBeginner, stmts []stmt) (err error) {
 	s := f.s
-	tx, err := f.db.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.classify(err)
 	}

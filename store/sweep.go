@@ -326,7 +326,9 @@ func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w expiredWi
 		// The guard holds in the delete's own transaction: it deletes
 		// only rows expired at clock.cut, so a row re-set meanwhile to
 		// a time the real clock has not reached survives.
-		n, took, err := s.deleteExpired(ctx, keys, clock.cut, w.seq, walk, w.odd > 0)
+		// The window's last commit syncs, and with it those before
+		// (execDeletes).
+		n, took, err := s.deleteExpired(ctx, keys, clock.cut, w.seq, walk, w.odd > 0, len(expired) == 0)
 		if err != nil {
 			return err
 		}
@@ -356,9 +358,9 @@ func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w expiredWi
 // instead of a seek per key. A ver that is not a number (an odd row) is
 // no stamp: such a row is judged by its keys alone, named in the
 // statement when the read found odd rows among them (naming them costs a
-// walk twice its time). A journaled sweep deletes with
-// deleteStillExpired.
-func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64, walk, odd bool) (int64, time.Duration, error) {
+// walk twice its time). Unless sync, a WAL file's commit is not synced
+// (execDeletes). A journaled sweep deletes with deleteStillExpired.
+func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64, walk, odd, sync bool) (int64, time.Duration, error) {
 	var where string
 	var args []any
 	switch {
@@ -378,14 +380,14 @@ func (s *Store) deleteExpired(ctx context.Context, keys [][]byte, now, seq int64
 	// The count alone, by changes() in the same transaction (RETURNING
 	// costs SQLite itself about half again a plain DELETE's time: it
 	// keeps every returned row).
-	err := s.execBatch(ctx, []stmt{{sql: q, args: append(args, now)}, {sql: "SELECT changes()", read: func(rows resultRows) error {
+	err := s.execDeletes(ctx, []stmt{{sql: q, args: append(args, now)}, {sql: "SELECT changes()", read: func(rows resultRows) error {
 		for rows.Next() {
 			if err := rows.Scan(&n); err != nil {
 				return err
 			}
 		}
 		return rows.Err()
-	}}})
+	}}}, sync)
 	took := time.Since(began)
 	return n, took, err
 }

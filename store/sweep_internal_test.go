@@ -37,7 +37,7 @@ func sweepSparesReSet(t *testing.T, walk bool, ttl time.Duration) {
 	if _, err := s.Set(ctx, k, []byte(`2`), &ttl); err != nil {
 		t.Fatal(err)
 	}
-	n, _, err := s.deleteExpired(ctx, w.keys, now, w.seq, walk, w.odd > 0)
+	n, _, err := s.deleteExpired(ctx, w.keys, now, w.seq, walk, w.odd > 0, false)
 	if err != nil || n != 0 {
 		t.Fatalf("deleted %d rows (%v): the re-set row must survive", n, err)
 	}
