@@ -103,10 +103,11 @@
 //     read (a failed guard writes nothing; the write is read and tried
 //     again, then ErrKeysChanging), and tells it once after (applied,
 //     not applied, unknown). Nothing is read when no Recorder is set.
-//     sweep_journal.go: a journaled sweep's batches of images, recorded
-//     one batch ahead of their deletes (counted, else by stamp pairs);
-//     expired_packed.go: on a file its windows come packed, one answer
-//     row each.
+//     sweep_journal.go: a journaled sweep's batches of images, read,
+//     recorded and deleted (counted, else by stamp pairs) on three
+//     goroutines; expired_packed.go: on a file its windows come packed,
+//     one answer row each; unsynced.go: on a WAL file a sweep's deletes
+//     sync once a batch.
 //   - restore.go: Restore and RestoreAt (RestoreOp, RestoreResult,
 //     RestoreConflict), the checked inverse of a journaled write: one
 //     commit that puts rows back as they were, under a new stamp, only if
