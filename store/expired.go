@@ -72,9 +72,10 @@ type expiredWindow struct {
 	next                *int64
 	// examined is how many rows the window holds; seq is kv_meta's seq as
 	// the statement read it, or the highest stamp of a sweep's rows when
-	// higher (a row written since has a higher ver).
-	examined int
-	seq      int64
+	// higher (a row written since has a higher ver); metaSeq is kv_meta's
+	// seq alone.
+	examined     int
+	seq, metaSeq int64
 	// odd counts a sweep's keys whose stamp is not a number (another
 	// program's rows): no stamp tells whether they were written since.
 	odd int64
@@ -307,6 +308,7 @@ func (w *expiredWindow) summary(text string, sum *windowSummary) error {
 	}
 	sum.nkey = jsonHex(a[sumKey])
 	w.seq, w.examined, w.expired, w.liveByReal = n(sumSeq), int(n(sumExamined)), n(sumExpired), n(sumLive)
+	w.metaSeq = w.seq
 	w.next, w.odd = jsonExpiry(a[sumNext]), n(sumOdd)
 	// Rows the read found already stamped above seq (another program's,
 	// kv_meta behind them) were not written since: the deletes take them

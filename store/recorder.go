@@ -78,6 +78,11 @@ type PendingWrite struct {
 	// undo's before-images, and a commit must never precede them.
 	Imaged bool
 	Before []RawRow
+	// Seq, when not zero, is kv_meta's seq as Before was read (a sweep's
+	// windows read it with their rows): the store's seq never goes below
+	// it in this life of the database. The stamps of Before are no such
+	// bound: another program may have stamped a row above the seq.
+	Seq int64
 }
 
 // A BatchRecorder records several writes with one sync: a sweep's delete

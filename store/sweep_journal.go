@@ -52,12 +52,14 @@ type sweepImages struct {
 
 // imageBatch is a batch of a journaled sweep's rows with what its
 // windows' reads say of them: ceil, the lowest seq they were read at
-// (every write since stamps its rows above it), and walk, whether every
-// window was a run of the key order wholly expired (windowRead.walkable).
+// (every write since stamps its rows above it), seq, the highest
+// kv_meta seq they were read at (PendingWrite.Seq), and walk, whether
+// every window was a run of the key order wholly expired
+// (windowRead.walkable).
 type imageBatch struct {
-	rows []RawRow
-	ceil int64
-	walk bool
+	rows      []RawRow
+	ceil, seq int64
+	walk      bool
 }
 
 // add appends a window's rows.
@@ -67,6 +69,7 @@ func (b *sweepImages) add(r windowRead) {
 	}
 	b.windows++
 	b.batch.ceil = min(b.batch.ceil, r.w.seq)
+	b.batch.seq = max(b.batch.seq, r.w.metaSeq)
 	b.batch.walk = b.batch.walk && r.walkable()
 	if b.batch.rows == nil && b.taken > 0 {
 		b.batch.rows = make([]RawRow, 0, sweepImageRows+len(r.w.rows))
@@ -206,7 +209,7 @@ func (s *Store) recordBatch(ctx context.Context, opts SweepOptions, b imageBatch
 		for i, r := range chunk {
 			keys[i] = r.Key
 		}
-		out.ws = append(out.ws, PendingWrite{Op: WriteOp(ctx), Action: ActionOf(ctx), Kind: "sweep", Keys: keys, Imaged: true, Before: chunk})
+		out.ws = append(out.ws, PendingWrite{Op: WriteOp(ctx), Action: ActionOf(ctx), Kind: "sweep", Keys: keys, Imaged: true, Before: chunk, Seq: b.seq})
 	}
 	out.js, out.err = s.recordAll(ctx, out.ws)
 	return out

@@ -77,10 +77,11 @@ func group(entries []Entry) History {
 		if v, err := codec.ParseStamp(e.Stamp); err == nil && e.Outcome == store.OutcomeApplied {
 			m = max(m, v)
 		}
+		var top int64
 		for _, b := range e.Before {
-			m = max(m, b.Ver)
+			top = max(top, b.Ver)
 		}
-		h.LifeMax[e.Life] = m
+		h.LifeMax[e.Life] = max(m, e.lifeBound(top))
 	}
 	for i := range h.Actions {
 		a := &h.Actions[i]

@@ -51,7 +51,7 @@ func join(lines []line) []Entry {
 			if !r.Settled && !unknown {
 				told[r.ID] = true
 			}
-			seen = max(seen, e.takeOutcome(&r))
+			seen = max(seen, e.lifeBound(e.takeOutcome(&r)))
 			if v, err := codec.ParseStamp(r.Stamp); err == nil && v > 0 && e.Outcome == store.OutcomeApplied {
 				if v <= e.bound && e.Life == life {
 					// Issued after its intent, yet not above a stamp
@@ -73,6 +73,16 @@ func join(lines []line) []Entry {
 		out[i].After = afterOf(out[i])
 	}
 	return out
+}
+
+// lifeBound is the stamp e's images show the database's life reached:
+// the seq they were read at when recorded, else top, their highest
+// stamp (an older kvdeck's, or a write that read no seq).
+func (e *Entry) lifeBound(top int64) int64 {
+	if e.seq > 0 {
+		return e.seq
+	}
+	return top
 }
 
 // takeOutcome completes e with its outcome line r: the outcome, and
@@ -201,7 +211,7 @@ func intentEntry(r record) *Entry {
 		k, _ := decodeKey(c.K)
 		e.Checks = append(e.Checks, store.Check{Key: k, Versionstamp: c.Stamp})
 	}
-	e.pre, e.imaged = r.Pre, r.Imaged
+	e.pre, e.imaged, e.seq = r.Pre, r.Imaged, r.Seq
 	derive := len(e.Keys) == 0
 	seen := map[string]bool{}
 	add := func(k []byte) {

@@ -95,6 +95,11 @@ type Entry struct {
 	// before-images' vers) when this entry's intent was written: every
 	// row at a ver up to it was there before the write began.
 	bound int64
+	// seq is the store's seq as the intent's images were read (0: not
+	// recorded): the bound its images give the database's life, which
+	// their stamps are not when another program stamped a row above the
+	// seq.
+	seq int64
 	// pre are the before-images its intent recorded (an imaged write's),
 	// as written: Before once an outcome says it applied.
 	pre    []rowRec
@@ -324,7 +329,7 @@ func (j *Journal) intent(ctx context.Context, w store.PendingWrite, dst []byte) 
 	}
 	u, _ := ctx.Value(undoKey{}).(*undoing)
 	rec := record{T: recIntent, ID: id, Act: act, At: j.nowMS(), Host: j.host, PID: os.Getpid(),
-		Op: op, Kind: w.Kind, Imaged: w.Imaged}
+		Op: op, Kind: w.Kind, Imaged: w.Imaged, Seq: w.Seq}
 	if u != nil {
 		rec.Undoes = u.target
 	}

@@ -73,6 +73,9 @@ type record struct {
 	// kvdeck have none: their outcome's Before holds the images.
 	Imaged bool     `json:"img,omitempty"`
 	Pre    []rowRec `json:"pre,omitempty"`
+	// Seq is the store's seq as Pre was read (store.PendingWrite.Seq),
+	// when the engine read it with the rows (a sweep's); 0: not recorded.
+	Seq int64 `json:"seq,omitempty"`
 	// raw, when set, stands for Keys and Pre (formatLine).
 	raw rawRows
 
@@ -215,6 +218,9 @@ func (r record) validate() error {
 	}
 	if r.ID == "" {
 		return errors.New("no id")
+	}
+	if r.Seq < 0 {
+		return fmt.Errorf("seq %d below 0", r.Seq)
 	}
 	if r.T == recOutcome {
 		switch store.Outcome(r.Outcome) {

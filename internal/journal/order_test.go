@@ -224,9 +224,12 @@ func TestSweepSkipsRowsChangedAfterItsImages(t *testing.T) {
 // stamp of 0), among ordinary ones, and a row another writer deletes
 // after the sweep read it: the sweep deletes every expired row it read
 // but that one, the journal claims exactly the rows deleted, and the undo
-// (once the store's seq has passed the odd stamp: a stamp above it reads
-// as another life of the database) puts them back byte for byte while
-// the row the other writer deleted stays deleted.
+// puts them back byte for byte while the row the other writer deleted
+// stays deleted. The undo comes right after the sweep, the store's seq
+// still below the odd stamp: the journal bounds the database's life by
+// the seq the sweep read, not by the stamps of its images (an undo was
+// refused as "another life of the database" until the service's writes
+// took the seq past the odd stamp).
 func TestSweepJournalsOddRowsExactly(t *testing.T) {
 	storetest.Each(t, orderBackends(), func(t *testing.T, b storetest.Backend) {
 		ctx := storetest.Ctx(t)
@@ -267,15 +270,6 @@ func TestSweepJournalsOddRowsExactly(t *testing.T) {
 		}
 		if claimed := claimedRows(t, j, gone); claimed != 22 {
 			t.Errorf("the journal claims %d rows, want 22", claimed)
-		}
-		for range 3 { // the service's writes take the seq past 3
-			z := codec.Key{codec.String("z")}
-			if _, err := other.Set(ctx, z, []byte(`1`), nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := other.Delete(ctx, z); err != nil {
-				t.Fatal(err)
-			}
 		}
 		p, err := j.PlanUndo(ctx, s, "")
 		if err != nil {

@@ -166,6 +166,38 @@ func TestUndoAcrossLives(t *testing.T) {
 	})
 }
 
+// TestSweepUndoAcrossLives: a sweep issues no stamp; its journal bounds
+// the database's life by the seq its windows read (here 4, above every
+// swept row's stamp), so once the database starts again below it the
+// sweep's undo is refused before reading, not put into the new life.
+func TestSweepUndoAcrossLives(t *testing.T) {
+	storetest.Each(t, storetest.FileAndSQLD(), func(t *testing.T, b storetest.Backend) {
+		url := b.URL(t)
+		c := storetest.NewClock(storetest.T0)
+		s := storetest.Open(t, url, store.Options{Clock: c.Now})
+		ctx := storetest.Ctx(t)
+		sec := time.Second
+		for i := range 3 {
+			if _, err := s.Set(ctx, codec.Key{codec.String("tmp"), codec.Number(float64(i))}, []byte(`1`), &sec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Set(ctx, codec.Key{codec.String("keep")}, []byte(`1`), nil); err != nil {
+			t.Fatal(err)
+		}
+		j := openIn(t, t.TempDir(), "file:sweeplives.db", 0)
+		s.SetRecorder(j)
+		c.Add(time.Hour)
+		if res, err := s.Sweep(store.WithWriteOp(ctx, "sweep"), store.SweepOptions{}); err != nil || res.Swept != 3 {
+			t.Fatalf("sweep: %+v %v", res, err)
+		}
+		storetest.Exec(t, url, "DELETE FROM kv", "UPDATE kv_meta SET seq = 3")
+		if _, err := j.PlanUndo(ctx, s, ""); err == nil || !strings.Contains(err.Error(), "below stamp 4") {
+			t.Fatalf("plan with seq below the one the sweep read: %v", err)
+		}
+	})
+}
+
 // TestUndoCompactJournal: an undo's intent names the rows it puts back by
 // the write that recorded them, and a redo's outcome names the rows it
 // found the same way: the sweep's values are in the file once, however
