@@ -106,8 +106,8 @@
 //     sweep_journal.go: a journaled sweep's batches of images, read,
 //     recorded and deleted (counted, else by stamp pairs) on three
 //     goroutines; expired_packed.go: on a file its windows come packed,
-//     one answer row each; unsynced.go: on a WAL file a sweep's deletes
-//     sync once a batch.
+//     one answer row each; unsynced.go: on a WAL file only a sweep's
+//     last delete commit syncs.
 //   - restore.go: Restore and RestoreAt (RestoreOp, RestoreResult,
 //     RestoreConflict), the checked inverse of a journaled write: one
 //     commit that puts rows back as they were, under a new stamp, only if

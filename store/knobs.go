@@ -26,6 +26,9 @@ type knobs struct {
 	expiredWindow, sortedBytes int
 	// sweepStepHook runs between a sweep step's read and its delete.
 	sweepStepHook func()
+	// deleteSynced is told, after each of a sweep's delete commits,
+	// whether it synced (execDeletes).
+	deleteSynced func(synced bool)
 	// lockFreeOff reads with locks as before lockfree.go (the paced walk
 	// that remains for a file that keeps being written).
 	lockFreeOff bool

@@ -189,6 +189,9 @@ func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredS
 	var found expiredTotals
 	reads := windowReads{x: x, ahead: ahead}
 	defer reads.stop()
+	// held is the last commit's keys, deleted once another commit comes
+	// (unsynced) or none does (synced: execDeletes).
+	var held windowRead
 	for {
 		if err := ctx.Err(); err != nil {
 			return found, err
@@ -201,14 +204,25 @@ func (s *Store) sweepWindows(ctx context.Context, opts SweepOptions, x *expiredS
 			s.knobs.sweepStepHook()
 		}
 		found.add(r.w)
-		if err := s.deleteWindow(ctx, opts, r.w, r.walkable(), x.clock, res); err != nil {
-			return found, err
+		if len(r.w.keys) > 0 {
+			if err := s.deleteWindow(ctx, opts, held.w, held.walkable(), x.clock, res, false); err != nil {
+				return found, err
+			}
+			head := r
+			head.w.keys, held = r.w.keys[:lastChunk(len(r.w.keys), s.sweepChunk(opts))], r
+			held.w.keys = r.w.keys[len(head.w.keys):]
+			if err := s.deleteWindow(ctx, opts, head.w, r.walkable(), x.clock, res, false); err != nil {
+				return found, err
+			}
 		}
 		if r.done {
-			return found, nil
+			return found, s.deleteWindow(ctx, opts, held.w, held.walkable(), x.clock, res, true)
 		}
 	}
 }
+
+// lastChunk is where the last of n keys' chunks of chunk keys starts.
+func lastChunk(n, chunk int) int { return (n - 1) / chunk * chunk }
 
 // windowReads hands a sweep its windows, one read ahead when asked.
 type windowReads struct {
@@ -316,8 +330,9 @@ func (s *Store) sweepPauses() bool {
 // deleteWindow deletes the expired keys window w found (in key order,
 // when the store's seq was w.seq), a chunk of keys per transaction,
 // counting each delete into res and reporting progress after it, then
-// pausing as opts says.
-func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w expiredWindow, walk bool, clock sweepClock, res *SweepResult) error {
+// pausing as opts says; with sync, the last transaction syncs
+// (execDeletes).
+func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w expiredWindow, walk bool, clock sweepClock, res *SweepResult, sync bool) error {
 	chunk := s.sweepChunk(opts)
 	expired := w.keys
 	for len(expired) > 0 {
@@ -326,9 +341,7 @@ func (s *Store) deleteWindow(ctx context.Context, opts SweepOptions, w expiredWi
 		// The guard holds in the delete's own transaction: it deletes
 		// only rows expired at clock.cut, so a row re-set meanwhile to
 		// a time the real clock has not reached survives.
-		// The window's last commit syncs, and with it those before
-		// (execDeletes).
-		n, took, err := s.deleteExpired(ctx, keys, clock.cut, w.seq, walk, w.odd > 0, len(expired) == 0)
+		n, took, err := s.deleteExpired(ctx, keys, clock.cut, w.seq, walk, w.odd > 0, sync && len(expired) == 0)
 		if err != nil {
 			return err
 		}

@@ -112,9 +112,16 @@ func (s *Store) sweepImaged(ctx context.Context, opts SweepOptions, x *expiredSc
 		found = s.recordBatches(rctx, opts, x, ahead, batches)
 	}()
 	var err error
+	// held is the last commit recorded, made once the next batch comes
+	// (unsynced) or none does (synced: execDeletes).
+	var held recordedBatch
 	for b := range batches {
 		if err == nil {
 			err = b.err
+		}
+		if err == nil {
+			err = s.deleteRecorded(ctx, opts, held, x.clock, res, false)
+			held = recordedBatch{} // made, or ended by the error
 		}
 		if err != nil {
 			// Recorded, never sent: not applied.
@@ -122,11 +129,25 @@ func (s *Store) sweepImaged(ctx context.Context, opts SweepOptions, x *expiredSc
 			cancel()
 			continue
 		}
-		if err = s.deleteRecorded(ctx, opts, b, x.clock, res); err != nil {
+		b, held = b.split()
+		if err = s.deleteRecorded(ctx, opts, b, x.clock, res, false); err != nil {
 			cancel()
 		}
 	}
-	return found, err
+	if err != nil {
+		endAll(held.js, err)
+		return found, err
+	}
+	return found, s.deleteRecorded(ctx, opts, held, x.clock, res, true)
+}
+
+// split parts b into its commits but the last, and the last.
+func (b recordedBatch) split() (head, last recordedBatch) {
+	n := len(b.js) - 1
+	head, last = b, b
+	head.ws, head.js = b.ws[:n], b.js[:n]
+	last.ws, last.js = b.ws[n:], b.js[n:]
+	return head, last
 }
 
 // recordedBatch is a batch whose images are recorded (js, for the delete
@@ -216,15 +237,16 @@ func (s *Store) recordBatch(ctx context.Context, opts SweepOptions, b imageBatch
 }
 
 // deleteRecorded runs b's delete commits, counting into res, reporting
-// progress and pausing after each as deleteWindow does. A commit not run
-// (an error, a cancel) is recorded not applied.
-func (s *Store) deleteRecorded(ctx context.Context, opts SweepOptions, b recordedBatch, clock sweepClock, res *SweepResult) error {
+// progress and pausing after each as deleteWindow does; with sync, the
+// last one syncs (execDeletes). A commit not run (an error, a cancel) is
+// recorded not applied.
+func (s *Store) deleteRecorded(ctx context.Context, opts SweepOptions, b recordedBatch, clock sweepClock, res *SweepResult, sync bool) error {
 	for i, j := range b.js {
 		if err := ctx.Err(); err != nil {
 			endAll(b.js[i:], err)
 			return err
 		}
-		last := i == len(b.js)-1 // its sync makes the batch's commits durable (execDeletes)
+		last := sync && i == len(b.js)-1
 		n, took, err := s.deleteStillExpired(ctx, j, imageBatch{rows: b.ws[i].Before, ceil: b.ceil, walk: b.walk}, clock.cut, last)
 		if err != nil {
 			endAll(b.js[i+1:], err)

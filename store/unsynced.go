@@ -8,16 +8,18 @@ import (
 )
 
 // A sweep's delete commits on a WAL file are made without a sync of
-// their own, but for the last of each recorded batch: that commit's sync
-// of the WAL makes every frame before it durable too, the batch's with
-// it. What such a commit removes was already expired, so a power cut
-// that takes the last unsynced ones back loses nothing a reader sees;
-// the journal's images of them stay (an undo of a row still there is
-// refused, never applied over it). On a rollback-journal file a commit
-// without its syncs may corrupt the database at a power cut, so there
-// every commit syncs; the mode is checked inside each transaction (a WAL
-// file cannot leave WAL while this connection has it open). A sync cost
-// about as much as deleting a commit's 1,000 rows.
+// their own, but for the sweep's last: its sync of the WAL makes every
+// frame before it durable too, before the sweep reports (a checkpoint,
+// which syncs the WAL first, does so meanwhile). The sweep holds each
+// commit back until it knows whether another follows. What such a
+// commit removes was already expired, so a power cut that takes
+// unsynced ones back loses nothing a reader sees; the journal's images
+// of them stay (an undo of a row still there is refused, never applied
+// over it). On a rollback-journal file a commit without its syncs may
+// corrupt the database at a power cut, so there every commit syncs; the
+// mode is checked inside each transaction (a WAL file cannot leave WAL
+// while this connection has it open). A sync cost about as much as
+// deleting a commit's 1,000 rows.
 
 // errNotWAL: the file was not in WAL mode within the transaction.
 var errNotWAL = errors.New("not a WAL file")
@@ -26,13 +28,22 @@ var errNotWAL = errors.New("not a WAL file")
 // on a WAL file, unless sync, the commit is not synced.
 func (s *Store) execDeletes(ctx context.Context, stmts []stmt, sync bool) error {
 	f, ok := s.conn.(*fileConn)
-	if sync || !ok || s.readOnly || s.watch.journal.Load() != journalOther {
-		return s.execBatch(ctx, stmts)
+	if !sync && ok && !s.readOnly && s.watch.journal.Load() == journalOther {
+		if err := f.execUnsynced(ctx, stmts); !errors.Is(err, errNotWAL) {
+			s.toldSynced(false, err)
+			return err
+		}
 	}
-	if err := f.execUnsynced(ctx, stmts); !errors.Is(err, errNotWAL) {
-		return err
+	err := s.execBatch(ctx, stmts)
+	s.toldSynced(true, err)
+	return err
+}
+
+// toldSynced tells the test hook whether a delete commit synced.
+func (s *Store) toldSynced(synced bool, err error) {
+	if s.knobs.deleteSynced != nil && err == nil {
+		s.knobs.deleteSynced(synced)
 	}
-	return s.execBatch(ctx, stmts)
 }
 
 // execUnsynced runs stmts as one transaction committed with
