@@ -141,8 +141,12 @@ func (s *Store) sweepImaged(ctx context.Context, opts SweepOptions, x *expiredSc
 	return found, s.deleteRecorded(ctx, opts, held, x.clock, res, true)
 }
 
-// split parts b into its commits but the last, and the last.
+// split parts b into its commits but the last, and the last (none when
+// b has no commit).
 func (b recordedBatch) split() (head, last recordedBatch) {
+	if len(b.js) == 0 {
+		return b, recordedBatch{}
+	}
 	n := len(b.js) - 1
 	head, last = b, b
 	head.ws, head.js = b.ws[:n], b.js[:n]
