@@ -205,7 +205,7 @@ func (s *Store) readVersion(ctx context.Context) (Version, error) {
 const (
 	journalUnknown = iota
 	journalRollback
-	journalOther // WAL, memory, off, persist
+	journalOther // WAL, memory, off
 )
 
 // noteJournal records the journal mode a statement read.
