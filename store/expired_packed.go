@@ -7,10 +7,11 @@ import (
 )
 
 // A journaled sweep's window on a file comes packed: one row holding the
-// window's summary and its expired rows in three values (their keys end
-// to end; their values, each ended by a 0x01 byte; each row's key
-// length, stamp and expiry as text), gathered by the one pass that
-// examines the window. Handed over row by row, each of four columns
+// window's summary and its expired rows in five values (their keys end
+// to end; their values, each ended by a 0x01 byte; and three lists of
+// text numbers: the rows' key lengths, stamps and expiries), gathered by
+// the one pass that examines the window. A list a number makes no text
+// of its own a row, which joining the three did. Handed over row by row, each of four columns
 // costs the driver a call and a copy, and the summary a second pass:
 // reading the images was most of a journaled sweep's work.
 //
@@ -19,7 +20,7 @@ import (
 // TEXT's octets are what a row's read hands over). Any other row shows
 // in the packed answer, without a function call a row: a stamp that is
 // not a number and a value that is one become NULL, which group_concat
-// skips (a count falls short of the window's expired rows); a REAL
+// skips (a count or a list falls short of the window's expired rows); a REAL
 // reads as a number with a point, and a value with 0x01 as one more
 // value. A window whose answer does not add up so is read again row by
 // row (expiredRows); a database not in UTF-8 is read row by row. A
@@ -40,7 +41,9 @@ func (x *expiredScan) packedSQL(n int) (string, []any) {
 	return with + "SELECT " + figures +
 		", CAST(group_concat(k, '')" + expired + " AS BLOB)" +
 		", CAST(group_concat(CASE WHEN v >= '' THEN v END || char(1), '')" + expired + " AS BLOB)" +
-		", group_concat(octet_length(k) || ',' || CASE WHEN ver < '' THEN ver END || ',' || expires_at, ',')" + expired +
+		", group_concat(octet_length(k), ',')" + expired +
+		", group_concat(CASE WHEN ver < '' THEN ver END, ',')" + expired +
+		", group_concat(expires_at, ',')" + expired +
 		" FROM kv WHERE " + where, args
 }
 
@@ -48,9 +51,10 @@ func (x *expiredScan) packedSQL(n int) (string, []any) {
 // to x.rows; w.odd says when they must be read row by row instead (-1:
 // this window and every one after it).
 func (x *expiredScan) readPacked(rows resultRows, w *expiredWindow, sum *windowSummary) error {
-	var summary, keys, values, nums bytesCol
+	var summary, keys, values bytesCol
+	var nums [3]bytesCol
 	for rows.Next() {
-		if err := rows.Scan(&summary, &keys, &values, &nums); err != nil {
+		if err := rows.Scan(&summary, &keys, &values, &nums[0], &nums[1], &nums[2]); err != nil {
 			return x.s.classify(err)
 		}
 		if err := w.summary(string(summary.b), sum); err != nil {
@@ -63,7 +67,7 @@ func (x *expiredScan) readPacked(rows resultRows, w *expiredWindow, sum *windowS
 	if w.odd != 0 {
 		return nil
 	}
-	got, err := unpackRows(x.rows, keys.b, values.b, nums.b)
+	got, err := unpackRows(x.rows, keys.b, values.b, [3][]byte{nums[0].b, nums[1].b, nums[2].b})
 	if err != nil || int64(len(got)-len(x.rows)) != w.expired {
 		w.odd = 1 // this window row by row
 		return nil
@@ -76,16 +80,16 @@ func (x *expiredScan) readPacked(rows resultRows, w *expiredWindow, sum *windowS
 var errPacked = errors.New("packed rows do not add up")
 
 // unpackRows appends to dst the rows of a packed answer: keys end to
-// end, values each ended by packedSep, nums "klen,ver,exp" for each row,
-// comma-separated. The rows' keys and values are slices of keys and
-// values.
-func unpackRows(dst []expiredRow, keys, values, nums []byte) ([]expiredRow, error) {
+// end, values each ended by packedSep, and nums, three comma-separated
+// lists of a number each row: its key's length, stamp and expiry. The
+// rows' keys and values are slices of keys and values.
+func unpackRows(dst []expiredRow, keys, values []byte, nums [3][]byte) ([]expiredRow, error) {
 	var f [3]int64
-	exps := make([]int64, 0, len(nums)/24+1)
-	for len(nums) > 0 {
+	exps := make([]int64, 0, len(nums[2])/14+1)
+	for len(nums[0]) > 0 {
 		for j := range f {
 			var err error
-			if f[j], nums, err = packedNumber(nums); err != nil {
+			if f[j], nums[j], err = packedNumber(nums[j]); err != nil {
 				return dst, err
 			}
 		}
@@ -101,7 +105,7 @@ func unpackRows(dst []expiredRow, keys, values, nums []byte) ([]expiredRow, erro
 			ver: verCol{n: f[1]}, exp: expiryCol{at: &exps[len(exps)-1]}})
 		keys, values = keys[f[0]:], values[end+1:]
 	}
-	if len(keys) != 0 || len(values) != 0 {
+	if len(keys) != 0 || len(values) != 0 || len(nums[1]) != 0 || len(nums[2]) != 0 {
 		return dst, errPacked
 	}
 	return dst, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -128,25 +129,29 @@ func walkExpired(t *testing.T, s *Store, lo, hi []byte, c sweepClock, packed boo
 // FuzzUnpackRows: a packed answer never panics the reader, and one made
 // of rows reads back as those rows.
 func FuzzUnpackRows(f *testing.F) {
-	f.Add([]byte("ab"), []byte("xyz\x01\x01"), []byte("1,3,4,1,-5,-9223372036854775808"))
-	f.Add([]byte{}, []byte("\x01"), []byte("0,0,0"))
-	f.Add([]byte("k"), []byte("v\x01"), []byte("1,9223372036854775808,1"))
-	f.Fuzz(func(t *testing.T, keys, values, nums []byte) {
-		rows, err := unpackRows(nil, keys, values, nums)
+	f.Add([]byte("ab"), []byte("xyz\x01\x01"), []byte("1,1"), []byte("3,-5"), []byte("4,-9223372036854775808"))
+	f.Add([]byte{}, []byte("\x01"), []byte("0"), []byte("0"), []byte("0"))
+	f.Add([]byte("k"), []byte("v\x01"), []byte("1"), []byte("9223372036854775808"), []byte("1"))
+	f.Add([]byte("kk"), []byte("v\x01w\x01"), []byte("1,1"), []byte("2"), []byte("3,4"))
+	f.Fuzz(func(t *testing.T, keys, values, lens, vers, exps []byte) {
+		rows, err := unpackRows(nil, keys, values, [3][]byte{lens, vers, exps})
 		if err != nil {
 			return
 		}
-		var k, v, n []byte
+		var k, v []byte
+		var n [3][]byte
 		for i, r := range rows {
-			if i > 0 {
-				n = append(n, ',')
+			for j, x := range []int64{int64(len(r.k.b)), r.ver.n, *r.exp.at} {
+				if i > 0 {
+					n[j] = append(n[j], ',')
+				}
+				n[j] = strconv.AppendInt(n[j], x, 10)
 			}
 			k, v = append(k, r.k.b...), append(append(v, r.v.b...), packedSep)
-			n = fmt.Appendf(n, "%d,%d,%d", len(r.k.b), r.ver.n, *r.exp.at)
 		}
 		again, err := unpackRows(nil, k, v, n)
 		if err != nil || !bytes.Equal(k, keys) || !bytes.Equal(v, values) || len(again) != len(rows) {
-			t.Fatalf("%q %q %q read as %d rows, written back as %q %q %q (%v)", keys, values, nums, len(rows), k, v, n, err)
+			t.Fatalf("%q %q %q %q %q read as %d rows, written back as %q %q %q (%v)", keys, values, lens, vers, exps, len(rows), k, v, n, err)
 		}
 	})
 }
