@@ -10,18 +10,19 @@ import (
 // window's summary and its expired rows in five values (their keys end
 // to end; their values, each ended by a 0x01 byte; and three lists of
 // text numbers: the rows' key lengths, stamps and expiries), gathered by
-// the one pass that examines the window. A list a number makes no text
-// of its own a row, which joining the three did. Handed over row by row, each of four columns
-// costs the driver a call and a copy, and the summary a second pass:
-// reading the images was most of a journaled sweep's work.
+// the one pass that examines the window. Each number goes to its own
+// list: joined into one text a row, they cost three strings more a row.
+// Handed over row by row, each of four columns costs the driver a call
+// and a copy, and the summary a second pass: reading the images was most
+// of a journaled sweep's work.
 //
 // Only the reference's own shapes pack: a TEXT (or BLOB) value without
 // a 0x01 byte, an INTEGER stamp and expiry, in a UTF-8 database (where a
 // TEXT's octets are what a row's read hands over). Any other row shows
 // in the packed answer, without a function call a row: a stamp that is
 // not a number and a value that is one become NULL, which group_concat
-// skips (a count or a list falls short of the window's expired rows); a REAL
-// reads as a number with a point, and a value with 0x01 as one more
+// skips (a count or a list falls short of the window's expired rows); a
+// REAL reads as a number with a point, and a value with 0x01 as one more
 // value. A window whose answer does not add up so is read again row by
 // row (expiredRows); a database not in UTF-8 is read row by row. A
 // server's windows travel as rows: its answers are JSON either way.
